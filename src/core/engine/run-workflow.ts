@@ -1,0 +1,545 @@
+/**
+ * The workflow DAG runner.
+ *
+ * Scheduling: each node keeps a counter of dependencies not yet completed and a list of its
+ * dependants, so finishing a node costs O(its dependants), never a scan of the graph. Ready nodes
+ * start in definition order, at most `maxConcurrency` at a time; `template` nodes are rendered
+ * by the engine on the spot (no call, no tokens) and do not take a concurrency slot.
+ *
+ * Failure policy: the first failure stops the run from starting anything new. Nodes already
+ * running are left to finish (their tokens are being spent anyway, and their results appear in
+ * the trace and outputs); every node that never started is `skipped`, whether or not it depends
+ * on the failed node. A node that fails never has its dependants called.
+ *
+ * Time limits: each node gets an AbortSignal that fires at its own limit or at the run's limit,
+ * whichever comes first. The engine also races the call against that signal, so a node that
+ * ignores the signal still fails on time; its late answer is discarded.
+ *
+ * Errors recorded in the trace are safe to show: a PorchError's code and message as they are,
+ * anything else as INTERNAL_ERROR with the generic message (never a stack or an upstream body).
+ * The raw error goes to `onNodeError` so the caller can log it.
+ */
+import { systemClock, toIsoTimestamp, type Clock } from '../clock.js';
+import { isPorchError, PorchError, toPorchError, type ErrorCode } from '../errors.js';
+import { compileWorkflow, renderNode, type CompiledWorkflow } from './compile-workflow.js';
+import { MissingVariableError } from './template.js';
+import type { TemplateNode, WorkflowDefinition, WorkflowNode } from './workflow-definition.js';
+
+/** Enough to overlap a few model calls without one run hogging the provider's rate limit. */
+export const DEFAULT_MAX_CONCURRENCY = 4;
+/** A long answer from a slow model takes one to two minutes; longer than that is a hung call. */
+export const DEFAULT_NODE_TIMEOUT_MS = 120_000;
+/** HTTP clients and proxies commonly give up on a request after about five minutes. */
+export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
+/**
+ * The code a timed-out node is recorded with. The error table has no timeout code; every node
+ * that can take long waits on a model, and the spec's advice for AI_SERVICE_ERROR (retry with
+ * backoff) is the right advice for a timeout too.
+ */
+export const TIMEOUT_ERROR_CODE: ErrorCode = 'AI_SERVICE_ERROR';
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+/** A node's output: text, or an object (a judge verdict, a sanitiser scan) whose fields templates can pick. */
+export type NodeOutput = string | Record<string, unknown>;
+
+/** Every node kind except `template`, which the engine renders itself. */
+export type ExecutableNode = Exclude<WorkflowNode, TemplateNode>;
+
+export interface NodeExecutionContext {
+  /** Fires when the node's or the run's time limit is reached, or the run is cancelled. */
+  readonly signal: AbortSignal;
+  readonly nodeId: string;
+}
+
+export interface NodeExecutionResult {
+  output: NodeOutput;
+  /** The model that answered, for the trace. */
+  model?: string;
+  token_usage?: TokenUsage;
+}
+
+/**
+ * Runs one node. `resolved` is the node with every template field rendered from variables and
+ * upstream outputs (`prompt`, `input`, `context`, `text`, `criteria`, `system`, each value of
+ * `variables`); switching on `resolved.kind` narrows both. Throw a PorchError for a failure the
+ * caller may see.
+ */
+export type ExecuteNode = (
+  node: ExecutableNode,
+  resolved: ExecutableNode,
+  ctx: NodeExecutionContext,
+) => Promise<NodeExecutionResult>;
+
+export interface RunWorkflowOptions {
+  /** Nodes running at once (template nodes aside). Default DEFAULT_MAX_CONCURRENCY. */
+  maxConcurrency?: number;
+  /** Time limit of one node in milliseconds. Default DEFAULT_NODE_TIMEOUT_MS. */
+  nodeTimeoutMs?: number;
+  /** Time limit of the whole run in milliseconds. Default DEFAULT_RUN_TIMEOUT_MS. */
+  runTimeoutMs?: number;
+  /** Source of timestamps and durations. Default the system clock. */
+  clock?: Clock;
+  /**
+   * Cancels the run (e.g. the client went away or the server is stopping). Running nodes fail
+   * with the signal's reason when it is a PorchError, otherwise with SERVICE_UNAVAILABLE.
+   */
+  signal?: AbortSignal;
+  /** Receives every node failure with the raw error, for logging. Must not throw. */
+  onNodeError?: (nodeId: string, error: unknown) => void;
+}
+
+export type NodeStatus = 'completed' | 'failed' | 'skipped';
+
+export interface NodeResult {
+  node_id: string;
+  kind: WorkflowNode['kind'];
+  status: NodeStatus;
+  output: NodeOutput | null;
+  model: string | null;
+  token_usage: TokenUsage | null;
+  duration_ms: number;
+  error: { code: ErrorCode; message: string } | null;
+  /** ISO 8601; null for a skipped node. */
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface WorkflowRunResult {
+  status: 'completed' | 'failed';
+  /** Output name -> node output, for the nodes that completed. */
+  outputs: Record<string, NodeOutput>;
+  /** One entry per node, in definition order. */
+  node_results: NodeResult[];
+  /** Sum over the nodes that reported usage. */
+  token_usage: TokenUsage;
+  duration_ms: number;
+}
+
+/**
+ * Runs a workflow. Throws VALIDATION_ERROR before anything runs when `variables` is not an
+ * object or required variables are missing (naming them all); every other problem is a failed
+ * node in the returned result.
+ */
+export function runWorkflow(
+  definition: WorkflowDefinition,
+  variables: unknown,
+  executeNode: ExecuteNode,
+  options: RunWorkflowOptions = {},
+): Promise<WorkflowRunResult> {
+  try {
+    const compiled = compileWorkflow(definition);
+    const scope = resolveVariables(compiled, variables);
+    const run = new WorkflowRun(compiled, scope, executeNode, resolveOptions(options));
+    return run.start();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/**
+ * Caller values plus declared defaults. Null counts as not sent. A declared optional variable
+ * without a default renders as the empty string, so a template may mention it unconditionally.
+ */
+export function resolveVariables(
+  compiled: Pick<CompiledWorkflow, 'variables'>,
+  variables: unknown,
+): Map<string, unknown> {
+  if (variables !== undefined && variables !== null && !isPlainObject(variables)) {
+    throw new PorchError('VALIDATION_ERROR', 'variables: must be an object of name -> value');
+  }
+  const values: Record<string, unknown> = variables ?? {};
+  const scope = new Map<string, unknown>();
+  const missing: string[] = [];
+  for (const declaration of compiled.variables) {
+    const sent = Object.hasOwn(values, declaration.name) ? values[declaration.name] : undefined;
+    if (sent !== undefined && sent !== null) {
+      scope.set(declaration.name, sent);
+    } else if (declaration.default !== undefined) {
+      scope.set(declaration.name, declaration.default);
+    } else if (declaration.required) {
+      missing.push(declaration.name);
+    } else {
+      scope.set(declaration.name, '');
+    }
+  }
+  if (missing.length > 0) throw new MissingVariableError(missing);
+  return scope;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+interface ResolvedOptions {
+  maxConcurrency: number;
+  nodeTimeoutMs: number;
+  runTimeoutMs: number;
+  clock: Clock;
+  signal: AbortSignal | undefined;
+  onNodeError: ((nodeId: string, error: unknown) => void) | undefined;
+}
+
+function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
+  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+    throw new RangeError(`maxConcurrency must be a positive integer, got ${maxConcurrency}`);
+  }
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
+  const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  for (const [name, value] of [
+    ['nodeTimeoutMs', nodeTimeoutMs],
+    ['runTimeoutMs', runTimeoutMs],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
+    }
+  }
+  return {
+    maxConcurrency,
+    nodeTimeoutMs,
+    runTimeoutMs,
+    clock: options.clock ?? systemClock,
+    signal: options.signal,
+    onNodeError: options.onNodeError,
+  };
+}
+
+type NodeState =
+  | { status: 'pending' }
+  | { status: 'running'; startedAt: number }
+  | {
+      status: 'completed';
+      startedAt: number;
+      finishedAt: number;
+      output: NodeOutput;
+      model: string | null;
+      tokenUsage: TokenUsage | null;
+    }
+  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError };
+
+/** One run: its bookkeeping lives here so runWorkflow stays a straight line. */
+class WorkflowRun {
+  private readonly states: NodeState[];
+  private readonly remainingDependencies: number[];
+  /** FIFO of ready node indices; `readyHead` is the next one to start. */
+  private readonly ready: number[];
+  private readyHead = 0;
+  private running = 0;
+  /** Set by the first failure, the run time limit or cancellation: start nothing more. */
+  private stopped = false;
+  private finished = false;
+  private readonly runController = new AbortController();
+  private runTimer: ReturnType<typeof setTimeout> | undefined;
+  private startedAt = 0;
+  private resolveRun: (result: WorkflowRunResult) => void = () => undefined;
+  private rejectRun: (error: unknown) => void = () => undefined;
+  private readonly lookup: (name: string) => unknown;
+  private readonly onCancel = (): void => {
+    const reason: unknown = this.options.signal?.reason;
+    this.stop(
+      isPorchError(reason)
+        ? reason
+        : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.'),
+    );
+  };
+
+  constructor(
+    private readonly compiled: CompiledWorkflow,
+    /** Variables first; completed node outputs are added as they arrive (names never collide). */
+    private readonly scope: Map<string, unknown>,
+    private readonly executeNode: ExecuteNode,
+    private readonly options: ResolvedOptions,
+  ) {
+    this.states = compiled.nodes.map((): NodeState => ({ status: 'pending' }));
+    this.remainingDependencies = compiled.nodes.map((node) => node.dependencyCount);
+    this.ready = [...compiled.roots];
+    this.lookup = (name) => this.scope.get(name);
+  }
+
+  start(): Promise<WorkflowRunResult> {
+    return new Promise<WorkflowRunResult>((resolve, reject) => {
+      this.resolveRun = resolve;
+      this.rejectRun = reject;
+      this.startedAt = this.options.clock.now();
+      const timeLimitError = new PorchError(
+        TIMEOUT_ERROR_CODE,
+        `The workflow run exceeded its time limit of ${this.options.runTimeoutMs} ms.`,
+      );
+      this.runTimer = setTimeout(() => this.stop(timeLimitError), this.options.runTimeoutMs);
+      if (this.options.signal?.aborted === true) {
+        this.onCancel();
+      } else {
+        this.options.signal?.addEventListener('abort', this.onCancel, { once: true });
+      }
+      this.guard(() => this.pump());
+    });
+  }
+
+  /** Runs bookkeeping so that a bug in it rejects the run instead of leaving it hanging. */
+  private guard(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.cleanUp();
+      this.finished = true;
+      this.rejectRun(err);
+    }
+  }
+
+  private stop(reason: PorchError): void {
+    if (this.finished) return;
+    this.stopped = true;
+    this.runController.abort(reason);
+  }
+
+  /** Starts every ready node the concurrency bound allows; finishes the run when nothing is left. */
+  private pump(): void {
+    while (!this.stopped && this.readyHead < this.ready.length) {
+      const index = this.ready[this.readyHead];
+      const compiledNode = index === undefined ? undefined : this.compiled.nodes[index];
+      if (index === undefined || compiledNode === undefined) {
+        throw new Error(`ready queue holds an unknown node index ${String(index)}`);
+      }
+      if (compiledNode.node.kind === 'template') {
+        this.readyHead += 1;
+        this.runTemplateNode(index);
+        continue;
+      }
+      if (this.running >= this.options.maxConcurrency) break;
+      this.readyHead += 1;
+      this.startNode(index, compiledNode.node);
+    }
+    if (this.running === 0) this.finish();
+  }
+
+  private runTemplateNode(index: number): void {
+    const compiledNode = this.compiled.nodes[index];
+    if (compiledNode === undefined) return;
+    const startedAt = this.options.clock.now();
+    try {
+      const rendered = renderNode(compiledNode, this.lookup);
+      if (rendered.kind !== 'template') throw new Error('template node rendered as another kind');
+      this.complete(index, startedAt, { output: rendered.template });
+    } catch (err) {
+      this.fail(index, startedAt, err);
+    }
+  }
+
+  private startNode(index: number, node: ExecutableNode): void {
+    const compiledNode = this.compiled.nodes[index];
+    if (compiledNode === undefined) return;
+    const startedAt = this.options.clock.now();
+    let resolved: WorkflowNode;
+    try {
+      resolved = renderNode(compiledNode, this.lookup);
+    } catch (err) {
+      this.fail(index, startedAt, err);
+      return;
+    }
+    if (resolved.kind === 'template') {
+      this.fail(index, startedAt, new Error('executable node rendered as a template node'));
+      return;
+    }
+    this.states[index] = { status: 'running', startedAt };
+    this.running += 1;
+    this.callWithLimits(node, resolved).then(
+      (result) =>
+        this.guard(() => {
+          this.running -= 1;
+          if (isNodeExecutionResult(result)) {
+            this.complete(index, startedAt, result);
+          } else {
+            this.fail(index, startedAt, new TypeError(`executeNode returned no usable output for node "${node.id}"`));
+          }
+          this.pump();
+        }),
+      (err: unknown) =>
+        this.guard(() => {
+          this.running -= 1;
+          this.fail(index, startedAt, err);
+          this.pump();
+        }),
+    );
+  }
+
+  /**
+   * Calls executeNode under the node's own time limit and the run's signal. Settles with the
+   * limit's error as soon as either fires, whatever the call does with its signal.
+   */
+  private callWithLimits(node: ExecutableNode, resolved: ExecutableNode): Promise<NodeExecutionResult> {
+    const runSignal = this.runController.signal;
+    const controller = new AbortController();
+    return new Promise<NodeExecutionResult>((resolve, reject) => {
+      const abortWith = (reason: unknown): void => {
+        clearTimeout(timer);
+        runSignal.removeEventListener('abort', onRunAbort);
+        // Abort first so the node sees its signal, then settle: our reason wins any race with
+        // the node's own reaction to the signal.
+        controller.abort(reason);
+        reject(reason);
+      };
+      const onRunAbort = (): void => abortWith(runSignal.reason);
+      const timer = setTimeout(
+        () =>
+          abortWith(
+            new PorchError(
+              TIMEOUT_ERROR_CODE,
+              `Node "${node.id}" did not finish within its time limit of ${this.options.nodeTimeoutMs} ms.`,
+            ),
+          ),
+        this.options.nodeTimeoutMs,
+      );
+      runSignal.addEventListener('abort', onRunAbort, { once: true });
+      const settle = (): void => {
+        clearTimeout(timer);
+        runSignal.removeEventListener('abort', onRunAbort);
+      };
+      let call: Promise<NodeExecutionResult>;
+      try {
+        call = Promise.resolve(this.executeNode(node, resolved, { signal: controller.signal, nodeId: node.id }));
+      } catch (err) {
+        settle();
+        reject(err);
+        return;
+      }
+      call.then(
+        (result) => {
+          settle();
+          resolve(result);
+        },
+        (err: unknown) => {
+          settle();
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private complete(index: number, startedAt: number, result: NodeExecutionResult): void {
+    const node = this.compiled.nodes[index];
+    if (node === undefined) return;
+    this.states[index] = {
+      status: 'completed',
+      startedAt,
+      finishedAt: this.options.clock.now(),
+      output: result.output,
+      model: result.model ?? null,
+      tokenUsage: result.token_usage ?? null,
+    };
+    this.scope.set(node.node.id, result.output);
+    for (const dependant of node.dependants) {
+      const remaining = (this.remainingDependencies[dependant] ?? 0) - 1;
+      this.remainingDependencies[dependant] = remaining;
+      if (remaining === 0) this.ready.push(dependant);
+    }
+  }
+
+  private fail(index: number, startedAt: number, err: unknown): void {
+    const node = this.compiled.nodes[index];
+    this.states[index] = {
+      status: 'failed',
+      startedAt,
+      finishedAt: this.options.clock.now(),
+      error: toPorchError(err),
+    };
+    this.stopped = true;
+    this.options.onNodeError?.(node?.node.id ?? String(index), err);
+  }
+
+  private cleanUp(): void {
+    clearTimeout(this.runTimer);
+    this.options.signal?.removeEventListener('abort', this.onCancel);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cleanUp();
+    const finishedAt = this.options.clock.now();
+    const nodeResults: NodeResult[] = [];
+    const tokenUsage: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    let failed = false;
+    this.compiled.nodes.forEach((compiledNode, index) => {
+      const state = this.states[index] ?? { status: 'pending' };
+      const { id, kind } = compiledNode.node;
+      switch (state.status) {
+        case 'completed':
+          if (state.tokenUsage !== null) {
+            tokenUsage.input_tokens += state.tokenUsage.input_tokens;
+            tokenUsage.output_tokens += state.tokenUsage.output_tokens;
+            tokenUsage.total_tokens += state.tokenUsage.total_tokens;
+          }
+          nodeResults.push({
+            node_id: id,
+            kind,
+            status: 'completed',
+            output: state.output,
+            model: state.model,
+            token_usage: state.tokenUsage,
+            duration_ms: state.finishedAt - state.startedAt,
+            error: null,
+            started_at: toIsoTimestamp(state.startedAt),
+            finished_at: toIsoTimestamp(state.finishedAt),
+          });
+          break;
+        case 'failed':
+          failed = true;
+          nodeResults.push({
+            node_id: id,
+            kind,
+            status: 'failed',
+            output: null,
+            model: null,
+            token_usage: null,
+            duration_ms: state.finishedAt - state.startedAt,
+            error: { code: state.error.code, message: state.error.message },
+            started_at: toIsoTimestamp(state.startedAt),
+            finished_at: toIsoTimestamp(state.finishedAt),
+          });
+          break;
+        case 'pending':
+        case 'running':
+          // Never started (after a failure or cancellation), or unreachable: skipped.
+          failed = true;
+          nodeResults.push({
+            node_id: id,
+            kind,
+            status: 'skipped',
+            output: null,
+            model: null,
+            token_usage: null,
+            duration_ms: 0,
+            error: null,
+            started_at: null,
+            finished_at: null,
+          });
+          break;
+      }
+    });
+    const outputs: Record<string, NodeOutput> = {};
+    for (const [name, index] of this.compiled.outputs) {
+      const state = this.states[index];
+      if (state?.status === 'completed') outputs[name] = state.output;
+    }
+    this.resolveRun({
+      status: failed ? 'failed' : 'completed',
+      outputs,
+      node_results: nodeResults,
+      token_usage: tokenUsage,
+      duration_ms: finishedAt - this.startedAt,
+    });
+  }
+}
+
+function isNodeExecutionResult(value: unknown): value is NodeExecutionResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const output: unknown = (value as { output?: unknown }).output;
+  return typeof output === 'string' || (typeof output === 'object' && output !== null && !Array.isArray(output));
+}

@@ -1,0 +1,184 @@
+/**
+ * The one error table. The REST error handler, the MCP result mapper and the OpenAPI error
+ * responses all read it, so a code's status and meaning are written down exactly once.
+ */
+
+export interface ErrorDefinition {
+  /** HTTP status the REST door answers with. */
+  readonly status: number;
+  /** One line for documentation (OpenAPI, README, MCP tool descriptions). */
+  readonly summary: string;
+  /** The spec's alternate naming ("Set B"), emitted when PORCH_ERROR_CODES=b. */
+  readonly setB?: string;
+  /** What a caller should do next; MCP error results append it so an agent can act on it. */
+  readonly hint: string;
+}
+
+export const ERROR_TABLE = {
+  VALIDATION_ERROR: {
+    status: 400,
+    summary: 'Malformed JSON, a missing or invalid field, or an invalid id',
+    setB: 'INVALID_REQUEST',
+    hint: 'Fix the request as the message says and send it again.',
+  },
+  MISSING_API_KEY: {
+    status: 401,
+    summary: 'No X-API-Key header was sent',
+    setB: 'UNAUTHORIZED',
+    hint: 'Send an API key (mdi_...) in the X-API-Key header.',
+  },
+  INVALID_API_KEY: {
+    status: 401,
+    summary: 'The API key is invalid, expired or revoked',
+    setB: 'UNAUTHORIZED',
+    hint: 'Do not retry; use a valid, unrevoked key.',
+  },
+  API_EXPERT_ONLY: {
+    status: 401,
+    summary: 'The account is not on the Expert plan',
+    hint: 'Do not retry; the API is available on the Expert plan only.',
+  },
+  INSUFFICIENT_CREDITS: {
+    status: 402,
+    summary: 'Not enough credits to start the execution',
+    hint: 'Do not retry; add credits to the account first.',
+  },
+  BILLING_FAILED: {
+    status: 402,
+    summary: 'Credit deduction failed after execution; the result was withheld',
+    hint: 'Check the balance (X-Credits-Remaining), then retry once.',
+  },
+  INSUFFICIENT_PERMISSIONS: {
+    status: 403,
+    summary: 'The key lacks a scope this operation requires',
+    setB: 'INSUFFICIENT_SCOPE',
+    hint: 'Use a key with one of the scopes named in the message.',
+  },
+  MODEL_ACCESS_DENIED: {
+    status: 403,
+    summary: "The requested model is not available on the account's plan or under its organisation's policy",
+    hint: 'Choose another model or omit the model override.',
+  },
+  ACCESS_DENIED: {
+    status: 403,
+    summary: "The resource exists in the caller's organisation but is not theirs to use",
+    hint: 'Do not retry with this key.',
+  },
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    summary: 'The resource does not exist or is not owned by the caller',
+    hint: 'List the resources to find a valid id.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    summary: 'No such route',
+    hint: 'Check the path against the OpenAPI document at /openapi.json.',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    summary: 'The method is not allowed on this path',
+    hint: 'Use one of the methods listed in the Allow header.',
+  },
+  IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    summary: 'The Idempotency-Key was already used with a different request body',
+    hint: 'Use a new Idempotency-Key for a different request.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    summary: 'The request body is larger than the limit',
+    hint: 'Send a smaller body.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    summary: 'The request body is not application/json',
+    hint: 'Send the body as JSON with Content-Type: application/json.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'The per-minute request limit of the key is exceeded',
+    setB: 'RATE_LIMIT_EXCEEDED',
+    hint: 'Wait Retry-After seconds, then retry.',
+  },
+  DAILY_LIMIT_EXCEEDED: {
+    status: 429,
+    summary: 'The daily request limit of the key is exceeded',
+    setB: 'RATE_LIMIT_EXCEEDED',
+    hint: 'Wait until the limit resets (Retry-After seconds), then retry.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    summary: 'An internal error occurred',
+    hint: 'Retry later; report the request id if it persists.',
+  },
+  AI_SERVICE_ERROR: {
+    status: 500,
+    summary: 'The upstream AI provider failed',
+    hint: 'Retry with exponential backoff (1 s, 2 s, 4 s), at most 3 attempts.',
+  },
+  BYOK_KEY_INVALID: {
+    status: 502,
+    summary: "The caller's own provider key (BYOK) was rejected by the provider",
+    hint: 'Replace the BYOK key; there is no fallback to the shared gateway.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    summary: 'The service cannot answer right now (the database is unavailable)',
+    hint: 'Retry later.',
+  },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
+
+/** Safe, structured extras that may be shown to the caller. Never put secrets or internals here. */
+export interface ErrorDetails {
+  /** Seconds to wait before retrying (429). */
+  retryAfterSeconds?: number;
+  /** Methods allowed on the path (405). */
+  allow?: readonly string[];
+}
+
+/**
+ * The only error class of the domain. Its message is shown to callers, so it must be safe:
+ * no stack traces, SQL, upstream bodies or key material. Put the underlying fault in `cause`,
+ * which is logged but never sent.
+ */
+export class PorchError extends Error {
+  override readonly name = 'PorchError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+}
+
+export function isPorchError(value: unknown): value is PorchError {
+  return value instanceof PorchError;
+}
+
+export type ErrorCodeSet = 'a' | 'b';
+
+/** The code as the deployment emits it: Set A by default, the spec's Set B names when configured. */
+export function publicErrorCode(code: ErrorCode, codeSet: ErrorCodeSet): string {
+  if (codeSet === 'b') {
+    const definition: ErrorDefinition = ERROR_TABLE[code];
+    return definition.setB ?? code;
+  }
+  return code;
+}
+
+/** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
+export function toPorchError(err: unknown): PorchError {
+  if (err instanceof PorchError) return err;
+  return new PorchError('INTERNAL_ERROR', 'An internal error occurred.', {}, { cause: err });
+}
