@@ -1,0 +1,93 @@
+/** Shapes shared by the AI gateway, its providers and its callers. */
+import type { Plan } from './ai-config.js';
+import type { ChatMessage } from './tokenizer.js';
+
+export type { ChatMessage, ChatRole } from './tokenizer.js';
+
+/** A model the caller may use, as resolveModel decided it. */
+export interface ResolvedModel {
+  /** "<provider>/<model_name>". */
+  id: string;
+  provider: string;
+  /** Upstream model name. */
+  name: string;
+  /** Most output tokens a call may produce (and the basis of the credit reservation). */
+  maxOutputTokens: number;
+  region: string;
+  /** Which rule picked it: the request's override, the resource's default or the configured default. */
+  source: 'requested' | 'resource-default' | 'configured-default';
+}
+
+/** A model as listModels shows it (docs, health). */
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  name: string;
+  region: string;
+  plans: readonly Plan[];
+  maxOutputTokens: number;
+  contextWindow: number | null;
+  /** Usable by organisations with the EU-only policy (EU-hosted, or echo which runs locally). */
+  euOnlyAllowed: boolean;
+  isDefault: boolean;
+}
+
+export interface ResolveModelInput {
+  /** The request's `model` override, if any. */
+  requested?: string | undefined;
+  /** The resource's stored default model, if any. */
+  resourceDefault?: string | null | undefined;
+  plan: Plan;
+  /** The organisation's eu_only_models policy. */
+  euOnly: boolean;
+  /** Request field named in validation messages. Default "model". */
+  field?: string | undefined;
+}
+
+export interface JsonSchemaResponseFormat {
+  type: 'json_schema';
+  /** a-z, A-Z, 0-9, "_" or "-", at most 64 characters (OpenAI's rule). */
+  name: string;
+  schema: Record<string, unknown>;
+  /**
+   * OpenAI strict structured outputs (default true): the reply always matches the schema, but
+   * the schema must use the strict subset (every property required, additionalProperties false).
+   */
+  strict?: boolean | undefined;
+}
+
+export interface CompletionRequest {
+  model: ResolvedModel;
+  messages: readonly ChatMessage[];
+  /** 0-2 for OpenAI; passed through when set. */
+  temperature?: number | undefined;
+  /** Clamped to 1..model.maxOutputTokens; the model's cap when absent. */
+  maxOutputTokens?: number | undefined;
+  responseFormat?: JsonSchemaResponseFormat | undefined;
+  /** Aborts the call (and the SDK's retries); the gateway then throws AI_SERVICE_ERROR. */
+  signal?: AbortSignal | undefined;
+  /** The caller's own provider key (BYOK), already decrypted. Never logged. */
+  byokApiKey?: string | undefined;
+}
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export interface CompletionResult {
+  content: string;
+  /** "<provider>/<model the upstream reported>" (it may name a dated snapshot of the requested model). */
+  modelUsed: string;
+  usage: TokenUsage;
+}
+
+/**
+ * The part of a pino logger the gateway uses; a pino Logger satisfies it. Entries carry provider,
+ * model, status and error type, never keys, prompts or upstream bodies.
+ */
+export interface AiLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+  error(details: Record<string, unknown>, message: string): void;
+}

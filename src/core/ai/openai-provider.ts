@@ -1,0 +1,183 @@
+/**
+ * Calls to one OpenAI-compatible provider through the official `openai` SDK, which owns the
+ * transport: per-attempt timeout, retries with backoff for 408/409/429/5xx and connection errors,
+ * and the caller's abort signal. This file adds the parts Porch decides: which key, the output
+ * cap, structured output, usage accounting and safe errors.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+
+import { PorchError } from '../errors.js';
+import type { ProviderConfig } from './ai-config.js';
+import type { AiLogger, CompletionRequest, CompletionResult } from './ai-types.js';
+import {
+  MalformedUpstreamResponseError,
+  describeUpstreamError,
+  toUpstreamPorchError,
+} from './provider-errors.js';
+import { countTextTokens, estimateChatTokens } from './tokenizer.js';
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The SDK refuses to build a client without some key. For a provider configured without one
+ * (a local server, or BYOK-only) it gets this stand-in, and the Authorization header is removed
+ * from every request, so no made-up credential is ever sent.
+ */
+const KEYLESS_PLACEHOLDER = 'porch-keyless-provider';
+
+/** Only the fields Porch reads; anything else the provider adds is ignored. */
+const completionSchema = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullable().optional(),
+          // Structured outputs put a refusal here instead of in content.
+          refusal: z.string().nullable().optional(),
+        }),
+      }),
+    )
+    .min(1),
+  usage: z.unknown().optional(),
+});
+
+const usageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+
+function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunction: FetchFunction | undefined): OpenAI {
+  return new OpenAI({
+    apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
+    baseURL: config.baseUrl,
+    // Explicit nulls stop the SDK from picking up OPENAI_ORG_ID, OPENAI_PROJECT_ID and
+    // OPENAI_ADMIN_KEY from the process: they belong to the operator's account and must not
+    // travel with a BYOK key or to another provider.
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    // The SDK logs to the console; Porch keeps stdout for the CLI and logs failures itself.
+    logLevel: 'off',
+    ...(fetchFunction === undefined ? {} : { fetch: fetchFunction }),
+    ...(apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
+  });
+}
+
+export interface OpenAiCompatibleProviderOptions {
+  config: ProviderConfig;
+  /** The shared key read from config.apiKeyEnv; null for a keyless provider. */
+  sharedApiKey: string | null;
+  fetch?: FetchFunction | undefined;
+  logger?: AiLogger | undefined;
+}
+
+export class OpenAiCompatibleProvider {
+  readonly id: string;
+  private readonly config: ProviderConfig;
+  private readonly sharedClient: OpenAI;
+  private readonly fetchFunction: FetchFunction | undefined;
+  private readonly logger: AiLogger | undefined;
+
+  constructor(options: OpenAiCompatibleProviderOptions) {
+    this.config = options.config;
+    this.id = options.config.id;
+    this.fetchFunction = options.fetch;
+    this.logger = options.logger;
+    this.sharedClient = buildClient(options.config, options.sharedApiKey, options.fetch);
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const byok = request.byokApiKey !== undefined;
+    if (request.byokApiKey !== undefined && request.byokApiKey.trim() === '') {
+      // An empty stored key can only be rejected; say so without calling, and never fall back.
+      throw new PorchError(
+        'BYOK_KEY_INVALID',
+        `Your own API key for the AI provider '${this.id}' is empty. Replace the BYOK key; Porch does not fall back to the shared gateway.`,
+      );
+    }
+    // A BYOK client lives for one call: building one is cheap (connections are pooled by the
+    // runtime, not the client) and the caller's key is not kept in memory after the call.
+    const client =
+      request.byokApiKey === undefined
+        ? this.sharedClient
+        : buildClient(this.config, request.byokApiKey, this.fetchFunction);
+
+    let raw: unknown;
+    try {
+      raw = await client.chat.completions.create(this.buildBody(request), { signal: request.signal });
+    } catch (err) {
+      throw this.fail(err, request, byok);
+    }
+    const parsed = completionSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw this.fail(new MalformedUpstreamResponseError('The completion did not have the expected shape.'), request, byok);
+    }
+    const message = parsed.data.choices[0]?.message;
+    const content = message?.content ?? message?.refusal;
+    if (content === undefined || content === null) {
+      throw this.fail(new MalformedUpstreamResponseError('The completion carried no text.'), request, byok);
+    }
+
+    const upstreamUsage = usageSchema.safeParse(parsed.data.usage);
+    // Some OpenAI-compatible servers omit usage; count with the tokenizer rather than bill zero.
+    const inputTokens = upstreamUsage.success ? upstreamUsage.data.prompt_tokens : estimateChatTokens(request.messages);
+    const outputTokens = upstreamUsage.success ? upstreamUsage.data.completion_tokens : countTextTokens(content);
+    const upstreamModel = parsed.data.model;
+    return {
+      content,
+      modelUsed: `${this.id}/${upstreamModel !== undefined && upstreamModel !== '' ? upstreamModel : request.model.name}`,
+      // total = input + output always, so the ledger's three numbers can never disagree.
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+    };
+  }
+
+  private buildBody(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
+    const cap = request.model.maxOutputTokens;
+    const maxOutputTokens = Math.min(cap, Math.max(1, Math.floor(request.maxOutputTokens ?? cap)));
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: request.model.name,
+      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    };
+    if (this.config.outputTokensParameter === 'max_completion_tokens') {
+      body.max_completion_tokens = maxOutputTokens;
+    } else {
+      body.max_tokens = maxOutputTokens;
+    }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.responseFormat !== undefined) {
+      body.response_format = {
+        type: 'json_schema',
+        json_schema: {
+          name: request.responseFormat.name,
+          schema: request.responseFormat.schema,
+          strict: request.responseFormat.strict ?? true,
+        },
+      };
+    }
+    return body;
+  }
+
+  private fail(err: unknown, request: CompletionRequest, byok: boolean): PorchError {
+    const error = toUpstreamPorchError(err, {
+      provider: this.id,
+      byok,
+      timeoutMs: this.config.timeoutMs,
+      signal: request.signal,
+    });
+    const details = { provider: this.id, model: request.model.id, byok, code: error.code, ...describeUpstreamError(err) };
+    if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof OpenAI.APIError && (err.status === 401 || err.status === 403)) {
+      // The shared key itself is bad: every caller fails until the operator fixes it.
+      const keySource = this.config.apiKeyEnv ?? 'no key configured';
+      this.logger?.error({ ...details, keySource }, `AI provider '${this.id}' rejected the shared API key`);
+    } else {
+      this.logger?.warn(details, `AI provider '${this.id}' call failed`);
+    }
+    return error;
+  }
+}

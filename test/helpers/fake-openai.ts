@@ -1,0 +1,252 @@
+/**
+ * A fake OpenAI-compatible server for tests, on 127.0.0.1 with node:http, so the real `openai`
+ * SDK path (HTTP, retries, timeouts, auth headers) runs in tests without a network or a key.
+ * Each reply is scriptable; every request is recorded with its headers and parsed body.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string, e.g. "/v1/chat/completions". */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The Authorization header as sent, e.g. "Bearer sk-...", or undefined. */
+  authorization: string | undefined;
+  /** The JSON body parsed, or the raw text when it was not JSON, or undefined when empty. */
+  body: unknown;
+}
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** What the fake answers to one request. Every field is optional; {} is the default behaviour. */
+export interface FakeReply {
+  /** HTTP status; 200 by default. Non-2xx answers carry an OpenAI-shaped error body. */
+  status?: number;
+  /** Fixed assistant content; default "echo: " + the last user message. */
+  content?: string;
+  /** Fixed usage, or "omit" to leave the usage field out; default: word counts. */
+  usage?: FakeUsage | 'omit';
+  /** Model name reported back; default: the requested model. */
+  model?: string;
+  /** Body of an error answer; default { error: { message, type, code } } with a marker text. */
+  errorBody?: unknown;
+  /** Extra response headers, e.g. { 'retry-after': '1' }. */
+  headers?: Record<string, string>;
+  /**
+   * Milliseconds the SDK is told to wait before retrying this error (header retry-after-ms).
+   * Default 0 for error answers, so retry tests do not wait out the SDK's backoff; set null to
+   * send no such header and let the SDK use its own backoff (or a given retry-after).
+   */
+  retryAfterMs?: number | null;
+  /** Wait this long before answering (slow upstream); cancelled by close(). */
+  delayMs?: number;
+  /** Send this text as the body verbatim (malformed JSON tests), with status and content type JSON. */
+  rawBody?: string;
+}
+
+export type FakeBehaviour = FakeReply | ((request: RecordedRequest, index: number) => FakeReply);
+
+export interface FakeOpenAi {
+  /** Base URL including /v1, as a provider's base_url. */
+  baseUrl: string;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Replaces the reply script; a function is called per request with its 0-based index. */
+  setBehaviour(behaviour: FakeBehaviour): void;
+  /** Resolves once at least `count` requests have been received (no polling, no sleeping). */
+  waitForRequests(count: number): Promise<void>;
+  /** Stops listening, cancels pending delayed answers and drops open connections. */
+  close(): Promise<void>;
+}
+
+/** Text placed in default error bodies so tests can assert it never reaches callers. */
+export const UPSTREAM_ERROR_MARKER = 'fake-upstream-error-body';
+
+export interface StartFakeOpenAiOptions {
+  /** Model names listed by GET /v1/models. */
+  models?: readonly string[];
+}
+
+const DEFAULT_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini'] as const;
+
+function wordCount(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function messagesOf(body: unknown): { role: string; content: string }[] {
+  if (!isRecord(body) || !Array.isArray(body.messages)) return [];
+  return body.messages.filter(isRecord).map((message) => ({
+    role: typeof message.role === 'string' ? message.role : '',
+    content: typeof message.content === 'string' ? message.content : '',
+  }));
+}
+
+function errorTypeFor(status: number): { type: string; code: string } {
+  if (status === 401) return { type: 'invalid_request_error', code: 'invalid_api_key' };
+  if (status === 403) return { type: 'invalid_request_error', code: 'unsupported_country_region_territory' };
+  if (status === 429) return { type: 'requests', code: 'rate_limit_exceeded' };
+  if (status >= 500) return { type: 'server_error', code: 'server_error' };
+  return { type: 'invalid_request_error', code: 'invalid_request' };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Promise<FakeOpenAi> {
+  const listedModels = options.models ?? DEFAULT_MODELS;
+  const requests: RecordedRequest[] = [];
+  const pendingTimers = new Set<NodeJS.Timeout>();
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let behaviour: FakeBehaviour = {};
+  let completionCount = 0;
+
+  function record(request: RecordedRequest): void {
+    requests.push(request);
+    for (const waiter of [...waiters]) {
+      if (requests.length >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  function answerCompletion(res: ServerResponse, request: RecordedRequest, reply: FakeReply): void {
+    const status = reply.status ?? 200;
+    const headers: Record<string, string> = { ...reply.headers };
+    if (status >= 400 && reply.retryAfterMs !== null) {
+      headers['retry-after-ms'] = String(reply.retryAfterMs ?? 0);
+    }
+    if (reply.rawBody !== undefined) {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(reply.rawBody);
+      return;
+    }
+    if (status >= 400) {
+      const body = reply.errorBody ?? {
+        error: { message: `${UPSTREAM_ERROR_MARKER} (HTTP ${status})`, ...errorTypeFor(status), param: null },
+      };
+      sendJson(res, status, body, headers);
+      return;
+    }
+    const body = isRecord(request.body) ? request.body : {};
+    const messages = messagesOf(body);
+    const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+    const content = reply.content ?? `echo: ${lastUser?.content ?? ''}`;
+    const promptTokens = messages.reduce((sum, message) => sum + wordCount(message.content), 0);
+    const completionTokens = wordCount(content);
+    const usage =
+      reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    completionCount += 1;
+    sendJson(
+      res,
+      status,
+      {
+        id: `chatcmpl-fake-${completionCount}`,
+        object: 'chat.completion',
+        created: 1_780_000_000,
+        model: reply.model ?? (typeof body.model === 'string' ? body.model : 'unknown'),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
+        ...(usage === 'omit' ? {} : { usage }),
+      },
+      headers,
+    );
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      if (text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path,
+        headers: req.headers,
+        authorization: req.headers.authorization,
+        body,
+      };
+      const index = requests.length;
+      record(recorded);
+
+      if (req.method === 'GET' && path === '/v1/models') {
+        sendJson(res, 200, {
+          object: 'list',
+          data: listedModels.map((id) => ({ id, object: 'model', created: 1_780_000_000, owned_by: 'fake' })),
+        });
+        return;
+      }
+      if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+        sendJson(res, 404, { error: { message: `No route ${req.method ?? ''} ${path}`, type: 'invalid_request_error', code: null } });
+        return;
+      }
+      const reply = typeof behaviour === 'function' ? behaviour(recorded, index) : behaviour;
+      if (reply.delayMs !== undefined && reply.delayMs > 0) {
+        const timer = setTimeout(() => {
+          pendingTimers.delete(timer);
+          if (!res.destroyed) answerCompletion(res, recorded, reply);
+        }, reply.delayMs);
+        pendingTimers.add(timer);
+        return;
+      }
+      answerCompletion(res, recorded, reply);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address: AddressInfo | string | null = server.address();
+  if (address === null || typeof address === 'string') throw new Error('The fake OpenAI server has no TCP address.');
+
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}/v1`,
+    requests,
+    setBehaviour(next: FakeBehaviour): void {
+      behaviour = next;
+    },
+    waitForRequests(count: number): Promise<void> {
+      if (requests.length >= count) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
+    async close(): Promise<void> {
+      for (const timer of pendingTimers) clearTimeout(timer);
+      pendingTimers.clear();
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      // Keep-alive connections of the SDK's fetch would otherwise hold close() open.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
