@@ -1,0 +1,99 @@
+import type { Command } from 'commander';
+import { PLANS } from '../core/accounts/accounts.js';
+import type { Plan } from '../db/store.js';
+import { CliUsageError, parsePositiveNumber, withApplication } from './context.js';
+import { print, rows, table } from './output.js';
+
+function parsePlan(value: string): Plan {
+  if (!(PLANS as readonly string[]).includes(value)) throw new CliUsageError(`Plan must be one of ${PLANS.join(', ')}, got "${value}".`);
+  return value as Plan;
+}
+
+export function registerAccountCommands(program: Command): void {
+  const account = program.command('account').description('Create and manage accounts');
+
+  account
+    .command('create')
+    .description('Create an account (with a personal organisation unless --organisation is given)')
+    .requiredOption('--email <email>', 'email address (unique)')
+    .option('--name <name>', 'display name')
+    .option('--plan <plan>', `plan: ${PLANS.join(', ')}`, parsePlan, 'expert' as Plan)
+    .option('--credits <credits>', 'initial credits (1 credit = 1,000 tokens)', parsePositiveNumber('--credits'), 0)
+    .option('--organisation <id>', 'join an existing organisation')
+    .option('--json', 'print JSON')
+    .action(async (options: { email: string; name?: string; plan: Plan; credits: number; organisation?: string; json?: boolean }) => {
+      const created = await withApplication(({ core }) =>
+        core.accounts.createAccount({
+          email: options.email,
+          plan: options.plan,
+          credits: options.credits,
+          ...(options.name ? { name: options.name } : {}),
+          ...(options.organisation ? { organisationId: options.organisation } : {}),
+        }),
+      );
+      print(created, options, () => rows(Object.entries(created)));
+    });
+
+  account
+    .command('list')
+    .description('List accounts')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const accounts = await withApplication(({ core }) => core.accounts.listAccounts());
+      print(accounts, options, () =>
+        accounts.length === 0 ? 'No accounts.' : table(['ID', 'EMAIL', 'PLAN', 'CREDITS'], accounts.map((a) => [a.id, a.email, a.plan, a.credits])),
+      );
+    });
+
+  account
+    .command('show')
+    .description('Show an account with its keys')
+    .argument('<account-id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (accountId: string, options: { json?: boolean }) => {
+      const shown = await withApplication(({ core }) => core.accounts.showAccount(accountId));
+      print(shown, options, () => {
+        const { keys, ...fields } = shown;
+        const keyTable = keys.length === 0 ? 'No keys.' : table(['KEY ID', 'PREFIX', 'STATUS', 'SCOPES'], keys.map((k) => [k.id, k.prefix, k.status, k.scopes.join(',')]));
+        return `${rows(Object.entries(fields))}\n\n${keyTable}`;
+      });
+    });
+
+  account
+    .command('set-plan')
+    .description('Change the plan. Leaving Expert suspends keys for a 7-day grace period, then revokes them')
+    .argument('<account-id>', 'account id')
+    .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan)
+    .option('--json', 'print JSON')
+    .action(async (accountId: string, plan: Plan, options: { json?: boolean }) => {
+      const updated = await withApplication(({ core }) => core.accounts.setPlan(accountId, plan));
+      print(updated, options, () => `Account ${updated.id} is now on the ${updated.plan} plan.`);
+    });
+
+  const organisation = program.command('org').description('Organisation policies');
+  organisation
+    .command('set')
+    .description('Set organisation policies')
+    .argument('<organisation-id>', 'organisation id')
+    .option('--eu-only-models <on|off>', 'allow only EU-hosted models')
+    .option('--strict-byok <on|off>', 'require BYOK (use_byok:false is refused)')
+    .option('--json', 'print JSON')
+    .action(async (organisationId: string, options: { euOnlyModels?: string; strictByok?: string; json?: boolean }) => {
+      const toggle = (name: string, value: string | undefined): boolean | undefined => {
+        if (value === undefined) return undefined;
+        if (value === 'on' || value === 'true') return true;
+        if (value === 'off' || value === 'false') return false;
+        throw new CliUsageError(`${name} takes on or off, got "${value}".`);
+      };
+      const euOnlyModels = toggle('--eu-only-models', options.euOnlyModels);
+      const strictByok = toggle('--strict-byok', options.strictByok);
+      if (euOnlyModels === undefined && strictByok === undefined) throw new CliUsageError('Give --eu-only-models and/or --strict-byok.');
+      const updated = await withApplication(({ core }) =>
+        core.accounts.setOrganisationPolicy(organisationId, {
+          ...(euOnlyModels === undefined ? {} : { euOnlyModels }),
+          ...(strictByok === undefined ? {} : { strictByok }),
+        }),
+      );
+      print(updated, options, () => rows(Object.entries(updated)));
+    });
+}

@@ -1,0 +1,50 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { parseBundleText } from '../core/bundle/bundles.js';
+import { CliUsageError, withApplication } from './context.js';
+import { print, rows } from './output.js';
+
+function formatOf(path: string): 'json' | 'yaml' | 'auto' {
+  const extension = extname(path).toLowerCase();
+  return extension === '.json' ? 'json' : extension === '.yaml' || extension === '.yml' ? 'yaml' : 'auto';
+}
+
+export function registerBundleCommands(program: Command): void {
+  program
+    .command('import')
+    .description('Import a YAML or JSON bundle of personas, context cards, compositions, skills and workflows into an account (all or nothing)')
+    .argument('<file>', 'bundle file (.yaml, .yml or .json)')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (file: string, options: { account: string; json?: boolean }) => {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
+      }
+      const raw = parseBundleText(text, formatOf(file));
+      const summary = await withApplication(({ core }) => core.bundles.importBundle(options.account, raw));
+      print(summary, options, () => {
+        const { ids, ...counts } = summary;
+        return `Imported into ${summary.account_id}:\n${rows(Object.entries(counts).filter(([name]) => name !== 'account_id'))}${
+          Object.keys(ids).length > 0 ? `\n\n${rows(Object.entries(ids))}` : ''
+        }`;
+      });
+    });
+
+  program
+    .command('export')
+    .description("Write an account's resources as a bundle (the import format)")
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--format <format>', 'yaml or json', 'yaml')
+    .option('--output <file>', 'write to a file instead of stdout')
+    .action(async (options: { account: string; format: string; output?: string }) => {
+      if (options.format !== 'yaml' && options.format !== 'json') throw new CliUsageError(`--format must be yaml or json, got "${options.format}".`);
+      const format = options.format;
+      const text = await withApplication(async ({ core }) => core.bundles.formatBundle(await core.bundles.exportBundle(options.account), format));
+      if (options.output) await writeFile(options.output, text, 'utf8');
+      else process.stdout.write(text);
+    });
+}

@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import { parseList, parseWholeNumber, withApplication } from './context.js';
+import { print, rows, table } from './output.js';
+
+const SHOWN_ONCE = 'Store this key now: it is shown once and only its hash is kept.';
+
+export function registerKeyCommands(program: Command): void {
+  const key = program.command('key').description('Create and manage API keys (mdi_...)');
+
+  key
+    .command('create')
+    .description('Create an API key for an Expert account (at most 5 active keys)')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--name <name>', 'a name to tell keys apart')
+    .option('--scopes <list>', 'comma-separated scopes (default: all)', parseList)
+    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
+    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
+      const created = await withApplication(({ core }) =>
+        core.accounts.createKey({
+          accountId: options.account,
+          ...(options.name ? { name: options.name } : {}),
+          ...(options.scopes ? { scopes: options.scopes } : {}),
+          ...(options.rpm === undefined ? {} : { requestsPerMinute: options.rpm }),
+          ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
+        }),
+      );
+      print({ ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+    });
+
+  key
+    .command('list')
+    .description("List an account's keys (never their plaintext)")
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; json?: boolean }) => {
+      const keys = await withApplication(({ core }) => core.accounts.listKeys(options.account));
+      print(keys, options, () =>
+        keys.length === 0
+          ? 'No keys.'
+          : table(['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'], keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')])),
+      );
+    });
+
+  key
+    .command('revoke')
+    .description('Revoke a key; it is refused from the next request on')
+    .argument('<key-id>', 'key id')
+    .option('--json', 'print JSON')
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const revoked = await withApplication(({ core }) => core.accounts.revokeKey(keyId));
+      print(revoked, options, () => `Key ${revoked.id} (${revoked.prefix}...) is revoked.`);
+    });
+
+  key
+    .command('rotate')
+    .description('Issue a new key with the same scopes and limits, and revoke the old one')
+    .argument('<key-id>', 'key id')
+    .option('--json', 'print JSON')
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const rotated = await withApplication(({ core }) => core.accounts.rotateKey(keyId));
+      print({ ...rotated.key, key: rotated.plaintext }, options, () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`);
+    });
+
+  const partner = program.command('partner-key').description('Issue and revoke partner keys (mpk_...)');
+  partner
+    .command('create')
+    .description("Issue a partner key bound to an organisation; calls act for X-Porch-Account (default: the organisation's owner)")
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .option('--name <name>', 'partner name')
+    .option('--scopes <list>', 'comma-separated scopes: the product surface (default: all)', parseList)
+    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
+    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
+      const created = await withApplication(({ core }) =>
+        core.accounts.createPartnerKey({
+          organisationId: options.org,
+          ...(options.name ? { name: options.name } : {}),
+          ...(options.scopes ? { scopes: options.scopes } : {}),
+          ...(options.rpm === undefined ? {} : { requestsPerMinute: options.rpm }),
+          ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
+        }),
+      );
+      print({ ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+    });
+  partner
+    .command('revoke')
+    .description('Revoke a partner key')
+    .argument('<key-id>', 'partner key id')
+    .option('--json', 'print JSON')
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const revoked = await withApplication(({ core }) => core.accounts.revokePartnerKey(keyId));
+      print(revoked, options, () => `Partner key ${revoked.id} (${revoked.prefix}...) is revoked.`);
+    });
+}

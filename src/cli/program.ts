@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { registerAccountCommands } from './account-commands.js';
+import { registerBundleCommands } from './bundle-commands.js';
+import { registerCreditCommands } from './credit-commands.js';
+import { registerKeyCommands } from './key-commands.js';
+import { registerServeCommands } from './serve-commands.js';
+
+export function createProgram(): Command {
+  const program = new Command()
+    .name('porch')
+    .description('Porch: a self-hosted prompt-orchestration server (REST API, MCP server, agent skills)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: true });
+  registerServeCommands(program);
+  registerAccountCommands(program);
+  registerKeyCommands(program);
+  registerCreditCommands(program);
+  registerBundleCommands(program);
+  return program;
+}

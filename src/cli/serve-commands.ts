@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import type { DemoAccount } from '../core/demo/demo.js';
+import { startServer } from '../main.js';
+import { withApplication } from './context.js';
+import { print } from './output.js';
+
+/** What a newcomer sees once: the demo key and two commands to try it. */
+export function demoInstructions(demo: DemoAccount, apiUrl: string): string {
+  return [
+    `Created a demo Expert account (${demo.email}) with ${demo.credits} credits, a sample catalog and an API key.`,
+    'The key is shown once; store it now:',
+    '',
+    `  ${demo.key}`,
+    '',
+    'Try it:',
+    `  curl -H "X-API-Key: ${demo.key}" ${apiUrl}/context-cards`,
+    `  curl -H "X-API-Key: ${demo.key}" ${apiUrl}/workflows`,
+  ].join('\n');
+}
+
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the server (REST API, MCP and discovery) until interrupted')
+    .action(async () => {
+      const config = loadConfig();
+      const running = await startServer(config);
+      const { core, logger } = running.application;
+      const apiUrl = `${config.publicUrl}/api/public/v1`;
+      if (config.bootstrap && (await core.accounts.countAccounts()) === 0) {
+        const demo = await core.demo.createDemo();
+        process.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
+      }
+      logger.info({ url: running.url, database: running.application.store.database.location }, 'Porch is listening');
+      process.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
+
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        running.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+
+  program
+    .command('demo')
+    .description('Create a demo Expert account with credits, the sample catalog and an API key')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const config = loadConfig();
+      const demo = await withApplication(({ core }) => core.demo.createDemo());
+      print(demo, options, () => demoInstructions(demo, `${config.publicUrl}/api/public/v1`));
+    });
+}

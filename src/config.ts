@@ -1,0 +1,137 @@
+/**
+ * Configuration, parsed once at start-up: the environment plus an optional `porch.config.yaml`.
+ * A bad value stops the process with a message naming the setting; nothing re-reads config later.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { databaseLocation } from './db/open-database.js';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORCH_PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).default('file:./data/porch.db'),
+  PORCH_ERROR_CODES: z.enum(['a', 'b', 'A', 'B']).default('a').transform((value) => value.toLowerCase() as 'a' | 'b'),
+  PORCH_NO_BOOTSTRAP: flag.default(false),
+  PORCH_MIN_CREDITS: z.coerce.number().min(0).default(1),
+  PORCH_CONFIG: z.string().min(1).optional(),
+  PORCH_SECRET_KEY: z.string().min(1).optional(),
+  PORCH_DATA_DIR: z.string().min(1).optional(),
+  PORCH_ALLOWED_ORIGINS: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+const judgeSchema = z
+  .object({
+    pass_threshold: z.number().min(0).max(100).default(70).describe('Lowest score that is a pass'),
+    needs_revision_threshold: z.number().min(0).max(100).default(40).describe('Lowest score that needs revision rather than fails'),
+  })
+  .refine((judge) => judge.needs_revision_threshold <= judge.pass_threshold, {
+    message: 'needs_revision_threshold must not exceed pass_threshold',
+  });
+
+const fileSchema = z.object({
+  /** Providers and models; parsed by the AI layer, which owns its own schema. */
+  ai: z.unknown().optional(),
+  judge: judgeSchema.default({ pass_threshold: 70, needs_revision_threshold: 40 }),
+});
+
+export type ConfigFile = z.infer<typeof fileSchema>;
+
+export interface Config {
+  host: string;
+  port: number;
+  /** `{site_url}`: the public origin used for absolute links, without a trailing slash. */
+  publicUrl: string;
+  databaseUrl: string;
+  /** Where generated state lives (the database folder by default): the BYOK secret key file. */
+  dataDir: string;
+  errorCodes: 'a' | 'b';
+  bootstrap: boolean;
+  /** Minimum available balance to start an execution, in tokens. */
+  minimumTokens: number;
+  secretKey: string | undefined;
+  allowedOrigins: string[];
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Where the file part came from, for start-up logs; null when no file was read. */
+  configPath: string | null;
+  file: ConfigFile;
+  /** The environment as read, for settings that name variables (provider key env vars). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+const DEFAULT_CONFIG_FILE = 'porch.config.yaml';
+export const TOKENS_PER_CREDIT = 1_000;
+
+function describeIssues(error: z.ZodError, prefix: string): string {
+  return error.issues.map((issue) => `${prefix}${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`Cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  try {
+    return parseYaml(text) ?? {};
+  } catch (err) {
+    throw new ConfigError(`Config file ${path} is not valid YAML: ${(err as Error).message}`);
+  }
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Config {
+  const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)));
+  if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${describeIssues(parsedEnv.error, '')}`);
+  const vars = parsedEnv.data;
+
+  const configPath = vars.PORCH_CONFIG ? resolve(cwd, vars.PORCH_CONFIG) : resolve(cwd, DEFAULT_CONFIG_FILE);
+  const fileExists = existsSync(configPath);
+  if (vars.PORCH_CONFIG && !fileExists) throw new ConfigError(`PORCH_CONFIG names ${configPath}, which does not exist.`);
+  const parsedFile = fileSchema.safeParse(fileExists ? readConfigFile(configPath) : {});
+  if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${describeIssues(parsedFile.error, '')}`);
+
+  let location: string;
+  try {
+    location = databaseLocation(vars.DATABASE_URL);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const dataDir = vars.PORCH_DATA_DIR
+    ? resolve(cwd, vars.PORCH_DATA_DIR)
+    : location === ':memory:'
+      ? resolve(cwd, 'data')
+      : dirname(location);
+  const displayHost = vars.HOST.includes(':') ? `[${vars.HOST}]` : vars.HOST;
+
+  return {
+    host: vars.HOST,
+    port: vars.PORT,
+    publicUrl: (vars.PORCH_PUBLIC_URL ?? `http://${displayHost}:${vars.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: vars.DATABASE_URL,
+    dataDir,
+    errorCodes: vars.PORCH_ERROR_CODES,
+    bootstrap: !vars.PORCH_NO_BOOTSTRAP,
+    minimumTokens: Math.ceil(vars.PORCH_MIN_CREDITS * TOKENS_PER_CREDIT),
+    secretKey: vars.PORCH_SECRET_KEY,
+    allowedOrigins: (vars.PORCH_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin.length > 0),
+    logLevel: vars.LOG_LEVEL,
+    configPath: fileExists ? configPath : null,
+    file: parsedFile.data,
+    env,
+  };
+}

@@ -1,0 +1,105 @@
+import type { AccountRecord, Store } from '../../db/store.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Caller } from './caller.js';
+import { hashesEqual, hashKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from './key-material.js';
+import { ALL_SCOPES } from './scopes.js';
+
+/** After leaving Expert, keys are suspended for this long, then revoked for good (spec §3). */
+export const KEY_GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Keys longer than this cannot be ours; refusing them early keeps hashing cost bounded. */
+const MAX_KEY_LENGTH = 256;
+
+export interface Credentials {
+  /** The X-API-Key value (or the Bearer token), as sent. */
+  apiKey: string | undefined;
+  /** X-Porch-Account: the account a partner key acts for. */
+  actingAccountId?: string | undefined;
+}
+
+/** One message for every unusable key, so unknown, revoked and malformed keys are indistinguishable. */
+function invalidKey(): PorchError {
+  return new PorchError('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
+}
+
+export interface Authenticator {
+  authenticate(credentials: Credentials): Promise<Caller>;
+}
+
+export function createAuthenticator(store: Store, clock: Clock): Authenticator {
+  /**
+   * The plan rule of spec §3: a key works only while its account is on Expert. Inside the grace
+   * period after a downgrade the keys are suspended; once it ends they are revoked for good.
+   */
+  async function checkPlan(account: AccountRecord, now: number): Promise<void> {
+    if (account.plan === 'expert') return;
+    if (account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS) {
+      await store.apiKeys.revokeAllForAccount(account.id, now);
+      throw invalidKey();
+    }
+    throw new PorchError('API_EXPERT_ONLY', 'The API is available on the Expert plan only; this account is not on Expert.');
+  }
+
+  return {
+    async authenticate({ apiKey, actingAccountId }) {
+      if (apiKey === undefined || apiKey.trim() === '') {
+        throw new PorchError('MISSING_API_KEY', 'Send an API key in the X-API-Key header.');
+      }
+      const candidate = apiKey.trim().slice(0, MAX_KEY_LENGTH);
+      // Every path hashes and looks up once, so a malformed key costs the same as an unknown one.
+      const hash = hashKey(candidate);
+      const now = clock.now();
+
+      if (candidate.startsWith(PARTNER_KEY_PREFIX)) {
+        const key = await store.partnerKeys.findByHash(hash);
+        if (!key || !hashesEqual(key.hash, hash) || key.revokedAt !== null) throw invalidKey();
+        const organisation = await store.organisations.findById(key.organisationId);
+        const accountId = actingAccountId ?? organisation?.ownerAccountId ?? null;
+        if (actingAccountId !== undefined && !isUuid(actingAccountId)) {
+          throw new PorchError('VALIDATION_ERROR', 'X-Porch-Account must be an account id (a uuid).');
+        }
+        const account = accountId ? await store.accounts.findById(accountId) : null;
+        if (!account || account.organisationId !== key.organisationId) {
+          throw new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation.");
+        }
+        await checkPlan(account, now);
+        return {
+          account,
+          credential: {
+            kind: 'partner_key',
+            id: key.id,
+            scopes: key.scopes ?? ALL_SCOPES,
+            requestsPerMinute: key.requestsPerMinute,
+            requestsPerDay: key.requestsPerDay,
+          },
+        } satisfies Caller;
+      }
+
+      const key = await store.apiKeys.findByHash(hash);
+      if (
+        !key ||
+        !candidate.startsWith(USER_KEY_PREFIX) ||
+        !hashesEqual(key.hash, hash) ||
+        key.revokedAt !== null ||
+        (key.expiresAt !== null && key.expiresAt <= now)
+      ) {
+        throw invalidKey();
+      }
+      const account = await store.accounts.findById(key.accountId);
+      if (!account) throw invalidKey();
+      await checkPlan(account, now);
+      return {
+        account,
+        credential: {
+          kind: 'api_key',
+          id: key.id,
+          scopes: key.scopes,
+          requestsPerMinute: key.requestsPerMinute,
+          requestsPerDay: key.requestsPerDay,
+        },
+      };
+    },
+  };
+}

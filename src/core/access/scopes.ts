@@ -1,0 +1,64 @@
+import { PorchError } from '../errors.js';
+
+/** The owned resources that can be listed and executed. */
+export const EXECUTABLE_RESOURCES = ['workflow', 'composition', 'skill', 'persona'] as const;
+export type ExecutableResource = (typeof EXECUTABLE_RESOURCES)[number];
+
+/** The Expert areas that `api:expert` grants as a wildcard. */
+export const EXPERT_AREAS = ['context-cards', 'judge', 'sanitiser'] as const;
+export type ExpertArea = (typeof EXPERT_AREAS)[number];
+
+/** Both of the spec's scope lists, with what each grants. */
+export const SCOPE_DESCRIPTIONS = {
+  'read:workflow': 'List and view workflows',
+  'execute:workflow': 'List and execute workflows',
+  'read:composition': 'List and view compositions',
+  'execute:composition': 'List and execute compositions',
+  'read:skill': 'List and view custom skills',
+  'execute:skill': 'List and execute custom skills',
+  'read:persona': 'List and view personas',
+  'execute:persona': 'List and execute personas',
+  'api:context-cards': 'Read and write context cards (list, get, create, update, delete)',
+  'api:judge': 'Score prompts with the judge',
+  'api:sanitiser': 'Scan text with the sanitiser',
+  'api:expert': 'Wildcard for every Expert area: judge, sanitiser and context cards',
+} as const;
+
+export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
+export const ALL_SCOPES = Object.keys(SCOPE_DESCRIPTIONS) as Scope[];
+
+/** Scopes that grant listing (and viewing) a resource: its read scope, and its execute scope. */
+export function readScopes(resource: ExecutableResource): readonly Scope[] {
+  return [`read:${resource}`, `execute:${resource}`];
+}
+
+/** Scopes that grant executing a resource. */
+export function executeScopes(resource: ExecutableResource): readonly Scope[] {
+  return [`execute:${resource}`];
+}
+
+/** Scopes that grant an Expert area: its own scope, and the `api:expert` wildcard. */
+export function expertScopes(area: ExpertArea): readonly Scope[] {
+  return [`api:${area}`, 'api:expert'];
+}
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPE_DESCRIPTIONS, value);
+}
+
+/** Parses a scope list given by an operator; an unknown scope is an error, never ignored. */
+export function parseScopes(values: readonly string[]): Scope[] {
+  const unknown = values.filter((value) => !isScope(value));
+  if (unknown.length > 0) {
+    throw new PorchError(
+      'VALIDATION_ERROR',
+      `Unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Known scopes: ${ALL_SCOPES.join(', ')}.`,
+    );
+  }
+  if (values.length === 0) throw new PorchError('VALIDATION_ERROR', 'A key needs at least one scope.');
+  return [...new Set(values as Scope[])];
+}
+
+export function grantsAny(granted: readonly string[], required: readonly Scope[]): boolean {
+  return required.some((scope) => granted.includes(scope));
+}

@@ -1,0 +1,316 @@
+import { z } from 'zod';
+import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Plan, Store } from '../../db/store.js';
+import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
+import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
+import { parseScopes, ALL_SCOPES } from '../access/scopes.js';
+import type { Clock } from '../clock.js';
+import { tokensToCredits, TOKENS_PER_CREDIT } from '../credits/credits.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import { isoOrNull, toIsoTimestamp } from '../views.js';
+
+export const PLANS = ['free', 'builder', 'expert'] as const satisfies readonly Plan[];
+
+/** Spec §5: at most 5 keys per account (active ones; revoked keys do not count). */
+export const MAX_ACTIVE_KEYS = 5;
+/** Spec §8: the Expert plan's per-key limits. */
+export const DEFAULT_REQUESTS_PER_MINUTE = 120;
+export const DEFAULT_REQUESTS_PER_DAY = 20_000;
+
+export interface AccountView {
+  id: string;
+  organisation_id: string;
+  email: string;
+  name: string | null;
+  plan: Plan;
+  downgraded_at: string | null;
+  credits: number;
+  created_at: string;
+}
+
+export interface KeyView {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  requests_per_minute: number;
+  requests_per_day: number;
+  status: 'active' | 'revoked' | 'expired';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface PartnerKeyView {
+  id: string;
+  organisation_id: string;
+  name: string;
+  prefix: string;
+  scopes: string[] | null;
+  requests_per_minute: number;
+  requests_per_day: number;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreatedKey<View> {
+  key: View;
+  /** Shown once; only its hash is stored. */
+  plaintext: string;
+}
+
+export interface CreateAccountInput {
+  email: string;
+  name?: string;
+  plan: Plan;
+  credits?: number;
+  /** Join an existing organisation instead of getting a personal one. */
+  organisationId?: string;
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  name?: string;
+  scopes?: readonly string[];
+  requestsPerMinute?: number;
+  requestsPerDay?: number;
+  expiresAt?: number;
+}
+
+export interface CreatePartnerKeyInput {
+  organisationId: string;
+  name?: string;
+  scopes?: readonly string[];
+  requestsPerMinute?: number;
+  requestsPerDay?: number;
+}
+
+const emailSchema = z.email();
+const limitSchema = z.number().int().min(1).max(1_000_000_000);
+
+function checkLimit(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!limitSchema.safeParse(value).success) throw new PorchError('VALIDATION_ERROR', `${what} must be a whole number of at least 1.`);
+  return value;
+}
+
+function keyStatus(key: ApiKeyRecord, now: number): KeyView['status'] {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+export function createAccountService(store: Store, clock: Clock) {
+  async function requireAccount(id: string): Promise<AccountRecord> {
+    const account = await store.accounts.findById(id);
+    if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${id}.`);
+    return account;
+  }
+
+  async function accountView(account: AccountRecord): Promise<AccountView> {
+    const balance = await store.credits.balance(account.id);
+    return {
+      id: account.id,
+      organisation_id: account.organisationId,
+      email: account.email,
+      name: account.name,
+      plan: account.plan,
+      downgraded_at: isoOrNull(account.downgradedAt),
+      credits: tokensToCredits(balance.balanceTokens - balance.reservedTokens),
+      created_at: toIsoTimestamp(account.createdAt),
+    };
+  }
+
+  function keyView(key: ApiKeyRecord): KeyView {
+    return {
+      id: key.id,
+      account_id: key.accountId,
+      name: key.name,
+      prefix: key.prefix,
+      scopes: key.scopes,
+      requests_per_minute: key.requestsPerMinute,
+      requests_per_day: key.requestsPerDay,
+      status: keyStatus(key, clock.now()),
+      created_at: toIsoTimestamp(key.createdAt),
+      expires_at: isoOrNull(key.expiresAt),
+      revoked_at: isoOrNull(key.revokedAt),
+    };
+  }
+
+  function partnerKeyView(key: PartnerKeyRecord): PartnerKeyView {
+    return {
+      id: key.id,
+      organisation_id: key.organisationId,
+      name: key.name,
+      prefix: key.prefix,
+      scopes: key.scopes,
+      requests_per_minute: key.requestsPerMinute,
+      requests_per_day: key.requestsPerDay,
+      status: key.revokedAt === null ? 'active' : 'revoked',
+      created_at: toIsoTimestamp(key.createdAt),
+      revoked_at: isoOrNull(key.revokedAt),
+    };
+  }
+
+  return {
+    async createAccount(input: CreateAccountInput): Promise<AccountView> {
+      const email = input.email.trim().toLowerCase();
+      if (!emailSchema.safeParse(email).success) throw new PorchError('VALIDATION_ERROR', `"${input.email}" is not an email address.`);
+      if (!PLANS.includes(input.plan)) throw new PorchError('VALIDATION_ERROR', `Plan must be one of ${PLANS.join(', ')}.`);
+      const credits = input.credits ?? 0;
+      if (!Number.isFinite(credits) || credits < 0) throw new PorchError('VALIDATION_ERROR', 'Credits must be a number of at least 0.');
+      if (await store.accounts.findByEmail(email)) throw new PorchError('VALIDATION_ERROR', `An account with email ${email} already exists.`);
+      const now = clock.now();
+      const accountId = newId();
+      let organisationId = input.organisationId;
+      if (organisationId !== undefined && !(await store.organisations.findById(organisationId))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
+      }
+      const organisation =
+        organisationId === undefined
+          ? { id: newId(), name: input.name ?? email, euOnlyModels: false, strictByok: false, ownerAccountId: accountId, createdAt: now }
+          : null;
+      organisationId ??= organisation?.id ?? '';
+      const account: AccountRecord = {
+        id: accountId,
+        organisationId,
+        email,
+        name: input.name ?? null,
+        plan: input.plan,
+        downgradedAt: null,
+        createdAt: now,
+      };
+      await store.accounts.create(account, organisation, Math.round(credits * TOKENS_PER_CREDIT));
+      return accountView(account);
+    },
+
+    async isEmailTaken(email: string): Promise<boolean> {
+      return (await store.accounts.findByEmail(email.trim().toLowerCase())) !== null;
+    },
+
+    async countAccounts(): Promise<number> {
+      return store.accounts.count();
+    },
+
+    async listAccounts(): Promise<AccountView[]> {
+      return Promise.all((await store.accounts.list()).map(accountView));
+    },
+
+    async showAccount(id: string): Promise<AccountView & { keys: KeyView[] }> {
+      const account = await requireAccount(id);
+      const keys = await store.apiKeys.listByAccount(id);
+      return { ...(await accountView(account)), keys: keys.map(keyView) };
+    },
+
+    /**
+     * Leaving Expert starts the keys' grace period; returning within it restores them unchanged;
+     * returning after it finds them revoked for good (they are revoked here if not already).
+     */
+    async setPlan(id: string, plan: Plan): Promise<AccountView> {
+      if (!PLANS.includes(plan)) throw new PorchError('VALIDATION_ERROR', `Plan must be one of ${PLANS.join(', ')}.`);
+      const account = await requireAccount(id);
+      const now = clock.now();
+      const graceOver = account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS;
+      let downgradedAt = account.downgradedAt;
+      if (account.plan === 'expert' && plan !== 'expert') downgradedAt = now;
+      if (plan === 'expert') downgradedAt = null;
+      const revokeKeysAt = account.plan !== 'expert' && graceOver ? now : null;
+      const updated = await store.accounts.setPlan(id, plan, downgradedAt, revokeKeysAt);
+      return accountView(updated ?? account);
+    },
+
+    async createKey(input: CreateKeyInput): Promise<CreatedKey<KeyView>> {
+      const account = await requireAccount(input.accountId);
+      if (account.plan !== 'expert') {
+        throw new PorchError('VALIDATION_ERROR', `Only Expert accounts may create API keys; this account is on the ${account.plan} plan.`);
+      }
+      const generated = generateKey(USER_KEY_PREFIX);
+      const now = clock.now();
+      const record: ApiKeyRecord = {
+        id: newId(),
+        accountId: account.id,
+        name: input.name?.trim() || 'API key',
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes: parseScopes(input.scopes ?? ALL_SCOPES),
+        requestsPerMinute: checkLimit(input.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 'Requests per minute'),
+        requestsPerDay: checkLimit(input.requestsPerDay, DEFAULT_REQUESTS_PER_DAY, 'Requests per day'),
+        createdAt: now,
+        expiresAt: input.expiresAt ?? null,
+        revokedAt: null,
+      };
+      if (!(await store.apiKeys.insertIfBelowLimit(record, MAX_ACTIVE_KEYS, now))) {
+        throw new PorchError('VALIDATION_ERROR', `The account already has ${MAX_ACTIVE_KEYS} active keys, the most allowed; revoke one first.`);
+      }
+      return { key: keyView(record), plaintext: generated.plaintext };
+    },
+
+    async listKeys(accountId: string): Promise<KeyView[]> {
+      await requireAccount(accountId);
+      return (await store.apiKeys.listByAccount(accountId)).map(keyView);
+    },
+
+    async revokeKey(keyId: string): Promise<KeyView> {
+      const key = await store.apiKeys.revoke(keyId, clock.now());
+      if (!key) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
+      return keyView(key);
+    },
+
+    /** Issues a new key with the same settings and revokes the old one, atomically. */
+    async rotateKey(keyId: string): Promise<CreatedKey<KeyView>> {
+      const old = await store.apiKeys.findById(keyId);
+      if (!old) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
+      const now = clock.now();
+      if (keyStatus(old, now) !== 'active') throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
+      const generated = generateKey(USER_KEY_PREFIX);
+      const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
+      if (!(await store.apiKeys.replace(old.id, replacement, now))) {
+        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+      }
+      return { key: keyView(replacement), plaintext: generated.plaintext };
+    },
+
+    async createPartnerKey(input: CreatePartnerKeyInput): Promise<CreatedKey<PartnerKeyView>> {
+      if (!(await store.organisations.findById(input.organisationId))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${input.organisationId}.`);
+      }
+      const generated = generateKey(PARTNER_KEY_PREFIX);
+      const record: PartnerKeyRecord = {
+        id: newId(),
+        organisationId: input.organisationId,
+        name: input.name?.trim() || 'Partner key',
+        prefix: generated.prefix,
+        hash: generated.hash,
+        scopes: input.scopes === undefined ? null : parseScopes(input.scopes),
+        requestsPerMinute: checkLimit(input.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 'Requests per minute'),
+        requestsPerDay: checkLimit(input.requestsPerDay, DEFAULT_REQUESTS_PER_DAY, 'Requests per day'),
+        createdAt: clock.now(),
+        revokedAt: null,
+      };
+      await store.partnerKeys.insert(record);
+      return { key: partnerKeyView(record), plaintext: generated.plaintext };
+    },
+
+    async revokePartnerKey(keyId: string): Promise<PartnerKeyView> {
+      const key = await store.partnerKeys.revoke(keyId, clock.now());
+      if (!key) throw new PorchError('RESOURCE_NOT_FOUND', `No partner key with id ${keyId}.`);
+      return partnerKeyView(key);
+    },
+
+    async setOrganisationPolicy(organisationId: string, policy: { euOnlyModels?: boolean; strictByok?: boolean }) {
+      const updated = await store.organisations.update(organisationId, policy);
+      if (!updated) throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
+      return {
+        id: updated.id,
+        name: updated.name,
+        eu_only_models: updated.euOnlyModels,
+        strict_byok: updated.strictByok,
+        owner_account_id: updated.ownerAccountId,
+      };
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,82 @@
+/**
+ * The bundle format `porch import` reads and `porch export` writes (YAML or JSON). Keys are
+ * bundle-local names that workflows use to refer to the bundle's personas, skills and
+ * compositions; a workflow may also refer to an existing resource of the account by its id.
+ */
+import { z } from 'zod';
+import { CARD_LIMITS } from '../context-cards/context-cards.js';
+import { IDENTIFIER_PATTERN, variableDeclarationSchema, workflowDefinitionSchema } from '../engine/workflow-definition.js';
+
+export const BUNDLE_VERSION = 1;
+
+/** Bounds that keep one import from filling the database by mistake. */
+export const BUNDLE_LIMITS = { itemsPerSection: 1_000, nameLength: 200, descriptionLength: 2_000, templateLength: 100_000 } as const;
+
+const keySchema = z
+  .string()
+  .regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ and -, not starting with a digit)')
+  .max(64)
+  .describe('Bundle-local key that workflows use to refer to this item.');
+const nameSchema = z.string().trim().min(1, 'must not be empty').max(BUNDLE_LIMITS.nameLength).describe('Display name.');
+const descriptionSchema = z.string().max(BUNDLE_LIMITS.descriptionLength).default('').describe('What it is for.');
+const tagsSchema = z.array(z.string().min(1).max(CARD_LIMITS.tagLength)).max(CARD_LIMITS.tags).default([]).describe('Free-form tags.');
+const modelSchema = z.string().regex(/^[^/\s]+\/\S+$/, 'must be a model id of the form <provider>/<model_name>').describe('Model id, <provider>/<model_name>.');
+
+export const personaEntrySchema = z.strictObject({
+  key: keySchema.optional(),
+  name: nameSchema,
+  description: descriptionSchema,
+  emoji: z.string().max(CARD_LIMITS.emojiLength).optional().describe('An emoji shown beside the name.'),
+  content: z.string().min(1).max(CARD_LIMITS.contentLength).describe("The persona's system prompt."),
+  tags: tagsSchema,
+});
+
+export const contextCardEntrySchema = z.strictObject({
+  title: z.string().trim().min(1).max(CARD_LIMITS.titleLength).describe('Card title.'),
+  content: z.string().min(1).max(CARD_LIMITS.contentLength).describe('Card content.'),
+  category: z.string().max(CARD_LIMITS.categoryLength).optional().describe('Category; "persona" makes the card a persona.'),
+  tags: tagsSchema,
+  description: z.string().max(CARD_LIMITS.descriptionLength).optional(),
+  emoji: z.string().max(CARD_LIMITS.emojiLength).optional(),
+});
+
+export const compositionEntrySchema = z.strictObject({
+  key: keySchema.optional(),
+  name: nameSchema,
+  description: descriptionSchema,
+  tags: tagsSchema,
+  template: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('Prompt template with {{variable}} placeholders.'),
+  variables: z.array(variableDeclarationSchema).max(100).default([]).describe('Declared variables; undeclared placeholders are required.'),
+  model: modelSchema.optional(),
+});
+
+export const skillEntrySchema = z.strictObject({
+  key: keySchema.optional(),
+  name: nameSchema,
+  description: descriptionSchema,
+  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general'),
+  instructions: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('System prompt; may hold {{variables}}.'),
+  model: modelSchema.optional(),
+});
+
+export const workflowEntrySchema = z.strictObject({
+  key: keySchema.optional(),
+  name: nameSchema,
+  description: descriptionSchema,
+  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general'),
+  ...workflowDefinitionSchema.shape,
+});
+
+const section = <Schema extends z.ZodType>(schema: Schema) => z.array(schema).max(BUNDLE_LIMITS.itemsPerSection).default([]);
+
+export const bundleSchema = z.strictObject({
+  version: z.literal(BUNDLE_VERSION).default(BUNDLE_VERSION).describe('Bundle format version.'),
+  personas: section(personaEntrySchema),
+  context_cards: section(contextCardEntrySchema),
+  compositions: section(compositionEntrySchema),
+  skills: section(skillEntrySchema),
+  workflows: section(workflowEntrySchema),
+});
+
+export type Bundle = z.output<typeof bundleSchema>;
+export type BundleInput = z.input<typeof bundleSchema>;

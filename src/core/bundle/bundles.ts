@@ -1,0 +1,294 @@
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import type { BundleRecords, CompositionVariable, ContextCardRecord, Store } from '../../db/store.js';
+import type { Clock } from '../clock.js';
+import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
+import { templateReferences } from '../engine/template.js';
+import {
+  definitionResourceRefs,
+  mapResourceRefs,
+  validateWorkflowDefinition,
+  WorkflowDefinitionError,
+  type ResourceRef,
+  type WorkflowDefinition,
+} from '../engine/workflow-definition.js';
+import { PorchError } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { bundleSchema, BUNDLE_VERSION, type Bundle } from './bundle-schema.js';
+
+/** How many problems one error message lists before summarising the rest. */
+const MAX_REPORTED_ISSUES = 10;
+
+export interface ImportSummary {
+  account_id: string;
+  personas: number;
+  context_cards: number;
+  compositions: number;
+  skills: number;
+  workflows: number;
+  /** Ids of the created items by bundle key, for items that had one. */
+  ids: Record<string, string>;
+}
+
+function invalid(issues: string[]): PorchError {
+  const shown = issues.slice(0, MAX_REPORTED_ISSUES);
+  const hidden = issues.length - shown.length;
+  return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${shown.join('; ')}${hidden > 0 ? `; and ${hidden} more` : ''}`);
+}
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text === '' ? String(key) : `${text}.${String(key)}`), '');
+}
+
+/** Parses bundle text: JSON when it looks like JSON (or the file says so), YAML otherwise. */
+export function parseBundleText(text: string, format: 'json' | 'yaml' | 'auto' = 'auto'): unknown {
+  const asJson = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(text));
+  try {
+    return asJson ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+  } catch (err) {
+    throw new PorchError('VALIDATION_ERROR', `The bundle is not valid ${asJson ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** Every placeholder of a composition becomes a variable: declared ones keep their settings, others are required. */
+function compositionVariables(template: string, declared: Bundle['compositions'][number]['variables']): CompositionVariable[] {
+  const variables: CompositionVariable[] = declared.map((variable) => ({
+    name: variable.name,
+    required: variable.required,
+    ...(variable.default === undefined ? {} : { default: String(variable.default) }),
+    ...(variable.description === undefined ? {} : { description: variable.description }),
+  }));
+  for (const name of templateReferences(template)) {
+    if (!variables.some((variable) => variable.name === name)) variables.push({ name, required: true });
+  }
+  return variables;
+}
+
+function duplicateKeys(section: string, entries: readonly { key?: string | undefined }[]): string[] {
+  const seen = new Set<string>();
+  const issues: string[] = [];
+  entries.forEach((entry, index) => {
+    if (entry.key === undefined) return;
+    if (seen.has(entry.key)) issues.push(`${section}[${index}].key: duplicate key "${entry.key}"`);
+    seen.add(entry.key);
+  });
+  return issues;
+}
+
+export function createBundleService(store: Store, clock: Clock) {
+  return {
+    /**
+     * Validates the whole bundle first, then writes it in one transaction: on any error nothing is
+     * written and the message names the bad path.
+     */
+    async importBundle(accountId: string, raw: unknown): Promise<ImportSummary> {
+      const account = await store.accounts.findById(accountId);
+      if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
+
+      const parsed = bundleSchema.safeParse(raw);
+      if (!parsed.success) throw invalid(parsed.error.issues.map((issue) => `${pathOf(issue.path) || '(root)'}: ${issue.message}`));
+      const bundle = parsed.data;
+      const issues = [
+        ...duplicateKeys('personas', bundle.personas),
+        ...duplicateKeys('compositions', bundle.compositions),
+        ...duplicateKeys('skills', bundle.skills),
+        ...duplicateKeys('workflows', bundle.workflows),
+      ];
+
+      const now = clock.now();
+      // Items are created in file order with strictly increasing ids, so "newest first" lists the
+      // last item of a section first, as if the operator had created them one by one.
+      const ids = new Map<string, string>();
+      const records: BundleRecords = { contextCards: [], compositions: [], skills: [], workflows: [] };
+      const card = (entry: Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt' | 'updatedAt'>): ContextCardRecord => ({
+        id: newId(),
+        accountId,
+        ...entry,
+        createdAt: now,
+        updatedAt: now,
+      });
+
+      for (const persona of bundle.personas) {
+        const record = card({
+          title: persona.name,
+          content: persona.content,
+          category: PERSONA_CATEGORY,
+          tags: persona.tags,
+          description: persona.description,
+          emoji: persona.emoji ?? null,
+        });
+        if (persona.key) ids.set(`persona:${persona.key}`, record.id);
+        records.contextCards.push(record);
+      }
+      for (const entry of bundle.context_cards) {
+        records.contextCards.push(
+          card({
+            title: entry.title,
+            content: entry.content,
+            category: entry.category ?? null,
+            tags: entry.tags,
+            description: entry.description ?? null,
+            emoji: entry.emoji ?? null,
+          }),
+        );
+      }
+      for (const entry of bundle.compositions) {
+        const id = newId();
+        if (entry.key) ids.set(`composition:${entry.key}`, id);
+        records.compositions.push({
+          id,
+          accountId,
+          name: entry.name,
+          description: entry.description,
+          tags: entry.tags,
+          template: entry.template,
+          variables: compositionVariables(entry.template, entry.variables),
+          defaultModel: entry.model ?? null,
+          timesUsed: 0,
+          createdAt: now,
+        });
+      }
+      for (const entry of bundle.skills) {
+        const id = newId();
+        if (entry.key) ids.set(`skill:${entry.key}`, id);
+        records.skills.push({
+          id,
+          accountId,
+          name: entry.name,
+          description: entry.description,
+          category: entry.category,
+          instructions: entry.instructions,
+          model: entry.model ?? null,
+          createdAt: now,
+        });
+      }
+
+      /** A reference is a bundle key of the right kind, or the id of an existing resource of the account. */
+      const resolveRef = async (ref: ResourceRef): Promise<string | null> => {
+        const local = ids.get(`${ref.kind}:${ref.ref}`);
+        if (local) return local;
+        if (!isUuid(ref.ref)) return null;
+        if (ref.kind === 'skill') return (await store.catalog.findSkill(accountId, ref.ref)) ? ref.ref : null;
+        if (ref.kind === 'composition') return (await store.catalog.findComposition(accountId, ref.ref)) ? ref.ref : null;
+        const persona = await store.contextCards.findOwned(accountId, ref.ref);
+        return persona?.category === PERSONA_CATEGORY ? ref.ref : null;
+      };
+
+      for (const [index, entry] of bundle.workflows.entries()) {
+        const { key, name, description, category, ...definitionInput } = entry;
+        let definition: WorkflowDefinition;
+        try {
+          definition = validateWorkflowDefinition(definitionInput, { pathPrefix: `workflows[${index}]` });
+        } catch (err) {
+          if (err instanceof WorkflowDefinitionError) {
+            issues.push(...err.issues.map((issue) => `${issue.path}: ${issue.message}`));
+            continue;
+          }
+          throw err;
+        }
+        const resolved = new Map<string, string>();
+        for (const ref of definitionResourceRefs(definition)) {
+          const id = await resolveRef(ref);
+          const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
+          if (id === null) issues.push(`workflows[${index}].nodes[${nodeIndex}].${ref.kind}: no ${ref.kind} "${ref.ref}" in the bundle or the account`);
+          else resolved.set(`${ref.kind}:${ref.ref}`, id);
+        }
+        const id = newId();
+        if (key) ids.set(`workflow:${key}`, id);
+        records.workflows.push({
+          id,
+          accountId,
+          name,
+          description,
+          category,
+          definition: mapResourceRefs(definition, (ref) => resolved.get(`${ref.kind}:${ref.ref}`) ?? ref.ref),
+          usageCount: 0,
+          createdAt: now,
+        });
+      }
+      if (issues.length > 0) throw invalid(issues);
+
+      await store.catalog.insertBundle(records);
+      return {
+        account_id: accountId,
+        personas: bundle.personas.length,
+        context_cards: bundle.context_cards.length,
+        compositions: records.compositions.length,
+        skills: records.skills.length,
+        workflows: records.workflows.length,
+        ids: Object.fromEntries([...ids].map(([qualified, id]) => [qualified, id])),
+      };
+    },
+
+    /** Everything the account owns, in the import format; references become bundle keys. */
+    async exportBundle(accountId: string): Promise<Bundle> {
+      const account = await store.accounts.findById(accountId);
+      if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
+      const all = await store.catalog.exportAll(accountId);
+      const keys = new Map<string, string>();
+      const usedKeys = new Set<string>();
+      const keyFor = (kind: string, id: string, name: string): string => {
+        const base = (name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || kind).replace(/^(\d)/, `${kind}-$1`).slice(0, 56);
+        let key = base;
+        for (let n = 2; usedKeys.has(`${kind}:${key}`); n += 1) key = `${base}-${n}`;
+        usedKeys.add(`${kind}:${key}`);
+        keys.set(`${kind}:${id}`, key);
+        return key;
+      };
+      const personas = all.contextCards.filter((card) => card.category === PERSONA_CATEGORY);
+      const cards = all.contextCards.filter((card) => card.category !== PERSONA_CATEGORY);
+      const optional = <Value>(name: string, value: Value | null | undefined) => (value === null || value === undefined ? {} : { [name]: value });
+      return {
+        version: BUNDLE_VERSION,
+        personas: personas.map((card) => ({
+          key: keyFor('persona', card.id, card.title),
+          name: card.title,
+          description: card.description ?? '',
+          ...optional('emoji', card.emoji),
+          content: card.content,
+          tags: card.tags,
+        })),
+        context_cards: cards.map((card) => ({
+          title: card.title,
+          content: card.content,
+          ...optional('category', card.category),
+          tags: card.tags,
+          ...optional('description', card.description),
+          ...optional('emoji', card.emoji),
+        })),
+        compositions: all.compositions.map((composition) => ({
+          key: keyFor('composition', composition.id, composition.name),
+          name: composition.name,
+          description: composition.description,
+          tags: composition.tags,
+          template: composition.template,
+          variables: composition.variables.map((variable) => ({ ...variable, required: variable.required })),
+          ...optional('model', composition.defaultModel),
+        })),
+        skills: all.skills.map((skill) => ({
+          key: keyFor('skill', skill.id, skill.name),
+          name: skill.name,
+          description: skill.description,
+          category: skill.category,
+          instructions: skill.instructions,
+          ...optional('model', skill.model),
+        })),
+        workflows: all.workflows.map((workflow) => {
+          const definition = mapResourceRefs(workflow.definition as WorkflowDefinition, (ref) => keys.get(`${ref.kind}:${ref.ref}`) ?? ref.ref);
+          return {
+            key: keyFor('workflow', workflow.id, workflow.name),
+            name: workflow.name,
+            description: workflow.description,
+            category: workflow.category,
+            ...definition,
+          };
+        }),
+      } as Bundle;
+    },
+
+    formatBundle(bundle: Bundle, format: 'json' | 'yaml'): string {
+      return format === 'json' ? `${JSON.stringify(bundle, null, 2)}\n` : toYaml(bundle, { lineWidth: 0 });
+    },
+  };
+}
+
+export type BundleService = ReturnType<typeof createBundleService>;

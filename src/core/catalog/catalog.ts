@@ -1,0 +1,102 @@
+import type { CompositionRecord, ContextCardRecord, PageRequest, SkillRecord, Store, WorkflowRecord } from '../../db/store.js';
+import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
+import { fetchPage, type Page } from '../pages.js';
+import { toIsoTimestamp } from '../views.js';
+
+/** DECISIONS.md: a persona's preview is the first 160 characters of its system prompt. */
+export const PERSONA_PREVIEW_LENGTH = 160;
+
+export interface WorkflowListItem {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  usage_count: number;
+  created_at: string;
+}
+
+export interface CompositionListItem {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  times_used: number;
+  created_at: string;
+}
+
+export interface SkillListItem {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  created_at: string;
+}
+
+export interface PersonaListItem {
+  id: string;
+  name: string;
+  description: string;
+  emoji: string;
+  content_preview: string;
+  created_at: string;
+}
+
+export function workflowListItem(row: WorkflowRecord): WorkflowListItem {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    usage_count: row.usageCount,
+    created_at: toIsoTimestamp(row.createdAt),
+  };
+}
+
+export function compositionListItem(row: CompositionRecord): CompositionListItem {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    tags: row.tags,
+    times_used: row.timesUsed,
+    created_at: toIsoTimestamp(row.createdAt),
+  };
+}
+
+export function skillListItem(row: SkillRecord): SkillListItem {
+  return { id: row.id, name: row.name, description: row.description, category: row.category, created_at: toIsoTimestamp(row.createdAt) };
+}
+
+/** Cuts at a code-point boundary so a preview never ends in half an emoji. */
+function preview(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const cut = text.slice(0, length);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+export function personaListItem(card: ContextCardRecord): PersonaListItem {
+  return {
+    id: card.id,
+    name: card.title,
+    description: card.description ?? '',
+    emoji: card.emoji ?? '',
+    content_preview: preview(card.content, PERSONA_PREVIEW_LENGTH),
+    created_at: toIsoTimestamp(card.createdAt),
+  };
+}
+
+export function createCatalogService(store: Store) {
+  return {
+    listWorkflows: (accountId: string, page: PageRequest): Promise<Page<WorkflowListItem>> =>
+      fetchPage(page, (request) => store.catalog.listWorkflows(accountId, request), workflowListItem),
+    listCompositions: (accountId: string, page: PageRequest): Promise<Page<CompositionListItem>> =>
+      fetchPage(page, (request) => store.catalog.listCompositions(accountId, request), compositionListItem),
+    listSkills: (accountId: string, page: PageRequest): Promise<Page<SkillListItem>> =>
+      fetchPage(page, (request) => store.catalog.listSkills(accountId, request), skillListItem),
+    listPersonas: (accountId: string, page: PageRequest): Promise<Page<PersonaListItem>> =>
+      fetchPage(page, (request) => store.contextCards.list(accountId, request, PERSONA_CATEGORY), personaListItem),
+  };
+}
+
+export type CatalogService = ReturnType<typeof createCatalogService>;

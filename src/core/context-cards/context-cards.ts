@@ -1,0 +1,103 @@
+import type { ContextCardRecord, PageRequest, Store } from '../../db/store.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import { fetchPage, type Page } from '../pages.js';
+import { toIsoTimestamp } from '../views.js';
+
+/** Cards are prompt context: generous, but bounded so one card cannot fill the database. */
+export const CARD_LIMITS = {
+  titleLength: 200,
+  contentLength: 100_000,
+  categoryLength: 64,
+  tags: 32,
+  tagLength: 64,
+  descriptionLength: 1_000,
+  emojiLength: 16,
+} as const;
+
+/** The category that makes a card a persona (spec §1). */
+export const PERSONA_CATEGORY = 'persona';
+
+export interface ContextCardView {
+  id: string;
+  title: string;
+  content: string;
+  category: string | null;
+  tags: string[];
+  description: string | null;
+  emoji: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContextCardWrite {
+  title: string;
+  content: string;
+  category?: string | null;
+  tags?: string[];
+  description?: string | null;
+  emoji?: string | null;
+}
+
+export function contextCardView(card: ContextCardRecord): ContextCardView {
+  return {
+    id: card.id,
+    title: card.title,
+    content: card.content,
+    category: card.category,
+    tags: card.tags,
+    description: card.description,
+    emoji: card.emoji,
+    created_at: toIsoTimestamp(card.createdAt),
+    updated_at: toIsoTimestamp(card.updatedAt),
+  };
+}
+
+function notFound(id: string): PorchError {
+  return new PorchError('RESOURCE_NOT_FOUND', `Context card ${id} was not found.`);
+}
+
+export function createContextCardService(store: Store, clock: Clock) {
+  return {
+    list(accountId: string, page: PageRequest): Promise<Page<ContextCardView>> {
+      return fetchPage(page, (request) => store.contextCards.list(accountId, request), contextCardView);
+    },
+
+    async get(accountId: string, id: string): Promise<ContextCardView> {
+      const card = await store.contextCards.findOwned(accountId, id);
+      if (!card) throw notFound(id);
+      return contextCardView(card);
+    },
+
+    async create(accountId: string, input: ContextCardWrite): Promise<ContextCardView> {
+      const now = clock.now();
+      const card: ContextCardRecord = {
+        id: newId(),
+        accountId,
+        title: input.title,
+        content: input.content,
+        category: input.category ?? null,
+        tags: input.tags ?? [],
+        description: input.description ?? null,
+        emoji: input.emoji ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await store.contextCards.insert(card);
+      return contextCardView(card);
+    },
+
+    async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
+      const updated = await store.contextCards.update(accountId, id, { ...changes, updatedAt: clock.now() });
+      if (!updated) throw notFound(id);
+      return contextCardView(updated);
+    },
+
+    async delete(accountId: string, id: string): Promise<void> {
+      if (!(await store.contextCards.delete(accountId, id))) throw notFound(id);
+    },
+  };
+}
+
+export type ContextCardService = ReturnType<typeof createContextCardService>;

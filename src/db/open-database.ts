@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema.js';
+
+export type PorchDatabase = BetterSQLite3Database<typeof schema>;
+
+export interface OpenedDatabase {
+  db: PorchDatabase;
+  sqlite: Database.Database;
+  /** The file path, or ':memory:'. */
+  location: string;
+}
+
+/** Migrations are committed SQL; the folder sits beside the sources and ships with the package. */
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
+
+/**
+ * How long a connection waits for another process's write lock before giving up. Two Porch
+ * processes may share one database file; writes are short, so a few seconds is ample.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location. */
+export function databaseLocation(databaseUrl: string): string {
+  if (databaseUrl === ':memory:' || databaseUrl === 'file::memory:') return ':memory:';
+  const path = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
+  if (path.length === 0) throw new Error('DATABASE_URL names no file.');
+  return resolve(path);
+}
+
+/** Opens (creating if needed) the database, sets its pragmas and applies pending migrations. */
+export function openDatabase(databaseUrl: string): OpenedDatabase {
+  const location = databaseLocation(databaseUrl);
+  if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+  const sqlite = new Database(location);
+  // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
+  // (kill -9), which is the failure the server must survive without fsync on every request.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  sqlite.pragma('foreign_keys = ON');
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return { db, sqlite, location };
+}

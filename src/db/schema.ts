@@ -1,0 +1,295 @@
+/**
+ * The SQLite schema. Timestamps are integer epoch milliseconds (converted to ISO 8601 at the API
+ * boundary); JSON columns hold arrays and objects that are always read and written whole.
+ * Ids are UUIDv7, so ordering by id is ordering by creation time.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const timestamps = {
+  createdAt: integer('created_at').notNull(),
+};
+
+export const organisations = sqliteTable('organisations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  euOnlyModels: integer('eu_only_models', { mode: 'boolean' }).notNull().default(false),
+  strictByok: integer('strict_byok', { mode: 'boolean' }).notNull().default(false),
+  ownerAccountId: text('owner_account_id'),
+  ...timestamps,
+});
+
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    email: text('email').notNull(),
+    name: text('name'),
+    plan: text('plan', { enum: ['free', 'builder', 'expert'] }).notNull(),
+    /** When the account last left the Expert plan; starts the 7-day grace period of its keys. */
+    downgradedAt: integer('downgraded_at'),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('accounts_email_unique').on(table.email), index('accounts_organisation_idx').on(table.organisationId)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    /** The first characters of the key, safe to display ("mdi_AbC1"). */
+    prefix: text('prefix').notNull(),
+    /** SHA-256 of the whole key, hex. The plaintext is never stored. */
+    hash: text('hash').notNull(),
+    scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    requestsPerMinute: integer('requests_per_minute').notNull(),
+    requestsPerDay: integer('requests_per_day').notNull(),
+    ...timestamps,
+    expiresAt: integer('expires_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (table) => [uniqueIndex('api_keys_hash_unique').on(table.hash), index('api_keys_account_idx').on(table.accountId)],
+);
+
+export const partnerKeys = sqliteTable(
+  'partner_keys',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    /** The product surface: scopes the partner may use; null means every scope. */
+    scopes: text('scopes', { mode: 'json' }).$type<string[] | null>(),
+    requestsPerMinute: integer('requests_per_minute').notNull(),
+    requestsPerDay: integer('requests_per_day').notNull(),
+    ...timestamps,
+    revokedAt: integer('revoked_at'),
+  },
+  (table) => [uniqueIndex('partner_keys_hash_unique').on(table.hash)],
+);
+
+export const rateLimitCounters = sqliteTable(
+  'rate_limit_counters',
+  {
+    keyId: text('key_id').notNull(),
+    window: text('window', { enum: ['minute', 'day'] }).notNull(),
+    /** Unix seconds at which the current window started. */
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.keyId, table.window] })],
+);
+
+export const creditBalances = sqliteTable('credit_balances', {
+  accountId: text('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  /** Tokens the account owns (1 credit = 1,000 tokens). */
+  balanceTokens: integer('balance_tokens').notNull(),
+  /** Tokens held by open reservations; available = balance - reserved. */
+  reservedTokens: integer('reserved_tokens').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const creditReservations = sqliteTable(
+  'credit_reservations',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    tokens: integer('tokens').notNull(),
+    ...timestamps,
+    /** A reservation still open after this time was left by a crash and is released by the sweeper. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('credit_reservations_expiry_idx').on(table.expiresAt)],
+);
+
+export const creditLedger = sqliteTable(
+  'credit_ledger',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    kind: text('kind', { enum: ['grant', 'usage', 'adjustment'] }).notNull(),
+    deltaTokens: integer('delta_tokens').notNull(),
+    balanceAfterTokens: integer('balance_after_tokens').notNull(),
+    reference: text('reference'),
+    ...timestamps,
+  },
+  (table) => [index('credit_ledger_account_idx').on(table.accountId)],
+);
+
+export const usageRecords = sqliteTable(
+  'usage_records',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    apiKeyId: text('api_key_id'),
+    partnerKeyId: text('partner_key_id'),
+    operation: text('operation').notNull(),
+    resourceId: text('resource_id'),
+    runId: text('run_id'),
+    nodeId: text('node_id'),
+    model: text('model'),
+    inputTokens: integer('input_tokens').notNull(),
+    outputTokens: integer('output_tokens').notNull(),
+    totalTokens: integer('total_tokens').notNull(),
+    chargedTokens: integer('charged_tokens').notNull(),
+    byok: integer('byok', { mode: 'boolean' }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    status: text('status', { enum: ['succeeded', 'failed', 'billing_failed'] }).notNull(),
+    ...timestamps,
+  },
+  (table) => [index('usage_records_account_idx').on(table.accountId), index('usage_records_run_idx').on(table.runId)],
+);
+
+export const contextCards = sqliteTable(
+  'context_cards',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    title: text('title').notNull(),
+    content: text('content').notNull(),
+    category: text('category'),
+    tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+    description: text('description'),
+    emoji: text('emoji'),
+    ...timestamps,
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [
+    index('context_cards_account_idx').on(table.accountId, table.id),
+    index('context_cards_category_idx').on(table.accountId, table.category, table.id),
+  ],
+);
+
+export const compositions = sqliteTable(
+  'compositions',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+    template: text('template').notNull(),
+    variables: text('variables', { mode: 'json' })
+      .$type<{ name: string; required: boolean; default?: string; description?: string }[]>()
+      .notNull(),
+    defaultModel: text('default_model'),
+    timesUsed: integer('times_used').notNull().default(0),
+    ...timestamps,
+  },
+  (table) => [index('compositions_account_idx').on(table.accountId, table.id)],
+);
+
+export const skills = sqliteTable(
+  'skills',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    category: text('category').notNull(),
+    instructions: text('instructions').notNull(),
+    model: text('model'),
+    ...timestamps,
+  },
+  (table) => [index('skills_account_idx').on(table.accountId, table.id)],
+);
+
+export const workflows = sqliteTable(
+  'workflows',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    category: text('category').notNull(),
+    /** The validated workflow definition (variables, nodes, outputs), references resolved to ids. */
+    definition: text('definition', { mode: 'json' }).$type<unknown>().notNull(),
+    usageCount: integer('usage_count').notNull().default(0),
+    ...timestamps,
+  },
+  (table) => [index('workflows_account_idx').on(table.accountId, table.id)],
+);
+
+export const workflowRuns = sqliteTable(
+  'workflow_runs',
+  {
+    id: text('id').primaryKey(),
+    workflowId: text('workflow_id').notNull(),
+    accountId: text('account_id').notNull(),
+    status: text('status', { enum: ['completed', 'failed'] }).notNull(),
+    result: text('result', { mode: 'json' }).$type<unknown>().notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    ...timestamps,
+  },
+  (table) => [index('workflow_runs_workflow_idx').on(table.workflowId)],
+);
+
+export const idempotencyRecords = sqliteTable(
+  'idempotency_records',
+  {
+    /** Scoped per account: the same header value from two accounts never collides. */
+    accountId: text('account_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    operation: text('operation').notNull(),
+    requestHash: text('request_hash').notNull(),
+    /** null while the first request is still running. */
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body', { mode: 'json' }).$type<unknown>(),
+    ...timestamps,
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.idempotencyKey] }), index('idempotency_expiry_idx').on(table.expiresAt)],
+);
+
+export const byokKeys = sqliteTable(
+  'byok_keys',
+  {
+    id: text('id').primaryKey(),
+    /** Exactly one of accountId / organisationId is set. */
+    accountId: text('account_id'),
+    organisationId: text('organisation_id'),
+    provider: text('provider').notNull(),
+    /** AES-256-GCM ciphertext (versioned, with IV and tag); never the plaintext. */
+    encryptedKey: text('encrypted_key').notNull(),
+    keyHint: text('key_hint').notNull(),
+    ...timestamps,
+    revokedAt: integer('revoked_at'),
+  },
+  (table) => [index('byok_keys_owner_idx').on(table.accountId, table.organisationId, table.provider)],
+);
+
+export const sanitiserRules = sqliteTable(
+  'sanitiser_rules',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    ruleId: text('rule_id').notNull(),
+    kind: text('kind', { enum: ['custom', 'override'] }).notNull(),
+    definition: text('definition', { mode: 'json' }).$type<unknown>().notNull(),
+    ...timestamps,
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [uniqueIndex('sanitiser_rules_org_rule_unique').on(table.organisationId, table.ruleId)],
+);
+

@@ -1,0 +1,169 @@
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import type { PorchDatabase } from '../open-database.js';
+import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from '../schema.js';
+import type {
+  AccountRecord,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  OrganisationRecord,
+  OrganisationRepository,
+  PartnerKeyRecord,
+  PartnerKeyRepository,
+  Plan,
+} from '../store.js';
+import { newId } from '../../core/ids.js';
+
+export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
+  const byId = db.select().from(organisations).where(eq(organisations.id, sql.placeholder('id'))).prepare();
+  return {
+    async findById(id) {
+      return byId.get({ id }) ?? null;
+    },
+    async update(id, changes) {
+      return db.update(organisations).set(changes).where(eq(organisations.id, id)).returning().get() ?? null;
+    },
+  };
+}
+
+export function createAccountRepository(db: PorchDatabase): AccountRepository {
+  const byId = db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare();
+  return {
+    async create(account: AccountRecord, organisation: OrganisationRecord | null, initialTokens: number) {
+      db.transaction(
+        (tx) => {
+          if (organisation) tx.insert(organisations).values(organisation).run();
+          tx.insert(accounts).values(account).run();
+          tx.insert(creditBalances)
+            .values({ accountId: account.id, balanceTokens: initialTokens, reservedTokens: 0, updatedAt: account.createdAt })
+            .run();
+          if (initialTokens > 0) {
+            tx.insert(creditLedger)
+              .values({
+                id: newId(),
+                accountId: account.id,
+                kind: 'grant',
+                deltaTokens: initialTokens,
+                balanceAfterTokens: initialTokens,
+                reference: 'account created',
+                createdAt: account.createdAt,
+              })
+              .run();
+          }
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async findById(id) {
+      return (byId.get({ id }) as AccountRecord | undefined) ?? null;
+    },
+    async findByEmail(email) {
+      return (db.select().from(accounts).where(eq(accounts.email, email)).get() as AccountRecord | undefined) ?? null;
+    },
+    async list() {
+      return db.select().from(accounts).orderBy(asc(accounts.id)).all() as AccountRecord[];
+    },
+    async count() {
+      return db.select({ n: count() }).from(accounts).get()?.n ?? 0;
+    },
+    async setPlan(id: string, plan: Plan, downgradedAt: number | null, revokeKeysAt: number | null) {
+      return db.transaction(
+        (tx) => {
+          if (revokeKeysAt !== null) {
+            tx.update(apiKeys)
+              .set({ revokedAt: revokeKeysAt })
+              .where(and(eq(apiKeys.accountId, id), isNull(apiKeys.revokedAt)))
+              .run();
+          }
+          return (tx.update(accounts).set({ plan, downgradedAt }).where(eq(accounts.id, id)).returning().get() as AccountRecord | undefined) ?? null;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}
+
+export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
+  const byHash = db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare();
+  const activeCount = (accountId: string, now: number) =>
+    db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${now})`))
+      .get()?.n ?? 0;
+  return {
+    async insertIfBelowLimit(key: ApiKeyRecord, maxActive: number, now: number) {
+      return db.transaction(
+        (tx) => {
+          if (activeCount(key.accountId, now) >= maxActive) return false;
+          tx.insert(apiKeys).values(key).run();
+          return true;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async findByHash(hash) {
+      return byHash.get({ hash }) ?? null;
+    },
+    async findById(id) {
+      return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
+    },
+    async listByAccount(accountId) {
+      return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(asc(apiKeys.id)).all();
+    },
+    async revoke(id, at) {
+      db.update(apiKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .run();
+      return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
+    },
+    async revokeAllForAccount(accountId, at) {
+      return db
+        .update(apiKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+        .run().changes;
+    },
+    async replace(oldId, replacement, at) {
+      return db.transaction(
+        (tx) => {
+          const revoked = tx
+            .update(apiKeys)
+            .set({ revokedAt: at })
+            .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt)))
+            .run().changes;
+          if (revoked === 0) return false;
+          tx.insert(apiKeys).values(replacement).run();
+          return true;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}
+
+export function createPartnerKeyRepository(db: PorchDatabase): PartnerKeyRepository {
+  const byHash = db.select().from(partnerKeys).where(eq(partnerKeys.hash, sql.placeholder('hash'))).prepare();
+  return {
+    async insert(key: PartnerKeyRecord) {
+      db.insert(partnerKeys).values(key).run();
+    },
+    async findByHash(hash) {
+      return byHash.get({ hash }) ?? null;
+    },
+    async findById(id) {
+      return db.select().from(partnerKeys).where(eq(partnerKeys.id, id)).get() ?? null;
+    },
+    async listByOrganisation(organisationId) {
+      return db.select().from(partnerKeys).where(eq(partnerKeys.organisationId, organisationId)).orderBy(asc(partnerKeys.id)).all();
+    },
+    async revoke(id, at) {
+      db.update(partnerKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(partnerKeys.id, id), isNull(partnerKeys.revokedAt)))
+        .run();
+      return db.select().from(partnerKeys).where(eq(partnerKeys.id, id)).get() ?? null;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { sql } from 'drizzle-orm';
+import { openDatabase, type OpenedDatabase } from '../open-database.js';
+import type { Store } from '../store.js';
+import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
+import { createCatalogRepository, createContextCardRepository } from './content.js';
+import { createCreditStore, createUsageRepository } from './credits.js';
+import { createRateLimitStore } from './rate-limits.js';
+
+export interface SqliteStore extends Store {
+  /** The underlying connection, for tests and benchmarks that inspect the file. */
+  readonly database: OpenedDatabase;
+}
+
+/** The SQLite implementation of every storage port, over one better-sqlite3 connection. */
+export function createSqliteStore(databaseUrl: string): SqliteStore {
+  const database = openDatabase(databaseUrl);
+  const { db, sqlite } = database;
+  return {
+    database,
+    organisations: createOrganisationRepository(db),
+    accounts: createAccountRepository(db),
+    apiKeys: createApiKeyRepository(db),
+    partnerKeys: createPartnerKeyRepository(db),
+    rateLimits: createRateLimitStore(db),
+    credits: createCreditStore(db),
+    usage: createUsageRepository(db),
+    contextCards: createContextCardRepository(db),
+    catalog: createCatalogRepository(db),
+    async ping() {
+      try {
+        return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}

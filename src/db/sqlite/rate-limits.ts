@@ -1,0 +1,64 @@
+import { eq, sql } from 'drizzle-orm';
+import type { PorchDatabase } from '../open-database.js';
+import { rateLimitCounters } from '../schema.js';
+import type { RateLimitStore, RateWindowLimits, RateWindowOutcome } from '../store.js';
+
+const SECONDS_PER_MINUTE = 60;
+const SECONDS_PER_DAY = 86_400;
+
+/**
+ * Fixed windows aligned to the minute and to the UTC day, as the spec's limits are "per minute"
+ * and "per day" and `X-RateLimit-Reset` names the end of the window. Both counters are read,
+ * checked and incremented in one IMMEDIATE transaction, so concurrent requests (and two processes
+ * on one file) can never let more through than the limit.
+ */
+export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
+  const read = db.select().from(rateLimitCounters).where(eq(rateLimitCounters.keyId, sql.placeholder('keyId'))).prepare();
+  const upsert = db
+    .insert(rateLimitCounters)
+    .values({
+      keyId: sql.placeholder('keyId'),
+      window: sql.placeholder('window'),
+      windowStart: sql.placeholder('windowStart'),
+      count: sql.placeholder('count'),
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.keyId, rateLimitCounters.window],
+      set: { windowStart: sql`excluded.window_start`, count: sql`excluded.count` },
+    })
+    .prepare();
+
+  return {
+    async consume(limits: RateWindowLimits): Promise<RateWindowOutcome> {
+      const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
+      const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
+      return db.transaction(
+        () => {
+          let minuteCount = 0;
+          let dayCount = 0;
+          for (const row of read.all({ keyId: limits.keyId })) {
+            if (row.window === 'minute' && row.windowStart === minuteStart) minuteCount = row.count;
+            if (row.window === 'day' && row.windowStart === dayStart) dayCount = row.count;
+          }
+          const exceeded =
+            minuteCount >= limits.requestsPerMinute ? 'minute' : dayCount >= limits.requestsPerDay ? 'day' : null;
+          if (exceeded === null) {
+            minuteCount += 1;
+            dayCount += 1;
+            upsert.run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
+            upsert.run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
+          }
+          return {
+            allowed: exceeded === null,
+            exceeded,
+            minuteCount,
+            dayCount,
+            minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
+            dayResetSeconds: dayStart + SECONDS_PER_DAY,
+          };
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths whose values are secrets. Keys, partner keys and BYOK keys must never reach a log line,
+ * whatever object they travel in.
+ */
+const REDACTED_PATHS = [
+  'apiKey',
+  'key',
+  'plaintext',
+  'secret',
+  'password',
+  '*.apiKey',
+  '*.key',
+  '*.plaintext',
+  '*.secret',
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'headers["x-api-key"]',
+  'headers.authorization',
+];
+
+/** A structured logger writing JSON lines to stderr: stdout belongs to CLI output and MCP stdio. */
+export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'porch' },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination,
+  );
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export function createSilentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,101 @@
+/**
+ * The one path every keyed call takes, for REST and MCP alike:
+ * authenticate → scope → rate limit → validate → run (which reserves, settles and records usage
+ * for executions). Business denials come back as values; only faults are logged.
+ */
+import type { z } from 'zod';
+import type { Caller } from '../core/access/caller.js';
+import type { Credentials } from '../core/access/authenticator.js';
+import type { RateLimitState } from '../core/access/rate-limiter.js';
+import { grantsAny } from '../core/access/scopes.js';
+import type { Core } from '../core/core.js';
+import { PorchError, toPorchError } from '../core/errors.js';
+import type { Operation } from './operation.js';
+
+export interface InvocationRequest {
+  credentials: Credentials;
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+  /** A body the door could not parse (malformed JSON); reported at the validation step. */
+  bodyError?: PorchError;
+  requestId: string;
+  idempotencyKey?: string | undefined;
+  signal: AbortSignal;
+  /** How field paths read in validation messages: `body.title` (REST) or `title` (MCP arguments). */
+  pathStyle: 'located' | 'plain';
+}
+
+export interface InvocationMeta {
+  /** Set once the request was counted (or refused) by the rate limiter. */
+  rateLimit: RateLimitState | null;
+  /** Whole credits left after the request, for every authenticated request. */
+  creditsRemaining: number | null;
+}
+
+export type InvocationResult =
+  | { ok: true; status: number; data: unknown; meta: InvocationMeta }
+  | { ok: false; error: PorchError; meta: InvocationMeta };
+
+/** Whether a key with these scopes may call the operation (public operations: always). */
+export function isOperationAllowed(operation: Operation, scopes: readonly string[]): boolean {
+  return operation.access === 'public' || grantsAny(scopes, operation.scopes);
+}
+
+function formatPath(location: string, path: readonly PropertyKey[], style: InvocationRequest['pathStyle']): string {
+  const segments = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+  if (style === 'plain') return segments.replace(/^\./, '') || 'arguments';
+  return `${location}${segments}`;
+}
+
+function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, location: string, style: InvocationRequest['pathStyle']): z.output<Schema> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${formatPath(location, issue.path, style)}: ${issue.message}`);
+  throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problems.join('; ')}.`);
+}
+
+/** Validates each part against the operation's own schemas and merges them into one input. */
+export function parseOperationInput(operation: Operation, request: Pick<InvocationRequest, 'params' | 'query' | 'body' | 'bodyError' | 'pathStyle'>): Record<string, unknown> {
+  if (request.bodyError) throw request.bodyError;
+  return {
+    ...(operation.params ? parsePart(operation.params, request.params, 'path', request.pathStyle) : {}),
+    ...(operation.query ? parsePart(operation.query, request.query, 'query', request.pathStyle) : {}),
+    ...(operation.body ? parsePart(operation.body, request.body, 'body', request.pathStyle) : {}),
+  };
+}
+
+export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
+  const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
+  let caller: Caller | null = null;
+  try {
+    if (operation.access === 'public') {
+      const input = parseOperationInput(operation, request);
+      const data = await operation.run(input, { core, caller: null, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal });
+      return { ok: true, status: operation.successStatus, data, meta };
+    }
+
+    caller = await core.authenticator.authenticate(request.credentials);
+    if (!grantsAny(caller.credential.scopes, operation.scopes)) {
+      throw new PorchError(
+        'INSUFFICIENT_PERMISSIONS',
+        `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`,
+      );
+    }
+    const decision = await core.rateLimiter.consume(caller);
+    meta.rateLimit = decision.state;
+    if (decision.refusal) throw decision.refusal;
+
+    const input = parseOperationInput(operation, request);
+    const data = await operation.run(input, { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal });
+    meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+    return { ok: true, status: operation.successStatus, data, meta };
+  } catch (err) {
+    const error = toPorchError(err);
+    if (error.code === 'INTERNAL_ERROR') {
+      core.logger.error({ err, requestId: request.requestId, operation: operation.name }, 'operation failed');
+    }
+    if (caller) meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id).catch(() => null);
+    return { ok: false, error, meta };
+  }
+}

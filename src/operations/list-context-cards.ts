@@ -1,0 +1,18 @@
+import { contextCardSchema, contextCardScopes, contextCardTag } from './context-card-schemas.js';
+import { defineKeyedOperation } from './operation.js';
+import { listOf, pageQuery } from './schemas.js';
+
+export const listContextCards = defineKeyedOperation({
+  name: 'list_context_cards',
+  title: 'List context cards',
+  description: "Lists the caller's context cards (reusable prompt context, personas included), newest first.",
+  method: 'GET',
+  path: '/context-cards',
+  tag: contextCardTag,
+  effect: 'read',
+  successStatus: 200,
+  scopes: contextCardScopes,
+  query: pageQuery,
+  output: listOf(contextCardSchema, 'context cards'),
+  run: (input, { core, caller }) => core.contextCards.list(caller.account.id, input),
+});

@@ -1,0 +1,53 @@
+/** Schemas shared by several operations. Every field is described: the text reaches OpenAPI and MCP. */
+import { z } from 'zod';
+
+/** Lists return everything by default; a page can be at most this large. */
+export const MAX_PAGE_LIMIT = 500;
+
+export const idParams = z.object({
+  id: z.uuid({ error: 'must be a uuid' }).describe('Resource id (uuid).'),
+});
+
+export const pageQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`)
+    .optional()
+    .describe(`Optional page size (1-${MAX_PAGE_LIMIT}). Without it the list returns every item.`),
+  cursor: z
+    .uuid({ error: 'must be a uuid (a next_cursor value)' })
+    .optional()
+    .describe('Optional: the next_cursor of the previous page; returns the items after it.'),
+});
+
+export const timestampSchema = z.iso.datetime().describe('ISO 8601 UTC timestamp.');
+
+export const tokenUsageSchema = z
+  .object({
+    input_tokens: z.number().int().min(0).describe('Tokens sent to the model (prompt).'),
+    output_tokens: z.number().int().min(0).describe('Tokens the model produced.'),
+    total_tokens: z.number().int().min(0).describe('input_tokens + output_tokens; 1 credit = 1,000 tokens.'),
+  })
+  .describe('Token usage of the call.');
+
+export const modelIdSchema = z
+  .string()
+  .min(3)
+  .max(200)
+  .regex(/^[^/\s]+\/\S+$/, 'must be a model id of the form <provider>/<model_name>')
+  .describe('Model id, <provider>/<model_name> (e.g. "openai/gpt-4o-mini", "echo/echo").');
+
+/** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`. */
+export function listOf<Item extends z.ZodType>(item: Item, what: string) {
+  return z.object({
+    items: z.array(item).describe(`The ${what}, newest first.`),
+    count: z.number().int().min(0).describe('Number of items in `items`.'),
+    next_cursor: z
+      .uuid()
+      .nullable()
+      .optional()
+      .describe('Present when `limit` was sent: the cursor of the next page, or null on the last page.'),
+  });
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { contextCardSchema, contextCardScopes, contextCardTag, contextCardWriteFields } from './context-card-schemas.js';
+import { defineKeyedOperation } from './operation.js';
+import { idParams } from './schemas.js';
+
+export const updateContextCard = defineKeyedOperation({
+  name: 'update_context_card',
+  title: 'Update a context card',
+  description: 'Changes some fields of one of the caller\'s context cards (a partial update: send at least one field).',
+  method: 'PATCH',
+  path: '/context-cards/{id}',
+  tag: contextCardTag,
+  effect: 'write',
+  successStatus: 200,
+  scopes: contextCardScopes,
+  params: idParams,
+  body: z.strictObject({ ...contextCardWriteFields, title: contextCardWriteFields.title.optional(), content: contextCardWriteFields.content.optional() }).refine(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    { message: 'send at least one field to change' },
+  ),
+  output: contextCardSchema,
+  run: ({ id, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes),
+});

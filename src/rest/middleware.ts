@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import { API_VERSION } from '../core/health.js';
+import { PorchError } from '../core/errors.js';
+
+/** A caller-supplied request id is kept only when it is short and plain, so it is safe to log and echo. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** A body that arrived but could not be parsed; reported after authentication. */
+    bodyError?: PorchError;
+  }
+}
+
+/** X-Request-Id and X-API-Version on every response, errors included, and one access-log line. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const inbound = req.headers['x-request-id'];
+    const requestId = typeof inbound === 'string' && SAFE_REQUEST_ID.test(inbound) ? inbound : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-API-Version', API_VERSION);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info(
+        { requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * JSON bodies only. Transport problems answer at once (413 too large, 415 not JSON); a malformed
+ * JSON body is kept as `req.bodyError` so the caller is authenticated before being told about it.
+ */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parse = express.json({ limit: limitBytes, type: () => true });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) return next();
+    if (!req.is(['application/json', '+json'])) {
+      return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.'));
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) return next();
+      const type = (err as { type?: string }).type;
+      if (type === 'entity.too.large') {
+        return next(new PorchError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`));
+      }
+      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+        return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.'));
+      }
+      if (type === 'entity.parse.failed') {
+        req.bodyError = new PorchError('VALIDATION_ERROR', 'The request body is not valid JSON.');
+        return next();
+      }
+      return next(new PorchError('VALIDATION_ERROR', 'The request body could not be read.'));
+    });
+  };
+}

@@ -1,0 +1,57 @@
+import { Router, type Request, type Response } from 'express';
+import type { Core } from '../core/core.js';
+import type { ErrorCodeSet } from '../core/errors.js';
+import { invokeOperation } from '../operations/invoke.js';
+import type { Operation } from '../operations/operation.js';
+import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+
+/** `/context-cards/{id}` → `/context-cards/:id` (Express route syntax). */
+export function toExpressPath(path: string): string {
+  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/** The key from X-API-Key, or from `Authorization: Bearer` (accepted for MCP-style clients). */
+export function apiKeyFrom(req: Request): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string') return header;
+  const authorization = req.headers.authorization;
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice('bearer '.length);
+  return undefined;
+}
+
+function headerValue(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** One route per operation, all through the shared invocation path; handlers only translate. */
+export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet): Router {
+  const router = Router();
+  for (const operation of operations) {
+    const handler = async (req: Request, res: Response) => {
+      const abort = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      const result = await invokeOperation(core, operation, {
+        credentials: { apiKey: apiKeyFrom(req), actingAccountId: headerValue(req, 'x-porch-account') },
+        params: req.params,
+        query: req.query,
+        body: req.body,
+        ...(req.bodyError ? { bodyError: req.bodyError } : {}),
+        requestId: String(res.locals.requestId),
+        idempotencyKey: headerValue(req, 'idempotency-key'),
+        signal: abort.signal,
+        pathStyle: 'located',
+      });
+      setMetaHeaders(res, result.meta);
+      if (result.ok) sendSuccess(res, result.status, result.data);
+      else sendError(res, result.error, codeSet);
+    };
+    router[operation.method === 'GET' ? 'get' : operation.method === 'POST' ? 'post' : operation.method === 'PATCH' ? 'patch' : 'delete'](
+      toExpressPath(operation.path),
+      handler,
+    );
+  }
+  return router;
+}

@@ -1,0 +1,94 @@
+/** The operator CLI, run as a real process against a real database file. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+
+const run = promisify(execFile);
+const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+
+let directory: string;
+let env: NodeJS.ProcessEnv;
+
+async function porch(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...CLI, ...args], { env, cwd: process.cwd() });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failure = err as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-cli-'));
+  env = { ...process.env, DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent', PORCH_CONFIG: '' };
+  delete env.PORCH_CONFIG;
+});
+afterAll(() => rm(directory, { recursive: true, force: true }));
+
+describe('porch CLI', () => {
+  it('runs the documented account, key, plan and credit commands', async () => {
+    const created = await porch('account', 'create', '--email', 'ada@example.com', '--plan', 'expert', '--credits', '1000', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const account = JSON.parse(created.stdout) as { id: string; credits: number; plan: string };
+    expect(account).toMatchObject({ plan: 'expert', credits: 1000 });
+
+    const key = await porch('key', 'create', '--account', account.id, '--scopes', 'read:workflow,api:context-cards', '--rpm', '5', '--rpd', '20000', '--json');
+    expect(key.code, key.stderr).toBe(0);
+    const keyJson = JSON.parse(key.stdout) as { id: string; key: string; scopes: string[]; requests_per_minute: number };
+    expect(keyJson.key).toMatch(/^mdi_[A-Za-z0-9_-]{43}$/);
+    expect(keyJson).toMatchObject({ scopes: ['read:workflow', 'api:context-cards'], requests_per_minute: 5 });
+
+    const listed = await porch('key', 'list', '--account', account.id, '--json');
+    expect(listed.stdout).not.toContain(keyJson.key);
+
+    expect((await porch('credits', 'grant', '--account', account.id, '--credits', '500')).code).toBe(0);
+    const shown = JSON.parse((await porch('credits', 'show', '--account', account.id, '--json')).stdout) as { credits: number };
+    expect(shown.credits).toBe(1500);
+
+    expect((await porch('account', 'set-plan', account.id, 'builder')).code).toBe(0);
+    const refused = await porch('key', 'create', '--account', account.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/Only Expert accounts may create API keys/);
+
+    expect((await porch('key', 'revoke', keyJson.id)).code).toBe(0);
+    const afterRevoke = JSON.parse((await porch('key', 'list', '--account', account.id, '--json')).stdout) as Array<{ status: string }>;
+    expect(afterRevoke[0]?.status).toBe('revoked');
+  });
+
+  it('imports and exports bundles, and refuses an invalid one writing nothing', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'grace@example.com', '--json')).stdout) as { id: string };
+    const file = join(directory, 'bundle.yaml');
+    await writeFile(file, stringify(DEMO_BUNDLE));
+    const imported = await porch('import', file, '--account', account.id, '--json');
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ workflows: 1, compositions: 1, skills: 1, personas: 1, context_cards: 2 });
+
+    const exported = await porch('export', '--account', account.id, '--format', 'json');
+    expect(JSON.parse(exported.stdout)).toMatchObject({ version: 1, workflows: [{ name: 'Release announcement' }] });
+
+    const bad = join(directory, 'bad.json');
+    await writeFile(bad, JSON.stringify({ skills: [{ name: 'x' }] }));
+    const refused = await porch('import', bad, '--account', account.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/skills\[0\]\.instructions/);
+  });
+
+  it('exits non-zero with a clear message on bad input', async () => {
+    const badNumber = await porch('key', 'create', '--account', 'x', '--rpm', 'many');
+    expect(badNumber.code).toBe(1);
+    expect(badNumber.stderr).toMatch(/--rpm must be a whole number/);
+    const missing = await porch('account', 'show', '0190a4b0-0000-7000-8000-000000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No account with id/);
+    const unknown = await porch('account', 'fly');
+    expect(unknown.code).not.toBe(0);
+    const help = await porch('key', 'create', '--help');
+    expect(help.stdout).toMatch(/--scopes <list>/);
+  });
+});

@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseBundleText } from '../../src/core/bundle/bundles.js';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { PorchError } from '../../src/core/errors.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+let accountId: string;
+beforeEach(async () => {
+  harness = await createHarness();
+  ({ accountId } = await harness.createAccount());
+});
+afterEach(() => harness.close());
+
+async function counts(id: string) {
+  const all = await harness.store.catalog.exportAll(id);
+  return { cards: all.contextCards.length, compositions: all.compositions.length, skills: all.skills.length, workflows: all.workflows.length };
+}
+
+describe('bundle import', () => {
+  it('imports the documented example bundle with every node kind', async () => {
+    const raw = parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml');
+    const summary = await harness.core.bundles.importBundle(accountId, raw);
+    expect(summary).toMatchObject({ personas: 1, context_cards: 2, compositions: 1, skills: 1, workflows: 1 });
+    const workflow = (await harness.store.catalog.exportAll(accountId)).workflows[0];
+    const nodes = (workflow?.definition as { nodes: Array<{ id: string; kind: string; skill?: string; persona?: string }> }).nodes;
+    expect(nodes.map((node) => node.kind).sort()).toEqual(['composition', 'judge', 'model', 'persona', 'sanitise', 'skill', 'template']);
+    expect(nodes.find((node) => node.kind === 'skill')?.skill).toBe(summary.ids['skill:classify']);
+    expect(nodes.find((node) => node.kind === 'persona')?.persona).toBe(summary.ids['persona:support-agent']);
+  });
+
+  it('imports JSON as well as YAML', async () => {
+    const raw = parseBundleText(JSON.stringify(DEMO_BUNDLE), 'auto');
+    expect((await harness.core.bundles.importBundle(accountId, raw)).workflows).toBe(1);
+  });
+
+  it('writes nothing when any part is invalid, naming the bad path', async () => {
+    const bundle = structuredClone(DEMO_BUNDLE);
+    const workflow = bundle.workflows?.[0];
+    if (!workflow) throw new Error('demo bundle has a workflow');
+    workflow.nodes[1] = { id: 'summary', kind: 'skill', skill: 'summarise', input: '{{drfat}}' };
+    const error = await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(PorchError);
+    expect((error as PorchError).message).toMatch(/workflows\[0\]\.nodes\[1\]\.input: references unknown name "drfat"/);
+    expect(await counts(accountId)).toEqual({ cards: 0, compositions: 0, skills: 0, workflows: 0 });
+  });
+
+  it('rejects cycles, naming them', async () => {
+    const bundle = {
+      workflows: [
+        {
+          name: 'Loop',
+          nodes: [
+            { id: 'a', kind: 'template', template: '{{b}}' },
+            { id: 'b', kind: 'template', template: '{{a}}' },
+          ],
+        },
+      ],
+    };
+    await expect(harness.core.bundles.importBundle(accountId, bundle)).rejects.toThrow(/a -> b -> a/);
+  });
+
+  it('rejects references to resources that are neither in the bundle nor owned by the account', async () => {
+    const other = await harness.createAccount();
+    const foreignCard = await harness.core.contextCards.create(other.accountId, { title: 'P', content: 'You are', category: 'persona' });
+    const bundle = {
+      workflows: [
+        {
+          name: 'Refs',
+          nodes: [
+            { id: 'a', kind: 'skill', skill: 'nope', input: 'x' },
+            { id: 'b', kind: 'persona', persona: foreignCard.id, input: 'x' },
+          ],
+        },
+      ],
+    };
+    const error = (await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err)) as PorchError;
+    expect(error.message).toMatch(/workflows\[0\]\.nodes\[0\]\.skill: no skill "nope"/);
+    expect(error.message).toMatch(/workflows\[0\]\.nodes\[1\]\.persona: no persona/);
+  });
+
+  it('accepts references to resources the account already owns, by id', async () => {
+    const persona = await harness.core.contextCards.create(accountId, { title: 'P', content: 'You are terse.', category: 'persona' });
+    const bundle = { workflows: [{ name: 'Uses existing', nodes: [{ id: 'a', kind: 'persona', persona: persona.id, input: 'hi' }] }] };
+    expect((await harness.core.bundles.importBundle(accountId, bundle)).workflows).toBe(1);
+  });
+
+  it('reports schema problems with their paths and rejects unknown fields', async () => {
+    const bundle = { compositions: [{ name: 'x', templat: 'typo' }], personas: [{ name: '', content: 'c' }] };
+    const error = (await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err)) as PorchError;
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toMatch(/compositions\[0\]/);
+    expect(error.message).toMatch(/personas\[0\]\.name/);
+  });
+
+  it('declares undeclared composition placeholders as required variables', async () => {
+    await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'c', template: 'Hi {{name}}, {{greeting}}', variables: [{ name: 'greeting', default: 'hello' }] }] });
+    const [composition] = (await harness.store.catalog.exportAll(accountId)).compositions;
+    expect(composition?.variables).toEqual([
+      { name: 'greeting', required: false, default: 'hello' },
+      { name: 'name', required: true },
+    ]);
+  });
+
+  it('reports unparseable text clearly', () => {
+    expect(() => parseBundleText('{ not json', 'json')).toThrow(/not valid JSON/);
+    expect(() => parseBundleText('a: [unclosed', 'yaml')).toThrow(/not valid YAML/);
+  });
+});
+
+describe('bundle export', () => {
+  it('round-trips: exporting and importing into a fresh account gives the same catalog', async () => {
+    await harness.core.bundles.importBundle(accountId, parseBundleText(await readFile('examples/bundle.yaml', 'utf8')));
+    const exported = await harness.core.bundles.exportBundle(accountId);
+    for (const format of ['yaml', 'json'] as const) {
+      const copy = await harness.createAccount();
+      const text = harness.core.bundles.formatBundle(exported, format);
+      await harness.core.bundles.importBundle(copy.accountId, parseBundleText(text, format));
+      const reexported = await harness.core.bundles.exportBundle(copy.accountId);
+      expect(reexported).toEqual(exported);
+    }
+  });
+});

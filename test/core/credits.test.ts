@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
+import { PorchError } from '../../src/core/errors.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+let accountId: string;
+beforeEach(async () => {
+  harness = await createHarness();
+  ({ accountId } = await harness.createAccount({ credits: 10 }));
+});
+afterEach(() => harness.close());
+
+describe('credits ledger', () => {
+  it('reserves, settles the actual usage and records it in the ledger', async () => {
+    const credits = harness.core.credits;
+    const reservation = await credits.reserve(accountId, 3_000);
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 3_000 });
+    expect(await credits.remainingCredits(accountId)).toBe(7);
+    await credits.settle(reservation, 1_234, 'usage:test');
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 8_766, reservedTokens: 0 });
+    const ledger = await harness.store.credits.ledger(accountId);
+    expect(ledger.map((entry) => [entry.kind, entry.deltaTokens, entry.balanceAfterTokens])).toEqual([
+      ['grant', 10_000, 10_000],
+      ['usage', -1_234, 8_766],
+    ]);
+  });
+
+  it('refuses a reservation the available balance cannot cover, stating available and required credits', async () => {
+    await harness.core.credits.reserve(accountId, 9_500);
+    const error = (await harness.core.credits.reserve(accountId, 1_000).catch((err: unknown) => err)) as PorchError;
+    expect(error.code).toBe('INSUFFICIENT_CREDITS');
+    expect(error.message).toBe('Insufficient credits: 0.5 available, 1 required to start this execution.');
+  });
+
+  it('requires the minimum balance even for a tiny estimate', async () => {
+    const poor = await harness.createAccount({ credits: 0.5 });
+    await expect(harness.core.credits.reserve(poor.accountId, 10)).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
+  });
+
+  it('never drives the balance below zero under concurrent reservations', async () => {
+    const attempts = await Promise.allSettled(Array.from({ length: 50 }, () => harness.core.credits.reserve(accountId, 1_000)));
+    expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(10);
+    for (const attempt of attempts) if (attempt.status === 'fulfilled') await harness.core.credits.settle(attempt.value, 1_000, 'usage');
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 0, reservedTokens: 0 });
+  });
+
+  it('answers BILLING_FAILED and charges nothing when usage outgrew what the balance can cover', async () => {
+    const reservation = await harness.core.credits.reserve(accountId, 2_000);
+    const other = await harness.core.credits.reserve(accountId, 7_000);
+    await expect(harness.core.credits.settle(reservation, 4_000, 'usage')).rejects.toMatchObject({ code: 'BILLING_FAILED' });
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 7_000 });
+    await harness.core.credits.release(other);
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
+  });
+
+  it('releases reservations left open by a crash once they expire', async () => {
+    await harness.core.credits.reserve(accountId, 4_000);
+    expect(await harness.core.credits.releaseExpired()).toBe(0);
+    harness.clock.advance(RESERVATION_TTL_MS + 1);
+    expect(await harness.core.credits.releaseExpired()).toBe(1);
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
+  });
+
+  it('grants only positive amounts', async () => {
+    await expect(harness.core.credits.grant(accountId, -5)).rejects.toThrow(/positive/);
+    expect((await harness.core.credits.grant(accountId, 2.5)).balanceTokens).toBe(12_500);
+  });
+});

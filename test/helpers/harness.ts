@@ -1,0 +1,119 @@
+/**
+ * The test harness: a real Porch server on 127.0.0.1 over a fresh in-memory SQLite database, a
+ * clock the test moves by hand, and helpers to make accounts and keys through the real services.
+ */
+import { loadConfig, type Config } from '../../src/config.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { createSilentLogger } from '../../src/logger.js';
+import { startServer, type RunningServer } from '../../src/main.js';
+import type { Plan } from '../../src/db/store.js';
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+}
+
+/** The envelope as tests read it: `data` on success, `error` on failure. */
+export interface ResponseBody<Data> {
+  success: boolean;
+  data: Data;
+  error: { code: string; message: string; request_id: string; retry_after?: number };
+}
+
+export interface ApiResponse<Body = unknown> {
+  status: number;
+  headers: Headers;
+  body: Body;
+  /** The raw text, for bodies that are not JSON. */
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | undefined;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface Harness {
+  server: RunningServer;
+  clock: ManualClock;
+  config: Config;
+  url: string;
+  core: RunningServer['application']['core'];
+  store: RunningServer['application']['store'];
+  /** A request under the API base (`/api/public/v1` + path). */
+  api<Data = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<ResponseBody<Data>>>;
+  site<Body = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<Body>>;
+  /** An account (Expert with 1,000 credits unless told otherwise). */
+  createAccount(options?: { plan?: Plan; credits?: number; email?: string }): Promise<{ accountId: string; organisationId: string }>;
+  createKey(accountId: string, options?: { scopes?: string[]; rpm?: number; rpd?: number }): Promise<{ id: string; key: string }>;
+  expertWithKey(options?: { credits?: number; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; organisationId: string; keyId: string; key: string }>;
+  close(): Promise<void>;
+}
+
+let emailCounter = 0;
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent', ...options.env });
+  const clock = new ManualClock();
+  const server = await startServer(config, { clock, logger: createSilentLogger() });
+  const { core, store } = server.application;
+
+  async function send<Body>(url: string, method: string, request: RequestOptions = {}): Promise<ApiResponse<Body>> {
+    const headers: Record<string, string> = { ...request.headers };
+    if (request.key !== undefined) headers['x-api-key'] = request.key;
+    let body: string | Buffer | undefined;
+    if (request.rawBody !== undefined) body = request.rawBody;
+    else if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as Body, text };
+  }
+
+  const harness: Harness = {
+    server,
+    clock,
+    config,
+    url: server.url,
+    core,
+    store,
+    api: <Data>(method: string, path: string, request?: RequestOptions) => send<ResponseBody<Data>>(`${server.url}/api/public/v1${path}`, method, request),
+    site: (method, path, request) => send(`${server.url}${path}`, method, request),
+    async createAccount({ plan = 'expert', credits = 1000, email } = {}) {
+      emailCounter += 1;
+      const account = await core.accounts.createAccount({ email: email ?? `user${emailCounter}-${Date.now()}@example.com`, plan, credits });
+      return { accountId: account.id, organisationId: account.organisation_id };
+    },
+    async createKey(accountId, { scopes, rpm, rpd } = {}) {
+      const created = await core.accounts.createKey({
+        accountId,
+        ...(scopes ? { scopes } : {}),
+        ...(rpm ? { requestsPerMinute: rpm } : {}),
+        ...(rpd ? { requestsPerDay: rpd } : {}),
+      });
+      return { id: created.key.id, key: created.plaintext };
+    },
+    async expertWithKey({ credits = 1000, scopes, rpm } = {}) {
+      const account = await harness.createAccount({ credits });
+      const key = await harness.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}) });
+      return { ...account, keyId: key.id, key: key.key };
+    },
+    close: () => server.close(),
+  };
+  return harness;
+}
+
+/** Formats a response for assertion messages, so a failing test shows what the server said. */
+export function describeResponse(response: ApiResponse<unknown>): string {
+  return `${response.status} ${response.text.slice(0, 500)}`;
+}

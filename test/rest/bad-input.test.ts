@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+let key: string;
+beforeEach(async () => {
+  harness = await createHarness();
+  ({ key } = await harness.expertWithKey());
+});
+afterEach(() => harness.close());
+
+describe('bad input never gets a 500', () => {
+  it('answers 400 VALIDATION_ERROR for malformed JSON, after authenticating the caller', async () => {
+    const response = await harness.api('POST', '/context-cards', { key, rawBody: '{"title": "x",', headers: { 'content-type': 'application/json' } });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    expect(response.body.error.message).toMatch(/not valid JSON/);
+    const anonymous = await harness.api('POST', '/context-cards', { rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('answers 400 for a non-uuid id, naming the parameter', async () => {
+    const response = await harness.api('GET', '/context-cards/not-a-uuid', { key });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/path\.id: must be a uuid/);
+  });
+
+  it('answers 400 for a JSON body that is not an object', async () => {
+    for (const rawBody of ['[1,2]', '"text"', 'null', '42']) {
+      const response = await harness.api('POST', '/context-cards', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status, `${rawBody}: ${describeResponse(response)}`).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE for a 2 MiB body', async () => {
+    const big = JSON.stringify({ title: 'big', content: 'x'.repeat(2 * 1024 * 1024) });
+    const response = await harness.api('POST', '/context-cards', { key, rawBody: big, headers: { 'content-type': 'application/json' } });
+    expect(response.status, describeResponse(response)).toBe(413);
+    expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
+    const response = await harness.api('POST', '/context-cards', { key, rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(response.status).toBe(415);
+    expect(response.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers 400 for query parameters of the wrong type', async () => {
+    for (const query of ['limit=0', 'limit=abc', 'limit=100000', 'cursor=nope']) {
+      const response = await harness.api('GET', `/context-cards?${query}`, { key });
+      expect(response.status, `${query}: ${describeResponse(response)}`).toBe(400);
+      expect(response.body.error.message).toMatch(/query\.(limit|cursor)/);
+    }
+  });
+
+  it('answers 404 NOT_FOUND for unknown routes and 405 with Allow for a wrong method', async () => {
+    const unknown = await harness.api('GET', '/nothing-here', { key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+    expect(unknown.headers.get('x-api-version')).toBe('2026-05-05');
+    const wrongMethod = await harness.api('PUT', '/context-cards', { key, body: {} });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('survives __proto__ and constructor keys without polluting anything', async () => {
+    const rawBody = '{"title":"t","content":"c","__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}';
+    const response = await harness.api('POST', '/context-cards', { key, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('error code sets', () => {
+  it('emits the Set B names when PORCH_ERROR_CODES=b', async () => {
+    const setB = await createHarness({ env: { PORCH_ERROR_CODES: 'b' } });
+    try {
+      expect((await setB.api('GET', '/context-cards')).body.error.code).toBe('UNAUTHORIZED');
+      const { accountId } = await setB.createAccount();
+      const { key: narrow } = await setB.createKey(accountId, { scopes: ['api:judge'], rpm: 1 });
+      expect((await setB.api('GET', '/context-cards', { key: narrow })).body.error.code).toBe('INSUFFICIENT_SCOPE');
+      const { key: wide } = await setB.createKey(accountId, { rpm: 1 });
+      expect((await setB.api('GET', '/context-cards/nope', { key: wide })).body.error.code).toBe('INVALID_REQUEST');
+      expect((await setB.api('GET', '/context-cards', { key: wide })).body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    } finally {
+      await setB.close();
+    }
+  });
+});
+
+describe('health', () => {
+  it('answers without a key and reports the database', async () => {
+    const response = await harness.api<{ status: string; database: string; version: string }>('GET', '/health');
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ status: 'ok', database: 'ok', version: '2026-05-05' });
+    expect(response.headers.get('x-api-version')).toBe('2026-05-05');
+  });
+
+  it('answers 503 when the database is gone', async () => {
+    await harness.store.close();
+    const response = await harness.api('GET', '/health');
+    expect(response.status).toBe(503);
+    expect(response.body.error.code).toBe('SERVICE_UNAVAILABLE');
+  });
+});

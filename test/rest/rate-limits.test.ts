@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+beforeEach(async () => {
+  harness = await createHarness();
+  // Start each test 10 s into a minute so the window cannot roll over mid-test.
+  harness.clock.set(Date.UTC(2026, 5, 1, 12, 0, 10));
+});
+afterEach(() => harness.close());
+
+describe('rate limits', () => {
+  it('lets exactly 5 of 8 quick requests through a key created with rpm 5, then answers 429 with Retry-After', async () => {
+    const { key } = await harness.expertWithKey({ rpm: 5 });
+    const statuses: number[] = [];
+    let last;
+    for (let n = 0; n < 8; n += 1) {
+      last = await harness.api('GET', '/context-cards', { key });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    expect(last?.body.error.code).toBe('RATE_LIMITED');
+    expect(last?.headers.get('retry-after')).toBe('50');
+    expect(last?.body.error.retry_after).toBe(50);
+    expect(last?.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(last?.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2026, 5, 1, 12, 1, 0) / 1000));
+  });
+
+  it('counts down X-RateLimit-Remaining and opens a new window when the minute turns', async () => {
+    const { key } = await harness.expertWithKey({ rpm: 2 });
+    expect((await harness.api('GET', '/context-cards', { key })).headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await harness.api('GET', '/context-cards', { key })).headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await harness.api('GET', '/context-cards', { key })).status).toBe(429);
+    harness.clock.advance(50_000);
+    const fresh = await harness.api('GET', '/context-cards', { key });
+    expect(fresh.status, describeResponse(fresh)).toBe(200);
+    expect(fresh.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
+  it('answers 429 DAILY_LIMIT_EXCEEDED when the UTC day is used up, until midnight', async () => {
+    const { accountId } = await harness.createAccount();
+    const { key } = await harness.createKey(accountId, { rpm: 100, rpd: 3 });
+    for (let n = 0; n < 3; n += 1) expect((await harness.api('GET', '/context-cards', { key })).status).toBe(200);
+    const refused = await harness.api('GET', '/context-cards', { key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('DAILY_LIMIT_EXCEEDED');
+    const untilMidnight = (Date.UTC(2026, 5, 2) - harness.clock.now()) / 1000;
+    expect(refused.headers.get('retry-after')).toBe(String(untilMidnight));
+    harness.clock.set(Date.UTC(2026, 5, 2, 0, 0, 1));
+    expect((await harness.api('GET', '/context-cards', { key })).status).toBe(200);
+  });
+
+  it('counts exactly the allowed number of 200s when more requests than the limit arrive at once', async () => {
+    const { key } = await harness.expertWithKey({ rpm: 10 });
+    const responses = await Promise.all(Array.from({ length: 40 }, () => harness.api('GET', '/context-cards', { key })));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+  });
+
+  it('keeps separate counters per key', async () => {
+    const { accountId } = await harness.createAccount();
+    const first = await harness.createKey(accountId, { rpm: 1 });
+    const second = await harness.createKey(accountId, { rpm: 1 });
+    expect((await harness.api('GET', '/context-cards', { key: first.key })).status).toBe(200);
+    expect((await harness.api('GET', '/context-cards', { key: first.key })).status).toBe(429);
+    expect((await harness.api('GET', '/context-cards', { key: second.key })).status).toBe(200);
+  });
+
+  it('does not count requests refused before the rate limiter (bad key, missing scope)', async () => {
+    const { accountId } = await harness.createAccount();
+    const { key } = await harness.createKey(accountId, { rpm: 1, scopes: ['api:judge'] });
+    expect((await harness.api('GET', '/context-cards', { key })).status).toBe(403);
+    const { key: allowed } = await harness.createKey(accountId, { rpm: 1 });
+    expect((await harness.api('GET', '/context-cards', { key: allowed })).status).toBe(200);
+  });
+});
