@@ -1,0 +1,206 @@
+/**
+ * Reads a model's judge reply. Models with structured output reply with exact JSON; others
+ * wrap it in fences or prose, or leave a trailing comma. Those are repaired. Nothing else is:
+ *
+ * - A score given as a numeric string ("82") becomes the number; any other string ("82/100",
+ *   "high") is invalid, and an empty string is never read as 0 (no coercion).
+ * - A score outside 0-100 is invalid, never clamped: 150 or -5 means the model misread the scale,
+ *   and clamping would turn that misreading into a confident 100 or 0. Invalid means the judge
+ *   retries, then fails; a score is never invented.
+ * - Keys other than reasoning, score and suggestions are dropped (a stray "verdict": "pass" has
+ *   no effect: the verdict always comes from the score).
+ * - Several JSON objects that disagree (an example object and the real one, say) are ambiguous
+ *   and invalid; several copies of the same verdict are fine.
+ * Failure messages describe the problem without quoting the reply, so they are safe to log.
+ */
+import type { JudgeReply } from './judge-schema.js';
+import { judgeReplySchema } from './judge-schema.js';
+
+export type JudgeReplyRepair = 'code_fence' | 'surrounding_text' | 'trailing_comma' | 'numeric_string_score';
+
+export type JudgeReplyFailureKind = 'empty' | 'no_json_object' | 'invalid_json' | 'schema_mismatch' | 'ambiguous';
+
+export interface JudgeReplyFailure {
+  readonly kind: JudgeReplyFailureKind;
+  /** What was wrong, without any of the reply's text. */
+  readonly message: string;
+}
+
+export type JudgeReplyParseResult =
+  | { readonly ok: true; readonly reply: JudgeReply; readonly repairs: readonly JudgeReplyRepair[] }
+  | { readonly ok: false; readonly failure: JudgeReplyFailure };
+
+/** A reply with more candidate objects than this is not a verdict; stop looking. */
+const MAX_CANDIDATES = 10;
+const NUMERIC_STRING = /^-?\d+(?:\.\d+)?$/;
+const FENCED_BLOCK = /```[\w-]*[ \t]*\r?\n?([\s\S]*?)```/g;
+
+interface Candidate {
+  readonly source: string;
+  readonly repairs: readonly JudgeReplyRepair[];
+}
+
+/** Top-level balanced `{...}` spans, skipping braces inside JSON strings. */
+function balancedObjects(text: string): string[] {
+  const spans: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < text.length && spans.length < MAX_CANDIDATES; index += 1) {
+    const char = text[index];
+    if (depth > 0 && inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"' && depth > 0) inString = true;
+    else if (char === '{') {
+      if (depth === 0) start = index;
+      depth += 1;
+    } else if (char === '}' && depth > 0) {
+      depth -= 1;
+      if (depth === 0) spans.push(text.slice(start, index + 1));
+    }
+  }
+  return spans;
+}
+
+/** Removes commas directly before `}` or `]`, outside strings. */
+function removeTrailingCommas(source: string): string {
+  let output = '';
+  let inString = false;
+  let escaped = false;
+  for (let index = 0; index < source.length; index += 1) {
+    const char = source[index] ?? '';
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+      output += char;
+      continue;
+    }
+    if (char === '"') inString = true;
+    if (char === ',') {
+      let next = index + 1;
+      while (next < source.length && /\s/.test(source[next] ?? '')) next += 1;
+      if (source[next] === '}' || source[next] === ']') continue;
+    }
+    output += char;
+  }
+  return output;
+}
+
+function collectCandidates(text: string): Candidate[] {
+  const candidates: Candidate[] = [];
+  const seen = new Set<string>();
+  const add = (source: string, repairs: readonly JudgeReplyRepair[]): void => {
+    if (seen.has(source) || candidates.length >= MAX_CANDIDATES) return;
+    seen.add(source);
+    candidates.push({ source, repairs });
+  };
+
+  if (text.startsWith('{') && text.endsWith('}')) add(text, []);
+  FENCED_BLOCK.lastIndex = 0;
+  let fence: RegExpExecArray | null;
+  while ((fence = FENCED_BLOCK.exec(text)) !== null) {
+    for (const object of balancedObjects(fence[1] ?? '')) {
+      const outsideFence = text.slice(0, fence.index).trim() + text.slice(fence.index + fence[0].length).trim();
+      add(object, outsideFence.length > 0 ? ['code_fence', 'surrounding_text'] : ['code_fence']);
+    }
+  }
+  for (const object of balancedObjects(text)) add(object, object === text ? [] : ['surrounding_text']);
+  return candidates;
+}
+
+type Attempt =
+  | { readonly ok: true; readonly reply: JudgeReply; readonly repairs: readonly JudgeReplyRepair[] }
+  | { readonly ok: false; readonly failure: JudgeReplyFailure };
+
+function parseJson(source: string): { value: unknown; repaired: boolean } | undefined {
+  try {
+    return { value: JSON.parse(source) as unknown, repaired: false };
+  } catch {
+    // Fall through to the one repair allowed on the JSON text itself.
+  }
+  const withoutTrailingCommas = removeTrailingCommas(source);
+  if (withoutTrailingCommas === source) return undefined;
+  try {
+    return { value: JSON.parse(withoutTrailingCommas) as unknown, repaired: true };
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function tryCandidate(candidate: Candidate): Attempt {
+  const parsed = parseJson(candidate.source);
+  if (parsed === undefined) {
+    return { ok: false, failure: { kind: 'invalid_json', message: 'the reply contains no valid JSON object, even after repairs' } };
+  }
+  const repairs: JudgeReplyRepair[] = [...candidate.repairs];
+  if (parsed.repaired) repairs.push('trailing_comma');
+  if (!isRecord(parsed.value)) {
+    return { ok: false, failure: { kind: 'schema_mismatch', message: 'the reply is JSON but not an object' } };
+  }
+
+  const value: Record<string, unknown> = { ...parsed.value };
+  if (typeof value.score === 'string' && NUMERIC_STRING.test(value.score.trim())) {
+    value.score = Number(value.score.trim());
+    repairs.push('numeric_string_score');
+  }
+  const validated = judgeReplySchema.safeParse(value);
+  if (!validated.success) {
+    const problems = validated.error.issues
+      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'reply'}: ${issue.message}`)
+      .join('; ');
+    return { ok: false, failure: { kind: 'schema_mismatch', message: `the reply does not match the verdict schema (${problems})` } };
+  }
+  const suggestions = validated.data.suggestions
+    .map((suggestion) => suggestion.trim())
+    .filter((suggestion) => suggestion.length > 0);
+  return {
+    ok: true,
+    reply: { reasoning: validated.data.reasoning.trim(), score: validated.data.score, suggestions },
+    repairs,
+  };
+}
+
+const FAILURE_PREFERENCE: readonly JudgeReplyFailureKind[] = ['schema_mismatch', 'invalid_json'];
+
+export function parseJudgeReply(text: string): JudgeReplyParseResult {
+  const trimmed = text.replace(/^\uFEFF/, '').trim();
+  if (trimmed.length === 0) {
+    return { ok: false, failure: { kind: 'empty', message: 'the reply is empty' } };
+  }
+  const candidates = collectCandidates(trimmed);
+  if (candidates.length === 0) {
+    return { ok: false, failure: { kind: 'no_json_object', message: 'the reply contains no complete JSON object' } };
+  }
+
+  const successes: Array<Extract<Attempt, { ok: true }>> = [];
+  const failures: JudgeReplyFailure[] = [];
+  for (const candidate of candidates) {
+    const attempt = tryCandidate(candidate);
+    if (attempt.ok) successes.push(attempt);
+    else failures.push(attempt.failure);
+  }
+
+  const first = successes[0];
+  if (first !== undefined) {
+    const distinct = new Set(successes.map((success) => JSON.stringify(success.reply)));
+    if (distinct.size > 1) {
+      return { ok: false, failure: { kind: 'ambiguous', message: `the reply contains ${distinct.size} different verdicts` } };
+    }
+    return first;
+  }
+  for (const kind of FAILURE_PREFERENCE) {
+    const failure = failures.find((candidate) => candidate.kind === kind);
+    if (failure !== undefined) return { ok: false, failure };
+  }
+  return { ok: false, failure: { kind: 'invalid_json', message: 'the reply contains no valid JSON object' } };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import {
+  REFINE_PROMPT_MAX_CODE_POINTS,
+  analyzePrompt,
+  buildRefineUrl,
+  truncateToCodePoints,
+} from '../../../src/core/analyzer/index.js';
+
+function promptInLink(url: string): string {
+  const parsed = new URL(url);
+  return parsed.searchParams.get('prompt') ?? '';
+}
+
+describe('refine link', () => {
+  it('is {site_url}/refine?prompt=<encodeURIComponent(prompt)>', () => {
+    const prompt = 'Write a haiku about rain & wind: 5/7/5? 100% yes #poetry';
+    const analysis = analyzePrompt({ prompt }, { siteUrl: 'https://porch.example.com' });
+    expect(analysis.refine_url).toBe(`https://porch.example.com/refine?prompt=${encodeURIComponent(prompt)}`);
+    expect(promptInLink(analysis.refine_url)).toBe(prompt);
+  });
+
+  it('does not double the slash when the site URL ends with one', () => {
+    expect(buildRefineUrl('http://127.0.0.1:3000/', 'hi')).toBe('http://127.0.0.1:3000/refine?prompt=hi');
+  });
+
+  it(`keeps the first ${REFINE_PROMPT_MAX_CODE_POINTS} characters of a long prompt`, () => {
+    const prompt = 'x'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 500);
+    const carried = promptInLink(buildRefineUrl('http://h', prompt));
+    expect(carried).toBe('x'.repeat(REFINE_PROMPT_MAX_CODE_POINTS));
+  });
+
+  it('cuts a long emoji prompt on a code-point boundary, never inside a surrogate pair', () => {
+    const prompt = '🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 1);
+    const url = buildRefineUrl('http://h', prompt);
+    const carried = promptInLink(url);
+    expect(carried).toBe('🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS));
+    expect(decodeURIComponent(url.slice(url.indexOf('=') + 1))).toBe(carried);
+  });
+
+  it('replaces lone surrogates (which encodeURIComponent rejects) with U+FFFD', () => {
+    const url = buildRefineUrl('http://h', 'a\uD800b\uDC00c');
+    expect(promptInLink(url)).toBe('a\uFFFDb\uFFFDc');
+  });
+
+  it('leaves a prompt of exactly the limit untouched', () => {
+    const prompt = `${'é'.repeat(REFINE_PROMPT_MAX_CODE_POINTS - 1)}🙂`;
+    expect(truncateToCodePoints(prompt, REFINE_PROMPT_MAX_CODE_POINTS)).toBe(prompt);
+  });
+});
