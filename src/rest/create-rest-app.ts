@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
@@ -18,6 +18,11 @@ export interface RestAppOptions {
   logger: Logger;
   errorCodes: ErrorCodeSet;
   bodyLimitBytes?: number;
+  /**
+   * Other doors served by the same app (the MCP endpoint), mounted before the API's 404 handler.
+   * The composition root passes them in, so REST never imports another door.
+   */
+  mounts?: ReadonlyArray<{ path: string; handler: RequestHandler }>;
 }
 
 /** A path pattern for 405 detection: `{id}` matches one segment. */
@@ -26,13 +31,14 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
-export function createRestApp({ core, operations, logger, errorCodes, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES }: RestAppOptions): Express {
+export function createRestApp({ core, operations, logger, errorCodes, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, mounts = [] }: RestAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
 
+  for (const mount of mounts) app.use(mount.path, mount.handler);
   app.use(API_BASE_PATH, jsonBody(bodyLimitBytes), mountOperations(core, operations, errorCodes));
 
   const knownPaths = new Map<RegExp, string[]>();

@@ -1,4 +1,5 @@
 import type { CompositionRecord, ContextCardRecord, PageRequest, SkillRecord, Store, WorkflowRecord } from '../../db/store.js';
+import { PorchError } from '../errors.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { fetchPage, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
@@ -86,8 +87,32 @@ export function personaListItem(card: ContextCardRecord): PersonaListItem {
   };
 }
 
+function notFound(kind: string, id: string): PorchError {
+  return new PorchError('RESOURCE_NOT_FOUND', `${kind} ${id} was not found.`);
+}
+
 export function createCatalogService(store: Store) {
   return {
+    /** Owned resources by id; another account's answers exactly like a missing one. */
+    async getComposition(accountId: string, id: string): Promise<CompositionRecord> {
+      return (await store.catalog.findComposition(accountId, id)) ?? Promise.reject(notFound('Composition', id));
+    },
+    async getSkill(accountId: string, id: string): Promise<SkillRecord> {
+      return (await store.catalog.findSkill(accountId, id)) ?? Promise.reject(notFound('Skill', id));
+    },
+    async getWorkflow(accountId: string, id: string): Promise<WorkflowRecord> {
+      return (await store.catalog.findWorkflow(accountId, id)) ?? Promise.reject(notFound('Workflow', id));
+    },
+    async getPersona(accountId: string, id: string): Promise<ContextCardRecord> {
+      const card = await store.contextCards.findOwned(accountId, id);
+      if (!card || card.category !== PERSONA_CATEGORY) throw notFound('Persona', id);
+      return card;
+    },
+    /** Every composition with its template and variables (MCP prompts). */
+    allCompositions: (accountId: string): Promise<CompositionRecord[]> => store.catalog.listCompositions(accountId, {}),
+    /** Every persona card with its content (MCP prompts). */
+    allPersonas: (accountId: string): Promise<ContextCardRecord[]> => store.contextCards.list(accountId, {}, PERSONA_CATEGORY),
+
     listWorkflows: (accountId: string, page: PageRequest): Promise<Page<WorkflowListItem>> =>
       fetchPage(page, (request) => store.catalog.listWorkflows(accountId, request), workflowListItem),
     listCompositions: (accountId: string, page: PageRequest): Promise<Page<CompositionListItem>> =>
