@@ -1,0 +1,139 @@
+/**
+ * createSanitiser: compiles an organisation's ruleset once into a Sanitiser whose scan() runs
+ * the keyword prefilter, the detectors whose keywords occur, the custom rules, and the overlap
+ * policy. A Sanitiser holds no per-scan state and is cheap to keep per organisation.
+ */
+import { PorchError } from '../errors.js';
+import { compileCustomRule, MAX_CUSTOM_RULES, validateCustomRule, validateOverride, type CompiledCustomRule } from './custom-rules.js';
+import type { Detector, DetectorContext } from './detector.js';
+import { BUILT_IN_DETECTORS } from './detectors/index.js';
+import { resolveOverlaps, type RankedCandidate } from './overlap.js';
+import { Prefilter } from './prefilter.js';
+import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
+import { ScanContext } from './scan-context.js';
+import {
+  SEVERITY_RANK,
+  type FindingSeverity,
+  type OrganisationRuleset,
+  type OverallSeverity,
+  type Sanitiser,
+  type ScanResult,
+} from './types.js';
+
+/**
+ * Most findings one scan returns. A 1 MiB text full of addresses could otherwise produce tens
+ * of thousands; past this the response is no more useful to a caller deciding what to do with
+ * the text. The overall severity still accounts for every finding, including those cut off.
+ */
+export const MAX_FINDINGS_PER_SCAN = 10_000;
+
+/** Custom rules outrank built-ins at equal severity (see overlap.ts). */
+const CUSTOM_RULE_SPECIFICITY = 1_000;
+
+interface EffectiveRule {
+  readonly label: string;
+  readonly severity: FindingSeverity;
+  readonly specificity: number;
+}
+
+let sharedPrefilter: Prefilter | undefined;
+
+/** The built-in detectors' prefilter is the same for every organisation: compile it once. */
+function builtInPrefilter(): Prefilter {
+  sharedPrefilter ??= new Prefilter(BUILT_IN_DETECTORS);
+  return sharedPrefilter;
+}
+
+/** Per detector, which of its keywords are case-sensitive (computed once per sanitiser). */
+function detectorContext(caseSensitive: ReadonlySet<string>, scan: ScanContext): DetectorContext {
+  return {
+    scan,
+    text: scan.text,
+    positions: (keyword) => scan.positionsOf(keyword, caseSensitive.has(keyword)),
+    patternPresent: (pattern) => scan.hasPattern(pattern),
+    patternPositions: (pattern) => scan.patternPositions(pattern),
+  };
+}
+
+function isTriggered(detector: Detector, scan: ScanContext): boolean {
+  return (
+    (detector.keywords ?? []).some((keyword) => scan.hasKeyword(keyword, false)) ||
+    (detector.caseSensitiveKeywords ?? []).some((keyword) => scan.hasKeyword(keyword, true)) ||
+    (detector.patternTriggers ?? []).some((pattern) => scan.hasPattern(pattern)) ||
+    detector.presenceTest?.test(scan.text) === true
+  );
+}
+
+function validateRuleset(ruleset: OrganisationRuleset) {
+  if (ruleset.custom.length > MAX_CUSTOM_RULES) {
+    throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
+  }
+  const custom = ruleset.custom.map((rule) => validateCustomRule(rule));
+  const overrides = ruleset.overrides.map((override) => validateOverride(override));
+  const customIds = new Set<string>();
+  for (const rule of custom) {
+    if (customIds.has(rule.rule_id)) throw new PorchError('VALIDATION_ERROR', `Duplicate custom rule_id "${rule.rule_id}".`);
+    customIds.add(rule.rule_id);
+  }
+  const overrideIds = new Set<string>();
+  for (const override of overrides) {
+    if (overrideIds.has(override.rule_id)) throw new PorchError('VALIDATION_ERROR', `Duplicate override for "${override.rule_id}".`);
+    overrideIds.add(override.rule_id);
+  }
+  return { custom, overrides };
+}
+
+/**
+ * Builds a sanitiser for an organisation's ruleset (built-in rules only when omitted). Throws
+ * PorchError VALIDATION_ERROR when a rule or override is invalid.
+ */
+export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], overrides: [] }): Sanitiser {
+  const { custom, overrides } = validateRuleset(ruleset);
+  const overridesById = new Map(overrides.map((override) => [override.rule_id, override]));
+  const rules = new Map<string, EffectiveRule>();
+  const enabledRuleIds = new Set<string>();
+  for (const definition of BUILT_IN_RULE_DEFINITIONS) {
+    const override = overridesById.get(definition.rule_id);
+    rules.set(definition.rule_id, {
+      label: definition.label,
+      severity: override?.severity ?? definition.severity,
+      specificity: definition.specificity,
+    });
+    if (override?.enabled !== false) enabledRuleIds.add(definition.rule_id);
+  }
+  const detectors = BUILT_IN_DETECTORS.filter((detector) => detector.ruleIds.some((ruleId) => enabledRuleIds.has(ruleId))).map((detector) => ({
+    detector,
+    caseSensitive: new Set(detector.caseSensitiveKeywords ?? []),
+  }));
+  const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compileCustomRule(rule));
+  const prefilter = builtInPrefilter();
+
+  function scan(text: string): ScanResult {
+    const ranked: RankedCandidate[] = [];
+    if (detectors.length > 0 && text.length > 0) {
+      const context = new ScanContext(text, enabledRuleIds, prefilter.run(text));
+      for (const { detector, caseSensitive } of detectors) {
+        if (isTriggered(detector, context)) detector.detect(detectorContext(caseSensitive, context));
+      }
+      for (const candidate of context.candidates) {
+        const rule = rules.get(candidate.ruleId);
+        if (rule === undefined) continue;
+        ranked.push({ ruleId: candidate.ruleId, label: rule.label, severity: rule.severity, specificity: rule.specificity, start: candidate.start, end: candidate.end });
+      }
+    }
+    for (const rule of customRules) {
+      for (const match of rule.find(text)) {
+        ranked.push({ ruleId: rule.ruleId, label: rule.label, severity: rule.severity, specificity: CUSTOM_RULE_SPECIFICITY, start: match.start, end: match.end });
+      }
+    }
+    let severity: OverallSeverity = 'clean';
+    for (const candidate of ranked) {
+      if (SEVERITY_RANK[candidate.severity] > SEVERITY_RANK[severity]) severity = candidate.severity;
+    }
+    const findings = resolveOverlaps(text, ranked);
+    if (findings.length > MAX_FINDINGS_PER_SCAN) findings.length = MAX_FINDINGS_PER_SCAN;
+    return { findings, severity };
+  }
+
+  return { scan };
+}

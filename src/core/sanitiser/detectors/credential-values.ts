@@ -1,0 +1,82 @@
+/**
+ * Gates for values found by context (assignments, URL userinfo, authorization headers): is this
+ * a credential, or a placeholder, a template, a variable reference or a piece of code?
+ */
+import { characterClassCount, isBase64OfReadableText, isPlaceholderValue, shannonEntropy } from '../validators.js';
+
+/** Template and variable syntaxes of shells, CI systems and template engines. */
+const TEMPLATE_PATTERN = /^\$|\$\{|\$\(|\{\{|\}\}|^%[A-Za-z_(]|^<[^>]*>$|^\{[^}]*\}$|^\[[^\]]*\]$|^@\{|^#\{|^&lt;/;
+
+/** Values that read from somewhere else: environment, secret stores. */
+const REFERENCE_PATTERN = /process\.env|os\.environ|getenv|\bENV\[|System\.getenv|\bsecrets\.|vault:/;
+
+export function isTemplateOrVariable(value: string): boolean {
+  return TEMPLATE_PATTERN.test(value) || REFERENCE_PATTERN.test(value);
+}
+
+/** An unquoted value that is an expression rather than a literal: a call, an index, an object path. */
+export function looksLikeCode(value: string): boolean {
+  return /[()[\]]/.test(value) || isDottedIdentifierPath(value);
+}
+
+/** `a.b.c` made of word-like identifiers (an object path in code such as `config.db.password`). */
+export function isDottedIdentifierPath(value: string): boolean {
+  return /^[A-Za-z_$][A-Za-z_$]*\d{0,2}(?:\.[A-Za-z_$][A-Za-z_$]*\d{0,2})+$/.test(value);
+}
+
+/** Minimum length of a password found by context; shorter values are mostly examples ("123"). */
+const MIN_PASSWORD_LENGTH = 6;
+/** Below this many bits per character a password is a repetition ("aaaaaa", "abcabc"). */
+const MIN_PASSWORD_ENTROPY = 2.0;
+
+/** A password value: not a placeholder, not a reference, not trivially repetitive. */
+export function isPlausiblePassword(value: string, quoted: boolean): boolean {
+  if (value.length < MIN_PASSWORD_LENGTH || value.length > 128) return false;
+  if (/\s/.test(value) && !quoted) return false;
+  if (isPlaceholderValue(value) || isTemplateOrVariable(value)) return false;
+  if (value.startsWith('/') || value.includes('://')) return false; // paths and URLs
+  if (!quoted && looksLikeCode(value)) return false;
+  return shannonEntropy(value) >= MIN_PASSWORD_ENTROPY;
+}
+
+/** Minimum length of a token-like secret found by context. */
+const MIN_SECRET_LENGTH = 12;
+/**
+ * Bits per character a generated key reaches and words or identifiers rarely do: a random
+ * 12-character base62 string has about 3.4, "user_profile_v2" 3.1, "aaaa..." 0.
+ */
+const MIN_SECRET_ENTROPY = 3.0;
+/** Stricter gates for values with no assignment operator ("vendor TOKEN value"). */
+const MIN_LOOSE_SECRET_LENGTH = 16;
+const MIN_LOOSE_SECRET_ENTROPY = 3.2;
+/** Digits-only values shorter than this are counts, ports, timestamps or numeric ids. */
+const MIN_NUMERIC_SECRET_LENGTH = 20;
+/**
+ * A value of a single character class (all lower-case, say) needs this many distinct-looking
+ * characters to count: 16 or more distinct symbols give at least 4 bits per character.
+ */
+const MIN_SINGLE_CLASS_LENGTH = 20;
+const MIN_SINGLE_CLASS_ENTROPY = 4.0;
+
+export type SecretStrictness = 'assigned' | 'loose';
+
+/** A token-like secret value (API key, token, client secret). */
+export function isPlausibleSecret(value: string, strictness: SecretStrictness): boolean {
+  const minimumLength = strictness === 'loose' ? MIN_LOOSE_SECRET_LENGTH : MIN_SECRET_LENGTH;
+  const minimumEntropy = strictness === 'loose' ? MIN_LOOSE_SECRET_ENTROPY : MIN_SECRET_ENTROPY;
+  if (value.length < minimumLength || value.length > 2_048) return false;
+  if (/\s/.test(value)) return false;
+  if (/^\d+$/.test(value) && value.length < MIN_NUMERIC_SECRET_LENGTH) return false;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^(?:\.{0,2}|~)\//.test(value)) return false; // URLs and paths
+  if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(value)) return false; // email addresses
+  if (/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/i.test(value) && !/\d{4}/.test(value.slice(value.lastIndexOf('.')))) return false; // host names
+  if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return false; // version numbers
+  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCode(value)) return false;
+  const classes = characterClassCount(value);
+  const entropy = shannonEntropy(value);
+  if (classes < 2 && !/^\d+$/.test(value) && (value.length < MIN_SINGLE_CLASS_LENGTH || entropy < MIN_SINGLE_CLASS_ENTROPY)) return false;
+  // snake_case or kebab-case words ("user_profile_settings_v2") are names, not keys.
+  if (/^[a-z]+(?:[_-][a-z]+\d{0,2})+$/.test(value)) return false;
+  if (isBase64OfReadableText(value)) return false;
+  return entropy >= minimumEntropy;
+}

@@ -1,0 +1,80 @@
+/**
+ * Email addresses, anchored on '@': the local part is read backwards, the domain forwards, so the
+ * cost is proportional to the number of '@' characters, not to the text length.
+ */
+import type { Detector, DetectorContext } from '../detector.js';
+import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
+
+/** RFC 5321 limits. */
+const MAX_LOCAL_PART_LENGTH = 64;
+const MAX_DOMAIN_LENGTH = 253;
+
+/**
+ * File extensions that are not top-level domains but follow '@' in code and asset names
+ * (`logo@2x.png`, `pkg@1.0.0.tgz`). Extensions that are real TLDs (.py, .sh, .zip) stay valid.
+ */
+const NON_TLD_EXTENSIONS: ReadonlySet<string> = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'ico', 'tif', 'tiff', 'js', 'mjs', 'cjs', 'ts', 'tsx',
+  'jsx', 'css', 'scss', 'less', 'json', 'yaml', 'yml', 'html', 'htm', 'txt', 'lock', 'xml', 'map', 'vue',
+  'woff', 'woff2', 'ttf', 'otf', 'eot', 'pdf', 'mp3', 'mp4', 'wav', 'ogg', 'webm', 'tgz', 'gz', 'bz2', 'exe',
+  'dll', 'jar', 'class', 'java', 'kt', 'rb', 'php', 'cpp', 'hpp', 'cs', 'swift', 'toml', 'ini', 'cfg', 'conf',
+  'env', 'csv', 'tsv', 'sql', 'wasm', 'node', 'apk', 'dmg', 'iso', 'img', 'bin', 'dat', 'tmp', 'bak', 'old',
+]);
+
+function isLocalPartCode(code: number): boolean {
+  // Letters, digits and . _ % + - (the characters used in practice; quoted local parts are rare).
+  return isAsciiAlphanumeric(code) || code === 46 || code === 95 || code === 37 || code === 43 || code === 45;
+}
+
+function isDomainCode(code: number): boolean {
+  return isAsciiAlphanumeric(code) || code === 45 || code === 46;
+}
+
+/** Returns the end of a valid domain starting at `start`, or -1. */
+function readDomain(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && end - start <= MAX_DOMAIN_LENGTH && isDomainCode(text.charCodeAt(end))) end += 1;
+  // Trailing dots and hyphens belong to the sentence, not the domain.
+  while (end > start && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end -= 1;
+  const domain = text.slice(start, end);
+  const labels = domain.split('.');
+  if (labels.length < 2) return -1;
+  for (const label of labels) {
+    if (label.length === 0 || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return -1;
+  }
+  const topLevel = labels[labels.length - 1] ?? '';
+  if (topLevel.length < 2 || topLevel.length > 24 || !/^[A-Za-z]+$/.test(topLevel)) return -1;
+  if (NON_TLD_EXTENSIONS.has(topLevel.toLowerCase())) return -1;
+  return end;
+}
+
+function detectEmails(context: DetectorContext): void {
+  const { text, scan } = context;
+  let coveredUntil = -1;
+  for (const at of context.positions('@')) {
+    if (at < coveredUntil) continue;
+    let start = at;
+    while (start > 0 && at - start < MAX_LOCAL_PART_LENGTH && isLocalPartCode(text.charCodeAt(start - 1))) start -= 1;
+    // Dots may not start the local part; the sentence's punctuation is not part of it.
+    while (start < at && text.charCodeAt(start) === 46) start += 1;
+    if (start === at || text.charCodeAt(at - 1) === 46) continue;
+    if (isLocalPartCode(codeAt(text, start - 1))) continue; // longer than RFC allows: not an address
+    // user:password@host and /path@x are URL parts; mailto:x@y is an address.
+    const before = codeAt(text, start - 1);
+    if ((before === 58 && !text.slice(Math.max(0, start - 7), start).toLowerCase().endsWith('mailto:')) || before === 47) continue;
+    const end = readDomain(text, at + 1);
+    if (end === -1) continue;
+    const after = codeAt(text, end);
+    // git@github.com:org/repo.git is an SSH remote, and x@host.com@... is not an address.
+    if (after === 64 || (after === 58 && isAsciiLetter(codeAt(text, end + 1)))) continue;
+    scan.emit('pii.email', start, end);
+    coveredUntil = end;
+  }
+}
+
+export const emailDetector: Detector = {
+  name: 'email',
+  ruleIds: ['pii.email'],
+  keywords: ['@'],
+  detect: detectEmails,
+};

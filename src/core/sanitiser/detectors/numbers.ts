@@ -1,0 +1,244 @@
+/**
+ * Digit-shaped personal data: payment cards, US SSNs, national ids with checksums, IPv4
+ * addresses and phone numbers. One regex finds runs of digits and separators; each run is
+ * classified once, most specific shape first, with checksums and libphonenumber-js as validators.
+ */
+import type { Detector, DetectorContext } from '../detector.js';
+import { isValidBrazilCpf, isValidUsSsn, passesLuhn, passesVerhoeff } from '../validators.js';
+import { isPossibleInternational, isPossibleNational, isValidNanp } from './phone-validation.js';
+import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
+
+/**
+ * A run of digits joined by separators, with an optional leading '+' or '(' and a phone
+ * extension. At least 7 characters: nothing shorter is a card, SSN, IP or phone number; at most
+ * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
+ */
+const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
+/** The same shape without the extension, tested once per scan to decide whether to run at all. */
+const NUMBER_RUN_PRESENT = /\d[\d\-. ()/\t]{5,}\d/;
+
+const PHONE_CONTEXT_BEFORE = /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
+const PHONE_CONTEXT_AFTER = /^\s*[-–(/]?\s*(?:office|fax|mobile|cell|home|work|tel|phone|landline|direct)\b/i;
+/** How far before a number a context word counts (a label such as "Mobile:" or "call me on"). */
+const PHONE_CONTEXT_BEFORE_CHARACTERS = 48;
+const PHONE_CONTEXT_AFTER_CHARACTERS = 16;
+/** ITU-T E.164: at most 15 digits; the shortest subscriber numbers in use have 7. */
+const MIN_PHONE_DIGITS = 7;
+const MAX_PHONE_DIGITS = 15;
+
+const SSN_CONTEXT = /\b(?:ssn|ss#|social security|soc\.? sec)/i;
+const SIN_CONTEXT = /\b(?:sin|social insurance|nas|assurance sociale)\b/i;
+const CPF_CONTEXT = /\bcpf\b/i;
+const AADHAAR_CONTEXT = /\b(?:aadhaar|aadhar|uidai)\b/i;
+const ID_CONTEXT_CHARACTERS = 40;
+const VERSION_CONTEXT = /(?:\bv|version|release|build|ver\.?)\s*[:=]?\s*$/i;
+
+function windowBefore(text: string, start: number, length: number): string {
+  const window = text.slice(Math.max(0, start - length), start);
+  // A blank line ends the sentence the context word would belong to.
+  const paragraph = window.lastIndexOf('\n\n');
+  return paragraph === -1 ? window : window.slice(paragraph + 2);
+}
+
+function contextBefore(text: string, start: number, pattern: RegExp): boolean {
+  return pattern.test(windowBefore(text, start, ID_CONTEXT_CHARACTERS));
+}
+
+/** The shape of a run computed in one pass: its digits and which separators it uses. */
+interface RunShape {
+  /** The run's digits, in order. */
+  readonly digits: string;
+  readonly dots: number;
+  readonly dashes: number;
+  readonly spaces: number;
+  readonly slashes: number;
+  readonly parentheses: number;
+  readonly plus: boolean;
+}
+
+function shapeOf(run: string): RunShape {
+  let digits = '';
+  let dots = 0;
+  let dashes = 0;
+  let spaces = 0;
+  let slashes = 0;
+  let parentheses = 0;
+  for (let index = 0; index < run.length; index += 1) {
+    const code = run.charCodeAt(index);
+    if (code >= 48 && code <= 57) digits += run[index];
+    else if (code === 46) dots += 1;
+    else if (code === 45) dashes += 1;
+    else if (code === 32 || code === 9) spaces += 1;
+    else if (code === 47) slashes += 1;
+    else if (code === 40 || code === 41) parentheses += 1;
+  }
+  return { digits, dots, dashes, spaces, slashes, parentheses, plus: run.charCodeAt(0) === 43 };
+}
+
+const DATE = /^(\d{4}|\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{1,2})(?:[ T]\d{1,2})?$/;
+
+function isDate(run: string): boolean {
+  const match = DATE.exec(run);
+  if (match === null) return false;
+  const first = Number(match[1]);
+  const second = Number(match[2]);
+  const third = Number(match[3]);
+  if ((match[1] ?? '').length === 4) return second >= 1 && second <= 12 && third >= 1 && third <= 31 && (match[3] ?? '').length <= 2;
+  const dayMonth = first >= 1 && first <= 31 && second >= 1 && second <= 12;
+  const monthDay = first >= 1 && first <= 12 && second >= 1 && second <= 31;
+  return dayMonth || monthDay;
+}
+
+/**
+ * The first octet of a dotted-quad address, or -1 when `run` is not one: four decimal octets
+ * of at most 255, without leading zeros ("01.84.17.61" is phone or date notation).
+ */
+function ipv4FirstOctet(run: string): number {
+  let first = -1;
+  let octets = 0;
+  let value = 0;
+  let digits = 0;
+  let leadingZero = false;
+  for (let index = 0; index <= run.length; index += 1) {
+    const code = index < run.length ? run.charCodeAt(index) : 46;
+    if (code >= 48 && code <= 57) {
+      if (digits === 0) leadingZero = code === 48;
+      else if (leadingZero) return -1;
+      value = value * 10 + (code - 48);
+      digits += 1;
+      if (digits > 3 || value > 255) return -1;
+    } else if (code === 46 && digits > 0) {
+      if (octets === 0) first = value;
+      octets += 1;
+      value = 0;
+      digits = 0;
+    } else {
+      return -1;
+    }
+  }
+  return octets === 4 ? first : -1;
+}
+
+/** Loopback (127/8), "this network" (0/8) and broadcast or netmasks (255.x) identify no one. */
+function isReportableIpv4(firstOctet: number): boolean {
+  return firstOctet !== 127 && firstOctet !== 255 && firstOctet !== 0;
+}
+
+const CARD_GROUPING = /^\d{4}(?:([ -])\d{4,6})(?:\1\d{1,5}){0,3}$/;
+
+function isCardNumber(run: string, shape: RunShape): boolean {
+  const digits = shape.digits;
+  if (digits.length < 12 || digits.length > 19 || shape.dots + shape.slashes + shape.parentheses > 0 || shape.plus) return false;
+  // Either unseparated, or groups split by one kind of separator (4-4-4-4, 4-6-5 for Amex).
+  if (digits.length !== run.length && !CARD_GROUPING.test(run)) return false;
+  const first = digits.charCodeAt(0) - 48;
+  // Issuer identification: major industry identifiers 1-6 are cards. Numbers starting with 1
+  // are only UATP and old JCB cards, both 15 digits (13-digit millisecond timestamps are not).
+  if (first < 1 || first > 6 || (first === 1 && digits.length !== 15)) return false;
+  if (/^(\d)\1+$/.test(digits)) return false;
+  return passesLuhn(digits);
+}
+
+const EXTENSION = /\s?(?:x|ext\.?|#)\s?\d{1,6}$/;
+const NANP_FORMAT = /^(?:1[-. ])?(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}$/;
+
+function emitPhoneIfValid(context: DetectorContext, run: string, start: number, end: number): boolean {
+  const { text, scan } = context;
+  const extension = EXTENSION.exec(run);
+  const main = extension === null ? run : run.slice(0, extension.index);
+  const shape = extension === null ? shapeOf(run) : shapeOf(main);
+  const digits = shape.digits;
+  if (digits.length < MIN_PHONE_DIGITS || digits.length > MAX_PHONE_DIGITS || shape.slashes > 0) return false;
+  if (/^\d{5}-\d{4}$/.test(main)) return false; // US ZIP+4
+  if (shape.plus || main.startsWith('00')) {
+    // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad.
+    const international = (shape.plus ? digits : digits.slice(2)).replace(/^(\d{1,3})0(?=\d{6})/, (whole, code: string) => (main.includes('(0)') ? code : whole));
+    if (!isPossibleInternational(international)) return false;
+    scan.emit('pii.phone', start, end);
+    return true;
+  }
+  if (NANP_FORMAT.test(main) && isValidNanp(digits.length === 11 ? digits.slice(1) : digits)) {
+    scan.emit('pii.phone', start, end);
+    return true;
+  }
+  const hasContext =
+    PHONE_CONTEXT_BEFORE.test(windowBefore(text, start, PHONE_CONTEXT_BEFORE_CHARACTERS)) ||
+    PHONE_CONTEXT_AFTER.test(text.slice(end, end + PHONE_CONTEXT_AFTER_CHARACTERS));
+  if (!hasContext || !isPossibleNational(digits)) return false;
+  scan.emit('pii.phone', start, end);
+  return true;
+}
+
+/** Classifies one run; answers whether it was recognised (emitted or deliberately ignored). */
+function classifyRun(context: DetectorContext, start: number, end: number): boolean {
+  const { text, scan } = context;
+  const run = text.slice(start, end);
+  const shape = shapeOf(run);
+  if (shape.dots === 3 && shape.digits.length <= 12) {
+    const firstOctet = ipv4FirstOctet(run);
+    if (firstOctet !== -1) {
+      if (isReportableIpv4(firstOctet) && !VERSION_CONTEXT.test(text.slice(Math.max(0, start - 12), start))) {
+        scan.emit('pii.ip_address', start, end);
+      }
+      return true;
+    }
+  }
+  const digits = shape.digits;
+  if (digits.length < MIN_PHONE_DIGITS) return false;
+  if (shape.dashes + shape.dots + shape.slashes === 2 && isDate(run)) return true;
+  if (digits.length === 9) {
+    const ssnShape = /^\d{3}-\d{2}-\d{4}$/.test(run) || ((/^\d{3} \d{2} \d{4}$/.test(run) || run === digits) && contextBefore(text, start, SSN_CONTEXT));
+    if (ssnShape && isValidUsSsn(digits)) {
+      scan.emit('pii.us_ssn', start, end);
+      return true;
+    }
+    if (/^[1-79]\d{2}([ -]?)\d{3}\1\d{3}$/.test(run) && contextBefore(text, start, SIN_CONTEXT) && passesLuhn(digits)) {
+      scan.emit('pii.ca_sin', start, end);
+      return true;
+    }
+  }
+  if (digits.length === 11 && (/^\d{3}\.\d{3}\.\d{3}-\d{2}$/.test(run) || (run === digits && contextBefore(text, start, CPF_CONTEXT))) && isValidBrazilCpf(digits)) {
+    scan.emit('pii.br_cpf', start, end);
+    return true;
+  }
+  if (isCardNumber(run, shape)) {
+    scan.emit('pii.payment_card', start, end);
+    return true;
+  }
+  if (digits.length === 12 && (/^[2-9]\d{3}([ -])\d{4}\1\d{4}$/.test(run) || (run === digits && contextBefore(text, start, AADHAAR_CONTEXT))) && passesVerhoeff(digits)) {
+    scan.emit('pii.in_aadhaar', start, end);
+    return true;
+  }
+  return emitPhoneIfValid(context, run, start, end);
+}
+
+function detectNumbers(context: DetectorContext): void {
+  const { text } = context;
+  NUMBER_RUN.lastIndex = 0;
+  for (let match = NUMBER_RUN.exec(text); match !== null; match = NUMBER_RUN.exec(text)) {
+    let start = match.index;
+    const end = start + match[0].length;
+    // Parentheses belong to the number only when balanced ("(37) 788-063", not "f(1234567").
+    while (text.charCodeAt(start) === 40 && !match[0].includes(')', start - match.index)) start += 1;
+    const previous = codeAt(text, start - 1);
+    const next = codeAt(text, end);
+    // Glued to a word, a version or a path ("abc1234567", "v1.2.3.4", "/12345678"): not a number of its own.
+    if (isWordCode(previous) || previous === 46 || previous === 45 || previous === 47 || previous === 43 || previous === 58) continue;
+    if (isAsciiAlphanumeric(next) || next === 95 || (next === 46 && isAsciiAlphanumeric(codeAt(text, end + 1)))) continue;
+    if (classifyRun(context, start, end)) continue;
+    // Several numbers separated by spaces ("192.168.0.1 255.255.255.0", two phone numbers).
+    const run = text.slice(start, end);
+    if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) continue;
+    const partPattern = /[^ \t]+/g;
+    for (let part = partPattern.exec(run); part !== null; part = partPattern.exec(run)) {
+      if (part[0].length >= 7) classifyRun(context, start + part.index, start + part.index + part[0].length);
+    }
+  }
+}
+
+export const numberDetector: Detector = {
+  name: 'numbers',
+  ruleIds: ['pii.payment_card', 'pii.us_ssn', 'pii.br_cpf', 'pii.in_aadhaar', 'pii.ca_sin', 'pii.ip_address', 'pii.phone'],
+  presenceTest: NUMBER_RUN_PRESENT,
+  detect: detectNumbers,
+};

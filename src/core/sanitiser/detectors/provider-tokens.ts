@@ -1,0 +1,230 @@
+/**
+ * Vendor keys and tokens recognised by their own format: a literal prefix (the prefilter's
+ * keyword), then a fixed alphabet and length. The format is specific enough that no entropy gate
+ * applies: a string in that exact format cannot be told apart from a live key at scan time.
+ */
+import type { Detector, DetectorContext } from '../detector.js';
+import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
+
+/** What may not precede a token: a letter (`xsk_live_...` is not a Stripe key) or any alphanumeric. */
+type LeftBoundary = 'letter' | 'alphanumeric';
+
+interface TokenFormat {
+  readonly ruleId: string;
+  /** Case-sensitive keywords; the match starts at the keyword unless `lookback` says otherwise. */
+  readonly prefixes: readonly string[];
+  /** Sticky pattern for the whole token, ending with a lookahead that stops glued characters. */
+  readonly pattern: RegExp;
+  readonly leftBoundary: LeftBoundary;
+  /**
+   * For formats whose distinctive part is in the middle (Azure AD secrets contain `Q~` after four
+   * characters): how far before the keyword the token starts and which characters it may span.
+   */
+  readonly lookback?: { readonly maxCharacters: number; readonly characters: RegExp };
+  readonly validate?: (token: string) => boolean;
+}
+
+function format(
+  ruleId: string,
+  prefixes: readonly string[],
+  pattern: RegExp,
+  leftBoundary: LeftBoundary = 'alphanumeric',
+  extra: Pick<TokenFormat, 'lookback' | 'validate'> = {},
+): TokenFormat {
+  return { ruleId, prefixes, pattern, leftBoundary, ...extra };
+}
+
+const hasDigit = (token: string): boolean => /\d/.test(token);
+
+export const TOKEN_FORMATS: readonly TokenFormat[] = [
+  format('secret.aws_access_key_id', ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], /(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/y),
+  format('secret.github_token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], /gh[pousr]_(?:[A-Za-z0-9]{36}(?![A-Za-z0-9])|[0-9]+_[A-Za-z0-9_\-.]{30,})/y),
+  format('secret.github_token', ['github_pat_'], /github_pat_[A-Za-z0-9_]{22,}(?![A-Za-z0-9_])/y),
+  format(
+    'secret.gitlab_token',
+    ['glpat-', 'gldt-', 'glrt-', 'glcbt-', 'glptt-', 'glsoat-', 'glffct-', 'gloas-', 'glimt-', 'glagent-', 'GR1348941'],
+    /(?:(?:glpat|gldt|glrt|glcbt|glptt|glsoat|glffct|gloas|glimt|glagent)-|GR1348941)[A-Za-z0-9_\-.]{20,}(?![A-Za-z0-9_\-])/y,
+    'letter',
+  ),
+  format('secret.slack_token', ['xoxa-', 'xoxb-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-', 'xoxe.'], /xox[abeoprs](?:\.xox[a-z])?-[0-9A-Za-z-]{10,}(?![0-9A-Za-z-])/y, 'alphanumeric', { validate: hasDigit }),
+  format('secret.slack_token', ['xapp-'], /xapp-\d-[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/y),
+  format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{24,}(?![A-Za-z0-9])/y),
+  format('secret.stripe_secret_key', ['whsec_'], /whsec_[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/y),
+  // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
+  format('secret.openai_api_key', ['sk-'], /sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{10,}T3BlbkFJ[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/y),
+  format('secret.anthropic_api_key', ['sk-ant-'], /sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/y),
+  format('secret.google_api_key', ['AIza'], /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/y),
+  format('secret.google_oauth', ['GOCSPX-'], /GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/y),
+  format('secret.google_oauth', ['ya29.'], /ya29\.[0-9A-Za-z_-]{30,}/y),
+  format('secret.azure_client_secret', ['Q~'], /[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 4, characters: /[A-Za-z0-9_~.-]/ },
+  }),
+  format('secret.azure_devops_pat', ['AZDO'], /[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 76, characters: /[A-Za-z0-9]/ },
+  }),
+  format('secret.twilio_api_key', ['SK'], /SK[0-9a-fA-F]{32}(?![0-9A-Za-z])/y, 'alphanumeric', { validate: (token) => /\d/.test(token) && /[a-f]/i.test(token.slice(2)) }),
+  format('secret.sendgrid_api_key', ['SG.'], /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y),
+  format('secret.npm_token', ['npm_'], /npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y),
+  format('secret.pypi_token', ['pypi-AgE'], /pypi-AgE[A-Za-z0-9_-]{50,}/y),
+  format('secret.huggingface_token', ['hf_', 'api_org_'], /(?:hf_|api_org_)[A-Za-z]{34}(?![A-Za-z0-9_])/y, 'letter'),
+  format('secret.databricks_token', ['dapi'], /dapi[0-9a-fA-F]{32}(?:-\d)?(?![0-9A-Za-z])/y, 'letter'),
+  format('secret.docker_token', ['dckr_pat_', 'dckr_oat_'], /dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}/y),
+  format('secret.figma_token', ['figd_', 'figo_', 'figr_'], /fig[dor]_[A-Za-z0-9_-]{40,}/y),
+  format('secret.grafana_token', ['glc_'], /glc_[A-Za-z0-9+/]{32,}={0,2}/y),
+  format('secret.grafana_token', ['glsa_'], /glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])/y),
+  // Grafana API keys are base64 of {"k":"...","n":"...","id":N}.
+  format('secret.grafana_token', ['eyJrIjoi'], /eyJrIjoi[A-Za-z0-9+/]{40,}={0,2}/y),
+  format('secret.groq_api_key', ['gsk_'], /gsk_[A-Za-z0-9]{52}(?![A-Za-z0-9])/y, 'letter'),
+  // Vault 1.10+ tokens: hvs./hvb./hvr. and at least 90 characters (shorter ones are truncated examples).
+  format('secret.hashicorp_vault_token', ['hvs.', 'hvb.', 'hvr.'], /hv[sbr]\.[A-Za-z0-9_-]{80,}/y, 'letter'),
+  format('secret.linear_api_key', ['lin_api_', 'lin_oauth_'], /lin_(?:api|oauth)_[A-Za-z0-9]{40,}(?![A-Za-z0-9])/y),
+  format('secret.notion_token', ['ntn_'], /ntn_\d{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])/y, 'letter'),
+  // Notion's older integration tokens: "secret_" and 43 alphanumerics.
+  format('secret.notion_token', ['secret_'], /secret_[A-Za-z0-9]{43}(?![A-Za-z0-9_])/y, 'letter', { validate: hasDigit }),
+  format('secret.onepassword_token', ['ops_eyJ'], /ops_eyJ[A-Za-z0-9+/=_-]{100,}/y),
+  format('secret.shopify_token', ['shpat_', 'shpca_', 'shppa_', 'shpss_'], /shp(?:at|ca|pa|ss)_[A-Za-z0-9]{32,}(?![A-Za-z0-9])/y),
+  format('secret.tailscale_key', ['tskey-'], /tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'letter'),
+  format('secret.vercel_token', ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'], /vc[pciark]_[A-Za-z0-9]{24,}(?![A-Za-z0-9])/y),
+  format('secret.cloudflare_token', ['cfat_', 'cfut_', 'cfk_'], /cf(?:at|ut|k)_[A-Za-z0-9]{48}(?![A-Za-z0-9])/y),
+  format('secret.digitalocean_token', ['dop_v1_', 'doo_v1_', 'dor_v1_'], /do[opr]_v1_[a-f0-9]{64}(?![a-f0-9])/y),
+  format('secret.telegram_bot_token', [':AA'], /\d{8,10}:AA[A-Za-z0-9_-]{32,34}(?![A-Za-z0-9_-])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 10, characters: /\d/ },
+  }),
+  format('secret.mailgun_api_key', ['key-'], /key-[0-9a-f]{32}(?![0-9A-Za-z])/y),
+  format('secret.mailchimp_api_key', ['-us'], /[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 32, characters: /[0-9a-f]/ },
+  }),
+  format('secret.square_token', ['sq0atp-', 'sq0csp-', 'sq0idp-'], /sq0(?:atp|csp|idp)-[0-9A-Za-z_-]{22,43}(?![0-9A-Za-z_-])/y),
+  format('secret.postman_api_key', ['PMAK-'], /PMAK-[a-f0-9]{24}-[a-f0-9]{34}/y),
+  format('secret.new_relic_key', ['NRAK-', 'NRJS-', 'NRII-'], /NR(?:AK|JS|II)-[A-Za-z0-9-]{19,40}/y),
+  format('secret.sentry_token', ['sntrys_', 'sntryu_'], /sntry[su]_[A-Za-z0-9+/=_-]{40,}/y),
+  format('secret.age_secret_key', ['AGE-SECRET-KEY-1'], /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/y),
+  format('secret.rubygems_api_key', ['rubygems_'], /rubygems_[a-f0-9]{48}(?![a-f0-9])/y),
+  format('secret.dropbox_token', ['sl.'], /sl\.[A-Za-z0-9_-]{60,}/y),
+  format('secret.mapbox_secret_token', ['sk.eyJ', 'tk.eyJ'], /[st]k\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/y),
+  format('secret.sourcegraph_token', ['sgp_'], /sgp_(?:[A-Fa-f0-9]{16}_|local_)?[A-Fa-f0-9]{40,64}(?![A-Za-z0-9])/y),
+  format('secret.segment_token', ['sgp_'], /sgp_[A-Za-z0-9]{64}(?![A-Za-z0-9])/y),
+  format('secret.sonarqube_token', ['squ_', 'sqp_', 'sqa_'], /sq[upa]_[a-f0-9]{40}(?![a-f0-9])/y),
+  format('secret.doppler_token', ['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'], /dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}/y),
+  format('secret.dynatrace_token', ['dt0c01.'], /dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}/y),
+  format('secret.replicate_token', ['r8_'], /r8_[A-Za-z0-9]{30,45}(?![A-Za-z0-9])/y),
+  format('secret.nvidia_api_key', ['nvapi-'], /nvapi-[A-Za-z0-9_-]{60,70}(?![A-Za-z0-9_-])/y),
+  format('secret.posthog_api_key', ['phx_'], /phx_[A-Za-z0-9_]{40,}/y),
+  format('secret.readme_api_key', ['rdme_'], /rdme_[a-z0-9]{70}(?![a-z0-9])/y),
+  format('secret.jina_api_key', ['jina_'], /jina_[A-Za-z0-9]{60}(?![A-Za-z0-9])/y),
+  format('secret.stackhawk_api_key', ['hawk.'], /hawk\.[0-9A-Za-z_-]{20}\.[0-9A-Za-z_-]{20}/y),
+  format('secret.atlassian_api_token', ['ATATT3', 'ATCTT3'], /AT[AC]TT3[A-Za-z0-9_=-]{150,}/y),
+  format('secret.dependency_track_key', ['odt_'], /odt_[A-Za-z0-9]{32,}(?![A-Za-z0-9])/y),
+  format('secret.alibaba_access_key', ['LTAI'], /LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: hasDigit }),
+  format('secret.easypost_api_key', ['EZAK', 'EZTK'], /EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])/y),
+  format('secret.circleci_token', ['CCIPAT_', 'CCIPRJ_'], /CCIP(?:AT|RJ)_[A-Za-z0-9_]{30,}/y),
+  format('secret.brevo_api_key', ['xkeysib-', 'xsmtpsib-'], /x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}/y),
+  format('secret.planetscale_token', ['pscale_tkn_', 'pscale_pw_', 'pscale_oauth_'], /pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}/y),
+  format('secret.bitbucket_app_password', ['ATBB'], /ATBB[A-Za-z0-9_=.-]{32}(?![A-Za-z0-9])/y),
+  format('secret.nuget_api_key', ['oy2'], /oy2[a-z0-9]{43}(?![a-z0-9])/y),
+  format('secret.pulumi_token', ['pul-'], /pul-[a-f0-9]{40}(?![a-f0-9])/y),
+  format('secret.typeform_token', ['tfp_'], /tfp_[A-Za-z0-9_.=-]{40,59}(?![A-Za-z0-9])/y),
+  format('secret.flutterwave_key', ['FLWSECK-', 'FLWSECK_TEST-'], /FLWSECK(?:_TEST)?-[a-h0-9]{12,32}-X/y),
+  format('secret.xai_api_key', ['xai-'], /xai-[A-Za-z0-9_]{70,90}(?![A-Za-z0-9_])/y),
+  format('secret.hubspot_token', ['pat-na1-', 'pat-eu1-'], /pat-(?:na|eu)1-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/y),
+  format('secret.prefect_api_key', ['pnu_'], /pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y),
+  format('secret.flexport_token', ['shltm_'], /shltm_[A-Za-z0-9_-]{40}(?![A-Za-z0-9_-])/y),
+  format('secret.mongodb_atlas_key', ['mdb_sa_sk_'], /mdb_sa_sk_[A-Za-z0-9_-]{40}(?![A-Za-z0-9_-])/y),
+  format('secret.teamwork_token', ['tkn.v1_'], /tkn\.v1_[A-Za-z0-9+/_-]{40,}={0,2}/y),
+  format('secret.terraform_token', ['.atlasv1.'], /[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 14, characters: /[A-Za-z0-9]/ },
+  }),
+  format('secret.clickup_token', ['pk_'], /pk_\d{5,10}_[A-Z0-9]{32}(?![A-Za-z0-9])/y),
+  format('secret.ionic_token', ['ion_'], /ion_[A-Za-z0-9]{42}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: hasDigit }),
+  format('secret.pagarme_api_key', ['ak_live_', 'ak_test_'], /ak_(?:live|test)_[A-Za-z0-9]{30}(?![A-Za-z0-9])/y),
+  format('secret.sourcegraph_token', ['slk_'], /slk_[a-f0-9]{64}(?![a-f0-9])/y),
+  format('secret.frameio_token', ['fio-u-'], /fio-u-[A-Za-z0-9_-]{64}(?![A-Za-z0-9_-])/y),
+  format('secret.maxmind_license_key', ['_mmk'], /[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 36, characters: /[A-Za-z0-9_]/ },
+  }),
+  format('secret.shippo_token', ['shippo_live_', 'shippo_test_'], /shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/y),
+];
+
+/**
+ * Prefixes distinctive enough to own a value: `token = "hvs.short"` is a malformed Vault token,
+ * not a generic secret (see assignments.ts). Three-character prefixes such as "sk-" are shared
+ * by several vendors and own nothing.
+ */
+export const OWNING_PREFIXES: readonly string[] = [
+  ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
+];
+
+function tokenStart(text: string, keywordIndex: number, tokenFormat: TokenFormat): number {
+  const lookback = tokenFormat.lookback;
+  if (lookback === undefined) return keywordIndex;
+  let start = keywordIndex;
+  while (start > keywordIndex - lookback.maxCharacters && start > 0 && lookback.characters.test(text[start - 1] ?? '')) {
+    start -= 1;
+  }
+  return start;
+}
+
+function leftBoundaryHolds(text: string, start: number, boundary: LeftBoundary): boolean {
+  const previous = codeAt(text, start - 1);
+  return boundary === 'letter' ? !isAsciiLetter(previous) : !isAsciiAlphanumeric(previous);
+}
+
+function detectTokens(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const tokenFormat of TOKEN_FORMATS) {
+    if (!scan.isEnabled(tokenFormat.ruleId)) continue;
+    for (const prefix of tokenFormat.prefixes) {
+      let coveredUntil = -1;
+      for (const keywordIndex of context.positions(prefix)) {
+        const start = tokenStart(text, keywordIndex, tokenFormat);
+        if (start < coveredUntil || !leftBoundaryHolds(text, start, tokenFormat.leftBoundary)) continue;
+        tokenFormat.pattern.lastIndex = start;
+        const match = tokenFormat.pattern.exec(text);
+        if (match === null) continue;
+        let token = match[0];
+        // A sentence may end right after a token whose alphabet includes '.'.
+        while (token.endsWith('.')) token = token.slice(0, -1);
+        if (tokenFormat.validate !== undefined && !tokenFormat.validate(token)) continue;
+        scan.emit(tokenFormat.ruleId, start, start + token.length);
+        coveredUntil = start + token.length;
+      }
+    }
+  }
+}
+
+export const providerTokenDetector: Detector = {
+  name: 'provider-tokens',
+  ruleIds: [...new Set(TOKEN_FORMATS.map((tokenFormat) => tokenFormat.ruleId))],
+  caseSensitiveKeywords: [...new Set(TOKEN_FORMATS.flatMap((tokenFormat) => tokenFormat.prefixes))],
+  keywordsAfterWordCharacters: TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback !== undefined).flatMap((tokenFormat) => tokenFormat.prefixes),
+  detect: detectTokens,
+};
+
+/**
+ * Token formats without a literal prefix, found by their whole shape through prefilter
+ * patterns: Telegram bot tokens (bot id, colon, 35-character secret) and Zoho OAuth tokens.
+ */
+const SHAPED_FORMATS: readonly { ruleId: string; trigger: string; pattern: RegExp }[] = [
+  { ruleId: 'secret.telegram_bot_token', trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}', pattern: /(?<![A-Za-z0-9:])\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
+  { ruleId: 'secret.zoho_token', trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}', pattern: /(?<![A-Za-z0-9.])1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![A-Za-z0-9])/g },
+];
+
+function detectShapedTokens(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const shaped of SHAPED_FORMATS) {
+    if (!context.patternPresent(shaped.trigger) || !scan.isEnabled(shaped.ruleId)) continue;
+    shaped.pattern.lastIndex = 0;
+    for (let match = shaped.pattern.exec(text); match !== null; match = shaped.pattern.exec(text)) {
+      if (/[A-Za-z]/.test(match[0]) && /\d/.test(match[0].slice(match[0].indexOf(':') + 1))) {
+        scan.emit(shaped.ruleId, match.index, match.index + match[0].length);
+      }
+    }
+  }
+}
+
+export const shapedTokenDetector: Detector = {
+  name: 'shaped-tokens',
+  ruleIds: SHAPED_FORMATS.map((shaped) => shaped.ruleId),
+  patternTriggers: SHAPED_FORMATS.map((shaped) => shaped.trigger),
+  detect: detectShapedTokens,
+};

@@ -1,0 +1,198 @@
+/**
+ * Secrets that describe themselves: PEM/PGP private key blocks, JSON Web Tokens, crypt(3)
+ * password hashes and 0x-prefixed 256-bit private keys.
+ */
+import type { Detector, DetectorContext } from '../detector.js';
+import { shannonEntropy } from '../validators.js';
+import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
+
+// ---------------------------------------------------------------------------------------------
+// Private key blocks
+
+const KEY_HEADER = /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/iy;
+const KEY_FOOTER = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-{2,5}/i;
+/** The largest PEM block in use (an 8192-bit RSA key) is under 7,000 characters. */
+const MAX_KEY_BLOCK_LENGTH = 16_384;
+/**
+ * The smallest real private key body (an Ed25519 key in PKCS#8) is 64 base64 characters;
+ * documentation placeholders ("...", "xxx", a short base64 word) are shorter.
+ */
+const MIN_KEY_BODY_BASE64 = 64;
+
+function keyBodyIsReal(body: string): boolean {
+  const base64 = body
+    .replace(/\\[nrt]/g, ' ')
+    .replace(/^(?:Proc-Type|DEK-Info|Comment|Version):.*$/gim, ' ')
+    .replace(/[^A-Za-z0-9+/=]/g, '');
+  return base64.length >= MIN_KEY_BODY_BASE64 && shannonEntropy(base64) >= 4.0;
+}
+
+/** Base64 of "-----BEGIN": a PEM block stored base64-encoded (Kubernetes secrets, env files). */
+const ENCODED_PEM_PREFIX = 'LS0tLS1CRUdJTi';
+const ENCODED_PEM = /LS0tLS1CRUdJTi[A-Za-z0-9+/]{60,}={0,2}/y;
+
+function detectEncodedPrivateKeys(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const position of context.positions(ENCODED_PEM_PREFIX)) {
+    if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
+    ENCODED_PEM.lastIndex = position;
+    const match = ENCODED_PEM.exec(text);
+    if (match === null) continue;
+    const header = Buffer.from(match[0].slice(0, 80), 'base64').toString('latin1');
+    if (!/^-----BEGIN[ A-Z0-9]*PRIVATE KEY/.test(header)) continue;
+    scan.emit('secret.private_key', position, position + match[0].length);
+  }
+}
+
+function detectPrivateKeys(context: DetectorContext): void {
+  const { text, scan } = context;
+  detectEncodedPrivateKeys(context);
+  let coveredUntil = -1;
+  for (const position of context.positions('-----BEGIN')) {
+    if (position < coveredUntil) continue;
+    KEY_HEADER.lastIndex = position;
+    const header = KEY_HEADER.exec(text);
+    if (header === null) continue;
+    const bodyStart = position + header[0].length;
+    const window = text.slice(bodyStart, bodyStart + MAX_KEY_BLOCK_LENGTH);
+    const footer = KEY_FOOTER.exec(window);
+    let end: number;
+    let body: string;
+    if (footer !== null) {
+      body = window.slice(0, footer.index);
+      end = bodyStart + footer.index + footer[0].length;
+    } else {
+      // Truncated block (a snippet, a log line): the body runs while it looks like base64,
+      // including escaped newlines and string concatenation.
+      const run = /^(?:[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/.exec(window);
+      body = run === null ? '' : run[0];
+      end = bodyStart + body.trimEnd().length;
+    }
+    if (!keyBodyIsReal(body)) continue;
+    scan.emit('secret.private_key', position, end);
+    coveredUntil = end;
+  }
+}
+
+export const privateKeyDetector: Detector = {
+  name: 'private-keys',
+  ruleIds: ['secret.private_key'],
+  keywords: ['-----BEGIN'],
+  caseSensitiveKeywords: [ENCODED_PEM_PREFIX],
+  detect: detectPrivateKeys,
+};
+
+// ---------------------------------------------------------------------------------------------
+// JSON Web Tokens
+
+/** header.payload.signature, or header.payload alone when the payload is JSON too (unsigned or cut). */
+const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{10,}\.(?:[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]{10,})/y;
+
+function headerIsJwt(encodedHeader: string): boolean {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && ('alg' in header || 'typ' in header || 'enc' in header);
+  } catch {
+    return false;
+  }
+}
+
+function detectJwts(context: DetectorContext): void {
+  const { text, scan } = context;
+  let coveredUntil = -1;
+  for (const position of context.positions('eyJ')) {
+    if (position < coveredUntil) continue;
+    const previous = codeAt(text, position - 1);
+    if (isWordCode(previous) || previous === 45) continue;
+    JWT_PATTERN.lastIndex = position;
+    const match = JWT_PATTERN.exec(text);
+    if (match === null) continue;
+    const token = match[0];
+    if (!headerIsJwt(token.slice(0, token.indexOf('.')))) continue;
+    scan.emit('secret.jwt', position, position + token.length);
+    coveredUntil = position + token.length;
+  }
+}
+
+export const jwtDetector: Detector = {
+  name: 'jwt',
+  ruleIds: ['secret.jwt'],
+  caseSensitiveKeywords: ['eyJ'],
+  detect: detectJwts,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Password hashes in crypt(3) and related formats
+
+const HASH_PATTERNS: readonly RegExp[] = [
+  /\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/y, // bcrypt
+  /\$(?:1|apr1)\$[./A-Za-z0-9]{0,8}\$[./A-Za-z0-9]{22}/y, // md5-crypt
+  /\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}/y, // sha256/512-crypt
+  /\$y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{43}/y, // yescrypt
+  /\$[789]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}/y, // scrypt (Cisco type 8/9 and friends)
+  /\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{20,}/y,
+  /\$krb5(?:asrep|tgs|pa)\$[^\s$]*\$[^\s]{32,}/y, // Kerberos AS-REP / TGS roastable hashes
+];
+
+const HASH_PREFIXES = ['$2a$', '$2b$', '$2x$', '$2y$', '$2$', '$1$', '$apr1$', '$5$', '$6$', '$y$', '$7$', '$8$', '$9$', '$argon2', '$krb5'];
+
+function detectPasswordHashes(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const prefix of HASH_PREFIXES) {
+    for (const position of context.positions(prefix)) {
+      for (const pattern of HASH_PATTERNS) {
+        pattern.lastIndex = position;
+        const match = pattern.exec(text);
+        if (match === null) continue;
+        scan.emit('secret.password_hash', position, position + match[0].length);
+        break;
+      }
+    }
+  }
+}
+
+export const passwordHashDetector: Detector = {
+  name: 'password-hashes',
+  ruleIds: ['secret.password_hash'],
+  caseSensitiveKeywords: HASH_PREFIXES,
+  detect: detectPasswordHashes,
+};
+
+// ---------------------------------------------------------------------------------------------
+// 0x-prefixed 256-bit private keys (Ethereum and other secp256k1 wallets)
+
+const HEX_KEY_PATTERN = /0x([0-9a-fA-F]{64})(?![0-9A-Za-z])/y;
+const SECP256K1_ORDER = BigInt('0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141');
+/** How far around the value the context words are looked for. */
+const HEX_KEY_CONTEXT_CHARACTERS = 120;
+/**
+ * The same shape is a transaction or block hash; only words about keys and wallets nearby make
+ * it a key, and hash words right before it veto that.
+ */
+const KEY_CONTEXT = /priv|secret|wallet|mnemonic|signing|\bkey\b|seed/i;
+const HASH_CONTEXT = /(?:tx|txid|hash|transaction|block|digest|commit|sha\d*)\W{0,3}$/i;
+
+function detectHexKeys(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const position of context.positions('0x')) {
+    if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
+    HEX_KEY_PATTERN.lastIndex = position;
+    const match = HEX_KEY_PATTERN.exec(text);
+    const hex = match?.[1];
+    if (match === null || hex === undefined) continue;
+    const scalar = BigInt(`0x${hex}`);
+    if (scalar === 0n || scalar >= SECP256K1_ORDER) continue;
+    const end = position + match[0].length;
+    const before = text.slice(Math.max(0, position - HEX_KEY_CONTEXT_CHARACTERS), position);
+    const after = text.slice(end, end + HEX_KEY_CONTEXT_CHARACTERS);
+    if (HASH_CONTEXT.test(before.slice(-24)) || !KEY_CONTEXT.test(before + ' ' + after)) continue;
+    scan.emit('secret.hex_private_key', position, end);
+  }
+}
+
+export const hexPrivateKeyDetector: Detector = {
+  name: 'hex-private-keys',
+  ruleIds: ['secret.hex_private_key'],
+  caseSensitiveKeywords: ['0x'],
+  detect: detectHexKeys,
+};

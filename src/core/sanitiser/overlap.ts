@@ -1,0 +1,94 @@
+/**
+ * The overlap policy. Detectors report candidates independently; where candidates of different
+ * rules overlap, exactly one survives:
+ *   1. the higher severity (so resolving overlaps never lowers the overall severity),
+ *   2. then the more specific rule (rule-catalog.ts: a provider key beats the generic
+ *      assignment around it, URL credentials beat the email inside them, a card beats a phone),
+ *   3. then the longer match, then the earlier one.
+ * Custom rules rank above every built-in rule at equal severity: the organisation wrote them
+ * for exactly that text. Candidates of one rule that overlap are resolved the same way.
+ */
+import { SEVERITY_RANK, type Finding, type FindingSeverity } from './types.js';
+
+export interface RankedCandidate {
+  readonly ruleId: string;
+  readonly label: string;
+  readonly severity: FindingSeverity;
+  readonly specificity: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+function outranks(left: RankedCandidate, right: RankedCandidate): number {
+  return (
+    SEVERITY_RANK[right.severity] - SEVERITY_RANK[left.severity] ||
+    right.specificity - left.specificity ||
+    right.end - right.start - (left.end - left.start) ||
+    left.start - right.start ||
+    (left.ruleId < right.ruleId ? -1 : left.ruleId > right.ruleId ? 1 : 0)
+  );
+}
+
+function toFinding(text: string, candidate: RankedCandidate): Finding {
+  return {
+    rule_id: candidate.ruleId,
+    label: candidate.label,
+    severity: candidate.severity,
+    match: text.slice(candidate.start, candidate.end),
+    start: candidate.start,
+    end: candidate.end,
+  };
+}
+
+/** Above this many candidates a cluster is resolved with a claim map instead of pairwise checks. */
+const PAIRWISE_CLUSTER_LIMIT = 32;
+
+/** Resolves one group of transitively overlapping candidates by priority. */
+function resolveCluster(cluster: readonly RankedCandidate[], clusterStart: number, clusterEnd: number, accepted: RankedCandidate[]): void {
+  const byPriority = [...cluster].sort(outranks);
+  if (cluster.length <= PAIRWISE_CLUSTER_LIMIT) {
+    const kept: RankedCandidate[] = [];
+    for (const candidate of byPriority) {
+      if (kept.every((other) => candidate.end <= other.start || other.end <= candidate.start)) kept.push(candidate);
+    }
+    accepted.push(...kept);
+    return;
+  }
+  // One flag per UTF-16 unit of the cluster's range: checking and claiming a span costs its
+  // length, so a large cluster (many custom-rule matches inside one long match) stays linear.
+  const claimed = new Uint8Array(clusterEnd - clusterStart);
+  for (const candidate of byPriority) {
+    const span = claimed.subarray(candidate.start - clusterStart, candidate.end - clusterStart);
+    if (span.includes(1)) continue;
+    span.fill(1);
+    accepted.push(candidate);
+  }
+}
+
+/** Picks non-overlapping findings and returns them sorted by start, longer first on ties. */
+export function resolveOverlaps(text: string, candidates: readonly RankedCandidate[]): Finding[] {
+  const byStart = [...candidates].sort((left, right) => left.start - right.start || right.end - left.end);
+  // Sweep into clusters of transitively overlapping candidates; most candidates overlap nothing.
+  const accepted: RankedCandidate[] = [];
+  let cluster: RankedCandidate[] = [];
+  let clusterStart = 0;
+  let clusterEnd = -1;
+  const flush = (): void => {
+    if (cluster.length === 1) accepted.push(...cluster);
+    else if (cluster.length > 1) resolveCluster(cluster, clusterStart, clusterEnd, accepted);
+    cluster = [];
+  };
+  for (const candidate of byStart) {
+    if (cluster.length > 0 && candidate.start >= clusterEnd) flush();
+    if (cluster.length === 0) {
+      clusterStart = candidate.start;
+      clusterEnd = candidate.end;
+    } else {
+      clusterEnd = Math.max(clusterEnd, candidate.end);
+    }
+    cluster.push(candidate);
+  }
+  flush();
+  accepted.sort((left, right) => left.start - right.start || right.end - left.end);
+  return accepted.map((candidate) => toFinding(text, candidate));
+}

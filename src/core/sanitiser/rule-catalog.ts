@@ -1,0 +1,178 @@
+/**
+ * Every built-in rule: a stable id (never renamed: organisations store overrides by id), a label
+ * shown to users, a default severity, a category and how much more specific it is than a rule
+ * it may overlap (see overlap.ts). README.md in this folder documents the same table.
+ */
+import type { BuiltInRuleInfo, FindingSeverity, RuleCategory } from './types.js';
+
+export interface BuiltInRuleDefinition extends BuiltInRuleInfo {
+  /**
+   * Tie-breaker between overlapping findings of equal severity: the higher number wins.
+   * Provider-specific formats beat generic context rules, which beat broad shapes like URLs.
+   */
+  readonly specificity: number;
+}
+
+function rule(
+  rule_id: string,
+  label: string,
+  severity: FindingSeverity,
+  category: RuleCategory,
+  specificity: number,
+): BuiltInRuleDefinition {
+  return { rule_id, label, severity, category, specificity };
+}
+
+/** Specificity levels, named so the ordering reads as a policy rather than magic numbers. */
+const SPECIFICITY = {
+  /** Whole PEM/PGP blocks: nothing else inside them matters. */
+  keyBlock: 100,
+  /** A vendor's own token format (prefix, length, alphabet). */
+  providerFormat: 90,
+  /** A URL whose host and path identify a webhook that accepts posts with no other secret. */
+  webhook: 85,
+  /** Credentials in a URL's userinfo. */
+  urlCredentials: 80,
+  /** Values identified by a vendor's variable name and exact length (AWS secret key). */
+  namedFormat: 75,
+  /** Self-describing structures: JWT header, crypt(3) hash prefix. */
+  structure: 70,
+  /** Numbers with a checksum (cards, IBAN, national ids). */
+  checksummed: 65,
+  /** Email addresses: a fixed shape with a domain. */
+  email: 55,
+  /** Authorization headers. */
+  header: 50,
+  /** IP addresses. */
+  address: 45,
+  /** Generic name = value assignments gated by entropy and placeholder lists. */
+  assignment: 40,
+  /** Phone numbers: validated, but the least distinctive digit shape. */
+  phone: 35,
+  /** Plain URLs. */
+  url: 20,
+} as const;
+
+export const BUILT_IN_RULE_DEFINITIONS: readonly BuiltInRuleDefinition[] = [
+  // Personal data
+  rule('pii.email', 'Email address', 'warn', 'personal_data', SPECIFICITY.email),
+  rule('pii.phone', 'Phone number', 'warn', 'personal_data', SPECIFICITY.phone),
+  rule('pii.payment_card', 'Payment card number', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.iban', 'IBAN (bank account)', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.us_ssn', 'US Social Security number', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.ca_sin', 'Canadian Social Insurance number', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.es_dni', 'Spanish DNI/NIE', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.br_cpf', 'Brazilian CPF', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.it_fiscal_code', 'Italian codice fiscale', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.in_aadhaar', 'Indian Aadhaar number', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.ip_address', 'IP address', 'info', 'personal_data', SPECIFICITY.address),
+  rule('pii.url', 'URL', 'info', 'personal_data', SPECIFICITY.url),
+  // Secrets with a structure of their own
+  rule('secret.private_key', 'Private key block', 'block', 'secret', SPECIFICITY.keyBlock),
+  rule('secret.jwt', 'JSON Web Token', 'block', 'secret', SPECIFICITY.structure),
+  rule('secret.url_credentials', 'Credentials in URL', 'block', 'secret', SPECIFICITY.urlCredentials),
+  rule('secret.webhook_url', 'Incoming webhook URL', 'block', 'secret', SPECIFICITY.webhook),
+  rule('secret.password_hash', 'Password hash', 'warn', 'secret', SPECIFICITY.structure),
+  // Provider keys and tokens
+  rule('secret.aws_access_key_id', 'AWS access key ID', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.aws_secret_access_key', 'AWS secret access key', 'block', 'secret', SPECIFICITY.namedFormat),
+  rule('secret.github_token', 'GitHub token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.gitlab_token', 'GitLab token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.slack_token', 'Slack token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.stripe_secret_key', 'Stripe secret key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.openai_api_key', 'OpenAI API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.anthropic_api_key', 'Anthropic API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.google_api_key', 'Google API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.google_oauth', 'Google OAuth client secret or token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.azure_storage_key', 'Azure storage or shared access key', 'block', 'secret', SPECIFICITY.namedFormat),
+  rule('secret.azure_client_secret', 'Azure AD client secret', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.azure_devops_pat', 'Azure DevOps personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.azure_identifier', 'Azure tenant or client ID', 'info', 'secret', SPECIFICITY.namedFormat),
+  rule('secret.twilio_api_key', 'Twilio API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.sendgrid_api_key', 'SendGrid API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.npm_token', 'npm access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.pypi_token', 'PyPI API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.huggingface_token', 'Hugging Face token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.databricks_token', 'Databricks token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.docker_token', 'Docker Hub personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.figma_token', 'Figma personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.grafana_token', 'Grafana token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.groq_api_key', 'Groq API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.hashicorp_vault_token', 'HashiCorp Vault token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.linear_api_key', 'Linear API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.notion_token', 'Notion integration token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.onepassword_token', '1Password service account token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.shopify_token', 'Shopify token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.tailscale_key', 'Tailscale key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.vercel_token', 'Vercel token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.cloudflare_token', 'Cloudflare API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.digitalocean_token', 'DigitalOcean token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.telegram_bot_token', 'Telegram bot token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.mailgun_api_key', 'Mailgun API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.mailchimp_api_key', 'Mailchimp API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.square_token', 'Square token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.postman_api_key', 'Postman API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.new_relic_key', 'New Relic key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.sentry_token', 'Sentry token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.age_secret_key', 'age secret key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.rubygems_api_key', 'RubyGems API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.dropbox_token', 'Dropbox access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.mapbox_secret_token', 'Mapbox secret token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.sourcegraph_token', 'Sourcegraph access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.sonarqube_token', 'SonarQube token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.doppler_token', 'Doppler token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.dynatrace_token', 'Dynatrace token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.replicate_token', 'Replicate API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.nvidia_api_key', 'NVIDIA API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.posthog_api_key', 'PostHog personal API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.readme_api_key', 'ReadMe API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.jina_api_key', 'Jina AI API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.stackhawk_api_key', 'StackHawk API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.atlassian_api_token', 'Atlassian API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.dependency_track_key', 'Dependency-Track API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.alibaba_access_key', 'Alibaba Cloud access key ID', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.easypost_api_key', 'EasyPost API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.circleci_token', 'CircleCI token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.brevo_api_key', 'Brevo (Sendinblue) API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.planetscale_token', 'PlanetScale token or password', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.bitbucket_app_password', 'Bitbucket app password', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.nuget_api_key', 'NuGet API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.pulumi_token', 'Pulumi access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.typeform_token', 'Typeform personal token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.flutterwave_key', 'Flutterwave secret key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.segment_token', 'Segment public API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.xai_api_key', 'xAI API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.hubspot_token', 'HubSpot private app token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.prefect_api_key', 'Prefect API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.flexport_token', 'Flexport API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.mongodb_atlas_key', 'MongoDB Atlas service account secret', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.teamwork_token', 'Teamwork API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.terraform_token', 'Terraform Cloud / Vagrant Cloud token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.clickup_token', 'ClickUp personal token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.ionic_token', 'Ionic personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.pagarme_api_key', 'Pagar.me API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.frameio_token', 'Frame.io developer token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.maxmind_license_key', 'MaxMind license key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.zoho_token', 'Zoho OAuth token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.shippo_token', 'Shippo API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.npmrc_auth', 'npm registry credential (.npmrc)', 'block', 'secret', SPECIFICITY.namedFormat),
+  rule('secret.hex_private_key', 'Hex-encoded private key', 'block', 'secret', SPECIFICITY.namedFormat),
+  // Context rules
+  rule('secret.bearer_token', 'Bearer or Basic authorization credential', 'block', 'secret', SPECIFICITY.header),
+  rule('secret.password_assignment', 'Password in assignment', 'block', 'secret', SPECIFICITY.assignment),
+  rule('secret.generic_secret', 'Secret, token or API key in assignment', 'block', 'secret', SPECIFICITY.assignment),
+];
+
+export const BUILT_IN_RULES: readonly BuiltInRuleInfo[] = BUILT_IN_RULE_DEFINITIONS.map(
+  ({ rule_id, label, severity, category }) => ({ rule_id, label, severity, category }),
+);
+
+const DEFINITIONS_BY_ID = new Map(BUILT_IN_RULE_DEFINITIONS.map((definition) => [definition.rule_id, definition]));
+
+export function builtInRuleDefinition(ruleId: string): BuiltInRuleDefinition | undefined {
+  return DEFINITIONS_BY_ID.get(ruleId);
+}
+
+export function isBuiltInRuleId(ruleId: string): boolean {
+  return DEFINITIONS_BY_ID.has(ruleId);
+}

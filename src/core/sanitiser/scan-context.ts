@@ -1,0 +1,48 @@
+/**
+ * State of one scan shared by the detectors: the text, the keyword positions the prefilter
+ * found, and the candidates the detectors emit before the overlap policy picks the findings.
+ */
+import { keywordKey, patternKey, type PrefilterResult } from './prefilter.js';
+
+export interface Candidate {
+  readonly ruleId: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const NO_POSITIONS: readonly number[] = [];
+
+export class ScanContext {
+  readonly candidates: Candidate[] = [];
+
+  constructor(
+    readonly text: string,
+    private readonly enabledRuleIds: ReadonlySet<string>,
+    private readonly prefilter: PrefilterResult,
+  ) {}
+
+  isEnabled(ruleId: string): boolean {
+    return this.enabledRuleIds.has(ruleId);
+  }
+
+  emit(ruleId: string, start: number, end: number): void {
+    if (end > start && this.enabledRuleIds.has(ruleId)) this.candidates.push({ ruleId, start, end });
+  }
+
+  /** Start indices of every occurrence of a keyword, ascending. */
+  positionsOf(keyword: string, caseSensitive: boolean): readonly number[] {
+    return this.prefilter.positions.get(keywordKey(keyword, caseSensitive)) ?? NO_POSITIONS;
+  }
+
+  hasKeyword(keyword: string, caseSensitive: boolean): boolean {
+    return this.prefilter.present.has(keywordKey(keyword, caseSensitive));
+  }
+
+  patternPositions(pattern: string): readonly number[] {
+    return this.prefilter.positions.get(patternKey(pattern)) ?? NO_POSITIONS;
+  }
+
+  hasPattern(pattern: string): boolean {
+    return this.prefilter.present.has(patternKey(pattern));
+  }
+}

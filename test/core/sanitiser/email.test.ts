@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { findingsOf, matchesOf } from './fixtures.js';
+
+describe('email rule (pii.email)', () => {
+  it('finds addresses in prose, with plus tags, subdomains and mailto links', () => {
+    const text = 'Write to jane.doe+news@mail.example.co.uk or <mailto:ops@corp.io>. Thanks, bob_smith@gmail.com.';
+    expect(matchesOf(text, 'pii.email')).toEqual(['jane.doe+news@mail.example.co.uk', 'ops@corp.io', 'bob_smith@gmail.com']);
+  });
+
+  it('reports warn severity with the email label', () => {
+    const [finding] = findingsOf('contact: anna@example.org', 'pii.email');
+    expect(finding?.severity).toBe('warn');
+    expect(finding?.label).toBe('Email address');
+  });
+
+  it('does not report package versions, asset names, npm scopes or decorators', () => {
+    const text = 'pnpm@10.4.1 logo@2x.png lodash@4.17.21 import x from "@types/node"; @Component({})';
+    expect(matchesOf(text, 'pii.email')).toEqual([]);
+  });
+
+  it('does not report the userinfo of a URL or an SSH remote as an address', () => {
+    const text = 'https://username:password@example.com/x and git@github.com:org/repo.git';
+    expect(matchesOf(text, 'pii.email')).toEqual([]);
+  });
+
+  it('requires a dotted domain with an alphabetic top-level domain', () => {
+    expect(matchesOf('root@localhost and user@host.123', 'pii.email')).toEqual([]);
+  });
+});

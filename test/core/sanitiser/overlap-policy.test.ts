@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createSanitiser } from '../../../src/core/sanitiser/index.js';
+import { ALPHANUMERIC, fakeToken, findingsOf, randomText, scan } from './fixtures.js';
+
+describe('overlap policy and overall severity', () => {
+  it('keeps the URL credentials and drops the email-shaped text inside them', () => {
+    const findings = findingsOf(`https://admin:${randomText(ALPHANUMERIC, 14)}@mail.example.com/inbox`);
+    expect(findings.map((finding) => finding.rule_id)).toEqual(['secret.url_credentials']);
+  });
+
+  it('keeps the provider key and drops the generic assignment around it', () => {
+    const token = fakeToken(['sk', '_live_'], ALPHANUMERIC, 24);
+    expect(findingsOf(`STRIPE_SECRET=${token}`).map((finding) => finding.rule_id)).toEqual(['secret.stripe_secret_key']);
+  });
+
+  it('keeps a higher-severity finding over a more specific one: overlaps never lower the severity', () => {
+    // An email inside a URL: the email (warn) wins over the URL (info).
+    const findings = findingsOf('https://example.com/unsubscribe?email=anna@example.org');
+    expect(findings.map((finding) => [finding.rule_id, finding.match])).toEqual([['pii.email', 'anna@example.org']]);
+  });
+
+  it('returns findings sorted by start, findings never overlap', () => {
+    const text = `b@x.io ${fakeToken(['gh', 'p_'], ALPHANUMERIC, 36)} a@y.io 203.0.113.9`;
+    const starts = scan(text).findings.map((finding) => finding.start);
+    expect(starts).toEqual([...starts].sort((left, right) => left - right));
+  });
+
+  it('reports the highest severity as the overall severity, and clean when nothing is found', () => {
+    expect(scan('Nothing to see here.').severity).toBe('clean');
+    expect(scan('from 203.0.113.9').severity).toBe('info');
+    expect(scan('from 203.0.113.9, anna@example.org').severity).toBe('warn');
+    expect(scan(`from 203.0.113.9, anna@example.org, ${fakeToken(['gh', 'p_'], ALPHANUMERIC, 36)}`).severity).toBe('block');
+  });
+
+  it('lets an organisation rule win over a built-in one at equal severity', () => {
+    const sanitiser = createSanitiser({
+      custom: [{ rule_id: 'custom.partner-mail', label: 'Partner address', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['partner@acme.example'] }],
+      overrides: [],
+    });
+    expect(sanitiser.scan('write to partner@acme.example').findings.map((finding) => finding.rule_id)).toEqual(['custom.partner-mail']);
+  });
+});

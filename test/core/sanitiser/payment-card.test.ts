@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { findingsOf, matchesOf } from './fixtures.js';
+
+describe('payment card rule (pii.payment_card, Luhn-checked)', () => {
+  it('finds Luhn-valid numbers of the major networks, grouped or not', () => {
+    const text = 'Visa 4111 1111 1111 1111, Amex 3782-822463-10005, MC 5555555555554444, Discover 6011000990139424';
+    expect(matchesOf(text, 'pii.payment_card')).toEqual(['4111 1111 1111 1111', '3782-822463-10005', '5555555555554444', '6011000990139424']);
+  });
+
+  it('blocks by default', () => {
+    expect(findingsOf('card 4111111111111111', 'pii.payment_card')[0]?.severity).toBe('block');
+  });
+
+  it('does not report numbers that fail the Luhn check', () => {
+    expect(matchesOf('card 4111 1111 1111 1112 and 5555555555554440', 'pii.payment_card')).toEqual([]);
+  });
+
+  it('does not report 13-digit millisecond timestamps or numbers of other industries', () => {
+    // 1700000000007 passes Luhn but no 13-digit card starts with 1; 7, 8, 9 and 0 are not card industries.
+    expect(matchesOf('ts=1700000000007 id 7992739871300000 acct 0000000000000000', 'pii.payment_card')).toEqual([]);
+  });
+
+  it('does not report numbers with mixed separators', () => {
+    expect(matchesOf('4111-1111 1111.1111', 'pii.payment_card')).toEqual([]);
+  });
+});

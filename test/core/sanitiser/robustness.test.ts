@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSanitiser, scanResultSchema } from '../../../src/core/sanitiser/index.js';
+import { cleanProse, codeWithSecrets, mixedText } from '../../../bench/sanitiser-bench-inputs.js';
+
+const sanitiser = createSanitiser({
+  custom: [
+    { rule_id: 'custom.codename', label: 'Codename', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['Falcon', '🦅'] },
+    { rule_id: 'custom.ticket', label: 'Ticket', severity: 'info', enabled: true, kind: 'regex', pattern: '\\bT-\\d+', flags: 'i' },
+  ],
+  overrides: [],
+});
+
+describe('scan never throws', () => {
+  it('handles lone surrogates, NUL and control characters', () => {
+    for (const text of ['\uD800', '\uDC00abc', 'x\uD83D', '\u0000\u0001\u0007', 'a@b.co\u0000', '\uDC00T-12\uD800', '']) {
+      const result = sanitiser.scan(text);
+      expect(scanResultSchema.safeParse(result).success).toBe(true);
+    }
+  });
+
+  it('handles any string, including arbitrary UTF-16', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const result = sanitiser.scan(text);
+        for (const finding of result.findings) expect(text.slice(finding.start, finding.end)).toBe(finding.match);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('scans 1 MiB of prose, code and mixed text and returns schema-valid results', () => {
+    for (const text of [cleanProse(1_048_576), codeWithSecrets(1_048_576), mixedText(1_048_576)]) {
+      const result = sanitiser.scan(text);
+      expect(scanResultSchema.safeParse(result).success).toBe(true);
+    }
+  });
+
+  it('scans 1 MiB of one repeated character, of digits and of keywords', () => {
+    for (const text of ['a'.repeat(1_048_576), '7'.repeat(1_048_576), 'password='.repeat(116_508), '@'.repeat(1_048_576), '1.2.'.repeat(262_144)]) {
+      expect(() => sanitiser.scan(text)).not.toThrow();
+    }
+  });
+});

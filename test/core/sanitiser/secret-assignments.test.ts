@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ALPHANUMERIC, BASE64, findingsOf, matchesOf, randomText, summarise } from './fixtures.js';
+
+const secrets = (text: string) => findingsOf(text).filter((finding) => finding.rule_id.startsWith('secret.'));
+
+describe('password assignments (secret.password_assignment)', () => {
+  it('finds passwords in code, config, JSON, XML, CLI flags and comparisons', () => {
+    const text = [
+      'db_password = "Tr0ub4dor&3"',
+      'DB_PASS=hunter2hunter',
+      '"password": "correct-horse-9"',
+      '<add key="SmtpPassword" value="Prestigitariu$"/>',
+      'Connect-VIServer -Server vc -User admin -Password VMware1!',
+      'if creds.Secret != "open-sesame" {',
+      'The password is "centipede"',
+    ].join('\n');
+    expect(matchesOf(text, 'secret.password_assignment'), summarise(findingsOf(text))).toEqual([
+      'Tr0ub4dor&3',
+      'hunter2hunter',
+      'correct-horse-9',
+      'Prestigitariu$',
+      'VMware1!',
+      'open-sesame',
+      'centipede',
+    ]);
+  });
+
+  it('does not report placeholder passwords', () => {
+    const text = 'password=changeme\nPASSWORD="your_password"\npassword: "<password>"\npwd = "xxxxxx"\npassword = "********"';
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it('does not report template or environment references', () => {
+    const text = 'password=${DB_PASSWORD}\napi_key: ${API_KEY}\npassword = os.environ["PW"]\npassword: {{ .Values.password }}\nPASSWORD=$(cat /run/secret)\napi_key = process.env.API_KEY';
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it('does not report code that reads a password, form labels or short values', () => {
+    const text = "password = request.form['password']\nusernameLabel: 'Username', passwordLabel: 'Password:'\npassword = \"123\"\nconst passwordField = form.get('password');";
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+});
+
+describe('generic secret assignments (secret.generic_secret)', () => {
+  it('finds high-entropy values under secret, token and key names in any notation', () => {
+    const value = randomText(ALPHANUMERIC, 32);
+    const text = [`API_KEY=${value}`, `clientSecret: "${value}"`, `auth_token => '${value}'`, `"x-api-key": "${value}"`, `rawg TOKEN ${value}`, `boxSECRET-${value}`].join('\n');
+    expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([value, value, value, value, value, value]);
+  });
+
+  it('does not report low-entropy or single-word values', () => {
+    const text = 'api_key = "aaaaaaaaaaaaaaaaaaaa"\ntoken: abcabcabcabcabcabc\nsecret_key = "user_profile_settings"\nAPI_TOKEN=true';
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it('does not report names that describe a secret rather than hold it', () => {
+    const value = randomText(ALPHANUMERIC, 32);
+    const text = `token_url = "https://auth.example.com/token"\nsecret_name: ${value}\nprivate_key_id = "${value}"\npublic_key = "${value}"\nmax_tokens = 4096`;
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it('does not report a bare map key named "key"', () => {
+    expect(secrets(`{"key": "${randomText(ALPHANUMERIC, 24)}"}`)).toEqual([]);
+  });
+
+  it('does not report base64 that decodes to readable text', () => {
+    const encoded = Buffer.from('dummy text data data data').toString('base64');
+    expect(secrets(`ANY_KEY = ${encoded}`)).toEqual([]);
+  });
+});
+
+describe('vendor-owned names', () => {
+  it('finds an AWS secret access key by its variable name and exact length', () => {
+    const key = randomText(BASE64, 40);
+    expect(matchesOf(`aws_secret_access_key = ${key}`, 'secret.aws_secret_access_key')).toEqual([key]);
+  });
+
+  it('reports nothing for an AWS secret name whose value does not have the AWS format', () => {
+    expect(secrets(`AWS_SECRET_ACCESS_KEY = ${randomText(BASE64, 56)}==`)).toEqual([]);
+  });
+
+  it('finds an .npmrc auth token without an entropy gate, but not an environment reference', () => {
+    expect(matchesOf('//registry.npmjs.org/:_authToken=111111aaaaaaaaaaaaaaaaaaaaa', 'secret.npmrc_auth')).toEqual(['111111aaaaaaaaaaaaaaaaaaaaa']);
+    expect(secrets('//npm.pkg.github.com/:_authToken=${NPM_TOKEN}')).toEqual([]);
+  });
+
+  it('reports Azure tenant and client ids at info severity', () => {
+    const uuid = '0f4b2c1e-7a9d-4c3b-9e8f-1a2b3c4d5e6f';
+    const findings = findingsOf(`AZURE_TENANT_ID=${uuid}`);
+    expect(findings.map((finding) => [finding.rule_id, finding.severity])).toEqual([['secret.azure_identifier', 'info']]);
+  });
+});
+
+describe('authorization headers (secret.bearer_token)', () => {
+  it('finds bearer tokens and basic credentials', () => {
+    const token = randomText(ALPHANUMERIC, 40);
+    const basic = Buffer.from('deploy:s3cr3t-pa55').toString('base64');
+    expect(matchesOf(`-H "Authorization: Bearer ${token}" -H "Authorization: Basic ${basic}"`, 'secret.bearer_token')).toEqual([token, basic]);
+  });
+
+  it('does not report placeholders after Bearer or a Basic value that is not user:password', () => {
+    const notCredentials = Buffer.from('just some words here').toString('base64');
+    expect(secrets(`Authorization: Bearer <token>\nAuthorization: Bearer $TOKEN\nBasic ${notCredentials}`)).toEqual([]);
+  });
+});
