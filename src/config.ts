@@ -6,6 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
+import type { WorkflowLimits } from './core/execution/executions.js';
+import type { JudgeThresholds } from './core/judge/thresholds.js';
 import { databaseLocation } from './db/open-database.js';
 
 export class ConfigError extends Error {
@@ -40,10 +43,17 @@ const judgeSchema = z
     message: 'needs_revision_threshold must not exceed pass_threshold',
   });
 
-const fileSchema = z.object({
+const workflowSchema = z.object({
+  max_concurrency: z.number().int().min(1).max(64).default(4).describe('Nodes of one run that may call models at once'),
+  node_timeout_ms: z.number().int().min(100).max(3_600_000).default(120_000).describe('Time limit of one node'),
+  run_timeout_ms: z.number().int().min(100).max(3_600_000).default(300_000).describe('Time limit of a whole run'),
+});
+
+const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
   judge: judgeSchema.default({ pass_threshold: 70, needs_revision_threshold: 40 }),
+  workflows: workflowSchema.default({ max_concurrency: 4, node_timeout_ms: 120_000, run_timeout_ms: 300_000 }),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -66,6 +76,10 @@ export interface Config {
   /** Where the file part came from, for start-up logs; null when no file was read. */
   configPath: string | null;
   file: ConfigFile;
+  /** Providers and models (porch.config.yaml `ai`, or OPENAI_API_KEY alone). */
+  ai: AiConfig;
+  judgeThresholds: JudgeThresholds;
+  workflowLimits: WorkflowLimits;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -113,6 +127,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     : location === ':memory:'
       ? resolve(cwd, 'data')
       : dirname(location);
+  let ai: AiConfig;
+  try {
+    ai = parseAiConfig(parsedFile.data.ai, env);
+  } catch (err) {
+    throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}: ${(err as Error).message}`);
+  }
+  const { judge, workflows } = parsedFile.data;
   const displayHost = vars.HOST.includes(':') ? `[${vars.HOST}]` : vars.HOST;
 
   return {
@@ -132,6 +153,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     logLevel: vars.LOG_LEVEL,
     configPath: fileExists ? configPath : null,
     file: parsedFile.data,
+    ai,
+    judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },
+    workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     env,
   };
 }

@@ -2,10 +2,13 @@
  * The composition root of `porch serve`: config → store → core → doors. Only this file (and the
  * CLI entry) knows every part.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { createAiGateway } from './core/ai/ai-gateway.js';
+import { loadSecretKey } from './core/ai/byok-crypto.js';
 import { createCore, type Core } from './core/core.js';
 import { createSqliteStore, type SqliteStore } from './db/sqlite/index.js';
 import { createLogger } from './logger.js';
@@ -30,11 +33,24 @@ export function createApplication(config: Config, options: ApplicationOptions = 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const store = createSqliteStore(config.databaseUrl);
+  // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
+  const secretKey =
+    config.secretKey === undefined && store.database.location === ':memory:'
+      ? randomBytes(32)
+      : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
+  const ai = createAiGateway({ config: config.ai, env: config.env, logger });
   const core = createCore({
     store,
     clock,
     logger,
-    settings: { siteUrl: config.publicUrl, minimumTokens: config.minimumTokens },
+    ai,
+    secretKey,
+    settings: {
+      siteUrl: config.publicUrl,
+      minimumTokens: config.minimumTokens,
+      judgeThresholds: config.judgeThresholds,
+      workflowLimits: config.workflowLimits,
+    },
   });
   const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes });
   return {

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './account-commands.js';
 import { registerBundleCommands } from './bundle-commands.js';
+import { registerByokCommands } from './byok-commands.js';
 import { registerCreditCommands } from './credit-commands.js';
 import { registerKeyCommands } from './key-commands.js';
+import { registerSanitiserCommands } from './sanitiser-commands.js';
 import { registerServeCommands } from './serve-commands.js';
 
 export function createProgram(): Command {
@@ -16,5 +18,7 @@ export function createProgram(): Command {
   registerKeyCommands(program);
   registerCreditCommands(program);
   registerBundleCommands(program);
+  registerByokCommands(program);
+  registerSanitiserCommands(program);
   return program;
 }

@@ -32,14 +32,20 @@ export function registerServeCommands(program: Command): void {
         const demo = await core.demo.createDemo();
         process.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
       }
-      logger.info({ url: running.url, database: running.application.store.database.location }, 'Porch is listening');
+      logger.info({ url: running.url, database: running.application.store.database.location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
+      if (config.ai.defaultModelSource === 'echo') {
+        logger.info('No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.');
+      }
       process.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
+
+      const stopMaintenance = core.maintenance.start();
 
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'shutting down');
+        stopMaintenance();
         running.close().then(
           () => process.exit(0),
           (err: unknown) => {

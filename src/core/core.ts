@@ -3,6 +3,13 @@
  * Core never imports a door (REST, MCP, CLI) and knows nothing of HTTP.
  */
 import type { Logger } from 'pino';
+import type { AiGateway } from './ai/ai-gateway.js';
+import { createByokService } from './byok/byok.js';
+import { createExecutionService, type WorkflowLimits } from './execution/executions.js';
+import { createModelCaller } from './execution/model-calls.js';
+import { createJudgeService } from './judge/judge-service.js';
+import type { JudgeThresholds } from './judge/thresholds.js';
+import { createSanitiserService } from './sanitiser/sanitiser-service.js';
 import type { Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
 import { createAuthenticator } from './access/authenticator.js';
@@ -14,12 +21,16 @@ import { createContextCardService } from './context-cards/context-cards.js';
 import { createCreditService } from './credits/credits.js';
 import { createDemoService } from './demo/demo.js';
 import { createHealthService } from './health.js';
+import { createIdempotencyService } from './idempotency.js';
+import { createMaintenance } from './maintenance.js';
 
 export interface CoreSettings {
   /** `{site_url}`: the public origin for absolute links. */
   siteUrl: string;
   /** Minimum available balance to start an execution, in tokens. */
   minimumTokens: number;
+  judgeThresholds: JudgeThresholds;
+  workflowLimits: WorkflowLimits;
 }
 
 export interface CoreDependencies {
@@ -27,13 +38,40 @@ export interface CoreDependencies {
   clock: Clock;
   logger: Logger;
   settings: CoreSettings;
+  ai: AiGateway;
+  /** Encrypts BYOK keys at rest. */
+  secretKey: Buffer;
 }
 
-export function createCore({ store, clock, logger, settings }: CoreDependencies) {
+export function createCore({ store, clock, logger, settings, ai, secretKey }: CoreDependencies) {
   const credits = createCreditService(store.credits, clock, settings.minimumTokens);
   const accounts = createAccountService(store, clock);
   const bundles = createBundleService(store, clock);
+  const catalog = createCatalogService(store);
+  const sanitiser = createSanitiserService(store, clock);
+  const byok = createByokService({
+    store,
+    clock,
+    secretKey,
+    providers: () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo'),
+  });
+  const modelCaller = createModelCaller({ ai, credits, byok, usage: store.usage, clock });
+  const judge = createJudgeService({ ai, modelCaller, thresholds: settings.judgeThresholds, siteUrl: settings.siteUrl });
+  const executions = createExecutionService({
+    store,
+    ai,
+    catalog,
+    credits,
+    byok,
+    modelCaller,
+    judge,
+    scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
+    clock,
+    workflowLimits: settings.workflowLimits,
+  });
+  const idempotency = createIdempotencyService(store.idempotency, clock);
   return {
+    ai,
     settings,
     clock,
     logger,
@@ -42,7 +80,13 @@ export function createCore({ store, clock, logger, settings }: CoreDependencies)
     credits,
     accounts,
     contextCards: createContextCardService(store, clock),
-    catalog: createCatalogService(store),
+    catalog,
+    byok,
+    executions,
+    idempotency,
+    maintenance: createMaintenance(credits, idempotency, logger),
+    judge,
+    sanitiser,
     bundles,
     demo: createDemoService(accounts, bundles),
     health: createHealthService(store, clock),

@@ -15,6 +15,11 @@ export const organisations = sqliteTable('organisations', {
   euOnlyModels: integer('eu_only_models', { mode: 'boolean' }).notNull().default(false),
   strictByok: integer('strict_byok', { mode: 'boolean' }).notNull().default(false),
   ownerAccountId: text('owner_account_id'),
+  /**
+   * Bumped on every sanitiser rule change, so each process can tell cheaply whether its compiled
+   * ruleset is stale (the CLI changes rules from another process).
+   */
+  sanitiserRulesVersion: integer('sanitiser_rules_version').notNull().default(0),
   ...timestamps,
 });
 

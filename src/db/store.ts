@@ -15,6 +15,7 @@ export interface OrganisationRecord {
   euOnlyModels: boolean;
   strictByok: boolean;
   ownerAccountId: string | null;
+  sanitiserRulesVersion: number;
   createdAt: number;
 }
 
@@ -266,6 +267,90 @@ export interface CatalogRepository {
   exportAll(accountId: string): Promise<BundleRecords>;
 }
 
+export interface ByokKeyRecord {
+  id: string;
+  /** Exactly one of accountId / organisationId is set. */
+  accountId: string | null;
+  organisationId: string | null;
+  provider: string;
+  /** AES-256-GCM ciphertext; never the plaintext. */
+  encryptedKey: string;
+  /** The last characters of the key, for display. */
+  keyHint: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export type ByokOwner = { accountId: string } | { organisationId: string };
+
+export interface ByokKeyRepository {
+  /** Stores the key, revoking any active key of the same owner and provider, in one transaction. */
+  put(record: ByokKeyRecord): Promise<void>;
+  findActive(owner: ByokOwner, provider: string): Promise<ByokKeyRecord | null>;
+  list(owner: ByokOwner): Promise<ByokKeyRecord[]>;
+  revoke(id: string, at: number): Promise<ByokKeyRecord | null>;
+}
+
+export interface IdempotencyClaimRequest {
+  accountId: string;
+  idempotencyKey: string;
+  operation: string;
+  requestHash: string;
+  now: number;
+  expiresAt: number;
+}
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'conflict' }
+  | { kind: 'in_progress' };
+
+export interface IdempotencyStore {
+  /** Claims the key for this request, or says what an earlier request with it left; atomic. */
+  claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
+  /** Stores the response a replay will answer with. */
+  complete(accountId: string, idempotencyKey: string, status: number, body: unknown): Promise<void>;
+  /** Forgets a claim whose request failed, so a retry runs again. */
+  abandon(accountId: string, idempotencyKey: string): Promise<void>;
+  deleteExpired(at: number): Promise<number>;
+}
+
+export interface WorkflowRunRecord {
+  id: string;
+  workflowId: string;
+  accountId: string;
+  status: 'completed' | 'failed';
+  result: unknown;
+  durationMs: number;
+  createdAt: number;
+}
+
+export interface WorkflowRunRepository {
+  insert(run: WorkflowRunRecord): Promise<void>;
+  findOwned(accountId: string, id: string): Promise<WorkflowRunRecord | null>;
+}
+
+export interface SanitiserRuleRecord {
+  id: string;
+  organisationId: string;
+  ruleId: string;
+  kind: 'custom' | 'override';
+  definition: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SanitiserRuleRepository {
+  /** Inserts or replaces the organisation's rule with this rule id, and bumps the organisation's rules version. */
+  upsert(record: SanitiserRuleRecord): Promise<void>;
+  list(organisationId: string): Promise<SanitiserRuleRecord[]>;
+  /** Removes a rule and bumps the rules version; false when there was none. */
+  remove(organisationId: string, ruleId: string): Promise<boolean>;
+  /** The organisation's current rules version (0 when it never had rules). */
+  version(organisationId: string): Promise<number>;
+}
+
 export interface Store {
   organisations: OrganisationRepository;
   accounts: AccountRepository;
@@ -276,6 +361,10 @@ export interface Store {
   usage: UsageRepository;
   contextCards: ContextCardRepository;
   catalog: CatalogRepository;
+  byokKeys: ByokKeyRepository;
+  idempotency: IdempotencyStore;
+  workflowRuns: WorkflowRunRepository;
+  sanitiserRules: SanitiserRuleRepository;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -65,6 +65,28 @@ export function parseOperationInput(operation: Operation, request: Pick<Invocati
   };
 }
 
+/** Replays a stored response for a repeated Idempotency-Key, or runs once and stores the response. */
+async function runIdempotently(
+  core: Core,
+  operation: Operation,
+  caller: Caller,
+  idempotencyKey: string,
+  input: Record<string, unknown>,
+  run: () => Promise<unknown>,
+): Promise<{ status: number; data: unknown }> {
+  const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
+  if (start.kind === 'replay') return { status: start.status, data: start.body };
+  let data: unknown;
+  try {
+    data = await run();
+  } catch (err) {
+    await core.idempotency.abandon(caller.account.id, idempotencyKey);
+    throw err;
+  }
+  await core.idempotency.complete(caller.account.id, idempotencyKey, operation.successStatus, data);
+  return { status: operation.successStatus, data };
+}
+
 export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
   const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
   let caller: Caller | null = null;
@@ -87,9 +109,13 @@ export async function invokeOperation(core: Core, operation: Operation, request:
     if (decision.refusal) throw decision.refusal;
 
     const input = parseOperationInput(operation, request);
-    const data = await operation.run(input, { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal });
+    const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    const { status, data } =
+      operation.idempotencyKey && request.idempotencyKey !== undefined
+        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, () => operation.run(input, context))
+        : { status: operation.successStatus, data: await operation.run(input, context) };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
-    return { ok: true, status: operation.successStatus, data, meta };
+    return { ok: true, status, data, meta };
   } catch (err) {
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') {

@@ -31,7 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
-describe('porch CLI', () => {
+// Each command is a fresh Node process that opens and migrates the database: seconds, not milliseconds.
+describe('porch CLI', { timeout: 90_000 }, () => {
   it('runs the documented account, key, plan and credit commands', async () => {
     const created = await porch('account', 'create', '--email', 'ada@example.com', '--plan', 'expert', '--credits', '1000', '--json');
     expect(created.code, created.stderr).toBe(0);
@@ -77,6 +78,36 @@ describe('porch CLI', () => {
     const refused = await porch('import', bad, '--account', account.id);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/skills\[0\]\.instructions/);
+  });
+
+  it('stores a BYOK key from an environment variable and never prints it', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'byok@example.com', '--json')).stdout) as { id: string; organisation_id: string };
+    const secret = 'sk-cli-byok-secret-9876';
+    const saved = await run(process.execPath, [...CLI, 'byok', 'set', '--org', account.organisation_id, '--provider', 'openai', '--key-env', 'CUSTOMER_KEY', '--json'], {
+      env: { ...env, CUSTOMER_KEY: secret, OPENAI_API_KEY: 'sk-gateway' },
+    });
+    expect(saved.stdout).not.toContain(secret);
+    expect(JSON.parse(saved.stdout)).toMatchObject({ provider: 'openai', key_hint: '...9876', status: 'active' });
+    const missing = await porch('byok', 'set', '--account', account.id, '--provider', 'openai', '--key-env', 'UNSET_VARIABLE');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/UNSET_VARIABLE is not set/);
+  });
+
+  it('manages sanitiser rules, refusing a regex RE2 cannot run', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'rules@example.com', '--json')).stdout) as { organisation_id: string };
+    const org = account.organisation_id;
+    const added = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.codename', '--label', 'Project codename', '--keywords', 'bluebird,redwing', '--severity', 'block');
+    expect(added.code, added.stderr).toBe(0);
+    const lookbehind = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.bad', '--label', 'Bad', '--regex', '(?<=x)y');
+    expect(lookbehind.code).toBe(1);
+    expect(lookbehind.stderr).toMatch(/pattern/);
+    expect((await porch('sanitiser', 'rule', 'set', 'pii.email', '--org', org, '--enabled', 'off')).code).toBe(0);
+    const listed = JSON.parse((await porch('sanitiser', 'rule', 'list', '--org', org, '--json')).stdout) as Array<{ rule_id: string; kind: string }>;
+    expect(listed.map((rule) => [rule.rule_id, rule.kind])).toEqual([
+      ['custom.codename', 'custom'],
+      ['pii.email', 'override'],
+    ]);
+    expect((await porch('sanitiser', 'rule', 'remove', 'custom.codename', '--org', org)).code).toBe(0);
   });
 
   it('exits non-zero with a clear message on bad input', async () => {

@@ -67,3 +67,14 @@ describe('credits ledger', () => {
     expect((await harness.core.credits.grant(accountId, 2.5)).balanceTokens).toBe(12_500);
   });
 });
+
+describe('maintenance sweep', () => {
+  it('returns reservations a crash left open and drops expired idempotency records', async () => {
+    await harness.core.credits.reserve(accountId, 3_000);
+    await harness.core.idempotency.begin(accountId, 'key-1', 'execute_persona', { input: 'x' });
+    expect(await harness.core.maintenance.sweep()).toEqual({ releasedReservations: 0, expiredIdempotencyRecords: 0 });
+    harness.clock.advance(24 * 60 * 60 * 1000 + 1);
+    expect(await harness.core.maintenance.sweep()).toEqual({ releasedReservations: 1, expiredIdempotencyRecords: 1 });
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
+  });
+});

@@ -3,6 +3,7 @@
  * contract tests run over this table, and a test fails when an operation has no sample, so a new
  * operation cannot skip them.
  */
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { Harness } from './harness.js';
 
 export interface SampleRequest {
@@ -19,6 +20,16 @@ async function ownedCard(harness: Harness, accountId: string): Promise<string> {
   const card = await harness.core.contextCards.create(accountId, { title: 'Sample', content: 'Sample content' });
   return card.id;
 }
+
+/** Imports the demo catalog into the account and answers the id of the item with this bundle key. */
+async function demoId(harness: Harness, accountId: string, qualifiedKey: string): Promise<string> {
+  const summary = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+  const id = summary.ids[qualifiedKey];
+  if (!id) throw new Error(`The demo bundle has no ${qualifiedKey}`);
+  return id;
+}
+
+export const RELEASE_VARIABLES = { product: 'Porch', version: '1.2', changes: '- Faster lists\n- MCP prompts' };
 
 export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   list_workflows: async () => ({ path: '/workflows' }),
@@ -39,5 +50,23 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     const id = await ownedCard(harness, accountId);
     return { path: `/context-cards/${id}`, ownedId: id };
   },
+  execute_workflow: async (harness, accountId) => {
+    const id = await demoId(harness, accountId, 'workflow:release-announcement');
+    return { path: `/workflows/${id}/execute`, body: { variables: RELEASE_VARIABLES }, ownedId: id };
+  },
+  execute_composition: async (harness, accountId) => {
+    const id = await demoId(harness, accountId, 'composition:release-notes');
+    return { path: `/compositions/${id}/execute`, body: { variables: RELEASE_VARIABLES }, ownedId: id };
+  },
+  execute_skill: async (harness, accountId) => {
+    const id = await demoId(harness, accountId, 'skill:summarise');
+    return { path: `/skills/${id}/execute`, body: { input: 'Porch runs workflows.', variables: { bullets: 2 } }, ownedId: id };
+  },
+  execute_persona: async (harness, accountId) => {
+    const id = await demoId(harness, accountId, 'persona:plain-editor');
+    return { path: `/personas/${id}/execute`, body: { input: 'Utilise synergies going forward.' }, ownedId: id };
+  },
+  run_judge: async () => ({ path: '/judge/run', body: { prompt: 'Write a haiku about autumn.' } }),
+  scan_text: async () => ({ path: '/sanitiser/scan', body: { text: 'Mail ada@example.com about the invoice.' } }),
   get_health: async () => ({ path: '/health' }),
 };

@@ -97,6 +97,14 @@ describe('health', () => {
     expect(response.headers.get('x-api-version')).toBe('2026-05-05');
   });
 
+  it('answers 500 INTERNAL_ERROR for its own faults, without their details', async () => {
+    await harness.store.close();
+    const response = await harness.api('GET', '/context-cards', { key });
+    expect(response.status).toBe(500);
+    expect(response.body.error).toMatchObject({ code: 'INTERNAL_ERROR', message: 'An internal error occurred.' });
+    expect(response.text).not.toMatch(/sqlite|database|stack|at /i);
+  });
+
   it('answers 503 when the database is gone', async () => {
     await harness.store.close();
     const response = await harness.api('GET', '/health');

@@ -170,7 +170,7 @@ export function createAccountService(store: Store, clock: Clock) {
       }
       const organisation =
         organisationId === undefined
-          ? { id: newId(), name: input.name ?? email, euOnlyModels: false, strictByok: false, ownerAccountId: accountId, createdAt: now }
+          ? { id: newId(), name: input.name ?? email, euOnlyModels: false, strictByok: false, ownerAccountId: accountId, sanitiserRulesVersion: 0, createdAt: now }
           : null;
       organisationId ??= organisation?.id ?? '';
       const account: AccountRecord = {

@@ -31,6 +31,8 @@ export interface CreditService {
   remainingCredits(accountId: string): Promise<number>;
   balance(accountId: string): Promise<CreditBalance>;
   grant(accountId: string, credits: number, reference?: string): Promise<CreditBalance>;
+  /** 402 INSUFFICIENT_CREDITS unless the account has the minimum balance to start an execution. */
+  requireMinimum(accountId: string): Promise<void>;
   /** Holds an estimate before a model call; 402 INSUFFICIENT_CREDITS when the account cannot cover it. */
   reserve(accountId: string, estimatedTokens: number): Promise<Reservation>;
   /** Charges the actual usage and closes the reservation; 402 BILLING_FAILED when the balance no longer covers it. */
@@ -49,6 +51,17 @@ export function createCreditService(store: CreditStore, clock: Clock, minimumTok
     },
 
     balance: (accountId) => store.balance(accountId),
+
+    async requireMinimum(accountId) {
+      const { balanceTokens, reservedTokens } = await store.balance(accountId);
+      const available = balanceTokens - reservedTokens;
+      if (available < minimumTokens) {
+        throw new PorchError(
+          'INSUFFICIENT_CREDITS',
+          `Insufficient credits: ${formatCredits(Math.max(0, available))} available, ${formatCredits(minimumTokens)} required to start this execution.`,
+        );
+      }
+    },
 
     async grant(accountId, credits, reference) {
       if (!Number.isFinite(credits) || credits <= 0) {

@@ -4,7 +4,9 @@ import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
 import { createCreditStore, createUsageRepository } from './credits.js';
+import { createByokKeyRepository, createIdempotencyStore, createWorkflowRunRepository } from './executions.js';
 import { createRateLimitStore } from './rate-limits.js';
+import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
 export interface SqliteStore extends Store {
   /** The underlying connection, for tests and benchmarks that inspect the file. */
@@ -26,6 +28,10 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     usage: createUsageRepository(db),
     contextCards: createContextCardRepository(db),
     catalog: createCatalogRepository(db),
+    byokKeys: createByokKeyRepository(db),
+    idempotency: createIdempotencyStore(db),
+    workflowRuns: createWorkflowRunRepository(db),
+    sanitiserRules: createSanitiserRuleRepository(db),
     async ping() {
       try {
         return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;

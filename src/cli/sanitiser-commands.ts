@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { BUILT_IN_RULES } from '../core/sanitiser/rule-catalog.js';
+import { CliUsageError, parseList, withApplication } from './context.js';
+import { print, table } from './output.js';
+
+function toggle(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'on' || value === 'true') return true;
+  if (value === 'off' || value === 'false') return false;
+  throw new CliUsageError(`${name} takes on or off, got "${value}".`);
+}
+
+export function registerSanitiserCommands(program: Command): void {
+  const sanitiser = program.command('sanitiser').description("The sanitiser's built-in rules and organisations' own rules");
+
+  sanitiser
+    .command('builtins')
+    .description('List the built-in rules with their ids and default severities')
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) => {
+      print(BUILT_IN_RULES, options, () => table(['RULE ID', 'LABEL', 'SEVERITY', 'CATEGORY'], BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.label, rule.severity, rule.category])));
+    });
+
+  const rule = sanitiser.command('rule').description("Manage an organisation's custom rules and overrides of built-in rules");
+
+  rule
+    .command('add')
+    .description('Add (or replace) a custom rule: a regex (RE2 syntax, linear time) or a keyword list')
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .requiredOption('--id <rule-id>', 'rule id, custom.<slug> (e.g. custom.project-codename)')
+    .requiredOption('--label <label>', 'what a finding means, shown to users')
+    .option('--severity <severity>', 'info, warn or block', 'warn')
+    .option('--regex <pattern>', 'regular expression (no lookaround or backreferences)')
+    .option('--ignore-case', 'regex: match case-insensitively')
+    .option('--keywords <list>', 'comma-separated keywords, matched as whole words', parseList)
+    .option('--case-sensitive', 'keywords: match case-sensitively')
+    .option('--disabled', 'store the rule switched off')
+    .option('--json', 'print JSON')
+    .action(
+      async (options: {
+        org: string;
+        id: string;
+        label: string;
+        severity: string;
+        regex?: string;
+        ignoreCase?: boolean;
+        keywords?: string[];
+        caseSensitive?: boolean;
+        disabled?: boolean;
+        json?: boolean;
+      }) => {
+        if ((options.regex === undefined) === (options.keywords === undefined)) throw new CliUsageError('Give exactly one of --regex or --keywords.');
+        const definition =
+          options.regex !== undefined
+            ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
+            : { kind: 'keywords', keywords: options.keywords, case_sensitive: options.caseSensitive ?? false };
+        const saved = await withApplication(({ core }) =>
+          core.sanitiser.addCustomRule(options.org, { rule_id: options.id, label: options.label, severity: options.severity, enabled: !options.disabled, ...definition }),
+        );
+        print(saved, options, () => `Saved custom rule ${saved.rule_id}.`);
+      },
+    );
+
+  rule
+    .command('set')
+    .description('Override a built-in rule for the organisation: switch it off or on, or change its severity')
+    .argument('<rule-id>', 'built-in rule id (see porch sanitiser builtins)')
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .option('--enabled <on|off>', 'switch the rule on or off')
+    .option('--severity <severity>', 'info, warn or block')
+    .option('--json', 'print JSON')
+    .action(async (ruleId: string, options: { org: string; enabled?: string; severity?: string; json?: boolean }) => {
+      const enabled = toggle('--enabled', options.enabled);
+      const saved = await withApplication(({ core }) =>
+        core.sanitiser.setOverride(options.org, {
+          rule_id: ruleId,
+          ...(enabled === undefined ? {} : { enabled }),
+          ...(options.severity === undefined ? {} : { severity: options.severity }),
+        }),
+      );
+      print(saved, options, () => `Saved override of ${saved.rule_id}.`);
+    });
+
+  rule
+    .command('list')
+    .description("List an organisation's custom rules and overrides")
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; json?: boolean }) => {
+      const rules = await withApplication(({ core }) => core.sanitiser.listRules(options.org));
+      print(rules, options, () => (rules.length === 0 ? 'No custom rules or overrides.' : table(['RULE ID', 'KIND', 'DEFINITION'], rules.map((r) => [r.rule_id, r.kind, JSON.stringify(r.definition)]))));
+    });
+
+  rule
+    .command('remove')
+    .description('Remove a custom rule or an override (the built-in default applies again)')
+    .argument('<rule-id>', 'rule id')
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .action(async (ruleId: string, options: { org: string }) => {
+      await withApplication(({ core }) => core.sanitiser.removeRule(options.org, ruleId));
+      process.stdout.write(`Removed ${ruleId}.\n`);
+    });
+}

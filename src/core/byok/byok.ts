@@ -1,0 +1,95 @@
+import type { AccountRecord, ByokKeyRecord, ByokOwner, Store } from '../../db/store.js';
+import { decryptSecret, encryptSecret } from '../ai/byok-crypto.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import { isoOrNull, toIsoTimestamp } from '../views.js';
+
+/** Characters of a BYOK key kept for display: enough to recognise it, far too few to use it. */
+const KEY_HINT_LENGTH = 4;
+
+export interface ByokKeyView {
+  id: string;
+  account_id: string | null;
+  organisation_id: string | null;
+  provider: string;
+  key_hint: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function view(record: ByokKeyRecord): ByokKeyView {
+  return {
+    id: record.id,
+    account_id: record.accountId,
+    organisation_id: record.organisationId,
+    provider: record.provider,
+    key_hint: `...${record.keyHint}`,
+    status: record.revokedAt === null ? 'active' : 'revoked',
+    created_at: toIsoTimestamp(record.createdAt),
+    revoked_at: isoOrNull(record.revokedAt),
+  };
+}
+
+/** Binds a ciphertext to its row: a blob copied onto another owner or provider will not decrypt. */
+function associatedData(owner: ByokOwner, provider: string): string {
+  return 'accountId' in owner ? `byok:account:${owner.accountId}:${provider}` : `byok:organisation:${owner.organisationId}:${provider}`;
+}
+
+export interface ByokServiceOptions {
+  store: Store;
+  clock: Clock;
+  secretKey: Buffer;
+  /** Provider ids a BYOK key may be stored for (configured providers; echo needs none). */
+  providers: () => readonly string[];
+}
+
+/** Bring-your-own-key: provider keys of an account or organisation, encrypted at rest. */
+export function createByokService({ store, clock, secretKey, providers }: ByokServiceOptions) {
+  return {
+    async set(owner: ByokOwner, provider: string, plaintext: string): Promise<ByokKeyView> {
+      if (!providers().includes(provider)) {
+        throw new PorchError('VALIDATION_ERROR', `Unknown provider "${provider}". Configured providers: ${providers().join(', ') || 'none'}.`);
+      }
+      const key = plaintext.trim();
+      if (key.length < 8) throw new PorchError('VALIDATION_ERROR', 'The BYOK key is empty or too short to be a provider key.');
+      if ('accountId' in owner ? !(await store.accounts.findById(owner.accountId)) : !(await store.organisations.findById(owner.organisationId))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', 'accountId' in owner ? `No account with id ${owner.accountId}.` : `No organisation with id ${owner.organisationId}.`);
+      }
+      const record: ByokKeyRecord = {
+        id: newId(),
+        accountId: 'accountId' in owner ? owner.accountId : null,
+        organisationId: 'organisationId' in owner ? owner.organisationId : null,
+        provider,
+        encryptedKey: encryptSecret(key, secretKey, associatedData(owner, provider)),
+        keyHint: key.slice(-KEY_HINT_LENGTH),
+        createdAt: clock.now(),
+        revokedAt: null,
+      };
+      await store.byokKeys.put(record);
+      return view(record);
+    },
+
+    async list(owner: ByokOwner): Promise<ByokKeyView[]> {
+      return (await store.byokKeys.list(owner)).map(view);
+    },
+
+    async revoke(id: string): Promise<ByokKeyView> {
+      const revoked = await store.byokKeys.revoke(id, clock.now());
+      if (!revoked) throw new PorchError('RESOURCE_NOT_FOUND', `No BYOK key with id ${id}.`);
+      return view(revoked);
+    },
+
+    /** The decrypted key an account's calls to `provider` use: its own first, then its organisation's. */
+    async activeKeyFor(account: AccountRecord, provider: string): Promise<string | null> {
+      for (const owner of [{ accountId: account.id }, { organisationId: account.organisationId }] satisfies ByokOwner[]) {
+        const record = await store.byokKeys.findActive(owner, provider);
+        if (record) return decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
+      }
+      return null;
+    },
+  };
+}
+
+export type ByokService = ReturnType<typeof createByokService>;

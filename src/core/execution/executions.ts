@@ -1,0 +1,275 @@
+/**
+ * Executing the caller's compositions, skills, personas and workflows. Each turns a stored
+ * resource into messages (prompt-builders.ts), resolves the model, and calls it through the
+ * metered model caller; workflows run their DAG on the engine with one metered call per node.
+ */
+import type { OrganisationRecord, Store } from '../../db/store.js';
+import type { Caller } from '../access/caller.js';
+import type { AiGateway } from '../ai/ai-gateway.js';
+import type { TokenUsage } from '../ai/ai-types.js';
+import type { ByokService } from '../byok/byok.js';
+import type { CatalogService } from '../catalog/catalog.js';
+import type { Clock } from '../clock.js';
+import type { CreditService } from '../credits/credits.js';
+import { runWorkflow, type ExecutableNode, type NodeExecutionResult, type NodeResult } from '../engine/run-workflow.js';
+import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
+import type { JudgeResult } from '../judge/judge-schema.js';
+import type { ModelCaller, ModelCallContext } from './model-calls.js';
+import { compositionMessages, personaMessages, skillMessages, type ChatMessage, type VariableValues } from './prompt-builders.js';
+
+export interface CompositionExecutionResult {
+  content: string;
+  model_used: string;
+  token_usage: TokenUsage;
+  duration_ms: number;
+}
+
+export interface SkillExecutionResult extends CompositionExecutionResult {
+  skill_name: string;
+}
+
+export interface PersonaExecutionResult extends CompositionExecutionResult {
+  persona_name: string;
+}
+
+export interface WorkflowExecutionResult {
+  run_id: string;
+  status: 'completed' | 'failed';
+  outputs: Record<string, unknown>;
+  node_results: NodeResult[];
+  duration_ms: number;
+  token_usage: TokenUsage;
+}
+
+/** What the workflow's sanitise nodes call: the organisation's ruleset over a text. */
+export type TextScanner = (organisationId: string, text: string) => Promise<Record<string, unknown>>;
+
+export interface WorkflowLimits {
+  maxConcurrency: number;
+  nodeTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+export interface ExecutionDependencies {
+  store: Store;
+  ai: AiGateway;
+  catalog: CatalogService;
+  credits: CreditService;
+  byok: ByokService;
+  modelCaller: ModelCaller;
+  judge: JudgeService;
+  scanText: TextScanner;
+  clock: Clock;
+  workflowLimits: WorkflowLimits;
+}
+
+export interface ExecutionOptions {
+  model?: string | undefined;
+  use_byok?: boolean | undefined;
+}
+
+/** Workflows never change after import, so their validated definitions are kept, up to a bound. */
+const DEFINITION_CACHE_SIZE = 1_000;
+
+export function createExecutionService(deps: ExecutionDependencies) {
+  const { store, ai, catalog, modelCaller, clock } = deps;
+  const definitions = new Map<string, WorkflowDefinition>();
+
+  async function organisationOf(caller: Caller): Promise<OrganisationRecord> {
+    const organisation = await store.organisations.findById(caller.account.organisationId);
+    if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
+    return organisation;
+  }
+
+  /** One metered call and the spec's common result fields. */
+  async function complete(
+    ctx: ModelCallContext,
+    messages: ChatMessage[],
+    model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
+    options: { temperature?: number | undefined } = {},
+  ): Promise<CompositionExecutionResult> {
+    const started = clock.now();
+    const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
+    const result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
+    return { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
+  }
+
+  function definitionOf(workflowId: string, stored: unknown): WorkflowDefinition {
+    let definition = definitions.get(workflowId);
+    if (!definition) {
+      definition = validateWorkflowDefinition(stored);
+      if (definitions.size >= DEFINITION_CACHE_SIZE) definitions.delete(definitions.keys().next().value ?? '');
+      definitions.set(workflowId, definition);
+    }
+    return definition;
+  }
+
+  return {
+    async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
+      return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });
+    },
+
+    async executeComposition(caller: Caller, id: string, input: ExecutionOptions & { variables?: VariableValues | undefined }, signal?: AbortSignal) {
+      const composition = await catalog.getComposition(caller.account.id, id);
+      const messages = compositionMessages(composition, input.variables ?? {});
+      const organisation = await organisationOf(caller);
+      const result = await complete(
+        { caller, organisation, operation: 'execute_composition', resourceId: id, useByok: input.use_byok, signal },
+        messages,
+        { requested: input.model, resourceDefault: composition.defaultModel },
+      );
+      await store.catalog.incrementCompositionUse(id);
+      return result;
+    },
+
+    async executeSkill(
+      caller: Caller,
+      id: string,
+      input: ExecutionOptions & { input?: string | undefined; context?: string | undefined; variables?: VariableValues | undefined },
+      signal?: AbortSignal,
+    ): Promise<SkillExecutionResult> {
+      const skill = await catalog.getSkill(caller.account.id, id);
+      // The spec: `input` is preferred; `context` is its legacy alias; input wins when both are sent.
+      const text = input.input ?? input.context ?? '';
+      const organisation = await organisationOf(caller);
+      const result = await complete(
+        { caller, organisation, operation: 'execute_skill', resourceId: id, useByok: input.use_byok, signal },
+        skillMessages(skill, text, input.variables ?? {}),
+        { requested: input.model, resourceDefault: skill.model },
+      );
+      return { ...result, skill_name: skill.name };
+    },
+
+    async executePersona(
+      caller: Caller,
+      id: string,
+      input: ExecutionOptions & { input: string; context?: string | undefined; temperature?: number | undefined },
+      signal?: AbortSignal,
+    ): Promise<PersonaExecutionResult> {
+      const persona = await catalog.getPersona(caller.account.id, id);
+      const organisation = await organisationOf(caller);
+      const result = await complete(
+        { caller, organisation, operation: 'execute_persona', resourceId: id, useByok: input.use_byok, signal },
+        personaMessages(persona, input.input, input.context),
+        { requested: input.model },
+        { temperature: input.temperature },
+      );
+      return { ...result, persona_name: persona.title };
+    },
+
+    async executeWorkflow(
+      caller: Caller,
+      id: string,
+      input: { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
+      signal?: AbortSignal,
+    ): Promise<WorkflowExecutionResult> {
+      const workflow = await catalog.getWorkflow(caller.account.id, id);
+      const definition = definitionOf(workflow.id, workflow.definition);
+      const organisation = await organisationOf(caller);
+      // A run that will call models must be able to start: answer 402 up front rather than
+      // with a failed first node, unless the calls will go out on the caller's own key.
+      if (definition.nodes.some((node) => node.kind !== 'template' && node.kind !== 'sanitise')) {
+        const defaultProvider = ai.providerOf(ai.defaultModel);
+        const coveredByByok =
+          input.use_byok !== false && defaultProvider !== undefined && !ai.isEcho(ai.defaultModel) && (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
+        if (!coveredByByok) await deps.credits.requireMinimum(caller.account.id);
+      }
+      const runId = newId();
+      let chargedTokens = 0;
+
+      const executeNode = async (node: ExecutableNode, resolved: ExecutableNode, nodeCtx: { signal: AbortSignal; nodeId: string }): Promise<NodeExecutionResult> => {
+        const ctx: ModelCallContext = {
+          caller,
+          organisation,
+          operation: 'execute_workflow',
+          resourceId: workflow.id,
+          runId,
+          nodeId: nodeCtx.nodeId,
+          useByok: input.use_byok,
+          signal: nodeCtx.signal,
+        };
+        const metered = async (messages: ChatMessage[], model: { requested?: string | undefined; resourceDefault?: string | null }, temperature?: number, maxOutputTokens?: number) => {
+          const resolvedModel = ai.resolveModel({ ...model, plan: caller.account.plan, euOnly: organisation.euOnlyModels, field: `nodes.${node.id}.model` });
+          const result = await modelCaller.call(ctx, { model: resolvedModel, messages, temperature, maxOutputTokens });
+          chargedTokens += result.chargedTokens;
+          return { output: result.content, model: result.modelUsed, token_usage: result.usage };
+        };
+        switch (resolved.kind) {
+          case 'model': {
+            const persona = resolved.persona === undefined ? null : await catalog.getPersona(caller.account.id, resolved.persona);
+            const system = [persona?.content, resolved.system].filter((part): part is string => part !== undefined && part !== '').join('\n\n');
+            const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user', content: resolved.prompt }];
+            return metered(messages, { requested: resolved.model }, resolved.temperature, resolved.max_output_tokens);
+          }
+          case 'skill': {
+            const skill = await catalog.getSkill(caller.account.id, resolved.skill);
+            return metered(skillMessages(skill, resolved.input ?? '', resolved.variables ?? {}), { requested: resolved.model, resourceDefault: skill.model });
+          }
+          case 'composition': {
+            const composition = await catalog.getComposition(caller.account.id, resolved.composition);
+            return metered(compositionMessages(composition, resolved.variables ?? {}), { requested: resolved.model, resourceDefault: composition.defaultModel });
+          }
+          case 'persona': {
+            const persona = await catalog.getPersona(caller.account.id, resolved.persona);
+            return metered(personaMessages(persona, resolved.input, resolved.context), { requested: resolved.model }, resolved.temperature);
+          }
+          case 'sanitise':
+            return { output: await deps.scanText(organisation.id, resolved.text) };
+          case 'judge': {
+            const verdict = await deps.judge.judge(caller, organisation, { prompt: resolved.prompt, criteria: resolved.criteria, model: resolved.model, use_byok: input.use_byok }, ctx);
+            return { output: { ...verdict } };
+          }
+        }
+      };
+
+      const result = await runWorkflow(definition, input.variables ?? {}, executeNode, {
+        ...deps.workflowLimits,
+        clock,
+        ...(signal ? { signal } : {}),
+      });
+      const response: WorkflowExecutionResult = {
+        run_id: runId,
+        status: result.status,
+        outputs: result.outputs,
+        node_results: input.include_trace ? result.node_results : [],
+        duration_ms: result.duration_ms,
+        token_usage: result.token_usage,
+      };
+      await store.workflowRuns.insert({
+        id: runId,
+        workflowId: workflow.id,
+        accountId: caller.account.id,
+        status: result.status,
+        result: { ...response, node_results: result.node_results },
+        durationMs: result.duration_ms,
+        createdAt: clock.now(),
+      });
+      await store.catalog.incrementWorkflowUse(workflow.id);
+      await store.usage.insert({
+        id: newId(),
+        accountId: caller.account.id,
+        apiKeyId: caller.credential.kind === 'api_key' ? caller.credential.id : null,
+        partnerKeyId: caller.credential.kind === 'partner_key' ? caller.credential.id : null,
+        operation: 'execute_workflow',
+        resourceId: workflow.id,
+        runId,
+        nodeId: null,
+        model: null,
+        inputTokens: result.token_usage.input_tokens,
+        outputTokens: result.token_usage.output_tokens,
+        totalTokens: result.token_usage.total_tokens,
+        chargedTokens,
+        byok: false,
+        durationMs: result.duration_ms,
+        status: result.status === 'completed' ? 'succeeded' : 'failed',
+        createdAt: clock.now(),
+      });
+      return response;
+    },
+  };
+}
+
+export type ExecutionService = ReturnType<typeof createExecutionService>;

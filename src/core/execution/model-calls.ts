@@ -1,0 +1,141 @@
+/**
+ * Every model call goes through here: BYOK routing, then reserve → call → settle → usage record.
+ * A call can never overdraw (the reservation covers the prompt estimate plus the output cap),
+ * a failed call is released, and a settlement that no longer fits withholds the result.
+ */
+import type { OrganisationRecord, UsageRecord, UsageRepository } from '../../db/store.js';
+import type { Caller } from '../access/caller.js';
+import type { AiGateway } from '../ai/ai-gateway.js';
+import type { ChatMessage, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
+import type { ByokService } from '../byok/byok.js';
+import type { Clock } from '../clock.js';
+import type { CreditService, Reservation } from '../credits/credits.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+
+export interface ModelCallContext {
+  caller: Caller;
+  organisation: OrganisationRecord;
+  /** The API operation this call serves (`execute_composition`), for the usage record. */
+  operation: string;
+  resourceId: string | null;
+  runId?: string | null;
+  nodeId?: string | null;
+  /** The body's `use_byok`: false forces the shared gateway. */
+  useByok?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface ModelCallRequest {
+  model: ResolvedModel;
+  messages: readonly ChatMessage[];
+  temperature?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  responseFormat?: JsonSchemaResponseFormat | undefined;
+}
+
+export interface ModelCallResult {
+  content: string;
+  modelUsed: string;
+  usage: TokenUsage;
+  byok: boolean;
+  chargedTokens: number;
+}
+
+const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+
+export interface ModelCallerDependencies {
+  ai: AiGateway;
+  credits: CreditService;
+  byok: ByokService;
+  usage: UsageRepository;
+  clock: Clock;
+}
+
+export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCallerDependencies) {
+  async function record(ctx: ModelCallContext, fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage }) {
+    await usage.insert({
+      id: newId(),
+      accountId: ctx.caller.account.id,
+      apiKeyId: ctx.caller.credential.kind === 'api_key' ? ctx.caller.credential.id : null,
+      partnerKeyId: ctx.caller.credential.kind === 'partner_key' ? ctx.caller.credential.id : null,
+      operation: ctx.operation,
+      resourceId: ctx.resourceId,
+      runId: ctx.runId ?? null,
+      nodeId: ctx.nodeId ?? null,
+      model: fields.model,
+      inputTokens: fields.usage.input_tokens,
+      outputTokens: fields.usage.output_tokens,
+      totalTokens: fields.usage.total_tokens,
+      chargedTokens: fields.chargedTokens,
+      byok: fields.byok,
+      durationMs: fields.durationMs,
+      status: fields.status,
+      createdAt: clock.now(),
+    });
+  }
+
+  /** The BYOK key this call must use, or null for the shared gateway; enforces strict_byok. */
+  async function byokKeyFor(ctx: ModelCallContext, model: ResolvedModel): Promise<string | null> {
+    // The echo model runs locally: there is no provider key to bring.
+    if (ai.isEcho(model)) return null;
+    if (ctx.useByok === false) {
+      if (ctx.organisation.strictByok) {
+        throw new PorchError('ACCESS_DENIED', 'This organisation requires its own provider keys (strict BYOK); use_byok: false is not allowed.');
+      }
+      return null;
+    }
+    const key = await byok.activeKeyFor(ctx.caller.account, model.provider);
+    if (key === null && ctx.organisation.strictByok) {
+      throw new PorchError('ACCESS_DENIED', `This organisation requires its own provider keys (strict BYOK), and none is set for provider "${model.provider}".`);
+    }
+    return key;
+  }
+
+  return {
+    async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
+      const started = clock.now();
+      const byokApiKey = await byokKeyFor(ctx, request.model);
+      const completion = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
+
+      if (byokApiKey !== null) {
+        try {
+          const result = await ai.complete(completion);
+          await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'succeeded', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
+          return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0 };
+        } catch (err) {
+          await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
+          throw err;
+        }
+      }
+
+      const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
+      const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
+      let result;
+      try {
+        result = await ai.complete(completion);
+      } catch (err) {
+        await credits.release(reservation);
+        await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+        throw err;
+      }
+      try {
+        await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`);
+      } catch (err) {
+        await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+        throw err;
+      }
+      await record(ctx, {
+        model: result.modelUsed,
+        usage: result.usage,
+        status: 'succeeded',
+        byok: false,
+        chargedTokens: result.usage.total_tokens,
+        durationMs: clock.now() - started,
+      });
+      return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+    },
+  };
+}
+
+export type ModelCaller = ReturnType<typeof createModelCaller>;

@@ -1,0 +1,52 @@
+/**
+ * Idempotency-Key on executions: a retry with the same key and body within 24 hours replays the
+ * stored response without running or charging again; the same key with another body is a 409.
+ * Only successful responses are stored, so a failed attempt (500, 402 BILLING_FAILED) can be retried.
+ */
+import { createHash } from 'node:crypto';
+import type { IdempotencyStore } from '../db/store.js';
+import type { Clock } from './clock.js';
+import { PorchError } from './errors.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Visible ASCII, as HTTP header values allow, and short enough to index. */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** JSON with sorted object keys, so equal bodies hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export type IdempotencyStart = { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed' };
+
+export function createIdempotencyService(store: IdempotencyStore, clock: Clock) {
+  return {
+    async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown): Promise<IdempotencyStart> {
+      if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+        throw new PorchError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+      }
+      const now = clock.now();
+      const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
+      const claim = await store.claim({ accountId, idempotencyKey, operation, requestHash, now, expiresAt: now + IDEMPOTENCY_TTL_MS });
+      if (claim.kind === 'conflict') {
+        throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+      }
+      if (claim.kind === 'in_progress') {
+        throw new PorchError('IDEMPOTENCY_CONFLICT', 'A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result.');
+      }
+      return claim;
+    },
+    complete: (accountId: string, idempotencyKey: string, status: number, body: unknown) => store.complete(accountId, idempotencyKey, status, body),
+    abandon: (accountId: string, idempotencyKey: string) => store.abandon(accountId, idempotencyKey),
+    deleteExpired: () => store.deleteExpired(clock.now()),
+  };
+}
+
+export type IdempotencyService = ReturnType<typeof createIdempotencyService>;

@@ -1,0 +1,102 @@
+/**
+ * The sanitiser as the API uses it: the built-in rules plus each organisation's own rules and
+ * overrides, stored in the database and compiled once per organisation. A compiled ruleset is
+ * reused until the organisation's rules version changes, which another process (the CLI) may do.
+ */
+import type { SanitiserRuleRecord, Store } from '../../db/store.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import { toIsoTimestamp } from '../views.js';
+import { createSanitiser } from './create-sanitiser.js';
+import { MAX_CUSTOM_RULES, validateCustomRule, validateOverride } from './custom-rules.js';
+import { BUILT_IN_RULES } from './rule-catalog.js';
+import type { CustomRuleDefinition, OrganisationRuleset, RuleOverride, Sanitiser, ScanResult } from './types.js';
+
+/** Organisations whose compiled rulesets stay in memory; the least recently compiled go first. */
+const COMPILED_RULESET_CACHE_SIZE = 500;
+
+export interface SanitiserRuleView {
+  rule_id: string;
+  kind: 'custom' | 'override';
+  definition: CustomRuleDefinition | RuleOverride;
+  updated_at: string;
+}
+
+function rulesetOf(records: readonly SanitiserRuleRecord[]): OrganisationRuleset {
+  return {
+    custom: records.filter((record) => record.kind === 'custom').map((record) => record.definition as CustomRuleDefinition),
+    overrides: records.filter((record) => record.kind === 'override').map((record) => record.definition as RuleOverride),
+  };
+}
+
+export function createSanitiserService(store: Store, clock: Clock) {
+  const builtIn = createSanitiser();
+  const compiled = new Map<string, { version: number; sanitiser: Sanitiser }>();
+
+  async function requireOrganisation(organisationId: string): Promise<void> {
+    if (!(await store.organisations.findById(organisationId))) {
+      throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
+    }
+  }
+
+  async function sanitiserFor(organisationId: string): Promise<Sanitiser> {
+    const version = await store.sanitiserRules.version(organisationId);
+    if (version === 0) return builtIn;
+    const cached = compiled.get(organisationId);
+    if (cached?.version === version) return cached.sanitiser;
+    const sanitiser = createSanitiser(rulesetOf(await store.sanitiserRules.list(organisationId)));
+    compiled.delete(organisationId);
+    if (compiled.size >= COMPILED_RULESET_CACHE_SIZE) compiled.delete(compiled.keys().next().value ?? '');
+    compiled.set(organisationId, { version, sanitiser });
+    return sanitiser;
+  }
+
+  async function save(organisationId: string, kind: 'custom' | 'override', ruleId: string, definition: CustomRuleDefinition | RuleOverride): Promise<SanitiserRuleView> {
+    await requireOrganisation(organisationId);
+    const now = clock.now();
+    await store.sanitiserRules.upsert({ id: newId(), organisationId, ruleId, kind, definition, createdAt: now, updatedAt: now });
+    return { rule_id: ruleId, kind, definition, updated_at: toIsoTimestamp(now) };
+  }
+
+  return {
+    builtInRules: BUILT_IN_RULES,
+
+    async scan(organisationId: string, text: string): Promise<ScanResult> {
+      return (await sanitiserFor(organisationId)).scan(text);
+    },
+
+    /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
+    async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
+      const rule = validateCustomRule(input);
+      const existing = await store.sanitiserRules.list(organisationId);
+      const customCount = existing.filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id).length;
+      if (customCount >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
+      return save(organisationId, 'custom', rule.rule_id, rule);
+    },
+
+    /** Disables a built-in rule or changes its severity for the organisation. */
+    async setOverride(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
+      const override = validateOverride(input);
+      return save(organisationId, 'override', override.rule_id, override);
+    },
+
+    async listRules(organisationId: string): Promise<SanitiserRuleView[]> {
+      await requireOrganisation(organisationId);
+      return (await store.sanitiserRules.list(organisationId)).map((record) => ({
+        rule_id: record.ruleId,
+        kind: record.kind,
+        definition: record.definition as CustomRuleDefinition | RuleOverride,
+        updated_at: toIsoTimestamp(record.updatedAt),
+      }));
+    },
+
+    async removeRule(organisationId: string, ruleId: string): Promise<void> {
+      if (!(await store.sanitiserRules.remove(organisationId, ruleId))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no rule or override "${ruleId}".`);
+      }
+    },
+  };
+}
+
+export type SanitiserService = ReturnType<typeof createSanitiserService>;

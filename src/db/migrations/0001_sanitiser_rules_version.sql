@@ -1,0 +1,1 @@
+ALTER TABLE `organisations` ADD `sanitiser_rules_version` integer DEFAULT 0 NOT NULL;

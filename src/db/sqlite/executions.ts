@@ -1,0 +1,93 @@
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import type { PorchDatabase } from '../open-database.js';
+import { byokKeys, idempotencyRecords, workflowRuns } from '../schema.js';
+import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyStore, WorkflowRunRepository } from '../store.js';
+
+function ownerWhere(owner: ByokOwner) {
+  return 'accountId' in owner ? eq(byokKeys.accountId, owner.accountId) : eq(byokKeys.organisationId, owner.organisationId);
+}
+
+export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
+  return {
+    async put(record) {
+      const owner: ByokOwner = record.accountId !== null ? { accountId: record.accountId } : { organisationId: record.organisationId ?? '' };
+      db.transaction(
+        (tx) => {
+          tx.update(byokKeys)
+            .set({ revokedAt: record.createdAt })
+            .where(and(ownerWhere(owner), eq(byokKeys.provider, record.provider), isNull(byokKeys.revokedAt)))
+            .run();
+          tx.insert(byokKeys).values(record).run();
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async findActive(owner, provider) {
+      return db.select().from(byokKeys).where(and(ownerWhere(owner), eq(byokKeys.provider, provider), isNull(byokKeys.revokedAt))).get() ?? null;
+    },
+    async list(owner) {
+      return db.select().from(byokKeys).where(ownerWhere(owner)).all();
+    },
+    async revoke(id, at) {
+      db.update(byokKeys)
+        .set({ revokedAt: at })
+        .where(and(eq(byokKeys.id, id), isNull(byokKeys.revokedAt)))
+        .run();
+      return db.select().from(byokKeys).where(eq(byokKeys.id, id)).get() ?? null;
+    },
+  };
+}
+
+export function createIdempotencyStore(db: PorchDatabase): IdempotencyStore {
+  const keyWhere = (accountId: string, idempotencyKey: string) =>
+    and(eq(idempotencyRecords.accountId, accountId), eq(idempotencyRecords.idempotencyKey, idempotencyKey));
+  return {
+    async claim(request): Promise<IdempotencyClaim> {
+      return db.transaction(
+        (tx): IdempotencyClaim => {
+          const existing = tx.select().from(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).get();
+          if (existing && existing.expiresAt > request.now) {
+            if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
+            if (existing.responseStatus === null) return { kind: 'in_progress' };
+            return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+          }
+          if (existing) tx.delete(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).run();
+          tx.insert(idempotencyRecords)
+            .values({
+              accountId: request.accountId,
+              idempotencyKey: request.idempotencyKey,
+              operation: request.operation,
+              requestHash: request.requestHash,
+              responseStatus: null,
+              responseBody: null,
+              createdAt: request.now,
+              expiresAt: request.expiresAt,
+            })
+            .run();
+          return { kind: 'claimed' };
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async complete(accountId, idempotencyKey, status, body) {
+      db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(keyWhere(accountId, idempotencyKey)).run();
+    },
+    async abandon(accountId, idempotencyKey) {
+      db.delete(idempotencyRecords).where(keyWhere(accountId, idempotencyKey)).run();
+    },
+    async deleteExpired(at) {
+      return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, at)).run().changes;
+    },
+  };
+}
+
+export function createWorkflowRunRepository(db: PorchDatabase): WorkflowRunRepository {
+  return {
+    async insert(run) {
+      db.insert(workflowRuns).values(run).run();
+    },
+    async findOwned(accountId, id) {
+      return db.select().from(workflowRuns).where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId))).get() ?? null;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { PorchDatabase } from '../open-database.js';
+import { organisations, sanitiserRules } from '../schema.js';
+import type { SanitiserRuleRepository } from '../store.js';
+
+export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleRepository {
+  const readVersion = db
+    .select({ version: organisations.sanitiserRulesVersion })
+    .from(organisations)
+    .where(eq(organisations.id, sql.placeholder('organisationId')))
+    .prepare();
+  const bump = (organisationId: string) =>
+    db
+      .update(organisations)
+      .set({ sanitiserRulesVersion: sql`${organisations.sanitiserRulesVersion} + 1` })
+      .where(eq(organisations.id, organisationId))
+      .run();
+  return {
+    async upsert(record) {
+      db.transaction(
+        () => {
+          db.insert(sanitiserRules)
+            .values(record)
+            .onConflictDoUpdate({
+              target: [sanitiserRules.organisationId, sanitiserRules.ruleId],
+              set: { kind: record.kind, definition: record.definition, updatedAt: record.updatedAt },
+            })
+            .run();
+          bump(record.organisationId);
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async list(organisationId) {
+      return db.select().from(sanitiserRules).where(eq(sanitiserRules.organisationId, organisationId)).orderBy(asc(sanitiserRules.ruleId)).all();
+    },
+    async remove(organisationId, ruleId) {
+      return db.transaction(
+        () => {
+          const removed = db.delete(sanitiserRules).where(and(eq(sanitiserRules.organisationId, organisationId), eq(sanitiserRules.ruleId, ruleId))).run().changes > 0;
+          if (removed) bump(organisationId);
+          return removed;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async version(organisationId) {
+      return readVersion.get({ organisationId })?.version ?? 0;
+    },
+  };
+}

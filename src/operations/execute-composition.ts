@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { executeScopes } from '../core/access/scopes.js';
+import { executionResultFields, modelOverrideSchema, useByokSchema, variablesSchema } from './execution-schemas.js';
+import { defineKeyedOperation } from './operation.js';
+import { idParams } from './schemas.js';
+
+export const executeComposition = defineKeyedOperation({
+  name: 'execute_composition',
+  title: 'Execute a prompt composition',
+  description:
+    "Renders one of the caller's compositions with the given variables and sends it to a model. Missing required variables are rejected (400) before any credits are spent. Costs credits (1 credit = 1,000 tokens) unless a BYOK key is active; send an Idempotency-Key header to make retries safe.",
+  method: 'POST',
+  path: '/compositions/{id}/execute',
+  tag: 'Compositions',
+  effect: 'execute',
+  successStatus: 200,
+  scopes: executeScopes('composition'),
+  idempotencyKey: true,
+  params: idParams,
+  body: z.strictObject({
+    variables: variablesSchema.optional(),
+    model: modelOverrideSchema,
+    use_byok: useByokSchema,
+  }),
+  output: z.object(executionResultFields).describe('The composition execution result.'),
+  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeComposition(caller, id, input, signal),
+});

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { executeScopes } from '../core/access/scopes.js';
+import { executionResultFields, inputTextSchema, modelOverrideSchema, useByokSchema, variablesSchema } from './execution-schemas.js';
+import { defineKeyedOperation } from './operation.js';
+import { idParams } from './schemas.js';
+
+export const executeSkill = defineKeyedOperation({
+  name: 'execute_skill',
+  title: 'Execute a custom skill',
+  description:
+    "Applies one of the caller's custom skills (its instructions are the system prompt) to an input text. Send `input` (or the legacy alias `context`; `input` wins when both are sent). Costs credits unless a BYOK key is active.",
+  method: 'POST',
+  path: '/skills/{id}/execute',
+  tag: 'Skills',
+  effect: 'execute',
+  successStatus: 200,
+  scopes: executeScopes('skill'),
+  idempotencyKey: true,
+  params: idParams,
+  body: z
+    .strictObject({
+      input: inputTextSchema.optional().describe('The text the skill works on (preferred).'),
+      context: inputTextSchema.optional().describe('Legacy alias of `input`; ignored when `input` is sent.'),
+      model: modelOverrideSchema,
+      variables: variablesSchema.optional(),
+      use_byok: useByokSchema,
+    })
+    .refine((body) => body.input !== undefined || body.context !== undefined, { message: 'send `input` (or its legacy alias `context`)' }),
+  output: z.object({ ...executionResultFields, skill_name: z.string().describe('Name of the skill that ran.') }).describe('The skill execution result.'),
+  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeSkill(caller, id, input, signal),
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { expertScopes } from '../core/access/scopes.js';
+import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, judgeResultSchema } from '../core/judge/index.js';
+import { modelOverrideSchema, useByokSchema } from './execution-schemas.js';
+import { defineKeyedOperation } from './operation.js';
+
+export const runJudge = defineKeyedOperation({
+  name: 'run_judge',
+  title: 'Judge a prompt',
+  description:
+    'Scores a prompt (or an output) from 0 to 100 against optional criteria with an AI grader and returns a verdict (pass >= 70, needs_revision 40-69, fail < 40), reasoning and suggestions. Costs credits unless a BYOK key is active; with no AI provider configured, Porch grades with its deterministic rubric and says so.',
+  method: 'POST',
+  path: '/judge/run',
+  tag: 'Judge',
+  effect: 'execute',
+  successStatus: 200,
+  scopes: expertScopes('judge'),
+  idempotencyKey: true,
+  body: z.strictObject({
+    prompt: z.string().trim().min(1, 'must not be empty').max(JUDGE_MAX_PROMPT_CHARS).describe('The prompt or output to judge.'),
+    criteria: z.string().max(JUDGE_MAX_CRITERIA_CHARS).optional().describe('What a good answer must do; judged in addition to the general rubric.'),
+    model: modelOverrideSchema,
+    use_byok: useByokSchema,
+  }),
+  output: judgeResultSchema,
+  run: (input, { core, caller, signal }) => core.executions.judge(caller, input, signal),
+});

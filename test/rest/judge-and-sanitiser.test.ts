@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OperationOutput } from '../../src/operations/operation.js';
+import type { runJudge } from '../../src/operations/run-judge.js';
+import type { scanText } from '../../src/operations/scan-text.js';
+import { describeResponse } from '../helpers/harness.js';
+import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
+
+let harness: ProviderHarness;
+let key: string;
+let accountId: string;
+let organisationId: string;
+
+beforeEach(async () => {
+  harness = await createProviderHarness();
+  ({ key, accountId, organisationId } = await harness.expertWithKey());
+});
+afterEach(() => harness.close());
+
+type Verdict = OperationOutput<typeof runJudge>;
+type Scan = OperationOutput<typeof scanText>;
+
+describe('POST /judge/run', () => {
+  it.each([
+    [85, 'pass'],
+    [55, 'needs_revision'],
+    [12, 'fail'],
+  ] as const)('turns a model score of %i into the verdict %s, metered', async (score, verdict) => {
+    harness.fake.setBehaviour({ content: JSON.stringify({ reasoning: 'Assessed.', score, suggestions: ['Be specific.'] }), usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 } });
+    const response = await harness.api<Verdict>('POST', '/judge/run', { key, body: { prompt: 'Write a poem.', criteria: 'Rhymes' } });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data).toEqual({ verdict, score, reasoning: 'Assessed.', suggestions: ['Be specific.'] });
+    expect((await harness.store.credits.balance(accountId)).balanceTokens).toBe(1_000_000 - 340);
+    const request = harness.fake.requests[0]?.body as { response_format?: { type: string } };
+    expect(request.response_format?.type).toBe('json_schema');
+  });
+
+  it('answers 500 AI_SERVICE_ERROR, never a pass, when the model twice replies with garbage', async () => {
+    harness.fake.setBehaviour({ content: 'I think it is great! 10/10' });
+    const response = await harness.api('POST', '/judge/run', { key, body: { prompt: 'Anything' } });
+    expect(response.status).toBe(500);
+    expect(response.body.error.code).toBe('AI_SERVICE_ERROR');
+    expect(harness.fake.requests).toHaveLength(2);
+  });
+
+  it('validates the body', async () => {
+    const response = await harness.api('POST', '/judge/run', { key, body: { prompt: '   ' } });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/body\.prompt/);
+  });
+});
+
+describe('POST /sanitiser/scan', () => {
+  it('reports findings with JavaScript string offsets, even after emoji', async () => {
+    const text = '🎉 Card 4111 1111 1111 1111, key AKIAIOSFODNN7EXAMPLE? mail ada@example.com';
+    const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text } });
+    expect(response.status, describeResponse(response)).toBe(200);
+    for (const finding of response.body.data.findings) expect(text.slice(finding.start, finding.end)).toBe(finding.match);
+    expect(response.body.data.findings.map((finding) => finding.match)).toEqual(expect.arrayContaining(['4111 1111 1111 1111', 'ada@example.com']));
+    expect(response.body.data.severity).toBe('block');
+  });
+
+  it('answers clean for clean text', async () => {
+    const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text: 'The meeting moved to Thursday at 10:30.' } });
+    expect(response.body.data).toEqual({ findings: [], severity: 'clean' });
+  });
+
+  it("applies the organisation's custom rules and overrides, from the next scan on", async () => {
+    const text = 'Project Bluebird ships soon; write to ada@example.com';
+    await harness.core.sanitiser.addCustomRule(organisationId, { rule_id: 'custom.codename', label: 'Project codename', severity: 'block', enabled: true, kind: 'keywords', keywords: ['bluebird'] });
+    await harness.core.sanitiser.setOverride(organisationId, { rule_id: 'pii.email', enabled: false });
+    const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text } });
+    expect(response.body.data.findings).toEqual([{ rule_id: 'custom.codename', label: 'Project codename', severity: 'block', match: 'Bluebird', start: 8, end: 16 }]);
+    await harness.core.sanitiser.removeRule(organisationId, 'pii.email');
+    const again = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text } });
+    expect(again.body.data.findings.map((finding) => finding.rule_id)).toEqual(['custom.codename', 'pii.email']);
+  });
+
+  it('keeps a catastrophic custom regex linear: (a+)+$ over 50,000 a\'s returns fast', async () => {
+    await harness.core.sanitiser.addCustomRule(organisationId, { rule_id: 'custom.redos', label: 'ReDoS probe', severity: 'info', enabled: true, kind: 'regex', pattern: '(a+)+$' });
+    const started = Date.now();
+    const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text: `${'a'.repeat(50_000)}!` } });
+    expect(response.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const response = await harness.api('POST', '/sanitiser/scan', { key, body: { text: 'x'.repeat(1_100_000) } });
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
