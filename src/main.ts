@@ -13,6 +13,7 @@ import { createCore, type Core } from './core/core.js';
 import { createSqliteStore, type SqliteStore } from './db/sqlite/index.js';
 import { createLogger } from './logger.js';
 import { operations } from './operations/index.js';
+import { createMcpHttpHandler, MCP_PATH } from './mcp/http.js';
 import { createRestApp } from './rest/create-rest-app.js';
 
 export interface Application {
@@ -52,7 +53,8 @@ export function createApplication(config: Config, options: ApplicationOptions = 
       workflowLimits: config.workflowLimits,
     },
   });
-  const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes });
+  const mcp = createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins });
+  const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes, mounts: [{ path: MCP_PATH, handler: mcp }] });
   return {
     core,
     store,

@@ -5,6 +5,7 @@ import { registerByokCommands } from './byok-commands.js';
 import { registerCreditCommands } from './credit-commands.js';
 import { registerKeyCommands } from './key-commands.js';
 import { registerSanitiserCommands } from './sanitiser-commands.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommands } from './serve-commands.js';
 
 export function createProgram(): Command {
@@ -20,5 +21,6 @@ export function createProgram(): Command {
   registerBundleCommands(program);
   registerByokCommands(program);
   registerSanitiserCommands(program);
+  registerMcpCommand(program);
   return program;
 }

@@ -1,0 +1,190 @@
+/**
+ * The MCP server: tools generated from the operation definitions (plus analyze_prompt), the
+ * caller's compositions and personas as prompts, their context cards as resources.
+ *
+ * It is built on the SDK's low-level `Server` rather than `McpServer.registerTool`, because
+ * `McpServer` validates tool arguments before the handler runs: validation would then come before
+ * authentication, scope and rate limit (a keyless call with a typo would not hear
+ * MISSING_API_KEY, a bad call would not count against the limit), and its refusals would read
+ * "MCP error -32602: ..." instead of starting with Porch's error code. Here every tool call goes
+ * through the operations' own invocation path, in the REST order, and every refusal reads alike.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../core/access/caller.js';
+import type { Core } from '../core/core.js';
+import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { API_VERSION } from '../core/health.js';
+import type { Operation } from '../operations/operation.js';
+import { analyzePromptTool } from './analyze-prompt-tool.js';
+import type { McpIdentity } from './identity.js';
+import { getPrompt, listPrompts, mayUsePrompts, promptScopeError } from './prompts.js';
+import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
+import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
+import { operationTool, type McpTool } from './tools.js';
+
+/** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
+export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
+
+/** Longest Idempotency-Key accepted from `_meta` or the header; longer ones are ignored, not stored. */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+const INSTRUCTIONS = [
+  'Porch runs your prompt workflows, compositions, custom skills and personas, and manages your context cards.',
+  'analyze_prompt needs no API key: it scores a prompt and suggests improvements.',
+  "Every other tool acts for the API key's account, with its scopes, rate limits and credits (1 credit = 1,000 tokens); tools/list shows only the tools the key may use.",
+  'A failed call returns isError with text that starts with an error code (for example RATE_LIMITED or RESOURCE_NOT_FOUND) and says what to do next.',
+  'Your compositions and personas are also prompts, and your context cards are resources at porch://context-cards/{id}.',
+].join(' ');
+
+export interface McpServerOptions {
+  /** From `createToolset`; built once per process, shared by every server. */
+  tools: readonly McpTool[];
+  errorCodes: ErrorCodeSet;
+  /** The request id tool calls are logged and recorded under (HTTP: the X-Request-Id); a fresh uuid by default. */
+  requestId?: () => string;
+}
+
+/** Every operation as a tool, plus analyze_prompt; names are unique. */
+export function createToolset(operations: readonly Operation[]): McpTool[] {
+  const tools = [analyzePromptTool, ...operations.map(operationTool)];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.definition.name)) throw new Error(`Two MCP tools are named ${tool.definition.name}.`);
+    seen.add(tool.definition.name);
+  }
+  return tools;
+}
+
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
+  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? headers?.['idempotency-key'];
+  return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
+}
+
+export function createMcpServer(core: Core, identity: McpIdentity, options: McpServerOptions): Server {
+  const { tools, errorCodes } = options;
+  const nextRequestId = options.requestId ?? randomUUID;
+  const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const server = new Server(
+    { name: 'porch', title: 'Porch', version: API_VERSION },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+
+  /** Faults are logged here; callers only ever see the safe code, message and hint. */
+  function failure(err: unknown, requestId: string, resource = false): ProtocolError {
+    const error = toPorchError(err);
+    if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP request failed');
+    return toProtocolError(error, errorCodes, { resource });
+  }
+
+  /**
+   * Prompts read the catalog directly, so they take the shared path's next step themselves:
+   * each prompts/* request counts against the key's rate limit like one REST request.
+   */
+  async function admit(caller: Caller): Promise<void> {
+    const decision = await core.rateLimiter.consume(caller);
+    if (decision.refusal) throw decision.refusal;
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const requestId = nextRequestId();
+    try {
+      const caller = await identity.currentCaller();
+      const scopes = caller ? caller.credential.scopes : null;
+      return { tools: tools.filter((tool) => tool.isListed(scopes)).map((tool) => tool.definition) };
+    } catch (err) {
+      throw failure(err, requestId);
+    }
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {}, _meta: meta } = request.params;
+    const tool = toolsByName.get(name);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list to see the tools this key may use.`);
+    const requestId = nextRequestId();
+    try {
+      const result = await tool.call(args, {
+        core,
+        identity,
+        errorCodes,
+        requestId,
+        signal: extra.signal,
+        idempotencyKey: idempotencyKeyOf(meta, extra.requestInfo?.headers),
+      });
+      core.logger.debug({ requestId, tool: name, isError: result.isError === true }, 'MCP tool call');
+      return result;
+    } catch (err) {
+      const error = toPorchError(err);
+      if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId, tool: name }, 'MCP tool call failed');
+      return toolErrorResult(error, errorCodes);
+    }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const requestId = nextRequestId();
+    try {
+      const caller = await identity.currentCaller();
+      if (!caller || !mayUsePrompts(caller)) return { prompts: [] };
+      await admit(caller);
+      return { prompts: await listPrompts(core, caller) };
+    } catch (err) {
+      throw failure(err, requestId);
+    }
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const requestId = nextRequestId();
+    try {
+      const caller = await identity.currentCaller();
+      if (!caller) throw new PorchError('MISSING_API_KEY', 'Prompts need an API key: send X-API-Key (HTTP) or set PORCH_API_KEY (stdio).');
+      if (!mayUsePrompts(caller)) throw promptScopeError();
+      await admit(caller);
+      return await getPrompt(core, caller, request.params.name, request.params.arguments ?? {});
+    } catch (err) {
+      throw failure(err, requestId);
+    }
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    const requestId = nextRequestId();
+    try {
+      const caller = await identity.currentCaller();
+      return { resourceTemplates: caller && mayReadCards(caller) ? [contextCardTemplate] : [] };
+    } catch (err) {
+      throw failure(err, requestId);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    const requestId = nextRequestId();
+    try {
+      const caller = await identity.currentCaller();
+      if (!caller || !mayReadCards(caller)) return { resources: [] };
+      return { resources: await listCardResources({ core, identity, requestId, signal: extra.signal }) };
+    } catch (err) {
+      throw failure(err, requestId);
+    }
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const requestId = nextRequestId();
+    try {
+      return await readCardResource({ core, identity, requestId, signal: extra.signal }, request.params.uri);
+    } catch (err) {
+      throw failure(err, requestId, true);
+    }
+  });
+
+  server.onerror = (err) => core.logger.warn({ err }, 'MCP transport error');
+  return server;
+}

@@ -1,0 +1,162 @@
+/**
+ * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST gets a fresh server and
+ * transport (so listings follow the key of that request) and both close when the response does.
+ * GET (a server-to-client stream) and DELETE (ending a session) have no meaning without sessions
+ * and answer 405.
+ *
+ * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
+ * protection, with CORS for allowed browser origins), Host check, then authentication: no key
+ * means the public tools only; a key that does not work is refused with the REST error envelope.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Credentials } from '../core/access/authenticator.js';
+import type { Caller } from '../core/access/caller.js';
+import type { Core } from '../core/core.js';
+import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import type { Operation } from '../operations/operation.js';
+import { createMcpServer, createToolset } from './create-mcp-server.js';
+import { hasApiKey, requestIdentity } from './identity.js';
+import { httpErrorResponse } from './to-tool-result.js';
+
+export const MCP_PATH = '/api/public/mcp';
+
+/** DECISIONS.md: the default body limit is 1 MiB, for MCP as for REST. */
+export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Hostnames a local client may use whatever the public URL says (the SDK's localhost set). */
+const LOCAL_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Preflight answers may be cached this long (seconds); the allow-lists change only on restart. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** Headers a browser client may send: the MCP ones and Porch's own. */
+const ALLOWED_REQUEST_HEADERS = [
+  'Content-Type',
+  'Accept',
+  'Authorization',
+  'X-API-Key',
+  'X-Porch-Account',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'Mcp-Protocol-Version',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+];
+
+/** Response headers a browser client may read. */
+const EXPOSED_RESPONSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'X-API-Version'];
+
+export interface McpHttpOptions {
+  core: Core;
+  /** Every operation becomes a tool; the toolset is built once, not per request. */
+  operations: readonly Operation[];
+  errorCodes: ErrorCodeSet;
+  /** `{site_url}`: its origin is always allowed and its hostname is an allowed Host. */
+  publicUrl: string;
+  /** PORCH_ALLOWED_ORIGINS: browser origins allowed to call the endpoint; `*` allows any. */
+  allowedOrigins: readonly string[];
+  /** Extra Host names to accept (besides the public URL's and localhost). */
+  allowedHosts?: readonly string[];
+  bodyLimitBytes?: number;
+}
+
+/** A JSON-RPC error without an id: the shape the SDK's transport uses for HTTP-level refusals. */
+function sendRpcError(res: Response, status: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** X-API-Key, or `Authorization: Bearer <key>` (what MCP clients' header settings usually send). */
+export function credentialsFrom(headers: IncomingHttpHeaders): Credentials {
+  const authorization = headerValue(headers, 'authorization');
+  const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice('bearer '.length) : undefined;
+  return { apiKey: headerValue(headers, 'x-api-key') ?? bearer, actingAccountId: headerValue(headers, 'x-porch-account') };
+}
+
+/** The allowed Host names: the public URL's hostname, localhost, and any configured extras. */
+export function allowedHostnames(publicUrl: string, extra: readonly string[] = []): string[] {
+  return [...new Set([new URL(publicUrl).hostname, ...LOCAL_HOSTNAMES, ...extra])];
+}
+
+/**
+ * The MCP specification requires servers to validate Origin: a page on another site must not
+ * drive a local server through the visitor's browser. Requests without Origin (every non-browser
+ * client) pass; a browser origin must be the public URL's or one in PORCH_ALLOWED_ORIGINS.
+ */
+function originCheck(publicUrl: string, allowedOrigins: readonly string[]): RequestHandler {
+  const allowAny = allowedOrigins.includes('*');
+  const allowed = new Set([new URL(publicUrl).origin, ...allowedOrigins.filter((origin) => origin !== '*')]);
+  return (req, res, next) => {
+    const origin = headerValue(req.headers, 'origin');
+    if (origin === undefined) return next();
+    if (!allowAny && !allowed.has(origin)) return sendRpcError(res, 403, `Forbidden: origin ${origin} is not allowed; add it to PORCH_ALLOWED_ORIGINS.`);
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+      res.setHeader('Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS.join(', '));
+      res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
+      res.status(204).end();
+      return;
+    }
+    next();
+  };
+}
+
+export function createMcpHttpHandler(options: McpHttpOptions): Router {
+  const { core, errorCodes, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
+  const tools = createToolset(options.operations);
+  const router = Router();
+  router.use(originCheck(options.publicUrl, options.allowedOrigins));
+  router.use(hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts)));
+
+  router.post('/', async (req: Request, res: Response) => {
+    const requestId = String(res.locals.requestId ?? '');
+    const credentials = credentialsFrom(req.headers);
+    let caller: Caller | null = null;
+    if (hasApiKey(credentials)) {
+      try {
+        caller = await core.authenticator.authenticate(credentials);
+      } catch (err) {
+        const error = toPorchError(err);
+        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP authentication failed');
+        const { status, body } = httpErrorResponse(error, errorCodes, requestId);
+        res.status(status).json(body);
+        return;
+      }
+    }
+
+    const server = createMcpServer(core, requestIdentity(credentials, caller), { tools, errorCodes, requestId: () => requestId });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: bodyLimitBytes });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } catch (err) {
+      core.logger.error({ err, requestId }, 'MCP request failed');
+      if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
+    }
+  });
+
+  router.options('/', (_req, res) => {
+    res.setHeader('Allow', 'POST, OPTIONS');
+    res.status(204).end();
+  });
+
+  router.all('/', (_req, res) => {
+    res.setHeader('Allow', 'POST, OPTIONS');
+    sendRpcError(res, 405, 'Method not allowed: this MCP server is stateless; send each JSON-RPC message with POST.');
+  });
+  return router;
+}

@@ -1,0 +1,42 @@
+/**
+ * Who an MCP connection acts for. Tool calls always re-send the credentials through the shared
+ * invocation path, so a revoked key stops working on its next call; the identity here only
+ * decides what the listings (tools, prompts, resources) show.
+ */
+import type { Credentials } from '../core/access/authenticator.js';
+import type { Caller } from '../core/access/caller.js';
+import type { Core } from '../core/core.js';
+
+export interface McpIdentity {
+  /** The key as the client sent it (X-API-Key, Bearer or PORCH_API_KEY) and X-Porch-Account. */
+  readonly credentials: Credentials;
+  /**
+   * The caller behind the credentials, or null when no key was sent (public tools only).
+   * Rejects with the authenticator's PorchError when the key does not work (any more).
+   */
+  currentCaller(): Promise<Caller | null>;
+}
+
+/** A key that is blank counts as no key: the connection is public, not refused. */
+export function hasApiKey(credentials: Credentials): boolean {
+  return credentials.apiKey !== undefined && credentials.apiKey.trim() !== '';
+}
+
+/**
+ * The identity of one HTTP request: the door authenticated it before creating the server (and
+ * answered 401 if that failed), so listings reuse that caller instead of authenticating again.
+ */
+export function requestIdentity(credentials: Credentials, caller: Caller | null): McpIdentity {
+  return { credentials, currentCaller: () => Promise.resolve(caller) };
+}
+
+/**
+ * The identity of a long-lived connection (stdio, in-process clients): every listing
+ * authenticates again, so revocation and plan changes show up without reconnecting.
+ */
+export function liveIdentity(core: Core, credentials: Credentials): McpIdentity {
+  return {
+    credentials,
+    currentCaller: () => (hasApiKey(credentials) ? core.authenticator.authenticate(credentials) : Promise.resolve(null)),
+  };
+}

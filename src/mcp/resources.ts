@@ -1,0 +1,76 @@
+/**
+ * MCP resources: the caller's context cards at `porch://context-cards/{id}`, so a client can
+ * attach them to a conversation. Listing and reading run the list_context_cards and
+ * get_context_card operations through the shared invocation path: same scopes
+ * (`api:context-cards` or `api:expert`), same rate limit, same 404 for another account's card.
+ */
+import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../core/access/caller.js';
+import type { Core } from '../core/core.js';
+import { PorchError } from '../core/errors.js';
+import { getContextCard } from '../operations/get-context-card.js';
+import { invokeOperation, isOperationAllowed, type InvocationRequest } from '../operations/invoke.js';
+import { listContextCards } from '../operations/list-context-cards.js';
+import type { OperationOutput } from '../operations/operation.js';
+import type { McpIdentity } from './identity.js';
+
+export const CONTEXT_CARD_URI_PREFIX = 'porch://context-cards/';
+const CONTEXT_CARD_URI_TEMPLATE = `${CONTEXT_CARD_URI_PREFIX}{id}`;
+
+/** Card content is free text; Porch does not know whether it is Markdown, so it says plain text. */
+const CARD_MIME_TYPE = 'text/plain';
+
+export const contextCardTemplate: ResourceTemplate = {
+  uriTemplate: CONTEXT_CARD_URI_TEMPLATE,
+  name: 'context-card',
+  title: 'Context card',
+  description: 'One of your context cards (reusable prompt context). The id is the card id from list_context_cards.',
+  mimeType: CARD_MIME_TYPE,
+};
+
+export interface ResourceRequest {
+  core: Core;
+  identity: McpIdentity;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+export function mayReadCards(caller: Caller): boolean {
+  return isOperationAllowed(getContextCard, caller.credential.scopes);
+}
+
+export function contextCardUri(id: string): string {
+  return `${CONTEXT_CARD_URI_PREFIX}${id}`;
+}
+
+function invocation(request: ResourceRequest, params: Record<string, unknown>): InvocationRequest {
+  return { credentials: request.identity.credentials, params, requestId: request.requestId, signal: request.signal, pathStyle: 'plain' };
+}
+
+export async function listCardResources(request: ResourceRequest): Promise<Resource[]> {
+  const result = await invokeOperation(request.core, listContextCards, invocation(request, {}));
+  if (!result.ok) throw result.error;
+  // The invocation path returns the operation's own output, typed `unknown` only because it serves every operation.
+  const page = result.data as OperationOutput<typeof listContextCards>;
+  return page.items.map((card) => ({
+    uri: contextCardUri(card.id),
+    name: card.title,
+    title: card.emoji ? `${card.emoji} ${card.title}` : card.title,
+    ...(card.description ? { description: card.description } : {}),
+    mimeType: CARD_MIME_TYPE,
+  }));
+}
+
+export async function readCardResource(request: ResourceRequest, uri: string): Promise<ReadResourceResult> {
+  if (!uri.startsWith(CONTEXT_CARD_URI_PREFIX)) throw new PorchError('RESOURCE_NOT_FOUND', `No resource at ${uri}; context cards are at ${CONTEXT_CARD_URI_TEMPLATE}.`);
+  let id: string;
+  try {
+    id = decodeURIComponent(uri.slice(CONTEXT_CARD_URI_PREFIX.length));
+  } catch {
+    throw new PorchError('VALIDATION_ERROR', `Invalid request: ${uri} is not a valid context card address.`);
+  }
+  const result = await invokeOperation(request.core, getContextCard, invocation(request, { id }));
+  if (!result.ok) throw result.error;
+  const card = result.data as OperationOutput<typeof getContextCard>;
+  return { contents: [{ uri, mimeType: CARD_MIME_TYPE, text: card.content }] };
+}

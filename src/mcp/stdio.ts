@@ -1,0 +1,44 @@
+/**
+ * MCP over stdio (`porch mcp`): one long-lived connection for one key. The key is checked once
+ * at start so a wrong key fails loudly before a client waits on it; afterwards every listing
+ * and call authenticates again, so revoking the key takes effect on the next request.
+ * stdout carries only the protocol; logs go to stderr.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Credentials } from '../core/access/authenticator.js';
+import type { Core } from '../core/core.js';
+import type { ErrorCodeSet } from '../core/errors.js';
+import type { Operation } from '../operations/operation.js';
+import { createMcpServer, createToolset } from './create-mcp-server.js';
+import { hasApiKey, liveIdentity } from './identity.js';
+
+export interface StdioOptions {
+  core: Core;
+  operations: readonly Operation[];
+  errorCodes: ErrorCodeSet;
+  credentials: Credentials;
+  input?: Readable;
+  output?: Writable;
+}
+
+/**
+ * Serves until the client closes stdin (or the transport closes), then resolves. Rejects with
+ * the authenticator's PorchError when a key was given and does not work.
+ */
+export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
+  const { core, operations, errorCodes, credentials, input = process.stdin, output = process.stdout } = options;
+  if (hasApiKey(credentials)) await core.authenticator.authenticate(credentials);
+
+  const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
+  const transport = new StdioServerTransport(input, output);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    // The transport does not watch for end of input; a client that goes away closes stdin.
+    input.once('end', () => void server.close());
+    input.once('close', () => void server.close());
+  });
+  await server.connect(transport);
+  core.logger.info({ keyed: hasApiKey(credentials) }, 'MCP server ready on stdio');
+  await closed;
+}

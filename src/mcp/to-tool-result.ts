@@ -1,0 +1,126 @@
+/**
+ * The one place the MCP door turns outcomes into what clients read: tool results (success and
+ * `isError`), JSON-RPC errors for prompts and resources, and the HTTP error envelope of the MCP
+ * endpoint. Every text an agent sees for a PorchError starts with the code and ends with the
+ * error table's hint, so the agent knows what to do next. Nothing internal is ever included.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
+import type { InvocationMeta } from '../operations/invoke.js';
+
+/** MCP's JSON-RPC code for "resource not found" (the specification's resources section). */
+export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;
+
+/**
+ * Refusals (no key, bad key, missing scope, rate limit, credits) have no JSON-RPC code of their
+ * own; -32000 opens the range JSON-RPC leaves to servers, and `data.code` says which refusal.
+ */
+export const REFUSAL_RPC_CODE = -32000;
+
+/**
+ * `_meta` keys Porch adds to results: the MCP counterparts of the REST headers
+ * X-RateLimit-* and X-Credits-Remaining, and the error code for programs that branch on it.
+ */
+export const META_RATE_LIMIT = 'porch/rate-limit';
+export const META_CREDITS_REMAINING = 'porch/credits-remaining';
+export const META_ERROR = 'porch/error';
+
+/** `CODE: message Hint` — the code first, so agents and scripts can branch on it. */
+export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
+  const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+  return `${publicErrorCode(error.code, codeSet)}: ${message} ${ERROR_TABLE[error.code].hint}`;
+}
+
+function metaOf(meta: InvocationMeta | null): Record<string, unknown> {
+  if (!meta) return {};
+  return {
+    ...(meta.rateLimit
+      ? { [META_RATE_LIMIT]: { limit: meta.rateLimit.limit, remaining: meta.rateLimit.remaining, reset: meta.rateLimit.resetSeconds } }
+      : {}),
+    ...(meta.creditsRemaining === null ? {} : { [META_CREDITS_REMAINING]: meta.creditsRemaining }),
+  };
+}
+
+function errorDetails(error: PorchError, codeSet: ErrorCodeSet): Record<string, unknown> {
+  return {
+    code: publicErrorCode(error.code, codeSet),
+    ...(error.details.retryAfterSeconds === undefined ? {} : { retry_after: error.details.retryAfterSeconds }),
+  };
+}
+
+/** A domain error as a tool result: `isError`, so the model sees it and can correct itself. */
+export function toolErrorResult(error: PorchError, codeSet: ErrorCodeSet, meta: InvocationMeta | null = null): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: errorText(error, codeSet) }],
+    _meta: { ...metaOf(meta), [META_ERROR]: errorDetails(error, codeSet) },
+  };
+}
+
+/** A structured answer: `structuredContent` for programs, the same JSON as text for models. */
+export function toolDataResult(data: Record<string, unknown>, meta: InvocationMeta | null = null): CallToolResult {
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
+    structuredContent: data,
+  };
+  const extra = metaOf(meta);
+  return Object.keys(extra).length > 0 ? { ...result, _meta: extra } : result;
+}
+
+/** A text answer: a document the operation exports, or a short sentence for an answer without data (REST's 204). */
+export function toolTextResult(text: string, meta: InvocationMeta | null = null): CallToolResult {
+  const extra = metaOf(meta);
+  return { content: [{ type: 'text', text }], ...(Object.keys(extra).length > 0 ? { _meta: extra } : {}) };
+}
+
+/**
+ * A JSON-RPC error for prompts/* and resources/* requests, which have no `isError` result.
+ * The SDK sends `code`, `message` and `data` of whatever a handler throws; McpError would prefix
+ * the message with its own "MCP error -32602:", so this error keeps the message exactly as written.
+ */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet, options: { resource?: boolean } = {}): ProtocolError {
+  const status = ERROR_TABLE[error.code].status;
+  const code =
+    error.code === 'RESOURCE_NOT_FOUND' && options.resource
+      ? RESOURCE_NOT_FOUND_RPC_CODE
+      : status === 400 || status === 404
+        ? ErrorCode.InvalidParams
+        : status >= 500
+          ? ErrorCode.InternalError
+          : REFUSAL_RPC_CODE;
+  return new ProtocolError(code, errorText(error, codeSet), errorDetails(error, codeSet));
+}
+
+/** The spec's error envelope, for refusals the MCP endpoint answers before MCP starts (401). */
+export interface ErrorEnvelope {
+  success: false;
+  error: { code: string; message: string; request_id: string; retry_after?: number };
+}
+
+export function httpErrorResponse(error: PorchError, codeSet: ErrorCodeSet, requestId: string): { status: number; body: ErrorEnvelope } {
+  return {
+    status: ERROR_TABLE[error.code].status,
+    body: {
+      success: false,
+      error: {
+        code: publicErrorCode(error.code, codeSet),
+        message: error.message,
+        request_id: requestId,
+        ...(error.details.retryAfterSeconds === undefined ? {} : { retry_after: error.details.retryAfterSeconds }),
+      },
+    },
+  };
+}

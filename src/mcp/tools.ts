@@ -1,0 +1,160 @@
+/**
+ * MCP tools, generated in one loop from the operation definitions: one tool per operation, named
+ * after it, with the operation's own schemas. A keyed tool's call goes through the same
+ * invocation path as REST (authenticate → scope → rate limit → validate → run), so its
+ * permissions, limits, billing and usage rows are those of the REST API.
+ */
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Core } from '../core/core.js';
+import { PorchError, type ErrorCodeSet } from '../core/errors.js';
+import { invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import type { Operation } from '../operations/operation.js';
+import type { McpIdentity } from './identity.js';
+import { toolDataResult, toolErrorResult, toolTextResult } from './to-tool-result.js';
+
+/** What a tool call knows about the request it answers. */
+export interface McpToolContext {
+  core: Core;
+  identity: McpIdentity;
+  errorCodes: ErrorCodeSet;
+  requestId: string;
+  /** Aborted when the client cancels the call or the connection closes. */
+  signal: AbortSignal;
+  idempotencyKey: string | undefined;
+}
+
+export interface McpTool {
+  /** The `tools/list` entry: name, title, description, JSON Schemas and annotations. */
+  readonly definition: Tool;
+  /** The operation the tool mirrors; null for tools that exist only over MCP (analyze_prompt). */
+  readonly operation: Operation | null;
+  /** Whether `tools/list` shows the tool to a key with these scopes (null: no key). */
+  isListed(scopes: readonly string[] | null): boolean;
+  call(args: Record<string, unknown>, ctx: McpToolContext): Promise<CallToolResult>;
+}
+
+type ObjectJsonSchema = Tool['inputSchema'];
+
+/**
+ * A zod schema as the JSON Schema MCP clients read: draft-07, as the SDK itself converts zod
+ * schemas, so the clients' validators (Ajv, draft-07 by default) accept it.
+ */
+export function toObjectJsonSchema(schema: z.ZodType, io: 'input' | 'output', label: string): ObjectJsonSchema {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io });
+  if (json.type !== 'object') throw new Error(`${label} must be a JSON object schema; MCP requires object input and output schemas.`);
+  const { properties, required, ...rest } = json;
+  return {
+    ...rest,
+    type: 'object',
+    ...(properties === undefined ? {} : { properties: properties as Record<string, object> }),
+    ...(required === undefined ? {} : { required }),
+  };
+}
+
+/** The fields of the operation's path, query and body, as one tool input. */
+export function operationInputSchema(operation: Operation): z.ZodObject {
+  const shape: Record<string, z.core.$ZodType> = {};
+  for (const part of [operation.params, operation.query, operation.body]) {
+    if (!part) continue;
+    for (const [key, field] of Object.entries(part.shape)) {
+      // A tool has one flat argument object, so a name in two parts would be ambiguous.
+      if (Object.hasOwn(shape, key)) throw new Error(`Operation ${operation.name} uses the field "${key}" in two parts; MCP arguments are flat.`);
+      shape[key] = field;
+    }
+  }
+  // A strict body refuses unknown fields over REST; saying so in the schema tells the model too.
+  const strict = operation.body !== undefined && operation.body.def.catchall instanceof z.ZodNever;
+  return strict ? z.strictObject(shape) : z.object(shape);
+}
+
+/**
+ * What the operation's effect tells an MCP client. Only model calls reach outside Porch's own
+ * database (open world); a partial update or a delete repeated has no further effect.
+ */
+export function annotationsFor(operation: Pick<Operation, 'effect' | 'method'>): ToolAnnotations {
+  switch (operation.effect) {
+    case 'read':
+      return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    case 'write':
+      return { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false };
+    case 'destructive':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+    case 'execute':
+      return { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  }
+}
+
+export interface SplitArguments {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+}
+
+/**
+ * Sorts flat tool arguments back into the parts REST would have received. Unknown names go to
+ * the body (a strict body refuses them, as over REST) or else to the query (ignored, as REST
+ * ignores unknown query parameters).
+ */
+export function splitArguments(operation: Operation, args: Record<string, unknown>): SplitArguments {
+  const split: SplitArguments = { params: {}, query: {}, body: operation.body ? {} : undefined };
+  for (const [key, value] of Object.entries(args)) {
+    if (operation.params && Object.hasOwn(operation.params.shape, key)) split.params[key] = value;
+    else if (operation.query && Object.hasOwn(operation.query.shape, key)) split.query[key] = value;
+    else if (split.body) split.body[key] = value;
+    else split.query[key] = value;
+  }
+  return split;
+}
+
+/**
+ * A document export (a SKILL.md, say) answers with the document itself. MCP output schemas must
+ * describe objects, so such a tool has none and returns the document as its text.
+ */
+function answersWithDocument(operation: Operation): boolean {
+  return operation.responseType === 'markdown';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The tool that mirrors one operation. */
+export function operationTool(operation: Operation): McpTool {
+  const definition: Tool = {
+    name: operation.name,
+    title: operation.title,
+    description: operation.description,
+    inputSchema: toObjectJsonSchema(operationInputSchema(operation), 'input', `The input of ${operation.name}`),
+    ...(operation.output && !answersWithDocument(operation) ? { outputSchema: toObjectJsonSchema(operation.output, 'output', `The output of ${operation.name}`) } : {}),
+    annotations: annotationsFor(operation),
+  };
+  return {
+    definition,
+    operation,
+    isListed: (scopes) => operation.access === 'public' || (scopes !== null && isOperationAllowed(operation, scopes)),
+    async call(args, ctx) {
+      const split = splitArguments(operation, args);
+      const result = await invokeOperation(ctx.core, operation, {
+        credentials: ctx.identity.credentials,
+        params: split.params,
+        query: split.query,
+        body: split.body,
+        requestId: ctx.requestId,
+        idempotencyKey: ctx.idempotencyKey,
+        signal: ctx.signal,
+        pathStyle: 'plain',
+      });
+      if (!result.ok) return toolErrorResult(result.error, ctx.errorCodes, result.meta);
+      if (answersWithDocument(operation) && typeof result.data === 'string') return toolTextResult(result.data, result.meta);
+      if (operation.output === null) {
+        const target = Object.values(split.params).map(String).join(', ');
+        return toolTextResult(`Done: ${operation.title}${target ? ` (${target})` : ''}.`, result.meta);
+      }
+      if (!isRecord(result.data)) {
+        throw new PorchError('INTERNAL_ERROR', 'An internal error occurred.', {}, { cause: new Error(`${operation.name} answered a non-object`) });
+      }
+      return toolDataResult(result.data, result.meta);
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Real MCP clients for tests: the SDK's `Client` over an in-memory transport pair (the server in
+ * this process, as stdio runs it) or over Streamable HTTP against the harness server.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
+import { MCP_PATH } from '../../src/mcp/http.js';
+import { liveIdentity } from '../../src/mcp/identity.js';
+import { operations } from '../../src/operations/index.js';
+import type { Operation } from '../../src/operations/operation.js';
+import type { Harness } from './harness.js';
+import { OPERATION_SAMPLES, type SampleRequest } from './operation-samples.js';
+
+export interface McpConnection {
+  client: Client;
+  close(): Promise<void>;
+}
+
+const CLIENT_INFO = { name: 'porch-tests', version: '1.0.0' };
+
+/** A client talking to a server in this process, acting with `key` (none: public tools only). */
+export async function connectInMemory(harness: Harness, options: { key?: string; actingAccountId?: string } = {}): Promise<McpConnection> {
+  const server = createMcpServer(harness.core, liveIdentity(harness.core, { apiKey: options.key, actingAccountId: options.actingAccountId }), {
+    tools: createToolset(operations),
+    errorCodes: harness.config.errorCodes,
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const client = new Client(CLIENT_INFO);
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  return {
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+export function mcpUrl(harness: Harness): URL {
+  return new URL(`${harness.url}${MCP_PATH}`);
+}
+
+/** A client over Streamable HTTP; `key` goes in X-API-Key unless `headers` says otherwise. */
+export async function connectHttp(harness: Harness, options: { key?: string; headers?: Record<string, string> } = {}): Promise<McpConnection> {
+  const headers: Record<string, string> = { ...(options.key === undefined ? {} : { 'x-api-key': options.key }), ...options.headers };
+  const transport = new StreamableHTTPClientTransport(mcpUrl(harness), { requestInit: { headers } });
+  const client = new Client(CLIENT_INFO);
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+/** The text of a tool result (its first text content). */
+export function resultText(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  const first = content[0];
+  return first && first.type === 'text' ? first.text : '';
+}
+
+/** A tool result as a string for assertion messages. */
+export function describeResult(result: unknown): string {
+  return JSON.stringify(result).slice(0, 800);
+}
+
+/**
+ * The MCP arguments equivalent to a REST sample request: path parameters read back from the
+ * sample path by the operation's path template, query parameters, and the body's fields.
+ */
+export function toolArguments(operation: Operation, sample: SampleRequest): Record<string, unknown> {
+  const [path = '', queryString] = sample.path.split('?');
+  const names: string[] = [];
+  const pattern = new RegExp(
+    `^${operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    })}$`,
+  );
+  const match = pattern.exec(path);
+  if (!match) throw new Error(`Sample path ${sample.path} does not match ${operation.path}`);
+  const args: Record<string, unknown> = {};
+  names.forEach((name, index) => {
+    args[name] = decodeURIComponent(match[index + 1] ?? '');
+  });
+  for (const [name, value] of new URLSearchParams(queryString ?? '')) args[name] = value;
+  if (sample.body !== undefined && sample.body !== null && typeof sample.body === 'object') Object.assign(args, sample.body);
+  return args;
+}
+
+/** The operation with this name; throws when there is none, so a renamed operation fails loudly. */
+export function operationNamed(name: string): Operation {
+  const operation = operations.find((candidate) => candidate.name === name);
+  if (!operation) throw new Error(`No operation named ${name}`);
+  return operation;
+}
+
+/** The sample request of an operation, built against `accountId`. */
+export function sampleFor(harness: Harness, name: string, accountId: string): Promise<SampleRequest> {
+  const build = OPERATION_SAMPLES[name];
+  if (!build) throw new Error(`No sample request for ${name} in operation-samples.ts`);
+  return build(harness, accountId);
+}
+
+/** A value the test setup guarantees; throws with `what` when it is missing. */
+export function defined<Value>(value: Value | undefined, what: string): Value {
+  if (value === undefined) throw new Error(`Missing ${what}`);
+  return value;
+}

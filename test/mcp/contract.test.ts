@@ -1,0 +1,113 @@
+/**
+ * The contract between the operation definitions and the MCP tools, read through a real client:
+ * every operation has exactly one tool, named after it, whose input schema is the operation's
+ * path, query and body fields and whose output schema is the operation's output.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ALL_SCOPES } from '../../src/core/access/scopes.js';
+import { operations } from '../../src/operations/index.js';
+import type { Operation } from '../../src/operations/operation.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { connectInMemory, type McpConnection } from '../helpers/mcp-client.js';
+
+let harness: Harness;
+let connection: McpConnection;
+let tools: Tool[];
+beforeAll(async () => {
+  harness = await createHarness();
+  const { key } = await harness.expertWithKey({ scopes: [...ALL_SCOPES] });
+  connection = await connectInMemory(harness, { key });
+  tools = (await connection.client.listTools()).tools;
+});
+afterAll(async () => {
+  await connection.close();
+  await harness.close();
+});
+
+const DRAFT_7 = { target: 'draft-7' } as const;
+
+/** The operation's fields as JSON Schema, part by part, merged the way a flat argument object must be. */
+function expectedInput(operation: Operation) {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const part of [operation.params, operation.query, operation.body]) {
+    if (!part) continue;
+    const json = z.toJSONSchema(part, { ...DRAFT_7, io: 'input' });
+    Object.assign(properties, json.properties);
+    required.push(...(json.required ?? []));
+  }
+  const strictBody = operation.body ? z.toJSONSchema(operation.body, { ...DRAFT_7, io: 'input' }).additionalProperties === false : false;
+  return { properties, required, strictBody };
+}
+
+const EXPECTED_ANNOTATIONS = {
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  execute: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+} as const;
+
+it('lists exactly one tool per operation, plus analyze_prompt, and nothing else', () => {
+  const names = tools.map((tool) => tool.name);
+  expect(new Set(names).size).toBe(names.length);
+  expect([...names].sort()).toEqual(['analyze_prompt', ...operations.map((operation) => operation.name)].sort());
+});
+
+describe.each(operations.map((operation) => [operation.name, operation as Operation] as const))('%s', (name, operation) => {
+  const tool = () => {
+    const found = tools.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no tool ${name}`);
+    return found;
+  };
+
+  it("takes the operation's path, query and body fields as its input schema", () => {
+    const expected = expectedInput(operation);
+    const schema = tool().inputSchema;
+    expect(schema.type).toBe('object');
+    expect(schema.properties ?? {}).toEqual(expected.properties);
+    expect([...(schema.required ?? [])].sort()).toEqual([...expected.required].sort());
+    expect(schema.additionalProperties === false).toBe(expected.strictBody);
+  });
+
+  it("answers with the operation's output schema (none for an empty answer or a document)", () => {
+    if (operation.output === null || operation.responseType === 'markdown') {
+      expect(tool().outputSchema).toBeUndefined();
+      return;
+    }
+    expect(tool().outputSchema).toEqual(z.toJSONSchema(operation.output, { ...DRAFT_7, io: 'output' }));
+  });
+
+  it('carries the title, description and annotations its effect implies', () => {
+    expect(tool().title).toBe(operation.title);
+    expect(tool().description).toBe(operation.description);
+    const expected = operation.effect === 'write' ? { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false } : EXPECTED_ANNOTATIONS[operation.effect];
+    expect(tool().annotations).toEqual(expected);
+  });
+});
+
+it('describes every argument of every tool, so an agent knows what to send', () => {
+  const undescribed = tools.flatMap((tool) =>
+    Object.entries(tool.inputSchema.properties ?? {})
+      .filter(([, property]) => typeof (property as { description?: unknown }).description !== 'string')
+      .map(([field]) => `${tool.name}.${field}`),
+  );
+  expect(undescribed).toEqual([]);
+});
+
+it('shows only the public tools without a key', async () => {
+  const anonymous = await connectInMemory(harness);
+  try {
+    const names = (await anonymous.client.listTools()).tools.map((listed) => listed.name).sort();
+    expect(names).toEqual(['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort());
+  } finally {
+    await anonymous.close();
+  }
+});
+
+it('documents every tool in docs/mcp.md', () => {
+  const documentation = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'mcp.md'), 'utf8');
+  expect(tools.map((tool) => tool.name).filter((name) => !documentation.includes(`| \`${name}\` |`))).toEqual([]);
+});

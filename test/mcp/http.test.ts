@@ -1,0 +1,219 @@
+/**
+ * MCP over Streamable HTTP at /api/public/mcp on the same server as REST: a real SDK client
+ * with and without a key, the stateless request handling, and the transport's protections
+ * (Origin, Host, body limit, methods).
+ */
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { operations } from '../../src/operations/index.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { connectHttp, describeResult, mcpUrl, operationNamed, resultText, sampleFor, toolArguments } from '../helpers/mcp-client.js';
+
+let harness: Harness;
+beforeEach(async () => {
+  harness = await createHarness({ env: { PORCH_ALLOWED_ORIGINS: 'http://localhost:6274' } });
+});
+afterEach(() => harness.close());
+
+const PUBLIC_TOOLS = ['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort();
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const LIST_TOOLS = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(mcpUrl(harness), { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+}
+
+async function toolNames(options: { key?: string; headers?: Record<string, string> }): Promise<string[]> {
+  const connection = await connectHttp(harness, options);
+  try {
+    return (await connection.client.listTools()).tools.map((tool) => tool.name).sort();
+  } finally {
+    await connection.close();
+  }
+}
+
+describe('without a key', () => {
+  it('lists only the public tools and scores a prompt with analyze_prompt', async () => {
+    const connection = await connectHttp(harness);
+    try {
+      expect((await connection.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(PUBLIC_TOOLS);
+      const result = await connection.client.callTool({ name: 'analyze_prompt', arguments: { prompt: 'Write a limerick about SQLite.' } });
+      expect(result.isError, describeResult(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ refine_url: expect.stringContaining('/refine?prompt=') });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('refuses a keyed tool with MISSING_API_KEY as an isError result', async () => {
+    const connection = await connectHttp(harness);
+    try {
+      const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/^MISSING_API_KEY: /);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe('with a key', () => {
+  it('lists and calls the tools its scopes allow, with X-API-Key or Authorization: Bearer', async () => {
+    const { accountId, key } = await harness.expertWithKey();
+    await harness.core.contextCards.create(accountId, { title: 'Over HTTP', content: 'Streamable' });
+    const headerSets: Array<Record<string, string>> = [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }];
+    for (const headers of headerSets) {
+      const connection = await connectHttp(harness, { headers });
+      try {
+        const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
+        expect(names).toContain('list_context_cards');
+        expect(names).toContain('execute_workflow');
+        const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
+        expect(result.isError, describeResult(result)).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ count: 1, items: [{ title: 'Over HTTP' }] });
+      } finally {
+        await connection.close();
+      }
+    }
+  });
+
+  it('shows a key whose only scope is api:sanitiser analyze_prompt, scan_text and get_health, and nothing else', async () => {
+    const { key } = await harness.expertWithKey({ scopes: ['api:sanitiser'] });
+    expect(await toolNames({ key })).toEqual(['analyze_prompt', 'get_health', 'scan_text']);
+  });
+
+  it('acts for the account named in X-Porch-Account with a partner key', async () => {
+    const owner = await harness.createAccount();
+    const member = await harness.core.accounts.createAccount({ email: `member-${Date.now()}@example.com`, plan: 'expert', credits: 5, organisationId: owner.organisationId });
+    await harness.core.contextCards.create(member.id, { title: 'Member card', content: 'x' });
+    const partner = await harness.core.accounts.createPartnerKey({ organisationId: owner.organisationId, scopes: ['api:context-cards'] });
+    const connection = await connectHttp(harness, { key: partner.plaintext, headers: { 'x-porch-account': member.id } });
+    try {
+      const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
+      expect(result.structuredContent).toMatchObject({ items: [{ title: 'Member card' }] });
+      expect(result._meta).toMatchObject({ 'porch/credits-remaining': 5 });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('refuses an invalid key before MCP starts: 401 with the error envelope, and the SDK client fails to connect', async () => {
+    const response = await post(LIST_TOOLS, { 'x-api-key': 'mdi_unknownunknownunknownunknownunknown000000' });
+    expect(response.status).toBe(401);
+    expect(response.json).toEqual({
+      success: false,
+      error: { code: 'INVALID_API_KEY', message: 'The API key is invalid, expired or revoked.', request_id: response.headers.get('x-request-id') },
+    });
+    expect(response.headers.get('x-api-version')).toBe('2026-05-05');
+    await expect(connectHttp(harness, { key: 'mdi_unknownunknownunknownunknownunknown000000' })).rejects.toThrow();
+  });
+
+  it('emits the Set B code in the envelope when PORCH_ERROR_CODES=b', async () => {
+    await harness.close();
+    harness = await createHarness({ env: { PORCH_ERROR_CODES: 'b' } });
+    const response = await post(LIST_TOOLS, { 'x-api-key': 'garbage' });
+    expect(response.status).toBe(401);
+    expect((response.json as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('idempotent retries', () => {
+  it('replays an execution retried with the same Idempotency-Key header, charging once', async () => {
+    const { accountId, key } = await harness.expertWithKey();
+    const sample = await sampleFor(harness, 'execute_persona', accountId);
+    const executePersona = operationNamed('execute_persona');
+    const connection = await connectHttp(harness, { key, headers: { 'idempotency-key': 'http-retry-1' } });
+    try {
+      const first = await connection.client.callTool({ name: 'execute_persona', arguments: toolArguments(executePersona, sample) });
+      const second = await connection.client.callTool({ name: 'execute_persona', arguments: toolArguments(executePersona, sample) });
+      expect(first.isError, describeResult(first)).toBeFalsy();
+      expect(second.structuredContent).toEqual(first.structuredContent);
+      expect(await harness.store.usage.listByAccount(accountId)).toHaveLength(1);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe('stateless transport', () => {
+  it('answers every POST on its own: no session id, and calls work without initialising first', async () => {
+    const response = await post(LIST_TOOLS);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const tools = (response.json as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name).sort();
+    expect(tools).toEqual(PUBLIC_TOOLS);
+  });
+
+  it('serves concurrent clients with different keys, each seeing its own tools', async () => {
+    const sanitiser = await harness.expertWithKey({ scopes: ['api:sanitiser'] });
+    const cards = await harness.expertWithKey({ scopes: ['api:context-cards'] });
+    const [anonymous, sanitiserTools, cardTools] = await Promise.all([toolNames({}), toolNames({ key: sanitiser.key }), toolNames({ key: cards.key })]);
+    expect(anonymous).toEqual(PUBLIC_TOOLS);
+    expect(sanitiserTools).toEqual(['analyze_prompt', 'get_health', 'scan_text']);
+    expect(cardTools).toContain('create_context_card');
+    expect(cardTools).not.toContain('scan_text');
+  });
+
+  it('answers GET and DELETE with 405 and Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(mcpUrl(harness), { method, headers: { accept: 'text/event-stream' } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST, OPTIONS');
+    }
+  });
+
+  it('refuses a body over the 1 MiB limit with 413', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_prompt', arguments: { prompt: 'x'.repeat(1024 * 1024 + 1) } } });
+    expect(response.status).toBe(413);
+  });
+});
+
+describe('Origin and Host validation', () => {
+  it('refuses a browser origin that is not allowed with 403, before authentication', async () => {
+    const response = await post(LIST_TOOLS, { origin: 'https://evil.example' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.text).toContain('https://evil.example');
+  });
+
+  it('allows the public URL origin and configured origins, with CORS headers that expose the MCP headers', async () => {
+    for (const origin of [new URL(harness.config.publicUrl).origin, 'http://localhost:6274']) {
+      const response = await post(LIST_TOOLS, { origin });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(response.headers.get('access-control-expose-headers')).toContain('Mcp-Session-Id');
+      expect(response.headers.get('access-control-expose-headers')).toContain('Mcp-Protocol-Version');
+    }
+  });
+
+  it('answers a CORS preflight from an allowed origin with the methods and headers MCP clients send', async () => {
+    const response = await fetch(mcpUrl(harness), {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, mcp-protocol-version' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-methods')).toContain('POST');
+    const allowed = response.headers.get('access-control-allow-headers') ?? '';
+    for (const header of ['X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Content-Type']) expect(allowed).toContain(header);
+  });
+
+  it('refuses a Host that is neither the public URL host nor localhost with 403 (DNS rebinding)', async () => {
+    const url = mcpUrl(harness);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...MCP_HEADERS, host: `attacker.example:${url.port}` } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify(LIST_TOOLS));
+    });
+    expect(status).toBe(403);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * `porch mcp` as an MCP client starts it: a child process speaking MCP on stdin/stdout, with the
+ * key from PORCH_API_KEY, logs on stderr only, and a clean exit when stdin closes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { createSilentLogger } from '../../src/logger.js';
+import { createApplication } from '../../src/main.js';
+import { operations } from '../../src/operations/index.js';
+import { describeResult, resultText } from '../helpers/mcp-client.js';
+
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+const CLI_ARGS = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
+
+let dataDir: string;
+let env: Record<string, string>;
+let key: string;
+let cardId: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'porch-mcp-stdio-'));
+  env = { DATABASE_URL: `file:${join(dataDir, 'porch.db')}`, PORCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  const application = createApplication(loadConfig({ ...env, PORCH_NO_BOOTSTRAP: '1' }, REPO_ROOT), { logger: createSilentLogger() });
+  try {
+    const account = await application.core.accounts.createAccount({ email: 'stdio@example.com', plan: 'expert', credits: 100 });
+    key = (await application.core.accounts.createKey({ accountId: account.id })).plaintext;
+    cardId = (await application.core.contextCards.create(account.id, { title: 'Stdio card', content: 'Read over stdio' })).id;
+    await application.core.bundles.importBundle(account.id, DEMO_BUNDLE);
+  } finally {
+    await application.close();
+  }
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** An SDK client that starts `porch mcp` itself, as Claude Desktop or Cursor would. */
+async function startClient(extraEnv: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: CLI_ARGS, cwd: REPO_ROOT, env: { ...env, ...extraEnv }, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'porch-stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** Runs `porch mcp` directly, writes `input` to stdin, closes stdin, and collects what it wrote. */
+function runRaw(extraEnv: Record<string, string>, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, CLI_ARGS, { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      // Close stdin once the answer to the one request has arrived: the server must then exit.
+      if (stdout.includes('\n')) child.stdin.end();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(input);
+  });
+}
+
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+
+describe('porch mcp', () => {
+  it('serves the public tools without PORCH_API_KEY and scores a prompt', async () => {
+    const { client, stderr } = await startClient({});
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(names).toEqual(['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort());
+      const result = await client.callTool({ name: 'analyze_prompt', arguments: { prompt: 'You are a tax adviser. List three deductions as a table.' } });
+      expect(result.isError, describeResult(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ scores: { role: expect.any(Number) } });
+      expect(stderr()).toContain('MCP server ready on stdio');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("acts for PORCH_API_KEY's account: its tools, cards, prompts and resources", async () => {
+    const { client } = await startClient({ PORCH_API_KEY: key });
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('list_context_cards');
+      const cards = await client.callTool({ name: 'list_context_cards', arguments: {} });
+      expect(cards.isError, describeResult(cards)).toBeFalsy();
+      expect(resultText(cards)).toContain('Stdio card');
+      expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('release-notes');
+      const read = await client.readResource({ uri: `porch://context-cards/${cardId}` });
+      expect(read.contents[0]).toMatchObject({ text: 'Read over stdio' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('exits non-zero with a clear message on stderr, and nothing on stdout, for an invalid key', async () => {
+    const run = await runRaw({ PORCH_API_KEY: 'mdi_notARealKey000000000000000000000000000000' }, INITIALIZE);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('porch: PORCH_API_KEY was refused: INVALID_API_KEY: The API key is invalid, expired or revoked.');
+    expect(run.stdout).toBe('');
+  });
+
+  it('writes only protocol messages to stdout and exits 0 when stdin closes', async () => {
+    const run = await runRaw({ PORCH_API_KEY: key }, INITIALIZE);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter((line) => line.length > 0);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'porch' } } });
+    for (const line of run.stderr.split('\n').filter((entry) => entry.length > 0)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
