@@ -7,6 +7,7 @@ import { registerKeyCommands } from './key-commands.js';
 import { registerSanitiserCommands } from './sanitiser-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommands } from './serve-commands.js';
+import { registerSkillsCommands } from './skills-command.js';
 
 export function createProgram(): Command {
   const program = new Command()
@@ -22,5 +23,6 @@ export function createProgram(): Command {
   registerByokCommands(program);
   registerSanitiserCommands(program);
   registerMcpCommand(program);
+  registerSkillsCommands(program);
   return program;
 }

@@ -5,6 +5,7 @@ import { executeComposition } from './execute-composition.js';
 import { executePersona } from './execute-persona.js';
 import { executeSkill } from './execute-skill.js';
 import { executeWorkflow } from './execute-workflow.js';
+import { exportSkillMd } from './export-skill-md.js';
 import { getContextCard } from './get-context-card.js';
 import { getHealth } from './get-health.js';
 import { listCompositions } from './list-compositions.js';
@@ -24,6 +25,7 @@ export const operations = [
   executeComposition,
   listSkills,
   executeSkill,
+  exportSkillMd,
   listPersonas,
   executePersona,
   listContextCards,

@@ -51,6 +51,12 @@ interface OperationShape<Params, Query, Body, Output> {
   output: z.ZodType | null;
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
+  /**
+   * How a success is sent: the JSON envelope (the default), or `markdown` for operations that
+   * export a document (a SKILL.md): the output string itself as `text/markdown`, so a file saved
+   * from the response is the document. Errors are always the JSON envelope.
+   */
+  responseType?: 'json' | 'markdown';
 }
 
 export interface KeyedOperation<

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
+import { createDiscoveryRouter } from './discovery/create-discovery-router.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { jsonBody, requestContext } from './middleware.js';
 import { mountOperations } from './mount-operations.js';
@@ -46,6 +47,8 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
     const pattern = [...knownPaths.keys()].find((existing) => existing.source === pathPattern(operation.path).source) ?? pathPattern(operation.path);
     knownPaths.set(pattern, [...(knownPaths.get(pattern) ?? []), operation.method]);
   }
+  // Discovery (OpenAPI, catalog, skills, pages, the API root) answers what no operation did.
+  app.use(createDiscoveryRouter({ core, operations, errorCodes }));
   app.use(notFound(knownPaths));
   app.use(errorHandler(logger, errorCodes));
   return app;

@@ -24,6 +24,11 @@ function headerValue(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A document export (responseType 'markdown'): the output string itself, not the JSON envelope. */
+function sendMarkdown(res: Response, status: number, data: unknown): void {
+  res.status(status).type('text/markdown; charset=utf-8').send(typeof data === 'string' ? data : String(data));
+}
+
 /** One route per operation, all through the shared invocation path; handlers only translate. */
 export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet): Router {
   const router = Router();
@@ -45,7 +50,8 @@ export function mountOperations(core: Core, operations: readonly Operation[], co
         pathStyle: 'located',
       });
       setMetaHeaders(res, result.meta);
-      if (result.ok) sendSuccess(res, result.status, result.data);
+      if (result.ok && operation.responseType === 'markdown') sendMarkdown(res, result.status, result.data);
+      else if (result.ok) sendSuccess(res, result.status, result.data);
       else sendError(res, result.error, codeSet);
     };
     router[operation.method === 'GET' ? 'get' : operation.method === 'POST' ? 'post' : operation.method === 'PATCH' ? 'patch' : 'delete'](

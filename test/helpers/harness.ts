@@ -6,6 +6,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
+import { validateAgainstOpenApi } from './openapi-validation.js';
 import type { Plan } from '../../src/db/store.js';
 
 export interface HarnessOptions {
@@ -77,6 +79,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     } catch {
       parsed = text;
     }
+    // Every response under the API base must match the OpenAPI document (status, headers, body).
+    const { pathname, search } = new URL(url);
+    if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) validateAgainstOpenApi(method, pathname.slice(API_BASE_PATH.length) + search, response.status, response.headers, parsed);
     return { status: response.status, headers: response.headers, body: parsed as Body, text };
   }
 

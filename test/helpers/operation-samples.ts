@@ -66,6 +66,10 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     const id = await demoId(harness, accountId, 'persona:plain-editor');
     return { path: `/personas/${id}/execute`, body: { input: 'Utilise synergies going forward.' }, ownedId: id };
   },
+  export_skill_md: async (harness, accountId) => {
+    const id = await demoId(harness, accountId, 'skill:summarise');
+    return { path: `/skills/${id}/skill.md`, ownedId: id };
+  },
   run_judge: async () => ({ path: '/judge/run', body: { prompt: 'Write a haiku about autumn.' } }),
   scan_text: async () => ({ path: '/sanitiser/scan', body: { text: 'Mail ada@example.com about the invoice.' } }),
   get_health: async () => ({ path: '/health' }),

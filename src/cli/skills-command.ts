@@ -1,0 +1,99 @@
+/**
+ * `porch skills import|export`: the bridge between Agent Skills (SKILL.md folders used by agent
+ * tools) and Porch custom skills. The API's GET /skills/{id}/skill.md does the export for key
+ * holders; these commands serve the operator.
+ */
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd } from '../core/skills-bridge/index.js';
+import { CliUsageError, withApplication } from './context.js';
+import { print, rows } from './output.js';
+
+interface SkillSource {
+  text: string;
+  /** Set when a folder was given: the SKILL.md name must equal it (agentskills.io). */
+  folderName?: string;
+  /** Files beside SKILL.md that a Porch skill cannot hold (scripts, references, assets). */
+  ignoredFiles: string[];
+}
+
+async function filesUnder(folder: string, prefix = ''): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(join(folder, prefix), { withFileTypes: true })) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) files.push(...(await filesUnder(folder, path)));
+    else if (entry.isFile() && path !== 'SKILL.md') files.push(path);
+  }
+  return files.sort();
+}
+
+async function readSource(path: string): Promise<SkillSource> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (err) {
+    throw new CliUsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
+  }
+  const file = info.isDirectory() ? join(path, 'SKILL.md') : path;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
+  }
+  if (!info.isDirectory()) return { text, ignoredFiles: [] };
+  return { text, folderName: basename(path.replace(/[/\\]+$/, '')), ignoredFiles: await filesUnder(path) };
+}
+
+export function registerSkillsCommands(program: Command): void {
+  const skills = program.command('skills').description('Move skills between Porch and agent tools (Agent Skills SKILL.md format)');
+
+  skills
+    .command('import')
+    .description('Create a Porch custom skill from an Agent Skill (a folder with SKILL.md, or a SKILL.md file)')
+    .argument('<folder-or-skill-md>', 'skill folder or SKILL.md file')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--category <category>', 'category (default: metadata porch-category, else "agent-skill")')
+    .option('--model <model-id>', 'default model, <provider>/<model_name>')
+    .option('--json', 'print JSON')
+    .action(async (path: string, options: { account: string; category?: string; model?: string; json?: boolean }) => {
+      const source = await readSource(path);
+      const imported = await withApplication(({ core }) =>
+        importAgentSkill(core.bundles, options.account, source.text, {
+          ...(source.folderName === undefined ? {} : { expectedName: source.folderName }),
+          ...(options.category === undefined ? {} : { category: options.category }),
+          ...(options.model === undefined ? {} : { model: options.model }),
+        }),
+      );
+      if (source.ignoredFiles.length > 0) {
+        // Porch skills hold instructions only; say what stayed behind rather than dropping it silently.
+        process.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${source.ignoredFiles.join(', ')}\n`);
+      }
+      print({ ...imported, ignored_files: source.ignoredFiles }, options, () =>
+        `Imported skill "${imported.name}" into ${imported.account_id}:\n${rows([
+          ['id', imported.id],
+          ['category', imported.category],
+        ])}`,
+      );
+    });
+
+  skills
+    .command('export')
+    .description('Write a Porch custom skill as an Agent Skill (SKILL.md)')
+    .argument('<skill-id>', 'skill id')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--output <folder>', 'write <folder>/<name>/SKILL.md instead of printing it')
+    .action(async (skillId: string, options: { account: string; output?: string }) => {
+      const document = await withApplication(async ({ core }) => porchSkillToAgentSkill(await core.catalog.getSkill(options.account, skillId)));
+      const text = renderSkillMd(document);
+      if (!options.output) {
+        process.stdout.write(text);
+        return;
+      }
+      const target = join(options.output, document.name, 'SKILL.md');
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, text, 'utf8');
+      process.stdout.write(`${target}\n`);
+    });
+}

@@ -1,0 +1,406 @@
+/**
+ * The OpenAPI 3.1 document, generated at start-up from the operation definitions and the error
+ * table, so it cannot drift from what the server does: every path and method, parameters and
+ * bodies (input side), success envelopes (output side), every error an operation can answer
+ * with and the headers each response carries.
+ *
+ * Schemas come from zod's own `z.toJSONSchema` (see json-schema.ts); this file only assembles
+ * them. Which errors an operation can produce is derived from its fields (keyed, params, body,
+ * effect, idempotencyKey), never listed by hand per operation, so new operations are covered
+ * without touching this file.
+ */
+import { z } from 'zod';
+import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/errors.js';
+import { API_VERSION } from '../../core/health.js';
+import { operationId, type Operation } from '../../operations/operation.js';
+import { discoveryOperations } from './api-root.js';
+import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
+import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
+import { SITE_PATHS, siteLink } from './site-paths.js';
+
+export const OPENAPI_VERSION = '3.1.0';
+export const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
+export const MARKDOWN_MEDIA_TYPE = 'text/markdown';
+
+export interface OpenApiOptions {
+  /** `{site_url}`: the public origin, used for the server URL and links. */
+  siteUrl: string;
+}
+
+export interface HeaderObject {
+  description: string;
+  required?: boolean;
+  schema: JsonSchema;
+}
+
+export interface MediaTypeObject {
+  schema: JsonSchema;
+  example?: unknown;
+  examples?: Record<string, { summary: string; value: unknown }>;
+}
+
+export interface ResponseObject {
+  description: string;
+  headers?: Record<string, HeaderObject | { $ref: string }>;
+  content?: Record<string, MediaTypeObject>;
+}
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+  example?: unknown;
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: Array<ParameterObject | { $ref: string }>;
+  requestBody?: { required: boolean; description?: string; content: Record<string, MediaTypeObject> };
+  responses: Record<string, ResponseObject | { $ref: string }>;
+  security: Array<Record<string, string[]>>;
+  /** Porch extensions: the MCP tool of the same operation, the effect and the scopes that grant the call. */
+  'x-porch-tool'?: string;
+  'x-porch-effect': Operation['effect'];
+  'x-porch-scopes'?: string[];
+}
+
+export type PathItemObject = Partial<Record<'get' | 'post' | 'patch' | 'delete', OperationObject>>;
+
+export interface OpenApiDocument {
+  openapi: typeof OPENAPI_VERSION;
+  jsonSchemaDialect: string;
+  info: {
+    title: string;
+    version: string;
+    summary: string;
+    description: string;
+    license: { name: string; identifier: string };
+  };
+  servers: Array<{ url: string; description: string }>;
+  tags: Array<{ name: string }>;
+  paths: Record<string, PathItemObject>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    headers: Record<string, HeaderObject>;
+    parameters: Record<string, ParameterObject>;
+    responses: Record<string, ResponseObject>;
+    securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string; description: string }>;
+  };
+  externalDocs: { description: string; url: string };
+}
+
+/** Headers every response carries, errors included (DECISIONS.md, Headers). */
+const ALWAYS_HEADERS = ['X-API-Version', 'X-Request-Id'] as const;
+/** Headers of every authenticated response; present on errors only once the key was checked. */
+const KEYED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Credits-Remaining'] as const;
+
+/**
+ * Shared headers. Those a response must carry whenever they are referenced are `required` here;
+ * the rate-limit and credit headers are optional here (errors before the key check lack them)
+ * and required copies are inlined into success responses.
+ */
+const HEADER_COMPONENTS: Record<string, HeaderObject> = {
+  'X-API-Version': { description: 'The API version; on every response, errors included.', required: true, schema: { type: 'string', const: API_VERSION } },
+  'X-Request-Id': { description: 'Id of this request (also `error.request_id`); quote it when reporting a problem.', required: true, schema: { type: 'string', minLength: 1 } },
+  'X-RateLimit-Limit': { description: "The key's limit of requests per minute.", schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute window.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'When the minute window resets (Unix time, seconds).', schema: { type: 'integer', minimum: 0 } },
+  'X-Credits-Remaining': { description: "Whole credits left on the account after the request (1 credit = 1,000 tokens).", schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+  Allow: { description: 'The methods the path accepts.', required: true, schema: { type: 'string', minLength: 1 } },
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const requiredHeader = (name: string): HeaderObject => {
+  const header = HEADER_COMPONENTS[name];
+  if (!header) throw new Error(`Unknown header component ${name}`);
+  return { ...header, required: true };
+};
+
+const errorEnvelopeSchema = z
+  .object({
+    success: z.literal(false).describe('Always false on errors.'),
+    error: z.object({
+      code: z.string().describe('Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.'),
+      message: z.string().describe('What went wrong, safe to show to a person.'),
+      request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
+      retry_after: z.number().int().min(0).optional().describe('Seconds to wait before retrying (429 only).'),
+    }),
+  })
+  .describe('The error envelope every failed request answers with.');
+
+/** Codes a path that exists answers for a method it does not have, or a path that does not exist. */
+const ROUTE_ERROR_CODES = ['NOT_FOUND', 'METHOD_NOT_ALLOWED'] as const satisfies readonly ErrorCode[];
+
+/**
+ * Every error code the operation can answer with, derived from what it is:
+ * any call may be malformed or meet a fault; keyed calls add authentication, scope, partner and
+ * rate-limit refusals; an id in the path can miss; a body can be too large or not JSON;
+ * executions add credits, model policy, provider and BYOK failures; idempotent ones add conflicts.
+ */
+export function possibleErrorCodes(operation: Operation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+  if (operation.access === 'keyed') {
+    for (const code of ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_EXPERT_ONLY', 'INSUFFICIENT_PERMISSIONS', 'ACCESS_DENIED', 'RATE_LIMITED', 'DAILY_LIMIT_EXCEEDED'] as const) codes.add(code);
+  }
+  if (operation.params) codes.add('RESOURCE_NOT_FOUND');
+  if (operation.body) {
+    codes.add('PAYLOAD_TOO_LARGE');
+    codes.add('UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (operation.effect === 'execute') {
+    for (const code of ['INSUFFICIENT_CREDITS', 'BILLING_FAILED', 'MODEL_ACCESS_DENIED', 'AI_SERVICE_ERROR', 'BYOK_KEY_INVALID'] as const) codes.add(code);
+  }
+  if (operation.idempotencyKey) codes.add('IDEMPOTENCY_CONFLICT');
+  return [...codes].sort((a, b) => ERROR_TABLE[a].status - ERROR_TABLE[b].status || a.localeCompare(b));
+}
+
+/** The codes as the server may emit them: the Set A name and, when it has one, its Set B name. */
+function emittedNames(codes: readonly ErrorCode[]): string[] {
+  const names = new Set<string>();
+  for (const code of codes) {
+    names.add(code);
+    const definition: ErrorDefinition = ERROR_TABLE[code];
+    if (definition.setB) names.add(definition.setB);
+  }
+  return [...names];
+}
+
+function errorExample(code: ErrorCode) {
+  const definition: ErrorDefinition = ERROR_TABLE[code];
+  const retry = definition.status === 429 ? { retry_after: 30 } : {};
+  return {
+    summary: definition.summary,
+    value: { success: false, error: { code, message: `${definition.summary}.`, request_id: EXAMPLE_UUID, ...retry } },
+  };
+}
+
+function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boolean): ResponseObject {
+  const codeSchema: JsonSchema = { type: 'string', enum: emittedNames(codes) };
+  const errorConstraint: JsonSchema = { type: 'object', properties: { code: codeSchema } };
+  if (status === 429) errorConstraint.required = ['retry_after'];
+  const headers: Record<string, HeaderObject | { $ref: string }> = {};
+  for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
+  if (keyed) for (const name of KEYED_HEADERS) headers[name] = headerRef(name);
+  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  if (status === 405) headers.Allow = headerRef('Allow');
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_TABLE[code].summary}.`).join(' '),
+    headers,
+    content: {
+      'application/json': {
+        schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { error: errorConstraint } }] },
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
+      },
+    },
+  };
+}
+
+/** Keeps an example only when the operation's own schema accepts it. */
+function acceptedExample(schema: z.ZodType, json: JsonSchema, includeOptional: boolean, shared: Record<string, JsonSchema>, wrap: (value: unknown) => unknown = (value) => value): unknown {
+  const value = exampleFor(json, { includeOptional, shared });
+  if (value === undefined) return undefined;
+  return schema.safeParse(value).success ? wrap(value) : undefined;
+}
+
+function describeAccess(operation: Operation): string {
+  const lines = [operation.description];
+  if (operation.access === 'keyed') lines.push(`Scopes (any one grants it): ${operation.scopes.map((scope) => `\`${scope}\``).join(', ')}.`);
+  else lines.push('Needs no API key.');
+  if (operation.effect === 'execute') lines.push('Runs a model: metered in credits (1 credit = 1,000 tokens) unless a BYOK key is active.');
+  if (operation.idempotencyKey) lines.push('Send an `Idempotency-Key` header to make retries safe: a repeat with the same key and body within 24 h replays the stored response without running or charging again.');
+  return lines.join('\n\n');
+}
+
+function parametersOf(operation: Operation, shared: Record<string, JsonSchema>): Array<ParameterObject | { $ref: string }> {
+  const parameters: Array<ParameterObject | { $ref: string }> = [];
+  for (const [location, schema] of [
+    ['path', operation.params],
+    ['query', operation.query],
+  ] as const) {
+    if (!schema) continue;
+    const json = toOpenApiSchema(schema, 'input', shared);
+    const { properties, required } = objectProperties(json);
+    for (const [name, property] of Object.entries(properties)) {
+      const { description, ...propertySchema } = property;
+      const example = exampleFor(property, { includeOptional: true, shared });
+      parameters.push({
+        name,
+        in: location,
+        required: location === 'path' || required.has(name),
+        ...(typeof description === 'string' ? { description } : {}),
+        schema: propertySchema,
+        ...(example === undefined ? {} : { example }),
+      });
+    }
+  }
+  if (operation.access === 'keyed') parameters.push({ $ref: '#/components/parameters/PorchAccount' });
+  if (operation.idempotencyKey) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  return parameters;
+}
+
+function successResponse(operation: Operation, shared: Record<string, JsonSchema>): ResponseObject {
+  const headers: Record<string, HeaderObject | { $ref: string }> = {};
+  for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
+  if (operation.access === 'keyed') for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
+  const response: ResponseObject = { description: operation.successStatus === 204 ? `${operation.title}: done, no body.` : `${operation.title}: success.`, headers };
+  if (operation.successStatus === 204 || operation.output === null) return response;
+
+  if (operation.responseType === 'markdown') {
+    const schema = toOpenApiSchema(operation.output, 'output', shared);
+    response.content = { [MARKDOWN_MEDIA_TYPE]: { schema } };
+    return response;
+  }
+  const envelope = z.object({ success: z.literal(true).describe('Always true on success.'), data: operation.output }).describe('The success envelope.');
+  const schema = toOpenApiSchema(envelope, 'output', shared);
+  const dataJson = toOpenApiSchema(operation.output, 'output', shared);
+  const example = acceptedExample(operation.output, dataJson, false, shared, (data) => ({ success: true, data }));
+  response.content = { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
+  return response;
+}
+
+/**
+ * Error responses are shared components named after what they hold (status, codes, and whether
+ * rate-limit headers may be present), so the many operations with the same refusals reference
+ * one definition instead of repeating it.
+ */
+function errorResponseRef(status: number, codes: readonly ErrorCode[], keyed: boolean, sharedResponses: Record<string, ResponseObject>): { $ref: string } {
+  const name = `Error${status}${keyed ? 'Keyed' : ''}_${codes.join('_')}`;
+  sharedResponses[name] ??= errorResponse(status, codes, keyed);
+  return { $ref: `#/components/responses/${name}` };
+}
+
+function operationObject(operation: Operation, shared: Record<string, JsonSchema>, sharedResponses: Record<string, ResponseObject>): OperationObject {
+  const responses: Record<string, ResponseObject | { $ref: string }> = { [String(operation.successStatus)]: successResponse(operation, shared) };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of possibleErrorCodes(operation)) {
+    const status = ERROR_TABLE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = errorResponseRef(status, codes, operation.access === 'keyed', sharedResponses);
+  }
+
+  const parameters = parametersOf(operation, shared);
+  const result: OperationObject = {
+    operationId: operationId(operation),
+    summary: operation.title,
+    description: describeAccess(operation),
+    tags: [operation.tag],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses,
+    // OpenAPI 3.1 lets non-OAuth schemes list roles: each alternative names one scope that grants the call.
+    security: operation.access === 'keyed' ? operation.scopes.flatMap((scope): Array<Record<string, string[]>> => [{ ApiKeyAuth: [scope] }, { BearerAuth: [scope] }]) : [],
+    // The site's own operations (the API root) are not MCP tools; every API operation is one, by its name.
+    ...(discoveryOperations.includes(operation) ? {} : { 'x-porch-tool': operation.name }),
+    'x-porch-effect': operation.effect,
+    ...(operation.access === 'keyed' ? { 'x-porch-scopes': [...operation.scopes] } : {}),
+  };
+  if (operation.body) {
+    const schema = toOpenApiSchema(operation.body, 'input', shared);
+    const example = acceptedExample(operation.body, schema, true, shared);
+    result.requestBody = {
+      // A body whose fields are all optional may be left out entirely.
+      required: !operation.body.safeParse({}).success,
+      content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+    };
+  }
+  return result;
+}
+
+const INFO_DESCRIPTION = `Porch is a self-hosted prompt-orchestration server. This API lists and executes your workflows,
+prompt compositions, custom skills and personas, manages context cards, and offers a judge and a
+sanitiser.
+
+Every keyed request carries \`X-API-Key: mdi_...\` (or \`Authorization: Bearer mdi_...\`). Keys work
+only while their account is on the Expert plan. Responses use the envelope
+\`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "request_id"}}\`
+and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`X-RateLimit-Limit\`,
+\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and \`X-Credits-Remaining\`.
+
+Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
+retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
+retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 attempts.`;
+
+/** Builds the whole document. Pure: the same operations and options give the same bytes. */
+export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl }: OpenApiOptions): OpenApiDocument {
+  const shared: Record<string, JsonSchema> = {};
+  const sharedResponses: Record<string, ResponseObject> = {};
+  const paths: Record<string, PathItemObject> = {};
+  const tags: string[] = [];
+  const seenIds = new Set<string>();
+  for (const operation of operations) {
+    const id = operationId(operation);
+    if (seenIds.has(id)) throw new Error(`Two operations share the operationId ${id}.`);
+    seenIds.add(id);
+    const method = operation.method.toLowerCase() as keyof PathItemObject;
+    const item = (paths[operation.path] ??= {});
+    if (item[method]) throw new Error(`Two operations answer ${operation.method} ${operation.path}.`);
+    item[method] = operationObject(operation, shared, sharedResponses);
+    if (!tags.includes(operation.tag)) tags.push(operation.tag);
+  }
+
+  const schemas: Record<string, JsonSchema> = { ErrorEnvelope: toOpenApiSchema(errorEnvelopeSchema, 'output', shared) };
+  for (const [name, schema] of Object.entries(shared)) {
+    if (name in schemas) throw new Error(`The schema name ${name} is reserved.`);
+    schemas[name] = schema;
+  }
+
+  return {
+    openapi: OPENAPI_VERSION,
+    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
+    info: {
+      title: 'Porch API',
+      version: API_VERSION,
+      summary: 'Run your workflows, compositions, skills and personas; manage context cards; judge prompts; sanitise text.',
+      description: INFO_DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: siteLink(siteUrl, SITE_PATHS.apiBase), description: 'This Porch server' }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      headers: HEADER_COMPONENTS,
+      parameters: {
+        PorchAccount: {
+          name: 'X-Porch-Account',
+          in: 'header',
+          required: false,
+          description: 'Partner keys (mpk_...) only: the account the call acts for; it must belong to the partner key\'s organisation (default: the organisation\'s owner).',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Any unique string of 1-255 visible ASCII characters (a uuid is fine). A retry with the same key and body within 24 h replays the first successful response; a different body is 409 IDEMPOTENCY_CONFLICT.',
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+        },
+      },
+      responses: {
+        // Answers of the router itself, for paths or methods no operation has.
+        NotFound: errorResponse(404, ['NOT_FOUND'], false),
+        MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], false),
+        ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
+      },
+      securitySchemes: {
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (mdi_..., or a partner key mpk_...). Roles listed in an operation\'s security are the scopes that grant it.' },
+        BearerAuth: { type: 'http', scheme: 'bearer', description: 'The same API key sent as `Authorization: Bearer mdi_...` (for MCP-style clients).' },
+      },
+    },
+    externalDocs: { description: 'Porch documentation', url: siteLink(siteUrl, SITE_PATHS.docs) },
+  };
+}
+
+/** Every error code the document mentions (operations and router answers), for completeness checks. */
+export function documentedErrorCodes(operations: readonly Operation[]): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>(ROUTE_ERROR_CODES);
+  for (const operation of operations) for (const code of possibleErrorCodes(operation)) codes.add(code);
+  return codes;
+}

@@ -1,0 +1,186 @@
+/** The generated OpenAPI document: valid, complete, derived from the operations, served as JSON and YAML. */
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ERROR_CODES, ERROR_TABLE } from '../../src/core/errors.js';
+import { API_VERSION } from '../../src/core/health.js';
+import { operations } from '../../src/operations/index.js';
+import { defineKeyedOperation, operationId, type Operation } from '../../src/operations/operation.js';
+import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
+import { documentedOperations } from '../../src/rest/discovery/api-root.js';
+import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
+import { buildOpenApiDocument, documentedErrorCodes, possibleErrorCodes, type OpenApiDocument, type ResponseObject } from '../../src/rest/discovery/openapi.js';
+import { SITE_PATHS } from '../../src/rest/discovery/site-paths.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { openApiDocumentForTests } from '../helpers/openapi-validation.js';
+
+const SITE_URL = 'http://127.0.0.1:3000';
+const all = documentedOperations(operations);
+const document = buildOpenApiDocument(all, { siteUrl: SITE_URL });
+
+function deref<Target>(value: Target | { $ref: string }): Target {
+  if (isJsonObject(value) && typeof value.$ref === 'string') {
+    let target: unknown = document;
+    for (const part of value.$ref.replace(/^#\//, '').split('/')) target = isJsonObject(target) ? target[part] : undefined;
+    return target as Target;
+  }
+  return value as Target;
+}
+
+function operationObject(operation: Operation) {
+  const item = document.paths[operation.path];
+  return item?.[operation.method.toLowerCase() as keyof typeof item];
+}
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness({ env: { PORCH_PUBLIC_URL: SITE_URL } });
+});
+afterAll(() => harness.close());
+
+describe('the OpenAPI document', () => {
+  it('passes an OpenAPI 3.1 validator', async () => {
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe(API_VERSION);
+  });
+
+  it('keeps the discovery copy of the API base path equal to the app\'s', () => {
+    expect(SITE_PATHS.apiBase).toBe(API_BASE_PATH);
+    expect(document.servers[0]?.url).toBe(`${SITE_URL}${API_BASE_PATH}`);
+  });
+
+  it.each(all.map((operation) => [operation.name, operation] as const))('documents %s: path, method, operationId, scopes and every error it can answer with', (_name, operation) => {
+    const entry = operationObject(operation);
+    expect(entry, `${operation.method} ${operation.path} is missing`).toBeDefined();
+    if (!entry) return;
+    expect(entry.operationId).toBe(operationId(operation));
+    expect(entry.summary).toBe(operation.title);
+    expect(entry.tags).toEqual([operation.tag]);
+    expect(entry['x-porch-tool']).toBe((operations as readonly Operation[]).includes(operation) ? operation.name : undefined);
+    expect(entry.responses[String(operation.successStatus)]).toBeDefined();
+    for (const code of possibleErrorCodes(operation)) {
+      const response = entry.responses[String(ERROR_TABLE[code].status)];
+      expect(response, `${operation.name} does not document ${code}`).toBeDefined();
+      expect(deref<ResponseObject>(response ?? { $ref: '' }).description).toContain(`\`${code}\``);
+    }
+    if (operation.access === 'keyed') {
+      expect(entry['x-porch-scopes']).toEqual([...operation.scopes]);
+      expect(entry.security).toContainEqual({ ApiKeyAuth: [operation.scopes[0]] });
+    } else {
+      expect(entry.security).toEqual([]);
+    }
+    if (operation.body) expect(entry.requestBody?.content['application/json']?.schema).toBeDefined();
+  });
+
+  it('mentions every code of the error table somewhere', () => {
+    const documented = documentedErrorCodes(all);
+    expect(ERROR_CODES.filter((code) => !documented.has(code))).toEqual([]);
+  });
+
+  it('documents the X-API-Key security scheme, the rate-limit, credit and version headers', () => {
+    expect(document.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    for (const header of ['X-API-Version', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Credits-Remaining', 'Retry-After']) {
+      expect(document.components.headers[header], header).toBeDefined();
+    }
+    const list = document.paths['/workflows']?.get?.responses['200'] as ResponseObject;
+    expect(Object.keys(list.headers ?? {})).toEqual(expect.arrayContaining(['X-API-Version', 'X-RateLimit-Limit', 'X-Credits-Remaining']));
+    const tooMany = deref<ResponseObject>(document.paths['/workflows']?.get?.responses['429'] ?? { $ref: '' });
+    expect(deref<{ required?: boolean }>(tooMany.headers?.['Retry-After'] ?? { $ref: '' }).required).toBe(true);
+  });
+
+  it('documents query parameters by their input shape (a coerced number is an integer parameter)', () => {
+    const parameters = document.paths['/context-cards']?.get?.parameters ?? [];
+    expect(parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1 }) }));
+    expect(parameters).toContainEqual(expect.objectContaining({ name: 'cursor', in: 'query', schema: expect.objectContaining({ format: 'uuid' }) }));
+    const idParameter = document.paths['/context-cards/{id}']?.get?.parameters?.[0];
+    expect(idParameter).toMatchObject({ name: 'id', in: 'path', required: true });
+  });
+
+  it('gives every example a value its own schema accepts', () => {
+    const ajv = new Ajv2020({ strict: false });
+    ajvFormats.default(ajv);
+    const check = (where: string, schema: JsonSchema, value: unknown) => {
+      const validateExample = ajv.compile({ ...schema, components: document.components });
+      expect(validateExample(value), `${where}: ${JSON.stringify(validateExample.errors)}`).toBe(true);
+    };
+    let examples = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, entry] of Object.entries(item)) {
+        if (!entry) continue;
+        const body = entry.requestBody?.content['application/json'];
+        if (body?.example !== undefined) {
+          check(`${method} ${path} request`, body.schema, body.example);
+          examples += 1;
+        }
+        for (const [status, declared] of Object.entries(entry.responses)) {
+          for (const [type, media] of Object.entries(deref<ResponseObject>(declared).content ?? {})) {
+            if (media.example !== undefined) {
+              check(`${method} ${path} ${status} ${type}`, media.schema, media.example);
+              examples += 1;
+            }
+            for (const [name, example] of Object.entries(media.examples ?? {})) {
+              check(`${method} ${path} ${status} ${name}`, media.schema, example.value);
+              examples += 1;
+            }
+          }
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(all.length);
+  });
+
+  it('covers a new operation with no change to the generator: an execute with an id and a body gets credits, model, BYOK and conflict errors', () => {
+    const extra = defineKeyedOperation({
+      name: 'execute_gadget',
+      title: 'Execute a gadget',
+      description: 'A made-up operation for this test.',
+      method: 'POST',
+      path: '/gadgets/{id}/execute',
+      tag: 'Gadgets',
+      effect: 'execute',
+      successStatus: 200,
+      scopes: ['execute:skill'],
+      idempotencyKey: true,
+      params: z.object({ id: z.uuid() }),
+      body: z.strictObject({ input: z.string().min(1).describe('Input.') }),
+      output: z.object({ content: z.string() }).meta({ examples: [{ content: 'A gadget answer.' }] }),
+      run: async () => ({ content: '' }),
+    });
+    const extended = buildOpenApiDocument([...all, extra], { siteUrl: SITE_URL });
+    const entry = extended.paths['/gadgets/{id}/execute']?.post;
+    expect(entry?.operationId).toBe('executeGadget');
+    expect(Object.keys(entry?.responses ?? {})).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '415', '429', '500', '502', '503']);
+    expect(entry?.requestBody?.required).toBe(true);
+    expect(entry?.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    // An example written on the schema (zod .meta({ examples })) wins over a synthesised one.
+    expect((entry?.responses['200'] as ResponseObject).content?.['application/json']?.example).toEqual({ success: true, data: { content: 'A gadget answer.' } });
+  });
+
+  it('is what the server serves at /openapi.json and, as YAML, at /api/openapi.yaml', async () => {
+    const json = await harness.site<OpenApiDocument>('GET', SITE_PATHS.openApiJson);
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(json.body).toEqual(JSON.parse(JSON.stringify(document)));
+    const yaml = await harness.site('GET', SITE_PATHS.openApiYaml);
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(parseYaml(yaml.text)).toEqual(json.body);
+    // The response validator checks against the same document (only the site URL differs).
+    const forTests = openApiDocumentForTests();
+    expect({ ...forTests, servers: [], externalDocs: null }).toEqual({ ...JSON.parse(JSON.stringify(document)), servers: [], externalDocs: null });
+  });
+
+  it('answers the API root with links to the discovery documents and the catalog Link header', async () => {
+    const response = await harness.api<{ links: Record<string, string> }>('GET', '');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('link')).toBe(`<${SITE_URL}${SITE_PATHS.apiCatalog}>; rel="api-catalog"`);
+    expect(response.body.data.links).toMatchObject({ openapi: `${SITE_URL}/openapi.json`, api_catalog: `${SITE_URL}/.well-known/api-catalog`, health: `${SITE_URL}/api/public/v1/health` });
+    const wrongMethod = await harness.api('POST', '', { body: {} });
+    expect(wrongMethod.status).toBe(405);
+  });
+});

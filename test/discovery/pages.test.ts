@@ -1,0 +1,139 @@
+/** Human pages, Markdown negotiation, the Markdown gateway and llms.txt. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTextTokens } from '../../src/core/ai/index.js';
+import { operations } from '../../src/operations/index.js';
+import { withErrorTable } from '../../src/rest/discovery/error-table.js';
+import { PACKAGE_ROOT } from '../../src/rest/discovery/package-root.js';
+import { DOC_SOURCES } from '../../src/rest/discovery/site-pages.js';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+
+const SITE_URL = 'https://porch.example.test';
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const NEGOTIATED_VARY = 'Accept, Accept-Encoding';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness({ env: { PORCH_PUBLIC_URL: SITE_URL } });
+});
+afterAll(() => harness.close());
+
+const markdown = (path: string, accept = 'text/markdown') => harness.site('GET', path, { headers: { accept } });
+
+describe('Markdown negotiation', () => {
+  it('answers Accept: text/markdown on /docs/quick-start with the Markdown of docs/quick-start.md, a token estimate and Vary', async () => {
+    const response = await markdown('/docs/quick-start');
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.headers.get('content-type')).toBe(MARKDOWN);
+    expect(response.headers.get('vary')).toBe(NEGOTIATED_VARY);
+    expect(response.text).toBe(await readFile(join(PACKAGE_ROOT, 'docs/quick-start.md'), 'utf8'));
+    expect(Number(response.headers.get('x-markdown-tokens'))).toBe(countTextTokens(response.text));
+  });
+
+  it('answers browsers with HTML on the same URL, also with Vary, and names the Markdown twin', async () => {
+    const response = await harness.site('GET', '/docs/quick-start', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('vary')).toBe(NEGOTIATED_VARY);
+    expect(response.headers.get('link')).toContain('</docs/quick-start.md>; rel="alternate"; type="text/markdown"');
+    expect(response.text).toMatch(/<h1>Quick start<\/h1>/);
+    // Links between docs point at the site's pages, not at .md files.
+    expect(response.text).toContain('href="/docs/authentication"');
+    expect(response.headers.get('x-markdown-tokens')).toBeNull();
+  });
+
+  it('prefers Markdown only when the client ranks it higher', async () => {
+    expect((await markdown('/docs/errors', 'text/markdown, text/html;q=0.5')).headers.get('content-type')).toBe(MARKDOWN);
+    expect((await markdown('/docs/errors', 'text/html, text/markdown;q=0.5')).headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await markdown('/docs/errors', '*/*')).headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('serves every allowlisted page both ways, and its .md twin as Markdown', async () => {
+    const paths = ['/', '/docs', '/docs/api-reference', ...DOC_SOURCES.map((doc) => `/docs/${doc.slug}`)];
+    for (const path of paths) {
+      const exists = path !== '/docs/mcp' || (await readFile(join(PACKAGE_ROOT, 'docs/mcp.md')).then(() => true, () => false));
+      const html = await harness.site('GET', path);
+      expect(html.status, path).toBe(exists ? 200 : 404);
+      if (!exists) continue;
+      expect(html.headers.get('vary'), path).toBe(NEGOTIATED_VARY);
+      const md = await markdown(path);
+      expect(md.headers.get('content-type'), path).toBe(MARKDOWN);
+      expect(md.text, path).toMatch(/^# /);
+      const twin = await harness.site('GET', path === '/' ? '/index.md' : `${path}.md`);
+      expect(twin.text, path).toBe(md.text);
+    }
+  });
+
+  it('renders the operations on the home page and in the API reference Markdown', async () => {
+    const home = await markdown('/');
+    const reference = await markdown('/docs/api-reference');
+    for (const operation of operations) {
+      expect(home.text, operation.name).toContain(`| ${operation.method} | \`${operation.path}\` | ${operation.title} |`);
+      expect(reference.text, operation.name).toContain(`\`${operation.method} ${operation.path}\``);
+    }
+    const html = await harness.site('GET', '/docs/api-reference');
+    expect(html.text).toContain('/assets/swagger-ui/swagger-ui-bundle.js');
+    expect(html.text).toContain('<noscript>');
+    const script = await harness.site('GET', '/assets/swagger-ui/swagger-ui-bundle.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await harness.site('GET', '/assets/swagger-ui/package.json')).status).toBe(404);
+  });
+
+  it('keeps the error table of docs/errors.md equal to the error table in code (run npm run build:docs when this fails)', async () => {
+    const text = await readFile(join(PACKAGE_ROOT, 'docs/errors.md'), 'utf8');
+    expect(text).toBe(withErrorTable(text));
+  });
+});
+
+describe('the Markdown gateway', () => {
+  it('returns the Markdown of any allowlisted page', async () => {
+    for (const path of ['/docs/quick-start', '/docs/quick-start.md', '/docs/errors/', '/', '/docs/api-reference']) {
+      const response = await harness.site('GET', `/api/public/markdown-gateway?path=${encodeURIComponent(path)}`);
+      expect(response.status, `${path}: ${describeResponse(response)}`).toBe(200);
+      expect(response.headers.get('content-type')).toBe(MARKDOWN);
+      expect(Number(response.headers.get('x-markdown-tokens'))).toBeGreaterThan(0);
+      expect(response.text).toMatch(/^# /);
+    }
+  });
+
+  it('answers 404 for anything not allowlisted: traversal, files, other routes, other hosts', async () => {
+    for (const path of ['/docs/../package.json', '../package.json', '/etc/passwd', '/docs/%2e%2e/README', '/openapi.json', '/api/public/v1/health', 'https://example.com/', '//example.com/docs/quick-start', '/docs/decisions/../../README.md', '/README.md', '/docs/nope']) {
+      const response = await harness.site<{ error: { code: string } }>('GET', `/api/public/markdown-gateway?path=${encodeURIComponent(path)}`);
+      expect(response.status, `${path}: ${describeResponse(response)}`).toBe(404);
+      expect(response.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers 400 without a path', async () => {
+    expect((await harness.site('GET', '/api/public/markdown-gateway')).status).toBe(400);
+    expect((await harness.site('GET', '/api/public/markdown-gateway?path=')).status).toBe(400);
+  });
+});
+
+describe('llms.txt', () => {
+  it('has the llmstxt.org structure: H1, summary blockquote, link sections, Optional last', async () => {
+    const response = await harness.site('GET', '/llms.txt');
+    expect(response.status).toBe(200);
+    const lines = response.text.split('\n');
+    expect(lines[0]).toBe('# Porch');
+    expect(lines[2]).toMatch(/^> /);
+    const sections = lines.filter((line) => line.startsWith('## ')).map((line) => line.slice(3));
+    expect(sections).toEqual(['Docs', 'API', 'Agent Skills', 'Optional']);
+    expect(lines.filter((line) => line.startsWith('# '))).toHaveLength(1);
+  });
+
+  it('links only to pages that answer, docs as Markdown', async () => {
+    const text = (await harness.site('GET', '/llms.txt')).text;
+    const links = [...text.matchAll(/^- \[[^\]]+\]\(([^)]+)\)(: .+)?$/gm)].map((match) => match[1] ?? '');
+    expect(links.length).toBeGreaterThan(10);
+    for (const link of links) {
+      expect(link.startsWith(SITE_URL), link).toBe(true);
+      const path = link.slice(SITE_URL.length);
+      const response = await harness.site('GET', path);
+      expect(response.status, link).toBe(200);
+      if (path.startsWith('/docs/')) expect(response.headers.get('content-type'), link).toBe(MARKDOWN);
+    }
+  });
+});

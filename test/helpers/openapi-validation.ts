@@ -1,0 +1,141 @@
+/**
+ * Checks a REST response against the generated OpenAPI document: the status must be documented
+ * for the operation, required headers present and well-formed, the content type documented and
+ * the body valid against its schema. The harness calls it for every response under the API base,
+ * so the document can never drift from the server without a test failing.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { operations } from '../../src/operations/index.js';
+import { documentedOperations } from '../../src/rest/discovery/api-root.js';
+import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
+import { buildOpenApiDocument, type HeaderObject, type OpenApiDocument, type OperationObject, type ResponseObject } from '../../src/rest/discovery/openapi.js';
+
+// ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
+const addFormats = ajvFormats.default;
+
+export class OpenApiMismatchError extends Error {
+  override readonly name = 'OpenApiMismatchError';
+}
+
+interface CompiledDocument {
+  document: OpenApiDocument;
+  ajv: Ajv2020;
+  routes: Array<{ template: string; pattern: RegExp; literalSegments: number }>;
+  validators: Map<object, ValidateFunction>;
+}
+
+let compiled: CompiledDocument | undefined;
+
+/** The document the server serves (a discovery test checks /openapi.json equals this build). */
+export function openApiDocumentForTests(): OpenApiDocument {
+  return compiledDocument().document;
+}
+
+function compiledDocument(): CompiledDocument {
+  if (compiled) return compiled;
+  // The site URL only changes `servers` and links, never a schema.
+  const document = buildOpenApiDocument(documentedOperations(operations), { siteUrl: 'http://127.0.0.1:3000' });
+  // strict: false because OpenAPI schema objects may carry annotations Ajv does not know.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const routes = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`),
+    literalSegments: template.split('/').filter((segment) => segment !== '' && !segment.startsWith('{')).length,
+  }));
+  compiled = { document, ajv, routes, validators: new Map() };
+  return compiled;
+}
+
+function resolveRef<Target>(document: OpenApiDocument, value: Target | { $ref: string }): Target {
+  if (isJsonObject(value) && typeof value.$ref === 'string') {
+    const pointer = value.$ref.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let target: unknown = document;
+    for (const part of pointer) target = isJsonObject(target) ? target[part] : undefined;
+    if (target === undefined) throw new OpenApiMismatchError(`The document has a dangling reference ${value.$ref}.`);
+    return target as Target;
+  }
+  return value as Target;
+}
+
+function validatorFor(state: CompiledDocument, schema: JsonSchema): ValidateFunction {
+  let validate = state.validators.get(schema);
+  if (!validate) {
+    // References point into the document's components, so the schema is compiled beside them.
+    validate = state.ajv.compile({ ...schema, components: state.document.components });
+    state.validators.set(schema, validate);
+  }
+  return validate;
+}
+
+function describeErrors(validate: ValidateFunction): string {
+  return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`).join('; ');
+}
+
+function excerpt(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return (text ?? '(empty)').slice(0, 400);
+}
+
+function checkHeaders(state: CompiledDocument, where: string, response: ResponseObject, headers: Headers): void {
+  for (const [name, declared] of Object.entries(response.headers ?? {})) {
+    const header = resolveRef<HeaderObject>(state.document, declared);
+    const value = headers.get(name);
+    if (value === null) {
+      if (header.required) throw new OpenApiMismatchError(`${where}: the required header ${name} is missing.`);
+      continue;
+    }
+    const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
+    const validate = validatorFor(state, header.schema);
+    if (!validate(typed)) throw new OpenApiMismatchError(`${where}: header ${name}: ${JSON.stringify(value)} does not match its schema: ${describeErrors(validate)}.`);
+  }
+}
+
+function checkBody(state: CompiledDocument, where: string, method: string, response: ResponseObject, headers: Headers, body: unknown): void {
+  const empty = body === undefined || body === '';
+  if (!response.content) {
+    if (!empty) throw new OpenApiMismatchError(`${where}: the document says no body, but got ${excerpt(body)}.`);
+    return;
+  }
+  if (method === 'HEAD') return;
+  const contentType = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const media = response.content[contentType];
+  if (!media) throw new OpenApiMismatchError(`${where}: content type "${contentType}" is not documented (documented: ${Object.keys(response.content).join(', ')}).`);
+  const validate = validatorFor(state, media.schema);
+  if (!validate(body)) throw new OpenApiMismatchError(`${where}: the body does not match the documented schema: ${describeErrors(validate)}. Body: ${excerpt(body)}`);
+}
+
+/**
+ * Throws an OpenApiMismatchError naming what differs. `pathUnderBase` is the request path under
+ * /api/public/v1 (a query string is ignored); `body` is the parsed JSON, or the text when the
+ * response was not JSON, or undefined when it was empty.
+ */
+export function validateAgainstOpenApi(method: string, pathUnderBase: string, status: number, headers: Headers, body: unknown): void {
+  const state = compiledDocument();
+  const path = pathUnderBase.split('?')[0] || '/';
+  const verb = method.toUpperCase();
+  const where = `${verb} ${path} → ${status}`;
+
+  const route = state.routes.filter((candidate) => candidate.pattern.test(path)).sort((a, b) => b.literalSegments - a.literalSegments)[0];
+  let response: ResponseObject | undefined;
+  if (!route) {
+    if (status !== 404) throw new OpenApiMismatchError(`${where}: no documented path matches, so only 404 NOT_FOUND is expected. Body: ${excerpt(body)}`);
+    response = resolveRef<ResponseObject>(state.document, state.document.components.responses.NotFound ?? { $ref: '' });
+  } else {
+    const item = state.document.paths[route.template] ?? {};
+    const operation: OperationObject | undefined = item[(verb === 'HEAD' ? 'get' : verb.toLowerCase()) as keyof typeof item];
+    if (!operation) {
+      if (status !== 405) throw new OpenApiMismatchError(`${where}: ${verb} is not documented on ${route.template}, so only 405 METHOD_NOT_ALLOWED is expected. Body: ${excerpt(body)}`);
+      response = resolveRef<ResponseObject>(state.document, state.document.components.responses.MethodNotAllowed ?? { $ref: '' });
+    } else {
+      const declared = operation.responses[String(status)];
+      if (!declared) {
+        throw new OpenApiMismatchError(`${where}: status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(', ')}). Body: ${excerpt(body)}`);
+      }
+      response = resolveRef<ResponseObject>(state.document, declared);
+    }
+  }
+  checkHeaders(state, where, response, headers);
+  checkBody(state, where, verb, response, headers, body);
+}
