@@ -30,9 +30,9 @@ export interface OperationContext<CallerType> {
   signal: AbortSignal;
 }
 
-interface OperationShape<Params, Query, Body, Output> {
+interface OperationShape<Params, Query, Body, Name extends string> {
   /** snake_case, verb first: the MCP tool name; the operationId is its camelCase. */
-  name: string;
+  name: Name;
   /** Short human title (OpenAPI summary, MCP tool title). */
   title: string;
   /** What it does and when to use it, written for a developer and for an LLM choosing a tool. */
@@ -64,7 +64,8 @@ export interface KeyedOperation<
   Query extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Body extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Output = unknown,
-> extends OperationShape<Params, Query, Body, Output> {
+  Name extends string = string,
+> extends OperationShape<Params, Query, Body, Name> {
   access: 'keyed';
   /** Any one of these scopes grants the operation. */
   scopes: readonly Scope[];
@@ -76,7 +77,8 @@ export interface PublicOperation<
   Query extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Body extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Output = unknown,
-> extends OperationShape<Params, Query, Body, Output> {
+  Name extends string = string,
+> extends OperationShape<Params, Query, Body, Name> {
   access: 'public';
   run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<null>): Promise<Output>;
 }
@@ -92,7 +94,8 @@ export function defineKeyedOperation<
   Query extends AnyObjectSchema | undefined = undefined,
   Body extends AnyObjectSchema | undefined = undefined,
   Output = unknown,
->(definition: Omit<KeyedOperation<Params, Query, Body, Output>, 'access'>): KeyedOperation<Params, Query, Body, Output> {
+  const Name extends string = string,
+>(definition: Omit<KeyedOperation<Params, Query, Body, Output, Name>, 'access'>): KeyedOperation<Params, Query, Body, Output, Name> {
   return { ...definition, access: 'keyed' };
 }
 
@@ -101,9 +104,13 @@ export function definePublicOperation<
   Query extends AnyObjectSchema | undefined = undefined,
   Body extends AnyObjectSchema | undefined = undefined,
   Output = unknown,
->(definition: Omit<PublicOperation<Params, Query, Body, Output>, 'access'>): PublicOperation<Params, Query, Body, Output> {
+  const Name extends string = string,
+>(definition: Omit<PublicOperation<Params, Query, Body, Output, Name>, 'access'>): PublicOperation<Params, Query, Body, Output, Name> {
   return { ...definition, access: 'public' };
 }
+
+/** `execute_workflow` → `executeWorkflow`, at the type level. */
+export type OperationId<Name extends string> = Name extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<OperationId<Tail>>}` : Name;
 
 /** `execute_workflow` → `executeWorkflow`. */
 export function operationId(operation: Pick<Operation, 'name'>): string {

@@ -1,0 +1,156 @@
+/**
+ * A typed client for the Porch REST API. One method per operation, named after its operationId
+ * (`executeWorkflow`), with input and output types inferred from the operation definitions, and
+ * the spec's retry rules built in (retry-policy.ts).
+ */
+import type { operations } from '../operations/index.js';
+import type { OperationId, OperationInput, OperationOutput } from '../operations/operation.js';
+import { PorchApiError, readApiError } from './errors.js';
+import { decideRetry } from './retry-policy.js';
+import type { ClientRoute } from './route.js';
+import { CLIENT_ROUTES } from './routes.js';
+
+type KnownOperation = (typeof operations)[number];
+
+export interface CallOptions {
+  /** Cancels the call, including any wait between retries. */
+  signal?: AbortSignal;
+  /** Overrides the Idempotency-Key the client generates for an execution. */
+  idempotencyKey?: string;
+  /** Extra headers (e.g. X-Porch-Account for partner keys). */
+  headers?: Record<string, string>;
+}
+
+type OperationMethod<Op extends KnownOperation> = Record<never, never> extends OperationInput<Op>
+  ? (input?: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>
+  : (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>;
+
+/** One method per API operation. */
+export type PorchClient = { [Op in KnownOperation as OperationId<Op['name']>]: OperationMethod<Op> };
+
+export interface RetryEvent {
+  operation: string;
+  /** 1 for the first retry. */
+  attempt: number;
+  /** How long the client waits before it (0 for the BILLING_FAILED retry after a balance check). */
+  delayMs: number;
+  error: PorchApiError;
+  /** Credits the balance check saw (BILLING_FAILED only). */
+  creditsRemaining?: number | null;
+}
+
+export interface PorchClientOptions {
+  /** The API base, e.g. `http://127.0.0.1:3000/api/public/v1`, or the site root (the base is appended). */
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof fetch;
+  /** Called before every retry. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+const API_BASE_PATH = '/api/public/v1';
+
+function resolveBase(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return trimmed.endsWith(API_BASE_PATH) ? trimmed : `${trimmed}${API_BASE_PATH}`;
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}
+
+/** Waits, unless the signal fires first. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Splits the flat input: `{param}`s into the path, the rest into the query (GET) or the body. */
+function buildRequest(route: ClientRoute, input: Record<string, unknown>): { path: string; query: URLSearchParams; body: Record<string, unknown> | undefined } {
+  const rest: Record<string, unknown> = { ...input };
+  const path = route.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const value = rest[name];
+    delete rest[name];
+    if (typeof value !== 'string' || value === '') throw new TypeError(`Missing path parameter "${name}".`);
+    return encodeURIComponent(value);
+  });
+  const query = new URLSearchParams();
+  if (route.method === 'GET' || route.method === 'DELETE') {
+    for (const [name, value] of Object.entries(rest)) if (value !== undefined) query.set(name, String(value));
+    return { path, query, body: undefined };
+  }
+  return { path, query, body: rest };
+}
+
+export function createPorchClient(options: PorchClientOptions): PorchClient {
+  const base = resolveBase(options.baseUrl);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  async function send(route: ClientRoute, input: Record<string, unknown>, callOptions: CallOptions, idempotencyKey: string | undefined): Promise<Response> {
+    const { path, query, body } = buildRequest(route, input);
+    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': options.apiKey, ...callOptions.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    const search = query.toString();
+    return fetchImpl(`${base}${path}${search ? `?${search}` : ''}`, {
+      method: route.method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+    });
+  }
+
+  /** A cheap authenticated call whose X-Credits-Remaining tells the balance (any status carries it). */
+  async function creditsRemaining(signal: AbortSignal | undefined): Promise<number | null> {
+    const response = await fetchImpl(`${base}/context-cards?limit=1`, { headers: { 'x-api-key': options.apiKey }, ...(signal ? { signal } : {}) });
+    await response.body?.cancel();
+    const header = response.headers.get('x-credits-remaining');
+    return header === null ? null : Number(header);
+  }
+
+  async function call(name: string, route: ClientRoute, input: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<unknown> {
+    const idempotencyKey = route.idempotent ? (callOptions.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const retries = new Map<string, number>();
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await send(route, input, callOptions, idempotencyKey);
+      if (response.ok) {
+        if (response.status === 204) return undefined;
+        if (route.responseType === 'markdown') return response.text();
+        return ((await response.json()) as { data: unknown }).data;
+      }
+      const error = await readApiError(response);
+      const kind = `${error.status}:${error.code}`;
+      const decision = decideRetry(error, { retries: retries.get(kind) ?? 0 });
+      if (decision.action === 'stop') throw error;
+      retries.set(kind, (retries.get(kind) ?? 0) + 1);
+      if (decision.action === 'check-balance') {
+        const credits = await creditsRemaining(callOptions.signal);
+        options.onRetry?.({ operation: name, attempt, delayMs: 0, error, creditsRemaining: credits });
+        // With nothing left the retry can only fail again; the caller must add credits first.
+        if (credits === 0) throw error;
+        continue;
+      }
+      options.onRetry?.({ operation: name, attempt, delayMs: decision.delayMs, error });
+      await wait(decision.delayMs, callOptions.signal);
+    }
+  }
+
+  const client: Record<string, (input?: Record<string, unknown>, callOptions?: CallOptions) => Promise<unknown>> = {};
+  for (const [name, route] of Object.entries(CLIENT_ROUTES) as Array<[string, ClientRoute]>) {
+    const methodName = name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    client[methodName] = (input, callOptions) => call(name, route, input, callOptions);
+  }
+  // The methods are built from the route table at run time; their types come from the operations.
+  return client as unknown as PorchClient;
+}
+

@@ -1,0 +1,9 @@
+/** What the client knows of an operation at run time; the types come from the definitions. */
+export interface ClientRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Under the API base, with `{param}` placeholders. */
+  path: string;
+  /** Executions: the client sends one Idempotency-Key per call, the same on every retry. */
+  idempotent: boolean;
+  responseType: 'json' | 'markdown';
+}

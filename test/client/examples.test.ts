@@ -1,0 +1,71 @@
+/** Every runnable example, run as a real process against a real server on 127.0.0.1. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+const run = promisify(execFile);
+let harness: Harness;
+let key: string;
+
+beforeAll(async () => {
+  harness = await createHarness();
+  const account = await harness.expertWithKey();
+  key = account.key;
+  await harness.core.bundles.importBundle(account.accountId, DEMO_BUNDLE);
+});
+afterAll(() => harness.close());
+
+/** Runs `node examples/<name>` with `porch/client` resolved to the TypeScript sources. */
+async function example(name: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--conditions=porch-source', '--import', 'tsx', `examples/${name}`, ...args], {
+      env: { ...process.env, PORCH_API_KEY: key, PORCH_URL: harness.url },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failure = err as { code: number; stdout: string; stderr: string };
+    return failure;
+  }
+}
+
+describe('examples', { timeout: 60_000 }, () => {
+  it('run-workflow.mjs runs the newest workflow and prints its trace', async () => {
+    const { code, stdout, stderr } = await example('run-workflow.mjs');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/run [0-9a-f-]{36}: completed/);
+    expect(stdout).toMatch(/draft\s+composition\s+completed/);
+  });
+
+  it('execute-composition.mjs executes with a model override', async () => {
+    const { code, stdout, stderr } = await example('execute-composition.mjs');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^model: echo\/echo/);
+    expect(stdout).toContain('Write release notes for Porch version 1.2.');
+  });
+
+  it('sanitise-before-model.mjs redacts findings and refuses blocking ones', async () => {
+    const warned = await example('sanitise-before-model.mjs', 'Reply to ada@example.com please');
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stdout).toContain('redacted: Reply to [Email address] please');
+    expect(warned.stdout).toContain('Plain-English editor: Reply to [Email address] please');
+    const blocked = await example('sanitise-before-model.mjs', 'card 4111 1111 1111 1111');
+    expect(blocked.code).toBe(2);
+    expect(blocked.stdout).toContain('Not sent');
+  });
+
+  it('judge-prompt.mjs acts on the verdict', async () => {
+    const weak = await example('judge-prompt.mjs', 'dogs');
+    expect(weak.stdout).toMatch(/verdict: (fail|needs_revision)/);
+    expect(weak.stdout).toContain('Improve it:');
+  });
+
+  it('context-cards.mjs creates, reads, updates, lists and deletes a card', async () => {
+    const { code, stdout, stderr } = await example('context-cards.mjs');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/created [0-9a-f-]{36}: Tone of voice/);
+    expect(stdout).toContain('updated: Warm, direct and brief.');
+    expect(stdout).toContain('deleted: reading it again answers 404 RESOURCE_NOT_FOUND');
+  });
+});

@@ -1,0 +1,96 @@
+/** The client's types come from the operation definitions, and it works against a real server. */
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { createPorchClient, type PorchClient } from '../../src/client/index.js';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import type { createContextCard } from '../../src/operations/create-context-card.js';
+import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
+import { operations } from '../../src/operations/index.js';
+import type { OperationInput, OperationOutput } from '../../src/operations/operation.js';
+import { renderClientRoutes } from '../../scripts/build-client-routes.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+
+describe('client types', () => {
+  it('takes each method’s input and output types from its operation definition', () => {
+    expectTypeOf<Parameters<PorchClient['executeWorkflow']>[0]>().toEqualTypeOf<OperationInput<typeof executeWorkflow>>();
+    expectTypeOf<ReturnType<PorchClient['executeWorkflow']>>().resolves.toEqualTypeOf<OperationOutput<typeof executeWorkflow>>();
+    expectTypeOf<ReturnType<PorchClient['createContextCard']>>().resolves.toEqualTypeOf<OperationOutput<typeof createContextCard>>();
+    expectTypeOf<PorchClient>().toHaveProperty('listContextCards');
+    // The body schema requires `content`, so the client's input type requires it too.
+    expectTypeOf<Parameters<PorchClient['createContextCard']>[0]>().toHaveProperty('content').toEqualTypeOf<string>();
+    expectTypeOf<{ title: string }>().not.toMatchTypeOf<Parameters<PorchClient['createContextCard']>[0]>();
+  });
+
+  it('has one method per operation, from a route table generated from the definitions', () => {
+    expect(readFileSync('src/client/routes.ts', 'utf8')).toBe(renderClientRoutes(operations));
+    const client = createPorchClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' });
+    const expected = operations.map((operation) => operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()));
+    expect(Object.keys(client).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('client against a real server', () => {
+  let harness: Harness;
+  let key: string;
+  let accountId: string;
+  let proxy: Server;
+
+  beforeEach(async () => {
+    harness = await createHarness();
+    ({ key, accountId } = await harness.expertWithKey());
+  });
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+    await harness.close();
+  });
+
+  it('charges a retried execution once: the retry replays the stored result', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const target = new URL(harness.url);
+    let lost = 0;
+    // A proxy that loses Porch's first answer to an execution (Porch ran and charged it), telling
+    // the client to retry at once: the retry must not run or charge again.
+    proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+          const body: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => body.push(chunk));
+          answer.on('end', () => {
+            if (req.url?.endsWith('/execute') && lost === 0) {
+              lost += 1;
+              res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+              res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMITED', message: 'lost', request_id: 'proxy' } }));
+              return;
+            }
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.end(Buffer.concat(body));
+          });
+        });
+        upstream.end(Buffer.concat(chunks));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const client = createPorchClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, apiKey: key });
+
+    const result = await client.executeComposition({ id: ids['composition:release-notes'] ?? '', variables: RELEASE_VARIABLES });
+    expect(lost).toBe(1);
+    const usage = await harness.store.usage.listByAccount(accountId);
+    expect(usage).toHaveLength(1);
+    expect((await harness.store.credits.balance(accountId)).balanceTokens).toBe(1_000_000 - result.token_usage.total_tokens);
+  });
+
+  it('pages lists and reads markdown exports', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const client = createPorchClient({ baseUrl: harness.url, apiKey: key });
+    const page = await client.listContextCards({ limit: 2 });
+    expect(page.items).toHaveLength(2);
+    expect(page.next_cursor).toBeTruthy();
+    const markdown = await client.exportSkillMd({ id: ids['skill:summarise'] ?? '' });
+    expect(markdown).toMatch(/^---\n/);
+  });
+});
