@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
+import { errorEnvelope, type ErrorEnvelope } from '../operations/envelope.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 
 /** MCP's JSON-RPC code for "resource not found" (the specification's resources section). */
@@ -105,22 +106,6 @@ export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet, option
 }
 
 /** The spec's error envelope, for refusals the MCP endpoint answers before MCP starts (401). */
-export interface ErrorEnvelope {
-  success: false;
-  error: { code: string; message: string; request_id: string; retry_after?: number };
-}
-
 export function httpErrorResponse(error: PorchError, codeSet: ErrorCodeSet, requestId: string): { status: number; body: ErrorEnvelope } {
-  return {
-    status: ERROR_TABLE[error.code].status,
-    body: {
-      success: false,
-      error: {
-        code: publicErrorCode(error.code, codeSet),
-        message: error.message,
-        request_id: requestId,
-        ...(error.details.retryAfterSeconds === undefined ? {} : { retry_after: error.details.retryAfterSeconds }),
-      },
-    },
-  };
+  return { status: ERROR_TABLE[error.code].status, body: errorEnvelope(error, requestId, codeSet) };
 }

@@ -1,24 +1,8 @@
 /** The spec's response envelope, written in one place for the REST door. */
 import type { Response } from 'express';
-import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
+import { ERROR_TABLE, type ErrorCodeSet, type PorchError } from '../core/errors.js';
+import { errorEnvelope } from '../operations/envelope.js';
 import type { InvocationMeta } from '../operations/invoke.js';
-
-export interface ErrorEnvelope {
-  success: false;
-  error: { code: string; message: string; request_id: string; retry_after?: number };
-}
-
-export function errorEnvelope(error: PorchError, requestId: string, codeSet: ErrorCodeSet): ErrorEnvelope {
-  return {
-    success: false,
-    error: {
-      code: publicErrorCode(error.code, codeSet),
-      message: error.message,
-      request_id: requestId,
-      ...(error.details.retryAfterSeconds === undefined ? {} : { retry_after: error.details.retryAfterSeconds }),
-    },
-  };
-}
 
 /** Rate-limit and credit headers, on every authenticated response (DECISIONS.md, Headers). */
 export function setMetaHeaders(res: Response, meta: InvocationMeta): void {
