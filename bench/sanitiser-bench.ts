@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { lintSource } from '@secretlint/core';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
 import { BUILT_IN_RULES, createSanitiser } from '../src/core/sanitiser/index.js';
-import { cleanProse, codeWithSecrets, mixedText } from './sanitiser-bench-inputs.js';
+import { cleanProse, codeWithSecrets, mixedText, mixedTextParts } from './sanitiser-bench-inputs.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -23,8 +23,13 @@ function numberArgument(name: string, fallback: number): number {
 }
 /** 1 MiB per input: large enough that per-call overhead does not dominate, the API body limit. */
 const INPUT_SIZE = numberArgument('--size', 1_048_576);
-/** Timed runs per engine and input; the median is reported. */
-const RUNS = numberArgument('--runs', 15);
+/** Timed runs per engine, input and round. */
+const RUNS = numberArgument('--runs', 7);
+/**
+ * Rounds per input, the engines taking turns within each: the machine is shared, and load from
+ * other processes then affects both engines alike. The median over all rounds is reported.
+ */
+const ROUNDS = numberArgument('--rounds', 5);
 const WARMUP_RUNS = 3;
 
 const secretlintConfig = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedPreset }] };
@@ -44,21 +49,20 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Median duration of `run` on a fresh copy of `text` each time: a server receives a new string
- * per request, and node-re2 reuses its UTF-8 copy of a string it saw last, which would flatter
- * an engine built on RE2 if the same string object were scanned over and over.
+ * Durations of `run` on a fresh copy of `text` each time: a server receives a new string per
+ * request, and node-re2 reuses its UTF-8 copy of a string it saw last, which would flatter an
+ * engine built on RE2 if the same string object were scanned over and over.
  */
-async function timeRuns(text: string, run: (input: string) => unknown): Promise<number> {
+async function timeRuns(text: string, run: (input: string) => unknown, runs: number): Promise<number[]> {
   const freshCopy = (): string => Buffer.from(text, 'utf8').toString('utf8');
-  for (let index = 0; index < WARMUP_RUNS; index += 1) await run(freshCopy());
   const durations: number[] = [];
-  for (let index = 0; index < RUNS; index += 1) {
+  for (let index = 0; index < runs; index += 1) {
     const input = freshCopy();
     const started = performance.now();
     await run(input);
     durations.push(performance.now() - started);
   }
-  return median(durations);
+  return durations;
 }
 
 const sanitiser = createSanitiser();
@@ -70,19 +74,22 @@ const inputs = [
 ];
 
 const rows: string[] = [];
+const densities: string[] = [];
+let mixedByRule = '';
 const summary: Record<string, { porch: number; secretlint: number }> = {};
 let supersetHolds = true;
 for (const input of inputs) {
   const megabytes = Buffer.byteLength(input.text, 'utf8') / 1_000_000;
-  // Interleave the engines so that load from other processes affects both alike.
-  let porchMs = 0;
-  let secretlintMs = 0;
-  for (let round = 0; round < 2; round += 1) {
-    porchMs += await timeRuns(input.text, (text) => sanitiser.scan(text));
-    secretlintMs += await timeRuns(input.text, (text) => secretlintMessages(text));
+  await timeRuns(input.text, (text) => sanitiser.scan(text), WARMUP_RUNS);
+  await timeRuns(input.text, (text) => secretlintMessages(text), WARMUP_RUNS);
+  const porchDurations: number[] = [];
+  const secretlintDurations: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    porchDurations.push(...(await timeRuns(input.text, (text) => sanitiser.scan(text), RUNS)));
+    secretlintDurations.push(...(await timeRuns(input.text, (text) => secretlintMessages(text), RUNS)));
   }
-  porchMs /= 2;
-  secretlintMs /= 2;
+  const porchMs = median(porchDurations);
+  const secretlintMs = median(secretlintDurations);
   const findings = sanitiser.scan(input.text).findings;
   const messages = await secretlintMessages(input.text);
   const covered = messages.filter((message) => findings.some((finding) => finding.start < message.end && message.start < finding.end)).length;
@@ -91,12 +98,23 @@ for (const input of inputs) {
   const porchRate = megabytes / (porchMs / 1000);
   const secretlintRate = megabytes / (secretlintMs / 1000);
   summary[input.name] = { porch: porchRate, secretlint: secretlintRate };
+  if (input.name === 'mixed text') {
+    const byRule = new Map<string, number>();
+    for (const finding of findings) byRule.set(finding.rule_id, (byRule.get(finding.rule_id) ?? 0) + 1);
+    mixedByRule = [...byRule].sort((left, right) => right[1] - left[1]).map(([ruleId, count]) => `${ruleId} ${count}`).join(', ');
+  }
+  densities.push(findings.length === 0 ? `${input.name}: none` : `${input.name}: ${findings.length} (${secrets} secrets), one per ${Math.round(Buffer.byteLength(input.text, 'utf8') / findings.length)} bytes`);
   rows.push(
     `| ${input.name} | ${megabytes.toFixed(2)} | ${porchRate.toFixed(1)} | ${secretlintRate.toFixed(1)} | ${(porchRate / secretlintRate).toFixed(1)}x | ${secrets} + ${findings.length - secrets} | ${messages.length} | ${covered} / ${messages.length} |`,
   );
   console.log(`${input.name}: porch ${porchRate.toFixed(1)} MB/s (${porchMs.toFixed(2)} ms), secretlint ${secretlintRate.toFixed(1)} MB/s (${secretlintMs.toFixed(2)} ms), findings ${findings.length} (secrets ${secrets}), secretlint ${messages.length}, covered ${covered}`);
 }
 
+const mixParts = mixedTextParts(INPUT_SIZE);
+const mixBytes = new Map<string, number>();
+for (const part of mixParts) mixBytes.set(part.kind, (mixBytes.get(part.kind) ?? 0) + part.text.length + 2);
+const mixTotal = [...mixBytes.values()].reduce((sum, bytes) => sum + bytes, 0);
+const mixComposition = [...mixBytes].map(([kind, bytes]) => `${((bytes / mixTotal) * 100).toFixed(0)} % ${kind}`).join(', ');
 const mixed = summary['mixed text'];
 const prose = summary['clean prose'];
 const mixedRatio = mixed === undefined ? 0 : mixed.porch / mixed.secretlint;
@@ -104,11 +122,13 @@ const lines = [
   '# Sanitiser throughput',
   '',
   'Generated by `npm run bench:sanitiser` (bench/sanitiser-bench.ts). Inputs come from a seeded generator (bench/sanitiser-bench-inputs.ts), so every run scans the same bytes. Each engine scans each input ' +
-    `${WARMUP_RUNS} times to warm up, then ${RUNS} timed times; the median is reported. secretlint runs its recommended preset through @secretlint/core's lintSource; Porch runs createSanitiser() with built-in rules only. MB = 10^6 bytes of UTF-8.`,
+    `${WARMUP_RUNS} times to warm up, then ${ROUNDS} rounds of ${RUNS} timed scans, the engines taking turns each round; the median over all ${ROUNDS * RUNS} scans is reported. Every scan gets a fresh copy of the string, as a server receives a new one per request. secretlint runs its recommended preset through @secretlint/core's lintSource; Porch runs createSanitiser() with built-in rules only. MB = 10^6 bytes of UTF-8.`,
   '',
-  `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), Node ${process.version}, ${os.platform()} ${os.arch()}; load average at the start ${os.loadavg().map((load) => load.toFixed(2)).join(' / ')} (1 / 5 / 15 min). Both engines are timed in two interleaved rounds, so load from other processes affects them alike; absolute MB/s vary with it, the ratio much less.`,
+  `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), Node ${process.version}, ${os.platform()} ${os.arch()}; load average at the start ${os.loadavg().map((load) => load.toFixed(2)).join(' / ')} (1 / 5 / 15 min). The machine is shared: absolute MB/s vary with its load, the ratio much less.`,
   '',
-  'Inputs: clean prose (generated English paragraphs and headings, years and small counts, no personal data); code with secrets (TypeScript/Python/YAML-like lines, URLs without credentials, UUIDs, hashes, versions, and about 3 % of lines holding a secret in a format secretlint knows); mixed text (45 % prose paragraphs, 20 % support tickets with names, emails, phone numbers and some card numbers, IBANs and SSNs, 15 % log excerpts with a client IP per line, 20 % fenced code blocks with about 5 % secret lines), about one finding per 200 bytes.',
+  'Inputs: clean prose (generated English paragraphs and headings, years and small counts, no personal data); code with secrets (TypeScript/Python/YAML-like lines, URLs without credentials, UUIDs, hashes, versions, and about 3 % of lines holding a secret in a format secretlint knows); mixed text (prose paragraphs; support tickets with names, emails, phone numbers and some card numbers, IBANs and SSNs; access-log excerpts with a timestamp, request line, status, latency and client IP per line; fenced code blocks with about 5 % secret lines).',
+  '',
+  `Mixed text by bytes: ${mixComposition}. Findings per input: ${densities.join('; ')}. Mixed-text findings by rule: ${mixedByRule}.`,
   '',
   '| input | MB | Porch MB/s | secretlint MB/s | speed-up | Porch findings (secrets + personal data) | secretlint findings | secretlint findings overlapped by a Porch finding |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',

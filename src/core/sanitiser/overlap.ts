@@ -65,9 +65,22 @@ function resolveCluster(cluster: readonly RankedCandidate[], clusterStart: numbe
   }
 }
 
+function byStartThenLonger(left: RankedCandidate, right: RankedCandidate): number {
+  return left.start - right.start || right.end - left.end;
+}
+
+function isSortedByStart(candidates: readonly RankedCandidate[]): boolean {
+  for (let index = 1; index < candidates.length; index += 1) {
+    const previous = candidates[index - 1];
+    const current = candidates[index];
+    if (previous !== undefined && current !== undefined && byStartThenLonger(previous, current) > 0) return false;
+  }
+  return true;
+}
+
 /** Picks non-overlapping findings and returns them sorted by start, longer first on ties. */
 export function resolveOverlaps(text: string, candidates: readonly RankedCandidate[]): Finding[] {
-  const byStart = [...candidates].sort((left, right) => left.start - right.start || right.end - left.end);
+  const byStart = [...candidates].sort(byStartThenLonger);
   // Sweep into clusters of transitively overlapping candidates; most candidates overlap nothing.
   const accepted: RankedCandidate[] = [];
   let cluster: RankedCandidate[] = [];
@@ -89,6 +102,8 @@ export function resolveOverlaps(text: string, candidates: readonly RankedCandida
     cluster.push(candidate);
   }
   flush();
-  accepted.sort((left, right) => left.start - right.start || right.end - left.end);
+  // Only clusters of several candidates push out of order; most texts have none, and a sorted
+  // array is left as it is by the (stable) sort, so the sort runs only when something is out of order.
+  if (!isSortedByStart(accepted)) accepted.sort(byStartThenLonger);
   return accepted.map((candidate) => toFinding(text, candidate));
 }

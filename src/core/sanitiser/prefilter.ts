@@ -158,7 +158,14 @@ export class Prefilter {
     }
     const resolved = new Map<string, Resolution>();
     let cursor = 0;
-    let unordered = false;
+    // Lists that received a position at or before their last one (keywords found inside
+    // another match): only these need sorting and de-duplicating at the end.
+    const unordered = new Set<number[]>();
+    const pushHidden = (list: number[], position: number): void => {
+      const last = list[list.length - 1];
+      if (last !== undefined && last >= position) unordered.add(list);
+      list.push(position);
+    };
     for (const match of matches) {
       const position = text.indexOf(match, cursor);
       if (position === -1) continue;
@@ -176,34 +183,33 @@ export class Prefilter {
         resolved.set(match, resolution);
       }
       if (resolution.patternKey !== null) {
-        listFor(resolution.patternKey).push(position);
+        pushHidden(listFor(resolution.patternKey), position);
         if (resolution.patternHasLetters) {
           // A pattern made of letters may cover keywords; look for them at every offset.
           for (let offset = 0; offset < match.length; offset += 1) {
             const candidates = this.literalsByFirstCharacter.get(match.charAt(offset).toLowerCase());
             if (candidates === undefined) continue;
             for (const literal of candidates) {
-              if (occursAt(text, position + offset, literal)) listFor(literal.key).push(position + offset);
+              if (occursAt(text, position + offset, literal)) pushHidden(listFor(literal.key), position + offset);
             }
           }
-          unordered = true;
         }
         continue;
       }
       for (let index = 0; index < resolution.literals.length; index += 1) {
-        resolution.lists[index]?.push(position);
+        const list = resolution.lists[index];
+        if (list !== undefined) pushHidden(list, position);
         const hiddenList = this.hiddenByKey.get(resolution.literals[index]?.key ?? '');
         if (hiddenList === undefined) continue;
         for (const hidden of hiddenList) {
           if (occursAt(text, position + hidden.offset, hidden.literal)) {
-            listFor(hidden.literal.key).push(position + hidden.offset);
-            unordered = true;
+            pushHidden(listFor(hidden.literal.key), position + hidden.offset);
           }
         }
       }
     }
-    if (unordered) {
-      for (const [key, list] of positions) positions.set(key, [...new Set(list)].sort((left, right) => left - right));
+    for (const [key, list] of positions) {
+      if (unordered.has(list)) positions.set(key, [...new Set(list)].sort((left, right) => left - right));
     }
     return { present, positions };
   }

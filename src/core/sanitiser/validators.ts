@@ -175,16 +175,37 @@ export function isValidItalianFiscalCode(compactUpper: string): boolean {
   return String.fromCharCode(65 + (sum % 26)) === compactUpper[15];
 }
 
+/** Per-character counts for shannonEntropy, reused across calls (ASCII; other characters use a Map). */
+const asciiCounts = new Int32Array(128);
+
 /** Shannon entropy of `value` in bits per character. */
 export function shannonEntropy(value: string): number {
   if (value.length === 0) return 0;
-  const counts = new Map<number, number>();
+  // Distinct characters in order of first occurrence: the sum below adds the terms in that
+  // order, as iterating a Map of counts would, so the result is the same to the last bit.
+  const distinct: number[] = [];
+  let others: Map<number, number> | undefined;
   for (let index = 0; index < value.length; index += 1) {
     const code = value.charCodeAt(index);
-    counts.set(code, (counts.get(code) ?? 0) + 1);
+    if (code < 128) {
+      if (asciiCounts[code] === 0) distinct.push(code);
+      asciiCounts[code] = (asciiCounts[code] ?? 0) + 1;
+    } else {
+      others ??= new Map();
+      const count = others.get(code);
+      if (count === undefined) distinct.push(code);
+      others.set(code, (count ?? 0) + 1);
+    }
   }
   let entropy = 0;
-  for (const count of counts.values()) {
+  for (const code of distinct) {
+    let count: number;
+    if (code < 128) {
+      count = asciiCounts[code] ?? 0;
+      asciiCounts[code] = 0;
+    } else {
+      count = others?.get(code) ?? 0;
+    }
     const probability = count / value.length;
     entropy -= probability * Math.log2(probability);
   }

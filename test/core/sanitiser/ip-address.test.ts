@@ -11,6 +11,11 @@ describe('IP address rule (pii.ip_address)', () => {
     expect(findingsOf('from 203.0.113.42', 'pii.ip_address')[0]?.severity).toBe('info');
   });
 
+  it('skips addresses after a version word whatever separator or white space follows it', () => {
+    const text = 'version: 10.4.2.1, Build = 10.4.2.2, ver. 10.4.2.3, version\u00a010.4.2.4, build:\t10.4.3.2, but client=10.4.2.5 and reverse=10.4.3.1';
+    expect(matchesOf(text, 'pii.ip_address')).toEqual(['10.4.2.5', '10.4.3.1']);
+  });
+
   it('does not report version numbers as addresses', () => {
     expect(matchesOf('version 1.2.3.4, v2.0.1.7, release 10.4.2.1, chrome 120.0.6099.109, 1.3.6.1.4.1', 'pii.ip_address')).toEqual([]);
   });

@@ -323,22 +323,33 @@ interface OwnedResult {
   readonly ruleId: string | null;
 }
 
+/** Which vendor credential a name belongs to, decided from the name alone (see ownedName). */
+type OwnedKind = 'aws' | 'aws_if_operator' | 'azure_storage' | 'npmrc' | null;
+
+function ownedKindOf(lowerName: string): OwnedKind {
+  const compactName = lowerName.replace(/[^a-z0-9]/g, '');
+  if (compactName.includes('aws') && compactName.includes('secret')) return 'aws';
+  if (compactName === 'secretaccesskey') return 'aws_if_operator';
+  if (compactName === 'accountkey' || compactName === 'sharedaccesskey' || compactName.endsWith('storageaccountkey')) return 'azure_storage';
+  if (/^_(?:authtoken|auth|password)$/.test(lowerName)) return 'npmrc';
+  return null;
+}
+
 /**
  * Names that belong to a vendor credential with a known value format. Returns undefined when the
  * name is not owned; { ruleId: null } when it is owned but the value does not fit (no finding).
  */
-function ownedName(lowerName: string, assignment: Assignment): OwnedResult | undefined {
-  const compactName = lowerName.replace(/[^a-z0-9]/g, '');
+function ownedName(kind: OwnedKind, assignment: Assignment): OwnedResult | undefined {
   const value = assignment.value;
-  if ((compactName.includes('aws') && compactName.includes('secret')) || (compactName === 'secretaccesskey' && assignment.form === 'operator')) {
+  if (kind === 'aws' || (kind === 'aws_if_operator' && assignment.form === 'operator')) {
     const fits = /^[A-Za-z0-9/+=]{40}$/.test(value) && characterClassCount(value) >= 2 && shannonEntropy(value) >= 3.0;
     return { ruleId: fits ? 'secret.aws_secret_access_key' : null };
   }
-  if (compactName === 'accountkey' || compactName === 'sharedaccesskey' || compactName.endsWith('storageaccountkey')) {
+  if (kind === 'azure_storage') {
     const fits = /^[A-Za-z0-9+/]{40,}={0,2}$/.test(value) && shannonEntropy(value) >= 4.0;
     return { ruleId: fits ? 'secret.azure_storage_key' : null };
   }
-  if (/^_(?:authtoken|auth|password)$/.test(lowerName)) {
+  if (kind === 'npmrc') {
     const fits = value.length >= 8 && !/[\s()]/.test(value) && !isPlaceholderValue(value) && !isTemplateOrVariable(value);
     return { ruleId: fits ? 'secret.npmrc_auth' : null };
   }
@@ -349,6 +360,38 @@ function ownedName(lowerName: string, assignment: Assignment): OwnedResult | und
 function isAzureIdentifierName(lowerName: string): boolean {
   const compactName = lowerName.replace(/[^a-z]/g, '');
   return /(?:azure|aad|entra|arm|^ad)(?:ad)?(?:tenant|client|subscription|app|application)id$/.test(compactName);
+}
+
+/** Everything judgeAssignment needs to know about a name, computed once per name and scan. */
+interface NameProfile {
+  readonly lowerName: string;
+  readonly owned: OwnedKind;
+  readonly azureIdentifier: boolean;
+  readonly bare: boolean;
+  readonly info: NameInfo | null;
+}
+
+function profileOf(name: string): NameProfile {
+  const lowerName = name.toLowerCase();
+  return {
+    lowerName,
+    owned: ownedKindOf(lowerName),
+    azureIdentifier: isAzureIdentifierName(lowerName),
+    bare: isBareSecretWord(name),
+    info: classifySecretName(name),
+  };
+}
+
+/** OWNING_PREFIXES by first character: a value is tested against a handful, not all of them. */
+const OWNING_PREFIXES_BY_FIRST_CHARACTER: ReadonlyMap<string, readonly string[]> = (() => {
+  const byFirst = new Map<string, string[]>();
+  for (const prefix of OWNING_PREFIXES) byFirst.set(prefix.charAt(0), [...(byFirst.get(prefix.charAt(0)) ?? []), prefix]);
+  return byFirst;
+})();
+
+function startsWithOwningPrefix(value: string): boolean {
+  const candidates = OWNING_PREFIXES_BY_FIRST_CHARACTER.get(value.charAt(0));
+  return candidates !== undefined && candidates.some((prefix) => value.startsWith(prefix));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,27 +410,28 @@ function shortestAcceptableValue(form: Form): number {
   return form === 'whitespace' || form === 'glued' ? 16 : 6;
 }
 
-type NameVerdicts = Map<string, NameInfo | null>;
+type NameProfiles = Map<string, NameProfile>;
 
-function judgeAssignment(text: string, assignment: Assignment, verdicts: NameVerdicts): string | null {
+function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): string | null {
   const value = assignment.value;
   if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
-  const lowerName = assignment.name.toLowerCase();
-  const owned = ownedName(lowerName, assignment);
+  // Names repeat (every `password` field, every `cacheKey`): profile each once per scan.
+  let profile = profiles.get(assignment.name);
+  if (profile === undefined) {
+    profile = profileOf(assignment.name);
+    profiles.set(assignment.name, profile);
+  }
+  const owned = ownedName(profile.owned, assignment);
   if (owned !== undefined) return owned.ruleId;
-  if (isAzureIdentifierName(lowerName)) return UUID.test(value) ? 'secret.azure_identifier' : null;
+  if (profile.azureIdentifier) return UUID.test(value) ? 'secret.azure_identifier' : null;
   // A bare "key" or "access" names a secret only with a qualifier ("api_key", "nimble KEY ...");
   // `key = ...` and `"key": ...` alone are map keys.
-  if (isBareSecretWord(assignment.name) && !isQualified(text, assignment.nameStart)) return null;
-  let info = verdicts.get(assignment.name);
-  if (info === undefined) {
-    info = classifySecretName(assignment.name);
-    verdicts.set(assignment.name, info);
-  }
+  if (profile.bare && !isQualified(text, assignment.nameStart)) return null;
+  const info = profile.info;
   if (info === null) return null;
-  if (value.toLowerCase() === lowerName) return null;
+  if (value.toLowerCase() === profile.lowerName) return null;
   // A value in a vendor's prefix is judged by that vendor's format alone (provider-tokens.ts).
-  if (OWNING_PREFIXES.some((prefix) => value.startsWith(prefix))) return null;
+  if (startsWithOwningPrefix(value)) return null;
   switch (assignment.form) {
     case 'comparison':
     case 'call':
@@ -407,8 +451,7 @@ function judgeAssignment(text: string, assignment: Assignment, verdicts: NameVer
 function detectAssignments(context: DetectorContext): void {
   const { text, scan } = context;
   const emittedValueStarts = new Set<number>();
-  // Names repeat (every `password` field, every `cacheKey`): classify each once per scan.
-  const verdicts: NameVerdicts = new Map();
+  const profiles: NameProfiles = new Map();
   for (const keyword of ASSIGNMENT_KEYWORDS) {
     // A keyword inside a value already judged ("token = 'xtokenx...'") starts no assignment.
     let judgedUntil = -1;
@@ -418,7 +461,7 @@ function detectAssignments(context: DetectorContext): void {
       if (assignment === null) continue;
       judgedUntil = assignment.valueEnd;
       if (emittedValueStarts.has(assignment.valueStart)) continue;
-      const ruleId = judgeAssignment(text, assignment, verdicts);
+      const ruleId = judgeAssignment(text, assignment, profiles);
       if (ruleId === null) continue;
       emittedValueStarts.add(assignment.valueStart);
       scan.emit(ruleId, assignment.valueStart, assignment.valueEnd);

@@ -33,6 +33,32 @@ const AADHAAR_CONTEXT = /\b(?:aadhaar|aadhar|uidai)\b/i;
 const ID_CONTEXT_CHARACTERS = 40;
 const VERSION_CONTEXT = /(?:\bv|version|release|build|ver\.?)\s*[:=]?\s*$/i;
 
+/** Last characters of the words VERSION_CONTEXT looks for ("v", "version", "release", "build", "ver."). */
+function mayEndVersionWord(code: number): boolean {
+  const lower = code | 32;
+  return lower === 118 || lower === 110 || lower === 101 || lower === 100 || lower === 114 || code === 46;
+}
+
+function isAsciiBlank(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+/**
+ * VERSION_CONTEXT on the 12 characters before `start`, skipping the regex when the character
+ * before the optional separator cannot end one of its words: most IP addresses in logs follow
+ * "client=" or a space, and this test runs once per address.
+ */
+function followsVersionWord(text: string, start: number): boolean {
+  const windowStart = Math.max(0, start - 12);
+  let cursor = start - 1;
+  while (cursor >= windowStart && isAsciiBlank(text.charCodeAt(cursor))) cursor -= 1;
+  if (cursor >= windowStart && (text.charCodeAt(cursor) === 58 || text.charCodeAt(cursor) === 61)) cursor -= 1;
+  while (cursor >= windowStart && isAsciiBlank(text.charCodeAt(cursor))) cursor -= 1;
+  // Other Unicode white space also counts as \s: leave such windows to the regex.
+  if (cursor >= windowStart && !mayEndVersionWord(text.charCodeAt(cursor)) && text.charCodeAt(cursor) < 128) return false;
+  return VERSION_CONTEXT.test(text.slice(windowStart, start));
+}
+
 function windowBefore(text: string, start: number, length: number): string {
   const window = text.slice(Math.max(0, start - length), start);
   // A blank line ends the sentence the context word would belong to.
@@ -177,7 +203,7 @@ function classifyRun(context: DetectorContext, start: number, end: number): bool
   if (shape.dots === 3 && shape.digits.length <= 12) {
     const firstOctet = ipv4FirstOctet(run);
     if (firstOctet !== -1) {
-      if (isReportableIpv4(firstOctet) && !VERSION_CONTEXT.test(text.slice(Math.max(0, start - 12), start))) {
+      if (isReportableIpv4(firstOctet) && !followsVersionWord(text, start)) {
         scan.emit('pii.ip_address', start, end);
       }
       return true;

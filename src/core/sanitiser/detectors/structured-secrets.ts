@@ -10,7 +10,7 @@ import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
 // Private key blocks
 
 const KEY_HEADER = /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/iy;
-const KEY_FOOTER = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-{2,5}/i;
+const KEY_FOOTER = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-{2,5}/iy;
 /** The largest PEM block in use (an 8192-bit RSA key) is under 7,000 characters. */
 const MAX_KEY_BLOCK_LENGTH = 16_384;
 /**
@@ -44,6 +44,19 @@ function detectEncodedPrivateKeys(context: DetectorContext): void {
   }
 }
 
+/**
+ * The first KEY_FOOTER in `window`. Every footer starts with five dashes, which are rare: the
+ * sticky pattern is tried only where indexOf finds them instead of at every character.
+ */
+function findFooter(window: string): { index: number; length: number } | null {
+  for (let dashes = window.indexOf('-----'); dashes !== -1; dashes = window.indexOf('-----', dashes + 1)) {
+    KEY_FOOTER.lastIndex = dashes;
+    const footer = KEY_FOOTER.exec(window);
+    if (footer !== null) return { index: dashes, length: footer[0].length };
+  }
+  return null;
+}
+
 function detectPrivateKeys(context: DetectorContext): void {
   const { text, scan } = context;
   detectEncodedPrivateKeys(context);
@@ -55,12 +68,12 @@ function detectPrivateKeys(context: DetectorContext): void {
     if (header === null) continue;
     const bodyStart = position + header[0].length;
     const window = text.slice(bodyStart, bodyStart + MAX_KEY_BLOCK_LENGTH);
-    const footer = KEY_FOOTER.exec(window);
+    const footer = findFooter(window);
     let end: number;
     let body: string;
     if (footer !== null) {
       body = window.slice(0, footer.index);
-      end = bodyStart + footer.index + footer[0].length;
+      end = bodyStart + footer.index + footer.length;
     } else {
       // Truncated block (a snippet, a log line): the body runs while it looks like base64,
       // including escaped newlines and string concatenation.
