@@ -3,7 +3,7 @@
  * CLI entry) knows every part.
  */
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -27,7 +27,41 @@ export interface Application {
 export interface ApplicationOptions {
   clock?: Clock;
   logger?: Logger;
+  /** Overrides of the HTTP server's timeouts (tests use short ones). */
+  serverTimeouts?: Partial<ServerTimeouts>;
 }
+
+/** How long the HTTP server waits for slow or idle clients, in milliseconds. */
+export interface ServerTimeouts {
+  /** Until the request headers are complete: a client trickling headers (slowloris) is cut off with 408. */
+  headersTimeoutMs: number;
+  /** Until the whole request (headers and body) is received; answering may take longer. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open for the next request. */
+  keepAliveTimeoutMs: number;
+  /** How often the server checks connections against the two timeouts above. */
+  connectionsCheckingIntervalMs: number;
+  /** After a shutdown starts, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
+}
+
+/** During shutdown, how often sockets that became idle are closed. */
+const IDLE_SWEEP_INTERVAL_MS = 50;
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
+  // Real clients send their headers in milliseconds; ten seconds tolerates a bad mobile link.
+  headersTimeoutMs: 10_000,
+  // A 1 MiB body (the limit) takes well under a second on any working link; 30 s leaves room for a
+  // very slow one while freeing a socket held by a client that stops sending.
+  requestTimeoutMs: 30_000,
+  // Node's default: long enough to reuse a connection between a client's back-to-back requests,
+  // short enough that idle sockets do not pile up.
+  keepAliveTimeoutMs: 5_000,
+  // Node checks every 30 s by default, which would let a slow client hold a socket 30 s past its timeout.
+  connectionsCheckingIntervalMs: 1_000,
+  // Executions take seconds; a shutdown (deploy, restart) waits this long for them before cutting.
+  shutdownGraceMs: 10_000,
+};
 
 /** Builds every service once; nothing is started or listening yet. */
 export function createApplication(config: Config, options: ApplicationOptions = {}): Application {
@@ -75,8 +109,22 @@ export interface RunningServer {
 
 export async function startServer(config: Config, options: ApplicationOptions = {}): Promise<RunningServer> {
   const application = createApplication(config, options);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = application.app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.serverTimeouts };
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs,
+    },
+    application.app,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -86,8 +134,21 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     server,
     url: `http://${host}:${port}`,
     async close() {
+      // Stop accepting, let requests in flight finish (idle keep-alive sockets close at once),
+      // and cut what is still open after the grace period; only then close the database, so no
+      // acknowledged write is interrupted.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const cut = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
+        // A keep-alive socket whose request finishes after close() began would otherwise stay
+        // open until its keep-alive timeout; sweep idle sockets until the server is closed.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_INTERVAL_MS);
+        cut.unref();
+        sweep.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await application.close();

@@ -20,6 +20,7 @@ import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, requestIdentity } from './identity.js';
 import { httpErrorResponse } from './to-tool-result.js';
+import { refuseMalformedParams } from './malformed-params.js';
 
 export const MCP_PATH = '/api/public/mcp';
 
@@ -142,6 +143,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     });
     try {
       await server.connect(transport);
+      refuseMalformedParams(transport);
       await transport.handleRequest(req, res);
     } catch (err) {
       core.logger.error({ err, requestId }, 'MCP request failed');

@@ -12,6 +12,7 @@ import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, liveIdentity } from './identity.js';
+import { refuseMalformedParams } from './malformed-params.js';
 
 export interface StdioOptions {
   core: Core;
@@ -39,6 +40,7 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
     input.once('close', () => void server.close());
   });
   await server.connect(transport);
+  refuseMalformedParams(transport);
   core.logger.info({ keyed: hasApiKey(credentials) }, 'MCP server ready on stdio');
   await closed;
 }

@@ -55,9 +55,32 @@ function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, locat
   throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problems.join('; ')}.`);
 }
 
+/**
+ * How deeply a request's JSON may nest. No Porch input needs more than a handful of levels, and
+ * hashing, templating and storing a value recurse over it: without a bound, a 1 MiB body of
+ * nested arrays overflows the stack (regression: the fuzzer sent `{"variables": {"deep":
+ * [[[...]]]}}` with an Idempotency-Key and got a 500 from the request hash).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether a parsed JSON value nests deeper than `limit`, walked without recursion. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const top = stack.pop();
+    if (!top || top.value === null || typeof top.value !== 'object') continue;
+    if (top.depth >= limit) return true;
+    for (const child of Object.values(top.value)) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: top.depth + 1 });
+  }
+  return false;
+}
+
 /** Validates each part against the operation's own schemas and merges them into one input. */
 export function parseOperationInput(operation: Operation, request: Pick<InvocationRequest, 'params' | 'query' | 'body' | 'bodyError' | 'pathStyle'>): Record<string, unknown> {
   if (request.bodyError) throw request.bodyError;
+  if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) {
+    throw new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
   return {
     ...(operation.params ? parsePart(operation.params, request.params, 'path', request.pathStyle) : {}),
     ...(operation.query ? parsePart(operation.query, request.query, 'query', request.pathStyle) : {}),
@@ -110,10 +133,14 @@ export async function invokeOperation(core: Core, operation: Operation, request:
 
     const input = parseOperationInput(operation, request);
     const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    const keyedCaller = caller;
+    // Executions hold reservations and provider calls open, so a key may have only so many in flight.
+    const run = () =>
+      operation.effect === 'execute' ? core.executions.concurrency.run(keyedCaller.credential.id, () => operation.run(input, context)) : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
-        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, () => operation.run(input, context))
-        : { status: operation.successStatus, data: await operation.run(input, context) };
+        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run)
+        : { status: operation.successStatus, data: await run() };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };
   } catch (err) {

@@ -1,17 +1,17 @@
 import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createDiscoveryRouter } from './discovery/create-discovery-router.js';
 import { errorHandler, notFound } from './error-handler.js';
-import { jsonBody, requestContext } from './middleware.js';
+import { DEFAULT_BODY_LIMIT_BYTES, requestContext } from './middleware.js';
 import { mountOperations } from './mount-operations.js';
 
 export const API_BASE_PATH = '/api/public/v1';
 
-/** DECISIONS.md: the default body limit is 1 MiB. */
-export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export { DEFAULT_BODY_LIMIT_BYTES };
 
 export interface RestAppOptions {
   core: Core;
@@ -32,15 +32,37 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
+/**
+ * helmet's headers on every response, pages and API alike: a dozen static headers cost next to
+ * nothing, and a JSON answer opened in a browser gets the same protection as a page (no sniffing,
+ * no framing, a CSP that runs no inline script). Two defaults are relaxed on purpose:
+ * Cross-Origin-Resource-Policy is `cross-origin` because the discovery documents and MCP are
+ * meant to be read from other origins (nothing here is cookie-authenticated, so there is nothing
+ * for CORP to protect), and HSTS is left to the TLS-terminating proxy, as Porch itself speaks
+ * plain HTTP and an HSTS header on http://127.0.0.1 would only confuse browsers.
+ */
+function securityHeaders(): RequestHandler {
+  return helmet({
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    strictTransportSecurity: false,
+    // Upgrading subresources to https would break the pages when Porch is reached over plain HTTP.
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  });
+}
+
 export function createRestApp({ core, operations, logger, errorCodes, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, mounts = [] }: RestAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
+  app.use(securityHeaders());
 
   for (const mount of mounts) app.use(mount.path, mount.handler);
-  app.use(API_BASE_PATH, jsonBody(bodyLimitBytes), mountOperations(core, operations, errorCodes));
+  const api = mountOperations(core, operations, errorCodes, bodyLimitBytes);
+  // The API answers no CORS preflight (browsers are not its clients; MCP and discovery are where
+  // CORS is meant), so OPTIONS skips the router's automatic answer and meets 405 with Allow below.
+  app.use(API_BASE_PATH, (req, res, next) => (req.method === 'OPTIONS' ? next() : api(req, res, next)));
 
   const knownPaths = new Map<RegExp, string[]>();
   for (const operation of operations) {

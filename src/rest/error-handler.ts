@@ -15,11 +15,27 @@ export function notFound(knownPaths: ReadonlyMap<RegExp, readonly string[]>): Re
   };
 }
 
+/**
+ * Express and its parsers throw for some malformed requests before any Porch code runs: a path
+ * with a broken percent-escape (the router's URIError, status 400), or a body stream error. Those
+ * are the client's fault and must be a 4xx envelope, not a 500 (regression: the fuzzer sent
+ * `/workflows/%E0%A4%A/execute` and got INTERNAL_ERROR).
+ */
+function fromTransportError(err: unknown): PorchError | null {
+  if (err instanceof URIError) return new PorchError('VALIDATION_ERROR', 'The request path is not valid: it holds a malformed percent-escape.');
+  if (typeof err !== 'object' || err === null) return null;
+  const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  if (status === 413) return new PorchError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
+  if (status === 415) return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
+  return new PorchError('VALIDATION_ERROR', 'The request could not be read.');
+}
+
 /** The one place REST turns an error into the envelope. Faults are logged; their details never sent. */
 export function errorHandler(logger: Logger, codeSet: ErrorCodeSet): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) return next(err);
-    const error = toPorchError(err);
+    const error = err instanceof PorchError ? err : (fromTransportError(err) ?? toPorchError(err));
     if (error.code === 'INTERNAL_ERROR') logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
     sendError(res, error, codeSet);
   };

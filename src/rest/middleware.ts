@@ -38,9 +38,15 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** DECISIONS.md: the default body limit is 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
 /**
- * JSON bodies only. Transport problems answer at once (413 too large, 415 not JSON); a malformed
- * JSON body is kept as `req.bodyError` so the caller is authenticated before being told about it.
+ * JSON bodies only. Mounted on the routes of operations that take a body, so a body sent to an
+ * unknown path or with GET/DELETE is ignored (Node discards it, bounded by the request timeout)
+ * rather than answered 413/415 before routing. Transport problems answer at once (413 too large,
+ * 415 not JSON); a malformed JSON body is kept as `req.bodyError` so the caller is authenticated
+ * before being told about it.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true });

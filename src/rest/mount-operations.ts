@@ -4,6 +4,7 @@ import type { ErrorCodeSet } from '../core/errors.js';
 import { invokeOperation } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+import { DEFAULT_BODY_LIMIT_BYTES, jsonBody } from './middleware.js';
 
 /** `/context-cards/{id}` → `/context-cards/:id` (Express route syntax). */
 export function toExpressPath(path: string): string {
@@ -30,8 +31,9 @@ function sendMarkdown(res: Response, status: number, data: unknown): void {
 }
 
 /** One route per operation, all through the shared invocation path; handlers only translate. */
-export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet): Router {
+export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet, bodyLimitBytes: number = DEFAULT_BODY_LIMIT_BYTES): Router {
   const router = Router();
+  const parseBody = jsonBody(bodyLimitBytes);
   for (const operation of operations) {
     const handler = async (req: Request, res: Response) => {
       const abort = new AbortController();
@@ -56,6 +58,9 @@ export function mountOperations(core: Core, operations: readonly Operation[], co
     };
     router[operation.method === 'GET' ? 'get' : operation.method === 'POST' ? 'post' : operation.method === 'PATCH' ? 'patch' : 'delete'](
       toExpressPath(operation.path),
+      // Only operations that take a body read one (regression: a GET with a body, or a body sent
+      // to `/workflows//execute`, was answered 415 before routing instead of being ignored or 404).
+      ...(operation.body ? [parseBody] : []),
       handler,
     );
   }

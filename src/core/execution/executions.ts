@@ -5,6 +5,7 @@
  */
 import type { OrganisationRecord, Store } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
+import { createConcurrencyLimiter } from '../access/concurrency-limiter.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { ByokService } from '../byok/byok.js';
@@ -108,6 +109,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
   }
 
   return {
+    /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
+    concurrency: createConcurrencyLimiter(),
+
     async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
       return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });
     },

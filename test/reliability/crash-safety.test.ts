@@ -1,0 +1,124 @@
+/**
+ * Crash safety: `kill -9` a server in the middle of a stream of writes and executions (some held
+ * open by a slow provider, so their credit reservations are outstanding), restart on the same
+ * file, and check that every acknowledged write is there, the ledger balances, and the sweeper
+ * releases the crash's reservations once they expire (driven by an injected clock).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/clock.js';
+import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { api, makeDataDir, openDirect, startPorchProcess } from './porch-process.js';
+
+/** Longer than the test: these calls are still in flight when the server is killed. */
+const HELD_OPEN_MS = 120_000;
+const ACKNOWLEDGED_ROUNDS = 12;
+const IN_FLIGHT_EXECUTIONS = 4;
+
+let fake: FakeOpenAi;
+let configDir: string;
+let configPath: string;
+let data: Awaited<ReturnType<typeof makeDataDir>>;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  configDir = await mkdtemp(join(tmpdir(), 'porch-crash-config-'));
+  configPath = join(configDir, 'porch.config.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      ai: {
+        default_model: 'fake/fast',
+        providers: [{ id: 'fake', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY', region: 'us', timeout_ms: HELD_OPEN_MS * 2, max_retries: 0, models: [{ name: 'fast', max_output_tokens: 200 }] }],
+      },
+    }),
+  );
+  data = await makeDataDir();
+});
+
+afterAll(async () => {
+  await fake.close();
+  await rm(configDir, { recursive: true, force: true });
+  await data.cleanup();
+});
+
+describe('kill -9 during a stream of executions and writes', () => {
+  it('keeps every acknowledged write, balances the ledger, and the sweeper releases the reservations the crash left', async () => {
+    const setup = openDirect(data.databaseUrl);
+    const account = await setup.core.accounts.createAccount({ email: 'crash@example.com', plan: 'expert', credits: 1_000 });
+    const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id, requestsPerMinute: 100_000, requestsPerDay: 100_000 });
+    const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
+    if (!compositionId) throw new Error('no composition');
+    await setup.close();
+
+    const env = { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-crash-test' };
+    const server = await startPorchProcess(data.databaseUrl, env);
+    const acknowledgedCards: string[] = [];
+    let acknowledgedExecutions = 0;
+    for (let round = 0; round < ACKNOWLEDGED_ROUNDS; round += 1) {
+      const card = await api(server.url, 'POST', '/context-cards', { key, body: { title: `Card ${round}`, content: `Written before the crash, round ${round}.` } });
+      expect(card.status, card.text).toBe(201);
+      acknowledgedCards.push(String(card.body?.data?.id));
+      const run = await api(server.url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } });
+      expect(run.status, run.text).toBe(200);
+      acknowledgedExecutions += 1;
+    }
+
+    // Now the provider stalls: these executions reserve credits and wait on the model when the process dies.
+    fake.setBehaviour({ delayMs: HELD_OPEN_MS });
+    const receivedBefore = fake.requests.length;
+    const inFlight = Array.from({ length: IN_FLIGHT_EXECUTIONS }, () =>
+      api(server.url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } }).catch((err: unknown) => err),
+    );
+    await fake.waitForRequests(receivedBefore + IN_FLIGHT_EXECUTIONS);
+    const lastCard = await api(server.url, 'POST', '/context-cards', { key, body: { title: 'Last', content: 'Acknowledged just before the kill.' } });
+    expect(lastCard.status).toBe(201);
+    acknowledgedCards.push(String(lastCard.body?.data?.id));
+
+    server.child.kill('SIGKILL');
+    expect(await server.exited).toBe('SIGKILL');
+    const outcomes = await Promise.all(inFlight);
+    expect(outcomes.every((outcome) => outcome instanceof Error), 'no in-flight execution was acknowledged').toBe(true);
+
+    // Reopen the file as the next process would, with a clock the test moves.
+    const clock = new ManualClock(Date.now());
+    const after = openDirect(data.databaseUrl, clock);
+    try {
+      for (const id of acknowledgedCards) {
+        expect(await after.store.contextCards.findOwned(account.id, id), `acknowledged card ${id} survived`).toBeTruthy();
+      }
+      const ledger = await after.store.credits.ledger(account.id);
+      expect(ledger.filter((entry) => entry.kind === 'usage'), 'one charge per acknowledged execution').toHaveLength(acknowledgedExecutions);
+      const balance = await after.core.credits.balance(account.id);
+      expect(balance.balanceTokens, 'the balance is the sum of the ledger').toBe(ledger.reduce((sum, entry) => sum + entry.deltaTokens, 0));
+      expect(balance.reservedTokens, 'the crash left the in-flight reservations open').toBeGreaterThan(0);
+
+      // Not yet expired: the sweeper leaves them (a run could still be going on another process).
+      expect((await after.core.maintenance.sweep()).releasedReservations).toBe(0);
+      clock.advance(RESERVATION_TTL_MS + 1);
+      expect((await after.core.maintenance.sweep()).releasedReservations).toBe(IN_FLIGHT_EXECUTIONS);
+      const swept = await after.core.credits.balance(account.id);
+      expect(swept).toEqual({ balanceTokens: balance.balanceTokens, reservedTokens: 0 });
+    } finally {
+      await after.close();
+    }
+
+    // And a restarted server serves the acknowledged data.
+    fake.setBehaviour({});
+    const restarted = await startPorchProcess(data.databaseUrl, env);
+    try {
+      const list = await api(restarted.url, 'GET', '/context-cards', { key });
+      const ids = new Set(((list.body?.data?.items ?? []) as Array<{ id: string }>).map((item) => item.id));
+      for (const id of acknowledgedCards) expect(ids.has(id)).toBe(true);
+    } finally {
+      restarted.child.kill('SIGTERM');
+      expect(await restarted.exited, 'SIGTERM is a clean shutdown').toBe(0);
+    }
+  }, 60_000);
+});
