@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -47,6 +48,13 @@ const INSTRUCTIONS = [
   'Your compositions and personas are also prompts, and your context cards are resources at porch://context-cards/{id}.',
 ].join(' ');
 
+/**
+ * The SDK builds a new Ajv instance (with every format) for each Server unless given one; over
+ * stateless HTTP that is one per request and was the largest single cost of an MCP call. The
+ * validator only compiles schemas the server is handed, so one per process serves every server.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
 export interface McpServerOptions {
   /** From `createToolset`; built once per process, shared by every server. */
   tools: readonly McpTool[];
@@ -77,7 +85,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(
     { name: 'porch', title: 'Porch', version: API_VERSION },
-    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) },
   );
 
   /** Faults are logged here; callers only ever see the safe code, message and hint. */

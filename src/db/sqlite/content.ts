@@ -4,13 +4,26 @@ import type { PorchDatabase } from '../open-database.js';
 import { compositions, contextCards, skills, workflows } from '../schema.js';
 import type { CatalogRepository, ContextCardRecord, ContextCardRepository, PageRequest } from '../store.js';
 
-/** Newest first (ids are UUIDv7), starting after `cursor` when paging. */
-function pageWhere(accountColumn: SQLiteColumn, idColumn: SQLiteColumn, accountId: string, page: PageRequest, extra?: SQL): SQL | undefined {
-  return and(eq(accountColumn, accountId), page.cursor ? lt(idColumn, page.cursor) : undefined, extra);
+/**
+ * Newest first (ids are UUIDv7), starting after the `cursor` placeholder when paging. Lists are
+ * prepared once per shape (first page or after a cursor) instead of built and compiled per
+ * request: building the query was most of a small list's cost.
+ */
+function pageWhere(accountColumn: SQLiteColumn, idColumn: SQLiteColumn, afterCursor: boolean, extra?: SQL): SQL | undefined {
+  return and(eq(accountColumn, sql.placeholder('accountId')), afterCursor ? lt(idColumn, sql.placeholder('cursor')) : undefined, extra);
 }
 
 /** SQLite reads a negative LIMIT as "no limit". */
 const NO_LIMIT = -1;
+
+/** One prepared statement for the first page and one for the pages after a cursor. */
+function byPageShape<Statement>(prepare: (afterCursor: boolean) => Statement): { first: Statement; after: Statement } {
+  return { first: prepare(false), after: prepare(true) };
+}
+
+function pageParams(accountId: string, page: PageRequest) {
+  return { accountId, cursor: page.cursor ?? '', limit: page.limit ?? NO_LIMIT };
+}
 
 export function createContextCardRepository(db: PorchDatabase): ContextCardRepository {
   const findOwned = db
@@ -18,15 +31,22 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
     .from(contextCards)
     .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
     .prepare();
-  return {
-    async list(accountId, page, category) {
-      return db
+  const listPage = (inCategory: boolean) =>
+    byPageShape((afterCursor) =>
+      db
         .select()
         .from(contextCards)
-        .where(pageWhere(contextCards.accountId, contextCards.id, accountId, page, category === undefined ? undefined : eq(contextCards.category, category)))
+        .where(pageWhere(contextCards.accountId, contextCards.id, afterCursor, inCategory ? eq(contextCards.category, sql.placeholder('category')) : undefined))
         .orderBy(desc(contextCards.id))
-        .limit(page.limit ?? NO_LIMIT)
-        .all();
+        .limit(sql.placeholder('limit'))
+        .prepare(),
+    );
+  const anyCategory = listPage(false);
+  const oneCategory = listPage(true);
+  return {
+    async list(accountId, page, category) {
+      const shapes = category === undefined ? anyCategory : oneCategory;
+      return (page.cursor ? shapes.after : shapes.first).all({ ...pageParams(accountId, page), category: category ?? '' });
     },
     async findOwned(accountId, id) {
       return findOwned.get({ id, accountId }) ?? null;
@@ -51,48 +71,45 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
 }
 
 export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
+  const compositionPages = byPageShape((afterCursor) =>
+    db.select().from(compositions).where(pageWhere(compositions.accountId, compositions.id, afterCursor)).orderBy(desc(compositions.id)).limit(sql.placeholder('limit')).prepare(),
+  );
+  const skillPages = byPageShape((afterCursor) =>
+    db.select().from(skills).where(pageWhere(skills.accountId, skills.id, afterCursor)).orderBy(desc(skills.id)).limit(sql.placeholder('limit')).prepare(),
+  );
+  const workflowPages = byPageShape((afterCursor) =>
+    db.select().from(workflows).where(pageWhere(workflows.accountId, workflows.id, afterCursor)).orderBy(desc(workflows.id)).limit(sql.placeholder('limit')).prepare(),
+  );
+  const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
+  const compositionById = db.select().from(compositions).where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId))).prepare();
+  const skillById = db.select().from(skills).where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId))).prepare();
+  const workflowById = db.select().from(workflows).where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId))).prepare();
+  const compositionUsed = db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, sql.placeholder('id'))).prepare();
+  const workflowUsed = db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, sql.placeholder('id'))).prepare();
   return {
     async listCompositions(accountId, page) {
-      return db
-        .select()
-        .from(compositions)
-        .where(pageWhere(compositions.accountId, compositions.id, accountId, page))
-        .orderBy(desc(compositions.id))
-        .limit(page.limit ?? NO_LIMIT)
-        .all();
+      return (page.cursor ? compositionPages.after : compositionPages.first).all(pageParams(accountId, page));
     },
     async listSkills(accountId, page) {
-      return db
-        .select()
-        .from(skills)
-        .where(pageWhere(skills.accountId, skills.id, accountId, page))
-        .orderBy(desc(skills.id))
-        .limit(page.limit ?? NO_LIMIT)
-        .all();
+      return (page.cursor ? skillPages.after : skillPages.first).all(pageParams(accountId, page));
     },
     async listWorkflows(accountId, page) {
-      return db
-        .select()
-        .from(workflows)
-        .where(pageWhere(workflows.accountId, workflows.id, accountId, page))
-        .orderBy(desc(workflows.id))
-        .limit(page.limit ?? NO_LIMIT)
-        .all();
+      return (page.cursor ? workflowPages.after : workflowPages.first).all(pageParams(accountId, page));
     },
     async findComposition(accountId, id) {
-      return db.select().from(compositions).where(and(eq(compositions.id, id), eq(compositions.accountId, accountId))).get() ?? null;
+      return compositionById.get({ id, accountId }) ?? null;
     },
     async findSkill(accountId, id) {
-      return db.select().from(skills).where(and(eq(skills.id, id), eq(skills.accountId, accountId))).get() ?? null;
+      return skillById.get({ id, accountId }) ?? null;
     },
     async findWorkflow(accountId, id) {
-      return db.select().from(workflows).where(and(eq(workflows.id, id), eq(workflows.accountId, accountId))).get() ?? null;
+      return workflowById.get({ id, accountId }) ?? null;
     },
     async incrementCompositionUse(id) {
-      db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, id)).run();
+      compositionUsed.run({ id });
     },
     async incrementWorkflowUse(id) {
-      db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, id)).run();
+      workflowUsed.run({ id });
     },
     async insertBundle(records) {
       db.transaction(
