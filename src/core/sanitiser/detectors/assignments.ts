@@ -140,7 +140,7 @@ export function classifySecretName(name: string): NameInfo | null {
 // ---------------------------------------------------------------------------------------------
 // Parsing `name <operator> value` around a keyword
 
-type Form = 'operator' | 'comparison' | 'whitespace' | 'glued' | 'flag' | 'call';
+type Form = 'operator' | 'comparison' | 'whitespace' | 'glued' | 'flag' | 'call' | 'pair';
 
 interface Assignment {
   readonly name: string;
@@ -222,6 +222,26 @@ function readCallPassword(text: string, openParen: number): { start: number; end
   return { start, end: start + (last[2] ?? '').length };
 }
 
+/**
+ * The second of two string literals separated by a comma, after a quoted secret name:
+ * `config.set('api_key', 'v')`, `buildConfigField 'String', 'API_KEY', '"v"'` (a literal holding
+ * a quoted literal, as Gradle wants), `("SECRET_KEY", "v")`.
+ */
+function readPairValue(text: string, afterNameQuote: number): { start: number; end: number } | null {
+  let cursor = skipBlanks(text, afterNameQuote);
+  if (codeAt(text, cursor) !== 44) return null;
+  cursor = skipBlanks(text, cursor + 1);
+  if (!isQuote(codeAt(text, cursor))) return null;
+  const value = readValue(text, cursor);
+  if (value === null || !value.quoted) return null;
+  let { start, end } = value;
+  if (end - start >= 2 && codeAt(text, start) === 34 && codeAt(text, end - 1) === 34) {
+    start += 1;
+    end -= 1;
+  }
+  return { start, end };
+}
+
 function parseAssignment(text: string, keywordStart: number, keywordEnd: number): Assignment | null {
   let nameStart = keywordStart;
   while (nameStart > 0 && keywordStart - nameStart < MAX_NAME_LENGTH && isNameCode(text.charCodeAt(nameStart - 1))) nameStart -= 1;
@@ -247,8 +267,17 @@ function parseAssignment(text: string, keywordStart: number, keywordEnd: number)
   const nameQuote = codeAt(text, nameStart - 1);
   if (isQuote(nameQuote)) {
     if (escapedQuoteBefore && codeAt(text, cursor) === 92) cursor += 1;
-    if (codeAt(text, cursor) !== nameQuote) return null;
+    if (codeAt(text, cursor) !== nameQuote) {
+      // A whole HTTP header in one string ('X-Api-Key: v', "Private-Token: v"): the value runs
+      // to the closing quote. Header names are hyphenated; "Password: " in prose is not one.
+      if (!(codeAt(text, cursor) === 58 && codeAt(text, cursor + 1) === 32 && name.includes('-'))) return null;
+      const header = readValue(text, skipBlanks(text, cursor + 1));
+      if (header === null || header.quoted || codeAt(text, header.end) !== nameQuote) return null;
+      return { name, nameStart, valueStart: header.start, valueEnd: header.end, value: text.slice(header.start, header.end), quoted: false, overlong: header.overlong, form: 'operator' };
+    }
     cursor += 1;
+    const pair = readPairValue(text, cursor);
+    if (pair !== null) return { name, nameStart, valueStart: pair.start, valueEnd: pair.end, value: text.slice(pair.start, pair.end), quoted: true, overlong: false, form: 'pair' };
   }
   if (codeAt(text, cursor) === 93) cursor += 1; // d["password"] = ...
   const afterName = cursor;
@@ -324,7 +353,7 @@ interface OwnedResult {
 }
 
 /** Which vendor credential a name belongs to, decided from the name alone (see ownedName). */
-type OwnedKind = 'aws' | 'aws_if_operator' | 'azure_storage' | 'npmrc' | null;
+type OwnedKind = 'aws' | 'aws_if_operator' | 'azure_storage' | 'npmrc' | 'sonarqube' | null;
 
 function ownedKindOf(lowerName: string): OwnedKind {
   const compactName = lowerName.replace(/[^a-z0-9]/g, '');
@@ -332,6 +361,8 @@ function ownedKindOf(lowerName: string): OwnedKind {
   if (compactName === 'secretaccesskey') return 'aws_if_operator';
   if (compactName === 'accountkey' || compactName === 'sharedaccesskey' || compactName.endsWith('storageaccountkey')) return 'azure_storage';
   if (/^_(?:authtoken|auth|password)$/.test(lowerName)) return 'npmrc';
+  // SonarQube's documented scanner properties: sonar.login (older) and sonar.token.
+  if (/sonar(?:login|token)$/.test(compactName)) return 'sonarqube';
   return null;
 }
 
@@ -352,6 +383,12 @@ function ownedName(kind: OwnedKind, assignment: Assignment): OwnedResult | undef
   if (kind === 'npmrc') {
     const fits = value.length >= 8 && !/[\s()]/.test(value) && !isPlaceholderValue(value) && !isTemplateOrVariable(value);
     return { ruleId: fits ? 'secret.npmrc_auth' : null };
+  }
+  if (kind === 'sonarqube') {
+    // SonarQube user tokens before 9.5 are 40 hex digits with no prefix; prefixed ones (squ_...)
+    // are provider formats, and anything else under the name is judged as a generic value.
+    if (/^[0-9a-f]{40}$/.test(value) && /\d/.test(value) && /[a-f]/.test(value)) return { ruleId: 'secret.sonarqube_token' };
+    return undefined;
   }
   return undefined;
 }
@@ -397,7 +434,7 @@ function startsWithOwningPrefix(value: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Detection
 
-const ASSIGNMENT_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'auth', 'access', 'private', 'tenant', 'azure', '_pat', 'pat_'];
+const ASSIGNMENT_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'auth', 'access', 'private', 'tenant', 'azure', '_pat', 'pat_', 'sonar', 'directoryentry'];
 
 /** "nimble KEY ...": a plain word before the name qualifies it; "<add key=" is an XML attribute. */
 function isQualified(text: string, nameStart: number): boolean {
@@ -407,10 +444,16 @@ function isQualified(text: string, nameStart: number): boolean {
 
 /** The shortest value any rule could accept for a form; cheaper than classifying the name first. */
 function shortestAcceptableValue(form: Form): number {
-  return form === 'whitespace' || form === 'glued' ? 16 : 6;
+  return form === 'whitespace' || form === 'glued' || form === 'pair' ? 12 : 6;
 }
 
 type NameProfiles = Map<string, NameProfile>;
+
+/**
+ * Constructors whose last string argument is a password although no argument is named so:
+ * .NET's `new DirectoryEntry(path, username, password)` (also written with its namespace).
+ */
+const CREDENTIAL_CONSTRUCTORS: ReadonlySet<string> = new Set(['directoryentry']);
 
 function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): string | null {
   const value = assignment.value;
@@ -428,6 +471,9 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
   // `key = ...` and `"key": ...` alone are map keys.
   if (profile.bare && !isQualified(text, assignment.nameStart)) return null;
   const info = profile.info;
+  if (assignment.form === 'call' && CREDENTIAL_CONSTRUCTORS.has(profile.lowerName.slice(profile.lowerName.lastIndexOf('.') + 1))) {
+    return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+  }
   if (info === null) return null;
   if (value.toLowerCase() === profile.lowerName) return null;
   // A value in a vendor's prefix is judged by that vendor's format alone (provider-tokens.ts).
@@ -442,6 +488,11 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
     case 'operator':
       if (info.kind === 'password') return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
       return isPlausibleSecret(value, 'assigned') ? 'secret.generic_secret' : null;
+    case 'pair':
+      // Two literals in a row may be any list of strings ('password', 'remember_me'): the value
+      // must look generated whatever the name's kind.
+      if (!isPlausibleSecret(value, 'assigned')) return null;
+      return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
     case 'whitespace':
     case 'glued':
       return isPlausibleSecret(value, 'loose') ? 'secret.generic_secret' : null;
@@ -522,4 +573,38 @@ export const authorizationHeaderDetector: Detector = {
   ruleIds: ['secret.bearer_token'],
   keywords: ['bearer', 'basic'],
   detect: detectAuthorizationHeaders,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Command-line basic auth: `curl -u user:password`, `--user user:password`, `--user=user:password`
+
+/** The flag's argument: `user:password`, optionally quoted; the user may be empty (`-u :token`). */
+const CLI_USER_ARGUMENT = /(["']?)([^\s:"'$]*):([^\s"']+)\1(?=\s|$)/y;
+
+function detectCliUserCredentials(context: DetectorContext): void {
+  const { text, scan } = context;
+  for (const flag of ['-u ', '--user ', '--user=']) {
+    for (const position of context.positions(flag)) {
+      // A flag starts a word: "git-u " or "menu --user" inside another word are not flags.
+      const before = codeAt(text, position - 1);
+      if (position > 0 && before !== 32 && before !== 9) continue;
+      CLI_USER_ARGUMENT.lastIndex = skipBlanks(text, position + flag.length);
+      const match = CLI_USER_ARGUMENT.exec(text);
+      const user = match?.[2];
+      const password = match?.[3];
+      if (match === null || user === undefined || password === undefined || password === user) continue;
+      // `-u 1000:1000` (docker uid:gid) and `-u origin:main` are not credentials: the password
+      // must pass the same gates as an assigned password.
+      if (/^\d+$/.test(password) || !isPlausiblePassword(password, false)) continue;
+      const start = match.index + match[0].length - (match[1] ?? '').length - password.length;
+      scan.emit('secret.password_assignment', start, start + password.length);
+    }
+  }
+}
+
+export const cliUserCredentialDetector: Detector = {
+  name: 'cli-user-credentials',
+  ruleIds: ['secret.password_assignment'],
+  keywords: ['-u ', '--user ', '--user='],
+  detect: detectCliUserCredentials,
 };

@@ -1,6 +1,6 @@
 /** Every built-in detector, in the order they run (the order does not change the result). */
 import type { Detector } from '../detector.js';
-import { assignmentDetector, authorizationHeaderDetector } from './assignments.js';
+import { assignmentDetector, authorizationHeaderDetector, cliUserCredentialDetector } from './assignments.js';
 import { alphanumericIdDetector, ibanDetector, ipv6Detector } from './bank-and-ids.js';
 import { emailDetector } from './email.js';
 import { numberDetector } from './numbers.js';
@@ -26,5 +26,6 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
   urlDetector,
   emailDetector,
   authorizationHeaderDetector,
+  cliUserCredentialDetector,
   assignmentDetector,
 ];

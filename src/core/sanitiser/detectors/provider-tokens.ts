@@ -102,6 +102,12 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   format('secret.rubygems_api_key', ['rubygems_'], /rubygems_[a-f0-9]{48}(?![a-f0-9])/y),
   format('secret.dropbox_token', ['sl.'], /sl\.[A-Za-z0-9_-]{60,}/y),
   format('secret.mapbox_secret_token', ['sk.eyJ', 'tk.eyJ'], /[st]k\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/y),
+  // Mapbox public tokens: "pk." and a JWT-like body whose payload starts {"u":" (the account name).
+  format('secret.mapbox_public_token', ['pk.eyJ1Ijoi'], /pk\.eyJ1Ijoi[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/y),
+  // Salesforce access tokens and session ids: the 15-character org id (always "00D"...), "!", a secret.
+  format('secret.salesforce_access_token', ['00D'], /00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,120}(?![A-Za-z0-9._])/y, 'alphanumeric', {
+    validate: (token) => !/EXAMPLE/i.test(token),
+  }),
   format('secret.sourcegraph_token', ['sgp_'], /sgp_(?:[A-Fa-f0-9]{16}_|local_)?[A-Fa-f0-9]{40,64}(?![A-Za-z0-9])/y),
   format('secret.segment_token', ['sgp_'], /sgp_[A-Za-z0-9]{64}(?![A-Za-z0-9])/y),
   format('secret.sonarqube_token', ['squ_', 'sqp_', 'sqa_'], /sq[upa]_[a-f0-9]{40}(?![a-f0-9])/y),
@@ -200,13 +206,21 @@ export const providerTokenDetector: Detector = {
   detect: detectTokens,
 };
 
+/** A letter and, after the bot id's colon (if any), a digit: random secrets have both. */
+const hasLetterAndSecretDigit = (token: string): boolean => /[A-Za-z]/.test(token) && /\d/.test(token.slice(token.indexOf(':') + 1));
+/** Lower-case, upper-case and digits: TrueNAS generates 64 base62 characters. */
+const hasAllClasses = (token: string): boolean => /[a-z]/.test(token) && /[A-Z]/.test(token) && /\d/.test(token.slice(token.indexOf('-') + 1));
+
 /**
  * Token formats without a literal prefix, found by their whole shape through prefilter
- * patterns: Telegram bot tokens (bot id, colon, 35-character secret) and Zoho OAuth tokens.
+ * patterns: Telegram bot tokens (bot id, colon, 35-character secret), Zoho OAuth tokens and
+ * TrueNAS API keys.
  */
-const SHAPED_FORMATS: readonly { ruleId: string; trigger: string; pattern: RegExp }[] = [
-  { ruleId: 'secret.telegram_bot_token', trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}', pattern: /(?<![A-Za-z0-9:])\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
-  { ruleId: 'secret.zoho_token', trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}', pattern: /(?<![A-Za-z0-9.])1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![A-Za-z0-9])/g },
+const SHAPED_FORMATS: readonly { ruleId: string; trigger: string; pattern: RegExp; validate: (token: string) => boolean }[] = [
+  { ruleId: 'secret.telegram_bot_token', trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}', pattern: /(?<![A-Za-z0-9:])\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g, validate: hasLetterAndSecretDigit },
+  { ruleId: 'secret.zoho_token', trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}', pattern: /(?<![A-Za-z0-9.])1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![A-Za-z0-9])/g, validate: hasLetterAndSecretDigit },
+  // TrueNAS API keys: the key's numeric id, "-", 64 base62 characters.
+  { ruleId: 'secret.truenas_api_key', trigger: '\\d-[A-Za-z0-9]{64}', pattern: /(?<![A-Za-z0-9._-])\d{1,6}-[A-Za-z0-9]{64}(?![A-Za-z0-9_-])/g, validate: hasAllClasses },
 ];
 
 function detectShapedTokens(context: DetectorContext): void {
@@ -215,7 +229,7 @@ function detectShapedTokens(context: DetectorContext): void {
     if (!context.patternPresent(shaped.trigger) || !scan.isEnabled(shaped.ruleId)) continue;
     shaped.pattern.lastIndex = 0;
     for (let match = shaped.pattern.exec(text); match !== null; match = shaped.pattern.exec(text)) {
-      if (/[A-Za-z]/.test(match[0]) && /\d/.test(match[0].slice(match[0].indexOf(':') + 1))) {
+      if (shaped.validate(match[0])) {
         scan.emit(shaped.ruleId, match.index, match.index + match[0].length);
       }
     }
