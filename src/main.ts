@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -13,7 +14,7 @@ import { createCore, type Core } from './core/core.js';
 import { createSqliteStore, type SqliteStore } from './db/sqlite/index.js';
 import { createLogger } from './logger.js';
 import { operations } from './operations/index.js';
-import { createMcpHttpHandler, MCP_PATH } from './mcp/http.js';
+import { MCP_PATH } from './mcp/mcp-path.js';
 import { createRestApp } from './rest/create-rest-app.js';
 
 export interface Application {
@@ -63,6 +64,15 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
   shutdownGraceMs: 10_000,
 };
 
+/** A handler built on its first request; every request after that goes straight to it. */
+function lazyHandler(load: () => Promise<RequestHandler>): RequestHandler {
+  let loading: Promise<RequestHandler> | undefined;
+  return (req, res, next) => {
+    loading ??= load();
+    loading.then((handler) => handler(req, res, next), next);
+  };
+}
+
 /** Builds every service once; nothing is started or listening yet. */
 export function createApplication(config: Config, options: ApplicationOptions = {}): Application {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -87,7 +97,10 @@ export function createApplication(config: Config, options: ApplicationOptions = 
       workflowLimits: config.workflowLimits,
     },
   });
-  const mcp = createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins });
+  // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at start-up.
+  const mcp = lazyHandler(async () =>
+    (await import('./mcp/http.js')).createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
+  );
   const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes, mounts: [{ path: MCP_PATH, handler: mcp }] });
   return {
     core,

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { PorchError } from '../core/errors.js';
 import { createApplication } from '../main.js';
-import { serveMcpOverStdio } from '../mcp/stdio.js';
 import { operations } from '../operations/index.js';
 import { CliUsageError } from './context.js';
 
@@ -25,6 +24,8 @@ export function registerMcpCommand(program: Command): void {
       const application = createApplication(config);
       const apiKey = process.env.PORCH_API_KEY;
       const actingAccountId = process.env.PORCH_ACCOUNT;
+      // Loaded here, not at the top, so every other command starts without the MCP SDK.
+      const { serveMcpOverStdio } = await import('../mcp/stdio.js');
       try {
         await serveMcpOverStdio({
           core: application.core,

@@ -22,7 +22,7 @@ import { hasApiKey, requestIdentity } from './identity.js';
 import { httpErrorResponse } from './to-tool-result.js';
 import { refuseMalformedParams } from './malformed-params.js';
 
-export const MCP_PATH = '/api/public/mcp';
+export { MCP_PATH } from './mcp-path.js';
 
 /** DECISIONS.md: the default body limit is 1 MiB, for MCP as for REST. */
 export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { expertScopes } from '../core/access/scopes.js';
-import { scanResultSchema } from '../core/sanitiser/index.js';
+import { scanResultSchema } from '../core/sanitiser/schemas.js';
 import { defineKeyedOperation } from './operation.js';
 
 /** Texts up to this many characters are scanned; the 1 MiB body limit applies first. */

@@ -4,8 +4,9 @@
  * and the caller's abort signal. This file adds the parts Porch decides: which key, the output
  * cap, structured output, usage accounting and safe errors.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
 import { PorchError } from '../errors.js';
@@ -50,7 +51,7 @@ const usageSchema = z.object({
 });
 
 function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunction: FetchFunction | undefined): OpenAI {
-  return new OpenAI({
+  return new (openAiSdk().OpenAI)({
     apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
     baseURL: config.baseUrl,
     // Explicit nulls stop the SDK from picking up OPENAI_ORG_ID, OPENAI_PROJECT_ID and
@@ -80,7 +81,9 @@ export interface OpenAiCompatibleProviderOptions {
 export class OpenAiCompatibleProvider {
   readonly id: string;
   private readonly config: ProviderConfig;
-  private readonly sharedClient: OpenAI;
+  /** Built on the first call (see openai-sdk.ts). */
+  private sharedClientInstance: OpenAI | undefined;
+  private readonly sharedApiKey: string | null;
   private readonly fetchFunction: FetchFunction | undefined;
   private readonly logger: AiLogger | undefined;
 
@@ -89,7 +92,12 @@ export class OpenAiCompatibleProvider {
     this.id = options.config.id;
     this.fetchFunction = options.fetch;
     this.logger = options.logger;
-    this.sharedClient = buildClient(options.config, options.sharedApiKey, options.fetch);
+    this.sharedApiKey = options.sharedApiKey;
+  }
+
+  private get sharedClient(): OpenAI {
+    this.sharedClientInstance ??= buildClient(this.config, this.sharedApiKey, this.fetchFunction);
+    return this.sharedClientInstance;
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
@@ -171,7 +179,7 @@ export class OpenAiCompatibleProvider {
       signal: request.signal,
     });
     const details = { provider: this.id, model: request.model.id, byok, code: error.code, ...describeUpstreamError(err) };
-    if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof OpenAI.APIError && (err.status === 401 || err.status === 403)) {
+    if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof openAiSdk().APIError && (err.status === 401 || err.status === 403)) {
       // The shared key itself is bad: every caller fails until the operator fixes it.
       const keySource = this.config.apiKeyEnv ?? 'no key configured';
       this.logger?.error({ ...details, keySource }, `AI provider '${this.id}' rejected the shared API key`);

@@ -3,7 +3,7 @@
  * provider and the HTTP status only: upstream bodies can quote the request or part of a key, so
  * they stay in `cause` (logged, never sent).
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { openAiSdk } from './openai-sdk.js';
 
 import { PorchError } from '../errors.js';
 
@@ -38,6 +38,7 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
   const { provider } = context;
   if (err instanceof PorchError) return err;
   if (context.signal?.aborted === true) return abortedError(provider, context.signal, err);
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openAiSdk();
   if (err instanceof APIUserAbortError) {
     // Only our own signal aborts requests; without it aborted this is the SDK giving up.
     return new PorchError(
@@ -93,7 +94,7 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
 
 /** Safe, structured fields describing a failure for the operator's log. */
 export function describeUpstreamError(err: unknown): Record<string, unknown> {
-  if (err instanceof APIError) {
+  if (err instanceof openAiSdk().APIError) {
     return {
       errorClass: err.constructor.name,
       status: err.status ?? null,

@@ -3,7 +3,19 @@
  * Credits are reserved from these estimates and the echo provider reports them as its usage,
  * so they come from the real tokenizer, not a characters-per-token rule of thumb.
  */
-import { countTokens as countO200kTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
+
+type CountTokens = typeof import('gpt-tokenizer/encoding/o200k_base').countTokens;
+
+/**
+ * The o200k tables take a few hundred milliseconds to load, so they load on the first count
+ * (synchronously, through the package's CommonJS build) rather than when the server starts.
+ */
+let loadedCounter: CountTokens | undefined;
+function countO200kTokens(...args: Parameters<CountTokens>): number {
+  loadedCounter ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountTokens }).countTokens;
+  return loadedCounter(...args);
+}
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 

@@ -8,10 +8,13 @@ import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { toIsoTimestamp } from '../views.js';
-import { createSanitiser } from './create-sanitiser.js';
-import { MAX_CUSTOM_RULES, validateCustomRule, validateOverride } from './custom-rules.js';
-import { BUILT_IN_RULES } from './rule-catalog.js';
 import type { CustomRuleDefinition, OrganisationRuleset, RuleOverride, Sanitiser, ScanResult } from './types.js';
+
+/**
+ * The rule engine (RE2, libphonenumber-js's metadata, a hundred compiled rules) is loaded on the
+ * first scan or rule change rather than at start-up, which it would otherwise dominate.
+ */
+type Engine = typeof import('./engine.js');
 
 /** Organisations whose compiled rulesets stay in memory; the least recently compiled go first. */
 const COMPILED_RULESET_CACHE_SIZE = 500;
@@ -31,7 +34,9 @@ function rulesetOf(records: readonly SanitiserRuleRecord[]): OrganisationRuleset
 }
 
 export function createSanitiserService(store: Store, clock: Clock) {
-  const builtIn = createSanitiser();
+  let engine: Promise<Engine> | undefined;
+  let builtIn: Sanitiser | undefined;
+  const loadEngine = (): Promise<Engine> => (engine ??= import('./engine.js'));
   const compiled = new Map<string, { version: number; sanitiser: Sanitiser }>();
 
   async function requireOrganisation(organisationId: string): Promise<void> {
@@ -42,7 +47,8 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
   async function sanitiserFor(organisationId: string): Promise<Sanitiser> {
     const version = await store.sanitiserRules.version(organisationId);
-    if (version === 0) return builtIn;
+    const { createSanitiser } = await loadEngine();
+    if (version === 0) return (builtIn ??= createSanitiser());
     const cached = compiled.get(organisationId);
     if (cached?.version === version) return cached.sanitiser;
     const sanitiser = createSanitiser(rulesetOf(await store.sanitiserRules.list(organisationId)));
@@ -60,14 +66,13 @@ export function createSanitiserService(store: Store, clock: Clock) {
   }
 
   return {
-    builtInRules: BUILT_IN_RULES,
-
     async scan(organisationId: string, text: string): Promise<ScanResult> {
       return (await sanitiserFor(organisationId)).scan(text);
     },
 
     /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
     async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
+      const { validateCustomRule, MAX_CUSTOM_RULES } = await loadEngine();
       const rule = validateCustomRule(input);
       const existing = await store.sanitiserRules.list(organisationId);
       const customCount = existing.filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id).length;
@@ -77,6 +82,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
     /** Disables a built-in rule or changes its severity for the organisation. */
     async setOverride(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
+      const { validateOverride } = await loadEngine();
       const override = validateOverride(input);
       return save(organisationId, 'override', override.rule_id, override);
     },

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 
-import { APIError } from 'openai';
+import { openAiSdk } from '../../../src/core/ai/openai-sdk.js';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -234,7 +234,7 @@ describe('OpenAI-compatible provider over HTTP', () => {
       expect(error.status).toBe(500);
       expect(error.message).toBe("The AI provider 'openai' failed (HTTP 500). Retry with backoff.");
       expect(fake.requests).toHaveLength(2);
-      expect(error.cause).toBeInstanceOf(APIError);
+      expect(error.cause).toBeInstanceOf(openAiSdk().APIError);
       expectSafe(error);
     });
 
