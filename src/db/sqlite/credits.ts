@@ -20,20 +20,62 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     .prepare();
   const balanceOf = (accountId: string): CreditBalance => readBalance.get({ accountId }) ?? EMPTY_BALANCE;
 
+  // Every execution runs these statements; they are prepared once rather than built per call.
+  const upsertBalance = db
+    .insert(creditBalances)
+    .values({
+      accountId: sql.placeholder('accountId'),
+      balanceTokens: sql.placeholder('balanceTokens'),
+      reservedTokens: sql.placeholder('reservedTokens'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
+    .onConflictDoUpdate({
+      target: creditBalances.accountId,
+      set: { balanceTokens: sql`excluded.balance_tokens`, reservedTokens: sql`excluded.reserved_tokens`, updatedAt: sql`excluded.updated_at` },
+    })
+    .prepare();
+  const readReservation = db.select().from(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare();
+  const deleteReservation = db.delete(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare();
+  const insertReservation = db
+    .insert(creditReservations)
+    .values({
+      id: sql.placeholder('id'),
+      accountId: sql.placeholder('accountId'),
+      tokens: sql.placeholder('tokens'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .prepare();
+  const insertLedger = db
+    .insert(creditLedger)
+    .values({
+      id: sql.placeholder('id'),
+      accountId: sql.placeholder('accountId'),
+      kind: sql.placeholder('kind'),
+      deltaTokens: sql.placeholder('deltaTokens'),
+      balanceAfterTokens: sql.placeholder('balanceAfterTokens'),
+      reference: sql.placeholder('reference'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare();
+
+  const updateReserved = db
+    .update(creditBalances)
+    .set({ reservedTokens: sql`${sql.placeholder('reservedTokens')}` })
+    .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
+    .prepare();
+
   const writeBalance = (accountId: string, balance: CreditBalance, at: number) => {
-    db.insert(creditBalances)
-      .values({ accountId, ...balance, updatedAt: at })
-      .onConflictDoUpdate({ target: creditBalances.accountId, set: { ...balance, updatedAt: at } })
-      .run();
+    upsertBalance.run({ accountId, ...balance, updatedAt: at });
   };
 
   const releaseInside = (reservationId: string): CreditBalance | null => {
-    const reservation = db.select().from(creditReservations).where(eq(creditReservations.id, reservationId)).get();
+    const reservation = readReservation.get({ id: reservationId });
     if (!reservation) return null;
-    db.delete(creditReservations).where(eq(creditReservations.id, reservationId)).run();
+    deleteReservation.run({ id: reservationId });
     const current = balanceOf(reservation.accountId);
     const next = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
-    db.update(creditBalances).set(next).where(eq(creditBalances.accountId, reservation.accountId)).run();
+    updateReserved.run({ accountId: reservation.accountId, reservedTokens: next.reservedTokens });
     return next;
   };
 
@@ -48,9 +90,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
           const current = balanceOf(accountId);
           const next = { ...current, balanceTokens: current.balanceTokens + tokens };
           writeBalance(accountId, next, at);
-          db.insert(creditLedger)
-            .values({ id: newId(), accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at })
-            .run();
+          insertLedger.run({ id: newId(), accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
           return next;
         },
         { behavior: 'immediate' },
@@ -64,7 +104,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
           const available = current.balanceTokens - current.reservedTokens;
           if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
           const reservationId = newId();
-          db.insert(creditReservations).values({ id: reservationId, accountId, tokens, createdAt: at, expiresAt }).run();
+          insertReservation.run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
           const next = { ...current, reservedTokens: current.reservedTokens + tokens };
           writeBalance(accountId, next, at);
           return { ok: true as const, reservationId, balance: next };
@@ -76,7 +116,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     async settle(reservationId, chargeTokens, reference, at): Promise<SettleOutcome> {
       return db.transaction(
         () => {
-          const reservation = db.select().from(creditReservations).where(eq(creditReservations.id, reservationId)).get();
+          const reservation = readReservation.get({ id: reservationId });
           if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
           const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
           if (released.balanceTokens - chargeTokens < released.reservedTokens) {
@@ -85,17 +125,15 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
           if (chargeTokens === 0) return { ok: true as const, balance: released };
           const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
           writeBalance(reservation.accountId, next, at);
-          db.insert(creditLedger)
-            .values({
-              id: newId(),
-              accountId: reservation.accountId,
-              kind: 'usage',
-              deltaTokens: -chargeTokens,
-              balanceAfterTokens: next.balanceTokens,
-              reference,
-              createdAt: at,
-            })
-            .run();
+          insertLedger.run({
+            id: newId(),
+            accountId: reservation.accountId,
+            kind: 'usage',
+            deltaTokens: -chargeTokens,
+            balanceAfterTokens: next.balanceTokens,
+            reference,
+            createdAt: at,
+          });
           return { ok: true as const, balance: next };
         },
         { behavior: 'immediate' },
@@ -124,9 +162,32 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
 }
 
 export function createUsageRepository(db: PorchDatabase): UsageRepository {
+  const insert = db
+    .insert(usageRecords)
+    .values({
+      id: sql.placeholder('id'),
+      accountId: sql.placeholder('accountId'),
+      apiKeyId: sql.placeholder('apiKeyId'),
+      partnerKeyId: sql.placeholder('partnerKeyId'),
+      operation: sql.placeholder('operation'),
+      resourceId: sql.placeholder('resourceId'),
+      runId: sql.placeholder('runId'),
+      nodeId: sql.placeholder('nodeId'),
+      model: sql.placeholder('model'),
+      inputTokens: sql.placeholder('inputTokens'),
+      outputTokens: sql.placeholder('outputTokens'),
+      totalTokens: sql.placeholder('totalTokens'),
+      chargedTokens: sql.placeholder('chargedTokens'),
+      byok: sql.placeholder('byok'),
+      durationMs: sql.placeholder('durationMs'),
+      status: sql.placeholder('status'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare();
   return {
     async insert(record) {
-      db.insert(usageRecords).values(record).run();
+      // Placeholders bypass the boolean column's mapping, so the flag is bound as SQLite's 0/1.
+      insert.run({ ...record, byok: record.byok ? 1 : 0 });
     },
     async listByAccount(accountId) {
       return db.select().from(usageRecords).where(and(eq(usageRecords.accountId, accountId))).orderBy(asc(usageRecords.id)).all();

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
 import { byokKeys, idempotencyRecords, workflowRuns } from '../schema.js';
 import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyStore, WorkflowRunRepository } from '../store.js';
@@ -8,6 +8,17 @@ function ownerWhere(owner: ByokOwner) {
 }
 
 export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
+  // Every execution asks for an active key (account, then organisation): prepared once.
+  const activeForAccount = db
+    .select()
+    .from(byokKeys)
+    .where(and(eq(byokKeys.accountId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
+    .prepare();
+  const activeForOrganisation = db
+    .select()
+    .from(byokKeys)
+    .where(and(eq(byokKeys.organisationId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
+    .prepare();
   return {
     async put(record) {
       const owner: ByokOwner = record.accountId !== null ? { accountId: record.accountId } : { organisationId: record.organisationId ?? '' };
@@ -23,7 +34,8 @@ export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
       );
     },
     async findActive(owner, provider) {
-      return db.select().from(byokKeys).where(and(ownerWhere(owner), eq(byokKeys.provider, provider), isNull(byokKeys.revokedAt))).get() ?? null;
+      const statement = 'accountId' in owner ? activeForAccount : activeForOrganisation;
+      return statement.get({ ownerId: 'accountId' in owner ? owner.accountId : owner.organisationId, provider }) ?? null;
     },
     async list(owner) {
       return db.select().from(byokKeys).where(ownerWhere(owner)).all();
