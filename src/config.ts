@@ -31,6 +31,7 @@ const envSchema = z.object({
   PORCH_SECRET_KEY: z.string().min(1).optional(),
   PORCH_DATA_DIR: z.string().min(1).optional(),
   PORCH_ALLOWED_ORIGINS: z.string().optional(),
+  PORCH_ALLOWED_HOSTS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -72,6 +73,8 @@ export interface Config {
   minimumTokens: number;
   secretKey: string | undefined;
   allowedOrigins: string[];
+  /** Host names the MCP endpoint accepts besides the public URL's host and localhost. */
+  allowedHosts: string[];
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Where the file part came from, for start-up logs; null when no file was read. */
   configPath: string | null;
@@ -86,6 +89,13 @@ export interface Config {
 
 const DEFAULT_CONFIG_FILE = 'porch.config.yaml';
 export const TOKENS_PER_CREDIT = 1_000;
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
 
 function describeIssues(error: z.ZodError, prefix: string): string {
   return error.issues.map((issue) => `${prefix}${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
@@ -146,10 +156,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     bootstrap: !vars.PORCH_NO_BOOTSTRAP,
     minimumTokens: Math.ceil(vars.PORCH_MIN_CREDITS * TOKENS_PER_CREDIT),
     secretKey: vars.PORCH_SECRET_KEY,
-    allowedOrigins: (vars.PORCH_ALLOWED_ORIGINS ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin.length > 0),
+    allowedOrigins: commaList(vars.PORCH_ALLOWED_ORIGINS),
+    allowedHosts: commaList(vars.PORCH_ALLOWED_HOSTS),
     logLevel: vars.LOG_LEVEL,
     configPath: fileExists ? configPath : null,
     file: parsedFile.data,

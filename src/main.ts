@@ -99,7 +99,7 @@ export function createApplication(config: Config, options: ApplicationOptions = 
   });
   // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at start-up.
   const mcp = lazyHandler(async () =>
-    (await import('./mcp/http.js')).createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
+    (await import('./mcp/http.js')).createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts }),
   );
   const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes, mounts: [{ path: MCP_PATH, handler: mcp }] });
   return {
