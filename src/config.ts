@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
+import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
 import type { JudgeThresholds } from './core/judge/thresholds.js';
 import { databaseLocation } from './db/open-database.js';
@@ -88,7 +89,6 @@ export interface Config {
 }
 
 const DEFAULT_CONFIG_FILE = 'porch.config.yaml';
-export const TOKENS_PER_CREDIT = 1_000;
 
 function commaList(value: string | undefined): string[] {
   return (value ?? '')

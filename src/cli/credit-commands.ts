@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { tokensToCredits } from '../core/credits/credits.js';
 import { parsePositiveNumber, withApplication } from './context.js';
 import { print, rows } from './output.js';
 
@@ -16,8 +15,8 @@ export function registerCreditCommands(program: Command): void {
     .action(async (options: { account: string; credits: number; reason?: string; json?: boolean }) => {
       const result = await withApplication(async ({ core }) => {
         await core.accounts.showAccount(options.account);
-        const balance = await core.credits.grant(options.account, options.credits, options.reason);
-        return { account_id: options.account, granted: options.credits, credits: tokensToCredits(balance.balanceTokens - balance.reservedTokens) };
+        await core.credits.grant(options.account, options.credits, options.reason);
+        return { account_id: options.account, granted: options.credits, credits: await core.credits.remainingCredits(options.account) };
       });
       print(result, options, () => `Granted ${result.granted} credits; the account now has ${result.credits}.`);
     });
@@ -33,7 +32,7 @@ export function registerCreditCommands(program: Command): void {
         const balance = await core.credits.balance(options.account);
         return {
           account_id: options.account,
-          credits: tokensToCredits(balance.balanceTokens - balance.reservedTokens),
+          credits: await core.credits.remainingCredits(options.account),
           balance_tokens: balance.balanceTokens,
           reserved_tokens: balance.reservedTokens,
         };

@@ -13,7 +13,7 @@ import { ERROR_CODES } from '../../src/core/errors.js';
 export const FUZZ_SEED = Number(process.env.PORCH_FUZZ_SEED ?? 20_260_505);
 /** Runs per property: small in CI (the suites stay near 20 s), larger through `npm run fuzz`. */
 export const FUZZ_RUNS = Number(process.env.PORCH_FUZZ_RUNS ?? 25);
-/** "Never a hang": any answer slower than this fails the property. */
+/** "Never a hang": an answer slower than this fails the property. */
 export const REQUEST_DEADLINE_MS = 10_000;
 
 export const KNOWN_ERROR_CODES = new Set<string>(ERROR_CODES);
