@@ -1,5 +1,6 @@
 /** The HTML shell of the human pages: one small stylesheet inline, no external requests. */
-import { Marked } from 'marked';
+import { createRequire } from 'node:module';
+import type { Marked } from 'marked';
 import { SITE_PATHS } from './site-paths.js';
 
 export function escapeHtml(text: string): string {
@@ -66,14 +67,19 @@ ${body}
  * `.md` files (so they work on a code host too) and become the site's page URLs here.
  */
 export function createMarkdownRenderer(pageForFile: (file: string) => string | undefined): (markdown: string) => string {
-  const marked = new Marked({
-    gfm: true,
-    walkTokens(token) {
-      if (token.type !== 'link') return;
-      const match = /^(?:\.\/)?([a-z0-9-]+\.md)(#.*)?$/.exec(token.href);
-      const page = match?.[1] ? pageForFile(match[1]) : undefined;
-      if (page) token.href = `${page}${match?.[2] ?? ''}`;
-    },
-  });
-  return (markdown) => marked.parse(markdown, { async: false });
+  // marked loads (from its CommonJS build) when the first page renders, not at start-up.
+  let marked: Marked | undefined;
+  const load = (): Marked => {
+    const { Marked: MarkedClass } = createRequire(import.meta.url)('marked') as typeof import('marked');
+    return new MarkedClass({
+      gfm: true,
+      walkTokens(token) {
+        if (token.type !== 'link') return;
+        const match = /^(?:\.\/)?([a-z0-9-]+\.md)(#.*)?$/.exec(token.href);
+        const page = match?.[1] ? pageForFile(match[1]) : undefined;
+        if (page) token.href = `${page}${match?.[2] ?? ''}`;
+      },
+    });
+  };
+  return (markdown) => (marked ??= load()).parse(markdown, { async: false });
 }
