@@ -1,7 +1,7 @@
 /**
- * Who an MCP connection acts for. Tool calls always re-send the credentials through the shared
- * invocation path, so a revoked key stops working on its next call; the identity here only
- * decides what the listings (tools, prompts, resources) show.
+ * Who an MCP connection acts for. Tool calls go through the shared invocation path: over HTTP
+ * with the caller authenticated once for that request, over a long-lived connection with the
+ * credentials authenticated again on every call, so a revoked key stops on its next request.
  */
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
@@ -15,6 +15,12 @@ export interface McpIdentity {
    * Rejects with the authenticator's PorchError when the key does not work (any more).
    */
   currentCaller(): Promise<Caller | null>;
+  /**
+   * The caller fixed for the whole of one HTTP request, passed to the invocation path so a tool
+   * call does not authenticate the same key twice; undefined for long-lived connections, whose
+   * every call authenticates again.
+   */
+  readonly requestCaller: Caller | undefined;
 }
 
 /** A key that is blank counts as no key: the connection is public, not refused. */
@@ -27,7 +33,7 @@ export function hasApiKey(credentials: Credentials): boolean {
  * answered 401 if that failed), so listings reuse that caller instead of authenticating again.
  */
 export function requestIdentity(credentials: Credentials, caller: Caller | null): McpIdentity {
-  return { credentials, currentCaller: () => Promise.resolve(caller) };
+  return { credentials, currentCaller: () => Promise.resolve(caller), requestCaller: caller ?? undefined };
 }
 
 /**
@@ -38,5 +44,6 @@ export function liveIdentity(core: Core, credentials: Credentials): McpIdentity 
   return {
     credentials,
     currentCaller: () => (hasApiKey(credentials) ? core.authenticator.authenticate(credentials) : Promise.resolve(null)),
+    requestCaller: undefined,
   };
 }

@@ -44,7 +44,7 @@ export function contextCardUri(id: string): string {
 }
 
 function invocation(request: ResourceRequest, params: Record<string, unknown>): InvocationRequest {
-  return { credentials: request.identity.credentials, params, requestId: request.requestId, signal: request.signal, pathStyle: 'plain' };
+  return { credentials: request.identity.credentials, authenticated: request.identity.requestCaller, params, requestId: request.requestId, signal: request.signal, pathStyle: 'plain' };
 }
 
 export async function listCardResources(request: ResourceRequest): Promise<Resource[]> {

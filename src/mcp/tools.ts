@@ -137,6 +137,7 @@ export function operationTool(operation: Operation): McpTool {
       const split = splitArguments(operation, args);
       const result = await invokeOperation(ctx.core, operation, {
         credentials: ctx.identity.credentials,
+        authenticated: ctx.identity.requestCaller,
         params: split.params,
         query: split.query,
         body: split.body,

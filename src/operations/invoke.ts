@@ -14,6 +14,12 @@ import type { Operation } from './operation.js';
 
 export interface InvocationRequest {
   credentials: Credentials;
+  /**
+   * The caller a door already authenticated from these credentials within this same request
+   * (the MCP endpoint does, to build its listings): reused instead of a second lookup. A
+   * long-lived connection must not pass one, so a revoked key stops on its next call.
+   */
+  authenticated?: Caller | undefined;
   params?: unknown;
   query?: unknown;
   body?: unknown;
@@ -120,7 +126,7 @@ export async function invokeOperation(core: Core, operation: Operation, request:
       return { ok: true, status: operation.successStatus, data, meta };
     }
 
-    caller = await core.authenticator.authenticate(request.credentials);
+    caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError(
         'INSUFFICIENT_PERMISSIONS',
