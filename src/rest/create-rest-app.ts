@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
@@ -42,12 +42,24 @@ function pathPattern(path: string): RegExp {
  * plain HTTP and an HSTS header on http://127.0.0.1 would only confuse browsers.
  */
 function securityHeaders(): RequestHandler {
-  return helmet({
+  const middleware = helmet({
     crossOriginResourcePolicy: { policy: 'cross-origin' },
     strictTransportSecurity: false,
     // Upgrading subresources to https would break the pages when Porch is reached over plain HTTP.
     contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
   });
+  // Every directive above is a constant, so helmet's headers are the same for every response:
+  // record them once instead of running its eleven middlewares per request (about a tenth of
+  // a small API answer's CPU time under load).
+  const headers: Array<[string, string]> = [];
+  const recorder = { setHeader: (name: string, value: string) => headers.push([name, value]), removeHeader: () => undefined };
+  middleware({} as Request, recorder as unknown as Response, (err?: unknown) => {
+    if (err !== undefined) throw err instanceof Error ? err : new Error(String(err));
+  });
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
 }
 
 export function createRestApp({ core, operations, logger, errorCodes, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, mounts = [] }: RestAppOptions): Express {
