@@ -231,8 +231,12 @@ export interface CreditStore {
   grant(accountId: string, tokens: number, reference: string | null, at: number): Promise<CreditBalance>;
   /** Holds `tokens` if available balance minus `minimumTokens` stays non-negative. */
   reserve(accountId: string, tokens: number, minimumAvailableTokens: number, at: number, expiresAt: number): Promise<ReserveOutcome>;
-  /** Closes the reservation and charges `chargeTokens`; refuses (and releases) when the balance cannot cover it. */
-  settle(reservationId: string, chargeTokens: number, reference: string | null, at: number): Promise<SettleOutcome>;
+  /**
+   * Closes the reservation and charges `chargeTokens`; refuses (and releases) when the balance
+   * cannot cover it. `usage`, the record of the call being paid for, is written in the same
+   * transaction when the charge succeeds: a charge never lands without its record, or the reverse.
+   */
+  settle(reservationId: string, chargeTokens: number, reference: string | null, at: number, usage?: UsageRecord): Promise<SettleOutcome>;
   release(reservationId: string): Promise<void>;
   /** Releases reservations that expired (left behind by a crash); returns how many. */
   releaseExpired(at: number): Promise<number>;

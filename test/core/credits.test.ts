@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
+import type { UsageRecord } from '../../src/db/store.js';
 import { PorchError } from '../../src/core/errors.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -52,6 +53,35 @@ describe('credits ledger', () => {
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 7_000 });
     await harness.core.credits.release(other);
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
+  });
+
+  it('writes a usage record with the charge it pays for, and none when the charge is refused', async () => {
+    const usage = (id: string): UsageRecord => ({
+      id,
+      accountId,
+      apiKeyId: null,
+      partnerKeyId: null,
+      operation: 'execute_composition',
+      resourceId: null,
+      runId: null,
+      nodeId: null,
+      model: 'echo/echo',
+      inputTokens: 1_000,
+      outputTokens: 234,
+      totalTokens: 1_234,
+      chargedTokens: 1_234,
+      byok: false,
+      durationMs: 5,
+      status: 'succeeded',
+      createdAt: harness.clock.now(),
+    });
+    const paid = await harness.core.credits.reserve(accountId, 2_000);
+    await harness.core.credits.settle(paid, 1_234, 'usage', usage('paid'));
+    const refused = await harness.core.credits.reserve(accountId, 2_000);
+    await harness.core.credits.reserve(accountId, 6_000);
+    await expect(harness.core.credits.settle(refused, 4_000, 'usage', usage('refused'))).rejects.toMatchObject({ code: 'BILLING_FAILED' });
+    const records = await harness.store.usage.listByAccount(accountId);
+    expect(records.map((record) => [record.id, record.chargedTokens, record.byok])).toEqual([['paid', 1_234, false]]);
   });
 
   it('releases reservations left open by a crash once they expire', async () => {

@@ -1,4 +1,4 @@
-import type { CreditBalance, CreditStore } from '../../db/store.js';
+import type { CreditBalance, CreditStore, UsageRecord } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 
@@ -35,8 +35,11 @@ export interface CreditService {
   requireMinimum(accountId: string): Promise<void>;
   /** Holds an estimate before a model call; 402 INSUFFICIENT_CREDITS when the account cannot cover it. */
   reserve(accountId: string, estimatedTokens: number): Promise<Reservation>;
-  /** Charges the actual usage and closes the reservation; 402 BILLING_FAILED when the balance no longer covers it. */
-  settle(reservation: Reservation, actualTokens: number, reference: string): Promise<void>;
+  /**
+   * Charges the actual usage and closes the reservation; 402 BILLING_FAILED when the balance no
+   * longer covers it. A usage record passed in is written with the charge, atomically.
+   */
+  settle(reservation: Reservation, actualTokens: number, reference: string, usage?: UsageRecord): Promise<void>;
   /** Gives a reservation back untouched (the call failed). Never throws for an already-closed one. */
   release(reservation: Reservation): Promise<void>;
   /** Releases reservations left open by a crash. */
@@ -85,8 +88,8 @@ export function createCreditService(store: CreditStore, clock: Clock, minimumTok
       return { id: outcome.reservationId, accountId, tokens };
     },
 
-    async settle(reservation, actualTokens, reference) {
-      const outcome = await store.settle(reservation.id, Math.max(0, Math.ceil(actualTokens)), reference, clock.now());
+    async settle(reservation, actualTokens, reference, usage) {
+      const outcome = await store.settle(reservation.id, Math.max(0, Math.ceil(actualTokens)), reference, clock.now(), usage);
       if (!outcome.ok) {
         throw new PorchError(
           'BILLING_FAILED',

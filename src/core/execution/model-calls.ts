@@ -53,8 +53,8 @@ export interface ModelCallerDependencies {
 }
 
 export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCallerDependencies) {
-  async function record(ctx: ModelCallContext, fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage }) {
-    await usage.insert({
+  function usageRecord(ctx: ModelCallContext, fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage }): UsageRecord {
+    return {
       id: newId(),
       accountId: ctx.caller.account.id,
       apiKeyId: ctx.caller.credential.kind === 'api_key' ? ctx.caller.credential.id : null,
@@ -72,7 +72,11 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
       durationMs: fields.durationMs,
       status: fields.status,
       createdAt: clock.now(),
-    });
+    };
+  }
+
+  async function record(ctx: ModelCallContext, fields: Parameters<typeof usageRecord>[1]): Promise<void> {
+    await usage.insert(usageRecord(ctx, fields));
   }
 
   /** The BYOK key this call must use, or null for the shared gateway; enforces strict_byok. */
@@ -119,13 +123,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
         await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
         throw err;
       }
-      try {
-        await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`);
-      } catch (err) {
-        await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
-        throw err;
-      }
-      await record(ctx, {
+      const succeeded = usageRecord(ctx, {
         model: result.modelUsed,
         usage: result.usage,
         status: 'succeeded',
@@ -133,6 +131,13 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
         chargedTokens: result.usage.total_tokens,
         durationMs: clock.now() - started,
       });
+      try {
+        // The record is written with the charge, in one transaction (one commit less per call).
+        await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
+      } catch (err) {
+        await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+        throw err;
+      }
       return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
     },
   };

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from '../schema.js';
 import type {
   AccountRecord,
@@ -15,10 +16,10 @@ import type {
 import { newId } from '../../core/ids.js';
 
 export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
-  const byId = db.select().from(organisations).where(eq(organisations.id, sql.placeholder('id'))).prepare();
+  const byId = onFirstUse(() => db.select().from(organisations).where(eq(organisations.id, sql.placeholder('id'))).prepare());
   return {
     async findById(id) {
-      return byId.get({ id }) ?? null;
+      return byId().get({ id }) ?? null;
     },
     async update(id, changes) {
       return db.update(organisations).set(changes).where(eq(organisations.id, id)).returning().get() ?? null;
@@ -27,7 +28,7 @@ export function createOrganisationRepository(db: PorchDatabase): OrganisationRep
 }
 
 export function createAccountRepository(db: PorchDatabase): AccountRepository {
-  const byId = db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare();
+  const byId = onFirstUse(() => db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare());
   return {
     async create(account: AccountRecord, organisation: OrganisationRecord | null, initialTokens: number) {
       db.transaction(
@@ -55,7 +56,7 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
       );
     },
     async findById(id) {
-      return (byId.get({ id }) as AccountRecord | undefined) ?? null;
+      return (byId().get({ id }) as AccountRecord | undefined) ?? null;
     },
     async findByEmail(email) {
       return (db.select().from(accounts).where(eq(accounts.email, email)).get() as AccountRecord | undefined) ?? null;
@@ -84,7 +85,7 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
 }
 
 export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
-  const byHash = db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare();
+  const byHash = onFirstUse(() => db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare());
   const activeCount = (accountId: string, now: number) =>
     db
       .select({ n: count() })
@@ -103,7 +104,7 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
       );
     },
     async findByHash(hash) {
-      return byHash.get({ hash }) ?? null;
+      return byHash().get({ hash }) ?? null;
     },
     async findById(id) {
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
@@ -144,13 +145,13 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
 }
 
 export function createPartnerKeyRepository(db: PorchDatabase): PartnerKeyRepository {
-  const byHash = db.select().from(partnerKeys).where(eq(partnerKeys.hash, sql.placeholder('hash'))).prepare();
+  const byHash = onFirstUse(() => db.select().from(partnerKeys).where(eq(partnerKeys.hash, sql.placeholder('hash'))).prepare());
   return {
     async insert(key: PartnerKeyRecord) {
       db.insert(partnerKeys).values(key).run();
     },
     async findByHash(hash) {
-      return byHash.get({ hash }) ?? null;
+      return byHash().get({ hash }) ?? null;
     },
     async findById(id) {
       return db.select().from(partnerKeys).where(eq(partnerKeys.id, id)).get() ?? null;

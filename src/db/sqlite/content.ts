@@ -1,6 +1,7 @@
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { compositions, contextCards, skills, workflows } from '../schema.js';
 import type { CatalogRepository, ContextCardRecord, ContextCardRepository, PageRequest } from '../store.js';
 
@@ -17,8 +18,8 @@ function pageWhere(accountColumn: SQLiteColumn, idColumn: SQLiteColumn, afterCur
 const NO_LIMIT = -1;
 
 /** One prepared statement for the first page and one for the pages after a cursor. */
-function byPageShape<Statement>(prepare: (afterCursor: boolean) => Statement): { first: Statement; after: Statement } {
-  return { first: prepare(false), after: prepare(true) };
+function byPageShape<Statement>(prepare: (afterCursor: boolean) => Statement): { first: () => Statement; after: () => Statement } {
+  return { first: onFirstUse(() => prepare(false)), after: onFirstUse(() => prepare(true)) };
 }
 
 function pageParams(accountId: string, page: PageRequest) {
@@ -26,11 +27,13 @@ function pageParams(accountId: string, page: PageRequest) {
 }
 
 export function createContextCardRepository(db: PorchDatabase): ContextCardRepository {
-  const findOwned = db
-    .select()
-    .from(contextCards)
-    .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
-    .prepare();
+  const findOwned = onFirstUse(() =>
+    db
+      .select()
+      .from(contextCards)
+      .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
+      .prepare(),
+  );
   const listPage = (inCategory: boolean) =>
     byPageShape((afterCursor) =>
       db
@@ -46,10 +49,10 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
   return {
     async list(accountId, page, category) {
       const shapes = category === undefined ? anyCategory : oneCategory;
-      return (page.cursor ? shapes.after : shapes.first).all({ ...pageParams(accountId, page), category: category ?? '' });
+      return (page.cursor ? shapes.after() : shapes.first()).all({ ...pageParams(accountId, page), category: category ?? '' });
     },
     async findOwned(accountId, id) {
-      return findOwned.get({ id, accountId }) ?? null;
+      return findOwned().get({ id, accountId }) ?? null;
     },
     async insert(card: ContextCardRecord) {
       db.insert(contextCards).values(card).run();
@@ -81,35 +84,35 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
     db.select().from(workflows).where(pageWhere(workflows.accountId, workflows.id, afterCursor)).orderBy(desc(workflows.id)).limit(sql.placeholder('limit')).prepare(),
   );
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
-  const compositionById = db.select().from(compositions).where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId))).prepare();
-  const skillById = db.select().from(skills).where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId))).prepare();
-  const workflowById = db.select().from(workflows).where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId))).prepare();
-  const compositionUsed = db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, sql.placeholder('id'))).prepare();
-  const workflowUsed = db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, sql.placeholder('id'))).prepare();
+  const compositionById = onFirstUse(() => db.select().from(compositions).where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId))).prepare());
+  const skillById = onFirstUse(() => db.select().from(skills).where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId))).prepare());
+  const workflowById = onFirstUse(() => db.select().from(workflows).where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId))).prepare());
+  const compositionUsed = onFirstUse(() => db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, sql.placeholder('id'))).prepare());
+  const workflowUsed = onFirstUse(() => db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, sql.placeholder('id'))).prepare());
   return {
     async listCompositions(accountId, page) {
-      return (page.cursor ? compositionPages.after : compositionPages.first).all(pageParams(accountId, page));
+      return (page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(accountId, page));
     },
     async listSkills(accountId, page) {
-      return (page.cursor ? skillPages.after : skillPages.first).all(pageParams(accountId, page));
+      return (page.cursor ? skillPages.after() : skillPages.first()).all(pageParams(accountId, page));
     },
     async listWorkflows(accountId, page) {
-      return (page.cursor ? workflowPages.after : workflowPages.first).all(pageParams(accountId, page));
+      return (page.cursor ? workflowPages.after() : workflowPages.first()).all(pageParams(accountId, page));
     },
     async findComposition(accountId, id) {
-      return compositionById.get({ id, accountId }) ?? null;
+      return compositionById().get({ id, accountId }) ?? null;
     },
     async findSkill(accountId, id) {
-      return skillById.get({ id, accountId }) ?? null;
+      return skillById().get({ id, accountId }) ?? null;
     },
     async findWorkflow(accountId, id) {
-      return workflowById.get({ id, accountId }) ?? null;
+      return workflowById().get({ id, accountId }) ?? null;
     },
     async incrementCompositionUse(id) {
-      compositionUsed.run({ id });
+      compositionUsed().run({ id });
     },
     async incrementWorkflowUse(id) {
-      workflowUsed.run({ id });
+      workflowUsed().run({ id });
     },
     async insertBundle(records) {
       db.transaction(

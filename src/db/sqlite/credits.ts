@@ -1,7 +1,8 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from '../schema.js';
-import type { CreditBalance, CreditStore, SettleOutcome, UsageRepository } from '../store.js';
+import type { CreditBalance, CreditStore, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
 import { newId } from '../../core/ids.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
@@ -13,69 +14,80 @@ const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
  * reservations hold.
  */
 export function createCreditStore(db: PorchDatabase): CreditStore {
-  const readBalance = db
-    .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
-    .from(creditBalances)
-    .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
-    .prepare();
-  const balanceOf = (accountId: string): CreditBalance => readBalance.get({ accountId }) ?? EMPTY_BALANCE;
+  const readBalance = onFirstUse(() =>
+    db
+      .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
+      .from(creditBalances)
+      .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
+      .prepare(),
+  );
+  const balanceOf = (accountId: string): CreditBalance => readBalance().get({ accountId }) ?? EMPTY_BALANCE;
 
   // Every execution runs these statements; they are prepared once rather than built per call.
-  const upsertBalance = db
-    .insert(creditBalances)
-    .values({
-      accountId: sql.placeholder('accountId'),
-      balanceTokens: sql.placeholder('balanceTokens'),
-      reservedTokens: sql.placeholder('reservedTokens'),
-      updatedAt: sql.placeholder('updatedAt'),
-    })
-    .onConflictDoUpdate({
-      target: creditBalances.accountId,
-      set: { balanceTokens: sql`excluded.balance_tokens`, reservedTokens: sql`excluded.reserved_tokens`, updatedAt: sql`excluded.updated_at` },
-    })
-    .prepare();
-  const readReservation = db.select().from(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare();
-  const deleteReservation = db.delete(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare();
-  const insertReservation = db
-    .insert(creditReservations)
-    .values({
-      id: sql.placeholder('id'),
-      accountId: sql.placeholder('accountId'),
-      tokens: sql.placeholder('tokens'),
-      createdAt: sql.placeholder('createdAt'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .prepare();
-  const insertLedger = db
-    .insert(creditLedger)
-    .values({
-      id: sql.placeholder('id'),
-      accountId: sql.placeholder('accountId'),
-      kind: sql.placeholder('kind'),
-      deltaTokens: sql.placeholder('deltaTokens'),
-      balanceAfterTokens: sql.placeholder('balanceAfterTokens'),
-      reference: sql.placeholder('reference'),
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .prepare();
+  const upsertBalance = onFirstUse(() =>
+    db
+      .insert(creditBalances)
+      .values({
+        accountId: sql.placeholder('accountId'),
+        balanceTokens: sql.placeholder('balanceTokens'),
+        reservedTokens: sql.placeholder('reservedTokens'),
+        updatedAt: sql.placeholder('updatedAt'),
+      })
+      .onConflictDoUpdate({
+        target: creditBalances.accountId,
+        set: { balanceTokens: sql`excluded.balance_tokens`, reservedTokens: sql`excluded.reserved_tokens`, updatedAt: sql`excluded.updated_at` },
+      })
+      .prepare(),
+  );
+  const readReservation = onFirstUse(() => db.select().from(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare());
+  const deleteReservation = onFirstUse(() => db.delete(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare());
+  const insertUsage = prepareUsageInsert(db);
+  const insertReservation = onFirstUse(() =>
+    db
+      .insert(creditReservations)
+      .values({
+        id: sql.placeholder('id'),
+        accountId: sql.placeholder('accountId'),
+        tokens: sql.placeholder('tokens'),
+        createdAt: sql.placeholder('createdAt'),
+        expiresAt: sql.placeholder('expiresAt'),
+      })
+      .prepare(),
+  );
+  const insertLedger = onFirstUse(() =>
+    db
+      .insert(creditLedger)
+      .values({
+        id: sql.placeholder('id'),
+        accountId: sql.placeholder('accountId'),
+        kind: sql.placeholder('kind'),
+        deltaTokens: sql.placeholder('deltaTokens'),
+        balanceAfterTokens: sql.placeholder('balanceAfterTokens'),
+        reference: sql.placeholder('reference'),
+        createdAt: sql.placeholder('createdAt'),
+      })
+      .prepare(),
+  );
 
-  const updateReserved = db
-    .update(creditBalances)
-    .set({ reservedTokens: sql`${sql.placeholder('reservedTokens')}` })
-    .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
-    .prepare();
+  const updateReserved = onFirstUse(() =>
+    db
+      .update(creditBalances)
+      .set({ reservedTokens: sql`${sql.placeholder('reservedTokens')}` })
+      .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
+      .prepare(),
+  );
 
   const writeBalance = (accountId: string, balance: CreditBalance, at: number) => {
-    upsertBalance.run({ accountId, ...balance, updatedAt: at });
+    upsertBalance().run({ accountId, ...balance, updatedAt: at });
   };
 
   const releaseInside = (reservationId: string): CreditBalance | null => {
-    const reservation = readReservation.get({ id: reservationId });
+    const reservation = readReservation().get({ id: reservationId });
     if (!reservation) return null;
-    deleteReservation.run({ id: reservationId });
+    deleteReservation().run({ id: reservationId });
     const current = balanceOf(reservation.accountId);
     const next = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
-    updateReserved.run({ accountId: reservation.accountId, reservedTokens: next.reservedTokens });
+    updateReserved().run({ accountId: reservation.accountId, reservedTokens: next.reservedTokens });
     return next;
   };
 
@@ -90,7 +102,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
           const current = balanceOf(accountId);
           const next = { ...current, balanceTokens: current.balanceTokens + tokens };
           writeBalance(accountId, next, at);
-          insertLedger.run({ id: newId(), accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
+          insertLedger().run({ id: newId(), accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
           return next;
         },
         { behavior: 'immediate' },
@@ -104,7 +116,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
           const available = current.balanceTokens - current.reservedTokens;
           if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
           const reservationId = newId();
-          insertReservation.run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
+          insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
           const next = { ...current, reservedTokens: current.reservedTokens + tokens };
           writeBalance(accountId, next, at);
           return { ok: true as const, reservationId, balance: next };
@@ -113,19 +125,20 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
       );
     },
 
-    async settle(reservationId, chargeTokens, reference, at): Promise<SettleOutcome> {
+    async settle(reservationId, chargeTokens, reference, at, usage): Promise<SettleOutcome> {
       return db.transaction(
         () => {
-          const reservation = readReservation.get({ id: reservationId });
+          const reservation = readReservation().get({ id: reservationId });
           if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
           const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
           if (released.balanceTokens - chargeTokens < released.reservedTokens) {
             return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
           }
+          if (usage !== undefined) insertUsage(usage);
           if (chargeTokens === 0) return { ok: true as const, balance: released };
           const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
           writeBalance(reservation.accountId, next, at);
-          insertLedger.run({
+          insertLedger().run({
             id: newId(),
             accountId: reservation.accountId,
             kind: 'usage',
@@ -161,33 +174,41 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
   };
 }
 
+/** The usage-record insert, shared by the usage repository and the settlement that writes one. */
+function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord) => void {
+  const insert = onFirstUse(() =>
+    db
+      .insert(usageRecords)
+      .values({
+        id: sql.placeholder('id'),
+        accountId: sql.placeholder('accountId'),
+        apiKeyId: sql.placeholder('apiKeyId'),
+        partnerKeyId: sql.placeholder('partnerKeyId'),
+        operation: sql.placeholder('operation'),
+        resourceId: sql.placeholder('resourceId'),
+        runId: sql.placeholder('runId'),
+        nodeId: sql.placeholder('nodeId'),
+        model: sql.placeholder('model'),
+        inputTokens: sql.placeholder('inputTokens'),
+        outputTokens: sql.placeholder('outputTokens'),
+        totalTokens: sql.placeholder('totalTokens'),
+        chargedTokens: sql.placeholder('chargedTokens'),
+        byok: sql.placeholder('byok'),
+        durationMs: sql.placeholder('durationMs'),
+        status: sql.placeholder('status'),
+        createdAt: sql.placeholder('createdAt'),
+      })
+      .prepare(),
+  );
+  // Placeholders bypass the boolean column's mapping, so the flag is bound as SQLite's 0/1.
+  return (record) => void insert().run({ ...record, byok: record.byok ? 1 : 0 });
+}
+
 export function createUsageRepository(db: PorchDatabase): UsageRepository {
-  const insert = db
-    .insert(usageRecords)
-    .values({
-      id: sql.placeholder('id'),
-      accountId: sql.placeholder('accountId'),
-      apiKeyId: sql.placeholder('apiKeyId'),
-      partnerKeyId: sql.placeholder('partnerKeyId'),
-      operation: sql.placeholder('operation'),
-      resourceId: sql.placeholder('resourceId'),
-      runId: sql.placeholder('runId'),
-      nodeId: sql.placeholder('nodeId'),
-      model: sql.placeholder('model'),
-      inputTokens: sql.placeholder('inputTokens'),
-      outputTokens: sql.placeholder('outputTokens'),
-      totalTokens: sql.placeholder('totalTokens'),
-      chargedTokens: sql.placeholder('chargedTokens'),
-      byok: sql.placeholder('byok'),
-      durationMs: sql.placeholder('durationMs'),
-      status: sql.placeholder('status'),
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .prepare();
+  const insert = prepareUsageInsert(db);
   return {
     async insert(record) {
-      // Placeholders bypass the boolean column's mapping, so the flag is bound as SQLite's 0/1.
-      insert.run({ ...record, byok: record.byok ? 1 : 0 });
+      insert(record);
     },
     async listByAccount(accountId) {
       return db.select().from(usageRecords).where(and(eq(usageRecords.accountId, accountId))).orderBy(asc(usageRecords.id)).all();

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { byokKeys, idempotencyRecords, workflowRuns } from '../schema.js';
 import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyStore, WorkflowRunRepository } from '../store.js';
 
@@ -9,16 +10,20 @@ function ownerWhere(owner: ByokOwner) {
 
 export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
   // Every execution asks for an active key (account, then organisation): prepared once.
-  const activeForAccount = db
-    .select()
-    .from(byokKeys)
-    .where(and(eq(byokKeys.accountId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
-    .prepare();
-  const activeForOrganisation = db
-    .select()
-    .from(byokKeys)
-    .where(and(eq(byokKeys.organisationId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
-    .prepare();
+  const activeForAccount = onFirstUse(() =>
+    db
+      .select()
+      .from(byokKeys)
+      .where(and(eq(byokKeys.accountId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
+      .prepare(),
+  );
+  const activeForOrganisation = onFirstUse(() =>
+    db
+      .select()
+      .from(byokKeys)
+      .where(and(eq(byokKeys.organisationId, sql.placeholder('ownerId')), eq(byokKeys.provider, sql.placeholder('provider')), isNull(byokKeys.revokedAt)))
+      .prepare(),
+  );
   return {
     async put(record) {
       const owner: ByokOwner = record.accountId !== null ? { accountId: record.accountId } : { organisationId: record.organisationId ?? '' };
@@ -34,7 +39,7 @@ export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
       );
     },
     async findActive(owner, provider) {
-      const statement = 'accountId' in owner ? activeForAccount : activeForOrganisation;
+      const statement = 'accountId' in owner ? activeForAccount() : activeForOrganisation();
       return statement.get({ ownerId: 'accountId' in owner ? owner.accountId : owner.organisationId, provider }) ?? null;
     },
     async list(owner) {

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { rateLimitCounters } from '../schema.js';
 import type { RateLimitStore, RateWindowLimits, RateWindowOutcome } from '../store.js';
 
@@ -13,20 +14,22 @@ const SECONDS_PER_DAY = 86_400;
  * on one file) can never let more through than the limit.
  */
 export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
-  const read = db.select().from(rateLimitCounters).where(eq(rateLimitCounters.keyId, sql.placeholder('keyId'))).prepare();
-  const upsert = db
-    .insert(rateLimitCounters)
-    .values({
-      keyId: sql.placeholder('keyId'),
-      window: sql.placeholder('window'),
-      windowStart: sql.placeholder('windowStart'),
-      count: sql.placeholder('count'),
-    })
-    .onConflictDoUpdate({
-      target: [rateLimitCounters.keyId, rateLimitCounters.window],
-      set: { windowStart: sql`excluded.window_start`, count: sql`excluded.count` },
-    })
-    .prepare();
+  const read = onFirstUse(() => db.select().from(rateLimitCounters).where(eq(rateLimitCounters.keyId, sql.placeholder('keyId'))).prepare());
+  const upsert = onFirstUse(() =>
+    db
+      .insert(rateLimitCounters)
+      .values({
+        keyId: sql.placeholder('keyId'),
+        window: sql.placeholder('window'),
+        windowStart: sql.placeholder('windowStart'),
+        count: sql.placeholder('count'),
+      })
+      .onConflictDoUpdate({
+        target: [rateLimitCounters.keyId, rateLimitCounters.window],
+        set: { windowStart: sql`excluded.window_start`, count: sql`excluded.count` },
+      })
+      .prepare(),
+  );
 
   return {
     async consume(limits: RateWindowLimits): Promise<RateWindowOutcome> {
@@ -36,7 +39,7 @@ export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
         () => {
           let minuteCount = 0;
           let dayCount = 0;
-          for (const row of read.all({ keyId: limits.keyId })) {
+          for (const row of read().all({ keyId: limits.keyId })) {
             if (row.window === 'minute' && row.windowStart === minuteStart) minuteCount = row.count;
             if (row.window === 'day' && row.windowStart === dayStart) dayCount = row.count;
           }
@@ -45,8 +48,8 @@ export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
           if (exceeded === null) {
             minuteCount += 1;
             dayCount += 1;
-            upsert.run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
-            upsert.run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
+            upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
+            upsert().run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
           }
           return {
             allowed: exceeded === null,

@@ -1,14 +1,17 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { onFirstUse } from './on-first-use.js';
 import { organisations, sanitiserRules } from '../schema.js';
 import type { SanitiserRuleRepository } from '../store.js';
 
 export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleRepository {
-  const readVersion = db
-    .select({ version: organisations.sanitiserRulesVersion })
-    .from(organisations)
-    .where(eq(organisations.id, sql.placeholder('organisationId')))
-    .prepare();
+  const readVersion = onFirstUse(() =>
+    db
+      .select({ version: organisations.sanitiserRulesVersion })
+      .from(organisations)
+      .where(eq(organisations.id, sql.placeholder('organisationId')))
+      .prepare(),
+  );
   const bump = (organisationId: string) =>
     db
       .update(organisations)
@@ -45,7 +48,7 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
       );
     },
     async version(organisationId) {
-      return readVersion.get({ organisationId })?.version ?? 0;
+      return readVersion().get({ organisationId })?.version ?? 0;
     },
   };
 }
