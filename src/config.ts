@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from './core/yaml.js';
 import { z } from 'zod';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
@@ -109,7 +109,7 @@ function readConfigFile(path: string): unknown {
     throw new ConfigError(`Cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
   try {
-    return parseYaml(text) ?? {};
+    return yaml().parse(text) ?? {};
   } catch (err) {
     throw new ConfigError(`Config file ${path} is not valid YAML: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { yaml } from '../yaml.js';
 import type { BundleRecords, CompositionVariable, ContextCardRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
@@ -43,7 +43,7 @@ function pathOf(path: readonly PropertyKey[]): string {
 export function parseBundleText(text: string, format: 'json' | 'yaml' | 'auto' = 'auto'): unknown {
   const asJson = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(text));
   try {
-    return asJson ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    return asJson ? JSON.parse(text) : yaml().parse(text, { maxAliasCount: 100 });
   } catch (err) {
     throw new PorchError('VALIDATION_ERROR', `The bundle is not valid ${asJson ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -286,7 +286,7 @@ export function createBundleService(store: Store, clock: Clock) {
     },
 
     formatBundle(bundle: Bundle, format: 'json' | 'yaml'): string {
-      return format === 'json' ? `${JSON.stringify(bundle, null, 2)}\n` : toYaml(bundle, { lineWidth: 0 });
+      return format === 'json' ? `${JSON.stringify(bundle, null, 2)}\n` : yaml().stringify(bundle, { lineWidth: 0 });
     },
   };
 }

@@ -4,7 +4,7 @@
  * then Markdown instructions. Parsing is strict about what the format requires and tolerant of
  * extra front-matter keys other tools add.
  */
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { yaml } from '../yaml.js';
 import { z } from 'zod';
 import { PorchError } from '../errors.js';
 
@@ -62,7 +62,7 @@ export function parseSkillMd(text: string): AgentSkillDocument {
   if (!match) throw invalid('it must start with YAML front matter between two "---" lines.');
   let raw: unknown;
   try {
-    raw = parseYaml(match[1] ?? '', { maxAliasCount: 10 });
+    raw = yaml().parse(match[1] ?? '', { maxAliasCount: 10 });
   } catch (err) {
     throw invalid(`the front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -93,5 +93,5 @@ export function renderSkillMd(document: AgentSkillDocument): string {
   if (Object.keys(document.metadata).length > 0) frontMatter.metadata = document.metadata;
   if (document.allowedTools !== undefined) frontMatter['allowed-tools'] = document.allowedTools;
   // lineWidth 0: never fold long descriptions, so the text stays greppable.
-  return `---\n${toYaml(frontMatter, { lineWidth: 0 })}---\n\n${normaliseBody(document.body)}\n`;
+  return `---\n${yaml().stringify(frontMatter, { lineWidth: 0 })}---\n\n${normaliseBody(document.body)}\n`;
 }

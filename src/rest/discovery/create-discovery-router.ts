@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { stringify as toYaml } from 'yaml';
+import { yaml } from '../../core/yaml.js';
 import type { Core } from '../../core/core.js';
 import { PorchError, type ErrorCodeSet } from '../../core/errors.js';
 import type { Operation } from '../../operations/operation.js';
@@ -122,7 +122,7 @@ export function createDiscoveryRouter({ core, operations, errorCodes, rootDir = 
 
   const openApi = lazy(() => {
     const document = buildOpenApiDocument(documentedOperations(operations), { siteUrl });
-    return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: toYaml(document, { lineWidth: 0, aliasDuplicateObjects: false }) };
+    return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: yaml().stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
   const pages = lazy(() => buildSitePages({ rootDir, document: openApi().document, skills: skills().index }));
