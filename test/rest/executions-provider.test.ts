@@ -20,7 +20,9 @@ beforeEach(async () => {
       { name: 'fast', max_output_tokens: 200 },
       { name: 'builders-only', plans: ['builder'], max_output_tokens: 200 },
     ],
-    config: { workflows: { max_concurrency: 4, node_timeout_ms: 300, run_timeout_ms: 5_000 } },
+    // A node limit well above a loaded machine's slowest honest node (the first sanitise node loads
+    // the sanitiser engine), and well below the slow upstream's delay in the time-out test.
+    config: { workflows: { max_concurrency: 4, node_timeout_ms: 1_500, run_timeout_ms: 10_000 } },
   });
   ({ key, accountId, organisationId } = await harness.expertWithKey());
   const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
@@ -212,10 +214,10 @@ describe('workflow engine over a provider', () => {
 
   it('times out a slow node at the per-node limit', async () => {
     const id = await importWorkflow([{ id: 'slow', kind: 'model', prompt: 'take your time' }]);
-    harness.fake.setBehaviour({ delayMs: 2_000 });
+    harness.fake.setBehaviour({ delayMs: 8_000 });
     const started = Date.now();
     const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', `/workflows/${id}/execute`, { key, body: { include_trace: true } });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(response.body.data.status).toBe('failed');
     expect(response.body.data.node_results[0]?.error?.message).toMatch(/time/i);
     expect(await balance()).toMatchObject({ balanceTokens: 1_000_000, reservedTokens: 0 });
