@@ -93,7 +93,7 @@ function detectToolPasswords(context: DetectorContext): void {
   const { text, scan } = context;
   if (!scan.isEnabled(PASSWORD_RULE)) return;
   for (const position of context.positions('machine')) {
-    if (!startsWord(text, position) || text.startsWith('machine', position) === false) continue;
+    if (!startsWord(text, position) || !text.startsWith('machine', position)) continue;
     NETRC_ENTRY.lastIndex = position;
     const match = NETRC_ENTRY.exec(text);
     if (match !== null) emitPassword(context, match, 1);
