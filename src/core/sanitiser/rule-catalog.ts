@@ -158,6 +158,22 @@ export const BUILT_IN_RULE_DEFINITIONS: readonly BuiltInRuleDefinition[] = [
   rule('secret.maxmind_license_key', 'MaxMind license key', 'block', 'secret', SPECIFICITY.providerFormat),
   rule('secret.zoho_token', 'Zoho OAuth token', 'block', 'secret', SPECIFICITY.providerFormat),
   rule('secret.shippo_token', 'Shippo API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.tavily_api_key', 'Tavily API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.buildkite_token', 'Buildkite API access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.supabase_token', 'Supabase personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.contentful_token', 'Contentful personal access token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.twitch_stream_key', 'Twitch stream key', 'block', 'secret', SPECIFICITY.providerFormat),
+  // Publish and subscribe keys ship in client apps (PubNub's keyset docs), like Mapbox public
+  // tokens: worth a warning, not a block; the keyset's secret key is what must stay server-side.
+  rule('secret.pubnub_key', 'PubNub publish or subscribe key', 'warn', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.ubidots_token', 'Ubidots token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.nightfall_api_key', 'Nightfall API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.voiceflow_api_key', 'Voiceflow API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.elevenlabs_api_key', 'ElevenLabs API key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.cratesio_api_token', 'crates.io API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.django_secret_key', 'Django secret key', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.okta_api_token', 'Okta API token', 'block', 'secret', SPECIFICITY.providerFormat),
+  rule('secret.hashicorp_vault_unseal_key', 'HashiCorp Vault unseal key', 'block', 'secret', SPECIFICITY.namedFormat),
   rule('secret.npmrc_auth', 'npm registry credential (.npmrc)', 'block', 'secret', SPECIFICITY.namedFormat),
   rule('secret.hex_private_key', 'Hex-encoded private key', 'block', 'secret', SPECIFICITY.namedFormat),
   // Context rules

@@ -6,6 +6,7 @@ import { emailDetector } from './email.js';
 import { numberDetector } from './numbers.js';
 import { providerTokenDetector, shapedTokenDetector } from './provider-tokens.js';
 import { hexPrivateKeyDetector, jwtDetector, passwordHashDetector, privateKeyDetector } from './structured-secrets.js';
+import { toolCredentialDetector } from './tool-credentials.js';
 import { urlDetector } from './urls.js';
 
 /**
@@ -27,5 +28,6 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
   emailDetector,
   authorizationHeaderDetector,
   cliUserCredentialDetector,
+  toolCredentialDetector,
   assignmentDetector,
 ];

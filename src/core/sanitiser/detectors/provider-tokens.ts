@@ -22,6 +22,12 @@ interface TokenFormat {
    */
   readonly lookback?: { readonly maxCharacters: number; readonly characters: RegExp };
   readonly validate?: (token: string) => boolean;
+  /**
+   * False for prefixes other formats also start with (`live_` of Twitch stream keys is also
+   * GoCardless's, `EAAA` also starts some Facebook tokens): such a prefix does not take a value
+   * away from the generic assignment rules (see OWNING_PREFIXES).
+   */
+  readonly ownsPrefix?: boolean;
 }
 
 function format(
@@ -29,12 +35,31 @@ function format(
   prefixes: readonly string[],
   pattern: RegExp,
   leftBoundary: LeftBoundary = 'alphanumeric',
-  extra: Pick<TokenFormat, 'lookback' | 'validate'> = {},
+  extra: Pick<TokenFormat, 'lookback' | 'validate' | 'ownsPrefix'> = {},
 ): TokenFormat {
   return { ruleId, prefixes, pattern, leftBoundary, ...extra };
 }
 
 const hasDigit = (token: string): boolean => /\d/.test(token);
+
+/**
+ * Eight identical characters in a row: about 62^-7 per position in a random base62 string, so
+ * a body with such a run is a stand-in (`tvly-xxxxxxxx...`, `aaaa...NRAL`), not a generated key.
+ */
+const IDENTICAL_RUN = /(.)\1{7}/;
+
+/**
+ * Gate for the formats added from scanners' published rules, whose documentation examples are
+ * often typed by hand: a generated body of 24 or more characters drawn from letters and digits
+ * contains both (all digits has probability (10/62)^24 < 10^-19) and no long identical run.
+ * `bodyStart` skips the literal prefix, whose letters say nothing about the random part.
+ */
+function generatedBody(bodyStart: number): (token: string) => boolean {
+  return (token) => {
+    const body = token.slice(bodyStart);
+    return /[A-Za-z]/.test(body) && /\d/.test(body) && !IDENTICAL_RUN.test(body);
+  };
+}
 
 export const TOKEN_FORMATS: readonly TokenFormat[] = [
   format('secret.aws_access_key_id', ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], /(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/y),
@@ -95,8 +120,25 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
     lookback: { maxCharacters: 32, characters: /[0-9a-f]/ },
   }),
   format('secret.square_token', ['sq0atp-', 'sq0csp-', 'sq0idp-'], /sq0(?:atp|csp|idp)-[0-9A-Za-z_-]{22,43}(?![0-9A-Za-z_-])/y),
+  // Square access tokens since 2020: "EAAA" and 64 characters in all (Square's ObtainToken
+  // reference: "OAuth access tokens are 64 bytes long"; alphabet as in gitleaks' square-access-token
+  // and trufflehog's square detector). Facebook tokens may also begin EAAA but run past 100
+  // characters, so the exact length and right boundary keep them out.
+  format('secret.square_token', ['EAAA'], /EAAA[A-Za-z0-9_+=-]{60}(?![A-Za-z0-9_+=-])/y, 'alphanumeric', { validate: generatedBody(4), ownsPrefix: false }),
   format('secret.postman_api_key', ['PMAK-'], /PMAK-[a-f0-9]{24}-[a-f0-9]{34}/y),
   format('secret.new_relic_key', ['NRAK-', 'NRJS-', 'NRII-'], /NR(?:AK|JS|II)-[A-Za-z0-9-]{19,40}/y),
+  // New Relic's other key types (docs.newrelic.com, "New Relic API keys"; lengths and alphabets as
+  // in Nosey Parker's newrelic.yml): admin keys NRAA- + 27 hex, REST API keys NRRA- + 42 hex,
+  // Insights insert and query keys NRII-/NRIQ- + 32 of [A-Za-z0-9_-] (insert keys contain '_').
+  format('secret.new_relic_key', ['NRAA-'], /NRAA-[a-f0-9]{27}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(5) }),
+  format('secret.new_relic_key', ['NRRA-'], /NRRA-[a-f0-9]{42}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(5) }),
+  format('secret.new_relic_key', ['NRII-', 'NRIQ-'], /NRI[IQ]-[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])/y, 'alphanumeric', { validate: generatedBody(5) }),
+  // License (ingest) keys: 40 characters ending in "NRAL"; the first six may carry a region
+  // ("eu01xx"), the rest is hex.
+  format('secret.new_relic_key', ['NRAL'], /[a-z0-9]{6}[a-f0-9]{30}NRAL(?![A-Za-z0-9])/y, 'alphanumeric', {
+    lookback: { maxCharacters: 36, characters: /[a-z0-9]/ },
+    validate: generatedBody(0),
+  }),
   format('secret.sentry_token', ['sntrys_', 'sntryu_'], /sntry[su]_[A-Za-z0-9+/=_-]{40,}/y),
   format('secret.age_secret_key', ['AGE-SECRET-KEY-1'], /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/y),
   format('secret.rubygems_api_key', ['rubygems_'], /rubygems_[a-f0-9]{48}(?![a-f0-9])/y),
@@ -149,6 +191,52 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
     lookback: { maxCharacters: 36, characters: /[A-Za-z0-9_]/ },
   }),
   format('secret.shippo_token', ['shippo_live_', 'shippo_test_'], /shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/y),
+  // Formats below come from scanners' published rules (trufflehog's detectors, Nosey Parker's and
+  // Kingfisher's rule files, gitleaks' config) and the vendors' own documentation, as named.
+  // Tavily: "tvly-", an optional environment tier, 32 alphanumerics (docs.tavily.com;
+  // trufflehog tavily.go, Nosey Parker tavily.yml).
+  format('secret.tavily_api_key', ['tvly-'], /tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    validate: (token) => generatedBody(token.length - 32)(token),
+  }),
+  // Buildkite API access tokens: "bkua_" + 40 lower-case alphanumerics (trufflehog buildkite v2).
+  format('secret.buildkite_token', ['bkua_'], /bkua_[a-z0-9]{40}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(5) }),
+  // Supabase personal access tokens: "sbp_" + 40 lower-case alphanumerics (trufflehog supabasetoken).
+  format('secret.supabase_token', ['sbp_'], /sbp_[a-z0-9]{40}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(4) }),
+  // Contentful personal access tokens (Content Management API): "CFPAT-" + 43 base64url
+  // characters (Contentful's CMA docs; Kingfisher contentful.yml).
+  format('secret.contentful_token', ['CFPAT-'], /CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y, 'alphanumeric', { validate: generatedBody(6) }),
+  // Twitch stream keys: "live_", the channel's numeric id, "_", 30-36 alphanumerics (Twitch's
+  // stream key FAQ; Nosey Parker twitch.yml). GoCardless live tokens also start "live_".
+  format('secret.twitch_stream_key', ['live_'], /live_\d{8,12}_[A-Za-z0-9]{30,36}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    validate: (token) => generatedBody(token.lastIndexOf('_') + 1)(token),
+    ownsPrefix: false,
+  }),
+  // PubNub publish and subscribe keys: "pub-c-" / "sub-c-" and a UUID (PubNub's keyset docs;
+  // trufflehog pubnubpublishkey). UUIDs are hex (RFC 4122).
+  format('secret.pubnub_key', ['pub-c-', 'sub-c-'], /[ps]ub-c-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9-])/y, 'alphanumeric', {
+    validate: generatedBody(6),
+  }),
+  // Ubidots tokens: "BBFF-" + 30 alphanumerics (trufflehog ubidots).
+  format('secret.ubidots_token', ['BBFF-'], /BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(5) }),
+  // Nightfall API keys: "NF-" + 32 alphanumerics (trufflehog nightfall).
+  format('secret.nightfall_api_key', ['NF-'], /NF-[A-Za-z0-9]{32}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(3) }),
+  // Voiceflow API keys: "VF.", an optional "DM." / "WS." scope, a 24-hex object id, ".", 16
+  // alphanumerics (Voiceflow's API key docs; Kingfisher voiceflow.yml).
+  format('secret.voiceflow_api_key', ['VF.'], /VF\.(?:(?:DM|WS)\.)?[a-fA-F0-9]{24}\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    // The object id is the random-looking part to gate; the 16-character tail may lack a digit.
+    validate: (token) => generatedBody(0)(token.slice(token.length - 41, token.length - 17)) && !IDENTICAL_RUN.test(token),
+  }),
+  // ElevenLabs API keys: "sk_" + 48 hex digits (trufflehog elevenlabs v2, Kingfisher elevenlabs.yml).
+  // Stripe's "sk_live_" / "sk_test_" cannot match: "l" and "t" are not hex.
+  format('secret.elevenlabs_api_key', ['sk_'], /sk_[a-f0-9]{48}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(3) }),
+  // crates.io API tokens: "cio" + 32 alphanumerics (crates.io src/util/token.rs; Nosey Parker
+  // crates.io.yml).
+  format('secret.cratesio_api_token', ['cio'], /cio[A-Za-z0-9]{32}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(3) }),
+  // Keys written by `django-admin startproject`: "django-insecure-" + get_random_secret_key(),
+  // 50 characters of a-z, 0-9 and !@#$%^&*(-_=+) (django/core/management/utils.py).
+  format('secret.django_secret_key', ['django-insecure-'], /django-insecure-[a-z0-9!@#$%^&*(\-_=+)]{50}(?![a-z0-9!@#$%^&*(\-_=+)])/y, 'alphanumeric', {
+    validate: (token) => !IDENTICAL_RUN.test(token),
+  }),
 ];
 
 /**
@@ -157,7 +245,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
  * by several vendors and own nothing.
  */
 export const OWNING_PREFIXES: readonly string[] = [
-  ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
+  ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined && tokenFormat.ownsPrefix !== false).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
 ];
 
 function tokenStart(text: string, keywordIndex: number, tokenFormat: TokenFormat): number {
