@@ -154,7 +154,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
-      if (!caller) throw new PorchError('MISSING_API_KEY', 'Prompts need an API key: send X-API-Key (HTTP) or set PORCH_API_KEY (stdio).');
+      if (!caller) throw new PorchError('MISSING_API_KEY', 'Prompts need an API key.');
       if (!mayUsePrompts(caller)) throw promptScopeError();
       await admit(caller);
       return await getPrompt(core, caller, request.params.name, request.params.arguments ?? {});

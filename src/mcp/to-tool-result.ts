@@ -27,10 +27,22 @@ export const META_RATE_LIMIT = 'porch/rate-limit';
 export const META_CREDITS_REMAINING = 'porch/credits-remaining';
 export const META_ERROR = 'porch/error';
 
+/**
+ * Hints for the refusals whose error-table hint names REST headers: an MCP client sends its key
+ * differently (and a stdio one through the environment) and reads limits and credits from the
+ * result's `_meta` and the error's details.
+ */
+const MCP_HINTS: Partial<Record<PorchError['code'], string>> = {
+  MISSING_API_KEY: 'Send an API key (mdi_...): the X-API-Key or Authorization: Bearer header over HTTP, PORCH_API_KEY for stdio.',
+  BILLING_FAILED: `Check the balance (${META_CREDITS_REMAINING} in _meta), then retry once.`,
+  RATE_LIMITED: 'Wait the retry_after seconds the error reports, then retry.',
+  DAILY_LIMIT_EXCEEDED: 'Wait until the limit resets (the retry_after seconds the error reports), then retry.',
+};
+
 /** `CODE: message Hint` — the code first, so agents and scripts can branch on it. */
 export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
   const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-  return `${publicErrorCode(error.code, codeSet)}: ${message} ${ERROR_TABLE[error.code].hint}`;
+  return `${publicErrorCode(error.code, codeSet)}: ${message} ${MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint}`;
 }
 
 function metaOf(meta: InvocationMeta | null): Record<string, unknown> {

@@ -53,7 +53,10 @@ describe('without a key', () => {
     try {
       const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(resultText(result)).toMatch(/^MISSING_API_KEY: /);
+      // One hint, naming how an MCP client sends a key (not a REST-only header, not twice).
+      expect(resultText(result)).toBe(
+        'MISSING_API_KEY: No API key was sent. Send an API key (mdi_...): the X-API-Key or Authorization: Bearer header over HTTP, PORCH_API_KEY for stdio.',
+      );
     } finally {
       await connection.close();
     }

@@ -45,7 +45,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   return {
     async authenticate({ apiKey, actingAccountId }) {
       if (apiKey === undefined || apiKey.trim() === '') {
-        throw new PorchError('MISSING_API_KEY', 'Send an API key in the X-API-Key header.');
+        throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
       }
       const candidate = apiKey.trim().slice(0, MAX_KEY_LENGTH);
       // Every path hashes and looks up once, so a malformed key costs the same as an unknown one.
