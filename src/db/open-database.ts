@@ -6,7 +6,8 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema.js';
 
-export type PorchDatabase = BetterSQLite3Database<typeof schema>;
+/** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
+export type PorchDatabase = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export interface OpenedDatabase {
   db: PorchDatabase;

@@ -1,5 +1,6 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from '../schema.js';
 import type { CreditBalance, CreditStore, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
@@ -91,6 +92,42 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     return next;
   };
 
+  const reserveTokens = immediateTransaction(db, (accountId: string, tokens: number, minimumAvailableTokens: number, at: number, expiresAt: number) => {
+    const current = balanceOf(accountId);
+    const available = current.balanceTokens - current.reservedTokens;
+    if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
+    const reservationId = newId();
+    insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
+    const next = { ...current, reservedTokens: current.reservedTokens + tokens };
+    writeBalance(accountId, next, at);
+    return { ok: true as const, reservationId, balance: next };
+  });
+
+  const settleReservation = immediateTransaction(db, (reservationId: string, chargeTokens: number, reference: string | null, at: number, usage: UsageRecord | undefined): SettleOutcome => {
+    const reservation = readReservation().get({ id: reservationId });
+    if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
+    const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
+    if (released.balanceTokens - chargeTokens < released.reservedTokens) {
+      return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
+    }
+    if (usage !== undefined) insertUsage(usage);
+    if (chargeTokens === 0) return { ok: true as const, balance: released };
+    const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
+    writeBalance(reservation.accountId, next, at);
+    insertLedger().run({
+      id: newId(),
+      accountId: reservation.accountId,
+      kind: 'usage',
+      deltaTokens: -chargeTokens,
+      balanceAfterTokens: next.balanceTokens,
+      reference,
+      createdAt: at,
+    });
+    return { ok: true as const, balance: next };
+  });
+
+  const releaseReservation = immediateTransaction(db, (reservationId: string) => void releaseInside(reservationId));
+
   return {
     async balance(accountId) {
       return balanceOf(accountId);
@@ -110,51 +147,15 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     },
 
     async reserve(accountId, tokens, minimumAvailableTokens, at, expiresAt) {
-      return db.transaction(
-        () => {
-          const current = balanceOf(accountId);
-          const available = current.balanceTokens - current.reservedTokens;
-          if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
-          const reservationId = newId();
-          insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
-          const next = { ...current, reservedTokens: current.reservedTokens + tokens };
-          writeBalance(accountId, next, at);
-          return { ok: true as const, reservationId, balance: next };
-        },
-        { behavior: 'immediate' },
-      );
+      return reserveTokens(accountId, tokens, minimumAvailableTokens, at, expiresAt);
     },
 
     async settle(reservationId, chargeTokens, reference, at, usage): Promise<SettleOutcome> {
-      return db.transaction(
-        () => {
-          const reservation = readReservation().get({ id: reservationId });
-          if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
-          const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
-          if (released.balanceTokens - chargeTokens < released.reservedTokens) {
-            return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
-          }
-          if (usage !== undefined) insertUsage(usage);
-          if (chargeTokens === 0) return { ok: true as const, balance: released };
-          const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
-          writeBalance(reservation.accountId, next, at);
-          insertLedger().run({
-            id: newId(),
-            accountId: reservation.accountId,
-            kind: 'usage',
-            deltaTokens: -chargeTokens,
-            balanceAfterTokens: next.balanceTokens,
-            reference,
-            createdAt: at,
-          });
-          return { ok: true as const, balance: next };
-        },
-        { behavior: 'immediate' },
-      );
+      return settleReservation(reservationId, chargeTokens, reference, at, usage);
     },
 
     async release(reservationId) {
-      db.transaction(() => void releaseInside(reservationId), { behavior: 'immediate' });
+      releaseReservation(reservationId);
     },
 
     async releaseExpired(at) {

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PorchDatabase } from '../open-database.js';
+import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { rateLimitCounters } from '../schema.js';
 import type { RateLimitStore, RateWindowLimits, RateWindowOutcome } from '../store.js';
@@ -31,37 +32,35 @@ export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
       .prepare(),
   );
 
+  const consumeWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
+    const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
+    const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
+    let minuteCount = 0;
+    let dayCount = 0;
+    for (const row of read().all({ keyId: limits.keyId })) {
+      if (row.window === 'minute' && row.windowStart === minuteStart) minuteCount = row.count;
+      if (row.window === 'day' && row.windowStart === dayStart) dayCount = row.count;
+    }
+    const exceeded = minuteCount >= limits.requestsPerMinute ? 'minute' : dayCount >= limits.requestsPerDay ? 'day' : null;
+    if (exceeded === null) {
+      minuteCount += 1;
+      dayCount += 1;
+      upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
+      upsert().run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
+    }
+    return {
+      allowed: exceeded === null,
+      exceeded,
+      minuteCount,
+      dayCount,
+      minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
+      dayResetSeconds: dayStart + SECONDS_PER_DAY,
+    };
+  });
+
   return {
-    async consume(limits: RateWindowLimits): Promise<RateWindowOutcome> {
-      const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
-      const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
-      return db.transaction(
-        () => {
-          let minuteCount = 0;
-          let dayCount = 0;
-          for (const row of read().all({ keyId: limits.keyId })) {
-            if (row.window === 'minute' && row.windowStart === minuteStart) minuteCount = row.count;
-            if (row.window === 'day' && row.windowStart === dayStart) dayCount = row.count;
-          }
-          const exceeded =
-            minuteCount >= limits.requestsPerMinute ? 'minute' : dayCount >= limits.requestsPerDay ? 'day' : null;
-          if (exceeded === null) {
-            minuteCount += 1;
-            dayCount += 1;
-            upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
-            upsert().run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
-          }
-          return {
-            allowed: exceeded === null,
-            exceeded,
-            minuteCount,
-            dayCount,
-            minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
-            dayResetSeconds: dayStart + SECONDS_PER_DAY,
-          };
-        },
-        { behavior: 'immediate' },
-      );
+    async consume(limits) {
+      return consumeWindows(limits);
     },
   };
 }
