@@ -235,6 +235,7 @@ const GITLEAKS_FORMATS: readonly { ruleId: string; prefix: readonly string[]; al
 const GITLEAKS_RANGED_FORMATS: readonly { ruleId: string; prefix: readonly string[]; alphabet: string; length: number }[] = [
   { ruleId: 'secret.gitlab_token', prefix: ['gl', 'ft-'], alphabet: BASE64URL, length: 20 },
   { ruleId: 'secret.stripe_secret_key', prefix: ['sk', '_prod_'], alphabet: ALPHANUMERIC, length: 24 },
+  { ruleId: 'secret.stripe_secret_key', prefix: ['rk', '_prod_'], alphabet: ALPHANUMERIC, length: 30 },
   { ruleId: 'secret.doppler_token', prefix: ['dp', '.st.prd.'], alphabet: ALPHANUMERIC, length: 43 },
   { ruleId: 'secret.facebook_access_token', prefix: ['EA', 'AM'], alphabet: ALPHANUMERIC, length: 140 },
   { ruleId: 'secret.flyio_token', prefix: ['fm', '2_'], alphabet: BASE64, length: 120 },
@@ -295,6 +296,13 @@ describe("formats of gitleaks' default rules", () => {
     const key = `${['sc', '_'].join('')}${randomText(ALPHANUMERIC, 12, 101)}.${randomText(ALPHANUMERIC, 5, 102)}.acc_${randomText(LOWER_ALPHANUMERIC, 16, 103)}.${randomText(BASE64, 60, 104)}`;
     expect(matchesOf(`AUTHRESS_KEY=${key}\n`, 'secret.authress_access_key')).toEqual([key]);
     expect(matchesOf(`${key.replace('.acc_', '.abc_')}\n`, 'secret.authress_access_key')).toEqual([]);
+  });
+
+  it('finds Authress keys with the scauth_ and authress_ prefixes, and not glued to a word', () => {
+    const body = `${randomText(ALPHANUMERIC, 12, 105)}.${randomText(ALPHANUMERIC, 5, 106)}.acc-${randomText(LOWER_ALPHANUMERIC, 16, 107)}.${randomText(BASE64, 60, 108)}`;
+    const scauth = `${['sca', 'uth_'].join('')}${body}`;
+    const authress = `${['auth', 'ress_'].join('')}${body}`;
+    expect(matchesOf(`a = "${scauth}"\nb = "${authress}"\nc = "x${scauth}"\n`, 'secret.authress_access_key')).toEqual([scauth, authress]);
   });
 
   it('finds Plaid access tokens with a hex UUID only', () => {
