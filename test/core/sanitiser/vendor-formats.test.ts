@@ -190,8 +190,157 @@ describe('rule table', () => {
       'secret.tavily_api_key', 'secret.buildkite_token', 'secret.supabase_token', 'secret.contentful_token', 'secret.twitch_stream_key',
       'secret.pubnub_key', 'secret.ubidots_token', 'secret.nightfall_api_key', 'secret.voiceflow_api_key', 'secret.elevenlabs_api_key',
       'secret.cratesio_api_token', 'secret.django_secret_key', 'secret.okta_api_token', 'secret.hashicorp_vault_unseal_key',
+      ...GITLEAKS_FORMATS.map((format) => format.ruleId), 'secret.onepassword_secret_key', 'secret.authress_access_key', 'secret.plaid_access_token',
+      'secret.sidekiq_secret', 'secret.gitlab_session_cookie', 'secret.facebook_access_token', 'secret.yandex_api_key',
     ];
     const known = new Map(BUILT_IN_RULES.map((rule) => [rule.rule_id, rule]));
     expect(added.filter((ruleId) => (known.get(ruleId)?.label ?? '') === '')).toEqual([]);
+  });
+});
+
+const UPPER_ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const FLUTTERWAVE_ALPHABET = 'abcdefgh0123456789';
+
+/**
+ * Formats of gitleaks' default rules (bench/gitleaks-parity.md) with an exact length: one generated
+ * token each, found in code, and not found one character shorter or longer.
+ */
+const GITLEAKS_FORMATS: readonly { ruleId: string; prefix: readonly string[]; alphabet: string; length: number; suffix?: string }[] = [
+  { ruleId: 'secret.github_token', prefix: ['gh', 'r_'], alphabet: ALPHANUMERIC, length: 76 },
+  { ruleId: 'secret.adobe_client_secret', prefix: ['p8', 'e-'], alphabet: ALPHANUMERIC, length: 32 },
+  { ruleId: 'secret.jfrog_token', prefix: ['AK', 'Cp'], alphabet: ALPHANUMERIC, length: 69 },
+  { ruleId: 'secret.jfrog_token', prefix: ['cmV', 'md'], alphabet: ALPHANUMERIC, length: 59 },
+  { ruleId: 'secret.clickhouse_api_secret', prefix: ['4b', '1d'], alphabet: ALPHANUMERIC, length: 38 },
+  { ruleId: 'secret.clojars_token', prefix: ['CLOJ', 'ARS_'], alphabet: ALPHANUMERIC, length: 60 },
+  { ruleId: 'secret.cloudflare_origin_ca_key', prefix: ['v1', '.0-', randomText(HEX, 24, 51), '-'], alphabet: HEX, length: 146 },
+  { ruleId: 'secret.defined_networking_token', prefix: ['dn', 'key-', randomText(ALPHANUMERIC, 26, 52), '-'], alphabet: ALPHANUMERIC, length: 52 },
+  { ruleId: 'secret.duffel_token', prefix: ['duf', 'fel_test_'], alphabet: BASE64URL, length: 43 },
+  { ruleId: 'secret.flutterwave_key', prefix: ['FLW', 'SECK_TEST-'], alphabet: FLUTTERWAVE_ALPHABET, length: 12 },
+  { ruleId: 'secret.flutterwave_public_key', prefix: ['FLW', 'PUBK_TEST-'], alphabet: FLUTTERWAVE_ALPHABET, length: 32, suffix: '-X' },
+  { ruleId: 'secret.flyio_token', prefix: ['fo', '1_'], alphabet: BASE64URL, length: 43 },
+  { ruleId: 'secret.harness_token', prefix: ['pa', 't.', randomText(BASE64URL, 22, 53), '.', randomText(ALPHANUMERIC, 24, 54), '.'], alphabet: ALPHANUMERIC, length: 20 },
+  { ruleId: 'secret.heroku_api_key', prefix: ['HRKU', '-AA'], alphabet: BASE64URL, length: 58 },
+  { ruleId: 'secret.infracost_token', prefix: ['ic', 'o-'], alphabet: ALPHANUMERIC, length: 32 },
+  { ruleId: 'secret.intra42_client_secret', prefix: ['s-s4t2', 'ud-'], alphabet: HEX, length: 64 },
+  { ruleId: 'secret.octopus_deploy_api_key', prefix: ['AP', 'I-'], alphabet: UPPER_ALPHANUMERIC, length: 26 },
+  { ruleId: 'secret.openshift_token', prefix: ['sha256', '~'], alphabet: BASE64URL, length: 43 },
+  { ruleId: 'secret.perplexity_api_key', prefix: ['pp', 'lx-'], alphabet: ALPHANUMERIC, length: 48 },
+  { ruleId: 'secret.scalingo_token', prefix: ['tk', '-us-'], alphabet: BASE64URL, length: 48 },
+  { ruleId: 'secret.settlemint_token', prefix: ['sm', '_pat_'], alphabet: ALPHANUMERIC, length: 16 },
+  { ruleId: 'secret.yandex_iam_token', prefix: ['t', '1.', randomText(BASE64URL, 40, 55), '.'], alphabet: BASE64URL, length: 86 },
+  { ruleId: 'secret.mailgun_public_key', prefix: ['pub', 'key-'], alphabet: HEX, length: 32 },
+];
+
+/** Formats with a range of lengths, or extensions of an existing rule: found in code, exactly. */
+const GITLEAKS_RANGED_FORMATS: readonly { ruleId: string; prefix: readonly string[]; alphabet: string; length: number }[] = [
+  { ruleId: 'secret.gitlab_token', prefix: ['gl', 'ft-'], alphabet: BASE64URL, length: 20 },
+  { ruleId: 'secret.stripe_secret_key', prefix: ['sk', '_prod_'], alphabet: ALPHANUMERIC, length: 24 },
+  { ruleId: 'secret.stripe_secret_key', prefix: ['rk', '_prod_'], alphabet: ALPHANUMERIC, length: 30 },
+  { ruleId: 'secret.doppler_token', prefix: ['dp', '.st.prd.'], alphabet: ALPHANUMERIC, length: 43 },
+  { ruleId: 'secret.facebook_access_token', prefix: ['EA', 'AM'], alphabet: ALPHANUMERIC, length: 140 },
+  { ruleId: 'secret.flyio_token', prefix: ['fm', '2_'], alphabet: BASE64, length: 120 },
+  { ruleId: 'secret.yandex_api_key', prefix: ['AQ', 'VN'], alphabet: BASE64URL, length: 36 },
+];
+
+describe("formats of gitleaks' default rules", () => {
+  it.each([...GITLEAKS_FORMATS, ...GITLEAKS_RANGED_FORMATS].map((format) => ({ ...format, token: tokenOf(format) })))(
+    'finds a $ruleId in code, exactly',
+    ({ ruleId, token }) => {
+      const text = `const value = "${token}";\nexport TOKEN=${token}\n`;
+      const findings = findingsOf(text);
+      expect(findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match), summarise(findings)).toEqual([token, token]);
+    },
+  );
+
+  it.each(GITLEAKS_FORMATS)('does not report a $ruleId one character too short or too long', (format) => {
+    const findings = findingsOf(`short ${tokenOf(format, format.length - 1)} and long ${tokenOf(format, format.length + 1)}`);
+    expect(findings.filter((finding) => finding.rule_id === format.ruleId), summarise(findings)).toEqual([]);
+  });
+
+  it('does not report hand-typed stand-ins: one repeated character, or no letter where keys have one', () => {
+    const standIns = [
+      fakeToken(['pp', 'lx-'], 'x', 48),
+      fakeToken(['HRKU', '-AA'], 'a', 58),
+      `${['AP', 'I-'].join('')}GATEWAYINTEGRATIONSETTINGS`,
+      fakeToken(['sm', '_pat_'], DIGITS, 16),
+      fakeToken(['ic', 'o-'], 'abc', 32),
+    ];
+    const findings = findingsOf(standIns.join('\n'));
+    expect(findings, summarise(findings)).toEqual([]);
+  });
+
+  it('does not read version strings, instance types or hex digests as tokens', () => {
+    const text = [
+      'Upgrade to v1.0-beta before the t1.micro instances are retired.',
+      `checksum ${['4b', '1d'].join('')}${randomText(HEX, 38, 61)}`,
+      `sha256 ${randomText(HEX, 64, 62)}`,
+    ].join('\n');
+    const findings = findingsOf(text);
+    expect(findings.filter((finding) => finding.rule_id.startsWith('secret.')), summarise(findings)).toEqual([]);
+  });
+
+  it('finds 1Password Secret Keys in both group layouts, upper case only', () => {
+    const groups = (seed: number, sizes: readonly number[]): string => sizes.map((size, index) => randomText(UPPER_ALPHANUMERIC, size, seed + index)).join('-');
+    const prefix = ['A', '3-'].join('');
+    const elevenLayout = `${prefix}${groups(71, [6, 11, 5, 5, 5])}`;
+    const sixFiveLayout = `${prefix}${groups(81, [6, 6, 5, 5, 5, 5])}`;
+    const lowerCase = `${prefix}${groups(91, [6, 11, 5, 5, 5]).toLowerCase()}`;
+    const findings = findingsOf(`${elevenLayout}\n${sixFiveLayout}\n${lowerCase}`);
+    expect(findings.map((finding) => [finding.rule_id, finding.match]), summarise(findings)).toEqual([
+      ['secret.onepassword_secret_key', elevenLayout],
+      ['secret.onepassword_secret_key', sixFiveLayout],
+    ]);
+  });
+
+  it('finds Authress access keys by their ".acc_" account segment', () => {
+    const key = `${['sc', '_'].join('')}${randomText(ALPHANUMERIC, 12, 101)}.${randomText(ALPHANUMERIC, 5, 102)}.acc_${randomText(LOWER_ALPHANUMERIC, 16, 103)}.${randomText(BASE64, 60, 104)}`;
+    expect(matchesOf(`AUTHRESS_KEY=${key}\n`, 'secret.authress_access_key')).toEqual([key]);
+    expect(matchesOf(`${key.replace('.acc_', '.abc_')}\n`, 'secret.authress_access_key')).toEqual([]);
+  });
+
+  it('finds Authress keys with the scauth_ and authress_ prefixes, and not glued to a word', () => {
+    const body = `${randomText(ALPHANUMERIC, 12, 105)}.${randomText(ALPHANUMERIC, 5, 106)}.acc-${randomText(LOWER_ALPHANUMERIC, 16, 107)}.${randomText(BASE64, 60, 108)}`;
+    const scauth = `${['sca', 'uth_'].join('')}${body}`;
+    const authress = `${['auth', 'ress_'].join('')}${body}`;
+    expect(matchesOf(`a = "${scauth}"\nb = "${authress}"\nc = "x${scauth}"\n`, 'secret.authress_access_key')).toEqual([scauth, authress]);
+  });
+
+  it('finds Plaid access tokens with a hex UUID only', () => {
+    const token = `${['access', '-sandbox-'].join('')}${uuid(111)}`;
+    const notHex = `${['access', '-production-'].join('')}${uuid(112).replace(/[a-f]/, 'g')}`;
+    expect(matchesOf(`${token} ${notHex}`, 'secret.plaid_access_token')).toEqual([token]);
+  });
+
+  it('reports the value of a Sidekiq credential variable, not its name', () => {
+    const value = `${randomText(HEX, 8, 121)}:${randomText(HEX, 8, 122)}`;
+    const name = ['BUNDLE_GEMS', '__CONTRIBSYS__COM'].join('');
+    expect(matchesOf(`export ${name}=${value}\n`, 'secret.sidekiq_secret')).toEqual([value]);
+    expect(matchesOf(`${name}: "${value}"\n`, 'secret.sidekiq_secret')).toEqual([value]);
+    expect(matchesOf(`${name}=xxxxxxxx:xxxxxxxx\n`, 'secret.sidekiq_secret')).toEqual([]);
+  });
+
+  it('reports the value of a GitLab session cookie, not the cookie name', () => {
+    const value = randomText(LOWER_ALPHANUMERIC, 32, 131);
+    expect(matchesOf(`Cookie: ${['_gitlab', '_session='].join('')}${value}; path=/`, 'secret.gitlab_session_cookie')).toEqual([value]);
+  });
+
+  it('reports a base64-encoded JWT as a JWT, and base64 of other text not at all', () => {
+    const base64url = (json: string): string => Buffer.from(json).toString('base64url');
+    const jwt = `${base64url('{"alg":"HS256","typ":"JWT"}')}.${base64url(`{"sub":"${randomText(ALPHANUMERIC, 12, 141)}","iat":1700000000}`)}.${randomText(BASE64URL, 43, 142)}`;
+    const encoded = Buffer.from(jwt).toString('base64');
+    expect(matchesOf(`data:\n  token: ${encoded}\n`, 'secret.jwt')).toEqual([encoded]);
+    const notJwt = Buffer.from(`eyJ${'not a token, only a sentence that happens to start so'}`).toString('base64');
+    expect(findingsOf(`data:\n  note: ${notJwt}\n`).filter((finding) => finding.rule_id === 'secret.jwt')).toEqual([]);
+  });
+
+  it('does not report a Facebook-prefixed token shorter than 100 characters, or a Yandex key outside 35-38', () => {
+    const findings = findingsOf(`${fakeToken(['EA', 'AC'], ALPHANUMERIC, 99)} ${fakeToken(['AQ', 'VN'], BASE64URL, 34)} ${fakeToken(['AQ', 'VN'], BASE64URL, 39)}`);
+    expect(findings.filter((finding) => finding.rule_id === 'secret.facebook_access_token' || finding.rule_id === 'secret.yandex_api_key'), summarise(findings)).toEqual([]);
+  });
+
+  it('keeps a Doppler service token whole, with or without its config name', () => {
+    const withConfig = fakeToken(['dp', '.st.dev_personal.'], ALPHANUMERIC, 43, 151);
+    const plain = fakeToken(['dp', '.st.'], ALPHANUMERIC, 43, 152);
+    expect(matchesOf(`${withConfig} ${plain}`, 'secret.doppler_token')).toEqual([withConfig, plain]);
   });
 });
