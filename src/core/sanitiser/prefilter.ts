@@ -91,7 +91,12 @@ export class Prefilter {
   private readonly combined: RE2 | null;
   private readonly literalsByText = new Map<string, Literal[]>();
   private readonly hiddenByKey = new Map<string, readonly HiddenOffset[]>();
-  private readonly patterns: { key: string; whole: RegExp; hasLetters: boolean }[] = [];
+  /**
+   * `whole` runs on RE2 like the pass itself: a consumed boundary character may be outside the
+   * BMP (an emoji right before an IBAN), one character to RE2 but two UTF-16 units to a V8 regex
+   * without the `u` flag (regression: `😀GR1348941` reported nothing).
+   */
+  private readonly patterns: { key: string; whole: RE2; hasLetters: boolean }[] = [];
   private readonly literals: Literal[] = [];
   /** Keywords without letters, found by an indexOf sweep each instead of the RE2 pass. */
   private readonly sweptLiterals: Literal[] = [];
@@ -133,7 +138,7 @@ export class Prefilter {
       if (hidden.length > 0) this.hiddenByKey.set(outer.key, hidden);
     }
     for (const source of patternSources) {
-      this.patterns.push({ key: patternKey(source), whole: new RegExp(`^(?:${source})$`, 'i'), hasLetters: /[A-Za-z]/.test(source.replace(/\\[A-Za-z]|\{[^}]*\}/g, '')) });
+      this.patterns.push({ key: patternKey(source), whole: new RE2(`^(?:${source})$`, 'i'), hasLetters: /[A-Za-z]/.test(source.replace(/\\[A-Za-z]|\{[^}]*\}/g, '')) });
     }
     // Identifying a pattern's match tests the patterns in turn; the detectors list the most
     // general (and most frequent) last, so test from the end.

@@ -70,8 +70,15 @@ describe('the keyword prefilter', () => {
           expect(result.present.has(key)).toBe(reported.length > 0);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.PREFILTER_RUNS ?? 300) },
     );
+  });
+
+  it('reports a keyword right after a boundary character outside the BMP', () => {
+    // Regression: an emoji consumed as an IBAN trigger's boundary is one character to RE2 but two
+    // UTF-16 units to a V8 regex, so the match went unrecognised and GR1348941 was not reported.
+    const result = prefilter.run('😀GR1348941');
+    expect(result.positions.get(keywordKey('GR1348941', true))).toEqual([2]);
   });
 
   it('reports every "@" and "://" of a long text, however many there are', () => {
