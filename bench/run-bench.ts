@@ -22,8 +22,20 @@ import type { CompositionRecord, ContextCardRecord } from '../src/db/store.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
+/**
+ * Porch runs as `npm start` runs it: the node flags of package.json's start script (its memory
+ * settings), then the CLI's `serve`.
+ */
+async function startScriptNodeFlags(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
+  const entry = words.indexOf('dist/cli/index.js');
+  if (words[0] !== 'node' || entry === -1 || words[entry + 1] !== 'serve') throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);
+  return words.slice(1, entry);
+}
+const PORCH_START_FLAGS = await startScriptNodeFlags();
 /** Extra node flags for the Porch server, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
-const PORCH_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0);
+const PORCH_NODE_ARGS = [...PORCH_START_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
 /** BENCH_STOP_AFTER=throughput ends the run after the throughput rows (for profiling). */
 const STOP_AFTER_THROUGHPUT = process.env.BENCH_STOP_AFTER === 'throughput';
 /** BENCH_ONLY_ROW=<index> runs just that throughput row (0 bare, 1 list, 2 MCP, 3 scan), for profiling. */
@@ -457,7 +469,7 @@ async function main(): Promise<void> {
     process.stdout.write('Cold start (spawn to the first 200 on /health, on the seeded database):\n');
     const coldRuns: number[] = [];
     for (let run = 0; run < COLD_START_RUNS; run += 1) {
-      const started = await startProcess(process.execPath, [join(ROOT, 'dist', 'cli', 'index.js'), 'serve'], porchEnv, PORCH_READY);
+      const started = await startProcess(process.execPath, [...PORCH_START_FLAGS, join(ROOT, 'dist', 'cli', 'index.js'), 'serve'], porchEnv, PORCH_READY);
       const response = await fetch(`${started.url}/api/public/v1/health`);
       await response.text();
       if (response.status !== 200) throw new Error(`health: ${response.status}`);
@@ -512,7 +524,7 @@ function renderResults(results: Results): string {
     '',
     `- Machine: ${results.machine}`,
     `- Node: ${results.node}`,
-    `- Setup: each server in its own process on 127.0.0.1; autocannon in the bench process, ${CONNECTIONS} connections, ${LOAD_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up; Porch with \`LOG_LEVEL=warn\`, one SQLite file (WAL) holding the bench account plus ${GROWTH_SIZES.map((size) => size.toLocaleString('en')).join(', ')} cards and compositions of other accounts.`,
+    `- Setup: each server in its own process on 127.0.0.1; autocannon in the bench process, ${CONNECTIONS} connections, ${LOAD_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up; Porch started as \`npm start\` starts it (\`node ${[...PORCH_START_FLAGS, 'dist/cli/index.js', 'serve'].join(' ')}\`) with \`LOG_LEVEL=warn\`, one SQLite file (WAL) holding the bench account plus ${GROWTH_SIZES.map((size) => size.toLocaleString('en')).join(', ')} cards and compositions of other accounts.`,
     '',
     '## Targets',
     '',

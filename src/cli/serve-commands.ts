@@ -13,6 +13,8 @@ import { print } from './output.js';
  * At 1.5x the same load stays around 180 MB with no measurable loss of throughput (more, but
  * small and incremental, full collections; bench/RESULTS-NOTES.md). Only the server process
  * sets it, and an operator's own --heap-growing-percent (NODE_OPTIONS or a node flag) wins.
+ * The young generation's size can only be set on node's command line: `npm start` passes
+ * --max-semi-space-size=8 (README, Configuration).
  */
 export const HEAP_GROWING_PERCENT = 50;
 
