@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -16,6 +15,7 @@ import { createLogger } from './logger.js';
 import { operations } from './operations/index.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
 import { createRestApp } from './rest/create-rest-app.js';
+import { lazyHandler } from './rest/lazy-handler.js';
 
 export interface Application {
   core: Core;
@@ -63,15 +63,6 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
   // Executions take seconds; a shutdown (deploy, restart) waits this long for them before cutting.
   shutdownGraceMs: 10_000,
 };
-
-/** A handler built on its first request; every request after that goes straight to it. */
-function lazyHandler(load: () => Promise<RequestHandler>): RequestHandler {
-  let loading: Promise<RequestHandler> | undefined;
-  return (req, res, next) => {
-    loading ??= load();
-    loading.then((handler) => handler(req, res, next), next);
-  };
-}
 
 /** Builds every service once; nothing is started or listening yet. */
 export function createApplication(config: Config, options: ApplicationOptions = {}): Application {

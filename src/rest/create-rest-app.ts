@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
-import { createDiscoveryRouter } from './discovery/create-discovery-router.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { lazyHandler } from './lazy-handler.js';
 import { DEFAULT_BODY_LIMIT_BYTES, requestContext } from './middleware.js';
 import { mountOperations } from './mount-operations.js';
 
@@ -81,8 +81,9 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
     const pattern = [...knownPaths.keys()].find((existing) => existing.source === pathPattern(operation.path).source) ?? pathPattern(operation.path);
     knownPaths.set(pattern, [...(knownPaths.get(pattern) ?? []), operation.method]);
   }
-  // Discovery (OpenAPI, catalog, skills, pages, the API root) answers what no operation did.
-  app.use(createDiscoveryRouter({ core, operations, errorCodes }));
+  // Discovery (OpenAPI, catalog, skills, pages, the API root) answers what no operation did. It
+  // loads on the first request that gets this far (about 20 ms of start-up otherwise).
+  app.use(lazyHandler(async () => (await import('./discovery/create-discovery-router.js')).createDiscoveryRouter({ core, operations, errorCodes })));
   app.use(notFound(knownPaths));
   app.use(errorHandler(logger, errorCodes));
   return app;
