@@ -154,6 +154,27 @@ async function timeSequential(count: number, warmup: number, call: () => Promise
   return summarise(samples);
 }
 
+/**
+ * Times two kinds of call taking turns, one of each per round, so both see the same machine
+ * state (the host is shared, and its speed drifts within a run): the difference of their
+ * medians is then the cost of what one adds to the other, not of when each was measured.
+ */
+async function timeAlternating(count: number, warmup: number, first: () => Promise<void>, second: () => Promise<void>): Promise<[LatencySummary, LatencySummary]> {
+  for (let i = 0; i < warmup; i += 1) {
+    await first();
+    await second();
+  }
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < count; i += 1) {
+    for (const [index, call] of [first, second].entries()) {
+      const started = performance.now();
+      await call();
+      samples[index]?.push(performance.now() - started);
+    }
+  }
+  return [summarise(samples[0]), summarise(samples[1])];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Load
 
@@ -384,19 +405,19 @@ async function main(): Promise<void> {
     await stopProcess(bare.process);
     if (STOP_AFTER_THROUGHPUT) return;
 
-    process.stdout.write(`Execution latency (${LATENCY_SAMPLES} sequential calls each):\n`);
+    process.stdout.write(`Execution latency (${LATENCY_SAMPLES} sequential calls each, direct and through Porch taking turns):\n`);
     const sdk = new OpenAI({ baseURL: fake.url, apiKey: GATEWAY_KEY, maxRetries: 0 });
-    const direct = await timeSequential(LATENCY_SAMPLES, LATENCY_WARMUP, async () => {
+    const callDirectly = async () => {
       const completion = await sdk.chat.completions.create({ model: 'fast', max_tokens: 16, messages: [{ role: 'user', content: 'Say hello to Ada in one word.' }] });
       if (completion.choices[0]?.message.content !== 'ok') throw new Error('unexpected upstream answer');
-    });
+    };
     const executeBody = JSON.stringify({ variables: { name: 'Ada' } });
     const executeOnce = (origin: string, key: string, id: string) => async () => {
       const response = await fetch(`${origin}/api/public/v1/compositions/${id}/execute`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: executeBody });
       const text = await response.text();
       if (response.status !== 200) throw new Error(`execute: ${response.status} ${text.slice(0, 300)}`);
     };
-    const porchExecute = await timeSequential(LATENCY_SAMPLES, LATENCY_WARMUP, executeOnce(porch.url, seeded.key, seeded.compositionId));
+    const [direct, porchExecute] = await timeAlternating(LATENCY_SAMPLES, LATENCY_WARMUP, callDirectly, executeOnce(porch.url, seeded.key, seeded.compositionId));
     process.stdout.write(`  direct SDK p50 ${direct.p50.toFixed(2)} p99 ${direct.p99.toFixed(2)}; via Porch p50 ${porchExecute.p50.toFixed(2)} p99 ${porchExecute.p99.toFixed(2)} ms\n`);
 
     process.stdout.write(`Memory: ${MEMORY_LOAD_SECONDS} s of mixed load (list, MCP list, scan, execute)...\n`);
@@ -551,7 +572,7 @@ function renderResults(results: Results): string {
     '',
     '## Execution: Porch vs calling the upstream directly',
     '',
-    `${results.execute.porch.samples.toLocaleString('en')} sequential calls each against a zero-latency fake OpenAI-compatible server (its own process). "Direct" is the openai SDK's \`chat.completions.create\`; "Porch" is \`POST /compositions/{id}/execute\` (key check, rate limit, template, credit reservation and settlement, usage record, the same SDK call).`,
+    `${results.execute.porch.samples.toLocaleString('en')} sequential calls each, the two kinds taking turns, against a zero-latency fake OpenAI-compatible server (its own process). "Direct" is the openai SDK's \`chat.completions.create\`; "Porch" is \`POST /compositions/{id}/execute\` (key check, rate limit, template, credit reservation and settlement, usage record, the same SDK call).`,
     '',
     '| | p50 (ms) | p99 (ms) | mean (ms) |',
     '|---|---:|---:|---:|',
