@@ -582,7 +582,7 @@ function renderResults(results: Results): string {
     '',
     '## Cold start and memory',
     '',
-    `- Cold start, \`node dist/cli/index.js serve\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms).`,
+    `- Cold start, \`node ${[...PORCH_START_FLAGS, 'dist/cli/index.js', 'serve'].join(' ')}\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms).`,
     results.memory
       ? `- Resident memory after ${MEMORY_LOAD_SECONDS} s of mixed load (list, MCP list, 1 KB scan, execute; ${results.memory.requests.toLocaleString('en')} requests): ${ms(results.memory.rssMb, 0)} MB RSS, peak ${ms(results.memory.peakMb, 0)} MB.`
       : '- Memory: not measured on this platform.',
