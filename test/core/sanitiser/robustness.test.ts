@@ -36,6 +36,16 @@ describe('scan never throws', () => {
     }
   });
 
+  it('scans 1 MiB of one vendor prefix repeated in one pass, not once per occurrence', () => {
+    // Regression: every occurrence rescanned the run to its end (quadratic time): 256 KiB of
+    // "xoxa-" took 20 s, of "sk-" 52 s, 64 KiB of "key-" 8 s, and a 1 MiB body would have held
+    // the server for minutes. Finishing within the test timeout is the check.
+    for (const prefix of ['xoxa-', 'sk-', 'sk-ant-', 'key-', 'glpat-', 'ghp_']) {
+      const text = prefix.repeat(Math.ceil(1_048_576 / prefix.length));
+      expect(scanResultSchema.safeParse(sanitiser.scan(text)).success).toBe(true);
+    }
+  });
+
   it('scans 1 MiB of one repeated character, of digits and of keywords', () => {
     for (const text of ['a'.repeat(1_048_576), '7'.repeat(1_048_576), 'password='.repeat(116_508), '@'.repeat(1_048_576), '1.2.'.repeat(262_144)]) {
       expect(() => sanitiser.scan(text)).not.toThrow();

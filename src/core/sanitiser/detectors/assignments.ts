@@ -250,11 +250,13 @@ function parseAssignment(text: string, keywordStart: number, keywordEnd: number)
   while (nameEnd < text.length && nameEnd - nameStart < MAX_NAME_LENGTH && isWordCode(text.charCodeAt(nameEnd))) nameEnd += 1;
   // "secret-key = v", "client.secret: v": a '-' or '.' continues the name when an operator follows
   // the next segment; otherwise it glues a value to the name ("cloudplanSECRET-ABCD1234").
-  for (;;) {
+  // Bounded by MAX_NAME_LENGTH like the scans above (regression: in "key-key-key-...", every
+  // occurrence followed the segments to the end of the text: 64 KiB took 8 s).
+  while (nameEnd - nameStart < MAX_NAME_LENGTH) {
     const separator = codeAt(text, nameEnd);
     if (separator !== 45 && separator !== 46) break;
     let segmentEnd = nameEnd + 1;
-    while (segmentEnd < text.length && isWordCode(text.charCodeAt(segmentEnd))) segmentEnd += 1;
+    while (segmentEnd < text.length && segmentEnd - nameStart < MAX_NAME_LENGTH && isWordCode(text.charCodeAt(segmentEnd))) segmentEnd += 1;
     const afterSegment = codeAt(text, skipBlanks(text, segmentEnd));
     const segmentIsName = segmentEnd > nameEnd + 1 && /^[A-Za-z_]+$/.test(text.slice(nameEnd + 1, segmentEnd));
     if (!segmentIsName || !(afterSegment === 61 || afterSegment === 58 || isQuote(afterSegment) || afterSegment === 45 || afterSegment === 46)) break;

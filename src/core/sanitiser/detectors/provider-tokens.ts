@@ -126,7 +126,10 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   format('secret.stripe_secret_key', ['sk_', 'rk_prod_'], /[sr]k_prod_[A-Za-z0-9]{24,}(?![A-Za-z0-9])/y, 'alphanumeric', { ownsPrefix: false }),
   format('secret.stripe_secret_key', ['whsec_'], /whsec_[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/y),
   // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
-  format('secret.openai_api_key', ['sk-'], /sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{10,}T3BlbkFJ[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/y),
+  // The run before the T3BlbkFJ marker is bounded (keys have it well within 200 characters):
+  // unbounded, a failed attempt scanned to the end of the run, and a text of "sk-" repeated
+  // cost quadratic time (regression: 256 KiB took 52 s).
+  format('secret.openai_api_key', ['sk-'], /sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{10,200}T3BlbkFJ[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/y),
   format('secret.anthropic_api_key', ['sk-ant-'], /sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/y),
   format('secret.google_api_key', ['AIza'], /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/y),
   format('secret.google_oauth', ['GOCSPX-'], /GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/y),
@@ -449,6 +452,10 @@ function detectTokens(context: DetectorContext): void {
         tokenFormat.pattern.lastIndex = start;
         const match = tokenFormat.pattern.exec(text);
         if (match === null) continue;
+        // One examination covers the later occurrences inside this match, valid or not: starting
+        // again there would rescan the same run, so a text of one prefix repeated cost quadratic
+        // time (regression: 256 KiB of "xoxa-" took 20 s; a 1 MiB body, minutes).
+        coveredUntil = start + match[0].length;
         const valueSpan = tokenFormat.valueGroup === true ? match.indices?.[1] : undefined;
         if (tokenFormat.valueGroup === true && valueSpan === undefined) continue;
         const valueStart = valueSpan?.[0] ?? start;
@@ -457,7 +464,6 @@ function detectTokens(context: DetectorContext): void {
         while (token.endsWith('.')) token = token.slice(0, -1);
         if (tokenFormat.validate !== undefined && !tokenFormat.validate(token)) continue;
         scan.emit(tokenFormat.ruleId, valueStart, valueStart + token.length);
-        coveredUntil = valueStart + token.length;
       }
     }
   }
