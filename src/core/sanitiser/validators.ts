@@ -270,3 +270,21 @@ export function isBase64OfReadableText(value: string): boolean {
   }
   return printable === bytes.length && spaces > 0;
 }
+
+/**
+ * Eight identical characters in a row: about 62^-7 per position in a random base62 string, so a
+ * value with such a run is a stand-in typed by hand (`tvly-xxxxxxxx...`, `aaaa...NRAL`,
+ * `00aaaaaaaa...`), not a generated key.
+ */
+export function hasIdenticalRun(value: string): boolean {
+  return /(.)\1{7}/.test(value);
+}
+
+/**
+ * Whether a key body of 24 or more characters drawn from letters and digits looks generated: it
+ * contains both (all digits has probability (10/62)^24 < 10^-19) and no long identical run. The
+ * gate for formats whose published examples are often typed by hand.
+ */
+export function looksGenerated(body: string): boolean {
+  return /[A-Za-z]/.test(body) && /\d/.test(body) && !hasIdenticalRun(body);
+}

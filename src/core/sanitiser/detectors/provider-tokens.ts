@@ -4,6 +4,7 @@
  * applies: a string in that exact format cannot be told apart from a live key at scan time.
  */
 import type { Detector, DetectorContext } from '../detector.js';
+import { hasIdenticalRun, looksGenerated } from '../validators.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
 
 /** What may not precede a token: a letter (`xsk_live_...` is not a Stripe key) or any alphanumeric. */
@@ -55,22 +56,11 @@ function format(
 const hasDigit = (token: string): boolean => /\d/.test(token);
 
 /**
- * Eight identical characters in a row: about 62^-7 per position in a random base62 string, so
- * a body with such a run is a stand-in (`tvly-xxxxxxxx...`, `aaaa...NRAL`), not a generated key.
- */
-const IDENTICAL_RUN = /(.)\1{7}/;
-
-/**
- * Gate for the formats added from scanners' published rules, whose documentation examples are
- * often typed by hand: a generated body of 24 or more characters drawn from letters and digits
- * contains both (all digits has probability (10/62)^24 < 10^-19) and no long identical run.
+ * Gate for the formats added from scanners' published rules (validators.ts, looksGenerated).
  * `bodyStart` skips the literal prefix, whose letters say nothing about the random part.
  */
 function generatedBody(bodyStart: number): (token: string) => boolean {
-  return (token) => {
-    const body = token.slice(bodyStart);
-    return /[A-Za-z]/.test(body) && /\d/.test(body) && !IDENTICAL_RUN.test(body);
-  };
+  return (token) => looksGenerated(token.slice(bodyStart));
 }
 
 /**
@@ -81,7 +71,7 @@ function generatedBody(bodyStart: number): (token: string) => boolean {
 function generatedShortBody(bodyStart: number): (token: string) => boolean {
   return (token) => {
     const body = token.slice(bodyStart);
-    return /[A-Za-z]/.test(body) && !IDENTICAL_RUN.test(body);
+    return /[A-Za-z]/.test(body) && !hasIdenticalRun(body);
   };
 }
 
@@ -281,7 +271,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   // alphanumerics (Voiceflow's API key docs; Kingfisher voiceflow.yml).
   format('secret.voiceflow_api_key', ['VF.'], /VF\.(?:(?:DM|WS)\.)?[a-fA-F0-9]{24}\.[A-Za-z0-9]{16}(?![A-Za-z0-9])/y, 'alphanumeric', {
     // The object id is the random-looking part to gate; the 16-character tail may lack a digit.
-    validate: (token) => generatedBody(0)(token.slice(token.length - 41, token.length - 17)) && !IDENTICAL_RUN.test(token),
+    validate: (token) => generatedBody(0)(token.slice(token.length - 41, token.length - 17)) && !hasIdenticalRun(token),
   }),
   // ElevenLabs API keys: "sk_" + 48 hex digits (trufflehog elevenlabs v2, Kingfisher elevenlabs.yml).
   // Stripe's "sk_live_" / "sk_test_" cannot match: "l" and "t" are not hex.
@@ -292,7 +282,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   // Keys written by `django-admin startproject`: "django-insecure-" + get_random_secret_key(),
   // 50 characters of a-z, 0-9 and !@#$%^&*(-_=+) (django/core/management/utils.py).
   format('secret.django_secret_key', ['django-insecure-'], /django-insecure-[a-z0-9!@#$%^&*(\-_=+)]{50}(?![a-z0-9!@#$%^&*(\-_=+)])/y, 'alphanumeric', {
-    validate: (token) => !IDENTICAL_RUN.test(token),
+    validate: (token) => !hasIdenticalRun(token),
   }),
   // Formats below close the gap with gitleaks' default rules (config/gitleaks.toml; the rule id is
   // named in each comment; bench/gitleaks-parity.md lists every gitleaks rule and how Porch treats
@@ -316,7 +306,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
     ['sc_', 'ext_'],
     /(?:sc|ext)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}(?![A-Za-z0-9+/_=-])/y,
     'alphanumeric',
-    { validate: (token) => !IDENTICAL_RUN.test(token), ownsPrefix: false },
+    { validate: (token) => !hasIdenticalRun(token), ownsPrefix: false },
   ),
   // "scauth_" and "authress_" are found through the word "auth", with "sc" looked back for.
   format(
@@ -324,7 +314,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
     ['auth'],
     /(?:scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}(?![A-Za-z0-9+/_=-])/y,
     'alphanumeric',
-    { lookback: { maxCharacters: 2, characters: /[cs]/ }, validate: (token) => !IDENTICAL_RUN.test(token), sharedKeyword: true },
+    { lookback: { maxCharacters: 2, characters: /[cs]/ }, validate: (token) => !hasIdenticalRun(token), sharedKeyword: true },
   ),
   // clickhouse-cloud-api-secret-key: "4b1d" + 38 alphanumerics. Hex strings can start "4b1d" too.
   // The keyword is "b1d" and the "4" is looked back for: a keyword starting with a digit made the
@@ -399,7 +389,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
     'alphanumeric',
     {
       lookback: { maxCharacters: 17, characters: /[A-Z_]/ },
-      validate: (token) => !IDENTICAL_RUN.test(token.replace(':', '')),
+      validate: (token) => !hasIdenticalRun(token.replace(':', '')),
       valueGroup: true,
     },
   ),

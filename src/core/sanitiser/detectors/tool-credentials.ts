@@ -6,19 +6,9 @@
  * same gates as an assigned password.
  */
 import type { Detector, DetectorContext } from '../detector.js';
+import { looksGenerated } from '../validators.js';
 import { isPlausiblePassword } from './credential-values.js';
 import { codeAt, isWordCode } from './text-boundaries.js';
-
-/**
- * Eight identical characters in a row: about 62^-7 per position in a random base62 string, so
- * such a value is a stand-in typed by hand (`00aaaaaaaa...`), not a generated key.
- */
-const IDENTICAL_RUN = /(.)\1{7}/;
-
-/** A generated key of 40-odd characters contains a letter and a digit and no long identical run. */
-function looksGenerated(value: string): boolean {
-  return /[A-Za-z]/.test(value) && /\d/.test(value) && !IDENTICAL_RUN.test(value);
-}
 
 /** The keyword starts a word: `vmachine` or `nopsexec` are not the tool. */
 function startsWord(text: string, index: number): boolean {
