@@ -235,8 +235,14 @@ export const PLACEHOLDER_WORDS: readonly string[] = [
   'redacted', 'replace', 'your_', 'your-', 'yourpass', 'yoursecret', 'yourtoken', 'yourkey',
   'insert', 'enter_', 'enter-', 'fixme', 'todo', 'xxxx', 'password', 'passwd', 'notasecret',
   'not_a_real', 'not-a-real', 'notreal', 'fake', 'foobar', 'lorem', 'secret_here', 'key_here',
-  'token_here', '****', '....', '<', '>', '{{', '}}', '${', '#{', '%(', '%s',
+  'token_here', '****', '....', '{{', '}}', '${', '#{', '%(', '%s',
 ];
+
+/**
+ * A slot to fill in: `<token>`, `sk-<your key>`, `&lt;key&gt;`. A lone `<` or `>` is not one:
+ * generated passwords use them like any other symbol.
+ */
+const PLACEHOLDER_SLOT = /<[^<>]*>|&lt;|&gt;/;
 
 /** Whole values that are placeholders or language literals rather than credentials. */
 export const PLACEHOLDER_VALUES: ReadonlySet<string> = new Set([
@@ -251,7 +257,7 @@ const PLACEHOLDER_WORD_PATTERN = new RegExp(PLACEHOLDER_WORDS.map((word) => word
 /** True when the value is a placeholder, an empty or repeated-character stand-in, or a template. */
 export function isPlaceholderValue(value: string): boolean {
   const lower = value.toLowerCase();
-  return PLACEHOLDER_VALUES.has(lower) || /^(.)\1*$/.test(value) || PLACEHOLDER_WORD_PATTERN.test(lower);
+  return PLACEHOLDER_VALUES.has(lower) || /^(.)\1*$/.test(value) || PLACEHOLDER_WORD_PATTERN.test(lower) || PLACEHOLDER_SLOT.test(lower);
 }
 
 /**

@@ -116,6 +116,11 @@ describe('command-line basic auth (curl -u user:password)', () => {
     expect(matchesOf(text, 'secret.password_assignment'), summarise(findingsOf(text))).toEqual([password, password, password]);
   });
 
+  it('finds the flag at the start of a continued line', () => {
+    const text = `curl -X POST https://auth.example.org/oauth2/token \\\n  -u client_${randomText(ALPHANUMERIC, 8, 3)}:${password}\r\n--user ci:${password}`;
+    expect(matchesOf(text, 'secret.password_assignment'), summarise(findingsOf(text))).toEqual([password, password]);
+  });
+
   it('does not report uid:gid, refspecs, variables, placeholders or a user name repeated', () => {
     const text = [
       'docker run -u 1000:1000 image',

@@ -54,10 +54,17 @@ describe('provider token rules', () => {
   });
 
   it('does not report tokens one character too short or too long for their format', () => {
-    const shortStripe = fakeToken(['sk', '_live_'], ALPHANUMERIC, 23);
+    const shortStripe = fakeToken(['sk', '_live_'], ALPHANUMERIC, 9);
     const longGroq = fakeToken(['gs', 'k_'], ALPHANUMERIC, 56);
     const shortGithub = fakeToken(['gh', 'p_'], ALPHANUMERIC, 35);
     expect(findingsOf(`${shortStripe} ${longGroq} ${shortGithub}`)).toEqual([]);
+  });
+
+  it('finds a Stripe key cut short when its body looks generated, but not a typed stand-in', () => {
+    const cutShort = `${['sk', '_live_'].join('')}Q8vLr2xTm4Kz`;
+    const standIns = [`${['sk', '_test_'].join('')}xxxxxxxxxxxx`, `${['sk', '_live_'].join('')}1234567890`, `${['rk', '_test_'].join('')}abcdefghijkl`];
+    expect(matchesOf(`key: ${cutShort}`, 'secret.stripe_secret_key')).toEqual([cutShort]);
+    expect(findingsOf(standIns.join('\n'))).toEqual([]);
   });
 
   it('does not report publishable keys or look-alike prefixes', () => {

@@ -41,11 +41,53 @@ describe('password assignments (secret.password_assignment)', () => {
   });
 });
 
+describe('connection strings inside string literals', () => {
+  const password = `${randomText(ALPHANUMERIC, 12, 5)}_q`;
+
+  it('finds a password segment that opens a string, also when the string is built in pieces', () => {
+    const text = [
+      `conn.Open("Provider=SQLOLEDB.1;User ID=app_user; " & "Password =${password};Initial Catalog=Sales;")`,
+      `var cs = "Password=${password};Server=db1";`,
+    ].join('\n');
+    expect(matchesOf(text, 'secret.password_assignment'), summarise(findingsOf(text))).toEqual([password, password]);
+  });
+
+  it('does not report a segment whose value is concatenated in, a label or an interpolation', () => {
+    const text = 'cs = "Password=" + password + ";"\nlabel = "Password: "\ntext << "Password=#{password}, "\nif ("password==" + x)';
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+});
+
+describe('values cut off before their closing quote', () => {
+  it('finds a one-word value running to the end of the text or line', () => {
+    const value = randomText(ALPHANUMERIC, 32, 9);
+    const text = `api_token = "${value}\nclient_secret: '${value}`;
+    expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([value, value]);
+  });
+
+  it('does not read words or a string continued on the next line as a value', () => {
+    const text = `secret_hint = "Use the ${randomText(ALPHANUMERIC, 20, 4)} one\ntoken = "\napi_key = "${randomText(ALPHANUMERIC, 20, 6)}\\\n  continued"`;
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+});
+
 describe('generic secret assignments (secret.generic_secret)', () => {
   it('finds high-entropy values under secret, token and key names in any notation', () => {
     const value = randomText(ALPHANUMERIC, 32);
     const text = [`API_KEY=${value}`, `clientSecret: "${value}"`, `auth_token => '${value}'`, `"x-api-key": "${value}"`, `rawg TOKEN ${value}`, `boxSECRET-${value}`].join('\n');
     expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([value, value, value, value, value, value]);
+  });
+
+  it('finds quoted values with brackets or a lone angle bracket, and human-typed secrets with symbols', () => {
+    const bracketed = `7D}/vY${randomText(ALPHANUMERIC, 10, 12)})T;W5]E>q`;
+    const typed = 'staging#billing';
+    const text = `jwt_secret: '${bracketed}'\nJWT:\n  secret: "${typed}"`;
+    expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([bracketed, typed]);
+  });
+
+  it('does not report unquoted expressions or resource names under a secret name', () => {
+    const text = 'api_secret = load_secret(name)\nclient_secret = creds[0]\nsecretName: tls-cert-staging\nsecret: "billing-prod-credentials"';
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 
   it('does not report low-entropy or single-word values', () => {

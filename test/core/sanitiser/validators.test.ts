@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shannonEntropy } from '../../../src/core/sanitiser/validators.js';
+import { isPlaceholderValue, shannonEntropy } from '../../../src/core/sanitiser/validators.js';
 
 /** The textbook definition, kept here as the reference the optimised implementation must match. */
 function referenceEntropy(value: string): number {
@@ -23,5 +23,15 @@ describe('shannonEntropy', () => {
     shannonEntropy('ab😀');
     expect(shannonEntropy('abcabc')).toBe(first);
     expect(first).toBeCloseTo(Math.log2(3), 12);
+  });
+});
+
+describe('isPlaceholderValue', () => {
+  it('treats a slot in angle brackets, escaped or not, as a placeholder', () => {
+    for (const value of ['<token>', 'sk-<your key>', '&lt;API_KEY&gt;', 'prefix<>suffix']) expect(isPlaceholderValue(value), value).toBe(true);
+  });
+
+  it('does not treat a lone angle bracket in a generated password as one', () => {
+    for (const value of ['Tq8>vLr2x', 'k3<Vq9xLm', 'a>b<c']) expect(isPlaceholderValue(value), value).toBe(false);
   });
 });

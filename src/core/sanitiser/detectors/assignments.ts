@@ -198,9 +198,9 @@ function readValue(text: string, start: number): { start: number; end: number; q
   if (isQuote(codeAt(text, open))) {
     const quote = text[open] ?? '';
     let close = text.indexOf(quote, open + 1);
-    if (close === -1 || close - open > MAX_VALUE_LENGTH) return null;
     const newline = text.indexOf('\n', open + 1);
-    if (newline !== -1 && newline < close) return null;
+    if (close === -1 || (newline !== -1 && newline < close)) return readUnclosedValue(text, open + 1, newline === -1 ? text.length : newline);
+    if (close - open > MAX_VALUE_LENGTH) return null;
     if (escaped && text.charCodeAt(close - 1) === 92) close -= 1;
     return { start: open + 1, end: close, quoted: true, overlong: false };
   }
@@ -209,6 +209,22 @@ function readValue(text: string, start: number): { start: number; end: number; q
   while (end > start && text.charCodeAt(end - 1) === 92) end -= 1; // a line continuation or escape
   if (end === start) return null;
   return { start, end, quoted: false, overlong: end - start > MAX_VALUE_LENGTH };
+}
+
+/**
+ * A string that does not close on its line: text cut off after the value (a pasted fragment, a
+ * truncated log line). The rest of the line is the value when it is one bare word; a string
+ * spanning lines, or holding words, is not read.
+ */
+function readUnclosedValue(text: string, start: number, lineEnd: number): { start: number; end: number; quoted: boolean; overlong: boolean } | null {
+  let end = lineEnd;
+  if (codeAt(text, end - 1) === 13) end -= 1;
+  if (end === start || end - start > MAX_VALUE_LENGTH) return null;
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code <= 32 || isQuote(code) || code === 92) return null;
+  }
+  return { start, end, quoted: false, overlong: false };
 }
 
 /** The last string literal among a call's first arguments: NetworkCredential("user", "pass"). */
@@ -242,6 +258,18 @@ function readPairValue(text: string, afterNameQuote: number): { start: number; e
   return { start, end };
 }
 
+/**
+ * A string literal that opens with a connection-string segment (`"Password=s3cr3t;..."`, and
+ * `"...; " & "Password =s3cr3t;"` when the string is built in pieces): `=` follows the name and
+ * the value is a bare word that ends the segment. `"password=" + pw` opens no value.
+ */
+function opensConnectionStringSegment(text: string, afterName: number): boolean {
+  const operator = skipBlanks(text, afterName);
+  if (codeAt(text, operator) !== 61) return false;
+  const next = codeAt(text, operator + 1);
+  return next !== 61 && next !== 62 && !isQuote(codeAt(text, skipBlanks(text, operator + 1)));
+}
+
 function parseAssignment(text: string, keywordStart: number, keywordEnd: number): Assignment | null {
   let nameStart = keywordStart;
   while (nameStart > 0 && keywordStart - nameStart < MAX_NAME_LENGTH && isNameCode(text.charCodeAt(nameStart - 1))) nameStart -= 1;
@@ -269,17 +297,19 @@ function parseAssignment(text: string, keywordStart: number, keywordEnd: number)
   const nameQuote = codeAt(text, nameStart - 1);
   if (isQuote(nameQuote)) {
     if (escapedQuoteBefore && codeAt(text, cursor) === 92) cursor += 1;
-    if (codeAt(text, cursor) !== nameQuote) {
+    if (codeAt(text, cursor) === nameQuote) {
+      cursor += 1;
+      const pair = readPairValue(text, cursor);
+      if (pair !== null) return { name, nameStart, valueStart: pair.start, valueEnd: pair.end, value: text.slice(pair.start, pair.end), quoted: true, overlong: false, form: 'pair' };
+    } else if (codeAt(text, cursor) === 58 && codeAt(text, cursor + 1) === 32 && name.includes('-')) {
       // A whole HTTP header in one string ('X-Api-Key: v', "Private-Token: v"): the value runs
       // to the closing quote. Header names are hyphenated; "Password: " in prose is not one.
-      if (!(codeAt(text, cursor) === 58 && codeAt(text, cursor + 1) === 32 && name.includes('-'))) return null;
       const header = readValue(text, skipBlanks(text, cursor + 1));
       if (header === null || header.quoted || codeAt(text, header.end) !== nameQuote) return null;
       return { name, nameStart, valueStart: header.start, valueEnd: header.end, value: text.slice(header.start, header.end), quoted: false, overlong: header.overlong, form: 'operator' };
+    } else if (!opensConnectionStringSegment(text, cursor)) {
+      return null;
     }
-    cursor += 1;
-    const pair = readPairValue(text, cursor);
-    if (pair !== null) return { name, nameStart, valueStart: pair.start, valueEnd: pair.end, value: text.slice(pair.start, pair.end), quoted: true, overlong: false, form: 'pair' };
   }
   if (codeAt(text, cursor) === 93) cursor += 1; // d["password"] = ...
   const afterName = cursor;
@@ -489,15 +519,15 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
       return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
     case 'operator':
       if (info.kind === 'password') return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
-      return isPlausibleSecret(value, 'assigned') ? 'secret.generic_secret' : null;
+      return isPlausibleSecret(value, 'assigned', assignment.quoted) ? 'secret.generic_secret' : null;
     case 'pair':
       // Two literals in a row may be any list of strings ('password', 'remember_me'): the value
       // must look generated whatever the name's kind.
-      if (!isPlausibleSecret(value, 'assigned')) return null;
+      if (!isPlausibleSecret(value, 'assigned', true)) return null;
       return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
     case 'whitespace':
     case 'glued':
-      return isPlausibleSecret(value, 'loose') ? 'secret.generic_secret' : null;
+      return isPlausibleSecret(value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
   }
 }
 
@@ -587,9 +617,10 @@ function detectCliUserCredentials(context: DetectorContext): void {
   const { text, scan } = context;
   for (const flag of ['-u ', '--user ', '--user=']) {
     for (const position of context.positions(flag)) {
-      // A flag starts a word: "git-u " or "menu --user" inside another word are not flags.
+      // A flag starts a word: "git-u " or "menu --user" inside another word are not flags. It
+      // may start a line: a long command is continued with `\` and a line break.
       const before = codeAt(text, position - 1);
-      if (position > 0 && before !== 32 && before !== 9) continue;
+      if (position > 0 && before !== 32 && before !== 9 && before !== 10 && before !== 13) continue;
       CLI_USER_ARGUMENT.lastIndex = skipBlanks(text, position + flag.length);
       const match = CLI_USER_ARGUMENT.exec(text);
       const user = match?.[2];

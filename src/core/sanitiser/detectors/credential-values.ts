@@ -58,10 +58,16 @@ const MIN_NUMERIC_SECRET_LENGTH = 20;
 const MIN_SINGLE_CLASS_LENGTH = 20;
 const MIN_SINGLE_CLASS_ENTROPY = 4.0;
 
+/** Symbols that names, paths, host names, URLs and template references do not contain. */
+const NON_NAME_SYMBOL = /[!#*^~]/;
+
 export type SecretStrictness = 'assigned' | 'loose';
 
-/** A token-like secret value (API key, token, client secret). */
-export function isPlausibleSecret(value: string, strictness: SecretStrictness): boolean {
+/**
+ * A token-like secret value (API key, token, client secret). Brackets in a quoted value are
+ * characters of the literal (`'7D}/vYR)T;W5]E'`); unquoted, they make it an expression.
+ */
+export function isPlausibleSecret(value: string, strictness: SecretStrictness, quoted: boolean): boolean {
   const minimumLength = strictness === 'loose' ? MIN_LOOSE_SECRET_LENGTH : MIN_SECRET_LENGTH;
   const minimumEntropy = strictness === 'loose' ? MIN_LOOSE_SECRET_ENTROPY : MIN_SECRET_ENTROPY;
   if (value.length < minimumLength || value.length > 2_048) return false;
@@ -71,8 +77,10 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness): 
   if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(value)) return false; // email addresses
   if (/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/i.test(value) && !/\d{4}/.test(value.slice(value.lastIndexOf('.')))) return false; // host names
   if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return false; // version numbers
-  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCode(value)) return false;
-  const classes = characterClassCount(value);
+  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || (!quoted && looksLikeCode(value))) return false;
+  // A symbol no identifier, path, host or reference uses is a class of its own: a secret typed
+  // by a person ("development#product") is no resource name.
+  const classes = characterClassCount(value) + (NON_NAME_SYMBOL.test(value) ? 1 : 0);
   const entropy = shannonEntropy(value);
   if (classes < 2 && !/^\d+$/.test(value) && (value.length < MIN_SINGLE_CLASS_LENGTH || entropy < MIN_SINGLE_CLASS_ENTROPY)) return false;
   // snake_case or kebab-case words ("user_profile_settings_v2") are names, not keys.

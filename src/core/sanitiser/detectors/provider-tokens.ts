@@ -63,6 +63,12 @@ function generatedBody(bodyStart: number): (token: string) => boolean {
   return (token) => looksGenerated(token.slice(bodyStart));
 }
 
+/** Stripe keys (prefix `sk_live_` and the like, 8 characters): short bodies must look generated. */
+function stripeBody(token: string): boolean {
+  const body = token.slice(8);
+  return body.length >= 24 || looksGenerated(body);
+}
+
 /**
  * Gate for bodies of 16-20 characters, where a generated base62 body lacks a digit too often to
  * require one ((52/62)^16 is 6 %): a letter (all digits has probability below 10^-12) and no long
@@ -110,10 +116,13 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   ),
   format('secret.slack_token', ['xoxa-', 'xoxb-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-', 'xoxe.'], /xox[abeoprs](?:\.xox[a-z])?-[0-9A-Za-z-]{10,}(?![0-9A-Za-z-])/y, 'alphanumeric', { validate: hasDigit }),
   format('secret.slack_token', ['xapp-'], /xapp-\d-[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/y),
-  format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{24,}(?![A-Za-z0-9])/y),
+  // Stripe publishes no minimum length; keys are 24 characters or (newer) about 100 after the
+  // prefix. 10 is gitleaks' stripe-access-token minimum: a cut-off live key is still a leak, but
+  // a body shorter than a key must look generated (`sk_test_xxxxxxxxxx` is a stand-in).
+  format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: stripeBody }),
   // "sk_prod_" / "rk_prod_" as in gitleaks' stripe-access-token; "sk_prod_" is found through the
   // "sk_" keyword ElevenLabs keys already need (see sharedKeyword on the prefilter's budget).
-  format('secret.stripe_secret_key', ['sk_', 'rk_prod_'], /[sr]k_prod_[A-Za-z0-9]{24,}(?![A-Za-z0-9])/y, 'alphanumeric', { ownsPrefix: false }),
+  format('secret.stripe_secret_key', ['sk_', 'rk_prod_'], /[sr]k_prod_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: stripeBody, ownsPrefix: false }),
   format('secret.stripe_secret_key', ['whsec_'], /whsec_[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/y),
   // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
   // The run before the T3BlbkFJ marker is bounded (keys have it well within 200 characters):
