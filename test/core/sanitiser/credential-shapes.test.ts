@@ -4,6 +4,7 @@
  * documented property names, secrets passed as a pair of string literals, whole HTTP headers
  * inside one string, and `curl -u user:password`. Tokens are assembled at run time.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALPHANUMERIC, BASE64, findingsOf, HEX, matchesOf, randomText, summarise } from './fixtures.js';
 
@@ -58,6 +59,25 @@ describe('TrueNAS API keys (secret.truenas_api_key)', () => {
     const lower = `3-${randomText('abcdefghijklmnopqrstuvwxyz0123456789', 64)}`;
     const longer = `4-${randomText(ALPHANUMERIC, 65)}`;
     expect(findingsOf(`${digest} ${lower} ${longer}`, 'secret.truenas_api_key')).toEqual([]);
+  });
+
+  it('finds exactly what the format regex finds, in text made of its boundary characters', () => {
+    // The reference: the format as one regex (the detector searches from each "-" instead).
+    const reference = /(?<![A-Za-z0-9._-])\d{1,6}-[A-Za-z0-9]{64}(?![A-Za-z0-9_-])/g;
+    const hasAllClasses = (token: string) => /[a-z]/.test(token) && /[A-Z]/.test(token) && /\d/.test(token.slice(token.indexOf('-') + 1));
+    const piece = fc.oneof(
+      fc.constantFrom('-', '.', '_', ' ', '7', '12-', '123456-', '1234567-', 'a', 'Z', 'x-', '😀'),
+      fc.constant(randomText(ALPHANUMERIC, 64, 8)),
+      fc.constant(randomText(ALPHANUMERIC, 63, 9)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        const expected = [...text.matchAll(reference)].map((match) => match[0]).filter(hasAllClasses);
+        expect(matchesOf(text, 'secret.truenas_api_key')).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
