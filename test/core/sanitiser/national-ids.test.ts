@@ -37,6 +37,13 @@ describe('national ids with checksums', () => {
     expect(matchesOf('CF RSSMRA85T10A562S, wrong RSSMRA85T10A562T', 'pii.it_fiscal_code')).toEqual(['RSSMRA85T10A562S']);
   });
 
+  it('finds a codice fiscale at the start of the text or right after another id, not glued to a word', () => {
+    expect(matchesOf('RSSMRA85T10A562S', 'pii.it_fiscal_code')).toEqual(['RSSMRA85T10A562S']);
+    // The DNI's match ends with the space before the code (regression: the code was not found).
+    expect(matchesOf('DNI 12345678Z RSSMRA85T10A562S', 'pii.it_fiscal_code')).toEqual(['RSSMRA85T10A562S']);
+    expect(matchesOf('xRSSMRA85T10A562S SMRA85T10A562S', 'pii.it_fiscal_code')).toEqual([]);
+  });
+
   it('finds an Aadhaar number in 4-4-4 groups that passes Verhoeff', () => {
     expect(matchesOf('Aadhaar 2345 6789 0124 and 2345 6789 0123', 'pii.in_aadhaar')).toEqual(['2345 6789 0124']);
   });

@@ -104,16 +104,35 @@ export const ipv6Detector: Detector = {
 const SPANISH_ID = /[XYZxyz]?\d{7,8}[- ]?[A-Za-z](?![A-Za-z0-9])/y;
 const SPANISH_ID_TRIGGER = '(?:^|[^A-Za-z0-9])[XYZxyz]?\\d{7}\\d?[- ]?[A-Za-z](?:[^A-Za-z0-9]|$)';
 const ITALIAN_FISCAL_CODE = /[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/y;
-const ITALIAN_FISCAL_CODE_TRIGGER = '(?:^|[^A-Za-z0-9])[A-Za-z]{6}\\d\\d[A-Za-z]\\d\\d[A-Za-z]\\d{3}[A-Za-z](?:[^A-Za-z0-9]|$)';
+/**
+ * The code after its six surname and name letters: a trigger that starts with six letters keeps
+ * the prefilter's automaton tracking every word of prose (about 1 ms per MiB), one that starts
+ * with two digits rarely leaves its start state.
+ */
+const ITALIAN_FISCAL_CODE_TRIGGER = '\\d\\d[A-Za-z]\\d\\d[A-Za-z]\\d{3}[A-Za-z](?:[^A-Za-z0-9]|$)';
+const ITALIAN_NAME_LETTERS = 6;
 
 function detectAlphanumericIds(context: DetectorContext): void {
   const { text, scan } = context;
   const kinds = [
-    { trigger: SPANISH_ID_TRIGGER, pattern: SPANISH_ID, ruleId: 'pii.es_dni', valid: (value: string) => isValidSpanishId(value.replace(/[- ]/g, '').toUpperCase()) },
-    { trigger: ITALIAN_FISCAL_CODE_TRIGGER, pattern: ITALIAN_FISCAL_CODE, ruleId: 'pii.it_fiscal_code', valid: (value: string) => isValidItalianFiscalCode(value.toUpperCase()) },
+    {
+      starts: candidateStarts(text, context.patternPositions(SPANISH_ID_TRIGGER)),
+      pattern: SPANISH_ID,
+      ruleId: 'pii.es_dni',
+      valid: (value: string) => isValidSpanishId(value.replace(/[- ]/g, '').toUpperCase()),
+    },
+    {
+      starts: context
+        .patternPositions(ITALIAN_FISCAL_CODE_TRIGGER)
+        .map((position) => position - ITALIAN_NAME_LETTERS)
+        .filter((start) => start >= 0 && !isAsciiAlphanumeric(codeAt(text, start - 1))),
+      pattern: ITALIAN_FISCAL_CODE,
+      ruleId: 'pii.it_fiscal_code',
+      valid: (value: string) => isValidItalianFiscalCode(value.toUpperCase()),
+    },
   ];
   for (const kind of kinds) {
-    for (const start of candidateStarts(text, context.patternPositions(kind.trigger))) {
+    for (const start of kind.starts) {
       kind.pattern.lastIndex = start;
       const match = kind.pattern.exec(text);
       if (match !== null && kind.valid(match[0])) scan.emit(kind.ruleId, start, start + match[0].length);
