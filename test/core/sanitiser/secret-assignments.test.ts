@@ -85,8 +85,17 @@ describe('generic secret assignments (secret.generic_secret)', () => {
     expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([bracketed, typed]);
   });
 
-  it('does not report unquoted expressions or resource names under a secret name', () => {
-    const text = 'api_secret = load_secret(name)\nclient_secret = creds[0]\nsecretName: tls-cert-staging\nsecret: "billing-prod-credentials"';
+  it('does not report expressions, regular expressions or resource names under a secret name', () => {
+    const text = [
+      'api_secret = load_secret(name)',
+      'client_secret = creds[0]',
+      'secretName: tls-cert-staging',
+      'secret: "billing-prod-credentials"',
+      'const TOKEN_CHARS = "[A-Za-z0-9._~+/-]+=*";',
+      "createToken('GTE0', '^\\\\s*>=\\\\s*0\\\\.0\\\\.0\\\\s*$')",
+      "redact({ paths: ['user.password', 'data[0].secret'] })",
+      'pass `vm.constants.DONT_CONTEXTIFY` as the option',
+    ].join('\n');
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 

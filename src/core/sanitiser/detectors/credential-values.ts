@@ -14,9 +14,19 @@ export function isTemplateOrVariable(value: string): boolean {
   return TEMPLATE_PATTERN.test(value) || REFERENCE_PATTERN.test(value);
 }
 
-/** An unquoted value that is an expression rather than a literal: a call, an index, an object path. */
-export function looksLikeCode(value: string): boolean {
-  return /[()[\]]/.test(value) || isDottedIdentifierPath(value);
+/**
+ * Inside quotes, brackets are characters of the literal (`'7D}/vYR)T;W5]E'`); these are not: a
+ * regular expression (`"[A-Za-z0-9._~+/-]+=*"`, `'^\\s*>=\\s*0$'`) or an indexed path (`'data[0].secret'`).
+ */
+const QUOTED_EXPRESSION = /\\[dDsSwWbB]|\[[^\]]*[A-Za-z0-9]-[A-Za-z0-9][^\]]*\]|[A-Za-z_]\[\d+\]/;
+
+/**
+ * A value that is an expression rather than a literal: an object path; unquoted, also a call or
+ * an index; quoted, a regular expression or an indexed path.
+ */
+export function looksLikeCode(value: string, quoted = false): boolean {
+  if (isDottedIdentifierPath(value)) return true;
+  return quoted ? QUOTED_EXPRESSION.test(value) : /[()[\]]/.test(value);
 }
 
 /** `a.b.c` made of word-like identifiers (an object path in code such as `config.db.password`). */
@@ -35,7 +45,7 @@ export function isPlausiblePassword(value: string, quoted: boolean): boolean {
   if (/\s/.test(value) && !quoted) return false;
   if (isPlaceholderValue(value) || isTemplateOrVariable(value)) return false;
   if (value.startsWith('/') || value.includes('://')) return false; // paths and URLs
-  if (!quoted && looksLikeCode(value)) return false;
+  if (quoted ? QUOTED_EXPRESSION.test(value) : looksLikeCode(value)) return false;
   return shannonEntropy(value) >= MIN_PASSWORD_ENTROPY;
 }
 
@@ -63,10 +73,7 @@ const NON_NAME_SYMBOL = /[!#*^~]/;
 
 export type SecretStrictness = 'assigned' | 'loose';
 
-/**
- * A token-like secret value (API key, token, client secret). Brackets in a quoted value are
- * characters of the literal (`'7D}/vYR)T;W5]E'`); unquoted, they make it an expression.
- */
+/** A token-like secret value (API key, token, client secret); see looksLikeCode for `quoted`. */
 export function isPlausibleSecret(value: string, strictness: SecretStrictness, quoted: boolean): boolean {
   const minimumLength = strictness === 'loose' ? MIN_LOOSE_SECRET_LENGTH : MIN_SECRET_LENGTH;
   const minimumEntropy = strictness === 'loose' ? MIN_LOOSE_SECRET_ENTROPY : MIN_SECRET_ENTROPY;
@@ -77,7 +84,7 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness, q
   if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(value)) return false; // email addresses
   if (/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/i.test(value) && !/\d{4}/.test(value.slice(value.lastIndexOf('.')))) return false; // host names
   if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return false; // version numbers
-  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || (!quoted && looksLikeCode(value))) return false;
+  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCode(value, quoted)) return false;
   // A symbol no identifier, path, host or reference uses is a class of its own: a secret typed
   // by a person ("development#product") is no resource name.
   const classes = characterClassCount(value) + (NON_NAME_SYMBOL.test(value) ? 1 : 0);
