@@ -4,16 +4,23 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  InitializeRequestSchema,
   isJSONRPCRequest,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  PingRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** The SDK's schema of each request Porch handles, to check a request's params before the SDK does. */
+/**
+ * The SDK's schema of each request Porch answers (the SDK's own `initialize` and `ping` too), to
+ * check a request's params before the SDK does.
+ */
 const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): { success: boolean } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
   ['tools/call', CallToolRequestSchema],
   ['prompts/list', ListPromptsRequestSchema],
@@ -25,8 +32,9 @@ const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): { success: 
 
 /**
  * The SDK parses a request's params inside the handler and reports a schema failure as -32603
- * Internal error, with the raw validation issues as the message (regression: the fuzzer sent
- * `tools/call` with `"arguments": true` and got an internal error). Malformed params are the
+ * Internal error, with the raw validation issues as the message (regressions: the fuzzer sent
+ * `tools/call` with `"arguments": true`, and `initialize` without a protocol version, and got an
+ * internal error). Malformed params are the
  * client's fault: this answers them -32602 Invalid params before the SDK sees them. Call it after
  * `server.connect(transport)`, which is when the transport's message handler is set.
  */

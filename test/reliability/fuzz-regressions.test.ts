@@ -70,4 +70,15 @@ describe('fuzz regressions', () => {
     expect(body.id).toBe(7);
     expect(body.error.code).toBe(-32602);
   });
+
+  it('MCP initialize without a protocol version or capabilities is -32602 Invalid params, not -32603', async () => {
+    const response = await fetch(mcpUrl(harness), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'T', method: 'initialize', params: { name: "'; drop table accounts; --", arguments: {} } }),
+    });
+    const body = (await response.json()) as { id: string; error: { code: number; message: string } };
+    expect(body.id).toBe('T');
+    expect(body.error.code).toBe(-32602);
+  });
 });
