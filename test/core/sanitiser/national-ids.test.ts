@@ -44,6 +44,12 @@ describe('national ids with checksums', () => {
     expect(matchesOf('xRSSMRA85T10A562S SMRA85T10A562S', 'pii.it_fiscal_code')).toEqual([]);
   });
 
+  it('finds an IBAN or a DNI right after a code-shaped run (triggers do not consume the boundary)', () => {
+    expect(matchesOf('ref 12a34b567c IT60X0542811101000000123456', 'pii.iban')).toEqual(['IT60X0542811101000000123456']);
+    expect(matchesOf('ref 12a34b567c 12345678Z', 'pii.es_dni')).toEqual(['12345678Z']);
+    expect(matchesOf('RSSMRA85T10A562S RSSMRA85T10A562S', 'pii.it_fiscal_code')).toEqual(['RSSMRA85T10A562S', 'RSSMRA85T10A562S']);
+  });
+
   it('finds an Aadhaar number in 4-4-4 groups that passes Verhoeff', () => {
     expect(matchesOf('Aadhaar 2345 6789 0124 and 2345 6789 0123', 'pii.in_aadhaar')).toEqual(['2345 6789 0124']);
   });

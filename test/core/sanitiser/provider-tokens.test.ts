@@ -62,7 +62,14 @@ describe('provider token rules', () => {
 
   it('finds a Stripe key cut short when its body looks generated, but not a typed stand-in', () => {
     const cutShort = `${['sk', '_live_'].join('')}Q8vLr2xTm4Kz`;
-    const standIns = [`${['sk', '_test_'].join('')}xxxxxxxxxxxx`, `${['sk', '_live_'].join('')}1234567890`, `${['rk', '_test_'].join('')}abcdefghijkl`];
+    const standIns = [
+      `${['sk', '_test_'].join('')}xxxxxxxxxxxx`,
+      `${['sk', '_live_'].join('')}1234567890`,
+      `${['rk', '_test_'].join('')}abcdefghijkl`,
+      `${['sk', '_test_'].join('')}example123`,
+      `${['sk', '_live_'].join('')}YourKey123`,
+      `${['sk', '_test_'].join('')}replace0me`,
+    ];
     expect(matchesOf(`key: ${cutShort}`, 'secret.stripe_secret_key')).toEqual([cutShort]);
     expect(findingsOf(standIns.join('\n'))).toEqual([]);
   });

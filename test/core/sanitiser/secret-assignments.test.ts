@@ -78,6 +78,10 @@ describe('generic secret assignments (secret.generic_secret)', () => {
     expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([value, value, value, value, value, value]);
   });
 
+  it('finds a typed password with a backslash that is no regular expression', () => {
+    expect(matchesOf('password = "Tr0ub\\dor&3"', 'secret.password_assignment')).toEqual(['Tr0ub\\dor&3']);
+  });
+
   it('finds quoted values with brackets or a lone angle bracket, and human-typed secrets with symbols', () => {
     const bracketed = `7D}/vY${randomText(ALPHANUMERIC, 10, 12)})T;W5]E>q`;
     const typed = 'staging#billing';
@@ -95,6 +99,15 @@ describe('generic secret assignments (secret.generic_secret)', () => {
       "createToken('GTE0', '^\\\\s*>=\\\\s*0\\\\.0\\\\.0\\\\s*$')",
       "redact({ paths: ['user.password', 'data[0].secret'] })",
       'pass `vm.constants.DONT_CONTEXTIFY` as the option',
+      'secret = "Math.random().toString(36)"',
+      'api_token = "uuid4().hex[:32]"',
+      'secret = "items[i].secretValue"',
+      "secret = \"window['secretKey123']\"",
+      'api_key = "(foo|bar)baz123"',
+      'secret_files = "**/*.enc.yaml"',
+      'token: "#csrf-token-input"',
+      'password: "v => !!v || \'Required\'"',
+      'password: "Must be > 8 characters"',
     ].join('\n');
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });

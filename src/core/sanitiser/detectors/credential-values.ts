@@ -15,18 +15,28 @@ export function isTemplateOrVariable(value: string): boolean {
 }
 
 /**
- * Inside quotes, brackets are characters of the literal (`'7D}/vYR)T;W5]E'`); these are not: a
- * regular expression (`"[A-Za-z0-9._~+/-]+=*"`, `'^\\s*>=\\s*0$'`) or an indexed path (`'data[0].secret'`).
+ * A regular expression inside quotes: an escape with a quantifier (`'^\\s*>=\\s*0$'`, `'\\d+'`) or
+ * a class range (`"[A-Za-z0-9._~+/-]+=*"`). Bounded so that a long value of unclosed `[` stays
+ * linear (regression: an unbounded `\[[^\]]*...` took 78 s on a megabyte of such values). A lone
+ * `\d` is not enough: people type backslashes into passwords (`"Tr0ub\dor&3"`).
  */
-const QUOTED_EXPRESSION = /\\[dDsSwWbB]|\[[^\]]*[A-Za-z0-9]-[A-Za-z0-9][^\]]*\]|[A-Za-z_]\[\d+\]/;
+const QUOTED_REGEX = /\\[dDsSwWbB][*+?{]|\[[^\][]{0,64}[A-Za-z0-9]-[A-Za-z0-9]/;
+/**
+ * Code inside quotes that a generated secret does not contain: a call right after a name
+ * (`"Math.random().toString(36)"`), an index (`'data[0].secret'`, `"window['key']"`) or an
+ * alternation group (`"(foo|bar)baz"`). Passwords typed by people may well (`"Summer(2024)"`),
+ * so this gates secrets only.
+ */
+const QUOTED_CODE = /\w\(|\w\[["']?[\w:-]*["']?\]|\(\w+\|/;
 
 /**
  * A value that is an expression rather than a literal: an object path; unquoted, also a call or
- * an index; quoted, a regular expression or an indexed path.
+ * an index; quoted, a regular expression or code (QUOTED_REGEX, QUOTED_CODE). Brackets alone in
+ * quotes are characters of the literal (`'7D}/vYR)T;W5]E'`).
  */
 export function looksLikeCode(value: string, quoted = false): boolean {
   if (isDottedIdentifierPath(value)) return true;
-  return quoted ? QUOTED_EXPRESSION.test(value) : /[()[\]]/.test(value);
+  return quoted ? QUOTED_REGEX.test(value) || QUOTED_CODE.test(value) : /[()[\]]/.test(value);
 }
 
 /** `a.b.c` made of word-like identifiers (an object path in code such as `config.db.password`). */
@@ -45,7 +55,9 @@ export function isPlausiblePassword(value: string, quoted: boolean): boolean {
   if (/\s/.test(value) && !quoted) return false;
   if (isPlaceholderValue(value) || isTemplateOrVariable(value)) return false;
   if (value.startsWith('/') || value.includes('://')) return false; // paths and URLs
-  if (quoted ? QUOTED_EXPRESSION.test(value) : looksLikeCode(value)) return false;
+  if (quoted ? QUOTED_REGEX.test(value) : looksLikeCode(value)) return false;
+  // Words with an angle bracket are a message or an expression ("Must be > 8 characters", "v => !!v").
+  if (quoted && /\s/.test(value) && /[<>]/.test(value)) return false;
   return shannonEntropy(value) >= MIN_PASSWORD_ENTROPY;
 }
 
@@ -68,8 +80,12 @@ const MIN_NUMERIC_SECRET_LENGTH = 20;
 const MIN_SINGLE_CLASS_LENGTH = 20;
 const MIN_SINGLE_CLASS_ENTROPY = 4.0;
 
-/** Symbols that names, paths, host names, URLs and template references do not contain. */
-const NON_NAME_SYMBOL = /[!#*^~]/;
+/**
+ * Symbols that names, paths, host names, URLs and template references do not contain. `#` only
+ * after the first character: a leading one is a CSS selector or an anchor (`"#csrf-token"`);
+ * `*` not at all (globs: `"secrets/*.enc.yaml"`).
+ */
+const NON_NAME_SYMBOL = /[!^~]|.#/;
 
 export type SecretStrictness = 'assigned' | 'loose';
 

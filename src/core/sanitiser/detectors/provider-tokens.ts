@@ -4,7 +4,7 @@
  * applies: a string in that exact format cannot be told apart from a live key at scan time.
  */
 import type { Detector, DetectorContext } from '../detector.js';
-import { hasIdenticalRun, looksGenerated } from '../validators.js';
+import { hasIdenticalRun, isPlaceholderValue, looksGenerated } from '../validators.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isAsciiLetter } from './text-boundaries.js';
 
 /** What may not precede a token: a letter (`xsk_live_...` is not a Stripe key) or any alphanumeric. */
@@ -63,10 +63,16 @@ function generatedBody(bodyStart: number): (token: string) => boolean {
   return (token) => looksGenerated(token.slice(bodyStart));
 }
 
-/** Stripe keys (prefix `sk_live_` and the like, 8 characters): short bodies must look generated. */
+/**
+ * Stripe keys (prefix `sk_live_` and the like, 8 characters). A body shorter than a key is a
+ * cut-off key only when it looks generated: base62 with upper case, lower case and a digit (a
+ * random 10-character one has all three 80 % of the time), and no placeholder word
+ * (`sk_test_example123`, `sk_live_YourKey123`).
+ */
 function stripeBody(token: string): boolean {
   const body = token.slice(8);
-  return body.length >= 24 || looksGenerated(body);
+  if (body.length >= 24) return true;
+  return looksGenerated(body) && /[a-z]/.test(body) && /[A-Z]/.test(body) && !isPlaceholderValue(body);
 }
 
 /**
@@ -118,7 +124,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   format('secret.slack_token', ['xapp-'], /xapp-\d-[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/y),
   // Stripe publishes no minimum length; keys are 24 characters or (newer) about 100 after the
   // prefix. 10 is gitleaks' stripe-access-token minimum: a cut-off live key is still a leak, but
-  // a body shorter than a key must look generated (`sk_test_xxxxxxxxxx` is a stand-in).
+  // a body shorter than a key must look generated (stripeBody).
   format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: stripeBody }),
   // "sk_prod_" / "rk_prod_" as in gitleaks' stripe-access-token; "sk_prod_" is found through the
   // "sk_" keyword ElevenLabs keys already need (see sharedKeyword on the prefilter's budget).
