@@ -3,6 +3,7 @@
  * healthy server cannot produce on demand, against a scripted HTTP server on 127.0.0.1.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -108,6 +109,12 @@ describe('porch.mjs against a real server', () => {
     const skill = (data as { items: Array<{ id: string; name: string }> }).items.find((item) => item.name === 'Summarise');
     const exported = await node('porch-api/scripts/porch.mjs', ['GET', `/skills/${skill?.id}/skill.md`]);
     expect(exported.stdout).toMatch(/^---\nname: summarise\n/);
+  });
+
+  it('is the same file in every skill that ships it (each skill archive is installed on its own)', async () => {
+    const copies = ['porch-api', 'porch-run', 'porch-sanitise'].map((skill) => readFileSync(script(`${skill}/scripts/porch.mjs`), 'utf8'));
+    expect(copies[1]).toBe(copies[0]);
+    expect(copies[2]).toBe(copies[0]);
   });
 
   it('waits Retry-After on a real 429 and then succeeds (the wait advances the server clock)', async () => {
