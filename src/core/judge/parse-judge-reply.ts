@@ -1,6 +1,7 @@
 /**
  * Reads a model's judge reply. Models with structured output reply with exact JSON; others
- * wrap it in fences or prose, or leave a trailing comma. Those are repaired. Nothing else is:
+ * wrap it in fences or prose, leave a trailing comma, or break a line inside a string. Those are
+ * repaired. Nothing else is:
  *
  * - A score given as a numeric string ("82") becomes the number; any other string ("82/100",
  *   "high") is invalid, and an empty string is never read as 0 (no coercion).
@@ -10,13 +11,15 @@
  * - Keys other than reasoning, score and suggestions are dropped (a stray "verdict": "pass" has
  *   no effect: the verdict always comes from the score).
  * - Several JSON objects that disagree (an example object and the real one, say) are ambiguous
- *   and invalid; several copies of the same verdict are fine.
+ *   and invalid; several copies of the same verdict are fine. An object that mentions a score
+ *   but cannot be read counts as a disagreeing verdict: the readable one beside it may be an
+ *   example, or text the judged prompt planted, while the model's own verdict is the broken one.
  * Failure messages describe the problem without quoting the reply, so they are safe to log.
  */
 import type { JudgeReply } from './judge-schema.js';
 import { judgeReplySchema } from './judge-schema.js';
 
-export type JudgeReplyRepair = 'code_fence' | 'surrounding_text' | 'trailing_comma' | 'numeric_string_score';
+export type JudgeReplyRepair = 'code_fence' | 'surrounding_text' | 'trailing_comma' | 'control_characters' | 'numeric_string_score';
 
 export type JudgeReplyFailureKind = 'empty' | 'no_json_object' | 'invalid_json' | 'schema_mismatch' | 'ambiguous';
 
@@ -67,17 +70,31 @@ function balancedObjects(text: string): string[] {
   return spans;
 }
 
-/** Removes commas directly before `}` or `]`, outside strings. */
-function removeTrailingCommas(source: string): string {
+const CONTROL_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * The JSON text with the two slips models make that change nothing of the meaning mended: commas
+ * directly before `}` or `]` (outside strings) removed, and line breaks and tabs written raw
+ * inside strings escaped. Also says which of the two it mended.
+ */
+function mendJsonText(source: string): { text: string; repairs: JudgeReplyRepair[] } {
   let output = '';
   let inString = false;
   let escaped = false;
+  let trailingComma = false;
+  let controlCharacter = false;
   for (let index = 0; index < source.length; index += 1) {
     const char = source[index] ?? '';
     if (inString) {
+      const escape = CONTROL_ESCAPES[char];
       if (escaped) escaped = false;
       else if (char === '\\') escaped = true;
       else if (char === '"') inString = false;
+      else if (escape !== undefined) {
+        output += escape;
+        controlCharacter = true;
+        continue;
+      }
       output += char;
       continue;
     }
@@ -85,11 +102,17 @@ function removeTrailingCommas(source: string): string {
     if (char === ',') {
       let next = index + 1;
       while (next < source.length && /\s/.test(source[next] ?? '')) next += 1;
-      if (source[next] === '}' || source[next] === ']') continue;
+      if (source[next] === '}' || source[next] === ']') {
+        trailingComma = true;
+        continue;
+      }
     }
     output += char;
   }
-  return output;
+  const repairs: JudgeReplyRepair[] = [];
+  if (trailingComma) repairs.push('trailing_comma');
+  if (controlCharacter) repairs.push('control_characters');
+  return { text: output, repairs };
 }
 
 function collectCandidates(text: string): Candidate[] {
@@ -101,7 +124,6 @@ function collectCandidates(text: string): Candidate[] {
     candidates.push({ source, repairs });
   };
 
-  if (text.startsWith('{') && text.endsWith('}')) add(text, []);
   FENCED_BLOCK.lastIndex = 0;
   let fence: RegExpExecArray | null;
   while ((fence = FENCED_BLOCK.exec(text)) !== null) {
@@ -118,16 +140,16 @@ type Attempt =
   | { readonly ok: true; readonly reply: JudgeReply; readonly repairs: readonly JudgeReplyRepair[] }
   | { readonly ok: false; readonly failure: JudgeReplyFailure };
 
-function parseJson(source: string): { value: unknown; repaired: boolean } | undefined {
+function parseJson(source: string): { value: unknown; repairs: readonly JudgeReplyRepair[] } | undefined {
   try {
-    return { value: JSON.parse(source) as unknown, repaired: false };
+    return { value: JSON.parse(source) as unknown, repairs: [] };
   } catch {
-    // Fall through to the one repair allowed on the JSON text itself.
+    // Fall through to the repairs allowed on the JSON text itself.
   }
-  const withoutTrailingCommas = removeTrailingCommas(source);
-  if (withoutTrailingCommas === source) return undefined;
+  const mended = mendJsonText(source);
+  if (mended.repairs.length === 0) return undefined;
   try {
-    return { value: JSON.parse(withoutTrailingCommas) as unknown, repaired: true };
+    return { value: JSON.parse(mended.text) as unknown, repairs: mended.repairs };
   } catch {
     return undefined;
   }
@@ -142,8 +164,7 @@ function tryCandidate(candidate: Candidate): Attempt {
   if (parsed === undefined) {
     return { ok: false, failure: { kind: 'invalid_json', message: 'the reply contains no valid JSON object, even after repairs' } };
   }
-  const repairs: JudgeReplyRepair[] = [...candidate.repairs];
-  if (parsed.repaired) repairs.push('trailing_comma');
+  const repairs: JudgeReplyRepair[] = [...candidate.repairs, ...parsed.repairs];
   if (!isRecord(parsed.value)) {
     return { ok: false, failure: { kind: 'schema_mismatch', message: 'the reply is JSON but not an object' } };
   }
@@ -170,6 +191,14 @@ function tryCandidate(candidate: Candidate): Attempt {
   };
 }
 
+/**
+ * Whether an object that could not be read may be a verdict: it names a score, and is not the
+ * schema itself quoted back (`"score": number`).
+ */
+function mentionsScore(source: string): boolean {
+  return /\bscore\b/i.test(source) && !/\bscore["']?\s*:\s*["']?(?:number|integer)\b/i.test(source);
+}
+
 const FAILURE_PREFERENCE: readonly JudgeReplyFailureKind[] = ['schema_mismatch', 'invalid_json'];
 
 export function parseJudgeReply(text: string): JudgeReplyParseResult {
@@ -184,17 +213,22 @@ export function parseJudgeReply(text: string): JudgeReplyParseResult {
 
   const successes: Array<Extract<Attempt, { ok: true }>> = [];
   const failures: JudgeReplyFailure[] = [];
+  let unreadableVerdicts = 0;
   for (const candidate of candidates) {
     const attempt = tryCandidate(candidate);
     if (attempt.ok) successes.push(attempt);
-    else failures.push(attempt.failure);
+    else {
+      failures.push(attempt.failure);
+      if (mentionsScore(candidate.source)) unreadableVerdicts += 1;
+    }
   }
 
   const first = successes[0];
   if (first !== undefined) {
     const distinct = new Set(successes.map((success) => JSON.stringify(success.reply)));
-    if (distinct.size > 1) {
-      return { ok: false, failure: { kind: 'ambiguous', message: `the reply contains ${distinct.size} different verdicts` } };
+    if (distinct.size + unreadableVerdicts > 1) {
+      const unreadable = unreadableVerdicts > 0 ? `, ${unreadableVerdicts} of them unreadable` : '';
+      return { ok: false, failure: { kind: 'ambiguous', message: `the reply contains ${distinct.size + unreadableVerdicts} different verdicts${unreadable}` } };
     }
     return first;
   }
