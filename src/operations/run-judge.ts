@@ -8,7 +8,7 @@ export const runJudge = defineKeyedOperation({
   name: 'run_judge',
   title: 'Judge a prompt',
   description:
-    'Scores a prompt (or an output) from 0 to 100 against optional criteria with an AI grader and returns a verdict (pass >= 70, needs_revision 40-69, fail < 40), reasoning and suggestions. Costs credits unless a BYOK key is active; with no AI provider configured, Porch grades with its deterministic rubric and says so.',
+    'Scores a prompt (or an output) from 0 to 100 against optional criteria with an AI grader and returns a verdict (by default pass >= 70, needs_revision 40-69, fail < 40; the server may configure other thresholds), reasoning and suggestions. Costs credits unless a BYOK key is active. With the echo model (the default when no AI provider is configured), Porch grades with its deterministic rubric at no cost and says so.',
   method: 'POST',
   path: '/judge/run',
   tag: 'Judge',

@@ -165,7 +165,12 @@ describe('executions with the echo model', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     expect(['pass', 'fail', 'needs_revision']).toContain(response.body.data.verdict);
     expect(response.body.data.reasoning).toMatch(/deterministic/i);
+    expect(response.body.data.reasoning).toContain('no AI model is configured');
+    // The rubric costs nothing, but the execution is in the audit trail like any other.
     expect(await balanceTokens()).toBe(1_000_000);
+    const usage = await harness.store.usage.listByAccount(accountId);
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({ operation: 'run_judge', model: 'echo/echo', status: 'succeeded', totalTokens: 0, chargedTokens: 0, byok: false });
   });
 
   it('scans text with the built-in rules', async () => {

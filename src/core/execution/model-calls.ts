@@ -97,6 +97,24 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
   }
 
   return {
+    /**
+     * Work done in place of a model call (the judge's rubric when the model is echo): no tokens,
+     * nothing charged, but a usage row like any execution's, so the audit trail is complete.
+     */
+    async runLocally<T>(ctx: ModelCallContext, model: ResolvedModel, work: () => T): Promise<T> {
+      const started = clock.now();
+      const fields = { model: model.id, usage: NO_USAGE, byok: false, chargedTokens: 0 };
+      let result: T;
+      try {
+        result = work();
+      } catch (err) {
+        await record(ctx, { ...fields, status: 'failed', durationMs: clock.now() - started });
+        throw err;
+      }
+      await record(ctx, { ...fields, status: 'succeeded', durationMs: clock.now() - started });
+      return result;
+    },
+
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
       const started = clock.now();
       const byokApiKey = await byokKeyFor(ctx, request.model);

@@ -35,8 +35,12 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
     ): Promise<JudgeResult> {
       const model = ai.resolveModel({ requested: input.model, plan: caller.account.plan, euOnly: organisation.euOnlyModels });
       const request = { prompt: input.prompt, ...(input.criteria === undefined ? {} : { criteria: input.criteria }) };
-      // The echo model repeats its input and cannot grade; the deterministic rubric stands in and says so.
-      if (ai.isEcho(model)) return judgeWithAnalyzer(request, { siteUrl, thresholds });
+      // The echo model repeats its input and cannot grade; the deterministic rubric stands in and
+      // says so. Nothing to meter, but the usage row is written like any execution's.
+      if (ai.isEcho(model)) {
+        const reason = ai.listModels().every((info) => ai.isEcho(info.id)) ? 'no_model_configured' : 'echo_model_selected';
+        return modelCaller.runLocally({ caller, organisation, ...context }, model, () => judgeWithAnalyzer(request, { siteUrl, thresholds, reason }));
+      }
       return runJudge(
         request,
         async (judgeRequest) =>

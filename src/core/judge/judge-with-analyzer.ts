@@ -1,6 +1,7 @@
 /**
- * The judge without a model. When only the offline echo provider is configured, a model-graded
- * verdict is impossible, so the judge answers from Porch's deterministic analyzer and says so:
+ * The judge without a model. When the model is the offline echo provider (the only one
+ * configured, or the one asked for), a model-graded verdict is impossible, so the judge answers
+ * from Porch's deterministic analyzer and says so:
  * the score is the analyzer's overall score, the verdict follows the same thresholds, and the
  * reasoning names the weakest and strongest dimensions.
  */
@@ -12,11 +13,21 @@ import type { JudgeResult } from './judge-schema.js';
 import type { JudgeThresholds } from './thresholds.js';
 import { DEFAULT_JUDGE_THRESHOLDS, parseJudgeThresholds, verdictForScore } from './thresholds.js';
 
+/** Why no model grades: the server has none but echo, or the request's model is echo. */
+export type AnalyzerJudgeReason = 'no_model_configured' | 'echo_model_selected';
+
 export interface JudgeWithAnalyzerOptions {
   /** Public origin, used for the analyzer's refine link. */
   readonly siteUrl: string;
   readonly thresholds?: JudgeThresholds | undefined;
+  /** Default `no_model_configured`. */
+  readonly reason?: AnalyzerJudgeReason | undefined;
 }
+
+const REASON_SENTENCES: Readonly<Record<AnalyzerJudgeReason, string>> = {
+  no_model_configured: "Scored by Porch's deterministic analyzer rubric, because no AI model is configured on this server (only the offline echo provider).",
+  echo_model_selected: "Scored by Porch's deterministic analyzer rubric, because the model for this request is the offline echo provider, which cannot grade.",
+};
 
 /** How many dimensions the reasoning names at each end of the ranking. */
 const NAMED_DIMENSIONS = 2;
@@ -46,7 +57,7 @@ export function judgeWithAnalyzer(input: JudgeRequestInput, options: JudgeWithAn
   const verdict = verdictForScore(analysis.overall, thresholds);
 
   const sentences = [
-    "Scored by Porch's deterministic analyzer rubric, because no AI model is configured on this server (only the offline echo provider).",
+    REASON_SENTENCES[options.reason ?? 'no_model_configured'],
     `Overall ${analysis.overall}/100, weighted from six dimensions (${weightsSentence()}); verdict ${verdict} (pass from ${thresholds.pass}, needs revision from ${thresholds.needsRevision}).`,
     `Strongest: ${listDimensions(strongest, scores)}. Weakest: ${listDimensions(weakest, scores)}.`,
   ];
