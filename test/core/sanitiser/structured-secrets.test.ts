@@ -24,6 +24,19 @@ describe('private key rule (secret.private_key)', () => {
     expect(matchesOf(`PRIVATE_KEY_B64=${encoded}`, 'secret.private_key')).toEqual([encoded]);
   });
 
+  it('starts a block at the header its footer closes, not at an earlier header left open', () => {
+    const block = pemBlock('RSA PRIVATE KEY');
+    const truncated = `${'-'.repeat(5)}BEGIN PRIVATE KEY${'-'.repeat(5)}\n...`;
+    expect(matchesOf(`${truncated}\n${block}\n`, 'secret.private_key')).toEqual([block]);
+  });
+
+  it('finds a truncated block (no footer) and keeps finding complete blocks after it', () => {
+    const block = pemBlock('PRIVATE KEY');
+    const cut = block.slice(0, block.indexOf('-----END'));
+    const second = pemBlock('EC PRIVATE KEY');
+    expect(matchesOf(`${cut}\n\n${second}`, 'secret.private_key')).toEqual([cut.trimEnd(), second]);
+  });
+
   it('does not report documentation placeholders or public material', () => {
     const dashes = '-'.repeat(5);
     const placeholders = ['...', '***', 'xxx', 'YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo='].map(

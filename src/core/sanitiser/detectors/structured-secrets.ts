@@ -45,39 +45,61 @@ function detectEncodedPrivateKeys(context: DetectorContext): void {
 }
 
 /**
- * The first KEY_FOOTER in `window`. Every footer starts with five dashes, which are rare: the
- * sticky pattern is tried only where indexOf finds them instead of at every character.
+ * Finds footers for headers met in text order with one forward sweep, so a text of many headers
+ * reads each character a bounded number of times (a per-header search of the next 16 KB took
+ * seconds on a megabyte of repeated headers). Every footer starts with five dashes, which are
+ * rare: the sticky pattern is tried only where indexOf finds them.
  */
-function findFooter(window: string): { index: number; length: number } | null {
-  for (let dashes = window.indexOf('-----'); dashes !== -1; dashes = window.indexOf('-----', dashes + 1)) {
-    KEY_FOOTER.lastIndex = dashes;
-    const footer = KEY_FOOTER.exec(window);
-    if (footer !== null) return { index: dashes, length: footer[0].length };
-  }
-  return null;
+function footerFinder(text: string): (from: number) => { index: number; length: number } | null {
+  let found: { index: number; length: number } | null = null;
+  let searchedUntil = 0;
+  return (from) => {
+    if (found !== null && found.index >= from) return found;
+    found = null;
+    let dashes = text.indexOf('-----', Math.max(from, searchedUntil));
+    for (; dashes !== -1; dashes = text.indexOf('-----', dashes + 1)) {
+      KEY_FOOTER.lastIndex = dashes;
+      const footer = KEY_FOOTER.exec(text);
+      if (footer !== null) {
+        found = { index: dashes, length: footer[0].length };
+        break;
+      }
+    }
+    searchedUntil = dashes === -1 ? text.length : dashes;
+    return found;
+  };
 }
+
+/**
+ * The body of a truncated block (a snippet, a log line): it runs while it looks like base64,
+ * including escaped newlines and string concatenation.
+ */
+const TRUNCATED_BODY = /^(?:[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/;
 
 function detectPrivateKeys(context: DetectorContext): void {
   const { text, scan } = context;
   detectEncodedPrivateKeys(context);
+  const headers = context.positions('-----BEGIN');
+  const footerFrom = footerFinder(text);
   let coveredUntil = -1;
-  for (const position of context.positions('-----BEGIN')) {
+  for (let index = 0; index < headers.length; index += 1) {
+    const position = headers[index] ?? 0;
     if (position < coveredUntil) continue;
     KEY_HEADER.lastIndex = position;
     const header = KEY_HEADER.exec(text);
     if (header === null) continue;
     const bodyStart = position + header[0].length;
-    const window = text.slice(bodyStart, bodyStart + MAX_KEY_BLOCK_LENGTH);
-    const footer = findFooter(window);
+    // A block ends at its footer. A body never holds another block's header, so a footer after
+    // the next header (or too far away) belongs to another block, and this one is truncated.
+    const nextHeader = headers[index + 1] ?? text.length;
+    const footer = footerFrom(bodyStart);
     let end: number;
     let body: string;
-    if (footer !== null) {
-      body = window.slice(0, footer.index);
-      end = bodyStart + footer.index + footer.length;
+    if (footer !== null && footer.index < nextHeader && footer.index + footer.length <= bodyStart + MAX_KEY_BLOCK_LENGTH) {
+      body = text.slice(bodyStart, footer.index);
+      end = footer.index + footer.length;
     } else {
-      // Truncated block (a snippet, a log line): the body runs while it looks like base64,
-      // including escaped newlines and string concatenation.
-      const run = /^(?:[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/.exec(window);
+      const run = TRUNCATED_BODY.exec(text.slice(bodyStart, Math.min(nextHeader, bodyStart + MAX_KEY_BLOCK_LENGTH)));
       body = run === null ? '' : run[0];
       end = bodyStart + body.trimEnd().length;
     }
