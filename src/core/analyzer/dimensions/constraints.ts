@@ -45,8 +45,16 @@ export const TONE =
 const UNCERTAINTY_RULE =
   /\b(?:if (?:you are|you're) (?:not sure|unsure|uncertain|not certain|unable)|if (?:unsure|uncertain|unknown|in doubt|not sure)|if you (?:do not|don't|cannot|can't) (?:know|find|tell|determine)|if (?:the|a|an|any|some|there)\b[^.\n]{0,60}\b(?:is|are) (?:missing|unclear|not (?:given|provided|stated|mentioned|present|available)|absent|ambiguous|unknown)|if (?:there is|there are) no\b|do not (?:guess|make up|invent|fabricate|speculate|assume)|don't (?:guess|make up|invent|fabricate|speculate|assume)|never (?:guess|make up|invent|fabricate|speculate)|say (?:so|that you (?:do not|don't) know|you (?:do not|don't) know)|answer (?:"|“)?(?:unknown|n\/a|none|i don't know))/;
 
+/**
+ * A "Rules:" or "Constraints" label at a line start. A line start is the start of the text or a
+ * line break followed by horizontal whitespace only (`[^\S\n]`: every `\s` but `\n`), so each
+ * whitespace run is scanned from its last line break alone. With `\s*` there, every line break of a
+ * run rescanned the rest of it, which took quadratic time (tens of seconds on 100,000 newlines);
+ * the lines that match are the same, because a run holding a line break still reaches the label
+ * from its last one.
+ */
 const RULES_SECTION =
-  /(?:^|\n)\s*(?:#{1,6}\s*)?(?:rules|constraints|requirements|guidelines|restrictions|limitations|limits|do(?:'s|s)?|do not|don'?ts?|must[- ]haves?|non-negotiables|boundaries|acceptance criteria|success criteria|criteria)\s*(?::|\n|$)/;
+  /(?:^|\n)[^\S\n]*(?:#{1,6}\s*)?(?:rules|constraints|requirements|guidelines|restrictions|limitations|limits|do(?:'s|s)?|do not|don'?ts?|must[- ]haves?|non-negotiables|boundaries|acceptance criteria|success criteria|criteria)\s*(?::|\n|$)/;
 
 const SUCCESS_CRITERIA =
   /\b(?:success (?:criteria|looks like|means)|acceptance criteria|definition of done|a (?:good|great|successful|strong) (?:answer|response|result|output|reply)\b|(?:should|must) (?:include|cover|mention|contain|address|answer|explain)|the (?:answer|response|output|result|reply) (?:should|must|will)|make sure (?:it|the|each|every|you)|check that|each \w+ (?:must|should))/;

@@ -43,8 +43,16 @@ const LENGTH_STEPS: ReadonlyArray<readonly [minWords: number, points: number]> =
   [30, 5],
 ];
 
+/**
+ * A "Context:" or "Background" label at a line start. A line start is the start of the text or a
+ * line break followed by horizontal whitespace only (`[^\S\n]`: every `\s` but `\n`), so each
+ * whitespace run is scanned from its last line break alone. With `\s*` there, every line break of a
+ * run rescanned the rest of it, which took quadratic time (tens of seconds on 100,000 newlines);
+ * the lines that match are the same, because a run holding a line break still reaches the label
+ * from its last one.
+ */
 const BACKGROUND_LABEL =
-  /(?:^|\n)\s*(?:#{1,6}\s*)?(?:context|background|situation|scenario|about (?:me|us|the (?:project|company|product|user))|details|information|project|setting|facts)\s*(?::|\n|$)/;
+  /(?:^|\n)[^\S\n]*(?:#{1,6}\s*)?(?:context|background|situation|scenario|about (?:me|us|the (?:project|company|product|user))|details|information|project|setting|facts)\s*(?::|\n|$)/;
 
 export const AUDIENCE =
   /\b(?:audience|readers?|readership|customers?|clients?|students?|pupils|learners|beginners?|novices?|newcomers|laypeople|lay readers|non-experts?|non-technical|stakeholders?|executives?|board|investors?|children|kids|teenagers|teens|parents|patients|employees|colleagues|recruiters?|hiring managers?|visitors|subscribers|followers|viewers|listeners|users?|developers|engineers|managers|team members|community|public|buyers|shoppers|prospects|donors|voters|citizens|tourists|seniors)\b/;

@@ -96,8 +96,16 @@ const QUANTITY =
 const TOPIC_MARKER =
   /\b(?:about|on|into|for|from|based on|using|regarding|covering|explaining|describing|comparing|between|targeting|aimed at|that|which)\s+[\p{L}\p{N}"'“]/u;
 
+/**
+ * A "Task:" label at a line start, or "your task is". A line start is the start of the text or a
+ * line break followed by horizontal whitespace only (`[^\S\n]`: every `\s` but `\n`), so each
+ * whitespace run is scanned from its last line break alone. With `\s*` there, every line break of a
+ * run rescanned the rest of it, which took quadratic time (tens of seconds on 100,000 newlines);
+ * the lines that match are the same, because a run holding a line break still reaches the label
+ * from its last one.
+ */
 const TASK_LABEL =
-  /(?:^|\n)\s*(?:#{1,6}\s*)?(?:task|your task|instructions?|objective|assignment)\s*:|\byour (?:task|job|assignment|mission) is\b/;
+  /(?:^|\n)[^\S\n]*(?:#{1,6}\s*)?(?:task|your task|instructions?|objective|assignment)\s*:|\byour (?:task|job|assignment|mission) is\b/;
 
 const LEADING_FILLERS =
   /^(?:(?:please|kindly|now|then|next|first|second|third|finally|lastly|also|and|so|just|quickly|carefully|step \d+|task|instructions?|your task|objective|goal|request)[,:]?\s+)+/;
