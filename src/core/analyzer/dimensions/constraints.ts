@@ -36,8 +36,16 @@ const KIND_POINTS = 10;
 const RULE_WORDS =
   /\b(?:must|mustn't|never|always|avoid|only|include|max|min|tone|(?:word|length|character) limit|do not|don't|dont|does not|should not|shouldn't|cannot|can't|no more than|at most|at least|not exceed|limit(?:ed)? to|without|exclude|excluding|except|ensure|make sure|required|require|strictly|keep (?:it|the|your|each|all|answers?|responses?)|stick to|focus (?:only )?on|refrain|under no circumstances|forbidden|prohibited|not allowed|restrict(?:ed)? to|maximum|minimum|no longer than|within|instead of|rather than|exactly)\b/;
 
+/**
+ * A length limit: "under 200 words", "max 3-5 bullets", "150 words or less", "one-sentence
+ * summary". Written so that no run of text can be read in two ways, which took quadratic time on
+ * the key-free analyzer: a number is at most 16 characters (`\d[\d,]{0,15}`; unbounded, every
+ * digit of 100,000 characters of "0," started a scan to the end, 14 s), and the whitespace of a
+ * range ("3 - 5") belongs to one quantifier each (`\s*(?:-?\s*\d+\s*)?` could split a run of
+ * spaces between two: 8 s on "max 1" and 100,000 spaces).
+ */
 export const LENGTH_LIMIT =
-  /\b(?:(?:under|at most|no more than|maximum(?: of)?|max|up to|fewer than|less than|not exceed|no longer than|within|at least|minimum(?: of)?|exactly|between)\s+(?:\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|a single|a)\s*(?:-?\s*\d+\s*)?(?:words?|sentences?|paragraphs?|characters?|chars|lines?|tokens?|bullets?|bullet points?|items?|pages?|minutes?|slides?|tweets?)|\d[\d,]*\s*(?:words?|sentences?|characters?|chars|lines?)\s+(?:or (?:less|fewer)|max(?:imum)?|long|or under)|(?:one|a single|\d+)[ -](?:sentence|paragraph|line|page|word)s? (?:only|max(?:imum)?|long|summary|answer|response|reply))\b/;
+  /\b(?:(?:under|at most|no more than|maximum(?: of)?|max|up to|fewer than|less than|not exceed|no longer than|within|at least|minimum(?: of)?|exactly|between)\s+(?:\d[\d,]{0,15}|one|two|three|four|five|six|seven|eight|nine|ten|a single|a)(?:\s*-\s*\d+|\s+\d+)?\s*(?:words?|sentences?|paragraphs?|characters?|chars|lines?|tokens?|bullets?|bullet points?|items?|pages?|minutes?|slides?|tweets?)|\d[\d,]{0,15}\s*(?:words?|sentences?|characters?|chars|lines?)\s+(?:or (?:less|fewer)|max(?:imum)?|long|or under)|(?:one|a single|\d+)[ -](?:sentence|paragraph|line|page|word)s? (?:only|max(?:imum)?|long|summary|answer|response|reply))\b/;
 
 export const TONE =
   /\b(?:tone|voice|register|formal|informal|casual|friendly|neutral|playful|empathetic|sympathetic|plain (?:english|language)|jargon|humou?rous|funny|witty|persuasive|warm|polite|respectful|academic|conversational|upbeat|enthusiastic|authoritative|impartial|diplomatic|blunt|concise|succinct|terse)\b/;
