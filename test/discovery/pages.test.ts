@@ -6,7 +6,7 @@ import { countTextTokens } from '../../src/core/ai/index.js';
 import { operations } from '../../src/operations/index.js';
 import { withErrorTable } from '../../src/rest/discovery/error-table.js';
 import { PACKAGE_ROOT } from '../../src/rest/discovery/package-root.js';
-import { DOC_SOURCES } from '../../src/rest/discovery/site-pages.js';
+import { DOC_SOURCES, withoutTrailingSlashes } from '../../src/rest/discovery/site-pages.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 
 const SITE_URL = 'https://porch.example.test';
@@ -96,6 +96,15 @@ describe('the Markdown gateway', () => {
       expect(Number(response.headers.get('x-markdown-tokens'))).toBeGreaterThan(0);
       expect(response.text).toMatch(/^# /);
     }
+  });
+
+  it('ignores trailing slashes, in time linear in their number', async () => {
+    const response = await harness.site('GET', `/api/public/markdown-gateway?path=${encodeURIComponent(`/docs/quick-start${'/'.repeat(4_000)}`)}`);
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(withoutTrailingSlashes('/docs/errors///')).toBe('/docs/errors');
+    expect(withoutTrailingSlashes('///')).toBe('/');
+    // A regex trim restarted at every slash: this took minutes, and 16 KB of them 0.3 s.
+    expect(withoutTrailingSlashes(`/${'/'.repeat(1_000_000)}x/`)).toBe(`/${'/'.repeat(1_000_000)}x`);
   });
 
   it('answers 404 for anything not allowlisted: traversal, files, other routes, other hosts', async () => {
