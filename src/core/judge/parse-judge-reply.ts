@@ -36,7 +36,9 @@ export type JudgeReplyParseResult =
 /** A reply with more candidate objects than this is not a verdict; stop looking. */
 const MAX_CANDIDATES = 10;
 const NUMERIC_STRING = /^-?\d+(?:\.\d+)?$/;
-const FENCED_BLOCK = /```[\w-]*[ \t]*\r?\n?([\s\S]*?)```/g;
+/** The info string and line break after a fence's opening backticks ("json\n"). */
+const FENCE_INFO = /^[\w-]*[ \t]*\r?\n?/;
+const FENCE = '```';
 
 interface Candidate {
   readonly source: string;
@@ -115,6 +117,24 @@ function mendJsonText(source: string): { text: string; repairs: JudgeReplyRepair
   return { text: output, repairs };
 }
 
+/**
+ * The ```-fenced blocks of a reply: each runs from an opening fence to the next fence. Found with
+ * indexOf rather than one regex: a pattern with a lazy body after the info string's whitespace
+ * takes quadratic time on a long run of blanks after an unclosed fence.
+ */
+function fencedBlocks(text: string): Array<{ start: number; end: number; body: string }> {
+  const blocks: Array<{ start: number; end: number; body: string }> = [];
+  for (let start = text.indexOf(FENCE); start !== -1; ) {
+    const close = text.indexOf(FENCE, start + FENCE.length);
+    if (close === -1) break;
+    const inside = text.slice(start + FENCE.length, close);
+    const end = close + FENCE.length;
+    blocks.push({ start, end, body: inside.slice(FENCE_INFO.exec(inside)?.[0].length ?? 0) });
+    start = text.indexOf(FENCE, end);
+  }
+  return blocks;
+}
+
 function collectCandidates(text: string): Candidate[] {
   const candidates: Candidate[] = [];
   const seen = new Set<string>();
@@ -124,11 +144,9 @@ function collectCandidates(text: string): Candidate[] {
     candidates.push({ source, repairs });
   };
 
-  FENCED_BLOCK.lastIndex = 0;
-  let fence: RegExpExecArray | null;
-  while ((fence = FENCED_BLOCK.exec(text)) !== null) {
-    for (const object of balancedObjects(fence[1] ?? '')) {
-      const outsideFence = text.slice(0, fence.index).trim() + text.slice(fence.index + fence[0].length).trim();
+  for (const fence of fencedBlocks(text)) {
+    for (const object of balancedObjects(fence.body)) {
+      const outsideFence = text.slice(0, fence.start).trim() + text.slice(fence.end).trim();
       add(object, outsideFence.length > 0 ? ['code_fence', 'surrounding_text'] : ['code_fence']);
     }
   }

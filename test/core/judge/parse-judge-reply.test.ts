@@ -111,6 +111,13 @@ describe('parseJudgeReply', () => {
     expect(result.reply).toEqual(CLEAN);
   });
 
+  it('reads a reply with an unclosed fence and a long run of blanks in linear time', () => {
+    // A fence regex with a lazy body took quadratic time here; finishing within the test timeout is the check.
+    expect(expectFailure(parseJudgeReply(`\`\`\`\t${'\t'.repeat(600_000)}.`)).kind).toBe('no_json_object');
+    const fenced = `\`\`\`json\n${' '.repeat(200_000)}${JSON.stringify(CLEAN)}\`\`\``;
+    expect(expectReply(parseJudgeReply(fenced)).reply).toEqual(CLEAN);
+  });
+
   it('accepts the same verdict repeated in a fence and in prose', () => {
     const json = JSON.stringify(CLEAN);
     const result = expectReply(parseJudgeReply(`${json}\n\`\`\`json\n${json}\n\`\`\``));
