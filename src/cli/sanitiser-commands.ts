@@ -50,6 +50,12 @@ export function registerSanitiserCommands(program: Command): void {
         json?: boolean;
       }) => {
         if ((options.regex === undefined) === (options.keywords === undefined)) throw new CliUsageError('Give exactly one of --regex or --keywords.');
+        if (options.regex !== undefined && options.caseSensitive) {
+          throw new CliUsageError('--case-sensitive applies to --keywords; a --regex matches case-sensitively unless --ignore-case is given.');
+        }
+        if (options.keywords !== undefined && options.ignoreCase) {
+          throw new CliUsageError('--ignore-case applies to --regex; --keywords match case-insensitively unless --case-sensitive is given.');
+        }
         const definition =
           options.regex !== undefined
             ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
@@ -63,21 +69,22 @@ export function registerSanitiserCommands(program: Command): void {
 
   rule
     .command('set')
-    .description('Override a built-in rule for the organisation: switch it off or on, or change its severity')
-    .argument('<rule-id>', 'built-in rule id (see porch sanitiser builtins)')
+    .description("Switch a rule off or on for the organisation, or change its severity: a built-in rule (stored as an override) or one of the organisation's custom rules")
+    .argument('<rule-id>', 'built-in rule id (see porch sanitiser builtins) or custom rule id (see porch sanitiser rule list)')
     .requiredOption('--org <organisation-id>', 'organisation id')
     .option('--enabled <on|off>', 'switch the rule on or off')
     .option('--severity <severity>', 'info, warn or block')
     .option('--json', 'print JSON')
     .action(async (ruleId: string, options: { org: string; enabled?: string; severity?: string; json?: boolean }) => {
       const enabled = toggle('--enabled', options.enabled);
-      const saved = await withApplication(({ core }) =>
-        core.sanitiser.setOverride(options.org, {
-          rule_id: ruleId,
-          ...(enabled === undefined ? {} : { enabled }),
-          ...(options.severity === undefined ? {} : { severity: options.severity }),
-        }),
-      );
+      if (enabled === undefined && options.severity === undefined) throw new CliUsageError('Give --enabled and/or --severity.');
+      const changes = { ...(enabled === undefined ? {} : { enabled }), ...(options.severity === undefined ? {} : { severity: options.severity }) };
+      if (ruleId.startsWith('custom.')) {
+        const saved = await withApplication(({ core }) => core.sanitiser.updateCustomRule(options.org, ruleId, changes));
+        print(saved, options, () => `Saved custom rule ${saved.rule_id}.`);
+        return;
+      }
+      const saved = await withApplication(({ core }) => core.sanitiser.setOverride(options.org, { rule_id: ruleId, ...changes }));
       print(saved, options, () => `Saved override of ${saved.rule_id}.`);
     });
 

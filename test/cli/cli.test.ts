@@ -1,28 +1,17 @@
 /** The operator CLI, run as a real process against a real database file. */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { runPorch } from '../helpers/cli.js';
 
-const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
 
 let directory: string;
 let env: NodeJS.ProcessEnv;
 
-async function porch(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI, ...args], { env, cwd: process.cwd() });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failure = err as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
+const porch = (...args: string[]) => runPorch(env, ...args);
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'porch-cli-'));
@@ -83,9 +72,8 @@ describe('porch CLI', { timeout: 90_000 }, () => {
   it('stores a BYOK key from an environment variable and never prints it', async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'byok@example.com', '--json')).stdout) as { id: string; organisation_id: string };
     const secret = 'sk-cli-byok-secret-9876';
-    const saved = await run(process.execPath, [...CLI, 'byok', 'set', '--org', account.organisation_id, '--provider', 'openai', '--key-env', 'CUSTOMER_KEY', '--json'], {
-      env: { ...env, CUSTOMER_KEY: secret, OPENAI_API_KEY: 'sk-gateway' },
-    });
+    const saved = await runPorch({ ...env, CUSTOMER_KEY: secret, OPENAI_API_KEY: 'sk-gateway' }, 'byok', 'set', '--org', account.organisation_id, '--provider', 'openai', '--key-env', 'CUSTOMER_KEY', '--json');
+    expect(saved.code, saved.stderr).toBe(0);
     expect(saved.stdout).not.toContain(secret);
     expect(JSON.parse(saved.stdout)).toMatchObject({ provider: 'openai', key_hint: '...9876', status: 'active' });
     const missing = await porch('byok', 'set', '--account', account.id, '--provider', 'openai', '--key-env', 'UNSET_VARIABLE');

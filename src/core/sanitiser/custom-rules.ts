@@ -1,13 +1,13 @@
 /**
  * Organisation rules: validation (with messages safe to show the user) and compilation. Custom
- * regexes run on RE2, whose matching time is linear in the text for every pattern, so no pattern
- * can stall a scan; the caps below bound the work and output of one scan on top of that.
+ * regexes run on RE2, where one search takes time linear in the text for every pattern, so no
+ * pattern backtracks; the caps below bound how many searches and matches one scan makes.
  */
 import RE2 from 're2';
 import type { z } from 'zod';
 import { PorchError } from '../errors.js';
 import { isBuiltInRuleId } from './rule-catalog.js';
-import { customRuleDefinitionSchema, ruleOverrideSchema } from './schemas.js';
+import { CUSTOM_RULE_ID_PATTERN, customRuleDefinitionSchema, ruleOverrideSchema } from './schemas.js';
 import type { CustomRuleDefinition, FindingSeverity, RuleOverride } from './types.js';
 
 /**
@@ -16,6 +16,14 @@ import type { CustomRuleDefinition, FindingSeverity, RuleOverride } from './type
  * can add to a 1 MiB text.
  */
 export const MAX_MATCHES_PER_CUSTOM_RULE = 1_000;
+
+/**
+ * Most RE2 searches one custom rule makes per scan, counting those whose match is empty or is
+ * rejected (a keyword inside a longer word) as well as those kept. Each search is a call into RE2;
+ * without this cap a rule matching empty at every word boundary made one per word. Twice the
+ * match cap leaves room for rejected matches; a scan makes at most MAX_CUSTOM_RULES times this.
+ */
+export const MAX_SEARCHES_PER_CUSTOM_RULE = 2 * MAX_MATCHES_PER_CUSTOM_RULE;
 
 /** Most custom rules an organisation may apply: each adds one linear pass over the text. */
 export const MAX_CUSTOM_RULES = 200;
@@ -32,31 +40,45 @@ function describeIssues(error: z.ZodError, prefix: string): string {
     .join('; ');
 }
 
-/** Syntax RE2 deliberately lacks because it needs backtracking (exponential time in the worst case). */
-function unsupportedSyntax(pattern: string): string | null {
-  if (/\(\?<?[=!]/.test(pattern)) return 'lookahead and lookbehind ((?=...), (?!...), (?<=...), (?<!...))';
-  if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences (\\1, \\k<name>)';
-  if (/[*+?}]\+/.test(pattern)) return 'possessive quantifiers (*+, ++, ?+)';
-  if (/\(\?>/.test(pattern)) return 'atomic groups ((?>...))';
+/**
+ * Constructs RE2 deliberately lacks because they need backtracking (exponential time in the
+ * worst case), told apart by RE2's own compile error: RE2 reads escapes, character classes and
+ * \Q...\E itself, so `\++`, `[(?=]` or `x\\1` are never mistaken for them. Only the construct is
+ * named, never the pattern text, which may hold what the rule is meant to find.
+ */
+function unsupportedConstruct(code: string, fragment: string, pattern: string): string | null {
+  if (code === 'invalid perl operator') {
+    if (/^\(\?<?[=!]/.test(fragment)) return 'lookahead and lookbehind ((?=...), (?!...), (?<=...), (?<!...))';
+    if (fragment.startsWith('(?>')) return 'atomic groups ((?>...))';
+    if (fragment === '(?P' && pattern.includes('(?P=')) return 'backreferences (\\1, \\k<name>, (?P=name))';
+    return null;
+  }
+  if (code === 'invalid escape sequence' && /^\\(?:[1-9]|k)$/.test(fragment)) return 'backreferences (\\1, \\k<name>, (?P=name))';
+  if (code === 'bad repetition operator' && /^(?:[*+?]|\{\d+(?:,\d*)?\})\??\+$/.test(fragment)) return 'possessive quantifiers (*+, ++, ?+, {n}+)';
   return null;
 }
 
-function compileRegex(pattern: string, flags: string): RE2 {
-  const blocked = unsupportedSyntax(pattern);
-  if (blocked !== null) {
-    throw new PorchError(
-      'VALIDATION_ERROR',
-      `pattern: ${blocked} are not supported. Custom regexes run on RE2, a linear-time engine, so that no pattern can stall a scan; rewrite the pattern without them.`,
-    );
+/** RE2 compile errors read "<what went wrong>: <the part of the pattern concerned>". */
+function describeCompileError(err: unknown, pattern: string): string {
+  const message = err instanceof Error ? err.message : '';
+  const separator = message.indexOf(': ');
+  const code = (separator === -1 ? message : message.slice(0, separator)).trim();
+  const fragment = separator === -1 ? '' : message.slice(separator + 2);
+  const construct = unsupportedConstruct(code, fragment, pattern);
+  if (construct !== null) {
+    return `pattern: ${construct} are not supported. Custom regexes run on RE2, a linear-time engine, so that no pattern can stall a scan; rewrite the pattern without them.`;
   }
+  if (RE2_MAX_PROGRAM_SIZE_ERROR.test(code)) return 'pattern: the pattern is too complex to compile; split it into several rules.';
+  // An escape is two characters of syntax, not content: naming it says what to fix.
+  const escape = code === 'invalid escape sequence' && /^\\[\x21-\x7e]$/.test(fragment) ? ` ${fragment}` : '';
+  return `pattern: not a valid RE2 regular expression (${code === '' ? 'invalid syntax' : code}${escape}).`;
+}
+
+function compileRegex(pattern: string, flags: string): RE2 {
   try {
     return new RE2(pattern, `g${flags}`);
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split(':')[0] ?? 'invalid syntax' : 'invalid syntax';
-    if (RE2_MAX_PROGRAM_SIZE_ERROR.test(reason)) {
-      throw new PorchError('VALIDATION_ERROR', 'pattern: the pattern is too complex to compile; split it into several rules.', {}, { cause: err });
-    }
-    throw new PorchError('VALIDATION_ERROR', `pattern: not a valid RE2 regular expression (${reason}).`, {}, { cause: err });
+    throw new PorchError('VALIDATION_ERROR', describeCompileError(err, pattern), {}, { cause: err });
   }
 }
 
@@ -105,6 +127,25 @@ export function validateCustomRule(input: unknown): CustomRuleDefinition {
   };
 }
 
+/**
+ * validateCustomRule, plus the checks only a rule being added gets: a regex that can match empty
+ * text at some positions is refused (see emptyMatchExample). Stored rules are not re-checked, so
+ * a rule saved before a check existed keeps working.
+ */
+export function validateNewCustomRule(input: unknown): CustomRuleDefinition {
+  const rule = validateCustomRule(input);
+  if (rule.kind === 'regex') {
+    const example = emptyMatchExample(rule.pattern ?? '', rule.flags ?? '');
+    if (example !== null) {
+      throw new PorchError(
+        'VALIDATION_ERROR',
+        `pattern: can match empty text (${example}), where it would report nothing and cost a search per position; require at least one character, e.g. + instead of *.`,
+      );
+    }
+  }
+  return rule;
+}
+
 /** Parses and checks one override of a built-in rule; unknown rule ids are refused. */
 export function validateOverride(input: unknown): RuleOverride {
   const parsed = ruleOverrideSchema.safeParse(input);
@@ -113,7 +154,8 @@ export function validateOverride(input: unknown): RuleOverride {
   }
   const override = parsed.data;
   if (!isBuiltInRuleId(override.rule_id)) {
-    throw new PorchError('VALIDATION_ERROR', `rule_id: "${override.rule_id.slice(0, 80)}" is not a built-in rule; see BUILT_IN_RULES for the ids that can be overridden.`);
+    const kind = CUSTOM_RULE_ID_PATTERN.test(override.rule_id) ? 'a custom rule, not a built-in one' : 'not a built-in rule';
+    throw new PorchError('VALIDATION_ERROR', `rule_id: "${override.rule_id.slice(0, 80)}" is ${kind}; overrides apply to the built-in rules that "porch sanitiser builtins" lists.`);
   }
   if (override.enabled === undefined && override.severity === undefined) {
     throw new PorchError('VALIDATION_ERROR', 'An override must set enabled, severity or both.');
@@ -123,6 +165,39 @@ export function validateOverride(input: unknown): RuleOverride {
     ...(override.enabled === undefined ? {} : { enabled: override.enabled }),
     ...(override.severity === undefined ? {} : { severity: override.severity }),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patterns that can match empty text
+
+/**
+ * Characters standing for every context a zero-width match depends on: RE2's assertions (^ $ \A
+ * \z \b \B) look only at the characters on either side, and these cover ASCII word characters,
+ * blanks, line breaks, punctuation and non-ASCII text.
+ */
+const CONTEXT_CHARACTERS = ['', 'a', 'Z', '7', '_', ' ', '\t', '\n', '\r', '.', ',', '-', '@', '/', '"', 'é', '€', '😀'];
+
+/**
+ * A place where the pattern finds an empty match, or null. A pattern refused for matching ''
+ * itself can still match empty at some positions: `\b[A-Z]*\b` at every word boundary of
+ * lower-case prose, `\bx?` before every word. Such a rule reports nothing there but costs an RE2
+ * search per position, so new rules are refused. Each two-character context is tried, with the
+ * empty match between the two and at either end. It finds only real empty matches, so a refusal
+ * is never wrong; a pattern it misses is still bounded by MAX_SEARCHES_PER_CUSTOM_RULE.
+ */
+export function emptyMatchExample(pattern: string, flags = ''): string | null {
+  const compiled = compileRegex(pattern, flags);
+  for (const before of CONTEXT_CHARACTERS) {
+    for (const after of CONTEXT_CHARACTERS) {
+      const probe = before + after;
+      compiled.lastIndex = 0;
+      // Matches are never empty until the one returned, so each search moves past the last.
+      for (let match = compiled.exec(probe); match !== null; match = compiled.exec(probe)) {
+        if (match[0].length === 0) return `at position ${match.index} of ${JSON.stringify(probe)}`;
+      }
+    }
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +212,7 @@ export interface CompiledCustomRule {
   readonly ruleId: string;
   readonly label: string;
   readonly severity: FindingSeverity;
-  /** Matches in `text`, at most MAX_MATCHES_PER_CUSTOM_RULE, never empty. */
+  /** Matches in `text`, never empty: at most MAX_MATCHES_PER_CUSTOM_RULE, from at most MAX_SEARCHES_PER_CUSTOM_RULE searches. */
   find(text: string): CustomMatch[];
 }
 
@@ -159,17 +234,38 @@ function isWordAt(text: string, index: number): boolean {
   return WORD_CHARACTER.test(text[index] ?? '');
 }
 
-/** `settle` answers the end of an acceptable match starting at `start`, or -1 to reject it. */
+/**
+ * Whether RE2's \b may guard a keyword's edge character: RE2's \b knows only ASCII word
+ * characters, so it is a necessary condition of the Unicode whole-word test for an ASCII word
+ * character, and lets RE2 skip the occurrences inside longer words itself instead of handing each
+ * to the whole-word test. Not for k and s when case is ignored: RE2 folds them to the Kelvin sign
+ * and the long s, which are not ASCII.
+ */
+function asciiBoundaryFits(edge: string, caseSensitive: boolean): boolean {
+  return /^[A-Za-z0-9_]$/.test(edge) && (caseSensitive || !/^[ksKS]$/.test(edge));
+}
+
+function keywordSource(keyword: string, caseSensitive: boolean): string {
+  const before = asciiBoundaryFits(keyword[0] ?? '', caseSensitive) ? '\\b' : '';
+  const after = asciiBoundaryFits(keyword.at(-1) ?? '', caseSensitive) ? '\\b' : '';
+  return `${before}${escapeForRe2(keyword)}${after}`;
+}
+
+/**
+ * `settle` answers the end of an acceptable match starting at `start`, or -1 to reject it. Every
+ * search counts toward MAX_SEARCHES_PER_CUSTOM_RULE, whether its match is kept, empty or rejected.
+ */
 function collectMatches(pattern: RE2, text: string, settle: (start: number, end: number) => number): CustomMatch[] {
   const matches: CustomMatch[] = [];
   pattern.lastIndex = 0;
-  while (matches.length < MAX_MATCHES_PER_CUSTOM_RULE) {
+  for (let searches = 0; searches < MAX_SEARCHES_PER_CUSTOM_RULE && matches.length < MAX_MATCHES_PER_CUSTOM_RULE; searches += 1) {
     const match = pattern.exec(text);
     if (match === null) break;
     const start = match.index;
     const end = start + match[0].length;
     if (end === start) {
-      // An empty match (possible with \b or ^ inside a longer pattern): step over it.
+      // An empty match (a pattern emptyMatchExample does not catch, or a rule stored before it
+      // was refused on adding): step over it.
       pattern.lastIndex = end + 1;
       if (pattern.lastIndex > text.length) break;
       continue;
@@ -199,7 +295,7 @@ export function compileCustomRule(rule: CustomRuleDefinition): CompiledCustomRul
   const keywords = [...(rule.keywords ?? [])].sort((left, right) => right.length - left.length);
   const foldedKeywords = keywords.map((keyword) => (caseSensitive ? keyword : keyword.toLowerCase()));
   // RE2 runs the alternation as one automaton, so a thousand keywords cost one pass.
-  const pattern = new RE2(keywords.map(escapeForRe2).join('|'), caseSensitive ? 'g' : 'gi');
+  const pattern = new RE2(keywords.map((keyword) => keywordSource(keyword, caseSensitive)).join('|'), caseSensitive ? 'g' : 'gi');
   const isWholeWord = (text: string, start: number, end: number): boolean =>
     (!isWordAt(text, start) || !isWordAt(text, start - 1)) && (!isWordAt(text, end - 1) || !isWordAt(text, end));
   return {

@@ -72,8 +72,8 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
     /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
     async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
-      const { validateCustomRule, MAX_CUSTOM_RULES } = await loadEngine();
-      const rule = validateCustomRule(input);
+      const { validateNewCustomRule, MAX_CUSTOM_RULES } = await loadEngine();
+      const rule = validateNewCustomRule(input);
       const existing = await store.sanitiserRules.list(organisationId);
       const customCount = existing.filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id).length;
       if (customCount >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
@@ -87,6 +87,24 @@ export function createSanitiserService(store: Store, clock: Clock) {
       return save(organisationId, 'override', override.rule_id, override);
     },
 
+    /**
+     * Switches one of the organisation's custom rules on or off, or changes its severity, keeping
+     * the rest of its definition. RESOURCE_NOT_FOUND when the organisation or the rule does not exist.
+     */
+    async updateCustomRule(organisationId: string, ruleId: string, changes: { enabled?: boolean; severity?: string }): Promise<SanitiserRuleView> {
+      if (changes.enabled === undefined && changes.severity === undefined) {
+        throw new PorchError('VALIDATION_ERROR', 'A change to a custom rule must set enabled, severity or both.');
+      }
+      await requireOrganisation(organisationId);
+      const record = (await store.sanitiserRules.list(organisationId)).find((candidate) => candidate.kind === 'custom' && candidate.ruleId === ruleId);
+      if (record === undefined) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no custom rule "${ruleId.slice(0, 80)}"; "porch sanitiser rule add" adds one.`);
+      }
+      const { validateCustomRule } = await loadEngine();
+      const rule = validateCustomRule({ ...(record.definition as CustomRuleDefinition), ...changes });
+      return save(organisationId, 'custom', rule.rule_id, rule);
+    },
+
     async listRules(organisationId: string): Promise<SanitiserRuleView[]> {
       await requireOrganisation(organisationId);
       return (await store.sanitiserRules.list(organisationId)).map((record) => ({
@@ -98,6 +116,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
     },
 
     async removeRule(organisationId: string, ruleId: string): Promise<void> {
+      await requireOrganisation(organisationId);
       if (!(await store.sanitiserRules.remove(organisationId, ruleId))) {
         throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no rule or override "${ruleId}".`);
       }

@@ -91,7 +91,7 @@ export const customRuleDefinitionSchema = z
 
 export const ruleOverrideSchema = z
   .object({
-    rule_id: z.string().min(1).describe('Id of the built-in rule to override (see BUILT_IN_RULES).'),
+    rule_id: z.string().min(1).describe('Id of the built-in rule to override (`porch sanitiser builtins` lists them).'),
     enabled: z.boolean().optional().describe('false turns the built-in rule off for the organisation.'),
     severity: findingSeveritySchema.optional(),
   })

@@ -2,7 +2,8 @@
  * Test fixtures. Fake credentials are assembled at run time from a seeded generator so that no
  * literal token sits in the repository for other secret scanners (or push protection) to flag.
  */
-import { createSanitiser, type Finding, type ScanResult } from '../../../src/core/sanitiser/index.js';
+import { isPorchError } from '../../../src/core/errors.js';
+import { createSanitiser, type CustomRuleDefinition, type Finding, type ScanResult } from '../../../src/core/sanitiser/index.js';
 
 export const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const HEX = '0123456789abcdef';
@@ -52,4 +53,20 @@ export function matchesOf(text: string, ruleId: string): string[] {
 /** Describes findings for assertion messages. */
 export function summarise(findings: readonly Finding[]): string {
   return JSON.stringify(findings.map((finding) => `${finding.rule_id}:${finding.match}`));
+}
+
+/** A custom regex rule with defaults for everything but the pattern. */
+export function regexRule(pattern: string, extra: Partial<CustomRuleDefinition> = {}): CustomRuleDefinition {
+  return { rule_id: 'custom.test', label: 'Test rule', severity: 'warn', enabled: true, kind: 'regex', pattern, ...extra };
+}
+
+/** The message of the VALIDATION_ERROR `action` throws; fails when it throws nothing or something else. */
+export function validationMessage(action: () => unknown): string {
+  try {
+    action();
+  } catch (err) {
+    if (isPorchError(err) && err.code === 'VALIDATION_ERROR') return err.message;
+    throw err;
+  }
+  throw new Error('expected a VALIDATION_ERROR');
 }

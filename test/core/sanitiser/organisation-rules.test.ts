@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { isPorchError } from '../../../src/core/errors.js';
 import {
   BUILT_IN_RULES,
   createSanitiser,
@@ -8,20 +7,7 @@ import {
   validateOverride,
   type CustomRuleDefinition,
 } from '../../../src/core/sanitiser/index.js';
-
-function regexRule(pattern: string, extra: Partial<CustomRuleDefinition> = {}): CustomRuleDefinition {
-  return { rule_id: 'custom.test', label: 'Test rule', severity: 'warn', enabled: true, kind: 'regex', pattern, ...extra };
-}
-
-function validationMessage(action: () => unknown): string {
-  try {
-    action();
-  } catch (err) {
-    if (isPorchError(err) && err.code === 'VALIDATION_ERROR') return err.message;
-    throw err;
-  }
-  throw new Error('expected a VALIDATION_ERROR');
-}
+import { regexRule, validationMessage } from './fixtures.js';
 
 describe('custom regex rules', () => {
   it('reports matches with the rule label and severity', () => {

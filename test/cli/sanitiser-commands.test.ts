@@ -1,0 +1,72 @@
+/** `porch sanitiser rule ...`, run as a real process against a real database file. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPorch } from '../helpers/cli.js';
+
+const MISSING_ORGANISATION = '0190a4b0-0000-7000-8000-000000000000';
+
+let directory: string;
+let env: NodeJS.ProcessEnv;
+let org: string;
+
+const porch = (...args: string[]) => runPorch(env, ...args);
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-cli-sanitiser-'));
+  env = { ...process.env, DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent' };
+  delete env.PORCH_CONFIG;
+  const created = await porch('account', 'create', '--email', 'sanitiser-cli@example.com', '--json');
+  org = (JSON.parse(created.stdout) as { organisation_id: string }).organisation_id;
+}, 60_000);
+afterAll(() => rm(directory, { recursive: true, force: true }));
+
+// Each command is a fresh Node process that opens and migrates the database: seconds, not milliseconds.
+describe('porch sanitiser rule', { timeout: 90_000 }, () => {
+  it('set switches a custom rule off and changes its severity, keeping its definition', async () => {
+    const added = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.x', '--label', 'Codename', '--keywords', 'bluebird', '--case-sensitive');
+    expect(added.code, added.stderr).toBe(0);
+    const off = await porch('sanitiser', 'rule', 'set', 'custom.x', '--org', org, '--enabled', 'off', '--severity', 'block');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toMatch(/Saved custom rule custom\.x\./);
+    const listed = JSON.parse((await porch('sanitiser', 'rule', 'list', '--org', org, '--json')).stdout) as Array<{ rule_id: string; kind: string; definition: unknown }>;
+    expect(listed).toEqual([
+      expect.objectContaining({
+        rule_id: 'custom.x',
+        kind: 'custom',
+        definition: expect.objectContaining({ enabled: false, severity: 'block', keywords: ['bluebird'], case_sensitive: true }),
+      }),
+    ]);
+  });
+
+  it('set names the command listing the built-in rules for an unknown id, and says how to add a missing custom rule', async () => {
+    const unknown = await porch('sanitiser', 'rule', 'set', 'pii.shoe_size', '--org', org, '--enabled', 'off');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/"pii\.shoe_size" is not a built-in rule; .*"porch sanitiser builtins"/);
+    expect(unknown.stderr).not.toMatch(/BUILT_IN_RULES/);
+    const missing = await porch('sanitiser', 'rule', 'set', 'custom.none', '--org', org, '--enabled', 'off');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no custom rule "custom\.none"; "porch sanitiser rule add" adds one/);
+    const nothing = await porch('sanitiser', 'rule', 'set', 'pii.email', '--org', org);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toMatch(/Give --enabled and\/or --severity\./);
+  });
+
+  it('add refuses case flags that do not apply to the kind of rule instead of ignoring them', async () => {
+    const regex = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.r', '--label', 'R', '--regex', 'PRJ-\\d+', '--case-sensitive');
+    expect(regex.code).toBe(1);
+    expect(regex.stderr).toMatch(/--case-sensitive applies to --keywords/);
+    const keywords = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.k', '--label', 'K', '--keywords', 'a,b', '--ignore-case');
+    expect(keywords.code).toBe(1);
+    expect(keywords.stderr).toMatch(/--ignore-case applies to --regex/);
+    const listed = JSON.parse((await porch('sanitiser', 'rule', 'list', '--org', org, '--json')).stdout) as Array<{ rule_id: string }>;
+    expect(listed.map((rule) => rule.rule_id)).not.toContain('custom.r');
+  });
+
+  it('remove says that an organisation does not exist', async () => {
+    const removed = await porch('sanitiser', 'rule', 'remove', 'custom.x', '--org', MISSING_ORGANISATION);
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toMatch(new RegExp(`No organisation with id ${MISSING_ORGANISATION}\\.`));
+  });
+});
