@@ -11,9 +11,10 @@
  * - Keys other than reasoning, score and suggestions are dropped (a stray "verdict": "pass" has
  *   no effect: the verdict always comes from the score).
  * - Several JSON objects that disagree (an example object and the real one, say) are ambiguous
- *   and invalid; several copies of the same verdict are fine. An object that mentions a score
- *   but cannot be read counts as a disagreeing verdict: the readable one beside it may be an
- *   example, or text the judged prompt planted, while the model's own verdict is the broken one.
+ *   and invalid; several copies of the same verdict are fine. An object written like a verdict
+ *   (reasoning and score keys) that cannot be read counts as a disagreeing verdict: the readable
+ *   one beside it may be an example, or text the judged prompt planted, while the model's own
+ *   verdict is the broken one.
  * Failure messages describe the problem without quoting the reply, so they are safe to log.
  */
 import type { JudgeReply } from './judge-schema.js';
@@ -210,11 +211,17 @@ function tryCandidate(candidate: Candidate): Attempt {
 }
 
 /**
- * Whether an object that could not be read may be a verdict: it names a score, and is not the
- * schema itself quoted back (`"score": number`).
+ * Whether an object that could not be read is written like a verdict: a `reasoning` key with a
+ * string value and a `score` key, as the model's own verdict is. Placeholders (`{{score}}`), the
+ * schema quoted back (`"reasoning": string`), a summary such as `{"score": 72}`, and stray braces
+ * around a readable verdict (the span contains it) are not.
  */
-function mentionsScore(source: string): boolean {
-  return /\bscore\b/i.test(source) && !/\bscore["']?\s*:\s*["']?(?:number|integer)\b/i.test(source);
+function isUnreadableVerdict(source: string, readable: readonly string[]): boolean {
+  return (
+    /\breasoning["']?\s*:\s*["']/i.test(source) &&
+    /\bscore["']?\s*:/i.test(source) &&
+    !readable.some((verdict) => source.includes(verdict))
+  );
 }
 
 const FAILURE_PREFERENCE: readonly JudgeReplyFailureKind[] = ['schema_mismatch', 'invalid_json'];
@@ -230,19 +237,20 @@ export function parseJudgeReply(text: string): JudgeReplyParseResult {
   }
 
   const successes: Array<Extract<Attempt, { ok: true }>> = [];
-  const failures: JudgeReplyFailure[] = [];
-  let unreadableVerdicts = 0;
+  const readable: string[] = [];
+  const failed: Array<{ source: string; failure: JudgeReplyFailure }> = [];
   for (const candidate of candidates) {
     const attempt = tryCandidate(candidate);
-    if (attempt.ok) successes.push(attempt);
-    else {
-      failures.push(attempt.failure);
-      if (mentionsScore(candidate.source)) unreadableVerdicts += 1;
-    }
+    if (attempt.ok) {
+      successes.push(attempt);
+      readable.push(candidate.source);
+    } else failed.push({ source: candidate.source, failure: attempt.failure });
   }
+  const failures = failed.map(({ failure }) => failure);
 
   const first = successes[0];
   if (first !== undefined) {
+    const unreadableVerdicts = failed.filter(({ source }) => isUnreadableVerdict(source, readable)).length;
     const distinct = new Set(successes.map((success) => JSON.stringify(success.reply)));
     if (distinct.size + unreadableVerdicts > 1) {
       const unreadable = unreadableVerdicts > 0 ? `, ${unreadableVerdicts} of them unreadable` : '';

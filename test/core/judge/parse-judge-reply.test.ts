@@ -89,9 +89,15 @@ describe('parseJudgeReply', () => {
     expect(failure.message).toMatch(/unreadable/);
   });
 
-  it('reads the verdict after the schema quoted back, which is no verdict', () => {
-    const result = expectReply(parseJudgeReply(`Schema: {"reasoning": string, "score": number, "suggestions": string[]}\nAnswer: ${JSON.stringify(CLEAN)}`));
-    expect(result.reply).toEqual(CLEAN);
+  it.each([
+    ['the schema quoted back', `Schema: {"reasoning": string, "score": number, "suggestions": string[]}\nAnswer: ${JSON.stringify(CLEAN)}`],
+    ['the schema with a range', `Format {"reasoning": string, "score": 0-100}. ${JSON.stringify(CLEAN)}`],
+    ['a template placeholder in the prose', `The {{score}} variable is never defined.\n${JSON.stringify(CLEAN)}`],
+    ['a placeholder in braces', `Replace {score} with a number.\n\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\``],
+    ['a summary with the score alone', `\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\`\nFinal: {"score": 82}`],
+    ['stray braces around a fenced verdict', `It opens a { placeholder.\n\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\`\nEnd it with }.`],
+  ])('reads the one verdict beside %s, which is no verdict', (_name, text) => {
+    expect(expectReply(parseJudgeReply(text)).reply).toEqual(CLEAN);
   });
 
   it('ignores objects that are not about a score, such as code quoted from the prompt', () => {
