@@ -37,6 +37,16 @@ describe('private key rule (secret.private_key)', () => {
     expect(matchesOf(`${cut}\n\n${second}`, 'secret.private_key')).toEqual([cut.trimEnd(), second]);
   });
 
+  it('keeps the header lines of a truncated encrypted key in its body', () => {
+    const body = pemBlock('RSA PRIVATE KEY').split('\n').slice(1, -1).join('\n');
+    const truncated = `${'-'.repeat(5)}BEGIN RSA PRIVATE KEY${'-'.repeat(5)}\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${HEX.toUpperCase()}${HEX.toUpperCase()}\n\n${body}`;
+    const second = pemBlock('EC PRIVATE KEY');
+    expect(matchesOf(`${truncated}\n${second}`, 'secret.private_key')).toEqual([truncated, second]);
+    const escaped = truncated.replace(/\n/g, '\\n');
+    const [inJson] = matchesOf(`"key": "${escaped}\\n"}`, 'secret.private_key');
+    expect(inJson?.startsWith(escaped)).toBe(true);
+  });
+
   it('does not report documentation placeholders or public material', () => {
     const dashes = '-'.repeat(5);
     const placeholders = ['...', '***', 'xxx', 'YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo='].map(

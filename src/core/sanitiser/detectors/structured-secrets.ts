@@ -72,9 +72,11 @@ function footerFinder(text: string): (from: number) => { index: number; length: 
 
 /**
  * The body of a truncated block (a snippet, a log line): it runs while it looks like base64,
- * including escaped newlines and string concatenation.
+ * including escaped newlines, string concatenation and the header lines of an encrypted or PGP
+ * key (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: ...`, `Version: ...`; tried first, as their letters
+ * are base64 too).
  */
-const TRUNCATED_BODY = /^(?:[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/;
+const TRUNCATED_BODY = /^(?:(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*|[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/;
 
 function detectPrivateKeys(context: DetectorContext): void {
   const { text, scan } = context;
