@@ -235,20 +235,33 @@ function isWordAt(text: string, index: number): boolean {
 }
 
 /**
- * Whether RE2's \b may guard a keyword's edge character: RE2's \b knows only ASCII word
- * characters, so it is a necessary condition of the Unicode whole-word test for an ASCII word
- * character, and lets RE2 skip the occurrences inside longer words itself instead of handing each
- * to the whole-word test. Not for k and s when case is ignored: RE2 folds them to the Kelvin sign
- * and the long s, which are not ASCII.
+ * Non-ASCII characters RE2 matches for an ASCII letter when case is ignored: the Kelvin sign for
+ * k and the long s for s. RE2's \b knows only ASCII word characters, so these need a way round it.
  */
-function asciiBoundaryFits(edge: string, caseSensitive: boolean): boolean {
-  return /^[A-Za-z0-9_]$/.test(edge) && (caseSensitive || !/^[ksKS]$/.test(edge));
+const NON_ASCII_CASE_FOLDS: Readonly<Record<string, string>> = { k: '\u212A', s: '\u017F' };
+
+/**
+ * A keyword's edge character with RE2's \b on the side(s) given, so RE2 skips the occurrences
+ * inside longer words itself instead of handing each to the whole-word test (which still decides,
+ * and each rejected occurrence costs one of the rule's searches). \b is a necessary condition of
+ * the Unicode whole-word test only for an ASCII word character, so other edges go unguarded; a
+ * k or s ignoring case also matches its non-ASCII fold, unguarded and exact.
+ */
+function guardedEdge(char: string, before: boolean, after: boolean, caseSensitive: boolean): string {
+  const escaped = escapeForRe2(char);
+  if (!/^[A-Za-z0-9_]$/.test(char)) return escaped;
+  const guarded = `${before ? '\\b' : ''}${escaped}${after ? '\\b' : ''}`;
+  const fold = caseSensitive ? undefined : NON_ASCII_CASE_FOLDS[char.toLowerCase()];
+  // The fold is matched case-sensitively: ignoring case it would match the ASCII letter too.
+  return fold === undefined ? guarded : `(?:${guarded}|(?-i:${fold}))`;
 }
 
 function keywordSource(keyword: string, caseSensitive: boolean): string {
-  const before = asciiBoundaryFits(keyword[0] ?? '', caseSensitive) ? '\\b' : '';
-  const after = asciiBoundaryFits(keyword.at(-1) ?? '', caseSensitive) ? '\\b' : '';
-  return `${before}${escapeForRe2(keyword)}${after}`;
+  const characters = Array.from(keyword);
+  const first = characters[0] ?? '';
+  if (characters.length === 1) return guardedEdge(first, true, true, caseSensitive);
+  const middle = characters.slice(1, -1).join('');
+  return `${guardedEdge(first, true, false, caseSensitive)}${escapeForRe2(middle)}${guardedEdge(characters.at(-1) ?? '', false, true, caseSensitive)}`;
 }
 
 /**

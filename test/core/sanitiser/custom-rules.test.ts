@@ -95,13 +95,22 @@ describe('the search cap', () => {
   });
 
   it('counts keyword matches rejected as parts of longer words', () => {
-    // "k" ignoring case may match the Kelvin sign, which RE2's ASCII \b cannot guard; every
-    // "k" inside a word is then a rejected match. Before: one uncounted search each (5,000 here).
-    const compiled = compileCustomRule(validateCustomRule(keywordRule(['k'])));
-    const text = 'ak '.repeat(5_000);
+    // A keyword ending in a non-ASCII letter has no RE2 guard: each occurrence inside a longer
+    // word is a rejected match. Before: one uncounted search each (5,000 here).
+    const compiled = compileCustomRule(validateCustomRule(keywordRule(['café'])));
+    const text = 'cafés '.repeat(5_000);
     let found: unknown[] = [];
     expect(searchesDuring(() => (found = compiled.find(text)))).toBeLessThanOrEqual(MAX_SEARCHES_PER_CUSTOM_RULE);
     expect(found).toEqual([]);
+  });
+
+  it('guards k and s edges too, ignoring case, so thousands of in-word hits cannot hide a match', () => {
+    // RE2 folds k to the Kelvin sign and s to the long s, which its \b does not know; those two
+    // are matched unguarded beside the guarded ASCII letter.
+    const text = `${'topsecrets '.repeat(2_100)}the secrets`;
+    expect(matches(keywordRule(['secrets']), text)).toEqual(['secrets']);
+    expect(matches(keywordRule(['secrets']), 'the \u017Fecret\u017F, topsecrets')).toEqual(['\u017Fecret\u017F']);
+    expect(matches(keywordRule(['kit']), 'kit \u212Ait akit toolkit')).toEqual(['kit', '\u212Ait']);
   });
 
   it('lets RE2 skip keyword occurrences inside longer words where \\b can guard them', () => {
