@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 
@@ -44,6 +45,28 @@ describe('bad input never gets a 500', () => {
     const response = await harness.api('POST', '/context-cards', { key, rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(response.status).toBe(415);
     expect(response.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers 415 for a compressed body, which would be inflated before the key is checked', async () => {
+    const compressed = gzipSync(JSON.stringify({ title: 'zipped', content: 'x' }));
+    for (const requestKey of [key, undefined]) {
+      const response = await harness.api('POST', '/context-cards', { key: requestKey, rawBody: compressed, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      expect(response.status, describeResponse(response)).toBe(415);
+      expect(response.body.error.message).toMatch(/Content-Encoding/);
+    }
+  });
+
+  it('refuses a too deeply nested body from its bytes, after the key check, and counts no brackets inside strings', async () => {
+    const deep = `{"title": "t", "content": "c", "tags": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const unauthenticated = await harness.api('POST', '/context-cards', { rawBody: deep, headers: { 'content-type': 'application/json' } });
+    expect(unauthenticated.status, describeResponse(unauthenticated)).toBe(401);
+    const refused = await harness.api('POST', '/context-cards', { key, rawBody: deep, headers: { 'content-type': 'application/json' } });
+    expect(refused.status, describeResponse(refused)).toBe(400);
+    expect(refused.body.error.message).toMatch(/nests deeper than 64 levels/);
+    const content = `a "quoted" \\ ${'[{'.repeat(200)}`;
+    const stored = await harness.api<{ content: string }>('POST', '/context-cards', { key, body: { title: 'Brackets', content } });
+    expect(stored.status, describeResponse(stored)).toBe(201);
+    expect(stored.body.data.content).toBe(content);
   });
 
   it('answers 400 for query parameters of the wrong type', async () => {
