@@ -91,8 +91,8 @@ export const ERROR_TABLE = {
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
-    summary: 'The request body is not application/json',
-    hint: 'Send the body as JSON with Content-Type: application/json.',
+    summary: 'The request body is not application/json, or is compressed',
+    hint: 'Send the body as plain UTF-8 JSON with Content-Type: application/json and no Content-Encoding.',
   },
   RATE_LIMITED: {
     status: 429,
