@@ -79,13 +79,8 @@ export function registerSanitiserCommands(program: Command): void {
       const enabled = toggle('--enabled', options.enabled);
       if (enabled === undefined && options.severity === undefined) throw new CliUsageError('Give --enabled and/or --severity.');
       const changes = { ...(enabled === undefined ? {} : { enabled }), ...(options.severity === undefined ? {} : { severity: options.severity }) };
-      if (ruleId.startsWith('custom.')) {
-        const saved = await withApplication(({ core }) => core.sanitiser.updateCustomRule(options.org, ruleId, changes));
-        print(saved, options, () => `Saved custom rule ${saved.rule_id}.`);
-        return;
-      }
-      const saved = await withApplication(({ core }) => core.sanitiser.setOverride(options.org, { rule_id: ruleId, ...changes }));
-      print(saved, options, () => `Saved override of ${saved.rule_id}.`);
+      const saved = await withApplication(({ core }) => core.sanitiser.setRule(options.org, ruleId, changes));
+      print(saved, options, () => (saved.kind === 'custom' ? `Saved custom rule ${saved.rule_id}.` : `Saved override of ${saved.rule_id}.`));
     });
 
   rule

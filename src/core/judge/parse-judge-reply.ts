@@ -246,7 +246,6 @@ export function parseJudgeReply(text: string): JudgeReplyParseResult {
       readable.push(candidate.source);
     } else failed.push({ source: candidate.source, failure: attempt.failure });
   }
-  const failures = failed.map(({ failure }) => failure);
 
   const first = successes[0];
   if (first !== undefined) {
@@ -259,7 +258,7 @@ export function parseJudgeReply(text: string): JudgeReplyParseResult {
     return first;
   }
   for (const kind of FAILURE_PREFERENCE) {
-    const failure = failures.find((candidate) => candidate.kind === kind);
+    const failure = failed.find((candidate) => candidate.failure.kind === kind)?.failure;
     if (failure !== undefined) return { ok: false, failure };
   }
   return { ok: false, failure: { kind: 'invalid_json', message: 'the reply contains no valid JSON object' } };

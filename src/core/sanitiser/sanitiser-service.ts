@@ -65,7 +65,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
     return { rule_id: ruleId, kind, definition, updated_at: toIsoTimestamp(now) };
   }
 
-  return {
+  const service = {
     async scan(organisationId: string, text: string): Promise<ScanResult> {
       return (await sanitiserFor(organisationId)).scan(text);
     },
@@ -105,6 +105,15 @@ export function createSanitiserService(store: Store, clock: Clock) {
       return save(organisationId, 'custom', rule.rule_id, rule);
     },
 
+    /**
+     * Switches a rule on or off, or changes its severity: one of the organisation's custom rules
+     * (ids start with "custom.") in place, a built-in rule as an override.
+     */
+    async setRule(organisationId: string, ruleId: string, changes: { enabled?: boolean; severity?: string }): Promise<SanitiserRuleView> {
+      if (ruleId.startsWith('custom.')) return service.updateCustomRule(organisationId, ruleId, changes);
+      return service.setOverride(organisationId, { rule_id: ruleId, ...changes });
+    },
+
     async listRules(organisationId: string): Promise<SanitiserRuleView[]> {
       await requireOrganisation(organisationId);
       return (await store.sanitiserRules.list(organisationId)).map((record) => ({
@@ -122,6 +131,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
       }
     },
   };
+  return service;
 }
 
 export type SanitiserService = ReturnType<typeof createSanitiserService>;
