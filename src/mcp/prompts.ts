@@ -9,7 +9,8 @@ import type { Caller } from '../core/access/caller.js';
 import { grantsAny, readScopes, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError } from '../core/errors.js';
-import { compositionMessages, personaMessages, type ChatMessage } from '../core/execution/prompt-builders.js';
+import type { ChatMessage } from '../core/ai/tokenizer.js';
+import { compositionMessages, personaMessages } from '../core/execution/prompt-builders.js';
 import type { CompositionRecord, ContextCardRecord } from '../db/store.js';
 
 /** Prompt names become slash commands (`/mcp__porch__ticket-reply`); long names help nobody. */

@@ -32,13 +32,6 @@ export const tokenUsageSchema = z
   })
   .describe('Token usage of the call.');
 
-export const modelIdSchema = z
-  .string()
-  .min(3)
-  .max(200)
-  .regex(/^[^/\s]+\/\S+$/, 'must be a model id of the form <provider>/<model_name>')
-  .describe('Model id, <provider>/<model_name> (e.g. "openai/gpt-4o-mini", "echo/echo").');
-
 /** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`. */
 export function listOf<Item extends z.ZodType>(item: Item, what: string) {
   return z.object({

@@ -8,6 +8,7 @@ import type { Caller } from '../access/caller.js';
 import { createConcurrencyLimiter } from '../access/concurrency-limiter.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { TokenUsage } from '../ai/ai-types.js';
+import type { ChatMessage } from '../ai/tokenizer.js';
 import type { ByokService } from '../byok/byok.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import type { Clock } from '../clock.js';
@@ -19,7 +20,7 @@ import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
-import { compositionMessages, personaMessages, skillMessages, type ChatMessage, type VariableValues } from './prompt-builders.js';
+import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
 export interface CompositionExecutionResult {
   content: string;

@@ -3,13 +3,9 @@
  * the MCP prompts (which render without calling a model).
  */
 import type { CompositionRecord, CompositionVariable, ContextCardRecord, SkillRecord } from '../../db/store.js';
+import type { ChatMessage } from '../ai/tokenizer.js';
 import { renderTemplate } from '../engine/template.js';
 import { PorchError } from '../errors.js';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
 
 export type VariableValues = Readonly<Record<string, unknown>>;
 

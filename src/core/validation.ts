@@ -1,0 +1,56 @@
+/**
+ * The one way Porch words validation problems, whatever was validated: a request, the config
+ * file, a bundle, a workflow definition, a custom rule, a SKILL.md, a judge reply. Every message
+ * names each problem by its path in one syntax, `body.nodes[2].prompt`: dots before names,
+ * brackets around array indices, the root (`body`, `ai`, `workflows[1].definition`) first.
+ */
+import type { z } from 'zod';
+
+/** One problem: where (path segments below the root) and what. */
+export interface ValidationIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+export interface FormatIssuesOptions {
+  /** What the paths are relative to (`body`, `ai`, `workflows[2].definition`); none for top-level names. */
+  root?: string;
+  /** How a problem of the whole value is named when there is no root (`arguments`, `front matter`). */
+  whole?: string;
+  /** At most this many problems are listed; the rest are counted ("and 3 more"). */
+  limit?: number;
+}
+
+/** A message listing every problem of a large bad input would bury the first one. */
+export const DEFAULT_REPORTED_ISSUES = 10;
+
+/** `['nodes', 2, 'prompt']` under root `body` → `body.nodes[2].prompt`. */
+export function formatPath(path: readonly PropertyKey[], root = ''): string {
+  let text = root;
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return text;
+}
+
+/** `body.nodes[2].prompt: must not be empty`; a problem of the whole value reads as its name. */
+export function formatIssue(issue: ValidationIssue, options: Pick<FormatIssuesOptions, 'root' | 'whole'> = {}): string {
+  const path = formatPath(issue.path, options.root);
+  const where = path === '' ? options.whole : path;
+  return where === undefined || where === '' ? issue.message : `${where}: ${issue.message}`;
+}
+
+/** Every problem, `; `-separated, capped at `limit` with a count of the rest. */
+export function formatIssues(issues: readonly ValidationIssue[], options: FormatIssuesOptions = {}): string {
+  const limit = options.limit ?? DEFAULT_REPORTED_ISSUES;
+  const shown = issues.slice(0, limit).map((issue) => formatIssue(issue, options));
+  const hidden = issues.length - shown.length;
+  return `${shown.join('; ')}${hidden > 0 ? `; and ${hidden} more` : ''}`;
+}
+
+/** The issues of a failed zod parse, formatted as above. */
+export function formatZodError(error: z.ZodError, options: FormatIssuesOptions = {}): string {
+  return formatIssues(error.issues, options);
+}
+
