@@ -1,12 +1,12 @@
 /**
- * Writes src/client/routes.ts from the operation definitions: the little runtime data the typed
+ * Writes src/client/routes.ts from the definitions of the operations exposed on `rest`: the little runtime data the typed
  * client needs (method, path, whether retries carry an Idempotency-Key), without importing the
  * server's code into the client. `--check` fails when the committed file is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../src/operations/index.js';
-import type { Operation } from '../src/operations/operation.js';
+import { exposedOn, type Operation } from '../src/operations/operation.js';
 
 const TARGET = fileURLToPath(new URL('../src/client/routes.ts', import.meta.url));
 
@@ -33,7 +33,7 @@ export function renderClientRoutes(list: readonly Operation[]): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rendered = renderClientRoutes(operations);
+  const rendered = renderClientRoutes(exposedOn(operations, 'rest'));
   if (process.argv.includes('--check')) {
     if (readFileSync(TARGET, 'utf8') !== rendered) {
       process.stderr.write('src/client/routes.ts is stale: run npm run build:client-routes\n');

@@ -12,7 +12,9 @@ import { loadSecretKey } from './core/ai/byok-crypto.js';
 import { createCore, type Core } from './core/core.js';
 import { createSqliteStore, type SqliteStore } from './db/sqlite/index.js';
 import { createLogger } from './logger.js';
-import { operations } from './operations/index.js';
+import { withOutputCheck, type OutputMismatchError } from './operations/check-output.js';
+import { operations as allOperations } from './operations/index.js';
+import type { Operation } from './operations/operation.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
 import { createRestApp } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
@@ -30,6 +32,8 @@ export interface ApplicationOptions {
   logger?: Logger;
   /** Overrides of the HTTP server's timeouts (tests use short ones). */
   serverTimeouts?: Partial<ServerTimeouts>;
+  /** Checks every operation's answer against its output schema and reports each mismatch here (tests). */
+  onOutputMismatch?: (error: OutputMismatchError) => void;
 }
 
 /** How long the HTTP server waits for slow or idle clients, in milliseconds. */
@@ -88,6 +92,8 @@ export function createApplication(config: Config, options: ApplicationOptions = 
       workflowLimits: config.workflowLimits,
     },
   });
+  const report = options.onOutputMismatch;
+  const operations: readonly Operation[] = report ? allOperations.map((operation) => withOutputCheck<Operation>(operation, report)) : allOperations;
   // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at start-up.
   const mcp = lazyHandler(async () =>
     (await import('./mcp/http.js')).createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts }),

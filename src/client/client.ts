@@ -4,13 +4,14 @@
  * the spec's retry rules built in (retry-policy.ts).
  */
 import type { operations } from '../operations/index.js';
-import type { OperationId, OperationInput, OperationOutput } from '../operations/operation.js';
+import type { ExposedOn, OperationId, OperationInput, OperationOutput } from '../operations/operation.js';
 import { PorchApiError, readApiError } from './errors.js';
 import { decideRetry } from './retry-policy.js';
 import type { ClientRoute } from './route.js';
 import { CLIENT_ROUTES } from './routes.js';
 
-type KnownOperation = (typeof operations)[number];
+/** The operations with a REST route; the others (MCP-only, console-only) have no method here. */
+type KnownOperation = ExposedOn<(typeof operations)[number], 'rest'>;
 
 export interface CallOptions {
   /** Cancels the call, including any wait between retries. */

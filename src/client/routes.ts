@@ -104,4 +104,10 @@ export const CLIENT_ROUTES = {
     idempotent: false,
     responseType: 'json',
   },
+  get_api_root: {
+    method: 'GET',
+    path: '/',
+    idempotent: false,
+    responseType: 'json',
+  },
 } as const satisfies Record<string, ClientRoute>;

@@ -16,6 +16,7 @@ import { createAuthenticator } from './access/authenticator.js';
 import { createRateLimiter } from './access/rate-limiter.js';
 import { createBundleService } from './bundle/bundles.js';
 import { createCatalogService } from './catalog/catalog.js';
+import { createPromptCatalog } from './catalog/prompt-catalog.js';
 import type { Clock } from './clock.js';
 import { createContextCardService } from './context-cards/context-cards.js';
 import { createCreditService } from './credits/credits.js';
@@ -81,6 +82,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     accounts,
     contextCards: createContextCardService(store, clock),
     catalog,
+    prompts: createPromptCatalog(catalog),
     byok,
     executions,
     idempotency,

@@ -1,6 +1,7 @@
 /**
- * The MCP server: tools generated from the operation definitions (plus analyze_prompt), the
- * caller's compositions and personas as prompts, their context cards as resources.
+ * The MCP server: a tool for each operation exposed on `mcp-tool`, the caller's compositions and
+ * personas as prompts, their context cards as resources; all of them through the operations'
+ * invocation path.
  *
  * It is built on the SDK's low-level `Server` rather than `McpServer.registerTool`, because
  * `McpServer` validates tool arguments before the handler runs: validation would then come before
@@ -22,14 +23,12 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
-import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { API_VERSION } from '../core/health.js';
-import type { Operation } from '../operations/operation.js';
-import { analyzePromptTool } from './analyze-prompt-tool.js';
+import { exposedOn, type Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
-import { getPrompt, listPrompts, mayUsePrompts, promptScopeError } from './prompts.js';
+import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.js';
 import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
 import { operationTool, type McpTool } from './tools.js';
@@ -63,9 +62,9 @@ export interface McpServerOptions {
   requestId?: () => string;
 }
 
-/** Every operation as a tool, plus analyze_prompt; names are unique. */
+/** A tool for every operation exposed on `mcp-tool`; names are unique. */
 export function createToolset(operations: readonly Operation[]): McpTool[] {
-  const tools = [analyzePromptTool, ...operations.map(operationTool)];
+  const tools = exposedOn(operations, 'mcp-tool').map(operationTool);
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.definition.name)) throw new Error(`Two MCP tools are named ${tool.definition.name}.`);
@@ -93,15 +92,6 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP request failed');
     return toProtocolError(error, errorCodes, { resource });
-  }
-
-  /**
-   * Prompts read the catalog directly, so they take the shared path's next step themselves:
-   * each prompts/* request counts against the key's rate limit like one REST request.
-   */
-  async function admit(caller: Caller): Promise<void> {
-    const decision = await core.rateLimiter.consume(caller);
-    if (decision.refusal) throw decision.refusal;
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -138,26 +128,21 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       if (!caller || !mayUsePrompts(caller)) return { prompts: [] };
-      await admit(caller);
-      return { prompts: await listPrompts(core, caller) };
+      return { prompts: await listPromptEntries({ core, identity, requestId, signal: extra.signal }) };
     } catch (err) {
       throw failure(err, requestId);
     }
   });
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const requestId = nextRequestId();
     try {
-      const caller = await identity.currentCaller();
-      if (!caller) throw new PorchError('MISSING_API_KEY', 'Prompts need an API key.');
-      if (!mayUsePrompts(caller)) throw promptScopeError();
-      await admit(caller);
-      return await getPrompt(core, caller, request.params.name, request.params.arguments ?? {});
+      return await getPromptMessages({ core, identity, requestId, signal: extra.signal }, request.params.name, request.params.arguments ?? {});
     } catch (err) {
       throw failure(err, requestId);
     }

@@ -1,2 +1,4 @@
 /** Where the Streamable HTTP endpoint lives (spec §1); a module of its own so mounting it loads no SDK. */
-export const MCP_PATH = '/api/public/mcp';
+import { SITE_PATHS } from '../operations/site-paths.js';
+
+export const MCP_PATH = SITE_PATHS.mcp;

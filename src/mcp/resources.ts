@@ -6,13 +6,11 @@
  */
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../core/access/caller.js';
-import type { Core } from '../core/core.js';
 import { PorchError } from '../core/errors.js';
 import { getContextCard } from '../operations/get-context-card.js';
-import { invokeOperation, isOperationAllowed, type InvocationRequest } from '../operations/invoke.js';
+import { isOperationAllowed } from '../operations/invoke.js';
 import { listContextCards } from '../operations/list-context-cards.js';
-import type { OperationOutput } from '../operations/operation.js';
-import type { McpIdentity } from './identity.js';
+import { invokeCapability, type CapabilityRequest } from './invoke-capability.js';
 
 export const CONTEXT_CARD_URI_PREFIX = 'porch://context-cards/';
 const CONTEXT_CARD_URI_TEMPLATE = `${CONTEXT_CARD_URI_PREFIX}{id}`;
@@ -28,13 +26,6 @@ export const contextCardTemplate: ResourceTemplate = {
   mimeType: CARD_MIME_TYPE,
 };
 
-export interface ResourceRequest {
-  core: Core;
-  identity: McpIdentity;
-  requestId: string;
-  signal: AbortSignal;
-}
-
 export function mayReadCards(caller: Caller): boolean {
   return isOperationAllowed(getContextCard, caller.credential.scopes);
 }
@@ -43,15 +34,8 @@ export function contextCardUri(id: string): string {
   return `${CONTEXT_CARD_URI_PREFIX}${id}`;
 }
 
-function invocation(request: ResourceRequest, params: Record<string, unknown>): InvocationRequest {
-  return { credentials: request.identity.credentials, authenticated: request.identity.requestCaller, params, requestId: request.requestId, signal: request.signal, pathStyle: 'plain' };
-}
-
-export async function listCardResources(request: ResourceRequest): Promise<Resource[]> {
-  const result = await invokeOperation(request.core, listContextCards, invocation(request, {}));
-  if (!result.ok) throw result.error;
-  // The invocation path returns the operation's own output, typed `unknown` only because it serves every operation.
-  const page = result.data as OperationOutput<typeof listContextCards>;
+export async function listCardResources(request: CapabilityRequest): Promise<Resource[]> {
+  const page = await invokeCapability(request, listContextCards, {});
   return page.items.map((card) => ({
     uri: contextCardUri(card.id),
     name: card.title,
@@ -61,7 +45,7 @@ export async function listCardResources(request: ResourceRequest): Promise<Resou
   }));
 }
 
-export async function readCardResource(request: ResourceRequest, uri: string): Promise<ReadResourceResult> {
+export async function readCardResource(request: CapabilityRequest, uri: string): Promise<ReadResourceResult> {
   if (!uri.startsWith(CONTEXT_CARD_URI_PREFIX)) throw new PorchError('RESOURCE_NOT_FOUND', `No resource at ${uri}; context cards are at ${CONTEXT_CARD_URI_TEMPLATE}.`);
   let id: string;
   try {
@@ -69,8 +53,6 @@ export async function readCardResource(request: ResourceRequest, uri: string): P
   } catch {
     throw new PorchError('VALIDATION_ERROR', `Invalid request: ${uri} is not a valid context card address.`);
   }
-  const result = await invokeOperation(request.core, getContextCard, invocation(request, { id }));
-  if (!result.ok) throw result.error;
-  const card = result.data as OperationOutput<typeof getContextCard>;
+  const card = await invokeCapability(request, getContextCard, { params: { id } });
   return { contents: [{ uri, mimeType: CARD_MIME_TYPE, text: card.content }] };
 }

@@ -27,8 +27,8 @@ export interface McpToolContext {
 export interface McpTool {
   /** The `tools/list` entry: name, title, description, JSON Schemas and annotations. */
   readonly definition: Tool;
-  /** The operation the tool mirrors; null for tools that exist only over MCP (analyze_prompt). */
-  readonly operation: Operation | null;
+  /** The operation the tool mirrors. */
+  readonly operation: Operation;
   /** Whether `tools/list` shows the tool to a key with these scopes (null: no key). */
   isListed(scopes: readonly string[] | null): boolean;
   call(args: Record<string, unknown>, ctx: McpToolContext): Promise<CallToolResult>;

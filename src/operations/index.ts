@@ -1,4 +1,8 @@
-/** Every API operation. Adding one: a file in this folder and one line here. */
+/**
+ * Every operation, each exposed on the doors its definition names. Adding one: a file in this
+ * folder and one line here.
+ */
+import { analyzePrompt } from './analyze-prompt.js';
 import { createContextCard } from './create-context-card.js';
 import { deleteContextCard } from './delete-context-card.js';
 import { executeComposition } from './execute-composition.js';
@@ -6,11 +10,14 @@ import { executePersona } from './execute-persona.js';
 import { executeSkill } from './execute-skill.js';
 import { executeWorkflow } from './execute-workflow.js';
 import { exportSkillMd } from './export-skill-md.js';
+import { getApiRoot } from './get-api-root.js';
 import { getContextCard } from './get-context-card.js';
 import { getHealth } from './get-health.js';
+import { getPrompt } from './get-prompt.js';
 import { listCompositions } from './list-compositions.js';
 import { listContextCards } from './list-context-cards.js';
 import { listPersonas } from './list-personas.js';
+import { listPrompts } from './list-prompts.js';
 import { listSkills } from './list-skills.js';
 import { listWorkflows } from './list-workflows.js';
 import { runJudge } from './run-judge.js';
@@ -19,6 +26,7 @@ import type { Operation } from './operation.js';
 import { updateContextCard } from './update-context-card.js';
 
 export const operations = [
+  analyzePrompt,
   listWorkflows,
   executeWorkflow,
   listCompositions,
@@ -36,6 +44,9 @@ export const operations = [
   runJudge,
   scanText,
   getHealth,
+  getApiRoot,
+  listPrompts,
+  getPrompt,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -20,6 +20,32 @@ export type OperationEffect = 'read' | 'write' | 'destructive' | 'execute';
 type AnyObjectSchema = z.ZodObject<z.ZodRawShape>;
 type Infer<Schema> = Schema extends z.ZodType ? z.output<Schema> : Record<never, never>;
 
+/** The documented `data` of a success: an output schema, or null for 204 (no body). */
+export type OutputSchema = z.ZodType | null;
+
+/**
+ * What `run` must answer for an output schema: the schema's own type (its output side, which is
+ * what the documentation shows), or nothing for 204. `run` is typed by it, so an operation
+ * cannot compile while answering another shape; tests also check each answer at run time
+ * (`checkOperationOutput`), which catches the extra fields a structural type lets through.
+ */
+export type OutputOf<Output extends OutputSchema> = Output extends z.ZodType ? z.output<Output> : void;
+
+/**
+ * The doors and generators that expose an operation, stated once and read by each of them:
+ * - `rest`: a route under the API base path, and a method of the typed REST client;
+ * - `mcp-tool`: an MCP tool of the operation's name;
+ * - `mcp-prompt`: behind the MCP prompts capability (listing and rendering prompts);
+ * - `console`: callable from the web console as the signed-in account;
+ * - `discovery`: documented in the OpenAPI document and the docs.
+ */
+export const DOORS = ['rest', 'mcp-tool', 'mcp-prompt', 'console', 'discovery'] as const;
+export type Door = (typeof DOORS)[number];
+
+/** Where an API operation is unless its definition says otherwise: everywhere but the MCP prompts capability. */
+export const DEFAULT_EXPOSURE = ['rest', 'mcp-tool', 'console', 'discovery'] as const satisfies readonly Door[];
+type DefaultExposure = typeof DEFAULT_EXPOSURE;
+
 export interface OperationContext<CallerType> {
   core: Core;
   caller: CallerType;
@@ -30,25 +56,27 @@ export interface OperationContext<CallerType> {
   signal: AbortSignal;
 }
 
-interface OperationShape<Params, Query, Body, Name extends string> {
+interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name extends string> {
   /** snake_case, verb first: the MCP tool name; the operationId is its camelCase. */
   name: Name;
   /** Short human title (OpenAPI summary, MCP tool title). */
   title: string;
   /** What it does and when to use it, written for a developer and for an LLM choosing a tool. */
   description: string;
+  /** The REST route (OpenAPI style path under the API base, `/context-cards/{id}`). */
   method: HttpMethod;
-  /** Path under the API base, OpenAPI style (`/context-cards/{id}`). */
   path: string;
   /** OpenAPI tag (the resource group). */
   tag: string;
   effect: OperationEffect;
   successStatus: 200 | 201 | 204;
+  /** Which doors expose the operation (DEFAULT_EXPOSURE when omitted). */
+  exposure?: readonly Door[];
   params?: Params;
   query?: Query;
   body?: Body;
-  /** The `data` payload on success; null for 204 (no body). */
-  output: z.ZodType | null;
+  /** The `data` payload on success; null for 204 (no body). It types what `run` may answer. */
+  output: Output;
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
   /**
@@ -63,28 +91,28 @@ export interface KeyedOperation<
   Params extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Query extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Body extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
-  Output = unknown,
+  Output extends OutputSchema = OutputSchema,
   Name extends string = string,
-> extends OperationShape<Params, Query, Body, Name> {
+> extends OperationShape<Params, Query, Body, Output, Name> {
   access: 'keyed';
   /** Any one of these scopes grants the operation. */
   scopes: readonly Scope[];
-  run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<Caller>): Promise<Output>;
+  run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<Caller>): Promise<OutputOf<Output>>;
 }
 
 export interface PublicOperation<
   Params extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Query extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
   Body extends AnyObjectSchema | undefined = AnyObjectSchema | undefined,
-  Output = unknown,
+  Output extends OutputSchema = OutputSchema,
   Name extends string = string,
-> extends OperationShape<Params, Query, Body, Name> {
+> extends OperationShape<Params, Query, Body, Output, Name> {
   access: 'public';
-  run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<null>): Promise<Output>;
+  run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<null>): Promise<OutputOf<Output>>;
 }
 
-// Operations are stored in one heterogeneous list; `never` inputs let any definition be assigned.
-export type Operation = KeyedOperation<AnyObjectSchema | undefined, AnyObjectSchema | undefined, AnyObjectSchema | undefined, unknown> | PublicOperation<AnyObjectSchema | undefined, AnyObjectSchema | undefined, AnyObjectSchema | undefined, unknown>;
+// Operations are stored in one heterogeneous list; method parameters are bivariant, so any definition can be assigned.
+export type Operation = KeyedOperation | PublicOperation;
 
 /** Any keyed operation, whatever its schemas. */
 export type AnyKeyedOperation = Extract<Operation, { access: 'keyed' }>;
@@ -93,9 +121,12 @@ export function defineKeyedOperation<
   Params extends AnyObjectSchema | undefined = undefined,
   Query extends AnyObjectSchema | undefined = undefined,
   Body extends AnyObjectSchema | undefined = undefined,
-  Output = unknown,
+  Output extends OutputSchema = null,
   const Name extends string = string,
->(definition: Omit<KeyedOperation<Params, Query, Body, Output, Name>, 'access'>): KeyedOperation<Params, Query, Body, Output, Name> {
+  const Exposure extends readonly Door[] = DefaultExposure,
+>(
+  definition: Omit<KeyedOperation<Params, Query, Body, Output, Name>, 'access' | 'exposure'> & { exposure?: Exposure },
+): KeyedOperation<Params, Query, Body, Output, Name> & { exposure?: Exposure } {
   return { ...definition, access: 'keyed' };
 }
 
@@ -103,10 +134,27 @@ export function definePublicOperation<
   Params extends AnyObjectSchema | undefined = undefined,
   Query extends AnyObjectSchema | undefined = undefined,
   Body extends AnyObjectSchema | undefined = undefined,
-  Output = unknown,
+  Output extends OutputSchema = null,
   const Name extends string = string,
->(definition: Omit<PublicOperation<Params, Query, Body, Output, Name>, 'access'>): PublicOperation<Params, Query, Body, Output, Name> {
+  const Exposure extends readonly Door[] = DefaultExposure,
+>(
+  definition: Omit<PublicOperation<Params, Query, Body, Output, Name>, 'access' | 'exposure'> & { exposure?: Exposure },
+): PublicOperation<Params, Query, Body, Output, Name> & { exposure?: Exposure } {
   return { ...definition, access: 'public' };
+}
+
+/** Whether the operation is exposed on a door. */
+export function isExposedOn(operation: Pick<Operation, 'exposure'>, door: Door): boolean {
+  const exposure: readonly Door[] = operation.exposure ?? DEFAULT_EXPOSURE;
+  return exposure.includes(door);
+}
+
+/** The operations of a list that a door exposes, as a type (the typed client's methods). */
+export type ExposedOn<Op, D extends Door> = Op extends { exposure?: infer Exposure extends readonly Door[] } ? (D extends Exposure[number] ? Op : never) : never;
+
+/** The operations one door exposes, in list order. */
+export function exposedOn<Op extends Operation, D extends Door>(operations: readonly Op[], door: D): Array<ExposedOn<Op, D>> {
+  return operations.filter((operation): operation is ExposedOn<Op, D> => isExposedOn(operation, door));
 }
 
 /** `execute_workflow` → `executeWorkflow`, at the type level. */
@@ -117,8 +165,8 @@ export function operationId(operation: Pick<Operation, 'name'>): string {
   return operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** The `data` an operation answers with, for tests and the typed client. */
-export type OperationOutput<Op> = Op extends { run(...args: never[]): Promise<infer Output> } ? Output : never;
+/** The `data` an operation answers with: its documented output schema's type (for the typed client and tests). */
+export type OperationOutput<Op> = Op extends { output: infer Output extends OutputSchema } ? OutputOf<Output> : never;
 
 /** The merged input (path, query and body fields) an operation accepts. */
 export type OperationInput<Op> = Op extends { run(input: infer Input, ...rest: never[]): Promise<unknown> } ? Input : never;

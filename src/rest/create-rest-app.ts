@@ -5,13 +5,15 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
-import type { Operation } from '../operations/operation.js';
+import { exposedOn, type Operation } from '../operations/operation.js';
+import { apiCatalogLinkHeader } from './discovery/api-catalog.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { lazyHandler } from './lazy-handler.js';
 import { DEFAULT_BODY_LIMIT_BYTES, requestContext } from './middleware.js';
 import { mountOperations } from './mount-operations.js';
+import { SITE_PATHS } from '../operations/site-paths.js';
 
-export const API_BASE_PATH = '/api/public/v1';
+export const API_BASE_PATH = SITE_PATHS.apiBase;
 
 export { DEFAULT_BODY_LIMIT_BYTES };
 
@@ -28,9 +30,9 @@ export interface RestAppOptions {
   mounts?: ReadonlyArray<{ path: string; handler: RequestHandler }>;
 }
 
-/** A path pattern for 405 detection: `{id}` matches one segment. */
+/** A path pattern for 405 detection: `{id}` matches one segment; the API root is `/`. */
 function pathPattern(path: string): RegExp {
-  const escaped = (API_BASE_PATH + path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[A-Za-z_][A-Za-z0-9_]*\\?\}/g, '[^/]+');
+  const escaped = (API_BASE_PATH + path).replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[A-Za-z_][A-Za-z0-9_]*\\?\}/g, '[^/]+');
   return new RegExp(`^${escaped}/?$`);
 }
 
@@ -74,13 +76,20 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
   app.use(securityHeaders());
 
   for (const mount of mounts) app.use(mount.path, mount.handler);
-  const api = mountOperations(core, operations, errorCodes, bodyLimitBytes);
+  const restOperations = exposedOn(operations, 'rest');
+  const api = mountOperations(core, restOperations, errorCodes, bodyLimitBytes);
+  // RFC 9727: the API root points at the API catalog, so a client that knows only the base URL finds it.
+  const catalogLink = apiCatalogLinkHeader(core.settings.siteUrl);
+  app.get(API_BASE_PATH, (_req, res, next) => {
+    res.setHeader('Link', catalogLink);
+    next();
+  });
   // The API answers no CORS preflight (browsers are not its clients; MCP and discovery are where
   // CORS is meant), so OPTIONS skips the router's automatic answer and meets 405 with Allow below.
   app.use(API_BASE_PATH, (req, res, next) => (req.method === 'OPTIONS' ? next() : api(req, res, next)));
 
   const knownPaths = new Map<RegExp, string[]>();
-  for (const operation of operations) {
+  for (const operation of restOperations) {
     const pattern = [...knownPaths.keys()].find((existing) => existing.source === pathPattern(operation.path).source) ?? pathPattern(operation.path);
     knownPaths.set(pattern, [...(knownPaths.get(pattern) ?? []), operation.method]);
   }

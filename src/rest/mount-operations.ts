@@ -30,7 +30,7 @@ function sendMarkdown(res: Response, status: number, data: unknown): void {
   res.status(status).type('text/markdown; charset=utf-8').send(typeof data === 'string' ? data : String(data));
 }
 
-/** One route per operation, all through the shared invocation path; handlers only translate. */
+/** One route per operation it is given (the app passes those exposed on `rest`), all through the shared invocation path; handlers only translate. */
 export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet, bodyLimitBytes: number = DEFAULT_BODY_LIMIT_BYTES): Router {
   const router = Router();
   const parseBody = jsonBody(bodyLimitBytes);

@@ -8,17 +8,17 @@ import { z } from 'zod';
 import { ERROR_CODES, ERROR_TABLE } from '../../src/core/errors.js';
 import { API_VERSION } from '../../src/core/health.js';
 import { operations } from '../../src/operations/index.js';
-import { defineKeyedOperation, operationId, type Operation } from '../../src/operations/operation.js';
+import { exposedOn } from '../../src/operations/operation.js';
+import { defineKeyedOperation, isExposedOn, operationId, type Operation } from '../../src/operations/operation.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
-import { documentedOperations } from '../../src/rest/discovery/api-root.js';
 import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
 import { buildOpenApiDocument, documentedErrorCodes, possibleErrorCodes, type OpenApiDocument, type ResponseObject } from '../../src/rest/discovery/openapi.js';
-import { SITE_PATHS } from '../../src/rest/discovery/site-paths.js';
+import { SITE_PATHS } from '../../src/operations/site-paths.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { openApiDocumentForTests } from '../helpers/openapi-validation.js';
 
 const SITE_URL = 'http://127.0.0.1:3000';
-const all = documentedOperations(operations);
+const all = exposedOn(operations, 'discovery');
 const document = buildOpenApiDocument(all, { siteUrl: SITE_URL });
 
 function deref<Target>(value: Target | { $ref: string }): Target {
@@ -61,7 +61,7 @@ describe('the OpenAPI document', () => {
     expect(entry.operationId).toBe(operationId(operation));
     expect(entry.summary).toBe(operation.title);
     expect(entry.tags).toEqual([operation.tag]);
-    expect(entry['x-porch-tool']).toBe((operations as readonly Operation[]).includes(operation) ? operation.name : undefined);
+    expect(entry['x-porch-tool']).toBe(isExposedOn(operation, 'mcp-tool') ? operation.name : undefined);
     expect(entry.responses[String(operation.successStatus)]).toBeDefined();
     for (const code of possibleErrorCodes(operation)) {
       const response = entry.responses[String(ERROR_TABLE[code].status)];

@@ -59,7 +59,9 @@ let emailCounter = 0;
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent', ...options.env });
   const clock = new ManualClock();
-  const server = await startServer(config, { clock, logger: createSilentLogger() });
+  // Every answer is checked against its operation's documented output; a mismatch fails the file at close.
+  const outputMismatches: string[] = [];
+  const server = await startServer(config, { clock, logger: createSilentLogger(), onOutputMismatch: (error) => outputMismatches.push(error.message) });
   const { core, store } = server.application;
 
   async function send<Body>(url: string, method: string, request: RequestOptions = {}): Promise<ApiResponse<Body>> {
@@ -113,7 +115,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       const key = await harness.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}) });
       return { ...account, keyId: key.id, key: key.key };
     },
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      if (outputMismatches.length > 0) throw new Error(`Operations answered outside their documented output:\n${[...new Set(outputMismatches)].join('\n')}`);
+    },
   };
   return harness;
 }

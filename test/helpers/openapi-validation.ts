@@ -7,7 +7,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { operations } from '../../src/operations/index.js';
-import { documentedOperations } from '../../src/rest/discovery/api-root.js';
+import { exposedOn } from '../../src/operations/operation.js';
 import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
 import { buildOpenApiDocument, type HeaderObject, type OpenApiDocument, type OperationObject, type ResponseObject } from '../../src/rest/discovery/openapi.js';
 
@@ -35,7 +35,7 @@ export function openApiDocumentForTests(): OpenApiDocument {
 function compiledDocument(): CompiledDocument {
   if (compiled) return compiled;
   // The site URL only changes `servers` and links, never a schema.
-  const document = buildOpenApiDocument(documentedOperations(operations), { siteUrl: 'http://127.0.0.1:3000' });
+  const document = buildOpenApiDocument(exposedOn(operations, 'discovery'), { siteUrl: 'http://127.0.0.1:3000' });
   // strict: false because OpenAPI schema objects may carry annotations Ajv does not know.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);

@@ -73,4 +73,14 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   run_judge: async () => ({ path: '/judge/run', body: { prompt: 'Write a haiku about autumn.' } }),
   scan_text: async () => ({ path: '/sanitiser/scan', body: { text: 'Mail ada@example.com about the invoice.' } }),
   get_health: async () => ({ path: '/health' }),
+  get_api_root: async () => ({ path: '/' }),
+  analyze_prompt: async () => ({ path: '/analyze-prompt', body: { prompt: 'Write a haiku about autumn.' } }),
+  list_prompts: async (harness, accountId) => {
+    await demoId(harness, accountId, 'composition:release-notes');
+    return { path: '/prompts' };
+  },
+  get_prompt: async (harness, accountId) => {
+    await demoId(harness, accountId, 'composition:release-notes');
+    return { path: '/prompts/release-notes/render', body: { arguments: RELEASE_VARIABLES } };
+  },
 };

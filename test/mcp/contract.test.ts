@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { operations } from '../../src/operations/index.js';
-import type { Operation } from '../../src/operations/operation.js';
+import { exposedOn, type Operation } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { connectInMemory, type McpConnection } from '../helpers/mcp-client.js';
 
@@ -53,10 +53,10 @@ const EXPECTED_ANNOTATIONS = {
 it('lists exactly one tool per operation, plus analyze_prompt, and nothing else', () => {
   const names = tools.map((tool) => tool.name);
   expect(new Set(names).size).toBe(names.length);
-  expect([...names].sort()).toEqual(['analyze_prompt', ...operations.map((operation) => operation.name)].sort());
+  expect([...names].sort()).toEqual(exposedOn(operations, 'mcp-tool').map((operation) => operation.name).sort());
 });
 
-describe.each(operations.map((operation) => [operation.name, operation as Operation] as const))('%s', (name, operation) => {
+describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((operation) => [operation.name, operation] as const))('%s', (name, operation) => {
   const tool = () => {
     const found = tools.find((candidate) => candidate.name === name);
     if (!found) throw new Error(`no tool ${name}`);
@@ -101,7 +101,7 @@ it('shows only the public tools without a key', async () => {
   const anonymous = await connectInMemory(harness);
   try {
     const names = (await anonymous.client.listTools()).tools.map((listed) => listed.name).sort();
-    expect(names).toEqual(['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort());
+    expect(names).toEqual(exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort());
   } finally {
     await anonymous.close();
   }

@@ -6,6 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
+import { exposedOn } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { connectHttp, describeResult, mcpUrl, operationNamed, resultText, sampleFor, toolArguments } from '../helpers/mcp-client.js';
 
@@ -15,7 +16,7 @@ beforeEach(async () => {
 });
 afterEach(() => harness.close());
 
-const PUBLIC_TOOLS = ['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort();
+const PUBLIC_TOOLS = exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort();
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const LIST_TOOLS = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };

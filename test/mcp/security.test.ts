@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_GRACE_PERIOD_MS } from '../../src/core/access/authenticator.js';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { operations } from '../../src/operations/index.js';
-import type { AnyKeyedOperation, Operation } from '../../src/operations/operation.js';
+import { exposedOn, type AnyKeyedOperation, type Operation } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { connectInMemory, describeResult, mcpUrl, resultText, sampleFor, toolArguments } from '../helpers/mcp-client.js';
 
-const keyed = (operations as readonly Operation[]).filter((operation): operation is AnyKeyedOperation => operation.access === 'keyed');
+const keyed = exposedOn(operations as readonly Operation[], 'mcp-tool').filter((operation): operation is AnyKeyedOperation => operation.access === 'keyed');
 
 let harness: Harness;
 beforeAll(async () => {

@@ -14,6 +14,7 @@ import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { createApplication } from '../../src/main.js';
 import { operations } from '../../src/operations/index.js';
+import { exposedOn } from '../../src/operations/operation.js';
 import { describeResult, resultText } from '../helpers/mcp-client.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -79,7 +80,7 @@ describe('porch mcp', () => {
     const { client, stderr } = await startClient({});
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-      expect(names).toEqual(['analyze_prompt', ...operations.filter((operation) => operation.access === 'public').map((operation) => operation.name)].sort());
+      expect(names).toEqual(exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort());
       const result = await client.callTool({ name: 'analyze_prompt', arguments: { prompt: 'You are a tax adviser. List three deductions as a table.' } });
       expect(result.isError, describeResult(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ scores: { role: expect.any(Number) } });

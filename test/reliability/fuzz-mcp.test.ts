@@ -8,10 +8,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE, type ErrorCode } from '../../src/core/errors.js';
-import { ANALYZE_PROMPT_TOOL_NAME } from '../../src/mcp/analyze-prompt-tool.js';
 import { MCP_PATH } from '../../src/mcp/http.js';
 import { operations } from '../../src/operations/index.js';
-import type { Operation } from '../../src/operations/operation.js';
+import { exposedOn, type Operation } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { OPERATION_SAMPLES } from '../helpers/operation-samples.js';
 import {
@@ -34,24 +33,24 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 
 let harness: Harness;
 let key: string;
+const tools = exposedOn(operations, 'mcp-tool');
 const sampleArguments = new Map<string, Record<string, unknown>>();
 
 beforeAll(async () => {
   harness = await createHarness();
   const account = await harness.createAccount({ credits: 1_000_000 });
   key = (await harness.createKey(account.accountId, { rpm: UNLIMITED_REQUESTS, rpd: UNLIMITED_REQUESTS })).key;
-  for (const operation of operations) {
+  for (const operation of tools) {
     const build = OPERATION_SAMPLES[operation.name];
     if (!build) throw new Error(`No sample request for ${operation.name}`);
     const sample = await build(harness, account.accountId);
     sampleArguments.set(operation.name, { ...(sample.ownedId === undefined ? {} : { id: sample.ownedId }), ...(sample.body as Record<string, unknown> | undefined) });
   }
-  sampleArguments.set(ANALYZE_PROMPT_TOOL_NAME, { prompt: 'Write a haiku about autumn.' });
 });
 afterAll(() => harness.close());
 
 function argumentNames(operation: Operation | undefined): string[] {
-  if (!operation) return ['prompt'];
+  if (!operation) return [];
   return [...new Set([...Object.keys(operation.params?.shape ?? {}), ...Object.keys(operation.query?.shape ?? {}), ...Object.keys(operation.body?.shape ?? {}), 'use_byok'])];
 }
 
@@ -100,11 +99,11 @@ function checkMessage(message: RpcMessage, exchange: string): boolean {
   return false;
 }
 
-const toolNames = [...operations.map((operation) => operation.name), ANALYZE_PROMPT_TOOL_NAME];
+const toolNames = tools.map((operation) => operation.name);
 
 describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code or a database change when refused', () => {
   it.each(toolNames.map((name) => [name] as const))('%s', async (name) => {
-    const operation = operations.find((candidate) => candidate.name === name);
+    const operation = tools.find((candidate) => candidate.name === name);
     const names = argumentNames(operation);
     const sample = sampleArguments.get(name) ?? {};
     const args = fc.oneof(

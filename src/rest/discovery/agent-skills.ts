@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSkillMd } from '../../core/skills-bridge/index.js';
-import { SITE_PATHS } from './site-paths.js';
+import { SITE_PATHS } from '../../operations/site-paths.js';
 import { tarGzip, type ArchiveEntry } from './tar-gzip.js';
 
 export const AGENT_SKILLS_SCHEMA_URL = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';

@@ -3,7 +3,7 @@
  * APIs, the REST API and the MCP server, and for each where its description, documentation and
  * status live (RFC 8631 relations).
  */
-import { SITE_PATHS, siteLink } from './site-paths.js';
+import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 
 export const API_CATALOG_PROFILE = 'https://www.rfc-editor.org/info/rfc9727';
 export const API_CATALOG_MEDIA_TYPE = `application/linkset+json; profile="${API_CATALOG_PROFILE}"`;

@@ -5,7 +5,7 @@
  */
 import { isJsonObject, type JsonSchema } from './json-schema.js';
 import type { OpenApiDocument, OperationObject, ParameterObject, ResponseObject } from './openapi.js';
-import { SITE_PATHS } from './site-paths.js';
+import { SITE_PATHS } from '../../operations/site-paths.js';
 
 function deref<Target>(document: OpenApiDocument, value: Target | { $ref: string }): Target | undefined {
   if (!isJsonObject(value) || typeof value.$ref !== 'string') return value as Target;

@@ -11,16 +11,14 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { yaml } from '../../core/yaml.js';
 import type { Core } from '../../core/core.js';
 import { PorchError, type ErrorCodeSet } from '../../core/errors.js';
-import type { Operation } from '../../operations/operation.js';
-import { mountOperations } from '../mount-operations.js';
+import { exposedOn, type Operation } from '../../operations/operation.js';
 import { loadAgentSkills, type AgentSkillsCatalog, type ServedFile } from './agent-skills.js';
 import { apiCatalogLinkHeader, API_CATALOG_MEDIA_TYPE, buildApiCatalog } from './api-catalog.js';
-import { discoveryOperations, documentedOperations } from './api-root.js';
 import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { PACKAGE_ROOT } from './package-root.js';
 import { buildSitePages, type SitePage, type SitePages } from './site-pages.js';
-import { SITE_PATHS } from './site-paths.js';
+import { SITE_PATHS } from '../../operations/site-paths.js';
 
 
 /** How long caches may keep discovery documents: they change only with a new release. */
@@ -121,7 +119,7 @@ export function createDiscoveryRouter({ core, operations, errorCodes, rootDir = 
   const catalogLink = apiCatalogLinkHeader(siteUrl);
 
   const openApi = lazy(() => {
-    const document = buildOpenApiDocument(documentedOperations(operations), { siteUrl });
+    const document = buildOpenApiDocument(exposedOn(operations, 'discovery'), { siteUrl });
     return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: yaml().stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
@@ -191,14 +189,6 @@ export function createDiscoveryRouter({ core, operations, errorCodes, rootDir = 
     const forceMarkdown = req.path.endsWith('.md');
     sendPage(req, res, page, forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
   });
-
-  // The API root, through the same invocation path as every operation, with the catalog link.
-  router.use(SITE_PATHS.apiBase, (req, res, next) => {
-    if (req.path !== '/') return next();
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next(new PorchError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${SITE_PATHS.apiBase}.`, { allow: ['GET'] }));
-    res.setHeader('Link', catalogLink);
-    next();
-  }, mountOperations(core, discoveryOperations, errorCodes));
 
   return router;
 }

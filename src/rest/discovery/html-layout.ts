@@ -1,7 +1,7 @@
 /** The HTML shell of the human pages: one small stylesheet inline, no external requests. */
 import { createRequire } from 'node:module';
 import type { Marked } from 'marked';
-import { SITE_PATHS } from './site-paths.js';
+import { SITE_PATHS } from '../../operations/site-paths.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -5,7 +5,7 @@
  */
 import type { AgentSkillsIndex } from './agent-skills.js';
 import type { SitePages } from './site-pages.js';
-import { SITE_PATHS, siteLink } from './site-paths.js';
+import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 
 export function buildLlmsTxt(siteUrl: string, pages: SitePages, skills: AgentSkillsIndex): string {
   const at = (path: string) => siteLink(siteUrl, path);

@@ -12,11 +12,10 @@
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/errors.js';
 import { API_VERSION } from '../../core/health.js';
-import { operationId, type Operation } from '../../operations/operation.js';
-import { discoveryOperations } from './api-root.js';
+import { isExposedOn, operationId, type Operation } from '../../operations/operation.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
 import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
-import { SITE_PATHS, siteLink } from './site-paths.js';
+import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
@@ -296,8 +295,7 @@ function operationObject(operation: Operation, shared: Record<string, JsonSchema
     responses,
     // OpenAPI 3.1 lets non-OAuth schemes list roles: each alternative names one scope that grants the call.
     security: operation.access === 'keyed' ? operation.scopes.flatMap((scope): Array<Record<string, string[]>> => [{ ApiKeyAuth: [scope] }, { BearerAuth: [scope] }]) : [],
-    // The site's own operations (the API root) are not MCP tools; every API operation is one, by its name.
-    ...(discoveryOperations.includes(operation) ? {} : { 'x-porch-tool': operation.name }),
+    ...(isExposedOn(operation, 'mcp-tool') ? { 'x-porch-tool': operation.name } : {}),
     'x-porch-effect': operation.effect,
     ...(operation.access === 'keyed' ? { 'x-porch-scopes': [...operation.scopes] } : {}),
   };

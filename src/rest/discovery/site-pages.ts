@@ -10,7 +10,7 @@ import type { AgentSkillsIndex } from './agent-skills.js';
 import { renderApiReferenceMarkdown } from './api-reference-markdown.js';
 import { createMarkdownRenderer, renderLayout } from './html-layout.js';
 import type { OpenApiDocument } from './openapi.js';
-import { SITE_PATHS } from './site-paths.js';
+import { SITE_PATHS } from '../../operations/site-paths.js';
 
 export interface DocSource {
   slug: string;

@@ -1,12 +1,11 @@
 /**
  * `GET /api/public/v1`: the API root, so a client that knows only the base URL can find the
- * OpenAPI document, the catalog, the docs and health from there. It is an operation like the
- * others (same invocation path, envelope and OpenAPI entry) but belongs to the site, not to the
- * API's resources, so it is not in `operations/index.ts` and MCP does not expose it as a tool.
+ * OpenAPI document, the catalog, the docs and health from there. It belongs to the site rather
+ * than to the API's resources, so it is a REST route and documented, but no MCP tool.
  */
 import { z } from 'zod';
-import { API_VERSION } from '../../core/health.js';
-import { definePublicOperation, type Operation } from '../../operations/operation.js';
+import { API_VERSION } from '../core/health.js';
+import { definePublicOperation } from './operation.js';
 import { SITE_PATHS, siteLink } from './site-paths.js';
 
 const link = (what: string) => z.url().describe(what);
@@ -20,6 +19,7 @@ export const getApiRoot = definePublicOperation({
   tag: 'Discovery',
   effect: 'read',
   successStatus: 200,
+  exposure: ['rest', 'discovery'],
   output: z.object({
     name: z.literal('Porch API').describe('The API name.'),
     version: z.literal(API_VERSION).describe('API version (also in the X-API-Version header).'),
@@ -40,7 +40,7 @@ export const getApiRoot = definePublicOperation({
     const at = (path: string) => siteLink(core.settings.siteUrl, path);
     return {
       name: 'Porch API' as const,
-      version: API_VERSION,
+      version: API_VERSION as typeof API_VERSION,
       links: {
         openapi: at(SITE_PATHS.openApiJson),
         openapi_yaml: at(SITE_PATHS.openApiYaml),
@@ -54,11 +54,3 @@ export const getApiRoot = definePublicOperation({
     };
   },
 });
-
-/** Operations the site adds to the API's own (documented in OpenAPI, not MCP tools). */
-export const discoveryOperations: readonly Operation[] = [getApiRoot];
-
-/** The operations the OpenAPI document describes: the API's, then the site's. */
-export function documentedOperations(operations: readonly Operation[]): Operation[] {
-  return [...operations, ...discoveryOperations];
-}

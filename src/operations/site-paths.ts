@@ -1,11 +1,12 @@
 /**
- * Where everything lives on the site: the spec's discovery table (§1) and the human pages.
- * `API_BASE_PATH` repeats create-rest-app's constant so discovery never imports the app module
- * (which imports discovery); a test keeps the two equal.
+ * Where everything lives on the site: the spec's discovery table (§1), the doors and the human
+ * pages. Every door and generator reads its paths from here.
  */
+const API_BASE = '/api/public/v1';
+
 export const SITE_PATHS = {
-  apiBase: '/api/public/v1',
-  health: '/api/public/v1/health',
+  apiBase: API_BASE,
+  health: `${API_BASE}/health`,
   mcp: '/api/public/mcp',
   openApiJson: '/openapi.json',
   openApiYaml: '/api/openapi.yaml',
