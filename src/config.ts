@@ -6,10 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { yaml } from './core/yaml.js';
 import { z } from 'zod';
+import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
-import type { JudgeThresholds } from './core/judge/thresholds.js';
+import { DEFAULT_JUDGE_THRESHOLDS, type JudgeThresholds } from './core/judge/thresholds.js';
 import { databaseLocation } from './db/open-database.js';
 
 export class ConfigError extends Error {
@@ -36,26 +38,27 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+// Defaults come from core, which states each limit once with its reason.
 const judgeSchema = z
   .object({
-    pass_threshold: z.number().min(0).max(100).default(70).describe('Lowest score that is a pass'),
-    needs_revision_threshold: z.number().min(0).max(100).default(40).describe('Lowest score that needs revision rather than fails'),
+    pass_threshold: z.number().min(0).max(100).default(DEFAULT_JUDGE_THRESHOLDS.pass).describe('Lowest score that is a pass'),
+    needs_revision_threshold: z.number().min(0).max(100).default(DEFAULT_JUDGE_THRESHOLDS.needsRevision).describe('Lowest score that needs revision rather than fails'),
   })
   .refine((judge) => judge.needs_revision_threshold <= judge.pass_threshold, {
     message: 'needs_revision_threshold must not exceed pass_threshold',
   });
 
 const workflowSchema = z.object({
-  max_concurrency: z.number().int().min(1).max(64).default(4).describe('Nodes of one run that may call models at once'),
-  node_timeout_ms: z.number().int().min(100).max(3_600_000).default(120_000).describe('Time limit of one node'),
-  run_timeout_ms: z.number().int().min(100).max(3_600_000).default(300_000).describe('Time limit of a whole run'),
+  max_concurrency: z.number().int().min(1).max(64).default(DEFAULT_MAX_CONCURRENCY).describe('Nodes of one run that may call models at once'),
+  node_timeout_ms: z.number().int().min(100).max(3_600_000).default(DEFAULT_NODE_TIMEOUT_MS).describe('Time limit of one node'),
+  run_timeout_ms: z.number().int().min(100).max(3_600_000).default(DEFAULT_RUN_TIMEOUT_MS).describe('Time limit of a whole run'),
 });
 
 const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
-  judge: judgeSchema.default({ pass_threshold: 70, needs_revision_threshold: 40 }),
-  workflows: workflowSchema.default({ max_concurrency: 4, node_timeout_ms: 120_000, run_timeout_ms: 300_000 }),
+  judge: judgeSchema.prefault({}),
+  workflows: workflowSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -97,9 +100,6 @@ function commaList(value: string | undefined): string[] {
     .filter((item) => item.length > 0);
 }
 
-function describeIssues(error: z.ZodError, prefix: string): string {
-  return error.issues.map((issue) => `${prefix}${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-}
 
 function readConfigFile(path: string): unknown {
   let text: string;
@@ -117,14 +117,14 @@ function readConfigFile(path: string): unknown {
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Config {
   const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)));
-  if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${describeIssues(parsedEnv.error, '')}`);
+  if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${formatZodError(parsedEnv.error)}`);
   const vars = parsedEnv.data;
 
   const configPath = vars.PORCH_CONFIG ? resolve(cwd, vars.PORCH_CONFIG) : resolve(cwd, DEFAULT_CONFIG_FILE);
   const fileExists = existsSync(configPath);
   if (vars.PORCH_CONFIG && !fileExists) throw new ConfigError(`PORCH_CONFIG names ${configPath}, which does not exist.`);
   const parsedFile = fileSchema.safeParse(fileExists ? readConfigFile(configPath) : {});
-  if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${describeIssues(parsedFile.error, '')}`);
+  if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${formatZodError(parsedFile.error, { whole: '(root)' })}`);
 
   let location: string;
   try {

@@ -10,6 +10,7 @@ import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError } from '../core/errors.js';
+import { formatZodError } from '../core/validation.js';
 import type { Operation } from './operation.js';
 
 export interface InvocationRequest {
@@ -48,17 +49,11 @@ export function isOperationAllowed(operation: Operation, scopes: readonly string
   return operation.access === 'public' || grantsAny(scopes, operation.scopes);
 }
 
-function formatPath(location: string, path: readonly PropertyKey[], style: InvocationRequest['pathStyle']): string {
-  const segments = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
-  if (style === 'plain') return segments.replace(/^\./, '') || 'arguments';
-  return `${location}${segments}`;
-}
-
 function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, location: string, style: InvocationRequest['pathStyle']): z.output<Schema> {
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${formatPath(location, issue.path, style)}: ${issue.message}`);
-  throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problems.join('; ')}.`);
+  const names = style === 'plain' ? { whole: 'arguments' } : { root: location };
+  throw new PorchError('VALIDATION_ERROR', `Invalid request: ${formatZodError(result.error, names)}.`);
 }
 
 /**

@@ -4,6 +4,7 @@
  * stops the process with a message naming the offending path.
  */
 import { z } from 'zod';
+import { formatIssue } from '../validation.js';
 
 export const PLANS = ['free', 'builder', 'expert'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -201,13 +202,6 @@ export function parseModelId(modelId: string): { provider: string; name: string 
   return { provider, name };
 }
 
-function formatPath(root: string, path: readonly PropertyKey[]): string {
-  let out = root;
-  for (const segment of path) {
-    out += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
-  }
-  return out;
-}
 
 function configError(problems: readonly string[]): Error {
   return new Error(`Invalid AI configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -230,7 +224,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 export function parseAiConfig(raw: unknown, env: AiEnv): AiConfig {
   const parsed = aiConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw configError(parsed.error.issues.map((issue) => `${formatPath('ai', issue.path)}: ${issue.message}`));
+    throw configError(parsed.error.issues.map((issue) => formatIssue(issue, { root: 'ai' })));
   }
   const problems: string[] = [];
   const providers: ProviderConfig[] = parsed.data.providers.map((provider, index) => {

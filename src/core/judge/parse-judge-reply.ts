@@ -19,6 +19,7 @@
  */
 import type { JudgeReply } from './judge-schema.js';
 import { judgeReplySchema } from './judge-schema.js';
+import { formatZodError } from '../validation.js';
 
 export type JudgeReplyRepair = 'code_fence' | 'surrounding_text' | 'trailing_comma' | 'control_characters' | 'numeric_string_score';
 
@@ -195,9 +196,7 @@ function tryCandidate(candidate: Candidate): Attempt {
   }
   const validated = judgeReplySchema.safeParse(value);
   if (!validated.success) {
-    const problems = validated.error.issues
-      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'reply'}: ${issue.message}`)
-      .join('; ');
+    const problems = formatZodError(validated.error, { whole: 'reply' });
     return { ok: false, failure: { kind: 'schema_mismatch', message: `the reply does not match the verdict schema (${problems})` } };
   }
   const suggestions = validated.data.suggestions

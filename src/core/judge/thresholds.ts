@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PorchError } from '../errors.js';
+import { formatZodError } from '../validation.js';
 import type { JudgeReply, JudgeResult, JudgeVerdict } from './judge-schema.js';
 
 export interface JudgeThresholds {
@@ -34,10 +35,7 @@ export const judgeThresholdsSchema = z
 export function parseJudgeThresholds(value: unknown): JudgeThresholds {
   const parsed = judgeThresholdsSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'thresholds'}: ${issue.message}`)
-    .join('; ');
-  throw new PorchError('VALIDATION_ERROR', `Invalid judge thresholds: ${problems}.`);
+  throw new PorchError('VALIDATION_ERROR', `Invalid judge thresholds: ${formatZodError(parsed.error, { whole: 'thresholds' })}.`);
 }
 
 /**

@@ -7,6 +7,7 @@
 import { yaml } from '../yaml.js';
 import { z } from 'zod';
 import { PorchError } from '../errors.js';
+import { formatZodError } from '../validation.js';
 
 /** The specification's limits. */
 export const SKILL_NAME_MAX_LENGTH = 64;
@@ -68,7 +69,7 @@ export function parseSkillMd(text: string): AgentSkillDocument {
   }
   const parsed = frontMatterSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw invalid(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'front matter'}: ${issue.message}`).join('; '));
+    throw invalid(formatZodError(parsed.error, { whole: 'front matter' }));
   }
   const body = normaliseBody(text.slice(match[0].length));
   if (body.length === 0) throw invalid('the instructions after the front matter are empty.');
