@@ -3,15 +3,12 @@
  * dependant lists. Done once per definition object (cached in a WeakMap), so a run pays only for
  * rendering and bookkeeping, never for parsing or graph analysis.
  */
-import {
-  analyseWorkflowGraph,
-  mapNodeTemplates,
-  nodeTemplateFields,
-  WorkflowDefinitionError,
-  type VariableDeclaration,
-  type WorkflowDefinition,
-  type WorkflowNode,
-} from './workflow-definition.js';
+import { mapNodeTemplates, nodeTemplateFields } from './node-fields.js';
+import { nodeKindOf, type WorkflowNode } from './node-kinds/index.js';
+import type { NodeKind } from './node-kinds/node-kind.js';
+import { WorkflowDefinitionError } from './workflow-definition.js';
+import { analyseWorkflowGraph } from './workflow-graph.js';
+import type { VariableDeclaration, WorkflowDefinition } from './workflow-schema.js';
 import {
   MissingVariableError,
   parseTemplate,
@@ -22,6 +19,8 @@ import {
 
 export interface CompiledNode {
   readonly node: WorkflowNode;
+  /** The node's kind from the registry, looked up once. */
+  readonly kind: NodeKind<WorkflowNode>;
   /** Parsed template fields, in the order mapNodeTemplates visits them. */
   readonly templates: readonly CompiledTemplate[];
   /** How many distinct nodes this one reads; it is ready when that many have completed. */
@@ -69,7 +68,7 @@ export function compileWorkflow(definition: WorkflowDefinition): CompiledWorkflo
   for (const [name, nodeId] of Object.entries(definition.outputs)) {
     const index = graph.indexById.get(nodeId);
     if (index === undefined) {
-      issues.push({ path: `outputs.${name}`, message: `references unknown node "${nodeId}"` });
+      issues.push({ path: ['outputs', name], message: `references unknown node "${nodeId}"` });
     } else {
       outputs.push([name, index]);
     }
@@ -83,6 +82,7 @@ export function compileWorkflow(definition: WorkflowDefinition): CompiledWorkflo
   const nodes = definition.nodes.map(
     (node, index): CompiledNode => ({
       node,
+      kind: nodeKindOf(node.kind),
       templates: nodeTemplateFields(node).map((field) => parse(field.template)),
       dependencyCount: graph.dependencies[index]?.length ?? 0,
       dependants: dependants[index] ?? [],

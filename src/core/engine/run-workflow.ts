@@ -3,8 +3,8 @@
  *
  * Scheduling: each node keeps a counter of dependencies not yet completed and a list of its
  * dependants, so finishing a node costs O(its dependants), never a scan of the graph. Ready nodes
- * start in definition order, at most `maxConcurrency` at a time; `template` nodes are rendered
- * by the engine on the spot (no call, no tokens) and do not take a concurrency slot.
+ * start in definition order, at most `maxConcurrency` at a time; nodes of a kind the engine
+ * renders itself (`template`) complete on the spot (no call, no tokens) and take no slot.
  *
  * Failure policy: the first failure stops the run from starting anything new. Nodes already
  * running are left to finish (their tokens are being spent anyway, and their results appear in
@@ -21,9 +21,16 @@
  */
 import { systemClock, toIsoTimestamp, type Clock } from '../clock.js';
 import { isPorchError, PorchError, toPorchError, type ErrorCode } from '../errors.js';
+import type { TokenUsage } from '../ai/ai-types.js';
 import { compileWorkflow, renderNode, type CompiledWorkflow } from './compile-workflow.js';
+import { isExecutableNode, type ExecutableNode, type ExecuteNode, type WorkflowNode } from './node-kinds/index.js';
+import type { NodeExecutionResult, NodeOutput } from './node-kinds/node-kind.js';
 import { MissingVariableError } from './template.js';
-import type { TemplateNode, WorkflowDefinition, WorkflowNode } from './workflow-definition.js';
+import type { WorkflowDefinition } from './workflow-schema.js';
+
+// The types a caller of runWorkflow needs, from where they are declared.
+export type { TokenUsage, ExecutableNode, ExecuteNode };
+export type { NodeExecutionContext, NodeExecutionResult, NodeOutput } from './node-kinds/node-kind.js';
 
 /** Enough to overlap a few model calls without one run hogging the provider's rate limit. */
 export const DEFAULT_MAX_CONCURRENCY = 4;
@@ -38,45 +45,8 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
  */
 export const TIMEOUT_ERROR_CODE: ErrorCode = 'AI_SERVICE_ERROR';
 
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-}
-
-/** A node's output: text, or an object (a judge verdict, a sanitiser scan) whose fields templates can pick. */
-export type NodeOutput = string | Record<string, unknown>;
-
-/** Every node kind except `template`, which the engine renders itself. */
-export type ExecutableNode = Exclude<WorkflowNode, TemplateNode>;
-
-export interface NodeExecutionContext {
-  /** Fires when the node's or the run's time limit is reached, or the run is cancelled. */
-  readonly signal: AbortSignal;
-  readonly nodeId: string;
-}
-
-export interface NodeExecutionResult {
-  output: NodeOutput;
-  /** The model that answered, for the trace. */
-  model?: string;
-  token_usage?: TokenUsage;
-}
-
-/**
- * Runs one node. `resolved` is the node with every template field rendered from variables and
- * upstream outputs (`prompt`, `input`, `context`, `text`, `criteria`, `system`, each value of
- * `variables`); switching on `resolved.kind` narrows both. Throw a PorchError for a failure the
- * caller may see.
- */
-export type ExecuteNode = (
-  node: ExecutableNode,
-  resolved: ExecutableNode,
-  ctx: NodeExecutionContext,
-) => Promise<NodeExecutionResult>;
-
 export interface RunWorkflowOptions {
-  /** Nodes running at once (template nodes aside). Default DEFAULT_MAX_CONCURRENCY. */
+  /** Nodes running at once (engine-rendered nodes aside). Default DEFAULT_MAX_CONCURRENCY. */
   maxConcurrency?: number;
   /** Time limit of one node in milliseconds. Default DEFAULT_NODE_TIMEOUT_MS. */
   nodeTimeoutMs?: number;
@@ -307,35 +277,35 @@ class WorkflowRun {
       if (index === undefined || compiledNode === undefined) {
         throw new Error(`ready queue holds an unknown node index ${String(index)}`);
       }
-      if (compiledNode.node.kind === 'template') {
+      const { render } = compiledNode.kind;
+      if (render !== undefined) {
         this.readyHead += 1;
-        this.runTemplateNode(index);
+        this.renderInEngine(index, render);
         continue;
       }
       if (this.running >= this.options.maxConcurrency) break;
       this.readyHead += 1;
-      this.startNode(index, compiledNode.node);
+      this.startNode(index);
     }
     if (this.running === 0) this.finish();
   }
 
-  private runTemplateNode(index: number): void {
+  private renderInEngine(index: number, render: (resolved: WorkflowNode) => NodeOutput): void {
     const compiledNode = this.compiled.nodes[index];
     if (compiledNode === undefined) return;
     const startedAt = this.options.clock.now();
     try {
-      const rendered = renderNode(compiledNode, this.lookup);
-      if (rendered.kind !== 'template') throw new Error('template node rendered as another kind');
-      this.complete(index, startedAt, { output: rendered.template });
+      this.complete(index, startedAt, { output: render(renderNode(compiledNode, this.lookup)) });
     } catch (err) {
       this.fail(index, startedAt, err);
     }
   }
 
-  private startNode(index: number, node: ExecutableNode): void {
+  private startNode(index: number): void {
     const compiledNode = this.compiled.nodes[index];
     if (compiledNode === undefined) return;
     const startedAt = this.options.clock.now();
+    const { node } = compiledNode;
     let resolved: WorkflowNode;
     try {
       resolved = renderNode(compiledNode, this.lookup);
@@ -343,8 +313,8 @@ class WorkflowRun {
       this.fail(index, startedAt, err);
       return;
     }
-    if (resolved.kind === 'template') {
-      this.fail(index, startedAt, new Error('executable node rendered as a template node'));
+    if (!isExecutableNode(node) || !isExecutableNode(resolved)) {
+      this.fail(index, startedAt, new Error(`node "${node.id}" of kind "${node.kind}" cannot be executed`));
       return;
     }
     this.states[index] = { status: 'running', startedAt };

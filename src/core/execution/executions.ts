@@ -13,7 +13,9 @@ import type { ByokService } from '../byok/byok.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
-import { runWorkflow, type ExecutableNode, type NodeExecutionResult, type NodeResult } from '../engine/run-workflow.js';
+import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
+import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
+import { runWorkflow, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -176,7 +178,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const organisation = await organisationOf(caller);
       // A run that will call models must be able to start: answer 402 up front rather than
       // with a failed first node, unless the calls will go out on the caller's own key.
-      if (definition.nodes.some((node) => node.kind !== 'template' && node.kind !== 'sanitise')) {
+      if (definition.nodes.some(isMeteredNode)) {
         const defaultProvider = ai.providerOf(ai.defaultModel);
         const coveredByByok =
           input.use_byok !== false && defaultProvider !== undefined && !ai.isEcho(ai.defaultModel) && (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
@@ -185,52 +187,34 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const runId = newId();
       let chargedTokens = 0;
 
-      const executeNode = async (node: ExecutableNode, resolved: ExecutableNode, nodeCtx: { signal: AbortSignal; nodeId: string }): Promise<NodeExecutionResult> => {
-        const ctx: ModelCallContext = {
-          caller,
-          organisation,
-          operation: 'execute_workflow',
-          resourceId: workflow.id,
-          runId,
-          nodeId: nodeCtx.nodeId,
-          useByok: input.use_byok,
-          signal: nodeCtx.signal,
-        };
-        const metered = async (messages: ChatMessage[], model: { requested?: string | undefined; resourceDefault?: string | null }, temperature?: number, maxOutputTokens?: number) => {
-          const resolvedModel = ai.resolveModel({ ...model, plan: caller.account.plan, euOnly: organisation.euOnlyModels, field: `nodes.${node.id}.model` });
-          const result = await modelCaller.call(ctx, { model: resolvedModel, messages, temperature, maxOutputTokens });
+      const callContext = (nodeCtx: NodeExecutionContext): ModelCallContext => ({
+        caller,
+        organisation,
+        operation: 'execute_workflow',
+        resourceId: workflow.id,
+        runId,
+        nodeId: nodeCtx.nodeId,
+        useByok: input.use_byok,
+        signal: nodeCtx.signal,
+      });
+      const services: NodeServices = {
+        async callModel(messages, model, options, nodeCtx) {
+          const resolvedModel = ai.resolveModel({ ...model, plan: caller.account.plan, euOnly: organisation.euOnlyModels, field: `nodes.${nodeCtx.nodeId}.model` });
+          const result = await modelCaller.call(callContext(nodeCtx), { model: resolvedModel, messages, temperature: options.temperature, maxOutputTokens: options.maxOutputTokens });
           chargedTokens += result.chargedTokens;
           return { output: result.content, model: result.modelUsed, token_usage: result.usage };
-        };
-        switch (resolved.kind) {
-          case 'model': {
-            const persona = resolved.persona === undefined ? null : await catalog.getPersona(caller.account.id, resolved.persona);
-            const system = [persona?.content, resolved.system].filter((part): part is string => part !== undefined && part !== '').join('\n\n');
-            const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user', content: resolved.prompt }];
-            return metered(messages, { requested: resolved.model }, resolved.temperature, resolved.max_output_tokens);
-          }
-          case 'skill': {
-            const skill = await catalog.getSkill(caller.account.id, resolved.skill);
-            return metered(skillMessages(skill, resolved.input ?? '', resolved.variables ?? {}), { requested: resolved.model, resourceDefault: skill.model });
-          }
-          case 'composition': {
-            const composition = await catalog.getComposition(caller.account.id, resolved.composition);
-            return metered(compositionMessages(composition, resolved.variables ?? {}), { requested: resolved.model, resourceDefault: composition.defaultModel });
-          }
-          case 'persona': {
-            const persona = await catalog.getPersona(caller.account.id, resolved.persona);
-            return metered(personaMessages(persona, resolved.input, resolved.context), { requested: resolved.model }, resolved.temperature);
-          }
-          case 'sanitise':
-            return { output: await deps.scanText(organisation.id, resolved.text) };
-          case 'judge': {
-            const verdict = await deps.judge.judge(caller, organisation, { prompt: resolved.prompt, criteria: resolved.criteria, model: resolved.model, use_byok: input.use_byok }, ctx);
-            return { output: { ...verdict } };
-          }
-        }
+        },
+        getPersona: (ref) => catalog.getPersona(caller.account.id, ref),
+        getSkill: (ref) => catalog.getSkill(caller.account.id, ref),
+        getComposition: (ref) => catalog.getComposition(caller.account.id, ref),
+        messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
+        scan: (text) => deps.scanText(organisation.id, text),
+        async judge(judgeInput, nodeCtx) {
+          return { ...(await deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, callContext(nodeCtx))) };
+        },
       };
 
-      const result = await runWorkflow(definition, input.variables ?? {}, executeNode, {
+      const result = await runWorkflow(definition, input.variables ?? {}, executeNodeWith(services), {
         ...deps.workflowLimits,
         clock,
         ...(signal ? { signal } : {}),
