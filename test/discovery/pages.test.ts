@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTextTokens } from '../../src/core/ai/index.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
-import { withErrorTable } from '../../src/rest/discovery/error-table.js';
+import { GENERATED_BLOCKS, withGeneratedBlock } from '../../src/rest/discovery/generated-docs.js';
 import { PACKAGE_ROOT } from '../../src/rest/discovery/package-root.js';
 import { DOC_SOURCES, withoutTrailingSlashes } from '../../src/rest/discovery/site-pages.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
@@ -82,9 +82,9 @@ describe('Markdown negotiation', () => {
     expect((await harness.site('GET', '/assets/swagger-ui/package.json')).status).toBe(404);
   });
 
-  it('keeps the error table of docs/errors.md equal to the error table in code (run npm run build:docs when this fails)', async () => {
-    const text = await readFile(join(PACKAGE_ROOT, 'docs/errors.md'), 'utf8');
-    expect(text).toBe(withErrorTable(text));
+  it.each(GENERATED_BLOCKS.map((block) => [block.file, block] as const))('keeps the generated part of %s equal to the code (run npm run build:docs when this fails)', async (file, block) => {
+    const text = await readFile(join(PACKAGE_ROOT, file), 'utf8');
+    expect(text).toBe(withGeneratedBlock(text, block, operations));
   });
 });
 
