@@ -2,9 +2,9 @@
  * Identifiers: UUIDv7 (RFC 9562), so "newest first" is "highest id first" and a cursor is an id.
  *
  * Written here rather than taken from the `uuid` package: its index loads all twenty of its
- * modules (about 12 ms of every start-up on this project's machine), and its v7 asks WebCrypto
- * for 16 fresh bytes per id (about 5 µs; an execution makes three or four ids). This one draws
- * from a pool refilled by one `randomFillSync` call per 256 ids.
+ * modules on every start-up, and its v7 asks WebCrypto for 16 fresh bytes per id, several times
+ * per execution (figures in bench/RESULTS-NOTES.md). This one draws from a pool refilled by one
+ * `randomFillSync` call per 256 ids.
  */
 import { randomFillSync } from 'node:crypto';
 

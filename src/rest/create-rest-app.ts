@@ -94,7 +94,7 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
     knownPaths.set(pattern, [...(knownPaths.get(pattern) ?? []), operation.method]);
   }
   // Discovery (OpenAPI, catalog, skills, pages, the API root) answers what no operation did. It
-  // loads on the first request that gets this far (about 20 ms of start-up otherwise).
+  // loads on the first request that gets this far, which keeps it out of start-up (bench/RESULTS-NOTES.md).
   app.use(lazyHandler(async () => (await import('./discovery/create-discovery-router.js')).createDiscoveryRouter({ core, operations, errorCodes })));
   app.use(notFound(knownPaths));
   app.use(errorHandler(logger, errorCodes));

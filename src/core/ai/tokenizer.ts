@@ -43,8 +43,8 @@ export const REPLY_PRIMING_TOKENS = 3;
 /**
  * The library's byte-pair merge is quadratic in the length of one pre-tokenised chunk, and a
  * chunk is a run of letters, of punctuation or of whitespace with no natural boundary inside.
- * Measured: 100 KB of one letter takes ~16 s, 100 KB of CJK text without punctuation ~70 s, while
- * 100 KB of prose takes ~11 ms. Runs longer than this are counted in pieces of this many code
+ * Such a run of 100 KB takes seconds to a minute, prose of the same size milliseconds (figures in
+ * bench/RESULTS-NOTES.md). Runs longer than this are counted in pieces of this many code
  * points. Natural words are far shorter (the longest common ones are well under 64 letters), so
  * ordinary text is counted exactly; only such runs can differ, by a token or so per piece.
  */

@@ -6,10 +6,9 @@ import { z } from 'zod';
 import { MAX_SUGGESTIONS } from './rubric.js';
 
 /**
- * The longest prompt the analyzer accepts. Analysis is linear in the length (measured with
- * bench/analyzer-bench.ts: about 0.3 ms at 2,000 characters and 7-8 ms at this cap for prose;
- * up to 30 ms for text of one short sentence or list item per line; test/core/analyzer/
- * linear-time.test.ts keeps it linear), so the cap bounds the cost of one public, key-less call.
+ * The longest prompt the analyzer accepts. Analysis is linear in the length (test/core/analyzer/
+ * linear-time.test.ts keeps it so; bench/analyzer-bench.ts measures it, figures in
+ * bench/RESULTS-NOTES.md), so the cap bounds the cost of one public, key-less call.
  */
 export const ANALYZER_MAX_PROMPT_CHARS = 100_000;
 
