@@ -3,7 +3,8 @@ import { executeScopes } from '../core/access/scopes.js';
 import { ERROR_CODES } from '../core/errors.js';
 import { useByokSchema, variablesSchema } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
-import { idParams, timestampSchema, tokenUsageSchema } from './schemas.js';
+import { tokenUsageSchema } from '../core/ai/token-usage.js';
+import { idParams, timestampSchema } from './schemas.js';
 
 const nodeResultSchema = z
   .object({

@@ -1,7 +1,7 @@
 /** Schemas shared by the execute operations. */
 import { z } from 'zod';
 import { modelIdSchema } from '../core/ai/model-id.js';
-import { tokenUsageSchema } from './schemas.js';
+import { tokenUsageSchema } from '../core/ai/token-usage.js';
 
 /** Text fields sent to models: generous, and well inside the 1 MiB body limit. */
 export const MAX_INPUT_TEXT_LENGTH = 200_000;

@@ -24,14 +24,6 @@ export const pageQuery = z.object({
 
 export const timestampSchema = z.iso.datetime().describe('ISO 8601 UTC timestamp.');
 
-export const tokenUsageSchema = z
-  .object({
-    input_tokens: z.number().int().min(0).describe('Tokens sent to the model (prompt).'),
-    output_tokens: z.number().int().min(0).describe('Tokens the model produced.'),
-    total_tokens: z.number().int().min(0).describe('input_tokens + output_tokens; 1 credit = 1,000 tokens.'),
-  })
-  .describe('Token usage of the call.');
-
 /** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`. */
 export function listOf<Item extends z.ZodType>(item: Item, what: string) {
   return z.object({

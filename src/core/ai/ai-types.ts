@@ -70,11 +70,9 @@ export interface CompletionRequest {
   byokApiKey?: string | undefined;
 }
 
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-}
+import type { TokenUsage } from './token-usage.js';
+
+export type { TokenUsage };
 
 export interface CompletionResult {
   content: string;
