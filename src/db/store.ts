@@ -7,7 +7,7 @@
  * Records use camelCase and epoch-millisecond timestamps; core shapes them for the API.
  */
 
-export type Plan = 'free' | 'builder' | 'expert';
+import type { Plan } from '../core/domain/plans.js';
 
 export interface OrganisationRecord {
   id: string;

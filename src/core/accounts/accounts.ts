@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Plan, Store } from '../../db/store.js';
+import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
 import { parseScopes, ALL_SCOPES } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { tokensToCredits, TOKENS_PER_CREDIT } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
+import { PLANS, type Plan } from '../domain/plans.js';
 import { newId } from '../ids.js';
 import { isoOrNull, toIsoTimestamp } from '../views.js';
-
-export const PLANS = ['free', 'builder', 'expert'] as const satisfies readonly Plan[];
 
 /** Spec §5: at most 5 keys per account (active ones; revoked keys do not count). */
 export const MAX_ACTIVE_KEYS = 5;

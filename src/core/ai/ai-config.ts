@@ -4,9 +4,7 @@
  * stops the process with a message naming the offending path.
  */
 import { z } from 'zod';
-
-export const PLANS = ['free', 'builder', 'expert'] as const;
-export type Plan = (typeof PLANS)[number];
+import { PLANS, type Plan } from '../domain/plans.js';
 
 export const ECHO_PROVIDER_ID = 'echo';
 export const ECHO_MODEL_NAME = 'echo';

@@ -11,8 +11,8 @@ import type {
   OrganisationRepository,
   PartnerKeyRecord,
   PartnerKeyRepository,
-  Plan,
 } from '../store.js';
+import type { Plan } from '../../core/domain/plans.js';
 import { newId } from '../../core/ids.js';
 
 export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
