@@ -355,6 +355,15 @@ export interface SanitiserRuleRepository {
   version(organisationId: string): Promise<number>;
 }
 
+/** Which engine holds the data and where, for start-up logs and decisions that depend on it. */
+export interface StoreDescription {
+  engine: 'sqlite';
+  /** Where the data lives, safe to log: a file path or ':memory:'. */
+  location: string;
+  /** True when the data lives only as long as this process (an in-memory database). */
+  ephemeral: boolean;
+}
+
 export interface Store {
   organisations: OrganisationRepository;
   accounts: AccountRepository;
@@ -369,7 +378,8 @@ export interface Store {
   idempotency: IdempotencyStore;
   workflowRuns: WorkflowRunRepository;
   sanitiserRules: SanitiserRuleRepository;
-  /** True when the database answers a trivial query. */
+  describe(): StoreDescription;
+  /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from '../schema.js';
+import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
 import type {
   AccountRecord,
   AccountRepository,

@@ -1,8 +1,8 @@
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { compositions, contextCards, skills, workflows } from '../schema.js';
+import { compositions, contextCards, skills, workflows } from './schema.js';
 import type { CatalogRepository, ContextCardRecord, ContextCardRepository, PageRequest } from '../store.js';
 
 /**

@@ -1,8 +1,8 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
-import { creditBalances, creditLedger, creditReservations, usageRecords } from '../schema.js';
+import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import type { CreditBalance, CreditStore, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
 import { newId } from '../../core/ids.js';
 

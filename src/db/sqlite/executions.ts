@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { byokKeys, idempotencyRecords, workflowRuns } from '../schema.js';
+import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
 import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyStore, WorkflowRunRepository } from '../store.js';
 
 function ownerWhere(owner: ByokOwner) {

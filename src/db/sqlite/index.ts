@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { openDatabase, type OpenedDatabase } from '../open-database.js';
+import { isInMemory, openDatabase, type OpenedDatabase } from './open-database.js';
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
@@ -8,15 +8,23 @@ import { createByokKeyRepository, createIdempotencyStore, createWorkflowRunRepos
 import { createRateLimitStore } from './rate-limits.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
+export { databaseDirectory } from './open-database.js';
+
 export interface SqliteStore extends Store {
   /** The underlying connection, for tests and benchmarks that inspect the file. */
   readonly database: OpenedDatabase;
 }
 
+/** Whether `store` is the SQLite engine, for test helpers that inspect the file underneath. */
+export function isSqliteStore(store: Store): store is SqliteStore {
+  return store.describe().engine === 'sqlite' && 'database' in store;
+}
+
 /** The SQLite implementation of every storage port, over one better-sqlite3 connection. */
 export function createSqliteStore(databaseUrl: string): SqliteStore {
   const database = openDatabase(databaseUrl);
-  const { db, sqlite } = database;
+  const { db, sqlite, location } = database;
+  const description = { engine: 'sqlite', location, ephemeral: isInMemory(location) } as const;
   return {
     database,
     organisations: createOrganisationRepository(db),
@@ -32,6 +40,7 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     idempotency: createIdempotencyStore(db),
     workflowRuns: createWorkflowRunRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
+    describe: () => description,
     async ping() {
       try {
         return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
-import { rateLimitCounters } from '../schema.js';
+import { rateLimitCounters } from './schema.js';
 import type { RateLimitStore, RateWindowLimits, RateWindowOutcome } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;

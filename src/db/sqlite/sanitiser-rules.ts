@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { organisations, sanitiserRules } from '../schema.js';
+import { organisations, sanitiserRules } from './schema.js';
 import type { SanitiserRuleRepository } from '../store.js';
 
 export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleRepository {

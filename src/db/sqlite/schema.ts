@@ -4,7 +4,7 @@
  * Ids are UUIDv7, so ordering by id is ordering by creation time.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { PLANS } from '../core/domain/plans.js';
+import { PLANS } from '../../core/domain/plans.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
