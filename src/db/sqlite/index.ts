@@ -3,9 +3,9 @@ import { isInMemory, openDatabase, type OpenedDatabase } from './open-database.j
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
-import { createCreditStore, createUsageRepository } from './credits.js';
-import { createByokKeyRepository, createIdempotencyStore, createWorkflowRunRepository } from './executions.js';
-import { createRateLimitStore } from './rate-limits.js';
+import { createCreditRepository, createUsageRepository } from './credits.js';
+import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createRateLimitRepository } from './rate-limits.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
 export { databaseDirectory } from './open-database.js';
@@ -31,13 +31,13 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     accounts: createAccountRepository(db),
     apiKeys: createApiKeyRepository(db),
     partnerKeys: createPartnerKeyRepository(db),
-    rateLimits: createRateLimitStore(db),
-    credits: createCreditStore(db),
+    rateLimits: createRateLimitRepository(db),
+    credits: createCreditRepository(db),
     usage: createUsageRepository(db),
     contextCards: createContextCardRepository(db),
     catalog: createCatalogRepository(db),
     byokKeys: createByokKeyRepository(db),
-    idempotency: createIdempotencyStore(db),
+    idempotency: createIdempotencyRepository(db),
     workflowRuns: createWorkflowRunRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
     describe: () => description,

@@ -37,7 +37,7 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
     async list(organisationId) {
       return db.select().from(sanitiserRules).where(eq(sanitiserRules.organisationId, organisationId)).orderBy(asc(sanitiserRules.ruleId)).all();
     },
-    async remove(organisationId, ruleId) {
+    async remove({ organisationId, ruleId }) {
       return db.transaction(
         () => {
           const removed = db.delete(sanitiserRules).where(and(eq(sanitiserRules.organisationId, organisationId), eq(sanitiserRules.ruleId, ruleId))).run().changes > 0;
