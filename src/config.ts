@@ -3,7 +3,7 @@
  * A bad value stops the process with a message naming the setting; nothing re-reads config later.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { yaml } from './core/yaml.js';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
@@ -12,7 +12,7 @@ import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
 import { DEFAULT_JUDGE_THRESHOLDS, type JudgeThresholds } from './core/judge/thresholds.js';
-import { databaseLocation } from './db/open-database.js';
+import { defaultDataDirectory } from './db/create-store.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -126,17 +126,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const parsedFile = fileSchema.safeParse(fileExists ? readConfigFile(configPath) : {});
   if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${formatZodError(parsedFile.error, { whole: '(root)' })}`);
 
-  let location: string;
+  let databaseDirectory: string | null;
   try {
-    location = databaseLocation(vars.DATABASE_URL);
+    databaseDirectory = defaultDataDirectory(vars.DATABASE_URL);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  const dataDir = vars.PORCH_DATA_DIR
-    ? resolve(cwd, vars.PORCH_DATA_DIR)
-    : location === ':memory:'
-      ? resolve(cwd, 'data')
-      : dirname(location);
+  const dataDir = vars.PORCH_DATA_DIR ? resolve(cwd, vars.PORCH_DATA_DIR) : (databaseDirectory ?? resolve(cwd, 'data'));
   let ai: AiConfig;
   try {
     ai = parseAiConfig(parsedFile.data.ai, env);

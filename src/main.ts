@@ -10,7 +10,8 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createAiGateway } from './core/ai/ai-gateway.js';
 import { loadSecretKey } from './core/ai/byok-crypto.js';
 import { createCore, type Core } from './core/core.js';
-import { createSqliteStore, type SqliteStore } from './db/sqlite/index.js';
+import { createStore } from './db/create-store.js';
+import type { Store } from './db/store.js';
 import { createLogger } from './logger.js';
 import { withOutputCheck, type OutputMismatchError } from './operations/check-output.js';
 import { operations as allOperations } from './operations/index.js';
@@ -21,7 +22,7 @@ import { lazyHandler } from './rest/lazy-handler.js';
 
 export interface Application {
   core: Core;
-  store: SqliteStore;
+  store: Store;
   app: ReturnType<typeof createRestApp>;
   logger: Logger;
   close(): Promise<void>;
@@ -72,10 +73,10 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
 export function createApplication(config: Config, options: ApplicationOptions = {}): Application {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const store = createSqliteStore(config.databaseUrl);
+  const store = createStore(config.databaseUrl);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
   const secretKey =
-    config.secretKey === undefined && store.database.location === ':memory:'
+    config.secretKey === undefined && store.describe().ephemeral
       ? randomBytes(32)
       : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
   const ai = createAiGateway({ config: config.ai, env: config.env, logger });

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { PLANS } from '../core/accounts/accounts.js';
-import type { Plan } from '../db/store.js';
+import { PLANS, type Plan } from '../core/domain/plans.js';
 import { CliUsageError, parsePositiveNumber, withApplication } from './context.js';
 import { print, rows, table } from './output.js';
 

@@ -52,7 +52,7 @@ export function registerServeCommands(program: Command): void {
         const demo = await core.demo.createDemo();
         process.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
       }
-      logger.info({ url: running.url, database: running.application.store.database.location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
+      logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       if (config.ai.defaultModelSource === 'echo') {
         logger.info('No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.');
       }

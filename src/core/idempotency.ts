@@ -4,7 +4,7 @@
  * Only successful responses are stored, so a failed attempt (500, 402 BILLING_FAILED) can be retried.
  */
 import { createHash } from 'node:crypto';
-import type { IdempotencyStore } from '../db/store.js';
+import type { IdempotencyRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
 import { PorchError } from './errors.js';
 
@@ -26,7 +26,7 @@ function canonicalJson(value: unknown): string {
 
 export type IdempotencyStart = { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed' };
 
-export function createIdempotencyService(store: IdempotencyStore, clock: Clock) {
+export function createIdempotencyService(store: IdempotencyRepository, clock: Clock) {
   return {
     async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown): Promise<IdempotencyStart> {
       if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
@@ -43,8 +43,8 @@ export function createIdempotencyService(store: IdempotencyStore, clock: Clock) 
       }
       return claim;
     },
-    complete: (accountId: string, idempotencyKey: string, status: number, body: unknown) => store.complete(accountId, idempotencyKey, status, body),
-    abandon: (accountId: string, idempotencyKey: string) => store.abandon(accountId, idempotencyKey),
+    complete: (accountId: string, idempotencyKey: string, status: number, body: unknown) => store.complete({ accountId, idempotencyKey, status, body }),
+    abandon: (accountId: string, idempotencyKey: string) => store.abandon({ accountId, idempotencyKey }),
     deleteExpired: () => store.deleteExpired(clock.now()),
   };
 }

@@ -7,7 +7,7 @@
  * Records use camelCase and epoch-millisecond timestamps; core shapes them for the API.
  */
 
-export type Plan = 'free' | 'builder' | 'expert';
+import type { Plan } from '../core/domain/plans.js';
 
 export interface OrganisationRecord {
   id: string;
@@ -152,6 +152,24 @@ export interface PageRequest {
   cursor?: string;
 }
 
+/** A page of what one account owns. */
+export interface OwnedPageRequest {
+  accountId: string;
+  page: PageRequest;
+}
+
+/** One record, found only when `accountId` owns it: another account's id reads as absent. */
+export interface OwnedId {
+  accountId: string;
+  id: string;
+}
+
+/** Which record to revoke, and when (epoch ms). */
+export interface Revocation {
+  id: string;
+  at: number;
+}
+
 export interface RateWindowLimits {
   keyId: string;
   requestsPerMinute: number;
@@ -178,7 +196,7 @@ export interface BundleRecords {
 }
 
 export type ReserveOutcome =
-  | { ok: true; reservationId: string; balance: CreditBalance }
+  | { ok: true; balance: CreditBalance }
   | { ok: false; balance: CreditBalance };
 
 export type SettleOutcome =
@@ -187,30 +205,48 @@ export type SettleOutcome =
 
 export interface OrganisationRepository {
   findById(id: string): Promise<OrganisationRecord | null>;
-  update(id: string, changes: Partial<Pick<OrganisationRecord, 'name' | 'euOnlyModels' | 'strictByok'>>): Promise<OrganisationRecord | null>;
+  update(request: { id: string; changes: Partial<Pick<OrganisationRecord, 'name' | 'euOnlyModels' | 'strictByok'>> }): Promise<OrganisationRecord | null>;
+}
+
+export interface AccountCreation {
+  account: AccountRecord;
+  /** The account's personal organisation, created with it; null when it joins an existing one. */
+  organisation: OrganisationRecord | null;
+  initialTokens: number;
+  /** The id of the ledger entry that grants `initialTokens`; none is written when they are 0. */
+  grantEntryId: string;
+}
+
+export interface PlanChange {
+  id: string;
+  plan: Plan;
+  downgradedAt: number | null;
+  /** When set, every active key of the account is revoked at this time, in the same transaction. */
+  revokeKeysAt: number | null;
 }
 
 export interface AccountRepository {
-  /** Creates an account and, when `organisation` is given, its personal organisation, in one transaction. */
-  create(account: AccountRecord, organisation: OrganisationRecord | null, initialTokens: number): Promise<void>;
+  /** Creates the account, its organisation when given, its balance and its grant, in one transaction. */
+  create(creation: AccountCreation): Promise<void>;
   findById(id: string): Promise<AccountRecord | null>;
   findByEmail(email: string): Promise<AccountRecord | null>;
   list(): Promise<AccountRecord[]>;
   count(): Promise<number>;
-  /** Changes the plan; when `revokeKeysAt` is set, revokes every active key of the account in the same transaction. */
-  setPlan(id: string, plan: Plan, downgradedAt: number | null, revokeKeysAt: number | null): Promise<AccountRecord | null>;
+  setPlan(change: PlanChange): Promise<AccountRecord | null>;
 }
 
 export interface ApiKeyRepository {
-  /** Inserts the key unless the account already has `maxActive` active keys; atomic. */
-  insertIfBelowLimit(key: ApiKeyRecord, maxActive: number, now: number): Promise<boolean>;
+  /** Inserts the key unless its account already has `maxActive` keys active at `now`; atomic. */
+  insertIfBelowLimit(request: { key: ApiKeyRecord; maxActive: number; now: number }): Promise<boolean>;
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
   findById(id: string): Promise<ApiKeyRecord | null>;
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  revoke(id: string, at: number): Promise<ApiKeyRecord | null>;
-  revokeAllForAccount(accountId: string, at: number): Promise<number>;
-  /** Revokes `oldId` and inserts `replacement` in one transaction (rotation). */
-  replace(oldId: string, replacement: ApiKeyRecord, at: number): Promise<boolean>;
+  /** Revokes the key unless it already was (the first revocation time stays); the key as it now is. */
+  revoke(revocation: Revocation): Promise<ApiKeyRecord | null>;
+  /** Revokes every active key of the account; returns how many. */
+  revokeAllForAccount(request: { accountId: string; at: number }): Promise<number>;
+  /** Revokes `oldId` and inserts `replacement` in one transaction (rotation); false when `oldId` was not active. */
+  replace(request: { oldId: string; replacement: ApiKeyRecord; at: number }): Promise<boolean>;
 }
 
 export interface PartnerKeyRepository {
@@ -218,25 +254,57 @@ export interface PartnerKeyRepository {
   findByHash(hash: string): Promise<PartnerKeyRecord | null>;
   findById(id: string): Promise<PartnerKeyRecord | null>;
   listByOrganisation(organisationId: string): Promise<PartnerKeyRecord[]>;
-  revoke(id: string, at: number): Promise<PartnerKeyRecord | null>;
+  revoke(revocation: Revocation): Promise<PartnerKeyRecord | null>;
 }
 
-export interface RateLimitStore {
+export interface RateLimitRepository {
   /** Counts the request in both windows if neither is full; one atomic check-and-increment. */
   consume(limits: RateWindowLimits): Promise<RateWindowOutcome>;
 }
 
-export interface CreditStore {
+export interface CreditGrant {
+  accountId: string;
+  tokens: number;
+  reference: string | null;
+  at: number;
+  /** The id of the ledger entry the grant writes. */
+  entryId: string;
+}
+
+export interface CreditReservationRequest {
+  accountId: string;
+  tokens: number;
+  /** The reservation is refused unless available balance covers both `tokens` and this. */
+  minimumAvailableTokens: number;
+  at: number;
+  /** After this, the reservation counts as left behind by a crash (see `releaseExpired`). */
+  expiresAt: number;
+  /** The id the reservation is stored under, and later settled or released by. */
+  reservationId: string;
+}
+
+export interface CreditSettlement {
+  reservationId: string;
+  chargeTokens: number;
+  reference: string | null;
+  at: number;
+  /** The id of the ledger entry the charge writes; none is written when `chargeTokens` is 0. */
+  entryId: string;
+  /** The record of the call being paid for, written with the charge. */
+  usage?: UsageRecord;
+}
+
+export interface CreditRepository {
   balance(accountId: string): Promise<CreditBalance>;
-  grant(accountId: string, tokens: number, reference: string | null, at: number): Promise<CreditBalance>;
-  /** Holds `tokens` if available balance minus `minimumTokens` stays non-negative. */
-  reserve(accountId: string, tokens: number, minimumAvailableTokens: number, at: number, expiresAt: number): Promise<ReserveOutcome>;
+  grant(grant: CreditGrant): Promise<CreditBalance>;
+  /** Holds `tokens` if available balance (balance less open reservations) covers it; atomic. */
+  reserve(request: CreditReservationRequest): Promise<ReserveOutcome>;
   /**
    * Closes the reservation and charges `chargeTokens`; refuses (and releases) when the balance
    * cannot cover it. `usage`, the record of the call being paid for, is written in the same
    * transaction when the charge succeeds: a charge never lands without its record, or the reverse.
    */
-  settle(reservationId: string, chargeTokens: number, reference: string | null, at: number, usage?: UsageRecord): Promise<SettleOutcome>;
+  settle(settlement: CreditSettlement): Promise<SettleOutcome>;
   release(reservationId: string): Promise<void>;
   /** Releases reservations that expired (left behind by a crash); returns how many. */
   releaseExpired(at: number): Promise<number>;
@@ -249,20 +317,23 @@ export interface UsageRepository {
 }
 
 export interface ContextCardRepository {
-  list(accountId: string, page: PageRequest, category?: string): Promise<ContextCardRecord[]>;
-  findOwned(accountId: string, id: string): Promise<ContextCardRecord | null>;
+  /** The account's cards, newest first; only those in `category` when it is given. */
+  list(request: OwnedPageRequest & { category?: string }): Promise<ContextCardRecord[]>;
+  findOwned(request: OwnedId): Promise<ContextCardRecord | null>;
   insert(card: ContextCardRecord): Promise<void>;
-  update(accountId: string, id: string, changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>>): Promise<ContextCardRecord | null>;
-  delete(accountId: string, id: string): Promise<boolean>;
+  /** Changes the card if the account owns it; null otherwise. */
+  update(request: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>> }): Promise<ContextCardRecord | null>;
+  /** Deletes the card if the account owns it; false otherwise. */
+  delete(request: OwnedId): Promise<boolean>;
 }
 
 export interface CatalogRepository {
-  listCompositions(accountId: string, page: PageRequest): Promise<CompositionRecord[]>;
-  listSkills(accountId: string, page: PageRequest): Promise<SkillRecord[]>;
-  listWorkflows(accountId: string, page: PageRequest): Promise<WorkflowRecord[]>;
-  findComposition(accountId: string, id: string): Promise<CompositionRecord | null>;
-  findSkill(accountId: string, id: string): Promise<SkillRecord | null>;
-  findWorkflow(accountId: string, id: string): Promise<WorkflowRecord | null>;
+  listCompositions(request: OwnedPageRequest): Promise<CompositionRecord[]>;
+  listSkills(request: OwnedPageRequest): Promise<SkillRecord[]>;
+  listWorkflows(request: OwnedPageRequest): Promise<WorkflowRecord[]>;
+  findComposition(request: OwnedId): Promise<CompositionRecord | null>;
+  findSkill(request: OwnedId): Promise<SkillRecord | null>;
+  findWorkflow(request: OwnedId): Promise<WorkflowRecord | null>;
   incrementCompositionUse(id: string): Promise<void>;
   incrementWorkflowUse(id: string): Promise<void>;
   /** Writes a whole imported bundle in one transaction: all of it or nothing. */
@@ -290,14 +361,18 @@ export type ByokOwner = { accountId: string } | { organisationId: string };
 export interface ByokKeyRepository {
   /** Stores the key, revoking any active key of the same owner and provider, in one transaction. */
   put(record: ByokKeyRecord): Promise<void>;
-  findActive(owner: ByokOwner, provider: string): Promise<ByokKeyRecord | null>;
+  findActive(request: { owner: ByokOwner; provider: string }): Promise<ByokKeyRecord | null>;
   list(owner: ByokOwner): Promise<ByokKeyRecord[]>;
-  revoke(id: string, at: number): Promise<ByokKeyRecord | null>;
+  revoke(revocation: Revocation): Promise<ByokKeyRecord | null>;
 }
 
-export interface IdempotencyClaimRequest {
+/** One account's use of one Idempotency-Key value. */
+export interface IdempotencyKeyRef {
   accountId: string;
   idempotencyKey: string;
+}
+
+export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
   operation: string;
   requestHash: string;
   now: number;
@@ -310,13 +385,13 @@ export type IdempotencyClaim =
   | { kind: 'conflict' }
   | { kind: 'in_progress' };
 
-export interface IdempotencyStore {
+export interface IdempotencyRepository {
   /** Claims the key for this request, or says what an earlier request with it left; atomic. */
   claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
   /** Stores the response a replay will answer with. */
-  complete(accountId: string, idempotencyKey: string, status: number, body: unknown): Promise<void>;
+  complete(request: IdempotencyKeyRef & { status: number; body: unknown }): Promise<void>;
   /** Forgets a claim whose request failed, so a retry runs again. */
-  abandon(accountId: string, idempotencyKey: string): Promise<void>;
+  abandon(request: IdempotencyKeyRef): Promise<void>;
   deleteExpired(at: number): Promise<number>;
 }
 
@@ -332,7 +407,7 @@ export interface WorkflowRunRecord {
 
 export interface WorkflowRunRepository {
   insert(run: WorkflowRunRecord): Promise<void>;
-  findOwned(accountId: string, id: string): Promise<WorkflowRunRecord | null>;
+  findOwned(request: OwnedId): Promise<WorkflowRunRecord | null>;
 }
 
 export interface SanitiserRuleRecord {
@@ -350,9 +425,18 @@ export interface SanitiserRuleRepository {
   upsert(record: SanitiserRuleRecord): Promise<void>;
   list(organisationId: string): Promise<SanitiserRuleRecord[]>;
   /** Removes a rule and bumps the rules version; false when there was none. */
-  remove(organisationId: string, ruleId: string): Promise<boolean>;
+  remove(request: { organisationId: string; ruleId: string }): Promise<boolean>;
   /** The organisation's current rules version (0 when it never had rules). */
   version(organisationId: string): Promise<number>;
+}
+
+/** Which engine holds the data and where, for start-up logs and decisions that depend on it. */
+export interface StoreDescription {
+  engine: 'sqlite';
+  /** Where the data lives, safe to log: a file path or ':memory:'. */
+  location: string;
+  /** True when the data lives only as long as this process (an in-memory database). */
+  ephemeral: boolean;
 }
 
 export interface Store {
@@ -360,16 +444,17 @@ export interface Store {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
   partnerKeys: PartnerKeyRepository;
-  rateLimits: RateLimitStore;
-  credits: CreditStore;
+  rateLimits: RateLimitRepository;
+  credits: CreditRepository;
   usage: UsageRepository;
   contextCards: ContextCardRepository;
   catalog: CatalogRepository;
   byokKeys: ByokKeyRepository;
-  idempotency: IdempotencyStore;
+  idempotency: IdempotencyRepository;
   workflowRuns: WorkflowRunRepository;
   sanitiserRules: SanitiserRuleRepository;
-  /** True when the database answers a trivial query. */
+  describe(): StoreDescription;
+  /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
 import type { UsageRecord } from '../../src/db/store.js';
 import { PorchError } from '../../src/core/errors.js';
+import { usageRecord } from '../db/fixtures.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -56,25 +57,8 @@ describe('credits ledger', () => {
   });
 
   it('writes a usage record with the charge it pays for, and none when the charge is refused', async () => {
-    const usage = (id: string): UsageRecord => ({
-      id,
-      accountId,
-      apiKeyId: null,
-      partnerKeyId: null,
-      operation: 'execute_composition',
-      resourceId: null,
-      runId: null,
-      nodeId: null,
-      model: 'echo/echo',
-      inputTokens: 1_000,
-      outputTokens: 234,
-      totalTokens: 1_234,
-      chargedTokens: 1_234,
-      byok: false,
-      durationMs: 5,
-      status: 'succeeded',
-      createdAt: harness.clock.now(),
-    });
+    const usage = (id: string): UsageRecord =>
+      usageRecord(accountId, { id, inputTokens: 1_000, outputTokens: 234, totalTokens: 1_234, chargedTokens: 1_234, createdAt: harness.clock.now() });
     const paid = await harness.core.credits.reserve(accountId, 2_000);
     await harness.core.credits.settle(paid, 1_234, 'usage', usage('paid'));
     const refused = await harness.core.credits.reserve(accountId, 2_000);

@@ -8,7 +8,7 @@ import { createSilentLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
 import { validateAgainstOpenApi } from './openapi-validation.js';
-import type { Plan } from '../../src/db/store.js';
+import type { Plan } from '../../src/core/domain/plans.js';
 
 export interface HarnessOptions {
   env?: Record<string, string>;

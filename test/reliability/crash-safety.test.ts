@@ -91,7 +91,7 @@ describe('kill -9 during a stream of executions and writes', () => {
     const after = openDirect(data.databaseUrl, clock);
     try {
       for (const id of acknowledgedCards) {
-        expect(await after.store.contextCards.findOwned(account.id, id), `acknowledged card ${id} survived`).toBeTruthy();
+        expect(await after.store.contextCards.findOwned({ accountId: account.id, id }), `acknowledged card ${id} survived`).toBeTruthy();
       }
       const ledger = await after.store.credits.ledger(account.id);
       expect(ledger.filter((entry) => entry.kind === 'usage'), 'one charge per acknowledged execution').toHaveLength(acknowledgedExecutions);

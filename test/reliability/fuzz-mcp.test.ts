@@ -12,10 +12,10 @@ import { MCP_PATH } from '../../src/mcp/http.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, type Operation } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { databaseFingerprint } from '../helpers/store-inspection.js';
 import { OPERATION_SAMPLES } from '../helpers/operation-samples.js';
 import {
   CONTENT_TYPES,
-  databaseFingerprint,
   fuzzParameters,
   headerValue,
   KNOWN_ERROR_CODES,
@@ -119,7 +119,7 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
           ? { ...(argumentsValue as Record<string, unknown>), id: '00000000-0000-0000-0000-000000000000' }
           : argumentsValue;
         const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: adjusted } };
-        const before = databaseFingerprint(harness.store.database.sqlite);
+        const before = databaseFingerprint(harness.store);
         const response = await rawRequest(harness.url, { method: 'POST', path: MCP_PATH, headers: { ...MCP_HEADERS, ...(withKey ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
         const exchange = describeExchange(body, response);
         expect(response.status, exchange).toBeLessThan(500);
@@ -127,7 +127,7 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
         expect(message, exchange).toBeTypeOf('object');
         if (response.status >= 400 || (message && checkMessage(message, exchange))) {
           refused += 1;
-          expect(databaseFingerprint(harness.store.database.sqlite), `the database changed on a refused call: ${exchange}`).toBe(before);
+          expect(databaseFingerprint(harness.store), `the database changed on a refused call: ${exchange}`).toBe(before);
         }
       }),
       fuzzParameters(),
@@ -163,7 +163,7 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
             accept: accept ?? MCP_HEADERS.accept,
             ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
           };
-          const before = databaseFingerprint(harness.store.database.sqlite);
+          const before = databaseFingerprint(harness.store);
           const response = await rawRequest(harness.url, { method, path: MCP_PATH, headers, body: payload });
           const exchange = describeExchange(payload, response);
           expect(response.status, exchange).toBeLessThan(500);
@@ -173,7 +173,7 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
           for (const entry of messages) {
             if (entry && typeof entry === 'object' && !checkMessage(entry, exchange) && entry.result !== undefined) changedAllowed = true;
           }
-          if (!changedAllowed) expect(databaseFingerprint(harness.store.database.sqlite), `the database changed: ${exchange}`).toBe(before);
+          if (!changedAllowed) expect(databaseFingerprint(harness.store), `the database changed: ${exchange}`).toBe(before);
         },
       ),
       fuzzParameters(),

@@ -16,10 +16,10 @@ const restOperations = exposedOn(operations as readonly Operation[], 'rest');
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { validateAgainstOpenApi } from '../helpers/openapi-validation.js';
+import { databaseFingerprint } from '../helpers/store-inspection.js';
 import { OPERATION_SAMPLES, type SampleRequest } from '../helpers/operation-samples.js';
 import {
   CONTENT_TYPES,
-  databaseFingerprint,
   fuzzParameters,
   headerValue,
   isKnownErrorEnvelope,
@@ -147,7 +147,7 @@ describe('REST fuzzing: no request gets a 5xx, a hang, an unknown code or a data
         if (input.actingAccount !== undefined) headers['x-porch-account'] = input.actingAccount;
         if (input.requestId !== undefined) headers['x-request-id'] = input.requestId;
 
-        const before = databaseFingerprint(harness.store.database.sqlite);
+        const before = databaseFingerprint(harness.store);
         const response = await rawRequest(harness.url, { method: input.method, path, headers, ...(input.body === undefined ? {} : { body: input.body }) });
         const exchange = describeExchange(input.method, path, response);
         expect(response.status, exchange).toBeLessThan(500);
@@ -155,7 +155,7 @@ describe('REST fuzzing: no request gets a 5xx, a hang, an unknown code or a data
         if (response.status >= 400) {
           refused += 1;
           expect(isKnownErrorEnvelope(response.text), exchange).toBe(true);
-          expect(databaseFingerprint(harness.store.database.sqlite), `the database changed on a refused request: ${exchange}`).toBe(before);
+          expect(databaseFingerprint(harness.store), `the database changed on a refused request: ${exchange}`).toBe(before);
         } else {
           accepted += 1;
         }

@@ -1,11 +1,9 @@
 /**
  * Shared pieces of the fuzz suites: the seed and run count (fixed in CI, larger with `npm run
- * fuzz`), a raw HTTP client that can send any bytes and headers, a fingerprint of the database
- * that a rejected request must leave unchanged, and the adversarial values the arbitraries draw on.
+ * fuzz`), a raw HTTP client that can send any bytes and headers, and the adversarial values
+ * the arbitraries draw on.
  */
-import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import type Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../../src/core/errors.js';
 
@@ -54,24 +52,6 @@ export function rawRequest(baseUrl: string, { method, path, headers = {}, body }
     if (body !== undefined) req.write(body);
     req.end();
   });
-}
-
-/** Tables whose change on a rejected request is expected: the rate limiter counts refusals too. */
-const VOLATILE_TABLES = new Set(['rate_limit_counters', '__drizzle_migrations']);
-
-/**
- * A digest of every row of every table but the rate-limit counters. The fuzz databases hold a
- * few dozen rows, so hashing them all is cheap and catches any change, not only new rows.
- */
-export function databaseFingerprint(sqlite: Database.Database): string {
-  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).all() as Array<{ name: string }>;
-  const hash = createHash('sha256');
-  for (const { name } of tables) {
-    if (VOLATILE_TABLES.has(name)) continue;
-    const rows = sqlite.prepare(`select * from "${name}" order by rowid`).raw().all();
-    hash.update(name).update(JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : Buffer.isBuffer(value) ? value.toString('hex') : value)));
-  }
-  return hash.digest('hex');
 }
 
 /** Strings that have broken parsers, databases and templating before. */

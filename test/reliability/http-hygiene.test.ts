@@ -130,7 +130,7 @@ describe('graceful shutdown', () => {
     const response = await inFlight;
     expect(response.status, describeResponse(response)).toBe(200);
     await closing;
-    expect(provider.store.database.sqlite.open).toBe(false);
+    expect(await provider.store.ping(), 'the database is closed').toBe(false);
     await provider.fake.close();
   });
 });

@@ -36,7 +36,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   async function checkPlan(account: AccountRecord, now: number): Promise<void> {
     if (account.plan === 'expert') return;
     if (account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS) {
-      await store.apiKeys.revokeAllForAccount(account.id, now);
+      await store.apiKeys.revokeAllForAccount({ accountId: account.id, at: now });
       throw invalidKey();
     }
     throw new PorchError('API_EXPERT_ONLY', 'The API is available on the Expert plan only; this account is not on Expert.');

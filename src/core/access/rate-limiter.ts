@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '../../db/store.js';
+import type { RateLimitRepository } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import type { Caller } from './caller.js';
@@ -21,7 +21,7 @@ export interface RateLimiter {
   consume(caller: Caller): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(store: RateLimitStore, clock: Clock): RateLimiter {
+export function createRateLimiter(store: RateLimitRepository, clock: Clock): RateLimiter {
   return {
     async consume(caller) {
       const nowSeconds = Math.floor(clock.now() / 1000);

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Plan, Store } from '../../db/store.js';
+import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
 import { parseScopes, ALL_SCOPES } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { tokensToCredits, TOKENS_PER_CREDIT } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
+import { PLANS, type Plan } from '../domain/plans.js';
 import { newId } from '../ids.js';
 import { isoOrNull, toIsoTimestamp } from '../views.js';
-
-export const PLANS = ['free', 'builder', 'expert'] as const satisfies readonly Plan[];
 
 /** Spec §5: at most 5 keys per account (active ones; revoked keys do not count). */
 export const MAX_ACTIVE_KEYS = 5;
@@ -182,7 +181,7 @@ export function createAccountService(store: Store, clock: Clock) {
         downgradedAt: null,
         createdAt: now,
       };
-      await store.accounts.create(account, organisation, Math.round(credits * TOKENS_PER_CREDIT));
+      await store.accounts.create({ account, organisation, initialTokens: Math.round(credits * TOKENS_PER_CREDIT), grantEntryId: newId() });
       return accountView(account);
     },
 
@@ -217,7 +216,7 @@ export function createAccountService(store: Store, clock: Clock) {
       if (account.plan === 'expert' && plan !== 'expert') downgradedAt = now;
       if (plan === 'expert') downgradedAt = null;
       const revokeKeysAt = account.plan !== 'expert' && graceOver ? now : null;
-      const updated = await store.accounts.setPlan(id, plan, downgradedAt, revokeKeysAt);
+      const updated = await store.accounts.setPlan({ id, plan, downgradedAt, revokeKeysAt });
       return accountView(updated ?? account);
     },
 
@@ -241,7 +240,7 @@ export function createAccountService(store: Store, clock: Clock) {
         expiresAt: input.expiresAt ?? null,
         revokedAt: null,
       };
-      if (!(await store.apiKeys.insertIfBelowLimit(record, MAX_ACTIVE_KEYS, now))) {
+      if (!(await store.apiKeys.insertIfBelowLimit({ key: record, maxActive: MAX_ACTIVE_KEYS, now }))) {
         throw new PorchError('VALIDATION_ERROR', `The account already has ${MAX_ACTIVE_KEYS} active keys, the most allowed; revoke one first.`);
       }
       return { key: keyView(record), plaintext: generated.plaintext };
@@ -253,7 +252,7 @@ export function createAccountService(store: Store, clock: Clock) {
     },
 
     async revokeKey(keyId: string): Promise<KeyView> {
-      const key = await store.apiKeys.revoke(keyId, clock.now());
+      const key = await store.apiKeys.revoke({ id: keyId, at: clock.now() });
       if (!key) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
       return keyView(key);
     },
@@ -266,7 +265,7 @@ export function createAccountService(store: Store, clock: Clock) {
       if (keyStatus(old, now) !== 'active') throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
       const generated = generateKey(USER_KEY_PREFIX);
       const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
-      if (!(await store.apiKeys.replace(old.id, replacement, now))) {
+      if (!(await store.apiKeys.replace({ oldId: old.id, replacement, at: now }))) {
         throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
       }
       return { key: keyView(replacement), plaintext: generated.plaintext };
@@ -294,13 +293,13 @@ export function createAccountService(store: Store, clock: Clock) {
     },
 
     async revokePartnerKey(keyId: string): Promise<PartnerKeyView> {
-      const key = await store.partnerKeys.revoke(keyId, clock.now());
+      const key = await store.partnerKeys.revoke({ id: keyId, at: clock.now() });
       if (!key) throw new PorchError('RESOURCE_NOT_FOUND', `No partner key with id ${keyId}.`);
       return partnerKeyView(key);
     },
 
     async setOrganisationPolicy(organisationId: string, policy: { euOnlyModels?: boolean; strictByok?: boolean }) {
-      const updated = await store.organisations.update(organisationId, policy);
+      const updated = await store.organisations.update({ id: organisationId, changes: policy });
       if (!updated) throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
       return {
         id: updated.id,

@@ -4,10 +4,8 @@
  * stops the process with a message naming the offending path.
  */
 import { z } from 'zod';
+import { PLANS, type Plan } from '../domain/plans.js';
 import { formatIssue } from '../validation.js';
-
-export const PLANS = ['free', 'builder', 'expert'] as const;
-export type Plan = (typeof PLANS)[number];
 
 export const ECHO_PROVIDER_ID = 'echo';
 export const ECHO_MODEL_NAME = 'echo';

@@ -10,13 +10,12 @@ import {
   ECHO_MODEL_NAME,
   ECHO_PROVIDER_ID,
   ECHO_REGION,
-  PLANS,
   isEuRegion,
   parseModelId,
   type AiConfig,
   type AiEnv,
-  type Plan,
 } from './ai-config.js';
+import { PLANS, type Plan } from '../domain/plans.js';
 import type {
   AiLogger,
   ChatMessage,

@@ -1,5 +1,5 @@
 /** Shapes shared by the AI gateway, its providers and its callers. */
-import type { Plan } from './ai-config.js';
+import type { Plan } from '../domain/plans.js';
 import type { ChatMessage } from './tokenizer.js';
 
 export type { ChatMessage, ChatRole } from './tokenizer.js';

@@ -3,14 +3,12 @@ export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   ECHO_MODEL_ID,
   ECHO_PROVIDER_ID,
-  PLANS,
   isEuRegion,
   parseAiConfig,
   parseModelId,
   type AiConfig,
   type AiEnv,
   type ModelConfig,
-  type Plan,
   type ProviderConfig,
 } from './ai-config.js';
 export { createAiGateway, isEcho, providerOf, type AiGateway, type CreateAiGatewayOptions } from './ai-gateway.js';

@@ -167,9 +167,9 @@ export function createBundleService(store: Store, clock: Clock) {
         const local = ids.get(`${ref.kind}:${ref.ref}`);
         if (local) return local;
         if (!isUuid(ref.ref)) return null;
-        if (ref.kind === 'skill') return (await store.catalog.findSkill(accountId, ref.ref)) ? ref.ref : null;
-        if (ref.kind === 'composition') return (await store.catalog.findComposition(accountId, ref.ref)) ? ref.ref : null;
-        const persona = await store.contextCards.findOwned(accountId, ref.ref);
+        if (ref.kind === 'skill') return (await store.catalog.findSkill({ accountId, id: ref.ref })) ? ref.ref : null;
+        if (ref.kind === 'composition') return (await store.catalog.findComposition({ accountId, id: ref.ref })) ? ref.ref : null;
+        const persona = await store.contextCards.findOwned({ accountId, id: ref.ref });
         return persona?.category === PERSONA_CATEGORY ? ref.ref : null;
       };
 

@@ -76,7 +76,7 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
     },
 
     async revoke(id: string): Promise<ByokKeyView> {
-      const revoked = await store.byokKeys.revoke(id, clock.now());
+      const revoked = await store.byokKeys.revoke({ id, at: clock.now() });
       if (!revoked) throw new PorchError('RESOURCE_NOT_FOUND', `No BYOK key with id ${id}.`);
       return view(revoked);
     },
@@ -84,7 +84,7 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
     /** The decrypted key an account's calls to `provider` use: its own first, then its organisation's. */
     async activeKeyFor(account: AccountRecord, provider: string): Promise<string | null> {
       for (const owner of [{ accountId: account.id }, { organisationId: account.organisationId }] satisfies ByokOwner[]) {
-        const record = await store.byokKeys.findActive(owner, provider);
+        const record = await store.byokKeys.findActive({ owner, provider });
         if (record) return decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
       }
       return null;

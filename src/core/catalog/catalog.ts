@@ -95,32 +95,32 @@ export function createCatalogService(store: Store) {
   return {
     /** Owned resources by id; another account's answers exactly like a missing one. */
     async getComposition(accountId: string, id: string): Promise<CompositionRecord> {
-      return (await store.catalog.findComposition(accountId, id)) ?? Promise.reject(notFound('Composition', id));
+      return (await store.catalog.findComposition({ accountId, id })) ?? Promise.reject(notFound('Composition', id));
     },
     async getSkill(accountId: string, id: string): Promise<SkillRecord> {
-      return (await store.catalog.findSkill(accountId, id)) ?? Promise.reject(notFound('Skill', id));
+      return (await store.catalog.findSkill({ accountId, id })) ?? Promise.reject(notFound('Skill', id));
     },
     async getWorkflow(accountId: string, id: string): Promise<WorkflowRecord> {
-      return (await store.catalog.findWorkflow(accountId, id)) ?? Promise.reject(notFound('Workflow', id));
+      return (await store.catalog.findWorkflow({ accountId, id })) ?? Promise.reject(notFound('Workflow', id));
     },
     async getPersona(accountId: string, id: string): Promise<ContextCardRecord> {
-      const card = await store.contextCards.findOwned(accountId, id);
+      const card = await store.contextCards.findOwned({ accountId, id });
       if (!card || card.category !== PERSONA_CATEGORY) throw notFound('Persona', id);
       return card;
     },
     /** Every composition with its template and variables (MCP prompts). */
-    allCompositions: (accountId: string): Promise<CompositionRecord[]> => store.catalog.listCompositions(accountId, {}),
+    allCompositions: (accountId: string): Promise<CompositionRecord[]> => store.catalog.listCompositions({ accountId, page: {} }),
     /** Every persona card with its content (MCP prompts). */
-    allPersonas: (accountId: string): Promise<ContextCardRecord[]> => store.contextCards.list(accountId, {}, PERSONA_CATEGORY),
+    allPersonas: (accountId: string): Promise<ContextCardRecord[]> => store.contextCards.list({ accountId, page: {}, category: PERSONA_CATEGORY }),
 
     listWorkflows: (accountId: string, page: PageRequest): Promise<Page<WorkflowListItem>> =>
-      fetchPage(page, (request) => store.catalog.listWorkflows(accountId, request), workflowListItem),
+      fetchPage(page, (request) => store.catalog.listWorkflows({ accountId, page: request }), workflowListItem),
     listCompositions: (accountId: string, page: PageRequest): Promise<Page<CompositionListItem>> =>
-      fetchPage(page, (request) => store.catalog.listCompositions(accountId, request), compositionListItem),
+      fetchPage(page, (request) => store.catalog.listCompositions({ accountId, page: request }), compositionListItem),
     listSkills: (accountId: string, page: PageRequest): Promise<Page<SkillListItem>> =>
-      fetchPage(page, (request) => store.catalog.listSkills(accountId, request), skillListItem),
+      fetchPage(page, (request) => store.catalog.listSkills({ accountId, page: request }), skillListItem),
     listPersonas: (accountId: string, page: PageRequest): Promise<Page<PersonaListItem>> =>
-      fetchPage(page, (request) => store.contextCards.list(accountId, request, PERSONA_CATEGORY), personaListItem),
+      fetchPage(page, (request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem),
   };
 }
 

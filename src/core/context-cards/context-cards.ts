@@ -61,11 +61,11 @@ function notFound(id: string): PorchError {
 export function createContextCardService(store: Store, clock: Clock) {
   return {
     list(accountId: string, page: PageRequest): Promise<Page<ContextCardView>> {
-      return fetchPage(page, (request) => store.contextCards.list(accountId, request), contextCardView);
+      return fetchPage(page, (request) => store.contextCards.list({ accountId, page: request }), contextCardView);
     },
 
     async get(accountId: string, id: string): Promise<ContextCardView> {
-      const card = await store.contextCards.findOwned(accountId, id);
+      const card = await store.contextCards.findOwned({ accountId, id });
       if (!card) throw notFound(id);
       return contextCardView(card);
     },
@@ -89,13 +89,13 @@ export function createContextCardService(store: Store, clock: Clock) {
     },
 
     async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
-      const updated = await store.contextCards.update(accountId, id, { ...changes, updatedAt: clock.now() });
+      const updated = await store.contextCards.update({ accountId, id, changes: { ...changes, updatedAt: clock.now() } });
       if (!updated) throw notFound(id);
       return contextCardView(updated);
     },
 
     async delete(accountId: string, id: string): Promise<void> {
-      if (!(await store.contextCards.delete(accountId, id))) throw notFound(id);
+      if (!(await store.contextCards.delete({ accountId, id }))) throw notFound(id);
     },
   };
 }

@@ -1,6 +1,7 @@
-import type { CreditBalance, CreditStore, UsageRecord } from '../../db/store.js';
+import type { CreditBalance, CreditRepository, UsageRecord } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
 
 export const TOKENS_PER_CREDIT = 1_000;
 
@@ -46,7 +47,7 @@ export interface CreditService {
   releaseExpired(): Promise<number>;
 }
 
-export function createCreditService(store: CreditStore, clock: Clock, minimumTokens: number): CreditService {
+export function createCreditService(store: CreditRepository, clock: Clock, minimumTokens: number): CreditService {
   return {
     async remainingCredits(accountId) {
       const { balanceTokens, reservedTokens } = await store.balance(accountId);
@@ -70,13 +71,14 @@ export function createCreditService(store: CreditStore, clock: Clock, minimumTok
       if (!Number.isFinite(credits) || credits <= 0) {
         throw new PorchError('VALIDATION_ERROR', 'Credits to grant must be a positive number.');
       }
-      return store.grant(accountId, Math.round(credits * TOKENS_PER_CREDIT), reference ?? 'operator grant', clock.now());
+      return store.grant({ accountId, tokens: Math.round(credits * TOKENS_PER_CREDIT), reference: reference ?? 'operator grant', at: clock.now(), entryId: newId() });
     },
 
     async reserve(accountId, estimatedTokens) {
       const tokens = Math.max(0, Math.ceil(estimatedTokens));
       const now = clock.now();
-      const outcome = await store.reserve(accountId, tokens, minimumTokens, now, now + RESERVATION_TTL_MS);
+      const reservationId = newId();
+      const outcome = await store.reserve({ accountId, tokens, minimumAvailableTokens: minimumTokens, at: now, expiresAt: now + RESERVATION_TTL_MS, reservationId });
       if (!outcome.ok) {
         const available = outcome.balance.balanceTokens - outcome.balance.reservedTokens;
         const required = Math.max(tokens, minimumTokens);
@@ -85,11 +87,11 @@ export function createCreditService(store: CreditStore, clock: Clock, minimumTok
           `Insufficient credits: ${formatCredits(Math.max(0, available))} available, ${formatCredits(required)} required to start this execution.`,
         );
       }
-      return { id: outcome.reservationId, accountId, tokens };
+      return { id: reservationId, accountId, tokens };
     },
 
     async settle(reservation, actualTokens, reference, usage) {
-      const outcome = await store.settle(reservation.id, Math.max(0, Math.ceil(actualTokens)), reference, clock.now(), usage);
+      const outcome = await store.settle({ reservationId: reservation.id, chargeTokens: Math.max(0, Math.ceil(actualTokens)), reference, at: clock.now(), entryId: newId(), usage });
       if (!outcome.ok) {
         throw new PorchError(
           'BILLING_FAILED',

@@ -126,7 +126,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
     async removeRule(organisationId: string, ruleId: string): Promise<void> {
       await requireOrganisation(organisationId);
-      if (!(await store.sanitiserRules.remove(organisationId, ruleId))) {
+      if (!(await store.sanitiserRules.remove({ organisationId, ruleId }))) {
         throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no rule or override "${ruleId}".`);
       }
     },

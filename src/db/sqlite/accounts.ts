@@ -1,19 +1,8 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from '../schema.js';
-import type {
-  AccountRecord,
-  AccountRepository,
-  ApiKeyRecord,
-  ApiKeyRepository,
-  OrganisationRecord,
-  OrganisationRepository,
-  PartnerKeyRecord,
-  PartnerKeyRepository,
-  Plan,
-} from '../store.js';
-import { newId } from '../../core/ids.js';
+import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
+import type { AccountRecord, AccountRepository, ApiKeyRepository, OrganisationRepository, PartnerKeyRecord, PartnerKeyRepository } from '../store.js';
 
 export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
   const byId = onFirstUse(() => db.select().from(organisations).where(eq(organisations.id, sql.placeholder('id'))).prepare());
@@ -21,7 +10,7 @@ export function createOrganisationRepository(db: PorchDatabase): OrganisationRep
     async findById(id) {
       return byId().get({ id }) ?? null;
     },
-    async update(id, changes) {
+    async update({ id, changes }) {
       return db.update(organisations).set(changes).where(eq(organisations.id, id)).returning().get() ?? null;
     },
   };
@@ -30,7 +19,7 @@ export function createOrganisationRepository(db: PorchDatabase): OrganisationRep
 export function createAccountRepository(db: PorchDatabase): AccountRepository {
   const byId = onFirstUse(() => db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare());
   return {
-    async create(account: AccountRecord, organisation: OrganisationRecord | null, initialTokens: number) {
+    async create({ account, organisation, initialTokens, grantEntryId }) {
       db.transaction(
         (tx) => {
           if (organisation) tx.insert(organisations).values(organisation).run();
@@ -41,7 +30,7 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
           if (initialTokens > 0) {
             tx.insert(creditLedger)
               .values({
-                id: newId(),
+                id: grantEntryId,
                 accountId: account.id,
                 kind: 'grant',
                 deltaTokens: initialTokens,
@@ -67,7 +56,7 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
     async count() {
       return db.select({ n: count() }).from(accounts).get()?.n ?? 0;
     },
-    async setPlan(id: string, plan: Plan, downgradedAt: number | null, revokeKeysAt: number | null) {
+    async setPlan({ id, plan, downgradedAt, revokeKeysAt }) {
       return db.transaction(
         (tx) => {
           if (revokeKeysAt !== null) {
@@ -93,7 +82,7 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
       .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${now})`))
       .get()?.n ?? 0;
   return {
-    async insertIfBelowLimit(key: ApiKeyRecord, maxActive: number, now: number) {
+    async insertIfBelowLimit({ key, maxActive, now }) {
       return db.transaction(
         (tx) => {
           if (activeCount(key.accountId, now) >= maxActive) return false;
@@ -112,21 +101,21 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
     async listByAccount(accountId) {
       return db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(asc(apiKeys.id)).all();
     },
-    async revoke(id, at) {
+    async revoke({ id, at }) {
       db.update(apiKeys)
         .set({ revokedAt: at })
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .run();
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
     },
-    async revokeAllForAccount(accountId, at) {
+    async revokeAllForAccount({ accountId, at }) {
       return db
         .update(apiKeys)
         .set({ revokedAt: at })
         .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
         .run().changes;
     },
-    async replace(oldId, replacement, at) {
+    async replace({ oldId, replacement, at }) {
       return db.transaction(
         (tx) => {
           const revoked = tx
@@ -159,7 +148,7 @@ export function createPartnerKeyRepository(db: PorchDatabase): PartnerKeyReposit
     async listByOrganisation(organisationId) {
       return db.select().from(partnerKeys).where(eq(partnerKeys.organisationId, organisationId)).orderBy(asc(partnerKeys.id)).all();
     },
-    async revoke(id, at) {
+    async revoke({ id, at }) {
       db.update(partnerKeys)
         .set({ revokedAt: at })
         .where(and(eq(partnerKeys.id, id), isNull(partnerKeys.revokedAt)))

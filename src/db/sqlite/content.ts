@@ -1,9 +1,9 @@
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { compositions, contextCards, skills, workflows } from '../schema.js';
-import type { CatalogRepository, ContextCardRecord, ContextCardRepository, PageRequest } from '../store.js';
+import { compositions, contextCards, skills, workflows } from './schema.js';
+import type { CatalogRepository, ContextCardRecord, ContextCardRepository, OwnedPageRequest } from '../store.js';
 
 /**
  * Newest first (ids are UUIDv7), starting after the `cursor` placeholder when paging. Lists are
@@ -22,7 +22,7 @@ function byPageShape<Statement>(prepare: (afterCursor: boolean) => Statement): {
   return { first: onFirstUse(() => prepare(false)), after: onFirstUse(() => prepare(true)) };
 }
 
-function pageParams(accountId: string, page: PageRequest) {
+function pageParams({ accountId, page }: OwnedPageRequest) {
   return { accountId, cursor: page.cursor ?? '', limit: page.limit ?? NO_LIMIT };
 }
 
@@ -47,17 +47,18 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
   const anyCategory = listPage(false);
   const oneCategory = listPage(true);
   return {
-    async list(accountId, page, category) {
+    async list(request) {
+      const { category } = request;
       const shapes = category === undefined ? anyCategory : oneCategory;
-      return (page.cursor ? shapes.after() : shapes.first()).all({ ...pageParams(accountId, page), category: category ?? '' });
+      return (request.page.cursor ? shapes.after() : shapes.first()).all({ ...pageParams(request), category: category ?? '' });
     },
-    async findOwned(accountId, id) {
+    async findOwned({ accountId, id }) {
       return findOwned().get({ id, accountId }) ?? null;
     },
     async insert(card: ContextCardRecord) {
       db.insert(contextCards).values(card).run();
     },
-    async update(accountId, id, changes) {
+    async update({ accountId, id, changes }) {
       return (
         db
           .update(contextCards)
@@ -67,7 +68,7 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
           .get() ?? null
       );
     },
-    async delete(accountId, id) {
+    async delete({ accountId, id }) {
       return db.delete(contextCards).where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId))).run().changes > 0;
     },
   };
@@ -90,22 +91,22 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   const compositionUsed = onFirstUse(() => db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, sql.placeholder('id'))).prepare());
   const workflowUsed = onFirstUse(() => db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, sql.placeholder('id'))).prepare());
   return {
-    async listCompositions(accountId, page) {
-      return (page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(accountId, page));
+    async listCompositions(request) {
+      return (request.page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(request));
     },
-    async listSkills(accountId, page) {
-      return (page.cursor ? skillPages.after() : skillPages.first()).all(pageParams(accountId, page));
+    async listSkills(request) {
+      return (request.page.cursor ? skillPages.after() : skillPages.first()).all(pageParams(request));
     },
-    async listWorkflows(accountId, page) {
-      return (page.cursor ? workflowPages.after() : workflowPages.first()).all(pageParams(accountId, page));
+    async listWorkflows(request) {
+      return (request.page.cursor ? workflowPages.after() : workflowPages.first()).all(pageParams(request));
     },
-    async findComposition(accountId, id) {
+    async findComposition({ accountId, id }) {
       return compositionById().get({ id, accountId }) ?? null;
     },
-    async findSkill(accountId, id) {
+    async findSkill({ accountId, id }) {
       return skillById().get({ id, accountId }) ?? null;
     },
-    async findWorkflow(accountId, id) {
+    async findWorkflow({ accountId, id }) {
       return workflowById().get({ id, accountId }) ?? null;
     },
     async incrementCompositionUse(id) {
@@ -126,12 +127,12 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       );
     },
     async exportAll(accountId) {
-      const all = { cursor: undefined } satisfies PageRequest;
+      const all = { accountId, page: {} } satisfies OwnedPageRequest;
       return {
-        contextCards: (await createContextCardRepository(db).list(accountId, all)).reverse(),
-        compositions: (await this.listCompositions(accountId, all)).reverse(),
-        skills: (await this.listSkills(accountId, all)).reverse(),
-        workflows: (await this.listWorkflows(accountId, all)).reverse(),
+        contextCards: (await createContextCardRepository(db).list(all)).reverse(),
+        compositions: (await this.listCompositions(all)).reverse(),
+        skills: (await this.listSkills(all)).reverse(),
+        workflows: (await this.listWorkflows(all)).reverse(),
       };
     },
   };

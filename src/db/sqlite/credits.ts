@@ -1,10 +1,9 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
-import { creditBalances, creditLedger, creditReservations, usageRecords } from '../schema.js';
-import type { CreditBalance, CreditStore, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
-import { newId } from '../../core/ids.js';
+import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
+import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
 
@@ -14,7 +13,7 @@ const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
  * `balance - reserved` covers it, and a settlement never takes the balance below what other open
  * reservations hold.
  */
-export function createCreditStore(db: PorchDatabase): CreditStore {
+export function createCreditRepository(db: PorchDatabase): CreditRepository {
   const readBalance = onFirstUse(() =>
     db
       .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
@@ -92,18 +91,17 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     return next;
   };
 
-  const reserveTokens = immediateTransaction(db, (accountId: string, tokens: number, minimumAvailableTokens: number, at: number, expiresAt: number) => {
+  const reserveTokens = immediateTransaction(db, ({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId }: CreditReservationRequest) => {
     const current = balanceOf(accountId);
     const available = current.balanceTokens - current.reservedTokens;
     if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
-    const reservationId = newId();
     insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
     const next = { ...current, reservedTokens: current.reservedTokens + tokens };
     writeBalance(accountId, next, at);
-    return { ok: true as const, reservationId, balance: next };
+    return { ok: true as const, balance: next };
   });
 
-  const settleReservation = immediateTransaction(db, (reservationId: string, chargeTokens: number, reference: string | null, at: number, usage: UsageRecord | undefined): SettleOutcome => {
+  const settleReservation = immediateTransaction(db, ({ reservationId, chargeTokens, reference, at, entryId, usage }: CreditSettlement): SettleOutcome => {
     const reservation = readReservation().get({ id: reservationId });
     if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
     const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
@@ -115,7 +113,7 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
     const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
     writeBalance(reservation.accountId, next, at);
     insertLedger().run({
-      id: newId(),
+      id: entryId,
       accountId: reservation.accountId,
       kind: 'usage',
       deltaTokens: -chargeTokens,
@@ -133,25 +131,25 @@ export function createCreditStore(db: PorchDatabase): CreditStore {
       return balanceOf(accountId);
     },
 
-    async grant(accountId, tokens, reference, at) {
+    async grant({ accountId, tokens, reference, at, entryId }) {
       return db.transaction(
         () => {
           const current = balanceOf(accountId);
           const next = { ...current, balanceTokens: current.balanceTokens + tokens };
           writeBalance(accountId, next, at);
-          insertLedger().run({ id: newId(), accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
+          insertLedger().run({ id: entryId, accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
           return next;
         },
         { behavior: 'immediate' },
       );
     },
 
-    async reserve(accountId, tokens, minimumAvailableTokens, at, expiresAt) {
-      return reserveTokens(accountId, tokens, minimumAvailableTokens, at, expiresAt);
+    async reserve(request) {
+      return reserveTokens(request);
     },
 
-    async settle(reservationId, chargeTokens, reference, at, usage): Promise<SettleOutcome> {
-      return settleReservation(reservationId, chargeTokens, reference, at, usage);
+    async settle(settlement) {
+      return settleReservation(settlement);
     },
 
     async release(reservationId) {

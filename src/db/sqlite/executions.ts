@@ -1,8 +1,8 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { byokKeys, idempotencyRecords, workflowRuns } from '../schema.js';
-import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyStore, WorkflowRunRepository } from '../store.js';
+import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
+import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository, WorkflowRunRepository } from '../store.js';
 
 function ownerWhere(owner: ByokOwner) {
   return 'accountId' in owner ? eq(byokKeys.accountId, owner.accountId) : eq(byokKeys.organisationId, owner.organisationId);
@@ -38,14 +38,14 @@ export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
         { behavior: 'immediate' },
       );
     },
-    async findActive(owner, provider) {
+    async findActive({ owner, provider }) {
       const statement = 'accountId' in owner ? activeForAccount() : activeForOrganisation();
       return statement.get({ ownerId: 'accountId' in owner ? owner.accountId : owner.organisationId, provider }) ?? null;
     },
     async list(owner) {
       return db.select().from(byokKeys).where(ownerWhere(owner)).all();
     },
-    async revoke(id, at) {
+    async revoke({ id, at }) {
       db.update(byokKeys)
         .set({ revokedAt: at })
         .where(and(eq(byokKeys.id, id), isNull(byokKeys.revokedAt)))
@@ -55,7 +55,7 @@ export function createByokKeyRepository(db: PorchDatabase): ByokKeyRepository {
   };
 }
 
-export function createIdempotencyStore(db: PorchDatabase): IdempotencyStore {
+export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepository {
   const keyWhere = (accountId: string, idempotencyKey: string) =>
     and(eq(idempotencyRecords.accountId, accountId), eq(idempotencyRecords.idempotencyKey, idempotencyKey));
   return {
@@ -86,10 +86,10 @@ export function createIdempotencyStore(db: PorchDatabase): IdempotencyStore {
         { behavior: 'immediate' },
       );
     },
-    async complete(accountId, idempotencyKey, status, body) {
+    async complete({ accountId, idempotencyKey, status, body }) {
       db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(keyWhere(accountId, idempotencyKey)).run();
     },
-    async abandon(accountId, idempotencyKey) {
+    async abandon({ accountId, idempotencyKey }) {
       db.delete(idempotencyRecords).where(keyWhere(accountId, idempotencyKey)).run();
     },
     async deleteExpired(at) {
@@ -103,7 +103,7 @@ export function createWorkflowRunRepository(db: PorchDatabase): WorkflowRunRepos
     async insert(run) {
       db.insert(workflowRuns).values(run).run();
     },
-    async findOwned(accountId, id) {
+    async findOwned({ accountId, id }) {
       return db.select().from(workflowRuns).where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId))).get() ?? null;
     },
   };

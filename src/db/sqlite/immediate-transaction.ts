@@ -1,4 +1,4 @@
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 
 /**
  * `body` wrapped once in a better-sqlite3 IMMEDIATE transaction, for the check-and-update paths

@@ -1,37 +1,46 @@
 import { sql } from 'drizzle-orm';
-import { openDatabase, type OpenedDatabase } from '../open-database.js';
+import { isInMemory, openDatabase, type OpenedDatabase } from './open-database.js';
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
-import { createCreditStore, createUsageRepository } from './credits.js';
-import { createByokKeyRepository, createIdempotencyStore, createWorkflowRunRepository } from './executions.js';
-import { createRateLimitStore } from './rate-limits.js';
+import { createCreditRepository, createUsageRepository } from './credits.js';
+import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createRateLimitRepository } from './rate-limits.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+
+export { databaseDirectory } from './open-database.js';
 
 export interface SqliteStore extends Store {
   /** The underlying connection, for tests and benchmarks that inspect the file. */
   readonly database: OpenedDatabase;
 }
 
+/** Whether `store` is the SQLite engine, for test helpers that inspect the file underneath. */
+export function isSqliteStore(store: Store): store is SqliteStore {
+  return store.describe().engine === 'sqlite' && 'database' in store;
+}
+
 /** The SQLite implementation of every storage port, over one better-sqlite3 connection. */
 export function createSqliteStore(databaseUrl: string): SqliteStore {
   const database = openDatabase(databaseUrl);
-  const { db, sqlite } = database;
+  const { db, sqlite, location } = database;
+  const description = { engine: 'sqlite', location, ephemeral: isInMemory(location) } as const;
   return {
     database,
     organisations: createOrganisationRepository(db),
     accounts: createAccountRepository(db),
     apiKeys: createApiKeyRepository(db),
     partnerKeys: createPartnerKeyRepository(db),
-    rateLimits: createRateLimitStore(db),
-    credits: createCreditStore(db),
+    rateLimits: createRateLimitRepository(db),
+    credits: createCreditRepository(db),
     usage: createUsageRepository(db),
     contextCards: createContextCardRepository(db),
     catalog: createCatalogRepository(db),
     byokKeys: createByokKeyRepository(db),
-    idempotency: createIdempotencyStore(db),
+    idempotency: createIdempotencyRepository(db),
     workflowRuns: createWorkflowRunRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
+    describe: () => description,
     async ping() {
       try {
         return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;

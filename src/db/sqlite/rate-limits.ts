@@ -1,9 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
-import { rateLimitCounters } from '../schema.js';
-import type { RateLimitStore, RateWindowLimits, RateWindowOutcome } from '../store.js';
+import { rateLimitCounters } from './schema.js';
+import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
 const SECONDS_PER_DAY = 86_400;
@@ -14,7 +14,7 @@ const SECONDS_PER_DAY = 86_400;
  * checked and incremented in one IMMEDIATE transaction, so concurrent requests (and two processes
  * on one file) can never let more through than the limit.
  */
-export function createRateLimitStore(db: PorchDatabase): RateLimitStore {
+export function createRateLimitRepository(db: PorchDatabase): RateLimitRepository {
   const read = onFirstUse(() => db.select().from(rateLimitCounters).where(eq(rateLimitCounters.keyId, sql.placeholder('keyId'))).prepare());
   const upsert = onFirstUse(() =>
     db

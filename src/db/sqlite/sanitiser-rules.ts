@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { PorchDatabase } from '../open-database.js';
+import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { organisations, sanitiserRules } from '../schema.js';
+import { organisations, sanitiserRules } from './schema.js';
 import type { SanitiserRuleRepository } from '../store.js';
 
 export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleRepository {
@@ -37,7 +37,7 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
     async list(organisationId) {
       return db.select().from(sanitiserRules).where(eq(sanitiserRules.organisationId, organisationId)).orderBy(asc(sanitiserRules.ruleId)).all();
     },
-    async remove(organisationId, ruleId) {
+    async remove({ organisationId, ruleId }) {
       return db.transaction(
         () => {
           const removed = db.delete(sanitiserRules).where(and(eq(sanitiserRules.organisationId, organisationId), eq(sanitiserRules.ruleId, ruleId))).run().changes > 0;

@@ -5,11 +5,11 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_OPENAI_BASE_URL,
   ECHO_MODEL_ID,
-  PLANS,
   isEuRegion,
   parseAiConfig,
   parseModelId,
 } from '../../../src/core/ai/ai-config.js';
+import { PLANS } from '../../../src/core/domain/plans.js';
 
 const FULL_CONFIG_YAML = `
 default_model: mistral/mistral-small-latest

@@ -17,7 +17,7 @@ export interface OpenedDatabase {
 }
 
 /** Migrations are committed SQL; the folder sits beside the sources and ships with the package. */
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../src/db/sqlite/migrations', import.meta.url));
 
 /**
  * How long a connection waits for another process's write lock before giving up. Two Porch
@@ -25,18 +25,30 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../src/db/migrations', impor
  */
 const BUSY_TIMEOUT_MS = 5_000;
 
+const IN_MEMORY = ':memory:';
+
 /** Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location. */
 export function databaseLocation(databaseUrl: string): string {
-  if (databaseUrl === ':memory:' || databaseUrl === 'file::memory:') return ':memory:';
+  if (databaseUrl === IN_MEMORY || databaseUrl === `file:${IN_MEMORY}`) return IN_MEMORY;
   const path = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
   if (path.length === 0) throw new Error('DATABASE_URL names no file.');
   return resolve(path);
 }
 
+export function isInMemory(location: string): boolean {
+  return location === IN_MEMORY;
+}
+
+/** The folder of the database file, where generated state is kept beside it; null in memory. */
+export function databaseDirectory(databaseUrl: string): string | null {
+  const location = databaseLocation(databaseUrl);
+  return isInMemory(location) ? null : dirname(location);
+}
+
 /** Opens (creating if needed) the database, sets its pragmas and applies pending migrations. */
 export function openDatabase(databaseUrl: string): OpenedDatabase {
   const location = databaseLocation(databaseUrl);
-  if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+  if (!isInMemory(location)) mkdirSync(dirname(location), { recursive: true });
   const sqlite = new Database(location);
   // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
   // (kill -9), which is the failure the server must survive without fsync on every request.

@@ -4,6 +4,7 @@
  * Ids are UUIDv7, so ordering by id is ordering by creation time.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PLANS } from '../../core/domain/plans.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -32,7 +33,7 @@ export const accounts = sqliteTable(
       .references(() => organisations.id),
     email: text('email').notNull(),
     name: text('name'),
-    plan: text('plan', { enum: ['free', 'builder', 'expert'] }).notNull(),
+    plan: text('plan', { enum: PLANS }).notNull(),
     /** When the account last left the Expert plan; starts the 7-day grace period of its keys. */
     downgradedAt: integer('downgraded_at'),
     ...timestamps,

@@ -1,0 +1,43 @@
+/**
+ * The one place that knows which storage engines exist: `DATABASE_URL` picks one. A `file:` URL,
+ * a plain path or `:memory:` is SQLite; `postgres://` or `postgresql://` will be PostgreSQL.
+ * Everything outside src/db sees only the `Store` ports and these two functions.
+ */
+import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
+import type { Store } from './store.js';
+
+/** `name://` at the start; a plain path, a `file:` URL or `:memory:` has none. */
+const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+
+/**
+ * The engine `DATABASE_URL` names, when this version has it. Errors quote only the scheme, never
+ * the URL, which may hold a password.
+ */
+function engineOf(databaseUrl: string): 'sqlite' {
+  const scheme = URL_SCHEME.exec(databaseUrl)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme === 'file') return 'sqlite';
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    throw new Error('DATABASE_URL names a PostgreSQL database, but PostgreSQL is not available in this version of Porch: use a file: URL or a path (SQLite).');
+  }
+  throw new Error(`DATABASE_URL starts with ${scheme}://, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite).`);
+}
+
+/** Opens the database `DATABASE_URL` names, creating it and applying migrations as needed. */
+export function createStore(databaseUrl: string): Store {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return createSqliteStore(databaseUrl);
+  }
+}
+
+/**
+ * Where generated state (the BYOK secret key file) goes when PORCH_DATA_DIR is not set: beside
+ * an SQLite file. Null when the database has no folder (in memory). Throws, as `createStore`
+ * does, when `DATABASE_URL` names no engine this version has, so config refuses it at start-up.
+ */
+export function defaultDataDirectory(databaseUrl: string): string | null {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return databaseDirectory(databaseUrl);
+  }
+}

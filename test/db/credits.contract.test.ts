@@ -1,0 +1,151 @@
+/**
+ * Storage contract: credits. Balances never go below what open reservations hold, whichever
+ * connection reserves, and a charge lands together with its usage record or not at all.
+ */
+import { expect, it } from 'vitest';
+import { newId } from '../../src/core/ids.js';
+import type { CreditRepository, Store, UsageRecord } from '../../src/db/store.js';
+import { describeEachEngine } from './engines.js';
+import { createAccount, MINUTE_MS, T0, usageRecord } from './fixtures.js';
+
+function reserve(credits: CreditRepository, accountId: string, tokens: number, options: { minimumAvailableTokens?: number; expiresAt?: number } = {}) {
+  const reservationId = newId();
+  return credits
+    .reserve({ accountId, tokens, minimumAvailableTokens: options.minimumAvailableTokens ?? 0, at: T0, expiresAt: options.expiresAt ?? T0 + MINUTE_MS, reservationId })
+    .then((outcome) => ({ ...outcome, reservationId }));
+}
+
+function settle(store: Store, reservationId: string, chargeTokens: number, usage?: UsageRecord) {
+  return store.credits.settle({ reservationId, chargeTokens, reference: 'usage:test', at: T0, entryId: newId(), usage });
+}
+
+describeEachEngine('credits', (engine, definition) => {
+  it('a reservation never overdraws under concurrency', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const outcomes = await Promise.all(Array.from({ length: 25 }, () => reserve(store.credits, account.id, 100)));
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(10);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 1_000 });
+  });
+
+  it.runIf(definition.shared)('reservations through two connections to one database never overdraw together', async () => {
+    const { store, openAnother } = engine();
+    const other = openAnother();
+    const { account } = await createAccount(store, 1_000);
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, index) => reserve((index % 2 === 0 ? store : other).credits, account.id, 70)));
+    const reserved = outcomes.filter((outcome) => outcome.ok).length * 70;
+    expect(reserved).toBeLessThanOrEqual(1_000);
+    expect(reserved, 'every reservation that fits is granted').toBeGreaterThan(1_000 - 70);
+    expect(await other.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: reserved });
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: reserved });
+  });
+
+  it('refuses a reservation when the available balance is below the minimum, however small the reservation', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 500);
+    const refused = await reserve(store.credits, account.id, 10, { minimumAvailableTokens: 1_000 });
+    expect(refused).toMatchObject({ ok: false, balance: { balanceTokens: 500, reservedTokens: 0 } });
+    expect((await reserve(store.credits, account.id, 10, { minimumAvailableTokens: 500 })).ok).toBe(true);
+  });
+
+  it('an account without a balance row has an empty balance and cannot reserve', async () => {
+    const { store } = engine();
+    expect(await store.credits.balance(newId())).toEqual({ balanceTokens: 0, reservedTokens: 0 });
+    expect((await reserve(store.credits, newId(), 1)).ok).toBe(false);
+  });
+
+  it('settle charges, closes the reservation and writes its usage row together', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const reservation = await reserve(store.credits, account.id, 400);
+    const usage = usageRecord(account.id, { chargedTokens: 250 });
+    expect(await settle(store, reservation.reservationId, 250, usage)).toEqual({ ok: true, balance: { balanceTokens: 750, reservedTokens: 0 } });
+    expect(await store.usage.listByAccount(account.id)).toEqual([usage]);
+    const ledger = await store.credits.ledger(account.id);
+    expect(ledger.map((entry) => [entry.kind, entry.deltaTokens, entry.balanceAfterTokens, entry.reference])).toEqual([
+      ['grant', 1_000, 1_000, 'account created'],
+      ['usage', -250, 750, 'usage:test'],
+    ]);
+  });
+
+  it('a refused settle writes neither the charge nor the usage row, and releases the reservation', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const first = await reserve(store.credits, account.id, 500);
+    await reserve(store.credits, account.id, 500);
+    // The other open reservation still holds 500, so a charge of 800 would overdraw.
+    const outcome = await settle(store, first.reservationId, 800, usageRecord(account.id));
+    expect(outcome).toEqual({ ok: false, reason: 'insufficient_balance', balance: { balanceTokens: 1_000, reservedTokens: 500 } });
+    expect(await store.usage.listByAccount(account.id)).toEqual([]);
+    expect((await store.credits.ledger(account.id)).map((entry) => entry.kind)).toEqual(['grant']);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 500 });
+  });
+
+  it('settles a reservation once: a second settle of it is an unknown reservation and charges nothing', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const reservation = await reserve(store.credits, account.id, 100);
+    expect((await settle(store, reservation.reservationId, 100)).ok).toBe(true);
+    expect(await settle(store, reservation.reservationId, 100, usageRecord(account.id))).toMatchObject({ ok: false, reason: 'unknown_reservation' });
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 900, reservedTokens: 0 });
+    expect(await store.usage.listByAccount(account.id)).toEqual([]);
+  });
+
+  it('a zero charge closes the reservation and writes the usage row but no ledger entry', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const reservation = await reserve(store.credits, account.id, 100);
+    const usage = usageRecord(account.id, { byok: true, chargedTokens: 0 });
+    expect(await settle(store, reservation.reservationId, 0, usage)).toEqual({ ok: true, balance: { balanceTokens: 1_000, reservedTokens: 0 } });
+    expect(await store.usage.listByAccount(account.id)).toEqual([usage]);
+    expect((await store.credits.ledger(account.id)).map((entry) => entry.kind)).toEqual(['grant']);
+  });
+
+  it('release gives the reserved tokens back; releasing again or an unknown id changes nothing', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const kept = await reserve(store.credits, account.id, 300);
+    const released = await reserve(store.credits, account.id, 200);
+    await store.credits.release(released.reservationId);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 300 });
+    await store.credits.release(released.reservationId);
+    await store.credits.release(newId());
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 300 });
+    expect((await settle(store, kept.reservationId, 300)).ok).toBe(true);
+  });
+
+  it('releaseExpired releases only the reservations past their expiry, and counts them', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    await reserve(store.credits, account.id, 100, { expiresAt: T0 + MINUTE_MS });
+    await reserve(store.credits, account.id, 200, { expiresAt: T0 + 2 * MINUTE_MS });
+    const live = await reserve(store.credits, account.id, 400, { expiresAt: T0 + 10 * MINUTE_MS });
+    expect(await store.credits.releaseExpired(T0 + 5 * MINUTE_MS)).toBe(2);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 400 });
+    expect(await store.credits.releaseExpired(T0 + 5 * MINUTE_MS)).toBe(0);
+    expect((await settle(store, live.reservationId, 400)).ok, 'a live reservation can still be settled').toBe(true);
+  });
+
+  it('grant adds to the balance and writes a ledger entry under the given id', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 0);
+    expect(await store.credits.ledger(account.id), 'no entry for an account created with nothing').toEqual([]);
+    const entryId = newId();
+    expect(await store.credits.grant({ accountId: account.id, tokens: 5_000, reference: 'operator grant', at: T0, entryId })).toEqual({ balanceTokens: 5_000, reservedTokens: 0 });
+    expect(await store.credits.ledger(account.id)).toEqual([
+      { id: entryId, accountId: account.id, kind: 'grant', deltaTokens: 5_000, balanceAfterTokens: 5_000, reference: 'operator grant', createdAt: T0 },
+    ]);
+  });
+
+  it('usage records written alone are listed for their account only, oldest first', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const first = usageRecord(account.id, { status: 'failed', chargedTokens: 0 });
+    const second = usageRecord(account.id, { status: 'billing_failed' });
+    await store.usage.insert(first);
+    await store.usage.insert(second);
+    await store.usage.insert(usageRecord(other.id));
+    expect(await store.usage.listByAccount(account.id)).toEqual([first, second]);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Records for the storage contract suite, built directly (no core services): each builder gives
+ * a valid record with fresh ids, and the test overrides what it is about.
+ */
+import { newId } from '../../src/core/ids.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ByokKeyRecord,
+  CompositionRecord,
+  ContextCardRecord,
+  OrganisationRecord,
+  SkillRecord,
+  Store,
+  UsageRecord,
+  WorkflowRecord,
+} from '../../src/db/store.js';
+
+/** A fixed instant on a minute boundary (2026-01-15 12:00:00 UTC), so window arithmetic stays plain. */
+export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+let sequence = 0;
+function unique(label: string): string {
+  sequence += 1;
+  return `${label}-${sequence}`;
+}
+
+export function organisationRecord(overrides: Partial<OrganisationRecord> = {}): OrganisationRecord {
+  return { id: newId(), name: unique('organisation'), euOnlyModels: false, strictByok: false, ownerAccountId: null, sanitiserRulesVersion: 0, createdAt: T0, ...overrides };
+}
+
+export function accountRecord(organisationId: string, overrides: Partial<AccountRecord> = {}): AccountRecord {
+  return { id: newId(), organisationId, email: `${unique('user')}@example.com`, name: null, plan: 'expert', downgradedAt: null, createdAt: T0, ...overrides };
+}
+
+/** An account with its own organisation and `tokens` granted, written through the port. */
+export async function createAccount(store: Store, tokens = 10_000): Promise<{ account: AccountRecord; organisation: OrganisationRecord }> {
+  const organisation = organisationRecord();
+  const account = accountRecord(organisation.id);
+  await store.accounts.create({ account, organisation: { ...organisation, ownerAccountId: account.id }, initialTokens: tokens, grantEntryId: newId() });
+  return { account, organisation: { ...organisation, ownerAccountId: account.id } };
+}
+
+export function apiKeyRecord(accountId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = newId();
+  return {
+    id,
+    accountId,
+    name: 'key',
+    prefix: 'mdi_test',
+    hash: `hash-${id}`,
+    scopes: ['api:expert'],
+    requestsPerMinute: 60,
+    requestsPerDay: 1_000,
+    createdAt: T0,
+    expiresAt: null,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+export function usageRecord(accountId: string, overrides: Partial<UsageRecord> = {}): UsageRecord {
+  return {
+    id: newId(),
+    accountId,
+    apiKeyId: null,
+    partnerKeyId: null,
+    operation: 'execute_composition',
+    resourceId: null,
+    runId: null,
+    nodeId: null,
+    model: 'echo/echo',
+    inputTokens: 10,
+    outputTokens: 20,
+    totalTokens: 30,
+    chargedTokens: 30,
+    byok: false,
+    durationMs: 5,
+    status: 'succeeded',
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function contextCardRecord(accountId: string, overrides: Partial<ContextCardRecord> = {}): ContextCardRecord {
+  return { id: newId(), accountId, title: unique('card'), content: 'content', category: null, tags: ['a'], description: null, emoji: null, createdAt: T0, updatedAt: T0, ...overrides };
+}
+
+export function compositionRecord(accountId: string, overrides: Partial<CompositionRecord> = {}): CompositionRecord {
+  return {
+    id: newId(),
+    accountId,
+    name: unique('composition'),
+    description: 'd',
+    tags: [],
+    template: 'Hello {{name}}',
+    variables: [{ name: 'name', required: true }],
+    defaultModel: null,
+    timesUsed: 0,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function skillRecord(accountId: string, overrides: Partial<SkillRecord> = {}): SkillRecord {
+  return { id: newId(), accountId, name: unique('skill'), description: 'd', category: 'general', instructions: 'Do it.', model: null, createdAt: T0, ...overrides };
+}
+
+export function workflowRecord(accountId: string, overrides: Partial<WorkflowRecord> = {}): WorkflowRecord {
+  return { id: newId(), accountId, name: unique('workflow'), description: 'd', category: 'general', definition: { nodes: [] }, usageCount: 0, createdAt: T0, ...overrides };
+}
+
+export function byokKeyRecord(owner: { accountId: string } | { organisationId: string }, overrides: Partial<ByokKeyRecord> = {}): ByokKeyRecord {
+  return {
+    id: newId(),
+    accountId: 'accountId' in owner ? owner.accountId : null,
+    organisationId: 'organisationId' in owner ? owner.organisationId : null,
+    provider: 'openai',
+    encryptedKey: `v1.ciphertext-${unique('key')}`,
+    keyHint: '1234',
+    createdAt: T0,
+    revokedAt: null,
+    ...overrides,
+  };
+}

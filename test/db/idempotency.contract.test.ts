@@ -1,0 +1,63 @@
+/**
+ * Storage contract: idempotency claims. One request holds a key at a time; what it stored is
+ * replayed; another request under the same key is a conflict; an abandoned or expired claim frees it.
+ */
+import { expect, it } from 'vitest';
+import type { IdempotencyClaimRequest } from '../../src/db/store.js';
+import { describeEachEngine } from './engines.js';
+import { DAY_MS, T0 } from './fixtures.js';
+
+function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): IdempotencyClaimRequest {
+  return { accountId: 'account-a', idempotencyKey: 'key-1', operation: 'execute_workflow', requestHash: 'hash-1', now: T0, expiresAt: T0 + DAY_MS, ...overrides };
+}
+
+describeEachEngine('idempotency', (engine, definition) => {
+  it('a claim is exclusive: of two claims of one key, one is claimed and the other in progress', async () => {
+    const { store } = engine();
+    const claims = await Promise.all([store.idempotency.claim(claimRequest()), store.idempotency.claim(claimRequest())]);
+    expect(claims.map((claim) => claim.kind).sort()).toEqual(['claimed', 'in_progress']);
+  });
+
+  it.runIf(definition.shared)('a claim is exclusive across two connections', async () => {
+    const { store, openAnother } = engine();
+    const other = openAnother();
+    const claims = await Promise.all([store.idempotency.claim(claimRequest()), other.idempotency.claim(claimRequest())]);
+    expect(claims.map((claim) => claim.kind).sort()).toEqual(['claimed', 'in_progress']);
+  });
+
+  it('after complete, the same request replays the stored response', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest());
+    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'key-1', status: 201, body: { data: { id: 'x', nested: [1, 'two'] } } });
+    expect(await store.idempotency.claim(claimRequest({ now: T0 + 1 }))).toEqual({ kind: 'replay', status: 201, body: { data: { id: 'x', nested: [1, 'two'] } } });
+  });
+
+  it('another request body or operation under a held key is a conflict', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest());
+    expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2' }))).toEqual({ kind: 'conflict' });
+    expect(await store.idempotency.claim(claimRequest({ operation: 'execute_persona' }))).toEqual({ kind: 'conflict' });
+  });
+
+  it('abandon frees the key for the next claim', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest());
+    await store.idempotency.abandon({ accountId: 'account-a', idempotencyKey: 'key-1' });
+    expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2' }))).toEqual({ kind: 'claimed' });
+  });
+
+  it('keys are scoped per account', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest());
+    expect(await store.idempotency.claim(claimRequest({ accountId: 'account-b' }))).toEqual({ kind: 'claimed' });
+  });
+
+  it('an expired claim is claimed afresh, and deleteExpired removes only expired records', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest({ expiresAt: T0 + 10 }));
+    await store.idempotency.claim(claimRequest({ idempotencyKey: 'key-2', expiresAt: T0 + DAY_MS }));
+    expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2', now: T0 + 10, expiresAt: T0 + 20 }))).toEqual({ kind: 'claimed' });
+    expect(await store.idempotency.deleteExpired(T0 + 30)).toBe(1);
+    expect(await store.idempotency.claim(claimRequest({ idempotencyKey: 'key-2', now: T0 + 30 }))).toEqual({ kind: 'in_progress' });
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * Engine-level inspection of a store, for tests whose guarantee no port can show: that a refused
+ * request wrote nothing anywhere. The only test file that knows the engines' insides; a new
+ * engine adds its branch here.
+ */
+import { createHash } from 'node:crypto';
+import { isSqliteStore } from '../../src/db/sqlite/index.js';
+import type { Store } from '../../src/db/store.js';
+
+/** Tables whose change on a rejected request is expected: the rate limiter counts refusals too. */
+const VOLATILE_TABLES = new Set(['rate_limit_counters', '__drizzle_migrations']);
+
+/**
+ * A digest of every row of every table but the rate-limit counters. The test databases hold a
+ * few dozen rows, so hashing them all is cheap and catches any change, not only new rows.
+ */
+export function databaseFingerprint(store: Store): string {
+  if (!isSqliteStore(store)) throw new Error(`databaseFingerprint cannot read the ${store.describe().engine} engine yet.`);
+  const { sqlite } = store.database;
+  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).all() as Array<{ name: string }>;
+  const hash = createHash('sha256');
+  for (const { name } of tables) {
+    if (VOLATILE_TABLES.has(name)) continue;
+    const rows = sqlite.prepare(`select * from "${name}" order by rowid`).raw().all();
+    hash.update(name).update(JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : Buffer.isBuffer(value) ? value.toString('hex') : value)));
+  }
+  return hash.digest('hex');
+}
