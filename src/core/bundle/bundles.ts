@@ -13,10 +13,8 @@ import {
 } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
+import { formatIssues, type ValidationIssue } from '../validation.js';
 import { bundleSchema, BUNDLE_VERSION, type Bundle } from './bundle-schema.js';
-
-/** How many problems one error message lists before summarising the rest. */
-const MAX_REPORTED_ISSUES = 10;
 
 export interface ImportSummary {
   account_id: string;
@@ -29,14 +27,8 @@ export interface ImportSummary {
   ids: Record<string, string>;
 }
 
-function invalid(issues: string[]): PorchError {
-  const shown = issues.slice(0, MAX_REPORTED_ISSUES);
-  const hidden = issues.length - shown.length;
-  return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${shown.join('; ')}${hidden > 0 ? `; and ${hidden} more` : ''}`);
-}
-
-function pathOf(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text === '' ? String(key) : `${text}.${String(key)}`), '');
+function invalid(issues: readonly ValidationIssue[]): PorchError {
+  return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${formatIssues(issues, { whole: '(root)' })}`);
 }
 
 /** Parses bundle text: JSON when it looks like JSON (or the file says so), YAML otherwise. */
@@ -63,12 +55,12 @@ function compositionVariables(template: string, declared: Bundle['compositions']
   return variables;
 }
 
-function duplicateKeys(section: string, entries: readonly { key?: string | undefined }[]): string[] {
+function duplicateKeys(section: string, entries: readonly { key?: string | undefined }[]): ValidationIssue[] {
   const seen = new Set<string>();
-  const issues: string[] = [];
+  const issues: ValidationIssue[] = [];
   entries.forEach((entry, index) => {
     if (entry.key === undefined) return;
-    if (seen.has(entry.key)) issues.push(`${section}[${index}].key: duplicate key "${entry.key}"`);
+    if (seen.has(entry.key)) issues.push({ path: [section, index, 'key'], message: `duplicate key "${entry.key}"` });
     seen.add(entry.key);
   });
   return issues;
@@ -85,7 +77,7 @@ export function createBundleService(store: Store, clock: Clock) {
       if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
 
       const parsed = bundleSchema.safeParse(raw);
-      if (!parsed.success) throw invalid(parsed.error.issues.map((issue) => `${pathOf(issue.path) || '(root)'}: ${issue.message}`));
+      if (!parsed.success) throw invalid(parsed.error.issues);
       const bundle = parsed.data;
       const issues = [
         ...duplicateKeys('personas', bundle.personas),
@@ -177,10 +169,10 @@ export function createBundleService(store: Store, clock: Clock) {
         const { key, name, description, category, ...definitionInput } = entry;
         let definition: WorkflowDefinition;
         try {
-          definition = validateWorkflowDefinition(definitionInput, { pathPrefix: `workflows[${index}]` });
+          definition = validateWorkflowDefinition(definitionInput, { root: ['workflows', index] });
         } catch (err) {
           if (err instanceof WorkflowDefinitionError) {
-            issues.push(...err.issues.map((issue) => `${issue.path}: ${issue.message}`));
+            issues.push(...err.issues);
             continue;
           }
           throw err;
@@ -189,7 +181,7 @@ export function createBundleService(store: Store, clock: Clock) {
         for (const ref of definitionResourceRefs(definition)) {
           const id = await resolveRef(ref);
           const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
-          if (id === null) issues.push(`workflows[${index}].nodes[${nodeIndex}].${ref.kind}: no ${ref.kind} "${ref.ref}" in the bundle or the account`);
+          if (id === null) issues.push({ path: ['workflows', index, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
           else resolved.set(`${ref.kind}:${ref.ref}`, id);
         }
         const id = newId();

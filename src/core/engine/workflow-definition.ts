@@ -7,7 +7,7 @@
  * re-exports the parts the format is split into.
  */
 import { PorchError } from '../errors.js';
-import { formatIssues, formatPath, type ValidationIssue } from '../validation.js';
+import { formatIssues, type ValidationIssue } from '../validation.js';
 import type { WorkflowNode } from './node-kinds/index.js';
 import { analyseWorkflowGraph, closestName, type WorkflowGraph } from './workflow-graph.js';
 import { workflowDefinitionSchema, type WorkflowDefinition } from './workflow-schema.js';
@@ -44,29 +44,23 @@ export { sanitiseNodeSchema, type SanitiseNode } from './node-kinds/sanitise.js'
 export { judgeNodeSchema, type JudgeNode } from './node-kinds/judge.js';
 
 /** A problem found in a definition, with the path of the offending field written out. */
-export interface DefinitionIssue {
-  /** `nodes[2].prompt`, `outputs.article`, or `` for the whole definition. */
-  path: string;
-  message: string;
-}
-
 /**
- * A definition that cannot be saved or run. A VALIDATION_ERROR whose message lists the problems
- * with their paths; `issues` holds them all for callers that format them differently.
+ * A definition that cannot be saved or run: a VALIDATION_ERROR whose message lists the problems
+ * with their paths; `issues` holds them all, rooted where the definition sits.
  */
 export class WorkflowDefinitionError extends PorchError {
-  readonly issues: readonly DefinitionIssue[];
+  readonly issues: readonly ValidationIssue[];
 
-  /** `root` is where the definition sits, e.g. `workflows[2].definition` in a bundle. */
-  constructor(issues: readonly ValidationIssue[], root = '') {
-    super('VALIDATION_ERROR', `Invalid workflow definition: ${formatIssues(issues, { root })}`);
-    this.issues = issues.map((issue) => ({ path: formatPath(issue.path, root), message: issue.message }));
+  constructor(issues: readonly ValidationIssue[], root: readonly PropertyKey[] = []) {
+    const rooted = issues.map((issue) => ({ path: [...root, ...issue.path], message: issue.message }));
+    super('VALIDATION_ERROR', `Invalid workflow definition: ${formatIssues(rooted)}`);
+    this.issues = rooted;
   }
 }
 
 export interface ValidateWorkflowDefinitionOptions {
-  /** Prepended to every issue path, e.g. `workflows[2].definition` when checking a bundle. */
-  pathPrefix?: string;
+  /** Where the definition sits, prepended to every issue path: `['workflows', 2]` in a bundle. */
+  root?: readonly PropertyKey[];
 }
 
 /**
@@ -78,7 +72,7 @@ export function validateWorkflowDefinition(
   input: unknown,
   options: ValidateWorkflowDefinitionOptions = {},
 ): WorkflowDefinition {
-  const root = options.pathPrefix ?? '';
+  const root = options.root ?? [];
   const parsed = workflowDefinitionSchema.safeParse(input);
   if (!parsed.success) throw new WorkflowDefinitionError(parsed.error.issues, root);
   const definition = parsed.data;

@@ -1,8 +1,8 @@
 /**
  * A prepared statement built on its first use rather than when the store is created. The store
  * prepares some thirty statements, and drizzle builds and SQLite compiles each: doing that up
- * front cost about 25 ms of every start-up, most of it for statements a process may never run
- * (a CLI command uses two or three). Each is still prepared once, then reused.
+ * front costs start-up time (bench/RESULTS-NOTES.md), mostly for statements a process may never
+ * run (a CLI command uses two or three). Each is still prepared once, then reused.
  */
 export function onFirstUse<Statement>(prepare: () => Statement): () => Statement {
   let statement: Statement | undefined;

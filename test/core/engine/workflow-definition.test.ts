@@ -200,13 +200,12 @@ describe('validateWorkflowDefinition', () => {
 
   it('prefixes every path when given a bundle location', () => {
     try {
-      validateWorkflowDefinition({ nodes: [{ id: 'n', kind: 'template', template: '{{gone}}' }] }, { pathPrefix: 'workflows[3].definition' });
+      validateWorkflowDefinition({ nodes: [{ id: 'n', kind: 'template', template: '{{gone}}' }] }, { root: ['workflows', 3, 'definition'] });
       expect.unreachable('the definition should be rejected');
     } catch (err) {
       const error = err as WorkflowDefinitionError;
-      expect(error.issues).toEqual([
-        { path: 'workflows[3].definition.nodes[0].template', message: 'references unknown name "gone"' },
-      ]);
+      expect(error.issues).toEqual([{ path: ['workflows', 3, 'definition', 'nodes', 0, 'template'], message: 'references unknown name "gone"' }]);
+      expect(error.message).toContain('workflows[3].definition.nodes[0].template: references unknown name "gone"');
     }
   });
 
