@@ -4,6 +4,7 @@
  * holders; these commands serve the operator.
  */
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd } from '../core/skills-bridge/index.js';
@@ -29,7 +30,7 @@ async function filesUnder(folder: string, prefix = ''): Promise<string[]> {
 }
 
 async function readSource(path: string): Promise<SkillSource> {
-  let info;
+  let info: Stats;
   try {
     info = await stat(path);
   } catch (err) {

@@ -13,7 +13,7 @@ describe('rate limits', () => {
   it('lets exactly 5 of 8 quick requests through a key created with rpm 5, then answers 429 with Retry-After', async () => {
     const { key } = await harness.expertWithKey({ rpm: 5 });
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof harness.api>> | undefined;
     for (let n = 0; n < 8; n += 1) {
       last = await harness.api('GET', '/context-cards', { key });
       statuses.push(last.status);

@@ -18,8 +18,15 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
+/** The operation's sample request, built against `accountId`; a missing sample fails the test that needs it. */
+function sampleOf(operation: Operation, accountId: string) {
+  const build = OPERATION_SAMPLES[operation.name];
+  if (!build) throw new Error(`No sample request for ${operation.name} in operation-samples.ts`);
+  return build(harness, accountId);
+}
+
 async function call(operation: Operation, key: string | undefined, accountId: string) {
-  const sample = await OPERATION_SAMPLES[operation.name]!(harness, accountId);
+  const sample = await sampleOf(operation, accountId);
   return harness.api(operation.method, sample.path, { key, ...(sample.body === undefined ? {} : { body: sample.body }) });
 }
 
@@ -83,7 +90,7 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
 
   it("answers 404 for another account's resource, exactly like a missing one", async () => {
     const owner = await harness.createAccount();
-    const sample = await OPERATION_SAMPLES[operation.name]!(harness, owner.accountId);
+    const sample = await sampleOf(operation, owner.accountId);
     if (!sample.ownedId) return;
     const intruder = await harness.expertWithKey();
     const response = await harness.api(operation.method, sample.path, { key: intruder.key, ...(sample.body === undefined ? {} : { body: sample.body }) });
