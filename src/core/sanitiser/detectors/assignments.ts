@@ -1,8 +1,8 @@
 /**
  * Secrets found by their context: `name = value` (and `name: value`, `name => value`, JSON,
- * XML key/value pairs, CLI flags, comparisons), `vendor TOKEN value`, `.npmrc` auth lines and
- * Authorization headers. The name decides what kind of secret it would be; the value must then
- * pass that kind's gates (length, entropy, character classes, placeholder and template lists).
+ * XML key/value pairs, CLI flags, comparisons), `vendor TOKEN value` and `.npmrc` auth lines.
+ * The name decides what kind of secret it would be; the value must then pass that kind's gates
+ * (length, entropy, character classes, placeholder and template lists).
  * Vendor-specific names own their value: `AWS_SECRET_ACCESS_KEY = <not 40 chars>` is not a
  * secret of any other kind either.
  */
@@ -10,7 +10,7 @@ import type { Detector, DetectorContext } from '../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../validators.js';
 import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable } from './credential-values.js';
 import { OWNING_PREFIXES } from './provider-tokens.js';
-import { codeAt, isAsciiAlphanumeric, isAsciiLetter, isWordCode } from './text-boundaries.js';
+import { codeAt, isAsciiAlphanumeric, isAsciiLetter, isWordCode, skipBlanks } from './text-boundaries.js';
 
 /** Identifiers longer than this are not variable names. */
 const MAX_NAME_LENGTH = 80;
@@ -170,12 +170,6 @@ const OPERATORS: readonly { text: string; form: Form }[] = [
   { text: ':', form: 'operator' },
   { text: '->', form: 'operator' },
 ];
-
-function skipBlanks(text: string, index: number): number {
-  let cursor = index;
-  while (cursor < text.length && (text.charCodeAt(cursor) === 32 || text.charCodeAt(cursor) === 9)) cursor += 1;
-  return cursor;
-}
 
 function isQuote(code: number): boolean {
   return code === 34 || code === 39 || code === 96;
@@ -564,80 +558,4 @@ export const assignmentDetector: Detector = {
   ],
   keywords: ASSIGNMENT_KEYWORDS,
   detect: detectAssignments,
-};
-
-// ---------------------------------------------------------------------------------------------
-// Authorization headers
-
-const BEARER = /Bearer\s+([A-Za-z0-9\-._~+/]{16,}=*)/iy;
-const BASIC = /Basic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/iy;
-
-function detectAuthorizationHeaders(context: DetectorContext): void {
-  const { text, scan } = context;
-  for (const position of context.positions('bearer')) {
-    if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
-    BEARER.lastIndex = position;
-    const match = BEARER.exec(text);
-    const token = match?.[1];
-    if (match === null || token === undefined) continue;
-    if (isPlaceholderValue(token) || isTemplateOrVariable(token) || characterClassCount(token) < 2 || shannonEntropy(token) < 3.0) continue;
-    const start = position + match[0].length - token.length;
-    scan.emit('secret.bearer_token', start, start + token.length);
-  }
-  for (const position of context.positions('basic')) {
-    if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
-    BASIC.lastIndex = position;
-    const match = BASIC.exec(text);
-    const encoded = match?.[1];
-    if (match === null || encoded === undefined || encoded.length % 4 !== 0) continue;
-    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0 || !/^[\x20-\x7e]+$/.test(decoded)) continue;
-    const password = decoded.slice(colon + 1);
-    if (password.length < 4 || isPlaceholderValue(password) || isTemplateOrVariable(password)) continue;
-    const start = position + match[0].length - encoded.length;
-    scan.emit('secret.bearer_token', start, start + encoded.length);
-  }
-}
-
-export const authorizationHeaderDetector: Detector = {
-  name: 'authorization-headers',
-  ruleIds: ['secret.bearer_token'],
-  keywords: ['bearer', 'basic'],
-  detect: detectAuthorizationHeaders,
-};
-
-// ---------------------------------------------------------------------------------------------
-// Command-line basic auth: `curl -u user:password`, `--user user:password`, `--user=user:password`
-
-/** The flag's argument: `user:password`, optionally quoted; the user may be empty (`-u :token`). */
-const CLI_USER_ARGUMENT = /(["']?)([^\s:"'$]*):([^\s"']+)\1(?=\s|$)/y;
-
-function detectCliUserCredentials(context: DetectorContext): void {
-  const { text, scan } = context;
-  for (const flag of ['-u ', '--user ', '--user=']) {
-    for (const position of context.positions(flag)) {
-      // A flag starts a word: "git-u " or "menu --user" inside another word are not flags. It
-      // may start a line: a long command is continued with `\` and a line break.
-      const before = codeAt(text, position - 1);
-      if (position > 0 && before !== 32 && before !== 9 && before !== 10 && before !== 13) continue;
-      CLI_USER_ARGUMENT.lastIndex = skipBlanks(text, position + flag.length);
-      const match = CLI_USER_ARGUMENT.exec(text);
-      const user = match?.[2];
-      const password = match?.[3];
-      if (match === null || user === undefined || password === undefined || password === user) continue;
-      // `-u 1000:1000` (docker uid:gid) and `-u origin:main` are not credentials: the password
-      // must pass the same gates as an assigned password.
-      if (/^\d+$/.test(password) || !isPlausiblePassword(password, false)) continue;
-      const start = match.index + match[0].length - (match[1] ?? '').length - password.length;
-      scan.emit('secret.password_assignment', start, start + password.length);
-    }
-  }
-}
-
-export const cliUserCredentialDetector: Detector = {
-  name: 'cli-user-credentials',
-  ruleIds: ['secret.password_assignment'],
-  keywords: ['-u ', '--user ', '--user='],
-  detect: detectCliUserCredentials,
 };
