@@ -1,6 +1,6 @@
 /** Every built-in detector, in the order they run (the order does not change the result). */
 import type { Detector } from '../detector.js';
-import { assignmentDetector } from './assignments.js';
+import { assignmentDetector } from './assignments/detector.js';
 import { authorizationHeaderDetector } from './authorization-headers.js';
 import { alphanumericIdDetector, ibanDetector, ipv6Detector } from './bank-and-ids.js';
 import { cliUserCredentialDetector } from './cli-user-credentials.js';

@@ -423,8 +423,8 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
 
 /**
  * Prefixes distinctive enough to own a value: `token = "hvs.short"` is a malformed Vault token,
- * not a generic secret (see assignments.ts). Three-character prefixes such as "sk-" are shared
- * by several vendors and own nothing.
+ * not a generic secret (see assignments/detector.ts). Three-character prefixes such as "sk-" are
+ * shared by several vendors and own nothing.
  */
 export const OWNING_PREFIXES: readonly string[] = [
   ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined && tokenFormat.ownsPrefix !== false && tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
