@@ -2,7 +2,7 @@
  * Authorization header credentials: the token after the `Bearer` scheme, and the base64
  * `user:password` after `Basic` when it decodes to printable text with a real password.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../validators.js';
 import { isTemplateOrVariable } from './credential-values.js';
 import { codeAt, isAsciiAlphanumeric } from './text-boundaries.js';
@@ -10,7 +10,7 @@ import { codeAt, isAsciiAlphanumeric } from './text-boundaries.js';
 const BEARER = /Bearer\s+([A-Za-z0-9\-._~+/]{16,}=*)/iy;
 const BASIC = /Basic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/iy;
 
-function detectAuthorizationHeaders(context: DetectorContext): void {
+function detectAuthorizationHeaders(context: DetectorContext<'secret.bearer_token'>): void {
   const { text, scan } = context;
   for (const position of context.positions('bearer')) {
     if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
@@ -38,9 +38,9 @@ function detectAuthorizationHeaders(context: DetectorContext): void {
   }
 }
 
-export const authorizationHeaderDetector: Detector = {
+export const authorizationHeaderDetector = defineDetector({
   name: 'authorization-headers',
   ruleIds: ['secret.bearer_token'],
   keywords: ['bearer', 'basic'],
   detect: detectAuthorizationHeaders,
-};
+});

@@ -2,7 +2,7 @@
  * Command-line basic auth: `curl -u user:password`, `--user user:password`,
  * `--user=user:password`. The password passes the same gates as an assigned password.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { CARRIAGE_RETURN, LINE_FEED, SPACE, TAB } from './chars.js';
 import { isPlausiblePassword } from './credential-values.js';
 import { codeAt, skipBlanks } from './text-boundaries.js';
@@ -10,7 +10,7 @@ import { codeAt, skipBlanks } from './text-boundaries.js';
 /** The flag's argument: `user:password`, optionally quoted; the user may be empty (`-u :token`). */
 const CLI_USER_ARGUMENT = /(["']?)([^\s:"'$]*):([^\s"']+)\1(?=\s|$)/y;
 
-function detectCliUserCredentials(context: DetectorContext): void {
+function detectCliUserCredentials(context: DetectorContext<'secret.password_assignment'>): void {
   const { text, scan } = context;
   for (const flag of ['-u ', '--user ', '--user=']) {
     for (const position of context.positions(flag)) {
@@ -32,9 +32,9 @@ function detectCliUserCredentials(context: DetectorContext): void {
   }
 }
 
-export const cliUserCredentialDetector: Detector = {
+export const cliUserCredentialDetector = defineDetector({
   name: 'cli-user-credentials',
   ruleIds: ['secret.password_assignment'],
   keywords: ['-u ', '--user ', '--user='],
   detect: detectCliUserCredentials,
-};
+});

@@ -6,12 +6,27 @@
  * Vendor-specific names own their value: `AWS_SECRET_ACCESS_KEY = <not 40 chars>` is not a
  * secret of any other kind either.
  */
-import type { Detector, DetectorContext } from '../../detector.js';
+import { defineDetector, type DetectorContext } from '../../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../../validators.js';
 import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable } from '../credential-values.js';
 import { OWNING_PREFIXES } from '../provider-tokens.js';
 import { profileOf, type NameProfile, type OwnedKind } from './classify-name.js';
 import { parseAssignment, type Assignment, type Form } from './parse-assignment.js';
+
+/**
+ * Every rule a name = value assignment can be found as: the generic ones, and the vendor formats
+ * recognised by their variable name (vendor-owned names).
+ */
+const ASSIGNMENT_RULE_IDS = [
+  'secret.password_assignment',
+  'secret.generic_secret',
+  'secret.aws_secret_access_key',
+  'secret.azure_storage_key',
+  'secret.azure_identifier',
+  'secret.npmrc_auth',
+  'secret.sonarqube_token',
+] as const;
+type AssignmentRuleId = (typeof ASSIGNMENT_RULE_IDS)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Values under vendor-owned names
@@ -19,7 +34,7 @@ import { parseAssignment, type Assignment, type Form } from './parse-assignment.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface OwnedResult {
-  readonly ruleId: string | null;
+  readonly ruleId: AssignmentRuleId | null;
 }
 
 /**
@@ -85,7 +100,7 @@ type NameProfiles = Map<string, NameProfile>;
  */
 const CREDENTIAL_CONSTRUCTORS: ReadonlySet<string> = new Set(['directoryentry']);
 
-function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): string | null {
+function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): AssignmentRuleId | null {
   const value = assignment.value;
   if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
   // Names repeat (every `password` field, every `cacheKey`): profile each once per scan.
@@ -129,7 +144,7 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
   }
 }
 
-function detectAssignments(context: DetectorContext): void {
+function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
   const { text, scan } = context;
   const emittedValueStarts = new Set<number>();
   const profiles: NameProfiles = new Map();
@@ -150,16 +165,9 @@ function detectAssignments(context: DetectorContext): void {
   }
 }
 
-export const assignmentDetector: Detector = {
+export const assignmentDetector = defineDetector({
   name: 'assignments',
-  ruleIds: [
-    'secret.password_assignment',
-    'secret.generic_secret',
-    'secret.aws_secret_access_key',
-    'secret.azure_storage_key',
-    'secret.azure_identifier',
-    'secret.npmrc_auth',
-  ],
+  ruleIds: ASSIGNMENT_RULE_IDS,
   keywords: ASSIGNMENT_KEYWORDS,
   detect: detectAssignments,
-};
+});
