@@ -111,8 +111,8 @@ const SPANISH_ID_TRIGGER = '(?:^|[^A-Za-z0-9])[XYZxyz]?\\d{7}\\d?[- ]?[A-Za-z]';
 const ITALIAN_FISCAL_CODE = /[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/y;
 /**
  * The code after its six surname and name letters: a trigger that starts with six letters keeps
- * the prefilter's automaton tracking every word of prose (about 1 ms per MiB), one that starts
- * with two digits rarely leaves its start state.
+ * the prefilter's automaton tracking every word of prose (a cost per MiB of prose measured in
+ * bench/sanitiser-bench-notes.md), one that starts with two digits rarely leaves its start state.
  */
 const ITALIAN_FISCAL_CODE_TRIGGER = '\\d\\d[A-Za-z]\\d\\d[A-Za-z]\\d{3}[A-Za-z]';
 const ITALIAN_NAME_LETTERS = 6;

@@ -39,7 +39,7 @@ interface TokenFormat<RuleId extends BuiltInRuleId = BuiltInRuleId> {
   /**
    * The prefixes are lower-case words the assignment rules already give the prefilter ("access",
    * "auth"), matched in any case: they add nothing to its RE2 pass, whose speed falls off a cliff
-   * (four times slower on code) when its alternation grows by a few dozen keywords.
+   * when its alternation grows by a few dozen keywords (measured: bench/sanitiser-bench-notes.md).
    */
   readonly sharedKeyword?: boolean;
 }
@@ -134,7 +134,7 @@ export const TOKEN_FORMATS = [
   // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
   // The run before the T3BlbkFJ marker is bounded (keys have it well within 200 characters):
   // unbounded, a failed attempt scanned to the end of the run, and a text of "sk-" repeated
-  // cost quadratic time (regression: 256 KiB took 52 s).
+  // cost quadratic time (regression; figures in bench/sanitiser-bench-notes.md).
   format('secret.openai_api_key', ['sk-'], /sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{10,200}T3BlbkFJ[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/y),
   format('secret.anthropic_api_key', ['sk-ant-'], /sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/y),
   format('secret.google_api_key', ['AIza'], /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/y),
@@ -334,7 +334,7 @@ export const TOKEN_FORMATS = [
   ),
   // clickhouse-cloud-api-secret-key: "4b1d" + 38 alphanumerics. Hex strings can start "4b1d" too.
   // The keyword is "b1d" and the "4" is looked back for: a keyword starting with a digit made the
-  // prefilter's RE2 pass four times slower on code (measured with bench:sanitiser).
+  // prefilter's RE2 pass several times slower on code (bench/sanitiser-bench-notes.md).
   format('secret.clickhouse_api_secret', ['b1d'], /4b1d[A-Za-z0-9]{38}(?![A-Za-z0-9])/y, 'alphanumeric', {
     lookback: { maxCharacters: 1, characters: /4/ },
     validate: (token) => generatedBody(4)(token) && hasNonHexLetter(token.slice(4)),
@@ -463,7 +463,7 @@ function detectTokens(context: DetectorContext<ProviderTokenRuleId>): void {
         if (match === null) continue;
         // One examination covers the later occurrences inside this match, valid or not: starting
         // again there would rescan the same run, so a text of one prefix repeated cost quadratic
-        // time (regression: 256 KiB of "xoxa-" took 20 s; a 1 MiB body, minutes).
+        // time (regression: "xoxa-" repeated; figures in bench/sanitiser-bench-notes.md).
         coveredUntil = start + match[0].length;
         const valueSpan = tokenFormat.valueGroup === true ? match.indices?.[1] : undefined;
         if (tokenFormat.valueGroup === true && valueSpan === undefined) continue;
@@ -501,7 +501,8 @@ const hasAllClasses = (token: string): boolean => /[a-z]/.test(token) && /[A-Z]/
  * necessary part of the shape rather than all of it. TrueNAS's is: a counted repetition such as
  * `[A-Za-z0-9]{64}` multiplies the states of the prefilter's RE2 automaton by its count, and with
  * the provider formats' keywords added for gitleaks parity the automaton outgrew RE2's cache and
- * code scanned four times slower (bench:sanitiser, code with secrets).
+ * code scanned several times slower (bench:sanitiser, code with secrets; see
+ * bench/sanitiser-bench-notes.md).
  */
 const TRUENAS_TRIGGER_LENGTH = 16;
 /** TrueNAS API keys: the key's numeric id (1-6 digits), "-", 64 base62 characters. */
@@ -519,7 +520,8 @@ function* regexFinder(pattern: RegExp, text: string): Iterable<readonly [number,
 /**
  * `(?<![A-Za-z0-9._-])\d{1,6}-[A-Za-z0-9]{64}(?![A-Za-z0-9_-])`, searched from each "-": the
  * trigger fires on any Slack token or long slug, and a regex that starts with a digit class was
- * ~10 % of a mixed-text scan; the dashes are found by indexOf and most fail at once.
+ * a noticeable share of a mixed-text scan (bench/sanitiser-bench-notes.md); the dashes are found
+ * by indexOf and most fail at once.
  */
 function* findTrueNasKeys(text: string): Iterable<readonly [number, number]> {
   for (let dash = text.indexOf('-'); dash !== -1; dash = text.indexOf('-', dash + 1)) {

@@ -46,9 +46,10 @@ function detectEncodedPrivateKeys(context: DetectorContext<'secret.private_key'>
 
 /**
  * Finds footers for headers met in text order with one forward sweep, so a text of many headers
- * reads each character a bounded number of times (a per-header search of the next 16 KB took
- * seconds on a megabyte of repeated headers). Every footer starts with five dashes, which are
- * rare: the sticky pattern is tried only where indexOf finds them.
+ * reads each character a bounded number of times (a per-header search of the next 16 KB was
+ * slow on a megabyte of repeated headers; figures in bench/sanitiser-bench-notes.md). Every
+ * footer starts with five dashes, which are rare: the sticky pattern is tried only where indexOf
+ * finds them.
  */
 function footerFinder(text: string): (from: number) => { index: number; length: number } | null {
   let found: { index: number; length: number } | null = null;

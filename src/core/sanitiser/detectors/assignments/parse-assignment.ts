@@ -182,7 +182,8 @@ export function parseAssignment(text: string, keywordStart: number, keywordEnd: 
   // "secret-key = v", "client.secret: v": a '-' or '.' continues the name when an operator follows
   // the next segment; otherwise it glues a value to the name ("cloudplanSECRET-ABCD1234").
   // Bounded by MAX_NAME_LENGTH like the scans above (regression: in "key-key-key-...", every
-  // occurrence followed the segments to the end of the text: 64 KiB took 8 s).
+  // occurrence followed the segments to the end of the text, quadratic time; figures in
+  // bench/sanitiser-bench-notes.md).
   while (nameEnd - nameStart < MAX_NAME_LENGTH) {
     const separator = codeAt(text, nameEnd);
     if (separator !== HYPHEN && separator !== FULL_STOP) break;
