@@ -4,8 +4,8 @@
  * pattern backtracks; the caps below bound how many searches and matches one scan makes.
  */
 import RE2 from 're2';
-import type { z } from 'zod';
 import { PorchError } from '../errors.js';
+import { formatZodError } from '../validation.js';
 import { isBuiltInRuleId } from './rule-catalog.js';
 import { CUSTOM_RULE_ID_PATTERN, customRuleDefinitionSchema, ruleOverrideSchema } from './schemas.js';
 import type { CustomRuleDefinition, FindingSeverity, RuleOverride } from './types.js';
@@ -30,15 +30,6 @@ export const MAX_CUSTOM_RULES = 200;
 
 /** RE2 memory budget per compiled pattern; larger programs are refused as too complex. */
 const RE2_MAX_PROGRAM_SIZE_ERROR = /pattern too large|program too big|compile failed/i;
-
-function describeIssues(error: z.ZodError, prefix: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.join('.') : prefix;
-      return `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
 
 /**
  * Constructs RE2 deliberately lacks because they need backtracking (exponential time in the
@@ -90,7 +81,7 @@ function compileRegex(pattern: string, flags: string): RE2 {
 export function validateCustomRule(input: unknown): CustomRuleDefinition {
   const parsed = customRuleDefinitionSchema.safeParse(input);
   if (!parsed.success) {
-    throw new PorchError('VALIDATION_ERROR', `Invalid custom rule: ${describeIssues(parsed.error, 'rule')}.`);
+    throw new PorchError('VALIDATION_ERROR', `Invalid custom rule: ${formatZodError(parsed.error, { whole: 'rule' })}.`);
   }
   const rule = parsed.data;
   if (rule.kind === 'regex') {
@@ -150,7 +141,7 @@ export function validateNewCustomRule(input: unknown): CustomRuleDefinition {
 export function validateOverride(input: unknown): RuleOverride {
   const parsed = ruleOverrideSchema.safeParse(input);
   if (!parsed.success) {
-    throw new PorchError('VALIDATION_ERROR', `Invalid rule override: ${describeIssues(parsed.error, 'override')}.`);
+    throw new PorchError('VALIDATION_ERROR', `Invalid rule override: ${formatZodError(parsed.error, { whole: 'override' })}.`);
   }
   const override = parsed.data;
   if (!isBuiltInRuleId(override.rule_id)) {

@@ -2,13 +2,17 @@
  * A detector finds candidates for one family of built-in rules. It declares the keywords that
  * must occur for it to have anything to find; the prefilter runs one pass for all keywords and
  * only the detectors whose keywords occur run at all.
+ *
+ * It also declares every rule id it can emit, and the types hold it to that list: a detector is
+ * skipped when all of its declared rules are disabled, so a finding of an undeclared rule would
+ * vanish whenever the declared ones were switched off. Define detectors with defineDetector.
  */
-import type { ScanContext } from './scan-context.js';
+import type { BuiltInRuleId } from './rule-catalog.js';
 
-export interface Detector {
+export interface Detector<RuleId extends BuiltInRuleId = BuiltInRuleId> {
   readonly name: string;
   /** Rule ids the detector can emit; it is skipped when all of them are disabled. */
-  readonly ruleIds: readonly string[];
+  readonly ruleIds: readonly RuleId[];
   /** Literal keywords matched case-insensitively (ASCII). */
   readonly keywords?: readonly string[];
   /**
@@ -30,12 +34,25 @@ export interface Detector {
    * match: the detector runs when it matches.
    */
   readonly presenceTest?: RegExp;
-  detect(context: DetectorContext): void;
+  /**
+   * A function-typed property, not a method, so that its parameter is checked strictly; NoInfer
+   * makes defineDetector take the ids from `ruleIds` alone, never from this function's type.
+   */
+  readonly detect: (context: DetectorContext<NoInfer<RuleId>>) => void;
+}
+
+/**
+ * The scan as one detector sees it: it may emit, and ask about, only the rule ids it declares.
+ * Function-typed properties rather than methods, so that a wider id type is not accepted.
+ */
+export interface DetectorScan<RuleId extends BuiltInRuleId> {
+  readonly emit: (ruleId: RuleId, start: number, end: number) => void;
+  readonly isEnabled: (ruleId: RuleId) => boolean;
 }
 
 /** What a detector sees: the scan context plus which of its keywords occur. */
-export interface DetectorContext {
-  readonly scan: ScanContext;
+export interface DetectorContext<RuleId extends BuiltInRuleId = BuiltInRuleId> {
+  readonly scan: DetectorScan<RuleId>;
   readonly text: string;
   /** Positions of a keyword of this detector, or [] when the prefilter did not see it. */
   positions(keyword: string): readonly number[];
@@ -43,4 +60,12 @@ export interface DetectorContext {
   patternPresent(pattern: string): boolean;
   /** Where a pattern trigger's matches start (a consumed boundary character included). */
   patternPositions(pattern: string): readonly number[];
+}
+
+/**
+ * Defines a detector whose rule ids are exactly those listed in `ruleIds`: `detect` cannot emit
+ * an id the list lacks, and an id that is not in the rule catalog does not compile.
+ */
+export function defineDetector<const RuleId extends BuiltInRuleId>(detector: Detector<RuleId>): Detector<RuleId> {
+  return detector;
 }

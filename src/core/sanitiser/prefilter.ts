@@ -2,7 +2,7 @@
  * The keyword prefilter: one RE2 pass over the text with every detector's keywords and pattern
  * triggers in a single alternation. RE2 runs it as a DFA, so the pass costs about the same for
  * 10 or 200 keywords; a V8 alternation of that size tries every alternative at every position and
- * measured five times slower on prose.
+ * measured several times slower on prose (bench/sanitiser-bench-notes.md).
  *
  * RE2 reports the matched strings in text order but not where they are. Every alternative is
  * context-free (no \b, no anchors), so the first occurrence of a match at or after the end of the
@@ -14,9 +14,9 @@
  * Keywords without letters ("@", "://") are left out of the alternation and found with one
  * indexOf sweep each: they need no case folding, V8 finds their (rare) first character with a
  * memchr-like scan, and they are among the most frequent matches in ordinary text. Each match
- * node-re2 reports costs about half a microsecond (the start is found by a second, reverse
- * pass and the match is copied into a JS string), so on mixed text with a thousand addresses
- * and URLs per megabyte the sweeps save more than they cost.
+ * node-re2 reports has a cost of its own (the start is found by a second, reverse pass and the
+ * match is copied into a JS string), so on mixed text with many addresses and URLs the sweeps
+ * save more than they cost (bench/sanitiser-bench-notes.md).
  */
 import RE2 from 're2';
 import type { Detector } from './detector.js';
@@ -95,8 +95,9 @@ export class Prefilter {
    * `whole` reads the text by code points, like RE2: a consumed boundary character may be
    * outside the BMP (an emoji right before an IBAN), one character to RE2 but two UTF-16 units to
    * a V8 regex without the `u` flag (regression: `😀GR1348941` reported nothing). It is a V8
-   * regex with `u` rather than RE2: it runs once per distinct pattern match and pattern, and an
-   * RE2 call costs about a microsecond, a tenth of the whole prefilter on mixed text.
+   * regex with `u` rather than RE2: it runs once per distinct pattern match and pattern, and the
+   * fixed cost of an RE2 call added up to a noticeable share of the whole prefilter on mixed text
+   * (bench/sanitiser-bench-notes.md).
    */
   private readonly patterns: { key: string; whole: RegExp; hasLetters: boolean }[] = [];
   private readonly literals: Literal[] = [];

@@ -5,7 +5,8 @@
  */
 import type { BuiltInRuleInfo, FindingSeverity, RuleCategory } from './types.js';
 
-export interface BuiltInRuleDefinition extends BuiltInRuleInfo {
+export interface BuiltInRuleDefinition<RuleId extends string = string> extends BuiltInRuleInfo {
+  readonly rule_id: RuleId;
   /**
    * Tie-breaker between overlapping findings of equal severity: the higher number wins.
    * Provider-specific formats beat generic context rules, which beat broad shapes like URLs.
@@ -13,13 +14,13 @@ export interface BuiltInRuleDefinition extends BuiltInRuleInfo {
   readonly specificity: number;
 }
 
-function rule(
-  rule_id: string,
+function rule<RuleId extends string>(
+  rule_id: RuleId,
   label: string,
   severity: FindingSeverity,
   category: RuleCategory,
   specificity: number,
-): BuiltInRuleDefinition {
+): BuiltInRuleDefinition<RuleId> {
   return { rule_id, label, severity, category, specificity };
 }
 
@@ -53,7 +54,11 @@ const SPECIFICITY = {
   url: 20,
 } as const;
 
-export const BUILT_IN_RULE_DEFINITIONS: readonly BuiltInRuleDefinition[] = [
+/**
+ * Listed as a tuple so that its ids form the type BuiltInRuleId, which the detectors' declared
+ * rule ids and everything they emit are checked against (detector.ts).
+ */
+export const BUILT_IN_RULE_DEFINITIONS = [
   // Personal data
   rule('pii.email', 'Email address', 'warn', 'personal_data', SPECIFICITY.email),
   rule('pii.phone', 'Phone number', 'warn', 'personal_data', SPECIFICITY.phone),
@@ -210,18 +215,21 @@ export const BUILT_IN_RULE_DEFINITIONS: readonly BuiltInRuleDefinition[] = [
   rule('secret.bearer_token', 'Bearer or Basic authorization credential', 'block', 'secret', SPECIFICITY.header),
   rule('secret.password_assignment', 'Password in assignment', 'block', 'secret', SPECIFICITY.assignment),
   rule('secret.generic_secret', 'Secret, token or API key in assignment', 'block', 'secret', SPECIFICITY.assignment),
-];
+] as const;
+
+/** The id of a built-in rule: only these may be declared or emitted by a detector. */
+export type BuiltInRuleId = (typeof BUILT_IN_RULE_DEFINITIONS)[number]['rule_id'];
 
 export const BUILT_IN_RULES: readonly BuiltInRuleInfo[] = BUILT_IN_RULE_DEFINITIONS.map(
   ({ rule_id, label, severity, category }) => ({ rule_id, label, severity, category }),
 );
 
-const DEFINITIONS_BY_ID = new Map(BUILT_IN_RULE_DEFINITIONS.map((definition) => [definition.rule_id, definition]));
+const DEFINITIONS_BY_ID = new Map<string, BuiltInRuleDefinition<BuiltInRuleId>>(BUILT_IN_RULE_DEFINITIONS.map((definition) => [definition.rule_id, definition]));
 
-export function builtInRuleDefinition(ruleId: string): BuiltInRuleDefinition | undefined {
+export function builtInRuleDefinition(ruleId: string): BuiltInRuleDefinition<BuiltInRuleId> | undefined {
   return DEFINITIONS_BY_ID.get(ruleId);
 }
 
-export function isBuiltInRuleId(ruleId: string): boolean {
+export function isBuiltInRuleId(ruleId: string): ruleId is BuiltInRuleId {
   return DEFINITIONS_BY_ID.has(ruleId);
 }

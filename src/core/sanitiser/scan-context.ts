@@ -3,9 +3,10 @@
  * found, and the candidates the detectors emit before the overlap policy picks the findings.
  */
 import { keywordKey, patternKey, type PrefilterResult } from './prefilter.js';
+import type { BuiltInRuleId } from './rule-catalog.js';
 
 export interface Candidate {
-  readonly ruleId: string;
+  readonly ruleId: BuiltInRuleId;
   readonly start: number;
   readonly end: number;
 }
@@ -21,11 +22,11 @@ export class ScanContext {
     private readonly prefilter: PrefilterResult,
   ) {}
 
-  isEnabled(ruleId: string): boolean {
+  isEnabled(ruleId: BuiltInRuleId): boolean {
     return this.enabledRuleIds.has(ruleId);
   }
 
-  emit(ruleId: string, start: number, end: number): void {
+  emit(ruleId: BuiltInRuleId, start: number, end: number): void {
     if (end > start && this.enabledRuleIds.has(ruleId)) this.candidates.push({ ruleId, start, end });
   }
 

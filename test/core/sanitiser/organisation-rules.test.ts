@@ -69,8 +69,13 @@ describe('custom regex rules', () => {
   });
 
   it('refuses unknown fields and non-object input', () => {
-    expect(validationMessage(() => validateCustomRule({ ...regexRule('a'), colour: 'red' }))).toMatch(/Invalid custom rule/);
-    expect(validationMessage(() => validateCustomRule('not a rule'))).toMatch(/Invalid custom rule/);
+    expect(validationMessage(() => validateCustomRule({ ...regexRule('a'), colour: 'red' }))).toMatch(/^Invalid custom rule: rule: .*"colour"\.$/);
+    expect(validationMessage(() => validateCustomRule('not a rule'))).toMatch(/^Invalid custom rule: rule: .*expected object/);
+  });
+
+  it('names a bad keyword by its path in the one validation syntax, keywords[1]', () => {
+    const rule = { rule_id: 'custom.codenames', label: 'Codename', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['bluebird', ''] };
+    expect(validationMessage(() => validateCustomRule(rule))).toMatch(/^Invalid custom rule: keywords\[1\]: /);
   });
 });
 

@@ -3,7 +3,7 @@
  * Each has its own prefilter pattern, so the text is scanned for them only when the shape occurs.
  */
 import { isIPv6 } from 'node:net';
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { IBAN_LENGTHS, isValidItalianFiscalCode, isValidSpanishId, passesIbanChecksum } from '../validators.js';
 import { codeAt, isAsciiAlphanumeric } from './text-boundaries.js';
 
@@ -21,7 +21,7 @@ function candidateStarts(text: string, positions: readonly number[]): number[] {
   return positions.map((position) => (isAsciiAlphanumeric(codeAt(text, position)) ? position : position + 1));
 }
 
-function detectIbans(context: DetectorContext): void {
+function detectIbans(context: DetectorContext<'pii.iban'>): void {
   const { text, scan } = context;
   for (const start of candidateStarts(text, context.patternPositions(IBAN_TRIGGER))) {
     if (isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
@@ -46,12 +46,12 @@ function detectIbans(context: DetectorContext): void {
   }
 }
 
-export const ibanDetector: Detector = {
+export const ibanDetector = defineDetector({
   name: 'iban',
   ruleIds: ['pii.iban'],
   patternTriggers: [IBAN_TRIGGER],
   detect: detectIbans,
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // IPv6
@@ -68,7 +68,7 @@ function isIpv6Code(code: number): boolean {
   return (code >= 48 && code <= 58) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102) || code === 46;
 }
 
-function detectIpv6(context: DetectorContext): void {
+function detectIpv6(context: DetectorContext<'pii.ip_address'>): void {
   const { text, scan } = context;
   // Expand around each colon to the maximal run of hex digits, colons and dots, once per run.
   let coveredUntil = -1;
@@ -91,12 +91,12 @@ function detectIpv6(context: DetectorContext): void {
   }
 }
 
-export const ipv6Detector: Detector = {
+export const ipv6Detector = defineDetector({
   name: 'ipv6',
   ruleIds: ['pii.ip_address'],
   patternTriggers: [IPV6_TRIGGER],
   detect: detectIpv6,
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // Spanish DNI/NIE and Italian codice fiscale
@@ -111,13 +111,15 @@ const SPANISH_ID_TRIGGER = '(?:^|[^A-Za-z0-9])[XYZxyz]?\\d{7}\\d?[- ]?[A-Za-z]';
 const ITALIAN_FISCAL_CODE = /[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/y;
 /**
  * The code after its six surname and name letters: a trigger that starts with six letters keeps
- * the prefilter's automaton tracking every word of prose (about 1 ms per MiB), one that starts
- * with two digits rarely leaves its start state.
+ * the prefilter's automaton tracking every word of prose (a cost per MiB of prose measured in
+ * bench/sanitiser-bench-notes.md), one that starts with two digits rarely leaves its start state.
  */
 const ITALIAN_FISCAL_CODE_TRIGGER = '\\d\\d[A-Za-z]\\d\\d[A-Za-z]\\d{3}[A-Za-z]';
 const ITALIAN_NAME_LETTERS = 6;
 
-function detectAlphanumericIds(context: DetectorContext): void {
+const ALPHANUMERIC_ID_RULE_IDS = ['pii.es_dni', 'pii.it_fiscal_code'] as const;
+
+function detectAlphanumericIds(context: DetectorContext<(typeof ALPHANUMERIC_ID_RULE_IDS)[number]>): void {
   const { text, scan } = context;
   const kinds = [
     {
@@ -135,7 +137,7 @@ function detectAlphanumericIds(context: DetectorContext): void {
       ruleId: 'pii.it_fiscal_code',
       valid: (value: string) => isValidItalianFiscalCode(value.toUpperCase()),
     },
-  ];
+  ] as const;
   for (const kind of kinds) {
     for (const start of kind.starts) {
       kind.pattern.lastIndex = start;
@@ -145,9 +147,9 @@ function detectAlphanumericIds(context: DetectorContext): void {
   }
 }
 
-export const alphanumericIdDetector: Detector = {
+export const alphanumericIdDetector = defineDetector({
   name: 'alphanumeric-ids',
-  ruleIds: ['pii.es_dni', 'pii.it_fiscal_code'],
+  ruleIds: ALPHANUMERIC_ID_RULE_IDS,
   patternTriggers: [SPANISH_ID_TRIGGER, ITALIAN_FISCAL_CODE_TRIGGER],
   detect: detectAlphanumericIds,
-};
+});

@@ -17,8 +17,9 @@ export function isTemplateOrVariable(value: string): boolean {
 /**
  * A regular expression inside quotes: an escape with a quantifier (`'^\\s*>=\\s*0$'`, `'\\d+'`) or
  * a class range (`"[A-Za-z0-9._~+/-]+=*"`). Bounded so that a long value of unclosed `[` stays
- * linear (regression: an unbounded `\[[^\]]*...` took 78 s on a megabyte of such values). A lone
- * `\d` is not enough: people type backslashes into passwords (`"Tr0ub\dor&3"`).
+ * linear (regression: an unbounded `\[[^\]]*...` was quadratic on such values; figures in
+ * bench/sanitiser-bench-notes.md). A lone `\d` is not enough: people type backslashes into
+ * passwords (`"Tr0ub\dor&3"`).
  */
 const QUOTED_REGEX = /\\[dDsSwWbB][*+?{]|\[[^\][]{0,64}[A-Za-z0-9]-[A-Za-z0-9]/;
 /**

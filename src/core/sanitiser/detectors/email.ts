@@ -2,7 +2,7 @@
  * Email addresses, anchored on '@': the local part is read backwards, the domain forwards, so the
  * cost is proportional to the number of '@' characters, not to the text length.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
 
 /** RFC 5321 limits. */
@@ -48,7 +48,7 @@ function readDomain(text: string, start: number): number {
   return end;
 }
 
-function detectEmails(context: DetectorContext): void {
+function detectEmails(context: DetectorContext<'pii.email'>): void {
   const { text, scan } = context;
   let coveredUntil = -1;
   for (const at of context.positions('@')) {
@@ -72,9 +72,9 @@ function detectEmails(context: DetectorContext): void {
   }
 }
 
-export const emailDetector: Detector = {
+export const emailDetector = defineDetector({
   name: 'email',
   ruleIds: ['pii.email'],
   keywords: ['@'],
   detect: detectEmails,
-};
+});

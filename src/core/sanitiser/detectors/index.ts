@@ -1,7 +1,9 @@
 /** Every built-in detector, in the order they run (the order does not change the result). */
 import type { Detector } from '../detector.js';
-import { assignmentDetector, authorizationHeaderDetector, cliUserCredentialDetector } from './assignments.js';
+import { assignmentDetector } from './assignments/detector.js';
+import { authorizationHeaderDetector } from './authorization-headers.js';
 import { alphanumericIdDetector, ibanDetector, ipv6Detector } from './bank-and-ids.js';
+import { cliUserCredentialDetector } from './cli-user-credentials.js';
 import { emailDetector } from './email.js';
 import { numberDetector } from './numbers.js';
 import { providerTokenDetector, shapedTokenDetector } from './provider-tokens.js';
@@ -11,9 +13,10 @@ import { urlDetector } from './urls.js';
 
 /**
  * Detectors with pattern triggers are listed most specific first: the prefilter's alternation
- * takes their patterns in this order (see prefilter.ts).
+ * takes their patterns in this order (see prefilter.ts). A tuple, so that DeclaredRuleId below
+ * knows each detector's own ids.
  */
-export const BUILT_IN_DETECTORS: readonly Detector[] = [
+const DETECTORS = [
   shapedTokenDetector,
   alphanumericIdDetector,
   ibanDetector,
@@ -30,4 +33,15 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
   cliUserCredentialDetector,
   toolCredentialDetector,
   assignmentDetector,
-];
+] as const;
+
+export const BUILT_IN_DETECTORS: readonly Detector[] = DETECTORS;
+
+/** Each built-in detector's own type, with the ids it declares (for the type tests). */
+export type BuiltInDetectorTypes = typeof DETECTORS;
+
+/**
+ * Every rule id some built-in detector declares. The rule catalog holds exactly these ids
+ * (test/core/sanitiser/rule-ids.test.ts): a catalog rule no detector declares is never found.
+ */
+export type DeclaredRuleId = BuiltInDetectorTypes[number]['ruleIds'][number];

@@ -3,7 +3,7 @@
  * addresses and phone numbers. One regex finds runs of digits and separators; each run is
  * classified once, most specific shape first, with checksums and libphonenumber-js as validators.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidBrazilCpf, isValidUsSsn, passesLuhn, passesVerhoeff } from '../validators.js';
 import { isPossibleInternational, isPossibleNational, isValidNanp } from './phone-validation.js';
 import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
@@ -168,7 +168,10 @@ function isCardNumber(run: string, shape: RunShape): boolean {
 const EXTENSION = /\s?(?:x|ext\.?|#)\s?\d{1,6}$/;
 const NANP_FORMAT = /^(?:1[-. ])?(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}$/;
 
-function emitPhoneIfValid(context: DetectorContext, run: string, start: number, end: number): boolean {
+const NUMBER_RULE_IDS = ['pii.payment_card', 'pii.us_ssn', 'pii.br_cpf', 'pii.in_aadhaar', 'pii.ca_sin', 'pii.ip_address', 'pii.phone'] as const;
+type NumberRuleId = (typeof NUMBER_RULE_IDS)[number];
+
+function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, start: number, end: number): boolean {
   const { text, scan } = context;
   const extension = EXTENSION.exec(run);
   const main = extension === null ? run : run.slice(0, extension.index);
@@ -196,7 +199,7 @@ function emitPhoneIfValid(context: DetectorContext, run: string, start: number, 
 }
 
 /** Classifies one run; answers whether it was recognised (emitted or deliberately ignored). */
-function classifyRun(context: DetectorContext, start: number, end: number): boolean {
+function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end: number): boolean {
   const { text, scan } = context;
   const run = text.slice(start, end);
   // Dotted quads are the most frequent runs in logs: recognised before the run's shape is
@@ -239,7 +242,7 @@ function classifyRun(context: DetectorContext, start: number, end: number): bool
   return emitPhoneIfValid(context, run, start, end);
 }
 
-function detectNumbers(context: DetectorContext): void {
+function detectNumbers(context: DetectorContext<NumberRuleId>): void {
   const { text } = context;
   NUMBER_RUN.lastIndex = 0;
   for (let match = NUMBER_RUN.exec(text); match !== null; match = NUMBER_RUN.exec(text)) {
@@ -263,9 +266,9 @@ function detectNumbers(context: DetectorContext): void {
   }
 }
 
-export const numberDetector: Detector = {
+export const numberDetector = defineDetector({
   name: 'numbers',
-  ruleIds: ['pii.payment_card', 'pii.us_ssn', 'pii.br_cpf', 'pii.in_aadhaar', 'pii.ca_sin', 'pii.ip_address', 'pii.phone'],
+  ruleIds: NUMBER_RULE_IDS,
   presenceTest: NUMBER_RUN_PRESENT,
   detect: detectNumbers,
-};
+});

@@ -1,11 +1,12 @@
 /**
  * Phone number validation with libphonenumber-js, memoised by the part of a number its answer
- * depends on. The library's parser costs 20-50 µs per call, which alone would cap phone-dense
- * text at a few MB/s; its "possible" answer depends only on the calling code and the length of
- * the national number, and US/Canada validity only on the area code and the exchange's first
- * digit, so one call per (prefix, length) or per area code answers every later number of that
- * shape. The memo holds library answers about number shapes, never the scanned numbers, and is
- * bounded by the number of shapes (at most a few tens of thousands of keys).
+ * depends on. The library's parser is slow enough per call that calling it for every number would
+ * alone cap the throughput on phone-dense text (bench/sanitiser-bench-notes.md); its "possible"
+ * answer depends only on the calling code and the length of the national number, and US/Canada
+ * validity only on the area code and the exchange's first digit, so one call per (prefix,
+ * length) or per area code answers every later number of that shape. The memo holds library
+ * answers about number shapes, never the scanned numbers, and is bounded by the number of shapes
+ * (at most a few tens of thousands of keys).
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 

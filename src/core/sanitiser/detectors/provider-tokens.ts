@@ -3,15 +3,16 @@
  * keyword), then a fixed alphabet and length. The format is specific enough that no entropy gate
  * applies: a string in that exact format cannot be told apart from a live key at scan time.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
+import type { BuiltInRuleId } from '../rule-catalog.js';
 import { hasIdenticalRun, isPlaceholderValue, looksGenerated } from '../validators.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isAsciiLetter } from './text-boundaries.js';
 
 /** What may not precede a token: a letter (`xsk_live_...` is not a Stripe key) or any alphanumeric. */
 type LeftBoundary = 'letter' | 'alphanumeric';
 
-interface TokenFormat {
-  readonly ruleId: string;
+interface TokenFormat<RuleId extends BuiltInRuleId = BuiltInRuleId> {
+  readonly ruleId: RuleId;
   /** Case-sensitive keywords; the match starts at the keyword unless `lookback` says otherwise. */
   readonly prefixes: readonly string[];
   /** Sticky pattern for the whole token, ending with a lookahead that stops glued characters. */
@@ -38,18 +39,18 @@ interface TokenFormat {
   /**
    * The prefixes are lower-case words the assignment rules already give the prefilter ("access",
    * "auth"), matched in any case: they add nothing to its RE2 pass, whose speed falls off a cliff
-   * (four times slower on code) when its alternation grows by a few dozen keywords.
+   * when its alternation grows by a few dozen keywords (measured: bench/sanitiser-bench-notes.md).
    */
   readonly sharedKeyword?: boolean;
 }
 
-function format(
-  ruleId: string,
+function format<RuleId extends BuiltInRuleId>(
+  ruleId: RuleId,
   prefixes: readonly string[],
   pattern: RegExp,
   leftBoundary: LeftBoundary = 'alphanumeric',
   extra: Pick<TokenFormat, 'lookback' | 'validate' | 'ownsPrefix' | 'valueGroup' | 'sharedKeyword'> = {},
-): TokenFormat {
+): TokenFormat<RuleId> {
   return { ruleId, prefixes, pattern, leftBoundary, ...extra };
 }
 
@@ -107,7 +108,7 @@ function isBase64EncodedJwt(token: string): boolean {
 /** Random base62 of 38 characters is all hex with probability (22/62)^38 < 10^-17: hex is a digest. */
 const hasNonHexLetter = (body: string): boolean => /[g-zG-Z]/.test(body);
 
-export const TOKEN_FORMATS: readonly TokenFormat[] = [
+export const TOKEN_FORMATS = [
   format('secret.aws_access_key_id', ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], /(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/y),
   format('secret.github_token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'], /gh[pousr]_(?:[A-Za-z0-9]{36}(?![A-Za-z0-9])|[0-9]+_[A-Za-z0-9_\-.]{30,})/y),
   // Refresh tokens of GitHub Apps with expiring user tokens: "ghr_" + 76 alphanumerics, as in the
@@ -133,7 +134,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
   // The run before the T3BlbkFJ marker is bounded (keys have it well within 200 characters):
   // unbounded, a failed attempt scanned to the end of the run, and a text of "sk-" repeated
-  // cost quadratic time (regression: 256 KiB took 52 s).
+  // cost quadratic time (regression; figures in bench/sanitiser-bench-notes.md).
   format('secret.openai_api_key', ['sk-'], /sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{10,200}T3BlbkFJ[A-Za-z0-9_-]{10,}(?![A-Za-z0-9_-])/y),
   format('secret.anthropic_api_key', ['sk-ant-'], /sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/y),
   format('secret.google_api_key', ['AIza'], /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/y),
@@ -333,7 +334,7 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   ),
   // clickhouse-cloud-api-secret-key: "4b1d" + 38 alphanumerics. Hex strings can start "4b1d" too.
   // The keyword is "b1d" and the "4" is looked back for: a keyword starting with a digit made the
-  // prefilter's RE2 pass four times slower on code (measured with bench:sanitiser).
+  // prefilter's RE2 pass several times slower on code (bench/sanitiser-bench-notes.md).
   format('secret.clickhouse_api_secret', ['b1d'], /4b1d[A-Za-z0-9]{38}(?![A-Za-z0-9])/y, 'alphanumeric', {
     lookback: { maxCharacters: 1, characters: /4/ },
     validate: (token) => generatedBody(4)(token) && hasNonHexLetter(token.slice(4)),
@@ -419,12 +420,15 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   // mailgun-pub-key: the public validation key, "pubkey-" + 32 hex (a warning: it was meant for
   // browser code, but lets anyone spend the account's validation quota).
   format('secret.mailgun_public_key', ['pubkey-'], /pubkey-[a-f0-9]{32}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(7) }),
-];
+] as const;
+
+/** The rule ids of the formats above: the ids the provider-token detector declares and emits. */
+type ProviderTokenRuleId = (typeof TOKEN_FORMATS)[number]['ruleId'];
 
 /**
  * Prefixes distinctive enough to own a value: `token = "hvs.short"` is a malformed Vault token,
- * not a generic secret (see assignments.ts). Three-character prefixes such as "sk-" are shared
- * by several vendors and own nothing.
+ * not a generic secret (see assignments/detector.ts). Three-character prefixes such as "sk-" are
+ * shared by several vendors and own nothing.
  */
 export const OWNING_PREFIXES: readonly string[] = [
   ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined && tokenFormat.ownsPrefix !== false && tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
@@ -445,7 +449,7 @@ function leftBoundaryHolds(text: string, start: number, boundary: LeftBoundary):
   return boundary === 'letter' ? !isAsciiLetter(previous) : !isAsciiAlphanumeric(previous);
 }
 
-function detectTokens(context: DetectorContext): void {
+function detectTokens(context: DetectorContext<ProviderTokenRuleId>): void {
   const { text, scan } = context;
   for (const tokenFormat of TOKEN_FORMATS) {
     if (!scan.isEnabled(tokenFormat.ruleId)) continue;
@@ -459,7 +463,7 @@ function detectTokens(context: DetectorContext): void {
         if (match === null) continue;
         // One examination covers the later occurrences inside this match, valid or not: starting
         // again there would rescan the same run, so a text of one prefix repeated cost quadratic
-        // time (regression: 256 KiB of "xoxa-" took 20 s; a 1 MiB body, minutes).
+        // time (regression: "xoxa-" repeated; figures in bench/sanitiser-bench-notes.md).
         coveredUntil = start + match[0].length;
         const valueSpan = tokenFormat.valueGroup === true ? match.indices?.[1] : undefined;
         if (tokenFormat.valueGroup === true && valueSpan === undefined) continue;
@@ -474,14 +478,14 @@ function detectTokens(context: DetectorContext): void {
   }
 }
 
-export const providerTokenDetector: Detector = {
+export const providerTokenDetector = defineDetector({
   name: 'provider-tokens',
   ruleIds: [...new Set(TOKEN_FORMATS.map((tokenFormat) => tokenFormat.ruleId))],
   keywords: [...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.sharedKeyword === true).flatMap((tokenFormat) => tokenFormat.prefixes))],
   caseSensitiveKeywords: [...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes))],
   keywordsAfterWordCharacters: TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback !== undefined && tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes),
   detect: detectTokens,
-};
+});
 
 /** A letter and, after the bot id's colon (if any), a digit: random secrets have both. */
 const hasLetterAndSecretDigit = (token: string): boolean => /[A-Za-z]/.test(token) && /\d/.test(token.slice(token.indexOf(':') + 1));
@@ -497,7 +501,8 @@ const hasAllClasses = (token: string): boolean => /[a-z]/.test(token) && /[A-Z]/
  * necessary part of the shape rather than all of it. TrueNAS's is: a counted repetition such as
  * `[A-Za-z0-9]{64}` multiplies the states of the prefilter's RE2 automaton by its count, and with
  * the provider formats' keywords added for gitleaks parity the automaton outgrew RE2's cache and
- * code scanned four times slower (bench:sanitiser, code with secrets).
+ * code scanned several times slower (bench:sanitiser, code with secrets; see
+ * bench/sanitiser-bench-notes.md).
  */
 const TRUENAS_TRIGGER_LENGTH = 16;
 /** TrueNAS API keys: the key's numeric id (1-6 digits), "-", 64 base62 characters. */
@@ -515,7 +520,8 @@ function* regexFinder(pattern: RegExp, text: string): Iterable<readonly [number,
 /**
  * `(?<![A-Za-z0-9._-])\d{1,6}-[A-Za-z0-9]{64}(?![A-Za-z0-9_-])`, searched from each "-": the
  * trigger fires on any Slack token or long slug, and a regex that starts with a digit class was
- * ~10 % of a mixed-text scan; the dashes are found by indexOf and most fail at once.
+ * a noticeable share of a mixed-text scan (bench/sanitiser-bench-notes.md); the dashes are found
+ * by indexOf and most fail at once.
  */
 function* findTrueNasKeys(text: string): Iterable<readonly [number, number]> {
   for (let dash = text.indexOf('-'); dash !== -1; dash = text.indexOf('-', dash + 1)) {
@@ -535,13 +541,16 @@ function* findTrueNasKeys(text: string): Iterable<readonly [number, number]> {
 const TELEGRAM_BOT_TOKEN = /(?<![A-Za-z0-9:])\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g;
 const ZOHO_TOKEN = /(?<![A-Za-z0-9.])1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![A-Za-z0-9])/g;
 
-const SHAPED_FORMATS: readonly { ruleId: string; trigger: string; find: ShapeFinder; validate: (token: string) => boolean }[] = [
+const SHAPED_FORMATS = [
   { ruleId: 'secret.telegram_bot_token', trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}', find: (text) => regexFinder(TELEGRAM_BOT_TOKEN, text), validate: hasLetterAndSecretDigit },
   { ruleId: 'secret.zoho_token', trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}', find: (text) => regexFinder(ZOHO_TOKEN, text), validate: hasLetterAndSecretDigit },
   { ruleId: 'secret.truenas_api_key', trigger: `\\d-[A-Za-z0-9]{${TRUENAS_TRIGGER_LENGTH}}`, find: findTrueNasKeys, validate: hasAllClasses },
-];
+] as const satisfies readonly { ruleId: BuiltInRuleId; trigger: string; find: ShapeFinder; validate: (token: string) => boolean }[];
 
-function detectShapedTokens(context: DetectorContext): void {
+/** The rule ids of the shapes above: the ids the shaped-token detector declares and emits. */
+type ShapedTokenRuleId = (typeof SHAPED_FORMATS)[number]['ruleId'];
+
+function detectShapedTokens(context: DetectorContext<ShapedTokenRuleId>): void {
   const { text, scan } = context;
   for (const shaped of SHAPED_FORMATS) {
     if (!context.patternPresent(shaped.trigger) || !scan.isEnabled(shaped.ruleId)) continue;
@@ -551,9 +560,9 @@ function detectShapedTokens(context: DetectorContext): void {
   }
 }
 
-export const shapedTokenDetector: Detector = {
+export const shapedTokenDetector = defineDetector({
   name: 'shaped-tokens',
   ruleIds: SHAPED_FORMATS.map((shaped) => shaped.ruleId),
   patternTriggers: SHAPED_FORMATS.map((shaped) => shaped.trigger),
   detect: detectShapedTokens,
-};
+});

@@ -2,7 +2,7 @@
  * Secrets that describe themselves: PEM/PGP private key blocks, JSON Web Tokens, crypt(3)
  * password hashes and 0x-prefixed 256-bit private keys.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { shannonEntropy } from '../validators.js';
 import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
 
@@ -31,7 +31,7 @@ function keyBodyIsReal(body: string): boolean {
 const ENCODED_PEM_PREFIX = 'LS0tLS1CRUdJTi';
 const ENCODED_PEM = /LS0tLS1CRUdJTi[A-Za-z0-9+/]{60,}={0,2}/y;
 
-function detectEncodedPrivateKeys(context: DetectorContext): void {
+function detectEncodedPrivateKeys(context: DetectorContext<'secret.private_key'>): void {
   const { text, scan } = context;
   for (const position of context.positions(ENCODED_PEM_PREFIX)) {
     if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
@@ -46,9 +46,10 @@ function detectEncodedPrivateKeys(context: DetectorContext): void {
 
 /**
  * Finds footers for headers met in text order with one forward sweep, so a text of many headers
- * reads each character a bounded number of times (a per-header search of the next 16 KB took
- * seconds on a megabyte of repeated headers). Every footer starts with five dashes, which are
- * rare: the sticky pattern is tried only where indexOf finds them.
+ * reads each character a bounded number of times (a per-header search of the next 16 KB was
+ * slow on a megabyte of repeated headers; figures in bench/sanitiser-bench-notes.md). Every
+ * footer starts with five dashes, which are rare: the sticky pattern is tried only where indexOf
+ * finds them.
  */
 function footerFinder(text: string): (from: number) => { index: number; length: number } | null {
   let found: { index: number; length: number } | null = null;
@@ -78,7 +79,7 @@ function footerFinder(text: string): (from: number) => { index: number; length: 
  */
 const TRUNCATED_BODY = /^(?:(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*|[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/;
 
-function detectPrivateKeys(context: DetectorContext): void {
+function detectPrivateKeys(context: DetectorContext<'secret.private_key'>): void {
   const { text, scan } = context;
   detectEncodedPrivateKeys(context);
   const headers = context.positions('-----BEGIN');
@@ -111,13 +112,13 @@ function detectPrivateKeys(context: DetectorContext): void {
   }
 }
 
-export const privateKeyDetector: Detector = {
+export const privateKeyDetector = defineDetector({
   name: 'private-keys',
   ruleIds: ['secret.private_key'],
   keywords: ['-----BEGIN'],
   caseSensitiveKeywords: [ENCODED_PEM_PREFIX],
   detect: detectPrivateKeys,
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // JSON Web Tokens
@@ -134,7 +135,7 @@ function headerIsJwt(encodedHeader: string): boolean {
   }
 }
 
-function detectJwts(context: DetectorContext): void {
+function detectJwts(context: DetectorContext<'secret.jwt'>): void {
   const { text, scan } = context;
   let coveredUntil = -1;
   for (const position of context.positions('eyJ')) {
@@ -151,12 +152,12 @@ function detectJwts(context: DetectorContext): void {
   }
 }
 
-export const jwtDetector: Detector = {
+export const jwtDetector = defineDetector({
   name: 'jwt',
   ruleIds: ['secret.jwt'],
   caseSensitiveKeywords: ['eyJ'],
   detect: detectJwts,
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // Password hashes in crypt(3) and related formats
@@ -173,7 +174,7 @@ const HASH_PATTERNS: readonly RegExp[] = [
 
 const HASH_PREFIXES = ['$2a$', '$2b$', '$2x$', '$2y$', '$2$', '$1$', '$apr1$', '$5$', '$6$', '$y$', '$7$', '$8$', '$9$', '$argon2', '$krb5'];
 
-function detectPasswordHashes(context: DetectorContext): void {
+function detectPasswordHashes(context: DetectorContext<'secret.password_hash'>): void {
   const { text, scan } = context;
   for (const prefix of HASH_PREFIXES) {
     for (const position of context.positions(prefix)) {
@@ -188,12 +189,12 @@ function detectPasswordHashes(context: DetectorContext): void {
   }
 }
 
-export const passwordHashDetector: Detector = {
+export const passwordHashDetector = defineDetector({
   name: 'password-hashes',
   ruleIds: ['secret.password_hash'],
   caseSensitiveKeywords: HASH_PREFIXES,
   detect: detectPasswordHashes,
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // 0x-prefixed 256-bit private keys (Ethereum and other secp256k1 wallets)
@@ -209,7 +210,7 @@ const HEX_KEY_CONTEXT_CHARACTERS = 120;
 const KEY_CONTEXT = /priv|secret|wallet|mnemonic|signing|\bkey\b|seed/i;
 const HASH_CONTEXT = /(?:tx|txid|hash|transaction|block|digest|commit|sha\d*)\W{0,3}$/i;
 
-function detectHexKeys(context: DetectorContext): void {
+function detectHexKeys(context: DetectorContext<'secret.hex_private_key'>): void {
   const { text, scan } = context;
   for (const position of context.positions('0x')) {
     if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
@@ -227,9 +228,9 @@ function detectHexKeys(context: DetectorContext): void {
   }
 }
 
-export const hexPrivateKeyDetector: Detector = {
+export const hexPrivateKeyDetector = defineDetector({
   name: 'hex-private-keys',
   ruleIds: ['secret.hex_private_key'],
   caseSensitiveKeywords: ['0x'],
   detect: detectHexKeys,
-};
+});

@@ -5,7 +5,7 @@
  * is the one its vendor documents (cited where it is matched); the passwords found here pass the
  * same gates as an assigned password.
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { looksGenerated } from '../validators.js';
 import { isPlausiblePassword } from './credential-values.js';
 import { codeAt, isWordCode } from './text-boundaries.js';
@@ -27,7 +27,7 @@ const SSWS_TOKEN = new RegExp(`SSWS[ \\t]+(${OKTA_TOKEN})`, 'iy');
 const OKTA_NAMED_TOKEN = new RegExp(`okta[\\s\\S]{0,40}?(?<![A-Za-z0-9_-])(${OKTA_TOKEN})`, 'iy');
 const OKTA_RULE = 'secret.okta_api_token';
 
-function detectOktaTokens(context: DetectorContext): void {
+function detectOktaTokens(context: DetectorContext<typeof OKTA_RULE>): void {
   const { text, scan } = context;
   if (!scan.isEnabled(OKTA_RULE)) return;
   const emitFrom = (pattern: RegExp, position: number): void => {
@@ -67,7 +67,7 @@ function unquote(value: string): { value: string; quoted: boolean } {
 }
 
 /** Emits the password held by capture group `group`, with the offsets of its unquoted text. */
-function emitPassword(context: DetectorContext, match: RegExpExecArray, group: number, user?: string): void {
+function emitPassword(context: DetectorContext<typeof PASSWORD_RULE>, match: RegExpExecArray, group: number, user?: string): void {
   const raw = match[group];
   if (raw === undefined) return;
   const { value, quoted } = unquote(raw);
@@ -79,7 +79,7 @@ function emitPassword(context: DetectorContext, match: RegExpExecArray, group: n
   context.scan.emit(PASSWORD_RULE, start, start + value.length);
 }
 
-function detectToolPasswords(context: DetectorContext): void {
+function detectToolPasswords(context: DetectorContext<typeof PASSWORD_RULE>): void {
   const { text, scan } = context;
   if (!scan.isEnabled(PASSWORD_RULE)) return;
   for (const position of context.positions('machine')) {
@@ -119,7 +119,7 @@ const UNSEAL_RULE = 'secret.hashicorp_vault_unseal_key';
 /** Enough text before "unseal" to hold "vault operator ". */
 const VAULT_COMMAND_LOOKBEHIND = 24;
 
-function detectVaultUnsealKeys(context: DetectorContext): void {
+function detectVaultUnsealKeys(context: DetectorContext<typeof UNSEAL_RULE>): void {
   const { text, scan } = context;
   if (!scan.isEnabled(UNSEAL_RULE)) return;
   const emitKey = (key: string, start: number): void => {
@@ -151,13 +151,13 @@ function detectVaultUnsealKeys(context: DetectorContext): void {
   }
 }
 
-export const toolCredentialDetector: Detector = {
+export const toolCredentialDetector = defineDetector({
   name: 'tool-credentials',
   ruleIds: [OKTA_RULE, PASSWORD_RULE, UNSEAL_RULE],
   keywords: ['ssws', 'okta', 'machine', 'psexec', 'convertto-securestring', 'unseal'],
-  detect(context: DetectorContext): void {
+  detect(context) {
     detectOktaTokens(context);
     detectToolPasswords(context);
     detectVaultUnsealKeys(context);
   },
-};
+});

@@ -2,7 +2,7 @@
  * URLs, anchored on "://": plain URLs (info), URLs with credentials in their userinfo, and
  * webhook URLs whose path is itself the secret (Slack, Teams, Discord).
  */
-import type { Detector, DetectorContext } from '../detector.js';
+import { defineDetector, type DetectorContext } from '../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../validators.js';
 import { isTemplateOrVariable } from './credential-values.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
@@ -67,7 +67,9 @@ function userinfoIsCredential(userinfo: string): boolean {
   return !isPlaceholderValue(password) && !isTemplateOrVariable(password);
 }
 
-function detectUrls(context: DetectorContext): void {
+const URL_RULE_IDS = ['pii.url', 'secret.url_credentials', 'secret.webhook_url'] as const;
+
+function detectUrls(context: DetectorContext<(typeof URL_RULE_IDS)[number]>): void {
   const { text, scan } = context;
   let coveredUntil = -1;
   for (const separator of context.positions('://')) {
@@ -103,9 +105,9 @@ function detectUrls(context: DetectorContext): void {
   }
 }
 
-export const urlDetector: Detector = {
+export const urlDetector = defineDetector({
   name: 'urls',
-  ruleIds: ['pii.url', 'secret.url_credentials', 'secret.webhook_url'],
+  ruleIds: URL_RULE_IDS,
   keywords: ['://'],
   detect: detectUrls,
-};
+});

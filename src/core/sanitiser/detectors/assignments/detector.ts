@@ -1,0 +1,173 @@
+/**
+ * Secrets found by their context: `name = value` (and `name: value`, `name => value`, JSON,
+ * XML key/value pairs, CLI flags, comparisons), `vendor TOKEN value` and `.npmrc` auth lines.
+ * The name decides what kind of secret it would be (classify-name.ts); the value must then pass
+ * that kind's gates (length, entropy, character classes, placeholder and template lists).
+ * Vendor-specific names own their value: `AWS_SECRET_ACCESS_KEY = <not 40 chars>` is not a
+ * secret of any other kind either.
+ */
+import { defineDetector, type DetectorContext } from '../../detector.js';
+import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../../validators.js';
+import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable } from '../credential-values.js';
+import { OWNING_PREFIXES } from '../provider-tokens.js';
+import { profileOf, type NameProfile, type OwnedKind } from './classify-name.js';
+import { parseAssignment, type Assignment, type Form } from './parse-assignment.js';
+
+/**
+ * Every rule a name = value assignment can be found as: the generic ones, and the vendor formats
+ * recognised by their variable name (vendor-owned names).
+ */
+const ASSIGNMENT_RULE_IDS = [
+  'secret.password_assignment',
+  'secret.generic_secret',
+  'secret.aws_secret_access_key',
+  'secret.azure_storage_key',
+  'secret.azure_identifier',
+  'secret.npmrc_auth',
+  'secret.sonarqube_token',
+] as const;
+type AssignmentRuleId = (typeof ASSIGNMENT_RULE_IDS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Values under vendor-owned names
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface OwnedResult {
+  readonly ruleId: AssignmentRuleId | null;
+}
+
+/**
+ * Names that belong to a vendor credential with a known value format. Returns undefined when the
+ * name is not owned; { ruleId: null } when it is owned but the value does not fit (no finding).
+ */
+function ownedName(kind: OwnedKind, assignment: Assignment): OwnedResult | undefined {
+  const value = assignment.value;
+  if (kind === 'aws' || (kind === 'aws_if_operator' && assignment.form === 'operator')) {
+    const fits = /^[A-Za-z0-9/+=]{40}$/.test(value) && characterClassCount(value) >= 2 && shannonEntropy(value) >= 3.0;
+    return { ruleId: fits ? 'secret.aws_secret_access_key' : null };
+  }
+  if (kind === 'azure_storage') {
+    const fits = /^[A-Za-z0-9+/]{40,}={0,2}$/.test(value) && shannonEntropy(value) >= 4.0;
+    return { ruleId: fits ? 'secret.azure_storage_key' : null };
+  }
+  if (kind === 'npmrc') {
+    const fits = value.length >= 8 && !/[\s()]/.test(value) && !isPlaceholderValue(value) && !isTemplateOrVariable(value);
+    return { ruleId: fits ? 'secret.npmrc_auth' : null };
+  }
+  if (kind === 'sonarqube') {
+    // SonarQube user tokens before 9.5 are 40 hex digits with no prefix; prefixed ones (squ_...)
+    // are provider formats, and anything else under the name is judged as a generic value.
+    if (/^[0-9a-f]{40}$/.test(value) && /\d/.test(value) && /[a-f]/.test(value)) return { ruleId: 'secret.sonarqube_token' };
+    return undefined;
+  }
+  return undefined;
+}
+
+/** OWNING_PREFIXES by first character: a value is tested against a handful, not all of them. */
+const OWNING_PREFIXES_BY_FIRST_CHARACTER: ReadonlyMap<string, readonly string[]> = (() => {
+  const byFirst = new Map<string, string[]>();
+  for (const prefix of OWNING_PREFIXES) byFirst.set(prefix.charAt(0), [...(byFirst.get(prefix.charAt(0)) ?? []), prefix]);
+  return byFirst;
+})();
+
+function startsWithOwningPrefix(value: string): boolean {
+  const candidates = OWNING_PREFIXES_BY_FIRST_CHARACTER.get(value.charAt(0));
+  return candidates !== undefined && candidates.some((prefix) => value.startsWith(prefix));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+const ASSIGNMENT_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'auth', 'access', 'private', 'tenant', 'azure', '_pat', 'pat_', 'sonar', 'directoryentry'];
+
+/** "nimble KEY ...": a plain word before the name qualifies it; "<add key=" is an XML attribute. */
+function isQualified(text: string, nameStart: number): boolean {
+  const before = text.slice(Math.max(0, nameStart - 40), nameStart);
+  return /[A-Za-z0-9][ \t]$/.test(before) && !/<[\w:.-]+[ \t]+$/.test(before);
+}
+
+/** The shortest value any rule could accept for a form; cheaper than classifying the name first. */
+function shortestAcceptableValue(form: Form): number {
+  return form === 'whitespace' || form === 'glued' || form === 'pair' ? 12 : 6;
+}
+
+type NameProfiles = Map<string, NameProfile>;
+
+/**
+ * Constructors whose last string argument is a password although no argument is named so:
+ * .NET's `new DirectoryEntry(path, username, password)` (also written with its namespace).
+ */
+const CREDENTIAL_CONSTRUCTORS: ReadonlySet<string> = new Set(['directoryentry']);
+
+function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): AssignmentRuleId | null {
+  const value = assignment.value;
+  if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
+  // Names repeat (every `password` field, every `cacheKey`): profile each once per scan.
+  let profile = profiles.get(assignment.name);
+  if (profile === undefined) {
+    profile = profileOf(assignment.name);
+    profiles.set(assignment.name, profile);
+  }
+  const owned = ownedName(profile.owned, assignment);
+  if (owned !== undefined) return owned.ruleId;
+  if (profile.azureIdentifier) return UUID.test(value) ? 'secret.azure_identifier' : null;
+  // A bare "key" or "access" names a secret only with a qualifier ("api_key", "nimble KEY ...");
+  // `key = ...` and `"key": ...` alone are map keys.
+  if (profile.bare && !isQualified(text, assignment.nameStart)) return null;
+  const info = profile.info;
+  if (assignment.form === 'call' && CREDENTIAL_CONSTRUCTORS.has(profile.lowerName.slice(profile.lowerName.lastIndexOf('.') + 1))) {
+    return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+  }
+  if (info === null) return null;
+  if (value.toLowerCase() === profile.lowerName) return null;
+  // A value in a vendor's prefix is judged by that vendor's format alone (provider-tokens.ts).
+  if (startsWithOwningPrefix(value)) return null;
+  switch (assignment.form) {
+    case 'comparison':
+    case 'call':
+    case 'flag':
+      // Hard-coded credential checks, credential constructors and CLI flags hold passwords
+      // whatever the name says ("if creds.Secret != 'open-sesame'").
+      return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+    case 'operator':
+      if (info.kind === 'password') return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+      return isPlausibleSecret(value, 'assigned', assignment.quoted) ? 'secret.generic_secret' : null;
+    case 'pair':
+      // Two literals in a row may be any list of strings ('password', 'remember_me'): the value
+      // must look generated whatever the name's kind.
+      if (!isPlausibleSecret(value, 'assigned', true)) return null;
+      return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
+    case 'whitespace':
+    case 'glued':
+      return isPlausibleSecret(value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
+  }
+}
+
+function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
+  const { text, scan } = context;
+  const emittedValueStarts = new Set<number>();
+  const profiles: NameProfiles = new Map();
+  for (const keyword of ASSIGNMENT_KEYWORDS) {
+    // A keyword inside a value already judged ("token = 'xtokenx...'") starts no assignment.
+    let judgedUntil = -1;
+    for (const position of context.positions(keyword)) {
+      if (position < judgedUntil) continue;
+      const assignment = parseAssignment(text, position, position + keyword.length);
+      if (assignment === null) continue;
+      judgedUntil = assignment.valueEnd;
+      if (emittedValueStarts.has(assignment.valueStart)) continue;
+      const ruleId = judgeAssignment(text, assignment, profiles);
+      if (ruleId === null) continue;
+      emittedValueStarts.add(assignment.valueStart);
+      scan.emit(ruleId, assignment.valueStart, assignment.valueEnd);
+    }
+  }
+}
+
+export const assignmentDetector = defineDetector({
+  name: 'assignments',
+  ruleIds: ASSIGNMENT_RULE_IDS,
+  keywords: ASSIGNMENT_KEYWORDS,
+  detect: detectAssignments,
+});
