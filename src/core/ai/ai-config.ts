@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PLANS, type Plan } from '../domain/plans.js';
 import { formatIssue } from '../validation.js';
+import { MODEL_NAME_PATTERN, PROVIDER_ID_PATTERN } from './model-id.js';
 
 export const ECHO_PROVIDER_ID = 'echo';
 export const ECHO_MODEL_NAME = 'echo';
@@ -32,10 +33,6 @@ export const OPENAI_SHORTCUT_PLANS: readonly Plan[] = ['expert'];
 /** OpenAI's platform is US-hosted unless the operator configures an EU endpoint explicitly. */
 export const OPENAI_SHORTCUT_REGION = 'us';
 
-/** Lower-case so ids are unambiguous in URLs, YAML and logs; no "/" because it separates model ids. */
-const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** Model names are the upstream's (they may contain "/", ":" or "."), but never whitespace. */
-const MODEL_NAME_PATTERN = /^\S{1,200}$/;
 const ENV_VAR_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_TIMEOUT_MS = 600_000;
 const MAX_RETRIES_LIMIT = 10;
@@ -190,15 +187,6 @@ export function isEuRegion(region: string): boolean {
   return normalised === 'eu' || normalised.startsWith('eu-');
 }
 
-/** Splits "<provider>/<model_name>" at the first "/"; undefined when malformed. */
-export function parseModelId(modelId: string): { provider: string; name: string } | undefined {
-  const slash = modelId.indexOf('/');
-  if (slash <= 0) return undefined;
-  const provider = modelId.slice(0, slash);
-  const name = modelId.slice(slash + 1);
-  if (!PROVIDER_ID_PATTERN.test(provider) || !MODEL_NAME_PATTERN.test(name)) return undefined;
-  return { provider, name };
-}
 
 
 function configError(problems: readonly string[]): Error {

@@ -11,11 +11,11 @@ import {
   ECHO_PROVIDER_ID,
   ECHO_REGION,
   isEuRegion,
-  parseModelId,
   type AiConfig,
   type AiEnv,
 } from './ai-config.js';
 import { PLANS, type Plan } from '../domain/plans.js';
+import { parseModelId } from './model-id.js';
 import type {
   AiLogger,
   ChatMessage,

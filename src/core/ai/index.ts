@@ -5,12 +5,12 @@ export {
   ECHO_PROVIDER_ID,
   isEuRegion,
   parseAiConfig,
-  parseModelId,
   type AiConfig,
   type AiEnv,
   type ModelConfig,
   type ProviderConfig,
 } from './ai-config.js';
+export { MODEL_ID_PATTERN, modelIdSchema, parseModelId } from './model-id.js';
 export { createAiGateway, isEcho, providerOf, type AiGateway, type CreateAiGatewayOptions } from './ai-gateway.js';
 export type {
   AiLogger,

@@ -4,6 +4,7 @@
  * compositions; a workflow may also refer to an existing resource of the account by its id.
  */
 import { z } from 'zod';
+import { modelIdSchema } from '../ai/model-id.js';
 import { CARD_LIMITS } from '../context-cards/context-cards.js';
 import { IDENTIFIER_PATTERN, variableDeclarationSchema, workflowDefinitionSchema } from '../engine/workflow-definition.js';
 
@@ -20,7 +21,7 @@ const keySchema = z
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(BUNDLE_LIMITS.nameLength).describe('Display name.');
 const descriptionSchema = z.string().max(BUNDLE_LIMITS.descriptionLength).default('').describe('What it is for.');
 const tagsSchema = z.array(z.string().min(1).max(CARD_LIMITS.tagLength)).max(CARD_LIMITS.tags).default([]).describe('Free-form tags.');
-const modelSchema = z.string().regex(/^[^/\s]+\/\S+$/, 'must be a model id of the form <provider>/<model_name>').describe('Model id, <provider>/<model_name>.');
+const modelSchema = modelIdSchema.describe('Model id, <provider>/<model_name>.');
 
 export const personaEntrySchema = z.strictObject({
   key: keySchema.optional(),

@@ -7,8 +7,8 @@ import {
   ECHO_MODEL_ID,
   isEuRegion,
   parseAiConfig,
-  parseModelId,
 } from '../../../src/core/ai/ai-config.js';
+import { parseModelId } from '../../../src/core/ai/model-id.js';
 import { PLANS } from '../../../src/core/domain/plans.js';
 
 const FULL_CONFIG_YAML = `
