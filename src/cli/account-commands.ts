@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { PLANS, type Plan } from '../core/domain/plans.js';
-import { CliUsageError, parsePositiveNumber, withApplication } from './context.js';
+import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
 function parsePlan(value: string): Plan {
@@ -8,7 +8,7 @@ function parsePlan(value: string): Plan {
   return value as Plan;
 }
 
-export function registerAccountCommands(program: Command): void {
+export function registerAccountCommands(program: Command, context: CliContext): void {
   const account = program.command('account').description('Create and manage accounts');
 
   account
@@ -21,7 +21,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--organisation <id>', 'join an existing organisation')
     .option('--json', 'print JSON')
     .action(async (options: { email: string; name?: string; plan: Plan; credits: number; organisation?: string; json?: boolean }) => {
-      const created = await withApplication(({ core }) =>
+      const created = await withApplication(context, ({ core }) =>
         core.accounts.createAccount({
           email: options.email,
           plan: options.plan,
@@ -30,7 +30,7 @@ export function registerAccountCommands(program: Command): void {
           ...(options.organisation ? { organisationId: options.organisation } : {}),
         }),
       );
-      print(created, options, () => rows(Object.entries(created)));
+      print(context.stdout, created, options, () => rows(Object.entries(created)));
     });
 
   account
@@ -38,8 +38,8 @@ export function registerAccountCommands(program: Command): void {
     .description('List accounts')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const accounts = await withApplication(({ core }) => core.accounts.listAccounts());
-      print(accounts, options, () =>
+      const accounts = await withApplication(context, ({ core }) => core.accounts.listAccounts());
+      print(context.stdout, accounts, options, () =>
         accounts.length === 0 ? 'No accounts.' : table(['ID', 'EMAIL', 'PLAN', 'CREDITS'], accounts.map((a) => [a.id, a.email, a.plan, a.credits])),
       );
     });
@@ -50,8 +50,8 @@ export function registerAccountCommands(program: Command): void {
     .argument('<account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (accountId: string, options: { json?: boolean }) => {
-      const shown = await withApplication(({ core }) => core.accounts.showAccount(accountId));
-      print(shown, options, () => {
+      const shown = await withApplication(context, ({ core }) => core.accounts.showAccount(accountId));
+      print(context.stdout, shown, options, () => {
         const { keys, ...fields } = shown;
         const keyTable = keys.length === 0 ? 'No keys.' : table(['KEY ID', 'PREFIX', 'STATUS', 'SCOPES'], keys.map((k) => [k.id, k.prefix, k.status, k.scopes.join(',')]));
         return `${rows(Object.entries(fields))}\n\n${keyTable}`;
@@ -65,8 +65,8 @@ export function registerAccountCommands(program: Command): void {
     .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan)
     .option('--json', 'print JSON')
     .action(async (accountId: string, plan: Plan, options: { json?: boolean }) => {
-      const updated = await withApplication(({ core }) => core.accounts.setPlan(accountId, plan));
-      print(updated, options, () => `Account ${updated.id} is now on the ${updated.plan} plan.`);
+      const updated = await withApplication(context, ({ core }) => core.accounts.setPlan(accountId, plan));
+      print(context.stdout, updated, options, () => `Account ${updated.id} is now on the ${updated.plan} plan.`);
     });
 
   const organisation = program.command('org').description('Organisation policies');
@@ -87,12 +87,12 @@ export function registerAccountCommands(program: Command): void {
       const euOnlyModels = toggle('--eu-only-models', options.euOnlyModels);
       const strictByok = toggle('--strict-byok', options.strictByok);
       if (euOnlyModels === undefined && strictByok === undefined) throw new CliUsageError('Give --eu-only-models and/or --strict-byok.');
-      const updated = await withApplication(({ core }) =>
+      const updated = await withApplication(context, ({ core }) =>
         core.accounts.setOrganisationPolicy(organisationId, {
           ...(euOnlyModels === undefined ? {} : { euOnlyModels }),
           ...(strictByok === undefined ? {} : { strictByok }),
         }),
       );
-      print(updated, options, () => rows(Object.entries(updated)));
+      print(context.stdout, updated, options, () => rows(Object.entries(updated)));
     });
 }

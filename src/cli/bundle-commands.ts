@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseBundleText } from '../core/bundle/bundles.js';
-import { CliUsageError, withApplication } from './context.js';
+import { CliUsageError, withApplication, type CliContext } from './context.js';
 import { print, rows } from './output.js';
 
 function formatOf(path: string): 'json' | 'yaml' | 'auto' {
@@ -10,7 +10,7 @@ function formatOf(path: string): 'json' | 'yaml' | 'auto' {
   return extension === '.json' ? 'json' : extension === '.yaml' || extension === '.yml' ? 'yaml' : 'auto';
 }
 
-export function registerBundleCommands(program: Command): void {
+export function registerBundleCommands(program: Command, context: CliContext): void {
   program
     .command('import')
     .description('Import a YAML or JSON bundle of personas, context cards, compositions, skills and workflows into an account (all or nothing)')
@@ -20,13 +20,13 @@ export function registerBundleCommands(program: Command): void {
     .action(async (file: string, options: { account: string; json?: boolean }) => {
       let text: string;
       try {
-        text = await readFile(file, 'utf8');
+        text = await readFile(resolve(context.cwd, file), 'utf8');
       } catch (err) {
         throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
       }
       const raw = parseBundleText(text, formatOf(file));
-      const summary = await withApplication(({ core }) => core.bundles.importBundle(options.account, raw));
-      print(summary, options, () => {
+      const summary = await withApplication(context, ({ core }) => core.bundles.importBundle(options.account, raw));
+      print(context.stdout, summary, options, () => {
         const { ids, ...counts } = summary;
         return `Imported into ${summary.account_id}:\n${rows(Object.entries(counts).filter(([name]) => name !== 'account_id'))}${
           Object.keys(ids).length > 0 ? `\n\n${rows(Object.entries(ids))}` : ''
@@ -43,8 +43,8 @@ export function registerBundleCommands(program: Command): void {
     .action(async (options: { account: string; format: string; output?: string }) => {
       if (options.format !== 'yaml' && options.format !== 'json') throw new CliUsageError(`--format must be yaml or json, got "${options.format}".`);
       const format = options.format;
-      const text = await withApplication(async ({ core }) => core.bundles.formatBundle(await core.bundles.exportBundle(options.account), format));
-      if (options.output) await writeFile(options.output, text, 'utf8');
-      else process.stdout.write(text);
+      const text = await withApplication(context, async ({ core }) => core.bundles.formatBundle(await core.bundles.exportBundle(options.account), format));
+      if (options.output) await writeFile(resolve(context.cwd, options.output), text, 'utf8');
+      else context.stdout.write(text);
     });
 }

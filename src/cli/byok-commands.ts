@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ByokOwner } from '../db/store.js';
-import { CliUsageError, withApplication } from './context.js';
+import { CliUsageError, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
 function ownerFrom(options: { account?: string; org?: string }): ByokOwner {
@@ -10,7 +10,7 @@ function ownerFrom(options: { account?: string; org?: string }): ByokOwner {
   throw new CliUsageError('Give --account <id> or --org <id>.');
 }
 
-export function registerByokCommands(program: Command): void {
+export function registerByokCommands(program: Command, context: CliContext): void {
   const byok = program.command('byok').description("Bring your own key: an account's or organisation's own provider keys, encrypted at rest");
 
   byok
@@ -23,10 +23,10 @@ export function registerByokCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { account?: string; org?: string; provider: string; keyEnv: string; json?: boolean }) => {
       const owner = ownerFrom(options);
-      const plaintext = process.env[options.keyEnv];
+      const plaintext = context.env[options.keyEnv];
       if (plaintext === undefined || plaintext.trim() === '') throw new CliUsageError(`The environment variable ${options.keyEnv} is not set or empty.`);
-      const stored = await withApplication(({ core }) => core.byok.set(owner, options.provider, plaintext));
-      print(stored, options, () => `Stored the ${stored.provider} key ${stored.key_hint} (id ${stored.id}); calls to ${stored.provider} now use it and are not metered.`);
+      const stored = await withApplication(context, ({ core }) => core.byok.set(owner, options.provider, plaintext));
+      print(context.stdout, stored, options, () => `Stored the ${stored.provider} key ${stored.key_hint} (id ${stored.id}); calls to ${stored.provider} now use it and are not metered.`);
     });
 
   byok
@@ -36,8 +36,8 @@ export function registerByokCommands(program: Command): void {
     .option('--org <organisation-id>', 'of an organisation')
     .option('--json', 'print JSON')
     .action(async (options: { account?: string; org?: string; json?: boolean }) => {
-      const keys = await withApplication(({ core }) => core.byok.list(ownerFrom(options)));
-      print(keys, options, () => (keys.length === 0 ? 'No BYOK keys.' : table(['ID', 'PROVIDER', 'KEY', 'STATUS', 'CREATED'], keys.map((k) => [k.id, k.provider, k.key_hint, k.status, k.created_at]))));
+      const keys = await withApplication(context, ({ core }) => core.byok.list(ownerFrom(options)));
+      print(context.stdout, keys, options, () => (keys.length === 0 ? 'No BYOK keys.' : table(['ID', 'PROVIDER', 'KEY', 'STATUS', 'CREATED'], keys.map((k) => [k.id, k.provider, k.key_hint, k.status, k.created_at]))));
     });
 
   byok
@@ -46,7 +46,7 @@ export function registerByokCommands(program: Command): void {
     .argument('<byok-key-id>', 'BYOK key id')
     .option('--json', 'print JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const revoked = await withApplication(({ core }) => core.byok.revoke(id));
-      print(revoked, options, () => `BYOK key ${revoked.id} (${revoked.provider} ${revoked.key_hint}) is revoked.`);
+      const revoked = await withApplication(context, ({ core }) => core.byok.revoke(id));
+      print(context.stdout, revoked, options, () => `BYOK key ${revoked.id} (${revoked.provider} ${revoked.key_hint}) is revoked.`);
     });
 }

@@ -1,13 +1,47 @@
+import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
+import { createLogger, type Logger } from '../logger.js';
 import { createApplication, type Application } from '../main.js';
+
+/**
+ * What a command may know of the world it runs in. Only the entry (`index.ts`) reads `process`;
+ * commands get it from here, so tests run the CLI in-process with their own environment and streams.
+ */
+export interface CliContext {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Relative paths (a bundle file, PORCH_CONFIG, an output folder) are resolved against it. */
+  cwd: string;
+  stdin: Readable;
+  /** The command's own output, and nothing else (scripts parse it). */
+  stdout: Writable;
+  /** Messages for people: errors, warnings. */
+  stderr: Writable;
+  /**
+   * Where logs go: a file descriptor (the entry's fd 2, written asynchronously so a busy server
+   * does not wait on its logs) or a stream (tests).
+   */
+  logDestination: Writable | number;
+  /** Resolves with the reason (e.g. `SIGTERM`) once the operator asks a long-running command to stop. */
+  waitForStop(): Promise<string>;
+}
+
+/** The configuration, read from the context's environment and folder. */
+export function loadCliConfig(context: CliContext): Config {
+  return loadConfig(context.env, context.cwd);
+}
+
+/** The logger at the configured level, writing where the context says logs go. */
+export function createCliLogger(context: CliContext, config: Config): Logger {
+  return createLogger(config.logLevel, context.logDestination);
+}
 
 /**
  * Commands open the database on demand and close it when done, so `porch key list` works beside
  * a running server (SQLite WAL lets both use the file).
  */
-export async function withApplication<Result>(run: (application: Application, config: Config) => Promise<Result>): Promise<Result> {
-  const config = loadConfig();
-  const application = createApplication(config);
+export async function withApplication<Result>(context: CliContext, run: (application: Application, config: Config) => Promise<Result>): Promise<Result> {
+  const config = loadCliConfig(context);
+  const application = createApplication(config, { logger: createCliLogger(context, config) });
   try {
     return await run(application, config);
   } finally {

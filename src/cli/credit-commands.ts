@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { parsePositiveNumber, withApplication } from './context.js';
+import { parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows } from './output.js';
 
-export function registerCreditCommands(program: Command): void {
+export function registerCreditCommands(program: Command, context: CliContext): void {
   const credits = program.command('credits').description('Grant and inspect credits (1 credit = 1,000 tokens)');
 
   credits
@@ -13,12 +13,12 @@ export function registerCreditCommands(program: Command): void {
     .option('--reason <text>', 'note kept in the ledger')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; credits: number; reason?: string; json?: boolean }) => {
-      const result = await withApplication(async ({ core }) => {
+      const result = await withApplication(context, async ({ core }) => {
         await core.accounts.showAccount(options.account);
         await core.credits.grant(options.account, options.credits, options.reason);
         return { account_id: options.account, granted: options.credits, credits: await core.credits.remainingCredits(options.account) };
       });
-      print(result, options, () => `Granted ${result.granted} credits; the account now has ${result.credits}.`);
+      print(context.stdout, result, options, () => `Granted ${result.granted} credits; the account now has ${result.credits}.`);
     });
 
   credits
@@ -27,7 +27,7 @@ export function registerCreditCommands(program: Command): void {
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const result = await withApplication(async ({ core }) => {
+      const result = await withApplication(context, async ({ core }) => {
         await core.accounts.showAccount(options.account);
         const balance = await core.credits.balance(options.account);
         return {
@@ -37,6 +37,6 @@ export function registerCreditCommands(program: Command): void {
           reserved_tokens: balance.reservedTokens,
         };
       });
-      print(result, options, () => rows(Object.entries(result)));
+      print(context.stdout, result, options, () => rows(Object.entries(result)));
     });
 }

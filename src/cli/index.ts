@@ -1,20 +1,25 @@
 #!/usr/bin/env node
-/** The `porch` command. Errors end the process with a message on stderr and a non-zero exit. */
-import { CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
-import { PorchError } from '../core/errors.js';
-import { CliUsageError } from './context.js';
-import { createProgram } from './program.js';
+/**
+ * The `porch` command: the only part of the CLI that touches `process`. Errors end the process
+ * with a message on stderr and a non-zero exit code.
+ */
+import { runCli } from './run-cli.js';
 
-function fail(message: string): never {
-  process.stderr.write(`porch: ${message}\n`);
-  process.exit(1);
+/** Resolves on the first SIGINT or SIGTERM; a second SIGINT then ends the process at once (Node's default). */
+function waitForStop(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 }
 
-try {
-  await createProgram().parseAsync(process.argv);
-} catch (err) {
-  if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError) fail(err.message);
-  if (err instanceof CommanderError) process.exit(err.exitCode);
-  fail(`unexpected error: ${err instanceof Error ? err.message : String(err)}`);
-}
+// The exit code, not process.exit(): output still queued on a pipe is written before the process ends.
+process.exitCode = await runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  logDestination: 2,
+  waitForStop,
+});

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { parseList, parseWholeNumber, withApplication } from './context.js';
+import { parseList, parseWholeNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this key now: it is shown once and only its hash is kept.';
 
-export function registerKeyCommands(program: Command): void {
+export function registerKeyCommands(program: Command, context: CliContext): void {
   const key = program.command('key').description('Create and manage API keys (mdi_...)');
 
   key
@@ -17,7 +17,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
     .option('--json', 'print JSON')
     .action(async (options: { account: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
-      const created = await withApplication(({ core }) =>
+      const created = await withApplication(context, ({ core }) =>
         core.accounts.createKey({
           accountId: options.account,
           ...(options.name ? { name: options.name } : {}),
@@ -26,7 +26,7 @@ export function registerKeyCommands(program: Command): void {
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print({ ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+      print(context.stdout, { ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
     });
 
   key
@@ -35,8 +35,8 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const keys = await withApplication(({ core }) => core.accounts.listKeys(options.account));
-      print(keys, options, () =>
+      const keys = await withApplication(context, ({ core }) => core.accounts.listKeys(options.account));
+      print(context.stdout, keys, options, () =>
         keys.length === 0
           ? 'No keys.'
           : table(['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'], keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')])),
@@ -49,8 +49,8 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'key id')
     .option('--json', 'print JSON')
     .action(async (keyId: string, options: { json?: boolean }) => {
-      const revoked = await withApplication(({ core }) => core.accounts.revokeKey(keyId));
-      print(revoked, options, () => `Key ${revoked.id} (${revoked.prefix}...) is revoked.`);
+      const revoked = await withApplication(context, ({ core }) => core.accounts.revokeKey(keyId));
+      print(context.stdout, revoked, options, () => `Key ${revoked.id} (${revoked.prefix}...) is revoked.`);
     });
 
   key
@@ -59,8 +59,8 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'key id')
     .option('--json', 'print JSON')
     .action(async (keyId: string, options: { json?: boolean }) => {
-      const rotated = await withApplication(({ core }) => core.accounts.rotateKey(keyId));
-      print({ ...rotated.key, key: rotated.plaintext }, options, () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`);
+      const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId));
+      print(context.stdout, { ...rotated.key, key: rotated.plaintext }, options, () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`);
     });
 
   const partner = program.command('partner-key').description('Issue and revoke partner keys (mpk_...)');
@@ -74,7 +74,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
     .option('--json', 'print JSON')
     .action(async (options: { org: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
-      const created = await withApplication(({ core }) =>
+      const created = await withApplication(context, ({ core }) =>
         core.accounts.createPartnerKey({
           organisationId: options.org,
           ...(options.name ? { name: options.name } : {}),
@@ -83,7 +83,7 @@ export function registerKeyCommands(program: Command): void {
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print({ ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+      print(context.stdout, { ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
     });
   partner
     .command('revoke')
@@ -91,7 +91,7 @@ export function registerKeyCommands(program: Command): void {
     .argument('<key-id>', 'partner key id')
     .option('--json', 'print JSON')
     .action(async (keyId: string, options: { json?: boolean }) => {
-      const revoked = await withApplication(({ core }) => core.accounts.revokePartnerKey(keyId));
-      print(revoked, options, () => `Partner key ${revoked.id} (${revoked.prefix}...) is revoked.`);
+      const revoked = await withApplication(context, ({ core }) => core.accounts.revokePartnerKey(keyId));
+      print(context.stdout, revoked, options, () => `Partner key ${revoked.id} (${revoked.prefix}...) is revoked.`);
     });
 }

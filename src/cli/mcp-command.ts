@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import { PorchError } from '../core/errors.js';
-import { createApplication } from '../main.js';
 import { operations } from '../operations/index.js';
-import { CliUsageError } from './context.js';
+import { CliUsageError, withApplication, type CliContext } from './context.js';
 
-export function registerMcpCommand(program: Command): void {
+export function registerMcpCommand(program: Command, context: CliContext): void {
   program
     .command('mcp')
     .description('Serve MCP over stdio for one API key (PORCH_API_KEY; without it only the public tools). Logs go to stderr.')
@@ -20,24 +18,24 @@ export function registerMcpCommand(program: Command): void {
       ].join('\n'),
     )
     .action(async () => {
-      const config = loadConfig();
-      const application = createApplication(config);
-      const apiKey = process.env.PORCH_API_KEY;
-      const actingAccountId = process.env.PORCH_ACCOUNT;
+      const apiKey = context.env.PORCH_API_KEY;
+      const actingAccountId = context.env.PORCH_ACCOUNT;
       // Loaded here, not at the top, so every other command starts without the MCP SDK.
       const { serveMcpOverStdio } = await import('../mcp/stdio.js');
-      try {
-        await serveMcpOverStdio({
-          core: application.core,
-          operations,
-          errorCodes: config.errorCodes,
-          credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
-        });
-      } catch (err) {
-        if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
-        throw err;
-      } finally {
-        await application.close();
-      }
+      await withApplication(context, async ({ core }, config) => {
+        try {
+          await serveMcpOverStdio({
+            core,
+            operations,
+            errorCodes: config.errorCodes,
+            credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
+            input: context.stdin,
+            output: context.stdout,
+          });
+        } catch (err) {
+          if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
+          throw err;
+        }
+      });
     });
 }

@@ -1,10 +1,12 @@
+import type { Writable } from 'node:stream';
+
 /** How commands print: JSON with --json (for scripts), readable text otherwise. Always stdout. */
 export interface OutputOptions {
   json?: boolean;
 }
 
-export function print(value: unknown, options: OutputOptions, human: () => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+export function print(stdout: Writable, value: unknown, options: OutputOptions, human: () => string): void {
+  stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
 }
 
 /** A two-column table of label/value rows. */

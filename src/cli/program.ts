@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerAccountCommands } from './account-commands.js';
 import { registerBundleCommands } from './bundle-commands.js';
 import { registerByokCommands } from './byok-commands.js';
+import type { CliContext } from './context.js';
 import { registerCreditCommands } from './credit-commands.js';
 import { registerKeyCommands } from './key-commands.js';
 import { registerSanitiserCommands } from './sanitiser-commands.js';
@@ -9,20 +10,27 @@ import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSkillsCommands } from './skills-command.js';
 
-export function createProgram(): Command {
+/**
+ * The `porch` command tree. Commander writes through the context's streams and throws a
+ * CommanderError instead of ending the process (help, usage mistakes), so the caller decides the
+ * exit code. Both settings come before the subcommands, which copy them when they are created.
+ */
+export function createProgram(context: CliContext): Command {
   const program = new Command()
     .name('porch')
     .description('Porch: a self-hosted prompt-orchestration server (REST API, MCP server, agent skills)')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => context.stdout.write(text), writeErr: (text) => context.stderr.write(text) })
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: true });
-  registerServeCommands(program);
-  registerAccountCommands(program);
-  registerKeyCommands(program);
-  registerCreditCommands(program);
-  registerBundleCommands(program);
-  registerByokCommands(program);
-  registerSanitiserCommands(program);
-  registerMcpCommand(program);
-  registerSkillsCommands(program);
+  registerServeCommands(program, context);
+  registerAccountCommands(program, context);
+  registerKeyCommands(program, context);
+  registerCreditCommands(program, context);
+  registerBundleCommands(program, context);
+  registerByokCommands(program, context);
+  registerSanitiserCommands(program, context);
+  registerMcpCommand(program, context);
+  registerSkillsCommands(program, context);
   return program;
 }

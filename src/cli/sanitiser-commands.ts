@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { BUILT_IN_RULES } from '../core/sanitiser/rule-catalog.js';
-import { CliUsageError, parseList, withApplication } from './context.js';
+import { CliUsageError, parseList, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
 function toggle(name: string, value: string | undefined): boolean | undefined {
@@ -10,7 +10,7 @@ function toggle(name: string, value: string | undefined): boolean | undefined {
   throw new CliUsageError(`${name} takes on or off, got "${value}".`);
 }
 
-export function registerSanitiserCommands(program: Command): void {
+export function registerSanitiserCommands(program: Command, context: CliContext): void {
   const sanitiser = program.command('sanitiser').description("The sanitiser's built-in rules and organisations' own rules");
 
   sanitiser
@@ -18,7 +18,7 @@ export function registerSanitiserCommands(program: Command): void {
     .description('List the built-in rules with their ids and default severities')
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) => {
-      print(BUILT_IN_RULES, options, () => table(['RULE ID', 'LABEL', 'SEVERITY', 'CATEGORY'], BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.label, rule.severity, rule.category])));
+      print(context.stdout, BUILT_IN_RULES, options, () => table(['RULE ID', 'LABEL', 'SEVERITY', 'CATEGORY'], BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.label, rule.severity, rule.category])));
     });
 
   const rule = sanitiser.command('rule').description("Manage an organisation's custom rules and overrides of built-in rules");
@@ -60,10 +60,10 @@ export function registerSanitiserCommands(program: Command): void {
           options.regex !== undefined
             ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
             : { kind: 'keywords', keywords: options.keywords, case_sensitive: options.caseSensitive ?? false };
-        const saved = await withApplication(({ core }) =>
+        const saved = await withApplication(context, ({ core }) =>
           core.sanitiser.addCustomRule(options.org, { rule_id: options.id, label: options.label, severity: options.severity, enabled: !options.disabled, ...definition }),
         );
-        print(saved, options, () => `Saved custom rule ${saved.rule_id}.`);
+        print(context.stdout, saved, options, () => `Saved custom rule ${saved.rule_id}.`);
       },
     );
 
@@ -79,8 +79,8 @@ export function registerSanitiserCommands(program: Command): void {
       const enabled = toggle('--enabled', options.enabled);
       if (enabled === undefined && options.severity === undefined) throw new CliUsageError('Give --enabled and/or --severity.');
       const changes = { ...(enabled === undefined ? {} : { enabled }), ...(options.severity === undefined ? {} : { severity: options.severity }) };
-      const saved = await withApplication(({ core }) => core.sanitiser.setRule(options.org, ruleId, changes));
-      print(saved, options, () => (saved.kind === 'custom' ? `Saved custom rule ${saved.rule_id}.` : `Saved override of ${saved.rule_id}.`));
+      const saved = await withApplication(context, ({ core }) => core.sanitiser.setRule(options.org, ruleId, changes));
+      print(context.stdout, saved, options, () => (saved.kind === 'custom' ? `Saved custom rule ${saved.rule_id}.` : `Saved override of ${saved.rule_id}.`));
     });
 
   rule
@@ -89,8 +89,8 @@ export function registerSanitiserCommands(program: Command): void {
     .requiredOption('--org <organisation-id>', 'organisation id')
     .option('--json', 'print JSON')
     .action(async (options: { org: string; json?: boolean }) => {
-      const rules = await withApplication(({ core }) => core.sanitiser.listRules(options.org));
-      print(rules, options, () => (rules.length === 0 ? 'No custom rules or overrides.' : table(['RULE ID', 'KIND', 'DEFINITION'], rules.map((r) => [r.rule_id, r.kind, JSON.stringify(r.definition)]))));
+      const rules = await withApplication(context, ({ core }) => core.sanitiser.listRules(options.org));
+      print(context.stdout, rules, options, () => (rules.length === 0 ? 'No custom rules or overrides.' : table(['RULE ID', 'KIND', 'DEFINITION'], rules.map((r) => [r.rule_id, r.kind, JSON.stringify(r.definition)]))));
     });
 
   rule
@@ -99,7 +99,7 @@ export function registerSanitiserCommands(program: Command): void {
     .argument('<rule-id>', 'rule id')
     .requiredOption('--org <organisation-id>', 'organisation id')
     .action(async (ruleId: string, options: { org: string }) => {
-      await withApplication(({ core }) => core.sanitiser.removeRule(options.org, ruleId));
-      process.stdout.write(`Removed ${ruleId}.\n`);
+      await withApplication(context, ({ core }) => core.sanitiser.removeRule(options.org, ruleId));
+      context.stdout.write(`Removed ${ruleId}.\n`);
     });
 }

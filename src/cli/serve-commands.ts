@@ -1,9 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
-import { withApplication } from './context.js';
+import { createCliLogger, loadCliConfig, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
 
 /**
@@ -18,8 +17,8 @@ import { print } from './output.js';
  */
 export const HEAP_GROWING_PERCENT = 50;
 
-function limitHeapGrowth(): void {
-  const nodeFlags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+function limitHeapGrowth(context: CliContext): void {
+  const nodeFlags = [...process.execArgv, ...(context.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (nodeFlags.some((flag) => /^--heap[-_]growing[-_]percent/.test(flag))) return;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
@@ -38,44 +37,36 @@ export function demoInstructions(demo: DemoAccount, apiUrl: string): string {
   ].join('\n');
 }
 
-export function registerServeCommands(program: Command): void {
+export function registerServeCommands(program: Command, context: CliContext): void {
   program
     .command('serve')
     .description('Run the server (REST API, MCP and discovery) until interrupted')
     .action(async () => {
-      const config = loadConfig();
-      limitHeapGrowth();
-      const running = await startServer(config);
+      const config = loadCliConfig(context);
+      limitHeapGrowth(context);
+      const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
       const apiUrl = `${config.publicUrl}/api/public/v1`;
       if (config.bootstrap && (await core.accounts.countAccounts()) === 0) {
         const demo = await core.demo.createDemo();
-        process.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
+        context.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       if (config.ai.defaultModelSource === 'echo') {
         logger.info('No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.');
       }
-      process.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
+      context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 
       const stopMaintenance = core.maintenance.start();
-
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, 'shutting down');
-        stopMaintenance();
-        running.close().then(
-          () => process.exit(0),
-          (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      const signal = await context.waitForStop();
+      logger.info({ signal }, 'shutting down');
+      stopMaintenance();
+      try {
+        await running.close();
+      } catch (err) {
+        logger.error({ err }, 'shutdown failed');
+        throw err;
+      }
     });
 
   program
@@ -83,8 +74,8 @@ export function registerServeCommands(program: Command): void {
     .description('Create a demo Expert account with credits, the sample catalog and an API key')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const config = loadConfig();
-      const demo = await withApplication(({ core }) => core.demo.createDemo());
-      print(demo, options, () => demoInstructions(demo, `${config.publicUrl}/api/public/v1`));
+      const config = loadCliConfig(context);
+      const demo = await withApplication(context, ({ core }) => core.demo.createDemo());
+      print(context.stdout, demo, options, () => demoInstructions(demo, `${config.publicUrl}/api/public/v1`));
     });
 }

@@ -5,10 +5,10 @@
  */
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd } from '../core/skills-bridge/index.js';
-import { CliUsageError, withApplication } from './context.js';
+import { CliUsageError, withApplication, type CliContext } from './context.js';
 import { print, rows } from './output.js';
 
 interface SkillSource {
@@ -29,25 +29,26 @@ async function filesUnder(folder: string, prefix = ''): Promise<string[]> {
   return files.sort();
 }
 
-async function readSource(path: string): Promise<SkillSource> {
+/** Reads `path` (as the operator typed it, resolved against `cwd`); messages name it as typed. */
+async function readSource(cwd: string, path: string): Promise<SkillSource> {
   let info: Stats;
   try {
-    info = await stat(path);
+    info = await stat(resolve(cwd, path));
   } catch (err) {
     throw new CliUsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
   }
   const file = info.isDirectory() ? join(path, 'SKILL.md') : path;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readFile(resolve(cwd, file), 'utf8');
   } catch (err) {
     throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
   }
   if (!info.isDirectory()) return { text, ignoredFiles: [] };
-  return { text, folderName: basename(path.replace(/[/\\]+$/, '')), ignoredFiles: await filesUnder(path) };
+  return { text, folderName: basename(path.replace(/[/\\]+$/, '')), ignoredFiles: await filesUnder(resolve(cwd, path)) };
 }
 
-export function registerSkillsCommands(program: Command): void {
+export function registerSkillsCommands(program: Command, context: CliContext): void {
   const skills = program.command('skills').description('Move skills between Porch and agent tools (Agent Skills SKILL.md format)');
 
   skills
@@ -59,8 +60,8 @@ export function registerSkillsCommands(program: Command): void {
     .option('--model <model-id>', 'default model, <provider>/<model_name>')
     .option('--json', 'print JSON')
     .action(async (path: string, options: { account: string; category?: string; model?: string; json?: boolean }) => {
-      const source = await readSource(path);
-      const imported = await withApplication(({ core }) =>
+      const source = await readSource(context.cwd, path);
+      const imported = await withApplication(context, ({ core }) =>
         importAgentSkill(core.bundles, options.account, source.text, {
           ...(source.folderName === undefined ? {} : { expectedName: source.folderName }),
           ...(options.category === undefined ? {} : { category: options.category }),
@@ -69,9 +70,9 @@ export function registerSkillsCommands(program: Command): void {
       );
       if (source.ignoredFiles.length > 0) {
         // Porch skills hold instructions only; say what stayed behind rather than dropping it silently.
-        process.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${source.ignoredFiles.join(', ')}\n`);
+        context.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${source.ignoredFiles.join(', ')}\n`);
       }
-      print({ ...imported, ignored_files: source.ignoredFiles }, options, () =>
+      print(context.stdout, { ...imported, ignored_files: source.ignoredFiles }, options, () =>
         `Imported skill "${imported.name}" into ${imported.account_id}:\n${rows([
           ['id', imported.id],
           ['category', imported.category],
@@ -86,15 +87,15 @@ export function registerSkillsCommands(program: Command): void {
     .requiredOption('--account <account-id>', 'account id')
     .option('--output <folder>', 'write <folder>/<name>/SKILL.md instead of printing it')
     .action(async (skillId: string, options: { account: string; output?: string }) => {
-      const document = await withApplication(async ({ core }) => porchSkillToAgentSkill(await core.catalog.getSkill(options.account, skillId)));
+      const document = await withApplication(context, async ({ core }) => porchSkillToAgentSkill(await core.catalog.getSkill(options.account, skillId)));
       const text = renderSkillMd(document);
       if (!options.output) {
-        process.stdout.write(text);
+        context.stdout.write(text);
         return;
       }
       const target = join(options.output, document.name, 'SKILL.md');
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, text, 'utf8');
-      process.stdout.write(`${target}\n`);
+      await mkdir(resolve(context.cwd, dirname(target)), { recursive: true });
+      await writeFile(resolve(context.cwd, target), text, 'utf8');
+      context.stdout.write(`${target}\n`);
     });
 }

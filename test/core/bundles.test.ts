@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseBundleText } from '../../src/core/bundle/bundles.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { PorchError } from '../../src/core/errors.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createCoreHarness, type CoreHarness } from '../helpers/core-harness.js';
 
-let harness: Harness;
+let harness: CoreHarness;
 let accountId: string;
 beforeEach(async () => {
-  harness = await createHarness();
+  harness = createCoreHarness();
   ({ accountId } = await harness.createAccount());
 });
 afterEach(() => harness.close());

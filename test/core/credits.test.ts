@@ -3,12 +3,12 @@ import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
 import type { UsageRecord } from '../../src/db/store.js';
 import { PorchError } from '../../src/core/errors.js';
 import { usageRecord } from '../db/fixtures.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createCoreHarness, type CoreHarness } from '../helpers/core-harness.js';
 
-let harness: Harness;
+let harness: CoreHarness;
 let accountId: string;
 beforeEach(async () => {
-  harness = await createHarness();
+  harness = createCoreHarness();
   ({ accountId } = await harness.createAccount({ credits: 10 }));
 });
 afterEach(() => harness.close());

@@ -1,9 +1,15 @@
-/** Runs the operator CLI as a real process, the way an operator does. */
+/**
+ * Runs the operator CLI. `runPorch` runs it in-process through the same function the `porch`
+ * entry calls (milliseconds a command); `runPorchProcess` starts the real entry as a process (a
+ * second or more under tsx), for the few tests that cover the entry itself.
+ */
 import { execFile } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import { runCli } from '../../src/cli/run-cli.js';
 
 const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
+export const CLI_ENTRY_ARGS = ['--import', 'tsx', 'src/cli/index.ts'];
 
 export interface CliResult {
   code: number;
@@ -11,10 +17,35 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `porch ...args` with `env` (a database file, a log level); resolves with the exit code instead of throwing. */
-export async function runPorch(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
+/** A stream that keeps what is written to it. */
+export function collectingStream(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, encoding, done) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** `porch ...args` with `env` (a database file, a log level), in this process; resolves with the exit code. */
+export function runPorch(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
+  return runPorchIn(process.cwd(), env, ...args);
+}
+
+/** `runPorch` as if started in the folder `cwd` (relative paths resolve against it). */
+export async function runPorchIn(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
+  const stdout = collectingStream();
+  const stderr = collectingStream();
+  const code = await runCli(args, { env, cwd, stdout: stdout.stream, stderr: stderr.stream });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** `porch ...args` as a real process (`node --import tsx src/cli/index.ts`); resolves with the exit code instead of throwing. */
+export async function runPorchProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI, ...args], { env, cwd: process.cwd() });
+    const { stdout, stderr } = await run(process.execPath, [...CLI_ENTRY_ARGS, ...args], { env, cwd: process.cwd() });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failure = err as CliResult;

@@ -7,8 +7,8 @@ import { ManualClock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
+import { accountHelpers, type AccountHelpers } from './core-harness.js';
 import { validateAgainstOpenApi } from './openapi-validation.js';
-import type { Plan } from '../../src/core/domain/plans.js';
 
 export interface HarnessOptions {
   env?: Record<string, string>;
@@ -37,7 +37,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface Harness {
+export interface Harness extends AccountHelpers {
   server: RunningServer;
   clock: ManualClock;
   config: Config;
@@ -47,14 +47,8 @@ export interface Harness {
   /** A request under the API base (`/api/public/v1` + path). */
   api<Data = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<ResponseBody<Data>>>;
   site<Body = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<Body>>;
-  /** An account (Expert with 1,000 credits unless told otherwise). */
-  createAccount(options?: { plan?: Plan; credits?: number; email?: string }): Promise<{ accountId: string; organisationId: string }>;
-  createKey(accountId: string, options?: { scopes?: string[]; rpm?: number; rpd?: number }): Promise<{ id: string; key: string }>;
-  expertWithKey(options?: { credits?: number; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; organisationId: string; keyId: string; key: string }>;
   close(): Promise<void>;
 }
-
-let emailCounter = 0;
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent', ...options.env });
@@ -96,25 +90,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     store,
     api: <Data>(method: string, path: string, request?: RequestOptions) => send<ResponseBody<Data>>(`${server.url}/api/public/v1${path}`, method, request),
     site: (method, path, request) => send(`${server.url}${path}`, method, request),
-    async createAccount({ plan = 'expert', credits = 1000, email } = {}) {
-      emailCounter += 1;
-      const account = await core.accounts.createAccount({ email: email ?? `user${emailCounter}-${Date.now()}@example.com`, plan, credits });
-      return { accountId: account.id, organisationId: account.organisation_id };
-    },
-    async createKey(accountId, { scopes, rpm, rpd } = {}) {
-      const created = await core.accounts.createKey({
-        accountId,
-        ...(scopes ? { scopes } : {}),
-        ...(rpm ? { requestsPerMinute: rpm } : {}),
-        ...(rpd ? { requestsPerDay: rpd } : {}),
-      });
-      return { id: created.key.id, key: created.plaintext };
-    },
-    async expertWithKey({ credits = 1000, scopes, rpm } = {}) {
-      const account = await harness.createAccount({ credits });
-      const key = await harness.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}) });
-      return { ...account, keyId: key.id, key: key.key };
-    },
+    ...accountHelpers(core),
     async close() {
       await server.close();
       if (outputMismatches.length > 0) throw new Error(`Operations answered outside their documented output:\n${[...new Set(outputMismatches)].join('\n')}`);

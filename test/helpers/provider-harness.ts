@@ -45,7 +45,15 @@ export async function createProviderHarness(options: ProviderHarnessOptions = {}
       ...options.config,
     }),
   );
-  const harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: GATEWAY_KEY, ...options.env } });
+  let harness: Harness;
+  try {
+    harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: GATEWAY_KEY, ...options.env } });
+  } catch (err) {
+    // A config a test wrote wrong must not leave the fake upstream listening or the folder behind.
+    await fake.close();
+    await rm(directory, { recursive: true, force: true });
+    throw err;
+  }
   return {
     ...harness,
     fake,

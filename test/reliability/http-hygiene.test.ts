@@ -120,6 +120,8 @@ describe('slow clients and limits', () => {
 describe('graceful shutdown', () => {
   it('finishes a request in flight, then closes the database', async () => {
     const provider = await createProviderHarness();
+    // afterEach closes the fake upstream and removes the config folder even if this test fails.
+    harness = provider;
     provider.fake.setBehaviour({ delayMs: 300 });
     const { key, accountId } = await provider.expertWithKey({ credits: 1_000 });
     const sample = await OPERATION_SAMPLES.execute_persona?.(provider, accountId);
@@ -131,6 +133,5 @@ describe('graceful shutdown', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     await closing;
     expect(await provider.store.ping(), 'the database is closed').toBe(false);
-    await provider.fake.close();
   });
 });

@@ -21,6 +21,8 @@ export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 export interface PorchProcess {
   url: string;
   child: ChildProcess;
+  /** Everything the process wrote to stdout (its own output, never logs). */
+  stdout(): string;
   /** Everything the process wrote to stderr (its logs). */
   stderr(): string;
   /** Resolves with the exit code (or signal) once the process has exited. */
@@ -57,7 +59,7 @@ export function startPorchProcess(databaseUrl: string, env: Record<string, strin
       const match = /Porch is listening on (http:\/\/\S+)/.exec(stdout);
       if (match?.[1]) {
         clearTimeout(deadline);
-        resolve({ url: match[1], child, stderr: () => stderr, exited });
+        resolve({ url: match[1], child, stdout: () => stdout, stderr: () => stderr, exited });
       }
     });
     void exited.then((code) => {

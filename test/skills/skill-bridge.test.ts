@@ -1,9 +1,7 @@
 /** Agent Skills ⇄ Porch custom skills: SKILL.md parsing, the export endpoint, import, and the CLI. */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
@@ -18,6 +16,7 @@ import {
   SKILL_NAME_PATTERN,
   type AgentSkillDocument,
 } from '../../src/core/skills-bridge/index.js';
+import { runPorch } from '../helpers/cli.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 
 const VALID = '---\nname: release-notes\ndescription: Writes release notes. Use when shipping.\n---\n\n# Release notes\n\nWrite them.\n';
@@ -141,8 +140,7 @@ describe('GET /skills/{id}/skill.md and importing it back', () => {
   });
 });
 
-describe('porch skills import / export (the CLI, as a real process)', () => {
-  const execute = promisify(execFile);
+describe('porch skills import / export (the CLI, in-process)', () => {
   let directory: string;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
@@ -152,15 +150,7 @@ describe('porch skills import / export (the CLI, as a real process)', () => {
   });
   afterAll(() => rm(directory, { recursive: true, force: true }));
 
-  async function porch(...args: string[]) {
-    try {
-      const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env, cwd: process.cwd() });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const failure = err as { code: number; stdout: string; stderr: string };
-      return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-    }
-  }
+  const porch = (...args: string[]) => runPorch(env, ...args);
 
   it('imports a skill folder (reporting the files it cannot hold) and exports it back as the same SKILL.md', async () => {
     const created = await porch('account', 'create', '--email', 'skills@example.com', '--plan', 'expert', '--json');

@@ -6,7 +6,6 @@
  */
 import RE2 from 're2';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
 import { isPorchError } from '../../../src/core/errors.js';
 import {
   compileCustomRule,
@@ -17,8 +16,7 @@ import {
   validateOverride,
 } from '../../../src/core/sanitiser/custom-rules.js';
 import { createSanitiser, type CustomRuleDefinition } from '../../../src/core/sanitiser/index.js';
-import { createSilentLogger } from '../../../src/logger.js';
-import { createApplication, type Application } from '../../../src/main.js';
+import { createCoreHarness, type CoreHarness } from '../../helpers/core-harness.js';
 import { regexRule, validationMessage } from './fixtures.js';
 
 function keywordRule(keywords: string[], extra: Partial<CustomRuleDefinition> = {}): CustomRuleDefinition {
@@ -174,12 +172,12 @@ describe('overrides of built-in rules', () => {
 });
 
 describe('the sanitiser service behind `porch sanitiser rule`', () => {
-  let application: Application;
+  let application: CoreHarness;
   let organisationId: string;
   const missingOrganisation = '0190a4b0-0000-7000-8000-000000000000';
 
   beforeAll(async () => {
-    application = createApplication(loadConfig({ DATABASE_URL: ':memory:', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent' }), { logger: createSilentLogger() });
+    application = createCoreHarness();
     const account = await application.core.accounts.createAccount({ email: 'rules@example.com', plan: 'expert', credits: 0 });
     organisationId = account.organisation_id;
   });

@@ -1,0 +1,53 @@
+/**
+ * The `porch` command as a function: the entry (`index.ts`) calls it with the process's
+ * arguments, environment and streams; tests call it in-process with their own.
+ */
+import { Readable, type Writable } from 'node:stream';
+import { CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { PorchError } from '../core/errors.js';
+import { CliUsageError, type CliContext } from './context.js';
+import { createProgram } from './program.js';
+
+export interface RunCliOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  stdout: Writable;
+  stderr: Writable;
+  /** Only `porch mcp` reads it; without it, input ends at once. */
+  stdin?: Readable;
+  /** Where logs go; stderr unless told otherwise (the entry passes fd 2). */
+  logDestination?: Writable | number;
+  /** For `porch serve`: resolves when it should shut down. Without it, it serves until the process ends. */
+  waitForStop?: () => Promise<string>;
+}
+
+/**
+ * Runs `porch ...argv` (the arguments after the command name) and resolves with its exit code:
+ * 0 on success, 1 with a message on stderr for a refused or failed command, Commander's code for
+ * usage mistakes and help. Never ends the process and never rejects.
+ */
+export async function runCli(argv: readonly string[], options: RunCliOptions): Promise<number> {
+  const context: CliContext = {
+    env: options.env,
+    cwd: options.cwd,
+    stdin: options.stdin ?? Readable.from([]),
+    stdout: options.stdout,
+    stderr: options.stderr,
+    logDestination: options.logDestination ?? options.stderr,
+    waitForStop: options.waitForStop ?? (() => new Promise<string>(() => undefined)),
+  };
+  const fail = (message: string): number => {
+    context.stderr.write(`porch: ${message}\n`);
+    return 1;
+  };
+  try {
+    await createProgram(context).parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError) return fail(err.message);
+    // Commander has already written its message (or the help) through the context.
+    if (err instanceof CommanderError) return err.exitCode;
+    return fail(`unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
