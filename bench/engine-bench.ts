@@ -8,17 +8,8 @@
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import {
-  runWorkflow,
-  type ExecuteNode,
-  type NodeExecutionResult,
-  type RunWorkflowOptions,
-} from '../src/core/engine/run-workflow.js';
-import {
-  validateWorkflowDefinition,
-  type WorkflowDefinition,
-  type WorkflowDefinitionInput,
-} from '../src/core/engine/workflow-definition.js';
+import { runWorkflow, type ExecuteNode, type NodeExecutionResult, type RunWorkflowOptions } from '../src/core/engine/run-workflow.js';
+import { validateWorkflowDefinition, type WorkflowDefinition, type WorkflowDefinitionInput } from '../src/core/engine/workflow-definition.js';
 
 /** Overhead budget per node from the engine's brief: small next to any model call. */
 const OVERHEAD_TARGET_MICROSECONDS = 200;
@@ -151,13 +142,7 @@ async function main(): Promise<void> {
 
   // A definition parsed fresh for every run (no cache hit): the timing includes validation and
   // compilation, as when a workflow is loaded from the database for each request.
-  const chainFresh = await measure(
-    MEASURED_RUNS / 4,
-    WARMUP_RUNS / 4,
-    () => validateWorkflowDefinition(chainInput),
-    immediate,
-    zeroLatency,
-  );
+  const chainFresh = await measure(MEASURED_RUNS / 4, WARMUP_RUNS / 4, () => validateWorkflowDefinition(chainInput), immediate, zeroLatency);
   rows.push({
     scenario: `chain of ${CHAIN_LENGTH}, zero latency, validated + compiled every run`,
     nodes: CHAIN_LENGTH,

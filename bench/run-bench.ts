@@ -159,7 +159,12 @@ async function timeSequential(count: number, warmup: number, call: () => Promise
  * state (the host is shared, and its speed drifts within a run): the difference of their
  * medians is then the cost of what one adds to the other, not of when each was measured.
  */
-async function timeAlternating(count: number, warmup: number, first: () => Promise<void>, second: () => Promise<void>): Promise<[LatencySummary, LatencySummary]> {
+async function timeAlternating(
+  count: number,
+  warmup: number,
+  first: () => Promise<void>,
+  second: () => Promise<void>,
+): Promise<[LatencySummary, LatencySummary]> {
   for (let i = 0; i < warmup; i += 1) {
     await first();
     await second();
@@ -348,7 +353,17 @@ async function main(): Promise<void> {
       stringify({
         ai: {
           default_model: 'fake/fast',
-          providers: [{ id: 'fake', base_url: fake.url, api_key_env: 'FAKE_PROVIDER_KEY', region: 'us', timeout_ms: 5_000, max_retries: 0, models: [{ name: 'fast', max_output_tokens: 16 }] }],
+          providers: [
+            {
+              id: 'fake',
+              base_url: fake.url,
+              api_key_env: 'FAKE_PROVIDER_KEY',
+              region: 'us',
+              timeout_ms: 5_000,
+              max_retries: 0,
+              models: [{ name: 'fast', max_output_tokens: 16 }],
+            },
+          ],
         },
       }),
     );
@@ -408,17 +423,32 @@ async function main(): Promise<void> {
     process.stdout.write(`Execution latency (${LATENCY_SAMPLES} sequential calls each, direct and through Porch taking turns):\n`);
     const sdk = new OpenAI({ baseURL: fake.url, apiKey: GATEWAY_KEY, maxRetries: 0 });
     const callDirectly = async () => {
-      const completion = await sdk.chat.completions.create({ model: 'fast', max_tokens: 16, messages: [{ role: 'user', content: 'Say hello to Ada in one word.' }] });
+      const completion = await sdk.chat.completions.create({
+        model: 'fast',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'Say hello to Ada in one word.' }],
+      });
       if (completion.choices[0]?.message.content !== 'ok') throw new Error('unexpected upstream answer');
     };
     const executeBody = JSON.stringify({ variables: { name: 'Ada' } });
     const executeOnce = (origin: string, key: string, id: string) => async () => {
-      const response = await fetch(`${origin}/api/public/v1/compositions/${id}/execute`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: executeBody });
+      const response = await fetch(`${origin}/api/public/v1/compositions/${id}/execute`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: executeBody,
+      });
       const text = await response.text();
       if (response.status !== 200) throw new Error(`execute: ${response.status} ${text.slice(0, 300)}`);
     };
-    const [direct, porchExecute] = await timeAlternating(LATENCY_SAMPLES, LATENCY_WARMUP, callDirectly, executeOnce(porch.url, seeded.key, seeded.compositionId));
-    process.stdout.write(`  direct SDK p50 ${direct.p50.toFixed(2)} p99 ${direct.p99.toFixed(2)}; via Porch p50 ${porchExecute.p50.toFixed(2)} p99 ${porchExecute.p99.toFixed(2)} ms\n`);
+    const [direct, porchExecute] = await timeAlternating(
+      LATENCY_SAMPLES,
+      LATENCY_WARMUP,
+      callDirectly,
+      executeOnce(porch.url, seeded.key, seeded.compositionId),
+    );
+    process.stdout.write(
+      `  direct SDK p50 ${direct.p50.toFixed(2)} p99 ${direct.p99.toFixed(2)}; via Porch p50 ${porchExecute.p50.toFixed(2)} p99 ${porchExecute.p99.toFixed(2)} ms\n`,
+    );
 
     process.stdout.write(`Memory: ${MEMORY_LOAD_SECONDS} s of mixed load (list, MCP list, scan, execute)...\n`);
     // Executions get their own few connections: a key may have only 8 executions in flight
@@ -479,7 +509,8 @@ async function main(): Promise<void> {
       const execute = await timeSequential(size >= 100 ? (QUICK ? 5 : 50) : QUICK ? 20 : 200, 3, async () => {
         const response = await fetch(`${api}/workflows/${id}/execute`, { method: 'POST', headers: jsonHeaders, body });
         const answer = (await response.json()) as { data?: { status?: string } };
-        if (response.status !== 200 || answer.data?.status !== 'completed') throw new Error(`workflow ${size}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
+        if (response.status !== 200 || answer.data?.status !== 'completed')
+          throw new Error(`workflow ${size}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
       });
       workflows.push({ nodes: size, execute });
       process.stdout.write(`  ${size} nodes: p50 ${execute.p50.toFixed(2)} ms, p99 ${execute.p99.toFixed(2)} ms\n`);
@@ -565,7 +596,8 @@ function renderResults(results: Results): string {
     '| Endpoint | Requests/s | p50 (ms) | p99 (ms) | vs bare |',
     '|---|---:|---:|---:|---:|',
     ...results.throughput.map(
-      (row) => `| ${row.name} | ${Math.round(row.requestsPerSecond).toLocaleString('en')} | ${row.p50} | ${row.p99} | ${((row.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(0)} % |`,
+      (row) =>
+        `| ${row.name} | ${Math.round(row.requestsPerSecond).toLocaleString('en')} | ${row.p50} | ${row.p99} | ${((row.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(0)} % |`,
     ),
     '',
     'Latency here is under saturation (32 requests in flight), so it is mostly queueing; the sequential numbers below are the cost of one request.',

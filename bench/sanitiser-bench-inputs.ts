@@ -52,9 +52,18 @@ function asReceived(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Prose
 
-const NOUNS = 'system team project report meeting customer product market policy process result question answer problem idea change plan budget quarter week morning evening city country river mountain garden window door table chapter story history language science music picture letter message decision strategy research analysis feature release design review document library teacher student doctor family friend neighbour company office building street village winter summer spring autumn journey weather season harvest engine network service platform interface method pattern model signal balance culture economy energy climate ocean forest island bridge station museum theatre festival kitchen recipe bread coffee'.split(' ');
-const VERBS = 'improves describes explains changes follows supports reduces increases requires includes suggests reveals creates builds shapes guides measures delivers protects connects replaces reflects combines avoids extends limits shows finds keeps leaves brings holds turns moves carries opens covers'.split(' ');
-const ADJECTIVES = 'new old large small early late quiet busy simple complex careful rapid steady bright dark warm cold green local global public private final recent common rare clear useful important modern ancient gentle strong weak open narrow broad familiar different similar'.split(' ');
+const NOUNS =
+  'system team project report meeting customer product market policy process result question answer problem idea change plan budget quarter week morning evening city country river mountain garden window door table chapter story history language science music picture letter message decision strategy research analysis feature release design review document library teacher student doctor family friend neighbour company office building street village winter summer spring autumn journey weather season harvest engine network service platform interface method pattern model signal balance culture economy energy climate ocean forest island bridge station museum theatre festival kitchen recipe bread coffee'.split(
+    ' ',
+  );
+const VERBS =
+  'improves describes explains changes follows supports reduces increases requires includes suggests reveals creates builds shapes guides measures delivers protects connects replaces reflects combines avoids extends limits shows finds keeps leaves brings holds turns moves carries opens covers'.split(
+    ' ',
+  );
+const ADJECTIVES =
+  'new old large small early late quiet busy simple complex careful rapid steady bright dark warm cold green local global public private final recent common rare clear useful important modern ancient gentle strong weak open narrow broad familiar different similar'.split(
+    ' ',
+  );
 const ADVERBS = 'quickly slowly carefully often rarely usually clearly simply gradually suddenly quietly openly mostly nearly already still'.split(' ');
 const CONNECTORS = ['However,', 'Meanwhile,', 'In practice,', 'As a result,', 'For example,', 'In the end,', 'At first,', 'Later,', 'Even so,', 'In short,'];
 const NAMES = ['Alice', 'Bruno', 'Chen', 'Dara', 'Elena', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kwame', 'Lena', 'Mateo', 'Nadia', 'Oskar', 'Priya'];
@@ -68,7 +77,8 @@ function sentence(random: Random): string {
     () => `${pick(random, NAMES)} said that ${subject} ${pick(random, VERBS)} ${object}`,
     () => `${subject} ${pick(random, VERBS)} ${object}, and ${pick(random, NAMES)} ${pick(random, VERBS)} the ${pick(random, NOUNS)}`,
     () => `in ${integer(random, 1950, 2024)} ${subject} ${pick(random, VERBS)} about ${integer(random, 2, 95)} percent of ${object}`,
-    () => `${subject} (${pick(random, ['mostly', 'partly', 'rarely'])} ${pick(random, ADJECTIVES)}) ${pick(random, VERBS)} ${integer(random, 2, 12)} of ${integer(random, 13, 40)} ${pick(random, NOUNS)}s`,
+    () =>
+      `${subject} (${pick(random, ['mostly', 'partly', 'rarely'])} ${pick(random, ADJECTIVES)}) ${pick(random, VERBS)} ${integer(random, 2, 12)} of ${integer(random, 13, 40)} ${pick(random, NOUNS)}s`,
     () => `"${pick(random, ADJECTIVES)} ${pick(random, NOUNS)}s ${pick(random, VERBS).replace(/s$/, '')} ${object}," ${pick(random, NAMES)} wrote`,
   ];
   const body = pick(random, templates)();
@@ -104,7 +114,8 @@ function secret(random: Random): string {
     () => `AWS_ACCESS_KEY_ID=AKIA${randomString(random, UPPER + '234567', 16)}\nAWS_SECRET_ACCESS_KEY=${randomString(random, BASE64, 40)}`,
     () => `const githubToken = "ghp_${randomString(random, ALPHANUMERIC, 36)}";`,
     () => `SLACK_BOT_TOKEN=xoxb-${randomString(random, DIGITS, 11)}-${randomString(random, DIGITS, 13)}-${randomString(random, ALPHANUMERIC, 24)}`,
-    () => `webhook: https://hooks.slack.com/services/T${randomString(random, UPPER + DIGITS, 8)}/B${randomString(random, UPPER + DIGITS, 10)}/${randomString(random, ALPHANUMERIC, 24)}`,
+    () =>
+      `webhook: https://hooks.slack.com/services/T${randomString(random, UPPER + DIGITS, 8)}/B${randomString(random, UPPER + DIGITS, 10)}/${randomString(random, ALPHANUMERIC, 24)}`,
     () => `OPENAI_API_KEY=sk-proj-${randomString(random, ALPHANUMERIC, 20)}T3BlbkFJ${randomString(random, ALPHANUMERIC, 20)}`,
     () => `anthropic_key = "sk-ant-api03-${randomString(random, ALPHANUMERIC + '-_', 93)}AA"`,
     () => `SENDGRID_API_KEY="SG.${randomString(random, ALPHANUMERIC, 22)}.${randomString(random, ALPHANUMERIC, 43)}"`,
@@ -124,7 +135,10 @@ function secret(random: Random): string {
 // ---------------------------------------------------------------------------------------------
 // Code
 
-const IDENTIFIERS = 'user order item cart session request response config options result value index count total price amount status message error handler client server cache queue worker record entry payload buffer stream token key name path route query filter limit offset page size timeout retries version'.split(' ');
+const IDENTIFIERS =
+  'user order item cart session request response config options result value index count total price amount status message error handler client server cache queue worker record entry payload buffer stream token key name path route query filter limit offset page size timeout retries version'.split(
+    ' ',
+  );
 
 function identifier(random: Random): string {
   const first = pick(random, IDENTIFIERS);
@@ -138,13 +152,15 @@ function codeLine(random: Random): string {
     () => `const ${identifier(random)} = ${integer(random, 0, 5000)};`,
     () => `  if (${identifier(random)}.length > ${integer(random, 1, 100)}) return ${identifier(random)};`,
     () => `  ${identifier(random)}.${pick(random, ['push', 'set', 'get', 'delete', 'add'])}(${identifier(random)}, ${identifier(random)});`,
-    () => `export function ${identifier(random)}(${identifier(random)}: string, ${identifier(random)}: number): ${pick(random, ['string', 'number', 'boolean', 'void'])} {`,
+    () =>
+      `export function ${identifier(random)}(${identifier(random)}: string, ${identifier(random)}: number): ${pick(random, ['string', 'number', 'boolean', 'void'])} {`,
     () => `}`,
     () => `// ${sentence(random)}`,
     () => `    "${identifier(random)}": "${pick(random, ADJECTIVES)}-${pick(random, NOUNS)}",`,
     () => `  ${identifier(random)}: ${integer(random, 0, 100)}, // ${pick(random, ADVERBS)} ${pick(random, VERBS)}`,
     () => `  color: #${randomString(random, HEX, 6)};`,
-    () => `const requestId = '${randomString(random, HEX, 8)}-${randomString(random, HEX, 4)}-4${randomString(random, HEX, 3)}-a${randomString(random, HEX, 3)}-${randomString(random, HEX, 12)}';`,
+    () =>
+      `const requestId = '${randomString(random, HEX, 8)}-${randomString(random, HEX, 4)}-4${randomString(random, HEX, 3)}-a${randomString(random, HEX, 3)}-${randomString(random, HEX, 12)}';`,
     () => `"version": "${integer(random, 0, 9)}.${integer(random, 0, 30)}.${integer(random, 0, 99)}",`,
     () => `const apiUrl = 'https://api.example.com/v${integer(random, 1, 3)}/${pick(random, IDENTIFIERS)}s/${integer(random, 1, 99999)}';`,
     () => `commit ${randomString(random, HEX, 40)}`,
@@ -218,7 +234,10 @@ function ticket(random: Random): string {
     `Please call me back on ${pick(random, [`+44 7700 ${integer(random, 100000, 999999)}`, `(${integer(random, 201, 989)}) ${integer(random, 200, 999)}-${integer(random, 1000, 9999)}`, `+49 30 ${integer(random, 1000000, 9999999)}`])}.`,
   ];
   const extra = random();
-  if (extra < 0.25) lines.push(`The card ending ${integer(random, 1000, 9999)} was charged twice; full number ${luhnComplete('4', 16, random).replace(/(\d{4})(?=\d)/g, '$1 ')}.`);
+  if (extra < 0.25)
+    lines.push(
+      `The card ending ${integer(random, 1000, 9999)} was charged twice; full number ${luhnComplete('4', 16, random).replace(/(\d{4})(?=\d)/g, '$1 ')}.`,
+    );
   else if (extra < 0.45) lines.push(`Refund to IBAN ${iban(random)}, please.`);
   else if (extra < 0.6) lines.push(`My SSN is ${integer(random, 100, 665)}-${integer(random, 10, 99)}-${integer(random, 1000, 9999)} if you need it.`);
   lines.push(`Agent: ${sentence(random)}`);
@@ -230,7 +249,9 @@ function logLines(random: Random): string {
   const count = integer(random, 5, 15);
   for (let index = 0; index < count; index += 1) {
     const ip = `${integer(random, 11, 223)}.${integer(random, 0, 255)}.${integer(random, 0, 255)}.${integer(random, 1, 254)}`;
-    lines.push(`2024-0${integer(random, 1, 9)}-1${integer(random, 0, 9)}T1${integer(random, 0, 9)}:${integer(random, 10, 59)}:${integer(random, 10, 59)}Z ${pick(random, ['INFO', 'WARN', 'ERROR'])} ${pick(random, ['GET', 'POST', 'PUT'])} /api/${pick(random, IDENTIFIERS)}s/${integer(random, 1, 9999)} ${pick(random, [200, 201, 404, 500])} ${integer(random, 2, 900)}ms client=${ip}`);
+    lines.push(
+      `2024-0${integer(random, 1, 9)}-1${integer(random, 0, 9)}T1${integer(random, 0, 9)}:${integer(random, 10, 59)}:${integer(random, 10, 59)}Z ${pick(random, ['INFO', 'WARN', 'ERROR'])} ${pick(random, ['GET', 'POST', 'PUT'])} /api/${pick(random, IDENTIFIERS)}s/${integer(random, 1, 9999)} ${pick(random, [200, 201, 404, 500])} ${integer(random, 2, 900)}ms client=${ip}`,
+    );
   }
   return lines.join('\n');
 }

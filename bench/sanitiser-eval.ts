@@ -18,7 +18,10 @@ import { BUILT_IN_RULES, createSanitiser, type Finding } from '../src/core/sanit
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const corporaArgument = args.indexOf('--corpora');
-const corporaDir = corporaArgument !== -1 && args[corporaArgument + 1] !== undefined ? path.resolve(args[corporaArgument + 1] ?? '') : path.resolve(repoRoot, '../shared/corpora');
+const corporaDir =
+  corporaArgument !== -1 && args[corporaArgument + 1] !== undefined
+    ? path.resolve(args[corporaArgument + 1] ?? '')
+    : path.resolve(repoRoot, '../shared/corpora');
 const verbose = args.includes('--verbose');
 
 const PRESIDIO_FILE = 'presidio_research_synth_v2_sample.jsonl';
@@ -176,7 +179,9 @@ function evaluatePresidio(): void {
   }
   line('## Presidio research synthetic sample (PII spans)');
   line();
-  line('Recall: a gold span of a pattern type counts as found when a finding of the matching rule overlaps it ("exact" = same boundaries). Precision: a finding overlapping a gold span of its own type is a true positive; one overlapping no gold span, or only a pattern-type span of another type, is a false positive; one overlapping only non-pattern spans (PERSON, STREET_ADDRESS, DATE_TIME, US_DRIVER_LICENSE...) is not scored.');
+  line(
+    'Recall: a gold span of a pattern type counts as found when a finding of the matching rule overlaps it ("exact" = same boundaries). Precision: a finding overlapping a gold span of its own type is a true positive; one overlapping no gold span, or only a pattern-type span of another type, is a false positive; one overlapping only non-pattern spans (PERSON, STREET_ADDRESS, DATE_TIME, US_DRIVER_LICENSE...) is not scored.',
+  );
   line();
   for (const split of ['all', 'tune', 'held-out'] as const) {
     line(`### ${split === 'all' ? 'All records' : split === 'tune' ? 'Tuning split' : 'Held-out split'}`);
@@ -185,7 +190,9 @@ function evaluatePresidio(): void {
     line('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const label of [...PATTERN_LABELS, 'ALL']) {
       const entry = counts.get(`${split}|${label}`) ?? emptyCounts();
-      line(`| ${label === 'ALL' ? '**pattern types**' : label} | ${entry.gold} | ${entry.found} | ${ratio(entry.found, entry.gold)} | ${ratio(entry.exact, entry.gold)} | ${entry.truePositives} | ${entry.falsePositives} | ${ratio(entry.truePositives, entry.truePositives + entry.falsePositives)} | ${entry.unscored} |`);
+      line(
+        `| ${label === 'ALL' ? '**pattern types**' : label} | ${entry.gold} | ${entry.found} | ${ratio(entry.found, entry.gold)} | ${ratio(entry.exact, entry.gold)} | ${entry.truePositives} | ${entry.falsePositives} | ${ratio(entry.truePositives, entry.truePositives + entry.falsePositives)} | ${entry.unscored} |`,
+      );
     }
     const others = [...counts.keys()].filter((key) => key.startsWith(`${split}|`) && ![...PATTERN_LABELS, 'ALL'].includes(key.slice(split.length + 1)));
     for (const key of others) {
@@ -244,7 +251,9 @@ function evaluateSecretlint(): void {
     const id = asString(record.id).replace('secretlint:secretlint-rule-', '');
     const found = gold.length === 0 ? secretFindings.length > 0 : gold.every((span) => secretFindings.some((finding) => overlaps(finding, span)));
     if (record.rule_options !== null && record.rule_options !== undefined) {
-      separate.push(`| ${id} | options ${JSON.stringify(record.rule_options)} | ${shouldFlag ? 'flag' : 'clean'} | ${secretFindings.length > 0 ? 'flagged' : 'clean'} |`);
+      separate.push(
+        `| ${id} | options ${JSON.stringify(record.rule_options)} | ${shouldFlag ? 'flag' : 'clean'} | ${secretFindings.length > 0 ? 'flagged' : 'clean'} |`,
+      );
       continue;
     }
     if (record.label_conflict === true) {
@@ -265,11 +274,16 @@ function evaluateSecretlint(): void {
     }
     if (!shouldFlag) personalOnClean += findings.length - secretFindings.length;
     if (shouldFlag && !found) failures.push(`${split} should flag: ${id}`);
-    if (!shouldFlag && secretFindings.length > 0) failures.push(`${split} should be clean: ${id} -> ${secretFindings.map((finding) => `${finding.rule_id} ${JSON.stringify(finding.match.slice(0, 60))}`).join(', ')}`);
+    if (!shouldFlag && secretFindings.length > 0)
+      failures.push(
+        `${split} should be clean: ${id} -> ${secretFindings.map((finding) => `${finding.rule_id} ${JSON.stringify(finding.match.slice(0, 60))}`).join(', ')}`,
+      );
   }
   line('## secretlint snapshots (secrets, case level)');
   line();
-  line('Should flag: `ng` cases and unprefixed cases with expected spans; a case is found when every expected span is overlapped by a secret finding. Should be clean: `ok` cases and unprefixed cases without spans; clean means no secret finding (personal-data findings such as URLs and emails are outside this corpus\'s labels and are counted separately). Cases run by secretlint with non-default rule options and the 3 label-conflict cases are listed apart, as the README asks.');
+  line(
+    "Should flag: `ng` cases and unprefixed cases with expected spans; a case is found when every expected span is overlapped by a secret finding. Should be clean: `ok` cases and unprefixed cases without spans; clean means no secret finding (personal-data findings such as URLs and emails are outside this corpus's labels and are counted separately). Cases run by secretlint with non-default rule options and the 3 label-conflict cases are listed apart, as the README asks.",
+  );
   line();
   line('| split | should-flag found | expected spans overlapped | should-be-clean clean |');
   line('|---|---:|---:|---:|');
@@ -294,7 +308,11 @@ function evaluateSecretlint(): void {
   line();
   const all = tally('all');
   targets.push({ name: 'secretlint: every should-flag case found', met: all.flagFound === all.flagCases, detail: `${all.flagFound}/${all.flagCases}` });
-  targets.push({ name: 'secretlint: no finding on should-be-clean cases', met: all.cleanClean === all.cleanCases, detail: `${all.cleanClean}/${all.cleanCases}` });
+  targets.push({
+    name: 'secretlint: no finding on should-be-clean cases',
+    met: all.cleanClean === all.cleanCases,
+    detail: `${all.cleanClean}/${all.cleanCases}`,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,11 +349,15 @@ function evaluateSecretExamples(): void {
     const flagged = secretFindings.length > 0;
     for (const key of [`all|all`, `all|${source}`, `${split}|all`, `${split}|${source}`]) bump(key, positive, flagged);
     if (!positive && flagged) {
-      const excerpt = secretFindings.map((finding) => `${finding.rule_id} \`${finding.match.slice(0, 48).replace(/[`|\n]/g, ' ')}${finding.match.length > 48 ? '…' : ''}\``).join('; ');
+      const excerpt = secretFindings
+        .map((finding) => `${finding.rule_id} \`${finding.match.slice(0, 48).replace(/[`|\n]/g, ' ')}${finding.match.length > 48 ? '…' : ''}\``)
+        .join('; ');
       flaggedNegatives.push(`| ${split} | ${ruleId} | ${excerpt} |`);
     }
     if ((split === 'tune' || verbose) && positive !== flagged) {
-      details.push(`${split} ${positive ? 'MISSED ' : 'FLAGGED'} ${ruleId} ${JSON.stringify(text.slice(0, 140))}${flagged ? ` -> ${secretFindings.map((finding) => finding.rule_id).join(',')}` : ''}`);
+      details.push(
+        `${split} ${positive ? 'MISSED ' : 'FLAGGED'} ${ruleId} ${JSON.stringify(text.slice(0, 140))}${flagged ? ` -> ${secretFindings.map((finding) => finding.rule_id).join(',')}` : ''}`,
+      );
     }
   }
   line('## Nosey Parker and Kingfisher rule examples (secrets, document level)');
@@ -348,7 +370,9 @@ function evaluateSecretExamples(): void {
     for (const source of ['all', 'Nosey Parker', 'Kingfisher']) {
       const entry = counts.get(`${split}|${source}`);
       if (entry === undefined) continue;
-      line(`| ${split} | ${source} | ${entry.flaggedPositives} / ${entry.positives} (${percent(entry.flaggedPositives, entry.positives)}) | ${entry.flaggedNegatives} / ${entry.negatives} (${percent(entry.flaggedNegatives, entry.negatives)}) |`);
+      line(
+        `| ${split} | ${source} | ${entry.flaggedPositives} / ${entry.positives} (${percent(entry.flaggedPositives, entry.positives)}) | ${entry.flaggedNegatives} / ${entry.negatives} (${percent(entry.flaggedNegatives, entry.negatives)}) |`,
+      );
     }
   }
   line();
@@ -359,8 +383,16 @@ function evaluateSecretExamples(): void {
   for (const row of flaggedNegatives) line(row);
   line();
   const all = counts.get('all|all') ?? { positives: 0, flaggedPositives: 0, negatives: 0, flaggedNegatives: 0 };
-  targets.push({ name: 'Nosey Parker/Kingfisher: >= 85 % of positives flagged', met: all.flaggedPositives >= 0.85 * all.positives, detail: percent(all.flaggedPositives, all.positives) });
-  targets.push({ name: 'Nosey Parker/Kingfisher: <= 15 % of negatives flagged', met: all.flaggedNegatives <= 0.15 * all.negatives, detail: percent(all.flaggedNegatives, all.negatives) });
+  targets.push({
+    name: 'Nosey Parker/Kingfisher: >= 85 % of positives flagged',
+    met: all.flaggedPositives >= 0.85 * all.positives,
+    detail: percent(all.flaggedPositives, all.positives),
+  });
+  targets.push({
+    name: 'Nosey Parker/Kingfisher: <= 15 % of negatives flagged',
+    met: all.flaggedNegatives <= 0.15 * all.negatives,
+    detail: percent(all.flaggedNegatives, all.negatives),
+  });
   if (details.length > 0) {
     console.log('\nDisagreements:');
     for (const detail of details) console.log(`  ${detail}`);
@@ -374,7 +406,9 @@ line('# Sanitiser evaluation');
 line();
 line(`Generated by \`npm run eval:sanitiser\` (bench/sanitiser-eval.ts) against ${path.relative(repoRoot, corporaDir) || corporaDir}.`);
 line();
-line('Split: each corpus is divided by group (Presidio `template_id`, secretlint `rule_package`, Nosey Parker/Kingfisher vendor = `rule_id` without its source prefix and number) using SHA-256("<corpus>:<group>"); groups whose first 32 bits fall below 2^31 form the tuning split, the rest are held out. Rules were tuned on the tuning split; the review notes at the end say what else was looked at.');
+line(
+  'Split: each corpus is divided by group (Presidio `template_id`, secretlint `rule_package`, Nosey Parker/Kingfisher vendor = `rule_id` without its source prefix and number) using SHA-256("<corpus>:<group>"); groups whose first 32 bits fall below 2^31 form the tuning split, the rest are held out. Rules were tuned on the tuning split; the review notes at the end say what else was looked at.',
+);
 line();
 evaluatePresidio();
 evaluateSecretlint();

@@ -18,16 +18,17 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const flag = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
-  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   PORCH_PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).default('file:./data/porch.db'),
-  PORCH_ERROR_CODES: z.enum(['a', 'b', 'A', 'B']).default('a').transform((value) => value.toLowerCase() as 'a' | 'b'),
+  PORCH_ERROR_CODES: z
+    .enum(['a', 'b', 'A', 'B'])
+    .default('a')
+    .transform((value) => value.toLowerCase() as 'a' | 'b'),
   PORCH_NO_BOOTSTRAP: flag.default(false),
   PORCH_MIN_CREDITS: z.coerce.number().min(0).default(1),
   PORCH_CONFIG: z.string().min(1).optional(),
@@ -42,7 +43,12 @@ const envSchema = z.object({
 const judgeSchema = z
   .object({
     pass_threshold: z.number().min(0).max(100).default(DEFAULT_JUDGE_THRESHOLDS.pass).describe('Lowest score that is a pass'),
-    needs_revision_threshold: z.number().min(0).max(100).default(DEFAULT_JUDGE_THRESHOLDS.needsRevision).describe('Lowest score that needs revision rather than fails'),
+    needs_revision_threshold: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_JUDGE_THRESHOLDS.needsRevision)
+      .describe('Lowest score that needs revision rather than fails'),
   })
   .refine((judge) => judge.needs_revision_threshold <= judge.pass_threshold, {
     message: 'needs_revision_threshold must not exceed pass_threshold',
@@ -99,7 +105,6 @@ function commaList(value: string | undefined): string[] {
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
 }
-
 
 function readConfigFile(path: string): unknown {
   let text: string;

@@ -76,9 +76,7 @@ export function createApplication(config: Config, options: ApplicationOptions = 
   const store = createStore(config.databaseUrl);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
   const secretKey =
-    config.secretKey === undefined && store.describe().ephemeral
-      ? randomBytes(32)
-      : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
+    config.secretKey === undefined && store.describe().ephemeral ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
   const ai = createAiGateway({ config: config.ai, env: config.env, logger });
   const core = createCore({
     store,
@@ -97,7 +95,14 @@ export function createApplication(config: Config, options: ApplicationOptions = 
   const operations: readonly Operation[] = report ? allOperations.map((operation) => withOutputCheck<Operation>(operation, report)) : allOperations;
   // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at start-up.
   const mcp = lazyHandler(async () =>
-    (await import('./mcp/http.js')).createMcpHttpHandler({ core, operations, errorCodes: config.errorCodes, publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins, allowedHosts: config.allowedHosts }),
+    (await import('./mcp/http.js')).createMcpHttpHandler({
+      core,
+      operations,
+      errorCodes: config.errorCodes,
+      publicUrl: config.publicUrl,
+      allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
+    }),
   );
   const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes, mounts: [{ path: MCP_PATH, handler: mcp }] });
   return {

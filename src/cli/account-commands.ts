@@ -40,7 +40,12 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .action(async (options: { json?: boolean }) => {
       const accounts = await withApplication(context, ({ core }) => core.accounts.listAccounts());
       print(context.stdout, accounts, options, () =>
-        accounts.length === 0 ? 'No accounts.' : table(['ID', 'EMAIL', 'PLAN', 'CREDITS'], accounts.map((a) => [a.id, a.email, a.plan, a.credits])),
+        accounts.length === 0
+          ? 'No accounts.'
+          : table(
+              ['ID', 'EMAIL', 'PLAN', 'CREDITS'],
+              accounts.map((a) => [a.id, a.email, a.plan, a.credits]),
+            ),
       );
     });
 
@@ -53,7 +58,13 @@ export function registerAccountCommands(program: Command, context: CliContext): 
       const shown = await withApplication(context, ({ core }) => core.accounts.showAccount(accountId));
       print(context.stdout, shown, options, () => {
         const { keys, ...fields } = shown;
-        const keyTable = keys.length === 0 ? 'No keys.' : table(['KEY ID', 'PREFIX', 'STATUS', 'SCOPES'], keys.map((k) => [k.id, k.prefix, k.status, k.scopes.join(',')]));
+        const keyTable =
+          keys.length === 0
+            ? 'No keys.'
+            : table(
+                ['KEY ID', 'PREFIX', 'STATUS', 'SCOPES'],
+                keys.map((k) => [k.id, k.prefix, k.status, k.scopes.join(',')]),
+              );
         return `${rows(Object.entries(fields))}\n\n${keyTable}`;
       });
     });

@@ -26,7 +26,12 @@ export function registerByokCommands(program: Command, context: CliContext): voi
       const plaintext = context.env[options.keyEnv];
       if (plaintext === undefined || plaintext.trim() === '') throw new CliUsageError(`The environment variable ${options.keyEnv} is not set or empty.`);
       const stored = await withApplication(context, ({ core }) => core.byok.set(owner, options.provider, plaintext));
-      print(context.stdout, stored, options, () => `Stored the ${stored.provider} key ${stored.key_hint} (id ${stored.id}); calls to ${stored.provider} now use it and are not metered.`);
+      print(
+        context.stdout,
+        stored,
+        options,
+        () => `Stored the ${stored.provider} key ${stored.key_hint} (id ${stored.id}); calls to ${stored.provider} now use it and are not metered.`,
+      );
     });
 
   byok
@@ -37,7 +42,14 @@ export function registerByokCommands(program: Command, context: CliContext): voi
     .option('--json', 'print JSON')
     .action(async (options: { account?: string; org?: string; json?: boolean }) => {
       const keys = await withApplication(context, ({ core }) => core.byok.list(ownerFrom(options)));
-      print(context.stdout, keys, options, () => (keys.length === 0 ? 'No BYOK keys.' : table(['ID', 'PROVIDER', 'KEY', 'STATUS', 'CREATED'], keys.map((k) => [k.id, k.provider, k.key_hint, k.status, k.created_at]))));
+      print(context.stdout, keys, options, () =>
+        keys.length === 0
+          ? 'No BYOK keys.'
+          : table(
+              ['ID', 'PROVIDER', 'KEY', 'STATUS', 'CREATED'],
+              keys.map((k) => [k.id, k.provider, k.key_hint, k.status, k.created_at]),
+            ),
+      );
     });
 
   byok

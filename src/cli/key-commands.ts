@@ -26,7 +26,12 @@ export function registerKeyCommands(program: Command, context: CliContext): void
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print(context.stdout, { ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+      print(
+        context.stdout,
+        { ...created.key, key: created.plaintext },
+        options,
+        () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
+      );
     });
 
   key
@@ -39,7 +44,10 @@ export function registerKeyCommands(program: Command, context: CliContext): void
       print(context.stdout, keys, options, () =>
         keys.length === 0
           ? 'No keys.'
-          : table(['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'], keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')])),
+          : table(
+              ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'],
+              keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')]),
+            ),
       );
     });
 
@@ -60,7 +68,12 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .option('--json', 'print JSON')
     .action(async (keyId: string, options: { json?: boolean }) => {
       const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId));
-      print(context.stdout, { ...rotated.key, key: rotated.plaintext }, options, () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`);
+      print(
+        context.stdout,
+        { ...rotated.key, key: rotated.plaintext },
+        options,
+        () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`,
+      );
     });
 
   const partner = program.command('partner-key').description('Issue and revoke partner keys (mpk_...)');
@@ -83,7 +96,12 @@ export function registerKeyCommands(program: Command, context: CliContext): void
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print(context.stdout, { ...created.key, key: created.plaintext }, options, () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`);
+      print(
+        context.stdout,
+        { ...created.key, key: created.plaintext },
+        options,
+        () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
+      );
     });
   partner
     .command('revoke')

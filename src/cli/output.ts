@@ -19,5 +19,12 @@ export function rows(entries: Array<[string, unknown]>): string {
 export function table(headers: string[], body: unknown[][]): string {
   const cells = [headers, ...body.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  return cells.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -18,7 +18,12 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
     .description('List the built-in rules with their ids and default severities')
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) => {
-      print(context.stdout, BUILT_IN_RULES, options, () => table(['RULE ID', 'LABEL', 'SEVERITY', 'CATEGORY'], BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.label, rule.severity, rule.category])));
+      print(context.stdout, BUILT_IN_RULES, options, () =>
+        table(
+          ['RULE ID', 'LABEL', 'SEVERITY', 'CATEGORY'],
+          BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.label, rule.severity, rule.category]),
+        ),
+      );
     });
 
   const rule = sanitiser.command('rule').description("Manage an organisation's custom rules and overrides of built-in rules");
@@ -61,7 +66,13 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
             ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
             : { kind: 'keywords', keywords: options.keywords, case_sensitive: options.caseSensitive ?? false };
         const saved = await withApplication(context, ({ core }) =>
-          core.sanitiser.addCustomRule(options.org, { rule_id: options.id, label: options.label, severity: options.severity, enabled: !options.disabled, ...definition }),
+          core.sanitiser.addCustomRule(options.org, {
+            rule_id: options.id,
+            label: options.label,
+            severity: options.severity,
+            enabled: !options.disabled,
+            ...definition,
+          }),
         );
         print(context.stdout, saved, options, () => `Saved custom rule ${saved.rule_id}.`);
       },
@@ -69,7 +80,9 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
 
   rule
     .command('set')
-    .description("Switch a rule off or on for the organisation, or change its severity: a built-in rule (stored as an override) or one of the organisation's custom rules")
+    .description(
+      "Switch a rule off or on for the organisation, or change its severity: a built-in rule (stored as an override) or one of the organisation's custom rules",
+    )
     .argument('<rule-id>', 'built-in rule id (see porch sanitiser builtins) or custom rule id (see porch sanitiser rule list)')
     .requiredOption('--org <organisation-id>', 'organisation id')
     .option('--enabled <on|off>', 'switch the rule on or off')
@@ -90,7 +103,14 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
     .option('--json', 'print JSON')
     .action(async (options: { org: string; json?: boolean }) => {
       const rules = await withApplication(context, ({ core }) => core.sanitiser.listRules(options.org));
-      print(context.stdout, rules, options, () => (rules.length === 0 ? 'No custom rules or overrides.' : table(['RULE ID', 'KIND', 'DEFINITION'], rules.map((r) => [r.rule_id, r.kind, JSON.stringify(r.definition)]))));
+      print(context.stdout, rules, options, () =>
+        rules.length === 0
+          ? 'No custom rules or overrides.'
+          : table(
+              ['RULE ID', 'KIND', 'DEFINITION'],
+              rules.map((r) => [r.rule_id, r.kind, JSON.stringify(r.definition)]),
+            ),
+      );
     });
 
   rule

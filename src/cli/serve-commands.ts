@@ -53,7 +53,9 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       if (config.ai.defaultModelSource === 'echo') {
-        logger.info('No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.');
+        logger.info(
+          'No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.',
+        );
       }
       context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 

@@ -72,11 +72,15 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
         // Porch skills hold instructions only; say what stayed behind rather than dropping it silently.
         context.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${source.ignoredFiles.join(', ')}\n`);
       }
-      print(context.stdout, { ...imported, ignored_files: source.ignoredFiles }, options, () =>
-        `Imported skill "${imported.name}" into ${imported.account_id}:\n${rows([
-          ['id', imported.id],
-          ['category', imported.category],
-        ])}`,
+      print(
+        context.stdout,
+        { ...imported, ignored_files: source.ignoredFiles },
+        options,
+        () =>
+          `Imported skill "${imported.name}" into ${imported.account_id}:\n${rows([
+            ['id', imported.id],
+            ['category', imported.category],
+          ])}`,
       );
     });
 

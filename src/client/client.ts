@@ -22,9 +22,10 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-type OperationMethod<Op extends KnownOperation> = Record<never, never> extends OperationInput<Op>
-  ? (input?: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>
-  : (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>;
+type OperationMethod<Op extends KnownOperation> =
+  Record<never, never> extends OperationInput<Op>
+    ? (input?: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>
+    : (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>;
 
 /** One method per API operation. */
 export type PorchClient = { [Op in KnownOperation as OperationId<Op['name']>]: OperationMethod<Op> };
@@ -154,4 +155,3 @@ export function createPorchClient(options: PorchClientOptions): PorchClient {
   // The methods are built from the route table at run time; their types come from the operations.
   return client as unknown as PorchClient;
 }
-

@@ -53,4 +53,3 @@ export function formatIssues(issues: readonly ValidationIssue[], options: Format
 export function formatZodError(error: z.ZodError, options: FormatIssuesOptions = {}): string {
   return formatIssues(error.issues, options);
 }
-

@@ -195,9 +195,7 @@ export interface BundleRecords {
   workflows: WorkflowRecord[];
 }
 
-export type ReserveOutcome =
-  | { ok: true; balance: CreditBalance }
-  | { ok: false; balance: CreditBalance };
+export type ReserveOutcome = { ok: true; balance: CreditBalance } | { ok: false; balance: CreditBalance };
 
 export type SettleOutcome =
   | { ok: true; balance: CreditBalance }
@@ -379,11 +377,7 @@ export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
   expiresAt: number;
 }
 
-export type IdempotencyClaim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'conflict' }
-  | { kind: 'in_progress' };
+export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_progress' };
 
 export interface IdempotencyRepository {
   /** Claims the key for this request, or says what an earlier request with it left; atomic. */

@@ -84,7 +84,11 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(
     { name: 'porch', title: 'Porch', version: API_VERSION },
-    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) },
+    {
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
+    },
   );
 
   /** Faults are logged here; callers only ever see the safe code, message and hint. */

@@ -45,7 +45,11 @@ export function refuseMalformedParams(transport: Transport): void {
     if (isJSONRPCRequest(message)) {
       const schema = REQUEST_SCHEMAS.get(message.method);
       if (schema && !schema.safeParse(message).success) {
-        void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: see the method's schema in the MCP specification.` } });
+        void transport.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: see the method's schema in the MCP specification.` },
+        });
         return;
       }
     }

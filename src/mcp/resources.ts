@@ -46,7 +46,8 @@ export async function listCardResources(request: CapabilityRequest): Promise<Res
 }
 
 export async function readCardResource(request: CapabilityRequest, uri: string): Promise<ReadResourceResult> {
-  if (!uri.startsWith(CONTEXT_CARD_URI_PREFIX)) throw new PorchError('RESOURCE_NOT_FOUND', `No resource at ${uri}; context cards are at ${CONTEXT_CARD_URI_TEMPLATE}.`);
+  if (!uri.startsWith(CONTEXT_CARD_URI_PREFIX))
+    throw new PorchError('RESOURCE_NOT_FOUND', `No resource at ${uri}; context cards are at ${CONTEXT_CARD_URI_TEMPLATE}.`);
   let id: string;
   try {
     id = decodeURIComponent(uri.slice(CONTEXT_CARD_URI_PREFIX.length));

@@ -48,9 +48,7 @@ export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
 function metaOf(meta: InvocationMeta | null): Record<string, unknown> {
   if (!meta) return {};
   return {
-    ...(meta.rateLimit
-      ? { [META_RATE_LIMIT]: { limit: meta.rateLimit.limit, remaining: meta.rateLimit.remaining, reset: meta.rateLimit.resetSeconds } }
-      : {}),
+    ...(meta.rateLimit ? { [META_RATE_LIMIT]: { limit: meta.rateLimit.limit, remaining: meta.rateLimit.remaining, reset: meta.rateLimit.resetSeconds } } : {}),
     ...(meta.creditsRemaining === null ? {} : { [META_CREDITS_REMAINING]: meta.creditsRemaining }),
   };
 }

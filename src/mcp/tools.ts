@@ -126,7 +126,9 @@ export function operationTool(operation: Operation): McpTool {
     title: operation.title,
     description: operation.description,
     inputSchema: toObjectJsonSchema(operationInputSchema(operation), 'input', `The input of ${operation.name}`),
-    ...(operation.output && !answersWithDocument(operation) ? { outputSchema: toObjectJsonSchema(operation.output, 'output', `The output of ${operation.name}`) } : {}),
+    ...(operation.output && !answersWithDocument(operation)
+      ? { outputSchema: toObjectJsonSchema(operation.output, 'output', `The output of ${operation.name}`) }
+      : {}),
     annotations: annotationsFor(operation),
   };
   return {

@@ -25,7 +25,8 @@ export function checkOperationOutput(operation: Pick<Operation, 'name' | 'output
     return;
   }
   const parsed = operation.output.safeParse(data);
-  if (!parsed.success) throw new OutputMismatchError(`${operation.name} answered outside its output schema: ${formatZodError(parsed.error, { whole: 'data' })}.`);
+  if (!parsed.success)
+    throw new OutputMismatchError(`${operation.name} answered outside its output schema: ${formatZodError(parsed.error, { whole: 'data' })}.`);
   // Parsing drops undocumented fields; any difference between the parsed and the sent JSON is one.
   if (!isDeepStrictEqual(asSent(parsed.data), asSent(data))) {
     throw new OutputMismatchError(`${operation.name} answered fields its output schema does not document: ${JSON.stringify(data).slice(0, 500)}`);

@@ -24,6 +24,8 @@ export const executePersona = defineKeyedOperation({
     temperature: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional().describe('Sampling temperature, 0 to 1.'),
     use_byok: useByokSchema,
   }),
-  output: z.object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') }).describe('The persona execution result.'),
+  output: z
+    .object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') })
+    .describe('The persona execution result.'),
   run: ({ id, ...input }, { core, caller, signal }) => core.executions.executePersona(caller, id, input, signal),
 });

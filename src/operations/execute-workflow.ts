@@ -11,11 +11,17 @@ const nodeResultSchema = z
     node_id: z.string().describe('Node id from the workflow definition.'),
     kind: z.enum(['model', 'template', 'skill', 'composition', 'persona', 'sanitise', 'judge']).describe('Node kind.'),
     status: z.enum(['completed', 'failed', 'skipped']).describe('What happened to the node.'),
-    output: z.union([z.string(), z.record(z.string(), z.unknown())]).nullable().describe('The node output (text, or an object for sanitise and judge nodes).'),
+    output: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .nullable()
+      .describe('The node output (text, or an object for sanitise and judge nodes).'),
     model: z.string().nullable().describe('The model that answered, when the node called one.'),
     token_usage: tokenUsageSchema.nullable(),
     duration_ms: z.number().int().min(0).describe('Node wall time in milliseconds.'),
-    error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }).nullable().describe('Why the node failed, when it did.'),
+    error: z
+      .object({ code: z.enum(ERROR_CODES), message: z.string() })
+      .nullable()
+      .describe('Why the node failed, when it did.'),
     started_at: timestampSchema.nullable(),
     finished_at: timestampSchema.nullable(),
   })
@@ -25,7 +31,7 @@ export const executeWorkflow = defineKeyedOperation({
   name: 'execute_workflow',
   title: 'Run a workflow',
   description:
-    "Runs one of the caller's workflows (a DAG of model calls, templates, skills, compositions, personas, sanitise and judge steps) with the given variables. A failed node fails the run (status \"failed\", HTTP 200, the error in its trace). Set include_trace for per-node results. Each model-calling node costs credits unless a BYOK key is active.",
+    'Runs one of the caller\'s workflows (a DAG of model calls, templates, skills, compositions, personas, sanitise and judge steps) with the given variables. A failed node fails the run (status "failed", HTTP 200, the error in its trace). Set include_trace for per-node results. Each model-calling node costs credits unless a BYOK key is active.',
   method: 'POST',
   path: '/workflows/{id}/execute',
   tag: 'Workflows',

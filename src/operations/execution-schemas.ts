@@ -13,7 +13,7 @@ export const variablesSchema = z
 export const useByokSchema = z
   .boolean()
   .optional()
-  .describe("Set false to route this call through the shared gateway even when a BYOK key is active (refused when the organisation is strict BYOK).");
+  .describe('Set false to route this call through the shared gateway even when a BYOK key is active (refused when the organisation is strict BYOK).');
 
 export const modelOverrideSchema = modelIdSchema.optional().describe('Model override, <provider>/<model_name>; gated by plan and organisation policy.');
 

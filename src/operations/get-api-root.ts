@@ -13,7 +13,8 @@ const link = (what: string) => z.url().describe(what);
 export const getApiRoot = definePublicOperation({
   name: 'get_api_root',
   title: 'API root',
-  description: 'Where to find everything else: the OpenAPI document, the RFC 9727 API catalog, the documentation, health, the MCP endpoint and the Agent Skills index. Needs no API key.',
+  description:
+    'Where to find everything else: the OpenAPI document, the RFC 9727 API catalog, the documentation, health, the MCP endpoint and the Agent Skills index. Needs no API key.',
   method: 'GET',
   path: '/',
   tag: 'Discovery',

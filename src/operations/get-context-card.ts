@@ -5,7 +5,7 @@ import { idParams } from './schemas.js';
 export const getContextCard = defineKeyedOperation({
   name: 'get_context_card',
   title: 'Get a context card',
-  description: 'Reads one of the caller\'s context cards by id, with its full content.',
+  description: "Reads one of the caller's context cards by id, with its full content.",
   method: 'GET',
   path: '/context-cards/{id}',
   tag: contextCardTag,

@@ -40,9 +40,7 @@ export interface InvocationMeta {
   creditsRemaining: number | null;
 }
 
-export type InvocationResult =
-  | { ok: true; status: number; data: unknown; meta: InvocationMeta }
-  | { ok: false; error: PorchError; meta: InvocationMeta };
+export type InvocationResult = { ok: true; status: number; data: unknown; meta: InvocationMeta } | { ok: false; error: PorchError; meta: InvocationMeta };
 
 /** Whether a key with these scopes may call the operation (public operations: always). */
 export function isOperationAllowed(operation: Operation, scopes: readonly string[]): boolean {
@@ -77,7 +75,10 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 }
 
 /** Validates each part against the operation's own schemas and merges them into one input. */
-export function parseOperationInput(operation: Operation, request: Pick<InvocationRequest, 'params' | 'query' | 'body' | 'bodyError' | 'pathStyle'>): Record<string, unknown> {
+export function parseOperationInput(
+  operation: Operation,
+  request: Pick<InvocationRequest, 'params' | 'query' | 'body' | 'bodyError' | 'pathStyle'>,
+): Record<string, unknown> {
   if (request.bodyError) throw request.bodyError;
   if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) {
     throw new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -117,16 +118,19 @@ export async function invokeOperation(core: Core, operation: Operation, request:
   try {
     if (operation.access === 'public') {
       const input = parseOperationInput(operation, request);
-      const data = await operation.run(input, { core, caller: null, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal });
+      const data = await operation.run(input, {
+        core,
+        caller: null,
+        requestId: request.requestId,
+        idempotencyKey: request.idempotencyKey,
+        signal: request.signal,
+      });
       return { ok: true, status: operation.successStatus, data, meta };
     }
 
     caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
-      throw new PorchError(
-        'INSUFFICIENT_PERMISSIONS',
-        `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`,
-      );
+      throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }
     const decision = await core.rateLimiter.consume(caller);
     meta.rateLimit = decision.state;
@@ -137,7 +141,9 @@ export async function invokeOperation(core: Core, operation: Operation, request:
     const keyedCaller = caller;
     // Executions hold reservations and provider calls open, so a key may have only so many in flight.
     const run = () =>
-      operation.effect === 'execute' ? core.executions.concurrency.run(keyedCaller.credential.id, () => operation.run(input, context)) : operation.run(input, context);
+      operation.effect === 'execute'
+        ? core.executions.concurrency.run(keyedCaller.credential.id, () => operation.run(input, context))
+        : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
         ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run)

@@ -10,7 +10,8 @@ export const listPersonas = defineKeyedOperation({
   query: pageQuery,
   name: 'list_personas',
   title: 'List personas',
-  description: "Lists the caller's personas (context cards of category \"persona\" whose content is a system prompt), newest first. Use an id with execute_persona.",
+  description:
+    'Lists the caller\'s personas (context cards of category "persona" whose content is a system prompt), newest first. Use an id with execute_persona.',
   path: '/personas',
   tag: 'Personas',
   scopes: readScopes('persona'),

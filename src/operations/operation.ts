@@ -150,7 +150,11 @@ export function isExposedOn(operation: Pick<Operation, 'exposure'>, door: Door):
 }
 
 /** The operations of a list that a door exposes, as a type (the typed client's methods). */
-export type ExposedOn<Op, D extends Door> = Op extends { exposure?: infer Exposure extends readonly Door[] } ? (D extends Exposure[number] ? Op : never) : never;
+export type ExposedOn<Op, D extends Door> = Op extends { exposure?: infer Exposure extends readonly Door[] }
+  ? D extends Exposure[number]
+    ? Op
+    : never
+  : never;
 
 /** The operations one door exposes, in list order. */
 export function exposedOn<Op extends Operation, D extends Door>(operations: readonly Op[], door: D): Array<ExposedOn<Op, D>> {

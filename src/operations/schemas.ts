@@ -29,10 +29,6 @@ export function listOf<Item extends z.ZodType>(item: Item, what: string) {
   return z.object({
     items: z.array(item).describe(`The ${what}, newest first.`),
     count: z.number().int().min(0).describe('Number of items in `items`.'),
-    next_cursor: z
-      .uuid()
-      .nullable()
-      .optional()
-      .describe('Present when `limit` was sent: the cursor of the next page, or null on the last page.'),
+    next_cursor: z.uuid().nullable().optional().describe('Present when `limit` was sent: the cursor of the next page, or null on the last page.'),
   });
 }

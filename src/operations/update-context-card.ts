@@ -6,7 +6,7 @@ import { idParams } from './schemas.js';
 export const updateContextCard = defineKeyedOperation({
   name: 'update_context_card',
   title: 'Update a context card',
-  description: 'Changes some fields of one of the caller\'s context cards (a partial update: send at least one field).',
+  description: "Changes some fields of one of the caller's context cards (a partial update: send at least one field).",
   method: 'PATCH',
   path: '/context-cards/{id}',
   tag: contextCardTag,
@@ -14,10 +14,9 @@ export const updateContextCard = defineKeyedOperation({
   successStatus: 200,
   scopes: contextCardScopes,
   params: idParams,
-  body: z.strictObject({ ...contextCardWriteFields, title: contextCardWriteFields.title.optional(), content: contextCardWriteFields.content.optional() }).refine(
-    (body) => Object.values(body).some((value) => value !== undefined),
-    { message: 'send at least one field to change' },
-  ),
+  body: z
+    .strictObject({ ...contextCardWriteFields, title: contextCardWriteFields.title.optional(), content: contextCardWriteFields.content.optional() })
+    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' }),
   output: contextCardSchema,
   run: ({ id, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes),
 });

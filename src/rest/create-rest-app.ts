@@ -32,7 +32,10 @@ export interface RestAppOptions {
 
 /** A path pattern for 405 detection: `{id}` matches one segment; the API root is `/`. */
 function pathPattern(path: string): RegExp {
-  const escaped = (API_BASE_PATH + path).replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[A-Za-z_][A-Za-z0-9_]*\\?\}/g, '[^/]+');
+  const escaped = (API_BASE_PATH + path)
+    .replace(/\/$/, '')
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\\?\{[A-Za-z_][A-Za-z0-9_]*\\?\}/g, '[^/]+');
   return new RegExp(`^${escaped}/?$`);
 }
 

@@ -55,7 +55,8 @@ function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
   for (let index = 0; index < body.length; index += 1) {
     const byte = body[index];
     if (inString) {
-      if (byte === 0x5c) index += 1; // a backslash: skip the escaped byte
+      if (byte === 0x5c)
+        index += 1; // a backslash: skip the escaped byte
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x5b || byte === 0x7b) {

@@ -27,11 +27,19 @@ function headerValue(req: Request, name: string): string | undefined {
 
 /** A document export (responseType 'markdown'): the output string itself, not the JSON envelope. */
 function sendMarkdown(res: Response, status: number, data: unknown): void {
-  res.status(status).type('text/markdown; charset=utf-8').send(typeof data === 'string' ? data : String(data));
+  res
+    .status(status)
+    .type('text/markdown; charset=utf-8')
+    .send(typeof data === 'string' ? data : String(data));
 }
 
 /** One route per operation it is given (the app passes those exposed on `rest`), all through the shared invocation path; handlers only translate. */
-export function mountOperations(core: Core, operations: readonly Operation[], codeSet: ErrorCodeSet, bodyLimitBytes: number = DEFAULT_BODY_LIMIT_BYTES): Router {
+export function mountOperations(
+  core: Core,
+  operations: readonly Operation[],
+  codeSet: ErrorCodeSet,
+  bodyLimitBytes: number = DEFAULT_BODY_LIMIT_BYTES,
+): Router {
   const router = Router();
   const parseBody = jsonBody(bodyLimitBytes);
   for (const operation of operations) {

@@ -72,7 +72,12 @@ describe('the dependency rules', () => {
 
   it('refuse the client importing server code other than types', async () => {
     expect(await violations({ 'src/client/client.ts': importing('../operations/index.js'), 'src/operations/index.ts': leaf })).toEqual(['client-ships-alone']);
-    expect(await violations({ 'src/client/client.ts': "import type { Op } from '../operations/index.js';\nexport type Alias = Op;\n", 'src/operations/index.ts': 'export type Op = string;\n' })).toEqual([]);
+    expect(
+      await violations({
+        'src/client/client.ts': "import type { Op } from '../operations/index.js';\nexport type Alias = Op;\n",
+        'src/operations/index.ts': 'export type Op = string;\n',
+      }),
+    ).toEqual([]);
   });
 
   it('refuse a cycle of run-time imports', async () => {

@@ -80,7 +80,18 @@ describe('porch CLI', () => {
   it('stores a BYOK key from an environment variable and never prints it', async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'byok@example.com', '--json')).stdout) as { id: string; organisation_id: string };
     const secret = 'sk-cli-byok-secret-9876';
-    const saved = await runPorch({ ...env, CUSTOMER_KEY: secret, OPENAI_API_KEY: 'sk-gateway' }, 'byok', 'set', '--org', account.organisation_id, '--provider', 'openai', '--key-env', 'CUSTOMER_KEY', '--json');
+    const saved = await runPorch(
+      { ...env, CUSTOMER_KEY: secret, OPENAI_API_KEY: 'sk-gateway' },
+      'byok',
+      'set',
+      '--org',
+      account.organisation_id,
+      '--provider',
+      'openai',
+      '--key-env',
+      'CUSTOMER_KEY',
+      '--json',
+    );
     expect(saved.code, saved.stderr).toBe(0);
     expect(saved.stdout).not.toContain(secret);
     expect(JSON.parse(saved.stdout)).toMatchObject({ provider: 'openai', key_hint: '...9876', status: 'active' });
@@ -92,7 +103,21 @@ describe('porch CLI', () => {
   it('manages sanitiser rules, refusing a regex RE2 cannot run', async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'rules@example.com', '--json')).stdout) as { organisation_id: string };
     const org = account.organisation_id;
-    const added = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.codename', '--label', 'Project codename', '--keywords', 'bluebird,redwing', '--severity', 'block');
+    const added = await porch(
+      'sanitiser',
+      'rule',
+      'add',
+      '--org',
+      org,
+      '--id',
+      'custom.codename',
+      '--label',
+      'Project codename',
+      '--keywords',
+      'bluebird,redwing',
+      '--severity',
+      'block',
+    );
     expect(added.code, added.stderr).toBe(0);
     const lookbehind = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.bad', '--label', 'Bad', '--regex', '(?<=x)y');
     expect(lookbehind.code).toBe(1);

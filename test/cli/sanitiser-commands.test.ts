@@ -24,12 +24,29 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 
 describe('porch sanitiser rule', () => {
   it('set switches a custom rule off and changes its severity, keeping its definition', async () => {
-    const added = await porch('sanitiser', 'rule', 'add', '--org', org, '--id', 'custom.x', '--label', 'Codename', '--keywords', 'bluebird', '--case-sensitive');
+    const added = await porch(
+      'sanitiser',
+      'rule',
+      'add',
+      '--org',
+      org,
+      '--id',
+      'custom.x',
+      '--label',
+      'Codename',
+      '--keywords',
+      'bluebird',
+      '--case-sensitive',
+    );
     expect(added.code, added.stderr).toBe(0);
     const off = await porch('sanitiser', 'rule', 'set', 'custom.x', '--org', org, '--enabled', 'off', '--severity', 'block');
     expect(off.code, off.stderr).toBe(0);
     expect(off.stdout).toMatch(/Saved custom rule custom\.x\./);
-    const listed = JSON.parse((await porch('sanitiser', 'rule', 'list', '--org', org, '--json')).stdout) as Array<{ rule_id: string; kind: string; definition: unknown }>;
+    const listed = JSON.parse((await porch('sanitiser', 'rule', 'list', '--org', org, '--json')).stdout) as Array<{
+      rule_id: string;
+      kind: string;
+      definition: unknown;
+    }>;
     expect(listed).toEqual([
       expect.objectContaining({
         rule_id: 'custom.x',

@@ -33,7 +33,10 @@ beforeEach(async () => {
   server = createServer((req: IncomingMessage, res) => {
     received.push({ method: req.method ?? '', url: req.url ?? '', idempotencyKey: req.headers['idempotency-key'] as string | undefined });
     req.resume();
-    const reply = req.url === '/api/public/v1/context-cards?limit=1' ? { status: 200, body: { success: true, data: { items: [], count: 0 } }, headers: { 'x-credits-remaining': process.env.STUB_CREDITS ?? '5' } } : (replies.shift() ?? OK);
+    const reply =
+      req.url === '/api/public/v1/context-cards?limit=1'
+        ? { status: 200, body: { success: true, data: { items: [], count: 0 } }, headers: { 'x-credits-remaining': process.env.STUB_CREDITS ?? '5' } }
+        : (replies.shift() ?? OK);
     res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
   });
@@ -136,17 +139,23 @@ describe('retry rules', () => {
     replies = [errorReply(429, 'RATE_LIMITED', { 'retry-after': '30' })];
     const controller = new AbortController();
     const events: RetryEvent[] = [];
-    const call = createPorchClient({ baseUrl, apiKey: 'k', onRetry: (event) => {
-      events.push(event);
-      controller.abort(new Error('caller gave up'));
-    } }).listWorkflows(undefined, { signal: controller.signal });
+    const call = createPorchClient({
+      baseUrl,
+      apiKey: 'k',
+      onRetry: (event) => {
+        events.push(event);
+        controller.abort(new Error('caller gave up'));
+      },
+    }).listWorkflows(undefined, { signal: controller.signal });
     await expect(call).rejects.toThrow('caller gave up');
     expect(received).toHaveLength(1);
   });
 
   it('throws a typed error carrying status, code, message, request id and retry-after', async () => {
     replies = [errorReply(404, 'RESOURCE_NOT_FOUND')];
-    const error = (await client().getContextCard({ id: PERSONA }).catch((err: unknown) => err)) as PorchApiError;
+    const error = (await client()
+      .getContextCard({ id: PERSONA })
+      .catch((err: unknown) => err)) as PorchApiError;
     expect(error).toBeInstanceOf(PorchApiError);
     expect(error).toMatchObject({ status: 404, code: 'RESOURCE_NOT_FOUND', message: 'RESOURCE_NOT_FOUND happened', requestId: 'req-1', retryAfter: null });
   });

@@ -95,7 +95,9 @@ describe('bundle import', () => {
   });
 
   it('declares undeclared composition placeholders as required variables', async () => {
-    await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'c', template: 'Hi {{name}}, {{greeting}}', variables: [{ name: 'greeting', default: 'hello' }] }] });
+    await harness.core.bundles.importBundle(accountId, {
+      compositions: [{ name: 'c', template: 'Hi {{name}}, {{greeting}}', variables: [{ name: 'greeting', default: 'hello' }] }],
+    });
     const [composition] = (await harness.store.catalog.exportAll(accountId)).compositions;
     expect(composition?.variables).toEqual([
       { name: 'greeting', required: false, default: 'hello' },

@@ -15,8 +15,17 @@ describe('toIsoTimestamp', () => {
 
   it('is exact at the edges: epoch, leap days, century rules and the four-digit year limits', () => {
     const instants = [
-      0, -1, 1, Date.UTC(2000, 1, 29), Date.UTC(1900, 1, 28, 23, 59, 59, 999), Date.UTC(2100, 2, 1), Date.UTC(2024, 11, 31, 23, 59, 59, 999),
-      Date.UTC(0, 0, 1) - 1, -62_167_219_200_000, 253_402_300_799_999, 253_402_300_800_000,
+      0,
+      -1,
+      1,
+      Date.UTC(2000, 1, 29),
+      Date.UTC(1900, 1, 28, 23, 59, 59, 999),
+      Date.UTC(2100, 2, 1),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 999),
+      Date.UTC(0, 0, 1) - 1,
+      -62_167_219_200_000,
+      253_402_300_799_999,
+      253_402_300_800_000,
     ];
     for (const epochMs of instants) expect(toIsoTimestamp(epochMs)).toBe(new Date(epochMs).toISOString());
   });

@@ -45,7 +45,16 @@ describe('isUuid', () => {
 
   it('refuses a wrong version, variant, length or character', () => {
     const id = newId();
-    for (const bad of [`${id.slice(0, 14)}0${id.slice(15)}`, `${id.slice(0, 14)}9${id.slice(15)}`, `${id.slice(0, 19)}c${id.slice(20)}`, id.slice(1), `${id}0`, id.replace(/-/g, ''), `${id.slice(0, -1)}g`, '']) {
+    for (const bad of [
+      `${id.slice(0, 14)}0${id.slice(15)}`,
+      `${id.slice(0, 14)}9${id.slice(15)}`,
+      `${id.slice(0, 19)}c${id.slice(20)}`,
+      id.slice(1),
+      `${id}0`,
+      id.replace(/-/g, ''),
+      `${id.slice(0, -1)}g`,
+      '',
+    ]) {
       expect(isUuid(bad), bad).toBe(false);
     }
   });

@@ -80,7 +80,9 @@ describeEachEngine('accounts and keys', (engine, definition) => {
   it('insertIfBelowLimit respects maxActive under concurrency', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
-    const inserted = await Promise.all(Array.from({ length: 12 }, () => store.apiKeys.insertIfBelowLimit({ key: apiKeyRecord(account.id), maxActive: 5, now: T0 })));
+    const inserted = await Promise.all(
+      Array.from({ length: 12 }, () => store.apiKeys.insertIfBelowLimit({ key: apiKeyRecord(account.id), maxActive: 5, now: T0 })),
+    );
     expect(inserted.filter(Boolean)).toHaveLength(5);
     expect(await store.apiKeys.listByAccount(account.id)).toHaveLength(5);
   });

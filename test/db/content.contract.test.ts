@@ -38,11 +38,18 @@ describeEachEngine('owned content', (engine) => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const { account: other } = await createAccount(store);
-    const cards = [contextCardRecord(account.id), contextCardRecord(account.id, { category: 'persona' }), contextCardRecord(account.id), contextCardRecord(account.id, { category: 'persona' })];
+    const cards = [
+      contextCardRecord(account.id),
+      contextCardRecord(account.id, { category: 'persona' }),
+      contextCardRecord(account.id),
+      contextCardRecord(account.id, { category: 'persona' }),
+    ];
     for (const card of [...cards, contextCardRecord(other.id)]) await store.contextCards.insert(card);
     const newestFirst = [...cards].reverse();
     expect(await store.contextCards.list({ accountId: account.id, page: {} })).toEqual(newestFirst);
-    expect(await store.contextCards.list({ accountId: account.id, page: {}, category: 'persona' })).toEqual(newestFirst.filter((card) => card.category === 'persona'));
+    expect(await store.contextCards.list({ accountId: account.id, page: {}, category: 'persona' })).toEqual(
+      newestFirst.filter((card) => card.category === 'persona'),
+    );
     const first = await store.contextCards.list({ accountId: account.id, page: { limit: 2 } });
     expect(first).toEqual(newestFirst.slice(0, 2));
     expect(await store.contextCards.list({ accountId: account.id, page: { limit: 2, cursor: first[1]?.id ?? '' } })).toEqual(newestFirst.slice(2));
@@ -103,7 +110,11 @@ describeEachEngine('owned content', (engine) => {
     const composition = compositionRecord(account.id);
     const workflow = workflowRecord(account.id);
     await store.catalog.insertBundle({ contextCards: [], compositions: [composition], skills: [], workflows: [workflow] });
-    await Promise.all([store.catalog.incrementCompositionUse(composition.id), store.catalog.incrementCompositionUse(composition.id), store.catalog.incrementWorkflowUse(workflow.id)]);
+    await Promise.all([
+      store.catalog.incrementCompositionUse(composition.id),
+      store.catalog.incrementCompositionUse(composition.id),
+      store.catalog.incrementWorkflowUse(workflow.id),
+    ]);
     expect((await store.catalog.findComposition({ accountId: account.id, id: composition.id }))?.timesUsed).toBe(2);
     expect((await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id }))?.usageCount).toBe(1);
   });
@@ -112,7 +123,15 @@ describeEachEngine('owned content', (engine) => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const { account: other } = await createAccount(store);
-    const run: WorkflowRunRecord = { id: newId(), workflowId: newId(), accountId: account.id, status: 'failed', result: { outputs: {}, error: 'x' }, durationMs: 12, createdAt: T0 };
+    const run: WorkflowRunRecord = {
+      id: newId(),
+      workflowId: newId(),
+      accountId: account.id,
+      status: 'failed',
+      result: { outputs: {}, error: 'x' },
+      durationMs: 12,
+      createdAt: T0,
+    };
     await store.workflowRuns.insert(run);
     expect(await store.workflowRuns.findOwned({ accountId: account.id, id: run.id })).toEqual(run);
     expect(await store.workflowRuns.findOwned({ accountId: other.id, id: run.id })).toBeNull();
@@ -149,7 +168,15 @@ describeEachEngine('owned content', (engine) => {
   it('every sanitiser rule change bumps the organisation rules version', async () => {
     const { store } = engine();
     const { organisation } = await createAccount(store);
-    const rule = (ruleId: string, definition: unknown, at = T0): SanitiserRuleRecord => ({ id: newId(), organisationId: organisation.id, ruleId, kind: 'custom', definition, createdAt: at, updatedAt: at });
+    const rule = (ruleId: string, definition: unknown, at = T0): SanitiserRuleRecord => ({
+      id: newId(),
+      organisationId: organisation.id,
+      ruleId,
+      kind: 'custom',
+      definition,
+      createdAt: at,
+      updatedAt: at,
+    });
     expect(await store.sanitiserRules.version(organisation.id)).toBe(0);
     await store.sanitiserRules.upsert(rule('custom.a', { pattern: 'a' }));
     await store.sanitiserRules.upsert(rule('custom.b', { pattern: 'b' }));

@@ -11,7 +11,14 @@ import { createAccount, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 function reserve(credits: CreditRepository, accountId: string, tokens: number, options: { minimumAvailableTokens?: number; expiresAt?: number } = {}) {
   const reservationId = newId();
   return credits
-    .reserve({ accountId, tokens, minimumAvailableTokens: options.minimumAvailableTokens ?? 0, at: T0, expiresAt: options.expiresAt ?? T0 + MINUTE_MS, reservationId })
+    .reserve({
+      accountId,
+      tokens,
+      minimumAvailableTokens: options.minimumAvailableTokens ?? 0,
+      at: T0,
+      expiresAt: options.expiresAt ?? T0 + MINUTE_MS,
+      reservationId,
+    })
     .then((outcome) => ({ ...outcome, reservationId }));
 }
 
@@ -131,7 +138,10 @@ describeEachEngine('credits', (engine, definition) => {
     const { account } = await createAccount(store, 0);
     expect(await store.credits.ledger(account.id), 'no entry for an account created with nothing').toEqual([]);
     const entryId = newId();
-    expect(await store.credits.grant({ accountId: account.id, tokens: 5_000, reference: 'operator grant', at: T0, entryId })).toEqual({ balanceTokens: 5_000, reservedTokens: 0 });
+    expect(await store.credits.grant({ accountId: account.id, tokens: 5_000, reference: 'operator grant', at: T0, entryId })).toEqual({
+      balanceTokens: 5_000,
+      reservedTokens: 0,
+    });
     expect(await store.credits.ledger(account.id)).toEqual([
       { id: entryId, accountId: account.id, kind: 'grant', deltaTokens: 5_000, balanceAfterTokens: 5_000, reference: 'operator grant', createdAt: T0 },
     ]);

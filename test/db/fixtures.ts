@@ -28,7 +28,16 @@ function unique(label: string): string {
 }
 
 export function organisationRecord(overrides: Partial<OrganisationRecord> = {}): OrganisationRecord {
-  return { id: newId(), name: unique('organisation'), euOnlyModels: false, strictByok: false, ownerAccountId: null, sanitiserRulesVersion: 0, createdAt: T0, ...overrides };
+  return {
+    id: newId(),
+    name: unique('organisation'),
+    euOnlyModels: false,
+    strictByok: false,
+    ownerAccountId: null,
+    sanitiserRulesVersion: 0,
+    createdAt: T0,
+    ...overrides,
+  };
 }
 
 export function accountRecord(organisationId: string, overrides: Partial<AccountRecord> = {}): AccountRecord {
@@ -85,7 +94,19 @@ export function usageRecord(accountId: string, overrides: Partial<UsageRecord> =
 }
 
 export function contextCardRecord(accountId: string, overrides: Partial<ContextCardRecord> = {}): ContextCardRecord {
-  return { id: newId(), accountId, title: unique('card'), content: 'content', category: null, tags: ['a'], description: null, emoji: null, createdAt: T0, updatedAt: T0, ...overrides };
+  return {
+    id: newId(),
+    accountId,
+    title: unique('card'),
+    content: 'content',
+    category: null,
+    tags: ['a'],
+    description: null,
+    emoji: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
 }
 
 export function compositionRecord(accountId: string, overrides: Partial<CompositionRecord> = {}): CompositionRecord {
@@ -105,11 +126,31 @@ export function compositionRecord(accountId: string, overrides: Partial<Composit
 }
 
 export function skillRecord(accountId: string, overrides: Partial<SkillRecord> = {}): SkillRecord {
-  return { id: newId(), accountId, name: unique('skill'), description: 'd', category: 'general', instructions: 'Do it.', model: null, createdAt: T0, ...overrides };
+  return {
+    id: newId(),
+    accountId,
+    name: unique('skill'),
+    description: 'd',
+    category: 'general',
+    instructions: 'Do it.',
+    model: null,
+    createdAt: T0,
+    ...overrides,
+  };
 }
 
 export function workflowRecord(accountId: string, overrides: Partial<WorkflowRecord> = {}): WorkflowRecord {
-  return { id: newId(), accountId, name: unique('workflow'), description: 'd', category: 'general', definition: { nodes: [] }, usageCount: 0, createdAt: T0, ...overrides };
+  return {
+    id: newId(),
+    accountId,
+    name: unique('workflow'),
+    description: 'd',
+    category: 'general',
+    definition: { nodes: [] },
+    usageCount: 0,
+    createdAt: T0,
+    ...overrides,
+  };
 }
 
 export function byokKeyRecord(owner: { accountId: string } | { organisationId: string }, overrides: Partial<ByokKeyRecord> = {}): ByokKeyRecord {

@@ -8,7 +8,15 @@ import { describeEachEngine } from './engines.js';
 import { DAY_MS, T0 } from './fixtures.js';
 
 function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): IdempotencyClaimRequest {
-  return { accountId: 'account-a', idempotencyKey: 'key-1', operation: 'execute_workflow', requestHash: 'hash-1', now: T0, expiresAt: T0 + DAY_MS, ...overrides };
+  return {
+    accountId: 'account-a',
+    idempotencyKey: 'key-1',
+    operation: 'execute_workflow',
+    requestHash: 'hash-1',
+    now: T0,
+    expiresAt: T0 + DAY_MS,
+    ...overrides,
+  };
 }
 
 describeEachEngine('idempotency', (engine, definition) => {
@@ -29,7 +37,11 @@ describeEachEngine('idempotency', (engine, definition) => {
     const { store } = engine();
     await store.idempotency.claim(claimRequest());
     await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'key-1', status: 201, body: { data: { id: 'x', nested: [1, 'two'] } } });
-    expect(await store.idempotency.claim(claimRequest({ now: T0 + 1 }))).toEqual({ kind: 'replay', status: 201, body: { data: { id: 'x', nested: [1, 'two'] } } });
+    expect(await store.idempotency.claim(claimRequest({ now: T0 + 1 }))).toEqual({
+      kind: 'replay',
+      status: 201,
+      body: { data: { id: 'x', nested: [1, 'two'] } },
+    });
   });
 
   it('another request body or operation under a held key is a conflict', async () => {

@@ -68,7 +68,9 @@ describeEachEngine('rate limits', (engine, definition) => {
   it.runIf(definition.shared)('two connections share the windows: together they get exactly the limit through', async () => {
     const { store, openAnother } = engine();
     const other = openAnother();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).rateLimits.consume(limits({ requestsPerMinute: 7 }))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).rateLimits.consume(limits({ requestsPerMinute: 7 }))),
+    );
     expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(7);
   });
 });

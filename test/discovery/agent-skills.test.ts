@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSkillMd } from '../../src/core/skills-bridge/index.js';
-import { AGENT_SKILLS_SCHEMA_URL, COMMITTED_INDEX_PATH, loadAgentSkills, serializeIndex, type AgentSkillsIndex } from '../../src/rest/discovery/agent-skills.js';
+import {
+  AGENT_SKILLS_SCHEMA_URL,
+  COMMITTED_INDEX_PATH,
+  loadAgentSkills,
+  serializeIndex,
+  type AgentSkillsIndex,
+} from '../../src/rest/discovery/agent-skills.js';
 import { PACKAGE_ROOT } from '../../src/rest/discovery/package-root.js';
 import { crc32, gzipStored, readTarGzip, tarGzip } from '../../src/rest/discovery/tar-gzip.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';

@@ -56,7 +56,11 @@ describe('in a browser', () => {
     expect(response?.status()).toBe(200);
     expect(await page.locator('h1').first().textContent()).toBe('Porch');
     const rows = await page.locator('table tbody tr').allTextContents();
-    for (const operation of operations) expect(rows.some((row) => row.includes(operation.path) && row.includes(operation.title)), operation.name).toBe(true);
+    for (const operation of operations)
+      expect(
+        rows.some((row) => row.includes(operation.path) && row.includes(operation.title)),
+        operation.name,
+      ).toBe(true);
     expect(foreignRequests).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -66,10 +70,17 @@ describe('in a browser', () => {
     const documented = exposedOn(operations, 'discovery');
     const { page, response, foreignRequests, errors } = await openPage('/docs/api-reference');
     expect(response?.status()).toBe(200);
-    await page.locator('.opblock').nth(documented.length - 1).waitFor({ timeout: RENDER_TIMEOUT_MS });
+    await page
+      .locator('.opblock')
+      .nth(documented.length - 1)
+      .waitFor({ timeout: RENDER_TIMEOUT_MS });
     expect(await page.locator('.opblock').count()).toBe(documented.length);
     const ids = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((block) => block.id));
-    for (const operation of documented) expect(ids.some((id) => id.endsWith(`-${operationId(operation)}`)), operation.name).toBe(true);
+    for (const operation of documented)
+      expect(
+        ids.some((id) => id.endsWith(`-${operationId(operation)}`)),
+        operation.name,
+      ).toBe(true);
     expect(await page.locator('.info .title').textContent()).toContain('Porch API');
     expect(foreignRequests).toEqual([]);
     expect(errors).toEqual([]);

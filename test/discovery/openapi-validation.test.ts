@@ -46,11 +46,15 @@ describe('validateAgainstOpenApi', () => {
   });
 
   it('rejects a status the operation does not document', () => {
-    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 418, headers(), { success: true, data: CARD }))).toMatch(/status 418 is not documented for getContextCard/);
+    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 418, headers(), { success: true, data: CARD }))).toMatch(
+      /status 418 is not documented for getContextCard/,
+    );
   });
 
   it('rejects a body with a field the schema does not have, or missing one it requires', () => {
-    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers(), { success: true, data: { ...CARD, secret: 'x' } }))).toMatch(/additional properties/);
+    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers(), { success: true, data: { ...CARD, secret: 'x' } }))).toMatch(
+      /additional properties/,
+    );
     const { title: _title, ...withoutTitle } = CARD;
     expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers(), { success: true, data: withoutTitle }))).toMatch(/title/);
   });
@@ -62,7 +66,9 @@ describe('validateAgainstOpenApi', () => {
     const noCredits = headers();
     noCredits.delete('x-credits-remaining');
     expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, noCredits, { success: true, data: CARD }))).toMatch(/X-Credits-Remaining is missing/);
-    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers({ 'x-ratelimit-remaining': 'lots' }), { success: true, data: CARD }))).toMatch(/X-RateLimit-Remaining/);
+    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers({ 'x-ratelimit-remaining': 'lots' }), { success: true, data: CARD }))).toMatch(
+      /X-RateLimit-Remaining/,
+    );
   });
 
   it('rejects an error code the status does not list, and a 429 without Retry-After', () => {
@@ -75,7 +81,9 @@ describe('validateAgainstOpenApi', () => {
   });
 
   it('rejects an undocumented content type and a body on a no-body response', () => {
-    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers({ 'content-type': 'text/html' }), '<p>hi</p>'))).toMatch(/content type "text\/html" is not documented/);
+    expect(mismatch(() => validateAgainstOpenApi('GET', CARD_PATH, 200, headers({ 'content-type': 'text/html' }), '<p>hi</p>'))).toMatch(
+      /content type "text\/html" is not documented/,
+    );
     expect(mismatch(() => validateAgainstOpenApi('DELETE', CARD_PATH, 204, headers(), { success: true }))).toMatch(/says no body/);
   });
 

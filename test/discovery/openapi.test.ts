@@ -49,33 +49,36 @@ describe('the OpenAPI document', () => {
     expect(document.info.version).toBe(API_VERSION);
   });
 
-  it('keeps the discovery copy of the API base path equal to the app\'s', () => {
+  it("keeps the discovery copy of the API base path equal to the app's", () => {
     expect(SITE_PATHS.apiBase).toBe(API_BASE_PATH);
     expect(document.servers[0]?.url).toBe(`${SITE_URL}${API_BASE_PATH}`);
   });
 
-  it.each(all.map((operation) => [operation.name, operation] as const))('documents %s: path, method, operationId, scopes and every error it can answer with', (_name, operation) => {
-    const entry = operationObject(operation);
-    expect(entry, `${operation.method} ${operation.path} is missing`).toBeDefined();
-    if (!entry) return;
-    expect(entry.operationId).toBe(operationId(operation));
-    expect(entry.summary).toBe(operation.title);
-    expect(entry.tags).toEqual([operation.tag]);
-    expect(entry['x-porch-tool']).toBe(isExposedOn(operation, 'mcp-tool') ? operation.name : undefined);
-    expect(entry.responses[String(operation.successStatus)]).toBeDefined();
-    for (const code of possibleErrorCodes(operation)) {
-      const response = entry.responses[String(ERROR_TABLE[code].status)];
-      expect(response, `${operation.name} does not document ${code}`).toBeDefined();
-      expect(deref<ResponseObject>(response ?? { $ref: '' }).description).toContain(`\`${code}\``);
-    }
-    if (operation.access === 'keyed') {
-      expect(entry['x-porch-scopes']).toEqual([...operation.scopes]);
-      expect(entry.security).toContainEqual({ ApiKeyAuth: [operation.scopes[0]] });
-    } else {
-      expect(entry.security).toEqual([]);
-    }
-    if (operation.body) expect(entry.requestBody?.content['application/json']?.schema).toBeDefined();
-  });
+  it.each(all.map((operation) => [operation.name, operation] as const))(
+    'documents %s: path, method, operationId, scopes and every error it can answer with',
+    (_name, operation) => {
+      const entry = operationObject(operation);
+      expect(entry, `${operation.method} ${operation.path} is missing`).toBeDefined();
+      if (!entry) return;
+      expect(entry.operationId).toBe(operationId(operation));
+      expect(entry.summary).toBe(operation.title);
+      expect(entry.tags).toEqual([operation.tag]);
+      expect(entry['x-porch-tool']).toBe(isExposedOn(operation, 'mcp-tool') ? operation.name : undefined);
+      expect(entry.responses[String(operation.successStatus)]).toBeDefined();
+      for (const code of possibleErrorCodes(operation)) {
+        const response = entry.responses[String(ERROR_TABLE[code].status)];
+        expect(response, `${operation.name} does not document ${code}`).toBeDefined();
+        expect(deref<ResponseObject>(response ?? { $ref: '' }).description).toContain(`\`${code}\``);
+      }
+      if (operation.access === 'keyed') {
+        expect(entry['x-porch-scopes']).toEqual([...operation.scopes]);
+        expect(entry.security).toContainEqual({ ApiKeyAuth: [operation.scopes[0]] });
+      } else {
+        expect(entry.security).toEqual([]);
+      }
+      if (operation.body) expect(entry.requestBody?.content['application/json']?.schema).toBeDefined();
+    },
+  );
 
   it('mentions every code of the error table somewhere', () => {
     const documented = documentedErrorCodes(all);
@@ -84,7 +87,15 @@ describe('the OpenAPI document', () => {
 
   it('documents the X-API-Key security scheme, the rate-limit, credit and version headers', () => {
     expect(document.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    for (const header of ['X-API-Version', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Credits-Remaining', 'Retry-After']) {
+    for (const header of [
+      'X-API-Version',
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Credits-Remaining',
+      'Retry-After',
+    ]) {
       expect(document.components.headers[header], header).toBeDefined();
     }
     const list = document.paths['/workflows']?.get?.responses['200'] as ResponseObject;
@@ -95,7 +106,9 @@ describe('the OpenAPI document', () => {
 
   it('documents query parameters by their input shape (a coerced number is an integer parameter)', () => {
     const parameters = document.paths['/context-cards']?.get?.parameters ?? [];
-    expect(parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1 }) }));
+    expect(parameters).toContainEqual(
+      expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1 }) }),
+    );
     expect(parameters).toContainEqual(expect.objectContaining({ name: 'cursor', in: 'query', schema: expect.objectContaining({ format: 'uuid' }) }));
     const idParameter = document.paths['/context-cards/{id}']?.get?.parameters?.[0];
     expect(idParameter).toMatchObject({ name: 'id', in: 'path', required: true });
@@ -158,7 +171,10 @@ describe('the OpenAPI document', () => {
     expect(entry?.requestBody?.required).toBe(true);
     expect(entry?.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     // An example written on the schema (zod .meta({ examples })) wins over a synthesised one.
-    expect((entry?.responses['200'] as ResponseObject).content?.['application/json']?.example).toEqual({ success: true, data: { content: 'A gadget answer.' } });
+    expect((entry?.responses['200'] as ResponseObject).content?.['application/json']?.example).toEqual({
+      success: true,
+      data: { content: 'A gadget answer.' },
+    });
   });
 
   it('is what the server serves at /openapi.json and, as YAML, at /api/openapi.yaml', async () => {
@@ -179,7 +195,11 @@ describe('the OpenAPI document', () => {
     const response = await harness.api<{ links: Record<string, string> }>('GET', '');
     expect(response.status).toBe(200);
     expect(response.headers.get('link')).toBe(`<${SITE_URL}${SITE_PATHS.apiCatalog}>; rel="api-catalog"`);
-    expect(response.body.data.links).toMatchObject({ openapi: `${SITE_URL}/openapi.json`, api_catalog: `${SITE_URL}/.well-known/api-catalog`, health: `${SITE_URL}/api/public/v1/health` });
+    expect(response.body.data.links).toMatchObject({
+      openapi: `${SITE_URL}/openapi.json`,
+      api_catalog: `${SITE_URL}/.well-known/api-catalog`,
+      health: `${SITE_URL}/api/public/v1/health`,
+    });
     const wrongMethod = await harness.api('POST', '', { body: {} });
     expect(wrongMethod.status).toBe(405);
   });

@@ -53,7 +53,12 @@ describe('Markdown negotiation', () => {
   it('serves every allowlisted page both ways, and its .md twin as Markdown', async () => {
     const paths = ['/', '/docs', '/docs/api-reference', ...DOC_SOURCES.map((doc) => `/docs/${doc.slug}`)];
     for (const path of paths) {
-      const exists = path !== '/docs/mcp' || (await readFile(join(PACKAGE_ROOT, 'docs/mcp.md')).then(() => true, () => false));
+      const exists =
+        path !== '/docs/mcp' ||
+        (await readFile(join(PACKAGE_ROOT, 'docs/mcp.md')).then(
+          () => true,
+          () => false,
+        ));
       const html = await harness.site('GET', path);
       expect(html.status, path).toBe(exists ? 200 : 404);
       if (!exists) continue;
@@ -82,10 +87,13 @@ describe('Markdown negotiation', () => {
     expect((await harness.site('GET', '/assets/swagger-ui/package.json')).status).toBe(404);
   });
 
-  it.each(GENERATED_BLOCKS.map((block) => [block.file, block] as const))('keeps the generated part of %s equal to the code (run npm run build:docs when this fails)', async (file, block) => {
-    const text = await readFile(join(PACKAGE_ROOT, file), 'utf8');
-    expect(text).toBe(withGeneratedBlock(text, block, operations));
-  });
+  it.each(GENERATED_BLOCKS.map((block) => [block.file, block] as const))(
+    'keeps the generated part of %s equal to the code (run npm run build:docs when this fails)',
+    async (file, block) => {
+      const text = await readFile(join(PACKAGE_ROOT, file), 'utf8');
+      expect(text).toBe(withGeneratedBlock(text, block, operations));
+    },
+  );
 });
 
 describe('the Markdown gateway', () => {
@@ -109,7 +117,19 @@ describe('the Markdown gateway', () => {
   });
 
   it('answers 404 for anything not allowlisted: traversal, files, other routes, other hosts', async () => {
-    for (const path of ['/docs/../package.json', '../package.json', '/etc/passwd', '/docs/%2e%2e/README', '/openapi.json', '/api/public/v1/health', 'https://example.com/', '//example.com/docs/quick-start', '/docs/decisions/../../README.md', '/README.md', '/docs/nope']) {
+    for (const path of [
+      '/docs/../package.json',
+      '../package.json',
+      '/etc/passwd',
+      '/docs/%2e%2e/README',
+      '/openapi.json',
+      '/api/public/v1/health',
+      'https://example.com/',
+      '//example.com/docs/quick-start',
+      '/docs/decisions/../../README.md',
+      '/README.md',
+      '/docs/nope',
+    ]) {
       const response = await harness.site<{ error: { code: string } }>('GET', `/api/public/markdown-gateway?path=${encodeURIComponent(path)}`);
       expect(response.status, `${path}: ${describeResponse(response)}`).toBe(404);
       expect(response.body.error.code).toBe('NOT_FOUND');

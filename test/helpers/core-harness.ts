@@ -20,7 +20,11 @@ export interface AccountHelpers {
   /** An account (Expert with 1,000 credits unless told otherwise). */
   createAccount(options?: { plan?: Plan; credits?: number; email?: string }): Promise<{ accountId: string; organisationId: string }>;
   createKey(accountId: string, options?: { scopes?: string[]; rpm?: number; rpd?: number }): Promise<{ id: string; key: string }>;
-  expertWithKey(options?: { credits?: number; scopes?: string[]; rpm?: number }): Promise<{ accountId: string; organisationId: string; keyId: string; key: string }>;
+  expertWithKey(options?: {
+    credits?: number;
+    scopes?: string[];
+    rpm?: number;
+  }): Promise<{ accountId: string; organisationId: string; keyId: string; key: string }>;
 }
 
 export interface CoreHarness extends AccountHelpers {

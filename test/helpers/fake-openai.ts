@@ -147,8 +147,7 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
     const content = reply.content ?? `echo: ${lastUser?.content ?? ''}`;
     const promptTokens = messages.reduce((sum, message) => sum + wordCount(message.content), 0);
     const completionTokens = wordCount(content);
-    const usage =
-      reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     completionCount += 1;
     sendJson(
       res,

@@ -77,7 +77,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     }
     // Every response under the API base must match the OpenAPI document (status, headers, body).
     const { pathname, search } = new URL(url);
-    if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`)) validateAgainstOpenApi(method, pathname.slice(API_BASE_PATH.length) + search, response.status, response.headers, parsed);
+    if (pathname === API_BASE_PATH || pathname.startsWith(`${API_BASE_PATH}/`))
+      validateAgainstOpenApi(method, pathname.slice(API_BASE_PATH.length) + search, response.status, response.headers, parsed);
     return { status: response.status, headers: response.headers, body: parsed as Body, text };
   }
 

@@ -50,7 +50,10 @@ function compiledDocument(): CompiledDocument {
 
 function resolveRef<Target>(document: OpenApiDocument, value: Target | { $ref: string }): Target {
   if (isJsonObject(value) && typeof value.$ref === 'string') {
-    const pointer = value.$ref.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = value.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: unknown = document;
     for (const part of pointer) target = isJsonObject(target) ? target[part] : undefined;
     if (target === undefined) throw new OpenApiMismatchError(`The document has a dangling reference ${value.$ref}.`);
@@ -70,7 +73,9 @@ function validatorFor(state: CompiledDocument, schema: JsonSchema): ValidateFunc
 }
 
 function describeErrors(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`).join('; ');
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`)
+    .join('; ');
 }
 
 function excerpt(body: unknown): string {
@@ -88,7 +93,8 @@ function checkHeaders(state: CompiledDocument, where: string, response: Response
     }
     const typed = header.schema.type === 'integer' || header.schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
     const validate = validatorFor(state, header.schema);
-    if (!validate(typed)) throw new OpenApiMismatchError(`${where}: header ${name}: ${JSON.stringify(value)} does not match its schema: ${describeErrors(validate)}.`);
+    if (!validate(typed))
+      throw new OpenApiMismatchError(`${where}: header ${name}: ${JSON.stringify(value)} does not match its schema: ${describeErrors(validate)}.`);
   }
 }
 
@@ -101,9 +107,11 @@ function checkBody(state: CompiledDocument, where: string, method: string, respo
   if (method === 'HEAD') return;
   const contentType = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const media = response.content[contentType];
-  if (!media) throw new OpenApiMismatchError(`${where}: content type "${contentType}" is not documented (documented: ${Object.keys(response.content).join(', ')}).`);
+  if (!media)
+    throw new OpenApiMismatchError(`${where}: content type "${contentType}" is not documented (documented: ${Object.keys(response.content).join(', ')}).`);
   const validate = validatorFor(state, media.schema);
-  if (!validate(body)) throw new OpenApiMismatchError(`${where}: the body does not match the documented schema: ${describeErrors(validate)}. Body: ${excerpt(body)}`);
+  if (!validate(body))
+    throw new OpenApiMismatchError(`${where}: the body does not match the documented schema: ${describeErrors(validate)}. Body: ${excerpt(body)}`);
 }
 
 /**
@@ -126,12 +134,17 @@ export function validateAgainstOpenApi(method: string, pathUnderBase: string, st
     const item = state.document.paths[route.template] ?? {};
     const operation: OperationObject | undefined = item[(verb === 'HEAD' ? 'get' : verb.toLowerCase()) as keyof typeof item];
     if (!operation) {
-      if (status !== 405) throw new OpenApiMismatchError(`${where}: ${verb} is not documented on ${route.template}, so only 405 METHOD_NOT_ALLOWED is expected. Body: ${excerpt(body)}`);
+      if (status !== 405)
+        throw new OpenApiMismatchError(
+          `${where}: ${verb} is not documented on ${route.template}, so only 405 METHOD_NOT_ALLOWED is expected. Body: ${excerpt(body)}`,
+        );
       response = resolveRef<ResponseObject>(state.document, state.document.components.responses.MethodNotAllowed ?? { $ref: '' });
     } else {
       const declared = operation.responses[String(status)];
       if (!declared) {
-        throw new OpenApiMismatchError(`${where}: status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(', ')}). Body: ${excerpt(body)}`);
+        throw new OpenApiMismatchError(
+          `${where}: status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(', ')}). Body: ${excerpt(body)}`,
+        );
       }
       response = resolveRef<ResponseObject>(state.document, declared);
     }

@@ -17,12 +17,18 @@ const VOLATILE_TABLES = new Set(['rate_limit_counters', '__drizzle_migrations'])
 export function databaseFingerprint(store: Store): string {
   if (!isSqliteStore(store)) throw new Error(`databaseFingerprint cannot read the ${store.describe().engine} engine yet.`);
   const { sqlite } = store.database;
-  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).all() as Array<{ name: string }>;
+  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).all() as Array<{
+    name: string;
+  }>;
   const hash = createHash('sha256');
   for (const { name } of tables) {
     if (VOLATILE_TABLES.has(name)) continue;
     const rows = sqlite.prepare(`select * from "${name}" order by rowid`).raw().all();
-    hash.update(name).update(JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : Buffer.isBuffer(value) ? value.toString('hex') : value)));
+    hash
+      .update(name)
+      .update(
+        JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : Buffer.isBuffer(value) ? value.toString('hex') : value)),
+      );
   }
   return hash.digest('hex');
 }

@@ -53,7 +53,11 @@ const EXPECTED_ANNOTATIONS = {
 it('lists exactly one tool per operation, plus analyze_prompt, and nothing else', () => {
   const names = tools.map((tool) => tool.name);
   expect(new Set(names).size).toBe(names.length);
-  expect([...names].sort()).toEqual(exposedOn(operations, 'mcp-tool').map((operation) => operation.name).sort());
+  expect([...names].sort()).toEqual(
+    exposedOn(operations, 'mcp-tool')
+      .map((operation) => operation.name)
+      .sort(),
+  );
 });
 
 describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((operation) => [operation.name, operation] as const))('%s', (name, operation) => {
@@ -83,7 +87,10 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
   it('carries the title, description and annotations its effect implies', () => {
     expect(tool().title).toBe(operation.title);
     expect(tool().description).toBe(operation.description);
-    const expected = operation.effect === 'write' ? { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false } : EXPECTED_ANNOTATIONS[operation.effect];
+    const expected =
+      operation.effect === 'write'
+        ? { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false }
+        : EXPECTED_ANNOTATIONS[operation.effect];
     expect(tool().annotations).toEqual(expected);
   });
 });
@@ -101,7 +108,12 @@ it('shows only the public tools without a key', async () => {
   const anonymous = await connectInMemory(harness);
   try {
     const names = (await anonymous.client.listTools()).tools.map((listed) => listed.name).sort();
-    expect(names).toEqual(exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort());
+    expect(names).toEqual(
+      exposedOn(operations, 'mcp-tool')
+        .filter((operation) => operation.access === 'public')
+        .map((operation) => operation.name)
+        .sort(),
+    );
   } finally {
     await anonymous.close();
   }

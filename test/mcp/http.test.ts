@@ -16,7 +16,10 @@ beforeEach(async () => {
 });
 afterEach(() => harness.close());
 
-const PUBLIC_TOOLS = exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort();
+const PUBLIC_TOOLS = exposedOn(operations, 'mcp-tool')
+  .filter((operation) => operation.access === 'public')
+  .map((operation) => operation.name)
+  .sort();
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const LIST_TOOLS = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
@@ -91,7 +94,12 @@ describe('with a key', () => {
 
   it('acts for the account named in X-Porch-Account with a partner key', async () => {
     const owner = await harness.createAccount();
-    const member = await harness.core.accounts.createAccount({ email: `member-${Date.now()}@example.com`, plan: 'expert', credits: 5, organisationId: owner.organisationId });
+    const member = await harness.core.accounts.createAccount({
+      email: `member-${Date.now()}@example.com`,
+      plan: 'expert',
+      credits: 5,
+      organisationId: owner.organisationId,
+    });
     await harness.core.contextCards.create(member.id, { title: 'Member card', content: 'x' });
     const partner = await harness.core.accounts.createPartnerKey({ organisationId: owner.organisationId, scopes: ['api:context-cards'] });
     const connection = await connectHttp(harness, { key: partner.plaintext, headers: { 'x-porch-account': member.id } });
@@ -171,7 +179,12 @@ describe('stateless transport', () => {
   });
 
   it('refuses a body over the 1 MiB limit with 413', async () => {
-    const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_prompt', arguments: { prompt: 'x'.repeat(1024 * 1024 + 1) } } });
+    const response = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'analyze_prompt', arguments: { prompt: 'x'.repeat(1024 * 1024 + 1) } },
+    });
     expect(response.status).toBe(413);
   });
 });
@@ -197,7 +210,11 @@ describe('Origin and Host validation', () => {
   it('answers a CORS preflight from an allowed origin with the methods and headers MCP clients send', async () => {
     const response = await fetch(mcpUrl(harness), {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, mcp-protocol-version' },
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, mcp-protocol-version',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');

@@ -59,7 +59,10 @@ describe('prompts', () => {
   it('renders a composition with its variables and defaults, without calling a model or spending credits', async () => {
     const { key, accountId } = await demoAccount();
     const before = await balanceTokens(accountId);
-    const result = await (await connect(key)).client.getPrompt({ name: 'release-notes', arguments: { product: 'Porch', version: '1.2', changes: '- MCP prompts' } });
+    const result = await (await connect(key)).client.getPrompt({
+      name: 'release-notes',
+      arguments: { product: 'Porch', version: '1.2', changes: '- MCP prompts' },
+    });
     expect(result.messages).toEqual([
       { role: 'user', content: { type: 'text', text: 'Write release notes for Porch version 1.2.\nAudience: developers.\nChanges:\n- MCP prompts' } },
     ]);
@@ -70,7 +73,10 @@ describe('prompts', () => {
   it('renders a persona: its system prompt first, then the input with the context after a blank line', async () => {
     const { key, accountId, ids } = await demoAccount();
     const persona = await harness.core.catalog.getPersona(accountId, defined(ids['persona:plain-editor'], 'the demo persona'));
-    const result = await (await connect(key)).client.getPrompt({ name: 'persona-plain-english-editor', arguments: { input: 'Leverage synergies.', context: 'For a newsletter.' } });
+    const result = await (await connect(key)).client.getPrompt({
+      name: 'persona-plain-english-editor',
+      arguments: { input: 'Leverage synergies.', context: 'For a newsletter.' },
+    });
     expect(result.messages).toEqual([
       { role: 'user', content: { type: 'text', text: persona.content } },
       { role: 'user', content: { type: 'text', text: 'Leverage synergies.\n\nFor a newsletter.' } },
@@ -91,17 +97,30 @@ describe('prompts', () => {
 
   it('gives two same-named compositions distinct names that keep pointing at their own composition', async () => {
     const { key, accountId, ids } = await demoAccount();
-    const second = await harness.core.bundles.importBundle(accountId, { version: 1, compositions: [{ key: 'copy', name: 'Release notes', template: 'Second {{thing}}' }] });
+    const second = await harness.core.bundles.importBundle(accountId, {
+      version: 1,
+      compositions: [{ key: 'copy', name: 'Release notes', template: 'Second {{thing}}' }],
+    });
     const { prompts } = await (await connect(key)).client.listPrompts();
-    const names = prompts.map((prompt) => prompt.name).filter((name) => name.startsWith('release-notes')).sort();
-    expect(names).toEqual([`release-notes-${defined(ids['composition:release-notes'], 'the demo composition').slice(-8)}`, `release-notes-${defined(second.ids['composition:copy'], 'the copy').slice(-8)}`].sort());
+    const names = prompts
+      .map((prompt) => prompt.name)
+      .filter((name) => name.startsWith('release-notes'))
+      .sort();
+    expect(names).toEqual(
+      [
+        `release-notes-${defined(ids['composition:release-notes'], 'the demo composition').slice(-8)}`,
+        `release-notes-${defined(second.ids['composition:copy'], 'the copy').slice(-8)}`,
+      ].sort(),
+    );
   });
 
   it('shows only the kinds the key may read: compositions with read:composition, nothing with api:context-cards', async () => {
     const { accountId } = await demoAccount();
     const compositionsOnly = await harness.createKey(accountId, { scopes: ['read:composition'] });
     expect((await (await connect(compositionsOnly.key)).client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['release-notes']);
-    await expect((await connect(compositionsOnly.key)).client.getPrompt({ name: 'persona-plain-english-editor', arguments: { input: 'x' } })).rejects.toThrow(/RESOURCE_NOT_FOUND/);
+    await expect((await connect(compositionsOnly.key)).client.getPrompt({ name: 'persona-plain-english-editor', arguments: { input: 'x' } })).rejects.toThrow(
+      /RESOURCE_NOT_FOUND/,
+    );
 
     const cardsOnly = await harness.createKey(accountId, { scopes: ['api:context-cards'] });
     expect((await (await connect(cardsOnly.key)).client.listPrompts()).prompts).toEqual([]);
@@ -126,10 +145,17 @@ describe('prompts', () => {
 describe('resources', () => {
   it("lists the caller's context cards at porch://context-cards/{id} and reads one's content", async () => {
     const { key, accountId } = await harness.expertWithKey();
-    const card = await harness.core.contextCards.create(accountId, { title: 'Tone guide', content: 'Be warm and specific.', description: 'House style', emoji: '✍️' });
+    const card = await harness.core.contextCards.create(accountId, {
+      title: 'Tone guide',
+      content: 'Be warm and specific.',
+      description: 'House style',
+      emoji: '✍️',
+    });
     const connection = await connect(key);
     const { resources } = await connection.client.listResources();
-    expect(resources).toEqual([{ uri: `porch://context-cards/${card.id}`, name: 'Tone guide', title: '✍️ Tone guide', description: 'House style', mimeType: 'text/plain' }]);
+    expect(resources).toEqual([
+      { uri: `porch://context-cards/${card.id}`, name: 'Tone guide', title: '✍️ Tone guide', description: 'House style', mimeType: 'text/plain' },
+    ]);
     const read = await connection.client.readResource({ uri: `porch://context-cards/${card.id}` });
     expect(read.contents).toEqual([{ uri: `porch://context-cards/${card.id}`, mimeType: 'text/plain', text: 'Be warm and specific.' }]);
     expect((await connection.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['porch://context-cards/{id}']);
@@ -144,7 +170,9 @@ describe('resources', () => {
     await expect(foreign).rejects.toMatchObject({ code: -32002 });
     await expect(foreign).rejects.toThrow(/RESOURCE_NOT_FOUND: Context card .* was not found/);
     await expect(connection.client.readResource({ uri: 'porch://context-cards/0190a4b0-0000-7000-8000-000000000000' })).rejects.toMatchObject({ code: -32002 });
-    await expect(connection.client.readResource({ uri: 'porch://context-cards/not-a-uuid' })).rejects.toThrow(/VALIDATION_ERROR: Invalid request: id: must be a uuid/);
+    await expect(connection.client.readResource({ uri: 'porch://context-cards/not-a-uuid' })).rejects.toThrow(
+      /VALIDATION_ERROR: Invalid request: id: must be a uuid/,
+    );
     await expect(connection.client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({ code: -32002 });
   });
 
@@ -171,7 +199,9 @@ describe('rate limit', () => {
     await connection.client.listPrompts();
     await connection.client.readResource({ uri: `porch://context-cards/${card.id}` });
     expect((await harness.api('GET', '/context-cards', { key })).headers.get('x-ratelimit-remaining')).toBe('0');
-    await expect(connection.client.getPrompt({ name: 'release-notes', arguments: { product: 'P', version: '1', changes: 'c' } })).rejects.toThrow(/RATE_LIMITED: .*Retry after 50 seconds/);
+    await expect(connection.client.getPrompt({ name: 'release-notes', arguments: { product: 'P', version: '1', changes: 'c' } })).rejects.toThrow(
+      /RATE_LIMITED: .*Retry after 50 seconds/,
+    );
     await expect(connection.client.listResources()).rejects.toThrow(/RATE_LIMITED/);
   });
 });

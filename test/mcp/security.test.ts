@@ -51,7 +51,11 @@ async function httpToolCall(operation: Operation, key: string, args: Record<stri
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: operation.name, arguments: args } }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { success?: boolean; error: { code: string; message: string; request_id: string } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { success?: boolean; error: { code: string; message: string; request_id: string } },
+  };
 }
 
 describe.each(keyed.map((operation) => [operation.name, operation] as const))('%s', (name, operation) => {

@@ -26,7 +26,7 @@ const MAX_DRAIN_ATTEMPTS = 60;
 
 const executePersonaOperation: Operation = operationNamed('execute_persona');
 
-describe('REST and MCP share one key\'s limits', () => {
+describe("REST and MCP share one key's limits", () => {
   it('counts calls through both doors in one per-minute window, and refuses the next in either', async () => {
     const { key } = await harness.expertWithKey({ rpm: 4 });
     connection = await connectHttp(harness, { key });

@@ -80,7 +80,12 @@ describe('porch mcp', () => {
     const { client, stderr } = await startClient({});
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-      expect(names).toEqual(exposedOn(operations, 'mcp-tool').filter((operation) => operation.access === 'public').map((operation) => operation.name).sort());
+      expect(names).toEqual(
+        exposedOn(operations, 'mcp-tool')
+          .filter((operation) => operation.access === 'public')
+          .map((operation) => operation.name)
+          .sort(),
+      );
       const result = await client.callTool({ name: 'analyze_prompt', arguments: { prompt: 'You are a tax adviser. List three deductions as a table.' } });
       expect(result.isError, describeResult(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ scores: { role: expect.any(Number) } });

@@ -149,7 +149,7 @@ describe('tool calls', () => {
     await expect(connection.client.callTool({ name: 'drop_database', arguments: {} })).rejects.toThrow(/Unknown tool: drop_database\. Call tools\/list/);
   });
 
-  it('reports the key\'s rate limit and credits in _meta, as REST does in headers', async () => {
+  it("reports the key's rate limit and credits in _meta, as REST does in headers", async () => {
     const { key } = await harness.expertWithKey({ rpm: 7 });
     const { connection } = await session(key);
     const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });

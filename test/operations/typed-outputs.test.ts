@@ -12,7 +12,18 @@ import { defineKeyedOperation, type OperationOutput } from '../../src/operations
 const output = z.object({ id: z.string().describe('Id.'), count: z.number().int().describe('How many.') });
 
 function counterOperation<Output extends z.ZodType | null>(schema: Output) {
-  return { name: 'count_things', title: 'Count', description: 'Counts.', method: 'GET', path: '/things', tag: 'Things', effect: 'read', successStatus: 200, scopes: [], output: schema } as const;
+  return {
+    name: 'count_things',
+    title: 'Count',
+    description: 'Counts.',
+    method: 'GET',
+    path: '/things',
+    tag: 'Things',
+    effect: 'read',
+    successStatus: 200,
+    scopes: [],
+    output: schema,
+  } as const;
 }
 
 describe('an operation whose run answers another shape does not compile', () => {

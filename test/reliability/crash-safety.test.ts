@@ -35,7 +35,17 @@ beforeAll(async () => {
     stringify({
       ai: {
         default_model: 'fake/fast',
-        providers: [{ id: 'fake', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY', region: 'us', timeout_ms: HELD_OPEN_MS * 2, max_retries: 0, models: [{ name: 'fast', max_output_tokens: 200 }] }],
+        providers: [
+          {
+            id: 'fake',
+            base_url: fake.baseUrl,
+            api_key_env: 'FAKE_PROVIDER_KEY',
+            region: 'us',
+            timeout_ms: HELD_OPEN_MS * 2,
+            max_retries: 0,
+            models: [{ name: 'fast', max_output_tokens: 200 }],
+          },
+        ],
       },
     }),
   );
@@ -62,7 +72,10 @@ describe('kill -9 during a stream of executions and writes', () => {
     const acknowledgedCards: string[] = [];
     let acknowledgedExecutions = 0;
     for (let round = 0; round < ACKNOWLEDGED_ROUNDS; round += 1) {
-      const card = await api(server.url, 'POST', '/context-cards', { key, body: { title: `Card ${round}`, content: `Written before the crash, round ${round}.` } });
+      const card = await api(server.url, 'POST', '/context-cards', {
+        key,
+        body: { title: `Card ${round}`, content: `Written before the crash, round ${round}.` },
+      });
       expect(card.status, card.text).toBe(201);
       acknowledgedCards.push(String(card.body?.data?.id));
       const run = await api(server.url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } });
@@ -84,7 +97,10 @@ describe('kill -9 during a stream of executions and writes', () => {
     server.child.kill('SIGKILL');
     expect(await server.exited).toBe('SIGKILL');
     const outcomes = await Promise.all(inFlight);
-    expect(outcomes.every((outcome) => outcome instanceof Error), 'no in-flight execution was acknowledged').toBe(true);
+    expect(
+      outcomes.every((outcome) => outcome instanceof Error),
+      'no in-flight execution was acknowledged',
+    ).toBe(true);
 
     // Reopen the file as the next process would, with a clock the test moves.
     const clock = new ManualClock(Date.now());
@@ -94,7 +110,10 @@ describe('kill -9 during a stream of executions and writes', () => {
         expect(await after.store.contextCards.findOwned({ accountId: account.id, id }), `acknowledged card ${id} survived`).toBeTruthy();
       }
       const ledger = await after.store.credits.ledger(account.id);
-      expect(ledger.filter((entry) => entry.kind === 'usage'), 'one charge per acknowledged execution').toHaveLength(acknowledgedExecutions);
+      expect(
+        ledger.filter((entry) => entry.kind === 'usage'),
+        'one charge per acknowledged execution',
+      ).toHaveLength(acknowledgedExecutions);
       const balance = await after.core.credits.balance(account.id);
       expect(balance.balanceTokens, 'the balance is the sum of the ledger').toBe(ledger.reduce((sum, entry) => sum + entry.deltaTokens, 0));
       expect(balance.reservedTokens, 'the crash left the in-flight reservations open').toBeGreaterThan(0);

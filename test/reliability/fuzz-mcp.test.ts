@@ -44,14 +44,24 @@ beforeAll(async () => {
     const build = OPERATION_SAMPLES[operation.name];
     if (!build) throw new Error(`No sample request for ${operation.name}`);
     const sample = await build(harness, account.accountId);
-    sampleArguments.set(operation.name, { ...(sample.ownedId === undefined ? {} : { id: sample.ownedId }), ...(sample.body as Record<string, unknown> | undefined) });
+    sampleArguments.set(operation.name, {
+      ...(sample.ownedId === undefined ? {} : { id: sample.ownedId }),
+      ...(sample.body as Record<string, unknown> | undefined),
+    });
   }
 });
 afterAll(() => harness.close());
 
 function argumentNames(operation: Operation | undefined): string[] {
   if (!operation) return [];
-  return [...new Set([...Object.keys(operation.params?.shape ?? {}), ...Object.keys(operation.query?.shape ?? {}), ...Object.keys(operation.body?.shape ?? {}), 'use_byok'])];
+  return [
+    ...new Set([
+      ...Object.keys(operation.params?.shape ?? {}),
+      ...Object.keys(operation.query?.shape ?? {}),
+      ...Object.keys(operation.body?.shape ?? {}),
+      'use_byok',
+    ]),
+  ];
 }
 
 interface RpcMessage {
@@ -115,12 +125,22 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
     await fc.assert(
       fc.asyncProperty(args, fc.boolean(), async (argumentsValue, withKey) => {
         // Deleting the sample card would make every later call a 404; deletes aim at a card that is not there.
-        const adjusted = name === 'delete_context_card' && argumentsValue !== null && typeof argumentsValue === 'object' && !Array.isArray(argumentsValue) && (argumentsValue as Record<string, unknown>).id === sample.id
-          ? { ...(argumentsValue as Record<string, unknown>), id: '00000000-0000-0000-0000-000000000000' }
-          : argumentsValue;
+        const adjusted =
+          name === 'delete_context_card' &&
+          argumentsValue !== null &&
+          typeof argumentsValue === 'object' &&
+          !Array.isArray(argumentsValue) &&
+          (argumentsValue as Record<string, unknown>).id === sample.id
+            ? { ...(argumentsValue as Record<string, unknown>), id: '00000000-0000-0000-0000-000000000000' }
+            : argumentsValue;
         const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: adjusted } };
         const before = databaseFingerprint(harness.store);
-        const response = await rawRequest(harness.url, { method: 'POST', path: MCP_PATH, headers: { ...MCP_HEADERS, ...(withKey ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
+        const response = await rawRequest(harness.url, {
+          method: 'POST',
+          path: MCP_PATH,
+          headers: { ...MCP_HEADERS, ...(withKey ? { 'x-api-key': key } : {}) },
+          body: JSON.stringify(body),
+        });
         const exchange = describeExchange(body, response);
         expect(response.status, exchange).toBeLessThan(500);
         const message = parseJson(response.text) as RpcMessage | undefined;
@@ -140,7 +160,22 @@ describe('MCP fuzzing: no tool call gets a server fault, a hang, an unknown code
       {
         jsonrpc: fc.oneof(fc.constant('2.0'), nastyJson),
         id: fc.oneof(fc.integer(), fc.string({ maxLength: 10 }), nastyJson),
-        method: fc.oneof(fc.constantFrom('initialize', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read', 'ping', 'notifications/initialized', 'nope', '__proto__'), nastyString),
+        method: fc.oneof(
+          fc.constantFrom(
+            'initialize',
+            'tools/list',
+            'tools/call',
+            'prompts/list',
+            'prompts/get',
+            'resources/list',
+            'resources/read',
+            'ping',
+            'notifications/initialized',
+            'nope',
+            '__proto__',
+          ),
+          nastyString,
+        ),
         params: fc.oneof(nastyJson, fc.record({ name: fc.oneof(fc.constantFrom(...toolNames), nastyString), arguments: nastyJson })),
       },
       { requiredKeys: [] },

@@ -28,12 +28,22 @@ describe('fuzz regressions', () => {
   });
 
   it('a body on GET is ignored instead of answered 415', async () => {
-    const response = await rawRequest(harness.url, { method: 'GET', path: '/api/public/v1/context-cards', headers: { 'x-api-key': key, 'content-type': 'text/plain' }, body: 'not json' });
+    const response = await rawRequest(harness.url, {
+      method: 'GET',
+      path: '/api/public/v1/context-cards',
+      headers: { 'x-api-key': key, 'content-type': 'text/plain' },
+      body: 'not json',
+    });
     expect(response.status, response.text).toBe(200);
   });
 
   it('a body sent to a path no route matches (/workflows//execute) is 404, not 415', async () => {
-    const response = await rawRequest(harness.url, { method: 'POST', path: '/api/public/v1/workflows//execute', headers: { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=x' }, body: '{}' });
+    const response = await rawRequest(harness.url, {
+      method: 'POST',
+      path: '/api/public/v1/workflows//execute',
+      headers: { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=x' },
+      body: '{}',
+    });
     expect(response.status, response.text).toBe(404);
     expect(JSON.parse(response.text).error.code).toBe('NOT_FOUND');
   });
@@ -50,12 +60,21 @@ describe('fuzz regressions', () => {
     if (!sample) throw new Error('no sample');
     const before = await harness.core.credits.balance(accountId);
     for (const variables of [`{"deep": ${deeplyNested(100_000, 'array')}}`, deeplyNested(MAX_JSON_DEPTH + 1, 'object')]) {
-      const response = await harness.api('POST', sample.path, { key, rawBody: `{"variables": ${variables}}`, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
+      const response = await harness.api('POST', sample.path, {
+        key,
+        rawBody: `{"variables": ${variables}}`,
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+      });
       expect(response.status, describeResponse(response)).toBe(400);
       expect(response.body.error.message).toMatch(/nests deeper than/);
     }
     expect(await harness.core.credits.balance(accountId)).toEqual(before);
-    const shallow = await harness.api('POST', sample.path, { key, body: { variables: { ...(sample.body as { variables: Record<string, unknown> }).variables, extra: JSON.parse(deeplyNested(MAX_JSON_DEPTH - 4, 'object')) } } });
+    const shallow = await harness.api('POST', sample.path, {
+      key,
+      body: {
+        variables: { ...(sample.body as { variables: Record<string, unknown> }).variables, extra: JSON.parse(deeplyNested(MAX_JSON_DEPTH - 4, 'object')) },
+      },
+    });
     expect(shallow.status, describeResponse(shallow)).toBe(200);
   });
 

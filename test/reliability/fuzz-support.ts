@@ -39,7 +39,14 @@ export function rawRequest(baseUrl: string, { method, path, headers = {}, body }
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -109,7 +116,10 @@ export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
  * with wrong values) plus prototype keys and random ones.
  */
 export function nastyObject(fieldNames: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
-  const keys = fieldNames.length > 0 ? fc.oneof(fc.constantFrom(...fieldNames), fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ maxLength: 8 })) : fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ maxLength: 8 }));
+  const keys =
+    fieldNames.length > 0
+      ? fc.oneof(fc.constantFrom(...fieldNames), fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ maxLength: 8 }))
+      : fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ maxLength: 8 }));
   return fc.dictionary(keys, nastyJson, { maxKeys: 6 });
 }
 
@@ -124,31 +134,37 @@ export function deeplyNested(depth: number, kind: 'array' | 'object', leaf = '1'
  */
 export function rawBodies(validBody: unknown): fc.Arbitrary<Buffer> {
   const valid = JSON.stringify(validBody ?? {});
-  const field = validBody && typeof validBody === 'object' ? Object.keys(validBody)[0] ?? 'x' : 'x';
+  const field = validBody && typeof validBody === 'object' ? (Object.keys(validBody)[0] ?? 'x') : 'x';
   return fc.oneof(
+    fc
+      .constantFrom(
+        '',
+        'null',
+        '[]',
+        '"text"',
+        '1e999',
+        '{"__proto__": {"polluted": true}}',
+        `{"constructor": {"prototype": {"polluted": true}}, ${valid.slice(1)}`,
+        `{"${field}": 1e999}`,
+        `{"${field}": 123456789012345678901234567890}`,
+        `{"${field}": -0.0e-400}`,
+        `{"${field}": "a", "${field}": "b"}`,
+        `{"${field}": "\\ud800"}`,
+        `{"${field}": "\\u0000"}`,
+        valid.slice(0, Math.max(1, valid.length - 1)),
+        `${valid}garbage`,
+        `\uFEFF${valid}`,
+        `{"variables": ${deeplyNested(5_000, 'object')}}`,
+        `{"variables": {"deep": ${deeplyNested(100_000, 'array')}}}`,
+        `{"${field}": ${deeplyNested(20_000, 'object')}}`,
+        deeplyNested(200_000, 'array'),
+      )
+      .map((text) => Buffer.from(text, 'utf8')),
     fc.constantFrom(
-      '',
-      'null',
-      '[]',
-      '"text"',
-      '1e999',
-      '{"__proto__": {"polluted": true}}',
-      `{"constructor": {"prototype": {"polluted": true}}, ${valid.slice(1)}`,
-      `{"${field}": 1e999}`,
-      `{"${field}": 123456789012345678901234567890}`,
-      `{"${field}": -0.0e-400}`,
-      `{"${field}": "a", "${field}": "b"}`,
-      `{"${field}": "\\ud800"}`,
-      `{"${field}": "\\u0000"}`,
-      valid.slice(0, Math.max(1, valid.length - 1)),
-      `${valid}garbage`,
-      `\uFEFF${valid}`,
-      `{"variables": ${deeplyNested(5_000, 'object')}}`,
-      `{"variables": {"deep": ${deeplyNested(100_000, 'array')}}}`,
-      `{"${field}": ${deeplyNested(20_000, 'object')}}`,
-      deeplyNested(200_000, 'array'),
-    ).map((text) => Buffer.from(text, 'utf8')),
-    fc.constantFrom(Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), Buffer.from([0xed, 0xa0, 0x80])),
+      Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+    ),
     fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
   );
 }
@@ -181,7 +197,19 @@ export function percentEncode(text: string): string {
 
 /** Path segments for `{id}`: not uuids, uuids of nothing, traversal, malformed percent-escapes. */
 export const pathId = fc.oneof(
-  fc.constantFrom('not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff', '%', '%E0%A4%A', '%00', '%ED%A0%80', '..%2F..%2Fhealth', '%2e%2e', 'a'.repeat(5_000), "1'%20or%20'1'='1"),
+  fc.constantFrom(
+    'not-a-uuid',
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-7fff-bfff-ffffffffffff',
+    '%',
+    '%E0%A4%A',
+    '%00',
+    '%ED%A0%80',
+    '..%2F..%2Fhealth',
+    '%2e%2e',
+    'a'.repeat(5_000),
+    "1'%20or%20'1'='1",
+  ),
   fc.uuid(),
   fc.string({ unit: 'binary', maxLength: 40 }).map(percentEncode),
 );

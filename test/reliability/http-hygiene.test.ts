@@ -27,7 +27,12 @@ describe('security headers and CORS', () => {
   it('sends helmet headers and no X-Powered-By on pages, API answers and errors', async () => {
     harness = await createHarness();
     const { key } = await harness.expertWithKey();
-    for (const response of [await harness.site('GET', '/'), await harness.api('GET', '/health'), await harness.api('GET', '/context-cards', { key }), await harness.api('GET', '/nothing')]) {
+    for (const response of [
+      await harness.site('GET', '/'),
+      await harness.api('GET', '/health'),
+      await harness.api('GET', '/context-cards', { key }),
+      await harness.api('GET', '/nothing'),
+    ]) {
       expect(response.headers.get('x-powered-by')).toBeNull();
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');

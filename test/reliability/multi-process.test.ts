@@ -30,8 +30,16 @@ afterAll(async () => {
 });
 
 async function expertKey(options: { credits: number; rpm?: number; rpd?: number }) {
-  const account = await direct.core.accounts.createAccount({ email: `mp-${Math.random().toString(36).slice(2)}@example.com`, plan: 'expert', credits: options.credits });
-  const created = await direct.core.accounts.createKey({ accountId: account.id, requestsPerMinute: options.rpm ?? UNLIMITED, requestsPerDay: options.rpd ?? UNLIMITED });
+  const account = await direct.core.accounts.createAccount({
+    email: `mp-${Math.random().toString(36).slice(2)}@example.com`,
+    plan: 'expert',
+    credits: options.credits,
+  });
+  const created = await direct.core.accounts.createKey({
+    accountId: account.id,
+    requestsPerMinute: options.rpm ?? UNLIMITED,
+    requestsPerDay: options.rpd ?? UNLIMITED,
+  });
   const summary = await direct.core.bundles.importBundle(account.id, DEMO_BUNDLE);
   const compositionId = summary.ids['composition:release-notes'];
   if (!compositionId) throw new Error('the demo bundle has no release-notes composition');
@@ -56,7 +64,9 @@ describe('two porch serve processes on one database file', () => {
     // The daily window (UTC day) rather than the minute one, so a window boundary cannot fall inside the burst.
     const dailyLimit = 40;
     const { key } = await expertKey({ credits: 10, rpd: dailyLimit });
-    const statuses = await Promise.all(Array.from({ length: 100 }, (_, index) => api(serverFor(index).url, 'GET', '/context-cards', { key }).then((response) => response.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, index) => api(serverFor(index).url, 'GET', '/context-cards', { key }).then((response) => response.status)),
+    );
     expect(statusCounts(statuses)).toEqual({ 200: dailyLimit, 429: 100 - dailyLimit });
   });
 
@@ -64,10 +74,15 @@ describe('two porch serve processes on one database file', () => {
     const { accountId, key, compositionId } = await expertKey({ credits: 3 });
     const initial = await direct.core.credits.balance(accountId);
     const responses = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => api(serverFor(index).url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } })),
+      Array.from({ length: 40 }, (_, index) =>
+        api(serverFor(index).url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } }),
+      ),
     );
     const counts = statusCounts(responses.map((response) => response.status));
-    expect(Object.keys(counts).every((status) => status === '200' || status === '402'), JSON.stringify(counts)).toBe(true);
+    expect(
+      Object.keys(counts).every((status) => status === '200' || status === '402'),
+      JSON.stringify(counts),
+    ).toBe(true);
     expect(counts[200] ?? 0, 'some executions succeed').toBeGreaterThan(0);
     expect(counts[402] ?? 0, 'the balance runs out during the burst').toBeGreaterThan(0);
 
@@ -94,9 +109,15 @@ describe('two porch serve processes on one database file', () => {
       ),
     );
     const counts = statusCounts(responses.map((response) => response.status));
-    expect(Object.keys(counts).every((status) => status === '200' || status === '409'), JSON.stringify(counts)).toBe(true);
+    expect(
+      Object.keys(counts).every((status) => status === '200' || status === '409'),
+      JSON.stringify(counts),
+    ).toBe(true);
     const ledger = await direct.store.credits.ledger(accountId);
-    expect(ledger.filter((entry) => entry.kind === 'usage'), 'charged exactly once').toHaveLength(1);
+    expect(
+      ledger.filter((entry) => entry.kind === 'usage'),
+      'charged exactly once',
+    ).toHaveLength(1);
     const contents = new Set(responses.filter((response) => response.status === 200).map((response) => JSON.stringify(response.body?.data)));
     expect(contents.size, 'every success is the one stored response').toBe(1);
     // After the burst, a retry on either process replays the stored response.

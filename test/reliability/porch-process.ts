@@ -78,9 +78,17 @@ export function openDirect(databaseUrl: string, clock?: Clock): Application {
 export async function api(url: string, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const response = await fetch(`${url}/api/public/v1${path}`, {
     method,
-    headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    headers: {
+      ...(options.key ? { 'x-api-key': options.key } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.text();
-  return { status: response.status, text, body: text ? (JSON.parse(text) as { success: boolean; data?: Record<string, unknown>; error?: { code: string } }) : undefined };
+  return {
+    status: response.status,
+    text,
+    body: text ? (JSON.parse(text) as { success: boolean; data?: Record<string, unknown>; error?: { code: string } }) : undefined,
+  };
 }

@@ -36,7 +36,22 @@ beforeAll(async () => {
   const configPath = join(data.dir, 'porch.config.yaml');
   await writeFile(
     configPath,
-    stringify({ ai: { default_model: 'fake/fast', providers: [{ id: 'fake', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY', region: 'us', timeout_ms: 5_000, max_retries: 0, models: [{ name: 'fast', max_output_tokens: 100 }] }] } }),
+    stringify({
+      ai: {
+        default_model: 'fake/fast',
+        providers: [
+          {
+            id: 'fake',
+            base_url: fake.baseUrl,
+            api_key_env: 'FAKE_PROVIDER_KEY',
+            region: 'us',
+            timeout_ms: 5_000,
+            max_retries: 0,
+            models: [{ name: 'fast', max_output_tokens: 100 }],
+          },
+        ],
+      },
+    }),
   );
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -44,7 +59,16 @@ beforeAll(async () => {
       callback();
     },
   });
-  const config = loadConfig({ DATABASE_URL: data.databaseUrl, HOST: '127.0.0.1', PORT: '0', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'debug', PORCH_SECRET_KEY: TEST_SECRET_KEY, PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: GATEWAY_KEY });
+  const config = loadConfig({
+    DATABASE_URL: data.databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PORCH_NO_BOOTSTRAP: '1',
+    LOG_LEVEL: 'debug',
+    PORCH_SECRET_KEY: TEST_SECRET_KEY,
+    PORCH_CONFIG: configPath,
+    FAKE_PROVIDER_KEY: GATEWAY_KEY,
+  });
   running = await startServer(config, { clock: new ManualClock(Date.now()), logger: createLogger('trace', sink) });
 });
 
@@ -62,25 +86,35 @@ describe('secrets hygiene', () => {
     const partnerKey = (await core.accounts.createPartnerKey({ organisationId: account.organisation_id })).plaintext;
     const compositionId = (await core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
     if (!compositionId) throw new Error('no composition');
-    const execute = (key: string, body: Record<string, unknown> = {}) => api(url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES, ...body } });
+    const execute = (key: string, body: Record<string, unknown> = {}) =>
+      api(url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES, ...body } });
 
     expect((await execute(userKey)).status).toBe(200);
     expect((await api(url, 'GET', '/context-cards', { key: partnerKey })).status).toBe(200);
     expect((await api(url, 'POST', '/sanitiser/scan', { key: userKey, body: { text: `my key is ${userKey}` } })).status).toBe(200);
 
     // An upstream failure whose body echoes the key it was sent must not carry it anywhere.
-    fake.setBehaviour((request) => ({ status: 500, errorBody: { error: { message: `bad request with ${request.authorization ?? ''}`, type: 'server_error' } } }));
+    fake.setBehaviour((request) => ({
+      status: 500,
+      errorBody: { error: { message: `bad request with ${request.authorization ?? ''}`, type: 'server_error' } },
+    }));
     const failed = await execute(userKey);
     expect(failed.status).toBe(500);
     expect(failed.text).not.toContain(GATEWAY_KEY);
 
     // A BYOK key the provider rejects: 502, and the key appears neither in the answer nor anywhere stored.
     await core.byok.set({ accountId: account.id }, 'fake', BYOK_KEY);
-    fake.setBehaviour((request) => ({ status: 401, errorBody: { error: { message: `Incorrect API key provided: ${request.authorization ?? ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } } }));
+    fake.setBehaviour((request) => ({
+      status: 401,
+      errorBody: { error: { message: `Incorrect API key provided: ${request.authorization ?? ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+    }));
     const rejected = await execute(userKey);
     expect(rejected.status, rejected.text).toBe(502);
     expect(rejected.text).not.toContain(BYOK_KEY);
-    expect(fake.requests.some((request) => request.authorization === `Bearer ${BYOK_KEY}`), 'the BYOK key was really used').toBe(true);
+    expect(
+      fake.requests.some((request) => request.authorization === `Bearer ${BYOK_KEY}`),
+      'the BYOK key was really used',
+    ).toBe(true);
 
     // Keys in headers of refused requests, and in bodies, are not logged either.
     await api(url, 'GET', '/context-cards', { headers: { authorization: `Bearer ${userKey}` } });

@@ -50,7 +50,11 @@ describe('bad input never gets a 500', () => {
   it('answers 415 for a compressed body, which would be inflated before the key is checked', async () => {
     const compressed = gzipSync(JSON.stringify({ title: 'zipped', content: 'x' }));
     for (const requestKey of [key, undefined]) {
-      const response = await harness.api('POST', '/context-cards', { key: requestKey, rawBody: compressed, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      const response = await harness.api('POST', '/context-cards', {
+        key: requestKey,
+        rawBody: compressed,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
       expect(response.status, describeResponse(response)).toBe(415);
       expect(response.body.error.message).toMatch(/Content-Encoding/);
     }

@@ -47,15 +47,27 @@ describe('executions with the echo model', () => {
     expect(listed?.times_used).toBe(1);
     const usage = await harness.store.usage.listByAccount(accountId);
     expect(usage).toHaveLength(1);
-    expect(usage[0]).toMatchObject({ operation: 'execute_composition', resourceId: ids['composition:release-notes'], model: 'echo/echo', status: 'succeeded', chargedTokens: data.token_usage.total_tokens });
+    expect(usage[0]).toMatchObject({
+      operation: 'execute_composition',
+      resourceId: ids['composition:release-notes'],
+      model: 'echo/echo',
+      status: 'succeeded',
+      chargedTokens: data.token_usage.total_tokens,
+    });
   });
 
   it('executes a skill with input, and with the legacy context alias (input wins when both are sent)', async () => {
     const path = `/skills/${ids['skill:summarise']}/execute`;
-    const withInput = await harness.api<OperationOutput<typeof executeSkill>>('POST', path, { key, body: { input: 'the input', context: 'the context', variables: { bullets: 3 } } });
+    const withInput = await harness.api<OperationOutput<typeof executeSkill>>('POST', path, {
+      key,
+      body: { input: 'the input', context: 'the context', variables: { bullets: 3 } },
+    });
     expect(withInput.status, describeResponse(withInput)).toBe(200);
     expect(withInput.body.data).toMatchObject({ content: 'the input', skill_name: 'Summarise', model_used: 'echo/echo' });
-    const withContext = await harness.api<OperationOutput<typeof executeSkill>>('POST', path, { key, body: { context: 'legacy text', variables: { bullets: 3 } } });
+    const withContext = await harness.api<OperationOutput<typeof executeSkill>>('POST', path, {
+      key,
+      body: { context: 'legacy text', variables: { bullets: 3 } },
+    });
     expect(withContext.body.data.content).toBe('legacy text');
     const neither = await harness.api('POST', path, { key, body: { variables: {} } });
     expect(neither.status).toBe(400);
@@ -76,7 +88,10 @@ describe('executions with the echo model', () => {
 
   it('runs the demo workflow end to end, with a trace on request, and counts the run', async () => {
     const path = `/workflows/${ids['workflow:release-announcement']}/execute`;
-    const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', path, { key, body: { variables: RELEASE_VARIABLES, include_trace: true } });
+    const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', path, {
+      key,
+      body: { variables: RELEASE_VARIABLES, include_trace: true },
+    });
     expect(response.status, describeResponse(response)).toBe(200);
     const data = response.body.data;
     expect(data.status).toBe('completed');
@@ -110,7 +125,10 @@ describe('executions with the echo model', () => {
   });
 
   it('rejects missing required variables with 400 before spending anything', async () => {
-    const composition = await harness.api('POST', `/compositions/${ids['composition:release-notes']}/execute`, { key, body: { variables: { product: 'Porch' } } });
+    const composition = await harness.api('POST', `/compositions/${ids['composition:release-notes']}/execute`, {
+      key,
+      body: { variables: { product: 'Porch' } },
+    });
     expect(composition.status).toBe(400);
     expect(composition.body.error.message).toBe('Missing required variables: version, changes.');
     const workflow = await harness.api('POST', `/workflows/${ids['workflow:release-announcement']}/execute`, { key, body: {} });
@@ -160,7 +178,9 @@ describe('executions with the echo model', () => {
   it('judges with the deterministic rubric when only echo is configured, and says so', async () => {
     const response = await harness.api<{ verdict: string; score: number; reasoning: string; suggestions: string[] }>('POST', '/judge/run', {
       key,
-      body: { prompt: 'You are a senior editor. Summarise the article below in 3 bullet points for busy executives. Use plain English and no jargon.\n\nArticle: ...' },
+      body: {
+        prompt: 'You are a senior editor. Summarise the article below in 3 bullet points for busy executives. Use plain English and no jargon.\n\nArticle: ...',
+      },
     });
     expect(response.status, describeResponse(response)).toBe(200);
     expect(['pass', 'fail', 'needs_revision']).toContain(response.body.data.verdict);
@@ -174,10 +194,14 @@ describe('executions with the echo model', () => {
   });
 
   it('scans text with the built-in rules', async () => {
-    const response = await harness.api<{ severity: string; findings: Array<{ rule_id: string; match: string; start: number; end: number }> }>('POST', '/sanitiser/scan', {
-      key,
-      body: { text: 'Contact ada@example.com' },
-    });
+    const response = await harness.api<{ severity: string; findings: Array<{ rule_id: string; match: string; start: number; end: number }> }>(
+      'POST',
+      '/sanitiser/scan',
+      {
+        key,
+        body: { text: 'Contact ada@example.com' },
+      },
+    );
     expect(response.status, describeResponse(response)).toBe(200);
     expect(response.body.data.findings[0]).toMatchObject({ match: 'ada@example.com', start: 8, end: 23 });
     expect(response.body.data.severity).not.toBe('clean');
@@ -189,7 +213,10 @@ describe('workflow credit check', () => {
     const poor = await harness.createAccount({ credits: 0.5 });
     const poorKey = await harness.createKey(poor.accountId);
     const poorIds = (await harness.core.bundles.importBundle(poor.accountId, DEMO_BUNDLE)).ids;
-    const response = await harness.api('POST', `/workflows/${poorIds['workflow:release-announcement']}/execute`, { key: poorKey.key, body: { variables: RELEASE_VARIABLES } });
+    const response = await harness.api('POST', `/workflows/${poorIds['workflow:release-announcement']}/execute`, {
+      key: poorKey.key,
+      body: { variables: RELEASE_VARIABLES },
+    });
     expect(response.status).toBe(402);
     expect(response.body.error.message).toBe('Insufficient credits: 0.5 available, 1 required to start this execution.');
   });

@@ -35,7 +35,9 @@ async function balance() {
 }
 
 async function importWorkflow(nodes: unknown[], outputs?: Record<string, string>): Promise<string> {
-  const summary = await harness.core.bundles.importBundle(accountId, { workflows: [{ key: 'w', name: 'Test workflow', nodes, ...(outputs ? { outputs } : {}) }] });
+  const summary = await harness.core.bundles.importBundle(accountId, {
+    workflows: [{ key: 'w', name: 'Test workflow', nodes, ...(outputs ? { outputs } : {}) }],
+  });
   return summary.ids['workflow:w'] ?? '';
 }
 
@@ -185,7 +187,10 @@ describe('workflow engine over a provider', () => {
     );
     harness.fake.setBehaviour((request) => {
       arrivals.push(Date.now());
-      return { delayMs: BRANCH_LATENCY_MS, content: `done ${JSON.stringify((request.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content)}` };
+      return {
+        delayMs: BRANCH_LATENCY_MS,
+        content: `done ${JSON.stringify((request.body as { messages: Array<{ content: string }> }).messages.at(-1)?.content)}`,
+      };
     });
     const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', `/workflows/${id}/execute`, { key, body: {} });
     expect(response.status, describeResponse(response)).toBe(200);

@@ -134,7 +134,12 @@ describe('unusable keys are indistinguishable', () => {
 describe('partner keys', () => {
   it("act for the organisation's owner by default and for a named member account", async () => {
     const owner = await harness.createAccount();
-    const member = await harness.core.accounts.createAccount({ email: `member-${Date.now()}@example.com`, plan: 'expert', credits: 5, organisationId: owner.organisationId });
+    const member = await harness.core.accounts.createAccount({
+      email: `member-${Date.now()}@example.com`,
+      plan: 'expert',
+      credits: 5,
+      organisationId: owner.organisationId,
+    });
     await harness.core.contextCards.create(member.id, { title: 'Member card', content: 'x' });
     const partner = await harness.core.accounts.createPartnerKey({ organisationId: owner.organisationId, scopes: ['api:context-cards'] });
 
@@ -142,7 +147,10 @@ describe('partner keys', () => {
     expect(asOwner.status, describeResponse(asOwner)).toBe(200);
     expect(asOwner.body.data.count).toBe(0);
 
-    const asMember = await harness.api<{ items: Array<{ title: string }> }>('GET', '/context-cards', { key: partner.plaintext, headers: { 'x-porch-account': member.id } });
+    const asMember = await harness.api<{ items: Array<{ title: string }> }>('GET', '/context-cards', {
+      key: partner.plaintext,
+      headers: { 'x-porch-account': member.id },
+    });
     expect(asMember.body.data.items.map((card) => card.title)).toEqual(['Member card']);
     expect(asMember.headers.get('x-credits-remaining')).toBe('5');
   });

@@ -16,7 +16,9 @@ const run = promisify(execFile);
 const BLOCK_TIMEOUT_MS = 20_000;
 
 const skillsDir = join(PACKAGE_ROOT, 'skills');
-const skills = readdirSync(skillsDir).filter((name) => !name.startsWith('.')).sort();
+const skills = readdirSync(skillsDir)
+  .filter((name) => !name.startsWith('.'))
+  .sort();
 
 function shellBlocks(skill: string): string[] {
   const text = readFileSync(join(skillsDir, skill, 'SKILL.md'), 'utf8');
@@ -58,7 +60,9 @@ describe.each(skills)('%s', (skill) => {
         outputs.push(stdout);
       } catch (err) {
         const failure = err as { code: number; stdout: string; stderr: string };
-        throw new Error(`This block of skills/${skill}/SKILL.md failed (exit ${failure.code}):\n${block}\nstdout: ${failure.stdout}\nstderr: ${failure.stderr}`);
+        throw new Error(
+          `This block of skills/${skill}/SKILL.md failed (exit ${failure.code}):\n${block}\nstdout: ${failure.stdout}\nstderr: ${failure.stderr}`,
+        );
       }
     }
     // Blocks that answer JSON answer successful envelopes or data, never an error envelope.

@@ -248,7 +248,12 @@ describe("porch.mjs follows the spec's client rules", () => {
 
 describe('run.mjs', () => {
   it('runs a composition, a skill and a persona found by name', async () => {
-    const composition = await runScript.run('composition', 'release notes', { var: ['product=Porch', 'version=1.2', 'changes=- Faster lists'] }, { apiKey: key, baseUrl: harness.url });
+    const composition = await runScript.run(
+      'composition',
+      'release notes',
+      { var: ['product=Porch', 'version=1.2', 'changes=- Faster lists'] },
+      { apiKey: key, baseUrl: harness.url },
+    );
     expect(composition.content).toContain('Write release notes for Porch version 1.2.');
     const skill = await runScript.run('skill', 'Summarise', { input: 'Porch runs workflows.', var: ['bullets=2'] }, { apiKey: key, baseUrl: harness.url });
     expect(skill).toMatchObject({ skill_name: 'Summarise', model_used: 'echo/echo' });
@@ -257,7 +262,13 @@ describe('run.mjs', () => {
   });
 
   it('runs a workflow from the command line with variables and a trace', async () => {
-    const result = await node('porch-run/scripts/run.mjs', ['workflow', 'Release announcement', '--variables', '{"product": "Porch", "version": "1.2", "changes": "- Faster lists"}', '--trace']);
+    const result = await node('porch-run/scripts/run.mjs', [
+      'workflow',
+      'Release announcement',
+      '--variables',
+      '{"product": "Porch", "version": "1.2", "changes": "- Faster lists"}',
+      '--trace',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const data = JSON.parse(result.stdout) as { status: string; node_results: unknown[] };
     expect(data.status).toBe('completed');
@@ -277,7 +288,12 @@ describe('redact.mjs', () => {
     const text = 'Mail 👋 ada@example.com now';
     const start = text.indexOf('ada@');
     expect(redactScript.redact(text, [{ start, end: start + 'ada@example.com'.length, label: 'Email address' }])).toBe('Mail 👋 [REDACTED: Email address] now');
-    expect(redactScript.redact('abcdef', [{ start: 2, end: 5, label: 'B' }, { start: 1, end: 4, label: 'A' }])).toBe('a[REDACTED: A]f');
+    expect(
+      redactScript.redact('abcdef', [
+        { start: 2, end: 5, label: 'B' },
+        { start: 1, end: 4, label: 'A' },
+      ]),
+    ).toBe('a[REDACTED: A]f');
     expect(redactScript.redact('abcdef', [])).toBe('abcdef');
   });
 

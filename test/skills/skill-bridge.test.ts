@@ -55,8 +55,14 @@ describe('parseSkillMd', () => {
 
   it('gives back what renderSkillMd wrote, for any valid document', () => {
     const slug = fc.stringMatching(/^[a-z0-9]{1,20}(-[a-z0-9]{1,20}){0,2}$/);
-    const text = fc.string({ minLength: 1, maxLength: 200 }).map((value) => value.trim()).filter((value) => value.length > 0);
-    const body = fc.string({ minLength: 1, maxLength: 500 }).map(normaliseBody).filter((value) => value.length > 0 && !value.startsWith('---'));
+    const text = fc
+      .string({ minLength: 1, maxLength: 200 })
+      .map((value) => value.trim())
+      .filter((value) => value.length > 0);
+    const body = fc
+      .string({ minLength: 1, maxLength: 500 })
+      .map(normaliseBody)
+      .filter((value) => value.length > 0 && !value.startsWith('---'));
     fc.assert(
       fc.property(slug, text, fc.dictionary(slug, fc.string({ maxLength: 40 }), { maxKeys: 4 }), body, (name, description, metadata, instructions) => {
         const document: AgentSkillDocument = { name, description, metadata, body: instructions };
@@ -80,15 +86,27 @@ describe('the Porch ⇄ Agent Skill conversion', () => {
     const skill = fc.record({
       id: fc.uuid(),
       name: fc.string({ minLength: 1, maxLength: 200 }).filter((value) => value.trim().length > 0),
-      description: fc.string({ minLength: 1, maxLength: 1024 }).map((value) => value.trim()).filter((value) => value.length > 0),
+      description: fc
+        .string({ minLength: 1, maxLength: 1024 })
+        .map((value) => value.trim())
+        .filter((value) => value.length > 0),
       category: fc.string({ minLength: 1, maxLength: 64 }),
-      instructions: fc.string({ minLength: 1, maxLength: 400 }).map(normaliseBody).filter((value) => value.length > 0),
+      instructions: fc
+        .string({ minLength: 1, maxLength: 400 })
+        .map(normaliseBody)
+        .filter((value) => value.length > 0),
       model: fc.option(fc.constantFrom('echo/echo', 'openai/gpt-4o-mini'), { nil: null }),
     });
     fc.assert(
       fc.property(skill, (record) => {
         const back = agentSkillToPorchSkill(parseSkillMd(renderSkillMd(porchSkillToAgentSkill(record))));
-        expect(back).toEqual({ name: record.name, description: record.description, category: record.category, instructions: record.instructions, ...(record.model ? { model: record.model } : {}) });
+        expect(back).toEqual({
+          name: record.name,
+          description: record.description,
+          category: record.category,
+          instructions: record.instructions,
+          ...(record.model ? { model: record.model } : {}),
+        });
       }),
       { numRuns: 200 },
     );
@@ -133,7 +151,9 @@ describe('GET /skills/{id}/skill.md and importing it back', () => {
 
   it('writes nothing when the SKILL.md is invalid or its name is not its folder', async () => {
     const other = await harness.createAccount();
-    await expect(importAgentSkill(harness.core.bundles, other.accountId, VALID, { expectedName: 'other-folder' })).rejects.toThrow(/must equal its folder name/);
+    await expect(importAgentSkill(harness.core.bundles, other.accountId, VALID, { expectedName: 'other-folder' })).rejects.toThrow(
+      /must equal its folder name/,
+    );
     await expect(importAgentSkill(harness.core.bundles, other.accountId, VALID, { model: 'not a model' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(importAgentSkill(harness.core.bundles, other.accountId, '# no front matter')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     expect((await harness.core.catalog.listSkills(other.accountId, {})).items).toEqual([]);
@@ -170,6 +190,11 @@ describe('porch skills import / export (the CLI, in-process)', () => {
     const exported = await porch('skills', 'export', summary.id, '--account', accountId, '--output', join(directory, 'out'));
     expect(exported.code, exported.stderr).toBe(0);
     const text = await readFile(join(directory, 'out', 'release-notes', 'SKILL.md'), 'utf8');
-    expect(parseSkillMd(text)).toMatchObject({ name: 'release-notes', description: 'Writes release notes. Use when shipping.', body: '# Release notes\n\nWrite them.', metadata: { 'porch-category': 'writing' } });
+    expect(parseSkillMd(text)).toMatchObject({
+      name: 'release-notes',
+      description: 'Writes release notes. Use when shipping.',
+      body: '# Release notes\n\nWrite them.',
+      metadata: { 'porch-category': 'writing' },
+    });
   });
 });

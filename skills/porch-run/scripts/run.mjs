@@ -32,7 +32,9 @@ export async function resolveId(kind, idOrName, options = {}) {
   const matches = data.items.filter((item) => item.name.trim().toLowerCase() === wanted);
   if (matches.length === 1) return matches[0].id;
   const known = data.items.map((item) => `"${item.name}" (${item.id})`).join(', ') || 'none';
-  throw new UsageError(matches.length === 0 ? `no ${kind} is named "${idOrName}"; yours: ${known}` : `several ${kind}s are named "${idOrName}"; pass an id: ${known}`);
+  throw new UsageError(
+    matches.length === 0 ? `no ${kind} is named "${idOrName}"; yours: ${known}` : `several ${kind}s are named "${idOrName}"; pass an id: ${known}`,
+  );
 }
 
 export function buildBody(kind, values) {

@@ -50,10 +50,7 @@ export function isScope(value: string): value is Scope {
 export function parseScopes(values: readonly string[]): Scope[] {
   const unknown = values.filter((value) => !isScope(value));
   if (unknown.length > 0) {
-    throw new PorchError(
-      'VALIDATION_ERROR',
-      `Unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Known scopes: ${ALL_SCOPES.join(', ')}.`,
-    );
+    throw new PorchError('VALIDATION_ERROR', `Unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Known scopes: ${ALL_SCOPES.join(', ')}.`);
   }
   if (values.length === 0) throw new PorchError('VALIDATION_ERROR', 'A key needs at least one scope.');
   return [...new Set(values as Scope[])];

@@ -169,7 +169,15 @@ export function createAccountService(store: Store, clock: Clock) {
       }
       const organisation =
         organisationId === undefined
-          ? { id: newId(), name: input.name ?? email, euOnlyModels: false, strictByok: false, ownerAccountId: accountId, sanitiserRulesVersion: 0, createdAt: now }
+          ? {
+              id: newId(),
+              name: input.name ?? email,
+              euOnlyModels: false,
+              strictByok: false,
+              ownerAccountId: accountId,
+              sanitiserRulesVersion: 0,
+              createdAt: now,
+            }
           : null;
       organisationId ??= organisation?.id ?? '';
       const account: AccountRecord = {
@@ -262,7 +270,8 @@ export function createAccountService(store: Store, clock: Clock) {
       const old = await store.apiKeys.findById(keyId);
       if (!old) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
       const now = clock.now();
-      if (keyStatus(old, now) !== 'active') throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
+      if (keyStatus(old, now) !== 'active')
+        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
       const generated = generateKey(USER_KEY_PREFIX);
       const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
       if (!(await store.apiKeys.replace({ oldId: old.id, replacement, at: now }))) {

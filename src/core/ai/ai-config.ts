@@ -61,12 +61,7 @@ const modelSchema = z
       .positive()
       .default(DEFAULT_MAX_OUTPUT_TOKENS)
       .describe('Most output tokens one call may produce; credits are reserved for this many. Default 1024.'),
-    context_window: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('Context window in tokens, for documentation and health output. Optional.'),
+    context_window: z.number().int().positive().optional().describe('Context window in tokens, for documentation and health output. Optional.'),
   })
   .describe('A model a provider offers.');
 
@@ -108,7 +103,7 @@ const providerSchema = z
       .min(0)
       .max(MAX_RETRIES_LIMIT)
       .default(DEFAULT_MAX_RETRIES)
-      .describe("Retries of the openai SDK for 408/409/429/5xx, timeouts and connection errors, with its backoff. Default 2."),
+      .describe('Retries of the openai SDK for 408/409/429/5xx, timeouts and connection errors, with its backoff. Default 2.'),
     output_tokens_parameter: z
       .enum(OUTPUT_TOKENS_PARAMETERS)
       .optional()
@@ -187,8 +182,6 @@ export function isEuRegion(region: string): boolean {
   return normalised === 'eu' || normalised.startsWith('eu-');
 }
 
-
-
 function configError(problems: readonly string[]): Error {
   return new Error(`Invalid AI configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
 }
@@ -263,18 +256,13 @@ export function parseAiConfig(raw: unknown, env: AiEnv): AiConfig {
     }
   }
 
-  const knownModelIds = [
-    ...providers.flatMap((provider) => provider.models.map((model) => `${provider.id}/${model.name}`)),
-    ECHO_MODEL_ID,
-  ];
+  const knownModelIds = [...providers.flatMap((provider) => provider.models.map((model) => `${provider.id}/${model.name}`)), ECHO_MODEL_ID];
   let defaultModel: string;
   let defaultModelSource: AiConfig['defaultModelSource'];
   const configuredDefault = parsed.data.default_model;
   if (configuredDefault !== undefined) {
     if (!knownModelIds.includes(configuredDefault)) {
-      problems.push(
-        `ai.default_model: "${configuredDefault}" is not a configured model (configured: ${knownModelIds.join(', ')})`,
-      );
+      problems.push(`ai.default_model: "${configuredDefault}" is not a configured model (configured: ${knownModelIds.join(', ')})`);
     }
     defaultModel = configuredDefault;
     defaultModelSource = 'configured';

@@ -4,27 +4,10 @@
  * Built once in the composition root from the parsed config; holds no other state.
  */
 import { PorchError } from '../errors.js';
-import {
-  ECHO_MAX_OUTPUT_TOKENS,
-  ECHO_MODEL_ID,
-  ECHO_MODEL_NAME,
-  ECHO_PROVIDER_ID,
-  ECHO_REGION,
-  isEuRegion,
-  type AiConfig,
-  type AiEnv,
-} from './ai-config.js';
+import { ECHO_MAX_OUTPUT_TOKENS, ECHO_MODEL_ID, ECHO_MODEL_NAME, ECHO_PROVIDER_ID, ECHO_REGION, isEuRegion, type AiConfig, type AiEnv } from './ai-config.js';
 import { PLANS, type Plan } from '../domain/plans.js';
 import { parseModelId } from './model-id.js';
-import type {
-  AiLogger,
-  ChatMessage,
-  CompletionRequest,
-  CompletionResult,
-  ModelInfo,
-  ResolveModelInput,
-  ResolvedModel,
-} from './ai-types.js';
+import type { AiLogger, ChatMessage, CompletionRequest, CompletionResult, ModelInfo, ResolveModelInput, ResolvedModel } from './ai-types.js';
 import { completeWithEcho } from './echo-provider.js';
 import { OpenAiCompatibleProvider, type FetchFunction } from './openai-provider.js';
 import { countTextTokens, estimateChatTokens } from './tokenizer.js';
@@ -119,9 +102,7 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
   defaultInfo.isDefault = true;
 
   function usableBy(plan: Plan, euOnly: boolean): string {
-    const usable = [...models.values()]
-      .filter((model) => model.plans.includes(plan) && (!euOnly || model.euOnlyAllowed))
-      .map((model) => model.id);
+    const usable = [...models.values()].filter((model) => model.plans.includes(plan) && (!euOnly || model.euOnlyAllowed)).map((model) => model.id);
     return usable.join(', ');
   }
 

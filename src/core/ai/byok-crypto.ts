@@ -83,10 +83,7 @@ export function decryptSecret(blob: string, key: Buffer, associatedData?: string
     const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertextPart, 'base64url')), decipher.final()]);
     return plaintext.toString('utf8');
   } catch (err) {
-    throw new Error(
-      'The encrypted secret could not be decrypted: it was modified, or encrypted under another secret key (PORCH_SECRET_KEY).',
-      { cause: err },
-    );
+    throw new Error('The encrypted secret could not be decrypted: it was modified, or encrypted under another secret key (PORCH_SECRET_KEY).', { cause: err });
   }
 }
 

@@ -12,11 +12,7 @@ import { z } from 'zod';
 import { PorchError } from '../errors.js';
 import type { ProviderConfig } from './ai-config.js';
 import type { AiLogger, CompletionRequest, CompletionResult } from './ai-types.js';
-import {
-  MalformedUpstreamResponseError,
-  describeUpstreamError,
-  toUpstreamPorchError,
-} from './provider-errors.js';
+import { MalformedUpstreamResponseError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
 import { countTextTokens, estimateChatTokens } from './tokenizer.js';
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -111,10 +107,7 @@ export class OpenAiCompatibleProvider {
     }
     // A BYOK client lives for one call: building one is cheap (connections are pooled by the
     // runtime, not the client) and the caller's key is not kept in memory after the call.
-    const client =
-      request.byokApiKey === undefined
-        ? this.sharedClient
-        : buildClient(this.config, request.byokApiKey, this.fetchFunction);
+    const client = request.byokApiKey === undefined ? this.sharedClient : buildClient(this.config, request.byokApiKey, this.fetchFunction);
 
     let raw: unknown;
     try {

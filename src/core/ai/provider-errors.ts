@@ -41,12 +41,7 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openAiSdk();
   if (err instanceof APIUserAbortError) {
     // Only our own signal aborts requests; without it aborted this is the SDK giving up.
-    return new PorchError(
-      'AI_SERVICE_ERROR',
-      `The call to the AI provider '${provider}' was aborted. Retry with backoff.`,
-      {},
-      { cause: err },
-    );
+    return new PorchError('AI_SERVICE_ERROR', `The call to the AI provider '${provider}' was aborted. Retry with backoff.`, {}, { cause: err });
   }
   if (err instanceof APIConnectionTimeoutError) {
     return new PorchError(
@@ -57,39 +52,23 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
     );
   }
   if (err instanceof APIConnectionError) {
-    return new PorchError(
-      'AI_SERVICE_ERROR',
-      `The AI provider '${provider}' could not be reached. Retry with backoff.`,
-      {},
-      { cause: err },
-    );
+    return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' could not be reached. Retry with backoff.`, {}, { cause: err });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     if (context.byok && KEY_REJECTED_STATUSES.has(status)) {
       return new PorchError(
         'BYOK_KEY_INVALID',
-        `The AI provider '${provider}' rejected your own API key (HTTP ${status}). ` +
-          'Replace the BYOK key; Porch does not fall back to the shared gateway.',
+        `The AI provider '${provider}' rejected your own API key (HTTP ${status}). ` + 'Replace the BYOK key; Porch does not fall back to the shared gateway.',
         {},
         { cause: err },
       );
     }
     const what = status === 429 ? 'is rate limiting requests' : 'failed';
-    return new PorchError(
-      'AI_SERVICE_ERROR',
-      `The AI provider '${provider}' ${what} (HTTP ${status}). Retry with backoff.`,
-      {},
-      { cause: err },
-    );
+    return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' ${what} (HTTP ${status}). Retry with backoff.`, {}, { cause: err });
   }
   // JSON syntax errors from the SDK and our own shape checks: the provider answered nonsense.
-  return new PorchError(
-    'AI_SERVICE_ERROR',
-    `The AI provider '${provider}' returned an invalid response. Retry with backoff.`,
-    {},
-    { cause: err },
-  );
+  return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' returned an invalid response. Retry with backoff.`, {}, { cause: err });
 }
 
 /** Safe, structured fields describing a failure for the operator's log. */

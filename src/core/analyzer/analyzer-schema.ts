@@ -54,10 +54,14 @@ export const promptAnalysisSchema = z
     suggestions: z
       .array(z.string())
       .max(MAX_SUGGESTIONS)
-      .describe(`Concrete edits that would most improve the prompt, most important first (at most ${MAX_SUGGESTIONS}). Empty when every dimension already scores high.`),
+      .describe(
+        `Concrete edits that would most improve the prompt, most important first (at most ${MAX_SUGGESTIONS}). Empty when every dimension already scores high.`,
+      ),
     refine_url: z
       .url()
-      .describe('Link to continue refining this prompt in Porch: {site_url}/refine?prompt=... (prompts over 2,000 characters are cut at that length in the link).'),
+      .describe(
+        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=... (prompts over 2,000 characters are cut at that length in the link).',
+      ),
   })
   .describe('Deterministic analysis of a prompt by Porch’s rubric (no AI model involved).');
 

@@ -32,9 +32,6 @@ export function truncateToCodePoints(text: string, maxCodePoints: number): strin
  */
 export function buildRefineUrl(siteUrl: string, prompt: string): string {
   const base = siteUrl.replace(/\/+$/, '');
-  const wellFormed = truncateToCodePoints(prompt, REFINE_PROMPT_MAX_CODE_POINTS).replace(
-    LONE_SURROGATE,
-    '\uFFFD',
-  );
+  const wellFormed = truncateToCodePoints(prompt, REFINE_PROMPT_MAX_CODE_POINTS).replace(LONE_SURROGATE, '\uFFFD');
   return `${base}/refine?prompt=${encodeURIComponent(wellFormed)}`;
 }

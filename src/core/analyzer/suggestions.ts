@@ -77,34 +77,42 @@ function roleSuggestions(findings: RoleFindings): Suggestion[] {
   const dimension = 'role';
   switch (findings.kind) {
     case 'none':
-      return [{
-        dimension,
-        priority: 0,
-        text: "Add a role: start with 'You are a <expert> who ...', e.g. 'You are a senior support engineer who explains fixes to non-technical customers.'",
-      }];
+      return [
+        {
+          dimension,
+          priority: 0,
+          text: "Add a role: start with 'You are a <expert> who ...', e.g. 'You are a senior support engineer who explains fixes to non-technical customers.'",
+        },
+      ];
     case 'implicit':
-      return [{
-        dimension,
-        priority: 0,
-        text: "State the role outright instead of implying a perspective: 'You are a <profession> with <experience> who ...'.",
-      }];
+      return [
+        {
+          dimension,
+          priority: 0,
+          text: "State the role outright instead of implying a perspective: 'You are a <profession> with <experience> who ...'.",
+        },
+      ];
     case 'generic':
-      return [{
-        dimension,
-        priority: 0,
-        text: "Replace the generic assistant with a specific expert: 'You are a <seniority> <profession> specialising in <field> ...'.",
-      }];
+      return [
+        {
+          dimension,
+          priority: 0,
+          text: "Replace the generic assistant with a specific expert: 'You are a <seniority> <profession> specialising in <field> ...'.",
+        },
+      ];
     case 'explicit': {
       const missing: string[] = [];
       if (!findings.namesProfession) missing.push('the profession');
       if (!findings.hasSeniority) missing.push('the seniority or experience');
       if (!findings.hasDomain) missing.push('the field it specialises in');
       if (missing.length === 0) return [];
-      return [{
-        dimension,
-        priority: 0,
-        text: `Sharpen the role by naming ${joinParts(missing)}, e.g. 'You are a senior tax accountant specialising in small businesses.'`,
-      }];
+      return [
+        {
+          dimension,
+          priority: 0,
+          text: `Sharpen the role by naming ${joinParts(missing)}, e.g. 'You are a senior tax accountant specialising in small businesses.'`,
+        },
+      ];
     }
   }
 }
@@ -112,43 +120,53 @@ function roleSuggestions(findings: RoleFindings): Suggestion[] {
 function taskSuggestions(findings: TaskFindings): Suggestion[] {
   const dimension = 'task';
   if (findings.kind === 'none' || findings.kind === 'deliverable_only' || findings.kind === 'mention') {
-    return [{
-      dimension,
-      priority: 0,
-      text: "State the task as one direct instruction with a verb and an object, e.g. 'Write a 150-word product description of <product> for <audience>.'",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "State the task as one direct instruction with a verb and an object, e.g. 'Write a 150-word product description of <product> for <audience>.'",
+      },
+    ];
   }
   if (findings.kind === 'question') {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Turn the question into an instruction that names the deliverable, e.g. 'Explain <topic> in 5 bullet points for <audience>.'",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Turn the question into an instruction that names the deliverable, e.g. 'Explain <topic> in 5 bullet points for <audience>.'",
+      },
+    ];
   }
   if (findings.kind === 'weak_verb') {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Say exactly what to do: 'help me with' or 'do' could mean write, edit or critique; use a precise verb, e.g. 'Edit my essay for structure and cut it to 800 words.'",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Say exactly what to do: 'help me with' or 'do' could mean write, edit or critique; use a precise verb, e.g. 'Edit my essay for structure and cut it to 800 words.'",
+      },
+    ];
   }
   if (findings.vagueObject) {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Name the deliverable instead of 'something' or 'it': say what to produce, how many and about what, e.g. 'Write 3 subject lines for our spring sale email.'",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Name the deliverable instead of 'something' or 'it': say what to produce, how many and about what, e.g. 'Write 3 subject lines for our spring sale email.'",
+      },
+    ];
   }
   const missing: string[] = [];
   if (!findings.hasDeliverable) missing.push('what exactly to produce');
   if (!findings.hasQuantity) missing.push('how many or how long');
   if (!findings.hasTopic) missing.push('about what or for whom');
   if (findings.objectWordCount < 2 && missing.length === 0) missing.push('the object of the task');
-  return [{
-    dimension,
-    priority: 0,
-    text: `Make the task specific: say ${joinParts(missing.length > 0 ? missing : ['what to produce, how many and about what'])}, e.g. 'Classify each review into positive, neutral or negative.'`,
-  }];
+  return [
+    {
+      dimension,
+      priority: 0,
+      text: `Make the task specific: say ${joinParts(missing.length > 0 ? missing : ['what to produce, how many and about what'])}, e.g. 'Classify each review into positive, neutral or negative.'`,
+    },
+  ];
 }
 
 function contextSuggestions(findings: ContextFindings, audienceFromGoal: boolean): Suggestion[] {
@@ -180,25 +198,31 @@ function contextSuggestions(findings: ContextFindings, audienceFromGoal: boolean
 function formatSuggestions(findings: FormatFindings): Suggestion[] {
   const dimension = 'format';
   if (findings.formatNames.length === 0 && !findings.instruction) {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Specify the output format, e.g. 'Answer as a JSON object with the keys \"title\" and \"summary\"', 'a table with the columns ...' or '5 bullet points'.",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Specify the output format, e.g. 'Answer as a JSON object with the keys \"title\" and \"summary\"', 'a table with the columns ...' or '5 bullet points'.",
+      },
+    ];
   }
   if (!findings.lengthOrCount) {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Say how long the output should be, e.g. 'at most 150 words' or 'exactly 5 bullet points'.",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Say how long the output should be, e.g. 'at most 150 words' or 'exactly 5 bullet points'.",
+      },
+    ];
   }
   if (!findings.schema && !findings.example) {
-    return [{
-      dimension,
-      priority: 0,
-      text: 'Show the exact shape of the output: name the keys, columns or sections, or give one example of a good answer.',
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: 'Show the exact shape of the output: name the keys, columns or sections, or give one example of a good answer.',
+      },
+    ];
   }
   return [];
 }
@@ -206,23 +230,27 @@ function formatSuggestions(findings: FormatFindings): Suggestion[] {
 function constraintSuggestions(findings: ConstraintFindings): Suggestion[] {
   const dimension = 'constraints';
   if (findings.ruleSentenceCount === 0 && !findings.lengthLimit && !findings.tone) {
-    return [{
-      dimension,
-      priority: 0,
-      text: "Add constraints: what the answer must include or avoid, its length and tone, e.g. 'Use plain English, stay under 200 words and do not invent figures.'",
-    }];
+    return [
+      {
+        dimension,
+        priority: 0,
+        text: "Add constraints: what the answer must include or avoid, its length and tone, e.g. 'Use plain English, stay under 200 words and do not invent figures.'",
+      },
+    ];
   }
   const missing: string[] = [];
   if (!findings.lengthLimit) missing.push("a length limit ('at most 120 words')");
-  if (!findings.uncertaintyRule) missing.push("what to do when information is missing ('if the text does not say, answer \"unknown\"')");
+  if (!findings.uncertaintyRule) missing.push('what to do when information is missing (\'if the text does not say, answer "unknown"\')');
   if (!findings.tone) missing.push("the tone ('friendly and plain, no jargon')");
-  if (!findings.successCriteria) missing.push("what a good answer must include");
+  if (!findings.successCriteria) missing.push('what a good answer must include');
   if (missing.length === 0) return [];
-  return [{
-    dimension,
-    priority: 0,
-    text: `Tighten the constraints: add ${joinParts(missing.slice(0, 2))}.`,
-  }];
+  return [
+    {
+      dimension,
+      priority: 0,
+      text: `Tighten the constraints: add ${joinParts(missing.slice(0, 2))}.`,
+    },
+  ];
 }
 
 function claritySuggestions(findings: ClarityFindings): Suggestion[] {
@@ -306,7 +334,7 @@ function goalSuggestions(goal: string, findings: AnalyzerFindings): Suggestion[]
       dimension: 'format',
       priority: 0,
       fromGoal: true,
-      text: "Your goal is structured data, but the prompt names no machine-readable format: add 'Return only a JSON object with the keys \"...\" and \"...\"' and show one example object.",
+      text: 'Your goal is structured data, but the prompt names no machine-readable format: add \'Return only a JSON object with the keys "..." and "..."\' and show one example object.',
     });
   }
 
@@ -351,15 +379,9 @@ function goalSuggestions(goal: string, findings: AnalyzerFindings): Suggestion[]
 /** Dimensions whose generic suggestion a goal suggestion supersedes (it says the same, sharper). */
 const GOAL_SUPERSEDES: ReadonlySet<Dimension> = new Set<Dimension>(['format', 'constraints']);
 
-export function buildSuggestions(
-  scores: DimensionScores,
-  findings: AnalyzerFindings,
-  goal: string | undefined,
-): string[] {
+export function buildSuggestions(scores: DimensionScores, findings: AnalyzerFindings, goal: string | undefined): string[] {
   const fromGoal = goal !== undefined && goal.trim().length > 0 ? goalSuggestions(goal, findings) : [];
-  const supersededByGoal = new Set(
-    fromGoal.map((suggestion) => suggestion.dimension).filter((dimension) => GOAL_SUPERSEDES.has(dimension)),
-  );
+  const supersededByGoal = new Set(fromGoal.map((suggestion) => suggestion.dimension).filter((dimension) => GOAL_SUPERSEDES.has(dimension)));
   const audienceFromGoal = fromGoal.some((suggestion) => suggestion.dimension === 'context');
 
   const generic: Suggestion[] = [

@@ -181,7 +181,8 @@ export function createBundleService(store: Store, clock: Clock) {
         for (const ref of definitionResourceRefs(definition)) {
           const id = await resolveRef(ref);
           const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
-          if (id === null) issues.push({ path: ['workflows', index, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
+          if (id === null)
+            issues.push({ path: ['workflows', index, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
           else resolved.set(`${ref.kind}:${ref.ref}`, id);
         }
         const id = newId();
@@ -219,7 +220,14 @@ export function createBundleService(store: Store, clock: Clock) {
       const keys = new Map<string, string>();
       const usedKeys = new Set<string>();
       const keyFor = (kind: string, id: string, name: string): string => {
-        const base = (name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || kind).replace(/^(\d)/, `${kind}-$1`).slice(0, 56);
+        const base = (
+          name
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-+|-+$/g, '') || kind
+        )
+          .replace(/^(\d)/, `${kind}-$1`)
+          .slice(0, 56);
         let key = base;
         for (let n = 2; usedKeys.has(`${kind}:${key}`); n += 1) key = `${base}-${n}`;
         usedKeys.add(`${kind}:${key}`);

@@ -55,7 +55,10 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       const key = plaintext.trim();
       if (key.length < 8) throw new PorchError('VALIDATION_ERROR', 'The BYOK key is empty or too short to be a provider key.');
       if ('accountId' in owner ? !(await store.accounts.findById(owner.accountId)) : !(await store.organisations.findById(owner.organisationId))) {
-        throw new PorchError('RESOURCE_NOT_FOUND', 'accountId' in owner ? `No account with id ${owner.accountId}.` : `No organisation with id ${owner.organisationId}.`);
+        throw new PorchError(
+          'RESOURCE_NOT_FOUND',
+          'accountId' in owner ? `No account with id ${owner.accountId}.` : `No organisation with id ${owner.organisationId}.`,
+        );
       }
       const record: ByokKeyRecord = {
         id: newId(),

@@ -71,14 +71,27 @@ export function createCreditService(store: CreditRepository, clock: Clock, minim
       if (!Number.isFinite(credits) || credits <= 0) {
         throw new PorchError('VALIDATION_ERROR', 'Credits to grant must be a positive number.');
       }
-      return store.grant({ accountId, tokens: Math.round(credits * TOKENS_PER_CREDIT), reference: reference ?? 'operator grant', at: clock.now(), entryId: newId() });
+      return store.grant({
+        accountId,
+        tokens: Math.round(credits * TOKENS_PER_CREDIT),
+        reference: reference ?? 'operator grant',
+        at: clock.now(),
+        entryId: newId(),
+      });
     },
 
     async reserve(accountId, estimatedTokens) {
       const tokens = Math.max(0, Math.ceil(estimatedTokens));
       const now = clock.now();
       const reservationId = newId();
-      const outcome = await store.reserve({ accountId, tokens, minimumAvailableTokens: minimumTokens, at: now, expiresAt: now + RESERVATION_TTL_MS, reservationId });
+      const outcome = await store.reserve({
+        accountId,
+        tokens,
+        minimumAvailableTokens: minimumTokens,
+        at: now,
+        expiresAt: now + RESERVATION_TTL_MS,
+        reservationId,
+      });
       if (!outcome.ok) {
         const available = outcome.balance.balanceTokens - outcome.balance.reservedTokens;
         const required = Math.max(tokens, minimumTokens);
@@ -91,12 +104,16 @@ export function createCreditService(store: CreditRepository, clock: Clock, minim
     },
 
     async settle(reservation, actualTokens, reference, usage) {
-      const outcome = await store.settle({ reservationId: reservation.id, chargeTokens: Math.max(0, Math.ceil(actualTokens)), reference, at: clock.now(), entryId: newId(), usage });
+      const outcome = await store.settle({
+        reservationId: reservation.id,
+        chargeTokens: Math.max(0, Math.ceil(actualTokens)),
+        reference,
+        at: clock.now(),
+        entryId: newId(),
+        usage,
+      });
       if (!outcome.ok) {
-        throw new PorchError(
-          'BILLING_FAILED',
-          'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.',
-        );
+        throw new PorchError('BILLING_FAILED', 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.');
       }
     },
 

@@ -12,8 +12,7 @@ export const DEMO_BUNDLE: BundleInput = {
       name: 'Plain-English editor',
       description: 'Rewrites text so anyone can read it.',
       emoji: '✍️',
-      content:
-        'You are a patient editor who rewrites text in plain English. Keep the meaning, cut jargon, prefer short sentences, and never invent facts.',
+      content: 'You are a patient editor who rewrites text in plain English. Keep the meaning, cut jargon, prefer short sentences, and never invent facts.',
     },
   ],
   context_cards: [
@@ -66,7 +65,12 @@ export const DEMO_BUNDLE: BundleInput = {
         { name: 'changes', required: true, description: 'The changes, one per line' },
       ],
       nodes: [
-        { id: 'draft', kind: 'composition', composition: 'release-notes', variables: { product: '{{product}}', version: '{{version}}', changes: '{{changes}}' } },
+        {
+          id: 'draft',
+          kind: 'composition',
+          composition: 'release-notes',
+          variables: { product: '{{product}}', version: '{{version}}', changes: '{{changes}}' },
+        },
         { id: 'summary', kind: 'skill', skill: 'summarise', input: '{{draft}}', variables: { bullets: '3' } },
         { id: 'plain', kind: 'persona', persona: 'plain-editor', input: '{{summary}}' },
         { id: 'scan', kind: 'sanitise', text: '{{plain}}' },

@@ -9,13 +9,7 @@ import type { NodeKind } from './node-kinds/node-kind.js';
 import { WorkflowDefinitionError } from './workflow-definition.js';
 import { analyseWorkflowGraph } from './workflow-graph.js';
 import type { VariableDeclaration, WorkflowDefinition } from './workflow-schema.js';
-import {
-  MissingVariableError,
-  parseTemplate,
-  renderTemplate,
-  type CompiledTemplate,
-  type TemplateLookup,
-} from './template.js';
+import { MissingVariableError, parseTemplate, renderTemplate, type CompiledTemplate, type TemplateLookup } from './template.js';
 
 export interface CompiledNode {
   readonly node: WorkflowNode;

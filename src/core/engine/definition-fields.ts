@@ -35,23 +35,13 @@ export const identifierSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_IDENTIFIER_LENGTH, `must be at most ${MAX_IDENTIFIER_LENGTH} characters`)
-  .regex(
-    IDENTIFIER_PATTERN,
-    'must start with a letter or underscore and contain only letters, digits, "_" and "-"',
-  );
+  .regex(IDENTIFIER_PATTERN, 'must start with a letter or underscore and contain only letters, digits, "_" and "-"');
 
-export const descriptionSchema = z
-  .string()
-  .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+export const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
 
-export const requiredTemplateSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`);
+export const requiredTemplateSchema = z.string().min(1, 'must not be empty').max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`);
 
-export const optionalTemplateSchema = z
-  .string()
-  .max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`);
+export const optionalTemplateSchema = z.string().max(MAX_TEMPLATE_LENGTH, `must be at most ${MAX_TEMPLATE_LENGTH} characters`);
 
 /** A skill, composition or persona: a resource id or a key local to the import bundle. */
 export const resourceRefSchema = z
@@ -61,9 +51,7 @@ export const resourceRefSchema = z
   .max(MAX_RESOURCE_REF_LENGTH, `must be at most ${MAX_RESOURCE_REF_LENGTH} characters`);
 
 /** A node's `model` field: the shared model-id syntax, described for workflow authors. */
-export const nodeModelSchema = modelIdSchema.describe(
-  'Model id `<provider>/<model_name>` (e.g. `echo/echo`); omit for the default model.',
-);
+export const nodeModelSchema = modelIdSchema.describe('Model id `<provider>/<model_name>` (e.g. `echo/echo`); omit for the default model.');
 
 export const temperatureSchema = z
   .number()
@@ -80,10 +68,6 @@ export const nodeVariablesSchema = z
 
 /** The fields every node kind has; spread into each kind's schema before its own fields. */
 export const nodeBaseFields = {
-  id: identifierSchema.describe(
-    'Node id, unique in the workflow; other nodes read this node\'s output as `{{id}}`.',
-  ),
-  description: descriptionSchema
-    .optional()
-    .describe('What the step does, for people reading the workflow.'),
+  id: identifierSchema.describe("Node id, unique in the workflow; other nodes read this node's output as `{{id}}`."),
+  description: descriptionSchema.optional().describe('What the step does, for people reading the workflow.'),
 };

@@ -14,10 +14,7 @@ export type TemplatePath = readonly [field: string] | readonly [field: string, n
  * A copy of the node with each template field replaced by `render(template, field, name)`, in the
  * kind's declared order; `name` is the entry's name in a map field. The node is not modified.
  */
-function renderTemplateFields(
-  node: WorkflowNode,
-  render: (template: string, field: string, name: string | undefined) => string,
-): WorkflowNode {
+function renderTemplateFields(node: WorkflowNode, render: (template: string, field: string, name: string | undefined) => string): WorkflowNode {
   const copy = { ...node };
   // The kind's declaration names only fields that hold a template or a map of them.
   const fields: Record<string, unknown> = copy;
@@ -42,13 +39,8 @@ function renderTemplateFields(
  * one replaced by `render(template, path)`. `path` names the field inside the node (`prompt`,
  * `variables.tone`).
  */
-export function mapNodeTemplates(
-  node: WorkflowNode,
-  render: (template: string, path: string) => string,
-): WorkflowNode {
-  return renderTemplateFields(node, (template, field, name) =>
-    render(template, name === undefined ? field : `${field}.${name}`),
-  );
+export function mapNodeTemplates(node: WorkflowNode, render: (template: string, path: string) => string): WorkflowNode {
+  return renderTemplateFields(node, (template, field, name) => render(template, name === undefined ? field : `${field}.${name}`));
 }
 
 export interface NodeTemplateField {
@@ -63,11 +55,7 @@ export interface NodeTemplateField {
 export function nodeTemplateFields(node: WorkflowNode): NodeTemplateField[] {
   const fields: NodeTemplateField[] = [];
   renderTemplateFields(node, (template, field, name) => {
-    fields.push(
-      name === undefined
-        ? { path: field, segments: [field], template }
-        : { path: `${field}.${name}`, segments: [field, name], template },
-    );
+    fields.push(name === undefined ? { path: field, segments: [field], template } : { path: `${field}.${name}`, segments: [field, name], template });
     return template;
   });
   return fields;
@@ -96,10 +84,7 @@ export function definitionResourceRefs(definition: WorkflowDefinition): Resource
  * A copy of the definition with every resource reference replaced by `replace(ref)`; the input is
  * not modified. Used at import time to turn bundle keys into resource ids.
  */
-export function mapResourceRefs(
-  definition: WorkflowDefinition,
-  replace: (ref: ResourceRef) => string,
-): WorkflowDefinition {
+export function mapResourceRefs(definition: WorkflowDefinition, replace: (ref: ResourceRef) => string): WorkflowDefinition {
   const nodes = definition.nodes.map((node): WorkflowNode => {
     const copy = { ...node };
     // The kind's declaration names only fields that hold a resource reference.

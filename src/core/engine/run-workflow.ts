@@ -115,10 +115,7 @@ export function runWorkflow(
  * Caller values plus declared defaults. Null counts as not sent. A declared optional variable
  * without a default renders as the empty string, so a template may mention it unconditionally.
  */
-export function resolveVariables(
-  compiled: Pick<CompiledWorkflow, 'variables'>,
-  variables: unknown,
-): Map<string, unknown> {
+export function resolveVariables(compiled: Pick<CompiledWorkflow, 'variables'>, variables: unknown): Map<string, unknown> {
   if (variables !== undefined && variables !== null && !isPlainObject(variables)) {
     throw new PorchError('VALIDATION_ERROR', 'variables: must be an object of name -> value');
   }
@@ -213,11 +210,7 @@ class WorkflowRun {
   private readonly lookup: (name: string) => unknown;
   private readonly onCancel = (): void => {
     const reason: unknown = this.options.signal?.reason;
-    this.stop(
-      isPorchError(reason)
-        ? reason
-        : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.'),
-    );
+    this.stop(isPorchError(reason) ? reason : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.'));
   };
 
   constructor(
@@ -238,10 +231,7 @@ class WorkflowRun {
       this.resolveRun = resolve;
       this.rejectRun = reject;
       this.startedAt = this.options.clock.now();
-      const timeLimitError = new PorchError(
-        TIMEOUT_ERROR_CODE,
-        `The workflow run exceeded its time limit of ${this.options.runTimeoutMs} ms.`,
-      );
+      const timeLimitError = new PorchError(TIMEOUT_ERROR_CODE, `The workflow run exceeded its time limit of ${this.options.runTimeoutMs} ms.`);
       this.runTimer = setTimeout(() => this.stop(timeLimitError), this.options.runTimeoutMs);
       if (this.options.signal?.aborted === true) {
         this.onCancel();
@@ -357,13 +347,7 @@ class WorkflowRun {
       };
       const onRunAbort = (): void => abortWith(runSignal.reason);
       const timer = setTimeout(
-        () =>
-          abortWith(
-            new PorchError(
-              TIMEOUT_ERROR_CODE,
-              `Node "${node.id}" did not finish within its time limit of ${this.options.nodeTimeoutMs} ms.`,
-            ),
-          ),
+        () => abortWith(new PorchError(TIMEOUT_ERROR_CODE, `Node "${node.id}" did not finish within its time limit of ${this.options.nodeTimeoutMs} ms.`)),
         this.options.nodeTimeoutMs,
       );
       runSignal.addEventListener('abort', onRunAbort, { once: true });

@@ -33,9 +33,7 @@ export interface TemplateReference {
   readonly name: string;
 }
 
-export type TemplateSegment =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'reference'; readonly reference: TemplateReference };
+export type TemplateSegment = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'reference'; readonly reference: TemplateReference };
 
 /** A template parsed once and rendered many times. */
 export interface CompiledTemplate {
@@ -91,10 +89,7 @@ function scanIdentifier(source: string, start: number): number {
  * Tries to read a reference whose `{{` starts at `open`. Answers the reference and the index
  * after its `}}`, or undefined when the text there is not a reference.
  */
-function scanReference(
-  source: string,
-  open: number,
-): { reference: TemplateReference; end: number } | undefined {
+function scanReference(source: string, open: number): { reference: TemplateReference; end: number } | undefined {
   let index = open + OPEN.length;
   while (index < source.length && isSpace(source.charCodeAt(index))) index += 1;
   const rootEnd = scanIdentifier(source, index);
@@ -190,10 +185,7 @@ export function formatTemplateValue(value: unknown): string {
  * Renders a template with values from `lookup`. Throws MissingVariableError naming every
  * reference whose value is missing; renders nothing partial.
  */
-export function renderTemplate(
-  template: string | CompiledTemplate,
-  lookup: TemplateLookup,
-): string {
+export function renderTemplate(template: string | CompiledTemplate, lookup: TemplateLookup): string {
   const compiled = typeof template === 'string' ? parseTemplate(template) : template;
   const parts: string[] = [];
   let missing: Set<string> | undefined;

@@ -68,10 +68,7 @@ export interface ValidateWorkflowDefinitionOptions {
  * filled in when omitted) or throws WorkflowDefinitionError (VALIDATION_ERROR) naming the path
  * of each problem, e.g. `nodes[2].prompt: references unknown name "drfat"`.
  */
-export function validateWorkflowDefinition(
-  input: unknown,
-  options: ValidateWorkflowDefinitionOptions = {},
-): WorkflowDefinition {
+export function validateWorkflowDefinition(input: unknown, options: ValidateWorkflowDefinitionOptions = {}): WorkflowDefinition {
   const root = options.root ?? [];
   const parsed = workflowDefinitionSchema.safeParse(input);
   if (!parsed.success) throw new WorkflowDefinitionError(parsed.error.issues, root);
@@ -85,9 +82,7 @@ export function validateWorkflowDefinition(
         const suggestion = closestName(nodeId, [...graph.indexById.keys()]);
         issues.push({
           path: ['outputs', name],
-          message:
-            `references unknown node "${nodeId}"` +
-            (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+          message: `references unknown node "${nodeId}"` + (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
         });
       }
     }

@@ -76,9 +76,7 @@ export function analyseWorkflowGraph(
           const suggestion = closestName(name, [...variableIndex.keys(), ...indexById.keys()]);
           issues.push({
             path: ['nodes', index, ...field.segments],
-            message:
-              `references unknown name "${name}"` +
-              (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+            message: `references unknown name "${name}"` + (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
           });
         }
       }
@@ -174,11 +172,7 @@ function editDistance(a: string, b: string): number {
     const current = [i];
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + cost,
-      );
+      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
         value = Math.min(value, (previousPrevious[j - 2] ?? 0) + 1);
       }

@@ -11,27 +11,14 @@
  * rewrites them (bundle keys to ids at import time).
  */
 import { z } from 'zod';
-import {
-  descriptionSchema,
-  IDENTIFIER_PATTERN,
-  identifierSchema,
-  MAX_NODES,
-  MAX_OUTPUTS,
-  MAX_VARIABLES,
-} from './definition-fields.js';
+import { descriptionSchema, IDENTIFIER_PATTERN, identifierSchema, MAX_NODES, MAX_OUTPUTS, MAX_VARIABLES } from './definition-fields.js';
 import { workflowNodeSchema } from './node-kinds/index.js';
 
 export const variableDeclarationSchema = z
   .strictObject({
     name: identifierSchema.describe('Variable name, referenced in templates as `{{name}}`.'),
-    required: z
-      .boolean()
-      .default(false)
-      .describe('Whether callers must send a value; a run without it is rejected before it starts.'),
-    default: z
-      .union([z.string(), z.number(), z.boolean()])
-      .optional()
-      .describe('Value used when the caller sends none. Not allowed on a required variable.'),
+    required: z.boolean().default(false).describe('Whether callers must send a value; a run without it is rejected before it starts.'),
+    default: z.union([z.string(), z.number(), z.boolean()]).optional().describe('Value used when the caller sends none. Not allowed on a required variable.'),
     description: descriptionSchema.optional().describe('What the caller should put in the variable.'),
   })
   .describe('A declared input of the workflow.');
@@ -54,9 +41,7 @@ export const workflowDefinitionSchema = z
         message: `at most ${MAX_OUTPUTS} outputs`,
       })
       .optional()
-      .describe(
-        'Output name -> node id. Omitted or empty: every node no other node reads, under its own id.',
-      ),
+      .describe('Output name -> node id. Omitted or empty: every node no other node reads, under its own id.'),
   })
   .describe('A workflow: declared variables, a DAG of nodes and named outputs.');
 

@@ -123,11 +123,10 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const composition = await catalog.getComposition(caller.account.id, id);
       const messages = compositionMessages(composition, input.variables ?? {});
       const organisation = await organisationOf(caller);
-      const result = await complete(
-        { caller, organisation, operation: 'execute_composition', resourceId: id, useByok: input.use_byok, signal },
-        messages,
-        { requested: input.model, resourceDefault: composition.defaultModel },
-      );
+      const result = await complete({ caller, organisation, operation: 'execute_composition', resourceId: id, useByok: input.use_byok, signal }, messages, {
+        requested: input.model,
+        resourceDefault: composition.defaultModel,
+      });
       await store.catalog.incrementCompositionUse(id);
       return result;
     },
@@ -181,7 +180,10 @@ export function createExecutionService(deps: ExecutionDependencies) {
       if (definition.nodes.some(isMeteredNode)) {
         const defaultProvider = ai.providerOf(ai.defaultModel);
         const coveredByByok =
-          input.use_byok !== false && defaultProvider !== undefined && !ai.isEcho(ai.defaultModel) && (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
+          input.use_byok !== false &&
+          defaultProvider !== undefined &&
+          !ai.isEcho(ai.defaultModel) &&
+          (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
         if (!coveredByByok) await deps.credits.requireMinimum(caller.account.id);
       }
       const runId = newId();
@@ -199,8 +201,18 @@ export function createExecutionService(deps: ExecutionDependencies) {
       });
       const services: NodeServices = {
         async callModel(messages, model, options, nodeCtx) {
-          const resolvedModel = ai.resolveModel({ ...model, plan: caller.account.plan, euOnly: organisation.euOnlyModels, field: `nodes.${nodeCtx.nodeId}.model` });
-          const result = await modelCaller.call(callContext(nodeCtx), { model: resolvedModel, messages, temperature: options.temperature, maxOutputTokens: options.maxOutputTokens });
+          const resolvedModel = ai.resolveModel({
+            ...model,
+            plan: caller.account.plan,
+            euOnly: organisation.euOnlyModels,
+            field: `nodes.${nodeCtx.nodeId}.model`,
+          });
+          const result = await modelCaller.call(callContext(nodeCtx), {
+            model: resolvedModel,
+            messages,
+            temperature: options.temperature,
+            maxOutputTokens: options.maxOutputTokens,
+          });
           chargedTokens += result.chargedTokens;
           return { output: result.content, model: result.modelUsed, token_usage: result.usage };
         },

@@ -53,7 +53,10 @@ export interface ModelCallerDependencies {
 }
 
 export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCallerDependencies) {
-  function usageRecord(ctx: ModelCallContext, fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage }): UsageRecord {
+  function usageRecord(
+    ctx: ModelCallContext,
+    fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage },
+  ): UsageRecord {
     return {
       id: newId(),
       accountId: ctx.caller.account.id,
@@ -91,7 +94,10 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
     }
     const key = await byok.activeKeyFor(ctx.caller.account, model.provider);
     if (key === null && ctx.organisation.strictByok) {
-      throw new PorchError('ACCESS_DENIED', `This organisation requires its own provider keys (strict BYOK), and none is set for provider "${model.provider}".`);
+      throw new PorchError(
+        'ACCESS_DENIED',
+        `This organisation requires its own provider keys (strict BYOK), and none is set for provider "${model.provider}".`,
+      );
     }
     return key;
   }
@@ -123,7 +129,14 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
       if (byokApiKey !== null) {
         try {
           const result = await ai.complete(completion);
-          await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'succeeded', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
+          await record(ctx, {
+            model: result.modelUsed,
+            usage: result.usage,
+            status: 'succeeded',
+            byok: true,
+            chargedTokens: 0,
+            durationMs: clock.now() - started,
+          });
           return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0 };
         } catch (err) {
           await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
@@ -153,7 +166,14 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
         // The record is written with the charge, in one transaction (one commit less per call).
         await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
       } catch (err) {
-        await record(ctx, { model: result.modelUsed, usage: result.usage, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+        await record(ctx, {
+          model: result.modelUsed,
+          usage: result.usage,
+          status: 'billing_failed',
+          byok: false,
+          chargedTokens: 0,
+          durationMs: clock.now() - started,
+        });
         throw err;
       }
       return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };

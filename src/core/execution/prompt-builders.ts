@@ -53,4 +53,3 @@ export function personaMessages(persona: ContextCardRecord, input: string, conte
     { role: 'user', content: context === undefined || context === '' ? input : `${input}\n\n${context}` },
   ];
 }
-

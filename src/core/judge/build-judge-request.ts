@@ -84,13 +84,7 @@ export function buildJudgeRequest(input: JudgeRequestInput): JudgeRequest {
   if (criteria === undefined) {
     parts.push('No criteria were given: judge the prompt against the rubric only.');
   } else {
-    parts.push(
-      'The author’s criteria (requirements the prompt must meet):',
-      '',
-      `<<<CRITERIA ${boundary}>>>`,
-      criteria,
-      `<<<END CRITERIA ${boundary}>>>`,
-    );
+    parts.push('The author’s criteria (requirements the prompt must meet):', '', `<<<CRITERIA ${boundary}>>>`, criteria, `<<<END CRITERIA ${boundary}>>>`);
   }
   parts.push('', 'Reply with the JSON object only.');
 

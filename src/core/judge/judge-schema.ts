@@ -23,14 +23,8 @@ export const judgeReplySchema = z.object({
     .string()
     .refine((value) => value.trim().length > 0, 'must not be blank')
     .describe('Two to five sentences: the main strengths and the most important gaps of the prompt, citing the rubric dimensions and any criteria.'),
-  score: z
-    .number()
-    .min(0)
-    .max(100)
-    .describe('Overall quality of the prompt from 0 to 100, using the calibrated anchors of the rubric.'),
-  suggestions: z
-    .array(z.string())
-    .describe('Up to five concrete edits that would raise the score, most important first; empty when none are needed.'),
+  score: z.number().min(0).max(100).describe('Overall quality of the prompt from 0 to 100, using the calibrated anchors of the rubric.'),
+  suggestions: z.array(z.string()).describe('Up to five concrete edits that would raise the score, most important first; empty when none are needed.'),
 });
 
 export type JudgeReply = z.infer<typeof judgeReplySchema>;
@@ -65,7 +59,9 @@ export const judgeResultSchema = z
   .object({
     verdict: z
       .enum(JUDGE_VERDICTS)
-      .describe('Derived from the score: pass at or above the pass threshold (default 70), needs_revision at or above the needs-revision threshold (default 40), fail below it.'),
+      .describe(
+        'Derived from the score: pass at or above the pass threshold (default 70), needs_revision at or above the needs-revision threshold (default 40), fail below it.',
+      ),
     score: z.number().min(0).max(100).describe('Quality of the prompt from 0 (unusable) to 100 (excellent).'),
     reasoning: z.string().describe('Why the prompt got this score: its strengths and its most important gaps.'),
     suggestions: z.array(z.string()).describe('Concrete edits that would improve the prompt, most important first.'),

@@ -199,9 +199,7 @@ function tryCandidate(candidate: Candidate): Attempt {
     const problems = formatZodError(validated.error, { whole: 'reply' });
     return { ok: false, failure: { kind: 'schema_mismatch', message: `the reply does not match the verdict schema (${problems})` } };
   }
-  const suggestions = validated.data.suggestions
-    .map((suggestion) => suggestion.trim())
-    .filter((suggestion) => suggestion.length > 0);
+  const suggestions = validated.data.suggestions.map((suggestion) => suggestion.trim()).filter((suggestion) => suggestion.length > 0);
   return {
     ok: true,
     reply: { reasoning: validated.data.reasoning.trim(), score: validated.data.score, suggestions },
@@ -216,11 +214,7 @@ function tryCandidate(candidate: Candidate): Attempt {
  * around a readable verdict (the span contains it) are not.
  */
 function isUnreadableVerdict(source: string, readable: readonly string[]): boolean {
-  return (
-    /\breasoning["']?\s*:\s*["']/i.test(source) &&
-    /\bscore["']?\s*:/i.test(source) &&
-    !readable.some((verdict) => source.includes(verdict))
-  );
+  return /\breasoning["']?\s*:\s*["']/i.test(source) && /\bscore["']?\s*:/i.test(source) && !readable.some((verdict) => source.includes(verdict));
 }
 
 const FAILURE_PREFERENCE: readonly JudgeReplyFailureKind[] = ['schema_mismatch', 'invalid_json'];

@@ -19,8 +19,7 @@ export interface RunJudgeOptions {
 }
 
 /** The message callers see; the reasons go to `cause` (logged, never sent). */
-export const UNREADABLE_VERDICT_MESSAGE =
-  'The AI model did not return a readable verdict after a retry, so the prompt was not scored. Try again later.';
+export const UNREADABLE_VERDICT_MESSAGE = 'The AI model did not return a readable verdict after a retry, so the prompt was not scored. Try again later.';
 
 /**
  * The retry repeats the request and tells the model what was wrong with its reply. The bad
@@ -44,11 +43,7 @@ export function buildRetryRequest(request: JudgeRequest, failure: JudgeReplyFail
  * Judges a prompt with a model. Errors thrown by `complete` (provider failures, BYOK
  * rejections, billing) propagate unchanged: the gateway has already mapped them.
  */
-export async function runJudge(
-  input: JudgeRequestInput,
-  complete: JudgeModelCall,
-  options: RunJudgeOptions = {},
-): Promise<JudgeResult> {
+export async function runJudge(input: JudgeRequestInput, complete: JudgeModelCall, options: RunJudgeOptions = {}): Promise<JudgeResult> {
   // Validate before spending a model call on a request whose verdict could not be computed.
   const thresholds = parseJudgeThresholds(options.thresholds ?? DEFAULT_JUDGE_THRESHOLDS);
   const request = buildJudgeRequest(input);
@@ -59,9 +54,14 @@ export async function runJudge(
   const second = parseJudgeReply(await complete(buildRetryRequest(request, first.failure)));
   if (second.ok) return toJudgeResult(second.reply, thresholds);
 
-  throw new PorchError('AI_SERVICE_ERROR', UNREADABLE_VERDICT_MESSAGE, {}, {
-    cause: new Error(
-      `judge reply unreadable twice: first ${first.failure.kind} (${first.failure.message}); second ${second.failure.kind} (${second.failure.message})`,
-    ),
-  });
+  throw new PorchError(
+    'AI_SERVICE_ERROR',
+    UNREADABLE_VERDICT_MESSAGE,
+    {},
+    {
+      cause: new Error(
+        `judge reply unreadable twice: first ${first.failure.kind} (${first.failure.message}); second ${second.failure.kind} (${second.failure.message})`,
+      ),
+    },
+  );
 }

@@ -19,11 +19,7 @@ export const DEFAULT_JUDGE_THRESHOLDS: JudgeThresholds = Object.freeze({ pass: 7
 export const judgeThresholdsSchema = z
   .object({
     pass: z.number().min(0).max(100).describe('Lowest score (0-100) that passes.'),
-    needsRevision: z
-      .number()
-      .min(0)
-      .max(100)
-      .describe('Lowest score (0-100) that needs revision instead of failing; at most `pass`.'),
+    needsRevision: z.number().min(0).max(100).describe('Lowest score (0-100) that needs revision instead of failing; at most `pass`.'),
   })
   .strict()
   .refine((thresholds) => thresholds.needsRevision <= thresholds.pass, {
@@ -42,10 +38,7 @@ export function parseJudgeThresholds(value: unknown): JudgeThresholds {
  * The verdict for a score. Fractional scores are compared as they are (69.5 does not pass at 70):
  * rounding would move scores across a threshold the operator chose.
  */
-export function verdictForScore(
-  score: number,
-  thresholds: JudgeThresholds = DEFAULT_JUDGE_THRESHOLDS,
-): JudgeVerdict {
+export function verdictForScore(score: number, thresholds: JudgeThresholds = DEFAULT_JUDGE_THRESHOLDS): JudgeVerdict {
   const { pass, needsRevision } = parseJudgeThresholds(thresholds);
   if (!Number.isFinite(score) || score < 0 || score > 100) {
     // Scores are validated before they get here; reaching this is a bug, not a caller's mistake.

@@ -11,14 +11,7 @@ import { resolveOverlaps, type RankedCandidate } from './overlap.js';
 import { Prefilter } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
-import {
-  SEVERITY_RANK,
-  type FindingSeverity,
-  type OrganisationRuleset,
-  type OverallSeverity,
-  type Sanitiser,
-  type ScanResult,
-} from './types.js';
+import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
 
 /**
  * Most findings one scan returns. A 1 MiB text full of addresses could otherwise produce tens
@@ -118,12 +111,26 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
       for (const candidate of context.candidates) {
         const rule = rules.get(candidate.ruleId);
         if (rule === undefined) continue;
-        ranked.push({ ruleId: candidate.ruleId, label: rule.label, severity: rule.severity, specificity: rule.specificity, start: candidate.start, end: candidate.end });
+        ranked.push({
+          ruleId: candidate.ruleId,
+          label: rule.label,
+          severity: rule.severity,
+          specificity: rule.specificity,
+          start: candidate.start,
+          end: candidate.end,
+        });
       }
     }
     for (const rule of customRules) {
       for (const match of rule.find(text)) {
-        ranked.push({ ruleId: rule.ruleId, label: rule.label, severity: rule.severity, specificity: CUSTOM_RULE_SPECIFICITY, start: match.start, end: match.end });
+        ranked.push({
+          ruleId: rule.ruleId,
+          label: rule.label,
+          severity: rule.severity,
+          specificity: CUSTOM_RULE_SPECIFICITY,
+          start: match.start,
+          end: match.end,
+        });
       }
     }
     let severity: OverallSeverity = 'clean';

@@ -91,7 +91,10 @@ export function validateCustomRule(input: unknown): CustomRuleDefinition {
     }
     const compiled = compileRegex(rule.pattern, rule.flags ?? '');
     if (compiled.test('')) {
-      throw new PorchError('VALIDATION_ERROR', 'pattern: matches the empty string, so it would report empty findings everywhere; require at least one character.');
+      throw new PorchError(
+        'VALIDATION_ERROR',
+        'pattern: matches the empty string, so it would report empty findings everywhere; require at least one character.',
+      );
     }
     return {
       rule_id: rule.rule_id,
@@ -146,7 +149,10 @@ export function validateOverride(input: unknown): RuleOverride {
   const override = parsed.data;
   if (!isBuiltInRuleId(override.rule_id)) {
     const kind = CUSTOM_RULE_ID_PATTERN.test(override.rule_id) ? 'a custom rule, not a built-in one' : 'not a built-in rule';
-    throw new PorchError('VALIDATION_ERROR', `rule_id: "${override.rule_id.slice(0, 80)}" is ${kind}; overrides apply to the built-in rules that "porch sanitiser builtins" lists.`);
+    throw new PorchError(
+      'VALIDATION_ERROR',
+      `rule_id: "${override.rule_id.slice(0, 80)}" is ${kind}; overrides apply to the built-in rules that "porch sanitiser builtins" lists.`,
+    );
   }
   if (override.enabled === undefined && override.severity === undefined) {
     throw new PorchError('VALIDATION_ERROR', 'An override must set enabled, severity or both.');

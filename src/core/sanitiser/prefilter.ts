@@ -141,7 +141,11 @@ export class Prefilter {
       if (hidden.length > 0) this.hiddenByKey.set(outer.key, hidden);
     }
     for (const source of patternSources) {
-      this.patterns.push({ key: patternKey(source), whole: new RegExp(`^(?:${source})$`, 'iu'), hasLetters: /[A-Za-z]/.test(source.replace(/\\[A-Za-z]|\{[^}]*\}/g, '')) });
+      this.patterns.push({
+        key: patternKey(source),
+        whole: new RegExp(`^(?:${source})$`, 'iu'),
+        hasLetters: /[A-Za-z]/.test(source.replace(/\\[A-Za-z]|\{[^}]*\}/g, '')),
+      });
     }
     // Identifying a pattern's match tests the patterns in turn; the detectors list the most
     // general (and most frequent) last, so test from the end.
@@ -241,7 +245,11 @@ export class Prefilter {
       }
     }
     for (const [key, list] of positions) {
-      if (unordered.has(list)) positions.set(key, [...new Set(list)].sort((left, right) => left - right));
+      if (unordered.has(list))
+        positions.set(
+          key,
+          [...new Set(list)].sort((left, right) => left - right),
+        );
     }
     return { present, positions };
   }

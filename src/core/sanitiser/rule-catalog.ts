@@ -220,11 +220,16 @@ export const BUILT_IN_RULE_DEFINITIONS = [
 /** The id of a built-in rule: only these may be declared or emitted by a detector. */
 export type BuiltInRuleId = (typeof BUILT_IN_RULE_DEFINITIONS)[number]['rule_id'];
 
-export const BUILT_IN_RULES: readonly BuiltInRuleInfo[] = BUILT_IN_RULE_DEFINITIONS.map(
-  ({ rule_id, label, severity, category }) => ({ rule_id, label, severity, category }),
-);
+export const BUILT_IN_RULES: readonly BuiltInRuleInfo[] = BUILT_IN_RULE_DEFINITIONS.map(({ rule_id, label, severity, category }) => ({
+  rule_id,
+  label,
+  severity,
+  category,
+}));
 
-const DEFINITIONS_BY_ID = new Map<string, BuiltInRuleDefinition<BuiltInRuleId>>(BUILT_IN_RULE_DEFINITIONS.map((definition) => [definition.rule_id, definition]));
+const DEFINITIONS_BY_ID = new Map<string, BuiltInRuleDefinition<BuiltInRuleId>>(
+  BUILT_IN_RULE_DEFINITIONS.map((definition) => [definition.rule_id, definition]),
+);
 
 export function builtInRuleDefinition(ruleId: string): BuiltInRuleDefinition<BuiltInRuleId> | undefined {
   return DEFINITIONS_BY_ID.get(ruleId);

@@ -58,7 +58,12 @@ export function createSanitiserService(store: Store, clock: Clock) {
     return sanitiser;
   }
 
-  async function save(organisationId: string, kind: 'custom' | 'override', ruleId: string, definition: CustomRuleDefinition | RuleOverride): Promise<SanitiserRuleView> {
+  async function save(
+    organisationId: string,
+    kind: 'custom' | 'override',
+    ruleId: string,
+    definition: CustomRuleDefinition | RuleOverride,
+  ): Promise<SanitiserRuleView> {
     await requireOrganisation(organisationId);
     const now = clock.now();
     await store.sanitiserRules.upsert({ id: newId(), organisationId, ruleId, kind, definition, createdAt: now, updatedAt: now });

@@ -21,27 +21,17 @@ export const findingSchema = z
     label: z.string().describe('Human-readable name of what was found, e.g. "GitHub token".'),
     severity: findingSeveritySchema,
     match: z.string().describe('The matched text, exactly text.slice(start, end).'),
-    start: z
-      .number()
-      .int()
-      .min(0)
-      .describe('Start of the match in the scanned text, as a JavaScript string index (UTF-16 code units, 0-based, inclusive).'),
-    end: z
-      .number()
-      .int()
-      .min(0)
-      .describe('End of the match, as a JavaScript string index (UTF-16 code units, exclusive).'),
+    start: z.number().int().min(0).describe('Start of the match in the scanned text, as a JavaScript string index (UTF-16 code units, 0-based, inclusive).'),
+    end: z.number().int().min(0).describe('End of the match, as a JavaScript string index (UTF-16 code units, exclusive).'),
   })
   .describe('One finding. Findings never overlap: where rules overlap, the most specific one is kept.');
 
 export const scanResultSchema = z
   .object({
-    findings: z
-      .array(findingSchema)
-      .describe('Every finding, sorted by start (longer match first on ties). Empty when the text is clean.'),
+    findings: z.array(findingSchema).describe('Every finding, sorted by start (longer match first on ties). Empty when the text is clean.'),
     severity: overallSeveritySchema,
   })
-  .describe('Result of scanning a text against the built-in rules and the organisation\'s rules.');
+  .describe("Result of scanning a text against the built-in rules and the organisation's rules.");
 
 export const CUSTOM_RULE_ID_PATTERN = /^custom\.[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -58,12 +48,7 @@ export const customRuleDefinitionSchema = z
       .string()
       .regex(CUSTOM_RULE_ID_PATTERN, 'must be "custom." followed by 1-64 lower-case letters, digits, "_" or "-", starting with a letter or digit')
       .describe('Stable id of the rule, "custom.<slug>" (e.g. "custom.project-codenames").'),
-    label: z
-      .string()
-      .trim()
-      .min(1)
-      .max(MAX_CUSTOM_LABEL_LENGTH)
-      .describe('Name shown on findings of this rule.'),
+    label: z.string().trim().min(1).max(MAX_CUSTOM_LABEL_LENGTH).describe('Name shown on findings of this rule.'),
     severity: findingSeveritySchema,
     enabled: z.boolean().default(true).describe('Disabled rules are stored but not applied.'),
     kind: z.enum(['regex', 'keywords']).describe('regex: an RE2 pattern; keywords: a list of words or phrases matched as whole words.'),
@@ -73,11 +58,7 @@ export const customRuleDefinitionSchema = z
       .max(MAX_CUSTOM_PATTERN_LENGTH)
       .optional()
       .describe('RE2 regular expression (kind regex). No backreferences or lookaround: RE2 runs in linear time.'),
-    flags: z
-      .string()
-      .regex(/^i?$/, 'only "i" (case-insensitive) is supported')
-      .optional()
-      .describe('Regex flags (kind regex): "" or "i".'),
+    flags: z.string().regex(/^i?$/, 'only "i" (case-insensitive) is supported').optional().describe('Regex flags (kind regex): "" or "i".'),
     keywords: z
       .array(z.string().trim().min(1).max(MAX_CUSTOM_KEYWORD_LENGTH))
       .min(1)
@@ -87,7 +68,7 @@ export const customRuleDefinitionSchema = z
     case_sensitive: z.boolean().optional().describe('Keywords only: match case exactly (default false).'),
   })
   .strict()
-  .describe('An organisation\'s own sanitiser rule.');
+  .describe("An organisation's own sanitiser rule.");
 
 export const ruleOverrideSchema = z
   .object({
@@ -96,4 +77,4 @@ export const ruleOverrideSchema = z
     severity: findingSeveritySchema.optional(),
   })
   .strict()
-  .describe('An organisation\'s change to one built-in rule.');
+  .describe("An organisation's change to one built-in rule.");

@@ -26,11 +26,7 @@ export const skillNameSchema = z
 
 const frontMatterSchema = z.looseObject({
   name: skillNameSchema,
-  description: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(SKILL_DESCRIPTION_MAX_LENGTH, `must be at most ${SKILL_DESCRIPTION_MAX_LENGTH} characters`),
+  description: z.string().trim().min(1, 'must not be empty').max(SKILL_DESCRIPTION_MAX_LENGTH, `must be at most ${SKILL_DESCRIPTION_MAX_LENGTH} characters`),
   license: z.string().optional(),
   compatibility: z.string().max(SKILL_COMPATIBILITY_MAX_LENGTH).optional(),
   // The format says string → string; numbers and booleans written without quotes are accepted as text.

@@ -5,7 +5,13 @@ import { accounts, apiKeys, creditBalances, creditLedger, organisations, partner
 import type { AccountRecord, AccountRepository, ApiKeyRepository, OrganisationRepository, PartnerKeyRecord, PartnerKeyRepository } from '../store.js';
 
 export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
-  const byId = onFirstUse(() => db.select().from(organisations).where(eq(organisations.id, sql.placeholder('id'))).prepare());
+  const byId = onFirstUse(() =>
+    db
+      .select()
+      .from(organisations)
+      .where(eq(organisations.id, sql.placeholder('id')))
+      .prepare(),
+  );
   return {
     async findById(id) {
       return byId().get({ id }) ?? null;
@@ -17,16 +23,20 @@ export function createOrganisationRepository(db: PorchDatabase): OrganisationRep
 }
 
 export function createAccountRepository(db: PorchDatabase): AccountRepository {
-  const byId = onFirstUse(() => db.select().from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare());
+  const byId = onFirstUse(() =>
+    db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.id, sql.placeholder('id')))
+      .prepare(),
+  );
   return {
     async create({ account, organisation, initialTokens, grantEntryId }) {
       db.transaction(
         (tx) => {
           if (organisation) tx.insert(organisations).values(organisation).run();
           tx.insert(accounts).values(account).run();
-          tx.insert(creditBalances)
-            .values({ accountId: account.id, balanceTokens: initialTokens, reservedTokens: 0, updatedAt: account.createdAt })
-            .run();
+          tx.insert(creditBalances).values({ accountId: account.id, balanceTokens: initialTokens, reservedTokens: 0, updatedAt: account.createdAt }).run();
           if (initialTokens > 0) {
             tx.insert(creditLedger)
               .values({
@@ -74,7 +84,13 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
 }
 
 export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
-  const byHash = onFirstUse(() => db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder('hash'))).prepare());
+  const byHash = onFirstUse(() =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.hash, sql.placeholder('hash')))
+      .prepare(),
+  );
   const activeCount = (accountId: string, now: number) =>
     db
       .select({ n: count() })
@@ -134,7 +150,13 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
 }
 
 export function createPartnerKeyRepository(db: PorchDatabase): PartnerKeyRepository {
-  const byHash = onFirstUse(() => db.select().from(partnerKeys).where(eq(partnerKeys.hash, sql.placeholder('hash'))).prepare());
+  const byHash = onFirstUse(() =>
+    db
+      .select()
+      .from(partnerKeys)
+      .where(eq(partnerKeys.hash, sql.placeholder('hash')))
+      .prepare(),
+  );
   return {
     async insert(key: PartnerKeyRecord) {
       db.insert(partnerKeys).values(key).run();

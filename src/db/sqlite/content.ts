@@ -69,27 +69,80 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
       );
     },
     async delete({ accountId, id }) {
-      return db.delete(contextCards).where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId))).run().changes > 0;
+      return (
+        db
+          .delete(contextCards)
+          .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
+          .run().changes > 0
+      );
     },
   };
 }
 
 export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   const compositionPages = byPageShape((afterCursor) =>
-    db.select().from(compositions).where(pageWhere(compositions.accountId, compositions.id, afterCursor)).orderBy(desc(compositions.id)).limit(sql.placeholder('limit')).prepare(),
+    db
+      .select()
+      .from(compositions)
+      .where(pageWhere(compositions.accountId, compositions.id, afterCursor))
+      .orderBy(desc(compositions.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
   );
   const skillPages = byPageShape((afterCursor) =>
-    db.select().from(skills).where(pageWhere(skills.accountId, skills.id, afterCursor)).orderBy(desc(skills.id)).limit(sql.placeholder('limit')).prepare(),
+    db
+      .select()
+      .from(skills)
+      .where(pageWhere(skills.accountId, skills.id, afterCursor))
+      .orderBy(desc(skills.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
   );
   const workflowPages = byPageShape((afterCursor) =>
-    db.select().from(workflows).where(pageWhere(workflows.accountId, workflows.id, afterCursor)).orderBy(desc(workflows.id)).limit(sql.placeholder('limit')).prepare(),
+    db
+      .select()
+      .from(workflows)
+      .where(pageWhere(workflows.accountId, workflows.id, afterCursor))
+      .orderBy(desc(workflows.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
   );
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
-  const compositionById = onFirstUse(() => db.select().from(compositions).where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId))).prepare());
-  const skillById = onFirstUse(() => db.select().from(skills).where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId))).prepare());
-  const workflowById = onFirstUse(() => db.select().from(workflows).where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId))).prepare());
-  const compositionUsed = onFirstUse(() => db.update(compositions).set({ timesUsed: sql`${compositions.timesUsed} + 1` }).where(eq(compositions.id, sql.placeholder('id'))).prepare());
-  const workflowUsed = onFirstUse(() => db.update(workflows).set({ usageCount: sql`${workflows.usageCount} + 1` }).where(eq(workflows.id, sql.placeholder('id'))).prepare());
+  const compositionById = onFirstUse(() =>
+    db
+      .select()
+      .from(compositions)
+      .where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId)))
+      .prepare(),
+  );
+  const skillById = onFirstUse(() =>
+    db
+      .select()
+      .from(skills)
+      .where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId)))
+      .prepare(),
+  );
+  const workflowById = onFirstUse(() =>
+    db
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId)))
+      .prepare(),
+  );
+  const compositionUsed = onFirstUse(() =>
+    db
+      .update(compositions)
+      .set({ timesUsed: sql`${compositions.timesUsed} + 1` })
+      .where(eq(compositions.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  const workflowUsed = onFirstUse(() =>
+    db
+      .update(workflows)
+      .set({ usageCount: sql`${workflows.usageCount} + 1` })
+      .where(eq(workflows.id, sql.placeholder('id')))
+      .prepare(),
+  );
   return {
     async listCompositions(request) {
       return (request.page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(request));

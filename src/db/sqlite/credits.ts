@@ -39,8 +39,19 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       })
       .prepare(),
   );
-  const readReservation = onFirstUse(() => db.select().from(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare());
-  const deleteReservation = onFirstUse(() => db.delete(creditReservations).where(eq(creditReservations.id, sql.placeholder('id'))).prepare());
+  const readReservation = onFirstUse(() =>
+    db
+      .select()
+      .from(creditReservations)
+      .where(eq(creditReservations.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  const deleteReservation = onFirstUse(() =>
+    db
+      .delete(creditReservations)
+      .where(eq(creditReservations.id, sql.placeholder('id')))
+      .prepare(),
+  );
   const insertUsage = prepareUsageInsert(db);
   const insertReservation = onFirstUse(() =>
     db
@@ -210,7 +221,12 @@ export function createUsageRepository(db: PorchDatabase): UsageRepository {
       insert(record);
     },
     async listByAccount(accountId) {
-      return db.select().from(usageRecords).where(and(eq(usageRecords.accountId, accountId))).orderBy(asc(usageRecords.id)).all();
+      return db
+        .select()
+        .from(usageRecords)
+        .where(and(eq(usageRecords.accountId, accountId)))
+        .orderBy(asc(usageRecords.id))
+        .all();
     },
   };
 }

@@ -104,7 +104,13 @@ export function createWorkflowRunRepository(db: PorchDatabase): WorkflowRunRepos
       db.insert(workflowRuns).values(run).run();
     },
     async findOwned({ accountId, id }) {
-      return db.select().from(workflowRuns).where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId))).get() ?? null;
+      return (
+        db
+          .select()
+          .from(workflowRuns)
+          .where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId)))
+          .get() ?? null
+      );
     },
   };
 }

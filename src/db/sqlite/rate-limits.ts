@@ -15,7 +15,13 @@ const SECONDS_PER_DAY = 86_400;
  * on one file) can never let more through than the limit.
  */
 export function createRateLimitRepository(db: PorchDatabase): RateLimitRepository {
-  const read = onFirstUse(() => db.select().from(rateLimitCounters).where(eq(rateLimitCounters.keyId, sql.placeholder('keyId'))).prepare());
+  const read = onFirstUse(() =>
+    db
+      .select()
+      .from(rateLimitCounters)
+      .where(eq(rateLimitCounters.keyId, sql.placeholder('keyId')))
+      .prepare(),
+  );
   const upsert = onFirstUse(() =>
     db
       .insert(rateLimitCounters)

@@ -40,7 +40,11 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
     async remove({ organisationId, ruleId }) {
       return db.transaction(
         () => {
-          const removed = db.delete(sanitiserRules).where(and(eq(sanitiserRules.organisationId, organisationId), eq(sanitiserRules.ruleId, ruleId))).run().changes > 0;
+          const removed =
+            db
+              .delete(sanitiserRules)
+              .where(and(eq(sanitiserRules.organisationId, organisationId), eq(sanitiserRules.ruleId, ruleId)))
+              .run().changes > 0;
           if (removed) bump(organisationId);
           return removed;
         },

@@ -190,9 +190,7 @@ export const compositions = sqliteTable(
     description: text('description').notNull(),
     tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
     template: text('template').notNull(),
-    variables: text('variables', { mode: 'json' })
-      .$type<{ name: string; required: boolean; default?: string; description?: string }[]>()
-      .notNull(),
+    variables: text('variables', { mode: 'json' }).$type<{ name: string; required: boolean; default?: string; description?: string }[]>().notNull(),
     defaultModel: text('default_model'),
     timesUsed: integer('times_used').notNull().default(0),
     ...timestamps,
@@ -298,4 +296,3 @@ export const sanitiserRules = sqliteTable(
   },
   (table) => [uniqueIndex('sanitiser_rules_org_rule_unique').on(table.organisationId, table.ruleId)],
 );
-

@@ -102,7 +102,8 @@ export function loadAgentSkills(rootDir: string): AgentSkillsCatalog {
     const paths = listFiles(skillDir);
     const entries: ArchiveEntry[] = [];
     for (const path of paths) {
-      if (!SAFE_PATH.test(path) || UNSAFE_PATH_CHARACTERS.test(path)) throw new Error(`skills/${folder}/${path}: file names must be printable ASCII without \\ ? # [ ].`);
+      if (!SAFE_PATH.test(path) || UNSAFE_PATH_CHARACTERS.test(path))
+        throw new Error(`skills/${folder}/${path}: file names must be printable ASCII without \\ ? # [ ].`);
       const bytes = path === 'SKILL.md' ? skillMd : readFileSync(join(skillDir, path));
       files.set(`${SITE_PATHS.agentSkillsBase}/${folder}/${path}`, served(bytes, path));
       entries.push({ path, bytes, mode: path.startsWith('scripts/') ? 0o755 : 0o644 });

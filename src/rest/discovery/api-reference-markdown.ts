@@ -21,7 +21,11 @@ function typeLabel(document: OpenApiDocument, schema: JsonSchema | undefined): s
   if ('const' in resolved) return JSON.stringify(resolved.const);
   if (Array.isArray(resolved.enum)) return resolved.enum.map((value) => JSON.stringify(value)).join(' \\| ');
   const branches = Array.isArray(resolved.anyOf) ? resolved.anyOf : Array.isArray(resolved.oneOf) ? resolved.oneOf : undefined;
-  if (branches) return branches.filter(isJsonObject).map((branch) => typeLabel(document, branch)).join(' or ');
+  if (branches)
+    return branches
+      .filter(isJsonObject)
+      .map((branch) => typeLabel(document, branch))
+      .join(' or ');
   const types = Array.isArray(resolved.type) ? resolved.type : resolved.type === undefined ? [] : [resolved.type];
   const labels = types.map((type) => {
     if (type === 'array') return `array of ${typeLabel(document, isJsonObject(resolved.items) ? resolved.items : undefined)}`;
@@ -48,11 +52,23 @@ function fieldTable(document: OpenApiDocument, schema: JsonSchema | undefined): 
 
 function operationSection(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string[] {
   const tool = operation['x-porch-tool'] ? ` · MCP tool \`${operation['x-porch-tool']}\`` : '';
-  const lines = [`### ${operation.summary}`, '', `\`${method.toUpperCase()} ${path}\` · operationId \`${operation.operationId}\`${tool}`, '', operation.description, ''];
-  const parameters = (operation.parameters ?? []).map((parameter) => deref<ParameterObject>(document, parameter)).filter((parameter): parameter is ParameterObject => parameter !== undefined);
+  const lines = [
+    `### ${operation.summary}`,
+    '',
+    `\`${method.toUpperCase()} ${path}\` · operationId \`${operation.operationId}\`${tool}`,
+    '',
+    operation.description,
+    '',
+  ];
+  const parameters = (operation.parameters ?? [])
+    .map((parameter) => deref<ParameterObject>(document, parameter))
+    .filter((parameter): parameter is ParameterObject => parameter !== undefined);
   if (parameters.length > 0) {
     lines.push('Parameters:', '', '| Name | In | Type | Required | Description |', '|---|---|---|---|---|');
-    for (const parameter of parameters) lines.push(`| \`${parameter.name}\` | ${parameter.in} | ${typeLabel(document, parameter.schema)} | ${parameter.required ? 'yes' : 'no'} | ${cell(parameter.description)} |`);
+    for (const parameter of parameters)
+      lines.push(
+        `| \`${parameter.name}\` | ${parameter.in} | ${typeLabel(document, parameter.schema)} | ${parameter.required ? 'yes' : 'no'} | ${cell(parameter.description)} |`,
+      );
     lines.push('');
   }
   const body = operation.requestBody?.content['application/json'];
@@ -98,5 +114,8 @@ export function renderApiReferenceMarkdown(document: OpenApiDocument): string {
       }
     }
   }
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

@@ -20,7 +20,6 @@ import { PACKAGE_ROOT } from './package-root.js';
 import { buildSitePages, type SitePage, type SitePages } from './site-pages.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
 
-
 /** How long caches may keep discovery documents: they change only with a new release. */
 const DOCUMENT_MAX_AGE_SECONDS = 300;
 /** Skill files and archives carry digests and ETags, so clients can keep them longer. */

@@ -24,7 +24,8 @@ function rewriteRefs(value: unknown): unknown {
   if (!isJsonObject(value)) return value;
   const copy: JsonSchema = {};
   for (const [key, inner] of Object.entries(value)) {
-    copy[key] = key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS_PREFIX) ? COMPONENTS_PREFIX + inner.slice(DEFS_PREFIX.length) : rewriteRefs(inner);
+    copy[key] =
+      key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS_PREFIX) ? COMPONENTS_PREFIX + inner.slice(DEFS_PREFIX.length) : rewriteRefs(inner);
   }
   return copy;
 }

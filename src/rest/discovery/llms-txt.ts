@@ -25,7 +25,7 @@ ${docs.map((page) => link(page.title, page.markdownPath, page.summary)).join('\n
 
 ## API
 
-${reference ? `${link('API reference', reference.markdownPath, reference.summary)}\n` : ''}${link('OpenAPI 3.1 (JSON)', SITE_PATHS.openApiJson, 'the complete machine-readable description, generated from the server\'s own operation definitions')}
+${reference ? `${link('API reference', reference.markdownPath, reference.summary)}\n` : ''}${link('OpenAPI 3.1 (JSON)', SITE_PATHS.openApiJson, "the complete machine-readable description, generated from the server's own operation definitions")}
 ${link('API catalog', SITE_PATHS.apiCatalog, 'RFC 9727 linkset pointing at the OpenAPI document, docs, health and the MCP endpoint')}
 ${link('Health', SITE_PATHS.health, 'no key needed')}
 

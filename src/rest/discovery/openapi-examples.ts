@@ -29,7 +29,12 @@ function resolve(schema: JsonSchema, shared: Record<string, JsonSchema>): JsonSc
 }
 
 function numberBetween(schema: JsonSchema, integer: boolean): number {
-  const minimum = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
+  const minimum =
+    typeof schema.minimum === 'number'
+      ? schema.minimum
+      : typeof schema.exclusiveMinimum === 'number'
+        ? schema.exclusiveMinimum + (integer ? 1 : 0.5)
+        : undefined;
   const maximum = typeof schema.maximum === 'number' ? schema.maximum : undefined;
   // 1 reads better than 0 for counts and sizes; stay inside the bounds either way.
   let value = minimum ?? 1;

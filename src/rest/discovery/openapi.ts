@@ -105,11 +105,18 @@ const KEYED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimi
  */
 const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   'X-API-Version': { description: 'The API version; on every response, errors included.', required: true, schema: { type: 'string', const: API_VERSION } },
-  'X-Request-Id': { description: 'Id of this request (also `error.request_id`); quote it when reporting a problem.', required: true, schema: { type: 'string', minLength: 1 } },
+  'X-Request-Id': {
+    description: 'Id of this request (also `error.request_id`); quote it when reporting a problem.',
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+  },
   'X-RateLimit-Limit': { description: "The key's limit of requests per minute.", schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute window.', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'When the minute window resets (Unix time, seconds).', schema: { type: 'integer', minimum: 0 } },
-  'X-Credits-Remaining': { description: "Whole credits left on the account after the request (1 credit = 1,000 tokens).", schema: { type: 'integer', minimum: 0 } },
+  'X-Credits-Remaining': {
+    description: 'Whole credits left on the account after the request (1 credit = 1,000 tokens).',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   Allow: { description: 'The methods the path accepts.', required: true, schema: { type: 'string', minLength: 1 } },
 };
@@ -125,7 +132,11 @@ const errorEnvelopeSchema = z
   .object({
     success: z.literal(false).describe('Always false on errors.'),
     error: z.object({
-      code: z.string().describe('Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.'),
+      code: z
+        .string()
+        .describe(
+          'Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.',
+        ),
       message: z.string().describe('What went wrong, safe to show to a person.'),
       request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
       retry_after: z.number().int().min(0).optional().describe('Seconds to wait before retrying (429 only).'),
@@ -145,7 +156,16 @@ const ROUTE_ERROR_CODES = ['NOT_FOUND', 'METHOD_NOT_ALLOWED'] as const satisfies
 export function possibleErrorCodes(operation: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
   if (operation.access === 'keyed') {
-    for (const code of ['MISSING_API_KEY', 'INVALID_API_KEY', 'API_EXPERT_ONLY', 'INSUFFICIENT_PERMISSIONS', 'ACCESS_DENIED', 'RATE_LIMITED', 'DAILY_LIMIT_EXCEEDED'] as const) codes.add(code);
+    for (const code of [
+      'MISSING_API_KEY',
+      'INVALID_API_KEY',
+      'API_EXPERT_ONLY',
+      'INSUFFICIENT_PERMISSIONS',
+      'ACCESS_DENIED',
+      'RATE_LIMITED',
+      'DAILY_LIMIT_EXCEEDED',
+    ] as const)
+      codes.add(code);
   }
   if (operation.params) codes.add('RESOURCE_NOT_FOUND');
   if (operation.body) {
@@ -201,7 +221,13 @@ function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boole
 }
 
 /** Keeps an example only when the operation's own schema accepts it. */
-function acceptedExample(schema: z.ZodType, json: JsonSchema, includeOptional: boolean, shared: Record<string, JsonSchema>, wrap: (value: unknown) => unknown = (value) => value): unknown {
+function acceptedExample(
+  schema: z.ZodType,
+  json: JsonSchema,
+  includeOptional: boolean,
+  shared: Record<string, JsonSchema>,
+  wrap: (value: unknown) => unknown = (value) => value,
+): unknown {
   const value = exampleFor(json, { includeOptional, shared });
   if (value === undefined) return undefined;
   return schema.safeParse(value).success ? wrap(value) : undefined;
@@ -212,7 +238,10 @@ function describeAccess(operation: Operation): string {
   if (operation.access === 'keyed') lines.push(`Scopes (any one grants it): ${operation.scopes.map((scope) => `\`${scope}\``).join(', ')}.`);
   else lines.push('Needs no API key.');
   if (operation.effect === 'execute') lines.push('Runs a model: metered in credits (1 credit = 1,000 tokens) unless a BYOK key is active.');
-  if (operation.idempotencyKey) lines.push('Send an `Idempotency-Key` header to make retries safe: a repeat with the same key and body within 24 h replays the stored response without running or charging again.');
+  if (operation.idempotencyKey)
+    lines.push(
+      'Send an `Idempotency-Key` header to make retries safe: a repeat with the same key and body within 24 h replays the stored response without running or charging again.',
+    );
   return lines.join('\n\n');
 }
 
@@ -247,7 +276,10 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
   if (operation.access === 'keyed') for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
-  const response: ResponseObject = { description: operation.successStatus === 204 ? `${operation.title}: done, no body.` : `${operation.title}: success.`, headers };
+  const response: ResponseObject = {
+    description: operation.successStatus === 204 ? `${operation.title}: done, no body.` : `${operation.title}: success.`,
+    headers,
+  };
   if (operation.successStatus === 204 || operation.output === null) return response;
 
   if (operation.responseType === 'markdown') {
@@ -294,7 +326,10 @@ function operationObject(operation: Operation, shared: Record<string, JsonSchema
     ...(parameters.length > 0 ? { parameters } : {}),
     responses,
     // OpenAPI 3.1 lets non-OAuth schemes list roles: each alternative names one scope that grants the call.
-    security: operation.access === 'keyed' ? operation.scopes.flatMap((scope): Array<Record<string, string[]>> => [{ ApiKeyAuth: [scope] }, { BearerAuth: [scope] }]) : [],
+    security:
+      operation.access === 'keyed'
+        ? operation.scopes.flatMap((scope): Array<Record<string, string[]>> => [{ ApiKeyAuth: [scope] }, { BearerAuth: [scope] }])
+        : [],
     ...(isExposedOn(operation, 'mcp-tool') ? { 'x-porch-tool': operation.name } : {}),
     'x-porch-effect': operation.effect,
     ...(operation.access === 'keyed' ? { 'x-porch-scopes': [...operation.scopes] } : {}),
@@ -370,14 +405,16 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
           name: 'X-Porch-Account',
           in: 'header',
           required: false,
-          description: 'Partner keys (mpk_...) only: the account the call acts for; it must belong to the partner key\'s organisation (default: the organisation\'s owner).',
+          description:
+            "Partner keys (mpk_...) only: the account the call acts for; it must belong to the partner key's organisation (default: the organisation's owner).",
           schema: { type: 'string', format: 'uuid' },
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Any unique string of 1-255 visible ASCII characters (a uuid is fine). A retry with the same key and body within 24 h replays the first successful response; a different body is 409 IDEMPOTENCY_CONFLICT.',
+          description:
+            'Any unique string of 1-255 visible ASCII characters (a uuid is fine). A retry with the same key and body within 24 h replays the first successful response; a different body is 409 IDEMPOTENCY_CONFLICT.',
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
         },
       },
@@ -388,7 +425,12 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
         ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
       },
       securitySchemes: {
-        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (mdi_..., or a partner key mpk_...). Roles listed in an operation\'s security are the scopes that grant it.' },
+        ApiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "An API key (mdi_..., or a partner key mpk_...). Roles listed in an operation's security are the scopes that grant it.",
+        },
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'The same API key sent as `Authorization: Bearer mdi_...` (for MCP-style clients).' },
       },
     },

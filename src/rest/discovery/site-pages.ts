@@ -25,12 +25,33 @@ export interface DocSource {
 /** The docs pages, in reading order. A file that does not exist (yet) is simply not served. */
 export const DOC_SOURCES: readonly DocSource[] = [
   { slug: 'quick-start', file: 'docs/quick-start.md', title: 'Quick start', summary: 'Start the server, get a key and make the first calls with curl.' },
-  { slug: 'authentication', file: 'docs/authentication.md', title: 'Authentication', summary: 'API keys, the Expert plan, scopes, partner keys and key rotation.' },
+  {
+    slug: 'authentication',
+    file: 'docs/authentication.md',
+    title: 'Authentication',
+    summary: 'API keys, the Expert plan, scopes, partner keys and key rotation.',
+  },
   { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
-  { slug: 'rate-limits-and-credits', file: 'docs/rate-limits-and-credits.md', title: 'Rate limits and credits', summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.' },
+  {
+    slug: 'rate-limits-and-credits',
+    file: 'docs/rate-limits-and-credits.md',
+    title: 'Rate limits and credits',
+    summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.',
+  },
   { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.' },
-  { slug: 'skills', file: 'docs/skills.md', title: 'Agent Skills', summary: "Porch's Agent Skills for agents without MCP, and moving skills between Porch and agent tools." },
-  { slug: 'decisions', file: 'docs/decisions.md', title: 'Product decisions', summary: 'How Porch resolves the gaps and contradictions of the API specification.', optional: true },
+  {
+    slug: 'skills',
+    file: 'docs/skills.md',
+    title: 'Agent Skills',
+    summary: "Porch's Agent Skills for agents without MCP, and moving skills between Porch and agent tools.",
+  },
+  {
+    slug: 'decisions',
+    file: 'docs/decisions.md',
+    title: 'Product decisions',
+    summary: 'How Porch resolves the gaps and contradictions of the API specification.',
+    optional: true,
+  },
 ];
 
 export type PageSection = 'home' | 'docs' | 'api' | 'optional';
@@ -161,10 +182,28 @@ export function buildSitePages({ rootDir, document, skills }: SitePagesInput): S
 
   const referenceMarkdown = renderApiReferenceMarkdown(document);
   const list: SitePage[] = [
-    page(SITE_PATHS.home, 'Porch', 'Self-hosted prompt orchestration: REST API, MCP server and Agent Skills.', 'home', homeMarkdown(document, docs.filter((doc) => !doc.optional))),
+    page(
+      SITE_PATHS.home,
+      'Porch',
+      'Self-hosted prompt orchestration: REST API, MCP server and Agent Skills.',
+      'home',
+      homeMarkdown(
+        document,
+        docs.filter((doc) => !doc.optional),
+      ),
+    ),
     page(SITE_PATHS.docs, 'Documentation', 'Every documentation page and the Agent Skills.', 'docs', docsIndexMarkdown(docs, skills)),
-    ...docs.map((doc) => page(`${SITE_PATHS.docs}/${doc.slug}`, doc.title, doc.summary, doc.optional ? 'optional' : 'docs', readFileSync(join(rootDir, doc.file), 'utf8'))),
-    page(SITE_PATHS.apiReference, 'API reference', 'Every operation with its parameters, bodies, responses and errors.', 'api', referenceMarkdown, apiReferenceHtml(renderMarkdown(referenceMarkdown))),
+    ...docs.map((doc) =>
+      page(`${SITE_PATHS.docs}/${doc.slug}`, doc.title, doc.summary, doc.optional ? 'optional' : 'docs', readFileSync(join(rootDir, doc.file), 'utf8')),
+    ),
+    page(
+      SITE_PATHS.apiReference,
+      'API reference',
+      'Every operation with its parameters, bodies, responses and errors.',
+      'api',
+      referenceMarkdown,
+      apiReferenceHtml(renderMarkdown(referenceMarkdown)),
+    ),
   ];
   const byPath = new Map<string, SitePage>();
   for (const entry of list) {

@@ -123,7 +123,11 @@ export function tarGzip(entries: readonly ArchiveEntry[]): Uint8Array {
 export function readTarGzip(archive: Uint8Array): ArchiveEntry[] {
   const tar = gunzipSync(archive);
   const entries: ArchiveEntry[] = [];
-  const text = (start: number, length: number) => tar.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '');
+  const text = (start: number, length: number) =>
+    tar
+      .subarray(start, start + length)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
   for (let offset = 0; offset + BLOCK <= tar.length; ) {
     const name = text(offset, 100);
     if (name === '') break;
@@ -132,7 +136,8 @@ export function readTarGzip(archive: Uint8Array): ArchiveEntry[] {
     const prefix = text(offset + 345, 155);
     const type = text(offset + 156, 1);
     const start = offset + BLOCK;
-    if (type === '0' || type === '') entries.push({ path: prefix ? `${prefix}/${name}` : name, mode, bytes: new Uint8Array(tar.subarray(start, start + size)) });
+    if (type === '0' || type === '')
+      entries.push({ path: prefix ? `${prefix}/${name}` : name, mode, bytes: new Uint8Array(tar.subarray(start, start + size)) });
     offset = start + Math.ceil(size / BLOCK) * BLOCK;
   }
   return entries;

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 
-import {
-  DEFAULT_MAX_OUTPUT_TOKENS,
-  DEFAULT_OPENAI_BASE_URL,
-  ECHO_MODEL_ID,
-  isEuRegion,
-  parseAiConfig,
-} from '../../../src/core/ai/ai-config.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_OPENAI_BASE_URL, ECHO_MODEL_ID, isEuRegion, parseAiConfig } from '../../../src/core/ai/ai-config.js';
 import { parseModelId } from '../../../src/core/ai/model-id.js';
 import { PLANS } from '../../../src/core/domain/plans.js';
 
@@ -87,10 +81,7 @@ describe('parseAiConfig', () => {
   });
 
   it('defaults to the first configured model when default_model is absent', () => {
-    const config = parseAiConfig(
-      { providers: [{ id: 'acme', base_url: 'https://llm.acme.test/v1', models: [{ name: 'a-1' }, { name: 'a-2' }] }] },
-      {},
-    );
+    const config = parseAiConfig({ providers: [{ id: 'acme', base_url: 'https://llm.acme.test/v1', models: [{ name: 'a-1' }, { name: 'a-2' }] }] }, {});
     expect(config.defaultModel).toBe('acme/a-1');
     expect(config.defaultModelSource).toBe('first-model');
   });
@@ -135,9 +126,7 @@ describe('parseAiConfig', () => {
   });
 
   it('refuses to redefine the built-in echo provider', () => {
-    const message = errorMessageOf(() =>
-      parseAiConfig({ providers: [{ id: 'echo', base_url: 'https://echo.test/v1', models: [{ name: 'echo' }] }] }, {}),
-    );
+    const message = errorMessageOf(() => parseAiConfig({ providers: [{ id: 'echo', base_url: 'https://echo.test/v1', models: [{ name: 'echo' }] }] }, {}));
     expect(message).toContain('ai.providers[0].id');
     expect(message).toContain('cannot be redefined');
   });
@@ -167,10 +156,7 @@ describe('parseAiConfig', () => {
 
   it('stops start-up when a named key variable is not set, naming the variable but no value', () => {
     const message = errorMessageOf(() =>
-      parseAiConfig(
-        { providers: [{ id: 'a', base_url: 'https://a.test/v1', api_key_env: 'A_KEY', models: [{ name: 'm' }] }] },
-        { A_KEY: '  ' },
-      ),
+      parseAiConfig({ providers: [{ id: 'a', base_url: 'https://a.test/v1', api_key_env: 'A_KEY', models: [{ name: 'm' }] }] }, { A_KEY: '  ' }),
     );
     expect(message).toContain('ai.providers[0].api_key_env');
     expect(message).toContain('A_KEY is not set');
@@ -200,9 +186,7 @@ describe('parseAiConfig', () => {
     });
 
     it('rejects a malformed OPENAI_BASE_URL', () => {
-      expect(errorMessageOf(() => parseAiConfig(undefined, { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'not a url' }))).toContain(
-        'OPENAI_BASE_URL',
-      );
+      expect(errorMessageOf(() => parseAiConfig(undefined, { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'not a url' }))).toContain('OPENAI_BASE_URL');
     });
 
     it('does not override a configured openai provider', () => {
@@ -215,10 +199,7 @@ describe('parseAiConfig', () => {
     });
 
     it('is added after configured providers, so a configured model stays the default', () => {
-      const config = parseAiConfig(
-        { providers: [{ id: 'acme', base_url: 'https://acme.test/v1', models: [{ name: 'a-1' }] }] },
-        { OPENAI_API_KEY: 'sk-env' },
-      );
+      const config = parseAiConfig({ providers: [{ id: 'acme', base_url: 'https://acme.test/v1', models: [{ name: 'a-1' }] }] }, { OPENAI_API_KEY: 'sk-env' });
       expect(config.providers.map((provider) => provider.id)).toEqual(['acme', 'openai']);
       expect(config.defaultModel).toBe('acme/a-1');
     });

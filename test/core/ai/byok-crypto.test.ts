@@ -5,13 +5,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import {
-  SECRET_KEY_FILE_NAME,
-  decryptSecret,
-  encryptSecret,
-  fingerprint,
-  loadSecretKey,
-} from '../../../src/core/ai/byok-crypto.js';
+import { SECRET_KEY_FILE_NAME, decryptSecret, encryptSecret, fingerprint, loadSecretKey } from '../../../src/core/ai/byok-crypto.js';
 
 const PROVIDER_KEY = 'sk-proj-byok-3b7e1f9a2c5d8e0f4a6b';
 

@@ -26,8 +26,7 @@ describe('echo provider', () => {
   it('reports usage counted with the o200k tokenizer, including chat overhead', async () => {
     const result = await gateway.complete({ model: echo, messages: MESSAGES });
     // Independent count: 3 framing tokens + role + content per message, 3 for reply priming.
-    const expectedInput =
-      3 + MESSAGES.reduce((sum, message) => sum + 3 + encode(message.role).length + encode(message.content).length, 0);
+    const expectedInput = 3 + MESSAGES.reduce((sum, message) => sum + 3 + encode(message.role).length + encode(message.content).length, 0);
     const expectedOutput = encode(result.content).length;
     expect(result.usage).toEqual({
       input_tokens: expectedInput,

@@ -79,15 +79,11 @@ describe('resolveModel', () => {
     const error = porchErrorOf(() => gateway.resolveModel({ requested: 'us-cloud/gpt-9', plan: 'builder', euOnly: false }));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.status).toBe(400);
-    expect(error.message).toBe(
-      'Unknown model "us-cloud/gpt-9" in field "model". Available models: us-cloud/general, eu-cloud/euro, echo/echo.',
-    );
+    expect(error.message).toBe('Unknown model "us-cloud/gpt-9" in field "model". Available models: us-cloud/general, eu-cloud/euro, echo/echo.');
   });
 
   it('rejects a malformed requested model id with 400, naming the expected form and the field', () => {
-    const error = porchErrorOf(() =>
-      gateway.resolveModel({ requested: 'premium', plan: 'expert', euOnly: false, field: 'nodes[2].model' }),
-    );
+    const error = porchErrorOf(() => gateway.resolveModel({ requested: 'premium', plan: 'expert', euOnly: false, field: 'nodes[2].model' }));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.message).toContain('Invalid model id "premium" in field "nodes[2].model"');
     expect(error.message).toContain('"<provider>/<model_name>"');
@@ -111,9 +107,7 @@ describe('resolveModel', () => {
   });
 
   it('applies plan and EU checks to resource and configured defaults too', () => {
-    expect(porchErrorOf(() => gateway.resolveModel({ resourceDefault: 'us-cloud/premium', plan: 'free', euOnly: false })).code).toBe(
-      'MODEL_ACCESS_DENIED',
-    );
+    expect(porchErrorOf(() => gateway.resolveModel({ resourceDefault: 'us-cloud/premium', plan: 'free', euOnly: false })).code).toBe('MODEL_ACCESS_DENIED');
     const error = porchErrorOf(() => gateway.resolveModel({ plan: 'expert', euOnly: true }));
     expect(error.code).toBe('MODEL_ACCESS_DENIED');
     expect(error.message).toContain('The default model "us-cloud/general"');

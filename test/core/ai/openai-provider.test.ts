@@ -323,7 +323,7 @@ describe('OpenAI-compatible provider over HTTP', () => {
       expect(fake.requests).toHaveLength(1);
       expectSafe(error);
       const log = logLines.join('');
-      expect(log).toContain("rejected the shared API key");
+      expect(log).toContain('rejected the shared API key');
       expect(log).toContain(KEY_ENV);
       expect(log).toContain('invalid_api_key');
       expect(log).not.toContain(SHARED_KEY);

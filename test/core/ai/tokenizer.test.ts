@@ -2,13 +2,7 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 
-import {
-  MAX_RUN_CODE_POINTS,
-  REPLY_PRIMING_TOKENS,
-  TOKENS_PER_MESSAGE,
-  countTextTokens,
-  estimateChatTokens,
-} from '../../../src/core/ai/tokenizer.js';
+import { MAX_RUN_CODE_POINTS, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, countTextTokens, estimateChatTokens } from '../../../src/core/ai/tokenizer.js';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
@@ -31,9 +25,7 @@ describe('token counting', () => {
   it('matches the tokenizer exactly for any text without runs longer than the bound', () => {
     const word = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
     const separator = fc.constantFrom(' ', '\n', ', ', '. ', '\t', '  ');
-    const text = fc
-      .array(fc.tuple(word, separator), { maxLength: 120 })
-      .map((parts) => parts.map(([w, s]) => w + s).join(''));
+    const text = fc.array(fc.tuple(word, separator), { maxLength: 120 }).map((parts) => parts.map(([w, s]) => w + s).join(''));
     fc.assert(
       fc.property(text, (value) => countTextTokens(value) === countTokens(value, PLAIN)),
       { numRuns: 200 },
@@ -51,8 +43,7 @@ describe('token counting', () => {
       { role: 'system' as const, content: 'Be brief.' },
       { role: 'user' as const, content: 'Hello, world!' },
     ];
-    const expected =
-      REPLY_PRIMING_TOKENS + 2 * TOKENS_PER_MESSAGE + 1 + countTokens('Be brief.', PLAIN) + 1 + countTokens('Hello, world!', PLAIN);
+    const expected = REPLY_PRIMING_TOKENS + 2 * TOKENS_PER_MESSAGE + 1 + countTokens('Be brief.', PLAIN) + 1 + countTokens('Hello, world!', PLAIN);
     expect(estimateChatTokens(messages)).toBe(expected);
     expect(estimateChatTokens([])).toBe(REPLY_PRIMING_TOKENS);
   });

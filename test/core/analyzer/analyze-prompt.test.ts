@@ -2,20 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PromptAnalysis } from '../../../src/core/analyzer/index.js';
-import {
-  DIMENSIONS,
-  DIMENSION_WEIGHTS,
-  MAX_SUGGESTIONS,
-  analyzePrompt,
-  promptAnalysisSchema,
-} from '../../../src/core/analyzer/index.js';
-import {
-  DECENT_PROMPT,
-  ONE_WORD_PROMPT,
-  PROMPTS_BY_QUALITY,
-  STRONG_PROMPT,
-  VAGUE_PROMPT,
-} from './sample-prompts.js';
+import { DIMENSIONS, DIMENSION_WEIGHTS, MAX_SUGGESTIONS, analyzePrompt, promptAnalysisSchema } from '../../../src/core/analyzer/index.js';
+import { DECENT_PROMPT, ONE_WORD_PROMPT, PROMPTS_BY_QUALITY, STRONG_PROMPT, VAGUE_PROMPT } from './sample-prompts.js';
 
 const SITE_URL = 'http://127.0.0.1:3000';
 
@@ -39,8 +27,7 @@ describe('analyzePrompt: ordering over real prompts', () => {
       const [weakerName, weaker] = analyses[index - 1] ?? [];
       const [strongerName, stronger] = analyses[index] ?? [];
       if (weaker === undefined || stronger === undefined) throw new Error('missing analysis');
-      expect(stronger.overall, `${strongerName} vs ${weakerName}:\n${describeAnalysis(stronger)}\n${describeAnalysis(weaker)}`)
-        .toBeGreaterThan(weaker.overall);
+      expect(stronger.overall, `${strongerName} vs ${weakerName}:\n${describeAnalysis(stronger)}\n${describeAnalysis(weaker)}`).toBeGreaterThan(weaker.overall);
     }
   });
 
@@ -107,9 +94,7 @@ describe('analyzePrompt: suggestions follow what is missing', () => {
 
   it('asks for the output format until one is specified', () => {
     const without = analyze(DECENT_PROMPT);
-    const withFormat = analyze(
-      `${DECENT_PROMPT} Return a JSON object with the keys "headline" and "body"; the body is exactly 3 sentences.`,
-    );
+    const withFormat = analyze(`${DECENT_PROMPT} Return a JSON object with the keys "headline" and "body"; the body is exactly 3 sentences.`);
     expect(hasSuggestion(without, 'Specify the output format'), describeAnalysis(without)).toBe(true);
     expect(hasSuggestion(withFormat, 'Specify the output format'), describeAnalysis(withFormat)).toBe(false);
     expect(withFormat.scores.format).toBeGreaterThanOrEqual(70);

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  REFINE_PROMPT_MAX_CODE_POINTS,
-  analyzePrompt,
-  buildRefineUrl,
-  truncateToCodePoints,
-} from '../../../src/core/analyzer/index.js';
+import { REFINE_PROMPT_MAX_CODE_POINTS, analyzePrompt, buildRefineUrl, truncateToCodePoints } from '../../../src/core/analyzer/index.js';
 
 function promptInLink(url: string): string {
   const parsed = new URL(url);

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompositionRecord, ContextCardRecord, SkillRecord } from '../../../src/db/store.js';
 import { compositionMessages, personaMessages, skillMessages } from '../../../src/core/execution/prompt-builders.js';
-import {
-  definitionResourceRefs,
-  mapNodeTemplates,
-  mapResourceRefs,
-  nodeTemplateFields,
-} from '../../../src/core/engine/node-fields.js';
+import { definitionResourceRefs, mapNodeTemplates, mapResourceRefs, nodeTemplateFields } from '../../../src/core/engine/node-fields.js';
 import {
   NODE_KINDS,
   executeNodeWith,
@@ -78,7 +73,7 @@ function changedFields(before: WorkflowNode, after: WorkflowNode): string[] {
 }
 
 describe('the node kind registry', () => {
-  it('holds every kind of the node schema once, each under its own schema\'s kind', () => {
+  it("holds every kind of the node schema once, each under its own schema's kind", () => {
     expect(new Set(KINDS).size).toBe(KINDS.length);
     expect(workflowNodeSchema.options.map((schema) => schema.shape.kind.value)).toEqual(KINDS);
     for (const kind of NODE_KINDS) expect(kind.schema.shape.kind.value).toBe(kind.kind);
@@ -130,16 +125,38 @@ describe('the node kind registry', () => {
 
 describe('executeNodeWith', () => {
   const persona: ContextCardRecord = {
-    id: 'p1', accountId: 'a', title: 'House', content: 'You are the house voice.', category: 'persona',
-    tags: [], description: null, emoji: null, createdAt: 0, updatedAt: 0,
+    id: 'p1',
+    accountId: 'a',
+    title: 'House',
+    content: 'You are the house voice.',
+    category: 'persona',
+    tags: [],
+    description: null,
+    emoji: null,
+    createdAt: 0,
+    updatedAt: 0,
   };
   const skill: SkillRecord = {
-    id: 's1', accountId: 'a', name: 'Writer', description: '', category: 'writing',
-    instructions: 'Write {{a}}.', model: 'echo/skill-default', createdAt: 0,
+    id: 's1',
+    accountId: 'a',
+    name: 'Writer',
+    description: '',
+    category: 'writing',
+    instructions: 'Write {{a}}.',
+    model: 'echo/skill-default',
+    createdAt: 0,
   };
   const composition: CompositionRecord = {
-    id: 'c1', accountId: 'a', name: 'Polisher', description: '', tags: [], template: 'Polish {{x}}',
-    variables: [{ name: 'x', required: true }], defaultModel: 'echo/composition-default', timesUsed: 0, createdAt: 0,
+    id: 'c1',
+    accountId: 'a',
+    name: 'Polisher',
+    description: '',
+    tags: [],
+    template: 'Polish {{x}}',
+    variables: [{ name: 'x', required: true }],
+    defaultModel: 'echo/composition-default',
+    timesUsed: 0,
+    createdAt: 0,
   };
 
   /** Services that record each call and answer fixed values; messages are built for real. */
@@ -182,12 +199,15 @@ describe('executeNodeWith', () => {
     ]);
   });
 
-  it('runs skill, composition and persona nodes with their resource\'s messages and default model', async () => {
+  it("runs skill, composition and persona nodes with their resource's messages and default model", async () => {
     expect((await run({ ...SAMPLES.skill, input: 'text', variables: { a: 'dryly' } })).calls).toEqual([
       { getSkill: 'writer' },
       {
         callModel: {
-          messages: [{ role: 'system', content: 'Write dryly.' }, { role: 'user', content: 'text' }],
+          messages: [
+            { role: 'system', content: 'Write dryly.' },
+            { role: 'user', content: 'text' },
+          ],
           model: { requested: 'echo/echo', resourceDefault: 'echo/skill-default' },
           options: {},
         },
@@ -207,7 +227,10 @@ describe('executeNodeWith', () => {
       { getPersona: 'house' },
       {
         callModel: {
-          messages: [{ role: 'system', content: 'You are the house voice.' }, { role: 'user', content: 'in\n\nctx' }],
+          messages: [
+            { role: 'system', content: 'You are the house voice.' },
+            { role: 'user', content: 'in\n\nctx' },
+          ],
           model: { requested: 'echo/echo' },
           options: { temperature: 0 },
         },

@@ -12,11 +12,7 @@ import {
   type NodeResult,
   type WorkflowRunResult,
 } from '../../../src/core/engine/run-workflow.js';
-import {
-  validateWorkflowDefinition,
-  type WorkflowDefinition,
-  type WorkflowDefinitionInput,
-} from '../../../src/core/engine/workflow-definition.js';
+import { validateWorkflowDefinition, type WorkflowDefinition, type WorkflowDefinitionInput } from '../../../src/core/engine/workflow-definition.js';
 
 interface Deferred<T> {
   promise: Promise<T>;
@@ -457,12 +453,7 @@ describe('runWorkflow: time limits', () => {
 
 describe('runWorkflow: variables', () => {
   const definition = define({
-    variables: [
-      { name: 'topic', required: true },
-      { name: 'audience', required: true },
-      { name: 'tone', default: 'friendly' },
-      { name: 'extra' },
-    ],
+    variables: [{ name: 'topic', required: true }, { name: 'audience', required: true }, { name: 'tone', default: 'friendly' }, { name: 'extra' }],
     nodes: [{ id: 'out', kind: 'template', template: '{{topic}}|{{audience}}|{{tone}}|{{extra}}' }],
   });
 

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PorchError } from '../../../src/core/errors.js';
-import {
-  MissingVariableError,
-  formatTemplateValue,
-  parseTemplate,
-  renderTemplate,
-  templateReferences,
-} from '../../../src/core/engine/template.js';
+import { MissingVariableError, formatTemplateValue, parseTemplate, renderTemplate, templateReferences } from '../../../src/core/engine/template.js';
 
 function from(values: Record<string, unknown>): (name: string) => unknown {
   return (name) => (Object.hasOwn(values, name) ? values[name] : undefined);
@@ -30,16 +24,12 @@ describe('renderTemplate', () => {
   });
 
   it('accepts identifiers with digits, underscores and hyphens', () => {
-    expect(renderTemplate('{{_a1}} {{fact-check}} {{B_2-x}}', from({ _a1: 1, 'fact-check': 'ok', 'B_2-x': 'y' }))).toBe(
-      '1 ok y',
-    );
+    expect(renderTemplate('{{_a1}} {{fact-check}} {{B_2-x}}', from({ _a1: 1, 'fact-check': 'ok', 'B_2-x': 'y' }))).toBe('1 ok y');
   });
 
   it('renders numbers and booleans with String, objects and arrays as JSON, null as empty', () => {
     const values = { n: 4.5, yes: true, obj: { a: 1, b: ['x'] }, list: [1, 'two'], nothing: null };
-    expect(renderTemplate('{{n}}|{{yes}}|{{obj}}|{{list}}|{{nothing}}|', from(values))).toBe(
-      '4.5|true|{"a":1,"b":["x"]}|[1,"two"]||',
-    );
+    expect(renderTemplate('{{n}}|{{yes}}|{{obj}}|{{list}}|{{nothing}}|', from(values))).toBe('4.5|true|{"a":1,"b":["x"]}|[1,"two"]||');
   });
 
   it('does not re-expand braces that appear inside a substituted value', () => {
@@ -48,9 +38,7 @@ describe('renderTemplate', () => {
 
   it('picks fields of an object value with a property path', () => {
     const review = { score: 82, verdict: 'pass', detail: { reasons: ['clear'] } };
-    expect(renderTemplate('{{review.score}} {{ review.verdict }} {{review.detail.reasons}}', from({ review }))).toBe(
-      '82 pass ["clear"]',
-    );
+    expect(renderTemplate('{{review.score}} {{ review.verdict }} {{review.detail.reasons}}', from({ review }))).toBe('82 pass ["clear"]');
   });
 
   it('treats a property path into a non-object or an absent field as missing', () => {

@@ -49,15 +49,7 @@ function validationMessage(input: unknown): string {
 describe('validateWorkflowDefinition', () => {
   it('accepts the documented example with every node kind and applies defaults', () => {
     const definition = validateWorkflowDefinition(ARTICLE_WORKFLOW);
-    expect(definition.nodes.map((node) => node.kind)).toEqual([
-      'model',
-      'template',
-      'skill',
-      'composition',
-      'persona',
-      'sanitise',
-      'judge',
-    ]);
+    expect(definition.nodes.map((node) => node.kind)).toEqual(['model', 'template', 'skill', 'composition', 'persona', 'sanitise', 'judge']);
     expect(definition.variables).toEqual([
       { name: 'topic', required: true, description: 'Subject of the article' },
       { name: 'tone', required: false, default: 'friendly' },
@@ -88,9 +80,7 @@ describe('validateWorkflowDefinition', () => {
       ],
     });
     expect(definition.nodes).toHaveLength(2);
-    expect(validationMessage({ nodes: [{ id: 'report', kind: 'template', template: '{{ reveiw.score }}' }] })).toContain(
-      'references unknown name "reveiw"',
-    );
+    expect(validationMessage({ nodes: [{ id: 'report', kind: 'template', template: '{{ reveiw.score }}' }] })).toContain('references unknown name "reveiw"');
   });
 
   it('rejects a two-node cycle and names it', () => {
@@ -120,9 +110,7 @@ describe('validateWorkflowDefinition', () => {
   });
 
   it('rejects a node that reads itself', () => {
-    expect(validationMessage({ nodes: [{ id: 'loop', kind: 'model', prompt: 'again {{loop}}' }] })).toContain(
-      'dependency cycle loop -> loop',
-    );
+    expect(validationMessage({ nodes: [{ id: 'loop', kind: 'model', prompt: 'again {{loop}}' }] })).toContain('dependency cycle loop -> loop');
   });
 
   it('rejects duplicate node ids and duplicate variable names', () => {
@@ -138,9 +126,9 @@ describe('validateWorkflowDefinition', () => {
   });
 
   it('rejects a node id that is also a variable name', () => {
-    expect(
-      validationMessage({ variables: [{ name: 'topic' }], nodes: [{ id: 'topic', kind: 'template', template: 'x' }] }),
-    ).toContain('nodes[0].id: "topic" is also a variable name');
+    expect(validationMessage({ variables: [{ name: 'topic' }], nodes: [{ id: 'topic', kind: 'template', template: 'x' }] })).toContain(
+      'nodes[0].id: "topic" is also a variable name',
+    );
   });
 
   it('rejects outputs that point at unknown nodes or at variables', () => {
@@ -180,9 +168,7 @@ describe('validateWorkflowDefinition', () => {
 
   it('rejects unknown kinds, unknown fields and bad field values with their paths', () => {
     expect(validationMessage({ nodes: [{ id: 'a', kind: 'shell', command: 'rm' }] })).toContain('nodes[0].kind:');
-    expect(validationMessage({ nodes: [{ id: 'a', kind: 'model', prompt: 'x', promt: 'y' }] })).toContain(
-      'nodes[0]: Unrecognized key: "promt"',
-    );
+    expect(validationMessage({ nodes: [{ id: 'a', kind: 'model', prompt: 'x', promt: 'y' }] })).toContain('nodes[0]: Unrecognized key: "promt"');
     const message = validationMessage({
       nodes: [{ id: '1bad', kind: 'model', prompt: 'x', temperature: 1.5, model: 'gpt', max_output_tokens: 0 }],
     });

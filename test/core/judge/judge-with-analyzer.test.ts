@@ -28,10 +28,7 @@ describe('judgeWithAnalyzer (offline fallback)', () => {
     expect(judgeWithAnalyzer({ prompt: ONE_WORD_PROMPT }, { siteUrl: SITE_URL }).verdict).toBe('fail');
     const decent = judgeWithAnalyzer({ prompt: DECENT_PROMPT }, { siteUrl: SITE_URL });
     expect(decent.verdict).toBe('needs_revision');
-    const lenient = judgeWithAnalyzer(
-      { prompt: DECENT_PROMPT },
-      { siteUrl: SITE_URL, thresholds: { pass: decent.score, needsRevision: 0 } },
-    );
+    const lenient = judgeWithAnalyzer({ prompt: DECENT_PROMPT }, { siteUrl: SITE_URL, thresholds: { pass: decent.score, needsRevision: 0 } });
     expect(lenient.verdict).toBe('pass');
   });
 

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PorchError } from '../../../src/core/errors.js';
-import {
-  DEFAULT_JUDGE_THRESHOLDS,
-  judgeResultSchema,
-  parseJudgeThresholds,
-  toJudgeResult,
-  verdictForScore,
-} from '../../../src/core/judge/index.js';
+import { DEFAULT_JUDGE_THRESHOLDS, judgeResultSchema, parseJudgeThresholds, toJudgeResult, verdictForScore } from '../../../src/core/judge/index.js';
 import { z } from 'zod';
 
 function thrownBy(action: () => unknown): unknown {

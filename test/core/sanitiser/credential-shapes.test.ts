@@ -100,7 +100,10 @@ describe('secrets passed as a pair of string literals', () => {
 
   it('finds the value after a quoted secret name and a comma', () => {
     const text = [`buildConfigField 'String', 'API_KEY', '"${value}"'`, `config.set("client_secret", "${value}")`, `("DB_PASSWORD", '${value}')`].join('\n');
-    expect(secrets(text).map((finding) => finding.match), summarise(secrets(text))).toEqual([value, value, value]);
+    expect(
+      secrets(text).map((finding) => finding.match),
+      summarise(secrets(text)),
+    ).toEqual([value, value, value]);
   });
 
   it('does not report lists of field names or placeholder defaults', () => {
@@ -119,7 +122,10 @@ describe('a whole HTTP header in one string', () => {
 
   it("finds the value of a hyphenated secret header in curl's -H argument and in code", () => {
     const text = `curl -H 'X-Api-Key: ${value}' https://api.example.org\nrequest.add_header("Private-Token: ${value}")`;
-    expect(secrets(text).map((finding) => finding.match), summarise(secrets(text))).toEqual([value, value]);
+    expect(
+      secrets(text).map((finding) => finding.match),
+      summarise(secrets(text)),
+    ).toEqual([value, value]);
   });
 
   it('does not report templates, placeholders or prose with a colon inside a string', () => {
@@ -164,7 +170,8 @@ describe('credential constructors without a password-named argument', () => {
   });
 
   it('does not report a DirectoryEntry with only a path, or with variables for the credentials', () => {
-    const text = 'new DirectoryEntry("LDAP://dc.corp.example");\nnew DirectoryEntry("LDAP://dc", user, pass);\nnew DirectoryEntry("LDAP://dc", "svc", "${LDAP_PASSWORD}")';
+    const text =
+      'new DirectoryEntry("LDAP://dc.corp.example");\nnew DirectoryEntry("LDAP://dc", user, pass);\nnew DirectoryEntry("LDAP://dc", "svc", "${LDAP_PASSWORD}")';
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 });

@@ -70,7 +70,17 @@ describe('patterns that can match empty text at some positions', () => {
   });
 
   it('are accepted when every match is at least one character, however the pattern is written', () => {
-    for (const pattern of ['\\b[A-Z]+\\b', 'PRJ-\\d{4}', '(?i)\\bticket #?\\d+', '\\b(?:ab|abc)?x', '(?m)^#\\s', '[^\\s]+@corp', 'a*b', '\\Bing\\b', '(?:a|\\bb)+']) {
+    for (const pattern of [
+      '\\b[A-Z]+\\b',
+      'PRJ-\\d{4}',
+      '(?i)\\bticket #?\\d+',
+      '\\b(?:ab|abc)?x',
+      '(?m)^#\\s',
+      '[^\\s]+@corp',
+      'a*b',
+      '\\Bing\\b',
+      '(?:a|\\bb)+',
+    ]) {
       expect(() => validateNewCustomRule(regexRule(pattern)), pattern).not.toThrow();
     }
   });
@@ -147,13 +157,17 @@ describe('which regex constructs are refused', () => {
     for (const pattern of ['foo(?=bar)', 'foo(?!bar)', '(?<=x)y', '(?<!x)y', '[a](?=b)']) {
       expect(refusal(pattern), pattern).toMatch(/^pattern: lookahead and lookbehind .* are not supported\. Custom regexes run on RE2, a linear-time engine/);
     }
-    for (const pattern of ['(a)\\1', '(a)\\9', '(?<n>a)\\k<n>', '(?P<n>a)(?P=n)']) expect(refusal(pattern), pattern).toMatch(/^pattern: backreferences .* are not supported/);
-    for (const pattern of ['a*+', 'a++', 'a?+', 'a{2}+', 'a{2,}+']) expect(refusal(pattern), pattern).toMatch(/^pattern: possessive quantifiers .* are not supported/);
+    for (const pattern of ['(a)\\1', '(a)\\9', '(?<n>a)\\k<n>', '(?P<n>a)(?P=n)'])
+      expect(refusal(pattern), pattern).toMatch(/^pattern: backreferences .* are not supported/);
+    for (const pattern of ['a*+', 'a++', 'a?+', 'a{2}+', 'a{2,}+'])
+      expect(refusal(pattern), pattern).toMatch(/^pattern: possessive quantifiers .* are not supported/);
     expect(refusal('(?>ab)')).toMatch(/^pattern: atomic groups .* are not supported/);
   });
 
   it('names the RE2 error otherwise, never echoing the pattern', () => {
-    expect(validationMessage(() => validateCustomRule(regexRule('SECRET\\Z')))).toBe('pattern: not a valid RE2 regular expression (invalid escape sequence \\Z).');
+    expect(validationMessage(() => validateCustomRule(regexRule('SECRET\\Z')))).toBe(
+      'pattern: not a valid RE2 regular expression (invalid escape sequence \\Z).',
+    );
     expect(validationMessage(() => validateCustomRule(regexRule('a**')))).toBe('pattern: not a valid RE2 regular expression (bad repetition operator).');
     const unclosed = validationMessage(() => validateCustomRule(regexRule('[SECRET')));
     expect(unclosed).toMatch(/^pattern: not a valid RE2 regular expression \(missing \]\)/);
@@ -195,7 +209,9 @@ describe('the sanitiser service behind `porch sanitiser rule`', () => {
 
   it('refuses to add a regex that can match empty text, and still switches off one stored before the check', async () => {
     const sanitiser = application.core.sanitiser;
-    expect(await failure(sanitiser.addCustomRule(organisationId, regexRule('\\b[A-Z]*\\b', { rule_id: 'custom.caps' })))).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await failure(sanitiser.addCustomRule(organisationId, regexRule('\\b[A-Z]*\\b', { rule_id: 'custom.caps' })))).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     await application.store.sanitiserRules.upsert({
       id: '0190a4b0-0000-7000-8000-0000000000aa',
       organisationId,
@@ -233,8 +249,13 @@ describe('the sanitiser service behind `porch sanitiser rule`', () => {
 
   it('says that an organisation does not exist rather than that it has no such rule', async () => {
     const sanitiser = application.core.sanitiser;
-    expect(await failure(sanitiser.removeRule(missingOrganisation, 'custom.codename'))).toEqual({ code: 'RESOURCE_NOT_FOUND', message: `No organisation with id ${missingOrganisation}.` });
-    expect((await failure(sanitiser.updateCustomRule(missingOrganisation, 'custom.codename', { enabled: false }))).message).toBe(`No organisation with id ${missingOrganisation}.`);
+    expect(await failure(sanitiser.removeRule(missingOrganisation, 'custom.codename'))).toEqual({
+      code: 'RESOURCE_NOT_FOUND',
+      message: `No organisation with id ${missingOrganisation}.`,
+    });
+    expect((await failure(sanitiser.updateCustomRule(missingOrganisation, 'custom.codename', { enabled: false }))).message).toBe(
+      `No organisation with id ${missingOrganisation}.`,
+    );
     expect((await failure(sanitiser.removeRule(organisationId, 'custom.nothing'))).message).toBe('The organisation has no rule or override "custom.nothing".');
   });
 });

@@ -18,7 +18,7 @@ export function randomText(alphabet: string, length: number, seed = 7): string {
     let value = state;
     value = Math.imul(value ^ (value >>> 15), value | 1);
     value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    result += alphabet[(((value ^ (value >>> 14)) >>> 0) % alphabet.length)];
+    result += alphabet[((value ^ (value >>> 14)) >>> 0) % alphabet.length];
   }
   return result;
 }

@@ -35,9 +35,25 @@ describe('finding offsets are JavaScript string indices', () => {
 
   it('holds text.slice(start, end) === match and sorted, non-overlapping findings for any text', () => {
     const fragments = fc.constantFrom(
-      'anna@example.org', ' ', '\n', '😀', '🦅', 'é', 'call +44 20 7946 0958', '4111 1111 1111 1111', 'GB82WEST12345698765432',
-      'SSN 123-45-6789', '203.0.113.42', 'https://user:S3cretPassw0rd@db.example.com/x', 'password = "Tr0ub4dor&3"',
-      fakeToken(['gh', 'p_'], ALPHANUMERIC, 36), 'key', 'token:', '\uD800', '\uDC00', '\u0000',
+      'anna@example.org',
+      ' ',
+      '\n',
+      '😀',
+      '🦅',
+      'é',
+      'call +44 20 7946 0958',
+      '4111 1111 1111 1111',
+      'GB82WEST12345698765432',
+      'SSN 123-45-6789',
+      '203.0.113.42',
+      'https://user:S3cretPassw0rd@db.example.com/x',
+      'password = "Tr0ub4dor&3"',
+      fakeToken(['gh', 'p_'], ALPHANUMERIC, 36),
+      'key',
+      'token:',
+      '\uD800',
+      '\uDC00',
+      '\u0000',
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(fragments, fc.string({ unit: 'grapheme-composite' })), { maxLength: 40 }), (parts) => {

@@ -65,7 +65,9 @@ describe('custom regex rules', () => {
   it('refuses flags other than i, bad rule ids and mixed kinds', () => {
     expect(validationMessage(() => validateCustomRule(regexRule('a', { flags: 'g' })))).toMatch(/flags: only "i"/);
     expect(validationMessage(() => validateCustomRule(regexRule('a', { rule_id: 'secret.mine' })))).toMatch(/rule_id: must be "custom\."/);
-    expect(validationMessage(() => validateCustomRule(regexRule('a', { keywords: ['x'] })))).toMatch(/keywords and case_sensitive apply to kind "keywords" only/);
+    expect(validationMessage(() => validateCustomRule(regexRule('a', { keywords: ['x'] })))).toMatch(
+      /keywords and case_sensitive apply to kind "keywords" only/,
+    );
   });
 
   it('refuses unknown fields and non-object input', () => {
@@ -141,10 +143,18 @@ describe('overrides of built-in rules', () => {
   });
 
   it('refuses duplicate custom rule ids and duplicate overrides in one ruleset', () => {
-    expect(validationMessage(() => createSanitiser({ custom: [regexRule('a'), regexRule('b')], overrides: [] }))).toMatch(/Duplicate custom rule_id "custom.test"/);
+    expect(validationMessage(() => createSanitiser({ custom: [regexRule('a'), regexRule('b')], overrides: [] }))).toMatch(
+      /Duplicate custom rule_id "custom.test"/,
+    );
     expect(
       validationMessage(() =>
-        createSanitiser({ custom: [], overrides: [{ rule_id: 'pii.email', enabled: false }, { rule_id: 'pii.email', severity: 'info' }] }),
+        createSanitiser({
+          custom: [],
+          overrides: [
+            { rule_id: 'pii.email', enabled: false },
+            { rule_id: 'pii.email', severity: 'info' },
+          ],
+        }),
       ),
     ).toMatch(/Duplicate override for "pii.email"/);
   });

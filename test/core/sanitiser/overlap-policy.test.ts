@@ -34,7 +34,9 @@ describe('overlap policy and overall severity', () => {
 
   it('lets an organisation rule win over a built-in one at equal severity', () => {
     const sanitiser = createSanitiser({
-      custom: [{ rule_id: 'custom.partner-mail', label: 'Partner address', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['partner@acme.example'] }],
+      custom: [
+        { rule_id: 'custom.partner-mail', label: 'Partner address', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['partner@acme.example'] },
+      ],
       overrides: [],
     });
     expect(sanitiser.scan('write to partner@acme.example').findings.map((finding) => finding.rule_id)).toEqual(['custom.partner-mail']);

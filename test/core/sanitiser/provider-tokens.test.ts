@@ -12,9 +12,15 @@ const POSITIVES: readonly { ruleId: string; token: string }[] = [
   { ruleId: 'secret.github_token', token: fakeToken(['gh', 'p_'], ALPHANUMERIC, 36) },
   { ruleId: 'secret.github_token', token: fakeToken(['github', '_pat_'], `${ALPHANUMERIC}_`, 82) },
   { ruleId: 'secret.gitlab_token', token: fakeToken(['glp', 'at-'], ALPHANUMERIC, 20) },
-  { ruleId: 'secret.slack_token', token: `${['xo', 'xb-'].join('')}${randomText('0123456789', 11)}-${randomText('0123456789', 13)}-${randomText(ALPHANUMERIC, 24)}` },
+  {
+    ruleId: 'secret.slack_token',
+    token: `${['xo', 'xb-'].join('')}${randomText('0123456789', 11)}-${randomText('0123456789', 13)}-${randomText(ALPHANUMERIC, 24)}`,
+  },
   { ruleId: 'secret.stripe_secret_key', token: fakeToken(['sk', '_live_'], ALPHANUMERIC, 24) },
-  { ruleId: 'secret.openai_api_key', token: `${['sk', '-proj-'].join('')}${randomText(ALPHANUMERIC, 20)}${['T3Blbk', 'FJ'].join('')}${randomText(ALPHANUMERIC, 20)}` },
+  {
+    ruleId: 'secret.openai_api_key',
+    token: `${['sk', '-proj-'].join('')}${randomText(ALPHANUMERIC, 20)}${['T3Blbk', 'FJ'].join('')}${randomText(ALPHANUMERIC, 20)}`,
+  },
   { ruleId: 'secret.anthropic_api_key', token: fakeToken(['sk', '-ant-api03-'], `${ALPHANUMERIC}-_`, 93) },
   { ruleId: 'secret.google_api_key', token: fakeToken(['AI', 'za'], `${ALPHANUMERIC}-_`, 35) },
   { ruleId: 'secret.sendgrid_api_key', token: `${['S', 'G.'].join('')}${randomText(ALPHANUMERIC, 22)}.${randomText(ALPHANUMERIC, 43)}` },
@@ -39,7 +45,10 @@ describe('provider token rules', () => {
   it.each(POSITIVES)('finds a $ruleId in code', ({ ruleId, token }) => {
     const text = `const value = "${token}";\nexport TOKEN=${token}\n`;
     const findings = findingsOf(text);
-    expect(findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match), summarise(findings)).toEqual([token, token]);
+    expect(
+      findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match),
+      summarise(findings),
+    ).toEqual([token, token]);
   });
 
   it('blocks provider tokens by default', () => {
@@ -88,7 +97,10 @@ describe('provider token rules', () => {
   it('finds an API key inside a generic assignment as the provider key, once', () => {
     const token = fakeToken(['gh', 'p_'], ALPHANUMERIC, 36);
     const findings = findingsOf(`api_key = "${token}"`);
-    expect(findings.map((finding) => finding.rule_id), summarise(findings)).toEqual(['secret.github_token']);
+    expect(
+      findings.map((finding) => finding.rule_id),
+      summarise(findings),
+    ).toEqual(['secret.github_token']);
   });
 
   it('finds the token even when a keyword of another rule shares its first characters', () => {

@@ -136,7 +136,14 @@ describe('disabling one built-in rule', () => {
   // Regression: the assignment detector emitted secret.sonarqube_token without declaring it, so
   // with the assignment rules off it was skipped and SonarQube tokens under their name vanished.
   it('still finds a SonarQube token under sonar.login when every other assignment rule is disabled', () => {
-    const others = ['secret.password_assignment', 'secret.generic_secret', 'secret.aws_secret_access_key', 'secret.azure_storage_key', 'secret.azure_identifier', 'secret.npmrc_auth'];
+    const others = [
+      'secret.password_assignment',
+      'secret.generic_secret',
+      'secret.aws_secret_access_key',
+      'secret.azure_storage_key',
+      'secret.azure_identifier',
+      'secret.npmrc_auth',
+    ];
     const sanitiser = createSanitiser({ custom: [], overrides: others.map((ruleId) => ({ rule_id: ruleId, enabled: false })) });
     const token = randomText(HEX, 40, 17);
     expect(sanitiser.scan(`sonar.login=${token}`).findings.map((finding) => [finding.rule_id, finding.match])).toEqual([['secret.sonarqube_token', token]]);

@@ -31,12 +31,14 @@ describe('password assignments (secret.password_assignment)', () => {
   });
 
   it('does not report template or environment references', () => {
-    const text = 'password=${DB_PASSWORD}\napi_key: ${API_KEY}\npassword = os.environ["PW"]\npassword: {{ .Values.password }}\nPASSWORD=$(cat /run/secret)\napi_key = process.env.API_KEY';
+    const text =
+      'password=${DB_PASSWORD}\napi_key: ${API_KEY}\npassword = os.environ["PW"]\npassword: {{ .Values.password }}\nPASSWORD=$(cat /run/secret)\napi_key = process.env.API_KEY';
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 
   it('does not report code that reads a password, form labels or short values', () => {
-    const text = "password = request.form['password']\nusernameLabel: 'Username', passwordLabel: 'Password:'\npassword = \"123\"\nconst passwordField = form.get('password');";
+    const text =
+      "password = request.form['password']\nusernameLabel: 'Username', passwordLabel: 'Password:'\npassword = \"123\"\nconst passwordField = form.get('password');";
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 });
@@ -74,7 +76,14 @@ describe('values cut off before their closing quote', () => {
 describe('generic secret assignments (secret.generic_secret)', () => {
   it('finds high-entropy values under secret, token and key names in any notation', () => {
     const value = randomText(ALPHANUMERIC, 32);
-    const text = [`API_KEY=${value}`, `clientSecret: "${value}"`, `auth_token => '${value}'`, `"x-api-key": "${value}"`, `rawg TOKEN ${value}`, `boxSECRET-${value}`].join('\n');
+    const text = [
+      `API_KEY=${value}`,
+      `clientSecret: "${value}"`,
+      `auth_token => '${value}'`,
+      `"x-api-key": "${value}"`,
+      `rawg TOKEN ${value}`,
+      `boxSECRET-${value}`,
+    ].join('\n');
     expect(matchesOf(text, 'secret.generic_secret'), summarise(findingsOf(text))).toEqual([value, value, value, value, value, value]);
   });
 
@@ -102,7 +111,7 @@ describe('generic secret assignments (secret.generic_secret)', () => {
       'secret = "Math.random().toString(36)"',
       'api_token = "uuid4().hex[:32]"',
       'secret = "items[i].secretValue"',
-      "secret = \"window['secretKey123']\"",
+      'secret = "window[\'secretKey123\']"',
       'api_key = "(foo|bar)baz123"',
       'secret_files = "**/*.enc.yaml"',
       'token: "#csrf-token-input"',

@@ -45,14 +45,20 @@ describe('vendor formats added from published rules', () => {
   it.each(FORMATS.map((format) => ({ ...format, token: tokenOf(format) })))('finds a $ruleId in code, exactly', ({ ruleId, token }) => {
     const text = `const value = "${token}";\nexport TOKEN=${token}\n`;
     const findings = findingsOf(text);
-    expect(findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match), summarise(findings)).toEqual([token, token]);
+    expect(
+      findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match),
+      summarise(findings),
+    ).toEqual([token, token]);
   });
 
   it.each(FORMATS.filter((format) => format.ruleId !== 'secret.twitch_stream_key'))(
     'does not report a $ruleId one character too short or too long',
     (format) => {
       const findings = findingsOf(`short ${tokenOf(format, format.length - 1)} and long ${tokenOf(format, format.length + 1)}`);
-      expect(findings.filter((finding) => finding.rule_id === format.ruleId), summarise(findings)).toEqual([]);
+      expect(
+        findings.filter((finding) => finding.rule_id === format.ruleId),
+        summarise(findings),
+      ).toEqual([]);
     },
   );
 
@@ -71,7 +77,9 @@ describe('vendor formats added from published rules', () => {
   });
 
   it('does not report a prefix glued to a preceding letter or digit', () => {
-    const findings = findingsOf(`x${fakeToken(['tv', 'ly-'], ALPHANUMERIC, 32)} 9${fakeToken(['ci', 'o'], ALPHANUMERIC, 32)} a${fakeToken(['BB', 'FF-'], ALPHANUMERIC, 30)}`);
+    const findings = findingsOf(
+      `x${fakeToken(['tv', 'ly-'], ALPHANUMERIC, 32)} 9${fakeToken(['ci', 'o'], ALPHANUMERIC, 32)} a${fakeToken(['BB', 'FF-'], ALPHANUMERIC, 30)}`,
+    );
     expect(findings, summarise(findings)).toEqual([]);
   });
 
@@ -80,7 +88,10 @@ describe('vendor formats added from published rules', () => {
     const subscribe = `${['su', 'b-c-'].join('')}${uuid(12)}`;
     const notHex = `${['su', 'b-c-'].join('')}${uuid(13).replace(/[a-f]/, 'g')}`;
     const findings = findingsOf(`${publish} ${subscribe} ${notHex}`);
-    expect(findings.map((finding) => [finding.rule_id, finding.match, finding.severity]), summarise(findings)).toEqual([
+    expect(
+      findings.map((finding) => [finding.rule_id, finding.match, finding.severity]),
+      summarise(findings),
+    ).toEqual([
       ['secret.pubnub_key', publish, 'warn'],
       ['secret.pubnub_key', subscribe, 'warn'],
     ]);
@@ -135,7 +146,9 @@ describe('passwords in tool syntax', () => {
   });
 
   it('does not read "machine" in prose as a .netrc entry', () => {
-    expect(findingsOf(`The build machine needs a password ${password} rotation policy.`).filter((finding) => finding.rule_id === 'secret.password_assignment')).toEqual([]);
+    expect(
+      findingsOf(`The build machine needs a password ${password} rotation policy.`).filter((finding) => finding.rule_id === 'secret.password_assignment'),
+    ).toEqual([]);
   });
 
   it('finds the -p argument of a PsExec command, quoted or not', () => {
@@ -144,7 +157,11 @@ describe('passwords in tool syntax', () => {
   });
 
   it('does not report PsExec passwords that are variables or placeholders', () => {
-    const text = ['psexec \\\\host -u User -p $Password -i calc.exe', 'PsExec.exe \\\\host -u DOMAIN\\admin -p %secret_var% cmd', 'psexec \\\\host -u ADMIN -p PASSWORD cmd'].join('\n');
+    const text = [
+      'psexec \\\\host -u User -p $Password -i calc.exe',
+      'PsExec.exe \\\\host -u DOMAIN\\admin -p %secret_var% cmd',
+      'psexec \\\\host -u ADMIN -p PASSWORD cmd',
+    ].join('\n');
     expect(findingsOf(text).filter((finding) => finding.rule_id === 'secret.password_assignment')).toEqual([]);
   });
 
@@ -154,7 +171,9 @@ describe('passwords in tool syntax', () => {
   });
 
   it('does not report ConvertTo-SecureString without -AsPlainText or with a variable', () => {
-    expect(findingsOf(`ConvertTo-SecureString "${randomText(HEX, 64, 3)}" -Key $key`).filter((finding) => finding.rule_id === 'secret.password_assignment')).toEqual([]);
+    expect(
+      findingsOf(`ConvertTo-SecureString "${randomText(HEX, 64, 3)}" -Key $key`).filter((finding) => finding.rule_id === 'secret.password_assignment'),
+    ).toEqual([]);
     expect(findingsOf('ConvertTo-SecureString "$plain" -AsPlainText -Force')).toEqual([]);
   });
 });
@@ -179,7 +198,12 @@ describe('Vault unseal keys', () => {
   });
 
   it('does not report a stand-in, a key of the wrong length, or "unseal" in prose', () => {
-    const text = [`Unseal Key 1: ${'A'.repeat(44)}`, `Unseal Key 3: Q1${'A'.repeat(42)}`, `Unseal Key 2: ${randomText(BASE64, 40, 44)}`, `Remember to unseal ${share.slice(0, 20)} later.`].join('\n');
+    const text = [
+      `Unseal Key 1: ${'A'.repeat(44)}`,
+      `Unseal Key 3: Q1${'A'.repeat(42)}`,
+      `Unseal Key 2: ${randomText(BASE64, 40, 44)}`,
+      `Remember to unseal ${share.slice(0, 20)} later.`,
+    ].join('\n');
     expect(matchesOf(text, 'secret.hashicorp_vault_unseal_key')).toEqual([]);
   });
 });
@@ -187,11 +211,28 @@ describe('Vault unseal keys', () => {
 describe('rule table', () => {
   it('declares every added rule with a label', () => {
     const added = [
-      'secret.tavily_api_key', 'secret.buildkite_token', 'secret.supabase_token', 'secret.contentful_token', 'secret.twitch_stream_key',
-      'secret.pubnub_key', 'secret.ubidots_token', 'secret.nightfall_api_key', 'secret.voiceflow_api_key', 'secret.elevenlabs_api_key',
-      'secret.cratesio_api_token', 'secret.django_secret_key', 'secret.okta_api_token', 'secret.hashicorp_vault_unseal_key',
-      ...GITLEAKS_FORMATS.map((format) => format.ruleId), 'secret.onepassword_secret_key', 'secret.authress_access_key', 'secret.plaid_access_token',
-      'secret.sidekiq_secret', 'secret.gitlab_session_cookie', 'secret.facebook_access_token', 'secret.yandex_api_key',
+      'secret.tavily_api_key',
+      'secret.buildkite_token',
+      'secret.supabase_token',
+      'secret.contentful_token',
+      'secret.twitch_stream_key',
+      'secret.pubnub_key',
+      'secret.ubidots_token',
+      'secret.nightfall_api_key',
+      'secret.voiceflow_api_key',
+      'secret.elevenlabs_api_key',
+      'secret.cratesio_api_token',
+      'secret.django_secret_key',
+      'secret.okta_api_token',
+      'secret.hashicorp_vault_unseal_key',
+      ...GITLEAKS_FORMATS.map((format) => format.ruleId),
+      'secret.onepassword_secret_key',
+      'secret.authress_access_key',
+      'secret.plaid_access_token',
+      'secret.sidekiq_secret',
+      'secret.gitlab_session_cookie',
+      'secret.facebook_access_token',
+      'secret.yandex_api_key',
     ];
     const known = new Map(BUILT_IN_RULES.map((rule) => [rule.rule_id, rule]));
     expect(added.filter((ruleId) => (known.get(ruleId)?.label ?? '') === '')).toEqual([]);
@@ -218,7 +259,12 @@ const GITLEAKS_FORMATS: readonly { ruleId: string; prefix: readonly string[]; al
   { ruleId: 'secret.flutterwave_key', prefix: ['FLW', 'SECK_TEST-'], alphabet: FLUTTERWAVE_ALPHABET, length: 12 },
   { ruleId: 'secret.flutterwave_public_key', prefix: ['FLW', 'PUBK_TEST-'], alphabet: FLUTTERWAVE_ALPHABET, length: 32, suffix: '-X' },
   { ruleId: 'secret.flyio_token', prefix: ['fo', '1_'], alphabet: BASE64URL, length: 43 },
-  { ruleId: 'secret.harness_token', prefix: ['pa', 't.', randomText(BASE64URL, 22, 53), '.', randomText(ALPHANUMERIC, 24, 54), '.'], alphabet: ALPHANUMERIC, length: 20 },
+  {
+    ruleId: 'secret.harness_token',
+    prefix: ['pa', 't.', randomText(BASE64URL, 22, 53), '.', randomText(ALPHANUMERIC, 24, 54), '.'],
+    alphabet: ALPHANUMERIC,
+    length: 20,
+  },
   { ruleId: 'secret.heroku_api_key', prefix: ['HRKU', '-AA'], alphabet: BASE64URL, length: 58 },
   { ruleId: 'secret.infracost_token', prefix: ['ic', 'o-'], alphabet: ALPHANUMERIC, length: 32 },
   { ruleId: 'secret.intra42_client_secret', prefix: ['s-s4t2', 'ud-'], alphabet: HEX, length: 64 },
@@ -248,13 +294,19 @@ describe("formats of gitleaks' default rules", () => {
     ({ ruleId, token }) => {
       const text = `const value = "${token}";\nexport TOKEN=${token}\n`;
       const findings = findingsOf(text);
-      expect(findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match), summarise(findings)).toEqual([token, token]);
+      expect(
+        findings.filter((finding) => finding.rule_id === ruleId).map((finding) => finding.match),
+        summarise(findings),
+      ).toEqual([token, token]);
     },
   );
 
   it.each(GITLEAKS_FORMATS)('does not report a $ruleId one character too short or too long', (format) => {
     const findings = findingsOf(`short ${tokenOf(format, format.length - 1)} and long ${tokenOf(format, format.length + 1)}`);
-    expect(findings.filter((finding) => finding.rule_id === format.ruleId), summarise(findings)).toEqual([]);
+    expect(
+      findings.filter((finding) => finding.rule_id === format.ruleId),
+      summarise(findings),
+    ).toEqual([]);
   });
 
   it('does not report hand-typed stand-ins: one repeated character, or no letter where keys have one', () => {
@@ -276,7 +328,10 @@ describe("formats of gitleaks' default rules", () => {
       `sha256 ${randomText(HEX, 64, 62)}`,
     ].join('\n');
     const findings = findingsOf(text);
-    expect(findings.filter((finding) => finding.rule_id.startsWith('secret.')), summarise(findings)).toEqual([]);
+    expect(
+      findings.filter((finding) => finding.rule_id.startsWith('secret.')),
+      summarise(findings),
+    ).toEqual([]);
   });
 
   it('finds 1Password Secret Keys in both group layouts, upper case only', () => {
@@ -286,7 +341,10 @@ describe("formats of gitleaks' default rules", () => {
     const sixFiveLayout = `${prefix}${groups(81, [6, 6, 5, 5, 5, 5])}`;
     const lowerCase = `${prefix}${groups(91, [6, 11, 5, 5, 5]).toLowerCase()}`;
     const findings = findingsOf(`${elevenLayout}\n${sixFiveLayout}\n${lowerCase}`);
-    expect(findings.map((finding) => [finding.rule_id, finding.match]), summarise(findings)).toEqual([
+    expect(
+      findings.map((finding) => [finding.rule_id, finding.match]),
+      summarise(findings),
+    ).toEqual([
       ['secret.onepassword_secret_key', elevenLayout],
       ['secret.onepassword_secret_key', sixFiveLayout],
     ]);
@@ -334,8 +392,13 @@ describe("formats of gitleaks' default rules", () => {
   });
 
   it('does not report a Facebook-prefixed token shorter than 100 characters, or a Yandex key outside 35-38', () => {
-    const findings = findingsOf(`${fakeToken(['EA', 'AC'], ALPHANUMERIC, 99)} ${fakeToken(['AQ', 'VN'], BASE64URL, 34)} ${fakeToken(['AQ', 'VN'], BASE64URL, 39)}`);
-    expect(findings.filter((finding) => finding.rule_id === 'secret.facebook_access_token' || finding.rule_id === 'secret.yandex_api_key'), summarise(findings)).toEqual([]);
+    const findings = findingsOf(
+      `${fakeToken(['EA', 'AC'], ALPHANUMERIC, 99)} ${fakeToken(['AQ', 'VN'], BASE64URL, 34)} ${fakeToken(['AQ', 'VN'], BASE64URL, 39)}`,
+    );
+    expect(
+      findings.filter((finding) => finding.rule_id === 'secret.facebook_access_token' || finding.rule_id === 'secret.yandex_api_key'),
+      summarise(findings),
+    ).toEqual([]);
   });
 
   it('keeps a Doppler service token whole, with or without its config name', () => {

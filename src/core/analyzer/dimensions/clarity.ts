@@ -96,14 +96,10 @@ const MAXIMUM = new RegExp(
   `\\b(?:under|at most|no more than|maximum(?: of)?|max|fewer than|less than|not exceed|no longer than)\\s+(\\d[\\d,]*)\\s*${UNIT}`,
   'g',
 );
-const MINIMUM = new RegExp(
-  `\\b(?:at least|minimum(?: of)?|no fewer than|no less than|more than|over)\\s+(\\d[\\d,]*)\\s*${UNIT}`,
-  'g',
-);
+const MINIMUM = new RegExp(`\\b(?:at least|minimum(?: of)?|no fewer than|no less than|more than|over)\\s+(\\d[\\d,]*)\\s*${UNIT}`, 'g');
 const ALWAYS = /\balways\s+([\p{L}'-]+(?:\s+[\p{L}'-]+)?)/gu;
 const NEVER = /\b(?:never|do not ever|don't ever)\s+([\p{L}'-]+(?:\s+[\p{L}'-]+)?)/gu;
-const INCLUDE_LIKE =
-  /\b(include|use|mention|add|cite|provide|show|give)\s+(?:the\s+|a\s+|an\s+|any\s+|some\s+)?([\p{L}-]{3,})/gu;
+const INCLUDE_LIKE = /\b(include|use|mention|add|cite|provide|show|give)\s+(?:the\s+|a\s+|an\s+|any\s+|some\s+)?([\p{L}-]{3,})/gu;
 const NEGATION_BEFORE = /(?:\bnot|n't|\bnever|\bwithout|\bno)\s+$/;
 
 function unitKey(unit: string): string {
@@ -111,11 +107,7 @@ function unitKey(unit: string): string {
 }
 
 /** The tightest bound per unit: `pick` chooses between two bounds of the same unit. */
-function numericBounds(
-  pattern: RegExp,
-  lower: string,
-  pick: (a: number, b: number) => number,
-): Map<string, number> {
+function numericBounds(pattern: RegExp, lower: string, pick: (a: number, b: number) => number): Map<string, number> {
   const bounds = new Map<string, number>();
   pattern.lastIndex = 0;
   let match: RegExpExecArray | null;
@@ -177,21 +169,14 @@ function findContradictions(lower: string): string[] {
 
 export function scoreClarity(signals: TextSignals, context: ContextFindings): ClarityResult {
   const { lower, wordCount } = signals;
-  const structured =
-    signals.headingCount >= 1 ||
-    signals.listItemCount >= 2 ||
-    signals.delimitedBlockCount >= 1 ||
-    signals.paragraphCount >= 2;
+  const structured = signals.headingCount >= 1 || signals.listItemCount >= 2 || signals.delimitedBlockCount >= 1 || signals.paragraphCount >= 2;
   const needsStructure = !structured && wordCount > UNSTRUCTURED_MAX_WORDS;
 
   const vague = summariseMatches(VAGUE_WORDS, lower, MAX_LISTED_WORDS);
   const ambiguity = summariseMatches(AMBIGUITY_MARKERS, lower, MAX_LISTED_WORDS);
-  const longSentenceCount = signals.sentences.filter(
-    (sentence) => sentence.wordCount > LONG_SENTENCE_WORDS,
-  ).length;
+  const longSentenceCount = signals.sentences.filter((sentence) => sentence.wordCount > LONG_SENTENCE_WORDS).length;
   const shouting =
-    (signals.shoutedWordCount >= SHOUTING_MIN_WORDS &&
-      signals.shoutedWordCount >= SHOUTING_MIN_SHARE * wordCount) ||
+    (signals.shoutedWordCount >= SHOUTING_MIN_WORDS && signals.shoutedWordCount >= SHOUTING_MIN_SHARE * wordCount) ||
     signals.shoutedWordCount >= SHOUTING_ALWAYS_WORDS;
   const contradictions = findContradictions(lower);
 

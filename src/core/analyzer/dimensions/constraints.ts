@@ -84,13 +84,7 @@ export function scoreConstraints(signals: TextSignals): ConstraintResult {
 
   const lastIndex = RULE_COUNT_POINTS.length - 1;
   let score = RULE_COUNT_POINTS[Math.min(ruleSentenceCount, lastIndex)] ?? 0;
-  for (const present of [
-    findings.lengthLimit,
-    findings.tone,
-    findings.uncertaintyRule,
-    findings.rulesSection,
-    findings.successCriteria,
-  ]) {
+  for (const present of [findings.lengthLimit, findings.tone, findings.uncertaintyRule, findings.rulesSection, findings.successCriteria]) {
     if (present) score += KIND_POINTS;
   }
   return { score: clampScore(score), findings };

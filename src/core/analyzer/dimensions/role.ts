@@ -73,8 +73,7 @@ const GENERIC_ROLE_NOUNS = new Set(['assistant', 'agent', 'expert', 'specialist'
 const SENIORITY =
   /\b(?:senior|expert|experienced|seasoned|veteran|principal|lead|staff|chief|head|certified|licensed|professional|world-class|award-winning|renowned|leading|skilled|accomplished|specialist|\d+\+?\s*(?:years?|yrs))\b/;
 
-const DOMAIN_QUALIFIER =
-  /\b(?:specialis(?:ing|es|ed)|specializ(?:ing|es|ed)|focus(?:ed|ing|es) on|who|with|in|at|for|of|working|from)\s+[\p{L}\p{N}]/u;
+const DOMAIN_QUALIFIER = /\b(?:specialis(?:ing|es|ed)|specializ(?:ing|es|ed)|focus(?:ed|ing|es) on|who|with|in|at|for|of|working|from)\s+[\p{L}\p{N}]/u;
 
 const SELF_DESCRIPTION_STARTERS = new Set(['i', 'we', 'my', 'our', "i'm", "we're"]);
 
@@ -83,8 +82,7 @@ function roleFromPhrase(phrase: string, index: number, textLength: number): Role
   const namesProfession = professions.some((noun) => !GENERIC_ROLE_NOUNS.has(noun));
   const hasSeniority = SENIORITY.test(phrase);
   const hasDomain = DOMAIN_QUALIFIER.test(phrase);
-  const isGeneric =
-    !namesProfession && !hasSeniority && /\b(?:assistant|chatbot|bot|ai|model|helper|agent)\b/.test(phrase);
+  const isGeneric = !namesProfession && !hasSeniority && /\b(?:assistant|chatbot|bot|ai|model|helper|agent)\b/.test(phrase);
 
   let score = EXPLICIT_ROLE_BASE;
   if (index <= Math.max(EARLY_ROLE_CHARS, textLength / 5)) score += EARLY_ROLE_BONUS;

@@ -8,9 +8,7 @@ export const compositionNodeSchema = z
     ...nodeBaseFields,
     kind: z.literal('composition').describe("Runs one of the caller's prompt compositions."),
     composition: resourceRefSchema.describe('Composition id or bundle key.'),
-    variables: nodeVariablesSchema
-      .optional()
-      .describe("Values for the composition's variables: name -> template."),
+    variables: nodeVariablesSchema.optional().describe("Values for the composition's variables: name -> template."),
     model: nodeModelSchema.optional(),
   })
   .describe('A prompt composition call.');

@@ -14,15 +14,7 @@ import { skillNodeKind } from './skill.js';
 import { templateNodeKind } from './template.js';
 
 /** Every node kind, in the order the definition schema lists them. */
-export const NODE_KINDS = [
-  modelNodeKind,
-  templateNodeKind,
-  skillNodeKind,
-  compositionNodeKind,
-  personaNodeKind,
-  sanitiseNodeKind,
-  judgeNodeKind,
-] as const;
+export const NODE_KINDS = [modelNodeKind, templateNodeKind, skillNodeKind, compositionNodeKind, personaNodeKind, sanitiseNodeKind, judgeNodeKind] as const;
 
 type NodeSchemas<Kinds> = { -readonly [I in keyof Kinds]: Kinds[I] extends { schema: infer Schema } ? Schema : never };
 
@@ -32,9 +24,7 @@ function nodeSchemas<Kinds extends readonly { schema: z.ZodType }[]>(kinds: Kind
   return kinds.map((kind) => kind.schema) as NodeSchemas<Kinds>;
 }
 
-export const workflowNodeSchema = z
-  .discriminatedUnion('kind', nodeSchemas(NODE_KINDS))
-  .describe('One step of the workflow, by `kind`.');
+export const workflowNodeSchema = z.discriminatedUnion('kind', nodeSchemas(NODE_KINDS)).describe('One step of the workflow, by `kind`.');
 
 export type WorkflowNode = z.output<typeof workflowNodeSchema>;
 export type WorkflowNodeKind = WorkflowNode['kind'];
@@ -50,11 +40,7 @@ export type ExecutableNode = Exclude<WorkflowNode, { kind: EngineRenderedKind }>
  * upstream outputs; switching on `resolved.kind` narrows both. Throw a PorchError for a failure
  * the caller may see.
  */
-export type ExecuteNode = (
-  node: ExecutableNode,
-  resolved: ExecutableNode,
-  ctx: NodeExecutionContext,
-) => Promise<NodeExecutionResult>;
+export type ExecuteNode = (node: ExecutableNode, resolved: ExecutableNode, ctx: NodeExecutionContext) => Promise<NodeExecutionResult>;
 
 const kindsByName = new Map<string, NodeKind<WorkflowNode>>(NODE_KINDS.map((kind) => [kind.kind, kind]));
 

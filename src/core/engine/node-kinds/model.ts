@@ -18,9 +18,7 @@ export const modelNodeSchema = z
     kind: z.literal('model').describe('Calls a model with a prompt.'),
     prompt: requiredTemplateSchema.describe('User message template, e.g. `List 3 facts about {{topic}}`.'),
     system: optionalTemplateSchema.optional().describe('System message template.'),
-    persona: resourceRefSchema
-      .optional()
-      .describe('Persona (id or bundle key) whose content becomes the system message, before `system`.'),
+    persona: resourceRefSchema.optional().describe('Persona (id or bundle key) whose content becomes the system message, before `system`.'),
     model: nodeModelSchema.optional(),
     temperature: temperatureSchema.optional(),
     max_output_tokens: z
@@ -42,18 +40,8 @@ export const modelNodeKind = {
   metered: true,
   async execute(node, services, ctx) {
     const persona = node.persona === undefined ? null : await services.getPersona(node.persona);
-    const system = [persona?.content, node.system]
-      .filter((part): part is string => part !== undefined && part !== '')
-      .join('\n\n');
-    const messages: ChatMessage[] = [
-      ...(system ? [{ role: 'system' as const, content: system }] : []),
-      { role: 'user', content: node.prompt },
-    ];
-    return services.callModel(
-      messages,
-      { requested: node.model },
-      { temperature: node.temperature, maxOutputTokens: node.max_output_tokens },
-      ctx,
-    );
+    const system = [persona?.content, node.system].filter((part): part is string => part !== undefined && part !== '').join('\n\n');
+    const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user', content: node.prompt }];
+    return services.callModel(messages, { requested: node.model }, { temperature: node.temperature, maxOutputTokens: node.max_output_tokens }, ctx);
   },
 } satisfies NodeKind<ModelNode>;

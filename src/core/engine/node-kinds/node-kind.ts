@@ -60,12 +60,7 @@ export interface ResourceMessages {
  */
 export interface NodeServices {
   /** One metered model call; answers the text, the model that answered and the token usage. */
-  callModel(
-    messages: readonly ChatMessage[],
-    model: ModelChoice,
-    options: ModelCallOptions,
-    ctx: NodeExecutionContext,
-  ): Promise<NodeExecutionResult>;
+  callModel(messages: readonly ChatMessage[], model: ModelChoice, options: ModelCallOptions, ctx: NodeExecutionContext): Promise<NodeExecutionResult>;
   /** The caller's resources by id (bundle keys were turned into ids at import). */
   getPersona(ref: string): Promise<ContextCardRecord>;
   getSkill(ref: string): Promise<SkillRecord>;
@@ -74,10 +69,7 @@ export interface NodeServices {
   /** The organisation's sanitiser rules over a text: the scan result object (findings, severity). */
   scan(text: string, ctx: NodeExecutionContext): Promise<Record<string, unknown>>;
   /** The judge's result object (verdict, score, reasoning, suggestions). */
-  judge(
-    input: { prompt: string; criteria?: string | undefined; model?: string | undefined },
-    ctx: NodeExecutionContext,
-  ): Promise<Record<string, unknown>>;
+  judge(input: { prompt: string; criteria?: string | undefined; model?: string | undefined }, ctx: NodeExecutionContext): Promise<Record<string, unknown>>;
 }
 
 export type ResourceRefKind = 'skill' | 'composition' | 'persona';

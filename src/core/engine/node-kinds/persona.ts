@@ -1,13 +1,6 @@
 /** `persona`: runs one of the caller's personas on an input. */
 import { z } from 'zod';
-import {
-  nodeBaseFields,
-  nodeModelSchema,
-  optionalTemplateSchema,
-  requiredTemplateSchema,
-  resourceRefSchema,
-  temperatureSchema,
-} from '../definition-fields.js';
+import { nodeBaseFields, nodeModelSchema, optionalTemplateSchema, requiredTemplateSchema, resourceRefSchema, temperatureSchema } from '../definition-fields.js';
 import type { NodeKind } from './node-kind.js';
 
 export const personaNodeSchema = z
@@ -16,9 +9,7 @@ export const personaNodeSchema = z
     kind: z.literal('persona').describe("Runs one of the caller's personas."),
     persona: resourceRefSchema.describe('Persona id or bundle key.'),
     input: requiredTemplateSchema.describe('Template of the user message.'),
-    context: optionalTemplateSchema
-      .optional()
-      .describe('Template appended to the user message after a blank line.'),
+    context: optionalTemplateSchema.optional().describe('Template appended to the user message after a blank line.'),
     model: nodeModelSchema.optional(),
     temperature: temperatureSchema.optional(),
   })
@@ -34,11 +25,6 @@ export const personaNodeKind = {
   metered: true,
   async execute(node, services, ctx) {
     const persona = await services.getPersona(node.persona);
-    return services.callModel(
-      services.messages.persona(persona, node.input, node.context),
-      { requested: node.model },
-      { temperature: node.temperature },
-      ctx,
-    );
+    return services.callModel(services.messages.persona(persona, node.input, node.context), { requested: node.model }, { temperature: node.temperature }, ctx);
   },
 } satisfies NodeKind<PersonaNode>;

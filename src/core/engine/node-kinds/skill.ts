@@ -1,12 +1,6 @@
 /** `skill`: runs one of the caller's custom skills on an input. */
 import { z } from 'zod';
-import {
-  nodeBaseFields,
-  nodeModelSchema,
-  nodeVariablesSchema,
-  requiredTemplateSchema,
-  resourceRefSchema,
-} from '../definition-fields.js';
+import { nodeBaseFields, nodeModelSchema, nodeVariablesSchema, requiredTemplateSchema, resourceRefSchema } from '../definition-fields.js';
 import type { NodeKind } from './node-kind.js';
 
 export const skillNodeSchema = z
@@ -15,9 +9,7 @@ export const skillNodeSchema = z
     kind: z.literal('skill').describe("Runs one of the caller's custom skills."),
     skill: resourceRefSchema.describe('Skill id or bundle key.'),
     input: requiredTemplateSchema.describe('Template of the user message sent to the skill.'),
-    variables: nodeVariablesSchema
-      .optional()
-      .describe("Values for the skill's instruction variables: name -> template."),
+    variables: nodeVariablesSchema.optional().describe("Values for the skill's instruction variables: name -> template."),
     model: nodeModelSchema.optional(),
   })
   .describe('A custom skill call.');

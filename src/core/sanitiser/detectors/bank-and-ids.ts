@@ -108,7 +108,8 @@ const SPANISH_ID = /[XYZxyz]?\d{7,8}[- ]?[A-Za-z](?![A-Za-z0-9])/y;
  * (regression: an IBAN or a DNI right after a code was missed). The detectors check the boundary.
  */
 const SPANISH_ID_TRIGGER = '(?:^|[^A-Za-z0-9])[XYZxyz]?\\d{7}\\d?[- ]?[A-Za-z]';
-const ITALIAN_FISCAL_CODE = /[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/y;
+const ITALIAN_FISCAL_CODE =
+  /[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/y;
 /**
  * The code after its six surname and name letters: a trigger that starts with six letters keeps
  * the prefilter's automaton tracking every word of prose (a cost per MiB of prose measured in

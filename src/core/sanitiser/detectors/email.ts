@@ -14,11 +14,80 @@ const MAX_DOMAIN_LENGTH = 253;
  * (`logo@2x.png`, `pkg@1.0.0.tgz`). Extensions that are real TLDs (.py, .sh, .zip) stay valid.
  */
 const NON_TLD_EXTENSIONS: ReadonlySet<string> = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'ico', 'tif', 'tiff', 'js', 'mjs', 'cjs', 'ts', 'tsx',
-  'jsx', 'css', 'scss', 'less', 'json', 'yaml', 'yml', 'html', 'htm', 'txt', 'lock', 'xml', 'map', 'vue',
-  'woff', 'woff2', 'ttf', 'otf', 'eot', 'pdf', 'mp3', 'mp4', 'wav', 'ogg', 'webm', 'tgz', 'gz', 'bz2', 'exe',
-  'dll', 'jar', 'class', 'java', 'kt', 'rb', 'php', 'cpp', 'hpp', 'cs', 'swift', 'toml', 'ini', 'cfg', 'conf',
-  'env', 'csv', 'tsv', 'sql', 'wasm', 'node', 'apk', 'dmg', 'iso', 'img', 'bin', 'dat', 'tmp', 'bak', 'old',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'bmp',
+  'ico',
+  'tif',
+  'tiff',
+  'js',
+  'mjs',
+  'cjs',
+  'ts',
+  'tsx',
+  'jsx',
+  'css',
+  'scss',
+  'less',
+  'json',
+  'yaml',
+  'yml',
+  'html',
+  'htm',
+  'txt',
+  'lock',
+  'xml',
+  'map',
+  'vue',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
+  'pdf',
+  'mp3',
+  'mp4',
+  'wav',
+  'ogg',
+  'webm',
+  'tgz',
+  'gz',
+  'bz2',
+  'exe',
+  'dll',
+  'jar',
+  'class',
+  'java',
+  'kt',
+  'rb',
+  'php',
+  'cpp',
+  'hpp',
+  'cs',
+  'swift',
+  'toml',
+  'ini',
+  'cfg',
+  'conf',
+  'env',
+  'csv',
+  'tsv',
+  'sql',
+  'wasm',
+  'node',
+  'apk',
+  'dmg',
+  'iso',
+  'img',
+  'bin',
+  'dat',
+  'tmp',
+  'bak',
+  'old',
 ]);
 
 function isLocalPartCode(code: number): boolean {
@@ -61,7 +130,15 @@ function detectEmails(context: DetectorContext<'pii.email'>): void {
     if (isLocalPartCode(codeAt(text, start - 1))) continue; // longer than RFC allows: not an address
     // user:password@host and /path@x are URL parts; mailto:x@y is an address.
     const before = codeAt(text, start - 1);
-    if ((before === 58 && !text.slice(Math.max(0, start - 7), start).toLowerCase().endsWith('mailto:')) || before === 47) continue;
+    if (
+      (before === 58 &&
+        !text
+          .slice(Math.max(0, start - 7), start)
+          .toLowerCase()
+          .endsWith('mailto:')) ||
+      before === 47
+    )
+      continue;
     const end = readDomain(text, at + 1);
     if (end === -1) continue;
     const after = codeAt(text, end);

@@ -17,7 +17,8 @@ const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
 const NUMBER_RUN_PRESENT = /\d[\d\-. ()/\t]{5,}\d/;
 
-const PHONE_CONTEXT_BEFORE = /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
+const PHONE_CONTEXT_BEFORE =
+  /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
 const PHONE_CONTEXT_AFTER = /^\s*[-–(/]?\s*(?:office|fax|mobile|cell|home|work|tel|phone|landline|direct)\b/i;
 /** How far before a number a context word counts (a label such as "Mobile:" or "call me on"). */
 const PHONE_CONTEXT_BEFORE_CHARACTERS = 48;
@@ -181,7 +182,9 @@ function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, s
   if (/^\d{5}-\d{4}$/.test(main)) return false; // US ZIP+4
   if (shape.plus || main.startsWith('00')) {
     // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad.
-    const international = (shape.plus ? digits : digits.slice(2)).replace(/^(\d{1,3})0(?=\d{6})/, (whole, code: string) => (main.includes('(0)') ? code : whole));
+    const international = (shape.plus ? digits : digits.slice(2)).replace(/^(\d{1,3})0(?=\d{6})/, (whole, code: string) =>
+      main.includes('(0)') ? code : whole,
+    );
     if (!isPossibleInternational(international)) return false;
     scan.emit('pii.phone', start, end);
     return true;
@@ -227,7 +230,11 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
       return true;
     }
   }
-  if (digits.length === 11 && (/^\d{3}\.\d{3}\.\d{3}-\d{2}$/.test(run) || (run === digits && contextBefore(text, start, CPF_CONTEXT))) && isValidBrazilCpf(digits)) {
+  if (
+    digits.length === 11 &&
+    (/^\d{3}\.\d{3}\.\d{3}-\d{2}$/.test(run) || (run === digits && contextBefore(text, start, CPF_CONTEXT))) &&
+    isValidBrazilCpf(digits)
+  ) {
     scan.emit('pii.br_cpf', start, end);
     return true;
   }
@@ -235,7 +242,11 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
     scan.emit('pii.payment_card', start, end);
     return true;
   }
-  if (digits.length === 12 && (/^[2-9]\d{3}([ -])\d{4}\1\d{4}$/.test(run) || (run === digits && contextBefore(text, start, AADHAAR_CONTEXT))) && passesVerhoeff(digits)) {
+  if (
+    digits.length === 12 &&
+    (/^[2-9]\d{3}([ -])\d{4}\1\d{4}$/.test(run) || (run === digits && contextBefore(text, start, AADHAAR_CONTEXT))) &&
+    passesVerhoeff(digits)
+  ) {
     scan.emit('pii.in_aadhaar', start, end);
     return true;
   }

@@ -11,7 +11,36 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 /** Regions tried for a national number found next to a phone word. */
-const NATIONAL_REGIONS: readonly CountryCode[] = ['US', 'GB', 'DE', 'FR', 'IT', 'ES', 'NL', 'BE', 'CH', 'AT', 'SE', 'DK', 'NO', 'FI', 'PL', 'PT', 'IE', 'AU', 'NZ', 'CA', 'BR', 'IN', 'IL', 'HU', 'CZ', 'ZA', 'MX', 'JP'];
+const NATIONAL_REGIONS: readonly CountryCode[] = [
+  'US',
+  'GB',
+  'DE',
+  'FR',
+  'IT',
+  'ES',
+  'NL',
+  'BE',
+  'CH',
+  'AT',
+  'SE',
+  'DK',
+  'NO',
+  'FI',
+  'PL',
+  'PT',
+  'IE',
+  'AU',
+  'NZ',
+  'CA',
+  'BR',
+  'IN',
+  'IL',
+  'HU',
+  'CZ',
+  'ZA',
+  'MX',
+  'JP',
+];
 
 /** Upper bound on memo entries, far above the shapes real text produces. */
 const MAX_MEMO_ENTRIES = 50_000;

@@ -121,15 +121,26 @@ export const TOKEN_FORMATS = [
     /(?:(?:glpat|gldt|glrt|glcbt|glptt|glsoat|glffct|glft|gloas|glimt|glagent)-|GR1348941)[A-Za-z0-9_\-.]{20,}(?![A-Za-z0-9_\-])/y,
     'letter',
   ),
-  format('secret.slack_token', ['xoxa-', 'xoxb-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-', 'xoxe.'], /xox[abeoprs](?:\.xox[a-z])?-[0-9A-Za-z-]{10,}(?![0-9A-Za-z-])/y, 'alphanumeric', { validate: hasDigit }),
+  format(
+    'secret.slack_token',
+    ['xoxa-', 'xoxb-', 'xoxo-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-', 'xoxe.'],
+    /xox[abeoprs](?:\.xox[a-z])?-[0-9A-Za-z-]{10,}(?![0-9A-Za-z-])/y,
+    'alphanumeric',
+    { validate: hasDigit },
+  ),
   format('secret.slack_token', ['xapp-'], /xapp-\d-[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/y),
   // Stripe publishes no minimum length; keys are 24 characters or (newer) about 100 after the
   // prefix. 10 is gitleaks' stripe-access-token minimum: a cut-off live key is still a leak, but
   // a body shorter than a key must look generated (stripeBody).
-  format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: stripeBody }),
+  format('secret.stripe_secret_key', ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], /[sr]k_(?:live|test)_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    validate: stripeBody,
+  }),
   // "sk_prod_" / "rk_prod_" as in gitleaks' stripe-access-token; "sk_prod_" is found through the
   // "sk_" keyword ElevenLabs keys already need (see sharedKeyword on the prefilter's budget).
-  format('secret.stripe_secret_key', ['sk_', 'rk_prod_'], /[sr]k_prod_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: stripeBody, ownsPrefix: false }),
+  format('secret.stripe_secret_key', ['sk_', 'rk_prod_'], /[sr]k_prod_[A-Za-z0-9]{10,}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    validate: stripeBody,
+    ownsPrefix: false,
+  }),
   format('secret.stripe_secret_key', ['whsec_'], /whsec_[A-Za-z0-9+/=]{32,}(?![A-Za-z0-9+/=])/y),
   // OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI"); a sk- string without it is not one.
   // The run before the T3BlbkFJ marker is bounded (keys have it well within 200 characters):
@@ -146,7 +157,9 @@ export const TOKEN_FORMATS = [
   format('secret.azure_devops_pat', ['AZDO'], /[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/y, 'alphanumeric', {
     lookback: { maxCharacters: 76, characters: /[A-Za-z0-9]/ },
   }),
-  format('secret.twilio_api_key', ['SK'], /SK[0-9a-fA-F]{32}(?![0-9A-Za-z])/y, 'alphanumeric', { validate: (token) => /\d/.test(token) && /[a-f]/i.test(token.slice(2)) }),
+  format('secret.twilio_api_key', ['SK'], /SK[0-9a-fA-F]{32}(?![0-9A-Za-z])/y, 'alphanumeric', {
+    validate: (token) => /\d/.test(token) && /[a-f]/i.test(token.slice(2)),
+  }),
   format('secret.sendgrid_api_key', ['SG.'], /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y),
   format('secret.npm_token', ['npm_'], /npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y),
   format('secret.pypi_token', ['pypi-AgE'], /pypi-AgE[A-Za-z0-9_-]{50,}/y),
@@ -214,7 +227,11 @@ export const TOKEN_FORMATS = [
   format('secret.sonarqube_token', ['squ_', 'sqp_', 'sqa_'], /sq[upa]_[a-f0-9]{40}(?![a-f0-9])/y),
   // Service tokens may carry their config's name: "dp.st.prd.<secret>" (Doppler's "Service Tokens"
   // page); config names are lower-case letters, digits, "_" and "-".
-  format('secret.doppler_token', ['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'], /dp\.(?:pt|st(?:\.[a-z0-9_-]{1,64})?|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}/y),
+  format(
+    'secret.doppler_token',
+    ['dp.pt.', 'dp.st.', 'dp.sa.', 'dp.ct.', 'dp.scim.', 'dp.audit.'],
+    /dp\.(?:pt|st(?:\.[a-z0-9_-]{1,64})?|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}/y,
+  ),
   format('secret.dynatrace_token', ['dt0c01.'], /dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}/y),
   format('secret.replicate_token', ['r8_'], /r8_[A-Za-z0-9]{30,45}(?![A-Za-z0-9])/y),
   format('secret.nvidia_api_key', ['nvapi-'], /nvapi-[A-Za-z0-9_-]{60,70}(?![A-Za-z0-9_-])/y),
@@ -305,9 +322,15 @@ export const TOKEN_FORMATS = [
   // it). Prefixes that are short or could start other data own nothing (ownsPrefix: false).
   // 1password-secret-key: the account Secret Key, "A3-" and five or six groups of upper-case
   // alphanumerics (1Password's "About your Secret Key": 34 characters starting A3).
-  format('secret.onepassword_secret_key', ['A3-'], /A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/y, 'alphanumeric', {
-    validate: generatedBody(3),
-  }),
+  format(
+    'secret.onepassword_secret_key',
+    ['A3-'],
+    /A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/y,
+    'alphanumeric',
+    {
+      validate: generatedBody(3),
+    },
+  ),
   // adobe-client-secret: "p8e-" + 32 characters. gitleaks takes alphanumerics only; Nosey Parker's
   // adobe.yml also takes "-" inside the 32, so both are accepted.
   format('secret.adobe_client_secret', ['p8e-'], /p8e-[A-Za-z0-9-]{32}(?![A-Za-z0-9-])/y, 'alphanumeric', { validate: generatedBody(4) }),
@@ -347,11 +370,16 @@ export const TOKEN_FORMATS = [
     ownsPrefix: false,
   }),
   // defined-networking-api-token: "dnkey-" + 26 + "-" + 52.
-  format('secret.defined_networking_token', ['dnkey-'], /dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}(?![A-Za-z0-9=_-])/y, 'alphanumeric', { validate: generatedBody(6) }),
+  format('secret.defined_networking_token', ['dnkey-'], /dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}(?![A-Za-z0-9=_-])/y, 'alphanumeric', {
+    validate: generatedBody(6),
+  }),
   // duffel-api-token: "duffel_test_" / "duffel_live_" + 43.
   format('secret.duffel_token', ['duffel_'], /duffel_(?:test|live)_[A-Za-z0-9_=-]{43}(?![A-Za-z0-9_=-])/y, 'alphanumeric', { validate: generatedBody(12) }),
   // facebook-page-access-token: "EAAM" / "EAAC" + at least 100 alphanumerics.
-  format('secret.facebook_access_token', ['EAA'], /EAA[MC][A-Za-z0-9]{100,}(?![A-Za-z0-9])/y, 'alphanumeric', { validate: generatedBody(4), ownsPrefix: false }),
+  format('secret.facebook_access_token', ['EAA'], /EAA[MC][A-Za-z0-9]{100,}(?![A-Za-z0-9])/y, 'alphanumeric', {
+    validate: generatedBody(4),
+    ownsPrefix: false,
+  }),
   // flutterwave-public-key: "FLWPUBK_TEST-" + 32 + "-X" (and live keys without "_TEST", as for
   // secret keys). Public keys go into checkout pages; a warning, like Mapbox public tokens.
   format('secret.flutterwave_public_key', ['FLWPUBK'], /FLWPUBK(?:_TEST)?-[a-h0-9]{32}-X(?![A-Za-z0-9])/y, 'alphanumeric', {
@@ -359,7 +387,9 @@ export const TOKEN_FORMATS = [
   }),
   // flyio-access-token: "fo1_" + 43, or macaroon tokens "fm1a_" / "fm1r_" / "fm2_" + 100+ base64.
   format('secret.flyio_token', ['fo1_'], /fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y, 'alphanumeric', { validate: generatedBody(4) }),
-  format('secret.flyio_token', ['fm1', 'fm2_'], /fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,}={0,3}/y, 'alphanumeric', { validate: (token) => generatedBody(token.indexOf('_') + 1)(token) }),
+  format('secret.flyio_token', ['fm1', 'fm2_'], /fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,}={0,3}/y, 'alphanumeric', {
+    validate: (token) => generatedBody(token.indexOf('_') + 1)(token),
+  }),
   // gitlab-session-cookie: the value of "_gitlab_session=", 32 lower-case alphanumerics.
   format('secret.gitlab_session_cookie', ['_gitlab_session='], /_gitlab_session=([0-9a-z]{32})(?![A-Za-z0-9])/dy, 'alphanumeric', {
     validate: generatedBody(0),
@@ -431,7 +461,11 @@ type ProviderTokenRuleId = (typeof TOKEN_FORMATS)[number]['ruleId'];
  * shared by several vendors and own nothing.
  */
 export const OWNING_PREFIXES: readonly string[] = [
-  ...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined && tokenFormat.ownsPrefix !== false && tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes).filter((prefix) => prefix.length >= 4)),
+  ...new Set(
+    TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback === undefined && tokenFormat.ownsPrefix !== false && tokenFormat.sharedKeyword !== true)
+      .flatMap((tokenFormat) => tokenFormat.prefixes)
+      .filter((prefix) => prefix.length >= 4),
+  ),
 ];
 
 function tokenStart(text: string, keywordIndex: number, tokenFormat: TokenFormat): number {
@@ -483,7 +517,9 @@ export const providerTokenDetector = defineDetector({
   ruleIds: [...new Set(TOKEN_FORMATS.map((tokenFormat) => tokenFormat.ruleId))],
   keywords: [...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.sharedKeyword === true).flatMap((tokenFormat) => tokenFormat.prefixes))],
   caseSensitiveKeywords: [...new Set(TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes))],
-  keywordsAfterWordCharacters: TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback !== undefined && tokenFormat.sharedKeyword !== true).flatMap((tokenFormat) => tokenFormat.prefixes),
+  keywordsAfterWordCharacters: TOKEN_FORMATS.filter((tokenFormat) => tokenFormat.lookback !== undefined && tokenFormat.sharedKeyword !== true).flatMap(
+    (tokenFormat) => tokenFormat.prefixes,
+  ),
   detect: detectTokens,
 });
 
@@ -542,8 +578,18 @@ const TELEGRAM_BOT_TOKEN = /(?<![A-Za-z0-9:])\d{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-
 const ZOHO_TOKEN = /(?<![A-Za-z0-9.])1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![A-Za-z0-9])/g;
 
 const SHAPED_FORMATS = [
-  { ruleId: 'secret.telegram_bot_token', trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}', find: (text) => regexFinder(TELEGRAM_BOT_TOKEN, text), validate: hasLetterAndSecretDigit },
-  { ruleId: 'secret.zoho_token', trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}', find: (text) => regexFinder(ZOHO_TOKEN, text), validate: hasLetterAndSecretDigit },
+  {
+    ruleId: 'secret.telegram_bot_token',
+    trigger: '\\d{8,10}:[A-Za-z0-9_-]{35}',
+    find: (text) => regexFinder(TELEGRAM_BOT_TOKEN, text),
+    validate: hasLetterAndSecretDigit,
+  },
+  {
+    ruleId: 'secret.zoho_token',
+    trigger: '1000\\.[a-f0-9]{32}\\.[a-f0-9]{32}',
+    find: (text) => regexFinder(ZOHO_TOKEN, text),
+    validate: hasLetterAndSecretDigit,
+  },
   { ruleId: 'secret.truenas_api_key', trigger: `\\d-[A-Za-z0-9]{${TRUENAS_TRIGGER_LENGTH}}`, find: findTrueNasKeys, validate: hasAllClasses },
 ] as const satisfies readonly { ruleId: BuiltInRuleId; trigger: string; find: ShapeFinder; validate: (token: string) => boolean }[];
 

@@ -19,7 +19,20 @@ function isSchemeCode(code: number): boolean {
 
 /** Characters that end a URL in running text, markup and code. */
 function endsUrl(code: number): boolean {
-  return code <= 32 || code === 34 || code === 39 || code === 60 || code === 62 || code === 96 || code === 92 || code === 123 || code === 125 || code === 124 || code === 94 || code === 127;
+  return (
+    code <= 32 ||
+    code === 34 ||
+    code === 39 ||
+    code === 60 ||
+    code === 62 ||
+    code === 96 ||
+    code === 92 ||
+    code === 123 ||
+    code === 125 ||
+    code === 124 ||
+    code === 94 ||
+    code === 127
+  );
 }
 
 function trimUrlEnd(text: string, start: number, end: number): number {

@@ -79,7 +79,23 @@ function startsWithOwningPrefix(value: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Detection
 
-const ASSIGNMENT_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'auth', 'access', 'private', 'tenant', 'azure', '_pat', 'pat_', 'sonar', 'directoryentry'];
+const ASSIGNMENT_KEYWORDS = [
+  'pass',
+  'pwd',
+  'secret',
+  'token',
+  'key',
+  'credential',
+  'auth',
+  'access',
+  'private',
+  'tenant',
+  'azure',
+  '_pat',
+  'pat_',
+  'sonar',
+  'directoryentry',
+];
 
 /** "nimble KEY ...": a plain word before the name qualifies it; "<add key=" is an XML attribute. */
 function isQualified(text: string, nameStart: number): boolean {

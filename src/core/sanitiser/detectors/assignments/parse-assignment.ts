@@ -191,7 +191,11 @@ export function parseAssignment(text: string, keywordStart: number, keywordEnd: 
     while (segmentEnd < text.length && segmentEnd - nameStart < MAX_NAME_LENGTH && isWordCode(text.charCodeAt(segmentEnd))) segmentEnd += 1;
     const afterSegment = codeAt(text, skipBlanks(text, segmentEnd));
     const segmentIsName = segmentEnd > nameEnd + 1 && /^[A-Za-z_]+$/.test(text.slice(nameEnd + 1, segmentEnd));
-    if (!segmentIsName || !(afterSegment === EQUALS || afterSegment === COLON || isQuote(afterSegment) || afterSegment === HYPHEN || afterSegment === FULL_STOP)) break;
+    if (
+      !segmentIsName ||
+      !(afterSegment === EQUALS || afterSegment === COLON || isQuote(afterSegment) || afterSegment === HYPHEN || afterSegment === FULL_STOP)
+    )
+      break;
     nameEnd = segmentEnd;
   }
   const name = text.slice(nameStart, nameEnd);
@@ -204,13 +208,32 @@ export function parseAssignment(text: string, keywordStart: number, keywordEnd: 
     if (codeAt(text, cursor) === nameQuote) {
       cursor += 1;
       const pair = readPairValue(text, cursor);
-      if (pair !== null) return { name, nameStart, valueStart: pair.start, valueEnd: pair.end, value: text.slice(pair.start, pair.end), quoted: true, overlong: false, form: 'pair' };
+      if (pair !== null)
+        return {
+          name,
+          nameStart,
+          valueStart: pair.start,
+          valueEnd: pair.end,
+          value: text.slice(pair.start, pair.end),
+          quoted: true,
+          overlong: false,
+          form: 'pair',
+        };
     } else if (codeAt(text, cursor) === COLON && codeAt(text, cursor + 1) === SPACE && name.includes('-')) {
       // A whole HTTP header in one string ('X-Api-Key: v', "Private-Token: v"): the value runs
       // to the closing quote. Header names are hyphenated; "Password: " in prose is not one.
       const header = readValue(text, skipBlanks(text, cursor + 1));
       if (header === null || header.quoted || codeAt(text, header.end) !== nameQuote) return null;
-      return { name, nameStart, valueStart: header.start, valueEnd: header.end, value: text.slice(header.start, header.end), quoted: false, overlong: header.overlong, form: 'operator' };
+      return {
+        name,
+        nameStart,
+        valueStart: header.start,
+        valueEnd: header.end,
+        value: text.slice(header.start, header.end),
+        quoted: false,
+        overlong: header.overlong,
+        form: 'operator',
+      };
     } else if (!opensConnectionStringSegment(text, cursor)) {
       return null;
     }
@@ -222,7 +245,13 @@ export function parseAssignment(text: string, keywordStart: number, keywordEnd: 
   const operatorStart = codeAt(text, cursor);
   // Operators start with one of = : ! ? - ; checking the character first skips the list for
   // the common case of a keyword inside a word or a sentence.
-  if (operatorStart === EQUALS || operatorStart === COLON || operatorStart === EXCLAMATION_MARK || operatorStart === QUESTION_MARK || operatorStart === HYPHEN) {
+  if (
+    operatorStart === EQUALS ||
+    operatorStart === COLON ||
+    operatorStart === EXCLAMATION_MARK ||
+    operatorStart === QUESTION_MARK ||
+    operatorStart === HYPHEN
+  ) {
     for (const operator of OPERATORS) {
       if (text.startsWith(operator.text, cursor)) {
         form = operator.form;
@@ -236,7 +265,16 @@ export function parseAssignment(text: string, keywordStart: number, keywordEnd: 
     if (next === LEFT_PARENTHESIS) {
       const literal = readCallPassword(text, afterName);
       if (literal === null) return null;
-      return { name, nameStart, valueStart: literal.start, valueEnd: literal.end, value: text.slice(literal.start, literal.end), quoted: true, overlong: false, form: 'call' };
+      return {
+        name,
+        nameStart,
+        valueStart: literal.start,
+        valueEnd: literal.end,
+        value: text.slice(literal.start, literal.end),
+        quoted: true,
+        overlong: false,
+        form: 'call',
+      };
     }
     if (cursor === nameEnd && (next === HYPHEN || next === UNDERSCORE)) {
       form = 'glued';
