@@ -39,7 +39,7 @@ const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const DIGITS = '0123456789';
 const ALPHANUMERIC = LOWER + UPPER + DIGITS;
 const HEX = '0123456789abcdef';
-const BASE64 = ALPHANUMERIC + '+/';
+const BASE64 = `${ALPHANUMERIC}+/`;
 
 /**
  * The text as a request body delivers it: a flat string. Joining and slicing leaves V8 a rope or
@@ -111,13 +111,13 @@ export function cleanProse(size: number, seed = 1): string {
 
 function secret(random: Random): string {
   const generators: (() => string)[] = [
-    () => `AWS_ACCESS_KEY_ID=AKIA${randomString(random, UPPER + '234567', 16)}\nAWS_SECRET_ACCESS_KEY=${randomString(random, BASE64, 40)}`,
+    () => `AWS_ACCESS_KEY_ID=AKIA${randomString(random, `${UPPER}234567`, 16)}\nAWS_SECRET_ACCESS_KEY=${randomString(random, BASE64, 40)}`,
     () => `const githubToken = "ghp_${randomString(random, ALPHANUMERIC, 36)}";`,
     () => `SLACK_BOT_TOKEN=xoxb-${randomString(random, DIGITS, 11)}-${randomString(random, DIGITS, 13)}-${randomString(random, ALPHANUMERIC, 24)}`,
     () =>
       `webhook: https://hooks.slack.com/services/T${randomString(random, UPPER + DIGITS, 8)}/B${randomString(random, UPPER + DIGITS, 10)}/${randomString(random, ALPHANUMERIC, 24)}`,
     () => `OPENAI_API_KEY=sk-proj-${randomString(random, ALPHANUMERIC, 20)}T3BlbkFJ${randomString(random, ALPHANUMERIC, 20)}`,
-    () => `anthropic_key = "sk-ant-api03-${randomString(random, ALPHANUMERIC + '-_', 93)}AA"`,
+    () => `anthropic_key = "sk-ant-api03-${randomString(random, `${ALPHANUMERIC}-_`, 93)}AA"`,
     () => `SENDGRID_API_KEY="SG.${randomString(random, ALPHANUMERIC, 22)}.${randomString(random, ALPHANUMERIC, 43)}"`,
     () => `shopify_token: shpat_${randomString(random, HEX, 32)}`,
     () => `//registry.npmjs.org/:_authToken=npm_${randomString(random, ALPHANUMERIC, 36)}`,
@@ -127,7 +127,7 @@ function secret(random: Random): string {
     () => `-----BEGIN RSA PRIVATE KEY-----\n${Array.from({ length: 12 }, () => randomString(random, BASE64, 64)).join('\n')}\n-----END RSA PRIVATE KEY-----`,
     () => `LINEAR_API_KEY=lin_api_${randomString(random, ALPHANUMERIC, 40)}`,
     () => `stripe.api_key = "sk_live_${randomString(random, ALPHANUMERIC, 24)}"`,
-    () => `db_password = "${randomString(random, ALPHANUMERIC + '!#%', 14)}"`,
+    () => `db_password = "${randomString(random, `${ALPHANUMERIC}!#%`, 14)}"`,
   ];
   return pick(random, generators)();
 }

@@ -207,7 +207,7 @@ function evaluatePresidio(): void {
   targets.push({ name: 'Presidio pattern types: recall >= 0.95', met: recall >= 0.95, detail: recall.toFixed(3) });
   targets.push({ name: 'Presidio pattern types: precision >= 0.90', met: precision >= 0.9, detail: precision.toFixed(3) });
   if (misses.length > 0 || falsePositives.length > 0) {
-    console.log('\nPresidio misses (tuning split' + (verbose ? ' and held-out' : '') + '):');
+    console.log(`\nPresidio misses (tuning split${verbose ? ' and held-out' : ''}):`);
     for (const miss of misses) console.log(`  ${miss}`);
     console.log('Presidio false positives:');
     for (const falsePositive of falsePositives) console.log(`  ${falsePositive}`);

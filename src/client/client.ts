@@ -5,7 +5,7 @@
  */
 import type { operations } from '../operations/index.js';
 import type { ExposedOn, OperationId, OperationInput, OperationOutput } from '../operations/operation.js';
-import { PorchApiError, readApiError } from './errors.js';
+import { type PorchApiError, readApiError } from './errors.js';
 import { decideRetry } from './retry-policy.js';
 import type { ClientRoute } from './route.js';
 import { CLIENT_ROUTES } from './routes.js';

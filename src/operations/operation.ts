@@ -29,6 +29,7 @@ export type OutputSchema = z.ZodType | null;
  * cannot compile while answering another shape; tests also check each answer at run time
  * (`checkOperationOutput`), which catches the extra fields a structural type lets through.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a 204 operation's run may end without returning, which only void allows.
 export type OutputOf<Output extends OutputSchema> = Output extends z.ZodType ? z.output<Output> : void;
 
 /**

@@ -98,7 +98,7 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
   }
   // Discovery (OpenAPI, catalog, skills, pages, the API root) answers what no operation did. It
   // loads on the first request that gets this far, which keeps it out of start-up (bench/RESULTS-NOTES.md).
-  app.use(lazyHandler(async () => (await import('./discovery/create-discovery-router.js')).createDiscoveryRouter({ core, operations, errorCodes })));
+  app.use(lazyHandler(async () => (await import('./discovery/create-discovery-router.js')).createDiscoveryRouter({ core, operations })));
   app.use(notFound(knownPaths));
   app.use(errorHandler(logger, errorCodes));
   return app;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defined } from '../helpers/defined.js';
 import { parseBundleText } from '../../src/core/bundle/bundles.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { PorchError } from '../../src/core/errors.js';
@@ -23,8 +24,8 @@ describe('bundle import', () => {
     const raw = parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml');
     const summary = await harness.core.bundles.importBundle(accountId, raw);
     expect(summary).toMatchObject({ personas: 1, context_cards: 2, compositions: 1, skills: 1, workflows: 1 });
-    const workflow = (await harness.store.catalog.exportAll(accountId)).workflows[0];
-    const nodes = (workflow?.definition as { nodes: Array<{ id: string; kind: string; skill?: string; persona?: string }> }).nodes;
+    const workflow = defined((await harness.store.catalog.exportAll(accountId)).workflows[0], 'the imported workflow');
+    const nodes = (workflow.definition as { nodes: Array<{ id: string; kind: string; skill?: string; persona?: string }> }).nodes;
     expect(nodes.map((node) => node.kind).sort()).toEqual(['composition', 'judge', 'model', 'persona', 'sanitise', 'skill', 'template']);
     expect(nodes.find((node) => node.kind === 'skill')?.skill).toBe(summary.ids['skill:classify']);
     expect(nodes.find((node) => node.kind === 'persona')?.persona).toBe(summary.ids['persona:support-agent']);

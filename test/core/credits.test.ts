@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
 import type { UsageRecord } from '../../src/db/store.js';
-import { PorchError } from '../../src/core/errors.js';
+import type { PorchError } from '../../src/core/errors.js';
 import { usageRecord } from '../db/fixtures.js';
 import { createCoreHarness, type CoreHarness } from '../helpers/core-harness.js';
 

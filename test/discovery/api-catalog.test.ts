@@ -1,5 +1,6 @@
 /** RFC 9727: /.well-known/api-catalog and the rel="api-catalog" links that point at it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../helpers/defined.js';
 import { API_CATALOG_MEDIA_TYPE, type ApiCatalog, type LinkTarget } from '../../src/rest/discovery/api-catalog.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 
@@ -39,7 +40,10 @@ describe('the API catalog', () => {
     expect(links('service-desc').map((link) => pathOf(link.href))).toEqual(['/openapi.json', '/api/openapi.yaml']);
     expect(links('service-doc').map((link) => pathOf(link.href))).toContain('/docs');
     expect(links('status').map((link) => pathOf(link.href))).toEqual(['/api/public/v1/health']);
-    expect((body.linkset[0]?.item as LinkTarget[]).map((link) => pathOf(link.href))).toEqual(['/api/public/v1', '/api/public/mcp']);
+    expect((defined(body.linkset[0], 'the catalog entry').item as LinkTarget[]).map((link) => pathOf(link.href))).toEqual([
+      '/api/public/v1',
+      '/api/public/mcp',
+    ]);
 
     // Every link the catalog gives for the REST API answers.
     for (const relation of ['service-desc', 'service-doc', 'status']) {

@@ -3,6 +3,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../helpers/defined.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ERROR_CODES, ERROR_TABLE } from '../../src/core/errors.js';
@@ -171,7 +172,7 @@ describe('the OpenAPI document', () => {
     expect(entry?.requestBody?.required).toBe(true);
     expect(entry?.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     // An example written on the schema (zod .meta({ examples })) wins over a synthesised one.
-    expect((entry?.responses['200'] as ResponseObject).content?.['application/json']?.example).toEqual({
+    expect((defined(entry, 'the execute_workflow entry').responses['200'] as ResponseObject).content?.['application/json']?.example).toEqual({
       success: true,
       data: { content: 'A gadget answer.' },
     });

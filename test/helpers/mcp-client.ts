@@ -102,9 +102,3 @@ export function sampleFor(harness: Harness, name: string, accountId: string): Pr
   if (!build) throw new Error(`No sample request for ${name} in operation-samples.ts`);
   return build(harness, accountId);
 }
-
-/** A value the test setup guarantees; throws with `what` when it is missing. */
-export function defined<Value>(value: Value | undefined, what: string): Value {
-  if (value === undefined) throw new Error(`Missing ${what}`);
-  return value;
-}

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { connectHttp, connectInMemory, defined, type McpConnection } from '../helpers/mcp-client.js';
+import { connectHttp, connectInMemory, type McpConnection } from '../helpers/mcp-client.js';
+import { defined } from '../helpers/defined.js';
 
 let harness: Harness;
 let connections: McpConnection[];

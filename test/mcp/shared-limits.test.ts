@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { executePersona } from '../../src/operations/execute-persona.js';
 import type { Operation, OperationOutput } from '../../src/operations/operation.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
-import { connectHttp, defined, describeResult, operationNamed, resultText, sampleFor, toolArguments, type McpConnection } from '../helpers/mcp-client.js';
+import { connectHttp, describeResult, operationNamed, resultText, sampleFor, toolArguments, type McpConnection } from '../helpers/mcp-client.js';
+import { defined } from '../helpers/defined.js';
 
 let harness: Harness;
 let connection: McpConnection | undefined;

@@ -10,7 +10,8 @@ import { operations } from '../../src/operations/index.js';
 import { exposedOn, isExposedOn, type Operation } from '../../src/operations/operation.js';
 import { createToolset } from '../../src/mcp/create-mcp-server.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
-import { connectInMemory, defined, describeResult, operationNamed, resultText, sampleFor, toolArguments, type McpConnection } from '../helpers/mcp-client.js';
+import { connectInMemory, describeResult, operationNamed, resultText, sampleFor, toolArguments, type McpConnection } from '../helpers/mcp-client.js';
+import { defined } from '../helpers/defined.js';
 
 let harness: Harness;
 let connections: McpConnection[];

@@ -6,7 +6,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { checkOperationOutput, OutputMismatchError } from '../../src/operations/check-output.js';
-import { listWorkflows } from '../../src/operations/list-workflows.js';
+import type { listWorkflows } from '../../src/operations/list-workflows.js';
 import { defineKeyedOperation, type OperationOutput } from '../../src/operations/operation.js';
 
 const output = z.object({ id: z.string().describe('Id.'), count: z.number().int().describe('How many.') });

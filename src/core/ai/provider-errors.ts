@@ -59,7 +59,7 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
     if (context.byok && KEY_REJECTED_STATUSES.has(status)) {
       return new PorchError(
         'BYOK_KEY_INVALID',
-        `The AI provider '${provider}' rejected your own API key (HTTP ${status}). ` + 'Replace the BYOK key; Porch does not fall back to the shared gateway.',
+        `The AI provider '${provider}' rejected your own API key (HTTP ${status}). Replace the BYOK key; Porch does not fall back to the shared gateway.`,
         {},
         { cause: err },
       );

@@ -82,7 +82,7 @@ export function validateWorkflowDefinition(input: unknown, options: ValidateWork
         const suggestion = closestName(nodeId, [...graph.indexById.keys()]);
         issues.push({
           path: ['outputs', name],
-          message: `references unknown node "${nodeId}"` + (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+          message: `references unknown node "${nodeId}"${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}`,
         });
       }
     }

@@ -76,7 +76,7 @@ export function analyseWorkflowGraph(
           const suggestion = closestName(name, [...variableIndex.keys(), ...indexById.keys()]);
           issues.push({
             path: ['nodes', index, ...field.segments],
-            message: `references unknown name "${name}"` + (suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`),
+            message: `references unknown name "${name}"${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}`,
           });
         }
       }

@@ -6,7 +6,7 @@
 import type { OrganisationRecord, UsageRecord, UsageRepository } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
-import type { ChatMessage, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
+import type { ChatMessage, CompletionResult, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
 import type { CreditService, Reservation } from '../credits/credits.js';
@@ -146,7 +146,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
 
       const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
       const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
-      let result;
+      let result: CompletionResult;
       try {
         result = await ai.complete(completion);
       } catch (err) {

@@ -90,12 +90,12 @@ function mendJsonText(source: string): { text: string; repairs: JudgeReplyRepair
   for (let index = 0; index < source.length; index += 1) {
     const char = source[index] ?? '';
     if (inString) {
-      const escape = CONTROL_ESCAPES[char];
+      const controlEscape = CONTROL_ESCAPES[char];
       if (escaped) escaped = false;
       else if (char === '\\') escaped = true;
       else if (char === '"') inString = false;
-      else if (escape !== undefined) {
-        output += escape;
+      else if (controlEscape !== undefined) {
+        output += controlEscape;
         controlCharacter = true;
         continue;
       }

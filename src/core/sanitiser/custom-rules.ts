@@ -61,8 +61,8 @@ function describeCompileError(err: unknown, pattern: string): string {
   }
   if (RE2_MAX_PROGRAM_SIZE_ERROR.test(code)) return 'pattern: the pattern is too complex to compile; split it into several rules.';
   // An escape is two characters of syntax, not content: naming it says what to fix.
-  const escape = code === 'invalid escape sequence' && /^\\[\x21-\x7e]$/.test(fragment) ? ` ${fragment}` : '';
-  return `pattern: not a valid RE2 regular expression (${code === '' ? 'invalid syntax' : code}${escape}).`;
+  const namedEscape = code === 'invalid escape sequence' && /^\\[\x21-\x7e]$/.test(fragment) ? ` ${fragment}` : '';
+  return `pattern: not a valid RE2 regular expression (${code === '' ? 'invalid syntax' : code}${namedEscape}).`;
 }
 
 function compileRegex(pattern: string, flags: string): RE2 {

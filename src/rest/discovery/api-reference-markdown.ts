@@ -110,7 +110,7 @@ export function renderApiReferenceMarkdown(document: OpenApiDocument): string {
     lines.push(`## ${tag}`, '');
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (operation && operation.tags.includes(tag)) lines.push(...operationSection(document, method, path, operation));
+        if (operation?.tags.includes(tag)) lines.push(...operationSection(document, method, path, operation));
       }
     }
   }

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { yaml } from '../../core/yaml.js';
 import type { Core } from '../../core/core.js';
-import { PorchError, type ErrorCodeSet } from '../../core/errors.js';
+import { PorchError } from '../../core/errors.js';
 import { exposedOn, type Operation } from '../../operations/operation.js';
 import { loadAgentSkills, type AgentSkillsCatalog, type ServedFile } from './agent-skills.js';
 import { apiCatalogLinkHeader, API_CATALOG_MEDIA_TYPE, buildApiCatalog } from './api-catalog.js';
@@ -50,7 +50,6 @@ const API_REFERENCE_SCRIPT = `window.addEventListener('DOMContentLoaded', functi
 export interface DiscoveryRouterOptions {
   core: Core;
   operations: readonly Operation[];
-  errorCodes: ErrorCodeSet;
   /** Where skills/, docs/ and .well-known/ are; the package root unless a test says otherwise. */
   rootDir?: string;
 }
@@ -113,7 +112,7 @@ function sendDocument(res: Response, contentType: string, body: string, extra: R
   res.send(Buffer.from(body, 'utf8'));
 }
 
-export function createDiscoveryRouter({ core, operations, errorCodes, rootDir = PACKAGE_ROOT }: DiscoveryRouterOptions): Router {
+export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT }: DiscoveryRouterOptions): Router {
   const siteUrl = core.settings.siteUrl;
   const catalogLink = apiCatalogLinkHeader(siteUrl);
 

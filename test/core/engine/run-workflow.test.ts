@@ -191,12 +191,12 @@ describe('runWorkflow: order and data flow', () => {
     const ids = ['sk', 'co', 'pe', 'sa', 'ju', 'mo'];
     const calls = await Promise.all(ids.map((id) => executor.started(id)));
     const resolved = Object.fromEntries(calls.map((call) => [call.node.id, call.resolved]));
-    expect(resolved['sk']).toEqual({ id: 'sk', kind: 'skill', skill: 'writer', input: 'in SRC', variables: { tone: 'dry!' }, model: 'echo/echo' });
-    expect(resolved['co']).toMatchObject({ composition: 'c1', variables: { text: 'SRC' } });
-    expect(resolved['pe']).toMatchObject({ persona: 'p1', input: 'SRC', context: 'ctx dry', temperature: 0.5 });
-    expect(resolved['sa']).toMatchObject({ text: 'scan SRC' });
-    expect(resolved['ju']).toMatchObject({ prompt: 'judge SRC', criteria: 'be dry' });
-    expect(resolved['mo']).toMatchObject({ prompt: 'p SRC', system: 's dry', persona: 'p2', max_output_tokens: 10 });
+    expect(resolved.sk).toEqual({ id: 'sk', kind: 'skill', skill: 'writer', input: 'in SRC', variables: { tone: 'dry!' }, model: 'echo/echo' });
+    expect(resolved.co).toMatchObject({ composition: 'c1', variables: { text: 'SRC' } });
+    expect(resolved.pe).toMatchObject({ persona: 'p1', input: 'SRC', context: 'ctx dry', temperature: 0.5 });
+    expect(resolved.sa).toMatchObject({ text: 'scan SRC' });
+    expect(resolved.ju).toMatchObject({ prompt: 'judge SRC', criteria: 'be dry' });
+    expect(resolved.mo).toMatchObject({ prompt: 'p SRC', system: 's dry', persona: 'p2', max_output_tokens: 10 });
     const rawSkill = calls[0]?.node;
     expect(rawSkill?.kind === 'skill' && rawSkill.input).toBe('in {{src}}');
     for (const id of ids) executor.release(id);

@@ -205,7 +205,7 @@ describe('validateWorkflowDefinition', () => {
     const visit = (schema: unknown, path: string): void => {
       if (typeof schema !== 'object' || schema === null) return;
       const node = schema as Record<string, unknown>;
-      const properties = node['properties'];
+      const properties = node.properties;
       if (typeof properties === 'object' && properties !== null) {
         for (const [name, property] of Object.entries(properties)) {
           if (typeof (property as { description?: unknown }).description !== 'string') undescribed.push(`${path}.${name}`);
@@ -213,8 +213,8 @@ describe('validateWorkflowDefinition', () => {
         }
       }
       for (const key of ['items', 'additionalProperties']) visit(node[key], `${path}[]`);
-      const variants = node['oneOf'] ?? node['anyOf'];
-      if (Array.isArray(variants)) variants.forEach((variant, index) => visit(variant, `${path}<${index}>`));
+      const variants = node.oneOf ?? node.anyOf;
+      if (Array.isArray(variants)) for (const [index, variant] of variants.entries()) visit(variant, `${path}<${index}>`);
     };
     const jsonSchema = z.toJSONSchema(workflowDefinitionSchema, { io: 'input' });
     visit(jsonSchema, '');

@@ -82,7 +82,7 @@ describe('the keyword prefilter', () => {
   });
 
   it('reports every "@" and "://" of a long text, however many there are', () => {
-    const text = 'mail a@b.example and https://x.example/ '.repeat(2_000) + 'ftp://@@';
+    const text = `${'mail a@b.example and https://x.example/ '.repeat(2_000)}ftp://@@`;
     const result = prefilter.run(text);
     expect(result.positions.get(keywordKey('@', false))).toEqual(naivePositions(text, { text: '@', caseSensitive: false, usefulAfterWordCharacter: true }));
     expect(result.positions.get(keywordKey('://', false))).toEqual(naivePositions(text, { text: '://', caseSensitive: false, usefulAfterWordCharacter: true }));

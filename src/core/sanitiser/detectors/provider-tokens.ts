@@ -118,7 +118,7 @@ export const TOKEN_FORMATS = [
   format(
     'secret.gitlab_token',
     ['glpat-', 'gldt-', 'glrt-', 'glcbt-', 'glptt-', 'glsoat-', 'glffct-', 'glft-', 'gloas-', 'glimt-', 'glagent-', 'GR1348941'],
-    /(?:(?:glpat|gldt|glrt|glcbt|glptt|glsoat|glffct|glft|gloas|glimt|glagent)-|GR1348941)[A-Za-z0-9_\-.]{20,}(?![A-Za-z0-9_\-])/y,
+    /(?:(?:glpat|gldt|glrt|glcbt|glptt|glsoat|glffct|glft|gloas|glimt|glagent)-|GR1348941)[A-Za-z0-9_\-.]{20,}(?![A-Za-z0-9_-])/y,
     'letter',
   ),
   format(

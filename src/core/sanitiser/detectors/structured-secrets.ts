@@ -223,7 +223,7 @@ function detectHexKeys(context: DetectorContext<'secret.hex_private_key'>): void
     const end = position + match[0].length;
     const before = text.slice(Math.max(0, position - HEX_KEY_CONTEXT_CHARACTERS), position);
     const after = text.slice(end, end + HEX_KEY_CONTEXT_CHARACTERS);
-    if (HASH_CONTEXT.test(before.slice(-24)) || !KEY_CONTEXT.test(before + ' ' + after)) continue;
+    if (HASH_CONTEXT.test(before.slice(-24)) || !KEY_CONTEXT.test(`${before} ${after}`)) continue;
     scan.emit('secret.hex_private_key', position, end);
   }
 }

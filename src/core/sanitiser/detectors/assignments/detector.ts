@@ -73,7 +73,7 @@ const OWNING_PREFIXES_BY_FIRST_CHARACTER: ReadonlyMap<string, readonly string[]>
 
 function startsWithOwningPrefix(value: string): boolean {
   const candidates = OWNING_PREFIXES_BY_FIRST_CHARACTER.get(value.charAt(0));
-  return candidates !== undefined && candidates.some((prefix) => value.startsWith(prefix));
+  return candidates?.some((prefix) => value.startsWith(prefix)) ?? false;
 }
 
 // ---------------------------------------------------------------------------------------------
