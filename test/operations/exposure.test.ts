@@ -1,0 +1,57 @@
+/**
+ * The exposure policy: which door serves which operation is stated once, on each operation, and
+ * this table is its reviewed copy. Exposing an operation somewhere new (an MCP tool that spends
+ * credits, a console action) is a decision, so it changes this test as well as the definition.
+ */
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/operations/index.js';
+import { DOORS, exposedOn, isExposedOn, type Door } from '../../src/operations/operation.js';
+import { getPrompt } from '../../src/operations/get-prompt.js';
+import { listPrompts } from '../../src/operations/list-prompts.js';
+
+const EVERYWHERE_BUT_PROMPTS: readonly Door[] = ['rest', 'mcp-tool', 'console', 'discovery'];
+
+const POLICY: Record<string, readonly Door[]> = {
+  analyze_prompt: ['mcp-tool', 'console'],
+  list_workflows: EVERYWHERE_BUT_PROMPTS,
+  execute_workflow: EVERYWHERE_BUT_PROMPTS,
+  list_compositions: EVERYWHERE_BUT_PROMPTS,
+  execute_composition: EVERYWHERE_BUT_PROMPTS,
+  list_skills: EVERYWHERE_BUT_PROMPTS,
+  execute_skill: EVERYWHERE_BUT_PROMPTS,
+  export_skill_md: EVERYWHERE_BUT_PROMPTS,
+  list_personas: EVERYWHERE_BUT_PROMPTS,
+  execute_persona: EVERYWHERE_BUT_PROMPTS,
+  list_context_cards: EVERYWHERE_BUT_PROMPTS,
+  get_context_card: EVERYWHERE_BUT_PROMPTS,
+  create_context_card: EVERYWHERE_BUT_PROMPTS,
+  update_context_card: EVERYWHERE_BUT_PROMPTS,
+  delete_context_card: EVERYWHERE_BUT_PROMPTS,
+  run_judge: EVERYWHERE_BUT_PROMPTS,
+  scan_text: EVERYWHERE_BUT_PROMPTS,
+  get_health: EVERYWHERE_BUT_PROMPTS,
+  get_api_root: ['rest', 'discovery'],
+  list_prompts: ['mcp-prompt'],
+  get_prompt: ['mcp-prompt'],
+};
+
+describe('the exposure policy', () => {
+  it('is, for every operation, exactly the reviewed set of doors', () => {
+    const actual = Object.fromEntries(operations.map((operation) => [operation.name, DOORS.filter((door) => isExposedOn(operation, door))]));
+    const expected = Object.fromEntries(Object.entries(POLICY).map(([name, doors]) => [name, DOORS.filter((door) => doors.includes(door))]));
+    expect(actual).toEqual(expected);
+  });
+
+  it('gives the MCP prompts capability exactly the operations it calls', () => {
+    expect(exposedOn(operations, 'mcp-prompt')).toEqual([listPrompts, getPrompt]);
+  });
+
+  it('documents only operations that some door serves', () => {
+    for (const operation of exposedOn(operations, 'discovery')) expect(isExposedOn(operation, 'rest'), operation.name).toBe(true);
+  });
+
+  it('names every operation once', () => {
+    const names = operations.map((operation) => operation.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
