@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -27,6 +27,15 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 const IN_MEMORY = ':memory:';
 
+/**
+ * The database holds key hashes, BYOK ciphertexts and every account's data: only the user Porch
+ * runs as may read it. A folder Porch creates is 0700; the database file is 0600, and SQLite
+ * gives its -wal and -shm files the database file's mode.
+ */
+const DATA_FOLDER_MODE = 0o700;
+const DATABASE_FILE_MODE = 0o600;
+const SQLITE_COMPANION_SUFFIXES = ['', '-wal', '-shm'];
+
 /** Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location. */
 export function databaseLocation(databaseUrl: string): string {
   if (databaseUrl === IN_MEMORY || databaseUrl === `file:${IN_MEMORY}`) return IN_MEMORY;
@@ -45,10 +54,25 @@ export function databaseDirectory(databaseUrl: string): string | null {
   return isInMemory(location) ? null : dirname(location);
 }
 
+/**
+ * Creates the database file (and its folder) owner-only before SQLite opens it, and takes group
+ * and world access away from files an older version created. An existing folder keeps its mode:
+ * it may be shared (`/var/lib`), and only the files in it are Porch's.
+ */
+function restrictDatabaseFiles(location: string): void {
+  // mkdirSync applies the mode only to the folders it creates.
+  mkdirSync(dirname(location), { recursive: true, mode: DATA_FOLDER_MODE });
+  if (!existsSync(location)) closeSync(openSync(location, 'a', DATABASE_FILE_MODE));
+  for (const suffix of SQLITE_COMPANION_SUFFIXES) {
+    const path = `${location}${suffix}`;
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, DATABASE_FILE_MODE);
+  }
+}
+
 /** Opens (creating if needed) the database, sets its pragmas and applies pending migrations. */
 export function openDatabase(databaseUrl: string): OpenedDatabase {
   const location = databaseLocation(databaseUrl);
-  if (!isInMemory(location)) mkdirSync(dirname(location), { recursive: true });
+  if (!isInMemory(location)) restrictDatabaseFiles(location);
   const sqlite = new Database(location);
   // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
   // (kill -9), which is the failure the server must survive without fsync on every request.
