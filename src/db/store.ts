@@ -237,6 +237,11 @@ export interface ApiKeyRepository {
   /** Inserts the key unless its account already has `maxActive` keys active at `now`; atomic. */
   insertIfBelowLimit(request: { key: ApiKeyRecord; maxActive: number; now: number }): Promise<boolean>;
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key with this hash if it is usable at `now` (not revoked, not expired), else null. The
+   * filter runs in the query, so a revoked key costs the authenticator what an unknown one does.
+   */
+  findUsableByHash(request: { hash: string; now: number }): Promise<ApiKeyRecord | null>;
   findById(id: string): Promise<ApiKeyRecord | null>;
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** Revokes the key unless it already was (the first revocation time stays); the key as it now is. */
@@ -250,6 +255,8 @@ export interface ApiKeyRepository {
 export interface PartnerKeyRepository {
   insert(key: PartnerKeyRecord): Promise<void>;
   findByHash(hash: string): Promise<PartnerKeyRecord | null>;
+  /** The key with this hash unless it is revoked; the filter runs in the query, as for API keys. */
+  findUsableByHash(hash: string): Promise<PartnerKeyRecord | null>;
   findById(id: string): Promise<PartnerKeyRecord | null>;
   listByOrganisation(organisationId: string): Promise<PartnerKeyRecord[]>;
   revoke(revocation: Revocation): Promise<PartnerKeyRecord | null>;

@@ -109,6 +109,18 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     expect(await store.apiKeys.findByHash('no-such-hash')).toBeNull();
   });
 
+  it('findUsableByHash answers a key only while it is neither revoked nor expired', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const key = apiKeyRecord(account.id, { expiresAt: T0 + DAY_MS });
+    await store.apiKeys.insertIfBelowLimit({ key, maxActive: 5, now: T0 });
+    expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 })).toEqual(key);
+    expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 + DAY_MS })).toBeNull();
+    await store.apiKeys.revoke({ id: key.id, at: T0 + 1 });
+    expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 + 2 })).toBeNull();
+    expect(await store.apiKeys.findUsableByHash({ hash: 'no-such-hash', now: T0 })).toBeNull();
+  });
+
   it.runIf(definition.shared)('a revocation through one connection is seen by another at once', async () => {
     const { store, openAnother } = engine();
     const other = openAnother();
@@ -164,9 +176,11 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     };
     await store.partnerKeys.insert(key);
     expect(await store.partnerKeys.findByHash(key.hash)).toEqual(key);
+    expect(await store.partnerKeys.findUsableByHash(key.hash)).toEqual(key);
     expect(await store.partnerKeys.findById(key.id)).toEqual(key);
     expect(await store.partnerKeys.listByOrganisation(organisation.id)).toEqual([key]);
     expect(await store.partnerKeys.revoke({ id: key.id, at: T0 + 1 })).toEqual({ ...key, revokedAt: T0 + 1 });
     expect((await store.partnerKeys.findByHash(key.hash))?.revokedAt).toBe(T0 + 1);
+    expect(await store.partnerKeys.findUsableByHash(key.hash)).toBeNull();
   });
 });

@@ -53,8 +53,8 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       const now = clock.now();
 
       if (candidate.startsWith(PARTNER_KEY_PREFIX)) {
-        const key = await store.partnerKeys.findByHash(hash);
-        if (!key || !hashesEqual(key.hash, hash) || key.revokedAt !== null) throw invalidKey();
+        const key = await store.partnerKeys.findUsableByHash(hash);
+        if (!key || !hashesEqual(key.hash, hash)) throw invalidKey();
         const organisation = await store.organisations.findById(key.organisationId);
         const accountId = actingAccountId ?? organisation?.ownerAccountId ?? null;
         if (actingAccountId !== undefined && !isUuid(actingAccountId)) {
@@ -77,16 +77,10 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
         } satisfies Caller;
       }
 
-      const key = await store.apiKeys.findByHash(hash);
-      if (
-        !key ||
-        !candidate.startsWith(USER_KEY_PREFIX) ||
-        !hashesEqual(key.hash, hash) ||
-        key.revokedAt !== null ||
-        (key.expiresAt !== null && key.expiresAt <= now)
-      ) {
-        throw invalidKey();
-      }
+      // Revoked and expired keys are filtered out by the query itself: reading their row and
+      // deciding here made them measurably slower to refuse than unknown keys.
+      const key = await store.apiKeys.findUsableByHash({ hash, now });
+      if (!key || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(key.hash, hash)) throw invalidKey();
       const account = await store.accounts.findById(key.accountId);
       if (!account) throw invalidKey();
       await checkPlan(account, now);

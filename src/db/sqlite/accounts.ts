@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
 import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
@@ -91,6 +91,15 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
       .where(eq(apiKeys.hash, sql.placeholder('hash')))
       .prepare(),
   );
+  const usableByHash = onFirstUse(() =>
+    db
+      .select()
+      .from(apiKeys)
+      .where(
+        and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))),
+      )
+      .prepare(),
+  );
   const activeCount = (accountId: string, now: number) =>
     db
       .select({ n: count() })
@@ -110,6 +119,9 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
     },
     async findByHash(hash) {
       return byHash().get({ hash }) ?? null;
+    },
+    async findUsableByHash({ hash, now }) {
+      return usableByHash().get({ hash, now }) ?? null;
     },
     async findById(id) {
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
@@ -157,12 +169,22 @@ export function createPartnerKeyRepository(db: PorchDatabase): PartnerKeyReposit
       .where(eq(partnerKeys.hash, sql.placeholder('hash')))
       .prepare(),
   );
+  const usableByHash = onFirstUse(() =>
+    db
+      .select()
+      .from(partnerKeys)
+      .where(and(eq(partnerKeys.hash, sql.placeholder('hash')), isNull(partnerKeys.revokedAt)))
+      .prepare(),
+  );
   return {
     async insert(key: PartnerKeyRecord) {
       db.insert(partnerKeys).values(key).run();
     },
     async findByHash(hash) {
       return byHash().get({ hash }) ?? null;
+    },
+    async findUsableByHash(hash) {
+      return usableByHash().get({ hash }) ?? null;
     },
     async findById(id) {
       return db.select().from(partnerKeys).where(eq(partnerKeys.id, id)).get() ?? null;
