@@ -78,9 +78,9 @@ function build(schema: JsonSchema, key: string, options: ExampleOptions, depth: 
     const concrete = branches.filter(isJsonObject).filter((branch) => resolve(branch, options.shared).type !== 'null');
     const first = concrete[0];
     if (combinator === 'allOf') {
-      // biome-ignore lint/performance/noAccumulatingSpread: allOf has a handful of branches, and the branches' examples must not be mutated.
       return concrete.reduce<unknown>((merged, branch) => {
         const value = build(branch, key, options, depth + 1);
+        // biome-ignore lint/performance/noAccumulatingSpread: allOf has a handful of branches, and the branches' examples must not be mutated.
         return isJsonObject(merged) && isJsonObject(value) ? { ...merged, ...value } : (value ?? merged);
       }, undefined);
     }
