@@ -6,8 +6,11 @@
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
 import type { Store } from './store.js';
 
-/** `name://` at the start; a plain path, a `file:` URL or `:memory:` has none. */
-const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+/**
+ * `name:` at the start (`postgres://...`, `mysql://...`, `foo:bar`); a plain path and `:memory:`
+ * have none. A one-letter scheme is a Windows drive (`C:\data\porch.db`), so it is a path.
+ */
+const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
 /**
  * The engine `DATABASE_URL` names, when this version has it. Errors quote only the scheme, never
@@ -19,7 +22,8 @@ function engineOf(databaseUrl: string): 'sqlite' {
   if (scheme === 'postgres' || scheme === 'postgresql') {
     throw new Error('DATABASE_URL names a PostgreSQL database, but PostgreSQL is not available in this version of Porch: use a file: URL or a path (SQLite).');
   }
-  throw new Error(`DATABASE_URL starts with ${scheme}://, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite).`);
+  // Used as a path, `foo:bar` would quietly become an empty SQLite file of that name.
+  throw new Error(`DATABASE_URL starts with ${scheme}:, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite).`);
 }
 
 /** Opens the database `DATABASE_URL` names, creating it and applying migrations as needed. */
