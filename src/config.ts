@@ -120,7 +120,16 @@ function readConfigFile(path: string): unknown {
   }
 }
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Config {
+export interface LoadConfigOptions {
+  /**
+   * Whether the provider key variables the config names (`api_key_env`) must be set: true for the
+   * commands that call models (`serve`, `mcp`), false for operator commands that only read and
+   * write the database. Default true.
+   */
+  requireProviderKeys?: boolean;
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd(), options: LoadConfigOptions = {}): Config {
   const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)));
   if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${formatZodError(parsedEnv.error)}`);
   const vars = parsedEnv.data;
@@ -140,7 +149,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const dataDir = vars.PORCH_DATA_DIR ? resolve(cwd, vars.PORCH_DATA_DIR) : (databaseDirectory ?? resolve(cwd, 'data'));
   let ai: AiConfig;
   try {
-    ai = parseAiConfig(parsedFile.data.ai, env);
+    ai = parseAiConfig(parsedFile.data.ai, env, { requireProviderKeys: options.requireProviderKeys ?? true });
   } catch (err) {
     throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}: ${(err as Error).message}`);
   }

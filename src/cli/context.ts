@@ -25,9 +25,15 @@ export interface CliContext {
   waitForStop(): Promise<string>;
 }
 
+/** What a command needs beyond the database, so a setting is required only by the commands that use it. */
+export interface CommandNeeds {
+  /** It calls models (`serve`, `mcp`): the provider key variables the config names must be set. */
+  callsModels?: boolean;
+}
+
 /** The configuration, read from the context's environment and folder. */
-export function loadCliConfig(context: CliContext): Config {
-  return loadConfig(context.env, context.cwd);
+export function loadCliConfig(context: CliContext, needs: CommandNeeds = {}): Config {
+  return loadConfig(context.env, context.cwd, { requireProviderKeys: needs.callsModels ?? false });
 }
 
 /** The logger at the configured level, writing where the context says logs go. */
@@ -39,8 +45,12 @@ export function createCliLogger(context: CliContext, config: Config): Logger {
  * Commands open the database on demand and close it when done, so `porch key list` works beside
  * a running server (SQLite WAL lets both use the file).
  */
-export async function withApplication<Result>(context: CliContext, run: (application: Application, config: Config) => Promise<Result>): Promise<Result> {
-  const config = loadCliConfig(context);
+export async function withApplication<Result>(
+  context: CliContext,
+  run: (application: Application, config: Config) => Promise<Result>,
+  needs: CommandNeeds = {},
+): Promise<Result> {
+  const config = loadCliConfig(context, needs);
   const application = createApplication(config, { logger: createCliLogger(context, config) });
   try {
     return await run(application, config);

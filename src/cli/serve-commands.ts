@@ -42,7 +42,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .command('serve')
     .description('Run the server (REST API, MCP and discovery) until interrupted')
     .action(async () => {
-      const config = loadCliConfig(context);
+      const config = loadCliConfig(context, { callsModels: true });
       limitHeapGrowth(context);
       const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
