@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
+import { locateDatabase } from '../db/create-store.js';
 import { createApplication, type Application } from '../main.js';
 
 /**
@@ -29,6 +30,13 @@ export interface CliContext {
 export interface CommandNeeds {
   /** It calls models (`serve`, `mcp`): the provider key variables the config names must be set. */
   callsModels?: boolean;
+  /**
+   * It may create the database when there is none (`serve`, `db init`). Every other command
+   * refuses, so one run in the wrong folder does not start a new, empty database there.
+   */
+  createsDatabase?: boolean;
+  /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
+  logsOnly?: boolean;
 }
 
 /** The configuration, read from the context's environment and folder. */
@@ -42,6 +50,25 @@ export function createCliLogger(context: CliContext, config: Config): Logger {
 }
 
 /**
+ * Builds the application over the database `DATABASE_URL` names, refusing to create one unless
+ * the command may, and says on stderr which database it is (stdout is the command's output).
+ */
+export function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Application {
+  const target = locateDatabase(config.databaseUrl);
+  if (!target.exists && !needs.createsDatabase) {
+    throw new CliUsageError(
+      `No Porch database at ${target.location}. Set DATABASE_URL to the database file (relative paths are ` +
+        'resolved against the current folder), run porch in the folder that holds data/porch.db, or create a new one with porch db init.',
+    );
+  }
+  const application = createApplication(config, { logger: createCliLogger(context, config) });
+  const { location } = application.store.describe();
+  if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
+  else context.stderr.write(`porch: database ${location}\n`);
+  return application;
+}
+
+/**
  * Commands open the database on demand and close it when done, so `porch key list` works beside
  * a running server (SQLite WAL lets both use the file).
  */
@@ -51,7 +78,7 @@ export async function withApplication<Result>(
   needs: CommandNeeds = {},
 ): Promise<Result> {
   const config = loadCliConfig(context, needs);
-  const application = createApplication(config, { logger: createCliLogger(context, config) });
+  const application = openApplication(context, config, needs);
   try {
     return await run(application, config);
   } finally {

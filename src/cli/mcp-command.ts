@@ -39,7 +39,7 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
             throw err;
           }
         },
-        { callsModels: true },
+        { callsModels: true, logsOnly: true },
       );
     });
 }

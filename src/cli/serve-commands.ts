@@ -44,6 +44,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .action(async () => {
       const config = loadCliConfig(context, { callsModels: true });
       limitHeapGrowth(context);
+      // The one command besides `db init` that creates the database when there is none; its
+      // start-up log names the database it uses.
       const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
       const apiUrl = `${config.publicUrl}/api/public/v1`;

@@ -3,7 +3,9 @@
  * a plain path or `:memory:` is SQLite; `postgres://` or `postgresql://` will be PostgreSQL.
  * Everything outside src/db sees only the `Store` ports and these two functions.
  */
+import { existsSync } from 'node:fs';
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
+import { databaseLocation, isInMemory } from './sqlite/open-database.js';
 import type { Store } from './store.js';
 
 /**
@@ -43,5 +45,26 @@ export function defaultDataDirectory(databaseUrl: string): string | null {
   switch (engineOf(databaseUrl)) {
     case 'sqlite':
       return databaseDirectory(databaseUrl);
+  }
+}
+
+/** Where `DATABASE_URL` points, and whether a database is already there. */
+export interface DatabaseTarget {
+  /** The absolute file path, or `:memory:`. */
+  location: string;
+  /** False when opening it would create a new, empty database. An in-memory one is always new, as asked. */
+  exists: boolean;
+}
+
+/**
+ * Says where `DATABASE_URL` points without opening (and so creating) anything, so a command run
+ * in the wrong folder can refuse instead of starting an empty database there.
+ */
+export function locateDatabase(databaseUrl: string): DatabaseTarget {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite': {
+      const location = databaseLocation(databaseUrl);
+      return { location, exists: isInMemory(location) || existsSync(location) };
+    }
   }
 }

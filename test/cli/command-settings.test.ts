@@ -2,6 +2,7 @@
  * Settings a command does not use must not stop it (ARCHITECTURE: "A setting is required only by
  * the commands that use it"), and the database a command uses is the one the operator meant.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'porch-cli-settings-'));
   await writeFile(join(directory, 'porch.config.yaml'), stringify(CONFIG_WITH_UNSET_KEY));
   env = { PATH: process.env.PATH ?? '', DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent' };
+  expect((await porch('db', 'init')).code).toBe(0);
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
@@ -44,8 +46,49 @@ describe('provider key variables', () => {
   });
 
   it('are still required by the MCP server, which calls models', async () => {
-    const result = await porch('mcp');
+    const result = await runPorchIn(directory, { ...env, PORCH_TEST_UNSET_VENDOR_KEY: '' }, 'mcp');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ai\.providers\[0\]\.api_key_env: environment variable PORCH_TEST_UNSET_VENDOR_KEY is not set/);
+  });
+});
+
+describe('the database a command uses', () => {
+  // Regression: run in the wrong folder, every command silently created a new, empty database there.
+  it('is never created by a command run where there is none, which names the path it looked for', async () => {
+    const elsewhere = join(directory, 'elsewhere');
+    const missing = join(elsewhere, 'data', 'porch.db');
+    for (const args of [['account', 'list'], ['demo'], ['mcp']]) {
+      const result = await runPorchIn(directory, { ...env, PORCH_TEST_UNSET_VENDOR_KEY: 'set for porch mcp', DATABASE_URL: `file:${missing}` }, ...args);
+      expect(result.code, `porch ${args.join(' ')}`).toBe(1);
+      expect(result.stderr).toContain(`No Porch database at ${missing}`);
+      expect(result.stderr).toContain('DATABASE_URL');
+    }
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it('is created by porch db init, which says so, and only the first time', async () => {
+    const fresh = join(directory, 'fresh.db');
+    const freshEnv = { ...env, DATABASE_URL: fresh };
+    const created = await runPorchIn(directory, freshEnv, 'db', 'init', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual({ location: fresh, created: true });
+    const again = await runPorchIn(directory, freshEnv, 'db', 'init');
+    expect(again.stdout).toBe(`The database at ${fresh} exists and is up to date.\n`);
+    expect((await runPorchIn(directory, freshEnv, 'account', 'list')).code).toBe(0);
+  });
+
+  it('is named on stderr, keeping stdout for the output', async () => {
+    const listed = await porch('account', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toBe(`porch: database ${join(directory, 'porch.db')}\n`);
+    expect(JSON.parse(listed.stdout)).toBeInstanceOf(Array);
+  });
+
+  it('is named in the log by porch mcp, whose stderr carries only JSON log lines', async () => {
+    const served = await runPorchIn(directory, { ...env, LOG_LEVEL: 'info', PORCH_TEST_UNSET_VENDOR_KEY: 'set for porch mcp' }, 'mcp');
+    expect(served.code, served.stderr).toBe(0);
+    const lines = served.stderr.split('\n').filter((line) => line.length > 0);
+    const logs = lines.map((line) => JSON.parse(line) as { msg?: string; database?: string });
+    expect(logs).toContainEqual(expect.objectContaining({ msg: 'using the database', database: join(directory, 'porch.db') }));
   });
 });
