@@ -48,6 +48,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       // start-up log names the database it uses.
       const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
+      for (const warning of config.warnings) logger.warn(warning);
       const apiUrl = `${config.publicUrl}/api/public/v1`;
       if (config.bootstrap && (await core.accounts.countAccounts()) === 0) {
         const demo = await core.demo.createDemo();
