@@ -92,3 +92,14 @@ describe('the database a command uses', () => {
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'using the database', database: join(directory, 'porch.db') }));
   });
 });
+
+describe('porch demo', () => {
+  it('prints curl commands for the configured PORT, or PORCH_PUBLIC_URL when set', async () => {
+    const onPort = await runPorchIn(directory, { ...env, PORT: '8123' }, 'demo');
+    expect(onPort.code, onPort.stderr).toBe(0);
+    expect(onPort.stdout).toContain('http://127.0.0.1:8123/api/public/v1/context-cards');
+    expect(onPort.stdout).not.toContain(':3000');
+    const behindProxy = await runPorchIn(directory, { ...env, PORT: '8123', PORCH_PUBLIC_URL: 'https://porch.example.com/' }, 'demo');
+    expect(behindProxy.stdout).toContain('https://porch.example.com/api/public/v1/workflows');
+  });
+});
