@@ -95,9 +95,32 @@ export interface Config {
   workflowLimits: WorkflowLimits;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
+  /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
+  warnings: string[];
 }
 
 const DEFAULT_CONFIG_FILE = 'porch.config.yaml';
+
+/**
+ * Listen addresses meaning "every interface", which no client can open, mapped to the loopback
+ * address that reaches the server from its own machine: the only address known to work.
+ */
+const WILDCARD_HOSTS: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '::': '::1', '[::]': '::1' };
+
+/** The public URL: PORCH_PUBLIC_URL, else the listen address (a loopback one for a wildcard HOST). */
+function derivePublicUrl(host: string, port: number, publicUrl: string | undefined, warnings: string[]): string {
+  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '');
+  const loopback = WILDCARD_HOSTS[host];
+  const linkHost = loopback ?? host;
+  const derived = `http://${linkHost.includes(':') ? `[${linkHost}]` : linkHost}:${port}`;
+  if (loopback !== undefined) {
+    warnings.push(
+      `HOST is ${host} (every interface) and PORCH_PUBLIC_URL is not set: links and the MCP endpoint's allowed origin use ${derived}, ` +
+        'which only this machine can open. Set PORCH_PUBLIC_URL to the address clients use (e.g. https://porch.example.com).',
+    );
+  }
+  return derived;
+}
 
 function commaList(value: string | undefined): string[] {
   return (value ?? '')
@@ -120,7 +143,16 @@ function readConfigFile(path: string): unknown {
   }
 }
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): Config {
+export interface LoadConfigOptions {
+  /**
+   * Whether the provider key variables the config names (`api_key_env`) must be set: true for the
+   * commands that call models (`serve`, `mcp`), false for operator commands that only read and
+   * write the database. Default true.
+   */
+  requireProviderKeys?: boolean;
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd(), options: LoadConfigOptions = {}): Config {
   const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)));
   if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${formatZodError(parsedEnv.error)}`);
   const vars = parsedEnv.data;
@@ -140,17 +172,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const dataDir = vars.PORCH_DATA_DIR ? resolve(cwd, vars.PORCH_DATA_DIR) : (databaseDirectory ?? resolve(cwd, 'data'));
   let ai: AiConfig;
   try {
-    ai = parseAiConfig(parsedFile.data.ai, env);
+    ai = parseAiConfig(parsedFile.data.ai, env, { requireProviderKeys: options.requireProviderKeys ?? true });
   } catch (err) {
     throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}: ${(err as Error).message}`);
   }
   const { judge, workflows } = parsedFile.data;
-  const displayHost = vars.HOST.includes(':') ? `[${vars.HOST}]` : vars.HOST;
+  const warnings: string[] = [];
 
   return {
     host: vars.HOST,
     port: vars.PORT,
-    publicUrl: (vars.PORCH_PUBLIC_URL ?? `http://${displayHost}:${vars.PORT}`).replace(/\/+$/, ''),
+    publicUrl: derivePublicUrl(vars.HOST, vars.PORT, vars.PORCH_PUBLIC_URL, warnings),
     databaseUrl: vars.DATABASE_URL,
     dataDir,
     errorCodes: vars.PORCH_ERROR_CODES,
@@ -166,5 +198,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     env,
+    warnings,
   };
 }

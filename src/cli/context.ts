@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
+import { locateDatabase } from '../db/create-store.js';
 import { createApplication, type Application } from '../main.js';
 
 /**
@@ -25,9 +26,22 @@ export interface CliContext {
   waitForStop(): Promise<string>;
 }
 
+/** What a command needs beyond the database, so a setting is required only by the commands that use it. */
+export interface CommandNeeds {
+  /** It calls models (`serve`, `mcp`): the provider key variables the config names must be set. */
+  callsModels?: boolean;
+  /**
+   * It may create the database when there is none (`serve`, `db init`). Every other command
+   * refuses, so one run in the wrong folder does not start a new, empty database there.
+   */
+  createsDatabase?: boolean;
+  /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
+  logsOnly?: boolean;
+}
+
 /** The configuration, read from the context's environment and folder. */
-export function loadCliConfig(context: CliContext): Config {
-  return loadConfig(context.env, context.cwd);
+export function loadCliConfig(context: CliContext, needs: CommandNeeds = {}): Config {
+  return loadConfig(context.env, context.cwd, { requireProviderKeys: needs.callsModels ?? false });
 }
 
 /** The logger at the configured level, writing where the context says logs go. */
@@ -36,12 +50,35 @@ export function createCliLogger(context: CliContext, config: Config): Logger {
 }
 
 /**
+ * Builds the application over the database `DATABASE_URL` names, refusing to create one unless
+ * the command may, and says on stderr which database it is (stdout is the command's output).
+ */
+export function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Application {
+  const target = locateDatabase(config.databaseUrl);
+  if (!target.exists && !needs.createsDatabase) {
+    throw new CliUsageError(
+      `No Porch database at ${target.location}. Set DATABASE_URL to the database file (relative paths are ` +
+        'resolved against the current folder), run porch in the folder that holds data/porch.db, or create a new one with porch db init.',
+    );
+  }
+  const application = createApplication(config, { logger: createCliLogger(context, config) });
+  const { location } = application.store.describe();
+  if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
+  else context.stderr.write(`porch: database ${location}\n`);
+  return application;
+}
+
+/**
  * Commands open the database on demand and close it when done, so `porch key list` works beside
  * a running server (SQLite WAL lets both use the file).
  */
-export async function withApplication<Result>(context: CliContext, run: (application: Application, config: Config) => Promise<Result>): Promise<Result> {
-  const config = loadCliConfig(context);
-  const application = createApplication(config, { logger: createCliLogger(context, config) });
+export async function withApplication<Result>(
+  context: CliContext,
+  run: (application: Application, config: Config) => Promise<Result>,
+  needs: CommandNeeds = {},
+): Promise<Result> {
+  const config = loadCliConfig(context, needs);
+  const application = openApplication(context, config, needs);
   try {
     return await run(application, config);
   } finally {

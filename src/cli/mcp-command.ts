@@ -22,20 +22,24 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
       const actingAccountId = context.env.PORCH_ACCOUNT;
       // Loaded here, not at the top, so every other command starts without the MCP SDK.
       const { serveMcpOverStdio } = await import('../mcp/stdio.js');
-      await withApplication(context, async ({ core }, config) => {
-        try {
-          await serveMcpOverStdio({
-            core,
-            operations,
-            errorCodes: config.errorCodes,
-            credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
-            input: context.stdin,
-            output: context.stdout,
-          });
-        } catch (err) {
-          if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
-          throw err;
-        }
-      });
+      await withApplication(
+        context,
+        async ({ core }, config) => {
+          try {
+            await serveMcpOverStdio({
+              core,
+              operations,
+              errorCodes: config.errorCodes,
+              credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
+              input: context.stdin,
+              output: context.stdout,
+            });
+          } catch (err) {
+            if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
+            throw err;
+          }
+        },
+        { callsModels: true, logsOnly: true },
+      );
     });
 }

@@ -4,6 +4,7 @@ import { registerBundleCommands } from './bundle-commands.js';
 import { registerByokCommands } from './byok-commands.js';
 import type { CliContext } from './context.js';
 import { registerCreditCommands } from './credit-commands.js';
+import { registerDbCommands } from './db-commands.js';
 import { registerKeyCommands } from './key-commands.js';
 import { registerSanitiserCommands } from './sanitiser-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
@@ -30,6 +31,7 @@ export function createProgram(context: CliContext): Command {
   registerBundleCommands(program, context);
   registerByokCommands(program, context);
   registerSanitiserCommands(program, context);
+  registerDbCommands(program, context);
   registerMcpCommand(program, context);
   registerSkillsCommands(program, context);
   return program;

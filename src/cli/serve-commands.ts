@@ -42,10 +42,13 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .command('serve')
     .description('Run the server (REST API, MCP and discovery) until interrupted')
     .action(async () => {
-      const config = loadCliConfig(context);
+      const config = loadCliConfig(context, { callsModels: true });
       limitHeapGrowth(context);
+      // The one command besides `db init` that creates the database when there is none; its
+      // start-up log names the database it uses.
       const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
+      for (const warning of config.warnings) logger.warn(warning);
       const apiUrl = `${config.publicUrl}/api/public/v1`;
       if (config.bootstrap && (await core.accounts.countAccounts()) === 0) {
         const demo = await core.demo.createDemo();

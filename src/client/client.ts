@@ -3,8 +3,9 @@
  * (`executeWorkflow`), with input and output types inferred from the operation definitions, and
  * the spec's retry rules built in (retry-policy.ts).
  */
+import type { z } from 'zod';
 import type { operations } from '../operations/index.js';
-import type { ExposedOn, OperationId, OperationInput, OperationOutput } from '../operations/operation.js';
+import type { ExposedOn, OperationId, OperationOutput } from '../operations/operation.js';
 import { type PorchApiError, readApiError } from './errors.js';
 import { decideRetry } from './retry-policy.js';
 import type { ClientRoute } from './route.js';
@@ -22,10 +23,22 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/** What a caller may send for one schema: its input type, so fields with a default stay optional. */
+type RequestOf<Schema> = [Schema] extends [z.ZodType] ? z.input<Schema> : Record<never, never>;
+
+/**
+ * The merged input (path, query and body fields) a caller sends. `OperationInput` is what `run`
+ * receives, after parsing has filled in defaults (`include_trace: boolean`); a request may leave
+ * those out (`include_trace?: boolean`), so the client types its parameters with `z.input`.
+ */
+export type OperationRequest<Op> = Op extends { params?: infer Params; query?: infer Query; body?: infer Body }
+  ? RequestOf<Params> & RequestOf<Query> & RequestOf<Body>
+  : never;
+
 type OperationMethod<Op extends KnownOperation> =
-  Record<never, never> extends OperationInput<Op>
-    ? (input?: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>
-    : (input: OperationInput<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>;
+  Record<never, never> extends OperationRequest<Op>
+    ? (input?: OperationRequest<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>
+    : (input: OperationRequest<Op>, options?: CallOptions) => Promise<OperationOutput<Op>>;
 
 /** One method per API operation. */
 export type PorchClient = { [Op in KnownOperation as OperationId<Op['name']>]: OperationMethod<Op> };

@@ -3,11 +3,16 @@
  * a plain path or `:memory:` is SQLite; `postgres://` or `postgresql://` will be PostgreSQL.
  * Everything outside src/db sees only the `Store` ports and these two functions.
  */
+import { existsSync } from 'node:fs';
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
+import { databaseLocation, isInMemory } from './sqlite/open-database.js';
 import type { Store } from './store.js';
 
-/** `name://` at the start; a plain path, a `file:` URL or `:memory:` has none. */
-const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+/**
+ * `name:` at the start (`postgres://...`, `mysql://...`, `foo:bar`); a plain path and `:memory:`
+ * have none. A one-letter scheme is a Windows drive (`C:\data\porch.db`), so it is a path.
+ */
+const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
 /**
  * The engine `DATABASE_URL` names, when this version has it. Errors quote only the scheme, never
@@ -19,7 +24,8 @@ function engineOf(databaseUrl: string): 'sqlite' {
   if (scheme === 'postgres' || scheme === 'postgresql') {
     throw new Error('DATABASE_URL names a PostgreSQL database, but PostgreSQL is not available in this version of Porch: use a file: URL or a path (SQLite).');
   }
-  throw new Error(`DATABASE_URL starts with ${scheme}://, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite).`);
+  // Used as a path, `foo:bar` would quietly become an empty SQLite file of that name.
+  throw new Error(`DATABASE_URL starts with ${scheme}:, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite).`);
 }
 
 /** Opens the database `DATABASE_URL` names, creating it and applying migrations as needed. */
@@ -39,5 +45,26 @@ export function defaultDataDirectory(databaseUrl: string): string | null {
   switch (engineOf(databaseUrl)) {
     case 'sqlite':
       return databaseDirectory(databaseUrl);
+  }
+}
+
+/** Where `DATABASE_URL` points, and whether a database is already there. */
+export interface DatabaseTarget {
+  /** The absolute file path, or `:memory:`. */
+  location: string;
+  /** False when opening it would create a new, empty database. An in-memory one is always new, as asked. */
+  exists: boolean;
+}
+
+/**
+ * Says where `DATABASE_URL` points without opening (and so creating) anything, so a command run
+ * in the wrong folder can refuse instead of starting an empty database there.
+ */
+export function locateDatabase(databaseUrl: string): DatabaseTarget {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite': {
+      const location = databaseLocation(databaseUrl);
+      return { location, exists: isInMemory(location) || existsSync(location) };
+    }
   }
 }

@@ -16,6 +16,7 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'porch-cli-'));
   env = { ...process.env, DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent', PORCH_CONFIG: '' };
   delete env.PORCH_CONFIG;
+  expect((await porch('db', 'init')).code).toBe(0);
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 

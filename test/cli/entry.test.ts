@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPorchProcess } from '../helpers/cli.js';
+import { runPorch, runPorchProcess } from '../helpers/cli.js';
 import { api, startPorchProcess } from '../reliability/porch-process.js';
 
 const MISSING_ACCOUNT = '0190a4b0-0000-7000-8000-000000000000';
@@ -21,6 +21,8 @@ beforeAll(async () => {
   databaseUrl = `file:${join(directory, 'porch.db')}`;
   // Logs on (info), so a log line on stdout would show.
   env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', PORCH_NO_BOOTSTRAP: '1' };
+  // In-process: a second process start would only cost time.
+  expect((await runPorch(env, 'db', 'init')).code).toBe(0);
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 

@@ -17,6 +17,7 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'porch-cli-sanitiser-'));
   env = { ...process.env, DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent' };
   delete env.PORCH_CONFIG;
+  expect((await porch('db', 'init')).code).toBe(0);
   const created = await porch('account', 'create', '--email', 'sanitiser-cli@example.com', '--json');
   org = (JSON.parse(created.stdout) as { organisation_id: string }).organisation_id;
 });

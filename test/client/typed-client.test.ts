@@ -3,25 +3,35 @@ import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { createPorchClient, type PorchClient } from '../../src/client/index.js';
+import { createPorchClient, type OperationRequest, type PorchClient } from '../../src/client/index.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { createContextCard } from '../../src/operations/create-context-card.js';
 import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
 import { operations } from '../../src/operations/index.js';
-import { exposedOn, type OperationInput, type OperationOutput } from '../../src/operations/operation.js';
+import { exposedOn, type OperationOutput } from '../../src/operations/operation.js';
 import { renderClientRoutes } from '../../scripts/build-client-routes.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 
 describe('client types', () => {
   it('takes each method’s input and output types from its operation definition', () => {
-    expectTypeOf<Parameters<PorchClient['executeWorkflow']>[0]>().toEqualTypeOf<OperationInput<typeof executeWorkflow>>();
+    expectTypeOf<Parameters<PorchClient['executeWorkflow']>[0]>().toEqualTypeOf<OperationRequest<typeof executeWorkflow>>();
     expectTypeOf<ReturnType<PorchClient['executeWorkflow']>>().resolves.toEqualTypeOf<OperationOutput<typeof executeWorkflow>>();
     expectTypeOf<ReturnType<PorchClient['createContextCard']>>().resolves.toEqualTypeOf<OperationOutput<typeof createContextCard>>();
     expectTypeOf<PorchClient>().toHaveProperty('listContextCards');
     // The body schema requires `content`, so the client's input type requires it too.
     expectTypeOf<Parameters<PorchClient['createContextCard']>[0]>().toHaveProperty('content').toEqualTypeOf<string>();
     expectTypeOf<{ title: string }>().not.toMatchTypeOf<Parameters<PorchClient['createContextCard']>[0]>();
+  });
+
+  // Regression: the client typed requests with the schemas' output types, so `include_trace`,
+  // which has a default, was required.
+  it('leaves fields with a default optional in requests', () => {
+    const client = createPorchClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' });
+    expectTypeOf(client.executeWorkflow).toBeCallableWith({ id: 'wf_1' });
+    expectTypeOf<Parameters<PorchClient['executeWorkflow']>[0]>().toHaveProperty('include_trace').toEqualTypeOf<boolean | undefined>();
+    // @ts-expect-error: `id` is a path parameter without a default, so it stays required.
+    expectTypeOf(client.executeWorkflow).toBeCallableWith({ include_trace: true });
   });
 
   it('has one method per operation, from a route table generated from the definitions', () => {

@@ -167,6 +167,7 @@ describe('porch skills import / export (the CLI, in-process)', () => {
     directory = await mkdtemp(join(tmpdir(), 'porch-skills-cli-'));
     env = { ...process.env, DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent', PORCH_NO_BOOTSTRAP: '1' };
     delete env.PORCH_CONFIG;
+    expect((await runPorch(env, 'db', 'init')).code).toBe(0);
   });
   afterAll(() => rm(directory, { recursive: true, force: true }));
 

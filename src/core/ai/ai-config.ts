@@ -194,20 +194,30 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value.trim() !== '' ? value : undefined;
 }
 
+export interface ParseAiConfigOptions {
+  /**
+   * Whether every `api_key_env` must name a set variable. Only processes that call models (the
+   * server, the MCP server) need the secrets; an operator command such as `porch account list`
+   * must work in a shell that does not hold them. Default true.
+   */
+  requireProviderKeys?: boolean;
+}
+
 /**
  * Validates the `ai` section (snake_case, as in the YAML) against the environment and returns the
  * resolved configuration. `raw` may be undefined or null when the section is absent.
  * Throws an Error listing every problem with its path (e.g. `ai.providers[0].models[1].plans[0]`).
  * Secrets are never read into the result: only the names of the variables that hold them.
  */
-export function parseAiConfig(raw: unknown, env: AiEnv): AiConfig {
+export function parseAiConfig(raw: unknown, env: AiEnv, options: ParseAiConfigOptions = {}): AiConfig {
+  const requireProviderKeys = options.requireProviderKeys ?? true;
   const parsed = aiConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     throw configError(parsed.error.issues.map((issue) => formatIssue(issue, { root: 'ai' })));
   }
   const problems: string[] = [];
   const providers: ProviderConfig[] = parsed.data.providers.map((provider, index) => {
-    if (provider.api_key_env !== undefined && nonEmpty(env[provider.api_key_env]) === undefined) {
+    if (requireProviderKeys && provider.api_key_env !== undefined && nonEmpty(env[provider.api_key_env]) === undefined) {
       problems.push(
         `ai.providers[${index}].api_key_env: environment variable ${provider.api_key_env} is not set ` +
           '(set it, or remove api_key_env to call this provider without a shared key)',

@@ -162,6 +162,12 @@ describe('parseAiConfig', () => {
     expect(message).toContain('A_KEY is not set');
   });
 
+  it('leaves an unset key variable alone when the caller calls no models (operator commands)', () => {
+    const raw = { providers: [{ id: 'a', base_url: 'https://a.test/v1', api_key_env: 'A_KEY', models: [{ name: 'm' }] }] };
+    const config = parseAiConfig(raw, {}, { requireProviderKeys: false });
+    expect(config.providers[0]?.apiKeyEnv).toBe('A_KEY');
+  });
+
   describe('OPENAI_API_KEY shortcut', () => {
     it('registers provider openai with the default model list for the expert plan', () => {
       const config = parseAiConfig(undefined, { OPENAI_API_KEY: 'sk-env' });

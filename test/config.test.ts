@@ -1,0 +1,34 @@
+/** Settings derived from others at start-up. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+// A folder without porch.config.yaml, so only the environment given counts.
+const folder = mkdtempSync(join(tmpdir(), 'porch-config-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: ':memory:', ...env }, folder);
+
+describe('the public URL', () => {
+  // Regression: HOST=0.0.0.0 alone advertised http://0.0.0.0:PORT links, which no client can open.
+  it('uses loopback for a wildcard HOST without PORCH_PUBLIC_URL, with a warning naming PORCH_PUBLIC_URL', () => {
+    const config = load({ HOST: '0.0.0.0', PORT: '8080' });
+    expect(config.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(config.warnings).toHaveLength(1);
+    expect(config.warnings[0]).toMatch(/HOST is 0\.0\.0\.0 .*PORCH_PUBLIC_URL is not set.*http:\/\/127\.0\.0\.1:8080/);
+    expect(load({ HOST: '::', PORT: '8080' }).publicUrl).toBe('http://[::1]:8080');
+  });
+
+  it('is PORCH_PUBLIC_URL when set, without a warning', () => {
+    const config = load({ HOST: '0.0.0.0', PORCH_PUBLIC_URL: 'https://porch.example.com/' });
+    expect(config.publicUrl).toBe('https://porch.example.com');
+    expect(config.warnings).toEqual([]);
+  });
+
+  it('is the listen address when that is one clients can open', () => {
+    expect(load({ HOST: '127.0.0.1', PORT: '3001' })).toMatchObject({ publicUrl: 'http://127.0.0.1:3001', warnings: [] });
+    expect(load({ HOST: '::1' }).publicUrl).toBe('http://[::1]:3000');
+  });
+});
