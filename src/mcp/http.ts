@@ -87,13 +87,30 @@ export function allowedHostnames(publicUrl: string, extra: readonly string[] = [
 }
 
 /**
+ * The public URL's origin, in every spelling a browser may use for it: when its host is one of
+ * the local names, `localhost`, `127.0.0.1` and `[::1]` with the same scheme and port reach the
+ * same server (the Host check already accepts all three), so a page served under any of them is
+ * the public origin, not a foreign one.
+ */
+export function publicOrigins(publicUrl: string): string[] {
+  const url = new URL(publicUrl);
+  if (!LOCAL_HOSTNAMES.includes(url.hostname)) return [url.origin];
+  return LOCAL_HOSTNAMES.map((hostname) => {
+    const spelling = new URL(url.origin);
+    spelling.hostname = hostname;
+    return spelling.origin;
+  });
+}
+
+/**
  * The MCP specification requires servers to validate Origin: a page on another site must not
  * drive a local server through the visitor's browser. Requests without Origin (every non-browser
- * client) pass; a browser origin must be the public URL's or one in PORCH_ALLOWED_ORIGINS.
+ * client) pass; a browser origin must be the public URL's (in any local spelling) or one in
+ * PORCH_ALLOWED_ORIGINS.
  */
 function originCheck(publicUrl: string, allowedOrigins: readonly string[]): RequestHandler {
   const allowAny = allowedOrigins.includes('*');
-  const allowed = new Set([new URL(publicUrl).origin, ...allowedOrigins.filter((origin) => origin !== '*')]);
+  const allowed = new Set([...publicOrigins(publicUrl), ...allowedOrigins.filter((origin) => origin !== '*')]);
   return (req, res, next) => {
     const origin = headerValue(req.headers, 'origin');
     if (origin === undefined) return next();

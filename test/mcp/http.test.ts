@@ -207,6 +207,29 @@ describe('Origin and Host validation', () => {
     }
   });
 
+  it('accepts the public origin spelled localhost, 127.0.0.1 or [::1] (same scheme and port), as the Host check does', async () => {
+    await harness.close();
+    harness = await createHarness({ env: { PORCH_PUBLIC_URL: 'http://127.0.0.1:3000' } });
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) {
+      const response = await post(LIST_TOOLS, { origin });
+      expect(response.status, `${origin}: ${response.text}`).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    }
+    // Another port or scheme is another origin, whatever the host.
+    for (const origin of ['http://localhost:4000', 'https://localhost:3000', 'http://localhost']) {
+      expect((await post(LIST_TOOLS, { origin })).status, origin).toBe(403);
+    }
+  });
+
+  it('adds no local spellings when the public URL names a real host', async () => {
+    await harness.close();
+    harness = await createHarness({ env: { PORCH_PUBLIC_URL: 'https://porch.example.com' } });
+    expect((await post(LIST_TOOLS, { origin: 'https://porch.example.com' })).status).toBe(200);
+    for (const origin of ['https://localhost', 'http://localhost', 'http://127.0.0.1']) {
+      expect((await post(LIST_TOOLS, { origin })).status, origin).toBe(403);
+    }
+  });
+
   it('answers a CORS preflight from an allowed origin with the methods and headers MCP clients send', async () => {
     const response = await fetch(mcpUrl(harness), {
       method: 'OPTIONS',
