@@ -28,6 +28,7 @@ import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { API_VERSION } from '../core/health.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
+import { LIST_PAGE_SIZE, pageOf, pageStart } from './paginate.js';
 import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.js';
 import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
@@ -60,6 +61,8 @@ export interface McpServerOptions {
   errorCodes: ErrorCodeSet;
   /** The request id tool calls are logged and recorded under (HTTP: the X-Request-Id); a fresh uuid by default. */
   requestId?: () => string;
+  /** Items per page of tools/list, prompts/list and resources/list; LIST_PAGE_SIZE by default. */
+  pageSize?: number;
 }
 
 /** A tool for every operation exposed on `mcp-tool`; names are unique. */
@@ -79,7 +82,7 @@ function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Re
 }
 
 export function createMcpServer(core: Core, identity: McpIdentity, options: McpServerOptions): Server {
-  const { tools, errorCodes } = options;
+  const { tools, errorCodes, pageSize = LIST_PAGE_SIZE } = options;
   const nextRequestId = options.requestId ?? randomUUID;
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server(
@@ -98,12 +101,15 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     return toProtocolError(error, errorCodes, { resource });
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       const scopes = caller ? caller.credential.scopes : null;
-      return { tools: tools.filter((tool) => tool.isListed(scopes)).map((tool) => tool.definition) };
+      const listed = tools.filter((tool) => tool.isListed(scopes)).map((tool) => tool.definition);
+      const { page, nextCursor } = pageOf(listed, start, pageSize);
+      return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {
       throw failure(err, requestId);
     }
@@ -132,12 +138,14 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
+  server.setRequestHandler(ListPromptsRequestSchema, async (request, extra) => {
+    const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       if (!caller || !mayUsePrompts(caller)) return { prompts: [] };
-      return { prompts: await listPromptEntries({ core, identity, requestId, signal: extra.signal }) };
+      const { page, nextCursor } = pageOf(await listPromptEntries({ core, identity, requestId, signal: extra.signal }), start, pageSize);
+      return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {
       throw failure(err, requestId);
     }
@@ -162,12 +170,14 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       if (!caller || !mayReadCards(caller)) return { resources: [] };
-      return { resources: await listCardResources({ core, identity, requestId, signal: extra.signal }) };
+      const { page, nextCursor } = pageOf(await listCardResources({ core, identity, requestId, signal: extra.signal }), start, pageSize);
+      return { resources: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {
       throw failure(err, requestId);
     }

@@ -6,20 +6,23 @@
  *
  * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
  * protection, with CORS for allowed browser origins), Host check, then authentication: no key
- * means the public tools only; a key that does not work is refused with the REST error envelope.
+ * means the public tools only (a keyed tool then answers MISSING_API_KEY as a tool result); a key
+ * that does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401,
+ * a Bearer challenge and a JSON-RPC error.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
-import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, requestIdentity } from './identity.js';
-import { httpErrorResponse } from './to-tool-result.js';
+import { httpRefusal } from './to-tool-result.js';
 import { refuseMalformedParams } from './malformed-params.js';
 
 export { MCP_PATH } from './mcp-path.js';
@@ -48,7 +51,7 @@ const ALLOWED_REQUEST_HEADERS = [
 ];
 
 /** Response headers a browser client may read. */
-const EXPOSED_RESPONSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'X-API-Version'];
+const EXPOSED_RESPONSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'X-API-Version', 'WWW-Authenticate'];
 
 export interface McpHttpOptions {
   core: Core;
@@ -74,11 +77,54 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-/** X-API-Key, or `Authorization: Bearer <key>` (what MCP clients' header settings usually send). */
-export function credentialsFrom(headers: IncomingHttpHeaders): Credentials {
+/** `scheme token`; the token may be empty. */
+const AUTHORIZATION_PATTERN = /^(\S*)\s*(.*)$/s;
+
+/**
+ * The key from X-API-Key, or from `Authorization: Bearer <key>` (what MCP clients' header
+ * settings usually send), or a refusal: an Authorization header in any other form (Basic, a bare
+ * key) is a client sending its key the wrong way, and reading it as "no key" would hide that
+ * behind a public tool list. A non-blank X-API-Key wins, so an Authorization header meant for a
+ * proxy in front of Porch does not get in the way. A blank key counts as none (public tools).
+ */
+export function credentialsFrom(headers: IncomingHttpHeaders): { credentials: Credentials } | { refusal: PorchError } {
+  const actingAccountId = headerValue(headers, 'x-porch-account');
+  const apiKey = headerValue(headers, 'x-api-key');
   const authorization = headerValue(headers, 'authorization');
-  const bearer = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice('bearer '.length) : undefined;
-  return { apiKey: headerValue(headers, 'x-api-key') ?? bearer, actingAccountId: headerValue(headers, 'x-porch-account') };
+  if ((apiKey !== undefined && apiKey.trim() !== '') || authorization === undefined) return { credentials: { apiKey, actingAccountId } };
+  const [, scheme = '', token = ''] = AUTHORIZATION_PATTERN.exec(authorization.trim()) ?? [];
+  if (scheme.toLowerCase() === 'bearer') return { credentials: { apiKey: token, actingAccountId } };
+  // The header's content is not quoted back: a bare key there would be key material.
+  return {
+    refusal: new PorchError(
+      'INVALID_API_KEY',
+      'The Authorization header is not of the form Bearer <key>; send the key as X-API-Key: mdi_... or Authorization: Bearer mdi_...',
+    ),
+  };
+}
+
+/**
+ * The id of the refused JSON-RPC request, so the client can match the error to it: read from a
+ * body within the limit holding one request; null otherwise, as JSON-RPC answers a message whose
+ * id cannot be read. The body is drained either way, so the connection can be reused.
+ */
+async function refusedRequestId(req: Request, limitBytes: number): Promise<RequestId | null> {
+  if (Number(req.headers['content-length'] ?? 0) > limitBytes) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limitBytes) chunks.push(chunk);
+  }
+  if (size > limitBytes) return null;
+  try {
+    const message: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const id = typeof message === 'object' && message !== null && !Array.isArray(message) && 'id' in message ? message.id : null;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    // Not JSON: the id cannot be read, which the null id says; the refusal itself stands.
+    return null;
+  }
 }
 
 /** The allowed Host names: the public URL's hostname, localhost, and any configured extras. */
@@ -87,13 +133,30 @@ export function allowedHostnames(publicUrl: string, extra: readonly string[] = [
 }
 
 /**
+ * The public URL's origin, in every spelling a browser may use for it: when its host is one of
+ * the local names, `localhost`, `127.0.0.1` and `[::1]` with the same scheme and port reach the
+ * same server (the Host check already accepts all three), so a page served under any of them is
+ * the public origin, not a foreign one.
+ */
+export function publicOrigins(publicUrl: string): string[] {
+  const url = new URL(publicUrl);
+  if (!LOCAL_HOSTNAMES.includes(url.hostname)) return [url.origin];
+  return LOCAL_HOSTNAMES.map((hostname) => {
+    const spelling = new URL(url.origin);
+    spelling.hostname = hostname;
+    return spelling.origin;
+  });
+}
+
+/**
  * The MCP specification requires servers to validate Origin: a page on another site must not
  * drive a local server through the visitor's browser. Requests without Origin (every non-browser
- * client) pass; a browser origin must be the public URL's or one in PORCH_ALLOWED_ORIGINS.
+ * client) pass; a browser origin must be the public URL's (in any local spelling) or one in
+ * PORCH_ALLOWED_ORIGINS.
  */
 function originCheck(publicUrl: string, allowedOrigins: readonly string[]): RequestHandler {
   const allowAny = allowedOrigins.includes('*');
-  const allowed = new Set([new URL(publicUrl).origin, ...allowedOrigins.filter((origin) => origin !== '*')]);
+  const allowed = new Set([...publicOrigins(publicUrl), ...allowedOrigins.filter((origin) => origin !== '*')]);
   return (req, res, next) => {
     const origin = headerValue(req.headers, 'origin');
     if (origin === undefined) return next();
@@ -119,9 +182,17 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
   router.use(originCheck(options.publicUrl, options.allowedOrigins));
   router.use(hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts)));
 
+  async function refuse(req: Request, res: Response, error: PorchError, tokenSent: boolean): Promise<void> {
+    const id = await refusedRequestId(req, bodyLimitBytes);
+    const { status, headers, body } = httpRefusal(error, errorCodes, { id, tokenSent });
+    res.status(status).set(headers).json(body);
+  }
+
   router.post('/', async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId ?? '');
-    const credentials = credentialsFrom(req.headers);
+    const parsed = credentialsFrom(req.headers);
+    if ('refusal' in parsed) return refuse(req, res, parsed.refusal, false);
+    const { credentials } = parsed;
     let caller: Caller | null = null;
     if (hasApiKey(credentials)) {
       try {
@@ -129,9 +200,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       } catch (err) {
         const error = toPorchError(err);
         if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP authentication failed');
-        const { status, body } = httpErrorResponse(error, errorCodes, requestId);
-        res.status(status).json(body);
-        return;
+        return refuse(req, res, error, true);
       }
     }
 

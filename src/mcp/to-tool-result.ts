@@ -1,13 +1,12 @@
 /**
  * The one place the MCP door turns outcomes into what clients read: tool results (success and
- * `isError`), JSON-RPC errors for prompts and resources, and the HTTP error envelope of the MCP
+ * `isError`), JSON-RPC errors for prompts and resources, and the HTTP refusals of the MCP
  * endpoint. Every text an agent sees for a PorchError starts with the code and ends with the
  * error table's hint, so the agent knows what to do next. Nothing internal is ever included.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
-import { errorEnvelope, type ErrorEnvelope } from '../operations/envelope.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 
 /** MCP's JSON-RPC code for "resource not found" (the specification's resources section). */
@@ -115,7 +114,43 @@ export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet, option
   return new ProtocolError(code, errorText(error, codeSet), errorDetails(error, codeSet));
 }
 
-/** The spec's error envelope, for refusals the MCP endpoint answers before MCP starts (401). */
-export function httpErrorResponse(error: PorchError, codeSet: ErrorCodeSet, requestId: string): { status: number; body: ErrorEnvelope } {
-  return { status: ERROR_TABLE[error.code].status, body: errorEnvelope(error, requestId, codeSet) };
+/** The realm of Porch's Bearer challenges (RFC 6750 §3). */
+const AUTH_REALM = 'porch';
+
+/** RFC 6750 §3: an error_description holds visible ASCII other than `"` and `\`; anything else becomes a space. */
+function challengeText(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ');
+}
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3). A key that was sent and does not work
+ * is `invalid_token` with the message as description; a request that sent no usable token (an
+ * Authorization scheme other than Bearer) gets the bare challenge, as §3.1 asks. There is no
+ * OAuth resource metadata to point at: keys are the only credential.
+ */
+function bearerChallenge(error: PorchError, tokenSent: boolean): string {
+  const realm = `Bearer realm="${AUTH_REALM}"`;
+  return tokenSent ? `${realm}, error="invalid_token", error_description="${challengeText(error.message)}"` : realm;
+}
+
+export interface HttpRefusal {
+  status: number;
+  headers: Record<string, string>;
+  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: Record<string, unknown> }; id: RequestId | null };
+}
+
+/**
+ * A refusal the MCP endpoint answers before MCP starts (a key that does not work, a malformed
+ * Authorization header): the status of the error table, a Bearer challenge on 401, and a JSON-RPC
+ * error body, so an MCP client shows the Porch error code instead of a REST envelope it cannot
+ * read (clients such as Inspector otherwise report only "unauthorized" and start an OAuth flow).
+ */
+export function httpRefusal(error: PorchError, codeSet: ErrorCodeSet, options: { id: RequestId | null; tokenSent: boolean }): HttpRefusal {
+  const status = ERROR_TABLE[error.code].status;
+  const { code, message, data } = toProtocolError(error, codeSet);
+  return {
+    status,
+    headers: status === 401 ? { 'WWW-Authenticate': bearerChallenge(error, options.tokenSent) } : {},
+    body: { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: options.id },
+  };
 }

@@ -111,24 +111,85 @@ describe('with a key', () => {
       await connection.close();
     }
   });
+});
 
-  it('refuses an invalid key before MCP starts: 401 with the error envelope, and the SDK client fails to connect', async () => {
-    const response = await post(LIST_TOOLS, { 'x-api-key': 'mdi_unknownunknownunknownunknownunknown000000' });
-    expect(response.status).toBe(401);
+describe('a key that does not work (regression: Inspector hid INVALID_API_KEY behind an OAuth prompt)', () => {
+  const UNKNOWN_KEY = 'mdi_unknownunknownunknownunknownunknown000000';
+
+  it('is refused before MCP starts: 401, a Bearer invalid_token challenge and a JSON-RPC error with the request id', async () => {
+    const response = await post({ ...LIST_TOOLS, id: 'list-7' }, { 'x-api-key': UNKNOWN_KEY });
+    expect(response.status, response.text).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="porch", error="invalid_token", error_description="The API key is invalid, expired or revoked."',
+    );
     expect(response.json).toEqual({
-      success: false,
-      error: { code: 'INVALID_API_KEY', message: 'The API key is invalid, expired or revoked.', request_id: response.headers.get('x-request-id') },
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'INVALID_API_KEY: The API key is invalid, expired or revoked. Do not retry; use a valid, unrevoked key.',
+        data: { code: 'INVALID_API_KEY' },
+      },
+      id: 'list-7',
     });
     expect(response.headers.get('x-api-version')).toBe('2026-05-05');
-    await expect(connectHttp(harness, { key: 'mdi_unknownunknownunknownunknownunknown000000' })).rejects.toThrow();
+    expect(response.headers.get('x-request-id')).toBeTruthy();
   });
 
-  it('emits the Set B code in the envelope when PORCH_ERROR_CODES=b', async () => {
+  it('is refused the same way when sent as Authorization: Bearer', async () => {
+    const response = await post(LIST_TOOLS, { authorization: `Bearer ${UNKNOWN_KEY}` });
+    expect(response.status, response.text).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", error="invalid_token"/);
+    expect(response.json).toMatchObject({ error: { data: { code: 'INVALID_API_KEY' } }, id: 1 });
+  });
+
+  it('shows the SDK client the error code, not just an HTTP status', async () => {
+    await expect(connectHttp(harness, { key: UNKNOWN_KEY })).rejects.toThrow(/INVALID_API_KEY/);
+  });
+
+  it('answers id null when the body holds no readable request id', async () => {
+    for (const body of ['not json', JSON.stringify([LIST_TOOLS]), JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })]) {
+      const response = await fetch(mcpUrl(harness), { method: 'POST', headers: { ...MCP_HEADERS, 'x-api-key': UNKNOWN_KEY }, body });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'INVALID_API_KEY' } }, id: null });
+    }
+  });
+
+  it('emits the Set B code when PORCH_ERROR_CODES=b', async () => {
     await harness.close();
     harness = await createHarness({ env: { PORCH_ERROR_CODES: 'b' } });
     const response = await post(LIST_TOOLS, { 'x-api-key': 'garbage' });
     expect(response.status).toBe(401);
-    expect((response.json as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+    expect(response.json).toMatchObject({ error: { message: expect.stringMatching(/^UNAUTHORIZED: /), data: { code: 'UNAUTHORIZED' } } });
+  });
+});
+
+describe('an Authorization header that is not Bearer (regression: it was read as no key, so only public tools showed)', () => {
+  it('refuses Basic and a bare key with 401 naming the accepted forms, without quoting the header', async () => {
+    const { key } = await harness.expertWithKey();
+    for (const authorization of [`Basic ${Buffer.from(`user:${key}`).toString('base64')}`, key]) {
+      const response = await post(LIST_TOOLS, { authorization });
+      expect(response.status, response.text).toBe(401);
+      // RFC 6750 §3.1: a request without a usable Bearer token gets the challenge without an error code.
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="porch"');
+      expect(response.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'INVALID_API_KEY' } }, id: 1 });
+      const message = (response.json as { error: { message: string } }).error.message;
+      expect(message).toContain('X-API-Key: mdi_... or Authorization: Bearer mdi_...');
+      expect(message).not.toContain(key);
+    }
+  });
+
+  it('leaves it to a proxy when X-API-Key carries the key', async () => {
+    const { key } = await harness.expertWithKey();
+    expect(await toolNames({ headers: { 'x-api-key': key, authorization: 'Basic cHJveHk6c2VjcmV0' } })).toContain('list_context_cards');
+  });
+
+  it('treats a blank key as no key: the public tools, and a keyed tool answers MISSING_API_KEY as a tool result', async () => {
+    const response = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_context_cards', arguments: {} } },
+      { authorization: 'Bearer ' },
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.json).toMatchObject({ result: { isError: true, content: [{ text: expect.stringMatching(/^MISSING_API_KEY: /) }] } });
   });
 });
 
@@ -204,6 +265,30 @@ describe('Origin and Host validation', () => {
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-expose-headers')).toContain('Mcp-Session-Id');
       expect(response.headers.get('access-control-expose-headers')).toContain('Mcp-Protocol-Version');
+      expect(response.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    }
+  });
+
+  it('accepts the public origin spelled localhost, 127.0.0.1 or [::1] (same scheme and port), as the Host check does', async () => {
+    await harness.close();
+    harness = await createHarness({ env: { PORCH_PUBLIC_URL: 'http://127.0.0.1:3000' } });
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) {
+      const response = await post(LIST_TOOLS, { origin });
+      expect(response.status, `${origin}: ${response.text}`).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    }
+    // Another port or scheme is another origin, whatever the host.
+    for (const origin of ['http://localhost:4000', 'https://localhost:3000', 'http://localhost']) {
+      expect((await post(LIST_TOOLS, { origin })).status, origin).toBe(403);
+    }
+  });
+
+  it('adds no local spellings when the public URL names a real host', async () => {
+    await harness.close();
+    harness = await createHarness({ env: { PORCH_PUBLIC_URL: 'https://porch.example.com' } });
+    expect((await post(LIST_TOOLS, { origin: 'https://porch.example.com' })).status).toBe(200);
+    for (const origin of ['https://localhost', 'http://localhost', 'http://127.0.0.1']) {
+      expect((await post(LIST_TOOLS, { origin })).status, origin).toBe(403);
     }
   });
 

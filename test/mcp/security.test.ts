@@ -2,7 +2,8 @@
  * The shared security suite, run through MCP over every keyed tool: no key, bad key, revoked
  * key, non-Expert account, grace period over, missing scope, another account's id. In-process
  * connections re-check the key on every request (as stdio does), so refusals arrive as isError
- * results; over Streamable HTTP a key that does not work is refused with the 401 envelope.
+ * results; over Streamable HTTP a key that does not work is refused with 401, a Bearer
+ * challenge and a JSON-RPC error naming the code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_GRACE_PERIOD_MS } from '../../src/core/access/authenticator.js';
@@ -54,7 +55,7 @@ async function httpToolCall(operation: Operation, key: string, args: Record<stri
   return {
     status: response.status,
     headers: response.headers,
-    body: (await response.json()) as { success?: boolean; error: { code: string; message: string; request_id: string } },
+    body: (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: { code: string } } },
   };
 }
 
@@ -67,7 +68,7 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
     expect(text).toMatch(/^MISSING_API_KEY: /);
   });
 
-  it('refuses an unknown or malformed key with INVALID_API_KEY (HTTP: 401 with the envelope)', async () => {
+  it('refuses an unknown or malformed key with INVALID_API_KEY (HTTP: 401 with a JSON-RPC error)', async () => {
     const { accountId } = await harness.createAccount();
     for (const key of UNUSABLE_KEYS) {
       const { result, text, sample } = await call(operation, key, accountId);
@@ -75,9 +76,9 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
       expect(text).toMatch(/^INVALID_API_KEY: /);
       const http = await httpToolCall(operation, key, toolArguments(operation, sample));
       expect(http.status).toBe(401);
-      expect(http.body.success).toBe(false);
-      expect(http.body.error.code).toBe('INVALID_API_KEY');
-      expect(http.body.error.request_id).toBe(http.headers.get('x-request-id'));
+      expect(http.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", error="invalid_token"/);
+      expect(http.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, data: { code: 'INVALID_API_KEY' } } });
+      expect(http.body.error.message).toMatch(/^INVALID_API_KEY: /);
     }
   });
 
@@ -97,7 +98,10 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
     expect(text).toMatch(/^API_EXPERT_ONLY: /);
     const http = await httpToolCall(operation, key, toolArguments(operation, sample));
     expect(http.status).toBe(401);
-    expect(http.body.error.code).toBe('API_EXPERT_ONLY');
+    expect(http.headers.get('www-authenticate')).toBe(
+      'Bearer realm="porch", error="invalid_token", error_description="The API is available on the Expert plan only; this account is not on Expert."',
+    );
+    expect(http.body.error.data.code).toBe('API_EXPERT_ONLY');
   });
 
   it('refuses keys for good once the grace period is over', async () => {
