@@ -34,7 +34,8 @@ export function requestContext(logger: Logger): RequestHandler {
   };
 }
 
-function hasBody(req: Request): boolean {
+/** Whether the request announces a body (which may still be on its way). */
+export function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -46,8 +47,9 @@ const TOO_DEEP = 'entity.too.deep';
 
 /**
  * Refuses, before JSON.parse, a body nesting deeper than MAX_JSON_DEPTH: one linear pass over the
- * bytes is far cheaper than parsing a megabyte of nested arrays, a cost that would otherwise be
- * paid before the key is checked (figures in bench/RESULTS-NOTES.md).
+ * bytes is far cheaper than parsing a megabyte of nested arrays, a cost any authenticated
+ * caller, or anyone calling a public operation, could otherwise impose (figures in
+ * bench/RESULTS-NOTES.md).
  */
 function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
   let depth = 0;
@@ -73,8 +75,9 @@ function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
  * 415 not JSON or compressed); a malformed or too deeply nested JSON body is kept as
  * `req.bodyError` so the caller is authenticated before being told about it.
  *
- * Compressed bodies (Content-Encoding) are refused: the body is read before the key is checked,
- * and 19 bytes of brotli inflate to a megabyte of JSON.
+ * Keyed operations run it only after the key was checked (mount-operations.ts). Compressed bodies
+ * (Content-Encoding) are refused: 19 bytes of brotli inflate to a megabyte of JSON, and public
+ * operations read their body without any key.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true, inflate: false, verify: refuseDeepNesting });
