@@ -40,6 +40,29 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+function notJson(): PorchError {
+  return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.');
+}
+
+/**
+ * A chunked request without Content-Type may carry nothing at all (some clients send a body-less
+ * POST that way), and no body means `{}` (DECISIONS.md: an execute without a body). Whether it is
+ * empty is known only at its end; its first byte settles that it is a body that is not JSON.
+ */
+function expectEmptyBody(req: Request, next: NextFunction): void {
+  let settled = false;
+  const settle = (err?: unknown) => {
+    if (settled) return;
+    settled = true;
+    next(err);
+  };
+  req.on('data', (chunk: Buffer) => {
+    if (chunk.length > 0) settle(notJson());
+  });
+  req.on('end', () => settle());
+  req.on('error', (err) => settle(err));
+}
+
 /** DECISIONS.md: the default body limit is 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -83,9 +106,8 @@ export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true, inflate: false, verify: refuseDeepNesting });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
-    if (!req.is(['application/json', '+json'])) {
-      return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.'));
-    }
+    if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req, next);
+    if (!req.is(['application/json', '+json'])) return next(notJson());
     parse(req, res, (err?: unknown) => {
       if (err === undefined || err === null) return next();
       const type = (err as { type?: string }).type;
