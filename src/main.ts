@@ -17,6 +17,7 @@ import { withOutputCheck, type OutputMismatchError } from './operations/check-ou
 import { operations as allOperations } from './operations/index.js';
 import type { Operation } from './operations/operation.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
+import { answerClientError } from './rest/client-error.js';
 import { createRestApp } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
 
@@ -135,6 +136,7 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     },
     application.app,
   );
+  server.on('clientError', answerClientError(config.errorCodes));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

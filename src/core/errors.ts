@@ -94,6 +94,11 @@ export const ERROR_TABLE = {
     summary: 'The request body is not application/json, or is compressed',
     hint: 'Send the body as plain UTF-8 JSON with Content-Type: application/json and no Content-Encoding.',
   },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    summary: 'The request headers (with the URL) are larger than the server accepts',
+    hint: 'Send fewer or smaller headers, or a shorter URL.',
+  },
   RATE_LIMITED: {
     status: 429,
     summary: 'The per-minute request limit of the key is exceeded',

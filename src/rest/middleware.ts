@@ -10,7 +10,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** A body that arrived but could not be parsed; reported after authentication. */
+    /** A body that could not be read or parsed (413, 415, 400); reported after authentication. */
     bodyError?: PorchError;
   }
 }
@@ -34,9 +34,34 @@ export function requestContext(logger: Logger): RequestHandler {
   };
 }
 
-function hasBody(req: Request): boolean {
+/** Whether the request announces a body (which may still be on its way). */
+export function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function notJson(): PorchError {
+  return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.');
+}
+
+/**
+ * A chunked request without Content-Type may carry nothing at all (some clients send a body-less
+ * POST that way), and no body means `{}` (DECISIONS.md: an execute without a body). Whether it is
+ * empty is known only at its end; its first byte settles that it is a body that is not JSON.
+ */
+function expectEmptyBody(req: Request, report: (error: PorchError) => void, next: NextFunction): void {
+  let settled = false;
+  const settle = (error?: PorchError) => {
+    if (settled) return;
+    settled = true;
+    if (error) report(error);
+    else next();
+  };
+  req.on('data', (chunk: Buffer) => {
+    if (chunk.length > 0) settle(notJson());
+  });
+  req.on('end', () => settle());
+  req.on('error', () => settle(new PorchError('VALIDATION_ERROR', 'The request body could not be read.')));
 }
 
 /** DECISIONS.md: the default body limit is 1 MiB. */
@@ -46,8 +71,9 @@ const TOO_DEEP = 'entity.too.deep';
 
 /**
  * Refuses, before JSON.parse, a body nesting deeper than MAX_JSON_DEPTH: one linear pass over the
- * bytes is far cheaper than parsing a megabyte of nested arrays, a cost that would otherwise be
- * paid before the key is checked (figures in bench/RESULTS-NOTES.md).
+ * bytes is far cheaper than parsing a megabyte of nested arrays, a cost any authenticated
+ * caller, or anyone calling a public operation, could otherwise impose (figures in
+ * bench/RESULTS-NOTES.md).
  */
 function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
   let depth = 0;
@@ -69,41 +95,37 @@ function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
 /**
  * JSON bodies only. Mounted on the routes of operations that take a body, so a body sent to an
  * unknown path or with GET/DELETE is ignored (Node discards it, bounded by the request timeout)
- * rather than answered 413/415 before routing. Transport problems answer at once (413 too large,
- * 415 not JSON or compressed); a malformed or too deeply nested JSON body is kept as
- * `req.bodyError` so the caller is authenticated before being told about it.
+ * rather than answered 413/415 before routing. Every problem with the body (413 too large, 415
+ * not JSON or compressed, 400 malformed or too deeply nested) is kept as `req.bodyError` and
+ * reported by the shared invocation path at its validation step: the caller is authenticated and
+ * counted first, so the answer carries the rate-limit and credits headers like any other answer
+ * to an authenticated caller (DECISIONS.md, Headers).
  *
- * Compressed bodies (Content-Encoding) are refused: the body is read before the key is checked,
- * and 19 bytes of brotli inflate to a megabyte of JSON.
+ * Keyed operations run it only after the key was checked (mount-operations.ts). Compressed bodies
+ * (Content-Encoding) are refused: 19 bytes of brotli inflate to a megabyte of JSON, and public
+ * operations read their body without any key.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true, inflate: false, verify: refuseDeepNesting });
   return (req: Request, res: Response, next: NextFunction) => {
+    const report = (error: PorchError) => {
+      req.bodyError = error;
+      next();
+    };
     if (!hasBody(req)) return next();
-    if (!req.is(['application/json', '+json'])) {
-      return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.'));
-    }
+    if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req, report, next);
+    if (!req.is(['application/json', '+json'])) return report(notJson());
     parse(req, res, (err?: unknown) => {
       if (err === undefined || err === null) return next();
       const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') {
-        return next(new PorchError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`));
-      }
+      if (type === 'entity.too.large') return report(new PorchError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`));
       if (type === 'encoding.unsupported') {
-        return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Compressed request bodies are not accepted; send the JSON without Content-Encoding.'));
+        return report(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Compressed request bodies are not accepted; send the JSON without Content-Encoding.'));
       }
-      if (type === 'charset.unsupported') {
-        return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.'));
-      }
-      if (type === 'entity.parse.failed') {
-        req.bodyError = new PorchError('VALIDATION_ERROR', 'The request body is not valid JSON.');
-        return next();
-      }
-      if (type === TOO_DEEP) {
-        req.bodyError = new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
-        return next();
-      }
-      return next(new PorchError('VALIDATION_ERROR', 'The request body could not be read.'));
+      if (type === 'charset.unsupported') return report(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.'));
+      if (type === 'entity.parse.failed') return report(new PorchError('VALIDATION_ERROR', 'The request body is not valid JSON.'));
+      if (type === TOO_DEEP) return report(new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`));
+      return report(new PorchError('VALIDATION_ERROR', 'The request body could not be read.'));
     });
   };
 }

@@ -47,17 +47,19 @@ describe('bad input never gets a 500', () => {
     expect(response.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
-  it('answers 415 for a compressed body, which would be inflated before the key is checked', async () => {
+  it('answers 415 for a compressed body, and a key-less one 401 before its body is read', async () => {
     const compressed = gzipSync(JSON.stringify({ title: 'zipped', content: 'x' }));
-    for (const requestKey of [key, undefined]) {
-      const response = await harness.api('POST', '/context-cards', {
+    const send = (requestKey: string | undefined) =>
+      harness.api('POST', '/context-cards', {
         key: requestKey,
         rawBody: compressed,
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
       });
-      expect(response.status, describeResponse(response)).toBe(415);
-      expect(response.body.error.message).toMatch(/Content-Encoding/);
-    }
+    const response = await send(key);
+    expect(response.status, describeResponse(response)).toBe(415);
+    expect(response.body.error.message).toMatch(/Content-Encoding/);
+    const anonymous = await send(undefined);
+    expect(anonymous.status, describeResponse(anonymous)).toBe(401);
   });
 
   it('refuses a too deeply nested body from its bytes, after the key check, and counts no brackets inside strings', async () => {

@@ -8,6 +8,7 @@ import type { executeSkill } from '../../src/operations/execute-skill.js';
 import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+import { sendRaw } from '../helpers/raw-http.js';
 
 let harness: Harness;
 let key: string;
@@ -205,6 +206,27 @@ describe('executions with the echo model', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     expect(response.body.data.findings[0]).toMatchObject({ match: 'ada@example.com', start: 8, end: 23 });
     expect(response.body.data.severity).not.toBe('clean');
+  });
+});
+
+describe('an execute without a body is {} (DECISIONS.md)', () => {
+  it('answers a body-less execute as it answers {}, however the emptiness is sent (regression: an empty chunked body was 415)', async () => {
+    const path = `/workflows/${ids['workflow:release-announcement']}/execute`;
+    const withEmptyObject = await harness.api('POST', path, { key, body: {} });
+    expect(withEmptyObject.status, describeResponse(withEmptyObject)).toBe(400);
+    const request = (headers: string, body = '') =>
+      sendRaw(harness.url, `POST /api/public/v1${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\nx-api-key: ${key}\r\n${headers}\r\n${body}`);
+    for (const [name, headers, body] of [
+      ['no Content-Length', '', ''],
+      ['Content-Length: 0', 'content-length: 0\r\n', ''],
+      ['an empty chunked body', 'transfer-encoding: chunked\r\n', '0\r\n\r\n'],
+    ] as const) {
+      const response = await request(headers, body);
+      expect(response.status, `${name}: ${response.raw}`).toBe(withEmptyObject.status);
+      expect(JSON.parse(response.body).error.message, name).toBe(withEmptyObject.body.error.message);
+    }
+    const notEmpty = await request('transfer-encoding: chunked\r\n', '2\r\n{}\r\n0\r\n\r\n');
+    expect(notEmpty.status, `a chunked body without Content-Type still is not JSON: ${notEmpty.raw}`).toBe(415);
   });
 });
 

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { createHarness, describeResponse, type ApiResponse, type Harness } from '../helpers/harness.js';
+
+/** A well-formed id no resource has. */
+const UNKNOWN_ID = '0190f1a2-0000-7000-8000-000000000000';
 
 let harness: Harness;
 beforeEach(async () => {
@@ -73,5 +76,37 @@ describe('rate limits', () => {
     expect((await harness.api('GET', '/context-cards', { key })).status).toBe(403);
     const { key: allowed } = await harness.createKey(accountId, { rpm: 1 });
     expect((await harness.api('GET', '/context-cards', { key: allowed })).status).toBe(200);
+  });
+});
+
+function expectQuotaHeaders(response: ApiResponse<unknown>, status: number): void {
+  expect(response.status, describeResponse(response)).toBe(status);
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-credits-remaining']) {
+    expect(response.headers.get(name), `${name} on ${describeResponse(response)}`).toMatch(/^\d+$/);
+  }
+}
+
+describe('rate-limit and credits headers on authenticated errors (DECISIONS.md, Headers)', () => {
+  it('on a 400 for an invalid field and a 404 for an unknown resource', async () => {
+    const { key } = await harness.expertWithKey();
+    expectQuotaHeaders(await harness.api('GET', '/context-cards/not-a-uuid', { key }), 400);
+    expectQuotaHeaders(await harness.api('GET', `/context-cards/${UNKNOWN_ID}`, { key }), 404);
+  });
+
+  it('on a 409 for an Idempotency-Key reused with another body', async () => {
+    const { key } = await harness.expertWithKey();
+    const headers = { 'idempotency-key': 'reused-key-1' };
+    expectQuotaHeaders(await harness.api('POST', '/judge/run', { key, headers, body: { prompt: 'Write a haiku about autumn.' } }), 200);
+    expectQuotaHeaders(await harness.api('POST', '/judge/run', { key, headers, body: { prompt: 'Write a limerick.' } }), 409);
+  });
+
+  it('on a 413 and a 415, refused after the key was checked (regression: no rate-limit or credits headers)', async () => {
+    const { key } = await harness.expertWithKey();
+    const big = JSON.stringify({ title: 'big', content: 'x'.repeat(2 * 1024 * 1024) });
+    expectQuotaHeaders(await harness.api('POST', '/context-cards', { key, rawBody: big, headers: { 'content-type': 'application/json' } }), 413);
+    expectQuotaHeaders(
+      await harness.api('POST', '/context-cards', { key, rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+    );
   });
 });

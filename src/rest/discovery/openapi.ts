@@ -147,6 +147,9 @@ const errorEnvelopeSchema = z
 /** Codes a path that exists answers for a method it does not have, or a path that does not exist. */
 const ROUTE_ERROR_CODES = ['NOT_FOUND', 'METHOD_NOT_ALLOWED'] as const satisfies readonly ErrorCode[];
 
+/** Codes Node's HTTP parser answers with before any route is chosen (src/rest/client-error.ts). */
+const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly ErrorCode[];
+
 /**
  * Every error code the operation can answer with, derived from what it is:
  * any call may be malformed or meet a fault; keyed calls add authentication, scope, partner and
@@ -422,6 +425,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
         // Answers of the router itself, for paths or methods no operation has.
         NotFound: errorResponse(404, ['NOT_FOUND'], false),
         MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], false),
+        // Node's answer to headers beyond its limit, for any path; malformed requests share VALIDATION_ERROR's 400.
+        HeadersTooLarge: errorResponse(431, TRANSPORT_ERROR_CODES, false),
         ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
       },
       securitySchemes: {
@@ -440,7 +445,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
 
 /** Every error code the document mentions (operations and router answers), for completeness checks. */
 export function documentedErrorCodes(operations: readonly Operation[]): Set<ErrorCode> {
-  const codes = new Set<ErrorCode>(ROUTE_ERROR_CODES);
+  const codes = new Set<ErrorCode>([...ROUTE_ERROR_CODES, ...TRANSPORT_ERROR_CODES]);
   for (const operation of operations) for (const code of possibleErrorCodes(operation)) codes.add(code);
   return codes;
 }
