@@ -43,8 +43,8 @@ function closeAfterAnswer(req: Request, res: Response): void {
 /**
  * Authenticates a keyed request from its headers before its body is read, so a request with a
  * missing or bad key, or one its key's scopes refuse, costs a key lookup and never the reading and
- * parsing of up to a megabyte of JSON (issue 16: a shallow 1 MiB body took 150-580 ms to parse
- * before the key was checked). The caller found is handed to the shared invocation path, which
+ * parsing of up to a megabyte of JSON, which anyone could otherwise make the server do (figures
+ * in bench/RESULTS-NOTES.md). The caller found is handed to the shared invocation path, which
  * therefore keeps its order (authenticate → scope → rate limit → validate → run) without a
  * second lookup. An authentication failure goes to the error handler like any other error.
  */
