@@ -8,6 +8,7 @@ import { yaml } from './core/yaml.js';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
+import { DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY } from './core/access/concurrency-limiter.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
@@ -60,11 +61,22 @@ const workflowSchema = z.object({
   run_timeout_ms: z.number().int().min(100).max(3_600_000).default(DEFAULT_RUN_TIMEOUT_MS).describe('Time limit of a whole run'),
 });
 
+const limitsSchema = z.strictObject({
+  max_in_flight_per_key: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY)
+    .describe('Executions one key may have running at once; a further one is refused with 429'),
+});
+
 const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
   judge: judgeSchema.prefault({}),
   workflows: workflowSchema.prefault({}),
+  limits: limitsSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -93,6 +105,8 @@ export interface Config {
   ai: AiConfig;
   judgeThresholds: JudgeThresholds;
   workflowLimits: WorkflowLimits;
+  /** Executions one key may have in flight at once (`limits.max_in_flight_per_key`). */
+  maxInFlightPerKey: number;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -197,6 +211,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     ai,
     judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
+    maxInFlightPerKey: parsedFile.data.limits.max_in_flight_per_key,
     env,
     warnings,
   };

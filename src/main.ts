@@ -90,6 +90,7 @@ export function createApplication(config: Config, options: ApplicationOptions = 
       minimumTokens: config.minimumTokens,
       judgeThresholds: config.judgeThresholds,
       workflowLimits: config.workflowLimits,
+      maxInFlightPerKey: config.maxInFlightPerKey,
     },
   });
   const report = options.onOutputMismatch;

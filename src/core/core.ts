@@ -32,6 +32,8 @@ export interface CoreSettings {
   minimumTokens: number;
   judgeThresholds: JudgeThresholds;
   workflowLimits: WorkflowLimits;
+  /** Executions one key may have in flight at once. */
+  maxInFlightPerKey: number;
 }
 
 export interface CoreDependencies {
@@ -69,6 +71,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
     clock,
     workflowLimits: settings.workflowLimits,
+    maxInFlightPerKey: settings.maxInFlightPerKey,
   });
   const idempotency = createIdempotencyService(store.idempotency, clock);
   return {

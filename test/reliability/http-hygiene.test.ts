@@ -6,7 +6,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY } from '../../src/core/access/concurrency-limiter.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/main.js';
@@ -99,20 +98,23 @@ describe('slow clients and limits', () => {
     expect(sent, 'cut off long before the trickle ended').toBeLessThan(100);
   });
 
-  it(`refuses a key's execution beyond ${DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY} in flight with 429 and Retry-After`, async () => {
-    const provider = await createProviderHarness();
+  it("refuses a key's execution beyond limits.max_in_flight_per_key with 429 naming concurrent executions, and Retry-After", async () => {
+    const limit = 2;
+    const provider = await createProviderHarness({ config: { limits: { max_in_flight_per_key: limit } } });
     harness = provider;
     provider.fake.setBehaviour({ delayMs: 500 });
     const { key, keyId, accountId } = await provider.expertWithKey({ credits: 1_000 });
     const sample = await OPERATION_SAMPLES.execute_persona?.(provider, accountId);
     if (!sample) throw new Error('no sample');
-    const running = Array.from({ length: DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY }, () => provider.api('POST', sample.path, { key, body: sample.body }));
-    await provider.fake.waitForRequests(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY);
-    expect(provider.core.executions.concurrency.inFlight(keyId)).toBe(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY);
+    const running = Array.from({ length: limit }, () => provider.api('POST', sample.path, { key, body: sample.body }));
+    await provider.fake.waitForRequests(limit);
+    expect(provider.core.executions.concurrency.inFlight(keyId)).toBe(limit);
     const refused = await provider.api('POST', sample.path, { key, body: sample.body });
     expect(refused.status, describeResponse(refused)).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
-    expect(refused.body.error.message).toMatch(/in flight/);
+    expect(refused.body.error.message).toBe(
+      `Too many concurrent executions for this key: at most ${limit} may be in flight at once. Wait for one to finish, then retry.`,
+    );
     expect(refused.headers.get('retry-after')).toBe('1');
     const other = await provider.expertWithKey({ credits: 1_000 });
     expect((await provider.api('GET', '/context-cards', { key })).status, 'other operations of the key still work').toBe(200);

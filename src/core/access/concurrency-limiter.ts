@@ -35,7 +35,7 @@ export function createConcurrencyLimiter(maxPerKey: number = DEFAULT_MAX_CONCURR
       if (current >= maxPerKey) {
         throw new PorchError(
           'RATE_LIMITED',
-          `Too many executions in flight for this key: at most ${maxPerKey} may run at once. Wait for one to finish, then retry.`,
+          `Too many concurrent executions for this key: at most ${maxPerKey} may be in flight at once. Wait for one to finish, then retry.`,
           { retryAfterSeconds: RETRY_AFTER_SECONDS },
         );
       }

@@ -68,6 +68,7 @@ export interface ExecutionDependencies {
   scanText: TextScanner;
   clock: Clock;
   workflowLimits: WorkflowLimits;
+  maxInFlightPerKey: number;
 }
 
 export interface ExecutionOptions {
@@ -113,7 +114,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
 
   return {
     /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
-    concurrency: createConcurrencyLimiter(),
+    concurrency: createConcurrencyLimiter(deps.maxInFlightPerKey),
 
     async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
       return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });

@@ -359,6 +359,9 @@ only while their account is on the Expert plan. Responses use the envelope
 and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`X-RateLimit-Limit\`,
 \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and \`X-Credits-Remaining\`.
 
+At most 8 executions per key run at once (per process; the operator's \`limits.max_in_flight_per_key\`): a
+further one is refused with 429 \`RATE_LIMITED\` naming concurrent executions and \`Retry-After: 1\`.
+
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
 retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 attempts.`;
