@@ -149,6 +149,23 @@ describe('BYOK', () => {
     expect(harness.fake.requests[0]?.authorization).toBe(`Bearer ${BYOK_KEY}`);
   });
 
+  it('answers 502 BYOK_KEY_INVALID when a workflow node is refused the key, and records the run as failed', async () => {
+    await harness.core.byok.set({ accountId }, 'fake', BYOK_KEY);
+    harness.fake.setBehaviour({ status: 401 });
+    const id = await importWorkflow([
+      { id: 'draft', kind: 'model', prompt: 'Draft a haiku.' },
+      { id: 'title', kind: 'template', template: 'Untitled' },
+    ]);
+    const response = await harness.api('POST', `/workflows/${id}/execute`, { key, body: {} });
+    expect(response.status, describeResponse(response)).toBe(502);
+    expect(response.body.error.code).toBe('BYOK_KEY_INVALID');
+    expect(response.text).not.toContain(BYOK_KEY);
+    expect(harness.fake.requests).toHaveLength(1);
+    const [usage] = (await harness.store.usage.listByAccount(accountId)).filter((record) => record.operation === 'execute_workflow' && record.nodeId === null);
+    expect(usage).toMatchObject({ resourceId: id, status: 'failed' });
+    expect(await harness.store.workflowRuns.findOwned({ accountId, id: usage?.runId ?? '' })).toMatchObject({ status: 'failed' });
+  });
+
   it('uses the shared gateway with use_byok: false, unless the organisation is strict BYOK', async () => {
     await harness.core.byok.set({ accountId }, 'fake', BYOK_KEY);
     const gateway = await harness.api('POST', personaPath, { key, body: { input: 'hi', use_byok: false } });

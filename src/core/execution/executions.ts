@@ -269,6 +269,10 @@ export function createExecutionService(deps: ExecutionDependencies) {
         status: result.status === 'completed' ? 'succeeded' : 'failed',
         createdAt: clock.now(),
       });
+      // A rejected BYOK key is the caller's to fix, not a step of the workflow that failed: the
+      // run is recorded as failed above, and the request fails as any other execution would.
+      const byokRejection = result.node_results.find((node) => node.error?.code === 'BYOK_KEY_INVALID');
+      if (byokRejection?.error) throw new PorchError('BYOK_KEY_INVALID', byokRejection.error.message);
       return response;
     },
   };
