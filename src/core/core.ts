@@ -49,7 +49,10 @@ export interface CoreDependencies {
 export function createCore({ store, clock, logger, settings, ai, secretKey }: CoreDependencies) {
   const credits = createCreditService(store.credits, clock, settings.minimumTokens);
   const accounts = createAccountService(store, clock);
-  const bundles = createBundleService(store, clock);
+  const bundles = createBundleService(store, clock, {
+    has: (modelId) => ai.listModels().some((model) => model.id === modelId),
+    list: () => ai.listModels().map((model) => model.id),
+  });
   const catalog = createCatalogService(store);
   const sanitiser = createSanitiserService(store, clock);
   const byok = createByokService({

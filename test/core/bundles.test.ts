@@ -47,6 +47,21 @@ describe('bundle import', () => {
     expect(await counts(accountId)).toEqual({ cards: 0, compositions: 0, skills: 0, workflows: 0 });
   });
 
+  it('refuses a model the server does not offer, wherever the bundle names one, and writes nothing', async () => {
+    const bundle = {
+      compositions: [{ key: 'c', name: 'C', template: 'Hi', model: 'openai/gpt-4o' }],
+      skills: [{ key: 's', name: 'S', instructions: 'Be brief.', model: 'echo/echo' }],
+      workflows: [{ key: 'w', name: 'W', nodes: [{ id: 'n', kind: 'model', prompt: 'Hi', model: 'nope/model' }] }],
+    };
+    const error = await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(PorchError);
+    expect((error as PorchError).code).toBe('VALIDATION_ERROR');
+    expect((error as PorchError).message).toBe(
+      'Invalid bundle: compositions[0].model: unknown model "openai/gpt-4o" (available: echo/echo); workflows[0].nodes[0].model: unknown model "nope/model" (available: echo/echo)',
+    );
+    expect(await counts(accountId)).toEqual({ cards: 0, compositions: 0, skills: 0, workflows: 0 });
+  });
+
   it('rejects cycles, naming them', async () => {
     const bundle = {
       workflows: [

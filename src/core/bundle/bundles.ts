@@ -66,7 +66,23 @@ function duplicateKeys(section: string, entries: readonly { key?: string | undef
   return issues;
 }
 
-export function createBundleService(store: Store, clock: Clock) {
+/** The models a bundle may name: the configured ones (the AI gateway's registry). */
+export interface KnownModels {
+  has(modelId: string): boolean;
+  /** For messages: the ids there are. */
+  list(): readonly string[];
+}
+
+/**
+ * An item naming a model the server does not offer would run on the default model (DECISIONS:
+ * refused at import instead, never a silent fallback), so every model a bundle names is checked.
+ */
+function unknownModelIssue(models: KnownModels, path: readonly PropertyKey[], modelId: string | undefined): ValidationIssue[] {
+  if (modelId === undefined || models.has(modelId)) return [];
+  return [{ path, message: `unknown model "${modelId}" (available: ${models.list().join(', ')})` }];
+}
+
+export function createBundleService(store: Store, clock: Clock, models: KnownModels) {
   return {
     /**
      * Validates the whole bundle first, then writes it in one transaction: on any error nothing is
@@ -123,7 +139,8 @@ export function createBundleService(store: Store, clock: Clock) {
           }),
         );
       }
-      for (const entry of bundle.compositions) {
+      for (const [index, entry] of bundle.compositions.entries()) {
+        issues.push(...unknownModelIssue(models, ['compositions', index, 'model'], entry.model));
         const id = newId();
         if (entry.key) ids.set(`composition:${entry.key}`, id);
         records.compositions.push({
@@ -139,7 +156,8 @@ export function createBundleService(store: Store, clock: Clock) {
           createdAt: now,
         });
       }
-      for (const entry of bundle.skills) {
+      for (const [index, entry] of bundle.skills.entries()) {
+        issues.push(...unknownModelIssue(models, ['skills', index, 'model'], entry.model));
         const id = newId();
         if (entry.key) ids.set(`skill:${entry.key}`, id);
         records.skills.push({
@@ -176,6 +194,9 @@ export function createBundleService(store: Store, clock: Clock) {
             continue;
           }
           throw err;
+        }
+        for (const [nodeIndex, node] of definition.nodes.entries()) {
+          if ('model' in node) issues.push(...unknownModelIssue(models, ['workflows', index, 'nodes', nodeIndex, 'model'], node.model));
         }
         const resolved = new Map<string, string>();
         for (const ref of definitionResourceRefs(definition)) {
