@@ -25,9 +25,12 @@ describe('newId', () => {
     for (let index = 1; index < ids.length; index += 1) {
       if ((ids[index - 1] ?? '') >= (ids[index] ?? '')) expect.fail(`${ids[index - 1]} >= ${ids[index]} at ${index}`);
     }
-    // Ids made within one millisecond differ in their counter, not only in random bits.
-    const sameMillisecond = ids.filter((id) => timestampOf(id) === timestampOf(ids[0] ?? ''));
-    expect(sameMillisecond.length).toBeGreaterThan(1);
+    // Ids made within one millisecond differ in their counter, not only in random bits. Any
+    // millisecond will do (regression: the test looked only at the first id's, which the first
+    // id can have to itself when it is made at the very end of a millisecond).
+    const perMillisecond = new Map<number, number>();
+    for (const id of ids) perMillisecond.set(timestampOf(id), (perMillisecond.get(timestampOf(id)) ?? 0) + 1);
+    expect(Math.max(...perMillisecond.values())).toBeGreaterThan(1);
   });
 
   it('varies the random part between ids', () => {
