@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { yaml } from './core/yaml.js';
+import { parseYaml } from './core/yaml.js';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
@@ -151,7 +151,7 @@ function readConfigFile(path: string): unknown {
     throw new ConfigError(`Cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
   try {
-    return yaml().parse(text) ?? {};
+    return parseYaml(text) ?? {};
   } catch (err) {
     throw new ConfigError(`Config file ${path} is not valid YAML: ${(err as Error).message}`);
   }

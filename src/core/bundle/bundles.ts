@@ -1,4 +1,4 @@
-import { yaml } from '../yaml.js';
+import { parseYaml, yaml } from '../yaml.js';
 import type { BundleRecords, CompositionVariable, ContextCardRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
@@ -35,7 +35,7 @@ function invalid(issues: readonly ValidationIssue[]): PorchError {
 export function parseBundleText(text: string, format: 'json' | 'yaml' | 'auto' = 'auto'): unknown {
   const asJson = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(text));
   try {
-    return asJson ? JSON.parse(text) : yaml().parse(text, { maxAliasCount: 100 });
+    return asJson ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
     throw new PorchError('VALIDATION_ERROR', `The bundle is not valid ${asJson ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -4,7 +4,7 @@
  * then Markdown instructions. Parsing is strict about what the format requires and tolerant of
  * extra front-matter keys other tools add.
  */
-import { yaml } from '../yaml.js';
+import { parseYaml, yaml } from '../yaml.js';
 import { z } from 'zod';
 import { PorchError } from '../errors.js';
 import { formatZodError } from '../validation.js';
@@ -59,7 +59,7 @@ export function parseSkillMd(text: string): AgentSkillDocument {
   if (!match) throw invalid('it must start with YAML front matter between two "---" lines.');
   let raw: unknown;
   try {
-    raw = yaml().parse(match[1] ?? '', { maxAliasCount: 10 });
+    raw = parseYaml(match[1] ?? '', { maxAliasCount: 10 });
   } catch (err) {
     throw invalid(`the front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -1,0 +1,57 @@
+/**
+ * YAML parsing for bundles, config and SKILL.md. Duplicate keys are refused, naming the key and
+ * its line, and the time grows linearly with the number of keys (regression: the package's own
+ * duplicate check compares every key with every earlier one, so 40,000 keys took 10-34 s).
+ *
+ * The growth check compares 20,000 keys with 2,000 (the fastest of a few runs each). Measured here:
+ * linear parsing grows about 5x, the quadratic check about 21x (part of the small case is already
+ * quadratic); the limit allows 15x, and never less than a floor, so load does not fail it.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseYaml } from '../../src/core/yaml.js';
+
+const MAX_GROWTH = 15;
+/** Below this the measurement is noise (GC pauses, scheduling). */
+const FLOOR_MS = 400;
+
+function mapOfKeys(count: number): string {
+  return `cards:\n${Array.from({ length: count }, (_, index) => `  key${index}: value ${index}`).join('\n')}\n`;
+}
+
+function fastestMs(text: string, runs: number): number {
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    parseYaml(text);
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  return fastest;
+}
+
+describe('parseYaml', () => {
+  it('parses plain values, nested maps and lists', () => {
+    expect(parseYaml('a: 1\nb:\n  - x\n  - { c: true }\n')).toEqual({ a: 1, b: ['x', { c: true }] });
+    expect(parseYaml('')).toBeNull();
+  });
+
+  it('refuses a duplicate key, naming it and its line, at any depth', () => {
+    expect(() => parseYaml('a: 1\nb: 2\na: 3\n')).toThrow('Map keys must be unique: "a" appears twice at line 3');
+    expect(() => parseYaml('outer:\n  inner: 1\n  inner: 2\n')).toThrow(/"inner" appears twice at line 3/);
+    expect(parseYaml('one:\n  same: 1\ntwo:\n  same: 2\n')).toEqual({ one: { same: 1 }, two: { same: 2 } });
+  });
+
+  it('reports a syntax error with its position', () => {
+    expect(() => parseYaml('a: [1, 2\n')).toThrow(/line/);
+  });
+
+  it('bounds alias expansion', () => {
+    const laughs = `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n`;
+    expect(() => parseYaml(laughs, { maxAliasCount: 10 })).toThrow(/alias/i);
+  });
+
+  it('takes time linear in the number of keys', () => {
+    const small = fastestMs(mapOfKeys(2_000), 3);
+    const large = fastestMs(mapOfKeys(20_000), 2);
+    expect(large, `2,000 keys: ${small.toFixed(1)} ms, 20,000 keys: ${large.toFixed(1)} ms`).toBeLessThan(Math.max(FLOOR_MS, small * MAX_GROWTH));
+  });
+});
