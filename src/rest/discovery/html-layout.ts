@@ -16,6 +16,7 @@ main { max-width: 52rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 main.wide { max-width: none; padding: 0; }
 a { color: var(--accent); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
+p code, li code { overflow-wrap: anywhere; }
 pre { background: #8881; padding: .75rem 1rem; overflow-x: auto; border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
 th, td { border: 1px solid #8884; padding: .3rem .55rem; text-align: left; vertical-align: top; }
