@@ -249,3 +249,30 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
     },
   };
 }
+
+export interface FakeProviderOptions {
+  region?: string;
+  timeoutMs?: number;
+  models?: ReadonlyArray<Record<string, unknown>>;
+}
+
+/**
+ * The `ai` section of a porch.config.yaml whose one provider, `fake`, is this fake upstream and
+ * whose default model is `fake/fast`; the key is read from FAKE_PROVIDER_KEY.
+ */
+export function fakeProviderAiConfig(fake: Pick<FakeOpenAi, 'baseUrl'>, options: FakeProviderOptions = {}): Record<string, unknown> {
+  return {
+    default_model: 'fake/fast',
+    providers: [
+      {
+        id: 'fake',
+        base_url: fake.baseUrl,
+        api_key_env: 'FAKE_PROVIDER_KEY',
+        region: options.region ?? 'us',
+        timeout_ms: options.timeoutMs ?? 5_000,
+        max_retries: 0,
+        models: options.models ?? [{ name: 'fast', max_output_tokens: 200 }],
+      },
+    ],
+  };
+}

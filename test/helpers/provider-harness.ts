@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startFakeOpenAi, type FakeOpenAi } from './fake-openai.js';
+import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from './fake-openai.js';
 import { createHarness, type Harness } from './harness.js';
 
 export const GATEWAY_KEY = 'sk-gateway-test-key-0000';
@@ -28,20 +28,7 @@ export async function createProviderHarness(options: ProviderHarnessOptions = {}
   await writeFile(
     configPath,
     stringify({
-      ai: {
-        default_model: 'fake/fast',
-        providers: [
-          {
-            id: 'fake',
-            base_url: fake.baseUrl,
-            api_key_env: 'FAKE_PROVIDER_KEY',
-            region: options.region ?? 'us',
-            timeout_ms: 5_000,
-            max_retries: 0,
-            models: options.models ?? [{ name: 'fast', max_output_tokens: 200 }],
-          },
-        ],
-      },
+      ai: fakeProviderAiConfig(fake, options),
       ...options.config,
     }),
   );

@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { api, makeDataDir, openDirect, startPorchProcess } from './porch-process.js';
 
 /** Longer than the test: these calls are still in flight when the server is killed. */
@@ -30,25 +30,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAi();
   configDir = await mkdtemp(join(tmpdir(), 'porch-crash-config-'));
   configPath = join(configDir, 'porch.config.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      ai: {
-        default_model: 'fake/fast',
-        providers: [
-          {
-            id: 'fake',
-            base_url: fake.baseUrl,
-            api_key_env: 'FAKE_PROVIDER_KEY',
-            region: 'us',
-            timeout_ms: HELD_OPEN_MS * 2,
-            max_retries: 0,
-            models: [{ name: 'fast', max_output_tokens: 200 }],
-          },
-        ],
-      },
-    }),
-  );
+  await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { timeoutMs: HELD_OPEN_MS * 2 }) }));
   data = await makeDataDir();
 });
 

@@ -19,7 +19,7 @@ import { startServer, type RunningServer } from '../../src/main.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
+import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { api, makeDataDir, TEST_SECRET_KEY } from './porch-process.js';
 
 const GATEWAY_KEY = 'sk-gateway-secret-hygiene-0123456789abcdef';
@@ -34,25 +34,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAi();
   data = await makeDataDir();
   const configPath = join(data.dir, 'porch.config.yaml');
-  await writeFile(
-    configPath,
-    stringify({
-      ai: {
-        default_model: 'fake/fast',
-        providers: [
-          {
-            id: 'fake',
-            base_url: fake.baseUrl,
-            api_key_env: 'FAKE_PROVIDER_KEY',
-            region: 'us',
-            timeout_ms: 5_000,
-            max_retries: 0,
-            models: [{ name: 'fast', max_output_tokens: 100 }],
-          },
-        ],
-      },
-    }),
-  );
+  await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { models: [{ name: 'fast', max_output_tokens: 100 }] }) }));
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       logChunks.push(Buffer.from(chunk));
