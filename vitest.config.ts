@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One PostgreSQL server for the run; tests copy a migrated template database from it.
+    globalSetup: ['test/setup/postgres-server.ts'],
     // Each test file opens its own in-memory database. Vitest runs one worker on two cores (cores - 1),
     // leaving the other to the servers and processes the tests start; two workers were no faster
     // and made timing-sensitive tests flaky.

@@ -13,7 +13,7 @@ import { createApplication } from '../src/main.js';
 const SAMPLES = 3_000;
 const WARM_UP = 500;
 
-const application = createApplication(loadConfig({ DATABASE_URL: ':memory:', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent' }), {
+const application = await createApplication(loadConfig({ DATABASE_URL: ':memory:', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent' }), {
   clock: new ManualClock(),
   logger: createSilentLogger(),
 });

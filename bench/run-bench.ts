@@ -251,7 +251,7 @@ function chainWorkflow(nodes: number) {
 }
 
 async function seed(env: NodeJS.ProcessEnv): Promise<Seeded> {
-  const application = createApplication(loadConfig(env, ROOT));
+  const application = await createApplication(loadConfig(env, ROOT));
   const { core, store } = application;
   try {
     const newAccount = async (email: string) => {

@@ -13,7 +13,7 @@ import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
 import { DEFAULT_JUDGE_THRESHOLDS, type JudgeThresholds } from './core/judge/thresholds.js';
-import { defaultDataDirectory } from './db/create-store.js';
+import { defaultDataDirectory, engineOf } from './db/create-store.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -26,6 +26,7 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   PORCH_PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).default('file:./data/porch.db'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
   PORCH_ERROR_CODES: z
     .enum(['a', 'b', 'A', 'B'])
     .default('a')
@@ -87,6 +88,8 @@ export interface Config {
   /** `{site_url}`: the public origin used for absolute links, without a trailing slash. */
   publicUrl: string;
   databaseUrl: string;
+  /** PostgreSQL connections per process (DATABASE_POOL_SIZE); the engine's default when unset. */
+  databasePoolSize: number | undefined;
   /** Where generated state lives (the database folder by default): the BYOK secret key file. */
   dataDir: string;
   errorCodes: 'a' | 'b';
@@ -183,6 +186,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  if (engineOf(vars.DATABASE_URL) === 'postgres' && !vars.PORCH_SECRET_KEY && !vars.PORCH_DATA_DIR) {
+    // A key file generated on one host would leave the other hosts unable to read the BYOK keys it encrypted.
+    throw new ConfigError(
+      'PORCH_SECRET_KEY must be set with PostgreSQL: every Porch process decrypts the BYOK keys the others stored, so all share one key. ' +
+        'Generate it once with `openssl rand -base64 32` and give every process the same value.',
+    );
+  }
   const dataDir = vars.PORCH_DATA_DIR ? resolve(cwd, vars.PORCH_DATA_DIR) : (databaseDirectory ?? resolve(cwd, 'data'));
   let ai: AiConfig;
   try {
@@ -198,6 +208,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     port: vars.PORT,
     publicUrl: derivePublicUrl(vars.HOST, vars.PORT, vars.PORCH_PUBLIC_URL, warnings),
     databaseUrl: vars.DATABASE_URL,
+    databasePoolSize: vars.DATABASE_POOL_SIZE,
     dataDir,
     errorCodes: vars.PORCH_ERROR_CODES,
     bootstrap: !vars.PORCH_NO_BOOTSTRAP,

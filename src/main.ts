@@ -71,10 +71,13 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
 };
 
 /** Builds every service once; nothing is started or listening yet. */
-export function createApplication(config: Config, options: ApplicationOptions = {}): Application {
+export async function createApplication(config: Config, options: ApplicationOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const store = createStore(config.databaseUrl);
+  const store = await createStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; it will be replaced'),
+  });
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
   const secretKey =
     config.secretKey === undefined && store.describe().ephemeral ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
@@ -126,7 +129,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: ApplicationOptions = {}): Promise<RunningServer> {
-  const application = createApplication(config, options);
+  const application = await createApplication(config, options);
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.serverTimeouts };
   const server = createServer(
     {

@@ -53,7 +53,7 @@ export function createCliLogger(context: CliContext, config: Config): Logger {
  * Builds the application over the database `DATABASE_URL` names, refusing to create one unless
  * the command may, and says on stderr which database it is (stdout is the command's output).
  */
-export function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Application {
+export async function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Promise<Application> {
   const target = locateDatabase(config.databaseUrl);
   if (!target.exists && !needs.createsDatabase) {
     throw new CliUsageError(
@@ -61,7 +61,7 @@ export function openApplication(context: CliContext, config: Config, needs: Comm
         'resolved against the current folder), run porch in the folder that holds data/porch.db, or create a new one with porch db init.',
     );
   }
-  const application = createApplication(config, { logger: createCliLogger(context, config) });
+  const application = await createApplication(config, { logger: createCliLogger(context, config) });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
   else context.stderr.write(`porch: database ${location}\n`);
@@ -78,7 +78,7 @@ export async function withApplication<Result>(
   needs: CommandNeeds = {},
 ): Promise<Result> {
   const config = loadCliConfig(context, needs);
-  const application = openApplication(context, config, needs);
+  const application = await openApplication(context, config, needs);
   try {
     return await run(application, config);
   } finally {

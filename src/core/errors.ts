@@ -2,6 +2,7 @@
  * The one error table. The REST error handler, the MCP result mapper and the OpenAPI error
  * responses all read it, so a code's status and meaning are written down exactly once.
  */
+import { StoreUnavailableError } from '../db/store.js';
 
 export interface ErrorDefinition {
   /** HTTP status the REST door answers with. */
@@ -185,5 +186,13 @@ export function publicErrorCode(code: ErrorCode, codeSet: ErrorCodeSet): string 
 /** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
 export function toPorchError(err: unknown): PorchError {
   if (err instanceof PorchError) return err;
+  if (err instanceof StoreUnavailableError) {
+    return new PorchError(
+      'SERVICE_UNAVAILABLE',
+      'The database is unavailable right now; retry shortly.',
+      { retryAfterSeconds: err.retryAfterSeconds },
+      { cause: err },
+    );
+  }
   return new PorchError('INTERNAL_ERROR', 'An internal error occurred.', {}, { cause: err });
 }

@@ -431,10 +431,26 @@ export interface SanitiserRuleRepository {
   version(organisationId: string): Promise<number>;
 }
 
+/**
+ * The database cannot be reached right now (the connection was lost, the server is restarting
+ * or out of connections). Nothing was written, or the write's outcome is unknown and the caller
+ * must not assume it landed: the request is answered 503 with Retry-After, never a 500.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  /** How long a client should wait before retrying, in seconds. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
 /** Which engine holds the data and where, for start-up logs and decisions that depend on it. */
 export interface StoreDescription {
-  engine: 'sqlite';
-  /** Where the data lives, safe to log: a file path or ':memory:'. */
+  engine: 'sqlite' | 'postgres';
+  /** Where the data lives, safe to log: a file path, ':memory:', or a PostgreSQL host and database (never a password). */
   location: string;
   /** True when the data lives only as long as this process (an in-memory database). */
   ephemeral: boolean;

@@ -9,7 +9,7 @@ import { createCoreHarness, type CoreHarness } from '../helpers/core-harness.js'
 let harness: CoreHarness;
 let accountId: string;
 beforeEach(async () => {
-  harness = createCoreHarness();
+  harness = await createCoreHarness();
   ({ accountId } = await harness.createAccount());
 });
 afterEach(() => harness.close());

@@ -8,7 +8,7 @@ import { createCoreHarness, type CoreHarness } from '../helpers/core-harness.js'
 let harness: CoreHarness;
 let accountId: string;
 beforeEach(async () => {
-  harness = createCoreHarness();
+  harness = await createCoreHarness();
   ({ accountId } = await harness.createAccount({ credits: 10 }));
 });
 afterEach(() => harness.close());

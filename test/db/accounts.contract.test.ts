@@ -123,7 +123,7 @@ describeEachEngine('accounts and keys', (engine, definition) => {
 
   it.runIf(definition.shared)('a revocation through one connection is seen by another at once', async () => {
     const { store, openAnother } = engine();
-    const other = openAnother();
+    const other = await openAnother();
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id);
     await store.apiKeys.insertIfBelowLimit({ key, maxActive: 5, now: T0 });

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { defaultDataDirectory } from '../../src/db/create-store.js';
 
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 describe('DATABASE_URL', () => {
   it('takes a plain path, a file: URL and :memory: as SQLite', () => {
     expect(defaultDataDirectory('./data/porch.db')).toBe(resolve('data'));
@@ -11,8 +13,24 @@ describe('DATABASE_URL', () => {
     expect(defaultDataDirectory(':memory:')).toBeNull();
   });
 
-  it('refuses PostgreSQL as not available in this version', () => {
-    expect(() => defaultDataDirectory('postgres://app:secret@db/porch')).toThrow(/PostgreSQL is not available in this version/);
+  it('takes postgres:// and postgresql:// as PostgreSQL, which keeps no files beside it', () => {
+    expect(defaultDataDirectory('postgres://app:secret@db/porch')).toBeNull();
+    expect(defaultDataDirectory('postgresql://app:secret@db.internal:6432/porch?sslmode=require')).toBeNull();
+  });
+
+  it.each(['postgres://app:secret@db', 'postgres://app:secret@db/', 'postgres://', 'postgres://app:secret@[db/porch'])(
+    'refuses the malformed PostgreSQL URL %s, naming DATABASE_URL and not the password',
+    (url) => {
+      const attempt = () => loadConfig({ DATABASE_URL: url, PORCH_SECRET_KEY: SECRET_KEY }, '/nowhere');
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(/^DATABASE_URL/);
+      expect(attempt).not.toThrow(/secret/);
+    },
+  );
+
+  it('requires PORCH_SECRET_KEY with PostgreSQL, since every process must read the BYOK keys the others stored', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://app:secret@db/porch' }, '/nowhere')).toThrow(/PORCH_SECRET_KEY/);
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:secret@db/porch', PORCH_SECRET_KEY: SECRET_KEY }, '/nowhere').databaseUrl).toMatch(/^postgres:/);
   });
 
   // Regression: `foo:bar` had no `://`, so it was opened as an SQLite file named "foo:bar".

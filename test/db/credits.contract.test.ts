@@ -37,7 +37,7 @@ describeEachEngine('credits', (engine, definition) => {
 
   it.runIf(definition.shared)('reservations through two connections to one database never overdraw together', async () => {
     const { store, openAnother } = engine();
-    const other = openAnother();
+    const other = await openAnother();
     const { account } = await createAccount(store, 1_000);
     const outcomes = await Promise.all(Array.from({ length: 30 }, (_, index) => reserve((index % 2 === 0 ? store : other).credits, account.id, 70)));
     const reserved = outcomes.filter((outcome) => outcome.ok).length * 70;

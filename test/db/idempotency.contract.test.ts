@@ -28,7 +28,7 @@ describeEachEngine('idempotency', (engine, definition) => {
 
   it.runIf(definition.shared)('a claim is exclusive across two connections', async () => {
     const { store, openAnother } = engine();
-    const other = openAnother();
+    const other = await openAnother();
     const claims = await Promise.all([store.idempotency.claim(claimRequest()), other.idempotency.claim(claimRequest())]);
     expect(claims.map((claim) => claim.kind).sort()).toEqual(['claimed', 'in_progress']);
   });

@@ -67,7 +67,7 @@ describeEachEngine('rate limits', (engine, definition) => {
 
   it.runIf(definition.shared)('two connections share the windows: together they get exactly the limit through', async () => {
     const { store, openAnother } = engine();
-    const other = openAnother();
+    const other = await openAnother();
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).rateLimits.consume(limits({ requestsPerMinute: 7 }))),
     );

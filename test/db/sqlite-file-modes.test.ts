@@ -30,7 +30,7 @@ function freshRoot(): string {
 describe('SQLite file modes', () => {
   it('creates the data folder 0700 and the database and its WAL 0600', async () => {
     const folder = join(freshRoot(), 'data');
-    const store = createStore(`file:${join(folder, 'porch.db')}`);
+    const store = await createStore(`file:${join(folder, 'porch.db')}`);
     stores.push(store);
     await store.accounts.count();
     expect(permissions(folder).toString(8)).toBe('700');
@@ -44,7 +44,7 @@ describe('SQLite file modes', () => {
     const path = join(folder, 'porch.db');
     writeFileSync(path, '');
     chmodSync(path, 0o644);
-    const store = createStore(`file:${path}`);
+    const store = await createStore(`file:${path}`);
     stores.push(store);
     expect(permissions(path).toString(8)).toBe('600');
     expect(permissions(folder).toString(8)).toBe('755');

@@ -67,10 +67,10 @@ export function accountHelpers(core: Core): AccountHelpers {
  * Core over `:memory:`, built by the composition root (nothing listens, and the MCP door is never
  * loaded); close it in afterEach/afterAll.
  */
-export function createCoreHarness(options: CoreHarnessOptions = {}): CoreHarness {
+export async function createCoreHarness(options: CoreHarnessOptions = {}): Promise<CoreHarness> {
   const config = loadConfig({ DATABASE_URL: ':memory:', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent', ...options.env });
   const clock = new ManualClock();
-  const application = createApplication(config, { clock, logger: createSilentLogger() });
+  const application = await createApplication(config, { clock, logger: createSilentLogger() });
   const { core, store } = application;
   return { core, store, clock, config, ...accountHelpers(core), close: () => application.close() };
 }

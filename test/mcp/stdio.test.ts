@@ -28,7 +28,7 @@ let cardId: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'porch-mcp-stdio-'));
   env = { DATABASE_URL: `file:${join(dataDir, 'porch.db')}`, PORCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
-  const application = createApplication(loadConfig({ ...env, PORCH_NO_BOOTSTRAP: '1' }, REPO_ROOT), { logger: createSilentLogger() });
+  const application = await createApplication(loadConfig({ ...env, PORCH_NO_BOOTSTRAP: '1' }, REPO_ROOT), { logger: createSilentLogger() });
   try {
     const account = await application.core.accounts.createAccount({ email: 'stdio@example.com', plan: 'expert', credits: 100 });
     key = (await application.core.accounts.createKey({ accountId: account.id })).plaintext;

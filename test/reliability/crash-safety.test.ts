@@ -42,7 +42,7 @@ afterAll(async () => {
 
 describe('kill -9 during a stream of executions and writes', () => {
   it('keeps every acknowledged write, balances the ledger, and the sweeper releases the reservations the crash left', async () => {
-    const setup = openDirect(data.databaseUrl);
+    const setup = await openDirect(data.databaseUrl);
     const account = await setup.core.accounts.createAccount({ email: 'crash@example.com', plan: 'expert', credits: 1_000 });
     const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id, requestsPerMinute: 100_000, requestsPerDay: 100_000 });
     const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
@@ -86,7 +86,7 @@ describe('kill -9 during a stream of executions and writes', () => {
 
     // Reopen the file as the next process would, with a clock the test moves.
     const clock = new ManualClock(Date.now());
-    const after = openDirect(data.databaseUrl, clock);
+    const after = await openDirect(data.databaseUrl, clock);
     try {
       for (const id of acknowledgedCards) {
         expect(await after.store.contextCards.findOwned({ accountId: account.id, id }), `acknowledged card ${id} survived`).toBeTruthy();

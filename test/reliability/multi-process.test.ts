@@ -18,7 +18,7 @@ let servers: PorchProcess[] = [];
 beforeAll(async () => {
   data = await makeDataDir();
   // The test process migrates the file first, so the two servers start on an existing schema.
-  direct = openDirect(data.databaseUrl);
+  direct = await openDirect(data.databaseUrl);
   servers = await Promise.all([startPorchProcess(data.databaseUrl), startPorchProcess(data.databaseUrl)]);
 }, 60_000);
 

@@ -70,7 +70,7 @@ export function startPorchProcess(databaseUrl: string, env: Record<string, strin
 }
 
 /** Opens the database file in this process through the real services (no server). */
-export function openDirect(databaseUrl: string, clock?: Clock): Application {
+export async function openDirect(databaseUrl: string, clock?: Clock): Promise<Application> {
   const config = loadConfig(baseEnv(databaseUrl));
   return createApplication(config, { logger: createSilentLogger(), ...(clock ? { clock } : {}) });
 }

@@ -11,8 +11,8 @@ import type { Store } from '../../../src/db/store.js';
 import { createCoreHarness, type CoreHarness } from '../../helpers/core-harness.js';
 
 let harness: CoreHarness;
-beforeEach(() => {
-  harness = createCoreHarness();
+beforeEach(async () => {
+  harness = await createCoreHarness();
 });
 afterEach(() => harness.close());
 

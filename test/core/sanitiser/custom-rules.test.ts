@@ -191,7 +191,7 @@ describe('the sanitiser service behind `porch sanitiser rule`', () => {
   const missingOrganisation = '0190a4b0-0000-7000-8000-000000000000';
 
   beforeAll(async () => {
-    application = createCoreHarness();
+    application = await createCoreHarness();
     const account = await application.core.accounts.createAccount({ email: 'rules@example.com', plan: 'expert', credits: 0 });
     organisationId = account.organisation_id;
   });

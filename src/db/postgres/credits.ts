@@ -1,0 +1,135 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { PostgresDatabase } from './open-database.js';
+import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
+import { inTransaction } from './transaction.js';
+import type { CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
+
+const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
+
+type BalanceRow = {
+  balance_tokens: string;
+  reserved_tokens: string;
+};
+
+function toBalance(row: BalanceRow | undefined): CreditBalance {
+  return row ? { balanceTokens: Number(row.balance_tokens), reservedTokens: Number(row.reserved_tokens) } : EMPTY_BALANCE;
+}
+
+/**
+ * The ledger on PostgreSQL. Each check-and-update is one statement or one transaction that
+ * locks the account's balance row, so concurrent executions on any number of processes can never
+ * overdraw: a reservation is only granted while `balance - reserved` covers it, and a settlement
+ * never takes the balance below what other open reservations hold.
+ */
+export function createCreditRepository(db: PostgresDatabase): CreditRepository {
+  const readBalance = db
+    .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
+    .from(creditBalances)
+    .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
+    .prepare('credit_balance');
+  const balanceOf = async (accountId: string): Promise<CreditBalance> => (await readBalance.execute({ accountId }))[0] ?? EMPTY_BALANCE;
+
+  return {
+    balance: balanceOf,
+
+    async grant({ accountId, tokens, reference, at, entryId }) {
+      return inTransaction(db, async (tx) => {
+        const result = await tx.execute<BalanceRow>(sql`
+          insert into credit_balances (account_id, balance_tokens, reserved_tokens, updated_at)
+          values (${accountId}, ${tokens}, 0, ${at})
+          on conflict (account_id) do update set balance_tokens = credit_balances.balance_tokens + excluded.balance_tokens, updated_at = excluded.updated_at
+          returning balance_tokens, reserved_tokens`);
+        const next = toBalance(result.rows[0]);
+        await tx
+          .insert(creditLedger)
+          .values({ id: entryId, accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
+        return next;
+      });
+    },
+
+    async reserve({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId }) {
+      // One statement: the balance row's update holds the check, and the reservation is inserted only when it passed.
+      const held = await db.execute<BalanceRow>(sql`
+        with held as (
+          update credit_balances set reserved_tokens = reserved_tokens + ${tokens}, updated_at = ${at}
+          where account_id = ${accountId} and balance_tokens - reserved_tokens >= greatest(${tokens}::bigint, ${minimumAvailableTokens}::bigint)
+          returning balance_tokens, reserved_tokens
+        ), reservation as (
+          insert into credit_reservations (id, account_id, tokens, created_at, expires_at)
+          select ${reservationId}, ${accountId}, ${tokens}, ${at}, ${expiresAt} from held
+        )
+        select balance_tokens, reserved_tokens from held`);
+      const row = held.rows[0];
+      if (row) return { ok: true, balance: toBalance(row) };
+      return { ok: false, balance: await balanceOf(accountId) };
+    },
+
+    async settle({ reservationId, chargeTokens, reference, at, entryId, usage }): Promise<SettleOutcome> {
+      return inTransaction(db, async (tx) => {
+        const [reservation] = await tx.delete(creditReservations).where(eq(creditReservations.id, reservationId)).returning();
+        if (!reservation) return { ok: false, reason: 'unknown_reservation', balance: EMPTY_BALANCE };
+        const [locked] = await tx
+          .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
+          .from(creditBalances)
+          .where(eq(creditBalances.accountId, reservation.accountId))
+          .for('update');
+        const current = locked ?? EMPTY_BALANCE;
+        const released = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
+        const affordable = released.balanceTokens - chargeTokens >= released.reservedTokens;
+        const next = affordable ? { ...released, balanceTokens: released.balanceTokens - chargeTokens } : released;
+        await tx
+          .update(creditBalances)
+          .set({ ...next, updatedAt: at })
+          .where(eq(creditBalances.accountId, reservation.accountId));
+        if (!affordable) return { ok: false, reason: 'insufficient_balance', balance: released };
+        if (usage !== undefined) await tx.insert(usageRecords).values(usage);
+        if (chargeTokens > 0) {
+          await tx.insert(creditLedger).values({
+            id: entryId,
+            accountId: reservation.accountId,
+            kind: 'usage',
+            deltaTokens: -chargeTokens,
+            balanceAfterTokens: next.balanceTokens,
+            reference,
+            createdAt: at,
+          });
+        }
+        return { ok: true, balance: next };
+      });
+    },
+
+    async release(reservationId) {
+      await db.execute(sql`
+        with gone as (delete from credit_reservations where id = ${reservationId} returning account_id, tokens)
+        update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - gone.tokens)
+        from gone where b.account_id = gone.account_id`);
+    },
+
+    async releaseExpired(at) {
+      const released = await db.execute<{ released: string }>(sql`
+        with gone as (delete from credit_reservations where expires_at < ${at} returning account_id, tokens),
+        per_account as (select account_id, sum(tokens) as tokens, count(*) as reservations from gone group by account_id),
+        updated as (
+          update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - per_account.tokens)
+          from per_account where b.account_id = per_account.account_id
+        )
+        select coalesce(sum(reservations), 0)::text as released from per_account`);
+      return Number(released.rows[0]?.released ?? 0);
+    },
+
+    async ledger(accountId) {
+      return db.select().from(creditLedger).where(eq(creditLedger.accountId, accountId)).orderBy(asc(creditLedger.id));
+    },
+  };
+}
+
+export function createUsageRepository(db: PostgresDatabase): UsageRepository {
+  return {
+    async insert(record) {
+      await db.insert(usageRecords).values(record);
+    },
+    async listByAccount(accountId) {
+      return db.select().from(usageRecords).where(eq(usageRecords.accountId, accountId)).orderBy(asc(usageRecords.id));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { translateError } from './connection-errors.js';
+import { openPostgres, type OpenedPostgres, type PostgresOptions } from './open-database.js';
+import type { Store } from '../store.js';
+import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
+import { createCatalogRepository, createContextCardRepository } from './content.js';
+import { createCreditRepository, createUsageRepository } from './credits.js';
+import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createRateLimitRepository } from './rate-limits.js';
+import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+
+export { isPostgresUrl, postgresLocation } from './open-database.js';
+export type { PostgresOptions } from './open-database.js';
+
+export interface PostgresStore extends Store {
+  /** The pool underneath, for tests and tools that inspect the database. */
+  readonly database: OpenedPostgres;
+}
+
+/** Whether `store` is the PostgreSQL engine, for test helpers that inspect the database underneath. */
+export function isPostgresStore(store: Store): store is PostgresStore {
+  return store.describe().engine === 'postgres' && 'database' in store;
+}
+
+/**
+ * Every method of `repository`, with connection failures turned into StoreUnavailableError so
+ * the doors answer 503 with Retry-After instead of 500. Other errors pass unchanged.
+ */
+function guarded<Repository extends object>(repository: Repository): Repository {
+  const methods = Object.entries(repository).map(([name, method]) => [
+    name,
+    typeof method === 'function'
+      ? async (...args: unknown[]) => {
+          try {
+            return await method.apply(repository, args);
+          } catch (err) {
+            throw translateError(err);
+          }
+        }
+      : method,
+  ]);
+  return Object.fromEntries(methods) as Repository;
+}
+
+/** The PostgreSQL implementation of every storage port, over one connection pool per process. */
+export async function createPostgresStore(databaseUrl: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+  const database = await openPostgres(databaseUrl, options);
+  const { db, pool, location } = database;
+  const description = { engine: 'postgres', location, ephemeral: false } as const;
+  let closed = false;
+  return {
+    database,
+    organisations: guarded(createOrganisationRepository(db)),
+    accounts: guarded(createAccountRepository(db)),
+    apiKeys: guarded(createApiKeyRepository(db)),
+    partnerKeys: guarded(createPartnerKeyRepository(db)),
+    rateLimits: guarded(createRateLimitRepository(db)),
+    credits: guarded(createCreditRepository(db)),
+    usage: guarded(createUsageRepository(db)),
+    contextCards: guarded(createContextCardRepository(db)),
+    catalog: guarded(createCatalogRepository(db)),
+    byokKeys: guarded(createByokKeyRepository(db)),
+    idempotency: guarded(createIdempotencyRepository(db)),
+    workflowRuns: guarded(createWorkflowRunRepository(db)),
+    sanitiserRules: guarded(createSanitiserRuleRepository(db)),
+    describe: () => description,
+    async ping() {
+      if (closed) return false;
+      try {
+        return (await pool.query<{ ok: number }>('select 1 as ok')).rows[0]?.ok === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { describeStartupError } from './connection-errors.js';
+import * as schema from './schema.js';
+
+/** drizzle over a node-postgres pool; `$client` is the pool. */
+export type PostgresDatabase = NodePgDatabase<typeof schema> & { $client: pg.Pool };
+
+export interface OpenedPostgres {
+  db: PostgresDatabase;
+  pool: pg.Pool;
+  /** `host:port/database`, safe to log. */
+  location: string;
+}
+
+export interface PostgresOptions {
+  /** Connections this process keeps at most (node-postgres `max`). */
+  poolSize?: number;
+  /** Called for errors of idle connections (a server restart drops them); the pool replaces them. */
+  onIdleError?: (err: Error) => void;
+}
+
+/**
+ * Ten connections per process: a request holds one for a few milliseconds (a transaction of a
+ * handful of statements), so ten serve thousands of requests a second, and four processes stay
+ * well inside PostgreSQL's default max_connections of 100. Raise it with DATABASE_POOL_SIZE.
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** A request waits this long for a free connection before it is answered 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Idle connections are closed after this, so a quiet process holds few. */
+const IDLE_TIMEOUT_MS = 30_000;
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../src/db/postgres/migrations', import.meta.url));
+
+/**
+ * Any fixed 64-bit number names the lock; this one spells "porch" in ASCII. Processes starting
+ * together take it in turn, so one applies the migrations and the others find them applied.
+ */
+const MIGRATION_LOCK_ID = 0x706f726368;
+
+const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
+
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl);
+}
+
+/** `host:port/database` of a PostgreSQL URL, without user or password; throws a message naming the setting when malformed. */
+export function postgresLocation(databaseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    throw new Error('DATABASE_URL is not a valid PostgreSQL URL: expected postgres://user:password@host:5432/database.');
+  }
+  if (!POSTGRES_SCHEMES.has(url.protocol)) throw new Error('DATABASE_URL is not a PostgreSQL URL.');
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (url.hostname === '' && !url.searchParams.has('host')) {
+    throw new Error('DATABASE_URL names no PostgreSQL host: expected postgres://user:password@host:5432/database.');
+  }
+  if (database === '') throw new Error('DATABASE_URL names no PostgreSQL database: expected postgres://user:password@host:5432/database.');
+  return `${url.hostname || url.searchParams.get('host')}:${url.port || '5432'}/${database}`;
+}
+
+/** The newest migration this version knows, by the time drizzle-kit generated it. */
+function newestKnownMigration(): number {
+  return Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((migration) => migration.folderMillis));
+}
+
+/** The newest migration applied to the database; 0 for a database Porch never migrated. */
+async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promise<number> {
+  // A database Porch never migrated has no migrations table yet (the query would not even parse).
+  const present = await db.execute<{ present: boolean }>(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`);
+  if (!present.rows[0]?.present) return 0;
+  const applied = await db.execute<{ newest: string | null }>(sql`select max(created_at)::text as newest from drizzle.__drizzle_migrations`);
+  return Number(applied.rows[0]?.newest ?? 0);
+}
+
+/**
+ * Refuses a database that a newer Porch migrated (the code would read tables it does not know),
+ * and applies what is pending under a lock. Processes starting together take the lock in turn:
+ * one migrates, the others find the work done. A database already up to date costs two reads.
+ */
+async function applyMigrations(pool: pg.Pool, location: string): Promise<void> {
+  const newestKnown = newestKnownMigration();
+  const client = await pool.connect();
+  try {
+    const db = drizzle({ client, schema });
+    const refuseNewer = (newestApplied: number) => {
+      if (newestApplied <= newestKnown) return;
+      throw new Error(
+        `DATABASE_URL: the database ${location} was migrated by a newer version of Porch (${new Date(newestApplied).toISOString()}); this version knows migrations up to ${new Date(newestKnown).toISOString()}. Run the newer Porch, or restore a backup taken before the upgrade.`,
+      );
+    };
+    const before = await newestAppliedMigration(db);
+    refuseNewer(before);
+    if (before === newestKnown) return;
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    try {
+      refuseNewer(await newestAppliedMigration(db));
+      await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Connects, checks that the server answers as the configured user, and applies pending
+ * migrations under a lock. Every failure is a message naming DATABASE_URL; nothing is written
+ * unless the migrations run.
+ */
+export async function openPostgres(databaseUrl: string, options: PostgresOptions = {}): Promise<OpenedPostgres> {
+  const location = postgresLocation(databaseUrl);
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    application_name: 'porch',
+  });
+  // Without a listener, an idle connection dropped by a server restart would crash the process.
+  pool.on('error', (err) => options.onIdleError?.(err));
+  try {
+    await applyMigrations(pool, location);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (err instanceof Error && err.message.startsWith('DATABASE_URL')) throw err;
+    throw new Error(describeStartupError(err, location), { cause: err });
+  }
+  return { db: drizzle({ client: pool, schema }), pool, location };
+}

@@ -1,0 +1,80 @@
+import { eq, sql } from 'drizzle-orm';
+import type { PostgresDatabase } from './open-database.js';
+import { rateLimitCounters } from './schema.js';
+import type { RateLimitRepository, RateWindowOutcome } from '../store.js';
+
+const SECONDS_PER_MINUTE = 60;
+const SECONDS_PER_DAY = 86_400;
+
+type CounterRow = {
+  minute_start: string;
+  minute_count: number;
+  day_start: string;
+  day_count: number;
+};
+
+/**
+ * Fixed windows aligned to the minute and to the UTC day, as on SQLite. One statement checks and
+ * counts: the upsert takes the key's row lock, and PostgreSQL evaluates the WHERE against the
+ * row as the last committed writer left it, so any number of processes together let exactly the
+ * limit through. Windows only move forward: a process whose clock lags counts its request in the
+ * newer window instead of resetting it.
+ */
+export function createRateLimitRepository(db: PostgresDatabase): RateLimitRepository {
+  const read = db
+    .select()
+    .from(rateLimitCounters)
+    .where(eq(rateLimitCounters.keyId, sql.placeholder('keyId')))
+    .prepare('rate_limit_read');
+
+  async function current(keyId: string, minuteStart: number, dayStart: number) {
+    const row = (await read.execute({ keyId }))[0];
+    const minuteCount = row && row.minuteStart >= minuteStart ? row.minuteCount : 0;
+    const dayCount = row && row.dayStart >= dayStart ? row.dayCount : 0;
+    return { minuteCount, dayCount, minuteStart: Math.max(minuteStart, row?.minuteStart ?? 0), dayStart: Math.max(dayStart, row?.dayStart ?? 0) };
+  }
+
+  return {
+    async consume({ keyId, requestsPerMinute, requestsPerDay, nowSeconds }): Promise<RateWindowOutcome> {
+      const minuteStart = nowSeconds - (nowSeconds % SECONDS_PER_MINUTE);
+      const dayStart = nowSeconds - (nowSeconds % SECONDS_PER_DAY);
+      const counted =
+        requestsPerMinute > 0 && requestsPerDay > 0
+          ? await db.execute<CounterRow>(sql`
+              insert into rate_limit_counters as c (key_id, minute_start, minute_count, day_start, day_count)
+              values (${keyId}, ${minuteStart}, 1, ${dayStart}, 1)
+              on conflict (key_id) do update set
+                minute_start = greatest(c.minute_start, excluded.minute_start),
+                minute_count = case when excluded.minute_start > c.minute_start then 1 else c.minute_count + 1 end,
+                day_start = greatest(c.day_start, excluded.day_start),
+                day_count = case when excluded.day_start > c.day_start then 1 else c.day_count + 1 end
+              where (excluded.minute_start > c.minute_start or c.minute_count < ${requestsPerMinute})
+                and (excluded.day_start > c.day_start or c.day_count < ${requestsPerDay})
+              returning minute_start, minute_count, day_start, day_count`)
+          : { rows: [] };
+      const row = counted.rows[0];
+      if (row) {
+        const countedMinute = Number(row.minute_start);
+        const countedDay = Number(row.day_start);
+        return {
+          allowed: true,
+          exceeded: null,
+          minuteCount: row.minute_count,
+          dayCount: row.day_count,
+          minuteResetSeconds: countedMinute + SECONDS_PER_MINUTE,
+          dayResetSeconds: countedDay + SECONDS_PER_DAY,
+        };
+      }
+      // Refused: read the counters for the headers (the minute window is reported first, as on SQLite).
+      const state = await current(keyId, minuteStart, dayStart);
+      return {
+        allowed: false,
+        exceeded: state.minuteCount >= requestsPerMinute ? 'minute' : 'day',
+        minuteCount: state.minuteCount,
+        dayCount: state.dayCount,
+        minuteResetSeconds: state.minuteStart + SECONDS_PER_MINUTE,
+        dayResetSeconds: state.dayStart + SECONDS_PER_DAY,
+      };
+    },
+  };
+}

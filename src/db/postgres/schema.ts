@@ -1,0 +1,302 @@
+/**
+ * The PostgreSQL schema: the same tables as SQLite's (src/db/sqlite/schema.ts), in PostgreSQL's
+ * types. Timestamps and token counts are `bigint` read as JavaScript numbers (epoch milliseconds
+ * and token totals stay far below 2^53); JSON columns are `json`, not `jsonb`: `jsonb` reorders object keys, and stored definitions, results and replayed responses must read back exactly as written. Ids are UUIDv7 text, so
+ * ordering by id is ordering by creation time, as on SQLite.
+ *
+ * One deliberate difference: the rate-limit counters of a key are one row holding both windows,
+ * so a single `INSERT ... ON CONFLICT DO UPDATE ... WHERE` checks and counts atomically under the
+ * row's lock (src/db/postgres/rate-limits.ts).
+ */
+import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { PLANS } from '../../core/domain/plans.js';
+
+/** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
+const epochMs = (name: string) => bigint(name, { mode: 'number' });
+const tokens = (name: string) => bigint(name, { mode: 'number' });
+
+const timestamps = {
+  createdAt: epochMs('created_at').notNull(),
+};
+
+export const organisations = pgTable('organisations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  euOnlyModels: boolean('eu_only_models').notNull().default(false),
+  strictByok: boolean('strict_byok').notNull().default(false),
+  ownerAccountId: text('owner_account_id'),
+  /** Bumped on every sanitiser rule change, so each process can tell cheaply whether its compiled ruleset is stale. */
+  sanitiserRulesVersion: integer('sanitiser_rules_version').notNull().default(0),
+  ...timestamps,
+});
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    email: text('email').notNull(),
+    name: text('name'),
+    plan: text('plan', { enum: PLANS }).notNull(),
+    /** When the account last left the Expert plan; starts the 7-day grace period of its keys. */
+    downgradedAt: epochMs('downgraded_at'),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('accounts_email_unique').on(table.email), index('accounts_organisation_idx').on(table.organisationId)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    /** The first characters of the key, safe to display ("mdi_AbC1"). */
+    prefix: text('prefix').notNull(),
+    /** SHA-256 of the whole key, hex. The plaintext is never stored. */
+    hash: text('hash').notNull(),
+    scopes: json('scopes').$type<string[]>().notNull(),
+    requestsPerMinute: integer('requests_per_minute').notNull(),
+    requestsPerDay: integer('requests_per_day').notNull(),
+    ...timestamps,
+    expiresAt: epochMs('expires_at'),
+    revokedAt: epochMs('revoked_at'),
+  },
+  (table) => [uniqueIndex('api_keys_hash_unique').on(table.hash), index('api_keys_account_idx').on(table.accountId)],
+);
+
+export const partnerKeys = pgTable(
+  'partner_keys',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    /** The product surface: scopes the partner may use; null means every scope. */
+    scopes: json('scopes').$type<string[] | null>(),
+    requestsPerMinute: integer('requests_per_minute').notNull(),
+    requestsPerDay: integer('requests_per_day').notNull(),
+    ...timestamps,
+    revokedAt: epochMs('revoked_at'),
+  },
+  (table) => [uniqueIndex('partner_keys_hash_unique').on(table.hash)],
+);
+
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  keyId: text('key_id').primaryKey(),
+  /** Unix seconds at which the current minute window started, and the requests counted in it. */
+  minuteStart: bigint('minute_start', { mode: 'number' }).notNull(),
+  minuteCount: integer('minute_count').notNull(),
+  /** Unix seconds at which the current UTC day started, and the requests counted in it. */
+  dayStart: bigint('day_start', { mode: 'number' }).notNull(),
+  dayCount: integer('day_count').notNull(),
+});
+
+export const creditBalances = pgTable('credit_balances', {
+  accountId: text('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  /** Tokens the account owns (1 credit = 1,000 tokens). */
+  balanceTokens: tokens('balance_tokens').notNull(),
+  /** Tokens held by open reservations; available = balance - reserved. */
+  reservedTokens: tokens('reserved_tokens').notNull(),
+  updatedAt: epochMs('updated_at').notNull(),
+});
+
+export const creditReservations = pgTable(
+  'credit_reservations',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    tokens: tokens('tokens').notNull(),
+    ...timestamps,
+    /** A reservation still open after this time was left by a crash and is released by the sweeper. */
+    expiresAt: epochMs('expires_at').notNull(),
+  },
+  (table) => [index('credit_reservations_expiry_idx').on(table.expiresAt)],
+);
+
+export const creditLedger = pgTable(
+  'credit_ledger',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    kind: text('kind', { enum: ['grant', 'usage', 'adjustment'] }).notNull(),
+    deltaTokens: tokens('delta_tokens').notNull(),
+    balanceAfterTokens: tokens('balance_after_tokens').notNull(),
+    reference: text('reference'),
+    ...timestamps,
+  },
+  (table) => [index('credit_ledger_account_idx').on(table.accountId)],
+);
+
+export const usageRecords = pgTable(
+  'usage_records',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    apiKeyId: text('api_key_id'),
+    partnerKeyId: text('partner_key_id'),
+    operation: text('operation').notNull(),
+    resourceId: text('resource_id'),
+    runId: text('run_id'),
+    nodeId: text('node_id'),
+    model: text('model'),
+    inputTokens: tokens('input_tokens').notNull(),
+    outputTokens: tokens('output_tokens').notNull(),
+    totalTokens: tokens('total_tokens').notNull(),
+    chargedTokens: tokens('charged_tokens').notNull(),
+    byok: boolean('byok').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    status: text('status', { enum: ['succeeded', 'failed', 'billing_failed'] }).notNull(),
+    ...timestamps,
+  },
+  (table) => [index('usage_records_account_idx').on(table.accountId), index('usage_records_run_idx').on(table.runId)],
+);
+
+export const contextCards = pgTable(
+  'context_cards',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    title: text('title').notNull(),
+    content: text('content').notNull(),
+    category: text('category'),
+    tags: json('tags').$type<string[]>().notNull(),
+    description: text('description'),
+    emoji: text('emoji'),
+    ...timestamps,
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (table) => [
+    index('context_cards_account_idx').on(table.accountId, table.id),
+    index('context_cards_category_idx').on(table.accountId, table.category, table.id),
+  ],
+);
+
+export const compositions = pgTable(
+  'compositions',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    tags: json('tags').$type<string[]>().notNull(),
+    template: text('template').notNull(),
+    variables: json('variables').$type<{ name: string; required: boolean; default?: string; description?: string }[]>().notNull(),
+    defaultModel: text('default_model'),
+    timesUsed: integer('times_used').notNull().default(0),
+    ...timestamps,
+  },
+  (table) => [index('compositions_account_idx').on(table.accountId, table.id)],
+);
+
+export const skills = pgTable(
+  'skills',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    category: text('category').notNull(),
+    instructions: text('instructions').notNull(),
+    model: text('model'),
+    ...timestamps,
+  },
+  (table) => [index('skills_account_idx').on(table.accountId, table.id)],
+);
+
+export const workflows = pgTable(
+  'workflows',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    category: text('category').notNull(),
+    /** The validated workflow definition (variables, nodes, outputs), references resolved to ids. */
+    definition: json('definition').$type<unknown>().notNull(),
+    usageCount: integer('usage_count').notNull().default(0),
+    ...timestamps,
+  },
+  (table) => [index('workflows_account_idx').on(table.accountId, table.id)],
+);
+
+export const workflowRuns = pgTable(
+  'workflow_runs',
+  {
+    id: text('id').primaryKey(),
+    workflowId: text('workflow_id').notNull(),
+    accountId: text('account_id').notNull(),
+    status: text('status', { enum: ['completed', 'failed'] }).notNull(),
+    result: json('result').$type<unknown>().notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    ...timestamps,
+  },
+  (table) => [index('workflow_runs_workflow_idx').on(table.workflowId)],
+);
+
+export const idempotencyRecords = pgTable(
+  'idempotency_records',
+  {
+    /** Scoped per account: the same header value from two accounts never collides. */
+    accountId: text('account_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    operation: text('operation').notNull(),
+    requestHash: text('request_hash').notNull(),
+    /** null while the first request is still running. */
+    responseStatus: integer('response_status'),
+    responseBody: json('response_body').$type<unknown>(),
+    ...timestamps,
+    expiresAt: epochMs('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.accountId, table.idempotencyKey] }), index('idempotency_expiry_idx').on(table.expiresAt)],
+);
+
+export const byokKeys = pgTable(
+  'byok_keys',
+  {
+    id: text('id').primaryKey(),
+    /** Exactly one of accountId / organisationId is set. */
+    accountId: text('account_id'),
+    organisationId: text('organisation_id'),
+    provider: text('provider').notNull(),
+    /** AES-256-GCM ciphertext (versioned, with IV and tag); never the plaintext. */
+    encryptedKey: text('encrypted_key').notNull(),
+    keyHint: text('key_hint').notNull(),
+    ...timestamps,
+    revokedAt: epochMs('revoked_at'),
+  },
+  (table) => [index('byok_keys_owner_idx').on(table.accountId, table.organisationId, table.provider)],
+);
+
+export const sanitiserRules = pgTable(
+  'sanitiser_rules',
+  {
+    id: text('id').primaryKey(),
+    organisationId: text('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    ruleId: text('rule_id').notNull(),
+    kind: text('kind', { enum: ['custom', 'override'] }).notNull(),
+    definition: json('definition').$type<unknown>().notNull(),
+    ...timestamps,
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (table) => [uniqueIndex('sanitiser_rules_org_rule_unique').on(table.organisationId, table.ruleId)],
+);

