@@ -2,6 +2,7 @@
  * Configuration, parsed once at start-up: the environment plus an optional `porch.config.yaml`.
  * A bad value stops the process with a message naming the setting; nothing re-reads config later.
  */
+import { DEFAULT_LEASE_MS } from './core/instance.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseYaml } from './core/yaml.js';
@@ -72,12 +73,23 @@ const limitsSchema = z.strictObject({
     .describe('Executions one key may have running at once; a further one is refused with 429'),
 });
 
+const processesSchema = z.strictObject({
+  lease_seconds: z
+    .number()
+    .int()
+    .min(5)
+    .max(3_600)
+    .default(DEFAULT_LEASE_MS / 1_000)
+    .describe('How long a stopped process counts as alive: after a crash, its reservations, slots and claims are released this much later'),
+});
+
 const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
   judge: judgeSchema.prefault({}),
   workflows: workflowSchema.prefault({}),
   limits: limitsSchema.prefault({}),
+  processes: processesSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -110,6 +122,8 @@ export interface Config {
   workflowLimits: WorkflowLimits;
   /** Executions one key may have in flight at once (`limits.max_in_flight_per_key`). */
   maxInFlightPerKey: number;
+  /** How long a process counts as alive after renewing its lease (`processes.lease_seconds`), in ms. */
+  instanceLeaseMs: number;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -223,6 +237,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     maxInFlightPerKey: parsedFile.data.limits.max_in_flight_per_key,
+    instanceLeaseMs: parsedFile.data.processes.lease_seconds * 1_000,
     env,
     warnings,
   };

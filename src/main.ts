@@ -94,6 +94,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       judgeThresholds: config.judgeThresholds,
       workflowLimits: config.workflowLimits,
       maxInFlightPerKey: config.maxInFlightPerKey,
+      instanceLeaseMs: config.instanceLeaseMs,
     },
   });
   const report = options.onOutputMismatch;
@@ -115,7 +116,12 @@ export async function createApplication(config: Config, options: ApplicationOpti
     store,
     app,
     logger,
-    close: () => store.close(),
+    async close() {
+      // A clean shutdown releases at once what this process still holds (reservations, slots,
+      // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
+      await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
+      await store.close();
+    },
   };
 }
 

@@ -23,6 +23,7 @@ import { createCreditService } from './credits/credits.js';
 import { createDemoService } from './demo/demo.js';
 import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
+import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
 
 export interface CoreSettings {
@@ -32,8 +33,10 @@ export interface CoreSettings {
   minimumTokens: number;
   judgeThresholds: JudgeThresholds;
   workflowLimits: WorkflowLimits;
-  /** Executions one key may have in flight at once. */
+  /** Executions one key may have in flight at once, across every process. */
   maxInFlightPerKey: number;
+  /** How long this process counts as alive after renewing its lease; the default suits production. */
+  instanceLeaseMs?: number;
 }
 
 export interface CoreDependencies {
@@ -47,7 +50,8 @@ export interface CoreDependencies {
 }
 
 export function createCore({ store, clock, logger, settings, ai, secretKey }: CoreDependencies) {
-  const credits = createCreditService(store.credits, clock, settings.minimumTokens);
+  const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
+  const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
   const accounts = createAccountService(store, clock);
   const bundles = createBundleService(store, clock, {
     has: (modelId) => ai.listModels().some((model) => model.id === modelId),
@@ -75,8 +79,9 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     clock,
     workflowLimits: settings.workflowLimits,
     maxInFlightPerKey: settings.maxInFlightPerKey,
+    instance,
   });
-  const idempotency = createIdempotencyService(store.idempotency, clock);
+  const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   return {
     ai,
     settings,
@@ -92,7 +97,8 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     byok,
     executions,
     idempotency,
-    maintenance: createMaintenance(credits, idempotency, logger),
+    instance,
+    maintenance: createMaintenance({ credits, idempotency, instances: store.instances, instance, clock, logger }),
     judge,
     sanitiser,
     bundles,

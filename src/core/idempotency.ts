@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { IdempotencyRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
 import { PorchError } from './errors.js';
+import type { Instance } from './instance.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Visible ASCII, as HTTP header values allow, and short enough to index. */
@@ -26,20 +27,24 @@ function canonicalJson(value: unknown): string {
 
 export type IdempotencyStart = { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed' };
 
-export function createIdempotencyService(store: IdempotencyRepository, clock: Clock) {
+export function createIdempotencyService(store: IdempotencyRepository, clock: Clock, instance: Instance) {
   return {
     async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown): Promise<IdempotencyStart> {
       if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
         throw new PorchError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
       }
+      const instanceId = await instance.ready();
       const now = clock.now();
       const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
-      const claim = await store.claim({ accountId, idempotencyKey, operation, requestHash, now, expiresAt: now + IDEMPOTENCY_TTL_MS });
+      const claim = await store.claim({ accountId, idempotencyKey, operation, requestHash, now, expiresAt: now + IDEMPOTENCY_TTL_MS, instanceId });
       if (claim.kind === 'conflict') {
         throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
       }
       if (claim.kind === 'in_progress') {
-        throw new PorchError('IDEMPOTENCY_CONFLICT', 'A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result.');
+        throw new PorchError(
+          'IDEMPOTENCY_CONFLICT',
+          'A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result. If the server running it stopped, the key is released within a minute.',
+        );
       }
       return claim;
     },

@@ -1,26 +1,44 @@
 /**
- * Housekeeping the server runs on a timer: reservations left open by a crash go back to their
- * accounts, and idempotency records past their 24 hours are dropped.
+ * Housekeeping the server runs on a timer: what crashed processes held (their leases ran out) is
+ * released, reservations left open past their time go back to their accounts, and idempotency
+ * records past their 24 hours are dropped.
  */
 import type { Logger } from 'pino';
+import type { InstanceRepository } from '../db/store.js';
+import type { Clock } from './clock.js';
 import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
+import type { Instance } from './instance.js';
 
-/** Often enough that a crash's reservations return within minutes of expiring; cheap when idle. */
-export const SWEEP_INTERVAL_MS = 60_000;
+/** Often enough that a crash's reservations return within a minute of its lease ending; cheap when idle. */
+export const SWEEP_INTERVAL_MS = 30_000;
 
 export interface SweepReport {
+  retiredInstances: number;
   releasedReservations: number;
   expiredIdempotencyRecords: number;
 }
 
-export function createMaintenance(credits: CreditService, idempotency: IdempotencyService, logger: Logger) {
+export interface MaintenanceDependencies {
+  credits: CreditService;
+  idempotency: IdempotencyService;
+  instances: InstanceRepository;
+  /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
+  instance: Instance;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function createMaintenance({ credits, idempotency, instances, instance, clock, logger }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
+    await instance.renew();
     const report = {
+      retiredInstances: await instances.retireExpired(clock.now()),
       releasedReservations: await credits.releaseExpired(),
       expiredIdempotencyRecords: await idempotency.deleteExpired(),
     };
-    if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');
+    if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
+    else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');
     return report;
   }
 

@@ -284,6 +284,8 @@ export interface CreditReservationRequest {
   at: number;
   /** After this, the reservation counts as left behind by a crash (see `releaseExpired`). */
   expiresAt: number;
+  /** The Porch process holding it: when that process's lease ends, the reservation is released. */
+  instanceId: string;
   /** The id the reservation is stored under, and later settled or released by. */
   reservationId: string;
 }
@@ -382,6 +384,12 @@ export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
   requestHash: string;
   now: number;
   expiresAt: number;
+  /**
+   * The Porch process running the request. An unfinished claim whose process's lease has ended
+   * (killed, or shut down mid-request) is released with everything that process held, and the
+   * retry claims the key afresh.
+   */
+  instanceId: string;
 }
 
 export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_progress' };
@@ -432,6 +440,41 @@ export interface SanitiserRuleRepository {
 }
 
 /**
+ * A running Porch process, known by a lease it renews. What a process holds (credit
+ * reservations, execution slots, unfinished idempotency claims) is released when its lease ends:
+ * at once on a clean shutdown, and within the lease's length after a crash.
+ */
+export interface InstanceRepository {
+  /** Registers the instance, or renews its lease, until `leaseExpiresAt`. */
+  renew(request: { id: string; now: number; leaseExpiresAt: number }): Promise<void>;
+  /** Ends the instance and releases what it held, in one transaction. */
+  retire(id: string): Promise<void>;
+  /** Retires every instance whose lease ended at or before `now`; returns how many. */
+  retireExpired(now: number): Promise<number>;
+}
+
+export interface SlotRequest {
+  slotId: string;
+  keyId: string;
+  instanceId: string;
+  /** Slots the key may hold at once, across every process. */
+  maxInFlight: number;
+  now: number;
+}
+
+/**
+ * The per-key bound on executions in flight, shared by every process: a slot is a row, and only
+ * slots of instances whose lease is live count, so a crash can never leave a key's slots taken.
+ */
+export interface ExecutionSlotRepository {
+  /** Takes a slot if fewer than `maxInFlight` are held for the key by live instances; atomic. */
+  acquire(request: SlotRequest): Promise<boolean>;
+  release(slotId: string): Promise<void>;
+  /** Slots held for the key by instances live at `now`. */
+  count(request: { keyId: string; now: number }): Promise<number>;
+}
+
+/**
  * The database cannot be reached right now (the connection was lost, the server is restarting
  * or out of connections). Nothing was written, or the write's outcome is unknown and the caller
  * must not assume it landed: the request is answered 503 with Retry-After, never a 500.
@@ -470,6 +513,8 @@ export interface Store {
   idempotency: IdempotencyRepository;
   workflowRuns: WorkflowRunRepository;
   sanitiserRules: SanitiserRuleRepository;
+  instances: InstanceRepository;
+  executionSlots: ExecutionSlotRepository;
   describe(): StoreDescription;
   /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import type { CreditRepository, Store, UsageRecord } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { createAccount, MINUTE_MS, T0, usageRecord } from './fixtures.js';
+import { createAccount, INSTANCE_ID, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
 function reserve(credits: CreditRepository, accountId: string, tokens: number, options: { minimumAvailableTokens?: number; expiresAt?: number } = {}) {
   const reservationId = newId();
@@ -18,6 +18,7 @@ function reserve(credits: CreditRepository, accountId: string, tokens: number, o
       at: T0,
       expiresAt: options.expiresAt ?? T0 + MINUTE_MS,
       reservationId,
+      instanceId: INSTANCE_ID,
     })
     .then((outcome) => ({ ...outcome, reservationId }));
 }

@@ -20,6 +20,8 @@ import type {
 export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
+/** The Porch process the contract tests act as, where a record names the process holding it. */
+export const INSTANCE_ID = 'instance-a';
 
 let sequence = 0;
 function unique(label: string): string {

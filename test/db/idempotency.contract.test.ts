@@ -2,10 +2,10 @@
  * Storage contract: idempotency claims. One request holds a key at a time; what it stored is
  * replayed; another request under the same key is a conflict; an abandoned or expired claim frees it.
  */
-import { expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import type { IdempotencyClaimRequest } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { DAY_MS, T0 } from './fixtures.js';
+import { DAY_MS, INSTANCE_ID, T0 } from './fixtures.js';
 
 function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): IdempotencyClaimRequest {
   return {
@@ -15,11 +15,15 @@ function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): Idempot
     requestHash: 'hash-1',
     now: T0,
     expiresAt: T0 + DAY_MS,
+    instanceId: INSTANCE_ID,
     ...overrides,
   };
 }
 
 describeEachEngine('idempotency', (engine, definition) => {
+  // The claims below are held by a live process, as a running request's are.
+  beforeEach(() => engine().store.instances.renew({ id: INSTANCE_ID, now: T0, leaseExpiresAt: T0 + 2 * DAY_MS }));
+
   it('a claim is exclusive: of two claims of one key, one is claimed and the other in progress', async () => {
     const { store } = engine();
     const claims = await Promise.all([store.idempotency.claim(claimRequest()), store.idempotency.claim(claimRequest())]);

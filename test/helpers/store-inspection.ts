@@ -7,8 +7,11 @@ import { createHash } from 'node:crypto';
 import { isSqliteStore } from '../../src/db/sqlite/index.js';
 import type { Store } from '../../src/db/store.js';
 
-/** Tables whose change on a rejected request is expected: the rate limiter counts refusals too. */
-const VOLATILE_TABLES = new Set(['rate_limit_counters', '__drizzle_migrations']);
+/**
+ * Tables whose change on a rejected request is expected: the rate limiter counts refusals too,
+ * and process bookkeeping (a lease renewed, an execution slot taken and given back) is not data.
+ */
+const VOLATILE_TABLES = new Set(['rate_limit_counters', '__drizzle_migrations', 'instances', 'execution_slots']);
 
 /**
  * A digest of every row of every table but the rate-limit counters. The test databases hold a

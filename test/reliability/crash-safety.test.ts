@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
@@ -20,6 +19,9 @@ import { api, makeDataDir, openDirect, startPorchProcess } from './porch-process
 const HELD_OPEN_MS = 120_000;
 const ACKNOWLEDGED_ROUNDS = 12;
 const IN_FLIGHT_EXECUTIONS = 4;
+/** Short, so the retry below finds the killed process's claim released within seconds. */
+const LEASE_SECONDS = 10;
+const RETRIED_KEY = 'cut-off-by-the-crash';
 
 let fake: FakeOpenAi;
 let configDir: string;
@@ -30,7 +32,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAi();
   configDir = await mkdtemp(join(tmpdir(), 'porch-crash-config-'));
   configPath = join(configDir, 'porch.config.yaml');
-  await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { timeoutMs: HELD_OPEN_MS * 2 }) }));
+  await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { timeoutMs: HELD_OPEN_MS * 2 }), processes: { lease_seconds: LEASE_SECONDS } }));
   data = await makeDataDir();
 });
 
@@ -39,6 +41,16 @@ afterAll(async () => {
   await rm(configDir, { recursive: true, force: true });
   await data.cleanup();
 });
+
+/** The usage charges in the account's ledger, read through a fresh handle on the file. */
+async function usageCharges(accountId: string) {
+  const reader = await openDirect(data.databaseUrl);
+  try {
+    return (await reader.store.credits.ledger(accountId)).filter((entry) => entry.kind === 'usage');
+  } finally {
+    await reader.close();
+  }
+}
 
 describe('kill -9 during a stream of executions and writes', () => {
   it('keeps every acknowledged write, balances the ledger, and the sweeper releases the reservations the crash left', async () => {
@@ -68,8 +80,13 @@ describe('kill -9 during a stream of executions and writes', () => {
     // Now the provider stalls: these executions reserve credits and wait on the model when the process dies.
     fake.setBehaviour({ delayMs: HELD_OPEN_MS });
     const receivedBefore = fake.requests.length;
-    const inFlight = Array.from({ length: IN_FLIGHT_EXECUTIONS }, () =>
-      api(server.url, 'POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } }).catch((err: unknown) => err),
+    // The first of them carries an Idempotency-Key: its claim dies with the process.
+    const inFlight = Array.from({ length: IN_FLIGHT_EXECUTIONS }, (_, index) =>
+      api(server.url, 'POST', `/compositions/${compositionId}/execute`, {
+        key,
+        body: { variables: RELEASE_VARIABLES },
+        headers: index === 0 ? { 'idempotency-key': RETRIED_KEY } : {},
+      }).catch((err: unknown) => err),
     );
     await fake.waitForRequests(receivedBefore + IN_FLIGHT_EXECUTIONS);
     const lastCard = await api(server.url, 'POST', '/context-cards', { key, body: { title: 'Last', content: 'Acknowledged just before the kill.' } });
@@ -100,10 +117,10 @@ describe('kill -9 during a stream of executions and writes', () => {
       expect(balance.balanceTokens, 'the balance is the sum of the ledger').toBe(ledger.reduce((sum, entry) => sum + entry.deltaTokens, 0));
       expect(balance.reservedTokens, 'the crash left the in-flight reservations open').toBeGreaterThan(0);
 
-      // Not yet expired: the sweeper leaves them (a run could still be going on another process).
-      expect((await after.core.maintenance.sweep()).releasedReservations).toBe(0);
-      clock.advance(RESERVATION_TTL_MS + 1);
-      expect((await after.core.maintenance.sweep()).releasedReservations).toBe(IN_FLIGHT_EXECUTIONS);
+      // The killed process's lease has not run out: the sweeper leaves its reservations (it could be a live process on another host).
+      expect(await after.core.maintenance.sweep()).toMatchObject({ retiredInstances: 0, releasedReservations: 0 });
+      clock.advance(LEASE_SECONDS * 1_000 + 1);
+      expect((await after.core.maintenance.sweep()).retiredInstances, 'the dead process is retired').toBe(1);
       const swept = await after.core.credits.balance(account.id);
       expect(swept).toEqual({ balanceTokens: balance.balanceTokens, reservedTokens: 0 });
     } finally {
@@ -117,6 +134,22 @@ describe('kill -9 during a stream of executions and writes', () => {
       const list = await api(restarted.url, 'GET', '/context-cards', { key });
       const ids = new Set(((list.body?.data?.items ?? []) as Array<{ id: string }>).map((item) => item.id));
       for (const id of acknowledgedCards) expect(ids.has(id)).toBe(true);
+
+      // The retry of the request the crash cut off runs (the sweep above released its claim with the process) and is charged once.
+      const chargesBefore = (await usageCharges(account.id)).length;
+      const retry = await api(restarted.url, 'POST', `/compositions/${compositionId}/execute`, {
+        key,
+        body: { variables: RELEASE_VARIABLES },
+        headers: { 'idempotency-key': RETRIED_KEY },
+      });
+      expect(retry.status, retry.text).toBe(200);
+      const replay = await api(restarted.url, 'POST', `/compositions/${compositionId}/execute`, {
+        key,
+        body: { variables: RELEASE_VARIABLES },
+        headers: { 'idempotency-key': RETRIED_KEY },
+      });
+      expect(replay.body?.data).toEqual(retry.body?.data);
+      expect(await usageCharges(account.id)).toHaveLength(chargesBefore + 1);
     } finally {
       restarted.child.kill('SIGTERM');
       expect(await restarted.exited, 'SIGTERM is a clean shutdown').toBe(0);

@@ -108,7 +108,7 @@ describe('slow clients and limits', () => {
     if (!sample) throw new Error('no sample');
     const running = Array.from({ length: limit }, () => provider.api('POST', sample.path, { key, body: sample.body }));
     await provider.fake.waitForRequests(limit);
-    expect(provider.core.executions.concurrency.inFlight(keyId)).toBe(limit);
+    expect(await provider.core.executions.concurrency.inFlight(keyId)).toBe(limit);
     const refused = await provider.api('POST', sample.path, { key, body: sample.body });
     expect(refused.status, describeResponse(refused)).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
@@ -120,7 +120,7 @@ describe('slow clients and limits', () => {
     expect((await provider.api('GET', '/context-cards', { key })).status, 'other operations of the key still work').toBe(200);
     expect((await provider.api('GET', '/context-cards', { key: other.key })).status).toBe(200);
     for (const response of await Promise.all(running)) expect(response.status).toBe(200);
-    expect(provider.core.executions.concurrency.inFlight(keyId), 'slots are given back').toBe(0);
+    expect(await provider.core.executions.concurrency.inFlight(keyId), 'slots are given back').toBe(0);
   });
 });
 

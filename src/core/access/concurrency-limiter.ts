@@ -4,11 +4,15 @@
  * reservations, provider connections and memory). This does, by refusing the extra run with 429
  * before it reserves anything.
  *
- * The count lives in the process: two Porch processes on one database each allow the limit. That
- * is deliberate, as in-flight runs use the resources of the process that runs them, and a counter
- * in the database would be left non-zero forever by a crash.
+ * The count is shared by every process on the database: each run holds a slot row recorded
+ * under this process's lease, and only slots of live processes count, so a crash never leaves a
+ * key's slots taken for longer than the lease.
  */
+import type { ExecutionSlotRepository } from '../../db/store.js';
+import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Instance } from '../instance.js';
 
 /**
  * Default in-flight executions per key. A workflow already runs its ready nodes concurrently, so
@@ -22,32 +26,42 @@ const RETRY_AFTER_SECONDS = 1;
 export interface ConcurrencyLimiter {
   /** Runs `task` while holding one of the key's slots; 429 RATE_LIMITED when none is free. */
   run<T>(keyId: string, task: () => Promise<T>): Promise<T>;
-  /** Runs in flight for the key now (for tests and diagnostics). */
-  inFlight(keyId: string): number;
+  /** Runs in flight for the key now, across every process (for tests and diagnostics). */
+  inFlight(keyId: string): Promise<number>;
 }
 
-export function createConcurrencyLimiter(maxPerKey: number = DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY): ConcurrencyLimiter {
+export interface ConcurrencyLimiterDependencies {
+  slots: ExecutionSlotRepository;
+  instance: Instance;
+  clock: Clock;
+  maxPerKey?: number;
+}
+
+export function createConcurrencyLimiter({
+  slots,
+  instance,
+  clock,
+  maxPerKey = DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY,
+}: ConcurrencyLimiterDependencies): ConcurrencyLimiter {
   if (!Number.isInteger(maxPerKey) || maxPerKey < 1) throw new Error('The concurrent execution limit must be a positive integer.');
-  const counts = new Map<string, number>();
   return {
     async run(keyId, task) {
-      const current = counts.get(keyId) ?? 0;
-      if (current >= maxPerKey) {
+      const slotId = newId();
+      const instanceId = await instance.ready();
+      const acquired = await slots.acquire({ slotId, keyId, instanceId, maxInFlight: maxPerKey, now: clock.now() });
+      if (!acquired) {
         throw new PorchError(
           'RATE_LIMITED',
           `Too many concurrent executions for this key: at most ${maxPerKey} may be in flight at once. Wait for one to finish, then retry.`,
           { retryAfterSeconds: RETRY_AFTER_SECONDS },
         );
       }
-      counts.set(keyId, current + 1);
       try {
         return await task();
       } finally {
-        const remaining = (counts.get(keyId) ?? 1) - 1;
-        if (remaining <= 0) counts.delete(keyId);
-        else counts.set(keyId, remaining);
+        await slots.release(slotId);
       }
     },
-    inFlight: (keyId) => counts.get(keyId) ?? 0,
+    inFlight: (keyId) => slots.count({ keyId, now: clock.now() }),
   };
 }

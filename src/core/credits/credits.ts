@@ -2,6 +2,7 @@ import type { CreditBalance, CreditRepository, UsageRecord } from '../../db/stor
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Instance } from '../instance.js';
 
 export const TOKENS_PER_CREDIT = 1_000;
 
@@ -47,7 +48,7 @@ export interface CreditService {
   releaseExpired(): Promise<number>;
 }
 
-export function createCreditService(store: CreditRepository, clock: Clock, minimumTokens: number): CreditService {
+export function createCreditService(store: CreditRepository, clock: Clock, minimumTokens: number, instance: Instance): CreditService {
   return {
     async remainingCredits(accountId) {
       const { balanceTokens, reservedTokens } = await store.balance(accountId);
@@ -82,6 +83,7 @@ export function createCreditService(store: CreditRepository, clock: Clock, minim
 
     async reserve(accountId, estimatedTokens) {
       const tokens = Math.max(0, Math.ceil(estimatedTokens));
+      const instanceId = await instance.ready();
       const now = clock.now();
       const reservationId = newId();
       const outcome = await store.reserve({
@@ -91,6 +93,7 @@ export function createCreditService(store: CreditRepository, clock: Clock, minim
         at: now,
         expiresAt: now + RESERVATION_TTL_MS,
         reservationId,
+        instanceId,
       });
       if (!outcome.ok) {
         const available = outcome.balance.balanceTokens - outcome.balance.reservedTokens;

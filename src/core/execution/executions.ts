@@ -5,6 +5,7 @@
  */
 import type { OrganisationRecord, Store } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
+import type { Instance } from '../instance.js';
 import { createConcurrencyLimiter } from '../access/concurrency-limiter.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { TokenUsage } from '../ai/ai-types.js';
@@ -69,6 +70,8 @@ export interface ExecutionDependencies {
   clock: Clock;
   workflowLimits: WorkflowLimits;
   maxInFlightPerKey: number;
+  /** This process's lease, under which its execution slots are held. */
+  instance: Instance;
 }
 
 export interface ExecutionOptions {
@@ -114,7 +117,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
 
   return {
     /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
-    concurrency: createConcurrencyLimiter(deps.maxInFlightPerKey),
+    concurrency: createConcurrencyLimiter({ slots: store.executionSlots, instance: deps.instance, clock, maxPerKey: deps.maxInFlightPerKey }),
 
     async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
       return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });

@@ -47,7 +47,7 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
       });
     },
 
-    async reserve({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId }) {
+    async reserve({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId, instanceId }) {
       // One statement: the balance row's update holds the check, and the reservation is inserted only when it passed.
       const held = await db.execute<BalanceRow>(sql`
         with held as (
@@ -55,8 +55,8 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
           where account_id = ${accountId} and balance_tokens - reserved_tokens >= greatest(${tokens}::bigint, ${minimumAvailableTokens}::bigint)
           returning balance_tokens, reserved_tokens
         ), reservation as (
-          insert into credit_reservations (id, account_id, tokens, created_at, expires_at)
-          select ${reservationId}, ${accountId}, ${tokens}, ${at}, ${expiresAt} from held
+          insert into credit_reservations (id, account_id, tokens, created_at, expires_at, instance_id)
+          select ${reservationId}, ${accountId}, ${tokens}, ${at}, ${expiresAt}, ${instanceId} from held
         )
         select balance_tokens, reserved_tokens from held`);
       const row = held.rows[0];

@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
+import { isInstanceLive, retireInstance } from './instances.js';
 import { inTransaction } from './transaction.js';
 import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository, WorkflowRunRepository } from '../store.js';
 
@@ -61,6 +62,7 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
         responseBody: null,
         createdAt: request.now,
         expiresAt: request.expiresAt,
+        instanceId: request.instanceId,
       };
       return inTransaction(db, async (tx): Promise<IdempotencyClaim> => {
         // The insert wins for exactly one of any number of concurrent first requests; the others
@@ -70,8 +72,10 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
         const [existing] = await tx.select().from(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).for('update');
         if (existing && existing.expiresAt > request.now) {
           if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
-          if (existing.responseStatus === null) return { kind: 'in_progress' };
-          return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+          if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+          if (existing.instanceId === null || (await isInstanceLive(tx, existing.instanceId, request.now))) return { kind: 'in_progress' };
+          // The process running the first request is gone: release what it held, and run this retry.
+          await retireInstance(tx, existing.instanceId);
         }
         // Expired (or deleted meanwhile): the key starts over with this request.
         await tx

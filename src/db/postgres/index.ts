@@ -5,6 +5,7 @@ import { createAccountRepository, createApiKeyRepository, createOrganisationRepo
 import { createCatalogRepository, createContextCardRepository } from './content.js';
 import { createCreditRepository, createUsageRepository } from './credits.js';
 import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createExecutionSlotRepository, createInstanceRepository } from './instances.js';
 import { createRateLimitRepository } from './rate-limits.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
@@ -62,6 +63,8 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     idempotency: guarded(createIdempotencyRepository(db)),
     workflowRuns: guarded(createWorkflowRunRepository(db)),
     sanitiserRules: guarded(createSanitiserRuleRepository(db)),
+    instances: guarded(createInstanceRepository(db)),
+    executionSlots: guarded(createExecutionSlotRepository(db)),
     describe: () => description,
     async ping() {
       if (closed) return false;

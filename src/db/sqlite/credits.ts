@@ -62,6 +62,7 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
         tokens: sql.placeholder('tokens'),
         createdAt: sql.placeholder('createdAt'),
         expiresAt: sql.placeholder('expiresAt'),
+        instanceId: sql.placeholder('instanceId'),
       })
       .prepare(),
   );
@@ -102,15 +103,18 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     return next;
   };
 
-  const reserveTokens = immediateTransaction(db, ({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId }: CreditReservationRequest) => {
-    const current = balanceOf(accountId);
-    const available = current.balanceTokens - current.reservedTokens;
-    if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
-    insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt });
-    const next = { ...current, reservedTokens: current.reservedTokens + tokens };
-    writeBalance(accountId, next, at);
-    return { ok: true as const, balance: next };
-  });
+  const reserveTokens = immediateTransaction(
+    db,
+    ({ accountId, tokens, minimumAvailableTokens, at, expiresAt, reservationId, instanceId }: CreditReservationRequest) => {
+      const current = balanceOf(accountId);
+      const available = current.balanceTokens - current.reservedTokens;
+      if (available < Math.max(tokens, minimumAvailableTokens)) return { ok: false as const, balance: current };
+      insertReservation().run({ id: reservationId, accountId, tokens, createdAt: at, expiresAt, instanceId });
+      const next = { ...current, reservedTokens: current.reservedTokens + tokens };
+      writeBalance(accountId, next, at);
+      return { ok: true as const, balance: next };
+    },
+  );
 
   const settleReservation = immediateTransaction(db, ({ reservationId, chargeTokens, reference, at, entryId, usage }: CreditSettlement): SettleOutcome => {
     const reservation = readReservation().get({ id: reservationId });

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
+import { isInstanceLive, retireInstance } from './instances.js';
 import { onFirstUse } from './on-first-use.js';
 import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
 import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository, WorkflowRunRepository } from '../store.js';
@@ -65,8 +66,10 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
           const existing = tx.select().from(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).get();
           if (existing && existing.expiresAt > request.now) {
             if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
-            if (existing.responseStatus === null) return { kind: 'in_progress' };
-            return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+            if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+            if (existing.instanceId === null || isInstanceLive(db, existing.instanceId, request.now)) return { kind: 'in_progress' };
+            // The process running the first request is gone: release what it held, and run this retry.
+            retireInstance(db, existing.instanceId);
           }
           if (existing) tx.delete(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).run();
           tx.insert(idempotencyRecords)
@@ -79,6 +82,7 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
               responseBody: null,
               createdAt: request.now,
               expiresAt: request.expiresAt,
+              instanceId: request.instanceId,
             })
             .run();
           return { kind: 'claimed' };

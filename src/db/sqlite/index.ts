@@ -5,6 +5,7 @@ import { createAccountRepository, createApiKeyRepository, createOrganisationRepo
 import { createCatalogRepository, createContextCardRepository } from './content.js';
 import { createCreditRepository, createUsageRepository } from './credits.js';
 import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createExecutionSlotRepository, createInstanceRepository } from './instances.js';
 import { createRateLimitRepository } from './rate-limits.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
@@ -40,6 +41,8 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     idempotency: createIdempotencyRepository(db),
     workflowRuns: createWorkflowRunRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
+    instances: createInstanceRepository(db),
+    executionSlots: createExecutionSlotRepository(db),
     describe: () => description,
     async ping() {
       try {

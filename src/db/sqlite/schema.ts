@@ -115,8 +115,10 @@ export const creditReservations = sqliteTable(
     ...timestamps,
     /** A reservation still open after this time was left by a crash and is released by the sweeper. */
     expiresAt: integer('expires_at').notNull(),
+    /** The process holding it; released when that process's lease ends (null: made before leases existed). */
+    instanceId: text('instance_id'),
   },
-  (table) => [index('credit_reservations_expiry_idx').on(table.expiresAt)],
+  (table) => [index('credit_reservations_expiry_idx').on(table.expiresAt), index('credit_reservations_instance_idx').on(table.instanceId)],
 );
 
 export const creditLedger = sqliteTable(
@@ -260,8 +262,14 @@ export const idempotencyRecords = sqliteTable(
     responseBody: text('response_body', { mode: 'json' }).$type<unknown>(),
     ...timestamps,
     expiresAt: integer('expires_at').notNull(),
+    /** The process running the first request; its unfinished claim is released when that process's lease ends. */
+    instanceId: text('instance_id'),
   },
-  (table) => [primaryKey({ columns: [table.accountId, table.idempotencyKey] }), index('idempotency_expiry_idx').on(table.expiresAt)],
+  (table) => [
+    primaryKey({ columns: [table.accountId, table.idempotencyKey] }),
+    index('idempotency_expiry_idx').on(table.expiresAt),
+    index('idempotency_instance_idx').on(table.instanceId),
+  ],
 );
 
 export const byokKeys = sqliteTable(
@@ -295,4 +303,24 @@ export const sanitiserRules = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (table) => [uniqueIndex('sanitiser_rules_org_rule_unique').on(table.organisationId, table.ruleId)],
+);
+
+/** Running Porch processes and their leases (src/core/instance.ts renews them). */
+export const instances = sqliteTable('instances', {
+  id: text('id').primaryKey(),
+  startedAt: integer('started_at').notNull(),
+  /** After this, the process counts as gone, and what it held is released. */
+  leaseExpiresAt: integer('lease_expires_at').notNull(),
+});
+
+/** One row per execution in flight: the per-key in-flight limit counts the rows of live instances. */
+export const executionSlots = sqliteTable(
+  'execution_slots',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id').notNull(),
+    instanceId: text('instance_id').notNull(),
+    ...timestamps,
+  },
+  (table) => [index('execution_slots_key_idx').on(table.keyId), index('execution_slots_instance_idx').on(table.instanceId)],
 );

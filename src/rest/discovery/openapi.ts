@@ -359,7 +359,7 @@ only while their account is on the Expert plan. Responses use the envelope
 and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`X-RateLimit-Limit\`,
 \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and \`X-Credits-Remaining\`.
 
-At most 8 executions per key run at once (per process; the operator's \`limits.max_in_flight_per_key\`): a
+At most 8 executions per key run at once, across every Porch process (the operator's \`limits.max_in_flight_per_key\`): a
 further one is refused with 429 \`RATE_LIMITED\` naming concurrent executions and \`Retry-After: 1\`.
 
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never

@@ -81,7 +81,15 @@ CREATE TABLE "credit_reservations" (
 	"account_id" text NOT NULL,
 	"tokens" bigint NOT NULL,
 	"created_at" bigint NOT NULL,
-	"expires_at" bigint NOT NULL
+	"expires_at" bigint NOT NULL,
+	"instance_id" text
+);
+--> statement-breakpoint
+CREATE TABLE "execution_slots" (
+	"id" text PRIMARY KEY NOT NULL,
+	"key_id" text NOT NULL,
+	"instance_id" text NOT NULL,
+	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "idempotency_records" (
@@ -93,7 +101,14 @@ CREATE TABLE "idempotency_records" (
 	"response_body" json,
 	"created_at" bigint NOT NULL,
 	"expires_at" bigint NOT NULL,
+	"instance_id" text,
 	CONSTRAINT "idempotency_records_account_id_idempotency_key_pk" PRIMARY KEY("account_id","idempotency_key")
+);
+--> statement-breakpoint
+CREATE TABLE "instances" (
+	"id" text PRIMARY KEY NOT NULL,
+	"started_at" bigint NOT NULL,
+	"lease_expires_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "organisations" (
@@ -208,7 +223,11 @@ CREATE INDEX "context_cards_account_idx" ON "context_cards" USING btree ("accoun
 CREATE INDEX "context_cards_category_idx" ON "context_cards" USING btree ("account_id","category","id");--> statement-breakpoint
 CREATE INDEX "credit_ledger_account_idx" ON "credit_ledger" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX "credit_reservations_expiry_idx" ON "credit_reservations" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "credit_reservations_instance_idx" ON "credit_reservations" USING btree ("instance_id");--> statement-breakpoint
+CREATE INDEX "execution_slots_key_idx" ON "execution_slots" USING btree ("key_id");--> statement-breakpoint
+CREATE INDEX "execution_slots_instance_idx" ON "execution_slots" USING btree ("instance_id");--> statement-breakpoint
 CREATE INDEX "idempotency_expiry_idx" ON "idempotency_records" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "idempotency_instance_idx" ON "idempotency_records" USING btree ("instance_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "partner_keys_hash_unique" ON "partner_keys" USING btree ("hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "sanitiser_rules_org_rule_unique" ON "sanitiser_rules" USING btree ("organisation_id","rule_id");--> statement-breakpoint
 CREATE INDEX "skills_account_idx" ON "skills" USING btree ("account_id","id");--> statement-breakpoint

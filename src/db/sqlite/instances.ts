@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import { immediateTransaction } from './immediate-transaction.js';
+import type { PorchDatabase } from './open-database.js';
+import { executionSlots, instances } from './schema.js';
+import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
+
+/**
+ * Releases everything the instance held and forgets it: its credit reservations go back to their
+ * accounts, its execution slots are freed, and its unfinished idempotency claims are dropped so a
+ * retry runs. Runs inside the caller's transaction.
+ */
+export function retireInstance(db: PorchDatabase, instanceId: string): void {
+  db.run(sql`
+    update credit_balances set reserved_tokens = max(0, reserved_tokens - (
+      select coalesce(sum(tokens), 0) from credit_reservations r where r.account_id = credit_balances.account_id and r.instance_id = ${instanceId}
+    ))
+    where account_id in (select account_id from credit_reservations where instance_id = ${instanceId})`);
+  db.run(sql`delete from credit_reservations where instance_id = ${instanceId}`);
+  db.run(sql`delete from execution_slots where instance_id = ${instanceId}`);
+  db.run(sql`delete from idempotency_records where instance_id = ${instanceId} and response_status is null`);
+  db.run(sql`delete from instances where id = ${instanceId}`);
+}
+
+/** Whether the instance's lease is live at `now`. */
+export function isInstanceLive(db: PorchDatabase, instanceId: string, now: number): boolean {
+  return db.get<{ live: number }>(sql`select 1 as live from instances where id = ${instanceId} and lease_expires_at > ${now}`) !== undefined;
+}
+
+export function createInstanceRepository(db: PorchDatabase): InstanceRepository {
+  const retire = immediateTransaction(db, (instanceId: string) => retireInstance(db, instanceId));
+  const retireExpired = immediateTransaction(db, (now: number) => {
+    const expired = db.all<{ id: string }>(sql`select id from instances where lease_expires_at <= ${now}`);
+    for (const { id } of expired) retireInstance(db, id);
+    return expired.length;
+  });
+  return {
+    async renew({ id, now, leaseExpiresAt }) {
+      db.insert(instances).values({ id, startedAt: now, leaseExpiresAt }).onConflictDoUpdate({ target: instances.id, set: { leaseExpiresAt } }).run();
+    },
+    async retire(id) {
+      retire(id);
+    },
+    async retireExpired(now) {
+      return retireExpired(now);
+    },
+  };
+}
+
+export function createExecutionSlotRepository(db: PorchDatabase): ExecutionSlotRepository {
+  const held = (keyId: string, now: number) =>
+    db.get<{ n: number }>(sql`
+      select count(*) as n from execution_slots s join instances i on i.id = s.instance_id
+      where s.key_id = ${keyId} and i.lease_expires_at > ${now}`)?.n ?? 0;
+  const acquire = immediateTransaction(db, ({ slotId, keyId, instanceId, maxInFlight, now }: Parameters<ExecutionSlotRepository['acquire']>[0]) => {
+    if (held(keyId, now) >= maxInFlight) return false;
+    db.insert(executionSlots).values({ id: slotId, keyId, instanceId, createdAt: now }).run();
+    return true;
+  });
+  return {
+    async acquire(request) {
+      return acquire(request);
+    },
+    async release(slotId) {
+      db.run(sql`delete from execution_slots where id = ${slotId}`);
+    },
+    async count({ keyId, now }) {
+      return held(keyId, now);
+    },
+  };
+}
