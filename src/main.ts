@@ -91,6 +91,7 @@ export function createApplication(config: Config, options: ApplicationOptions = 
       judgeThresholds: config.judgeThresholds,
       workflowLimits: config.workflowLimits,
       maxInFlightPerKey: config.maxInFlightPerKey,
+      quotas: config.quotas,
     },
   });
   const report = options.onOutputMismatch;

@@ -1,5 +1,5 @@
 import { parseYaml, yaml } from '../yaml.js';
-import type { BundleRecords, CompositionVariable, ContextCardRecord, Store } from '../../db/store.js';
+import type { BundleRecords, CompositionVariable, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { templateReferences } from '../engine/template.js';
@@ -12,6 +12,7 @@ import {
   type WorkflowDefinition,
 } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
+import { quotaExceededError } from '../quotas/quotas.js';
 import { isUuid, newId } from '../ids.js';
 import { formatIssues, type ValidationIssue } from '../validation.js';
 import { bundleSchema, BUNDLE_VERSION, type Bundle } from './bundle-schema.js';
@@ -82,7 +83,7 @@ function unknownModelIssue(models: KnownModels, path: readonly PropertyKey[], mo
   return [{ path, message: `unknown model "${modelId}" (available: ${models.list().join(', ')})` }];
 }
 
-export function createBundleService(store: Store, clock: Clock, models: KnownModels) {
+export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
   return {
     /**
      * Validates the whole bundle first, then writes it in one transaction: on any error nothing is
@@ -221,7 +222,8 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
       }
       if (issues.length > 0) throw invalid(issues);
 
-      await store.catalog.insertBundle(records);
+      const outcome = await store.catalog.insertBundle({ records, quotas });
+      if (!outcome.ok) throw quotaExceededError(outcome.excess);
       return {
         account_id: accountId,
         personas: bundle.personas.length,
