@@ -16,6 +16,13 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 export const BUFFERED_LIST_BYTES = 64 * 1024;
 
+/**
+ * How much one list serialises before it lets other requests run. A page of the largest cards is
+ * megabytes; twenty lists each serialising a whole page per turn kept /health waiting seconds
+ * (bench/RESULTS-NOTES.md), so a turn is bounded by bytes, not rows.
+ */
+const TURN_BYTES = 64 * 1024;
+
 /** Writes a chunk, and waits for the socket to drain when its buffer is full (or for it to close). */
 async function write(res: Response, chunk: string): Promise<void> {
   if (res.write(chunk)) return;
@@ -40,14 +47,8 @@ export async function sendListPages(res: Response, status: number, pages: AsyncI
   let buffered: string[] = [];
   let bufferedBytes = 0;
   let streaming = false;
-  for await (const page of pages) {
-    // Leaving the loop ends the page reader too (its `return`), so a client that went away stops the reads.
-    if (res.destroyed) return;
-    let chunk = '';
-    for (const item of page) {
-      chunk += count === 0 ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
-      count += 1;
-    }
+  /** Sends (or, while the list is short, keeps) what was serialised, then lets other requests run. */
+  const flush = async (chunk: string) => {
     if (streaming) await write(res, chunk);
     else {
       buffered.push(chunk);
@@ -59,8 +60,22 @@ export async function sendListPages(res: Response, status: number, pages: AsyncI
         buffered = [];
       }
     }
-    // Each page is read and serialised in one turn of the event loop; other requests get the next.
     await nextTurn();
+  };
+  for await (const page of pages) {
+    // Leaving the loop ends the page reader too (its `return`), so a client that went away stops the reads.
+    if (res.destroyed) return;
+    let chunk = '';
+    for (const item of page) {
+      chunk += count === 0 ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+      count += 1;
+      if (chunk.length >= TURN_BYTES) {
+        await flush(chunk);
+        chunk = '';
+        if (res.destroyed) return;
+      }
+    }
+    if (chunk.length > 0) await flush(chunk);
   }
   const tail = `],"count":${count}}}`;
   if (streaming) res.end(tail);
