@@ -6,13 +6,12 @@
  * Porch runs in its own process (this script started with `serve`), over an in-memory database,
  * so the load generator's own work does not land on the server's event loop.
  */
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { createSilentLogger } from '../src/logger.js';
 import { startServer } from '../src/main.js';
+import { idleHealth, percentile, probeHealth, startServerProcess } from './load-harness.js';
 
 const ATTACKERS = 2;
 const LOAD_SECONDS = 10;
@@ -49,29 +48,13 @@ function sendWithBadKey(url: string, body: Buffer): Promise<number> {
   });
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
-
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening (\S+)/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-  });
+  const { child, words } = await startServerProcess(import.meta.url);
+  const [url] = words;
+  if (url === undefined) throw new Error('the server printed no url');
   try {
-    const probe = async (): Promise<number> => {
-      const started = performance.now();
-      await (await fetch(`${url}/api/public/v1/health`)).text();
-      return performance.now() - started;
-    };
-    const idle: number[] = [];
-    for (let index = 0; index < 50; index += 1) idle.push(await probe());
+    const probe = () => probeHealth(url);
+    const idle = await idleHealth(url);
 
     const body = shallowNestedBody();
     const deadline = performance.now() + LOAD_SECONDS * 1000;

@@ -314,7 +314,10 @@ async function seed(env: NodeJS.ProcessEnv): Promise<Seeded> {
           createdAt: now,
         });
       }
-      await store.catalog.insertBundle({ contextCards: cards, compositions: items, skills: [], workflows: [] });
+      // The growth accounts are written straight to the store, past the quotas, to measure lookups in a table of any size.
+      const unbounded = { maxItems: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
+      const quotas = { contextCards: unbounded, compositions: unbounded, skills: unbounded, workflows: unbounded };
+      await store.catalog.insertBundle({ records: { contextCards: cards, compositions: items, skills: [], workflows: [] }, quotas });
       // The oldest item: a lookup must not depend on where the row sits in the table.
       const compositionOfOwner = items[0]?.id;
       if (compositionOfOwner === undefined) throw new Error('no growth composition');

@@ -14,7 +14,9 @@ import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
 import { DEFAULT_JUDGE_THRESHOLDS, type JudgeThresholds } from './core/judge/thresholds.js';
+import { DEFAULT_QUOTAS } from './core/quotas/quotas.js';
 import { defaultDataDirectory, engineOf } from './db/create-store.js';
+import type { ContentQuotas, KindQuota } from './db/store.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -63,6 +65,24 @@ const workflowSchema = z.object({
   run_timeout_ms: z.number().int().min(100).max(3_600_000).default(DEFAULT_RUN_TIMEOUT_MS).describe('Time limit of a whole run'),
 });
 
+const kindQuotaSchema = (defaults: KindQuota) =>
+  z.strictObject({
+    max_items: z.number().int().min(1).default(defaults.maxItems).describe('Items one account may hold; a create or import beyond it is refused with 403'),
+    max_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(defaults.maxBytes)
+      .describe('Bytes of stored text one account may hold; a create, update or import beyond it is refused with 403'),
+  });
+
+const quotasSchema = z.strictObject({
+  context_cards: kindQuotaSchema(DEFAULT_QUOTAS.contextCards).prefault({}).describe('Context cards, personas included'),
+  compositions: kindQuotaSchema(DEFAULT_QUOTAS.compositions).prefault({}),
+  skills: kindQuotaSchema(DEFAULT_QUOTAS.skills).prefault({}),
+  workflows: kindQuotaSchema(DEFAULT_QUOTAS.workflows).prefault({}),
+});
+
 const limitsSchema = z.strictObject({
   max_in_flight_per_key: z
     .number()
@@ -71,6 +91,7 @@ const limitsSchema = z.strictObject({
     .max(1_000)
     .default(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY)
     .describe('Executions one key may have running at once; a further one is refused with 429'),
+  quotas: quotasSchema.prefault({}).describe('What one account may hold, per kind of content'),
 });
 
 const processesSchema = z.strictObject({
@@ -124,6 +145,8 @@ export interface Config {
   maxInFlightPerKey: number;
   /** How long a process counts as alive after renewing its lease (`processes.lease_seconds`), in ms. */
   instanceLeaseMs: number;
+  /** What one account may hold of each kind of content (`limits.quotas`). */
+  quotas: ContentQuotas;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -214,7 +237,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   } catch (err) {
     throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}: ${(err as Error).message}`);
   }
-  const { judge, workflows } = parsedFile.data;
+  const { judge, workflows, limits } = parsedFile.data;
+  const quota = ({ max_items, max_bytes }: { max_items: number; max_bytes: number }): KindQuota => ({ maxItems: max_items, maxBytes: max_bytes });
   const warnings: string[] = [];
 
   return {
@@ -236,8 +260,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     ai,
     judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
-    maxInFlightPerKey: parsedFile.data.limits.max_in_flight_per_key,
+    maxInFlightPerKey: limits.max_in_flight_per_key,
     instanceLeaseMs: parsedFile.data.processes.lease_seconds * 1_000,
+    quotas: {
+      contextCards: quota(limits.quotas.context_cards),
+      compositions: quota(limits.quotas.compositions),
+      skills: quota(limits.quotas.skills),
+      workflows: quota(limits.quotas.workflows),
+    },
     env,
     warnings,
   };

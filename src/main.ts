@@ -95,6 +95,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       workflowLimits: config.workflowLimits,
       maxInFlightPerKey: config.maxInFlightPerKey,
       instanceLeaseMs: config.instanceLeaseMs,
+      quotas: config.quotas,
     },
   });
   const report = options.onOutputMismatch;

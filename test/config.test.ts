@@ -1,9 +1,10 @@
 /** Settings derived from others at start-up. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { DEFAULT_QUOTAS } from '../src/core/quotas/quotas.js';
 
 // A folder without porch.config.yaml, so only the environment given counts.
 const folder = mkdtempSync(join(tmpdir(), 'porch-config-'));
@@ -30,5 +31,18 @@ describe('the public URL', () => {
   it('is the listen address when that is one clients can open', () => {
     expect(load({ HOST: '127.0.0.1', PORT: '3001' })).toMatchObject({ publicUrl: 'http://127.0.0.1:3001', warnings: [] });
     expect(load({ HOST: '::1' }).publicUrl).toBe('http://[::1]:3000');
+  });
+});
+
+describe('content quotas (limits.quotas)', () => {
+  it('defaults every kind to the documented quotas and takes the ones a config file sets', () => {
+    expect(load({}).quotas).toEqual(DEFAULT_QUOTAS);
+    const path = join(folder, 'quotas.yaml');
+    writeFileSync(path, 'limits:\n  quotas:\n    skills: { max_items: 5 }\n    context_cards: { max_bytes: 1000 }\n');
+    const { quotas } = load({ PORCH_CONFIG: path });
+    expect(quotas.skills).toEqual({ maxItems: 5, maxBytes: DEFAULT_QUOTAS.skills.maxBytes });
+    expect(quotas.contextCards).toEqual({ maxItems: DEFAULT_QUOTAS.contextCards.maxItems, maxBytes: 1000 });
+    writeFileSync(path, 'limits:\n  quotas:\n    personas: { max_items: 5 }\n');
+    expect(() => load({ PORCH_CONFIG: path }), 'personas are context cards, not a kind of their own').toThrow(/limits\.quotas/);
   });
 });

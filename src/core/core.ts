@@ -10,7 +10,7 @@ import { createModelCaller } from './execution/model-calls.js';
 import { createJudgeService } from './judge/judge-service.js';
 import type { JudgeThresholds } from './judge/thresholds.js';
 import { createSanitiserService } from './sanitiser/sanitiser-service.js';
-import type { Store } from '../db/store.js';
+import type { ContentQuotas, Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
 import { createAuthenticator } from './access/authenticator.js';
 import { createRateLimiter } from './access/rate-limiter.js';
@@ -37,6 +37,8 @@ export interface CoreSettings {
   maxInFlightPerKey: number;
   /** How long this process counts as alive after renewing its lease; the default suits production. */
   instanceLeaseMs?: number;
+  /** What one account may hold of each kind of content. */
+  quotas: ContentQuotas;
 }
 
 export interface CoreDependencies {
@@ -53,7 +55,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
   const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
   const accounts = createAccountService(store, clock);
-  const bundles = createBundleService(store, clock, {
+  const bundles = createBundleService(store, clock, settings.quotas, {
     has: (modelId) => ai.listModels().some((model) => model.id === modelId),
     list: () => ai.listModels().map((model) => model.id),
   });
@@ -91,7 +93,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
-    contextCards: createContextCardService(store, clock),
+    contextCards: createContextCardService(store, clock, settings.quotas.contextCards),
     catalog,
     prompts: createPromptCatalog(catalog),
     byok,

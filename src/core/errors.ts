@@ -65,6 +65,11 @@ export const ERROR_TABLE = {
     summary: "The resource exists in the caller's organisation but is not theirs to use",
     hint: 'Do not retry with this key.',
   },
+  QUOTA_EXCEEDED: {
+    status: 403,
+    summary: 'The write would take the account over its quota of items or bytes for that kind of resource',
+    hint: 'Do not retry; delete items of that kind, or ask the operator to raise limits.quotas.',
+  },
   RESOURCE_NOT_FOUND: {
     status: 404,
     summary: 'The resource does not exist or is not owned by the caller',

@@ -26,3 +26,30 @@ export async function fetchPage<Row extends { id: string }, Item>(
   const last = kept.at(-1);
   return { items: kept.map(view), count: kept.length, next_cursor: hasMore && last ? last.id : null };
 }
+
+/**
+ * Rows a door may hold at once while it writes a long list: a page of the largest cards (100,000
+ * characters each) stays a few megabytes, and a page of small ones still costs one query per
+ * fifty items, which is a small share of serialising them.
+ */
+export const STREAM_PAGE_ROWS = 50;
+
+/**
+ * Every row the query finds, newest first, read a page at a time after a cursor (the last id of
+ * the page before), each page shaped by `view`. Nothing holds more than one page, and each page
+ * is a query of its own, so other requests run between pages.
+ */
+export async function* readPages<Row extends { id: string }, Item>(
+  query: (page: PageRequest) => Promise<Row[]>,
+  view: (row: Row) => Item,
+  pageRows = STREAM_PAGE_ROWS,
+): AsyncGenerator<Item[]> {
+  let cursor: string | undefined;
+  for (;;) {
+    const rows = await query(cursor === undefined ? { limit: pageRows } : { limit: pageRows, cursor });
+    if (rows.length > 0) yield rows.map(view);
+    const last = rows.at(-1);
+    if (rows.length < pageRows || !last) return;
+    cursor = last.id;
+  }
+}

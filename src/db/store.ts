@@ -195,6 +195,29 @@ export interface BundleRecords {
   workflows: WorkflowRecord[];
 }
 
+/** The kinds of content an account owns that quotas bound (personas are context cards). */
+export const CONTENT_KINDS = ['contextCards', 'compositions', 'skills', 'workflows'] as const;
+export type ContentKind = (typeof CONTENT_KINDS)[number];
+
+/** How much of one kind an account may hold: items, and bytes of their stored text (see content-size.ts). */
+export interface KindQuota {
+  maxItems: number;
+  maxBytes: number;
+}
+
+export type ContentQuotas = Record<ContentKind, KindQuota>;
+
+/** What the account would hold of `kind` had the write gone through, over `quota`. */
+export interface QuotaExcess {
+  kind: ContentKind;
+  quota: KindQuota;
+  items: number;
+  bytes: number;
+}
+
+/** A write bounded by a quota: done, or refused (nothing written) with what it would have made. */
+export type QuotaOutcome = { ok: true } | { ok: false; excess: QuotaExcess };
+
 export type ReserveOutcome = { ok: true; balance: CreditBalance } | { ok: false; balance: CreditBalance };
 
 export type SettleOutcome =
@@ -323,13 +346,28 @@ export interface UsageRepository {
   listByAccount(accountId: string): Promise<UsageRecord[]>;
 }
 
+export type ContextCardUpdateOutcome = { ok: true; card: ContextCardRecord } | { ok: false; excess: QuotaExcess } | null;
+
+/**
+ * Quotas are checked where they are written, in the same transaction as the write: the account's
+ * count and byte total of the kind, plus what the write adds, against the quota. Engines keep a
+ * size per row (`contentSizeBytes`) so the total is an indexed sum, never a read of the content;
+ * a networked engine serialises one account's writes (a row lock on the account) so two
+ * concurrent writes cannot both pass the check.
+ */
 export interface ContextCardRepository {
   /** The account's cards, newest first; only those in `category` when it is given. */
   list(request: OwnedPageRequest & { category?: string }): Promise<ContextCardRecord[]>;
   findOwned(request: OwnedId): Promise<ContextCardRecord | null>;
-  insert(card: ContextCardRecord): Promise<void>;
-  /** Changes the card if the account owns it; null otherwise. */
-  update(request: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>> }): Promise<ContextCardRecord | null>;
+  /** Inserts the card unless the account's cards would then exceed `quota`; atomic. */
+  insert(request: { card: ContextCardRecord; quota: KindQuota }): Promise<QuotaOutcome>;
+  /**
+   * Changes the card if the account owns it (null otherwise), unless its cards' bytes would then
+   * exceed `quota` (the size is of the card as changed, so it is computed in the transaction).
+   */
+  update(
+    request: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>>; quota: KindQuota },
+  ): Promise<ContextCardUpdateOutcome>;
   /** Deletes the card if the account owns it; false otherwise. */
   delete(request: OwnedId): Promise<boolean>;
 }
@@ -343,8 +381,11 @@ export interface CatalogRepository {
   findWorkflow(request: OwnedId): Promise<WorkflowRecord | null>;
   incrementCompositionUse(id: string): Promise<void>;
   incrementWorkflowUse(id: string): Promise<void>;
-  /** Writes a whole imported bundle in one transaction: all of it or nothing. */
-  insertBundle(records: BundleRecords): Promise<void>;
+  /**
+   * Writes a whole imported bundle in one transaction: all of it or nothing. Nothing is written
+   * when any kind would exceed its quota (the first kind over it is named).
+   */
+  insertBundle(request: { records: BundleRecords; quotas: ContentQuotas }): Promise<QuotaOutcome>;
   /** Everything an account owns, for export. */
   exportAll(accountId: string): Promise<BundleRecords>;
 }

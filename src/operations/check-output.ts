@@ -40,17 +40,33 @@ export function checkOperationOutput(operation: Pick<Operation, 'name' | 'output
  */
 export function withOutputCheck<Op extends Operation>(operation: Op, report: (error: OutputMismatchError) => void): Op {
   const run = operation.run.bind(operation) as (...args: Parameters<Op['run']>) => Promise<unknown>;
-  return {
+  const check = (data: unknown) => {
+    try {
+      checkOperationOutput(operation, data);
+    } catch (err) {
+      if (!(err instanceof OutputMismatchError)) throw err;
+      report(err);
+    }
+  };
+  const checked: Op = {
     ...operation,
     async run(...args: Parameters<Op['run']>) {
       const data = await run(...args);
-      try {
-        checkOperationOutput(operation, data);
-      } catch (err) {
-        if (!(err instanceof OutputMismatchError)) throw err;
-        report(err);
-      }
+      check(data);
       return data;
     },
   };
+  if (operation.access === 'keyed' && operation.streamItems) {
+    const streamItems = operation.streamItems.bind(operation);
+    // Each page is checked as the list it would be on its own, so a streamed list meets the same schema.
+    Object.assign(checked, {
+      async *streamItems(...args: Parameters<typeof streamItems>) {
+        for await (const page of streamItems(...args)) {
+          check({ items: page, count: page.length });
+          yield page;
+        }
+      },
+    });
+  }
+  return checked;
 }

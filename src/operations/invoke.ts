@@ -31,6 +31,8 @@ export interface InvocationRequest {
   signal: AbortSignal;
   /** How field paths read in validation messages: `body.title` (REST) or `title` (MCP arguments). */
   pathStyle: 'located' | 'plain';
+  /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
+  streamLists?: boolean;
 }
 
 export interface InvocationMeta {
@@ -40,7 +42,16 @@ export interface InvocationMeta {
   creditsRemaining: number | null;
 }
 
-export type InvocationResult = { ok: true; status: number; data: unknown; meta: InvocationMeta } | { ok: false; error: PorchError; meta: InvocationMeta };
+export type InvocationResult =
+  | {
+      ok: true;
+      status: number;
+      data: unknown;
+      meta: InvocationMeta;
+      /** Only for a door that asked for `streamLists`: the whole list, a page at a time (then `data` is undefined). */
+      pages?: AsyncIterable<readonly unknown[]>;
+    }
+  | { ok: false; error: PorchError; meta: InvocationMeta };
 
 /** Whether a key with these scopes may call the operation (public operations: always). */
 export function isOperationAllowed(operation: Operation, scopes: readonly string[]): boolean {
@@ -138,6 +149,11 @@ export async function invokeOperation(core: Core, operation: Operation, request:
 
     const input = parseOperationInput(operation, request);
     const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    if (request.streamLists && operation.streamItems && input.limit === undefined) {
+      const pages = operation.streamItems(input, context);
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      return { ok: true, status: operation.successStatus, data: undefined, pages, meta };
+    }
     const keyedCaller = caller;
     // Executions hold reservations and provider calls open, so a key may have only so many in flight.
     const run = () =>

@@ -32,6 +32,9 @@ export type OutputSchema = z.ZodType | null;
 // biome-ignore lint/suspicious/noConfusingVoidType: a 204 operation's run may end without returning, which only void allows.
 export type OutputOf<Output extends OutputSchema> = Output extends z.ZodType ? z.output<Output> : void;
 
+/** The item type of a list operation's output (`{ items: Item[], ... }`); unknown for other outputs, which have no items to stream. */
+export type ListItemOf<Output extends OutputSchema> = OutputOf<Output> extends { items: Array<infer Item> } ? Item : unknown;
+
 /**
  * The doors and generators that expose an operation, stated once and read by each of them:
  * - `rest`: a route under the API base path, and a method of the typed REST client;
@@ -99,6 +102,13 @@ export interface KeyedOperation<
   /** Any one of these scopes grants the operation. */
   scopes: readonly Scope[];
   run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<Caller>): Promise<OutputOf<Output>>;
+  /**
+   * Lists only: the items `run` answers when no `limit` is sent, as successive pages read one
+   * after another. A door that can write a list as it is read (REST) uses this instead of `run`,
+   * so a long list never sits whole in memory (DECISIONS: every item, without building it in
+   * memory); doors that need the answer as one value call `run`.
+   */
+  streamItems?(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<Caller>): AsyncIterable<ListItemOf<Output>[]>;
 }
 
 export interface PublicOperation<

@@ -2,10 +2,11 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
-import type { ErrorCodeSet } from '../core/errors.js';
+import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+import { sendListPages } from './list-stream.js';
 import { DEFAULT_BODY_LIMIT_BYTES, hasBody, jsonBody } from './middleware.js';
 
 /** `/context-cards/{id}` → `/context-cards/:id` (Express route syntax). */
@@ -100,9 +101,16 @@ export function mountOperations(
         idempotencyKey: headerValue(req, 'idempotency-key'),
         signal: abort.signal,
         pathStyle: 'located',
+        streamLists: true,
       });
       setMetaHeaders(res, result.meta);
-      if (result.ok && operation.responseType === 'markdown') sendMarkdown(res, result.status, result.data);
+      if (result.ok && result.pages) {
+        await sendListPages(res, result.status, result.pages).catch((err: unknown) => {
+          core.logger.error({ err, requestId: res.locals.requestId, operation: operation.name }, 'list failed while it was being sent');
+          if (res.headersSent) res.destroy();
+          else sendError(res, toPorchError(err), codeSet);
+        });
+      } else if (result.ok && operation.responseType === 'markdown') sendMarkdown(res, result.status, result.data);
       else if (result.ok) sendSuccess(res, result.status, result.data);
       else sendError(res, result.error, codeSet);
     };

@@ -7,7 +7,19 @@ import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import type { SanitiserRuleRecord, WorkflowRunRecord } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { byokKeyRecord, compositionRecord, contextCardRecord, createAccount, skillRecord, T0, workflowRecord } from './fixtures.js';
+import {
+  byokKeyRecord,
+  compositionRecord,
+  contextCardRecord,
+  createAccount,
+  insertCard,
+  insertRecords,
+  skillRecord,
+  T0,
+  UNBOUNDED_QUOTA,
+  UNBOUNDED_QUOTAS,
+  workflowRecord,
+} from './fixtures.js';
 
 describeEachEngine('owned content', (engine) => {
   it("another account's context card reads as absent and cannot be changed or deleted", async () => {
@@ -15,10 +27,10 @@ describeEachEngine('owned content', (engine) => {
     const { account: owner } = await createAccount(store);
     const { account: other } = await createAccount(store);
     const card = contextCardRecord(owner.id);
-    await store.contextCards.insert(card);
+    await insertCard(store, card);
     expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual(card);
     expect(await store.contextCards.findOwned({ accountId: other.id, id: card.id })).toBeNull();
-    expect(await store.contextCards.update({ accountId: other.id, id: card.id, changes: { title: 'taken' } })).toBeNull();
+    expect(await store.contextCards.update({ accountId: other.id, id: card.id, changes: { title: 'taken' }, quota: UNBOUNDED_QUOTA })).toBeNull();
     expect(await store.contextCards.delete({ accountId: other.id, id: card.id })).toBe(false);
     expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual(card);
   });
@@ -27,9 +39,12 @@ describeEachEngine('owned content', (engine) => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const card = contextCardRecord(account.id);
-    await store.contextCards.insert(card);
+    await insertCard(store, card);
     const changes = { title: 'New title', tags: ['x', 'y'], category: 'persona', updatedAt: T0 + 1 };
-    expect(await store.contextCards.update({ accountId: account.id, id: card.id, changes })).toEqual({ ...card, ...changes });
+    expect(await store.contextCards.update({ accountId: account.id, id: card.id, changes, quota: UNBOUNDED_QUOTA })).toEqual({
+      ok: true,
+      card: { ...card, ...changes },
+    });
     expect(await store.contextCards.delete({ accountId: account.id, id: card.id })).toBe(true);
     expect(await store.contextCards.findOwned({ accountId: account.id, id: card.id })).toBeNull();
   });
@@ -44,7 +59,7 @@ describeEachEngine('owned content', (engine) => {
       contextCardRecord(account.id),
       contextCardRecord(account.id, { category: 'persona' }),
     ];
-    for (const card of [...cards, contextCardRecord(other.id)]) await store.contextCards.insert(card);
+    for (const card of [...cards, contextCardRecord(other.id)]) await insertCard(store, card);
     const newestFirst = [...cards].reverse();
     expect(await store.contextCards.list({ accountId: account.id, page: {} })).toEqual(newestFirst);
     expect(await store.contextCards.list({ accountId: account.id, page: {}, category: 'persona' })).toEqual(
@@ -62,7 +77,7 @@ describeEachEngine('owned content', (engine) => {
     const composition = compositionRecord(account.id);
     const skill = skillRecord(account.id);
     const workflow = workflowRecord(account.id, { definition: { nodes: [{ id: 'a', kind: 'model' }], outputs: { a: 'a' } } });
-    await store.catalog.insertBundle({ contextCards: [], compositions: [composition], skills: [skill], workflows: [workflow] });
+    await insertRecords(store, { compositions: [composition], skills: [skill], workflows: [workflow] });
     expect(await store.catalog.findComposition({ accountId: account.id, id: composition.id })).toEqual(composition);
     expect(await store.catalog.findSkill({ accountId: account.id, id: skill.id })).toEqual(skill);
     expect(await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id })).toEqual(workflow);
@@ -85,7 +100,7 @@ describeEachEngine('owned content', (engine) => {
       // The second workflow reuses the first one's id, so the last row written fails.
       workflows: [workflowRecord(account.id, { id: duplicateId }), workflowRecord(account.id, { id: duplicateId })],
     };
-    await expect(store.catalog.insertBundle(failing)).rejects.toThrow();
+    await expect(store.catalog.insertBundle({ records: failing, quotas: UNBOUNDED_QUOTAS })).rejects.toThrow();
     expect(await store.catalog.exportAll(account.id)).toEqual({ contextCards: [], compositions: [], skills: [], workflows: [] });
   });
 
@@ -99,8 +114,8 @@ describeEachEngine('owned content', (engine) => {
       skills: [skillRecord(account.id)],
       workflows: [workflowRecord(account.id)],
     };
-    await store.catalog.insertBundle(bundle);
-    await store.catalog.insertBundle({ contextCards: [contextCardRecord(other.id)], compositions: [], skills: [skillRecord(other.id)], workflows: [] });
+    await insertRecords(store, bundle);
+    await insertRecords(store, { contextCards: [contextCardRecord(other.id)], skills: [skillRecord(other.id)] });
     expect(await store.catalog.exportAll(account.id)).toEqual(bundle);
   });
 
@@ -109,7 +124,7 @@ describeEachEngine('owned content', (engine) => {
     const { account } = await createAccount(store);
     const composition = compositionRecord(account.id);
     const workflow = workflowRecord(account.id);
-    await store.catalog.insertBundle({ contextCards: [], compositions: [composition], skills: [], workflows: [workflow] });
+    await insertRecords(store, { compositions: [composition], workflows: [workflow] });
     await Promise.all([
       store.catalog.incrementCompositionUse(composition.id),
       store.catalog.incrementCompositionUse(composition.id),

@@ -7,8 +7,11 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   ByokKeyRecord,
+  BundleRecords,
   CompositionRecord,
+  ContentQuotas,
   ContextCardRecord,
+  KindQuota,
   OrganisationRecord,
   SkillRecord,
   Store,
@@ -167,4 +170,28 @@ export function byokKeyRecord(owner: { accountId: string } | { organisationId: s
     revokedAt: null,
     ...overrides,
   };
+}
+
+/** A quota no test reaches, for tests about something else. */
+export const UNBOUNDED_QUOTA: KindQuota = { maxItems: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
+export const UNBOUNDED_QUOTAS: ContentQuotas = {
+  contextCards: UNBOUNDED_QUOTA,
+  compositions: UNBOUNDED_QUOTA,
+  skills: UNBOUNDED_QUOTA,
+  workflows: UNBOUNDED_QUOTA,
+};
+
+/** A bundle of the given records (the other kinds empty), written past any quota. */
+export async function insertRecords(store: Store, records: Partial<BundleRecords>): Promise<void> {
+  const outcome = await store.catalog.insertBundle({
+    records: { contextCards: [], compositions: [], skills: [], workflows: [], ...records },
+    quotas: UNBOUNDED_QUOTAS,
+  });
+  if (!outcome.ok) throw new Error(`an unbounded quota refused a bundle: ${JSON.stringify(outcome.excess)}`);
+}
+
+/** Inserts one card past any quota. */
+export async function insertCard(store: Store, card: ContextCardRecord): Promise<void> {
+  const outcome = await store.contextCards.insert({ card, quota: UNBOUNDED_QUOTA });
+  if (!outcome.ok) throw new Error('an unbounded quota refused a card');
 }

@@ -10,8 +10,12 @@ import { IDENTIFIER_PATTERN, variableDeclarationSchema, workflowDefinitionSchema
 
 export const BUNDLE_VERSION = 1;
 
-/** Bounds that keep one import from filling the database by mistake. */
-export const BUNDLE_LIMITS = { itemsPerSection: 1_000, nameLength: 200, descriptionLength: 2_000, templateLength: 100_000 } as const;
+/**
+ * Bounds on one item. How many items a bundle may hold is not bounded here: the account's quotas
+ * are (limits.quotas), so a bundle `porch export` wrote from an account within its quotas always
+ * fits another such account (regression: a section of more than 1,000 items was refused).
+ */
+export const BUNDLE_LIMITS = { nameLength: 200, descriptionLength: 2_000, templateLength: 100_000 } as const;
 
 const keySchema = z
   .string()
@@ -66,9 +70,16 @@ export const workflowEntrySchema = z.strictObject({
   description: descriptionSchema,
   category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general'),
   ...workflowDefinitionSchema.shape,
+  dangling_refs: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Ids of nodes whose skill, composition or persona no longer exists (deleted, or a card taken out of category "persona"). ' +
+        'Their references (ids) are kept as they are, and the nodes fail when run, as they did where the bundle was exported. `porch export` writes this.',
+    ),
 });
 
-const section = <Schema extends z.ZodType>(schema: Schema) => z.array(schema).max(BUNDLE_LIMITS.itemsPerSection).default([]);
+const section = <Schema extends z.ZodType>(schema: Schema) => z.array(schema).default([]);
 
 export const bundleSchema = z.strictObject({
   version: z.literal(BUNDLE_VERSION).default(BUNDLE_VERSION).describe('Bundle format version.'),

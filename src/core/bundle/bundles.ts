@@ -1,5 +1,5 @@
 import { parseYaml, yaml } from '../yaml.js';
-import type { BundleRecords, CompositionVariable, ContextCardRecord, Store } from '../../db/store.js';
+import type { BundleRecords, CompositionVariable, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { templateReferences } from '../engine/template.js';
@@ -12,6 +12,7 @@ import {
   type WorkflowDefinition,
 } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
+import { quotaExceededError } from '../quotas/quotas.js';
 import { isUuid, newId } from '../ids.js';
 import { formatIssues, type ValidationIssue } from '../validation.js';
 import { bundleSchema, BUNDLE_VERSION, type Bundle } from './bundle-schema.js';
@@ -82,7 +83,7 @@ function unknownModelIssue(models: KnownModels, path: readonly PropertyKey[], mo
   return [{ path, message: `unknown model "${modelId}" (available: ${models.list().join(', ')})` }];
 }
 
-export function createBundleService(store: Store, clock: Clock, models: KnownModels) {
+export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
   return {
     /**
      * Validates the whole bundle first, then writes it in one transaction: on any error nothing is
@@ -184,7 +185,7 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
       };
 
       for (const [index, entry] of bundle.workflows.entries()) {
-        const { key, name, description, category, ...definitionInput } = entry;
+        const { key, name, description, category, dangling_refs: danglingNodes = [], ...definitionInput } = entry;
         let definition: WorkflowDefinition;
         try {
           definition = validateWorkflowDefinition(definitionInput, { root: ['workflows', index] });
@@ -199,9 +200,21 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
           if ('model' in node) issues.push(...unknownModelIssue(models, ['workflows', index, 'nodes', nodeIndex, 'model'], node.model));
         }
         const resolved = new Map<string, string>();
-        for (const ref of definitionResourceRefs(definition)) {
+        const refs = definitionResourceRefs(definition);
+        for (const [danglingIndex, nodeId] of danglingNodes.entries()) {
+          if (!refs.some((ref) => ref.nodeId === nodeId))
+            issues.push({
+              path: ['workflows', index, 'dangling_refs', danglingIndex],
+              message: `no node "${nodeId}" that refers to a skill, composition or persona`,
+            });
+        }
+        for (const ref of refs) {
           const id = await resolveRef(ref);
           const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
+          // A reference the exporting account had already lost stays as it was (an id), so the
+          // workflow moves whole and fails at that node as it did there (DECISIONS: export, then
+          // import, round-trips); only an id can be kept, since a bundle key names nothing outside the bundle.
+          if (id === null && danglingNodes.includes(ref.nodeId) && isUuid(ref.ref)) continue;
           if (id === null)
             issues.push({ path: ['workflows', index, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
           else resolved.set(`${ref.kind}:${ref.ref}`, id);
@@ -221,7 +234,8 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
       }
       if (issues.length > 0) throw invalid(issues);
 
-      await store.catalog.insertBundle(records);
+      const outcome = await store.catalog.insertBundle({ records, quotas });
+      if (!outcome.ok) throw quotaExceededError(outcome.excess);
       return {
         account_id: accountId,
         personas: bundle.personas.length,
@@ -240,6 +254,8 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
       const all = await store.catalog.exportAll(accountId);
       const keys = new Map<string, string>();
       const usedKeys = new Set<string>();
+      // Where the search for a free suffix of each base resumes, so a thousand items of one name take linear time.
+      const nextSuffix = new Map<string, number>();
       const keyFor = (kind: string, id: string, name: string): string => {
         const base = (
           name
@@ -250,7 +266,9 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
           .replace(/^(\d)/, `${kind}-$1`)
           .slice(0, 56);
         let key = base;
-        for (let n = 2; usedKeys.has(`${kind}:${key}`); n += 1) key = `${base}-${n}`;
+        let suffix = nextSuffix.get(`${kind}:${base}`) ?? 2;
+        for (; usedKeys.has(`${kind}:${key}`); suffix += 1) key = `${base}-${suffix}`;
+        nextSuffix.set(`${kind}:${base}`, suffix);
         usedKeys.add(`${kind}:${key}`);
         keys.set(`${kind}:${id}`, key);
         return key;
@@ -294,13 +312,20 @@ export function createBundleService(store: Store, clock: Clock, models: KnownMod
           ...optional('model', skill.model),
         })),
         workflows: all.workflows.map((workflow) => {
-          const definition = mapResourceRefs(workflow.definition as WorkflowDefinition, (ref) => keys.get(`${ref.kind}:${ref.ref}`) ?? ref.ref);
+          const stored = workflow.definition as WorkflowDefinition;
+          // Every owned persona, skill and composition has a key by now; a reference without one
+          // is to something the account no longer has, and the bundle says so (`dangling_refs`).
+          const dangling = definitionResourceRefs(stored)
+            .filter((ref) => !keys.has(`${ref.kind}:${ref.ref}`))
+            .map((ref) => ref.nodeId);
+          const definition = mapResourceRefs(stored, (ref) => keys.get(`${ref.kind}:${ref.ref}`) ?? ref.ref);
           return {
             key: keyFor('workflow', workflow.id, workflow.name),
             name: workflow.name,
             description: workflow.description,
             category: workflow.category,
             ...definition,
+            ...(dangling.length > 0 ? { dangling_refs: [...new Set(dangling)] } : {}),
           };
         }),
       } as Bundle;

@@ -1,7 +1,7 @@
 import type { CompositionRecord, ContextCardRecord, PageRequest, SkillRecord, Store, WorkflowRecord } from '../../db/store.js';
 import { PorchError } from '../errors.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
-import { fetchPage, type Page } from '../pages.js';
+import { fetchPage, readPages, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 
 /** DECISIONS.md: a persona's preview is the first 160 characters of its system prompt. */
@@ -121,6 +121,16 @@ export function createCatalogService(store: Store) {
       fetchPage(page, (request) => store.catalog.listSkills({ accountId, page: request }), skillListItem),
     listPersonas: (accountId: string, page: PageRequest): Promise<Page<PersonaListItem>> =>
       fetchPage(page, (request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem),
+
+    // The same lists a page at a time, for a door that writes them as they are read.
+    workflowPages: (accountId: string): AsyncGenerator<WorkflowListItem[]> =>
+      readPages((request) => store.catalog.listWorkflows({ accountId, page: request }), workflowListItem),
+    compositionPages: (accountId: string): AsyncGenerator<CompositionListItem[]> =>
+      readPages((request) => store.catalog.listCompositions({ accountId, page: request }), compositionListItem),
+    skillPages: (accountId: string): AsyncGenerator<SkillListItem[]> =>
+      readPages((request) => store.catalog.listSkills({ accountId, page: request }), skillListItem),
+    personaPages: (accountId: string): AsyncGenerator<PersonaListItem[]> =>
+      readPages((request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem),
   };
 }
 

@@ -1,8 +1,9 @@
-import type { ContextCardRecord, PageRequest, Store } from '../../db/store.js';
+import type { ContextCardRecord, KindQuota, PageRequest, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
-import { fetchPage, type Page } from '../pages.js';
+import { fetchPage, readPages, type Page } from '../pages.js';
+import { quotaExceededError } from '../quotas/quotas.js';
 import { toIsoTimestamp } from '../views.js';
 
 /** Cards are prompt context: generous, but bounded so one card cannot fill the database. */
@@ -58,10 +59,16 @@ function notFound(id: string): PorchError {
   return new PorchError('RESOURCE_NOT_FOUND', `Context card ${id} was not found.`);
 }
 
-export function createContextCardService(store: Store, clock: Clock) {
+/** `quota` bounds the account's cards, personas included. */
+export function createContextCardService(store: Store, clock: Clock, quota: KindQuota) {
   return {
     list(accountId: string, page: PageRequest): Promise<Page<ContextCardView>> {
       return fetchPage(page, (request) => store.contextCards.list({ accountId, page: request }), contextCardView);
+    },
+
+    /** Every card, a page at a time, for a door that writes them as they are read. */
+    pages(accountId: string): AsyncGenerator<ContextCardView[]> {
+      return readPages((request) => store.contextCards.list({ accountId, page: request }), contextCardView);
     },
 
     async get(accountId: string, id: string): Promise<ContextCardView> {
@@ -84,14 +91,16 @@ export function createContextCardService(store: Store, clock: Clock) {
         createdAt: now,
         updatedAt: now,
       };
-      await store.contextCards.insert(card);
+      const outcome = await store.contextCards.insert({ card, quota });
+      if (!outcome.ok) throw quotaExceededError(outcome.excess);
       return contextCardView(card);
     },
 
     async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
-      const updated = await store.contextCards.update({ accountId, id, changes: { ...changes, updatedAt: clock.now() } });
-      if (!updated) throw notFound(id);
-      return contextCardView(updated);
+      const outcome = await store.contextCards.update({ accountId, id, changes: { ...changes, updatedAt: clock.now() }, quota });
+      if (!outcome) throw notFound(id);
+      if (!outcome.ok) throw quotaExceededError(outcome.excess);
+      return contextCardView(outcome.card);
     },
 
     async delete(accountId: string, id: string): Promise<void> {

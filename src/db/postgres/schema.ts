@@ -178,10 +178,13 @@ export const contextCards = pgTable(
     emoji: text('emoji'),
     ...timestamps,
     updatedAt: epochMs('updated_at').notNull(),
+    /** What the row counts against the account's byte quota (src/db/content-size.ts); not part of the record. */
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
   (table) => [
     index('context_cards_account_idx').on(table.accountId, table.id),
     index('context_cards_category_idx').on(table.accountId, table.category, table.id),
+    index('context_cards_size_idx').on(table.accountId, table.sizeBytes),
   ],
 );
 
@@ -200,8 +203,9 @@ export const compositions = pgTable(
     defaultModel: text('default_model'),
     timesUsed: integer('times_used').notNull().default(0),
     ...timestamps,
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('compositions_account_idx').on(table.accountId, table.id)],
+  (table) => [index('compositions_account_idx').on(table.accountId, table.id), index('compositions_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const skills = pgTable(
@@ -217,8 +221,9 @@ export const skills = pgTable(
     instructions: text('instructions').notNull(),
     model: text('model'),
     ...timestamps,
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('skills_account_idx').on(table.accountId, table.id)],
+  (table) => [index('skills_account_idx').on(table.accountId, table.id), index('skills_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const workflows = pgTable(
@@ -235,8 +240,9 @@ export const workflows = pgTable(
     definition: json('definition').$type<unknown>().notNull(),
     usageCount: integer('usage_count').notNull().default(0),
     ...timestamps,
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('workflows_account_idx').on(table.accountId, table.id)],
+  (table) => [index('workflows_account_idx').on(table.accountId, table.id), index('workflows_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const workflowRuns = pgTable(

@@ -1,9 +1,53 @@
-import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { bundleAdditions, contextCardSizeBytes, sizedBundle } from '../content-size.js';
+import { definedChanges, quotaExcess, recordColumns, type ContentAmount } from '../quota-excess.js';
+import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
 import { compositions, contextCards, skills, workflows } from './schema.js';
-import type { CatalogRepository, ContextCardRecord, ContextCardRepository, OwnedPageRequest } from '../store.js';
+import type {
+  BundleRecords,
+  CatalogRepository,
+  ContentKind,
+  ContentQuotas,
+  ContextCardRecord,
+  ContextCardRepository,
+  ContextCardUpdateOutcome,
+  KindQuota,
+  OwnedId,
+  OwnedPageRequest,
+  QuotaOutcome,
+} from '../store.js';
+
+const cardColumns = recordColumns(getTableColumns(contextCards));
+const compositionColumns = recordColumns(getTableColumns(compositions));
+const skillColumns = recordColumns(getTableColumns(skills));
+const workflowColumns = recordColumns(getTableColumns(workflows));
+
+const CONTENT_TABLES = { contextCards, compositions, skills, workflows } as const;
+
+/**
+ * How much of each kind an account holds: a count and a sum read from the (account, size) index
+ * alone, so checking a quota costs the same whatever the rows hold.
+ */
+function createHoldings(db: PorchDatabase): (kind: ContentKind, accountId: string) => ContentAmount {
+  const heldIn = (table: (typeof CONTENT_TABLES)[ContentKind]) =>
+    onFirstUse(() =>
+      db
+        .select({ items: count(), bytes: sql<number>`coalesce(sum(${table.sizeBytes}), 0)` })
+        .from(table)
+        .where(eq(table.accountId, sql.placeholder('accountId')))
+        .prepare(),
+    );
+  const statements = {
+    contextCards: heldIn(contextCards),
+    compositions: heldIn(compositions),
+    skills: heldIn(skills),
+    workflows: heldIn(workflows),
+  } satisfies Record<ContentKind, unknown>;
+  return (kind, accountId) => statements[kind]().get({ accountId }) ?? { items: 0, bytes: 0 };
+}
 
 /**
  * Newest first (ids are UUIDv7), starting after the `cursor` placeholder when paging. Lists are
@@ -27,9 +71,17 @@ function pageParams({ accountId, page }: OwnedPageRequest) {
 }
 
 export function createContextCardRepository(db: PorchDatabase): ContextCardRepository {
+  const holdings = createHoldings(db);
   const findOwned = onFirstUse(() =>
     db
-      .select()
+      .select(cardColumns)
+      .from(contextCards)
+      .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
+      .prepare(),
+  );
+  const ownedSize = onFirstUse(() =>
+    db
+      .select({ sizeBytes: contextCards.sizeBytes })
       .from(contextCards)
       .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
       .prepare(),
@@ -37,7 +89,7 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
   const listPage = (inCategory: boolean) =>
     byPageShape((afterCursor) =>
       db
-        .select()
+        .select(cardColumns)
         .from(contextCards)
         .where(pageWhere(contextCards.accountId, contextCards.id, afterCursor, inCategory ? eq(contextCards.category, sql.placeholder('category')) : undefined))
         .orderBy(desc(contextCards.id))
@@ -46,6 +98,39 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
     );
   const anyCategory = listPage(false);
   const oneCategory = listPage(true);
+  const insertCard = immediateTransaction(db, (card: ContextCardRecord, quota: KindQuota): QuotaOutcome => {
+    const sizeBytes = contextCardSizeBytes(card);
+    const excess = quotaExcess('contextCards', holdings('contextCards', card.accountId), { items: 1, bytes: sizeBytes }, quota);
+    if (excess) return { ok: false, excess };
+    db.insert(contextCards)
+      .values({ ...card, sizeBytes })
+      .run();
+    return { ok: true };
+  });
+  const updateCard = immediateTransaction(
+    db,
+    ({
+      accountId,
+      id,
+      changes,
+      quota,
+    }: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>>; quota: KindQuota }): ContextCardUpdateOutcome => {
+      const current = findOwned().get({ id, accountId });
+      const stored = ownedSize().get({ id, accountId });
+      if (!current || !stored) return null;
+      // The size is of the card as it will be, known only here, inside the transaction that writes it.
+      const sizeBytes = contextCardSizeBytes({ ...current, ...definedChanges(changes) });
+      const excess = quotaExcess('contextCards', holdings('contextCards', accountId), { items: 0, bytes: sizeBytes - stored.sizeBytes }, quota);
+      if (excess) return { ok: false, excess };
+      const card = db
+        .update(contextCards)
+        .set({ ...changes, sizeBytes })
+        .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
+        .returning(cardColumns)
+        .get();
+      return card ? { ok: true, card } : null;
+    },
+  );
   return {
     async list(request) {
       const { category } = request;
@@ -55,18 +140,11 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
     async findOwned({ accountId, id }) {
       return findOwned().get({ id, accountId }) ?? null;
     },
-    async insert(card: ContextCardRecord) {
-      db.insert(contextCards).values(card).run();
+    async insert({ card, quota }) {
+      return insertCard(card, quota);
     },
-    async update({ accountId, id, changes }) {
-      return (
-        db
-          .update(contextCards)
-          .set(changes)
-          .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
-          .returning()
-          .get() ?? null
-      );
+    async update(request) {
+      return updateCard(request);
     },
     async delete({ accountId, id }) {
       return (
@@ -80,9 +158,10 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
 }
 
 export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
+  const holdings = createHoldings(db);
   const compositionPages = byPageShape((afterCursor) =>
     db
-      .select()
+      .select(compositionColumns)
       .from(compositions)
       .where(pageWhere(compositions.accountId, compositions.id, afterCursor))
       .orderBy(desc(compositions.id))
@@ -91,7 +170,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   );
   const skillPages = byPageShape((afterCursor) =>
     db
-      .select()
+      .select(skillColumns)
       .from(skills)
       .where(pageWhere(skills.accountId, skills.id, afterCursor))
       .orderBy(desc(skills.id))
@@ -100,7 +179,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   );
   const workflowPages = byPageShape((afterCursor) =>
     db
-      .select()
+      .select(workflowColumns)
       .from(workflows)
       .where(pageWhere(workflows.accountId, workflows.id, afterCursor))
       .orderBy(desc(workflows.id))
@@ -110,21 +189,21 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
   const compositionById = onFirstUse(() =>
     db
-      .select()
+      .select(compositionColumns)
       .from(compositions)
       .where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId)))
       .prepare(),
   );
   const skillById = onFirstUse(() =>
     db
-      .select()
+      .select(skillColumns)
       .from(skills)
       .where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId)))
       .prepare(),
   );
   const workflowById = onFirstUse(() =>
     db
-      .select()
+      .select(workflowColumns)
       .from(workflows)
       .where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId)))
       .prepare(),
@@ -143,6 +222,18 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .where(eq(workflows.id, sql.placeholder('id')))
       .prepare(),
   );
+  const insertBundle = immediateTransaction(db, (records: BundleRecords, quotas: ContentQuotas): QuotaOutcome => {
+    const bundle = sizedBundle(records);
+    for (const { kind, accountId, added } of bundleAdditions(bundle)) {
+      const excess = quotaExcess(kind, holdings(kind, accountId), added, quotas[kind]);
+      if (excess) return { ok: false, excess };
+    }
+    for (const card of bundle.contextCards) db.insert(contextCards).values(card).run();
+    for (const composition of bundle.compositions) db.insert(compositions).values(composition).run();
+    for (const skill of bundle.skills) db.insert(skills).values(skill).run();
+    for (const workflow of bundle.workflows) db.insert(workflows).values(workflow).run();
+    return { ok: true };
+  });
   return {
     async listCompositions(request) {
       return (request.page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(request));
@@ -168,16 +259,8 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
     async incrementWorkflowUse(id) {
       workflowUsed().run({ id });
     },
-    async insertBundle(records) {
-      db.transaction(
-        (tx) => {
-          for (const card of records.contextCards) tx.insert(contextCards).values(card).run();
-          for (const composition of records.compositions) tx.insert(compositions).values(composition).run();
-          for (const skill of records.skills) tx.insert(skills).values(skill).run();
-          for (const workflow of records.workflows) tx.insert(workflows).values(workflow).run();
-        },
-        { behavior: 'immediate' },
-      );
+    async insertBundle({ records, quotas }) {
+      return insertBundle(records, quotas);
     },
     async exportAll(accountId) {
       const all = { accountId, page: {} } satisfies OwnedPageRequest;

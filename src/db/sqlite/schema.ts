@@ -174,10 +174,14 @@ export const contextCards = sqliteTable(
     emoji: text('emoji'),
     ...timestamps,
     updatedAt: integer('updated_at').notNull(),
+    /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
   (table) => [
     index('context_cards_account_idx').on(table.accountId, table.id),
     index('context_cards_category_idx').on(table.accountId, table.category, table.id),
+    // Covers the quota check (count and sum of sizes): the rows, content and all, are never read.
+    index('context_cards_size_idx').on(table.accountId, table.sizeBytes),
   ],
 );
 
@@ -196,8 +200,10 @@ export const compositions = sqliteTable(
     defaultModel: text('default_model'),
     timesUsed: integer('times_used').notNull().default(0),
     ...timestamps,
+    /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('compositions_account_idx').on(table.accountId, table.id)],
+  (table) => [index('compositions_account_idx').on(table.accountId, table.id), index('compositions_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const skills = sqliteTable(
@@ -213,8 +219,10 @@ export const skills = sqliteTable(
     instructions: text('instructions').notNull(),
     model: text('model'),
     ...timestamps,
+    /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('skills_account_idx').on(table.accountId, table.id)],
+  (table) => [index('skills_account_idx').on(table.accountId, table.id), index('skills_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const workflows = sqliteTable(
@@ -231,8 +239,10 @@ export const workflows = sqliteTable(
     definition: text('definition', { mode: 'json' }).$type<unknown>().notNull(),
     usageCount: integer('usage_count').notNull().default(0),
     ...timestamps,
+    /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
+    sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('workflows_account_idx').on(table.accountId, table.id)],
+  (table) => [index('workflows_account_idx').on(table.accountId, table.id), index('workflows_size_idx').on(table.accountId, table.sizeBytes)],
 );
 
 export const workflowRuns = sqliteTable(

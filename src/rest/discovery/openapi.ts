@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/errors.js';
+import { CONTENT_KINDS, DEFAULT_QUOTAS, QUOTA_KIND_NAMES } from '../../core/quotas/quotas.js';
 import { API_VERSION } from '../../core/health.js';
 import { isExposedOn, operationId, type Operation } from '../../operations/operation.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
@@ -154,7 +155,8 @@ const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly 
  * Every error code the operation can answer with, derived from what it is:
  * any call may be malformed or meet a fault; keyed calls add authentication, scope, partner and
  * rate-limit refusals; an id in the path can miss; a body can be too large or not JSON;
- * executions add credits, model policy, provider and BYOK failures; idempotent ones add conflicts.
+ * executions add credits, model policy, provider and BYOK failures; idempotent ones add conflicts;
+ * writes may meet the account's content quotas.
  */
 export function possibleErrorCodes(operation: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
@@ -179,6 +181,7 @@ export function possibleErrorCodes(operation: Operation): ErrorCode[] {
     for (const code of ['INSUFFICIENT_CREDITS', 'BILLING_FAILED', 'MODEL_ACCESS_DENIED', 'AI_SERVICE_ERROR', 'BYOK_KEY_INVALID'] as const) codes.add(code);
   }
   if (operation.idempotencyKey) codes.add('IDEMPOTENCY_CONFLICT');
+  if (operation.effect === 'write') codes.add('QUOTA_EXCEEDED');
   return [...codes].sort((a, b) => ERROR_TABLE[a].status - ERROR_TABLE[b].status || a.localeCompare(b));
 }
 
@@ -349,6 +352,15 @@ function operationObject(operation: Operation, shared: Record<string, JsonSchema
   return result;
 }
 
+/** The default quotas in words, from the one place they are stated. */
+function describeDefaultQuotas(): string {
+  const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+  return CONTENT_KINDS.map((kind) => {
+    const quota = DEFAULT_QUOTAS[kind];
+    return `${QUOTA_KIND_NAMES[kind].label}: ${quota.maxItems.toLocaleString('en-US')} items, ${mib(quota.maxBytes)}`;
+  }).join('; ');
+}
+
 const INFO_DESCRIPTION = `Porch is a self-hosted prompt-orchestration server. This API lists and executes your workflows,
 prompt compositions, custom skills and personas, manages context cards, and offers a judge and a
 sanitiser.
@@ -361,6 +373,11 @@ and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`
 
 At most 8 executions per key run at once, across every Porch process (the operator's \`limits.max_in_flight_per_key\`): a
 further one is refused with 429 \`RATE_LIMITED\` naming concurrent executions and \`Retry-After: 1\`.
+
+Lists return every item the caller owns unless \`limit\` is sent; what that can cost is bounded by
+per-account quotas on items and bytes of stored text per kind (${describeDefaultQuotas()}; the
+operator's \`limits.quotas\`). A create, update or import that would exceed one is refused with
+403 \`QUOTA_EXCEEDED\` and writes nothing; long lists are streamed as they are read.
 
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;

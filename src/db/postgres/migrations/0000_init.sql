@@ -43,7 +43,8 @@ CREATE TABLE "compositions" (
 	"variables" json NOT NULL,
 	"default_model" text,
 	"times_used" integer DEFAULT 0 NOT NULL,
-	"created_at" bigint NOT NULL
+	"created_at" bigint NOT NULL,
+	"size_bytes" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "context_cards" (
@@ -56,7 +57,8 @@ CREATE TABLE "context_cards" (
 	"description" text,
 	"emoji" text,
 	"created_at" bigint NOT NULL,
-	"updated_at" bigint NOT NULL
+	"updated_at" bigint NOT NULL,
+	"size_bytes" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "credit_balances" (
@@ -160,7 +162,8 @@ CREATE TABLE "skills" (
 	"category" text NOT NULL,
 	"instructions" text NOT NULL,
 	"model" text,
-	"created_at" bigint NOT NULL
+	"created_at" bigint NOT NULL,
+	"size_bytes" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "usage_records" (
@@ -201,7 +204,8 @@ CREATE TABLE "workflows" (
 	"category" text NOT NULL,
 	"definition" json NOT NULL,
 	"usage_count" integer DEFAULT 0 NOT NULL,
-	"created_at" bigint NOT NULL
+	"created_at" bigint NOT NULL,
+	"size_bytes" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "accounts" ADD CONSTRAINT "accounts_organisation_id_organisations_id_fk" FOREIGN KEY ("organisation_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -219,8 +223,10 @@ CREATE UNIQUE INDEX "api_keys_hash_unique" ON "api_keys" USING btree ("hash");--
 CREATE INDEX "api_keys_account_idx" ON "api_keys" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX "byok_keys_owner_idx" ON "byok_keys" USING btree ("account_id","organisation_id","provider");--> statement-breakpoint
 CREATE INDEX "compositions_account_idx" ON "compositions" USING btree ("account_id","id");--> statement-breakpoint
+CREATE INDEX "compositions_size_idx" ON "compositions" USING btree ("account_id","size_bytes");--> statement-breakpoint
 CREATE INDEX "context_cards_account_idx" ON "context_cards" USING btree ("account_id","id");--> statement-breakpoint
 CREATE INDEX "context_cards_category_idx" ON "context_cards" USING btree ("account_id","category","id");--> statement-breakpoint
+CREATE INDEX "context_cards_size_idx" ON "context_cards" USING btree ("account_id","size_bytes");--> statement-breakpoint
 CREATE INDEX "credit_ledger_account_idx" ON "credit_ledger" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX "credit_reservations_expiry_idx" ON "credit_reservations" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "credit_reservations_instance_idx" ON "credit_reservations" USING btree ("instance_id");--> statement-breakpoint
@@ -231,7 +237,9 @@ CREATE INDEX "idempotency_instance_idx" ON "idempotency_records" USING btree ("i
 CREATE UNIQUE INDEX "partner_keys_hash_unique" ON "partner_keys" USING btree ("hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "sanitiser_rules_org_rule_unique" ON "sanitiser_rules" USING btree ("organisation_id","rule_id");--> statement-breakpoint
 CREATE INDEX "skills_account_idx" ON "skills" USING btree ("account_id","id");--> statement-breakpoint
+CREATE INDEX "skills_size_idx" ON "skills" USING btree ("account_id","size_bytes");--> statement-breakpoint
 CREATE INDEX "usage_records_account_idx" ON "usage_records" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX "usage_records_run_idx" ON "usage_records" USING btree ("run_id");--> statement-breakpoint
 CREATE INDEX "workflow_runs_workflow_idx" ON "workflow_runs" USING btree ("workflow_id");--> statement-breakpoint
-CREATE INDEX "workflows_account_idx" ON "workflows" USING btree ("account_id","id");
+CREATE INDEX "workflows_account_idx" ON "workflows" USING btree ("account_id","id");--> statement-breakpoint
+CREATE INDEX "workflows_size_idx" ON "workflows" USING btree ("account_id","size_bytes");
