@@ -4,12 +4,21 @@
  * with a message on stderr and a non-zero exit code.
  */
 import { runCli } from './run-cli.js';
+import { STOP_MESSAGE_TYPE } from './workers.js';
 
-/** Resolves on the first SIGINT or SIGTERM; a second SIGINT then ends the process at once (Node's default). */
+/**
+ * Resolves on the first SIGINT or SIGTERM; a second SIGINT then ends the process at once (Node's
+ * default). A worker of `porch serve --workers` is also asked to stop by its supervisor over IPC,
+ * not by a signal, so that a terminal's Ctrl-C (which reaches every process of the group) and the
+ * supervisor's request do not add up to a second signal that would cut its shutdown short.
+ */
 function waitForStop(): Promise<string> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.on('message', (message: unknown) => {
+      if (typeof message === 'object' && message !== null && 'type' in message && message.type === STOP_MESSAGE_TYPE) resolve('supervisor');
+    });
   });
 }
 

@@ -1,9 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
+import type { Config } from '../config.js';
+import type { Core } from '../core/core.js';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
 import { createCliLogger, loadCliConfig, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
+import { isWorkerProcess, parseWorkerCount, releaseWorker, reportListening, superviseWorkers } from './workers.js';
 
 /**
  * How far V8 lets the old generation grow past what survived the last full collection, in
@@ -37,22 +40,38 @@ export function demoInstructions(demo: DemoAccount, apiUrl: string): string {
   ].join('\n');
 }
 
+/** On a first start (no account yet), creates the demo account and prints its key once. */
+async function bootstrapDemo(core: Core, config: Config, context: CliContext): Promise<void> {
+  if (!config.bootstrap || (await core.accounts.countAccounts()) > 0) return;
+  const demo = await core.demo.createDemo();
+  context.stdout.write(`${demoInstructions(demo, `${config.publicUrl}/api/public/v1`)}\n\n`);
+}
+
 export function registerServeCommands(program: Command, context: CliContext): void {
   program
     .command('serve')
     .description('Run the server (REST API, MCP and discovery) until interrupted')
-    .action(async () => {
+    .option('--workers <count>', 'server processes sharing the port: a number, or auto for one per core (default PORCH_WORKERS, else 1)')
+    .action(async (options: { workers?: string }) => {
       const config = loadCliConfig(context, { callsModels: true });
       limitHeapGrowth(context);
+      const workers = parseWorkerCount(options.workers ?? context.env.PORCH_WORKERS);
+      if (workers > 1 && !isWorkerProcess()) {
+        const logger = createCliLogger(context, config);
+        for (const warning of config.warnings) logger.warn(warning);
+        // Migrate and bootstrap once, before the workers start, so they do not race to.
+        await withApplication(context, (application) => bootstrapDemo(application.core, config, context), { createsDatabase: true });
+        await superviseWorkers({ context, config, count: workers, logger });
+        return;
+      }
       // The one command besides `db init` that creates the database when there is none; its
       // start-up log names the database it uses.
       const running = await startServer(config, { logger: createCliLogger(context, config) });
       const { core, logger } = running.application;
-      for (const warning of config.warnings) logger.warn(warning);
       const apiUrl = `${config.publicUrl}/api/public/v1`;
-      if (config.bootstrap && (await core.accounts.countAccounts()) === 0) {
-        const demo = await core.demo.createDemo();
-        context.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
+      if (!isWorkerProcess()) {
+        for (const warning of config.warnings) logger.warn(warning);
+        await bootstrapDemo(core, config, context);
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       if (config.ai.defaultModelSource === 'echo') {
@@ -60,7 +79,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
           'No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.',
         );
       }
-      context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
+      if (isWorkerProcess()) reportListening(running.url);
+      else context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 
       const stopMaintenance = core.maintenance.start();
       const signal = await context.waitForStop();
@@ -71,6 +91,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       } catch (err) {
         logger.error({ err }, 'shutdown failed');
         throw err;
+      } finally {
+        releaseWorker();
       }
     });
 

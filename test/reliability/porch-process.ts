@@ -39,8 +39,8 @@ export function baseEnv(databaseUrl: string, extra: Record<string, string> = {})
 }
 
 /** Starts `porch serve` and resolves once it prints its address. */
-export function startPorchProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<PorchProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve'], {
+export function startPorchProcess(databaseUrl: string, env: Record<string, string> = {}, serveArgs: string[] = []): Promise<PorchProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve', ...serveArgs], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(databaseUrl, env) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,139 @@
+/**
+ * `porch serve --workers N`: N server processes sharing one port (node:cluster), so one host uses
+ * all its cores. Every guarantee already holds across processes (they share the database: limits,
+ * credits, idempotency and in-flight slots are counted there), so workers need no coordination
+ * beyond this supervisor: it prepares the database once, starts the workers, restarts one that
+ * dies, and stops them all on SIGINT or SIGTERM.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { CliUsageError, type CliContext } from './context.js';
+
+/** The supervisor's request that a worker shut down (src/cli/index.ts listens for it). */
+export const STOP_MESSAGE_TYPE = 'porch:stop';
+
+/** What a worker tells the supervisor once it listens. */
+interface ListeningMessage {
+  type: 'porch:listening';
+  url: string;
+}
+
+function isListeningMessage(message: unknown): message is ListeningMessage {
+  return typeof message === 'object' && message !== null && 'type' in message && message.type === 'porch:listening' && 'url' in message;
+}
+
+/** Longer than a worker's own shutdown grace (DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs, 10 s), after which it is killed. */
+const STOP_DEADLINE_MS = 15_000;
+
+/** A replacement for a dead worker that itself dies before listening is retried after this pause, not in a tight loop. */
+const RESTART_PAUSE_MS = 1_000;
+
+/** Resolves `--workers` / PORCH_WORKERS: a whole number of at least 1, or `auto` for one per core. */
+export function parseWorkerCount(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new CliUsageError(`--workers (or PORCH_WORKERS) must be a whole number from 1 to 256, or auto, got "${value}".`);
+  }
+  return Number(value);
+}
+
+/** True in a process the supervisor started: it serves, and reports to the supervisor instead of printing. */
+export function isWorkerProcess(): boolean {
+  return cluster.isWorker;
+}
+
+/** Lets a worker that has shut down exit: its IPC channel to the supervisor would otherwise keep it alive. */
+export function releaseWorker(): void {
+  if (cluster.isWorker) cluster.worker?.disconnect();
+}
+
+/** Tells the supervisor this worker listens. */
+export function reportListening(url: string): void {
+  const message: ListeningMessage = { type: 'porch:listening', url };
+  process.send?.(message);
+}
+
+/**
+ * Runs `count` workers until stopped. Resolves once every worker has exited after a stop;
+ * rejects when a worker cannot start (its own log on stderr says why).
+ */
+export async function superviseWorkers({
+  context,
+  config,
+  count,
+  logger,
+}: {
+  context: CliContext;
+  config: Config;
+  count: number;
+  logger: Logger;
+}): Promise<void> {
+  let stopping = false;
+  const listening = new Set<Worker>();
+  let reportedUrl: string | null = null;
+  let failStartup: (error: Error) => void = () => undefined;
+  let allListening: () => void = () => undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    allListening = resolve;
+    failStartup = reject;
+  });
+
+  let startupDone = false;
+  const startWorker = () => {
+    // The supervisor already created the demo account when there was none; workers must not race to.
+    const worker = cluster.fork({ ...context.env, PORCH_NO_BOOTSTRAP: '1' });
+    worker.on('message', (message: unknown) => {
+      if (!isListeningMessage(message)) return;
+      listening.add(worker);
+      reportedUrl ??= message.url;
+      if (listening.size === count) allListening();
+    });
+    worker.on('exit', (code, signal) => {
+      const wasListening = listening.delete(worker);
+      if (stopping) return;
+      const reason = signal ?? `exit code ${code}`;
+      if (!startupDone && !wasListening) {
+        // A worker that cannot start (bad configuration, port taken) would fail the same way again.
+        failStartup(new Error(`A worker stopped while starting (${reason}); its log above says why.`));
+        return;
+      }
+      logger.error({ pid: worker.process.pid, reason }, 'a worker stopped unexpectedly; starting a new one');
+      setTimeout(startWorker, wasListening ? 0 : RESTART_PAUSE_MS).unref();
+    });
+    return worker;
+  };
+
+  for (let index = 0; index < count; index++) startWorker();
+  const stop = async () => {
+    stopping = true;
+    const exits = Object.values(cluster.workers ?? {}).map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (!worker || worker.isDead()) return resolve();
+          worker.once('exit', () => resolve());
+          // A listening worker finishes its requests; one still starting has none, and would not yet hear the message.
+          if (listening.has(worker)) worker.send({ type: STOP_MESSAGE_TYPE });
+          else worker.process.kill('SIGTERM');
+          // A worker that outlives its shutdown grace is stuck: end it rather than hang the stop.
+          setTimeout(() => worker.process.kill('SIGKILL'), STOP_DEADLINE_MS).unref();
+        }),
+    );
+    await Promise.all(exits);
+  };
+
+  try {
+    await started;
+    startupDone = true;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  logger.info({ workers: count, url: reportedUrl }, 'Porch is listening');
+  context.stdout.write(`Porch is listening on ${reportedUrl} with ${count} workers (API ${config.publicUrl}/api/public/v1)\n`);
+  const signal = await context.waitForStop();
+  logger.info({ signal }, 'shutting down the workers');
+  await stop();
+}

@@ -1,0 +1,83 @@
+/**
+ * `porch serve --workers N`: one supervisor and N server processes sharing the port. A worker
+ * that dies is replaced while the others keep serving, and a stop ends every process cleanly.
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPorch } from '../helpers/cli.js';
+import { api, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from './porch-process.js';
+
+let data: Awaited<ReturnType<typeof makeDataDir>>;
+let key: string;
+
+beforeAll(async () => {
+  data = await makeDataDir();
+  const setup = await openDirect(data.databaseUrl);
+  const account = await setup.core.accounts.createAccount({ email: 'workers@example.com', plan: 'expert', credits: 10 });
+  key = (await setup.core.accounts.createKey({ accountId: account.id, requestsPerMinute: 100_000, requestsPerDay: 100_000 })).plaintext;
+  await setup.close();
+});
+
+afterAll(() => data.cleanup());
+
+/** The supervisor's worker processes, by pid (not the esbuild service tsx runs beside it). */
+function workerPids(supervisor: PorchProcess): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(supervisor.child.pid), '-f', 'src/cli/index.ts'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('porch serve --workers', () => {
+  it('serves from two workers, replaces one killed with kill -9 while the other serves, and stops cleanly on SIGTERM', async () => {
+    const supervisor = await startPorchProcess(data.databaseUrl, {}, ['--workers', '2']);
+    try {
+      expect(supervisor.stdout()).toMatch(/with 2 workers/);
+      const [first, second] = workerPids(supervisor);
+      expect(second, 'two workers run').toBeDefined();
+      for (let index = 0; index < 10; index++) expect((await api(supervisor.url, 'GET', '/context-cards', { key })).status).toBe(200);
+
+      process.kill(first ?? 0, 'SIGKILL');
+      // The other worker keeps answering while the replacement starts. A keep-alive connection the
+      // killed worker held is reset, and a client retries an idempotent GET on a new one, as here.
+      const list = () => api(supervisor.url, 'GET', '/context-cards', { key });
+      expect((await list().catch(list)).status).toBe(200);
+      await waitFor(() => workerPids(supervisor).length === 2 && !workerPids(supervisor).includes(first ?? 0), 20_000);
+      await waitFor(() => /a worker stopped unexpectedly; starting a new one/.test(supervisor.stderr()), 5_000);
+      for (let index = 0; index < 10; index++) expect((await list().catch(list)).status).toBe(200);
+    } finally {
+      const workers = workerPids(supervisor);
+      supervisor.child.kill('SIGTERM');
+      expect(await supervisor.exited, 'the supervisor exits 0').toBe(0);
+      await waitFor(() => workers.every((pid) => !isAlive(pid)), 10_000);
+    }
+  }, 60_000);
+
+  it.each(['0', 'two', '-1'])('refuses --workers %s, naming the option', async (value) => {
+    const result = await runPorch({ DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'silent' }, 'serve', '--workers', value);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/--workers \(or PORCH_WORKERS\) must be a whole number from 1 to 256, or auto/);
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
