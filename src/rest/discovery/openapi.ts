@@ -96,7 +96,14 @@ export interface OpenApiDocument {
 /** Headers every response carries, errors included (DECISIONS.md, Headers). */
 const ALWAYS_HEADERS = ['X-API-Version', 'X-Request-Id'] as const;
 /** Headers of every authenticated response; present on errors only once the key was checked. */
-const KEYED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Credits-Remaining'] as const;
+const KEYED_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Daily-Limit',
+  'X-RateLimit-Daily-Remaining',
+  'X-Credits-Remaining',
+] as const;
 
 /**
  * Shared headers. Those a response must carry whenever they are referenced are `required` here;
@@ -113,6 +120,12 @@ const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': { description: "The key's limit of requests per minute.", schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute window.', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'When the minute window resets (Unix time, seconds).', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Daily-Limit': { description: "The key's limit of requests per UTC day.", schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Daily-Remaining': {
+    description:
+      'Requests left in the current UTC day; 0 once the day is used up (429 `DAILY_LIMIT_EXCEEDED`, whose `Retry-After` is the seconds to UTC midnight).',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-Credits-Remaining': {
     description: 'Whole credits left on the account after the request (1 credit = 1,000 tokens).',
     schema: { type: 'integer', minimum: 0 },
@@ -356,8 +369,10 @@ sanitiser.
 Every keyed request carries \`X-API-Key: mdi_...\` (or \`Authorization: Bearer mdi_...\`). Keys work
 only while their account is on the Expert plan. Responses use the envelope
 \`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "request_id"}}\`
-and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`X-RateLimit-Limit\`,
-\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and \`X-Credits-Remaining\`.
+and carry \`X-API-Version\` and \`X-Request-Id\`. Once the key is authenticated, every response, errors
+included, adds \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (the minute
+window), \`X-RateLimit-Daily-Limit\` and \`X-RateLimit-Daily-Remaining\` (the UTC day) and
+\`X-Credits-Remaining\`.
 
 At most 8 executions per key run at once (per process; the operator's \`limits.max_in_flight_per_key\`): a
 further one is refused with 429 \`RATE_LIMITED\` naming concurrent executions and \`Retry-After: 1\`.
@@ -426,8 +441,9 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
       },
       responses: {
         // Answers of the router itself, for paths or methods no operation has.
-        NotFound: errorResponse(404, ['NOT_FOUND'], false),
-        MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], false),
+        // They carry the rate-limit and credits headers when the request's key works.
+        NotFound: errorResponse(404, ['NOT_FOUND'], true),
+        MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], true),
         // Node's answer to headers beyond its limit, for any path; malformed requests share VALIDATION_ERROR's 400.
         HeadersTooLarge: errorResponse(431, TRANSPORT_ERROR_CODES, false),
         ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
