@@ -12,6 +12,7 @@ import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, liveIdentity } from './identity.js';
+import { answerUnreadableLines } from './json-rpc-body.js';
 import { refuseMalformedParams } from './malformed-params.js';
 
 export interface StdioOptions {
@@ -32,7 +33,9 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   if (hasApiKey(credentials)) await core.authenticator.authenticate(credentials);
 
   const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
-  const transport = new StdioServerTransport(input, output);
+  // Lines the SDK would drop in silence are answered with a JSON-RPC error on the same output.
+  const readable = input.pipe(answerUnreadableLines((line) => output.write(line)));
+  const transport = new StdioServerTransport(readable, output);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
     // The transport does not watch for end of input; a client that goes away closes stdin.
