@@ -267,7 +267,7 @@ describe('JSON-RPC batches and body encodings', () => {
   });
 
   it('still answers every message of a batch under 2025-03-26, and without a revision header (which means 2025-03-26)', async () => {
-    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}]) {
+    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Array<Record<string, string>>) {
       const response = await post([PING(1), PING(2)], headers);
       expect(response.status, response.text).toBe(200);
       expect(JSON.parse(response.text)).toEqual([
