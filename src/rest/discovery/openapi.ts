@@ -18,7 +18,6 @@ import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
 import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 
 export const OPENAPI_VERSION = '3.1.0';
-export const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
 export const MARKDOWN_MEDIA_TYPE = 'text/markdown';
 
 export interface OpenApiOptions {
@@ -72,7 +71,6 @@ export type PathItemObject = Partial<Record<'get' | 'post' | 'patch' | 'delete',
 
 export interface OpenApiDocument {
   openapi: typeof OPENAPI_VERSION;
-  jsonSchemaDialect: string;
   info: {
     title: string;
     version: string;
@@ -81,7 +79,7 @@ export interface OpenApiDocument {
     license: { name: string; identifier: string };
   };
   servers: Array<{ url: string; description: string }>;
-  tags: Array<{ name: string }>;
+  tags: Array<{ name: string; description: string }>;
   paths: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, JsonSchema>;
@@ -141,27 +139,46 @@ const requiredHeader = (name: string): HeaderObject => {
   return { ...header, required: true };
 };
 
-const errorEnvelopeSchema = z
-  .object({
-    success: z.literal(false).describe('Always false on errors.'),
-    error: z.object({
-      code: z
-        .string()
-        .describe(
-          'Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.',
-        ),
-      message: z.string().describe('What went wrong, safe to show to a person.'),
-      request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
-      retry_after: z.number().int().min(0).optional().describe('Seconds to wait before retrying (429 only).'),
-    }),
-  })
-  .describe('The error envelope every failed request answers with.');
+/**
+ * The error envelope of one response: its `code` is one of the names the response lists, and a
+ * 429 always has `retry_after`. Each response gets the whole envelope rather than `allOf` over a
+ * shared one plus a constraint: the shared envelope closes its objects (additionalProperties:
+ * false), and validators that merge `allOf` branches (Redocly's example check) then reject the
+ * fields the constraint branch does not name (regression: 58 lint warnings on valid examples).
+ */
+function errorEnvelopeSchema(names: readonly [string, ...string[]], status: number) {
+  const retryAfter = z.number().int().min(0).describe('Seconds to wait before retrying (429 only).');
+  return z
+    .object({
+      success: z.literal(false).describe('Always false on errors.'),
+      error: z.object({
+        code: z
+          .enum(names)
+          .describe(
+            'Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.',
+          ),
+        message: z.string().describe('What went wrong, safe to show to a person.'),
+        request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
+        retry_after: status === 429 ? retryAfter : retryAfter.optional(),
+      }),
+    })
+    .describe('The error envelope every failed request answers with.');
+}
 
-/** Codes a path that exists answers for a method it does not have, or a path that does not exist. */
-const ROUTE_ERROR_CODES = ['NOT_FOUND', 'METHOD_NOT_ALLOWED'] as const satisfies readonly ErrorCode[];
-
-/** Codes Node's HTTP parser answers with before any route is chosen (src/rest/client-error.ts). */
-const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly ErrorCode[];
+/**
+ * Answers of the router and of Node's HTTP parser rather than of an operation: a path that does
+ * not exist (`/workflows//execute`, a typo), a method the path does not have, headers beyond
+ * Node's limit (src/rest/client-error.ts). OpenAPI has no place for answers to requests that
+ * match no operation, so every operation lists them: that is where generated clients and
+ * validators such as Prism look for an answer's shape (regression: the shared responses were
+ * defined but referenced nowhere). Each has a named shared response.
+ */
+const ROUTER_RESPONSES = {
+  NOT_FOUND: 'NotFound',
+  METHOD_NOT_ALLOWED: 'MethodNotAllowed',
+  HEADERS_TOO_LARGE: 'HeadersTooLarge',
+} as const satisfies Partial<Record<ErrorCode, string>>;
+const ROUTER_ERROR_CODES = Object.keys(ROUTER_RESPONSES) as Array<keyof typeof ROUTER_RESPONSES>;
 
 /**
  * Every error code the operation can answer with, derived from what it is:
@@ -170,7 +187,7 @@ const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly 
  * executions add credits, model policy, provider and BYOK failures; idempotent ones add conflicts.
  */
 export function possibleErrorCodes(operation: Operation): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...ROUTER_ERROR_CODES]);
   if (operation.access === 'keyed') {
     for (const code of [
       'MISSING_API_KEY',
@@ -215,10 +232,9 @@ function errorExample(code: ErrorCode) {
   };
 }
 
-function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boolean): ResponseObject {
-  const codeSchema: JsonSchema = { type: 'string', enum: emittedNames(codes) };
-  const errorConstraint: JsonSchema = { type: 'object', properties: { code: codeSchema } };
-  if (status === 429) errorConstraint.required = ['retry_after'];
+function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boolean, shared: Record<string, JsonSchema>): ResponseObject {
+  const [first, ...rest] = emittedNames(codes);
+  if (first === undefined) throw new Error(`An error response for ${status} needs at least one code.`);
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
   if (keyed) for (const name of KEYED_HEADERS) headers[name] = headerRef(name);
@@ -229,7 +245,7 @@ function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boole
     headers,
     content: {
       'application/json': {
-        schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { error: errorConstraint } }] },
+        schema: toOpenApiSchema(errorEnvelopeSchema([first, ...rest], status), 'output', shared),
         examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
       },
     },
@@ -316,9 +332,18 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
  * rate-limit headers may be present), so the many operations with the same refusals reference
  * one definition instead of repeating it.
  */
-function errorResponseRef(status: number, codes: readonly ErrorCode[], keyed: boolean, sharedResponses: Record<string, ResponseObject>): { $ref: string } {
-  const name = `Error${status}${keyed ? 'Keyed' : ''}_${codes.join('_')}`;
-  sharedResponses[name] ??= errorResponse(status, codes, keyed);
+function errorResponseRef(
+  status: number,
+  codes: readonly ErrorCode[],
+  keyed: boolean,
+  sharedResponses: Record<string, ResponseObject>,
+  shared: Record<string, JsonSchema>,
+): { $ref: string } {
+  const [only] = codes;
+  const router = codes.length === 1 && only !== undefined && only in ROUTER_RESPONSES ? ROUTER_RESPONSES[only as keyof typeof ROUTER_RESPONSES] : undefined;
+  // The router's answers carry the quota headers whenever the request's key works, whatever the operation.
+  const name = router ?? `Error${status}${keyed ? 'Keyed' : ''}_${codes.join('_')}`;
+  sharedResponses[name] ??= errorResponse(status, codes, router !== undefined || keyed, shared);
   return { $ref: `#/components/responses/${name}` };
 }
 
@@ -330,7 +355,7 @@ function operationObject(operation: Operation, shared: Record<string, JsonSchema
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = errorResponseRef(status, codes, operation.access === 'keyed', sharedResponses);
+    responses[String(status)] = errorResponseRef(status, codes, operation.access === 'keyed', sharedResponses, shared);
   }
 
   const parameters = parametersOf(operation, shared);
@@ -381,6 +406,28 @@ Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at m
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
 retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 attempts.`;
 
+/**
+ * What each tag (an operation's resource group) holds, for the document's tag list; a new group
+ * gets a plain description until one is written here, so adding an operation never needs this file.
+ */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Workflows: 'DAGs of model calls, templates, skills, compositions, personas, sanitiser and judge steps, run as one request.',
+  Compositions: 'Prompt templates with {{variables}}, rendered and sent to a model.',
+  Skills: 'Custom skills: instructions applied as the system prompt to an input text; exportable as SKILL.md.',
+  Personas: 'Context cards of category "persona", whose content is the system prompt of a conversation.',
+  'Context cards': 'Reusable pieces of context (text with a title, category and tags) owned by the account.',
+  Judge: 'Model-graded scoring of a prompt or an output against criteria, with a verdict.',
+  Sanitiser: 'Deterministic scans of text for personal data and secrets.',
+  Analyzer: 'Deterministic prompt scores and suggestions; needs no key.',
+  Prompts: "The account's compositions and personas as ready-to-send prompts.",
+  Health: 'Whether the API and its database answer.',
+  Discovery: 'The API root and its links to the discovery documents.',
+};
+
+function tagObject(name: string): { name: string; description: string } {
+  return { name, description: TAG_DESCRIPTIONS[name] ?? `The ${name.toLowerCase()} operations.` };
+}
+
 /** Builds the whole document. Pure: the same operations and options give the same bytes. */
 export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl }: OpenApiOptions): OpenApiDocument {
   const shared: Record<string, JsonSchema> = {};
@@ -399,15 +446,12 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
     if (!tags.includes(operation.tag)) tags.push(operation.tag);
   }
 
-  const schemas: Record<string, JsonSchema> = { ErrorEnvelope: toOpenApiSchema(errorEnvelopeSchema, 'output', shared) };
-  for (const [name, schema] of Object.entries(shared)) {
-    if (name in schemas) throw new Error(`The schema name ${name} is reserved.`);
-    schemas[name] = schema;
-  }
+  const schemas: Record<string, JsonSchema> = { ...shared };
 
   return {
+    // No jsonSchemaDialect: 3.1's default (the OAS base dialect, JSON Schema 2020-12) is what the
+    // schemas are, and Prism skips body validation whenever the field is present.
     openapi: OPENAPI_VERSION,
-    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Porch API',
       version: API_VERSION,
@@ -416,7 +460,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: siteLink(siteUrl, SITE_PATHS.apiBase), description: 'This Porch server' }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map(tagObject),
     paths,
     components: {
       schemas,
@@ -439,15 +483,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
         },
       },
-      responses: {
-        // Answers of the router itself, for paths or methods no operation has.
-        // They carry the rate-limit and credits headers when the request's key works.
-        NotFound: errorResponse(404, ['NOT_FOUND'], true),
-        MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], true),
-        // Node's answer to headers beyond its limit, for any path; malformed requests share VALIDATION_ERROR's 400.
-        HeadersTooLarge: errorResponse(431, TRANSPORT_ERROR_CODES, false),
-        ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
-      },
+      responses: Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         ApiKeyAuth: {
           type: 'apiKey',
@@ -464,7 +500,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
 
 /** Every error code the document mentions (operations and router answers), for completeness checks. */
 export function documentedErrorCodes(operations: readonly Operation[]): Set<ErrorCode> {
-  const codes = new Set<ErrorCode>([...ROUTE_ERROR_CODES, ...TRANSPORT_ERROR_CODES]);
+  const codes = new Set<ErrorCode>(ROUTER_ERROR_CODES);
   for (const operation of operations) for (const code of possibleErrorCodes(operation)) codes.add(code);
   return codes;
 }
