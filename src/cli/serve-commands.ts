@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
-import { createCliLogger, loadCliConfig, withApplication, type CliContext } from './context.js';
+import { createCliLogger, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
 
 /**
@@ -55,11 +55,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
         context.stdout.write(`${demoInstructions(demo, apiUrl)}\n\n`);
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
-      if (config.ai.defaultModelSource === 'echo') {
-        logger.info(
-          'No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.',
-        );
-      }
+      logModelSetup(logger, config);
       context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 
       const stopMaintenance = core.maintenance.start();
