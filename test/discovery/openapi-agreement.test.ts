@@ -92,6 +92,21 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
     },
   },
   {
+    rule: 'a limit counts characters as JSON Schema does (code points, as zod does), so an emoji is one',
+    refused: {
+      name: 'one emoji over the limit',
+      method: 'POST',
+      path: () => '/context-cards',
+      request: { body: { title: '😀'.repeat(CARD_LIMITS.titleLength + 1), content: 'c' } },
+    },
+    accepted: {
+      name: 'emoji up to the limit (twice as many UTF-16 units)',
+      method: 'POST',
+      path: () => '/context-cards',
+      request: { body: { title: '😀'.repeat(CARD_LIMITS.titleLength), content: 'c' } },
+    },
+  },
+  {
     rule: 'the judge prompt must hold more than whitespace',
     refused: { name: 'blank prompt', method: 'POST', path: () => '/judge/run', request: { body: { prompt: '   ' } } },
     accepted: { name: 'a prompt', method: 'POST', path: () => '/judge/run', request: { body: { prompt: 'Write a haiku.' } } },

@@ -118,6 +118,14 @@ it('declares every input and output schema as JSON Schema 2020-12, valid against
   }
 });
 
+it("refuses in analyze_prompt's input schema the blank prompt the server refuses (regression: the schema accepted it)", () => {
+  const analyze = tools.find((tool) => tool.name === 'analyze_prompt');
+  if (!analyze) throw new Error('analyze_prompt is not listed');
+  const validate = new Ajv2020({ strict: false }).compile(analyze.inputSchema);
+  expect(validate({ prompt: ' \n\t ' })).toBe(false);
+  expect(validate({ prompt: ' Write a haiku. ' })).toBe(true);
+});
+
 it('shows only the public tools without a key', async () => {
   const anonymous = await connectInMemory(harness);
   try {
