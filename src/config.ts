@@ -4,7 +4,7 @@
  */
 import { DEFAULT_LEASE_MS } from './core/instance.js';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseYaml } from './core/yaml.js';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
@@ -136,6 +136,8 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Where the file part came from, for start-up logs; null when no file was read. */
   configPath: string | null;
+  /** Where the config file was looked for, in order (PORCH_CONFIG alone when it is set), for start-up messages. */
+  configSearch: readonly string[];
   file: ConfigFile;
   /** Providers and models (porch.config.yaml `ai`, or OPENAI_API_KEY alone). */
   ai: AiConfig;
@@ -197,6 +199,18 @@ function readConfigFile(path: string): unknown {
   }
 }
 
+/**
+ * Where `porch.config.yaml` is looked for when PORCH_CONFIG is not set: the current folder, then
+ * next to the database, in its folder and the folder above it (the Porch folder, for the default
+ * `data/porch.db`). MCP clients start `porch mcp` from a folder of their own with an absolute
+ * DATABASE_URL; looking only in the current folder silently dropped the config and ran every
+ * execution on echo (regression).
+ */
+function defaultConfigCandidates(cwd: string, databaseDirectory: string | null): string[] {
+  const folders = [cwd, ...(databaseDirectory === null ? [] : [databaseDirectory, dirname(databaseDirectory)])];
+  return [...new Set(folders.map((folder) => resolve(folder, DEFAULT_CONFIG_FILE)))];
+}
+
 export interface LoadConfigOptions {
   /**
    * Whether the provider key variables the config names (`api_key_env`) must be set: true for the
@@ -211,12 +225,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${formatZodError(parsedEnv.error)}`);
   const vars = parsedEnv.data;
 
-  const configPath = vars.PORCH_CONFIG ? resolve(cwd, vars.PORCH_CONFIG) : resolve(cwd, DEFAULT_CONFIG_FILE);
-  const fileExists = existsSync(configPath);
-  if (vars.PORCH_CONFIG && !fileExists) throw new ConfigError(`PORCH_CONFIG names ${configPath}, which does not exist.`);
-  const parsedFile = fileSchema.safeParse(fileExists ? readConfigFile(configPath) : {});
-  if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${formatZodError(parsedFile.error, { whole: '(root)' })}`);
-
   let databaseDirectory: string | null;
   try {
     databaseDirectory = defaultDataDirectory(vars.DATABASE_URL);
@@ -230,6 +238,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
         'Generate it once with `openssl rand -base64 32` and give every process the same value.',
     );
   }
+
+  const configSearch = vars.PORCH_CONFIG ? [resolve(cwd, vars.PORCH_CONFIG)] : defaultConfigCandidates(cwd, databaseDirectory);
+  const configPath = configSearch.find((candidate) => existsSync(candidate)) ?? null;
+  if (vars.PORCH_CONFIG && configPath === null) throw new ConfigError(`PORCH_CONFIG names ${configSearch[0]}, which does not exist.`);
+  const fileExists = configPath !== null;
+  const parsedFile = fileSchema.safeParse(configPath !== null ? readConfigFile(configPath) : {});
+  if (!parsedFile.success) throw new ConfigError(`Invalid config file ${configPath}: ${formatZodError(parsedFile.error, { whole: '(root)' })}`);
   const dataDir = vars.PORCH_DATA_DIR ? resolve(cwd, vars.PORCH_DATA_DIR) : (databaseDirectory ?? resolve(cwd, 'data'));
   let ai: AiConfig;
   try {
@@ -255,7 +270,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     allowedOrigins: commaList(vars.PORCH_ALLOWED_ORIGINS),
     allowedHosts: commaList(vars.PORCH_ALLOWED_HOSTS),
     logLevel: vars.LOG_LEVEL,
-    configPath: fileExists ? configPath : null,
+    configPath,
+    configSearch,
     file: parsedFile.data,
     ai,
     judgeThresholds: { pass: judge.pass_threshold, needsRevision: judge.needs_revision_threshold },

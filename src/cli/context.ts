@@ -68,6 +68,25 @@ export async function openApplication(context: CliContext, config: Config, needs
   return application;
 }
 
+/** Every model id a configuration offers, the built-in echo/echo included. */
+export function configuredModels(config: Config): string[] {
+  return [...config.ai.providers.flatMap((provider) => provider.models.map((model) => `${provider.id}/${model.name}`)), 'echo/echo'];
+}
+
+/**
+ * Says, in the log, which config file the command uses (or where it looked and found none) and
+ * which models it offers: a server that quietly runs on echo/echo because its config was not
+ * found looked healthy until someone read the answers (regression: `porch mcp` started by an MCP
+ * client from its own folder).
+ */
+export function logModelSetup(logger: Logger, config: Config): void {
+  logger.info({ config: config.configPath, models: configuredModels(config), defaultModel: config.ai.defaultModel }, 'using the config and models');
+  if (config.configPath === null) logger.info({ searched: config.configSearch }, 'No porch.config.yaml found; set PORCH_CONFIG to use one.');
+  if (config.ai.defaultModelSource === 'echo') {
+    logger.warn('No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.');
+  }
+}
+
 /**
  * Commands open the database on demand and close it when done, so `porch key list` works beside
  * a running server (SQLite WAL lets both use the file).

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { PorchError } from '../core/errors.js';
 import { operations } from '../operations/index.js';
-import { CliUsageError, withApplication, type CliContext } from './context.js';
+import { ConfigError, type Config } from '../config.js';
+import type { Application } from '../main.js';
+import { CliUsageError, loadCliConfig, logModelSetup, openApplication, type CliContext } from './context.js';
 
 export function registerMcpCommand(program: Command, context: CliContext): void {
   program
@@ -15,31 +17,41 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
         '  PORCH_API_KEY    the key the MCP client acts with (mdi_... or a partner key mpk_...)',
         '  PORCH_ACCOUNT    for a partner key: the account to act for (like X-Porch-Account)',
         '  DATABASE_URL     the Porch database (use an absolute path: MCP clients start servers in another folder)',
+        '  PORCH_CONFIG     the config file; without it, porch.config.yaml in the current folder, else next to the database',
       ].join('\n'),
     )
     .action(async () => {
       const apiKey = context.env.PORCH_API_KEY;
       const actingAccountId = context.env.PORCH_ACCOUNT;
       // Loaded here, not at the top, so every other command starts without the MCP SDK.
-      const { serveMcpOverStdio } = await import('../mcp/stdio.js');
-      await withApplication(
-        context,
-        async ({ core }, config) => {
-          try {
-            await serveMcpOverStdio({
-              core,
-              operations,
-              errorCodes: config.errorCodes,
-              credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
-              input: context.stdin,
-              output: context.stdout,
-            });
-          } catch (err) {
-            if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
-            throw err;
-          }
-        },
-        { callsModels: true, logsOnly: true },
-      );
+      const { serveMcpOverStdio, refuseStartup } = await import('../mcp/stdio.js');
+      const needs = { callsModels: true, logsOnly: true } as const;
+      let config: Config;
+      let application: Application;
+      try {
+        config = loadCliConfig(context, needs);
+        application = await openApplication(context, config, needs);
+      } catch (err) {
+        // The client is waiting on stdin/stdout: tell it why, or all it shows is "Connection closed".
+        if (err instanceof ConfigError || err instanceof CliUsageError)
+          await refuseStartup(context.stdin, context.stdout, `porch mcp cannot start: ${err.message}`);
+        throw err;
+      }
+      try {
+        logModelSetup(application.logger, config);
+        await serveMcpOverStdio({
+          core: application.core,
+          operations,
+          errorCodes: config.errorCodes,
+          credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
+          input: context.stdin,
+          output: context.stdout,
+        });
+      } catch (err) {
+        if (err instanceof PorchError) throw new CliUsageError(`PORCH_API_KEY was refused: ${err.code}: ${err.message}`);
+        throw err;
+      } finally {
+        await application.close();
+      }
     });
 }

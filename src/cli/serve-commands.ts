@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Core } from '../core/core.js';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
-import { createCliLogger, loadCliConfig, withApplication, type CliContext } from './context.js';
+import { createCliLogger, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
 import { isWorkerProcess, parseWorkerCount, releaseWorker, reportListening, superviseWorkers } from './workers.js';
 
@@ -74,11 +74,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
         await bootstrapDemo(core, config, context);
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
-      if (config.ai.defaultModelSource === 'echo') {
-        logger.info(
-          'No AI provider is configured: every execution uses the offline echo/echo model. Set OPENAI_API_KEY or add providers to porch.config.yaml.',
-        );
-      }
+      logModelSetup(logger, config);
       if (isWorkerProcess()) reportListening(running.url);
       else context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 

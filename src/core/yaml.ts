@@ -52,3 +52,34 @@ function lineOf(text: string, offset: number): number {
   for (let index = 0; index < offset && index < text.length; index += 1) if (text.charCodeAt(index) === 0x0a) line += 1;
   return line;
 }
+
+/** Strings longer than this, or holding a line break, cannot read as a date, number or boolean. */
+const MAX_AMBIGUOUS_LENGTH = 64;
+
+/**
+ * YAML that every parser reads back as `value`. The package writes YAML 1.2, where
+ * `2026-05-05` is a string, but YAML 1.1 parsers (PyYAML, SnakeYAML, Ruby's Psych, most OpenAPI
+ * tools) read it as a date, `yes` as a boolean and `1:30` as a number (regression: the
+ * OpenAPI document's `info.version` and example timestamps turned into dates). Each plain string
+ * that a 1.1 or a 1.2 parser would read as something else is double-quoted; other strings stay plain.
+ */
+export function stringifyYamlForAnyParser(value: unknown, options: { lineWidth?: number } = {}): string {
+  const { Document, visit, isScalar, parse, Scalar } = yaml();
+  const document = new Document(value, { aliasDuplicateObjects: false });
+  const readsBack = (text: string, version: '1.1' | '1.2') => {
+    try {
+      return parse(text, { version }) === text;
+    } catch {
+      return false;
+    }
+  };
+  visit(document, {
+    Scalar(_key, node) {
+      if (!isScalar(node) || typeof node.value !== 'string') return;
+      const text = node.value;
+      if (text.length > MAX_AMBIGUOUS_LENGTH || /[\n\r]/.test(text)) return;
+      if (!readsBack(text, '1.1') || !readsBack(text, '1.2')) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return document.toString({ lineWidth: options.lineWidth ?? 0 });
+}

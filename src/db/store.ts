@@ -288,6 +288,11 @@ export interface PartnerKeyRepository {
 export interface RateLimitRepository {
   /** Counts the request in both windows if neither is full; one atomic check-and-increment. */
   consume(limits: RateWindowLimits): Promise<RateWindowOutcome>;
+  /**
+   * Both windows as they stand, counting nothing: for answers to an authenticated caller that the
+   * rate limiter never saw (a refused scope, an unknown route), which still report the windows.
+   */
+  peek(limits: RateWindowLimits): Promise<RateWindowOutcome>;
 }
 
 export interface CreditGrant {

@@ -23,6 +23,7 @@ import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, requestIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
+import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
 import { refuseMalformedParams } from './malformed-params.js';
 
 export { MCP_PATH } from './mcp-path.js';
@@ -68,8 +69,8 @@ export interface McpHttpOptions {
 }
 
 /** A JSON-RPC error without an id: the shape the SDK's transport uses for HTTP-level refusals. */
-function sendRpcError(res: Response, status: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -204,6 +205,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       }
     }
 
+    // Read here rather than by the SDK, which accepts a batch under any revision.
+    const read = await readJsonRpcBody(req, bodyLimitBytes);
+    const refusal = 'refusal' in read ? read.refusal : refuseBatchIfRemoved(req.headers, read.body);
+    if (refusal) return sendRpcError(res, refusal.status, refusal.message, refusal.code);
+    const body = 'body' in read ? read.body : undefined;
+
     const server = createMcpServer(core, requestIdentity(credentials, caller), { tools, errorCodes, requestId: () => requestId });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: bodyLimitBytes });
     res.on('close', () => {
@@ -213,7 +220,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     try {
       await server.connect(transport);
       refuseMalformedParams(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     } catch (err) {
       core.logger.error({ err, requestId }, 'MCP request failed');
       if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');

@@ -6,12 +6,14 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, liveIdentity } from './identity.js';
+import { answerUnreadableLines } from './json-rpc-body.js';
 import { refuseMalformedParams } from './malformed-params.js';
 
 export interface StdioOptions {
@@ -32,7 +34,9 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   if (hasApiKey(credentials)) await core.authenticator.authenticate(credentials);
 
   const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
-  const transport = new StdioServerTransport(input, output);
+  // Lines the SDK would drop in silence are answered with a JSON-RPC error on the same output.
+  const readable = input.pipe(answerUnreadableLines((line) => output.write(line)));
+  const transport = new StdioServerTransport(readable, output);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
     // The transport does not watch for end of input; a client that goes away closes stdin.
@@ -43,4 +47,49 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   refuseMalformedParams(transport);
   core.logger.info({ keyed: hasApiKey(credentials) }, 'MCP server ready on stdio');
   await closed;
+}
+
+/**
+ * For a `porch mcp` that cannot start (a bad config, no database): answers the client's first
+ * request with a JSON-RPC error carrying `reason`, then resolves (also when input ends first).
+ * A server that only exits is shown by MCP clients as "Connection closed", with the reason left
+ * in a log the user may never find (regression: Inspector showed nothing else).
+ */
+export function refuseStartup(input: Readable, output: Writable, reason: string): Promise<void> {
+  return new Promise((resolve) => {
+    let pending = '';
+    const finish = () => {
+      input.off('data', onData);
+      input.off('end', finish);
+      input.off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      let newline = pending.indexOf('\n');
+      while (newline !== -1) {
+        const id = requestIdOf(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+        if (id !== undefined) {
+          output.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: reason } })}\n`, () => finish());
+          return;
+        }
+        newline = pending.indexOf('\n');
+      }
+    };
+    input.on('data', onData);
+    input.once('end', finish);
+    input.once('close', finish);
+  });
+}
+
+/** The id of a JSON-RPC request line; undefined for a notification or a line that is not one. */
+function requestIdOf(line: string): RequestId | undefined {
+  try {
+    const message: unknown = JSON.parse(line);
+    if (typeof message !== 'object' || message === null || !('id' in message) || !('method' in message)) return undefined;
+    return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -37,11 +37,16 @@ export interface McpTool {
 type ObjectJsonSchema = Tool['inputSchema'];
 
 /**
- * A zod schema as the JSON Schema MCP clients read: draft-07, as the SDK itself converts zod
- * schemas, so the clients' validators (Ajv, draft-07 by default) accept it.
+ * The dialect of tool schemas: JSON Schema 2020-12, the default dialect of MCP revision
+ * 2025-11-25. Each schema names it in `$schema`, so a client of an older revision, which assumed
+ * no dialect, reads it the same way (and the SDK's Ajv, which does not check `$schema`, accepts it).
  */
+export const TOOL_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** A zod schema as the JSON Schema MCP clients read (an object schema, as MCP requires). */
 export function toObjectJsonSchema(schema: z.ZodType, io: 'input' | 'output', label: string): ObjectJsonSchema {
-  const json = z.toJSONSchema(schema, { target: 'draft-7', io });
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+  if (json.$schema !== TOOL_SCHEMA_DIALECT) throw new Error(`${label}: zod produced the dialect ${String(json.$schema)}, not ${TOOL_SCHEMA_DIALECT}.`);
   if (json.type !== 'object') throw new Error(`${label} must be a JSON object schema; MCP requires object input and output schemas.`);
   const { properties, required, ...rest } = json;
   return {

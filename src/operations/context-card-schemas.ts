@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { expertScopes } from '../core/access/scopes.js';
 import { CARD_LIMITS } from '../core/context-cards/context-cards.js';
-import { timestampSchema } from './schemas.js';
+import { nonBlankText, timestampSchema } from './schemas.js';
 
 export const contextCardScopes = expertScopes('context-cards');
 export const contextCardTag = 'Context cards';
 
 export const contextCardWriteFields = {
-  title: z.string().trim().min(1, 'must not be empty').max(CARD_LIMITS.titleLength).describe(`Card title (1-${CARD_LIMITS.titleLength} characters).`),
+  title: nonBlankText(CARD_LIMITS.titleLength).describe(`Card title (1-${CARD_LIMITS.titleLength} characters).`),
   content: z.string().min(1, 'must not be empty').max(CARD_LIMITS.contentLength).describe(`Card content (up to ${CARD_LIMITS.contentLength} characters).`),
   category: z
     .string()

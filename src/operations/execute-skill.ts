@@ -25,7 +25,9 @@ export const executeSkill = defineKeyedOperation({
       variables: variablesSchema.optional(),
       use_byok: useByokSchema,
     })
-    .refine((body) => body.input !== undefined || body.context !== undefined, { message: 'send `input` (or its legacy alias `context`)' }),
+    .refine((body) => body.input !== undefined || body.context !== undefined, { message: 'send `input` (or its legacy alias `context`)' })
+    // The refinement as JSON Schema, so the document refuses a call with neither, as the server does.
+    .meta({ anyOf: [{ required: ['input'] }, { required: ['context'] }] }),
   output: z.object({ ...executionResultFields, skill_name: z.string().describe('Name of the skill that ran.') }).describe('The skill execution result.'),
   run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeSkill(caller, id, input, signal),
 });

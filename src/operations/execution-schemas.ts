@@ -6,8 +6,33 @@ import { tokenUsageSchema } from '../core/ai/token-usage.js';
 /** Text fields sent to models: generous, and well inside the 1 MiB body limit. */
 export const MAX_INPUT_TEXT_LENGTH = 200_000;
 
+/**
+ * How many levels of arrays and objects a variable's value may nest. Templates insert a value as
+ * text (JSON for anything but a string), so nothing needs deep values, and a bound that the
+ * schema itself states is one the OpenAPI document and MCP clients can check: with `unknown`
+ * here, only the server's body-wide limit (MAX_JSON_DEPTH, read from the bytes) refused a deep
+ * value, and the document accepted it (regression).
+ */
+export const MAX_VARIABLE_NESTING = 8;
+
+/**
+ * A JSON value whose arrays and objects nest at most `levels` levels. Each level is a named
+ * schema that names the next one, so the JSON Schema grows linearly with the levels (and a tool
+ * that expands references visits 2^levels nodes, which is why the bound is small).
+ */
+function variableValue(levels: number): z.ZodType {
+  const scalars = [z.string(), z.number(), z.boolean(), z.null()] as const;
+  if (levels === 0) return z.union(scalars).meta({ id: 'VariableValue0', description: 'A string, number, boolean or null.' });
+  const inner = variableValue(levels - 1);
+  const error = `must be a JSON value whose arrays and objects nest at most ${levels} levels`;
+  return z.union([...scalars, z.array(inner), z.record(z.string(), inner)], { error }).meta({
+    id: `VariableValue${levels}`,
+    description: `Any JSON value whose arrays and objects nest at most ${levels} levels.`,
+  });
+}
+
 export const variablesSchema = z
-  .record(z.string().min(1).max(64), z.unknown())
+  .record(z.string().min(1).max(64), variableValue(MAX_VARIABLE_NESTING))
   .describe('Values for the {{variables}} of the template, by name. Strings are inserted as they are; other values as JSON.');
 
 export const useByokSchema = z

@@ -123,6 +123,17 @@ async function runIdempotently(
   return { status: operation.successStatus, data };
 }
 
+/**
+ * Fills in what an answer to an authenticated caller reports about its quota (DECISIONS.md,
+ * Headers: every response once a key is authenticated, errors included). A request refused before
+ * the rate limiter (a scope the key lacks) reports the windows without being counted in them.
+ * Reading them must not turn the refusal into a fault, so a failed read leaves the meta empty.
+ */
+export async function describeQuota(core: Core, caller: Caller, meta: InvocationMeta): Promise<void> {
+  meta.rateLimit ??= await core.rateLimiter.peek(caller).catch(() => null);
+  meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id).catch(() => null);
+}
+
 export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
   const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
   let caller: Caller | null = null;
@@ -171,7 +182,7 @@ export async function invokeOperation(core: Core, operation: Operation, request:
     if (error.code === 'INTERNAL_ERROR') {
       core.logger.error({ err, requestId: request.requestId, operation: operation.name }, 'operation failed');
     }
-    if (caller) meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id).catch(() => null);
+    if (caller) await describeQuota(core, caller, meta);
     return { ok: false, error, meta };
   }
 }

@@ -8,12 +8,38 @@ export const idParams = z.object({
   id: z.uuid({ error: 'must be a uuid' }).describe('Resource id (uuid).'),
 });
 
+/** A query-string integer as OpenAPI's `integer` reads it: decimal digits only. */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+/**
+ * A whole number that may arrive as a query string. Only decimal digits are read as a number, so
+ * `1e2`, `0x10`, ` 5` or `` are refused as the OpenAPI document's `integer` refuses them
+ * (regression: `z.coerce.number` accepted all four, so the server and the document disagreed).
+ * MCP sends the same field as a JSON number, which passes unchanged.
+ */
+function queryInteger(number: z.ZodNumber) {
+  return z.preprocess((value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value), number);
+}
+
+/**
+ * Text that must hold more than whitespace, at most `maxLength` characters as sent. The length is
+ * checked before trimming and `pattern` says "a non-blank character", so the OpenAPI document's
+ * `maxLength`, `minLength` and `pattern` accept exactly what the server does (regressions: a
+ * whitespace-only title, and one over the limit only by its surrounding spaces, were judged
+ * differently by the two).
+ */
+export function nonBlankText(maxLength: number) {
+  return z.string().max(maxLength).trim().min(1, 'must not be empty').meta({ pattern: '\\S' });
+}
+
 export const pageQuery = z.object({
-  limit: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`)
+  limit: queryInteger(
+    z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`),
+  )
     .optional()
     .describe(`Optional page size (1-${MAX_PAGE_LIMIT}). Without it the list returns every item.`),
   cursor: z

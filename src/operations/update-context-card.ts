@@ -16,7 +16,9 @@ export const updateContextCard = defineKeyedOperation({
   params: idParams,
   body: z
     .strictObject({ ...contextCardWriteFields, title: contextCardWriteFields.title.optional(), content: contextCardWriteFields.content.optional() })
-    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' }),
+    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' })
+    // The refinement as JSON Schema, so the document refuses an empty PATCH as the server does.
+    .meta({ minProperties: 1 }),
   output: contextCardSchema,
   run: ({ id, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes),
 });

@@ -10,7 +10,7 @@ import { apiCatalogLinkHeader } from './discovery/api-catalog.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { lazyHandler } from './lazy-handler.js';
 import { DEFAULT_BODY_LIMIT_BYTES, requestContext } from './middleware.js';
-import { mountOperations } from './mount-operations.js';
+import { mountOperations, quotaOfUnroutedRequest } from './mount-operations.js';
 import { SITE_PATHS } from '../operations/site-paths.js';
 
 export const API_BASE_PATH = SITE_PATHS.apiBase;
@@ -28,6 +28,10 @@ export interface RestAppOptions {
    * The composition root passes them in, so REST never imports another door.
    */
   mounts?: ReadonlyArray<{ path: string; handler: RequestHandler }>;
+}
+
+function isUnderApiBase(path: string): boolean {
+  return path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
 }
 
 /** A path pattern for 405 detection: `{id}` matches one segment; the API root is `/`. */
@@ -100,6 +104,8 @@ export function createRestApp({ core, operations, logger, errorCodes, bodyLimitB
   // loads on the first request that gets this far, which keeps it out of start-up (bench/RESULTS-NOTES.md).
   app.use(lazyHandler(async () => (await import('./discovery/create-discovery-router.js')).createDiscoveryRouter({ core, operations })));
   app.use(notFound(knownPaths));
-  app.use(errorHandler(logger, errorCodes));
+  // Only answers under the API base report a quota: a key is the API's, not the site's or MCP's.
+  const quotaOf = quotaOfUnroutedRequest(core);
+  app.use(errorHandler(logger, errorCodes, (req, res) => (isUnderApiBase(req.path) ? quotaOf(req, res) : Promise.resolve(null))));
   return app;
 }

@@ -10,6 +10,8 @@ export function setMetaHeaders(res: Response, meta: InvocationMeta): void {
     res.setHeader('X-RateLimit-Limit', String(meta.rateLimit.limit));
     res.setHeader('X-RateLimit-Remaining', String(meta.rateLimit.remaining));
     res.setHeader('X-RateLimit-Reset', String(meta.rateLimit.resetSeconds));
+    res.setHeader('X-RateLimit-Daily-Limit', String(meta.rateLimit.dailyLimit));
+    res.setHeader('X-RateLimit-Daily-Remaining', String(meta.rateLimit.dailyRemaining));
   }
   if (meta.creditsRemaining !== null) res.setHeader('X-Credits-Remaining', String(meta.creditsRemaining));
 }

@@ -1,7 +1,8 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { sendError } from './envelope.js';
+import type { InvocationMeta } from '../operations/invoke.js';
+import { sendError, setMetaHeaders } from './envelope.js';
 
 /** 404 for paths no route knows; 405 (with Allow) for a known path called with another method. */
 export function notFound(knownPaths: ReadonlyMap<RegExp, readonly string[]>): RequestHandler {
@@ -31,12 +32,22 @@ function fromTransportError(err: unknown): PorchError | null {
   return new PorchError('VALIDATION_ERROR', 'The request could not be read.');
 }
 
-/** The one place REST turns an error into the envelope. Faults are logged; their details never sent. */
-export function errorHandler(logger: Logger, codeSet: ErrorCodeSet): ErrorRequestHandler {
-  return (err: unknown, _req, res, next) => {
+/** What an answer no operation gave reports about the caller's quota, when the caller has a working key. */
+export type QuotaLookup = (req: Request, res: Response) => Promise<InvocationMeta | null>;
+
+/**
+ * The one place REST turns an error into the envelope. Faults are logged; their details never
+ * sent. `quotaOf` adds the rate-limit and credits headers to answers the router gave on its own
+ * (404, 405, a malformed path) for a caller whose key works.
+ */
+export function errorHandler(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: QuotaLookup): ErrorRequestHandler {
+  return async (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const error = err instanceof PorchError ? err : (fromTransportError(err) ?? toPorchError(err));
     if (error.code === 'INTERNAL_ERROR') logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
+    const meta = quotaOf ? await quotaOf(req, res) : null;
+    if (meta && !res.headersSent) setMetaHeaders(res, meta);
+    if (res.headersSent) return;
     sendError(res, error, codeSet);
   };
 }

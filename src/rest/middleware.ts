@@ -13,6 +13,13 @@ declare module 'express-serve-static-core' {
     /** A body that could not be read or parsed (413, 415, 400); reported after authentication. */
     bodyError?: PorchError;
   }
+  interface Locals {
+    /**
+     * Set once an operation's route tried the request's key, so the error handler does not look
+     * it up a second time (a refused key stays refused; a working one already set its headers).
+     */
+    keyChecked?: boolean;
+  }
 }
 
 /** X-Request-Id and X-API-Version on every response, errors included, and one access-log line. */

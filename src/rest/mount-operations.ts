@@ -3,7 +3,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { describeQuota, type InvocationMeta, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
 import { sendListPages } from './list-stream.js';
@@ -51,6 +51,7 @@ function closeAfterAnswer(req: Request, res: Response): void {
  */
 function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakMap<Request, Caller>, answerWithoutBody: RequestHandler): RequestHandler {
   return async (req, res, next) => {
+    res.locals.keyChecked = true;
     let caller: Caller;
     try {
       caller = await core.authenticator.authenticate(credentialsFrom(req));
@@ -63,6 +64,26 @@ function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakM
     // The shared path refuses it at the scope step; with the body left unread it cannot get further.
     closeAfterAnswer(req, res);
     return answerWithoutBody(req, res, next);
+  };
+}
+
+/**
+ * The quota an answer no operation gave reports (an unknown route's 404, a 405, a path with a
+ * malformed escape): once a key is authenticated, every answer carries the rate-limit and credits
+ * headers (DECISIONS.md, Headers, limits, small rules). Only the headers are read, so this costs
+ * what the key check of a keyed route costs; nothing is counted. A missing or refused key leaves
+ * the answer as it is: the route's own status says more than a 401 would.
+ */
+export function quotaOfUnroutedRequest(core: Core): (req: Request, res: Response) => Promise<InvocationMeta | null> {
+  return async (req, res) => {
+    if (res.locals.keyChecked === true) return null;
+    const credentials = credentialsFrom(req);
+    if (credentials.apiKey === undefined) return null;
+    const caller = await core.authenticator.authenticate(credentials).catch(() => null);
+    if (!caller) return null;
+    const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
+    await describeQuota(core, caller, meta);
+    return meta;
   };
 }
 

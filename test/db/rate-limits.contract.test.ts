@@ -52,6 +52,15 @@ describeEachEngine('rate limits', (engine, definition) => {
     expect(await store.rateLimits.consume({ ...day, nowSeconds: NEXT_UTC_MIDNIGHT_SECONDS })).toMatchObject({ allowed: true, dayCount: 1 });
   });
 
+  it('peek reports both windows as they stand and counts nothing', async () => {
+    const { store } = engine();
+    await consumeTimes(store, 2, limits());
+    const peeked = await store.rateLimits.peek(limits());
+    expect(peeked).toMatchObject({ allowed: true, exceeded: null, minuteCount: 2, dayCount: 2, minuteResetSeconds: T0_SECONDS + 60 });
+    expect(await store.rateLimits.peek(limits())).toEqual(peeked);
+    expect(await store.rateLimits.consume(limits())).toMatchObject({ minuteCount: 3 });
+  });
+
   it('windows are counted per key', async () => {
     const { store } = engine();
     await consumeTimes(store, 3, limits());

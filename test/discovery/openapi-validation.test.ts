@@ -24,6 +24,8 @@ function headers(extra: Record<string, string> = {}): Headers {
     'x-ratelimit-limit': '120',
     'x-ratelimit-remaining': '119',
     'x-ratelimit-reset': '1777939260',
+    'x-ratelimit-daily-limit': '20000',
+    'x-ratelimit-daily-remaining': '19999',
     'x-credits-remaining': '1000',
     ...extra,
   });

@@ -168,7 +168,23 @@ describe('the OpenAPI document', () => {
     const extended = buildOpenApiDocument([...all, extra], { siteUrl: SITE_URL });
     const entry = extended.paths['/gadgets/{id}/execute']?.post;
     expect(entry?.operationId).toBe('executeGadget');
-    expect(Object.keys(entry?.responses ?? {})).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '415', '429', '500', '502', '503']);
+    expect(Object.keys(entry?.responses ?? {})).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '405',
+      '409',
+      '413',
+      '415',
+      '429',
+      '431',
+      '500',
+      '502',
+      '503',
+    ]);
     expect(entry?.requestBody?.required).toBe(true);
     expect(entry?.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     // An example written on the schema (zod .meta({ examples })) wins over a synthesised one.
@@ -176,6 +192,18 @@ describe('the OpenAPI document', () => {
       success: true,
       data: { content: 'A gadget answer.' },
     });
+  });
+
+  it("references every shared response it defines, the router's 404 and 405 included (regression: defined but never used)", () => {
+    const text = JSON.stringify(document.paths);
+    const unused = Object.keys(document.components.responses).filter((name) => !text.includes(`"#/components/responses/${name}"`));
+    expect(unused).toEqual([]);
+    expect(text).toContain('"#/components/responses/NotFound"');
+    expect(text).toContain('"#/components/responses/MethodNotAllowed"');
+  });
+
+  it('describes every tag', () => {
+    expect(document.tags.filter((tag) => tag.description.length === 0)).toEqual([]);
   });
 
   it('is what the server serves at /openapi.json and, as YAML, at /api/openapi.yaml', async () => {
@@ -190,6 +218,18 @@ describe('the OpenAPI document', () => {
     // The response validator checks against the same document (only the site URL differs).
     const forTests = openApiDocumentForTests();
     expect({ ...forTests, servers: [], externalDocs: null }).toEqual({ ...JSON.parse(JSON.stringify(document)), servers: [], externalDocs: null });
+  });
+
+  it('serves YAML that a YAML 1.1 parser reads back unchanged: dates stay strings (regression: info.version became a date)', async () => {
+    const yaml = await harness.site('GET', SITE_PATHS.openApiYaml);
+    const asYaml11 = parseYaml(yaml.text, { version: '1.1' }) as OpenApiDocument;
+    expect(asYaml11.info.version).toBe(API_VERSION);
+    expect(yaml.text).toContain(`version: "${API_VERSION}"`);
+    expect(asYaml11).toEqual(JSON.parse(JSON.stringify(document)));
+  });
+
+  it('declares no jsonSchemaDialect, so validators such as Prism check bodies under the OpenAPI 3.1 default (regression: Prism skipped them)', () => {
+    expect(document).not.toHaveProperty('jsonSchemaDialect');
   });
 
   it('answers the API root with links to the discovery documents and the catalog Link header', async () => {

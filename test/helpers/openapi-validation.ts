@@ -9,7 +9,14 @@ import ajvFormats from 'ajv-formats';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
-import { buildOpenApiDocument, type HeaderObject, type OpenApiDocument, type OperationObject, type ResponseObject } from '../../src/rest/discovery/openapi.js';
+import {
+  buildOpenApiDocument,
+  type HeaderObject,
+  type OpenApiDocument,
+  type OperationObject,
+  type ParameterObject,
+  type ResponseObject,
+} from '../../src/rest/discovery/openapi.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = ajvFormats.default;
@@ -151,4 +158,59 @@ export function validateAgainstOpenApi(method: string, pathUnderBase: string, st
   }
   checkHeaders(state, where, response, headers);
   checkBody(state, where, verb, response, headers, body);
+}
+
+export interface RequestParts {
+  /** Query parameters as sent: strings, as a query string carries them. */
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** The JSON body; undefined when none is sent. */
+  body?: unknown;
+}
+
+/** A query-string or header value as the document's schema reads it: integers and numbers from their literal form. */
+function parameterValue(schema: JsonSchema, value: string): unknown {
+  if (schema.type === 'integer') return /^-?[0-9]+$/.test(value) ? Number(value) : value;
+  if (schema.type === 'number') return /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(value) ? Number(value) : value;
+  return value;
+}
+
+/**
+ * What the generated OpenAPI document says about a request: the problems a validator reading the
+ * document (Prism, a generated client) would find, or none when it accepts the request. Tests
+ * compare it with the server's answer, so the two cannot disagree about what is valid.
+ */
+export function requestProblems(method: string, pathUnderBase: string, request: RequestParts = {}): string[] {
+  const state = compiledDocument();
+  const path = pathUnderBase.split('?')[0] || '/';
+  const route = state.routes.filter((candidate) => candidate.pattern.test(path)).sort((a, b) => b.literalSegments - a.literalSegments)[0];
+  if (!route) return [`no documented path matches ${path}`];
+  const item = state.document.paths[route.template] ?? {};
+  const operation: OperationObject | undefined = item[method.toLowerCase() as keyof typeof item];
+  if (!operation) return [`${method} is not documented on ${route.template}`];
+
+  const problems: string[] = [];
+  const headers = new Map(Object.entries(request.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const declared of operation.parameters ?? []) {
+    const parameter = resolveRef<ParameterObject>(state.document, declared);
+    if (parameter.in === 'path') continue;
+    const value = parameter.in === 'query' ? request.query?.[parameter.name] : headers.get(parameter.name.toLowerCase());
+    if (value === undefined) {
+      if (parameter.required) problems.push(`${parameter.in} parameter ${parameter.name} is required`);
+      continue;
+    }
+    const validate = validatorFor(state, parameter.schema);
+    if (!validate(parameterValue(parameter.schema, value))) problems.push(`${parameter.in} parameter ${parameter.name}: ${describeErrors(validate)}`);
+  }
+  if (request.body === undefined) {
+    if (operation.requestBody?.required) problems.push('the body is required');
+  } else {
+    const media = operation.requestBody?.content['application/json'];
+    if (!media) problems.push('the operation takes no body');
+    else {
+      const validate = validatorFor(state, media.schema);
+      if (!validate(request.body)) problems.push(`body: ${describeErrors(validate)}`);
+    }
+  }
+  return problems;
 }

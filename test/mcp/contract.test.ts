@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
@@ -28,7 +29,8 @@ afterAll(async () => {
   await harness.close();
 });
 
-const DRAFT_7 = { target: 'draft-7' } as const;
+/** MCP 2025-11-25: tool schemas are JSON Schema 2020-12 (its default dialect). */
+const DIALECT = { target: 'draft-2020-12' } as const;
 
 /** The operation's fields as JSON Schema, part by part, merged the way a flat argument object must be. */
 function expectedInput(operation: Operation) {
@@ -36,11 +38,11 @@ function expectedInput(operation: Operation) {
   const required: string[] = [];
   for (const part of [operation.params, operation.query, operation.body]) {
     if (!part) continue;
-    const json = z.toJSONSchema(part, { ...DRAFT_7, io: 'input' });
+    const json = z.toJSONSchema(part, { ...DIALECT, io: 'input' });
     Object.assign(properties, json.properties);
     required.push(...(json.required ?? []));
   }
-  const strictBody = operation.body ? z.toJSONSchema(operation.body, { ...DRAFT_7, io: 'input' }).additionalProperties === false : false;
+  const strictBody = operation.body ? z.toJSONSchema(operation.body, { ...DIALECT, io: 'input' }).additionalProperties === false : false;
   return { properties, required, strictBody };
 }
 
@@ -81,7 +83,7 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
       expect(tool().outputSchema).toBeUndefined();
       return;
     }
-    expect(tool().outputSchema).toEqual(z.toJSONSchema(operation.output, { ...DRAFT_7, io: 'output' }));
+    expect(tool().outputSchema).toEqual(z.toJSONSchema(operation.output, { ...DIALECT, io: 'output' }));
   });
 
   it('carries the title, description and annotations its effect implies', () => {
@@ -102,6 +104,26 @@ it('describes every argument of every tool, so an agent knows what to send', () 
       .map(([field]) => `${tool.name}.${field}`),
   );
   expect(undescribed).toEqual([]);
+});
+
+it('declares every input and output schema as JSON Schema 2020-12, valid against its meta-schema (regression: draft-07)', () => {
+  // Ajv's 2020-12 build checks each schema against the 2020-12 meta-schema when it compiles it.
+  const ajv = new Ajv2020({ strict: false });
+  for (const tool of tools) {
+    for (const schema of [tool.inputSchema, tool.outputSchema]) {
+      if (schema === undefined) continue;
+      expect(schema.$schema, tool.name).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(() => ajv.compile(schema), tool.name).not.toThrow();
+    }
+  }
+});
+
+it("refuses in analyze_prompt's input schema the blank prompt the server refuses (regression: the schema accepted it)", () => {
+  const analyze = tools.find((tool) => tool.name === 'analyze_prompt');
+  if (!analyze) throw new Error('analyze_prompt is not listed');
+  const validate = new Ajv2020({ strict: false }).compile(analyze.inputSchema);
+  expect(validate({ prompt: ' \n\t ' })).toBe(false);
+  expect(validate({ prompt: ' Write a haiku. ' })).toBe(true);
 });
 
 it('shows only the public tools without a key', async () => {

@@ -4,6 +4,7 @@
  * (Origin, Host, body limit, methods).
  */
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
@@ -247,6 +248,46 @@ describe('stateless transport', () => {
       params: { name: 'analyze_prompt', arguments: { prompt: 'x'.repeat(1024 * 1024 + 1) } },
     });
     expect(response.status).toBe(413);
+  });
+});
+
+describe('JSON-RPC batches and body encodings', () => {
+  const PING = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+  it('refuses a batch with -32600 under 2025-06-18 and later, which removed batching (regression: answered as if allowed)', async () => {
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      const response = await post([PING(1), PING(2)], { 'mcp-protocol-version': revision });
+      expect(response.status, response.text).toBe(400);
+      expect(response.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining(revision) } });
+    }
+    const initializeBatch = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    ];
+    expect((await post(initializeBatch)).status).toBe(400);
+  });
+
+  it('still answers every message of a batch under 2025-03-26, and without a revision header (which means 2025-03-26)', async () => {
+    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Array<Record<string, string>>) {
+      const response = await post([PING(1), PING(2)], headers);
+      expect(response.status, response.text).toBe(200);
+      expect(JSON.parse(response.text)).toEqual([
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: 2, result: {} },
+      ]);
+    }
+  });
+
+  it('refuses a gzip-compressed body with 415, as REST does (regression: a -32700 parse error that hid the reason)', async () => {
+    const compressed = gzipSync(JSON.stringify(LIST_TOOLS));
+    const response = await fetch(mcpUrl(harness), { method: 'POST', headers: { ...MCP_HEADERS, 'content-encoding': 'gzip' }, body: compressed });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('Content-Encoding') } });
+  });
+
+  it('answers a body that is not JSON with -32700', async () => {
+    const response = await fetch(mcpUrl(harness), { method: 'POST', headers: MCP_HEADERS, body: '{"jsonrpc":' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32700 } });
   });
 });
 

@@ -3,6 +3,7 @@
  * if a future seed never generates that input again.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_VARIABLE_NESTING } from '../../src/operations/execution-schemas.js';
 import { MAX_JSON_DEPTH } from '../../src/operations/invoke.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { mcpUrl } from '../helpers/mcp-client.js';
@@ -72,7 +73,7 @@ describe('fuzz regressions', () => {
     const shallow = await harness.api('POST', sample.path, {
       key,
       body: {
-        variables: { ...(sample.body as { variables: Record<string, unknown> }).variables, extra: JSON.parse(deeplyNested(MAX_JSON_DEPTH - 4, 'object')) },
+        variables: { ...(sample.body as { variables: Record<string, unknown> }).variables, extra: JSON.parse(deeplyNested(MAX_VARIABLE_NESTING, 'object')) },
       },
     });
     expect(shallow.status, describeResponse(shallow)).toBe(200);

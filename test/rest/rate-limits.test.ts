@@ -79,9 +79,18 @@ describe('rate limits', () => {
   });
 });
 
+const QUOTA_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-daily-limit',
+  'x-ratelimit-daily-remaining',
+  'x-credits-remaining',
+] as const;
+
 function expectQuotaHeaders(response: ApiResponse<unknown>, status: number): void {
   expect(response.status, describeResponse(response)).toBe(status);
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-credits-remaining']) {
+  for (const name of QUOTA_HEADERS) {
     expect(response.headers.get(name), `${name} on ${describeResponse(response)}`).toMatch(/^\d+$/);
   }
 }
@@ -108,5 +117,57 @@ describe('rate-limit and credits headers on authenticated errors (DECISIONS.md, 
       await harness.api('POST', '/context-cards', { key, rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       415,
     );
+  });
+
+  it('on a 403 for a scope the key lacks, without counting the request (regression: no headers at all)', async () => {
+    const { accountId } = await harness.createAccount();
+    const { key } = await harness.createKey(accountId, { rpm: 5, scopes: ['api:judge'] });
+    const refused = await harness.api('GET', '/context-cards', { key });
+    expectQuotaHeaders(refused, 403);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('5');
+  });
+
+  it('on a 404 for an unknown route, a 405 and a malformed-path 400 when a working key was sent (regression: answered before the key was read)', async () => {
+    const { key } = await harness.expertWithKey({ rpm: 5 });
+    const unknownRoute = await harness.api('GET', '/no-such-route', { key });
+    expectQuotaHeaders(unknownRoute, 404);
+    expect(unknownRoute.body.error.code).toBe('NOT_FOUND');
+    const wrongMethod = await harness.api('PUT', '/context-cards', { key, body: { title: 't', content: 'c' } });
+    expectQuotaHeaders(wrongMethod, 405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+    const malformed = await harness.api('POST', '/workflows/%E0%A4%A/execute', { key, body: {} });
+    expectQuotaHeaders(malformed, 400);
+    // Answers no operation gave are not counted: the minute still has all five requests.
+    expect(malformed.headers.get('x-ratelimit-remaining')).toBe('5');
+  });
+
+  it("leaves the router's 404 and 405 without quota headers when the key does not work", async () => {
+    for (const response of [
+      await harness.api('GET', '/no-such-route', { key: 'mdi_notakeynotakeynotakeynotakeynotakey' }),
+      await harness.api('PUT', '/context-cards', { key: 'mdi_notakeynotakeynotakeynotakeynotakey' }),
+    ]) {
+      expect(response.status, describeResponse(response)).toBeOneOf([404, 405]);
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+});
+
+describe('daily window headers (DECISIONS.md, Headers, limits, small rules)', () => {
+  it('reports the day in X-RateLimit-Daily-* while X-RateLimit-* keep describing the minute, also on the daily 429', async () => {
+    const { accountId } = await harness.createAccount();
+    const { key } = await harness.createKey(accountId, { rpm: 100, rpd: 2 });
+    const first = await harness.api('GET', '/context-cards', { key });
+    expect(first.headers.get('x-ratelimit-daily-limit')).toBe('2');
+    expect(first.headers.get('x-ratelimit-daily-remaining')).toBe('1');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('99');
+    await harness.api('GET', '/context-cards', { key });
+    const refused = await harness.api('GET', '/context-cards', { key });
+    expectQuotaHeaders(refused, 429);
+    expect(refused.body.error.code).toBe('DAILY_LIMIT_EXCEEDED');
+    expect(refused.headers.get('x-ratelimit-daily-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('98');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2026, 5, 1, 12, 1, 0) / 1000));
+    expect(refused.headers.get('retry-after')).toBe(String((Date.UTC(2026, 5, 2) - harness.clock.now()) / 1000));
   });
 });

@@ -24,6 +24,18 @@ function invalidKey(): PorchError {
   return new PorchError('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
 }
 
+/**
+ * X-Porch-Account, when sent, must be an account id, whichever key came with it: a user key has
+ * no use for it, but the OpenAPI document declares it a uuid for every keyed operation, and a
+ * malformed one accepted here would make the server and the document disagree. Checked only
+ * once the key is known good, so a bad key is refused the same way with or without the header.
+ */
+function refuseMalformedActingAccount(actingAccountId: string | undefined): void {
+  if (actingAccountId !== undefined && !isUuid(actingAccountId)) {
+    throw new PorchError('VALIDATION_ERROR', 'X-Porch-Account must be an account id (a uuid).');
+  }
+}
+
 export interface Authenticator {
   authenticate(credentials: Credentials): Promise<Caller>;
 }
@@ -57,9 +69,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
         if (!key || !hashesEqual(key.hash, hash)) throw invalidKey();
         const organisation = await store.organisations.findById(key.organisationId);
         const accountId = actingAccountId ?? organisation?.ownerAccountId ?? null;
-        if (actingAccountId !== undefined && !isUuid(actingAccountId)) {
-          throw new PorchError('VALIDATION_ERROR', 'X-Porch-Account must be an account id (a uuid).');
-        }
+        refuseMalformedActingAccount(actingAccountId);
         const account = accountId ? await store.accounts.findById(accountId) : null;
         if (!account || account.organisationId !== key.organisationId) {
           throw new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation.");
@@ -83,6 +93,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       if (!key || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(key.hash, hash)) throw invalidKey();
       const account = await store.accounts.findById(key.accountId);
       if (!account) throw invalidKey();
+      refuseMalformedActingAccount(actingAccountId);
       await checkPlan(account, now);
       return {
         account,

@@ -1,14 +1,20 @@
-import type { RateLimitRepository } from '../../db/store.js';
+import type { RateLimitRepository, RateWindowOutcome } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import type { Caller } from './caller.js';
 
-/** What the rate-limit headers report: the key's per-minute window. */
+/**
+ * What the rate-limit headers report. `limit`, `remaining` and `resetSeconds` always describe the
+ * key's per-minute window, as the spec defines `X-RateLimit-*`, even when the day is what refused
+ * the request; the day has its own pair (DECISIONS.md, Headers, limits, small rules).
+ */
 export interface RateLimitState {
   limit: number;
   remaining: number;
   /** Unix seconds at which the minute window resets. */
   resetSeconds: number;
+  dailyLimit: number;
+  dailyRemaining: number;
 }
 
 export interface RateLimitDecision {
@@ -18,22 +24,38 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
+  /** Counts the request, unless a window is full (then the decision holds the 429). */
   consume(caller: Caller): Promise<RateLimitDecision>;
+  /** The windows as they stand, counting nothing: for answers the limiter never decided (403 scope, 404 route). */
+  peek(caller: Caller): Promise<RateLimitState>;
+}
+
+function stateOf(caller: Caller, outcome: RateWindowOutcome): RateLimitState {
+  const { requestsPerMinute, requestsPerDay } = caller.credential;
+  return {
+    limit: requestsPerMinute,
+    remaining: Math.max(0, requestsPerMinute - outcome.minuteCount),
+    resetSeconds: outcome.minuteResetSeconds,
+    dailyLimit: requestsPerDay,
+    dailyRemaining: Math.max(0, requestsPerDay - outcome.dayCount),
+  };
 }
 
 export function createRateLimiter(store: RateLimitRepository, clock: Clock): RateLimiter {
+  const windowsOf = (caller: Caller) => ({
+    keyId: caller.credential.id,
+    requestsPerMinute: caller.credential.requestsPerMinute,
+    requestsPerDay: caller.credential.requestsPerDay,
+    nowSeconds: Math.floor(clock.now() / 1000),
+  });
   return {
     async consume(caller) {
-      const nowSeconds = Math.floor(clock.now() / 1000);
-      const { requestsPerMinute, requestsPerDay, id } = caller.credential;
-      const outcome = await store.consume({ keyId: id, requestsPerMinute, requestsPerDay, nowSeconds });
-      const state: RateLimitState = {
-        limit: requestsPerMinute,
-        remaining: Math.max(0, requestsPerMinute - outcome.minuteCount),
-        resetSeconds: outcome.minuteResetSeconds,
-      };
+      const limits = windowsOf(caller);
+      const outcome = await store.consume(limits);
+      const state = stateOf(caller, outcome);
+      const { requestsPerMinute, requestsPerDay } = caller.credential;
       if (outcome.exceeded === 'minute') {
-        const retryAfterSeconds = Math.max(1, outcome.minuteResetSeconds - nowSeconds);
+        const retryAfterSeconds = Math.max(1, outcome.minuteResetSeconds - limits.nowSeconds);
         return {
           state,
           refusal: new PorchError(
@@ -44,9 +66,10 @@ export function createRateLimiter(store: RateLimitRepository, clock: Clock): Rat
         };
       }
       if (outcome.exceeded === 'day') {
-        const retryAfterSeconds = Math.max(1, outcome.dayResetSeconds - nowSeconds);
+        // Retry-After is the wait until the day window opens again: UTC midnight.
+        const retryAfterSeconds = Math.max(1, outcome.dayResetSeconds - limits.nowSeconds);
         return {
-          state: { ...state, remaining: 0, resetSeconds: outcome.dayResetSeconds },
+          state,
           refusal: new PorchError(
             'DAILY_LIMIT_EXCEEDED',
             `Daily limit of ${requestsPerDay} requests exceeded; it resets at 00:00 UTC. Retry after ${retryAfterSeconds} seconds.`,
@@ -55,6 +78,9 @@ export function createRateLimiter(store: RateLimitRepository, clock: Clock): Rat
         };
       }
       return { state, refusal: null };
+    },
+    async peek(caller) {
+      return stateOf(caller, await store.peek(windowsOf(caller)));
     },
   };
 }

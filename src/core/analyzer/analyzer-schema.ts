@@ -25,6 +25,9 @@ export const analyzePromptInputSchema = z.object({
     .min(1)
     .max(ANALYZER_MAX_PROMPT_CHARS)
     .refine((value) => value.trim().length > 0, 'The prompt must not be blank.')
+    // The refinement as JSON Schema (a non-blank character somewhere), so the tool's input schema
+    // refuses a blank prompt as the server does.
+    .meta({ pattern: '\\S' })
     .describe(`The prompt to analyse, as you would send it to a model. At most ${ANALYZER_MAX_PROMPT_CHARS} characters.`),
   goal: z
     .string()

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { rateLimitCounters } from './schema.js';
-import type { RateLimitRepository, RateWindowOutcome } from '../store.js';
+import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
 const SECONDS_PER_DAY = 86_400;
@@ -27,11 +27,22 @@ export function createRateLimitRepository(db: PostgresDatabase): RateLimitReposi
     .where(eq(rateLimitCounters.keyId, sql.placeholder('keyId')))
     .prepare('rate_limit_read');
 
-  async function current(keyId: string, minuteStart: number, dayStart: number) {
+  /** The windows as stored, counting nothing (a window that has turned counts zero). */
+  async function readWindows({ keyId, requestsPerMinute, requestsPerDay, nowSeconds }: RateWindowLimits): Promise<RateWindowOutcome> {
     const row = (await read.execute({ keyId }))[0];
-    const minuteCount = row && row.minuteStart >= minuteStart ? row.minuteCount : 0;
-    const dayCount = row && row.dayStart >= dayStart ? row.dayCount : 0;
-    return { minuteCount, dayCount, minuteStart: Math.max(minuteStart, row?.minuteStart ?? 0), dayStart: Math.max(dayStart, row?.dayStart ?? 0) };
+    const minuteStart = Math.max(nowSeconds - (nowSeconds % SECONDS_PER_MINUTE), row?.minuteStart ?? 0);
+    const dayStart = Math.max(nowSeconds - (nowSeconds % SECONDS_PER_DAY), row?.dayStart ?? 0);
+    const minuteCount = row && row.minuteStart === minuteStart ? row.minuteCount : 0;
+    const dayCount = row && row.dayStart === dayStart ? row.dayCount : 0;
+    const exceeded = minuteCount >= requestsPerMinute ? 'minute' : dayCount >= requestsPerDay ? 'day' : null;
+    return {
+      allowed: exceeded === null,
+      exceeded,
+      minuteCount,
+      dayCount,
+      minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
+      dayResetSeconds: dayStart + SECONDS_PER_DAY,
+    };
   }
 
   return {
@@ -66,15 +77,9 @@ export function createRateLimitRepository(db: PostgresDatabase): RateLimitReposi
         };
       }
       // Refused: read the counters for the headers (the minute window is reported first, as on SQLite).
-      const state = await current(keyId, minuteStart, dayStart);
-      return {
-        allowed: false,
-        exceeded: state.minuteCount >= requestsPerMinute ? 'minute' : 'day',
-        minuteCount: state.minuteCount,
-        dayCount: state.dayCount,
-        minuteResetSeconds: state.minuteStart + SECONDS_PER_MINUTE,
-        dayResetSeconds: state.dayStart + SECONDS_PER_DAY,
-      };
+      const refused = await readWindows({ keyId, requestsPerMinute, requestsPerDay, nowSeconds });
+      return { ...refused, allowed: false, exceeded: refused.exceeded ?? 'minute' };
     },
+    peek: readWindows,
   };
 }

@@ -38,7 +38,8 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
       .prepare(),
   );
 
-  const consumeWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
+  /** The windows `nowSeconds` falls in, as stored (a window that has turned counts zero). */
+  const readWindows = (limits: RateWindowLimits): RateWindowOutcome => {
     const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
     const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
     let minuteCount = 0;
@@ -48,12 +49,6 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
       if (row.window === 'day' && row.windowStart === dayStart) dayCount = row.count;
     }
     const exceeded = minuteCount >= limits.requestsPerMinute ? 'minute' : dayCount >= limits.requestsPerDay ? 'day' : null;
-    if (exceeded === null) {
-      minuteCount += 1;
-      dayCount += 1;
-      upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: minuteStart, count: minuteCount });
-      upsert().run({ keyId: limits.keyId, window: 'day', windowStart: dayStart, count: dayCount });
-    }
     return {
       allowed: exceeded === null,
       exceeded,
@@ -62,11 +57,23 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
       minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
       dayResetSeconds: dayStart + SECONDS_PER_DAY,
     };
+  };
+
+  const consumeWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
+    const windows = readWindows(limits);
+    if (!windows.allowed) return windows;
+    const counted = { ...windows, minuteCount: windows.minuteCount + 1, dayCount: windows.dayCount + 1 };
+    upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: counted.minuteResetSeconds - SECONDS_PER_MINUTE, count: counted.minuteCount });
+    upsert().run({ keyId: limits.keyId, window: 'day', windowStart: counted.dayResetSeconds - SECONDS_PER_DAY, count: counted.dayCount });
+    return counted;
   });
 
   return {
     async consume(limits) {
       return consumeWindows(limits);
+    },
+    async peek(limits) {
+      return readWindows(limits);
     },
   };
 }

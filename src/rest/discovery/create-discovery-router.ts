@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { yaml } from '../../core/yaml.js';
+import { stringifyYamlForAnyParser } from '../../core/yaml.js';
 import type { Core } from '../../core/core.js';
 import { PorchError } from '../../core/errors.js';
 import { exposedOn, type Operation } from '../../operations/operation.js';
@@ -118,7 +118,7 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
 
   const openApi = lazy(() => {
     const document = buildOpenApiDocument(exposedOn(operations, 'discovery'), { siteUrl });
-    return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: yaml().stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }) };
+    return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: stringifyYamlForAnyParser(document) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
   const pages = lazy(() => buildSitePages({ rootDir, document: openApi().document, skills: skills().index }));

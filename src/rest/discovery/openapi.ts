@@ -19,7 +19,6 @@ import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
 import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 
 export const OPENAPI_VERSION = '3.1.0';
-export const JSON_SCHEMA_DIALECT = 'https://spec.openapis.org/oas/3.1/dialect/base';
 export const MARKDOWN_MEDIA_TYPE = 'text/markdown';
 
 export interface OpenApiOptions {
@@ -73,7 +72,6 @@ export type PathItemObject = Partial<Record<'get' | 'post' | 'patch' | 'delete',
 
 export interface OpenApiDocument {
   openapi: typeof OPENAPI_VERSION;
-  jsonSchemaDialect: string;
   info: {
     title: string;
     version: string;
@@ -82,7 +80,7 @@ export interface OpenApiDocument {
     license: { name: string; identifier: string };
   };
   servers: Array<{ url: string; description: string }>;
-  tags: Array<{ name: string }>;
+  tags: Array<{ name: string; description: string }>;
   paths: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, JsonSchema>;
@@ -97,7 +95,14 @@ export interface OpenApiDocument {
 /** Headers every response carries, errors included (DECISIONS.md, Headers). */
 const ALWAYS_HEADERS = ['X-API-Version', 'X-Request-Id'] as const;
 /** Headers of every authenticated response; present on errors only once the key was checked. */
-const KEYED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Credits-Remaining'] as const;
+const KEYED_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Daily-Limit',
+  'X-RateLimit-Daily-Remaining',
+  'X-Credits-Remaining',
+] as const;
 
 /**
  * Shared headers. Those a response must carry whenever they are referenced are `required` here;
@@ -114,6 +119,12 @@ const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': { description: "The key's limit of requests per minute.", schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute window.', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'When the minute window resets (Unix time, seconds).', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Daily-Limit': { description: "The key's limit of requests per UTC day.", schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Daily-Remaining': {
+    description:
+      'Requests left in the current UTC day; 0 once the day is used up (429 `DAILY_LIMIT_EXCEEDED`, whose `Retry-After` is the seconds to UTC midnight).',
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-Credits-Remaining': {
     description: 'Whole credits left on the account after the request (1 credit = 1,000 tokens).',
     schema: { type: 'integer', minimum: 0 },
@@ -129,27 +140,46 @@ const requiredHeader = (name: string): HeaderObject => {
   return { ...header, required: true };
 };
 
-const errorEnvelopeSchema = z
-  .object({
-    success: z.literal(false).describe('Always false on errors.'),
-    error: z.object({
-      code: z
-        .string()
-        .describe(
-          'Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.',
-        ),
-      message: z.string().describe('What went wrong, safe to show to a person.'),
-      request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
-      retry_after: z.number().int().min(0).optional().describe('Seconds to wait before retrying (429 only).'),
-    }),
-  })
-  .describe('The error envelope every failed request answers with.');
+/**
+ * The error envelope of one response: its `code` is one of the names the response lists, and a
+ * 429 always has `retry_after`. Each response gets the whole envelope rather than `allOf` over a
+ * shared one plus a constraint: the shared envelope closes its objects (additionalProperties:
+ * false), and validators that merge `allOf` branches (Redocly's example check) then reject the
+ * fields the constraint branch does not name (regression: 58 lint warnings on valid examples).
+ */
+function errorEnvelopeSchema(names: readonly [string, ...string[]], status: number) {
+  const retryAfter = z.number().int().min(0).describe('Seconds to wait before retrying (429 only).');
+  return z
+    .object({
+      success: z.literal(false).describe('Always false on errors.'),
+      error: z.object({
+        code: z
+          .enum(names)
+          .describe(
+            'Machine-readable code. Set A names by default; Set B names (`INVALID_REQUEST`, `UNAUTHORIZED`, ...) when the server runs with PORCH_ERROR_CODES=b.',
+          ),
+        message: z.string().describe('What went wrong, safe to show to a person.'),
+        request_id: z.string().describe('The request id, also sent in the X-Request-Id header.'),
+        retry_after: status === 429 ? retryAfter : retryAfter.optional(),
+      }),
+    })
+    .describe('The error envelope every failed request answers with.');
+}
 
-/** Codes a path that exists answers for a method it does not have, or a path that does not exist. */
-const ROUTE_ERROR_CODES = ['NOT_FOUND', 'METHOD_NOT_ALLOWED'] as const satisfies readonly ErrorCode[];
-
-/** Codes Node's HTTP parser answers with before any route is chosen (src/rest/client-error.ts). */
-const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly ErrorCode[];
+/**
+ * Answers of the router and of Node's HTTP parser rather than of an operation: a path that does
+ * not exist (`/workflows//execute`, a typo), a method the path does not have, headers beyond
+ * Node's limit (src/rest/client-error.ts). OpenAPI has no place for answers to requests that
+ * match no operation, so every operation lists them: that is where generated clients and
+ * validators such as Prism look for an answer's shape (regression: the shared responses were
+ * defined but referenced nowhere). Each has a named shared response.
+ */
+const ROUTER_RESPONSES = {
+  NOT_FOUND: 'NotFound',
+  METHOD_NOT_ALLOWED: 'MethodNotAllowed',
+  HEADERS_TOO_LARGE: 'HeadersTooLarge',
+} as const satisfies Partial<Record<ErrorCode, string>>;
+const ROUTER_ERROR_CODES = Object.keys(ROUTER_RESPONSES) as Array<keyof typeof ROUTER_RESPONSES>;
 
 /**
  * Every error code the operation can answer with, derived from what it is:
@@ -159,7 +189,7 @@ const TRANSPORT_ERROR_CODES = ['HEADERS_TOO_LARGE'] as const satisfies readonly 
  * writes may meet the account's content quotas.
  */
 export function possibleErrorCodes(operation: Operation): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...ROUTER_ERROR_CODES]);
   if (operation.access === 'keyed') {
     for (const code of [
       'MISSING_API_KEY',
@@ -205,10 +235,9 @@ function errorExample(code: ErrorCode) {
   };
 }
 
-function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boolean): ResponseObject {
-  const codeSchema: JsonSchema = { type: 'string', enum: emittedNames(codes) };
-  const errorConstraint: JsonSchema = { type: 'object', properties: { code: codeSchema } };
-  if (status === 429) errorConstraint.required = ['retry_after'];
+function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boolean, shared: Record<string, JsonSchema>): ResponseObject {
+  const [first, ...rest] = emittedNames(codes);
+  if (first === undefined) throw new Error(`An error response for ${status} needs at least one code.`);
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
   if (keyed) for (const name of KEYED_HEADERS) headers[name] = headerRef(name);
@@ -219,7 +248,7 @@ function errorResponse(status: number, codes: readonly ErrorCode[], keyed: boole
     headers,
     content: {
       'application/json': {
-        schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { error: errorConstraint } }] },
+        schema: toOpenApiSchema(errorEnvelopeSchema([first, ...rest], status), 'output', shared),
         examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
       },
     },
@@ -306,9 +335,18 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
  * rate-limit headers may be present), so the many operations with the same refusals reference
  * one definition instead of repeating it.
  */
-function errorResponseRef(status: number, codes: readonly ErrorCode[], keyed: boolean, sharedResponses: Record<string, ResponseObject>): { $ref: string } {
-  const name = `Error${status}${keyed ? 'Keyed' : ''}_${codes.join('_')}`;
-  sharedResponses[name] ??= errorResponse(status, codes, keyed);
+function errorResponseRef(
+  status: number,
+  codes: readonly ErrorCode[],
+  keyed: boolean,
+  sharedResponses: Record<string, ResponseObject>,
+  shared: Record<string, JsonSchema>,
+): { $ref: string } {
+  const [only] = codes;
+  const router = codes.length === 1 && only !== undefined && only in ROUTER_RESPONSES ? ROUTER_RESPONSES[only as keyof typeof ROUTER_RESPONSES] : undefined;
+  // The router's answers carry the quota headers whenever the request's key works, whatever the operation.
+  const name = router ?? `Error${status}${keyed ? 'Keyed' : ''}_${codes.join('_')}`;
+  sharedResponses[name] ??= errorResponse(status, codes, router !== undefined || keyed, shared);
   return { $ref: `#/components/responses/${name}` };
 }
 
@@ -320,7 +358,7 @@ function operationObject(operation: Operation, shared: Record<string, JsonSchema
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = errorResponseRef(status, codes, operation.access === 'keyed', sharedResponses);
+    responses[String(status)] = errorResponseRef(status, codes, operation.access === 'keyed', sharedResponses, shared);
   }
 
   const parameters = parametersOf(operation, shared);
@@ -368,8 +406,10 @@ sanitiser.
 Every keyed request carries \`X-API-Key: mdi_...\` (or \`Authorization: Bearer mdi_...\`). Keys work
 only while their account is on the Expert plan. Responses use the envelope
 \`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "request_id"}}\`
-and carry \`X-API-Version\` and \`X-Request-Id\`; authenticated responses add \`X-RateLimit-Limit\`,
-\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and \`X-Credits-Remaining\`.
+and carry \`X-API-Version\` and \`X-Request-Id\`. Once the key is authenticated, every response, errors
+included, adds \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (the minute
+window), \`X-RateLimit-Daily-Limit\` and \`X-RateLimit-Daily-Remaining\` (the UTC day) and
+\`X-Credits-Remaining\`.
 
 At most 8 executions per key run at once, across every Porch process (the operator's \`limits.max_in_flight_per_key\`): a
 further one is refused with 429 \`RATE_LIMITED\` naming concurrent executions and \`Retry-After: 1\`.
@@ -382,6 +422,28 @@ operator's \`limits.quotas\`). A create, update or import that would exceed one 
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
 retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 attempts.`;
+
+/**
+ * What each tag (an operation's resource group) holds, for the document's tag list; a new group
+ * gets a plain description until one is written here, so adding an operation never needs this file.
+ */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Workflows: 'DAGs of model calls, templates, skills, compositions, personas, sanitiser and judge steps, run as one request.',
+  Compositions: 'Prompt templates with {{variables}}, rendered and sent to a model.',
+  Skills: 'Custom skills: instructions applied as the system prompt to an input text; exportable as SKILL.md.',
+  Personas: 'Context cards of category "persona", whose content is the system prompt of a conversation.',
+  'Context cards': 'Reusable pieces of context (text with a title, category and tags) owned by the account.',
+  Judge: 'Model-graded scoring of a prompt or an output against criteria, with a verdict.',
+  Sanitiser: 'Deterministic scans of text for personal data and secrets.',
+  Analyzer: 'Deterministic prompt scores and suggestions; needs no key.',
+  Prompts: "The account's compositions and personas as ready-to-send prompts.",
+  Health: 'Whether the API and its database answer.',
+  Discovery: 'The API root and its links to the discovery documents.',
+};
+
+function tagObject(name: string): { name: string; description: string } {
+  return { name, description: TAG_DESCRIPTIONS[name] ?? `The ${name.toLowerCase()} operations.` };
+}
 
 /** Builds the whole document. Pure: the same operations and options give the same bytes. */
 export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl }: OpenApiOptions): OpenApiDocument {
@@ -401,15 +463,12 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
     if (!tags.includes(operation.tag)) tags.push(operation.tag);
   }
 
-  const schemas: Record<string, JsonSchema> = { ErrorEnvelope: toOpenApiSchema(errorEnvelopeSchema, 'output', shared) };
-  for (const [name, schema] of Object.entries(shared)) {
-    if (name in schemas) throw new Error(`The schema name ${name} is reserved.`);
-    schemas[name] = schema;
-  }
+  const schemas: Record<string, JsonSchema> = { ...shared };
 
   return {
+    // No jsonSchemaDialect: 3.1's default (the OAS base dialect, JSON Schema 2020-12) is what the
+    // schemas are, and Prism skips body validation whenever the field is present.
     openapi: OPENAPI_VERSION,
-    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Porch API',
       version: API_VERSION,
@@ -418,7 +477,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: siteLink(siteUrl, SITE_PATHS.apiBase), description: 'This Porch server' }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map(tagObject),
     paths,
     components: {
       schemas,
@@ -441,14 +500,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
         },
       },
-      responses: {
-        // Answers of the router itself, for paths or methods no operation has.
-        NotFound: errorResponse(404, ['NOT_FOUND'], false),
-        MethodNotAllowed: errorResponse(405, ['METHOD_NOT_ALLOWED'], false),
-        // Node's answer to headers beyond its limit, for any path; malformed requests share VALIDATION_ERROR's 400.
-        HeadersTooLarge: errorResponse(431, TRANSPORT_ERROR_CODES, false),
-        ...Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
-      },
+      responses: Object.fromEntries(Object.entries(sharedResponses).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         ApiKeyAuth: {
           type: 'apiKey',
@@ -465,7 +517,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
 
 /** Every error code the document mentions (operations and router answers), for completeness checks. */
 export function documentedErrorCodes(operations: readonly Operation[]): Set<ErrorCode> {
-  const codes = new Set<ErrorCode>([...ROUTE_ERROR_CODES, ...TRANSPORT_ERROR_CODES]);
+  const codes = new Set<ErrorCode>(ROUTER_ERROR_CODES);
   for (const operation of operations) for (const code of possibleErrorCodes(operation)) codes.add(code);
   return codes;
 }

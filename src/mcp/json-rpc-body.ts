@@ -1,0 +1,164 @@
+/**
+ * Reading JSON-RPC messages off the wire before the SDK sees them, for the two rules the SDK does
+ * not apply: batches are refused under the protocol revisions that removed them, and on stdio a
+ * line that cannot be read is answered instead of dropped.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { ErrorCode, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * The revision that removed JSON-RPC batching (added in 2025-03-26). Revisions are dates, so
+ * those from this one on compare greater or equal as strings.
+ */
+export const BATCHING_REMOVED_IN = '2025-06-18';
+
+/**
+ * What Streamable HTTP assumes when a request names no revision (MCP 2025-06-18, "Protocol
+ * Version Header": the server SHOULD assume 2025-03-26), a revision that still had batches.
+ */
+const REVISION_WITHOUT_HEADER = '2025-03-26';
+
+export interface JsonRpcRefusal {
+  status: number;
+  code: number;
+  message: string;
+}
+
+export function batchRefusal(revision: string): JsonRpcRefusal {
+  return {
+    status: 400,
+    code: ErrorCode.InvalidRequest,
+    message: `Invalid Request: JSON-RPC batches are not accepted under protocol revision ${revision} (batching was removed in ${BATCHING_REMOVED_IN}); send one message per request.`,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The revision a batch is sent under: the request's header, else the one an `initialize` in it asks for. */
+function revisionOfBatch(headers: IncomingHttpHeaders, batch: readonly unknown[]): string {
+  const header = headers['mcp-protocol-version'];
+  if (typeof header === 'string') return header;
+  for (const message of batch) {
+    if (isRecord(message) && message.method === 'initialize' && isRecord(message.params) && typeof message.params.protocolVersion === 'string') {
+      return message.params.protocolVersion;
+    }
+  }
+  return REVISION_WITHOUT_HEADER;
+}
+
+/** A batch sent under a revision that has none is refused; single messages always pass. */
+export function refuseBatchIfRemoved(headers: IncomingHttpHeaders, body: unknown): JsonRpcRefusal | null {
+  if (!Array.isArray(body)) return null;
+  const revision = revisionOfBatch(headers, body);
+  return revision >= BATCHING_REMOVED_IN ? batchRefusal(revision) : null;
+}
+
+/**
+ * The request body, parsed, or the refusal the SDK's own reading would answer (413, -32700), plus
+ * one it would not: a compressed body is refused 415 as over REST, instead of failing to parse
+ * as JSON (README, Limits). The body is read whole, up to the limit, before any work on it.
+ */
+export async function readJsonRpcBody(
+  req: AsyncIterable<Buffer> & { headers: IncomingHttpHeaders },
+  limitBytes: number,
+): Promise<{ body: unknown } | { refusal: JsonRpcRefusal }> {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return {
+      refusal: {
+        status: 415,
+        code: -32000,
+        message: 'Unsupported Media Type: compressed request bodies are not accepted; send the JSON without Content-Encoding.',
+      },
+    };
+  }
+  const tooLarge = { refusal: { status: 413, code: -32000, message: `Payload Too Large: Request body must not exceed ${limitBytes} bytes` } };
+  if (Number(req.headers['content-length'] ?? 0) > limitBytes) return tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    // Stop keeping bytes past the limit, but drain the rest so the answer reaches the client.
+    if (size <= limitBytes) chunks.push(chunk);
+  }
+  if (size > limitBytes) return tooLarge;
+  try {
+    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON' } };
+  }
+}
+
+/** The SDK's own bound on a buffered stdio message (STDIO_DEFAULT_MAX_BUFFER_SIZE), kept per line here. */
+export const MAX_STDIO_LINE_BYTES = 10 * 1024 * 1024;
+
+function idOf(value: unknown): RequestId | null {
+  if (!isRecord(value)) return null;
+  return typeof value.id === 'string' || typeof value.id === 'number' ? value.id : null;
+}
+
+function errorLine(id: RequestId | null, code: number, message: string): string {
+  return `${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`;
+}
+
+/**
+ * Sits between stdin and the SDK's stdio transport, which drops a line it cannot read after
+ * reporting it to `onerror`, so the client waits forever. Here such a line is answered as
+ * JSON-RPC says: not JSON → -32700 Parse error; JSON that is not one JSON-RPC message (a batch
+ * among them: the SDK's stdio transport reads single messages only) → -32600 Invalid Request,
+ * with the id when one can be read. Readable lines pass through unchanged; blank lines are skipped.
+ */
+export function answerUnreadableLines(answer: (line: string) => void, maxLineBytes: number = MAX_STDIO_LINE_BYTES): Transform {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  // Set while the rest of an over-long line is skipped, up to its newline.
+  let skipping = false;
+  const handle = (line: string): string | null => {
+    const text = line.replace(/\r$/, '');
+    if (text.trim() === '') return null;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      answer(errorLine(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON.'));
+      return null;
+    }
+    if (Array.isArray(message)) {
+      answer(errorLine(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted over stdio; send one message per line.'));
+      return null;
+    }
+    if (!JSONRPCMessageSchema.safeParse(message).success) {
+      answer(errorLine(idOf(message), ErrorCode.InvalidRequest, 'Invalid Request: the line is not a JSON-RPC 2.0 message.'));
+      return null;
+    }
+    return `${text}\n`;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done: TransformCallback) {
+      pending += decoder.write(chunk);
+      let newline = pending.indexOf('\n');
+      while (newline !== -1) {
+        const passed = skipping ? null : handle(pending.slice(0, newline));
+        skipping = false;
+        pending = pending.slice(newline + 1);
+        if (passed !== null) this.push(passed);
+        newline = pending.indexOf('\n');
+      }
+      if (!skipping && pending.length > maxLineBytes) {
+        answer(errorLine(null, ErrorCode.InvalidRequest, `Invalid Request: a message is longer than ${maxLineBytes} bytes.`));
+        skipping = true;
+      }
+      if (skipping) pending = '';
+      done();
+    },
+    flush(done: TransformCallback) {
+      // A last line without its newline was never a message the SDK would have read either.
+      pending = '';
+      done();
+    },
+  });
+}

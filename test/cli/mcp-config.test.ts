@@ -1,0 +1,94 @@
+/**
+ * `porch mcp` as MCP clients start it: from a folder of their own, with an absolute DATABASE_URL.
+ * It must find the config beside the database, say which config and models it uses, and tell the
+ * client why when it cannot start. Runs the CLI in this process with its own stdin and folders.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { runCli } from '../../src/cli/run-cli.js';
+import { loadConfig } from '../../src/config.js';
+import { collectingStream, runPorchIn } from '../helpers/cli.js';
+
+let porchFolder: string;
+let elsewhere: string;
+let databaseUrl: string;
+
+const LOCAL_MODEL_CONFIG = { ai: { providers: [{ id: 'local', base_url: 'http://127.0.0.1:9/v1', models: [{ name: 'llama' }] }] } };
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+
+beforeAll(async () => {
+  porchFolder = await mkdtemp(join(tmpdir(), 'porch-mcp-config-'));
+  elsewhere = await mkdtemp(join(tmpdir(), 'porch-mcp-client-cwd-'));
+  await mkdir(join(porchFolder, 'data'));
+  await writeFile(join(porchFolder, 'porch.config.yaml'), stringify(LOCAL_MODEL_CONFIG));
+  databaseUrl = `file:${join(porchFolder, 'data', 'porch.db')}`;
+  const created = await runPorchIn(porchFolder, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, 'db', 'init');
+  expect(created.code, created.stderr).toBe(0);
+});
+afterAll(async () => {
+  await rm(porchFolder, { recursive: true, force: true });
+  await rm(elsewhere, { recursive: true, force: true });
+});
+
+/** `porch mcp` started in `cwd` with `input` on stdin (which then ends); its exit code, stdout and JSON log lines. */
+async function runMcp(cwd: string, env: NodeJS.ProcessEnv, input: string) {
+  const stdout = collectingStream();
+  const stderr = collectingStream();
+  const code = await runCli(['mcp'], { env, cwd, stdin: Readable.from([Buffer.from(input)]), stdout: stdout.stream, stderr: stderr.stream });
+  const lines = stderr
+    .text()
+    .split('\n')
+    .filter((line) => line.startsWith('{'));
+  return { code, stdout: stdout.text(), stderr: stderr.text(), logs: lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe('porch mcp started from another folder', () => {
+  it('uses the porch.config.yaml beside the database and logs it with its models (regression: silently ran on echo)', async () => {
+    const run = await runMcp(elsewhere, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' }, INITIALIZE);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.logs).toContainEqual(
+      expect.objectContaining({ msg: 'using the config and models', config: join(porchFolder, 'porch.config.yaml'), models: ['local/llama', 'echo/echo'] }),
+    );
+  });
+
+  it('answers the client\'s first request with the reason when the config is broken, then exits 1 (regression: only "Connection closed")', async () => {
+    const broken = join(elsewhere, 'broken.yaml');
+    await writeFile(broken, 'ai: [unclosed');
+    const run = await runMcp(elsewhere, { DATABASE_URL: databaseUrl, PORCH_CONFIG: broken, LOG_LEVEL: 'info' }, INITIALIZE);
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout.split('\n')[0] ?? '') as { id: number; error: { message: string } };
+    expect(answer.id).toBe(1);
+    expect(answer.error.message).toContain('porch mcp cannot start');
+    expect(answer.error.message).toContain(broken);
+    expect(run.stderr).toContain(`porch: Config file ${broken} is not valid YAML`);
+  });
+
+  it('answers with the reason when there is no database at DATABASE_URL', async () => {
+    const run = await runMcp(elsewhere, { DATABASE_URL: `file:${join(elsewhere, 'missing.db')}`, LOG_LEVEL: 'info' }, INITIALIZE);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout.split('\n')[0] ?? '')).toMatchObject({ id: 1, error: { message: expect.stringContaining('No Porch database at') } });
+  });
+});
+
+describe('where the config is looked for without PORCH_CONFIG', () => {
+  it('prefers the current folder, then the database folder, then the folder above it', () => {
+    const beside = loadConfig({ DATABASE_URL: databaseUrl }, elsewhere, { requireProviderKeys: false });
+    expect(beside.configPath).toBe(join(porchFolder, 'porch.config.yaml'));
+    expect(beside.configSearch).toEqual([
+      join(elsewhere, 'porch.config.yaml'),
+      join(porchFolder, 'data', 'porch.config.yaml'),
+      join(porchFolder, 'porch.config.yaml'),
+    ]);
+    expect(beside.ai.providers.map((provider) => provider.id)).toEqual(['local']);
+  });
+
+  it('finds none for an in-memory database started elsewhere, and says where it looked', () => {
+    const none = loadConfig({ DATABASE_URL: ':memory:' }, elsewhere, { requireProviderKeys: false });
+    expect(none.configPath).toBeNull();
+    expect(none.configSearch).toEqual([join(elsewhere, 'porch.config.yaml')]);
+  });
+});
