@@ -73,6 +73,24 @@ async function refuseUnlessEmpty(target: CopyTarget): Promise<void> {
     throw new DatabaseRefusal(`The target ${target.location} filled up during the copy (${describeRows(nonEmpty)}); nothing was written.`);
 }
 
+/**
+ * Copies one table a batch at a time. A batch the target refuses (a value one engine stores and
+ * the other cannot, such as a NUL character in PostgreSQL text) is named by table and reason:
+ * the database driver's own message would carry every value of the batch.
+ */
+async function copyTable(source: TableReader, target: CopyTarget, table: CopiedTable, batchRows: number): Promise<void> {
+  for await (const rows of source.batches(table, batchRows)) {
+    try {
+      await target.insert(table, rows);
+    } catch (err) {
+      const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+      throw new DatabaseRefusal(`The target ${target.location} refused a row of ${table} (${reason}); the copy was rolled back and nothing was written.`, {
+        cause: err,
+      });
+    }
+  }
+}
+
 async function countBoth(source: TableReader, target: TableReader): Promise<CopiedTableCount[]> {
   const counts: CopiedTableCount[] = [];
   for (const table of COPIED_TABLES) counts.push({ table, source: await source.count(table), target: await target.count(table) });
@@ -96,9 +114,7 @@ export async function copyDatabase(sourceUrl: string, targetUrl: string, options
     const target = await aboutTarget(() => openCopyTarget(targetUrl));
     try {
       await refuseUnlessEmpty(target);
-      for (const table of COPIED_TABLES) {
-        for await (const rows of source.batches(table, batchRows)) await target.insert(table, rows);
-      }
+      for (const table of COPIED_TABLES) await copyTable(source, target, table, batchRows);
       const tables = await countBoth(source, target);
       const ledgerSha256 = { source: await ledgerChecksum(source, batchRows), target: await ledgerChecksum(target, batchRows) };
       const differing = tables.filter((count) => count.source !== count.target);

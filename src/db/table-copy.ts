@@ -92,11 +92,14 @@ export async function* keysetBatches(
   }
 }
 
-/** The schema field names of a table's primary-key columns, from drizzle's column objects. */
-export function fieldNamesOf(columns: Readonly<Record<string, object>>, keyColumns: readonly object[]): string[] {
+/**
+ * The schema field names of a table's primary-key columns, matched by SQL name: drizzle's
+ * composite primary keys may hold copies of the column objects rather than the table's own.
+ */
+export function fieldNamesOf(columns: Readonly<Record<string, { name: string }>>, keyColumns: ReadonlyArray<{ name: string }>): string[] {
   return keyColumns.map((column) => {
-    const entry = Object.entries(columns).find(([, candidate]) => candidate === column);
-    if (entry === undefined) throw new Error('a primary-key column is not a column of its table');
+    const entry = Object.entries(columns).find(([, candidate]) => candidate.name === column.name);
+    if (entry === undefined) throw new Error(`the primary-key column ${column.name} is not a column of its table`);
     return entry[0];
   });
 }
