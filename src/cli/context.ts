@@ -49,18 +49,22 @@ export function createCliLogger(context: CliContext, config: Config): Logger {
   return createLogger(config.logLevel, context.logDestination);
 }
 
+/** Refuses a command that would otherwise create a new, empty database where none is. */
+export function refuseMissingDatabase(databaseUrl: string): void {
+  const target = locateDatabase(databaseUrl);
+  if (target.exists) return;
+  throw new CliUsageError(
+    `No Porch database at ${target.location}. Set DATABASE_URL to the database file (relative paths are ` +
+      'resolved against the current folder), run porch in the folder that holds data/porch.db, or create a new one with porch db init.',
+  );
+}
+
 /**
  * Builds the application over the database `DATABASE_URL` names, refusing to create one unless
  * the command may, and says on stderr which database it is (stdout is the command's output).
  */
 export async function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Promise<Application> {
-  const target = locateDatabase(config.databaseUrl);
-  if (!target.exists && !needs.createsDatabase) {
-    throw new CliUsageError(
-      `No Porch database at ${target.location}. Set DATABASE_URL to the database file (relative paths are ` +
-        'resolved against the current folder), run porch in the folder that holds data/porch.db, or create a new one with porch db init.',
-    );
-  }
+  if (!needs.createsDatabase) refuseMissingDatabase(config.databaseUrl);
   const application = await createApplication(config, { logger: createCliLogger(context, config) });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');

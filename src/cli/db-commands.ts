@@ -1,7 +1,21 @@
 import type { Command } from 'commander';
-import { locateDatabase } from '../db/create-store.js';
-import { loadCliConfig, withApplication, type CliContext } from './context.js';
-import { print } from './output.js';
+import { copyDatabase, type CopyReport } from '../db/copy-database.js';
+import { absoluteDatabaseUrl, locateDatabase, migrateDatabase } from '../db/create-store.js';
+import { loadCliConfig, refuseMissingDatabase, withApplication, type CliContext } from './context.js';
+import { print, table } from './output.js';
+
+function describeCopy(report: CopyReport): string {
+  const counts = table(
+    ['table', 'source rows', 'target rows'],
+    report.tables.map((count) => [count.table, count.source, count.target]),
+  );
+  return [
+    `Copied ${report.source.engine} ${report.source.location} into ${report.target.engine} ${report.target.location} in one transaction; every count and the ledger checksum match.`,
+    counts,
+    `credit_ledger sha256  source ${report.ledgerSha256.source}`,
+    `                      target ${report.ledgerSha256.target}`,
+  ].join('\n');
+}
 
 export function registerDbCommands(program: Command, context: CliContext): void {
   const db = program.command('db').description('The database DATABASE_URL names');
@@ -15,5 +29,30 @@ export function registerDbCommands(program: Command, context: CliContext): void 
       print(context.stdout, { location, created: !existed }, options, () =>
         existed ? `The database at ${location} exists and is up to date.` : `Created the database at ${location}.`,
       );
+    });
+
+  db.command('migrate')
+    .description('Apply the pending migrations to the database and name them (serve also applies them at start-up, silently)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { databaseUrl } = loadCliConfig(context);
+      refuseMissingDatabase(databaseUrl);
+      const report = await migrateDatabase(databaseUrl);
+      print(context.stdout, report, options, () =>
+        report.applied.length === 0
+          ? `The ${report.engine} database ${report.location} is up to date: no migration pending.`
+          : `Applied ${report.applied.length} migration${report.applied.length === 1 ? '' : 's'} to the ${report.engine} database ${report.location}: ${report.applied.join(', ')}.`,
+      );
+    });
+
+  db.command('copy')
+    .description('Copy every row of the database into an empty other one (either engine), all or nothing, and verify counts and the ledger checksum')
+    .requiredOption('--to <url>', 'the target: postgres://user:password@host/database, or a SQLite file path or file: URL')
+    .option('--json', 'print JSON')
+    .action(async (options: { to: string; json?: boolean }) => {
+      const { databaseUrl } = loadCliConfig(context);
+      refuseMissingDatabase(databaseUrl);
+      const report = await copyDatabase(databaseUrl, absoluteDatabaseUrl(options.to, context.cwd));
+      print(context.stdout, report, options, () => describeCopy(report));
     });
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './account-commands.js';
+import { registerBackupCommand } from './backup-command.js';
 import { registerBundleCommands } from './bundle-commands.js';
 import { registerByokCommands } from './byok-commands.js';
 import type { CliContext } from './context.js';
@@ -32,6 +33,7 @@ export function createProgram(context: CliContext): Command {
   registerByokCommands(program, context);
   registerSanitiserCommands(program, context);
   registerDbCommands(program, context);
+  registerBackupCommand(program, context);
   registerMcpCommand(program, context);
   registerSkillsCommands(program, context);
   return program;

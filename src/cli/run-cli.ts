@@ -6,6 +6,7 @@ import { Readable, type Writable } from 'node:stream';
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { PorchError } from '../core/errors.js';
+import { DatabaseRefusal } from '../db/store.js';
 import { CliUsageError, type CliContext } from './context.js';
 import { createProgram } from './program.js';
 
@@ -45,7 +46,7 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     await createProgram(context).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (err) {
-    if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError) return fail(err.message);
+    if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError || err instanceof DatabaseRefusal) return fail(err.message);
     // Commander has already written its message (or the help) through the context.
     if (err instanceof CommanderError) return err.exitCode;
     return fail(`unexpected error: ${err instanceof Error ? err.message : String(err)}`);

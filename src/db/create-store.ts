@@ -5,9 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import { createPostgresStore, postgresLocation } from './postgres/index.js';
+import { openPostgres, pgDumpCommand } from './postgres/open-database.js';
+import { existingPostgresRows, openPostgresCopySource, openPostgresCopyTarget } from './postgres/table-copy.js';
+import { backupSqlite, backupStamp, type SqliteBackup } from './sqlite/backup.js';
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
-import { databaseLocation, isInMemory } from './sqlite/open-database.js';
-import type { Store } from './store.js';
+import { databaseLocation, isInMemory, openDatabase } from './sqlite/open-database.js';
+import { existingSqliteRows, openSqliteCopySource, openSqliteCopyTarget } from './sqlite/table-copy.js';
+import { DatabaseRefusal, type Store } from './store.js';
+import type { CopySource, CopyTarget, ExistingRows } from './table-copy.js';
+
+export type { SqliteBackup } from './sqlite/backup.js';
 
 export type StorageEngine = 'sqlite' | 'postgres';
 
@@ -90,5 +97,90 @@ export function locateDatabase(databaseUrl: string): DatabaseTarget {
     }
     case 'postgres':
       return { location: postgresLocation(databaseUrl), exists: true };
+  }
+}
+
+/**
+ * `databaseUrl` with a relative SQLite path made absolute against `cwd`, for a URL given on the
+ * command line (`porch db copy --to ./other.db`) rather than read from the environment.
+ */
+export function absoluteDatabaseUrl(databaseUrl: string, cwd: string): string {
+  if (engineOf(databaseUrl) !== 'sqlite') return databaseUrl;
+  const location = databaseLocation(databaseUrl, cwd);
+  return isInMemory(location) ? location : `file:${location}`;
+}
+
+/** What `porch db migrate` did. */
+export interface MigrationReport {
+  engine: StorageEngine;
+  location: string;
+  /** The migrations applied, oldest first; empty when the database was up to date. */
+  applied: string[];
+}
+
+/**
+ * Applies the pending migrations of the database `DATABASE_URL` names and says which; opening
+ * a store does the same silently. A database a newer Porch migrated is refused.
+ */
+export async function migrateDatabase(databaseUrl: string): Promise<MigrationReport> {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite': {
+      const { sqlite, location, appliedMigrations } = openDatabase(databaseUrl);
+      sqlite.close();
+      return { engine: 'sqlite', location, applied: appliedMigrations };
+    }
+    case 'postgres': {
+      const { pool, location, appliedMigrations } = await openPostgres(databaseUrl, { poolSize: 1 });
+      await pool.end();
+      return { engine: 'postgres', location, applied: appliedMigrations };
+    }
+  }
+}
+
+/** Counts what the Porch tables of `databaseUrl` already hold, creating and migrating nothing. */
+export async function existingRows(databaseUrl: string): Promise<ExistingRows> {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return existingSqliteRows(databaseUrl);
+    case 'postgres':
+      return existingPostgresRows(databaseUrl);
+  }
+}
+
+/** Opens `databaseUrl` (migrating it) to be copied from, at one snapshot. */
+export async function openCopySource(databaseUrl: string): Promise<CopySource> {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return openSqliteCopySource(databaseUrl);
+    case 'postgres':
+      return openPostgresCopySource(databaseUrl);
+  }
+}
+
+/** Opens `databaseUrl` (creating a SQLite file, migrating) to be copied into, in one transaction. */
+export async function openCopyTarget(databaseUrl: string): Promise<CopyTarget> {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return openSqliteCopyTarget(databaseUrl);
+    case 'postgres':
+      return openPostgresCopyTarget(databaseUrl);
+  }
+}
+
+/**
+ * `porch backup`: an online backup of a SQLite database to `destination` (or a timestamped file
+ * beside it). PostgreSQL is backed up with its own `pg_dump`, which Porch does not ship, so the
+ * refusal gives the command line.
+ */
+export async function backupDatabase(databaseUrl: string, destination: string | undefined, now: Date): Promise<SqliteBackup> {
+  switch (engineOf(databaseUrl)) {
+    case 'sqlite':
+      return backupSqlite(databaseUrl, destination, now);
+    case 'postgres': {
+      const file = destination ?? `porch-backup-${backupStamp(now)}.dump`;
+      throw new DatabaseRefusal(
+        `porch backup copies SQLite files; the database ${postgresLocation(databaseUrl)} is PostgreSQL. Back it up with PostgreSQL's pg_dump (not shipped with Porch), giving the user and password through PGUSER and PGPASSWORD or ~/.pgpass:\n  ${pgDumpCommand(databaseUrl, file)}\nRestore: stop Porch, pg_restore --clean --if-exists --no-owner --dbname=<database> ${file}, start Porch.`,
+      );
+    }
   }
 }

@@ -536,6 +536,14 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * A database tool (migrate, copy, backup) declined to act, and wrote nothing: the message says
+ * why and what to do instead. The CLI reports it without a stack trace.
+ */
+export class DatabaseRefusal extends Error {
+  override readonly name = 'DatabaseRefusal';
+}
+
 /** Which engine holds the data and where, for start-up logs and decisions that depend on it. */
 export interface StoreDescription {
   engine: 'sqlite' | 'postgres';

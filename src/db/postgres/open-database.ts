@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { migrationsAfter, readMigrationJournal, refuseNewerDatabase } from '../migration-journal.js';
 import { describeStartupError } from './connection-errors.js';
 import * as schema from './schema.js';
 
@@ -15,6 +15,8 @@ export interface OpenedPostgres {
   pool: pg.Pool;
   /** `host:port/database`, safe to log. */
   location: string;
+  /** The migrations this open applied, oldest first (empty when the database was up to date). */
+  appliedMigrations: string[];
 }
 
 export interface PostgresOptions {
@@ -50,8 +52,14 @@ export function isPostgresUrl(databaseUrl: string): boolean {
   return /^postgres(ql)?:\/\//i.test(databaseUrl);
 }
 
-/** `host:port/database` of a PostgreSQL URL, without user or password; throws a message naming the setting when malformed. */
-export function postgresLocation(databaseUrl: string): string {
+interface PostgresAddress {
+  host: string;
+  port: string;
+  database: string;
+}
+
+/** Host, port and database of a PostgreSQL URL, without user or password; throws a message naming the setting when malformed. */
+function postgresAddress(databaseUrl: string): PostgresAddress {
   let url: URL;
   try {
     url = new URL(databaseUrl);
@@ -60,16 +68,16 @@ export function postgresLocation(databaseUrl: string): string {
   }
   if (!POSTGRES_SCHEMES.has(url.protocol)) throw new Error('DATABASE_URL is not a PostgreSQL URL.');
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (url.hostname === '' && !url.searchParams.has('host')) {
-    throw new Error('DATABASE_URL names no PostgreSQL host: expected postgres://user:password@host:5432/database.');
-  }
+  const host = url.hostname || url.searchParams.get('host') || '';
+  if (host === '') throw new Error('DATABASE_URL names no PostgreSQL host: expected postgres://user:password@host:5432/database.');
   if (database === '') throw new Error('DATABASE_URL names no PostgreSQL database: expected postgres://user:password@host:5432/database.');
-  return `${url.hostname || url.searchParams.get('host')}:${url.port || '5432'}/${database}`;
+  return { host, port: url.port || '5432', database };
 }
 
-/** The newest migration this version knows, by the time drizzle-kit generated it. */
-function newestKnownMigration(): number {
-  return Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((migration) => migration.folderMillis));
+/** `host:port/database` of a PostgreSQL URL, safe to log; throws a message naming the setting when malformed. */
+export function postgresLocation(databaseUrl: string): string {
+  const { host, port, database } = postgresAddress(databaseUrl);
+  return `${host}:${port}/${database}`;
 }
 
 /** The newest migration applied to the database; 0 for a database Porch never migrated. */
@@ -83,27 +91,25 @@ async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promis
 
 /**
  * Refuses a database that a newer Porch migrated (the code would read tables it does not know),
- * and applies what is pending under a lock. Processes starting together take the lock in turn:
- * one migrates, the others find the work done. A database already up to date costs two reads.
+ * applies what is pending under a lock, and names what it applied. Processes starting together
+ * take the lock in turn: one migrates, the others find the work done. A database already up to
+ * date costs two reads.
  */
-async function applyMigrations(pool: pg.Pool, location: string): Promise<void> {
-  const newestKnown = newestKnownMigration();
+async function applyMigrations(pool: pg.Pool, location: string): Promise<string[]> {
+  const known = readMigrationJournal(MIGRATIONS_FOLDER);
   const client = await pool.connect();
   try {
     const db = drizzle({ client, schema });
-    const refuseNewer = (newestApplied: number) => {
-      if (newestApplied <= newestKnown) return;
-      throw new Error(
-        `DATABASE_URL: the database ${location} was migrated by a newer version of Porch (${new Date(newestApplied).toISOString()}); this version knows migrations up to ${new Date(newestKnown).toISOString()}. Run the newer Porch, or restore a backup taken before the upgrade.`,
-      );
-    };
     const before = await newestAppliedMigration(db);
-    refuseNewer(before);
-    if (before === newestKnown) return;
+    refuseNewerDatabase(location, before, known);
+    if (migrationsAfter(known, before).length === 0) return [];
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     try {
-      refuseNewer(await newestAppliedMigration(db));
+      // Another process may have migrated while this one waited for the lock.
+      const underLock = await newestAppliedMigration(db);
+      refuseNewerDatabase(location, underLock, known);
       await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      return migrationsAfter(known, underLock);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
     }
@@ -128,12 +134,22 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
   });
   // Without a listener, an idle connection dropped by a server restart would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
+  let appliedMigrations: string[];
   try {
-    await applyMigrations(pool, location);
+    appliedMigrations = await applyMigrations(pool, location);
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (err instanceof Error && err.message.startsWith('DATABASE_URL')) throw err;
     throw new Error(describeStartupError(err, location), { cause: err });
   }
-  return { db: drizzle({ client: pool, schema }), pool, location };
+  return { db: drizzle({ client: pool, schema }), pool, location, appliedMigrations };
+}
+
+/**
+ * The `pg_dump` command that backs up the database `databaseUrl` names, without its user or
+ * password (which `pg_dump` reads from PGUSER, PGPASSWORD or ~/.pgpass), so it is safe to print.
+ */
+export function pgDumpCommand(databaseUrl: string, file: string): string {
+  const { host, port, database } = postgresAddress(databaseUrl);
+  return `pg_dump --format=custom --host=${host} --port=${port} --dbname=${database} --file=${file}`;
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { migrationsAfter, readMigrationJournal, refuseNewerDatabase } from '../migration-journal.js';
 import * as schema from './schema.js';
 
 /** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
@@ -14,6 +15,8 @@ export interface OpenedDatabase {
   sqlite: Database.Database;
   /** The file path, or ':memory:'. */
   location: string;
+  /** The migrations this open applied, oldest first (empty when the database was up to date). */
+  appliedMigrations: string[];
 }
 
 /** Migrations are committed SQL; the folder sits beside the sources and ships with the package. */
@@ -36,12 +39,15 @@ const DATA_FOLDER_MODE = 0o700;
 const DATABASE_FILE_MODE = 0o600;
 const SQLITE_COMPANION_SUFFIXES = ['', '-wal', '-shm'];
 
-/** Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location. */
-export function databaseLocation(databaseUrl: string): string {
+/**
+ * Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location;
+ * a relative path is resolved against `cwd`.
+ */
+export function databaseLocation(databaseUrl: string, cwd = process.cwd()): string {
   if (databaseUrl === IN_MEMORY || databaseUrl === `file:${IN_MEMORY}`) return IN_MEMORY;
   const path = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
   if (path.length === 0) throw new Error('DATABASE_URL names no file.');
-  return resolve(path);
+  return resolve(cwd, path);
 }
 
 export function isInMemory(location: string): boolean {
@@ -69,6 +75,27 @@ function restrictDatabaseFiles(location: string): void {
   }
 }
 
+/** The creation time of the newest migration applied to the database; 0 for a new one. */
+function newestAppliedMigration(sqlite: Database.Database): number {
+  const table = sqlite.prepare(`select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'`).get();
+  if (table === undefined) return 0;
+  const row = sqlite.prepare('select max(created_at) as newest from __drizzle_migrations').get() as { newest: number | null } | undefined;
+  return Number(row?.newest ?? 0);
+}
+
+/**
+ * Applies the pending migrations and names them. A database a newer Porch migrated is refused
+ * (drizzle alone would open it silently and this code would misread its tables).
+ */
+function applyMigrations(db: PorchDatabase, sqlite: Database.Database, location: string): string[] {
+  const known = readMigrationJournal(MIGRATIONS_FOLDER);
+  const newestApplied = newestAppliedMigration(sqlite);
+  refuseNewerDatabase(location, newestApplied, known);
+  const pending = migrationsAfter(known, newestApplied);
+  if (pending.length > 0) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return pending;
+}
+
 /** Opens (creating if needed) the database, sets its pragmas and applies pending migrations. */
 export function openDatabase(databaseUrl: string): OpenedDatabase {
   const location = databaseLocation(databaseUrl);
@@ -81,6 +108,10 @@ export function openDatabase(databaseUrl: string): OpenedDatabase {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { db, sqlite, location };
+  try {
+    return { db, sqlite, location, appliedMigrations: applyMigrations(db, sqlite, location) };
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
 }

@@ -1,0 +1,43 @@
+/**
+ * What both engines know about their committed migrations: the names and creation times that
+ * drizzle-kit writes to `meta/_journal.json`, which migrations a database still lacks, and the
+ * refusal for a database that a newer Porch migrated.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DatabaseRefusal } from './store.js';
+
+/** One committed migration: its file name without `.sql`, and the time drizzle-kit generated it (epoch milliseconds). */
+export interface KnownMigration {
+  name: string;
+  createdAt: number;
+}
+
+const JOURNAL = z.object({ entries: z.array(z.object({ when: z.number(), tag: z.string() })) });
+
+/** The migrations of `migrationsFolder`, oldest first. */
+export function readMigrationJournal(migrationsFolder: string): KnownMigration[] {
+  const journal = JOURNAL.parse(JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')));
+  return journal.entries.map((entry) => ({ name: entry.tag, createdAt: entry.when })).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/**
+ * The migrations drizzle applies to a database whose newest applied one was created at
+ * `newestApplied` (0 for a new database): drizzle compares creation times, not names.
+ */
+export function migrationsAfter(known: readonly KnownMigration[], newestApplied: number): string[] {
+  return known.filter((migration) => migration.createdAt > newestApplied).map((migration) => migration.name);
+}
+
+/**
+ * Throws when a newer Porch migrated the database: this code would read and write tables whose
+ * shape it does not know. The message names the setting and both ways out.
+ */
+export function refuseNewerDatabase(location: string, newestApplied: number, known: readonly KnownMigration[]): void {
+  const newestKnown = Math.max(0, ...known.map((migration) => migration.createdAt));
+  if (newestApplied <= newestKnown) return;
+  throw new DatabaseRefusal(
+    `DATABASE_URL: the database ${location} was migrated by a newer version of Porch (${new Date(newestApplied).toISOString()}); this version knows migrations up to ${new Date(newestKnown).toISOString()}. Run the newer Porch, or restore a backup taken before the upgrade.`,
+  );
+}

@@ -1,0 +1,160 @@
+/**
+ * `porch db migrate`, `porch db copy` and `porch backup` as an operator runs them: what they
+ * print, their exit codes, the files they write, and that no URL's password is ever printed.
+ */
+import { statSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../../src/db/create-store.js';
+import { runPorch } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+const PASSWORD = 'porch-test';
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
+let directory: string;
+let databaseUrl: string;
+const databases: TestDatabase[] = [];
+
+const porchWith = (url: string, ...args: string[]) =>
+  runPorch({ PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent', PORCH_SECRET_KEY: SECRET_KEY }, ...args);
+const porch = (...args: string[]) => porchWith(databaseUrl, ...args);
+
+async function postgresDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  databases.push(database);
+  return database;
+}
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-db-commands-'));
+  databaseUrl = `file:${join(directory, 'porch.db')}`;
+  expect((await porch('db', 'init')).code).toBe(0);
+  const created = await porch('account', 'create', '--email', 'ada@example.com', '--plan', 'expert', '--credits', '50', '--json');
+  expect(created.code, created.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('porch db migrate', () => {
+  it('reports nothing pending on an up-to-date SQLite database and exits 0', async () => {
+    const result = await porch('db', 'migrate', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ engine: 'sqlite', location: join(directory, 'porch.db'), applied: [] });
+    expect((await porch('db', 'migrate')).stdout).toMatch(/is up to date: no migration pending/);
+  });
+
+  it('reports nothing pending on a fresh PostgreSQL database and names its host and database, not its password', async () => {
+    const database = await postgresDatabase();
+    const result = await porchWith(database.url, 'db', 'migrate');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^The postgres database 127\.0\.0\.1:\d+\/porch_test_\w+ is up to date: no migration pending\.\n$/);
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  });
+
+  it('names every migration it applies to a database that has none yet', async () => {
+    const empty = join(directory, 'empty.db');
+    await writeFile(empty, '');
+    const result = await porchWith(`file:${empty}`, 'db', 'migrate', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const journal = JSON.parse(await readFile(new URL('../../src/db/sqlite/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+      entries: Array<{ tag: string }>;
+    };
+    expect(JSON.parse(result.stdout)).toMatchObject({ applied: journal.entries.map((entry) => entry.tag) });
+    expect(journal.entries.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('refuses a database a newer Porch migrated, exits non-zero and changes nothing', async () => {
+    const newer = join(directory, 'newer.db');
+    expect((await porchWith(`file:${newer}`, 'db', 'init')).code).toBe(0);
+    const sqlite = new Database(newer);
+    sqlite.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run('from-the-future', Date.UTC(2099, 0, 1));
+    sqlite.close();
+    const result = await porchWith(`file:${newer}`, 'db', 'migrate');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/porch: DATABASE_URL: the database .*newer\.db was migrated by a newer version of Porch \(2099-01-01T00:00:00\.000Z\)/);
+  });
+
+  it('refuses to create a database where none is', async () => {
+    const result = await porchWith(`file:${join(directory, 'missing.db')}`, 'db', 'migrate');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/No Porch database at .*missing\.db/);
+  });
+});
+
+describe('porch db copy', () => {
+  it('copies into PostgreSQL and prints the row counts and ledger checksums it verified, without the password', async () => {
+    const database = await postgresDatabase();
+    const result = await porch('db', 'copy', '--to', database.url);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Copied sqlite .*porch\.db into postgres 127\.0\.0\.1:\d+\/porch_test_\w+ in one transaction/);
+    expect(result.stdout).toMatch(/^accounts +1 +1$/m);
+    expect(result.stdout).toMatch(/^credit_ledger +1 +1$/m);
+    const [, source, target] = /source ([0-9a-f]{64})\n\s+target ([0-9a-f]{64})/.exec(result.stdout) ?? [];
+    expect(source).toBeDefined();
+    expect(target).toBe(source);
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  });
+
+  it('refuses a non-empty target with exit code 1, naming what it holds', async () => {
+    const target = join(directory, 'copy-target.db');
+    expect((await porch('db', 'copy', '--to', target)).code).toBe(0);
+    const again = await porch('db', 'copy', '--to', target, '--json');
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(
+      /porch: The target .*copy-target\.db is not empty \(organisations: 1, accounts: 1, .*\); porch db copy fills only an empty database/,
+    );
+  });
+
+  it('names the target by host and database when its credentials are refused, never by its password', async () => {
+    const database = await postgresDatabase();
+    const url = new URL(database.url);
+    url.password = 'not-the-password-4711';
+    const result = await porch('db', 'copy', '--to', url.toString());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/The copy target \(--to\): PostgreSQL at 127\.0\.0\.1:\d+\/porch_test_\w+ refused the user name or password/);
+    expect(result.stdout + result.stderr).not.toContain('not-the-password-4711');
+  });
+});
+
+describe('porch backup', () => {
+  it('writes an openable owner-only backup beside the database, named by the time', async () => {
+    const result = await porch('backup', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const backup = JSON.parse(result.stdout) as { destination: string; bytes: number };
+    expect(backup.destination).toMatch(new RegExp(`^${directory}/porch-backup-\\d{8}T\\d{6}Z\\.db$`));
+    expect(statSync(backup.destination).mode & 0o777).toBe(0o600);
+    const store = await createStore(`file:${backup.destination}`);
+    try {
+      expect((await store.accounts.list()).map((account) => account.email)).toEqual(['ada@example.com']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes to --to and never overwrites a file', async () => {
+    const target = join(directory, 'named-backup.db');
+    expect((await porch('backup', '--to', target)).code).toBe(0);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    const again = await porch('backup', '--to', target);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/named-backup\.db already exists; a backup never overwrites a file/);
+    expect((await readdir(directory)).filter((name) => name.startsWith('named-backup'))).toEqual(['named-backup.db']);
+  });
+
+  it('refuses on PostgreSQL with the pg_dump command line, without the password', async () => {
+    const database = await postgresDatabase();
+    const result = await porchWith(database.url, 'backup');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/pg_dump --format=custom --host=127\.0\.0\.1 --port=\d+ --dbname=porch_test_\w+ --file=porch-backup-\d{8}T\d{6}Z\.dump/);
+    expect(result.stderr).toMatch(/pg_restore/);
+    expect(result.stderr).not.toContain(PASSWORD);
+  });
+});
