@@ -112,7 +112,10 @@ export function createApplication(config: Config, options: ApplicationOptions = 
     store,
     app,
     logger,
-    close: () => store.close(),
+    async close() {
+      await core.sanitiser.close();
+      await store.close();
+    },
   };
 }
 
