@@ -56,8 +56,30 @@ function bracketBalances(text: string): BracketBalances {
   return { round, square };
 }
 
+/** Candidates up to this long count their brackets directly: real URLs, and no table to build. */
+const DIRECT_COUNT_MAX_LENGTH = 256;
+
+/** Opening less closing brackets of the kind `close` (")" or "]") in text[start, end). */
+function bracketBalance(text: string, start: number, end: number, close: number, balances: () => BracketBalances): number {
+  if (end - start > DIRECT_COUNT_MAX_LENGTH) {
+    const table = close === 41 ? balances().round : balances().square;
+    return (table[end] ?? 0) - (table[start] ?? 0);
+  }
+  const open = close === 41 ? 40 : 91;
+  let balance = 0;
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === open) balance += 1;
+    else if (code === close) balance -= 1;
+  }
+  return balance;
+}
+
 function trimUrlEnd(text: string, start: number, end: number, balances: () => BracketBalances): number {
   let trimmed = end;
+  // Each kind's balance is counted once, then kept up to date as closing brackets are dropped.
+  let round: number | undefined;
+  let square: number | undefined;
   for (;;) {
     const last = text.charCodeAt(trimmed - 1);
     // Sentence punctuation after a URL is not part of it.
@@ -67,9 +89,18 @@ function trimUrlEnd(text: string, start: number, end: number, balances: () => Br
     }
     // A closing bracket belongs to the URL only when the URL opened it (Wikipedia-style links):
     // it is dropped while the URL closes more brackets of its kind than it opens.
-    if (last === 41 || last === 93) {
-      const balance = last === 41 ? balances().round : balances().square;
-      if ((balance[trimmed] ?? 0) - (balance[start] ?? 0) < 0) {
+    if (last === 41) {
+      round ??= bracketBalance(text, start, trimmed, last, balances);
+      if (round < 0) {
+        round += 1;
+        trimmed -= 1;
+        continue;
+      }
+    }
+    if (last === 93) {
+      square ??= bracketBalance(text, start, trimmed, last, balances);
+      if (square < 0) {
+        square += 1;
         trimmed -= 1;
         continue;
       }
