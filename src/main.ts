@@ -121,6 +121,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
+      await core.sanitiser.close();
       await store.close();
     },
   };

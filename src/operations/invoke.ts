@@ -11,7 +11,7 @@ import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { formatZodError } from '../core/validation.js';
-import type { Operation } from './operation.js';
+import { holdsInFlightSlot, type Operation } from './operation.js';
 
 export interface InvocationRequest {
   credentials: Credentials;
@@ -166,9 +166,10 @@ export async function invokeOperation(core: Core, operation: Operation, request:
       return { ok: true, status: operation.successStatus, data: undefined, pages, meta };
     }
     const keyedCaller = caller;
-    // Executions hold reservations and provider calls open, so a key may have only so many in flight.
+    // Executions hold reservations and provider calls open, and scans of long texts hold the
+    // sanitiser's worker, so a key may have only so many of them in flight.
     const run = () =>
-      operation.effect === 'execute'
+      holdsInFlightSlot(operation)
         ? core.executions.concurrency.run(keyedCaller.credential.id, () => operation.run(input, context))
         : operation.run(input, context);
     const { status, data } =

@@ -84,6 +84,12 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
   /**
+   * Whether a call holds one of the key's in-flight slots while it runs (`limits.max_in_flight_per_key`).
+   * Executions always do; other operations whose cost grows with the input (a scan of a
+   * megabyte) say so here, so a key cannot keep more of them running at once.
+   */
+  holdsInFlightSlot?: boolean;
+  /**
    * How a success is sent: the JSON envelope (the default), or `markdown` for operations that
    * export a document (a SKILL.md): the output string itself as `text/markdown`, so a file saved
    * from the response is the document. Errors are always the JSON envelope.
@@ -152,6 +158,11 @@ export function definePublicOperation<
   definition: Omit<PublicOperation<Params, Query, Body, Output, Name>, 'access' | 'exposure'> & { exposure?: Exposure },
 ): PublicOperation<Params, Query, Body, Output, Name> & { exposure?: Exposure } {
   return { ...definition, access: 'public' };
+}
+
+/** Whether a call of the operation counts toward the key's in-flight limit: executions, and those that say so. */
+export function holdsInFlightSlot(operation: Pick<Operation, 'effect' | 'holdsInFlightSlot'>): boolean {
+  return operation.effect === 'execute' || operation.holdsInFlightSlot === true;
 }
 
 /** Whether the operation is exposed on a door. */

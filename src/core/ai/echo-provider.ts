@@ -1,12 +1,13 @@
 /**
  * The built-in offline provider. It answers with the last user message, so a fresh install runs
  * every execution path end to end without a network or a key, and tests get deterministic output.
- * Its usage is counted with the real tokenizer, so credits move exactly as they would upstream.
+ * Its usage is counted with the real tokenizer, so credits move exactly as they would upstream
+ * (texts too long to encode quickly are counted by an upper bound, see tokenizer.ts).
  */
 import { ECHO_MODEL_ID } from './ai-config.js';
 import type { CompletionRequest, CompletionResult } from './ai-types.js';
 import { abortedError } from './provider-errors.js';
-import { countTextTokens, estimateChatTokens } from './tokenizer.js';
+import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
 export function completeWithEcho(request: CompletionRequest): CompletionResult {
   if (request.signal?.aborted === true) throw abortedError(request.model.provider, request.signal);
@@ -22,7 +23,7 @@ export function completeWithEcho(request: CompletionRequest): CompletionResult {
   // The output cap is not applied: echo's answer is, by definition, the rendered prompt, and a
   // truncated echo would hide what was sent. Its tokens are still counted honestly.
   const inputTokens = estimateChatTokens(request.messages);
-  const outputTokens = countTextTokens(content);
+  const outputTokens = estimateTextTokens(content);
   return {
     content,
     modelUsed: ECHO_MODEL_ID,

@@ -13,7 +13,7 @@ import { PorchError } from '../errors.js';
 import type { ProviderConfig } from './ai-config.js';
 import type { AiLogger, CompletionRequest, CompletionResult } from './ai-types.js';
 import { MalformedUpstreamResponseError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
-import { countTextTokens, estimateChatTokens } from './tokenizer.js';
+import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -128,7 +128,7 @@ export class OpenAiCompatibleProvider {
     const upstreamUsage = usageSchema.safeParse(parsed.data.usage);
     // Some OpenAI-compatible servers omit usage; count with the tokenizer rather than bill zero.
     const inputTokens = upstreamUsage.success ? upstreamUsage.data.prompt_tokens : estimateChatTokens(request.messages);
-    const outputTokens = upstreamUsage.success ? upstreamUsage.data.completion_tokens : countTextTokens(content);
+    const outputTokens = upstreamUsage.success ? upstreamUsage.data.completion_tokens : estimateTextTokens(content);
     const upstreamModel = parsed.data.model;
     return {
       content,

@@ -1,7 +1,8 @@
 /**
  * Token counting with OpenAI's o200k_base encoding (the one gpt-4o, gpt-4.1 and later use).
  * Credits are reserved from these estimates and the echo provider reports them as its usage,
- * so they come from the real tokenizer, not a characters-per-token rule of thumb.
+ * so they come from the real tokenizer, not a characters-per-token rule of thumb, for texts
+ * short enough to encode quickly; longer ones get an upper bound (estimateTextTokens).
  */
 import { createRequire } from 'node:module';
 
@@ -50,9 +51,13 @@ export const REPLY_PRIMING_TOKENS = 3;
  */
 export const MAX_RUN_CODE_POINTS = 256;
 
-/** Runs of one chunk class (letters, punctuation/symbols, whitespace) too long to merge quickly. */
+/**
+ * Runs of one chunk class too long to merge quickly: letters, punctuation/symbols, whitespace,
+ * and the line breaks and slashes that o200k lets trail a punctuation chunk (`[\r\n/]*`), which
+ * mix two of the other classes, so "/\n" repeated is one chunk that none of them would split.
+ */
 const LONG_RUN = new RegExp(
-  `[\\p{L}\\p{M}]{${MAX_RUN_CODE_POINTS + 1},}|[^\\s\\p{L}\\p{N}]{${MAX_RUN_CODE_POINTS + 1},}|\\s{${MAX_RUN_CODE_POINTS + 1},}`,
+  `[\\p{L}\\p{M}]{${MAX_RUN_CODE_POINTS + 1},}|[^\\s\\p{L}\\p{N}]{${MAX_RUN_CODE_POINTS + 1},}|\\s{${MAX_RUN_CODE_POINTS + 1},}|[\\r\\n/]{${MAX_RUN_CODE_POINTS + 1},}`,
   'gu',
 );
 
@@ -81,14 +86,43 @@ export function countTextTokens(text: string): number {
 }
 
 /**
+ * Most characters one estimate runs through the encoder. Even split into runs, encoding costs
+ * up to a few microseconds a character for some scripts, and it runs on the event loop: a
+ * request's estimate must not hold it for long (the figures are in bench/RESULTS-NOTES.md).
+ * Longer texts are estimated by their UTF-8 length instead.
+ */
+export const EXACT_COUNT_MAX_CHARS = 8_192;
+
+/**
+ * A byte-level BPE token is at least one byte, so no text has more tokens than UTF-8 bytes:
+ * an upper bound that costs one native pass, never an undercount for any such model.
+ */
+export function tokenUpperBound(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * Tokens of a text a caller sent: exact up to EXACT_COUNT_MAX_CHARS, an upper bound beyond.
+ * Used for reservations and for the usage a provider does not report, where an overcount only
+ * holds credits back for the length of one call and an undercount could let calls overdraw.
+ */
+export function estimateTextTokens(text: string): number {
+  return text.length > EXACT_COUNT_MAX_CHARS ? tokenUpperBound(text) : countTextTokens(text);
+}
+
+/**
  * Prompt tokens of a chat request: the content and role of every message plus OpenAI's fixed
  * per-message and reply-priming overhead. Matches what the upstream reports as prompt_tokens for
- * plain text messages.
+ * plain text messages up to EXACT_COUNT_MAX_CHARS in all; longer prompts get an upper bound
+ * (the same budget for the whole request, however it is split into messages).
  */
 export function estimateChatTokens(messages: readonly ChatMessage[]): number {
+  let characters = 0;
+  for (const message of messages) characters += message.role.length + message.content.length;
+  const count = characters > EXACT_COUNT_MAX_CHARS ? tokenUpperBound : countTextTokens;
   let total = REPLY_PRIMING_TOKENS;
   for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countTextTokens(message.role) + countTextTokens(message.content);
+    total += TOKENS_PER_MESSAGE + count(message.role) + count(message.content);
   }
   return total;
 }

@@ -144,6 +144,9 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
         }
       }
 
+      // The balance check needs no estimate, so an account that cannot start a call is refused
+      // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
+      await credits.requireMinimum(ctx.caller.account.id);
       const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
       const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
       let result: CompletionResult;

@@ -9,6 +9,7 @@ import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { toIsoTimestamp } from '../views.js';
 import type { CustomRuleDefinition, OrganisationRuleset, RuleOverride, Sanitiser, ScanResult } from './types.js';
+import { createWorkerScanner } from './worker-scanner.js';
 
 /**
  * The rule engine (RE2, libphonenumber-js's metadata, a hundred compiled rules) is loaded on the
@@ -18,6 +19,24 @@ type Engine = typeof import('./engine.js');
 
 /** Organisations whose compiled rulesets stay in memory; the least recently compiled go first. */
 const COMPILED_RULESET_CACHE_SIZE = 500;
+
+/**
+ * Texts up to this many characters are scanned on the event loop; longer ones on the worker
+ * thread. The slowest shapes cost about 1.5 µs a character (bench/RESULTS-NOTES.md), so an
+ * inline scan holds the loop for tens of milliseconds at most, and the short texts most scans
+ * are skip the hop to the worker.
+ */
+export const INLINE_SCAN_MAX_CHARS = 16_384;
+
+const NO_RULES: OrganisationRuleset = { custom: [], overrides: [] };
+/** The worker's name for the ruleset of organisations without rules of their own. */
+const BUILT_IN_RULESET_KEY = 'built-in';
+
+interface CompiledRuleset {
+  version: number;
+  ruleset: OrganisationRuleset;
+  sanitiser: Sanitiser;
+}
 
 export interface SanitiserRuleView {
   rule_id: string;
@@ -37,7 +56,8 @@ export function createSanitiserService(store: Store, clock: Clock) {
   let engine: Promise<Engine> | undefined;
   let builtIn: Sanitiser | undefined;
   const loadEngine = (): Promise<Engine> => (engine ??= import('./engine.js'));
-  const compiled = new Map<string, { version: number; sanitiser: Sanitiser }>();
+  const compiled = new Map<string, CompiledRuleset>();
+  const worker = createWorkerScanner();
 
   async function requireOrganisation(organisationId: string): Promise<void> {
     if (!(await store.organisations.findById(organisationId))) {
@@ -45,17 +65,18 @@ export function createSanitiserService(store: Store, clock: Clock) {
     }
   }
 
-  async function sanitiserFor(organisationId: string): Promise<Sanitiser> {
+  async function rulesetFor(organisationId: string): Promise<CompiledRuleset> {
     const version = await store.sanitiserRules.version(organisationId);
     const { createSanitiser } = await loadEngine();
-    if (version === 0) return (builtIn ??= createSanitiser());
+    if (version === 0) return { version, ruleset: NO_RULES, sanitiser: (builtIn ??= createSanitiser()) };
     const cached = compiled.get(organisationId);
-    if (cached?.version === version) return cached.sanitiser;
-    const sanitiser = createSanitiser(rulesetOf(await store.sanitiserRules.list(organisationId)));
+    if (cached?.version === version) return cached;
+    const ruleset = rulesetOf(await store.sanitiserRules.list(organisationId));
+    const entry = { version, ruleset, sanitiser: createSanitiser(ruleset) };
     compiled.delete(organisationId);
     if (compiled.size >= COMPILED_RULESET_CACHE_SIZE) compiled.delete(compiled.keys().next().value ?? '');
-    compiled.set(organisationId, { version, sanitiser });
-    return sanitiser;
+    compiled.set(organisationId, entry);
+    return entry;
   }
 
   async function save(
@@ -72,8 +93,13 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
   const service = {
     async scan(organisationId: string, text: string): Promise<ScanResult> {
-      return (await sanitiserFor(organisationId)).scan(text);
+      const { version, ruleset, sanitiser } = await rulesetFor(organisationId);
+      if (text.length <= INLINE_SCAN_MAX_CHARS) return sanitiser.scan(text);
+      return worker.scan(version === 0 ? BUILT_IN_RULESET_KEY : `${organisationId}:${version}`, ruleset, text);
     },
+
+    /** Stops the scanning worker thread, if one started. */
+    close: () => worker.close(),
 
     /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
     async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {

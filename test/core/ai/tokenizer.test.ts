@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 
-import { MAX_RUN_CODE_POINTS, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, countTextTokens, estimateChatTokens } from '../../../src/core/ai/tokenizer.js';
+import {
+  EXACT_COUNT_MAX_CHARS,
+  MAX_RUN_CODE_POINTS,
+  REPLY_PRIMING_TOKENS,
+  TOKENS_PER_MESSAGE,
+  countTextTokens,
+  estimateChatTokens,
+  estimateTextTokens,
+} from '../../../src/core/ai/tokenizer.js';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
@@ -55,6 +63,8 @@ describe('token counting', () => {
     ['punctuation', '.'.repeat(HUNDRED_KB)],
     ['CJK without punctuation', '中文字符'.repeat(HUNDRED_KB / 4)],
     ['emoji', '😀'.repeat(HUNDRED_KB / 2)],
+    // o200k lets line breaks and slashes trail a punctuation chunk, so this is one 100 KB chunk.
+    ['slashes between line breaks', '/\n'.repeat(HUNDRED_KB / 2)],
     ['runs just under the bound', `${'a'.repeat(MAX_RUN_CODE_POINTS)} `.repeat(HUNDRED_KB / (MAX_RUN_CODE_POINTS + 1))],
     ['prose', 'The quick brown fox jumps over the lazy dog. '.repeat(HUNDRED_KB / 45)],
   ];
@@ -74,5 +84,38 @@ describe('token counting', () => {
     const exact = countTokens(text, PLAIN);
     const split = countTextTokens(text);
     expect(Math.abs(split - exact)).toBeLessThanOrEqual(Math.ceil(3_500 / MAX_RUN_CODE_POINTS) + 2);
+  });
+
+  it('counts runs of line breaks and slashes exactly while they are short', () => {
+    const text = `intro.${'/\n'.repeat(100)} outro`;
+    expect(countTextTokens(text)).toBe(countTokens(text, PLAIN));
+  });
+});
+
+describe('estimates of caller text: bounded work, never an undercount', () => {
+  const long = 'Grüße, 世界! The quick brown fox. '.repeat(Math.ceil((EXACT_COUNT_MAX_CHARS + 1) / 30));
+
+  it('counts a text up to EXACT_COUNT_MAX_CHARS exactly', () => {
+    const text = long.slice(0, EXACT_COUNT_MAX_CHARS);
+    expect(estimateTextTokens(text)).toBe(countTextTokens(text));
+  });
+
+  it('estimates a longer text by its UTF-8 bytes, which is at least its exact count', () => {
+    expect(estimateTextTokens(long)).toBe(Buffer.byteLength(long, 'utf8'));
+    expect(estimateTextTokens(long)).toBeGreaterThanOrEqual(countTokens(long, PLAIN));
+  });
+
+  it('bounds a whole chat request, however its text is split into messages', () => {
+    const half = long.slice(0, EXACT_COUNT_MAX_CHARS / 2 + 10);
+    const messages = [
+      { role: 'system' as const, content: half },
+      { role: 'user' as const, content: half },
+    ];
+    const exact = REPLY_PRIMING_TOKENS + 2 * TOKENS_PER_MESSAGE + 2 + 2 * countTokens(half, PLAIN);
+    const estimate = estimateChatTokens(messages);
+    expect(estimate).toBe(
+      REPLY_PRIMING_TOKENS + 2 * TOKENS_PER_MESSAGE + Buffer.byteLength('system') + Buffer.byteLength('user') + 2 * Buffer.byteLength(half),
+    );
+    expect(estimate).toBeGreaterThanOrEqual(exact);
   });
 });

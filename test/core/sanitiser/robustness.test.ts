@@ -11,6 +11,21 @@ const sanitiser = createSanitiser({
   overrides: [],
 });
 
+/** Crafted text may cost this many prose scans of the same length, and always this floor. */
+const MAX_SLOWDOWN_OVER_PROSE = 60;
+const CRAFTED_SCAN_FLOOR_MS = 1_500;
+
+/** The fastest of two scans, in milliseconds: the minimum is the least disturbed by load. */
+function fastestScanMs(text: string): number {
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 2; run += 1) {
+    const started = performance.now();
+    sanitiser.scan(text);
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  return fastest;
+}
+
 describe('scan never throws', () => {
   it('handles lone surrogates, NUL and control characters', () => {
     for (const text of ['\uD800', '\uDC00abc', 'x\uD83D', '\u0000\u0001\u0007', 'a@b.co\u0000', '\uDC00T-12\uD800', '']) {
@@ -70,6 +85,29 @@ describe('scan never throws', () => {
     ]) {
       expect(sanitiser.scan(text).findings.filter((finding) => finding.rule_id === 'secret.private_key')).toEqual([]);
     }
+  });
+
+  it('scans 1 MiB of base64-encoded PEM headers in one base64 run in linear time', () => {
+    // Regression: each encoded "-----BEGIN" read the base64 run to its end, and "/" keeps the
+    // run going: 200 KB took 2.6 s, 1 MB 64 s. Finishing within the test timeout is the check.
+    const text = 'LS0tLS1CRUdJTi/'.repeat(Math.ceil(1_048_576 / 15));
+    expect(sanitiser.scan(text).findings).toEqual([]);
+  });
+
+  it.each([
+    ['"://" after every few characters', 'a://.)'],
+    ['"://" followed by closing brackets', `a://.${')'.repeat(1_000)}`],
+    ['"://" between vendor prefixes', '.atlasv1.://'],
+  ])('scans 1 MiB of %s in time proportional to the text, not to the URL length cap', (_name, unit) => {
+    // Regression: each "://" read up to 4,096 characters ahead for the URL's end, and each
+    // trailing ")" counted the brackets of the whole candidate again: 5.1 s per MB. Linear work
+    // is a few dozen prose scans; the floor keeps a loaded machine from failing it.
+    const text = unit.repeat(Math.ceil(1_048_576 / unit.length));
+    const proseMs = fastestScanMs(cleanProse(1_048_576));
+    const craftedMs = fastestScanMs(text);
+    expect(craftedMs, `${craftedMs.toFixed(0)} ms, prose ${proseMs.toFixed(0)} ms`).toBeLessThan(
+      Math.max(CRAFTED_SCAN_FLOOR_MS, MAX_SLOWDOWN_OVER_PROSE * proseMs),
+    );
   });
 
   it('scans 1 MiB of one repeated character, of digits and of keywords', () => {

@@ -29,18 +29,33 @@ function keyBodyIsReal(body: string): boolean {
 
 /** Base64 of "-----BEGIN": a PEM block stored base64-encoded (Kubernetes secrets, env files). */
 const ENCODED_PEM_PREFIX = 'LS0tLS1CRUdJTi';
-const ENCODED_PEM = /LS0tLS1CRUdJTi[A-Za-z0-9+/]{60,}={0,2}/y;
+/** Base64 characters after the prefix that make an encoded block worth decoding. */
+const MIN_ENCODED_PEM_BODY = 60;
+/** Only the start is decoded: enough for the header line ("-----BEGIN ... PRIVATE KEY"). */
+const ENCODED_PEM_HEADER_CHARACTERS = 80;
+const BASE64_RUN = /[A-Za-z0-9+/]*/y;
+const BASE64_PADDING = /={0,2}/y;
 
 function detectEncodedPrivateKeys(context: DetectorContext<'secret.private_key'>): void {
   const { text, scan } = context;
+  // Every prefix inside one base64 run ends where the run ends. Reading the run again for each
+  // (a greedy pattern per prefix) made "LS0tLS1CRUdJTi/" repeated quadratic, so each run is
+  // read once and its end reused by the prefixes inside it.
+  let runEnd = -1;
   for (const position of context.positions(ENCODED_PEM_PREFIX)) {
     if (isAsciiAlphanumeric(codeAt(text, position - 1))) continue;
-    ENCODED_PEM.lastIndex = position;
-    const match = ENCODED_PEM.exec(text);
-    if (match === null) continue;
-    const header = Buffer.from(match[0].slice(0, 80), 'base64').toString('latin1');
+    if (position >= runEnd) {
+      BASE64_RUN.lastIndex = position;
+      BASE64_RUN.exec(text);
+      runEnd = BASE64_RUN.lastIndex;
+    }
+    if (runEnd - position < ENCODED_PEM_PREFIX.length + MIN_ENCODED_PEM_BODY) continue;
+    BASE64_PADDING.lastIndex = runEnd;
+    BASE64_PADDING.exec(text);
+    const end = BASE64_PADDING.lastIndex;
+    const header = Buffer.from(text.slice(position, Math.min(end, position + ENCODED_PEM_HEADER_CHARACTERS)), 'base64').toString('latin1');
     if (!/^-----BEGIN[ A-Z0-9]*PRIVATE KEY/.test(header)) continue;
-    scan.emit('secret.private_key', position, position + match[0].length);
+    scan.emit('secret.private_key', position, end);
   }
 }
 

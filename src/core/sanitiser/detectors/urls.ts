@@ -35,8 +35,51 @@ function endsUrl(code: number): boolean {
   );
 }
 
-function trimUrlEnd(text: string, start: number, end: number): number {
+/**
+ * Per position, the count of "(" less ")" (and of "[" less "]") before it, so the balance of any
+ * slice is one subtraction. Counting inside each candidate URL instead read up to MAX_URL_LENGTH
+ * characters per trailing bracket, and crafted text has a "://" every few characters.
+ */
+interface BracketBalances {
+  readonly round: Int32Array;
+  readonly square: Int32Array;
+}
+
+function bracketBalances(text: string): BracketBalances {
+  const round = new Int32Array(text.length + 1);
+  const square = new Int32Array(text.length + 1);
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    round[index + 1] = (round[index] ?? 0) + (code === 40 ? 1 : code === 41 ? -1 : 0);
+    square[index + 1] = (square[index] ?? 0) + (code === 91 ? 1 : code === 93 ? -1 : 0);
+  }
+  return { round, square };
+}
+
+/** Candidates up to this long count their brackets directly: real URLs, and no table to build. */
+const DIRECT_COUNT_MAX_LENGTH = 256;
+
+/** Opening less closing brackets of the kind `close` (")" or "]") in text[start, end). */
+function bracketBalance(text: string, start: number, end: number, close: number, balances: () => BracketBalances): number {
+  if (end - start > DIRECT_COUNT_MAX_LENGTH) {
+    const table = close === 41 ? balances().round : balances().square;
+    return (table[end] ?? 0) - (table[start] ?? 0);
+  }
+  const open = close === 41 ? 40 : 91;
+  let balance = 0;
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === open) balance += 1;
+    else if (code === close) balance -= 1;
+  }
+  return balance;
+}
+
+function trimUrlEnd(text: string, start: number, end: number, balances: () => BracketBalances): number {
   let trimmed = end;
+  // Each kind's balance is counted once, then kept up to date as closing brackets are dropped.
+  let round: number | undefined;
+  let square: number | undefined;
   for (;;) {
     const last = text.charCodeAt(trimmed - 1);
     // Sentence punctuation after a URL is not part of it.
@@ -44,18 +87,44 @@ function trimUrlEnd(text: string, start: number, end: number): number {
       trimmed -= 1;
       continue;
     }
-    // A closing bracket belongs to the URL only when the URL opened it (Wikipedia-style links).
-    if (last === 41 || last === 93) {
-      const url = text.slice(start, trimmed);
-      const open = last === 41 ? '(' : '[';
-      const close = last === 41 ? ')' : ']';
-      if (url.split(open).length < url.split(close).length) {
+    // A closing bracket belongs to the URL only when the URL opened it (Wikipedia-style links):
+    // it is dropped while the URL closes more brackets of its kind than it opens.
+    if (last === 41) {
+      round ??= bracketBalance(text, start, trimmed, last, balances);
+      if (round < 0) {
+        round += 1;
+        trimmed -= 1;
+        continue;
+      }
+    }
+    if (last === 93) {
+      square ??= bracketBalance(text, start, trimmed, last, balances);
+      if (square < 0) {
+        square += 1;
         trimmed -= 1;
         continue;
       }
     }
     return trimmed;
   }
+}
+
+/**
+ * Where a URL starting at `from` ends: the first character that ends URLs at or after it (or the
+ * text's end). The "://" are visited in order, and the answer for one holds for every later one
+ * before it, so the text is read once instead of up to MAX_URL_LENGTH characters per "://".
+ */
+function urlEndFinder(text: string): (from: number) => number {
+  let searchedFrom = -1;
+  let found = -1;
+  return (from) => {
+    if (from >= searchedFrom && from <= found) return found;
+    let index = from;
+    while (index < text.length && !endsUrl(text.charCodeAt(index))) index += 1;
+    searchedFrom = from;
+    found = index;
+    return index;
+  };
 }
 
 const WEBHOOK_PATTERNS: readonly RegExp[] = [
@@ -85,6 +154,9 @@ const URL_RULE_IDS = ['pii.url', 'secret.url_credentials', 'secret.webhook_url']
 function detectUrls(context: DetectorContext<(typeof URL_RULE_IDS)[number]>): void {
   const { text, scan } = context;
   let coveredUntil = -1;
+  const urlEnd = urlEndFinder(text);
+  let balances: BracketBalances | undefined;
+  const balancesOfText = (): BracketBalances => (balances ??= bracketBalances(text));
   for (const separator of context.positions('://')) {
     if (separator < coveredUntil) continue;
     let start = separator;
@@ -92,10 +164,7 @@ function detectUrls(context: DetectorContext<(typeof URL_RULE_IDS)[number]>): vo
     while (start < separator && !isAsciiLetter(text.charCodeAt(start))) start += 1;
     if (start === separator) continue;
     const hostStart = separator + 3;
-    let end = hostStart;
-    const limit = Math.min(text.length, hostStart + MAX_URL_LENGTH);
-    while (end < limit && !endsUrl(text.charCodeAt(end))) end += 1;
-    end = trimUrlEnd(text, start, end);
+    const end = trimUrlEnd(text, start, Math.min(urlEnd(hostStart), hostStart + MAX_URL_LENGTH), balancesOfText);
     if (end <= hostStart) continue;
     const url = text.slice(start, end);
     const afterScheme = url.slice(separator + 3 - start);
