@@ -29,15 +29,27 @@ function codeOf(err: unknown): string | undefined {
   return typeof err.code === 'string' ? err.code : undefined;
 }
 
-export function isConnectionError(err: unknown): boolean {
+function isConnectionFailure(err: unknown): boolean {
   const code = codeOf(err);
   if (code !== undefined && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) return true;
   return err instanceof Error && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(err.message));
 }
 
+/** drizzle wraps the driver's error in its own ("Failed query: ..."), so the cause chain is searched, a few links deep. */
+const MAX_CAUSE_DEPTH = 4;
+
+export function isConnectionError(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && current !== undefined && current !== null; depth++) {
+    if (isConnectionFailure(current)) return true;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
+}
+
 /** A transaction that lost a serialisation race or a deadlock was rolled back whole, so running it again is safe. */
 export function isRetryableTransactionError(err: unknown): boolean {
-  const code = codeOf(err);
+  const code = codeOf(err) ?? codeOf(err instanceof Error ? err.cause : undefined);
   return code === '40001' || code === '40P01';
 }
 
@@ -52,7 +64,7 @@ export function translateError(err: unknown): unknown {
  * credentials, missing database. `location` is the host and database, never the password.
  */
 export function describeStartupError(err: unknown, location: string): string {
-  const code = codeOf(err);
+  const code = codeOf(err) ?? codeOf(err instanceof Error ? err.cause : undefined);
   if (code === '28P01' || code === '28000')
     return `DATABASE_URL: PostgreSQL at ${location} refused the user name or password. Fix the credentials in DATABASE_URL.`;
   if (code === '3D000') return `DATABASE_URL: the database ${location} does not exist. Create it (createdb) or fix the database name in DATABASE_URL.`;

@@ -1,0 +1,87 @@
+/**
+ * PostgreSQL going away under a running server: requests are answered 503 with Retry-After (never
+ * a 500 or a crash), and service resumes by itself once the database is back. The server reaches
+ * PostgreSQL through a TCP relay the test can cut, as a network partition or a database restart
+ * would.
+ */
+import { createServer, type Server, type Socket, connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { TEST_SECRET_KEY } from '../reliability/porch-process.js';
+
+/** A TCP relay to PostgreSQL that can be cut (every connection reset, new ones refused) and restored on the same port. */
+class Relay {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    const address = server.address();
+    if (typeof address === 'object' && address) this.port = address.port;
+    this.server = server;
+  }
+
+  async cut(): Promise<void> {
+    for (const socket of this.sockets) socket.resetAndDestroy();
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+let database: TestDatabase;
+let relay: Relay;
+let harness: Harness;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const direct = new URL(database.url);
+  relay = new Relay(direct.hostname, Number(direct.port));
+  await relay.open();
+  const relayed = new URL(database.url);
+  relayed.port = String(relay.port);
+  harness = await createHarness({ env: { DATABASE_URL: relayed.toString(), PORCH_SECRET_KEY: TEST_SECRET_KEY } });
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await relay?.cut();
+  await database?.drop();
+});
+
+describe('PostgreSQL out of reach', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the database cannot be reached, then serves again by itself', async () => {
+    const { key } = await harness.expertWithKey();
+    expect((await harness.api('GET', '/context-cards', { key })).status).toBe(200);
+
+    await relay.cut();
+    for (const path of ['/context-cards', '/skills']) {
+      const refused = await harness.api('GET', path, { key });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+      expect(refused.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(refused.body.error.message).not.toMatch(/postgres|ECONN|127\.0\.0\.1/i);
+      expect(refused.headers.get('retry-after')).toBe('1');
+    }
+    expect((await harness.api('GET', '/health')).status).toBe(503);
+
+    await relay.open();
+    await expect.poll(async () => (await harness.api('GET', '/context-cards', { key })).status, { timeout: 10_000 }).toBe(200);
+    expect((await harness.api('GET', '/health')).status).toBe(200);
+  });
+});
