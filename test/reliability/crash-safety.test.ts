@@ -1,8 +1,9 @@
 /**
- * Crash safety: `kill -9` a server in the middle of a stream of writes and executions (some held
- * open by a slow provider, so their credit reservations are outstanding), restart on the same
- * file, and check that every acknowledged write is there, the ledger balances, and the sweeper
- * releases the crash's reservations once they expire (driven by an injected clock).
+ * Crash safety, on each engine: `kill -9` a server in the middle of a stream of writes and
+ * executions (some held open by a slow provider, so their credit reservations are outstanding),
+ * restart on the same database, and check that every acknowledged write is there, the ledger
+ * balances, the dead process's reservations and claims are released once its lease runs out
+ * (driven by an injected clock), and the request the crash cut off runs when retried.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
-import { api, makeDataDir, openDirect, startPorchProcess } from './porch-process.js';
+import { api, openDirect, SUITE_ENGINES, startPorchProcess, type SuiteDatabase } from './porch-process.js';
 
 /** Longer than the test: these calls are still in flight when the server is killed. */
 const HELD_OPEN_MS = 120_000;
@@ -26,35 +27,38 @@ const RETRIED_KEY = 'cut-off-by-the-crash';
 let fake: FakeOpenAi;
 let configDir: string;
 let configPath: string;
-let data: Awaited<ReturnType<typeof makeDataDir>>;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi();
   configDir = await mkdtemp(join(tmpdir(), 'porch-crash-config-'));
   configPath = join(configDir, 'porch.config.yaml');
   await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { timeoutMs: HELD_OPEN_MS * 2 }), processes: { lease_seconds: LEASE_SECONDS } }));
-  data = await makeDataDir();
 });
 
 afterAll(async () => {
   await fake.close();
   await rm(configDir, { recursive: true, force: true });
-  await data.cleanup();
 });
 
-/** The usage charges in the account's ledger, read through a fresh handle on the file. */
-async function usageCharges(accountId: string) {
-  const reader = await openDirect(data.databaseUrl);
-  try {
-    return (await reader.store.credits.ledger(accountId)).filter((entry) => entry.kind === 'usage');
-  } finally {
-    await reader.close();
-  }
-}
+describe.each(SUITE_ENGINES)('kill -9 during a stream of executions and writes on $name', (engine) => {
+  let database: SuiteDatabase;
+  beforeAll(async () => {
+    database = await engine.open();
+  });
+  afterAll(() => database.remove());
 
-describe('kill -9 during a stream of executions and writes', () => {
+  /** The usage charges in the account's ledger, read through a fresh handle on the database. */
+  async function usageCharges(accountId: string) {
+    const reader = await openDirect(database.url);
+    try {
+      return (await reader.store.credits.ledger(accountId)).filter((entry) => entry.kind === 'usage');
+    } finally {
+      await reader.close();
+    }
+  }
+
   it('keeps every acknowledged write, balances the ledger, and the sweeper releases the reservations the crash left', async () => {
-    const setup = await openDirect(data.databaseUrl);
+    const setup = await openDirect(database.url);
     const account = await setup.core.accounts.createAccount({ email: 'crash@example.com', plan: 'expert', credits: 1_000 });
     const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id, requestsPerMinute: 100_000, requestsPerDay: 100_000 });
     const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
@@ -62,7 +66,7 @@ describe('kill -9 during a stream of executions and writes', () => {
     await setup.close();
 
     const env = { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-crash-test' };
-    const server = await startPorchProcess(data.databaseUrl, env);
+    const server = await startPorchProcess(database.url, env);
     const acknowledgedCards: string[] = [];
     let acknowledgedExecutions = 0;
     for (let round = 0; round < ACKNOWLEDGED_ROUNDS; round += 1) {
@@ -101,9 +105,9 @@ describe('kill -9 during a stream of executions and writes', () => {
       'no in-flight execution was acknowledged',
     ).toBe(true);
 
-    // Reopen the file as the next process would, with a clock the test moves.
+    // Reopen the database as the next process would, with a clock the test moves.
     const clock = new ManualClock(Date.now());
-    const after = await openDirect(data.databaseUrl, clock);
+    const after = await openDirect(database.url, clock);
     try {
       for (const id of acknowledgedCards) {
         expect(await after.store.contextCards.findOwned({ accountId: account.id, id }), `acknowledged card ${id} survived`).toBeTruthy();
@@ -129,7 +133,7 @@ describe('kill -9 during a stream of executions and writes', () => {
 
     // And a restarted server serves the acknowledged data.
     fake.setBehaviour({});
-    const restarted = await startPorchProcess(data.databaseUrl, env);
+    const restarted = await startPorchProcess(database.url, env);
     try {
       const list = await api(restarted.url, 'GET', '/context-cards', { key });
       const ids = new Set(((list.body?.data?.items ?? []) as Array<{ id: string }>).map((item) => item.id));

@@ -13,37 +13,13 @@ import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { Application } from '../../src/main.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
-import { createTestDatabase } from '../helpers/postgres.js';
-import { api, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from './porch-process.js';
+import { api, openDirect, SUITE_ENGINES, startPorchProcess, type PorchProcess, type SuiteDatabase } from './porch-process.js';
 
 const UNLIMITED = 10_000_000;
 const MAX_IN_FLIGHT = 3;
 
-interface Deployment {
-  name: string;
-  processes: number;
-  /** A fresh, empty database for the suite, and how to remove it afterwards. */
-  database(): Promise<{ url: string; remove(): Promise<void> }>;
-}
-
-const DEPLOYMENTS: Deployment[] = [
-  {
-    name: 'SQLite, one host',
-    processes: 2,
-    async database() {
-      const data = await makeDataDir();
-      return { url: data.databaseUrl, remove: data.cleanup };
-    },
-  },
-  {
-    name: 'PostgreSQL, as many hosts',
-    processes: 4,
-    async database() {
-      const database = await createTestDatabase();
-      return { url: database.url, remove: database.drop };
-    },
-  },
-];
+/** Two processes on one SQLite file (one host); four on PostgreSQL, as many hosts would run. */
+const DEPLOYMENTS = SUITE_ENGINES.map((engine) => ({ ...engine, processes: engine.name === 'SQLite' ? 2 : 4 }));
 
 function statusCounts(statuses: number[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -51,10 +27,10 @@ function statusCounts(statuses: number[]): Record<number, number> {
   return counts;
 }
 
-describe.each(DEPLOYMENTS)('$processes porch serve processes on $name', (deployment) => {
+describe.each(DEPLOYMENTS)('$processes porch serve processes on one $name database', (deployment) => {
   let fake: FakeOpenAi;
   let configDir: string;
-  let database: { url: string; remove(): Promise<void> };
+  let database: SuiteDatabase;
   let direct: Application;
   let servers: PorchProcess[] = [];
 
@@ -63,7 +39,7 @@ describe.each(DEPLOYMENTS)('$processes porch serve processes on $name', (deploym
     configDir = await mkdtemp(join(tmpdir(), 'porch-multi-config-'));
     const configPath = join(configDir, 'porch.config.yaml');
     await writeFile(configPath, stringify({ ai: fakeProviderAiConfig(fake, { timeoutMs: 30_000 }), limits: { max_in_flight_per_key: MAX_IN_FLIGHT } }));
-    database = await deployment.database();
+    database = await deployment.open();
     // The test process migrates the database first, so the servers start on an existing schema.
     direct = await openDirect(database.url);
     const env = { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-multi-process' };

@@ -1,6 +1,7 @@
 /**
- * Real `porch serve` child processes over one database file, for the multi-process and crash
- * tests, and a direct handle on the same file (the test process opens it like a third process).
+ * Real `porch serve` child processes over one database (an SQLite file or a PostgreSQL database),
+ * for the multi-process and crash tests, and a direct handle on the same database (the test
+ * process opens it like one more process).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { createApplication, type Application } from '../../src/main.js';
+import { createTestDatabase } from '../helpers/postgres.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A cold start under tsx takes one to two seconds; this bounds a broken start, not a slow one. */
@@ -33,6 +35,30 @@ export async function makeDataDir(): Promise<{ dir: string; databaseUrl: string;
   const dir = await mkdtemp(join(tmpdir(), 'porch-reliability-'));
   return { dir, databaseUrl: `file:${join(dir, 'porch.db')}`, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/** An empty database for a reliability suite, and how to remove it afterwards. */
+export interface SuiteDatabase {
+  url: string;
+  remove(): Promise<void>;
+}
+
+/** The engines the reliability suites run on: an SQLite file (one host) and a PostgreSQL database (many hosts). */
+export const SUITE_ENGINES: ReadonlyArray<{ name: string; open(): Promise<SuiteDatabase> }> = [
+  {
+    name: 'SQLite',
+    async open() {
+      const data = await makeDataDir();
+      return { url: data.databaseUrl, remove: data.cleanup };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const database = await createTestDatabase();
+      return { url: database.url, remove: database.drop };
+    },
+  },
+];
 
 export function baseEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'warn', PORCH_SECRET_KEY: TEST_SECRET_KEY, ...extra };
