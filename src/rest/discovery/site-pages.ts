@@ -46,6 +46,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     summary: "Porch's Agent Skills for agents without MCP, and moving skills between Porch and agent tools.",
   },
   {
+    slug: 'deployment',
+    file: 'docs/deployment.md',
+    title: 'Deployment',
+    summary: 'One host on SQLite or many on PostgreSQL: what is shared and how, sizing, backups, upgrades and moving data.',
+  },
+  {
     slug: 'decisions',
     file: 'docs/decisions.md',
     title: 'Product decisions',
