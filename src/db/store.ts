@@ -537,8 +537,9 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * A database tool (migrate, copy, backup) declined to act, and wrote nothing: the message says
- * why and what to do instead. The CLI reports it without a stack trace.
+ * The database could not be used as configured (unreachable, credentials refused, migrated by a
+ * newer Porch), or a database tool (migrate, copy, backup) declined to act; nothing was written.
+ * The message names the setting and what to do. The CLI reports it without a stack trace.
  */
 export class DatabaseRefusal extends Error {
   override readonly name = 'DatabaseRefusal';

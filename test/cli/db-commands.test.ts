@@ -42,6 +42,20 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
+describe('a PostgreSQL DATABASE_URL that cannot be used', () => {
+  it('stops every command with the reason and the setting to fix, exit 1, never the password', async () => {
+    for (const args of [
+      ['account', 'list'],
+      ['db', 'migrate'],
+    ]) {
+      const result = await porchWith('postgres://porch:do-not-print-me@127.0.0.1:1/porch', ...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^porch: DATABASE_URL: cannot reach PostgreSQL at 127\.0\.0\.1:1\/porch/);
+      expect(result.stderr).not.toMatch(/unexpected error|do-not-print-me/);
+    }
+  });
+});
+
 describe('porch db migrate', () => {
   it('reports nothing pending on an up-to-date SQLite database and exits 0', async () => {
     const result = await porch('db', 'migrate', '--json');

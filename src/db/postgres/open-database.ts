@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationsAfter, readMigrationJournal, refuseNewerDatabase } from '../migration-journal.js';
 import { describeStartupError } from './connection-errors.js';
 import * as schema from './schema.js';
+import { DatabaseRefusal } from '../store.js';
 
 /** drizzle over a node-postgres pool; `$client` is the pool. */
 export type PostgresDatabase = NodePgDatabase<typeof schema> & { $client: pg.Pool };
@@ -139,8 +140,8 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
     appliedMigrations = await applyMigrations(pool, location);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    if (err instanceof Error && err.message.startsWith('DATABASE_URL')) throw err;
-    throw new Error(describeStartupError(err, location), { cause: err });
+    if (err instanceof DatabaseRefusal) throw err;
+    throw new DatabaseRefusal(describeStartupError(err, location), { cause: err });
   }
   return { db: drizzle({ client: pool, schema }), pool, location, appliedMigrations };
 }
