@@ -8,8 +8,8 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `
-:root { color-scheme: light dark; --accent: #2f6f4f; }
-body { font: 16px/1.6 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; }
+:root { color-scheme: light dark; --accent: light-dark(#2f6f4f, #8fd4ad); --code-background: light-dark(#f1f1f1, #262626); }
+body { font: 16px/1.6 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: Canvas; color: CanvasText; }
 header { border-bottom: 1px solid #8884; padding: .75rem 1.5rem; display: flex; gap: 1.25rem; align-items: baseline; flex-wrap: wrap; }
 header a { text-decoration: none; } header .brand { font-weight: 700; font-size: 1.15rem; }
 main { max-width: 52rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
@@ -17,7 +17,7 @@ main.wide { max-width: none; padding: 0; }
 a { color: var(--accent); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
 p code, li code { overflow-wrap: anywhere; }
-pre { background: #8881; padding: .75rem 1rem; overflow-x: auto; border-radius: 6px; }
+pre { background: var(--code-background); padding: .75rem 1rem; overflow-x: auto; border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
 th, td { border: 1px solid #8884; padding: .3rem .55rem; text-align: left; vertical-align: top; }
 blockquote { margin-left: 0; padding-left: 1rem; border-left: 4px solid var(--accent); }
@@ -79,6 +79,12 @@ export function createMarkdownRenderer(pageForFile: (file: string) => string | u
         const match = /^(?:\.\/)?([a-z0-9-]+\.md)(#.*)?$/.exec(token.href);
         const page = match?.[1] ? pageForFile(match[1]) : undefined;
         if (page) token.href = `${page}${match?.[2] ?? ''}`;
+      },
+      hooks: {
+        // Code blocks and tables scroll sideways on narrow screens; tabindex lets a keyboard user
+        // reach and scroll them too (WCAG 2.1.1, axe's scrollable-region-focusable). Their text is
+        // escaped, so the tags matched here are only the ones marked wrote.
+        postprocess: (html) => html.replaceAll('<pre>', '<pre tabindex="0">').replaceAll('<table>', '<table tabindex="0">'),
       },
     });
   };
