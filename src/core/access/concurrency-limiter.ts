@@ -44,8 +44,18 @@ export function createConcurrencyLimiter({
   maxPerKey = DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY,
 }: ConcurrencyLimiterDependencies): ConcurrencyLimiter {
   if (!Number.isInteger(maxPerKey) || maxPerKey < 1) throw new Error('The concurrent execution limit must be a positive integer.');
+  // Slots whose release failed (the database was briefly out of reach). They would otherwise stay
+  // taken for as long as this process lives, so they are given back before the next acquisition.
+  const unreleased = new Set<string>();
+  const releaseLeftovers = async () => {
+    for (const slotId of unreleased) {
+      await slots.release(slotId);
+      unreleased.delete(slotId);
+    }
+  };
   return {
     async run(keyId, task) {
+      await releaseLeftovers();
       const slotId = newId();
       const instanceId = await instance.ready();
       const acquired = await slots.acquire({ slotId, keyId, instanceId, maxInFlight: maxPerKey, now: clock.now() });
@@ -59,7 +69,9 @@ export function createConcurrencyLimiter({
       try {
         return await task();
       } finally {
-        await slots.release(slotId);
+        // The task's own outcome (an answer already charged for, or its error) is what the caller
+        // gets; a failed release must not replace it.
+        await slots.release(slotId).catch(() => unreleased.add(slotId));
       }
     },
     inFlight: (keyId) => slots.count({ keyId, now: clock.now() }),
