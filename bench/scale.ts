@@ -712,7 +712,7 @@ function renderScale(header: { date: string; machine: string; node: string; engi
     SCALE_START,
     '## Scale: processes on one database',
     '',
-    `Produced by \`npm run bench:scale\` (bench/scale.ts) on ${header.date}; the analysis is in the notes below ("Scale").`,
+    `Produced by \`npm run bench:scale\` (bench/scale.ts) on ${header.date}; the analysis is in bench/RESULTS-NOTES.md, "Scale".`,
     '',
     `- Machine: ${header.machine}; Node ${header.node}`,
     ...header.engines.map((engine) => `- ${engine}`),
