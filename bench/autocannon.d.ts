@@ -23,13 +23,14 @@ declare module 'autocannon' {
     p99: number;
     max: number;
   }
-  interface AutocannonResult {
+  export interface AutocannonResult {
     requests: Histogram & { total: number };
     latency: Histogram;
     throughput: Histogram;
     errors: number;
     timeouts: number;
     non2xx: number;
+    '2xx': number;
     duration: number;
   }
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;

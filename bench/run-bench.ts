@@ -549,7 +549,10 @@ async function main(): Promise<void> {
     };
     // Hand-written analysis of the targets not met, kept beside the generated tables.
     const notes = await readFile(join(ROOT, 'bench', 'RESULTS-NOTES.md'), 'utf8').catch(() => '');
-    const markdown = `${renderResults(results)}${notes ? `\n${notes}` : ''}`;
+    // The Scale section comes from `npm run bench:scale` (bench/scale.ts, many minutes of its own): kept as it is.
+    const previous = await readFile(join(ROOT, 'bench', 'RESULTS.md'), 'utf8').catch(() => '');
+    const scale = /<!-- scale:start -->[\s\S]*?<!-- scale:end -->\n/.exec(previous)?.[0] ?? '';
+    const markdown = `${renderResults(results)}${scale ? `${scale}\n` : ''}${notes ? `\n${notes}` : ''}`;
     if (QUICK) process.stdout.write(`\n${markdown}`);
     else await writeFile(join(ROOT, 'bench', 'RESULTS.md'), markdown);
     process.stdout.write(QUICK ? '\n(BENCH_QUICK: RESULTS.md not written)\n' : '\nWrote bench/RESULTS.md\n');
