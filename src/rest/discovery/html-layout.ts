@@ -10,6 +10,8 @@ export function escapeHtml(text: string): string {
 const STYLE = `
 :root { color-scheme: light dark; --accent: light-dark(#2f6f4f, #8fd4ad); --code-background: light-dark(#f1f1f1, #262626); }
 body { font: 16px/1.6 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: Canvas; color: CanvasText; }
+/* Swagger UI (the wide API reference page) has no dark theme: its dark text needs a light page. */
+:root:has(main.wide) { color-scheme: light; }
 header { border-bottom: 1px solid #8884; padding: .75rem 1.5rem; display: flex; gap: 1.25rem; align-items: baseline; flex-wrap: wrap; }
 header a { text-decoration: none; } header .brand { font-weight: 700; font-size: 1.15rem; }
 main { max-width: 52rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
