@@ -19,8 +19,9 @@ export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;
 export const REFUSAL_RPC_CODE = -32000;
 
 /**
- * `_meta` keys Porch adds to results: the MCP counterparts of the REST headers
- * X-RateLimit-* and X-Credits-Remaining, and the error code for programs that branch on it.
+ * `_meta` keys Porch adds to results: the MCP counterparts of the REST headers X-RateLimit-*
+ * (the minute window, and the day's as daily_limit / daily_remaining) and X-Credits-Remaining,
+ * and the error code for programs that branch on it.
  */
 export const META_RATE_LIMIT = 'porch/rate-limit';
 export const META_CREDITS_REMAINING = 'porch/credits-remaining';
@@ -47,7 +48,17 @@ export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
 function metaOf(meta: InvocationMeta | null): Record<string, unknown> {
   if (!meta) return {};
   return {
-    ...(meta.rateLimit ? { [META_RATE_LIMIT]: { limit: meta.rateLimit.limit, remaining: meta.rateLimit.remaining, reset: meta.rateLimit.resetSeconds } } : {}),
+    ...(meta.rateLimit
+      ? {
+          [META_RATE_LIMIT]: {
+            limit: meta.rateLimit.limit,
+            remaining: meta.rateLimit.remaining,
+            reset: meta.rateLimit.resetSeconds,
+            daily_limit: meta.rateLimit.dailyLimit,
+            daily_remaining: meta.rateLimit.dailyRemaining,
+          },
+        }
+      : {}),
     ...(meta.creditsRemaining === null ? {} : { [META_CREDITS_REMAINING]: meta.creditsRemaining }),
   };
 }

@@ -24,6 +24,7 @@ export interface AccountHelpers {
     credits?: number;
     scopes?: string[];
     rpm?: number;
+    rpd?: number;
   }): Promise<{ accountId: string; organisationId: string; keyId: string; key: string }>;
 }
 
@@ -54,9 +55,9 @@ export function accountHelpers(core: Core): AccountHelpers {
       });
       return { id: created.key.id, key: created.plaintext };
     },
-    async expertWithKey({ credits = 1000, scopes, rpm } = {}) {
+    async expertWithKey({ credits = 1000, scopes, rpm, rpd } = {}) {
       const account = await helpers.createAccount({ credits });
-      const key = await helpers.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}) });
+      const key = await helpers.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}), ...(rpd ? { rpd } : {}) });
       return { ...account, keyId: key.id, key: key.key };
     },
   };

@@ -151,10 +151,13 @@ describe('tool calls', () => {
   });
 
   it("reports the key's rate limit and credits in _meta, as REST does in headers", async () => {
-    const { key } = await harness.expertWithKey({ rpm: 7 });
+    const { key } = await harness.expertWithKey({ rpm: 7, rpd: 50 });
     const { connection } = await session(key);
     const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
-    expect(result._meta).toMatchObject({ 'porch/rate-limit': { limit: 7, remaining: 6 }, 'porch/credits-remaining': 1000 });
+    expect(result._meta).toMatchObject({
+      'porch/rate-limit': { limit: 7, remaining: 6, daily_limit: 50, daily_remaining: 49 },
+      'porch/credits-remaining': 1000,
+    });
   });
 
   it('refuses unknown fields of a strict body, as REST does', async () => {
