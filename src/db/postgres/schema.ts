@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL schema: the same tables as SQLite's (src/db/sqlite/schema.ts), in PostgreSQL's
  * types. Timestamps and token counts are `bigint` read as JavaScript numbers (epoch milliseconds
- * and token totals stay far below 2^53); JSON columns are `json`, not `jsonb`: `jsonb` reorders object keys, and stored definitions, results and replayed responses must read back exactly as written. Ids are UUIDv7 text, so
- * ordering by id is ordering by creation time, as on SQLite.
+ * and token totals stay far below 2^53). JSON columns are `json`, not `jsonb`: `jsonb` reorders
+ * object keys, and stored definitions, results and replayed responses must read back exactly as
+ * written. Ids are UUIDv7 text, so ordering by id is ordering by creation time, as on SQLite.
  *
  * One deliberate difference: the rate-limit counters of a key are one row holding both windows,
  * so a single `INSERT ... ON CONFLICT DO UPDATE ... WHERE` checks and counts atomically under the
