@@ -4,7 +4,7 @@ import { PorchError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Caller } from './caller.js';
 import { hashesEqual, hashKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from './key-material.js';
-import { ALL_SCOPES } from './scopes.js';
+import { DEFAULT_KEY_SCOPES } from './scopes.js';
 
 /** After leaving Expert, keys are suspended for this long, then revoked for good (spec §3). */
 export const KEY_GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
@@ -80,7 +80,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
           credential: {
             kind: 'partner_key',
             id: key.id,
-            scopes: key.scopes ?? ALL_SCOPES,
+            scopes: key.scopes ?? DEFAULT_KEY_SCOPES,
             requestsPerMinute: key.requestsPerMinute,
             requestsPerDay: key.requestsPerDay,
           },

@@ -22,10 +22,32 @@ export const SCOPE_DESCRIPTIONS = {
   'api:judge': 'Score prompts with the judge',
   'api:sanitiser': 'Scan text with the sanitiser',
   'api:expert': 'Wildcard for every Expert area: judge, sanitiser and context cards',
+  'write:workflow': 'Create, update, delete and label workflows',
+  'write:composition': 'Create, update, delete and label compositions',
+  'write:skill': 'Create, update, delete and label custom skills',
+  'write:persona': 'Create, update, delete and label personas',
+  'manage:keys': "List, create, rotate and revoke the account's own API keys",
+  'read:usage': 'Read usage aggregates, recent runs and the credits ledger',
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
 export const ALL_SCOPES = Object.keys(SCOPE_DESCRIPTIONS) as Scope[];
+
+/**
+ * Scopes that change the catalog or the account itself. DECISIONS: none is implied by
+ * `api:expert`, and none is in a new key's defaults; a key holds one only when it was asked for.
+ */
+export const GRANTED_ONLY_EXPLICITLY = [
+  'write:workflow',
+  'write:composition',
+  'write:skill',
+  'write:persona',
+  'manage:keys',
+  'read:usage',
+] as const satisfies readonly Scope[];
+
+/** What a key (or a partner key without a surface) holds when no scopes are named: the spec's published scopes. */
+export const DEFAULT_KEY_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => !(GRANTED_ONLY_EXPLICITLY as readonly Scope[]).includes(scope));
 
 /** Scopes that grant listing (and viewing) a resource: its read scope, and its execute scope. */
 export function readScopes(resource: ExecutableResource): readonly Scope[] {
@@ -35,6 +57,11 @@ export function readScopes(resource: ExecutableResource): readonly Scope[] {
 /** Scopes that grant executing a resource. */
 export function executeScopes(resource: ExecutableResource): readonly Scope[] {
   return [`execute:${resource}`];
+}
+
+/** Scopes that grant changing a resource: create, update, delete, and setting its labels. */
+export function writeScopes(resource: ExecutableResource): readonly Scope[] {
+  return [`write:${resource}`];
 }
 
 /** Scopes that grant an Expert area: its own scope, and the `api:expert` wildcard. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
-import { parseScopes, ALL_SCOPES } from '../access/scopes.js';
+import { parseScopes, DEFAULT_KEY_SCOPES } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { tokensToCredits, TOKENS_PER_CREDIT } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
@@ -241,7 +241,7 @@ export function createAccountService(store: Store, clock: Clock) {
         name: input.name?.trim() || 'API key',
         prefix: generated.prefix,
         hash: generated.hash,
-        scopes: parseScopes(input.scopes ?? ALL_SCOPES),
+        scopes: parseScopes(input.scopes ?? DEFAULT_KEY_SCOPES),
         requestsPerMinute: checkLimit(input.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 'Requests per minute'),
         requestsPerDay: checkLimit(input.requestsPerDay, DEFAULT_REQUESTS_PER_DAY, 'Requests per day'),
         createdAt: now,
