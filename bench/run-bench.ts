@@ -300,6 +300,8 @@ async function seed(env: NodeJS.ProcessEnv): Promise<Seeded> {
           emoji: null,
           createdAt: now,
           updatedAt: now,
+          version: 1,
+          bundleKey: null,
         });
         items.push({
           id: newId(),
@@ -312,12 +314,23 @@ async function seed(env: NodeJS.ProcessEnv): Promise<Seeded> {
           defaultModel: null,
           timesUsed: 0,
           createdAt: now,
+          updatedAt: now,
+          version: 1,
+          bundleKey: null,
         });
       }
       // The growth accounts are written straight to the store, past the quotas, to measure lookups in a table of any size.
       const unbounded = { maxItems: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
       const quotas = { contextCards: unbounded, compositions: unbounded, skills: unbounded, workflows: unbounded };
-      await store.catalog.insertBundle({ records: { contextCards: cards, compositions: items, skills: [], workflows: [] }, quotas });
+      await store.catalog.write({
+        accountId: owner.accountId,
+        creates: [...cards.map((record) => ({ kind: 'contextCards' as const, record })), ...items.map((record) => ({ kind: 'compositions' as const, record }))],
+        updates: [],
+        deletes: [],
+        at: now,
+        authorKeyId: null,
+        quotas,
+      });
       // The oldest item: a lookup must not depend on where the row sits in the table.
       const compositionOfOwner = items[0]?.id;
       if (compositionOfOwner === undefined) throw new Error('no growth composition');

@@ -16,6 +16,7 @@ import { createAuthenticator } from './access/authenticator.js';
 import { createRateLimiter } from './access/rate-limiter.js';
 import { createBundleService } from './bundle/bundles.js';
 import { createCatalogService } from './catalog/catalog.js';
+import { createLifecycleService } from './catalog/lifecycle.js';
 import { createPromptCatalog } from './catalog/prompt-catalog.js';
 import type { Clock } from './clock.js';
 import { createContextCardService } from './context-cards/context-cards.js';
@@ -55,11 +56,13 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
   const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
   const accounts = createAccountService(store, clock);
-  const bundles = createBundleService(store, clock, settings.quotas, {
-    has: (modelId) => ai.listModels().some((model) => model.id === modelId),
+  const models = {
+    has: (modelId: string) => ai.listModels().some((model) => model.id === modelId),
     list: () => ai.listModels().map((model) => model.id),
-  });
-  const catalog = createCatalogService(store);
+  };
+  const bundles = createBundleService(store, clock, settings.quotas, models);
+  const lifecycle = createLifecycleService(store, clock, settings.quotas, models);
+  const catalog = createCatalogService(store, lifecycle);
   const sanitiser = createSanitiserService(store, clock);
   const byok = createByokService({
     store,
@@ -73,6 +76,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     store,
     ai,
     catalog,
+    lifecycle,
     credits,
     byok,
     modelCaller,
@@ -93,8 +97,9 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
-    contextCards: createContextCardService(store, clock, settings.quotas.contextCards),
+    contextCards: createContextCardService(store, clock, settings.quotas),
     catalog,
+    lifecycle,
     prompts: createPromptCatalog(catalog),
     byok,
     executions,

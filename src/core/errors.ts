@@ -90,6 +90,11 @@ export const ERROR_TABLE = {
     summary: 'The Idempotency-Key was already used with a different request body',
     hint: 'Use a new Idempotency-Key for a different request.',
   },
+  CONFLICT: {
+    status: 409,
+    summary: 'The request conflicts with the current state: a key already taken, a resource changed by concurrent writers, a run already finished',
+    hint: 'Read the resource again and retry, or choose another key.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     summary: 'The request body is larger than the limit',

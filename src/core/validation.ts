@@ -53,3 +53,8 @@ export function formatIssues(issues: readonly ValidationIssue[], options: Format
 export function formatZodError(error: z.ZodError, options: FormatIssuesOptions = {}): string {
   return formatIssues(error.issues, options);
 }
+
+/** The fields a partial update sent: undefined means "not sent", so merging keeps the current value. */
+export function definedFields<Changes extends object>(changes: Changes): Partial<Changes> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Changes>;
+}

@@ -24,8 +24,3 @@ export function recordColumns<Columns extends { sizeBytes: unknown }>(columns: C
   const { sizeBytes: _size, ...rest } = columns;
   return rest;
 }
-
-/** Drops the keys a partial update leaves undefined, so merging it over a record keeps those fields. */
-export function definedChanges<Changes extends object>(changes: Changes): Partial<Changes> {
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Changes>;
-}

@@ -78,6 +78,8 @@ export interface UsageRecord {
   partnerKeyId: string | null;
   operation: string;
   resourceId: string | null;
+  /** The version of the resource that ran; null when the call ran no versioned resource (the judge). */
+  resourceVersion: number | null;
   runId: string | null;
   nodeId: string | null;
   model: string | null;
@@ -91,7 +93,18 @@ export interface UsageRecord {
   createdAt: number;
 }
 
-export interface ContextCardRecord {
+/**
+ * What every versioned resource (context card and persona, composition, skill, workflow) records
+ * besides its content: its newest version's number, when that was written, and the bundle key it
+ * was imported under (`porch import` upserts by it).
+ */
+export interface VersionedFields {
+  version: number;
+  updatedAt: number;
+  bundleKey: string | null;
+}
+
+export interface ContextCardRecord extends VersionedFields {
   id: string;
   accountId: string;
   title: string;
@@ -101,7 +114,6 @@ export interface ContextCardRecord {
   description: string | null;
   emoji: string | null;
   createdAt: number;
-  updatedAt: number;
 }
 
 export interface CompositionVariable {
@@ -111,7 +123,7 @@ export interface CompositionVariable {
   description?: string;
 }
 
-export interface CompositionRecord {
+export interface CompositionRecord extends VersionedFields {
   id: string;
   accountId: string;
   name: string;
@@ -124,7 +136,7 @@ export interface CompositionRecord {
   createdAt: number;
 }
 
-export interface SkillRecord {
+export interface SkillRecord extends VersionedFields {
   id: string;
   accountId: string;
   name: string;
@@ -135,7 +147,7 @@ export interface SkillRecord {
   createdAt: number;
 }
 
-export interface WorkflowRecord {
+export interface WorkflowRecord extends VersionedFields {
   id: string;
   accountId: string;
   name: string;
@@ -145,6 +157,9 @@ export interface WorkflowRecord {
   usageCount: number;
   createdAt: number;
 }
+
+/** A record found by id for running it: with the version its `production` label names, if any. */
+export type Labelled<Record> = Record & { productionVersion: number | null };
 
 /** A page request: newest first; `cursor` is the id of the last item of the previous page. */
 export interface PageRequest {
@@ -198,6 +213,18 @@ export interface BundleRecords {
 /** The kinds of content an account owns that quotas bound (personas are context cards). */
 export const CONTENT_KINDS = ['contextCards', 'compositions', 'skills', 'workflows'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
+
+/**
+ * What a version of each kind holds: the fields of the record a create or update writes. The
+ * rest (id, owner, creation time, usage counters, bundle key) belongs to the resource, not to a
+ * version of it.
+ */
+export const VERSIONED_CONTENT_FIELDS = {
+  contextCards: ['title', 'content', 'category', 'tags', 'description', 'emoji'],
+  compositions: ['name', 'description', 'tags', 'template', 'variables', 'defaultModel'],
+  skills: ['name', 'description', 'category', 'instructions', 'model'],
+  workflows: ['name', 'description', 'category', 'definition'],
+} as const satisfies Record<ContentKind, readonly string[]>;
 
 /** How much of one kind an account may hold: items, and bytes of their stored text (see content-size.ts). */
 export interface KindQuota {
@@ -351,46 +378,109 @@ export interface UsageRepository {
   listByAccount(accountId: string): Promise<UsageRecord[]>;
 }
 
-export type ContextCardUpdateOutcome = { ok: true; card: ContextCardRecord } | { ok: false; excess: QuotaExcess } | null;
-
 /**
- * Quotas are checked where they are written, in the same transaction as the write: the account's
- * count and byte total of the kind, plus what the write adds, against the quota. Engines keep a
- * size per row (`contentSizeBytes`) so the total is an indexed sum, never a read of the content;
- * a networked engine serialises one account's writes (a row lock on the account) so two
- * concurrent writes cannot both pass the check.
+ * Cards are written through `CatalogRepository.write`, like every versioned resource. Quotas are
+ * checked where they are written, in the same transaction as the write: the account's count and
+ * byte total of the kind, plus what the write adds, against the quota. Engines keep a size per
+ * row (`contentSizeBytes`) so the total is an indexed sum, never a read of the content; a
+ * networked engine serialises one account's writes (a row lock on the account) so two concurrent
+ * writes cannot both pass the check.
  */
 export interface ContextCardRepository {
   /** The account's cards, newest first; only those in `category` when it is given. */
   list(request: OwnedPageRequest & { category?: string }): Promise<ContextCardRecord[]>;
-  findOwned(request: OwnedId): Promise<ContextCardRecord | null>;
-  /** Inserts the card unless the account's cards would then exceed `quota`; atomic. */
-  insert(request: { card: ContextCardRecord; quota: KindQuota }): Promise<QuotaOutcome>;
-  /**
-   * Changes the card if the account owns it (null otherwise), unless its cards' bytes would then
-   * exceed `quota` (the size is of the card as changed, so it is computed in the transaction).
-   */
-  update(
-    request: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>>; quota: KindQuota },
-  ): Promise<ContextCardUpdateOutcome>;
-  /** Deletes the card if the account owns it; false otherwise. */
-  delete(request: OwnedId): Promise<boolean>;
+  findOwned(request: OwnedId): Promise<Labelled<ContextCardRecord> | null>;
 }
+
+/** One resource of a versioned kind with its whole record, as a catalog write carries it. */
+export type CatalogItem =
+  | { kind: 'contextCards'; record: ContextCardRecord }
+  | { kind: 'compositions'; record: CompositionRecord }
+  | { kind: 'skills'; record: SkillRecord }
+  | { kind: 'workflows'; record: WorkflowRecord };
+
+/**
+ * A change to an existing resource: its content (and bundle key) become `record`'s, as version
+ * `baseVersion + 1`, if its newest version is still `baseVersion` (optimistic concurrency: a
+ * writer that read an older version is told so and reads again, so no update is ever lost).
+ * Usage counters and the creation time are the store's and stay as they are.
+ */
+export type CatalogUpdate = CatalogItem & { baseVersion: number };
+
+/**
+ * Creates, updates and deletes in one account's catalog, written in one transaction: all or
+ * nothing. Each create and update also writes the immutable version it makes; a delete removes
+ * the resource and its labels and marks its versions deleted (they stay for the audit trail until
+ * retention removes them).
+ */
+export interface CatalogChanges {
+  accountId: string;
+  creates: CatalogItem[];
+  updates: CatalogUpdate[];
+  deletes: Array<{ kind: ContentKind; id: string }>;
+  at: number;
+  /** The API key that made the change, recorded on each version (null: the CLI or an import). */
+  authorKeyId: string | null;
+  quotas: ContentQuotas;
+}
+
+export type CatalogWriteOutcome =
+  | { ok: true }
+  | { ok: false; excess: QuotaExcess }
+  /** An update's or delete's resource is no longer at the version read (`version`), or is gone (null). */
+  | { ok: false; stale: { kind: ContentKind; id: string; version: number | null } }
+  /** A create's bundle key is already another live resource's. */
+  | { ok: false; keyTaken: { kind: ContentKind; key: string } };
+
+/** One immutable version of a resource: its content as written (src/db/resource-content.ts). */
+export interface VersionRecord {
+  resourceId: string;
+  kind: ContentKind;
+  version: number;
+  content: Record<string, unknown>;
+  authorKeyId: string | null;
+  createdAt: number;
+  /** When the resource was deleted; its versions stay until retention removes them. */
+  deletedAt: number | null;
+}
+
+export interface LabelRecord {
+  resourceId: string;
+  label: string;
+  version: number;
+  updatedAt: number;
+}
+
+export type SetLabelOutcome = 'set' | 'no_resource' | 'no_version';
 
 export interface CatalogRepository {
   listCompositions(request: OwnedPageRequest): Promise<CompositionRecord[]>;
   listSkills(request: OwnedPageRequest): Promise<SkillRecord[]>;
   listWorkflows(request: OwnedPageRequest): Promise<WorkflowRecord[]>;
-  findComposition(request: OwnedId): Promise<CompositionRecord | null>;
-  findSkill(request: OwnedId): Promise<SkillRecord | null>;
-  findWorkflow(request: OwnedId): Promise<WorkflowRecord | null>;
+  findComposition(request: OwnedId): Promise<Labelled<CompositionRecord> | null>;
+  findSkill(request: OwnedId): Promise<Labelled<SkillRecord> | null>;
+  findWorkflow(request: OwnedId): Promise<Labelled<WorkflowRecord> | null>;
   incrementCompositionUse(id: string): Promise<void>;
   incrementWorkflowUse(id: string): Promise<void>;
   /**
-   * Writes a whole imported bundle in one transaction: all of it or nothing. Nothing is written
-   * when any kind would exceed its quota (the first kind over it is named).
+   * Applies creates, updates and deletes in one transaction (see CatalogChanges). Nothing is
+   * written when any kind would then exceed its quota (the first kind over it is named), when a
+   * resource changed since it was read, or when a bundle key is taken.
    */
-  insertBundle(request: { records: BundleRecords; quotas: ContentQuotas }): Promise<QuotaOutcome>;
+  write(changes: CatalogChanges): Promise<CatalogWriteOutcome>;
+  /** The id of the account's live resource of `kind` imported or created under bundle `key`. */
+  findIdByKey(request: { accountId: string; kind: ContentKind; key: string }): Promise<string | null>;
+  /** The resource's versions, newest first; `page.cursor` is a version number (as text). */
+  listVersions(request: OwnedId & { page: PageRequest }): Promise<VersionRecord[]>;
+  findVersion(request: OwnedId & { version: number }): Promise<VersionRecord | null>;
+  /** The resource's explicit labels (`latest` is implicit and never stored). */
+  listLabels(request: OwnedId): Promise<LabelRecord[]>;
+  /** Points `label` at `version` of a live resource of `kind`, atomically with checking both exist. */
+  setLabel(request: OwnedId & { kind: ContentKind; label: string; version: number; at: number }): Promise<SetLabelOutcome>;
+  /** Removes the label; false when the resource had none of that name. */
+  removeLabel(request: OwnedId & { label: string }): Promise<boolean>;
+  /** Removes the versions of resources deleted at or before `before`; returns how many. */
+  pruneDeletedVersions(before: number): Promise<number>;
   /** Everything an account owns, for export. */
   exportAll(accountId: string): Promise<BundleRecords>;
 }

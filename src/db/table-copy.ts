@@ -24,6 +24,8 @@ export const COPIED_TABLES = [
   'compositions',
   'skills',
   'workflows',
+  'resource_versions',
+  'resource_labels',
   'workflow_runs',
   'idempotency_records',
   'byok_keys',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { executeScopes } from '../core/access/scopes.js';
-import { executionResultFields, modelOverrideSchema, useByokSchema, variablesSchema } from './execution-schemas.js';
+import { executionResultFields, modelOverrideSchema, useByokSchema, variablesSchema, versionSelectorFields } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
 
@@ -21,6 +21,7 @@ export const executeComposition = defineKeyedOperation({
     variables: variablesSchema.optional(),
     model: modelOverrideSchema,
     use_byok: useByokSchema,
+    ...versionSelectorFields,
   }),
   output: z.object(executionResultFields).describe('The composition execution result.'),
   run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeComposition(caller, id, input, signal),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { executeScopes } from '../core/access/scopes.js';
-import { executionResultFields, inputTextSchema, modelOverrideSchema, useByokSchema } from './execution-schemas.js';
+import { executionResultFields, inputTextSchema, modelOverrideSchema, useByokSchema, versionSelectorFields } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
 
@@ -23,6 +23,7 @@ export const executePersona = defineKeyedOperation({
     model: modelOverrideSchema,
     temperature: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional().describe('Sampling temperature, 0 to 1.'),
     use_byok: useByokSchema,
+    ...versionSelectorFields,
   }),
   output: z
     .object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { executeScopes } from '../core/access/scopes.js';
-import { executionResultFields, inputTextSchema, modelOverrideSchema, useByokSchema, variablesSchema } from './execution-schemas.js';
+import { executionResultFields, inputTextSchema, modelOverrideSchema, useByokSchema, variablesSchema, versionSelectorFields } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
 
@@ -24,6 +24,7 @@ export const executeSkill = defineKeyedOperation({
       model: modelOverrideSchema,
       variables: variablesSchema.optional(),
       use_byok: useByokSchema,
+      ...versionSelectorFields,
     })
     .refine((body) => body.input !== undefined || body.context !== undefined, { message: 'send `input` (or its legacy alias `context`)' })
     // The refinement as JSON Schema, so the document refuses a call with neither, as the server does.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { executeScopes } from '../core/access/scopes.js';
 import { ERROR_CODES } from '../core/errors.js';
-import { useByokSchema, variablesSchema } from './execution-schemas.js';
+import { useByokSchema, variablesSchema, versionRanSchema, versionSelectorFields } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { tokenUsageSchema } from '../core/ai/token-usage.js';
 import { idParams, timestampSchema } from './schemas.js';
@@ -45,10 +45,12 @@ export const executeWorkflow = defineKeyedOperation({
     inputs: variablesSchema.optional().describe('Alias of `variables` (used by one reference example); `variables` wins when both are sent.'),
     include_trace: z.boolean().default(false).describe('Include per-node results in node_results (default false: an empty list).'),
     use_byok: useByokSchema,
+    ...versionSelectorFields,
   }),
   output: z
     .object({
       run_id: z.uuid().describe('Id of this run.'),
+      version: versionRanSchema,
       status: z.enum(['completed', 'failed']).describe('completed, or failed when a node failed.'),
       outputs: z.record(z.string(), z.unknown()).describe('Output name -> node output, for completed nodes.'),
       node_results: z.array(nodeResultSchema).describe('Per-node trace when include_trace was true; otherwise empty.'),

@@ -42,9 +42,33 @@ export const useByokSchema = z
 
 export const modelOverrideSchema = modelIdSchema.optional().describe('Model override, <provider>/<model_name>; gated by plan and organisation policy.');
 
+/**
+ * Which version runs (DECISIONS, "Catalog lifecycle"): `version` or `label`; without either, the
+ * version labelled `production` if there is one, else the newest.
+ */
+export const versionSelectorFields = {
+  version: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .optional()
+    .describe('Run this version (1, 2, ...). Send version or label, not both.'),
+  label: z
+    .string()
+    .min(1)
+    .max(32)
+    .optional()
+    .describe(
+      'Run the version this label names: `latest` (the newest), `production`, or any label set on the resource. Without version and label: `production` if set, else `latest`.',
+    ),
+};
+
+export const versionRanSchema = z.number().int().min(1).describe('The version of the resource that ran.');
+
 export const inputTextSchema = z.string().max(MAX_INPUT_TEXT_LENGTH, `must be at most ${MAX_INPUT_TEXT_LENGTH} characters`);
 
 export const executionResultFields = {
+  version: versionRanSchema,
   content: z.string().describe("The model's answer."),
   model_used: z.string().describe('The model that answered, <provider>/<model_name>.'),
   token_usage: tokenUsageSchema,

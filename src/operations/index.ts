@@ -3,6 +3,7 @@
  * folder and one line here.
  */
 import { analyzePrompt } from './analyze-prompt.js';
+import { compositionLifecycle, personaLifecycle, skillLifecycle, workflowLifecycle } from './catalog-lifecycle.js';
 import { createContextCard } from './create-context-card.js';
 import { deleteContextCard } from './delete-context-card.js';
 import { executeComposition } from './execute-composition.js';
@@ -29,13 +30,17 @@ export const operations = [
   analyzePrompt,
   listWorkflows,
   executeWorkflow,
+  ...workflowLifecycle.all,
   listCompositions,
   executeComposition,
+  ...compositionLifecycle.all,
   listSkills,
   executeSkill,
   exportSkillMd,
+  ...skillLifecycle.all,
   listPersonas,
   executePersona,
+  ...personaLifecycle.all,
   listContextCards,
   getContextCard,
   createContextCard,

@@ -17,7 +17,7 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
  * (regression: `z.coerce.number` accepted all four, so the server and the document disagreed).
  * MCP sends the same field as a JSON number, which passes unchanged.
  */
-function queryInteger(number: z.ZodNumber) {
+export function queryInteger(number: z.ZodNumber) {
   return z.preprocess((value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value), number);
 }
 

@@ -12,13 +12,13 @@ import {
   compositionRecord,
   contextCardRecord,
   createAccount,
+  createsOf,
   insertCard,
   insertRecords,
   skillRecord,
   T0,
-  UNBOUNDED_QUOTA,
-  UNBOUNDED_QUOTAS,
   workflowRecord,
+  writeCatalog,
 } from './fixtures.js';
 
 describeEachEngine('owned content', (engine) => {
@@ -28,25 +28,37 @@ describeEachEngine('owned content', (engine) => {
     const { account: other } = await createAccount(store);
     const card = contextCardRecord(owner.id);
     await insertCard(store, card);
-    expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual(card);
+    expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual({ ...card, productionVersion: null });
     expect(await store.contextCards.findOwned({ accountId: other.id, id: card.id })).toBeNull();
-    expect(await store.contextCards.update({ accountId: other.id, id: card.id, changes: { title: 'taken' }, quota: UNBOUNDED_QUOTA })).toBeNull();
-    expect(await store.contextCards.delete({ accountId: other.id, id: card.id })).toBe(false);
-    expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual(card);
+    const taken = { ...card, accountId: other.id, title: 'taken', version: 2 };
+    expect(await writeCatalog(store, other.id, { updates: [{ kind: 'contextCards', record: taken, baseVersion: 1 }] })).toEqual({
+      ok: false,
+      stale: { kind: 'contextCards', id: card.id, version: null },
+    });
+    expect(await writeCatalog(store, other.id, { deletes: [{ kind: 'contextCards', id: card.id }] })).toMatchObject({ ok: false });
+    expect(await store.contextCards.findOwned({ accountId: owner.id, id: card.id })).toEqual({ ...card, productionVersion: null });
   });
 
-  it('updates and deletes an owned context card', async () => {
+  it('updates an owned card as a new version and deletes it, keeping its versions marked deleted', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const card = contextCardRecord(account.id);
     await insertCard(store, card);
-    const changes = { title: 'New title', tags: ['x', 'y'], category: 'persona', updatedAt: T0 + 1 };
-    expect(await store.contextCards.update({ accountId: account.id, id: card.id, changes, quota: UNBOUNDED_QUOTA })).toEqual({
-      ok: true,
-      card: { ...card, ...changes },
-    });
-    expect(await store.contextCards.delete({ accountId: account.id, id: card.id })).toBe(true);
+    const changed = { ...card, title: 'New title', tags: ['x', 'y'], category: 'persona', version: 2, updatedAt: T0 + 1 };
+    expect(await writeCatalog(store, account.id, { updates: [{ kind: 'contextCards', record: changed, baseVersion: 1 }], at: T0 + 1 })).toEqual({ ok: true });
+    expect(await store.contextCards.findOwned({ accountId: account.id, id: card.id })).toEqual({ ...changed, productionVersion: null });
+    const versions = await store.catalog.listVersions({ accountId: account.id, id: card.id, page: {} });
+    expect(versions.map((version) => [version.version, version.content.title, version.createdAt])).toEqual([
+      [2, 'New title', T0 + 1],
+      [1, card.title, T0],
+    ]);
+    expect(await writeCatalog(store, account.id, { deletes: [{ kind: 'contextCards', id: card.id }], at: T0 + 2 })).toEqual({ ok: true });
     expect(await store.contextCards.findOwned({ accountId: account.id, id: card.id })).toBeNull();
+    const kept = await store.catalog.listVersions({ accountId: account.id, id: card.id, page: {} });
+    expect(kept.map((version) => version.deletedAt)).toEqual([T0 + 2, T0 + 2]);
+    expect(await store.catalog.pruneDeletedVersions(T0 + 1)).toBe(0);
+    expect(await store.catalog.pruneDeletedVersions(T0 + 2)).toBe(2);
+    expect(await store.catalog.listVersions({ accountId: account.id, id: card.id, page: {} })).toEqual([]);
   });
 
   it('lists context cards newest first, by category when asked, a page at a time after a cursor', async () => {
@@ -78,9 +90,9 @@ describeEachEngine('owned content', (engine) => {
     const skill = skillRecord(account.id);
     const workflow = workflowRecord(account.id, { definition: { nodes: [{ id: 'a', kind: 'model' }], outputs: { a: 'a' } } });
     await insertRecords(store, { compositions: [composition], skills: [skill], workflows: [workflow] });
-    expect(await store.catalog.findComposition({ accountId: account.id, id: composition.id })).toEqual(composition);
-    expect(await store.catalog.findSkill({ accountId: account.id, id: skill.id })).toEqual(skill);
-    expect(await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id })).toEqual(workflow);
+    expect(await store.catalog.findComposition({ accountId: account.id, id: composition.id })).toEqual({ ...composition, productionVersion: null });
+    expect(await store.catalog.findSkill({ accountId: account.id, id: skill.id })).toEqual({ ...skill, productionVersion: null });
+    expect(await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id })).toEqual({ ...workflow, productionVersion: null });
     expect(await store.catalog.findComposition({ accountId: other.id, id: composition.id })).toBeNull();
     expect(await store.catalog.findSkill({ accountId: other.id, id: skill.id })).toBeNull();
     expect(await store.catalog.findWorkflow({ accountId: other.id, id: workflow.id })).toBeNull();
@@ -89,7 +101,7 @@ describeEachEngine('owned content', (engine) => {
     expect(await store.catalog.listWorkflows({ accountId: account.id, page: { limit: 1 } })).toEqual([workflow]);
   });
 
-  it('insertBundle writes all of a bundle, or nothing when one row fails', async () => {
+  it('a catalog write lands whole, or not at all when one row fails', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const duplicateId = newId();
@@ -100,8 +112,77 @@ describeEachEngine('owned content', (engine) => {
       // The second workflow reuses the first one's id, so the last row written fails.
       workflows: [workflowRecord(account.id, { id: duplicateId }), workflowRecord(account.id, { id: duplicateId })],
     };
-    await expect(store.catalog.insertBundle({ records: failing, quotas: UNBOUNDED_QUOTAS })).rejects.toThrow();
+    await expect(writeCatalog(store, account.id, { creates: createsOf(failing) })).rejects.toThrow();
     expect(await store.catalog.exportAll(account.id)).toEqual({ contextCards: [], compositions: [], skills: [], workflows: [] });
+  });
+
+  it('refuses a stale update, and each of two writers of one version gets its own outcome', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const composition = compositionRecord(account.id);
+    await insertRecords(store, { compositions: [composition] });
+    const edit = (template: string) => ({ kind: 'compositions' as const, record: { ...composition, template, version: 2 }, baseVersion: 1 });
+    const outcomes = await Promise.all([writeCatalog(store, account.id, { updates: [edit('A')] }), writeCatalog(store, account.id, { updates: [edit('B')] })]);
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+    expect(outcomes.find((outcome) => !outcome.ok)).toEqual({ ok: false, stale: { kind: 'compositions', id: composition.id, version: 2 } });
+    const versions = await store.catalog.listVersions({ accountId: account.id, id: composition.id, page: {} });
+    expect(versions.map((version) => version.version)).toEqual([2, 1]);
+    const found = await store.catalog.findComposition({ accountId: account.id, id: composition.id });
+    expect(found?.template).toBe(versions[0]?.content.template);
+    expect(found?.timesUsed).toBe(0);
+  });
+
+  it('keeps bundle keys unique per account and kind, and finds a resource by its key', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const skill = skillRecord(account.id, { bundleKey: 'triage' });
+    await insertRecords(store, { skills: [skill], compositions: [compositionRecord(account.id, { bundleKey: 'triage' })] });
+    await insertRecords(store, { skills: [skillRecord(other.id, { bundleKey: 'triage' })] });
+    expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'skills', key: 'triage' })).toBe(skill.id);
+    expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'workflows', key: 'triage' })).toBeNull();
+    const again = skillRecord(account.id, { bundleKey: 'triage' });
+    expect(await writeCatalog(store, account.id, { creates: createsOf({ skills: [again] }) })).toEqual({
+      ok: false,
+      keyTaken: { kind: 'skills', key: 'triage' },
+    });
+    // Deleting the holder in the same write frees the key.
+    expect(await writeCatalog(store, account.id, { creates: createsOf({ skills: [again] }), deletes: [{ kind: 'skills', id: skill.id }] })).toEqual({
+      ok: true,
+    });
+    expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'skills', key: 'triage' })).toBe(again.id);
+  });
+
+  it('labels name existing versions of the owner’s live resources, and a find reads the production label', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const workflow = workflowRecord(account.id);
+    await insertRecords(store, { workflows: [workflow] });
+    await writeCatalog(store, account.id, { updates: [{ kind: 'workflows', record: { ...workflow, name: 'v2', version: 2 }, baseVersion: 1 }] });
+    const label = { accountId: account.id, id: workflow.id, kind: 'workflows' as const, at: T0 + 5 };
+    expect(await store.catalog.setLabel({ ...label, label: 'production', version: 3 })).toBe('no_version');
+    expect(await store.catalog.setLabel({ ...label, accountId: other.id, label: 'production', version: 1 })).toBe('no_resource');
+    expect(await store.catalog.setLabel({ ...label, label: 'production', version: 1 })).toBe('set');
+    expect(await store.catalog.setLabel({ ...label, label: 'staging', version: 2 })).toBe('set');
+    expect((await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id }))?.productionVersion).toBe(1);
+    expect(await store.catalog.setLabel({ ...label, label: 'production', version: 2 })).toBe('set');
+    expect((await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id }))?.productionVersion).toBe(2);
+    expect(await store.catalog.listLabels({ accountId: account.id, id: workflow.id })).toEqual([
+      { resourceId: workflow.id, label: 'production', version: 2, updatedAt: T0 + 5 },
+      { resourceId: workflow.id, label: 'staging', version: 2, updatedAt: T0 + 5 },
+    ]);
+    expect(await store.catalog.listLabels({ accountId: other.id, id: workflow.id })).toEqual([]);
+    expect(await store.catalog.removeLabel({ accountId: other.id, id: workflow.id, label: 'staging' })).toBe(false);
+    expect(await store.catalog.removeLabel({ accountId: account.id, id: workflow.id, label: 'staging' })).toBe(true);
+    expect((await store.catalog.findVersion({ accountId: account.id, id: workflow.id, version: 1 }))?.content.name).toBe(workflow.name);
+    expect(await store.catalog.findVersion({ accountId: other.id, id: workflow.id, version: 1 })).toBeNull();
+    const page = await store.catalog.listVersions({ accountId: account.id, id: workflow.id, page: { limit: 1 } });
+    expect(page.map((version) => version.version)).toEqual([2]);
+    expect((await store.catalog.listVersions({ accountId: account.id, id: workflow.id, page: { limit: 1, cursor: '2' } })).map((v) => v.version)).toEqual([1]);
+    // Deleting the resource removes its labels.
+    await writeCatalog(store, account.id, { deletes: [{ kind: 'workflows', id: workflow.id }] });
+    expect(await store.catalog.listLabels({ accountId: account.id, id: workflow.id })).toEqual([]);
   });
 
   it('exportAll returns everything an account owns, oldest first', async () => {

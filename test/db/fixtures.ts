@@ -4,6 +4,9 @@
  */
 import { newId } from '../../src/core/ids.js';
 import type {
+  CatalogChanges,
+  CatalogItem,
+  CatalogWriteOutcome,
   AccountRecord,
   ApiKeyRecord,
   ByokKeyRecord,
@@ -83,6 +86,7 @@ export function usageRecord(accountId: string, overrides: Partial<UsageRecord> =
     partnerKeyId: null,
     operation: 'execute_composition',
     resourceId: null,
+    resourceVersion: null,
     runId: null,
     nodeId: null,
     model: 'echo/echo',
@@ -110,6 +114,8 @@ export function contextCardRecord(accountId: string, overrides: Partial<ContextC
     emoji: null,
     createdAt: T0,
     updatedAt: T0,
+    version: 1,
+    bundleKey: null,
     ...overrides,
   };
 }
@@ -126,6 +132,9 @@ export function compositionRecord(accountId: string, overrides: Partial<Composit
     defaultModel: null,
     timesUsed: 0,
     createdAt: T0,
+    updatedAt: T0,
+    version: 1,
+    bundleKey: null,
     ...overrides,
   };
 }
@@ -140,6 +149,9 @@ export function skillRecord(accountId: string, overrides: Partial<SkillRecord> =
     instructions: 'Do it.',
     model: null,
     createdAt: T0,
+    updatedAt: T0,
+    version: 1,
+    bundleKey: null,
     ...overrides,
   };
 }
@@ -154,6 +166,9 @@ export function workflowRecord(accountId: string, overrides: Partial<WorkflowRec
     definition: { nodes: [] },
     usageCount: 0,
     createdAt: T0,
+    updatedAt: T0,
+    version: 1,
+    bundleKey: null,
     ...overrides,
   };
 }
@@ -181,17 +196,36 @@ export const UNBOUNDED_QUOTAS: ContentQuotas = {
   workflows: UNBOUNDED_QUOTA,
 };
 
-/** A bundle of the given records (the other kinds empty), written past any quota. */
+/** Each record of a bundle as a create of a catalog write, in bundle order. */
+export function createsOf(records: Partial<BundleRecords>): CatalogItem[] {
+  return [
+    ...(records.contextCards ?? []).map((record) => ({ kind: 'contextCards' as const, record })),
+    ...(records.compositions ?? []).map((record) => ({ kind: 'compositions' as const, record })),
+    ...(records.skills ?? []).map((record) => ({ kind: 'skills' as const, record })),
+    ...(records.workflows ?? []).map((record) => ({ kind: 'workflows' as const, record })),
+  ];
+}
+
+/** A catalog write of one account (the kinds of change not given are empty), at T0, by no key. */
+export function writeCatalog(
+  store: Store,
+  accountId: string,
+  changes: Partial<Pick<CatalogChanges, 'creates' | 'updates' | 'deletes' | 'at'>>,
+  quotas: ContentQuotas = UNBOUNDED_QUOTAS,
+): Promise<CatalogWriteOutcome> {
+  return store.catalog.write({ accountId, creates: [], updates: [], deletes: [], at: T0, authorKeyId: null, quotas, ...changes });
+}
+
+/** Writes the given records, as version 1 of each, past any quota (each account's in its own write). */
 export async function insertRecords(store: Store, records: Partial<BundleRecords>): Promise<void> {
-  const outcome = await store.catalog.insertBundle({
-    records: { contextCards: [], compositions: [], skills: [], workflows: [], ...records },
-    quotas: UNBOUNDED_QUOTAS,
-  });
-  if (!outcome.ok) throw new Error(`an unbounded quota refused a bundle: ${JSON.stringify(outcome.excess)}`);
+  const creates = createsOf(records);
+  for (const accountId of new Set(creates.map((create) => create.record.accountId))) {
+    const outcome = await writeCatalog(store, accountId, { creates: creates.filter((create) => create.record.accountId === accountId) });
+    if (!outcome.ok) throw new Error(`an unbounded catalog write was refused: ${JSON.stringify(outcome)}`);
+  }
 }
 
 /** Inserts one card past any quota. */
 export async function insertCard(store: Store, card: ContextCardRecord): Promise<void> {
-  const outcome = await store.contextCards.insert({ card, quota: UNBOUNDED_QUOTA });
-  if (!outcome.ok) throw new Error('an unbounded quota refused a card');
+  await insertRecords(store, { contextCards: [card] });
 }

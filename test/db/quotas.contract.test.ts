@@ -5,20 +5,36 @@
  */
 import { expect, it } from 'vitest';
 import { contextCardSizeBytes, skillSizeBytes } from '../../src/db/content-size.js';
-import type { KindQuota } from '../../src/db/store.js';
+import type { BundleRecords, ContentQuotas, ContextCardRecord, KindQuota, Store } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { compositionRecord, contextCardRecord, createAccount, skillRecord, UNBOUNDED_QUOTA, UNBOUNDED_QUOTAS, workflowRecord } from './fixtures.js';
+import { compositionRecord, contextCardRecord, createAccount, createsOf, skillRecord, UNBOUNDED_QUOTAS, workflowRecord, writeCatalog } from './fixtures.js';
+
+/** Writes one card as a new resource, bounded by `quota` on cards. */
+const insertCard = (store: Store, card: ContextCardRecord, quota: KindQuota) =>
+  writeCatalog(store, card.accountId, { creates: [{ kind: 'contextCards', record: card }] }, { ...UNBOUNDED_QUOTAS, contextCards: quota });
+
+/** Writes a whole bundle of one account's records as new resources. */
+const insertBundle = (store: Store, accountId: string, records: Partial<BundleRecords>, quotas: ContentQuotas) =>
+  writeCatalog(store, accountId, { creates: createsOf(records) }, quotas);
+
+/** Changes a card's fields as its next version, bounded by `quota` on cards. */
+const updateCard = (store: Store, card: ContextCardRecord, changes: Partial<ContextCardRecord>, quota: KindQuota, baseVersion: number) =>
+  writeCatalog(
+    store,
+    card.accountId,
+    { updates: [{ kind: 'contextCards', record: { ...card, ...changes, version: baseVersion + 1 }, baseVersion }] },
+    { ...UNBOUNDED_QUOTAS, contextCards: quota },
+  );
 
 describeEachEngine('content quotas', (engine, definition) => {
   it('refuses the card beyond the item quota, writes nothing, and names the count it would have made', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const quota: KindQuota = { maxItems: 2, maxBytes: 1_000_000 };
-    for (let index = 0; index < 2; index += 1) expect(await store.contextCards.insert({ card: contextCardRecord(account.id), quota })).toEqual({ ok: true });
+    for (let index = 0; index < 2; index += 1) expect(await insertCard(store, contextCardRecord(account.id), quota)).toEqual({ ok: true });
     const third = contextCardRecord(account.id);
-    const outcome = await store.contextCards.insert({ card: third, quota });
-    expect(outcome.ok).toBe(false);
-    expect(outcome.ok ? null : outcome.excess).toMatchObject({ kind: 'contextCards', quota, items: 3 });
+    const outcome = await insertCard(store, third, quota);
+    expect(outcome).toMatchObject({ ok: false, excess: { kind: 'contextCards', quota, items: 3 } });
     expect(await store.contextCards.findOwned({ accountId: account.id, id: third.id })).toBeNull();
   });
 
@@ -28,30 +44,29 @@ describeEachEngine('content quotas', (engine, definition) => {
     const first = contextCardRecord(account.id, { content: 'é'.repeat(100), tags: ['ünïcode'], description: 'd', emoji: '✍️' });
     const second = contextCardRecord(account.id, { content: 'x' });
     const quota: KindQuota = { maxItems: 100, maxBytes: contextCardSizeBytes(first) + contextCardSizeBytes(second) - 1 };
-    expect(await store.contextCards.insert({ card: first, quota })).toEqual({ ok: true });
-    const outcome = await store.contextCards.insert({ card: second, quota });
-    expect(outcome.ok ? null : outcome.excess).toEqual({
-      kind: 'contextCards',
-      quota,
-      items: 2,
-      bytes: contextCardSizeBytes(first) + contextCardSizeBytes(second),
+    expect(await insertCard(store, first, quota)).toEqual({ ok: true });
+    const outcome = await insertCard(store, second, quota);
+    expect(outcome).toEqual({
+      ok: false,
+      excess: { kind: 'contextCards', quota, items: 2, bytes: contextCardSizeBytes(first) + contextCardSizeBytes(second) },
     });
-    expect(await store.contextCards.insert({ card: second, quota: { ...quota, maxBytes: quota.maxBytes + 1 } }), 'exactly at the quota').toEqual({ ok: true });
+    expect(await insertCard(store, second, { ...quota, maxBytes: quota.maxBytes + 1 }), 'exactly at the quota').toEqual({ ok: true });
   });
 
   it('refuses an update that grows the cards past the byte quota, and always lets one shrink them', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const card = contextCardRecord(account.id, { content: 'x'.repeat(100) });
-    await store.contextCards.insert({ card, quota: UNBOUNDED_QUOTA });
+    await insertCard(store, card, UNBOUNDED_QUOTAS.contextCards);
     const quota: KindQuota = { maxItems: 10, maxBytes: contextCardSizeBytes(card) + 10 };
-    const grown = await store.contextCards.update({ accountId: account.id, id: card.id, changes: { content: 'x'.repeat(111) }, quota });
+    const grown = await updateCard(store, card, { content: 'x'.repeat(111) }, quota, 1);
     expect(grown).toMatchObject({ ok: false, excess: { kind: 'contextCards', items: 1, bytes: contextCardSizeBytes(card) + 11 } });
     expect((await store.contextCards.findOwned({ accountId: account.id, id: card.id }))?.content, 'the refused update wrote nothing').toBe(card.content);
     const lowered: KindQuota = { maxItems: 10, maxBytes: 10 };
-    const shrunk = await store.contextCards.update({ accountId: account.id, id: card.id, changes: { content: 'x'.repeat(50) }, quota: lowered });
-    expect(shrunk, 'an account over a lowered quota can still trim').toMatchObject({ ok: true, card: { content: 'x'.repeat(50) } });
-    const retitled = await store.contextCards.update({ accountId: account.id, id: card.id, changes: { title: 'A much longer title than before' }, quota });
+    const shrunk = await updateCard(store, card, { content: 'x'.repeat(50) }, lowered, 1);
+    expect(shrunk, 'an account over a lowered quota can still trim').toEqual({ ok: true });
+    const trimmed = { ...card, content: 'x'.repeat(50) };
+    const retitled = await updateCard(store, trimmed, { title: 'A much longer title than before' }, quota, 2);
     expect(retitled, 'the size is of the card as changed, all fields counted').toMatchObject({ ok: true });
   });
 
@@ -60,23 +75,23 @@ describeEachEngine('content quotas', (engine, definition) => {
     const { account } = await createAccount(store);
     const existing = skillRecord(account.id);
     const quotas = { ...UNBOUNDED_QUOTAS, skills: { maxItems: 2, maxBytes: 1_000_000 } };
-    expect(await store.catalog.insertBundle({ records: { contextCards: [], compositions: [], skills: [existing], workflows: [] }, quotas })).toEqual({
-      ok: true,
-    });
+    expect(await insertBundle(store, account.id, { skills: [existing] }, quotas)).toEqual({ ok: true });
     const records = {
       contextCards: [contextCardRecord(account.id)],
       compositions: [compositionRecord(account.id)],
       skills: [skillRecord(account.id), skillRecord(account.id)],
       workflows: [workflowRecord(account.id)],
     };
-    const outcome = await store.catalog.insertBundle({ records, quotas });
+    const outcome = await insertBundle(store, account.id, records, quotas);
     expect(outcome).toMatchObject({ ok: false, excess: { kind: 'skills', items: 3 } });
     expect(await store.catalog.exportAll(account.id)).toEqual({ contextCards: [], compositions: [], skills: [existing], workflows: [] });
     const bytes = skillSizeBytes(existing) + (records.skills[0] ? skillSizeBytes(records.skills[0]) : 0);
-    const oneMore = await store.catalog.insertBundle({
-      records: { ...records, skills: records.skills.slice(0, 1) },
-      quotas: { ...quotas, skills: { maxItems: 2, maxBytes: bytes } },
-    });
+    const oneMore = await insertBundle(
+      store,
+      account.id,
+      { ...records, skills: records.skills.slice(0, 1) },
+      { ...quotas, skills: { maxItems: 2, maxBytes: bytes } },
+    );
     expect(oneMore, 'exactly at both quotas').toEqual({ ok: true });
   });
 
@@ -85,12 +100,11 @@ describeEachEngine('content quotas', (engine, definition) => {
     const { account } = await createAccount(store);
     const { account: other } = await createAccount(store);
     const quota: KindQuota = { maxItems: 1, maxBytes: 1_000_000 };
-    expect(await store.contextCards.insert({ card: contextCardRecord(account.id), quota })).toEqual({ ok: true });
-    expect(await store.contextCards.insert({ card: contextCardRecord(other.id), quota })).toEqual({ ok: true });
+    expect(await insertCard(store, contextCardRecord(account.id), quota)).toEqual({ ok: true });
+    expect(await insertCard(store, contextCardRecord(other.id), quota)).toEqual({ ok: true });
     const workflows = { ...UNBOUNDED_QUOTAS, workflows: quota };
-    const records = { contextCards: [], compositions: [], skills: [] };
-    expect(await store.catalog.insertBundle({ records: { ...records, workflows: [workflowRecord(account.id)] }, quotas: workflows })).toEqual({ ok: true });
-    expect(await store.catalog.insertBundle({ records: { ...records, workflows: [workflowRecord(other.id)] }, quotas: workflows })).toEqual({ ok: true });
+    expect(await insertBundle(store, account.id, { workflows: [workflowRecord(account.id)] }, workflows)).toEqual({ ok: true });
+    expect(await insertBundle(store, other.id, { workflows: [workflowRecord(other.id)] }, workflows)).toEqual({ ok: true });
   });
 
   it.runIf(definition.shared)('lets concurrent inserts from two connections fill the item quota exactly, never past it', async () => {
@@ -99,7 +113,7 @@ describeEachEngine('content quotas', (engine, definition) => {
     const another = await opened.openAnother();
     const quota: KindQuota = { maxItems: 5, maxBytes: 1_000_000 };
     const outcomes = await Promise.all(
-      Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? opened.store : another).contextCards.insert({ card: contextCardRecord(account.id), quota })),
+      Array.from({ length: 12 }, (_, index) => insertCard(index % 2 === 0 ? opened.store : another, contextCardRecord(account.id), quota)),
     );
     expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(5);
     expect(await opened.store.contextCards.list({ accountId: account.id, page: {} })).toHaveLength(5);

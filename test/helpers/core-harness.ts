@@ -3,6 +3,7 @@
  * test moves by hand. No Express and no socket: for tests of core, which knows nothing of HTTP.
  * Tests of a door use `createHarness` (harness.ts) instead.
  */
+import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import type { Core } from '../../src/core/core.js';
@@ -55,9 +56,10 @@ export function accountHelpers(core: Core): AccountHelpers {
       });
       return { id: created.key.id, key: created.plaintext };
     },
-    async expertWithKey({ credits = 1000, scopes, rpm, rpd } = {}) {
+    /** An Expert account with a key holding `scopes`, by default every scope (so a test reaches any operation). */
+    async expertWithKey({ credits = 1000, scopes = [...ALL_SCOPES], rpm, rpd } = {}) {
       const account = await helpers.createAccount({ credits });
-      const key = await helpers.createKey(account.accountId, { ...(scopes ? { scopes } : {}), ...(rpm ? { rpm } : {}), ...(rpd ? { rpd } : {}) });
+      const key = await helpers.createKey(account.accountId, { scopes, ...(rpm ? { rpm } : {}), ...(rpd ? { rpd } : {}) });
       return { ...account, keyId: key.id, key: key.key };
     },
   };

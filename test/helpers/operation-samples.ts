@@ -31,7 +31,51 @@ async function demoId(harness: Harness, accountId: string, qualifiedKey: string)
 
 export const RELEASE_VARIABLES = { product: 'Porch', version: '1.2', changes: '- Faster lists\n- MCP prompts' };
 
+/** A definition of each kind that its create operation accepts, and a field its update may change. */
+const DEFINITIONS = {
+  composition: {
+    create: { name: 'Greeting', template: 'Say hello to {{name}}.' },
+    update: { description: 'A greeting.' },
+    demoKey: 'composition:release-notes',
+  },
+  skill: { create: { name: 'Shorten', instructions: 'Shorten the text.' }, update: { category: 'writing' }, demoKey: 'skill:summarise' },
+  persona: { create: { name: 'Terse', content: 'You answer in five words.' }, update: { emoji: '✂️' }, demoKey: 'persona:plain-editor' },
+  workflow: {
+    create: { name: 'Echo', variables: [{ name: 'topic', required: true }], nodes: [{ id: 'say', kind: 'template', template: 'About {{topic}}' }] },
+    update: { description: 'Says what it is about.' },
+    demoKey: 'workflow:release-announcement',
+  },
+} as const;
+
+/** Samples of the eight lifecycle operations of each kind, on the demo catalog's resource of that kind. */
+function lifecycleSamples(): Record<string, SampleBuilder> {
+  const samples: Record<string, SampleBuilder> = {};
+  for (const [kind, definition] of Object.entries(DEFINITIONS)) {
+    const base = `/${kind}s`;
+    const owned =
+      (suffix: string, body?: unknown): SampleBuilder =>
+      async (harness, accountId) => {
+        const id = await demoId(harness, accountId, definition.demoKey);
+        return { path: `${base}/${id}${suffix}`, ownedId: id, ...(body === undefined ? {} : { body }) };
+      };
+    samples[`create_${kind}`] = async () => ({ path: base, body: definition.create });
+    samples[`get_${kind}`] = owned('');
+    samples[`update_${kind}`] = owned('', definition.update);
+    samples[`delete_${kind}`] = owned('');
+    samples[`list_${kind}_versions`] = owned('/versions');
+    samples[`get_${kind}_version`] = owned('/versions/1');
+    samples[`set_${kind}_label`] = owned('/labels', { label: 'production', version: 1 });
+    samples[`remove_${kind}_label`] = async (harness, accountId) => {
+      const id = await demoId(harness, accountId, definition.demoKey);
+      await harness.core.lifecycle.setLabel(kind as keyof typeof DEFINITIONS, accountId, id, 'staging', 1);
+      return { path: `${base}/${id}/labels/staging`, ownedId: id };
+    };
+  }
+  return samples;
+}
+
 export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
+  ...lifecycleSamples(),
   list_workflows: async () => ({ path: '/workflows' }),
   list_compositions: async () => ({ path: '/compositions' }),
   list_skills: async () => ({ path: '/skills' }),

@@ -31,6 +31,21 @@ const POLICY: Record<string, readonly Door[]> = {
   scan_text: EVERYWHERE_BUT_PROMPTS,
   get_health: EVERYWHERE_BUT_PROMPTS,
   get_api_root: ['rest', 'discovery'],
+  // The catalog lifecycle: everywhere the lists and executions are (DECISIONS: REST, MCP, OpenAPI, client, console).
+  ...Object.fromEntries(
+    ['workflow', 'composition', 'skill', 'persona'].flatMap((kind) =>
+      [
+        `create_${kind}`,
+        `get_${kind}`,
+        `update_${kind}`,
+        `delete_${kind}`,
+        `list_${kind}_versions`,
+        `get_${kind}_version`,
+        `set_${kind}_label`,
+        `remove_${kind}_label`,
+      ].map((name) => [name, EVERYWHERE_BUT_PROMPTS]),
+    ),
+  ),
   list_prompts: ['mcp-prompt'],
   get_prompt: ['mcp-prompt'],
 };

@@ -21,7 +21,9 @@ const keySchema = z
   .string()
   .regex(IDENTIFIER_PATTERN, 'must be an identifier (letters, digits, _ and -, not starting with a digit)')
   .max(64)
-  .describe('Bundle-local key that workflows use to refer to this item.');
+  .describe(
+    "The item's key: workflows in the bundle refer to it by this, and `porch import` updates the item imported under the same key instead of adding another. Without one, the name (a card's title) is the key.",
+  );
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(BUNDLE_LIMITS.nameLength).describe('Display name.');
 const descriptionSchema = z.string().max(BUNDLE_LIMITS.descriptionLength).default('').describe('What it is for.');
 const tagsSchema = z.array(z.string().min(1).max(CARD_LIMITS.tagLength)).max(CARD_LIMITS.tags).default([]).describe('Free-form tags.');
@@ -37,6 +39,7 @@ export const personaEntrySchema = z.strictObject({
 });
 
 export const contextCardEntrySchema = z.strictObject({
+  key: keySchema.optional(),
   title: z.string().trim().min(1).max(CARD_LIMITS.titleLength).describe('Card title.'),
   content: z.string().min(1).max(CARD_LIMITS.contentLength).describe('Card content.'),
   category: z.string().max(CARD_LIMITS.categoryLength).optional().describe('Category; "persona" makes the card a persona.'),
@@ -59,7 +62,7 @@ export const skillEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
   description: descriptionSchema,
-  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general'),
+  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
   instructions: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('System prompt; may hold {{variables}}.'),
   model: modelSchema.optional(),
 });
@@ -68,7 +71,7 @@ export const workflowEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
   description: descriptionSchema,
-  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general'),
+  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
   ...workflowDefinitionSchema.shape,
   dangling_refs: z
     .array(z.string())

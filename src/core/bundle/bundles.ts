@@ -1,32 +1,60 @@
-import { parseYaml, yaml } from '../yaml.js';
-import type { BundleRecords, CompositionVariable, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
+/**
+ * `porch import` and `porch export`. An import upserts by each item's key (DECISIONS, "Catalog
+ * lifecycle"): an item whose key the account already has is updated, as a new version, only
+ * when its content changed; a new key is created; with `prune`, what the bundle no longer holds
+ * is deleted. Everything is checked first and written in one transaction, so importing the
+ * same bundle twice changes nothing, and a bad bundle writes nothing.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { CatalogItem, CatalogUpdate, ContentKind, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
+import { VERSIONED_CONTENT_FIELDS } from '../../db/store.js';
+import {
+  checkWorkflowEntry,
+  compositionContent,
+  compositionEntry,
+  personaContent,
+  personaEntry,
+  skillContent,
+  skillEntry,
+  unknownModelIssues,
+  workflowEntry,
+  type KnownModels,
+} from '../catalog/definitions.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
-import { templateReferences } from '../engine/template.js';
-import {
-  definitionResourceRefs,
-  mapResourceRefs,
-  validateWorkflowDefinition,
-  WorkflowDefinitionError,
-  type ResourceRef,
-  type WorkflowDefinition,
-} from '../engine/workflow-definition.js';
+import { definitionResourceRefs, type ResourceRef, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
-import { quotaExceededError } from '../quotas/quotas.js';
 import { isUuid, newId } from '../ids.js';
+import { quotaExceededError } from '../quotas/quotas.js';
 import { formatIssues, type ValidationIssue } from '../validation.js';
-import { bundleSchema, BUNDLE_VERSION, type Bundle } from './bundle-schema.js';
+import { parseYaml, yaml } from '../yaml.js';
+import { BUNDLE_VERSION, bundleSchema, type Bundle } from './bundle-schema.js';
 
-export interface ImportSummary {
+export type { KnownModels } from '../catalog/definitions.js';
+
+type SectionName = 'personas' | 'context_cards' | 'compositions' | 'skills' | 'workflows';
+const SECTIONS: readonly SectionName[] = ['personas', 'context_cards', 'compositions', 'skills', 'workflows'];
+type SectionCounts = Record<SectionName, number>;
+
+export interface ImportSummary extends SectionCounts {
   account_id: string;
-  personas: number;
-  context_cards: number;
-  compositions: number;
-  skills: number;
-  workflows: number;
-  /** Ids of the created items by bundle key, for items that had one. */
+  /** What the import did to each section's items. */
+  created: SectionCounts;
+  updated: SectionCounts;
+  unchanged: SectionCounts;
+  /** Items the bundle no longer holds, removed because `prune` was asked for. */
+  deleted: SectionCounts;
+  /** The id of each item, by `<kind>:<key>` (kind: persona, context_card, composition, skill, workflow). */
   ids: Record<string, string>;
 }
+
+export interface ImportOptions {
+  /** Delete the account's personas, cards, compositions, skills and workflows that the bundle does not hold. */
+  prune?: boolean;
+}
+
+/** How many times an import reads the account afresh when a concurrent write changed it, before giving up. */
+const MAX_IMPORT_ATTEMPTS = 3;
 
 function invalid(issues: readonly ValidationIssue[]): PorchError {
   return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${formatIssues(issues, { whole: '(root)' })}`);
@@ -42,235 +70,261 @@ export function parseBundleText(text: string, format: 'json' | 'yaml' | 'auto' =
   }
 }
 
-/** Every placeholder of a composition becomes a variable: declared ones keep their settings, others are required. */
-function compositionVariables(template: string, declared: Bundle['compositions'][number]['variables']): CompositionVariable[] {
-  const variables: CompositionVariable[] = declared.map((variable) => ({
-    name: variable.name,
-    required: variable.required,
-    ...(variable.default === undefined ? {} : { default: String(variable.default) }),
-    ...(variable.description === undefined ? {} : { description: variable.description }),
-  }));
-  for (const name of templateReferences(template)) {
-    if (!variables.some((variable) => variable.name === name)) variables.push({ name, required: true });
-  }
-  return variables;
-}
+const emptyCounts = (): SectionCounts => ({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
 
-function duplicateKeys(section: string, entries: readonly { key?: string | undefined }[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const issues: ValidationIssue[] = [];
-  entries.forEach((entry, index) => {
-    if (entry.key === undefined) return;
-    if (seen.has(entry.key)) issues.push({ path: [section, index, 'key'], message: `duplicate key "${entry.key}"` });
-    seen.add(entry.key);
-  });
-  return issues;
-}
+/** The section's kind as `ids` and workflow references name it. */
+const REF_KINDS: Record<SectionName, string> = {
+  personas: 'persona',
+  context_cards: 'context_card',
+  compositions: 'composition',
+  skills: 'skill',
+  workflows: 'workflow',
+};
 
-/** The models a bundle may name: the configured ones (the AI gateway's registry). */
-export interface KnownModels {
-  has(modelId: string): boolean;
-  /** For messages: the ids there are. */
-  list(): readonly string[];
-}
+/** Where each section is stored; personas and context cards share the cards table, and so one key space. */
+const STORE_KINDS: Record<SectionName, ContentKind> = {
+  personas: 'contextCards',
+  context_cards: 'contextCards',
+  compositions: 'compositions',
+  skills: 'skills',
+  workflows: 'workflows',
+};
 
 /**
- * An item naming a model the server does not offer would run on the default model (DECISIONS:
- * refused at import instead, never a silent fallback), so every model a bundle names is checked.
+ * Keys for items that have none, derived from their names: lowercase, dashes, at most 56
+ * characters, `-2`, `-3` ... for repeats. Deterministic in file order, so a keyless bundle
+ * imported twice matches itself.
  */
-function unknownModelIssue(models: KnownModels, path: readonly PropertyKey[], modelId: string | undefined): ValidationIssue[] {
-  if (modelId === undefined || models.has(modelId)) return [];
-  return [{ path, message: `unknown model "${modelId}" (available: ${models.list().join(', ')})` }];
+function createKeyMaker(kindOfKey: (space: ContentKind) => Set<string>) {
+  const nextSuffix = new Map<string, number>();
+  return (space: ContentKind, fallback: string, name: string): string => {
+    const used = kindOfKey(space);
+    const base = (
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '') || fallback
+    )
+      .replace(/^(\d)/, `${fallback}-$1`)
+      .slice(0, 56);
+    let key = base;
+    let suffix = nextSuffix.get(`${space}:${base}`) ?? 2;
+    for (; used.has(key); suffix += 1) key = `${base}-${suffix}`;
+    nextSuffix.set(`${space}:${base}`, suffix);
+    used.add(key);
+    return key;
+  };
+}
+
+/** Whether two records hold the same content for their kind (what a version holds). */
+function sameContent(kind: ContentKind, stored: object, incoming: object): boolean {
+  const pick = (record: object) =>
+    JSON.parse(JSON.stringify(Object.fromEntries(VERSIONED_CONTENT_FIELDS[kind].map((field) => [field, (record as Record<string, unknown>)[field]]))));
+  return isDeepStrictEqual(pick(stored), pick(incoming));
+}
+
+interface Existing {
+  byKey: Map<string, { id: string; version: number; record: object; name: string; bundleKey: string | null }>;
+  /** Resources imported before keys existed, which an item of the same name adopts. */
+  keyless: Array<{ id: string; version: number; record: object; name: string; bundleKey: string | null }>;
 }
 
 export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
+  /** Reads the account's catalog and turns the bundle into one catalog write. */
+  async function plan(accountId: string, bundle: Bundle, options: ImportOptions) {
+    const issues: ValidationIssue[] = [];
+    const now = clock.now();
+    const all = await store.catalog.exportAll(accountId);
+    const existing = new Map<ContentKind, Existing>();
+    const index = (kind: ContentKind, records: ReadonlyArray<{ id: string; version: number; bundleKey: string | null }>, name: (record: never) => string) => {
+      const entry: Existing = { byKey: new Map(), keyless: [] };
+      for (const record of records) {
+        const item = { id: record.id, version: record.version, record, name: name(record as never), bundleKey: record.bundleKey };
+        if (record.bundleKey === null) entry.keyless.push(item);
+        else entry.byKey.set(record.bundleKey, item);
+      }
+      existing.set(kind, entry);
+    };
+    // A persona adopts only a persona, a card only a card.
+    const cardName = (persona: boolean, title: string) => `${persona ? 'persona' : 'card'}:${title}`;
+    index('contextCards', all.contextCards, (card: ContextCardRecord) => cardName(card.category === PERSONA_CATEGORY, card.title));
+    index('compositions', all.compositions, (record: { name: string }) => record.name);
+    index('skills', all.skills, (record: { name: string }) => record.name);
+    index('workflows', all.workflows, (record: { name: string }) => record.name);
+
+    // Explicit keys first (duplicates are errors), then derived ones that avoid them.
+    const keysBySpace = new Map<ContentKind, Set<string>>();
+    const space = (kind: ContentKind) => keysBySpace.get(kind) ?? keysBySpace.set(kind, new Set()).get(kind) ?? new Set<string>();
+    for (const section of SECTIONS) {
+      for (const [position, entry] of (bundle[section] as Array<{ key?: string | undefined }>).entries()) {
+        if (entry.key === undefined) continue;
+        if (space(STORE_KINDS[section]).has(entry.key)) {
+          const scope = STORE_KINDS[section] === 'contextCards' ? 'personas and context cards' : section;
+          issues.push({ path: [section, position, 'key'], message: `duplicate key "${entry.key}" (keys are unique across ${scope})` });
+        }
+        space(STORE_KINDS[section]).add(entry.key);
+      }
+    }
+    const makeKey = createKeyMaker(space);
+    const keyOf = (section: SectionName, entry: { key?: string | undefined }, name: string) =>
+      entry.key ?? makeKey(STORE_KINDS[section], REF_KINDS[section].replace('_', '-'), name);
+
+    const creates: CatalogItem[] = [];
+    const updates: CatalogUpdate[] = [];
+    const matched = new Set<string>();
+    const ids = new Map<string, string>();
+    const summary = { created: emptyCounts(), updated: emptyCounts(), unchanged: emptyCounts(), deleted: emptyCounts() };
+
+    /** Matches an item to the resource imported under its key (or a keyless one of its name), and says what to write. */
+    const upsert = (section: SectionName, key: string, name: string, content: object, counters: object) => {
+      const kind = STORE_KINDS[section];
+      const known = existing.get(kind);
+      let found = known?.byKey.get(key);
+      if (!found && known) {
+        const adoptable = known.keyless.findIndex((candidate) => candidate.name === name && !matched.has(candidate.id));
+        found = adoptable >= 0 ? known.keyless[adoptable] : undefined;
+      }
+      if (found && matched.has(found.id)) found = undefined;
+      if (found) {
+        matched.add(found.id);
+        ids.set(`${REF_KINDS[section]}:${key}`, found.id);
+        if (found.bundleKey === key && sameContent(kind, found.record, content)) {
+          summary.unchanged[section] += 1;
+          return;
+        }
+        const { productionVersion: _production, ...stored } = found.record as { productionVersion?: unknown };
+        const record = { ...stored, ...content, bundleKey: key, version: found.version + 1, updatedAt: now };
+        updates.push({ kind, record, baseVersion: found.version } as CatalogUpdate);
+        summary.updated[section] += 1;
+        return;
+      }
+      const id = newId();
+      ids.set(`${REF_KINDS[section]}:${key}`, id);
+      creates.push({ kind, record: { id, accountId, ...content, ...counters, version: 1, bundleKey: key, createdAt: now, updatedAt: now } } as CatalogItem);
+      summary.created[section] += 1;
+    };
+
+    for (const entry of bundle.personas) upsert('personas', keyOf('personas', entry, entry.name), cardName(true, entry.name), personaContent(entry), {});
+    for (const entry of bundle.context_cards) {
+      const content = {
+        title: entry.title,
+        content: entry.content,
+        category: entry.category ?? null,
+        tags: entry.tags,
+        description: entry.description ?? null,
+        emoji: entry.emoji ?? null,
+      };
+      upsert('context_cards', keyOf('context_cards', entry, entry.title), cardName(entry.category === PERSONA_CATEGORY, entry.title), content, {});
+    }
+    for (const [position, entry] of bundle.compositions.entries()) {
+      issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
+      upsert('compositions', keyOf('compositions', entry, entry.name), entry.name, compositionContent(entry), { timesUsed: 0 });
+    }
+    for (const [position, entry] of bundle.skills.entries()) {
+      issues.push(...unknownModelIssues(models, ['skills', position, 'model'], entry.model));
+      upsert('skills', keyOf('skills', entry, entry.name), entry.name, skillContent(entry), {});
+    }
+
+    /** A reference is a bundle key of the right kind, or the id of an existing resource of the account. */
+    const resolveRef = async (ref: ResourceRef): Promise<string | null> => {
+      const local = ids.get(`${ref.kind}:${ref.ref}`);
+      if (local) return local;
+      if (!isUuid(ref.ref)) return null;
+      if (ref.kind === 'skill') return (await store.catalog.findSkill({ accountId, id: ref.ref })) ? ref.ref : null;
+      if (ref.kind === 'composition') return (await store.catalog.findComposition({ accountId, id: ref.ref })) ? ref.ref : null;
+      const persona = await store.contextCards.findOwned({ accountId, id: ref.ref });
+      return persona?.category === PERSONA_CATEGORY ? ref.ref : null;
+    };
+    for (const [position, entry] of bundle.workflows.entries()) {
+      const { key, dangling_refs: danglingNodes = [], ...definition } = entry;
+      const root = ['workflows', position];
+      const checked = await checkWorkflowEntry(definition, {
+        models,
+        root,
+        resolveRef,
+        // Only an id can be kept as it is: a bundle key names nothing outside the bundle.
+        danglingNodes: danglingNodes.filter((nodeId) => definition.nodes.some((node) => node.id === nodeId)),
+      });
+      const refs = definitionResourceRefs(definition as unknown as WorkflowDefinition);
+      for (const [danglingIndex, nodeId] of danglingNodes.entries()) {
+        const ref = refs.find((candidate) => candidate.nodeId === nodeId);
+        if (!ref)
+          issues.push({ path: [...root, 'dangling_refs', danglingIndex], message: `no node "${nodeId}" that refers to a skill, composition or persona` });
+        else if (!isUuid(ref.ref) && !ids.has(`${ref.kind}:${ref.ref}`))
+          issues.push({ path: [...root, 'dangling_refs', danglingIndex], message: `node "${nodeId}" refers by key; only an id can be kept dangling` });
+      }
+      if ('issues' in checked) {
+        issues.push(...checked.issues);
+        continue;
+      }
+      upsert('workflows', keyOf('workflows', { key }, entry.name), entry.name, checked.content, { usageCount: 0 });
+    }
+    if (issues.length > 0) throw invalid(issues);
+
+    const deletes: Array<{ kind: ContentKind; id: string }> = [];
+    if (options.prune) {
+      const pruned = (kind: ContentKind, section: (record: object) => SectionName) => {
+        const known = existing.get(kind);
+        for (const item of [...(known?.byKey.values() ?? []), ...(known?.keyless ?? [])]) {
+          if (matched.has(item.id)) continue;
+          deletes.push({ kind, id: item.id });
+          summary.deleted[section(item.record)] += 1;
+        }
+      };
+      pruned('contextCards', (record) => ((record as ContextCardRecord).category === PERSONA_CATEGORY ? 'personas' : 'context_cards'));
+      pruned('compositions', () => 'compositions');
+      pruned('skills', () => 'skills');
+      pruned('workflows', () => 'workflows');
+    }
+    return { changes: { accountId, creates, updates, deletes, at: now, authorKeyId: null, quotas }, summary, ids };
+  }
+
   return {
     /**
      * Validates the whole bundle first, then writes it in one transaction: on any error nothing is
      * written and the message names the bad path.
      */
-    async importBundle(accountId: string, raw: unknown): Promise<ImportSummary> {
+    async importBundle(accountId: string, raw: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
       const account = await store.accounts.findById(accountId);
       if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
-
       const parsed = bundleSchema.safeParse(raw);
       if (!parsed.success) throw invalid(parsed.error.issues);
       const bundle = parsed.data;
-      const issues = [
-        ...duplicateKeys('personas', bundle.personas),
-        ...duplicateKeys('compositions', bundle.compositions),
-        ...duplicateKeys('skills', bundle.skills),
-        ...duplicateKeys('workflows', bundle.workflows),
-      ];
 
-      const now = clock.now();
-      // Items are created in file order with strictly increasing ids, so "newest first" lists the
-      // last item of a section first, as if the operator had created them one by one.
-      const ids = new Map<string, string>();
-      const records: BundleRecords = { contextCards: [], compositions: [], skills: [], workflows: [] };
-      const card = (entry: Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt' | 'updatedAt'>): ContextCardRecord => ({
-        id: newId(),
-        accountId,
-        ...entry,
-        createdAt: now,
-        updatedAt: now,
-      });
-
-      for (const persona of bundle.personas) {
-        const record = card({
-          title: persona.name,
-          content: persona.content,
-          category: PERSONA_CATEGORY,
-          tags: persona.tags,
-          description: persona.description,
-          emoji: persona.emoji ?? null,
-        });
-        if (persona.key) ids.set(`persona:${persona.key}`, record.id);
-        records.contextCards.push(record);
-      }
-      for (const entry of bundle.context_cards) {
-        records.contextCards.push(
-          card({
-            title: entry.title,
-            content: entry.content,
-            category: entry.category ?? null,
-            tags: entry.tags,
-            description: entry.description ?? null,
-            emoji: entry.emoji ?? null,
-          }),
-        );
-      }
-      for (const [index, entry] of bundle.compositions.entries()) {
-        issues.push(...unknownModelIssue(models, ['compositions', index, 'model'], entry.model));
-        const id = newId();
-        if (entry.key) ids.set(`composition:${entry.key}`, id);
-        records.compositions.push({
-          id,
-          accountId,
-          name: entry.name,
-          description: entry.description,
-          tags: entry.tags,
-          template: entry.template,
-          variables: compositionVariables(entry.template, entry.variables),
-          defaultModel: entry.model ?? null,
-          timesUsed: 0,
-          createdAt: now,
-        });
-      }
-      for (const [index, entry] of bundle.skills.entries()) {
-        issues.push(...unknownModelIssue(models, ['skills', index, 'model'], entry.model));
-        const id = newId();
-        if (entry.key) ids.set(`skill:${entry.key}`, id);
-        records.skills.push({
-          id,
-          accountId,
-          name: entry.name,
-          description: entry.description,
-          category: entry.category,
-          instructions: entry.instructions,
-          model: entry.model ?? null,
-          createdAt: now,
-        });
-      }
-
-      /** A reference is a bundle key of the right kind, or the id of an existing resource of the account. */
-      const resolveRef = async (ref: ResourceRef): Promise<string | null> => {
-        const local = ids.get(`${ref.kind}:${ref.ref}`);
-        if (local) return local;
-        if (!isUuid(ref.ref)) return null;
-        if (ref.kind === 'skill') return (await store.catalog.findSkill({ accountId, id: ref.ref })) ? ref.ref : null;
-        if (ref.kind === 'composition') return (await store.catalog.findComposition({ accountId, id: ref.ref })) ? ref.ref : null;
-        const persona = await store.contextCards.findOwned({ accountId, id: ref.ref });
-        return persona?.category === PERSONA_CATEGORY ? ref.ref : null;
-      };
-
-      for (const [index, entry] of bundle.workflows.entries()) {
-        const { key, name, description, category, dangling_refs: danglingNodes = [], ...definitionInput } = entry;
-        let definition: WorkflowDefinition;
-        try {
-          definition = validateWorkflowDefinition(definitionInput, { root: ['workflows', index] });
-        } catch (err) {
-          if (err instanceof WorkflowDefinitionError) {
-            issues.push(...err.issues);
-            continue;
-          }
-          throw err;
+      for (let attempt = 1; ; attempt++) {
+        const { changes, summary, ids } = await plan(accountId, bundle, options);
+        const outcome =
+          changes.creates.length + changes.updates.length + changes.deletes.length === 0 ? ({ ok: true } as const) : await store.catalog.write(changes);
+        if (outcome.ok) {
+          return {
+            account_id: accountId,
+            ...Object.fromEntries(SECTIONS.map((section) => [section, bundle[section].length])),
+            ...summary,
+            ids: Object.fromEntries(ids),
+          } as ImportSummary;
         }
-        for (const [nodeIndex, node] of definition.nodes.entries()) {
-          if ('model' in node) issues.push(...unknownModelIssue(models, ['workflows', index, 'nodes', nodeIndex, 'model'], node.model));
-        }
-        const resolved = new Map<string, string>();
-        const refs = definitionResourceRefs(definition);
-        for (const [danglingIndex, nodeId] of danglingNodes.entries()) {
-          if (!refs.some((ref) => ref.nodeId === nodeId))
-            issues.push({
-              path: ['workflows', index, 'dangling_refs', danglingIndex],
-              message: `no node "${nodeId}" that refers to a skill, composition or persona`,
-            });
-        }
-        for (const ref of refs) {
-          const id = await resolveRef(ref);
-          const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
-          // A reference the exporting account had already lost stays as it was (an id), so the
-          // workflow moves whole and fails at that node as it did there (DECISIONS: export, then
-          // import, round-trips); only an id can be kept, since a bundle key names nothing outside the bundle.
-          if (id === null && danglingNodes.includes(ref.nodeId) && isUuid(ref.ref)) continue;
-          if (id === null)
-            issues.push({ path: ['workflows', index, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
-          else resolved.set(`${ref.kind}:${ref.ref}`, id);
-        }
-        const id = newId();
-        if (key) ids.set(`workflow:${key}`, id);
-        records.workflows.push({
-          id,
-          accountId,
-          name,
-          description,
-          category,
-          definition: mapResourceRefs(definition, (ref) => resolved.get(`${ref.kind}:${ref.ref}`) ?? ref.ref),
-          usageCount: 0,
-          createdAt: now,
-        });
+        if ('excess' in outcome) throw quotaExceededError(outcome.excess);
+        // The account's catalog changed between reading and writing: read it again.
+        if (attempt >= MAX_IMPORT_ATTEMPTS)
+          throw new PorchError('CONFLICT', 'The account’s catalog kept changing during the import; nothing was written. Try again.');
       }
-      if (issues.length > 0) throw invalid(issues);
-
-      const outcome = await store.catalog.insertBundle({ records, quotas });
-      if (!outcome.ok) throw quotaExceededError(outcome.excess);
-      return {
-        account_id: accountId,
-        personas: bundle.personas.length,
-        context_cards: bundle.context_cards.length,
-        compositions: records.compositions.length,
-        skills: records.skills.length,
-        workflows: records.workflows.length,
-        ids: Object.fromEntries([...ids].map(([qualified, id]) => [qualified, id])),
-      };
     },
 
-    /** Everything the account owns, in the import format; references become bundle keys. */
+    /** Everything the account owns, in the import format, with each item's key; references become keys. */
     async exportBundle(accountId: string): Promise<Bundle> {
       const account = await store.accounts.findById(accountId);
       if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
       const all = await store.catalog.exportAll(accountId);
+      const keysBySpace = new Map<ContentKind, Set<string>>();
+      const space = (kind: ContentKind) => keysBySpace.get(kind) ?? keysBySpace.set(kind, new Set()).get(kind) ?? new Set<string>();
+      for (const kind of ['contextCards', 'compositions', 'skills', 'workflows'] as const) {
+        for (const record of all[kind]) if (record.bundleKey !== null) space(kind).add(record.bundleKey);
+      }
+      const makeKey = createKeyMaker(space);
       const keys = new Map<string, string>();
-      const usedKeys = new Set<string>();
-      // Where the search for a free suffix of each base resumes, so a thousand items of one name take linear time.
-      const nextSuffix = new Map<string, number>();
-      const keyFor = (kind: string, id: string, name: string): string => {
-        const base = (
-          name
-            .toLowerCase()
-            .replace(/[^a-z0-9]+/g, '-')
-            .replace(/^-+|-+$/g, '') || kind
-        )
-          .replace(/^(\d)/, `${kind}-$1`)
-          .slice(0, 56);
-        let key = base;
-        let suffix = nextSuffix.get(`${kind}:${base}`) ?? 2;
-        for (; usedKeys.has(`${kind}:${key}`); suffix += 1) key = `${base}-${suffix}`;
-        nextSuffix.set(`${kind}:${base}`, suffix);
-        usedKeys.add(`${kind}:${key}`);
-        keys.set(`${kind}:${id}`, key);
+      const keyFor = (refKind: string, kind: ContentKind, record: { id: string; bundleKey: string | null }, name: string) => {
+        const key = record.bundleKey ?? makeKey(kind, refKind.replace('_', '-'), name);
+        keys.set(`${refKind}:${record.id}`, key);
         return key;
       };
       const personas = all.contextCards.filter((card) => card.category === PERSONA_CATEGORY);
@@ -278,15 +332,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       const optional = <Value>(name: string, value: Value | null | undefined) => (value === null || value === undefined ? {} : { [name]: value });
       return {
         version: BUNDLE_VERSION,
-        personas: personas.map((card) => ({
-          key: keyFor('persona', card.id, card.title),
-          name: card.title,
-          description: card.description ?? '',
-          ...optional('emoji', card.emoji),
-          content: card.content,
-          tags: card.tags,
-        })),
+        personas: personas.map((card) => ({ key: keyFor('persona', 'contextCards', card, card.title), ...personaEntry(card) })),
         context_cards: cards.map((card) => ({
+          key: keyFor('context_card', 'contextCards', card, card.title),
           title: card.title,
           content: card.content,
           ...optional('category', card.category),
@@ -295,22 +343,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
           ...optional('emoji', card.emoji),
         })),
         compositions: all.compositions.map((composition) => ({
-          key: keyFor('composition', composition.id, composition.name),
-          name: composition.name,
-          description: composition.description,
-          tags: composition.tags,
-          template: composition.template,
-          variables: composition.variables.map((variable) => ({ ...variable, required: variable.required })),
-          ...optional('model', composition.defaultModel),
+          key: keyFor('composition', 'compositions', composition, composition.name),
+          ...compositionEntry(composition),
         })),
-        skills: all.skills.map((skill) => ({
-          key: keyFor('skill', skill.id, skill.name),
-          name: skill.name,
-          description: skill.description,
-          category: skill.category,
-          instructions: skill.instructions,
-          ...optional('model', skill.model),
-        })),
+        skills: all.skills.map((skill) => ({ key: keyFor('skill', 'skills', skill, skill.name), ...skillEntry(skill) })),
         workflows: all.workflows.map((workflow) => {
           const stored = workflow.definition as WorkflowDefinition;
           // Every owned persona, skill and composition has a key by now; a reference without one
@@ -318,13 +354,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
           const dangling = definitionResourceRefs(stored)
             .filter((ref) => !keys.has(`${ref.kind}:${ref.ref}`))
             .map((ref) => ref.nodeId);
-          const definition = mapResourceRefs(stored, (ref) => keys.get(`${ref.kind}:${ref.ref}`) ?? ref.ref);
           return {
-            key: keyFor('workflow', workflow.id, workflow.name),
-            name: workflow.name,
-            description: workflow.description,
-            category: workflow.category,
-            ...definition,
+            key: keyFor('workflow', 'workflows', workflow, workflow.name),
+            ...workflowEntry(workflow, (ref) => keys.get(`${ref.kind}:${ref.ref}`) ?? ref.ref),
             ...(dangling.length > 0 ? { dangling_refs: [...new Set(dangling)] } : {}),
           };
         }),

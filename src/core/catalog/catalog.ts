@@ -1,8 +1,8 @@
 import type { CompositionRecord, ContextCardRecord, PageRequest, SkillRecord, Store, WorkflowRecord } from '../../db/store.js';
-import { PorchError } from '../errors.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { fetchPage, readPages, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
+import type { LifecycleService } from './lifecycle.js';
 
 /** DECISIONS.md: a persona's preview is the first 160 characters of its system prompt. */
 export const PERSONA_PREVIEW_LENGTH = 160;
@@ -87,27 +87,16 @@ export function personaListItem(card: ContextCardRecord): PersonaListItem {
   };
 }
 
-function notFound(kind: string, id: string): PorchError {
-  return new PorchError('RESOURCE_NOT_FOUND', `${kind} ${id} was not found.`);
-}
-
-export function createCatalogService(store: Store) {
+export function createCatalogService(store: Store, lifecycle: LifecycleService) {
   return {
-    /** Owned resources by id; another account's answers exactly like a missing one. */
-    async getComposition(accountId: string, id: string): Promise<CompositionRecord> {
-      return (await store.catalog.findComposition({ accountId, id })) ?? Promise.reject(notFound('Composition', id));
-    },
-    async getSkill(accountId: string, id: string): Promise<SkillRecord> {
-      return (await store.catalog.findSkill({ accountId, id })) ?? Promise.reject(notFound('Skill', id));
-    },
-    async getWorkflow(accountId: string, id: string): Promise<WorkflowRecord> {
-      return (await store.catalog.findWorkflow({ accountId, id })) ?? Promise.reject(notFound('Workflow', id));
-    },
-    async getPersona(accountId: string, id: string): Promise<ContextCardRecord> {
-      const card = await store.contextCards.findOwned({ accountId, id });
-      if (!card || card.category !== PERSONA_CATEGORY) throw notFound('Persona', id);
-      return card;
-    },
+    /**
+     * Owned resources by id, at the version that runs by default (`production` if set, else the
+     * newest); another account's answers exactly like a missing one.
+     */
+    getComposition: async (accountId: string, id: string): Promise<CompositionRecord> => (await lifecycle.resolve('composition', accountId, id)).record,
+    getSkill: async (accountId: string, id: string): Promise<SkillRecord> => (await lifecycle.resolve('skill', accountId, id)).record,
+    getWorkflow: async (accountId: string, id: string): Promise<WorkflowRecord> => (await lifecycle.resolve('workflow', accountId, id)).record,
+    getPersona: async (accountId: string, id: string): Promise<ContextCardRecord> => (await lifecycle.resolve('persona', accountId, id)).record,
     /** Every composition with its template and variables (MCP prompts). */
     allCompositions: (accountId: string): Promise<CompositionRecord[]> => store.catalog.listCompositions({ accountId, page: {} }),
     /** Every persona card with its content (MCP prompts). */

@@ -1,9 +1,10 @@
-import type { ContextCardRecord, KindQuota, PageRequest, Store } from '../../db/store.js';
+import type { ContentQuotas, ContextCardRecord, PageRequest, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { fetchPage, readPages, type Page } from '../pages.js';
 import { quotaExceededError } from '../quotas/quotas.js';
+import { definedFields } from '../validation.js';
 import { toIsoTimestamp } from '../views.js';
 
 /** Cards are prompt context: generous, but bounded so one card cannot fill the database. */
@@ -59,8 +60,18 @@ function notFound(id: string): PorchError {
   return new PorchError('RESOURCE_NOT_FOUND', `Context card ${id} was not found.`);
 }
 
-/** `quota` bounds the account's cards, personas included. */
-export function createContextCardService(store: Store, clock: Clock, quota: KindQuota) {
+/** How many times an update reads afresh after a concurrent writer got there first, before giving up. */
+const MAX_UPDATE_ATTEMPTS = 8;
+
+/**
+ * Cards are versioned like every catalog resource (a persona is a card), so each write goes
+ * through the catalog's write, which records the version; the quotas bound the account's cards,
+ * personas included.
+ */
+export function createContextCardService(store: Store, clock: Clock, quotas: ContentQuotas) {
+  const write = (accountId: string, changes: Pick<Parameters<Store['catalog']['write']>[0], 'creates' | 'updates' | 'deletes'>) =>
+    store.catalog.write({ accountId, ...changes, at: clock.now(), authorKeyId: null, quotas });
+
   return {
     list(accountId: string, page: PageRequest): Promise<Page<ContextCardView>> {
       return fetchPage(page, (request) => store.contextCards.list({ accountId, page: request }), contextCardView);
@@ -90,21 +101,31 @@ export function createContextCardService(store: Store, clock: Clock, quota: Kind
         emoji: input.emoji ?? null,
         createdAt: now,
         updatedAt: now,
+        version: 1,
+        bundleKey: null,
       };
-      const outcome = await store.contextCards.insert({ card, quota });
-      if (!outcome.ok) throw quotaExceededError(outcome.excess);
+      const outcome = await write(accountId, { creates: [{ kind: 'contextCards', record: card }], updates: [], deletes: [] });
+      if (!outcome.ok && 'excess' in outcome) throw quotaExceededError(outcome.excess);
       return contextCardView(card);
     },
 
     async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
-      const outcome = await store.contextCards.update({ accountId, id, changes: { ...changes, updatedAt: clock.now() }, quota });
-      if (!outcome) throw notFound(id);
-      if (!outcome.ok) throw quotaExceededError(outcome.excess);
-      return contextCardView(outcome.card);
+      for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+        const current = await store.contextCards.findOwned({ accountId, id });
+        if (!current) throw notFound(id);
+        const { productionVersion: _production, ...stored } = current;
+        const card: ContextCardRecord = { ...stored, ...definedFields(changes), version: current.version + 1, updatedAt: clock.now() };
+        const outcome = await write(accountId, { creates: [], updates: [{ kind: 'contextCards', record: card, baseVersion: current.version }], deletes: [] });
+        if (outcome.ok) return contextCardView(card);
+        if ('excess' in outcome) throw quotaExceededError(outcome.excess);
+        if ('stale' in outcome && outcome.stale.version === null) throw notFound(id);
+      }
+      throw new PorchError('CONFLICT', `Context card ${id} is being changed by other writers; read it again and retry.`);
     },
 
     async delete(accountId: string, id: string): Promise<void> {
-      if (!(await store.contextCards.delete({ accountId, id }))) throw notFound(id);
+      const outcome = await write(accountId, { creates: [], updates: [], deletes: [{ kind: 'contextCards', id }] });
+      if (!outcome.ok) throw notFound(id);
     },
   };
 }

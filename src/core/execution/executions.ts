@@ -12,6 +12,8 @@ import type { TokenUsage } from '../ai/ai-types.js';
 import type { ChatMessage } from '../ai/tokenizer.js';
 import type { ByokService } from '../byok/byok.js';
 import type { CatalogService } from '../catalog/catalog.js';
+import type { LifecycleService } from '../catalog/lifecycle.js';
+import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
@@ -25,11 +27,16 @@ import type { JudgeResult } from '../judge/judge-schema.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
-export interface CompositionExecutionResult {
+export interface CompletionFields {
   content: string;
   model_used: string;
   token_usage: TokenUsage;
   duration_ms: number;
+}
+
+export interface CompositionExecutionResult extends CompletionFields {
+  /** The version of the resource that ran. */
+  version: number;
 }
 
 export interface SkillExecutionResult extends CompositionExecutionResult {
@@ -42,6 +49,7 @@ export interface PersonaExecutionResult extends CompositionExecutionResult {
 
 export interface WorkflowExecutionResult {
   run_id: string;
+  version: number;
   status: 'completed' | 'failed';
   outputs: Record<string, unknown>;
   node_results: NodeResult[];
@@ -62,6 +70,8 @@ export interface ExecutionDependencies {
   store: Store;
   ai: AiGateway;
   catalog: CatalogService;
+  /** Resolves the version an execution runs. */
+  lifecycle: LifecycleService;
   credits: CreditService;
   byok: ByokService;
   modelCaller: ModelCaller;
@@ -74,12 +84,12 @@ export interface ExecutionDependencies {
   instance: Instance;
 }
 
-export interface ExecutionOptions {
+export interface ExecutionOptions extends VersionSelector {
   model?: string | undefined;
   use_byok?: boolean | undefined;
 }
 
-/** Workflows never change after import, so their validated definitions are kept, up to a bound. */
+/** A version of a workflow never changes, so the validated definitions of versions are kept, up to a bound. */
 const DEFINITION_CACHE_SIZE = 1_000;
 
 export function createExecutionService(deps: ExecutionDependencies) {
@@ -98,19 +108,20 @@ export function createExecutionService(deps: ExecutionDependencies) {
     messages: ChatMessage[],
     model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
     options: { temperature?: number | undefined } = {},
-  ): Promise<CompositionExecutionResult> {
+  ): Promise<CompletionFields> {
     const started = clock.now();
     const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
     const result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
     return { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
   }
 
-  function definitionOf(workflowId: string, stored: unknown): WorkflowDefinition {
-    let definition = definitions.get(workflowId);
+  function definitionOf(workflowId: string, version: number, stored: unknown): WorkflowDefinition {
+    const key = `${workflowId}:${version}`;
+    let definition = definitions.get(key);
     if (!definition) {
       definition = validateWorkflowDefinition(stored);
       if (definitions.size >= DEFINITION_CACHE_SIZE) definitions.delete(definitions.keys().next().value ?? '');
-      definitions.set(workflowId, definition);
+      definitions.set(key, definition);
     }
     return definition;
   }
@@ -123,16 +134,22 @@ export function createExecutionService(deps: ExecutionDependencies) {
       return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });
     },
 
-    async executeComposition(caller: Caller, id: string, input: ExecutionOptions & { variables?: VariableValues | undefined }, signal?: AbortSignal) {
-      const composition = await catalog.getComposition(caller.account.id, id);
+    async executeComposition(
+      caller: Caller,
+      id: string,
+      input: ExecutionOptions & { variables?: VariableValues | undefined },
+      signal?: AbortSignal,
+    ): Promise<CompositionExecutionResult> {
+      const { record: composition, version } = await deps.lifecycle.resolve('composition', caller.account.id, id, input);
       const messages = compositionMessages(composition, input.variables ?? {});
       const organisation = await organisationOf(caller);
-      const result = await complete({ caller, organisation, operation: 'execute_composition', resourceId: id, useByok: input.use_byok, signal }, messages, {
-        requested: input.model,
-        resourceDefault: composition.defaultModel,
-      });
+      const result = await complete(
+        { caller, organisation, operation: 'execute_composition', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
+        messages,
+        { requested: input.model, resourceDefault: composition.defaultModel },
+      );
       await store.catalog.incrementCompositionUse(id);
-      return result;
+      return { ...result, version };
     },
 
     async executeSkill(
@@ -141,16 +158,16 @@ export function createExecutionService(deps: ExecutionDependencies) {
       input: ExecutionOptions & { input?: string | undefined; context?: string | undefined; variables?: VariableValues | undefined },
       signal?: AbortSignal,
     ): Promise<SkillExecutionResult> {
-      const skill = await catalog.getSkill(caller.account.id, id);
+      const { record: skill, version } = await deps.lifecycle.resolve('skill', caller.account.id, id, input);
       // The spec: `input` is preferred; `context` is its legacy alias; input wins when both are sent.
       const text = input.input ?? input.context ?? '';
       const organisation = await organisationOf(caller);
       const result = await complete(
-        { caller, organisation, operation: 'execute_skill', resourceId: id, useByok: input.use_byok, signal },
+        { caller, organisation, operation: 'execute_skill', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
         skillMessages(skill, text, input.variables ?? {}),
         { requested: input.model, resourceDefault: skill.model },
       );
-      return { ...result, skill_name: skill.name };
+      return { ...result, version, skill_name: skill.name };
     },
 
     async executePersona(
@@ -159,25 +176,25 @@ export function createExecutionService(deps: ExecutionDependencies) {
       input: ExecutionOptions & { input: string; context?: string | undefined; temperature?: number | undefined },
       signal?: AbortSignal,
     ): Promise<PersonaExecutionResult> {
-      const persona = await catalog.getPersona(caller.account.id, id);
+      const { record: persona, version } = await deps.lifecycle.resolve('persona', caller.account.id, id, input);
       const organisation = await organisationOf(caller);
       const result = await complete(
-        { caller, organisation, operation: 'execute_persona', resourceId: id, useByok: input.use_byok, signal },
+        { caller, organisation, operation: 'execute_persona', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
         personaMessages(persona, input.input, input.context),
         { requested: input.model },
         { temperature: input.temperature },
       );
-      return { ...result, persona_name: persona.title };
+      return { ...result, version, persona_name: persona.title };
     },
 
     async executeWorkflow(
       caller: Caller,
       id: string,
-      input: { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
+      input: VersionSelector & { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
       signal?: AbortSignal,
     ): Promise<WorkflowExecutionResult> {
-      const workflow = await catalog.getWorkflow(caller.account.id, id);
-      const definition = definitionOf(workflow.id, workflow.definition);
+      const { record: workflow, version } = await deps.lifecycle.resolve('workflow', caller.account.id, id, input);
+      const definition = definitionOf(workflow.id, version, workflow.definition);
       const organisation = await organisationOf(caller);
       // A run that will call models must be able to start: answer 402 up front rather than
       // with a failed first node, unless the calls will go out on the caller's own key.
@@ -198,6 +215,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         organisation,
         operation: 'execute_workflow',
         resourceId: workflow.id,
+        resourceVersion: version,
         runId,
         nodeId: nodeCtx.nodeId,
         useByok: input.use_byok,
@@ -237,6 +255,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
       });
       const response: WorkflowExecutionResult = {
         run_id: runId,
+        version,
         status: result.status,
         outputs: result.outputs,
         node_results: input.include_trace ? result.node_results : [],
@@ -260,6 +279,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         partnerKeyId: caller.credential.kind === 'partner_key' ? caller.credential.id : null,
         operation: 'execute_workflow',
         resourceId: workflow.id,
+        resourceVersion: version,
         runId,
         nodeId: null,
         model: null,

@@ -19,6 +19,8 @@ export interface ModelCallContext {
   /** The API operation this call serves (`execute_composition`), for the usage record. */
   operation: string;
   resourceId: string | null;
+  /** The version of the resource that runs (usage records name it). */
+  resourceVersion?: number | null;
   runId?: string | null;
   nodeId?: string | null;
   /** The body's `use_byok`: false forces the shared gateway. */
@@ -64,6 +66,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
       partnerKeyId: ctx.caller.credential.kind === 'partner_key' ? ctx.caller.credential.id : null,
       operation: ctx.operation,
       resourceId: ctx.resourceId,
+      resourceVersion: ctx.resourceVersion ?? null,
       runId: ctx.runId ?? null,
       nodeId: ctx.nodeId ?? null,
       model: fields.model,

@@ -5,6 +5,7 @@
  * travels in SKILL.md `metadata` under `porch-*` keys, so export → import gives the same skill.
  */
 import type { SkillRecord } from '../../db/store.js';
+import { IDENTIFIER_PATTERN } from '../engine/workflow-definition.js';
 import type { BundleService } from '../bundle/bundles.js';
 import { BUNDLE_LIMITS } from '../bundle/bundle-schema.js';
 import { PorchError } from '../errors.js';
@@ -81,8 +82,9 @@ export interface ImportedAgentSkill {
 }
 
 /**
- * Creates a Porch custom skill from SKILL.md text through the bundle importer, so the same
- * validation and the same all-or-nothing write apply as for `porch import`.
+ * Creates (or, for a name imported before, updates) a Porch custom skill from SKILL.md text
+ * through the bundle importer, so the same validation and the same all-or-nothing write apply
+ * as for `porch import`.
  */
 export async function importAgentSkill(
   bundles: Pick<BundleService, 'importBundle'>,
@@ -95,7 +97,9 @@ export async function importAgentSkill(
     throw new PorchError('VALIDATION_ERROR', `Invalid SKILL.md: its name "${document.name}" must equal its folder name "${options.expectedName}".`);
   }
   const entry = agentSkillToPorchSkill(document, options);
-  const key = 'imported';
+  // The skill's name is its key, so importing a SKILL.md again updates the skill (as a new
+  // version when it changed) rather than adding a second one.
+  const key = IDENTIFIER_PATTERN.test(document.name) ? document.name : `skill-${document.name}`;
   const summary = await bundles.importBundle(accountId, { skills: [{ key, ...entry }] });
   const id = summary.ids[`skill:${key}`];
   if (!id) throw new PorchError('INTERNAL_ERROR', 'The skill was imported but its id was not reported.');

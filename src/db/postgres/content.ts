@@ -1,11 +1,11 @@
-import { and, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { bundleAdditions, contextCardSizeBytes, sizedBundle } from '../content-size.js';
-import { definedChanges, quotaExcess, recordColumns, type ContentAmount } from '../quota-excess.js';
+import { factsNeeded, isPlan, planCatalogWrite, storedKey, type StoredState } from '../catalog-changes.js';
+import { recordColumns, type ContentAmount } from '../quota-excess.js';
 import type { PostgresDatabase } from './open-database.js';
-import { accounts, compositions, contextCards, skills, workflows } from './schema.js';
+import { accounts, compositions, contextCards, resourceLabels, resourceVersions, skills, workflows } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import type { CatalogRepository, ContentKind, ContextCardRepository, OwnedPageRequest } from '../store.js';
+import type { CatalogChanges, CatalogRepository, ContentKind, ContextCardRepository, OwnedPageRequest } from '../store.js';
 
 const cardColumns = recordColumns(getTableColumns(contextCards));
 const compositionColumns = recordColumns(getTableColumns(compositions));
@@ -13,6 +13,11 @@ const skillColumns = recordColumns(getTableColumns(skills));
 const workflowColumns = recordColumns(getTableColumns(workflows));
 
 const CONTENT_TABLES = { contextCards, compositions, skills, workflows } as const;
+
+/** The version the resource's `production` label names, read with the resource in one statement. */
+const productionVersion = sql<
+  number | null
+>`(select ${resourceLabels.version} from ${resourceLabels} where ${resourceLabels.resourceId} = ${sql.placeholder('id')} and ${resourceLabels.label} = 'production')`;
 
 /**
  * Locks the accounts' rows until the transaction ends, so quota checks and writes for one account
@@ -56,9 +61,68 @@ async function insertInBatches<Table extends PgTable>(tx: PostgresTransaction, t
   }
 }
 
+/** `values` in slices small enough for one statement's parameters. */
+function* batches<Value>(values: readonly Value[]): Generator<Value[]> {
+  for (let start = 0; start < values.length; start += INSERT_BATCH_ROWS) yield values.slice(start, start + INSERT_BATCH_ROWS);
+}
+
+/**
+ * A catalog write (catalog-changes.ts plans it): under the account's row lock, which every write
+ * of the account's content takes, so the versions read here cannot move before the write lands.
+ */
+async function writeCatalog(db: PostgresDatabase, changes: CatalogChanges) {
+  return inTransaction(db, async (tx) => {
+    await lockAccounts(tx, [changes.accountId]);
+    const { ids, keys, kinds } = factsNeeded(changes);
+    const stored = new Map<string, StoredState>();
+    const keyHolders = new Map<string, string>();
+    for (const [kind, kindIds] of ids) {
+      const table = CONTENT_TABLES[kind];
+      for (const batch of batches(kindIds)) {
+        const rows = await tx
+          .select({ id: table.id, version: table.version, sizeBytes: table.sizeBytes })
+          .from(table)
+          .where(and(eq(table.accountId, changes.accountId), inArray(table.id, batch)));
+        for (const row of rows) stored.set(storedKey(kind, row.id), { version: row.version, sizeBytes: row.sizeBytes });
+      }
+    }
+    for (const [kind, kindKeys] of keys) {
+      const table = CONTENT_TABLES[kind];
+      for (const batch of batches(kindKeys)) {
+        const rows = await tx
+          .select({ id: table.id, bundleKey: table.bundleKey })
+          .from(table)
+          .where(and(eq(table.accountId, changes.accountId), inArray(table.bundleKey, batch)));
+        for (const row of rows) if (row.bundleKey !== null) keyHolders.set(storedKey(kind, row.bundleKey), row.id);
+      }
+    }
+    const held = new Map<ContentKind, ContentAmount>();
+    for (const kind of kinds) held.set(kind, await holdings(tx, kind, changes.accountId));
+    const plan = planCatalogWrite(changes, { stored, keyHolders, holdings: (kind) => held.get(kind) ?? { items: 0, bytes: 0 } });
+    if (!isPlan(plan)) return plan;
+    for (const { kind, id } of plan.deletes) {
+      const table = CONTENT_TABLES[kind];
+      await tx.delete(table).where(eq(table.id, id));
+      await tx.delete(resourceLabels).where(eq(resourceLabels.resourceId, id));
+      await tx.update(resourceVersions).set({ deletedAt: changes.at }).where(eq(resourceVersions.resourceId, id));
+    }
+    for (const { kind, id, set } of plan.updates) {
+      const table = CONTENT_TABLES[kind];
+      await tx.update(table).set(set).where(eq(table.id, id));
+    }
+    for (const kind of Object.keys(CONTENT_TABLES) as ContentKind[]) {
+      // The plan's rows are the kind's records (typed by CatalogItem) plus the size the store keeps.
+      const rows = plan.creates.filter((create) => create.kind === kind).map((create) => create.row as never);
+      await insertInBatches(tx, CONTENT_TABLES[kind], rows);
+    }
+    await insertInBatches(tx, resourceVersions, plan.versions);
+    return { ok: true } as const;
+  });
+}
+
 export function createContextCardRepository(db: PostgresDatabase): ContextCardRepository {
   const owned = db
-    .select(cardColumns)
+    .select({ ...cardColumns, productionVersion })
     .from(contextCards)
     .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
     .prepare('context_card_owned');
@@ -75,61 +139,26 @@ export function createContextCardRepository(db: PostgresDatabase): ContextCardRe
     async findOwned({ accountId, id }) {
       return (await owned.execute({ id, accountId }))[0] ?? null;
     },
-    async insert({ card, quota }) {
-      return inTransaction(db, async (tx) => {
-        await lockAccounts(tx, [card.accountId]);
-        const sizeBytes = contextCardSizeBytes(card);
-        const excess = quotaExcess('contextCards', await holdings(tx, 'contextCards', card.accountId), { items: 1, bytes: sizeBytes }, quota);
-        if (excess) return { ok: false, excess };
-        await tx.insert(contextCards).values({ ...card, sizeBytes });
-        return { ok: true };
-      });
-    },
-    async update({ accountId, id, changes, quota }) {
-      return inTransaction(db, async (tx) => {
-        await lockAccounts(tx, [accountId]);
-        const [current] = await tx
-          .select(getTableColumns(contextCards))
-          .from(contextCards)
-          .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)));
-        if (!current) return null;
-        const { sizeBytes: storedSize, ...record } = current;
-        // The size is of the card as it will be, known only here, inside the transaction that writes it.
-        const sizeBytes = contextCardSizeBytes({ ...record, ...definedChanges(changes) });
-        const excess = quotaExcess('contextCards', await holdings(tx, 'contextCards', accountId), { items: 0, bytes: sizeBytes - storedSize }, quota);
-        if (excess) return { ok: false, excess };
-        const [card] = await tx
-          .update(contextCards)
-          .set({ ...changes, sizeBytes })
-          .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
-          .returning(cardColumns);
-        return card ? { ok: true, card } : null;
-      });
-    },
-    async delete({ accountId, id }) {
-      const deleted = await db
-        .delete(contextCards)
-        .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
-        .returning({ id: contextCards.id });
-      return deleted.length > 0;
-    },
   };
 }
+
+// A version as the store reads it: every column but the owner, which the query already matched.
+const { accountId: _owner, ...versionColumns } = getTableColumns(resourceVersions);
 
 export function createCatalogRepository(db: PostgresDatabase): CatalogRepository {
   const cards = createContextCardRepository(db);
   const compositionById = db
-    .select(compositionColumns)
+    .select({ ...compositionColumns, productionVersion })
     .from(compositions)
     .where(and(eq(compositions.id, sql.placeholder('id')), eq(compositions.accountId, sql.placeholder('accountId'))))
     .prepare('composition_owned');
   const skillById = db
-    .select(skillColumns)
+    .select({ ...skillColumns, productionVersion })
     .from(skills)
     .where(and(eq(skills.id, sql.placeholder('id')), eq(skills.accountId, sql.placeholder('accountId'))))
     .prepare('skill_owned');
   const workflowById = db
-    .select(workflowColumns)
+    .select({ ...workflowColumns, productionVersion })
     .from(workflows)
     .where(and(eq(workflows.id, sql.placeholder('id')), eq(workflows.accountId, sql.placeholder('accountId'))))
     .prepare('workflow_owned');
@@ -183,24 +212,71 @@ export function createCatalogRepository(db: PostgresDatabase): CatalogRepository
     async incrementWorkflowUse(id) {
       await workflowUsed.execute({ id });
     },
-    async insertBundle({ records, quotas }) {
-      const bundle = sizedBundle(records);
-      const additions = bundleAdditions(bundle);
+    write: (changes) => writeCatalog(db, changes),
+    async findIdByKey({ accountId, kind, key }) {
+      const table = CONTENT_TABLES[kind];
+      const [found] = await db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.accountId, accountId), eq(table.bundleKey, key)));
+      return found?.id ?? null;
+    },
+    async listVersions({ accountId, id, page }) {
+      const query = db
+        .select(versionColumns)
+        .from(resourceVersions)
+        .where(
+          and(
+            eq(resourceVersions.resourceId, id),
+            eq(resourceVersions.accountId, accountId),
+            page.cursor ? lt(resourceVersions.version, Number(page.cursor)) : undefined,
+          ),
+        )
+        .orderBy(desc(resourceVersions.version));
+      return page.limit === undefined ? query : query.limit(page.limit);
+    },
+    async findVersion({ accountId, id, version }) {
+      const [found] = await db
+        .select(versionColumns)
+        .from(resourceVersions)
+        .where(and(eq(resourceVersions.resourceId, id), eq(resourceVersions.accountId, accountId), eq(resourceVersions.version, version)));
+      return found ?? null;
+    },
+    async listLabels({ accountId, id }) {
+      return db
+        .select({ resourceId: resourceLabels.resourceId, label: resourceLabels.label, version: resourceLabels.version, updatedAt: resourceLabels.updatedAt })
+        .from(resourceLabels)
+        .where(and(eq(resourceLabels.resourceId, id), eq(resourceLabels.accountId, accountId)))
+        .orderBy(resourceLabels.label);
+    },
+    async setLabel({ accountId, id, kind, label, version, at }) {
       return inTransaction(db, async (tx) => {
-        await lockAccounts(
-          tx,
-          additions.map((addition) => addition.accountId),
-        );
-        for (const { kind, accountId, added } of additions) {
-          const excess = quotaExcess(kind, await holdings(tx, kind, accountId), added, quotas[kind]);
-          if (excess) return { ok: false, excess };
-        }
-        await insertInBatches(tx, contextCards, bundle.contextCards);
-        await insertInBatches(tx, compositions, bundle.compositions);
-        await insertInBatches(tx, skills, bundle.skills);
-        await insertInBatches(tx, workflows, bundle.workflows);
-        return { ok: true };
+        // The account's lock orders this after any write of its catalog (a delete included).
+        await lockAccounts(tx, [accountId]);
+        const table = CONTENT_TABLES[kind];
+        const [resource] = await tx
+          .select({ version: table.version })
+          .from(table)
+          .where(and(eq(table.id, id), eq(table.accountId, accountId)));
+        if (!resource) return 'no_resource';
+        if (version < 1 || version > resource.version) return 'no_version';
+        await tx
+          .insert(resourceLabels)
+          .values({ resourceId: id, label, version, accountId, updatedAt: at })
+          .onConflictDoUpdate({ target: [resourceLabels.resourceId, resourceLabels.label], set: { version, updatedAt: at } });
+        return 'set';
       });
+    },
+    async removeLabel({ accountId, id, label }) {
+      const removed = await db
+        .delete(resourceLabels)
+        .where(and(eq(resourceLabels.resourceId, id), eq(resourceLabels.accountId, accountId), eq(resourceLabels.label, label)))
+        .returning({ label: resourceLabels.label });
+      return removed.length > 0;
+    },
+    async pruneDeletedVersions(before) {
+      const removed = await db.delete(resourceVersions).where(lte(resourceVersions.deletedAt, before)).returning({ version: resourceVersions.version });
+      return removed.length;
     },
     async exportAll(accountId) {
       const all = { accountId, page: {} } satisfies OwnedPageRequest;

@@ -20,6 +20,12 @@ const timestamps = {
   createdAt: epochMs('created_at').notNull(),
 };
 
+/** The newest version's number and the import key of a versioned resource (as on SQLite). */
+const versioned = {
+  version: integer('version').notNull().default(1),
+  bundleKey: text('bundle_key'),
+};
+
 export const organisations = pgTable('organisations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -149,6 +155,7 @@ export const usageRecords = pgTable(
     partnerKeyId: text('partner_key_id'),
     operation: text('operation').notNull(),
     resourceId: text('resource_id'),
+    resourceVersion: integer('resource_version'),
     runId: text('run_id'),
     nodeId: text('node_id'),
     model: text('model'),
@@ -179,10 +186,12 @@ export const contextCards = pgTable(
     emoji: text('emoji'),
     ...timestamps,
     updatedAt: epochMs('updated_at').notNull(),
+    ...versioned,
     /** What the row counts against the account's byte quota (src/db/content-size.ts); not part of the record. */
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
   (table) => [
+    uniqueIndex('context_cards_bundle_key_unique').on(table.accountId, table.bundleKey),
     index('context_cards_account_idx').on(table.accountId, table.id),
     index('context_cards_category_idx').on(table.accountId, table.category, table.id),
     index('context_cards_size_idx').on(table.accountId, table.sizeBytes),
@@ -204,9 +213,15 @@ export const compositions = pgTable(
     defaultModel: text('default_model'),
     timesUsed: integer('times_used').notNull().default(0),
     ...timestamps,
+    updatedAt: epochMs('updated_at').notNull().default(0),
+    ...versioned,
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('compositions_account_idx').on(table.accountId, table.id), index('compositions_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('compositions_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('compositions_account_idx').on(table.accountId, table.id),
+    index('compositions_size_idx').on(table.accountId, table.sizeBytes),
+  ],
 );
 
 export const skills = pgTable(
@@ -222,9 +237,15 @@ export const skills = pgTable(
     instructions: text('instructions').notNull(),
     model: text('model'),
     ...timestamps,
+    updatedAt: epochMs('updated_at').notNull().default(0),
+    ...versioned,
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('skills_account_idx').on(table.accountId, table.id), index('skills_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('skills_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('skills_account_idx').on(table.accountId, table.id),
+    index('skills_size_idx').on(table.accountId, table.sizeBytes),
+  ],
 );
 
 export const workflows = pgTable(
@@ -241,9 +262,44 @@ export const workflows = pgTable(
     definition: json('definition').$type<unknown>().notNull(),
     usageCount: integer('usage_count').notNull().default(0),
     ...timestamps,
+    updatedAt: epochMs('updated_at').notNull().default(0),
+    ...versioned,
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('workflows_account_idx').on(table.accountId, table.id), index('workflows_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('workflows_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('workflows_account_idx').on(table.accountId, table.id),
+    index('workflows_size_idx').on(table.accountId, table.sizeBytes),
+  ],
+);
+
+/** Every version of every versioned resource (see the SQLite schema). */
+export const resourceVersions = pgTable(
+  'resource_versions',
+  {
+    resourceId: text('resource_id').notNull(),
+    version: integer('version').notNull(),
+    accountId: text('account_id').notNull(),
+    kind: text('kind', { enum: ['contextCards', 'compositions', 'skills', 'workflows'] }).notNull(),
+    content: json('content').$type<Record<string, unknown>>().notNull(),
+    authorKeyId: text('author_key_id'),
+    ...timestamps,
+    deletedAt: epochMs('deleted_at'),
+  },
+  (table) => [primaryKey({ columns: [table.resourceId, table.version] }), index('resource_versions_deleted_idx').on(table.deletedAt)],
+);
+
+/** Named versions; `latest` is implicit and never stored. */
+export const resourceLabels = pgTable(
+  'resource_labels',
+  {
+    resourceId: text('resource_id').notNull(),
+    label: text('label').notNull(),
+    version: integer('version').notNull(),
+    accountId: text('account_id').notNull(),
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.resourceId, table.label] })],
 );
 
 export const workflowRuns = pgTable(

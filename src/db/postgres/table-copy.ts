@@ -37,7 +37,7 @@ function primaryKeyOf(table: PgTable): PgColumn[] {
  * Byte order, as SQLite compares text: the database's collation (say en_US) may order ids
  * differently, and the ledger checksum must read rows in the same order on both engines.
  */
-const inByteOrder = (column: PgColumn): SQL => sql`${column} collate "C"`;
+const inByteOrder = (column: PgColumn): SQL => (column.dataType === 'string' ? sql`${column} collate "C"` : sql`${column}`);
 
 /** Connections the copy holds: one for its transaction. */
 const COPY_POOL_SIZE = 1;

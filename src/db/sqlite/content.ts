@@ -1,24 +1,12 @@
-import { and, count, desc, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { bundleAdditions, contextCardSizeBytes, sizedBundle } from '../content-size.js';
-import { definedChanges, quotaExcess, recordColumns, type ContentAmount } from '../quota-excess.js';
+import { factsNeeded, isPlan, planCatalogWrite, storedKey, type StoredState } from '../catalog-changes.js';
+import { recordColumns, type ContentAmount } from '../quota-excess.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
-import { compositions, contextCards, skills, workflows } from './schema.js';
-import type {
-  BundleRecords,
-  CatalogRepository,
-  ContentKind,
-  ContentQuotas,
-  ContextCardRecord,
-  ContextCardRepository,
-  ContextCardUpdateOutcome,
-  KindQuota,
-  OwnedId,
-  OwnedPageRequest,
-  QuotaOutcome,
-} from '../store.js';
+import { compositions, contextCards, resourceLabels, resourceVersions, skills, workflows } from './schema.js';
+import type { CatalogChanges, CatalogRepository, CatalogWriteOutcome, ContentKind, ContextCardRepository, OwnedPageRequest } from '../store.js';
 
 const cardColumns = recordColumns(getTableColumns(contextCards));
 const compositionColumns = recordColumns(getTableColumns(compositions));
@@ -26,6 +14,11 @@ const skillColumns = recordColumns(getTableColumns(skills));
 const workflowColumns = recordColumns(getTableColumns(workflows));
 
 const CONTENT_TABLES = { contextCards, compositions, skills, workflows } as const;
+
+/** The version the resource's `production` label names, read with the resource in one statement. */
+const productionVersion = sql<
+  number | null
+>`(select ${resourceLabels.version} from ${resourceLabels} where ${resourceLabels.resourceId} = ${sql.placeholder('id')} and ${resourceLabels.label} = 'production')`;
 
 /**
  * How much of each kind an account holds: a count and a sum read from the (account, size) index
@@ -71,17 +64,9 @@ function pageParams({ accountId, page }: OwnedPageRequest) {
 }
 
 export function createContextCardRepository(db: PorchDatabase): ContextCardRepository {
-  const holdings = createHoldings(db);
   const findOwned = onFirstUse(() =>
     db
-      .select(cardColumns)
-      .from(contextCards)
-      .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
-      .prepare(),
-  );
-  const ownedSize = onFirstUse(() =>
-    db
-      .select({ sizeBytes: contextCards.sizeBytes })
+      .select({ ...cardColumns, productionVersion })
       .from(contextCards)
       .where(and(eq(contextCards.id, sql.placeholder('id')), eq(contextCards.accountId, sql.placeholder('accountId'))))
       .prepare(),
@@ -98,39 +83,6 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
     );
   const anyCategory = listPage(false);
   const oneCategory = listPage(true);
-  const insertCard = immediateTransaction(db, (card: ContextCardRecord, quota: KindQuota): QuotaOutcome => {
-    const sizeBytes = contextCardSizeBytes(card);
-    const excess = quotaExcess('contextCards', holdings('contextCards', card.accountId), { items: 1, bytes: sizeBytes }, quota);
-    if (excess) return { ok: false, excess };
-    db.insert(contextCards)
-      .values({ ...card, sizeBytes })
-      .run();
-    return { ok: true };
-  });
-  const updateCard = immediateTransaction(
-    db,
-    ({
-      accountId,
-      id,
-      changes,
-      quota,
-    }: OwnedId & { changes: Partial<Omit<ContextCardRecord, 'id' | 'accountId' | 'createdAt'>>; quota: KindQuota }): ContextCardUpdateOutcome => {
-      const current = findOwned().get({ id, accountId });
-      const stored = ownedSize().get({ id, accountId });
-      if (!current || !stored) return null;
-      // The size is of the card as it will be, known only here, inside the transaction that writes it.
-      const sizeBytes = contextCardSizeBytes({ ...current, ...definedChanges(changes) });
-      const excess = quotaExcess('contextCards', holdings('contextCards', accountId), { items: 0, bytes: sizeBytes - stored.sizeBytes }, quota);
-      if (excess) return { ok: false, excess };
-      const card = db
-        .update(contextCards)
-        .set({ ...changes, sizeBytes })
-        .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
-        .returning(cardColumns)
-        .get();
-      return card ? { ok: true, card } : null;
-    },
-  );
   return {
     async list(request) {
       const { category } = request;
@@ -140,25 +92,63 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
     async findOwned({ accountId, id }) {
       return findOwned().get({ id, accountId }) ?? null;
     },
-    async insert({ card, quota }) {
-      return insertCard(card, quota);
-    },
-    async update(request) {
-      return updateCard(request);
-    },
-    async delete({ accountId, id }) {
-      return (
-        db
-          .delete(contextCards)
-          .where(and(eq(contextCards.id, id), eq(contextCards.accountId, accountId)))
-          .run().changes > 0
-      );
-    },
   };
 }
 
-export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
+/** Applies a planned catalog write (catalog-changes.ts) inside the caller's transaction. */
+function createCatalogWriter(db: PorchDatabase) {
   const holdings = createHoldings(db);
+  const read = (changes: CatalogChanges) => {
+    const { ids, keys, kinds } = factsNeeded(changes);
+    const stored = new Map<string, StoredState>();
+    const keyHolders = new Map<string, string>();
+    for (const [kind, kindIds] of ids) {
+      const table = CONTENT_TABLES[kind];
+      const rows = db
+        .select({ id: table.id, version: table.version, sizeBytes: table.sizeBytes })
+        .from(table)
+        .where(and(eq(table.accountId, changes.accountId), inArray(table.id, kindIds)))
+        .all();
+      for (const row of rows) stored.set(storedKey(kind, row.id), { version: row.version, sizeBytes: row.sizeBytes });
+    }
+    for (const [kind, kindKeys] of keys) {
+      const table = CONTENT_TABLES[kind];
+      const rows = db
+        .select({ id: table.id, bundleKey: table.bundleKey })
+        .from(table)
+        .where(and(eq(table.accountId, changes.accountId), inArray(table.bundleKey, kindKeys)))
+        .all();
+      for (const row of rows) if (row.bundleKey !== null) keyHolders.set(storedKey(kind, row.bundleKey), row.id);
+    }
+    const held = new Map<ContentKind, ContentAmount>(kinds.map((kind) => [kind, holdings(kind, changes.accountId)]));
+    return { stored, keyHolders, holdings: (kind: ContentKind) => held.get(kind) ?? { items: 0, bytes: 0 } };
+  };
+  return immediateTransaction(db, (changes: CatalogChanges): CatalogWriteOutcome => {
+    const plan = planCatalogWrite(changes, read(changes));
+    if (!isPlan(plan)) return plan;
+    for (const { kind, id } of plan.deletes) {
+      const table = CONTENT_TABLES[kind];
+      db.delete(table).where(eq(table.id, id)).run();
+      db.delete(resourceLabels).where(eq(resourceLabels.resourceId, id)).run();
+      db.update(resourceVersions).set({ deletedAt: changes.at }).where(eq(resourceVersions.resourceId, id)).run();
+    }
+    for (const { kind, id, set } of plan.updates) {
+      const table = CONTENT_TABLES[kind];
+      db.update(table).set(set).where(eq(table.id, id)).run();
+    }
+    for (const { kind, row } of plan.creates) {
+      // The plan's row is the kind's record (typed by CatalogItem) plus the size the store keeps.
+      db.insert(CONTENT_TABLES[kind])
+        .values(row as never)
+        .run();
+    }
+    for (const version of plan.versions) db.insert(resourceVersions).values(version).run();
+    return { ok: true };
+  });
+}
+
+export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
+  const write = createCatalogWriter(db);
   const compositionPages = byPageShape((afterCursor) =>
     db
       .select(compositionColumns)
@@ -189,21 +179,21 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
   const compositionById = onFirstUse(() =>
     db
-      .select(compositionColumns)
+      .select({ ...compositionColumns, productionVersion })
       .from(compositions)
       .where(and(eq(compositions.id, owned.id), eq(compositions.accountId, owned.accountId)))
       .prepare(),
   );
   const skillById = onFirstUse(() =>
     db
-      .select(skillColumns)
+      .select({ ...skillColumns, productionVersion })
       .from(skills)
       .where(and(eq(skills.id, owned.id), eq(skills.accountId, owned.accountId)))
       .prepare(),
   );
   const workflowById = onFirstUse(() =>
     db
-      .select(workflowColumns)
+      .select({ ...workflowColumns, productionVersion })
       .from(workflows)
       .where(and(eq(workflows.id, owned.id), eq(workflows.accountId, owned.accountId)))
       .prepare(),
@@ -222,18 +212,43 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .where(eq(workflows.id, sql.placeholder('id')))
       .prepare(),
   );
-  const insertBundle = immediateTransaction(db, (records: BundleRecords, quotas: ContentQuotas): QuotaOutcome => {
-    const bundle = sizedBundle(records);
-    for (const { kind, accountId, added } of bundleAdditions(bundle)) {
-      const excess = quotaExcess(kind, holdings(kind, accountId), added, quotas[kind]);
-      if (excess) return { ok: false, excess };
-    }
-    for (const card of bundle.contextCards) db.insert(contextCards).values(card).run();
-    for (const composition of bundle.compositions) db.insert(compositions).values(composition).run();
-    for (const skill of bundle.skills) db.insert(skills).values(skill).run();
-    for (const workflow of bundle.workflows) db.insert(workflows).values(workflow).run();
-    return { ok: true };
-  });
+  // A version as the store reads it: every column but the owner, which the query already matched.
+  const { accountId: _owner, ...versionColumns } = getTableColumns(resourceVersions);
+  const ownedVersions = and(eq(resourceVersions.resourceId, owned.id), eq(resourceVersions.accountId, owned.accountId));
+  const versionPages = byPageShape((afterCursor) =>
+    db
+      .select(versionColumns)
+      .from(resourceVersions)
+      .where(and(ownedVersions, afterCursor ? lt(resourceVersions.version, sql.placeholder('cursor')) : undefined))
+      .orderBy(desc(resourceVersions.version))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+  );
+  const versionById = onFirstUse(() =>
+    db
+      .select(versionColumns)
+      .from(resourceVersions)
+      .where(and(ownedVersions, eq(resourceVersions.version, sql.placeholder('version'))))
+      .prepare(),
+  );
+  const setLabel = immediateTransaction(
+    db,
+    ({ accountId, id, kind, label, version, at }: Parameters<CatalogRepository['setLabel']>[0]): Awaited<ReturnType<CatalogRepository['setLabel']>> => {
+      const table = CONTENT_TABLES[kind];
+      const resource = db
+        .select({ version: table.version })
+        .from(table)
+        .where(and(eq(table.id, id), eq(table.accountId, accountId)))
+        .get();
+      if (!resource) return 'no_resource';
+      if (version < 1 || version > resource.version) return 'no_version';
+      db.insert(resourceLabels)
+        .values({ resourceId: id, label, version, accountId, updatedAt: at })
+        .onConflictDoUpdate({ target: [resourceLabels.resourceId, resourceLabels.label], set: { version, updatedAt: at } })
+        .run();
+      return 'set';
+    },
+  );
   return {
     async listCompositions(request) {
       return (request.page.cursor ? compositionPages.after() : compositionPages.first()).all(pageParams(request));
@@ -259,8 +274,45 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
     async incrementWorkflowUse(id) {
       workflowUsed().run({ id });
     },
-    async insertBundle({ records, quotas }) {
-      return insertBundle(records, quotas);
+    async write(changes) {
+      return write(changes);
+    },
+    async findIdByKey({ accountId, kind, key }) {
+      const table = CONTENT_TABLES[kind];
+      const found = db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.accountId, accountId), eq(table.bundleKey, key)))
+        .get();
+      return found?.id ?? null;
+    },
+    async listVersions({ accountId, id, page }) {
+      const statement = page.cursor ? versionPages.after() : versionPages.first();
+      return statement.all({ accountId, id, cursor: Number(page.cursor ?? 0), limit: page.limit ?? NO_LIMIT });
+    },
+    async findVersion({ accountId, id, version }) {
+      return versionById().get({ accountId, id, version }) ?? null;
+    },
+    async listLabels({ accountId, id }) {
+      return db
+        .select({ resourceId: resourceLabels.resourceId, label: resourceLabels.label, version: resourceLabels.version, updatedAt: resourceLabels.updatedAt })
+        .from(resourceLabels)
+        .where(and(eq(resourceLabels.resourceId, id), eq(resourceLabels.accountId, accountId)))
+        .orderBy(resourceLabels.label)
+        .all();
+    },
+    async setLabel(request) {
+      return setLabel(request);
+    },
+    async removeLabel({ accountId, id, label }) {
+      const removed = db
+        .delete(resourceLabels)
+        .where(and(eq(resourceLabels.resourceId, id), eq(resourceLabels.accountId, accountId), eq(resourceLabels.label, label)))
+        .run();
+      return removed.changes > 0;
+    },
+    async pruneDeletedVersions(before) {
+      return db.delete(resourceVersions).where(lte(resourceVersions.deletedAt, before)).run().changes;
     },
     async exportAll(accountId) {
       const all = { accountId, page: {} } satisfies OwnedPageRequest;

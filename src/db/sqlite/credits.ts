@@ -200,6 +200,7 @@ function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord) => void {
         partnerKeyId: sql.placeholder('partnerKeyId'),
         operation: sql.placeholder('operation'),
         resourceId: sql.placeholder('resourceId'),
+        resourceVersion: sql.placeholder('resourceVersion'),
         runId: sql.placeholder('runId'),
         nodeId: sql.placeholder('nodeId'),
         model: sql.placeholder('model'),

@@ -10,6 +10,17 @@ const timestamps = {
   createdAt: integer('created_at').notNull(),
 };
 
+/**
+ * The columns every versioned resource has (compositions, skills, workflows, context cards):
+ * the number of its newest version (the row holds that version's content; every version's
+ * content is in `resource_versions`), and the key it was imported under, which `porch import`
+ * upserts by.
+ */
+const versioned = {
+  version: integer('version').notNull().default(1),
+  bundleKey: text('bundle_key'),
+};
+
 export const organisations = sqliteTable('organisations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -144,6 +155,8 @@ export const usageRecords = sqliteTable(
     partnerKeyId: text('partner_key_id'),
     operation: text('operation').notNull(),
     resourceId: text('resource_id'),
+    /** The version of the resource that ran (null for calls that run no versioned resource). */
+    resourceVersion: integer('resource_version'),
     runId: text('run_id'),
     nodeId: text('node_id'),
     model: text('model'),
@@ -174,10 +187,12 @@ export const contextCards = sqliteTable(
     emoji: text('emoji'),
     ...timestamps,
     updatedAt: integer('updated_at').notNull(),
+    ...versioned,
     /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
   (table) => [
+    uniqueIndex('context_cards_bundle_key_unique').on(table.accountId, table.bundleKey),
     index('context_cards_account_idx').on(table.accountId, table.id),
     index('context_cards_category_idx').on(table.accountId, table.category, table.id),
     // Covers the quota check (count and sum of sizes): the rows, content and all, are never read.
@@ -200,10 +215,16 @@ export const compositions = sqliteTable(
     defaultModel: text('default_model'),
     timesUsed: integer('times_used').notNull().default(0),
     ...timestamps,
+    updatedAt: integer('updated_at').notNull().default(0),
+    ...versioned,
     /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('compositions_account_idx').on(table.accountId, table.id), index('compositions_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('compositions_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('compositions_account_idx').on(table.accountId, table.id),
+    index('compositions_size_idx').on(table.accountId, table.sizeBytes),
+  ],
 );
 
 export const skills = sqliteTable(
@@ -219,10 +240,16 @@ export const skills = sqliteTable(
     instructions: text('instructions').notNull(),
     model: text('model'),
     ...timestamps,
+    updatedAt: integer('updated_at').notNull().default(0),
+    ...versioned,
     /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('skills_account_idx').on(table.accountId, table.id), index('skills_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('skills_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('skills_account_idx').on(table.accountId, table.id),
+    index('skills_size_idx').on(table.accountId, table.sizeBytes),
+  ],
 );
 
 export const workflows = sqliteTable(
@@ -239,10 +266,50 @@ export const workflows = sqliteTable(
     definition: text('definition', { mode: 'json' }).$type<unknown>().notNull(),
     usageCount: integer('usage_count').notNull().default(0),
     ...timestamps,
+    updatedAt: integer('updated_at').notNull().default(0),
+    ...versioned,
     /** Bytes the row counts against the account's quota (src/db/content-size.ts). */
     sizeBytes: integer('size_bytes').notNull().default(0),
   },
-  (table) => [index('workflows_account_idx').on(table.accountId, table.id), index('workflows_size_idx').on(table.accountId, table.sizeBytes)],
+  (table) => [
+    uniqueIndex('workflows_bundle_key_unique').on(table.accountId, table.bundleKey),
+    index('workflows_account_idx').on(table.accountId, table.id),
+    index('workflows_size_idx').on(table.accountId, table.sizeBytes),
+  ],
+);
+
+/**
+ * Every version of every versioned resource, immutable once written: the content of the resource
+ * as that version had it (src/db/resource-content.ts says which fields). A deleted resource's
+ * versions stay, marked `deleted_at`, until retention removes them.
+ */
+export const resourceVersions = sqliteTable(
+  'resource_versions',
+  {
+    resourceId: text('resource_id').notNull(),
+    version: integer('version').notNull(),
+    accountId: text('account_id').notNull(),
+    kind: text('kind', { enum: ['contextCards', 'compositions', 'skills', 'workflows'] }).notNull(),
+    content: text('content', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** The API key that wrote it (null: the CLI, an import, or the console). */
+    authorKeyId: text('author_key_id'),
+    ...timestamps,
+    deletedAt: integer('deleted_at'),
+  },
+  (table) => [primaryKey({ columns: [table.resourceId, table.version] }), index('resource_versions_deleted_idx').on(table.deletedAt)],
+);
+
+/** Named versions (`production`, `staging`, ...); `latest` is implicit and never stored. */
+export const resourceLabels = sqliteTable(
+  'resource_labels',
+  {
+    resourceId: text('resource_id').notNull(),
+    label: text('label').notNull(),
+    version: integer('version').notNull(),
+    accountId: text('account_id').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.resourceId, table.label] })],
 );
 
 export const workflowRuns = sqliteTable(

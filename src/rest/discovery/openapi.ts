@@ -212,6 +212,8 @@ export function possibleErrorCodes(operation: Operation): ErrorCode[] {
   }
   if (operation.idempotencyKey) codes.add('IDEMPOTENCY_CONFLICT');
   if (operation.effect === 'write') codes.add('QUOTA_EXCEEDED');
+  // Writers of versioned resources retry a concurrent change themselves; CONFLICT is what is left.
+  if (operation.effect === 'write' || operation.effect === 'destructive') codes.add('CONFLICT');
   return [...codes].sort((a, b) => ERROR_TABLE[a].status - ERROR_TABLE[b].status || a.localeCompare(b));
 }
 

@@ -135,6 +135,8 @@ describe('executeNodeWith', () => {
     emoji: null,
     createdAt: 0,
     updatedAt: 0,
+    version: 1,
+    bundleKey: null,
   };
   const skill: SkillRecord = {
     id: 's1',
@@ -145,6 +147,9 @@ describe('executeNodeWith', () => {
     instructions: 'Write {{a}}.',
     model: 'echo/skill-default',
     createdAt: 0,
+    updatedAt: 0,
+    version: 1,
+    bundleKey: null,
   };
   const composition: CompositionRecord = {
     id: 'c1',
@@ -157,6 +162,9 @@ describe('executeNodeWith', () => {
     defaultModel: 'echo/composition-default',
     timesUsed: 0,
     createdAt: 0,
+    updatedAt: 0,
+    version: 1,
+    bundleKey: null,
   };
 
   /** Services that record each call and answer fixed values; messages are built for real. */

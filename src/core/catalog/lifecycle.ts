@@ -1,0 +1,377 @@
+/**
+ * The catalog lifecycle of compositions, skills, personas and workflows: create, read, update,
+ * delete, versions and labels (DECISIONS, "Catalog lifecycle"). Every create and update is an
+ * immutable, numbered version; labels name versions; executions resolve one through `resolve`.
+ *
+ * Updates are optimistic: the resource is read, the change is checked against it, and the write
+ * lands only if nobody wrote a newer version meanwhile; otherwise it is read and checked again.
+ * Concurrent updates therefore each get their own version number, and none is lost.
+ */
+import type {
+  CatalogItem,
+  CatalogWriteOutcome,
+  CompositionRecord,
+  ContentKind,
+  ContentQuotas,
+  ContextCardRecord,
+  Labelled,
+  LabelRecord,
+  PageRequest,
+  SkillRecord,
+  Store,
+  VersionRecord,
+  WorkflowRecord,
+} from '../../db/store.js';
+import type { Caller } from '../access/caller.js';
+import type { ExecutableResource } from '../access/scopes.js';
+import type { Clock } from '../clock.js';
+import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
+import { PorchError } from '../errors.js';
+import { isUuid, newId } from '../ids.js';
+import { quotaExceededError } from '../quotas/quotas.js';
+import { definedFields, formatIssues, type ValidationIssue } from '../validation.js';
+import { toIsoTimestamp } from '../views.js';
+import {
+  checkWorkflowEntry,
+  compositionContent,
+  compositionEntry,
+  personaContent,
+  personaEntry,
+  RESOURCE_NOUNS,
+  skillContent,
+  skillEntry,
+  unknownModelIssues,
+  workflowEntry,
+  type CompositionEntry,
+  type KnownModels,
+  type PersonaEntry,
+  type SkillEntry,
+  type WorkflowEntry,
+} from './definitions.js';
+import { checkSettableLabel, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
+
+/** Each kind's stored record and authored definition. */
+export interface KindModel {
+  composition: { record: CompositionRecord; entry: CompositionEntry };
+  skill: { record: SkillRecord; entry: SkillEntry };
+  persona: { record: ContextCardRecord; entry: PersonaEntry };
+  workflow: { record: WorkflowRecord; entry: WorkflowEntry };
+}
+export type RecordOf<Kind extends ExecutableResource> = KindModel[Kind]['record'];
+export type EntryOf<Kind extends ExecutableResource> = KindModel[Kind]['entry'];
+
+/** Where each kind is stored: personas are context cards of category "persona". */
+export const STORE_KINDS = {
+  composition: 'compositions',
+  skill: 'skills',
+  persona: 'contextCards',
+  workflow: 'workflows',
+} as const satisfies Record<ExecutableResource, ContentKind>;
+
+/** A resource as the API shows it: its newest definition, with what the resource itself records. */
+export type ResourceDetail<Kind extends ExecutableResource> = EntryOf<Kind> & {
+  id: string;
+  key: string | null;
+  version: number;
+  labels: Record<string, number>;
+  created_at: string;
+  updated_at: string;
+} & (Kind extends 'composition' ? { times_used: number } : Kind extends 'workflow' ? { usage_count: number } : unknown);
+
+export interface VersionSummary {
+  version: number;
+  labels: string[];
+  created_at: string;
+}
+
+export type VersionDetail<Kind extends ExecutableResource> = VersionSummary & { definition: EntryOf<Kind> };
+
+export interface LabelsView {
+  id: string;
+  labels: Record<string, number>;
+}
+
+export interface VersionPage {
+  items: VersionSummary[];
+  count: number;
+  next_cursor?: string | null;
+}
+
+/** A resource at the version a request selected. */
+export interface ResolvedResource<Kind extends ExecutableResource> {
+  record: RecordOf<Kind>;
+  version: number;
+}
+
+/** Who wrote a version: the calling key, when there is one. */
+export type Author = Pick<Caller, 'credential'> | null;
+
+/** How many times a write read afresh after a concurrent writer got there first, before giving up. */
+const MAX_WRITE_ATTEMPTS = 8;
+
+function notFound(kind: ExecutableResource, id: string): PorchError {
+  return new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} was not found.`);
+}
+
+function invalid(issues: readonly ValidationIssue[]): PorchError {
+  return new PorchError('VALIDATION_ERROR', formatIssues(issues, { whole: '(body)' }));
+}
+
+function entryOf<Kind extends ExecutableResource>(kind: Kind, record: RecordOf<Kind>): EntryOf<Kind>;
+function entryOf(kind: ExecutableResource, record: RecordOf<ExecutableResource>): EntryOf<ExecutableResource> {
+  switch (kind) {
+    case 'composition':
+      return compositionEntry(record as CompositionRecord);
+    case 'skill':
+      return skillEntry(record as SkillRecord);
+    case 'persona':
+      return personaEntry(record as ContextCardRecord);
+    case 'workflow':
+      return workflowEntry(record as WorkflowRecord);
+  }
+}
+
+function catalogItem(kind: ExecutableResource, record: RecordOf<ExecutableResource>): CatalogItem {
+  return { kind: STORE_KINDS[kind], record } as CatalogItem;
+}
+
+export function labelMap(version: number, labels: readonly LabelRecord[]): Record<string, number> {
+  return { [LATEST_LABEL]: version, ...Object.fromEntries(labels.map((label) => [label.label, label.version])) };
+}
+
+export function createLifecycleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
+  async function find<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string): Promise<Labelled<RecordOf<Kind>> | null>;
+  async function find(kind: ExecutableResource, accountId: string, id: string): Promise<Labelled<RecordOf<ExecutableResource>> | null> {
+    switch (kind) {
+      case 'composition':
+        return store.catalog.findComposition({ accountId, id });
+      case 'skill':
+        return store.catalog.findSkill({ accountId, id });
+      case 'workflow':
+        return store.catalog.findWorkflow({ accountId, id });
+      case 'persona': {
+        const card = await store.contextCards.findOwned({ accountId, id });
+        return card?.category === PERSONA_CATEGORY ? card : null;
+      }
+    }
+  }
+
+  async function require<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string): Promise<Labelled<RecordOf<Kind>>> {
+    return (await find(kind, accountId, id)) ?? Promise.reject(notFound(kind, id));
+  }
+
+  /** A workflow node's reference: a bundle key of the account's resource of that kind, or its id. */
+  async function resolveRef(accountId: string, ref: { kind: 'skill' | 'composition' | 'persona'; ref: string }): Promise<string | null> {
+    if (isUuid(ref.ref)) return (await find(ref.kind, accountId, ref.ref)) ? ref.ref : null;
+    const id = await store.catalog.findIdByKey({ accountId, kind: STORE_KINDS[ref.kind], key: ref.ref });
+    return id !== null && (await find(ref.kind, accountId, id)) ? id : null;
+  }
+
+  /** The content a definition stores, after the checks import makes (models, a workflow's graph and references). */
+  async function contentOf<Kind extends ExecutableResource>(kind: Kind, accountId: string, entry: EntryOf<Kind>): Promise<Partial<RecordOf<Kind>>>;
+  async function contentOf(kind: ExecutableResource, accountId: string, entry: EntryOf<ExecutableResource>): Promise<object> {
+    switch (kind) {
+      case 'composition': {
+        const composition = entry as CompositionEntry;
+        const issues = unknownModelIssues(models, ['model'], composition.model);
+        if (issues.length > 0) throw invalid(issues);
+        return compositionContent(composition);
+      }
+      case 'skill': {
+        const skill = entry as SkillEntry;
+        const issues = unknownModelIssues(models, ['model'], skill.model);
+        if (issues.length > 0) throw invalid(issues);
+        return skillContent(skill);
+      }
+      case 'persona':
+        return personaContent(entry as PersonaEntry);
+      case 'workflow': {
+        const checked = await checkWorkflowEntry(entry as WorkflowEntry, { models, root: [], resolveRef: (ref) => resolveRef(accountId, ref) });
+        if ('issues' in checked) throw invalid(checked.issues);
+        return checked.content;
+      }
+    }
+  }
+
+  /** Turns a refused write into the error a caller sees; answers whether to read again and retry. */
+  function refusal(kind: ExecutableResource, outcome: Exclude<CatalogWriteOutcome, { ok: true }>): 'retry' {
+    if ('excess' in outcome) throw quotaExceededError(outcome.excess);
+    if ('keyTaken' in outcome) {
+      throw new PorchError('CONFLICT', `key: another ${RESOURCE_NOUNS[kind].toLowerCase()} of this account already has the key "${outcome.keyTaken.key}".`);
+    }
+    if (outcome.stale.version === null) throw notFound(kind, outcome.stale.id);
+    return 'retry';
+  }
+
+  async function detail<Kind extends ExecutableResource>(kind: Kind, record: RecordOf<Kind>): Promise<ResourceDetail<Kind>> {
+    const labels = await store.catalog.listLabels({ accountId: record.accountId, id: record.id });
+    const counters =
+      kind === 'composition'
+        ? { times_used: (record as CompositionRecord).timesUsed }
+        : kind === 'workflow'
+          ? { usage_count: (record as WorkflowRecord).usageCount }
+          : {};
+    return {
+      id: record.id,
+      key: record.bundleKey,
+      version: record.version,
+      labels: labelMap(record.version, labels),
+      ...entryOf(kind, record),
+      ...counters,
+      created_at: toIsoTimestamp(record.createdAt),
+      updated_at: toIsoTimestamp(record.updatedAt),
+    } as ResourceDetail<Kind>;
+  }
+
+  function versionSummary(version: Pick<VersionRecord, 'version' | 'createdAt'>, labels: readonly LabelRecord[]): VersionSummary {
+    return {
+      version: version.version,
+      labels: labels.filter((label) => label.version === version.version).map((label) => label.label),
+      created_at: toIsoTimestamp(version.createdAt),
+    };
+  }
+
+  return {
+    find,
+    require,
+    resolveRef,
+
+    /**
+     * The resource at the version `selector` names (see versions.ts). The newest version is the
+     * row itself; an older one is its stored content over the row.
+     */
+    async resolve<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string, selector: VersionSelector = {}): Promise<ResolvedResource<Kind>> {
+      const current = await require(kind, accountId, id);
+      const version = await selectVersion(current, selector, { noun: RESOURCE_NOUNS[kind], id }, () => store.catalog.listLabels({ accountId, id }));
+      if (version === current.version) return { record: current, version };
+      const stored = await store.catalog.findVersion({ accountId, id, version });
+      if (!stored) throw new PorchError('INTERNAL_ERROR', `${RESOURCE_NOUNS[kind]} ${id} is missing its version ${version}.`);
+      return { record: { ...current, ...stored.content, version } as RecordOf<Kind>, version };
+    },
+
+    async create<Kind extends ExecutableResource>(
+      author: Author,
+      kind: Kind,
+      accountId: string,
+      input: EntryOf<Kind> & { key?: string | undefined },
+    ): Promise<ResourceDetail<Kind>> {
+      const { key, ...entry } = input;
+      const content = await contentOf(kind, accountId, entry as EntryOf<Kind>);
+      const now = clock.now();
+      const counters = kind === 'composition' ? { timesUsed: 0 } : kind === 'workflow' ? { usageCount: 0 } : {};
+      const record = { id: newId(), accountId, ...content, ...counters, version: 1, bundleKey: key ?? null, createdAt: now, updatedAt: now } as RecordOf<Kind>;
+      const outcome = await store.catalog.write({
+        accountId,
+        creates: [catalogItem(kind, record)],
+        updates: [],
+        deletes: [],
+        at: now,
+        authorKeyId: author?.credential.id ?? null,
+        quotas,
+      });
+      if (!outcome.ok) refusal(kind, outcome);
+      return detail(kind, record);
+    },
+
+    async get<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string): Promise<ResourceDetail<Kind>> {
+      return detail(kind, await require(kind, accountId, id));
+    },
+
+    /** A partial update: the fields sent replace the newest version's, and the whole is checked as a create would be. */
+    async update<Kind extends ExecutableResource>(
+      author: Author,
+      kind: Kind,
+      accountId: string,
+      id: string,
+      changes: Partial<EntryOf<Kind>>,
+    ): Promise<ResourceDetail<Kind>> {
+      for (let attempt = 1; ; attempt++) {
+        const current = await require(kind, accountId, id);
+        const entry = { ...entryOf(kind, current), ...definedFields(changes) } as EntryOf<Kind>;
+        const content = await contentOf(kind, accountId, entry);
+        const now = clock.now();
+        const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;
+        const outcome = await store.catalog.write({
+          accountId,
+          creates: [],
+          updates: [{ ...catalogItem(kind, stored), baseVersion: current.version }],
+          deletes: [],
+          at: now,
+          authorKeyId: author?.credential.id ?? null,
+          quotas,
+        });
+        if (outcome.ok) return detail(kind, stored);
+        refusal(kind, outcome);
+        if (attempt >= MAX_WRITE_ATTEMPTS) {
+          throw new PorchError('CONFLICT', `${RESOURCE_NOUNS[kind]} ${id} is being changed by other writers; read it again and retry.`);
+        }
+      }
+    },
+
+    async delete(kind: ExecutableResource, accountId: string, id: string): Promise<void> {
+      await require(kind, accountId, id);
+      const outcome = await store.catalog.write({
+        accountId,
+        creates: [],
+        updates: [],
+        deletes: [{ kind: STORE_KINDS[kind], id }],
+        at: clock.now(),
+        authorKeyId: null,
+        quotas,
+      });
+      if (!outcome.ok) refusal(kind, outcome);
+    },
+
+    async listVersions(kind: ExecutableResource, accountId: string, id: string, page: PageRequest): Promise<VersionPage> {
+      await require(kind, accountId, id);
+      const labels = await store.catalog.listLabels({ accountId, id });
+      const rows = await store.catalog.listVersions({ accountId, id, page: page.limit === undefined ? page : { ...page, limit: page.limit + 1 } });
+      const kept = page.limit !== undefined && rows.length > page.limit ? rows.slice(0, page.limit) : rows;
+      const items = kept.map((row) => versionSummary(row, labels));
+      if (page.limit === undefined) return { items, count: items.length };
+      const last = kept.at(-1);
+      return { items, count: items.length, next_cursor: rows.length > kept.length && last ? String(last.version) : null };
+    },
+
+    async getVersion<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string, version: number): Promise<VersionDetail<Kind>> {
+      const current = await require(kind, accountId, id);
+      const labels = await store.catalog.listLabels({ accountId, id });
+      const stored = version >= 1 && version <= current.version ? await store.catalog.findVersion({ accountId, id, version }) : null;
+      if (!stored) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; its versions are 1 to ${current.version}.`);
+      }
+      const record = { ...current, ...stored.content } as RecordOf<Kind>;
+      return { ...versionSummary(stored, labels), definition: entryOf(kind, record) };
+    },
+
+    /** Points a label at a version (rollback: point `production` at an older one). */
+    async setLabel(kind: ExecutableResource, accountId: string, id: string, label: string, version: number): Promise<LabelsView> {
+      checkSettableLabel(label);
+      await require(kind, accountId, id);
+      const outcome = await store.catalog.setLabel({ accountId, id, kind: STORE_KINDS[kind], label, version, at: clock.now() });
+      const current = outcome === 'no_resource' ? null : await find(kind, accountId, id);
+      if (!current) throw notFound(kind, id);
+      if (outcome === 'no_version') {
+        throw new PorchError('VALIDATION_ERROR', `version: ${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; its versions are 1 to ${current.version}.`);
+      }
+      return { id, labels: labelMap(current.version, await store.catalog.listLabels({ accountId, id })) };
+    },
+
+    async removeLabel(kind: ExecutableResource, accountId: string, id: string, label: string): Promise<LabelsView> {
+      checkSettableLabel(label);
+      const current = await require(kind, accountId, id);
+      if (!(await store.catalog.removeLabel({ accountId, id, label }))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no label "${label}".`);
+      }
+      return { id, labels: labelMap(current.version, await store.catalog.listLabels({ accountId, id })) };
+    },
+  };
+}
+
+/** The record without what a find adds to it (the `production` label's version), as a write stores it. */
+function withoutLabels<Record extends object>(record: Labelled<Record>): Record {
+  const { productionVersion: _production, ...rest } = record;
+  return rest as unknown as Record;
+}
+
+export type LifecycleService = ReturnType<typeof createLifecycleService>;

@@ -1,0 +1,66 @@
+/**
+ * Which version of a resource runs (DECISIONS, "Catalog lifecycle"): the one the request names by
+ * `version` or `label`; without either, the version labelled `production` if there is one, else
+ * the newest (`latest`, implicit). An unknown version or label is a VALIDATION_ERROR that names
+ * the ones there are.
+ */
+import type { Labelled, LabelRecord } from '../../db/store.js';
+import { PorchError } from '../errors.js';
+
+export const LATEST_LABEL = 'latest';
+export const PRODUCTION_LABEL = 'production';
+
+/** Label names: short lowercase identifiers (`production`, `staging`, `canary-eu`). */
+export const LABEL_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export interface VersionSelector {
+  version?: number | undefined;
+  label?: string | undefined;
+}
+
+/** What a resource is, for messages: "Composition 0190...". */
+export interface ResourceName {
+  noun: string;
+  id: string;
+}
+
+function describeLabels(labels: readonly LabelRecord[], latest: number): string {
+  return [`${LATEST_LABEL} (version ${latest})`, ...labels.map((label) => `${label.label} (version ${label.version})`)].join(', ');
+}
+
+/**
+ * The version number `selector` names on `resource`. `labels` is read only when a label other
+ * than `latest` and `production` is asked for (the resource row already carries those two).
+ */
+export async function selectVersion(
+  resource: Pick<Labelled<{ version: number }>, 'version' | 'productionVersion'>,
+  selector: VersionSelector,
+  name: ResourceName,
+  labels: () => Promise<LabelRecord[]>,
+): Promise<number> {
+  const { version, label } = selector;
+  if (version !== undefined && label !== undefined) {
+    throw new PorchError('VALIDATION_ERROR', 'Send either version or label, not both.');
+  }
+  if (version !== undefined) {
+    if (version >= 1 && version <= resource.version) return version;
+    throw new PorchError('VALIDATION_ERROR', `version: ${name.noun} ${name.id} has no version ${version}; its versions are 1 to ${resource.version}.`);
+  }
+  if (label === undefined) return resource.productionVersion ?? resource.version;
+  if (label === LATEST_LABEL) return resource.version;
+  if (label === PRODUCTION_LABEL && resource.productionVersion !== null) return resource.productionVersion;
+  const all = await labels();
+  const found = all.find((candidate) => candidate.label === label);
+  if (found) return found.version;
+  throw new PorchError('VALIDATION_ERROR', `label: ${name.noun} ${name.id} has no label "${label}"; its labels are ${describeLabels(all, resource.version)}.`);
+}
+
+/** A label a caller may set or remove: any well-formed name but the implicit `latest`. */
+export function checkSettableLabel(label: string): void {
+  if (label === LATEST_LABEL) {
+    throw new PorchError('VALIDATION_ERROR', `label: "${LATEST_LABEL}" always names the newest version and cannot be set or removed.`);
+  }
+  if (!LABEL_PATTERN.test(label)) {
+    throw new PorchError('VALIDATION_ERROR', 'label: must be 1-32 lowercase letters, digits, _ or -, starting with a letter.');
+  }
+}
