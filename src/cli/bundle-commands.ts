@@ -3,7 +3,7 @@ import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseBundleText } from '../core/bundle/bundles.js';
 import { CliUsageError, withApplication, type CliContext } from './context.js';
-import { print, rows } from './output.js';
+import { print, rows, table } from './output.js';
 
 function formatOf(path: string): 'json' | 'yaml' | 'auto' {
   const extension = extname(path).toLowerCase();
@@ -13,11 +13,14 @@ function formatOf(path: string): 'json' | 'yaml' | 'auto' {
 export function registerBundleCommands(program: Command, context: CliContext): void {
   program
     .command('import')
-    .description('Import a YAML or JSON bundle of personas, context cards, compositions, skills and workflows into an account (all or nothing)')
+    .description(
+      'Import a YAML or JSON bundle of personas, context cards, compositions, skills and workflows into an account (all or nothing). Items are matched by key: a changed item gets a new version, an unchanged one is left alone, so importing twice changes nothing',
+    )
     .argument('<file>', 'bundle file (.yaml, .yml or .json)')
     .requiredOption('--account <account-id>', 'account id')
+    .option('--prune', "delete the account's personas, cards, compositions, skills and workflows that the bundle does not hold")
     .option('--json', 'print JSON')
-    .action(async (file: string, options: { account: string; json?: boolean }) => {
+    .action(async (file: string, options: { account: string; prune?: boolean; json?: boolean }) => {
       let text: string;
       try {
         text = await readFile(resolve(context.cwd, file), 'utf8');
@@ -25,12 +28,15 @@ export function registerBundleCommands(program: Command, context: CliContext): v
         throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
       }
       const raw = parseBundleText(text, formatOf(file));
-      const summary = await withApplication(context, ({ core }) => core.bundles.importBundle(options.account, raw));
+      const summary = await withApplication(context, ({ core }) => core.bundles.importBundle(options.account, raw, { prune: options.prune === true }));
       print(context.stdout, summary, options, () => {
-        const { ids, ...counts } = summary;
-        return `Imported into ${summary.account_id}:\n${rows(Object.entries(counts).filter(([name]) => name !== 'account_id'))}${
-          Object.keys(ids).length > 0 ? `\n\n${rows(Object.entries(ids))}` : ''
-        }`;
+        const { ids, created, updated, unchanged, deleted } = summary;
+        const sections = ['personas', 'context_cards', 'compositions', 'skills', 'workflows'] as const;
+        const changes = table(
+          ['', 'in bundle', 'created', 'updated', 'unchanged', 'deleted'],
+          sections.map((section) => [section, summary[section], created[section], updated[section], unchanged[section], deleted[section]]),
+        );
+        return `Imported into ${summary.account_id}:\n${changes}${Object.keys(ids).length > 0 ? `\n\n${rows(Object.entries(ids))}` : ''}`;
       });
     });
 

@@ -7,6 +7,7 @@ import type { CliContext } from './context.js';
 import { registerCreditCommands } from './credit-commands.js';
 import { registerDbCommands } from './db-commands.js';
 import { registerKeyCommands } from './key-commands.js';
+import { registerResourceCommands } from './resource-commands.js';
 import { registerSanitiserCommands } from './sanitiser-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommands } from './serve-commands.js';
@@ -30,6 +31,7 @@ export function createProgram(context: CliContext): Command {
   registerKeyCommands(program, context);
   registerCreditCommands(program, context);
   registerBundleCommands(program, context);
+  registerResourceCommands(program, context);
   registerByokCommands(program, context);
   registerSanitiserCommands(program, context);
   registerDbCommands(program, context);

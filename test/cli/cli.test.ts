@@ -68,6 +68,40 @@ describe('porch CLI', () => {
     expect(refused.stderr).toMatch(/skills\[0\]\.instructions/);
   });
 
+  it('re-imports idempotently, prunes, and lists, shows, labels and deletes resources', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'lifecycle@example.com', '--json')).stdout) as { id: string };
+    const file = join(directory, 'lifecycle.yaml');
+    await writeFile(file, stringify(DEMO_BUNDLE));
+    await porch('import', file, '--account', account.id);
+    const again = await porch('import', file, '--account', account.id);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/compositions\s+1\s+0\s+0\s+1\s+0/);
+
+    const listed = JSON.parse((await porch('resource', 'list', 'composition', '--account', account.id, '--json')).stdout) as Array<{
+      id: string;
+      version: number;
+    }>;
+    expect(listed).toHaveLength(1);
+    const id = listed[0]?.id ?? '';
+    const changed = { ...DEMO_BUNDLE, compositions: (DEMO_BUNDLE.compositions ?? []).map((composition) => ({ ...composition, description: 'Changed.' })) };
+    await writeFile(file, stringify(changed));
+    expect((await porch('import', file, '--account', account.id)).code).toBe(0);
+    const labelled = await porch('label', 'set', 'composition', id, 'production', '1', '--account', account.id);
+    expect(labelled.stdout).toContain('latest=2, production=1');
+    const shown = await porch('resource', 'show', 'composition', id, '--account', account.id);
+    expect(shown.stdout).toMatch(/versions\s+2 \(.*\), 1 \(/);
+    const noVersion = await porch('label', 'set', 'composition', id, 'production', '7', '--account', account.id);
+    expect(noVersion.code).toBe(1);
+    expect(noVersion.stderr).toMatch(/no version 7; its versions are 1 to 2/);
+
+    await writeFile(file, stringify({ skills: DEMO_BUNDLE.skills }));
+    const pruned = JSON.parse((await porch('import', file, '--account', account.id, '--prune', '--json')).stdout) as { deleted: Record<string, number> };
+    expect(pruned.deleted).toMatchObject({ compositions: 1, workflows: 1, personas: 1 });
+    const skills = JSON.parse((await porch('resource', 'list', 'skill', '--account', account.id, '--json')).stdout) as Array<{ id: string }>;
+    expect((await porch('resource', 'delete', 'skill', skills[0]?.id ?? '', '--account', account.id)).code).toBe(0);
+    expect(JSON.parse((await porch('resource', 'list', 'skill', '--account', account.id, '--json')).stdout)).toEqual([]);
+  });
+
   it('reads and writes relative paths in its working folder, not the test runner’s', async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'relative@example.com', '--json')).stdout) as { id: string };
     await writeFile(join(directory, 'relative.yaml'), stringify(DEMO_BUNDLE));

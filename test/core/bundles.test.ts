@@ -140,3 +140,78 @@ describe('bundle export', () => {
     }
   });
 });
+
+describe('bundle import as an upsert', () => {
+  const versionsOf = async (id: string) => (await harness.store.catalog.listVersions({ accountId, id, page: {} })).map((version) => version.version);
+
+  it('changes nothing when the same bundle is imported twice, keyed or not', async () => {
+    const raw = parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml');
+    const first = await harness.core.bundles.importBundle(accountId, raw);
+    const before = await harness.store.catalog.exportAll(accountId);
+    const second = await harness.core.bundles.importBundle(accountId, raw);
+    expect(second.ids).toEqual(first.ids);
+    expect(second.created).toEqual({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
+    expect(second.updated).toEqual({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
+    expect(second.unchanged).toEqual({ personas: 1, context_cards: 2, compositions: 1, skills: 1, workflows: 1 });
+    expect(await harness.store.catalog.exportAll(accountId)).toEqual(before);
+    for (const id of Object.values(first.ids)) expect(await versionsOf(id)).toEqual([1]);
+  });
+
+  it('writes a new version of an item whose content changed, and of no other', async () => {
+    const bundle = {
+      compositions: [{ key: 'greet', name: 'Greet', template: 'Hello {{name}}' }],
+      skills: [{ key: 'tidy', name: 'Tidy', instructions: 'Tidy it.' }],
+    };
+    const first = await harness.core.bundles.importBundle(accountId, bundle);
+    const changed = { ...bundle, compositions: [{ key: 'greet', name: 'Greet', template: 'Hi {{name}}' }] };
+    const second = await harness.core.bundles.importBundle(accountId, changed);
+    expect(second.updated.compositions).toBe(1);
+    expect(second.unchanged.skills).toBe(1);
+    expect(await versionsOf(defined(first.ids['composition:greet'], 'greet'))).toEqual([2, 1]);
+    expect(await versionsOf(defined(first.ids['skill:tidy'], 'tidy'))).toEqual([1]);
+    const composition = await harness.core.lifecycle.get('composition', accountId, defined(first.ids['composition:greet'], 'greet'));
+    expect(composition).toMatchObject({ version: 2, template: 'Hi {{name}}', key: 'greet' });
+  });
+
+  it('with prune, deletes what the bundle no longer holds, and without it keeps it', async () => {
+    const both = {
+      skills: [
+        { key: 'a', name: 'A', instructions: 'a' },
+        { key: 'b', name: 'B', instructions: 'b' },
+      ],
+      personas: [{ key: 'p', name: 'P', content: 'p' }],
+    };
+    const first = await harness.core.bundles.importBundle(accountId, both);
+    const onlyA = { skills: [{ key: 'a', name: 'A', instructions: 'a' }] };
+    await harness.core.bundles.importBundle(accountId, onlyA);
+    expect(await counts(accountId)).toMatchObject({ skills: 2, cards: 1 });
+    const pruned = await harness.core.bundles.importBundle(accountId, onlyA, { prune: true });
+    expect(pruned.deleted).toMatchObject({ skills: 1, personas: 1 });
+    expect(await counts(accountId)).toMatchObject({ skills: 1, cards: 0 });
+    expect((await harness.store.catalog.exportAll(accountId)).skills[0]?.id).toBe(first.ids['skill:a']);
+  });
+
+  it('round-trips into the same account without a change: export writes each item with its key', async () => {
+    await harness.core.bundles.importBundle(accountId, parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml'));
+    const exported = await harness.core.bundles.exportBundle(accountId);
+    expect(exported.context_cards.every((card) => typeof card.key === 'string')).toBe(true);
+    const again = await harness.core.bundles.importBundle(accountId, exported);
+    expect(Object.values(again.created).every((count) => count === 0)).toBe(true);
+    expect(Object.values(again.updated).every((count) => count === 0)).toBe(true);
+  });
+
+  it('adopts a resource created before keys existed, by its name, rather than adding a second one', async () => {
+    await harness.core.contextCards.create(accountId, { title: 'House style', content: 'Plain words.' });
+    const summary = await harness.core.bundles.importBundle(accountId, { context_cards: [{ title: 'House style', content: 'Plain words.' }] });
+    expect(summary.created.context_cards).toBe(0);
+    expect(await counts(accountId)).toMatchObject({ cards: 1 });
+  });
+
+  it('refuses a key used twice across personas and context cards, which share one key space', async () => {
+    const error = await harness.core.bundles
+      .importBundle(accountId, { personas: [{ key: 'x', name: 'P', content: 'p' }], context_cards: [{ key: 'x', title: 'C', content: 'c' }] })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(PorchError);
+    expect((error as PorchError).message).toMatch(/context_cards\[0\]\.key: duplicate key "x"/);
+  });
+});

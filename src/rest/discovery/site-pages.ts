@@ -38,6 +38,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Rate limits and credits',
     summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.',
   },
+  {
+    slug: 'authoring',
+    file: 'docs/authoring.md',
+    title: 'Authoring',
+    summary: 'Definitions, workflow node kinds, versions and labels (publish and roll back), and bundles for import and export.',
+  },
   { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.' },
   {
     slug: 'skills',

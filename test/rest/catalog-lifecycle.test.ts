@@ -1,0 +1,220 @@
+/**
+ * The catalog lifecycle end to end (issue: create, update, version, label, roll back, delete),
+ * over REST and over MCP (HTTP), with the echo model: the executed version is the one each step
+ * names, usage records name it too, and concurrent updates each get their own version.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { connectHttp, resultText } from '../helpers/mcp-client.js';
+
+interface Detail {
+  id: string;
+  version: number;
+  labels: Record<string, number>;
+  template?: string;
+  name: string;
+}
+
+let harness: Harness;
+let key: string;
+let accountId: string;
+
+beforeEach(async () => {
+  harness = await createHarness();
+  ({ key, accountId } = await harness.expertWithKey());
+});
+afterEach(() => harness.close());
+
+/** One step of the walk, done through one door. */
+interface Door {
+  call<Data>(operation: string, method: string, path: string, body?: unknown): Promise<{ ok: boolean; data: Data; error: string }>;
+}
+
+const rest = (): Door => ({
+  async call<Data>(_operation: string, method: string, path: string, body?: unknown) {
+    const response = await harness.api<Data>(method, path, { key, ...(body === undefined ? {} : { body }) });
+    const ok = response.status < 300;
+    // A 204 (a delete) has no body.
+    const data = (ok && response.status !== 204 ? response.body.data : undefined) as Data;
+    return { ok, data, error: ok ? '' : `${response.body.error.code}: ${response.body.error.message}` };
+  },
+});
+
+async function mcp(): Promise<Door & { close(): Promise<void> }> {
+  const connection = await connectHttp(harness, { key });
+  return {
+    close: connection.close,
+    async call<Data>(operation: string, _method: string, path: string, body?: unknown) {
+      // The tool's arguments are the path's ids and the body's fields, as the REST route takes them.
+      const [, , id, , tail] = path.split('/');
+      const args: Record<string, unknown> = { ...(id ? { id } : {}), ...(body as object) };
+      if (operation.startsWith('remove_')) args.label = tail;
+      const result = (await connection.client.callTool({ name: operation, arguments: args })) as CallToolResult;
+      // Data arrives as structured content (a delete has none: it answers with a sentence).
+      return { ok: !result.isError, data: result.structuredContent as Data, error: result.isError ? resultText(result) : '' };
+    },
+  };
+}
+
+async function walk(door: Door) {
+  const created = await door.call<Detail>('create_composition', 'POST', '/compositions', { name: 'Greeting', template: 'v1: hello {{name}}' });
+  expect(created.ok, created.error).toBe(true);
+  const id = created.data.id;
+  expect(created.data).toMatchObject({ version: 1, labels: { latest: 1 }, template: 'v1: hello {{name}}' });
+
+  for (const template of ['v2: hello {{name}}', 'v3: hello {{name}}']) {
+    const updated = await door.call<Detail>('update_composition', 'PATCH', `/compositions/${id}`, { template });
+    expect(updated.ok, updated.error).toBe(true);
+  }
+  const labelled = await door.call<{ labels: Record<string, number> }>('set_composition_label', 'POST', `/compositions/${id}/labels`, {
+    label: 'production',
+    version: 2,
+  });
+  expect(labelled.data.labels).toEqual({ latest: 3, production: 2 });
+
+  const execute = async (extra: object = {}) => {
+    const result = await door.call<{ version: number; content: string }>('execute_composition', 'POST', `/compositions/${id}/execute`, {
+      variables: { name: 'Ada' },
+      ...extra,
+    });
+    expect(result.ok, result.error).toBe(true);
+    return result.data;
+  };
+  expect(await execute()).toMatchObject({ version: 2, content: 'v2: hello Ada' });
+
+  await door.call('set_composition_label', 'POST', `/compositions/${id}/labels`, { label: 'production', version: 1 });
+  expect(await execute()).toMatchObject({ version: 1, content: 'v1: hello Ada' });
+  expect(await execute({ label: 'latest' })).toMatchObject({ version: 3, content: 'v3: hello Ada' });
+  expect(await execute({ version: 2 })).toMatchObject({ version: 2 });
+
+  const versions = await door.call<{ items: Array<{ version: number; labels: string[] }> }>('list_composition_versions', 'GET', `/compositions/${id}/versions`);
+  expect(versions.data.items).toEqual([
+    expect.objectContaining({ version: 3, labels: [] }),
+    expect.objectContaining({ version: 2, labels: [] }),
+    expect.objectContaining({ version: 1, labels: ['production'] }),
+  ]);
+
+  const deleted = await door.call('delete_composition', 'DELETE', `/compositions/${id}`);
+  expect(deleted.ok, deleted.error).toBe(true);
+  const gone = await door.call('execute_composition', 'POST', `/compositions/${id}/execute`, { variables: { name: 'Ada' } });
+  expect(gone.error).toMatch(/^RESOURCE_NOT_FOUND/);
+
+  const usage = await harness.store.usage.listByAccount(accountId);
+  expect(usage.filter((row) => row.resourceId === id).map((row) => row.resourceVersion)).toEqual([2, 1, 3, 2]);
+}
+
+describe('the catalog lifecycle', () => {
+  it('creates, updates twice, labels, rolls back, executes by label and version, and deletes, over REST', async () => {
+    await walk(rest());
+  });
+
+  it('does the same over MCP', async () => {
+    const door = await mcp();
+    try {
+      await walk(door);
+    } finally {
+      await door.close();
+    }
+  });
+
+  it('refuses unknown versions and labels, naming the ones there are', async () => {
+    const created = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'Hi' } });
+    const id = created.body.data.id;
+    await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'Hi again' } });
+
+    const noVersion = await harness.api('POST', `/compositions/${id}/execute`, { key, body: { version: 7 } });
+    expect(noVersion.status).toBe(400);
+    expect(noVersion.body.error.message).toMatch(/no version 7; its versions are 1 to 2/);
+    const noLabel = await harness.api('POST', `/compositions/${id}/execute`, { key, body: { label: 'staging' } });
+    expect(noLabel.status).toBe(400);
+    expect(noLabel.body.error.message).toContain('its labels are latest (version 2)');
+    const labelMissing = await harness.api('POST', `/compositions/${id}/labels`, { key, body: { label: 'production', version: 9 } });
+    expect(labelMissing.status, describeResponse(labelMissing)).toBe(400);
+    expect(labelMissing.body.error.message).toMatch(/no version 9; its versions are 1 to 2/);
+    const latest = await harness.api('POST', `/compositions/${id}/labels`, { key, body: { label: 'latest', version: 1 } });
+    expect(latest.status).toBe(400);
+  });
+
+  it('answers 404 to an update of a deleted resource', async () => {
+    const created = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'S', instructions: 'Do.' } });
+    const id = created.body.data.id;
+    expect((await harness.api('DELETE', `/skills/${id}`, { key })).status).toBe(204);
+    const update = await harness.api('PATCH', `/skills/${id}`, { key, body: { instructions: 'Do more.' } });
+    expect(update.status).toBe(404);
+    expect(update.body.error.code).toBe('RESOURCE_NOT_FOUND');
+  });
+
+  it('gives each of many concurrent updates its own version, losing none', async () => {
+    const created = await harness.api<Detail>('POST', '/personas', { key, body: { name: 'P', content: 'start' } });
+    const id = created.body.data.id;
+    const updates = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => harness.api<Detail>('PATCH', `/personas/${id}`, { key, body: { content: `edit ${index}` } })),
+    );
+    expect(updates.map((response) => response.status)).toEqual(Array(12).fill(200));
+    const numbers = updates.map((response) => response.body.data.version).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 12 }, (_, index) => index + 2));
+    const versions = await harness.api<{ items: Array<{ version: number }> }>('GET', `/personas/${id}/versions`, { key });
+    expect(versions.body.data.items).toHaveLength(13);
+    // Each version holds the edit that made it.
+    for (const response of updates) {
+      const version = await harness.api<{ definition: { content: string } }>('GET', `/personas/${id}/versions/${response.body.data.version}`, { key });
+      expect(version.body.data.definition.content).toBe((response.body.data as unknown as { content: string }).content);
+    }
+  });
+
+  it('checks a workflow definition as import does: a cycle and an unknown reference are refused with their paths', async () => {
+    const skill = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'Tidy', instructions: 'Tidy the text.', key: 'tidy' } });
+    const cycle = await harness.api('POST', '/workflows', {
+      key,
+      body: {
+        name: 'Loop',
+        nodes: [
+          { id: 'a', kind: 'template', template: '{{b}}' },
+          { id: 'b', kind: 'template', template: '{{a}}' },
+        ],
+      },
+    });
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.error.message).toMatch(/cycle/);
+    const unknown = await harness.api('POST', '/workflows', {
+      key,
+      body: { name: 'Ref', nodes: [{ id: 'a', kind: 'skill', skill: 'nope', input: 'x' }] },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('nodes[0].skill');
+    // A node may name the skill by its key or by its id.
+    for (const ref of ['tidy', skill.body.data.id]) {
+      const created = await harness.api<{ nodes: Array<{ skill?: string }> }>('POST', '/workflows', {
+        key,
+        body: { name: `By ${ref}`, nodes: [{ id: 'a', kind: 'skill', skill: ref, input: 'x' }] },
+      });
+      expect(created.status, describeResponse(created)).toBe(201);
+      expect(created.body.data.nodes[0]?.skill).toBe(skill.body.data.id);
+    }
+    const cyclicUpdate = await harness.api(
+      'PATCH',
+      `/workflows/${(await harness.api<Detail>('POST', '/workflows', { key, body: { name: 'W', nodes: [{ id: 'a', kind: 'template', template: 'x' }] } })).body.data.id}`,
+      {
+        key,
+        body: { nodes: [{ id: 'a', kind: 'template', template: '{{a}}' }] },
+      },
+    );
+    expect(cyclicUpdate.status).toBe(400);
+  });
+
+  it('refuses an unknown model at create and update, never falling back to the default', async () => {
+    const refused = await harness.api('POST', '/skills', { key, body: { name: 'S', instructions: 'Do.', model: 'nope/model' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/model: unknown model "nope\/model"/);
+  });
+
+  it('needs the write scope: a key with only the execute and read scopes cannot create or label', async () => {
+    const { key: readOnly } = await harness.createKey(accountId, { scopes: ['read:composition', 'execute:composition'] });
+    const refused = await harness.api('POST', '/compositions', { key: readOnly, body: { name: 'C', template: 'Hi' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain('write:composition');
+    const { key: defaults } = await harness.createKey(accountId);
+    expect((await harness.api('POST', '/compositions', { key: defaults, body: { name: 'C', template: 'Hi' } })).status, 'not in the defaults').toBe(403);
+  });
+});
