@@ -217,4 +217,13 @@ describe('the catalog lifecycle', () => {
     const { key: defaults } = await harness.createKey(accountId);
     expect((await harness.api('POST', '/compositions', { key: defaults, body: { name: 'C', template: 'Hi' } })).status, 'not in the defaults').toBe(403);
   });
+
+  it('lets the demo key a fresh install prints try the lifecycle: it holds the write scopes, asked for by name', async () => {
+    const demo = await harness.core.demo.createDemo();
+    const compositions = await harness.api<{ items: Array<{ id: string }> }>('GET', '/compositions', { key: demo.key });
+    const id = compositions.body.data.items[0]?.id ?? '';
+    const updated = await harness.api<Detail>('PATCH', `/compositions/${id}`, { key: demo.key, body: { description: 'Edited.' } });
+    expect(updated.status, describeResponse(updated)).toBe(200);
+    expect(updated.body.data.version).toBe(2);
+  });
 });
