@@ -52,7 +52,7 @@ describe('fuzz regressions', () => {
   it('OPTIONS on an API path is 405 with Allow and the envelope, not a plain-text 200', async () => {
     const response = await harness.api('OPTIONS', '/workflows');
     expect(response.status, describeResponse(response)).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, POST');
     expect(response.body.error.code).toBe('METHOD_NOT_ALLOWED');
   });
 
