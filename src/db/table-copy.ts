@@ -24,7 +24,7 @@ export const COPIED_TABLES = [
   'compositions',
   'skills',
   'workflows',
-  'workflow_runs',
+  'runs',
   'idempotency_records',
   'byok_keys',
   'sanitiser_rules',
