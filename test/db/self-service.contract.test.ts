@@ -5,7 +5,8 @@
  */
 import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import { USAGE_GROUPINGS, type RunRecord, type UsageAggregateRow, type UsageGrouping, type UsageRecord } from '../../src/db/store.js';
+import { USAGE_GROUPINGS, type RunRecord, type UsageRecord } from '../../src/db/store.js';
+import { expectedAggregate } from '../helpers/usage-sums.js';
 import { describeEachEngine } from './engines.js';
 import { apiKeyRecord, createAccount, DAY_MS, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
@@ -28,35 +29,6 @@ function runRecord(accountId: string, overrides: Partial<RunRecord> = {}): RunRe
     payload: { inputs: { variables: { b: 1, a: [true, null] } }, result: { content: 'hi', nested: { z: 1, a: 2 } } },
     ...overrides,
   };
-}
-
-/** What the aggregate must say, computed here from the rows the test wrote, row by row. */
-function expectedAggregate(rows: readonly UsageRecord[], groupBy: UsageGrouping, from: number, to: number): UsageAggregateRow[] {
-  const groups = new Map<string | null, UsageAggregateRow>();
-  const keyOf = (row: UsageRecord): string | null => {
-    if (groupBy === 'day') return new Date(row.createdAt).toISOString().slice(0, 10);
-    if (groupBy === 'model') return row.model;
-    if (groupBy === 'operation') return row.operation;
-    if (groupBy === 'resource') return row.resourceId;
-    return row.apiKeyId ?? row.partnerKeyId;
-  };
-  for (const row of rows.filter((candidate) => candidate.createdAt >= from && candidate.createdAt < to)) {
-    const key = keyOf(row);
-    const group = groups.get(key) ?? { group: key, requests: 0, errors: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, chargedTokens: 0 };
-    const answered = row.nodeId === null;
-    const modelCall = !(row.operation === 'execute_workflow' && row.nodeId === null);
-    if (answered) group.requests += 1;
-    if (answered && row.status !== 'succeeded') group.errors += 1;
-    if (modelCall) {
-      group.modelCalls += 1;
-      group.inputTokens += row.inputTokens;
-      group.outputTokens += row.outputTokens;
-      group.totalTokens += row.totalTokens;
-      group.chargedTokens += row.chargedTokens;
-    }
-    groups.set(key, group);
-  }
-  return [...groups.values()].sort((a, b) => (a.group === null ? -1 : b.group === null ? 1 : a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }
 
 describeEachEngine('self-service storage', (engine) => {
