@@ -287,6 +287,7 @@ describe('usage, ledger and runs', () => {
     const ledger = await harness.api<Ledger>('GET', '/credits/ledger', { key });
     expect(ledger.status, describeResponse(ledger)).toBe(200);
     const { items, balance } = ledger.body.data;
+    expect(ledger.body.data.next_cursor, 'one default page holds them all').toBeNull();
     expect(items.at(-1)).toMatchObject({ kind: 'grant', delta_tokens: 1_000_000, balance_after_tokens: 1_000_000 });
     expect(items.at(-2)).toMatchObject({ kind: 'grant', delta_tokens: 2_000 });
     expect(items.slice(0, -2).every((entry) => entry.kind === 'charge' && entry.delta_tokens < 0)).toBe(true);
@@ -348,6 +349,10 @@ describe('usage, ledger and runs', () => {
     const workflowCharge = rows.filter((row) => row.runId === workflowRunId && row.nodeId !== null).reduce((total, row) => total + row.chargedTokens, 0);
     expect(workflow.body.data.credits_charged).toBe(workflowCharge / 1000);
 
+    const firstPage = await harness.api<{ items: Run[]; next_cursor: string }>('GET', '/runs?limit=3', { key });
+    const lastPage = await harness.api<{ items: Run[]; next_cursor: string | null }>('GET', `/runs?limit=3&cursor=${firstPage.body.data.next_cursor}`, { key });
+    expect([...firstPage.body.data.items, ...lastPage.body.data.items].map((run) => run.id)).toEqual(listed.body.data.items.map((run) => run.id));
+    expect(lastPage.body.data.next_cursor).toBeNull();
     const onlySkills = await harness.api<{ items: Run[] }>('GET', `/runs?kind=skill&status=completed`, { key });
     expect(onlySkills.body.data.items.map((run) => run.resource_id)).toEqual([resources.skill]);
     const byResource = await harness.api<{ items: Run[] }>('GET', `/runs?resource_id=${resources.composition}`, { key });

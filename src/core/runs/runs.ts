@@ -7,7 +7,7 @@ import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
 import { TOKENS_PER_CREDIT } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
-import { fetchPage, type Page } from '../pages.js';
+import { fetchPage, readPages, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -65,6 +65,12 @@ export function createRunService(store: Store, clock: Clock, retentionDays: numb
     async list(accountId: string, request: PageRequest & RunFilter): Promise<Page<RunView>> {
       const filter = { kind: request.kind, resourceId: request.resource_id, status: request.status };
       return fetchPage({ limit: request.limit, cursor: request.cursor }, (page) => store.runs.list({ accountId, page, ...filter }), summaryView);
+    },
+
+    /** Every run the filter keeps, a page at a time, for a door that writes them as they are read. */
+    pages(accountId: string, filter: RunFilter): AsyncGenerator<RunView[]> {
+      const where = { kind: filter.kind, resourceId: filter.resource_id, status: filter.status };
+      return readPages((page) => store.runs.list({ accountId, page, ...where }), summaryView);
     },
 
     async get(accountId: string, id: string): Promise<RunDetailView> {
