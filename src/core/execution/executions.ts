@@ -22,8 +22,7 @@ import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
-import { createRunRecorder, failedResult } from '../runs/run-recorder.js';
-import type { RunKind } from '../../db/store.js';
+import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
@@ -100,7 +99,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
     ctx: ModelCallContext,
     messages: ChatMessage[],
     model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
-    run: { kind: RunKind; resourceId: string; inputs: unknown },
+    run: Pick<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs'>,
     options: { temperature?: number | undefined } = {},
   ): Promise<CompositionExecutionResult> {
     const started = clock.now();

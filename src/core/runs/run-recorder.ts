@@ -13,6 +13,8 @@ import { newId } from '../ids.js';
 export interface RunOutcome {
   kind: RunKind;
   resourceId: string;
+  /** The resource version executed, once resources are versioned; null (the default) until then. */
+  version?: number | null;
   /** The id to store it under: a workflow's own run id; a new one otherwise. */
   runId?: string;
   status: 'completed' | 'failed';
@@ -43,7 +45,7 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         keyId: caller.credential.id,
         kind: outcome.kind,
         resourceId: outcome.resourceId,
-        version: null,
+        version: outcome.version ?? null,
         status: outcome.status,
         model: outcome.model,
         inputTokens: outcome.usage.input_tokens,
