@@ -104,6 +104,19 @@ const processesSchema = z.strictObject({
     .describe('How long a stopped process counts as alive: after a crash, its reservations, slots and claims are released this much later'),
 });
 
+/** DECISIONS: run payloads (inputs, results, traces) are kept 30 days by default; usage and the ledger are kept. */
+export const DEFAULT_RUN_RETENTION_DAYS = 30;
+
+const retentionSchema = z.strictObject({
+  run_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3_650)
+    .default(DEFAULT_RUN_RETENTION_DAYS)
+    .describe("Days a run's payload (inputs, result, trace) is kept; the housekeeping sweep then drops it and keeps the run's summary"),
+});
+
 const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
@@ -111,6 +124,7 @@ const fileSchema = z.strictObject({
   workflows: workflowSchema.prefault({}),
   limits: limitsSchema.prefault({}),
   processes: processesSchema.prefault({}),
+  retention: retentionSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -149,6 +163,8 @@ export interface Config {
   instanceLeaseMs: number;
   /** What one account may hold of each kind of content (`limits.quotas`). */
   quotas: ContentQuotas;
+  /** Days run payloads are kept (`retention.run_days`). */
+  runRetentionDays: number;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -284,6 +300,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       skills: quota(limits.quotas.skills),
       workflows: quota(limits.quotas.workflows),
     },
+    runRetentionDays: parsedFile.data.retention.run_days,
     env,
     warnings,
   };

@@ -96,6 +96,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       maxInFlightPerKey: config.maxInFlightPerKey,
       instanceLeaseMs: config.instanceLeaseMs,
       quotas: config.quotas,
+      runRetentionDays: config.runRetentionDays,
     },
   });
   const report = options.onOutputMismatch;

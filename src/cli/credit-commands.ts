@@ -1,6 +1,15 @@
 import type { Command } from 'commander';
-import { parsePositiveNumber, withApplication, type CliContext } from './context.js';
-import { print, rows } from './output.js';
+import { Option } from 'commander';
+import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
+import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
+import { print, rows, table } from './output.js';
+
+function parseTimestamp(name: string) {
+  return (value: string): string => {
+    if (Number.isNaN(Date.parse(value))) throw new CliUsageError(`${name} must be an ISO 8601 timestamp (2026-05-01T00:00:00Z), got "${value}".`);
+    return new Date(value).toISOString();
+  };
+}
 
 export function registerCreditCommands(program: Command, context: CliContext): void {
   const credits = program.command('credits').description('Grant and inspect credits (1 credit = 1,000 tokens)');
@@ -38,5 +47,28 @@ export function registerCreditCommands(program: Command, context: CliContext): v
         };
       });
       print(context.stdout, result, options, () => rows(Object.entries(result)));
+    });
+
+  program
+    .command('usage')
+    .description("Sum an account's usage over a time range, by UTC day, model, operation, resource or key")
+    .requiredOption('--account <account-id>', 'account id')
+    .addOption(new Option('--group-by <grouping>', 'what to group by').choices(USAGE_GROUPINGS).default('day'))
+    .option('--from <iso>', 'start of the range, inclusive (default: 30 days before --to)', parseTimestamp('--from'))
+    .option('--to <iso>', 'end of the range, exclusive (default: now)', parseTimestamp('--to'))
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; groupBy: UsageGrouping; from?: string; to?: string; json?: boolean }) => {
+      const usage = await withApplication(context, async ({ core }) => {
+        await core.accounts.showAccount(options.account);
+        return core.usage.aggregate(options.account, { group_by: options.groupBy, from: options.from, to: options.to });
+      });
+      print(context.stdout, usage, options, () => {
+        const columns = ['requests', 'errors', 'model_calls', 'input_tokens', 'output_tokens', 'total_tokens', 'credits_charged'] as const;
+        const body = [
+          ...usage.rows.map((row) => [row.group ?? '(none)', ...columns.map((column) => row[column])]),
+          ['total', ...columns.map((column) => usage.totals[column])],
+        ];
+        return `Usage of ${options.account} from ${usage.from} to ${usage.to}, by ${usage.group_by}\n${table([usage.group_by, ...columns], body)}`;
+      });
     });
 }

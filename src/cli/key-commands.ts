@@ -63,16 +63,18 @@ export function registerKeyCommands(program: Command, context: CliContext): void
 
   key
     .command('rotate')
-    .description('Issue a new key with the same scopes and limits, and revoke the old one')
+    .description('Issue a new key with the same scopes and limits, and revoke the old one (at once, or after --grace seconds)')
     .argument('<key-id>', 'key id')
+    .option('--grace <seconds>', 'keep the old key working this many seconds (0-86400, default 0)', parseWholeNumber('--grace'))
     .option('--json', 'print JSON')
-    .action(async (keyId: string, options: { json?: boolean }) => {
-      const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId));
+    .action(async (keyId: string, options: { grace?: number; json?: boolean }) => {
+      const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId, { graceSeconds: options.grace ?? 0 }));
+      const oldKey = rotated.previous.status === 'active' ? `the old key works until ${rotated.previous.expires_at}` : 'the old key is revoked';
       print(
         context.stdout,
-        { ...rotated.key, key: rotated.plaintext },
+        { ...rotated.key, key: rotated.plaintext, previous: rotated.previous },
         options,
-        () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}`,
+        () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}\n${oldKey}.`,
       );
     });
 

@@ -302,4 +302,58 @@ export const CLIENT_ROUTES = {
     idempotent: false,
     responseType: 'json',
   },
+  get_account: {
+    method: 'GET',
+    path: '/account',
+    idempotent: false,
+    responseType: 'json',
+  },
+  list_keys: {
+    method: 'GET',
+    path: '/keys',
+    idempotent: false,
+    responseType: 'json',
+  },
+  create_key: {
+    method: 'POST',
+    path: '/keys',
+    idempotent: false,
+    responseType: 'json',
+  },
+  rotate_key: {
+    method: 'POST',
+    path: '/keys/{id}/rotate',
+    idempotent: false,
+    responseType: 'json',
+  },
+  revoke_key: {
+    method: 'POST',
+    path: '/keys/{id}/revoke',
+    idempotent: false,
+    responseType: 'json',
+  },
+  get_usage: {
+    method: 'GET',
+    path: '/usage',
+    idempotent: false,
+    responseType: 'json',
+  },
+  list_credit_ledger: {
+    method: 'GET',
+    path: '/credits/ledger',
+    idempotent: false,
+    responseType: 'json',
+  },
+  list_runs: {
+    method: 'GET',
+    path: '/runs',
+    idempotent: false,
+    responseType: 'json',
+  },
+  get_run: {
+    method: 'GET',
+    path: '/runs/{id}',
+    idempotent: false,
+    responseType: 'json',
+  },
 } as const satisfies Record<string, ClientRoute>;

@@ -12,6 +12,7 @@ import type { JudgeThresholds } from './judge/thresholds.js';
 import { createSanitiserService } from './sanitiser/sanitiser-service.js';
 import type { ContentQuotas, Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
+import { createSelfService } from './accounts/self-service.js';
 import { createAuthenticator } from './access/authenticator.js';
 import { createRateLimiter } from './access/rate-limiter.js';
 import { createBundleService } from './bundle/bundles.js';
@@ -26,6 +27,8 @@ import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
+import { createRunService } from './runs/runs.js';
+import { createUsageService } from './usage/usage.js';
 
 export interface CoreSettings {
   /** `{site_url}`: the public origin for absolute links. */
@@ -40,6 +43,8 @@ export interface CoreSettings {
   instanceLeaseMs?: number;
   /** What one account may hold of each kind of content. */
   quotas: ContentQuotas;
+  /** Days run payloads are kept before the housekeeping sweep drops them. */
+  runRetentionDays: number;
 }
 
 export interface CoreDependencies {
@@ -61,7 +66,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     list: () => ai.listModels().map((model) => model.id),
   };
   const bundles = createBundleService(store, clock, settings.quotas, models);
-  const lifecycle = createLifecycleService(store, clock, settings.quotas, models);
+  const lifecycle = createLifecycleService(store, clock, settings.quotas, models, settings.runRetentionDays);
   const catalog = createCatalogService(store, lifecycle);
   const sanitiser = createSanitiserService(store, clock);
   const byok = createByokService({
@@ -88,6 +93,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     instance,
   });
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
+  const runs = createRunService(store, clock, settings.runRetentionDays);
   return {
     ai,
     settings,
@@ -105,7 +111,10 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     executions,
     idempotency,
     instance,
-    maintenance: createMaintenance({ credits, idempotency, instances: store.instances, instance, clock, logger }),
+    selfService: createSelfService({ store, accounts, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
+    runs,
+    usage: createUsageService(store, clock),
+    maintenance: createMaintenance({ credits, idempotency, runs, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
     judge,
     sanitiser,
     bundles,

@@ -1,7 +1,8 @@
 /**
  * Housekeeping the server runs on a timer: what crashed processes held (their leases ran out) is
  * released, reservations left open past their time go back to their accounts, and idempotency
- * records past their 24 hours are dropped.
+ * records past their 24 hours are dropped, and run payloads and the versions of deleted resources
+ * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept).
  */
 import type { Logger } from 'pino';
 import type { InstanceRepository } from '../db/store.js';
@@ -9,6 +10,8 @@ import type { Clock } from './clock.js';
 import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { Instance } from './instance.js';
+import type { LifecycleService } from './catalog/lifecycle.js';
+import type { RunService } from './runs/runs.js';
 
 /** Often enough that a crash's reservations return within a minute of its lease ending; cheap when idle. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -17,11 +20,15 @@ export interface SweepReport {
   retiredInstances: number;
   releasedReservations: number;
   expiredIdempotencyRecords: number;
+  prunedRunPayloads: number;
+  prunedDeletedVersions: number;
 }
 
 export interface MaintenanceDependencies {
   credits: CreditService;
   idempotency: IdempotencyService;
+  runs: Pick<RunService, 'prunePayloads'>;
+  catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
   instance: Instance;
@@ -29,13 +36,15 @@ export interface MaintenanceDependencies {
   logger: Logger;
 }
 
-export function createMaintenance({ credits, idempotency, instances, instance, clock, logger }: MaintenanceDependencies) {
+export function createMaintenance({ credits, idempotency, runs, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
     await instance.renew();
     const report = {
       retiredInstances: await instances.retireExpired(clock.now()),
       releasedReservations: await credits.releaseExpired(),
       expiredIdempotencyRecords: await idempotency.deleteExpired(),
+      prunedRunPayloads: await runs.prunePayloads(),
+      prunedDeletedVersions: await catalog.pruneDeletedVersions(),
     };
     if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
     else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');

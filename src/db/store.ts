@@ -298,8 +298,12 @@ export interface ApiKeyRepository {
   revoke(revocation: Revocation): Promise<ApiKeyRecord | null>;
   /** Revokes every active key of the account; returns how many. */
   revokeAllForAccount(request: { accountId: string; at: number }): Promise<number>;
-  /** Revokes `oldId` and inserts `replacement` in one transaction (rotation); false when `oldId` was not active. */
-  replace(request: { oldId: string; replacement: ApiKeyRecord; at: number }): Promise<boolean>;
+  /**
+   * Retires `oldId` and inserts `replacement` in one transaction (rotation); false when `oldId`
+   * was not active at `at`. Without `graceUntil` the old key is revoked at `at`; with it, the old
+   * key stays usable until then (its expiry is set to `graceUntil`, or kept when it is sooner).
+   */
+  replace(request: { oldId: string; replacement: ApiKeyRecord; at: number; graceUntil?: number }): Promise<boolean>;
 }
 
 export interface PartnerKeyRepository {
@@ -320,6 +324,12 @@ export interface RateLimitRepository {
    * rate limiter never saw (a refused scope, an unknown route), which still report the windows.
    */
   peek(limits: RateWindowLimits): Promise<RateWindowOutcome>;
+  /**
+   * When each key last had a request counted: the start (Unix seconds) of the latest minute window
+   * it was counted in. Read from the counters the limiter writes anyway, so knowing when a key was
+   * last used costs no write per request. Keys never counted are absent.
+   */
+  lastCounted(keyIds: readonly string[]): Promise<Map<string, number>>;
 }
 
 export interface CreditGrant {
@@ -371,11 +381,47 @@ export interface CreditRepository {
   /** Releases reservations that expired (left behind by a crash); returns how many. */
   releaseExpired(at: number): Promise<number>;
   ledger(accountId: string): Promise<LedgerEntry[]>;
+  /** A page of the account's ledger, newest first. */
+  ledgerPage(request: OwnedPageRequest): Promise<LedgerEntry[]>;
+}
+
+/** What usage aggregates are grouped by: the UTC day, the model, the operation, the resource or the key. */
+export const USAGE_GROUPINGS = ['day', 'model', 'operation', 'resource', 'key'] as const;
+export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+export interface UsageAggregateRequest {
+  accountId: string;
+  /** Epoch ms, inclusive. */
+  from: number;
+  /** Epoch ms, exclusive. */
+  to: number;
+  groupBy: UsageGrouping;
+}
+
+/**
+ * One group's totals. A workflow execution writes one row for the run and one per model call of
+ * its nodes, so the totals read each fact once: `requests` and `errors` count the rows that
+ * stand for an execution or call answered to a client (no `nodeId`); `modelCalls`, tokens and
+ * charges count the rows of model calls (every row but a workflow run's own, which repeats its
+ * nodes' sums).
+ */
+export interface UsageAggregateRow {
+  /** The group's key: `YYYY-MM-DD` (UTC) for days, else the model, operation, resource or key id; null when the rows have none. */
+  group: string | null;
+  requests: number;
+  errors: number;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  chargedTokens: number;
 }
 
 export interface UsageRepository {
   insert(record: UsageRecord): Promise<void>;
   listByAccount(accountId: string): Promise<UsageRecord[]>;
+  /** Totals per group over a time range, summed in the database (never by reading the rows); groups in ascending order. */
+  aggregate(request: UsageAggregateRequest): Promise<UsageAggregateRow[]>;
 }
 
 /**
@@ -540,19 +586,54 @@ export interface IdempotencyRepository {
   deleteExpired(at: number): Promise<number>;
 }
 
-export interface WorkflowRunRecord {
-  id: string;
-  workflowId: string;
-  accountId: string;
-  status: 'completed' | 'failed';
+/** The kinds of execution a run records (the four executable resources). */
+export const RUN_KINDS = ['workflow', 'composition', 'skill', 'persona'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** What a run kept of its request and answer; null once retention pruned it. */
+export interface RunPayload {
+  inputs: unknown;
   result: unknown;
-  durationMs: number;
-  createdAt: number;
 }
 
-export interface WorkflowRunRepository {
-  insert(run: WorkflowRunRecord): Promise<void>;
-  findOwned(request: OwnedId): Promise<WorkflowRunRecord | null>;
+/** One execution of a workflow, composition, skill or persona, as its account can read it back. */
+export interface RunRecord {
+  id: string;
+  accountId: string;
+  /** The API or partner key that started it. */
+  keyId: string | null;
+  kind: RunKind;
+  resourceId: string;
+  /** The resource version executed; null until resources are versioned. */
+  version: number | null;
+  /** Text, not an enum: `completed` and `failed` today, queued, running and cancelled with asynchronous runs. */
+  status: string;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  chargedTokens: number;
+  durationMs: number;
+  createdAt: number;
+  payload: RunPayload | null;
+}
+
+/** A run without its payload: what lists read, so a page never loads traces. */
+export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolean };
+
+export interface RunListRequest extends OwnedPageRequest {
+  kind?: RunKind | undefined;
+  resourceId?: string | undefined;
+  status?: string | undefined;
+}
+
+export interface RunRepository {
+  insert(run: RunRecord): Promise<void>;
+  findOwned(request: OwnedId): Promise<RunRecord | null>;
+  /** The account's runs, newest first, filtered as asked; payloads are not read. */
+  list(request: RunListRequest): Promise<RunSummaryRecord[]>;
+  /** Drops the payload of every run created before `before` (epoch ms), keeping the rest of the row; returns how many. */
+  prunePayloads(request: { before: number }): Promise<number>;
 }
 
 export interface SanitiserRuleRecord {
@@ -656,7 +737,7 @@ export interface Store {
   catalog: CatalogRepository;
   byokKeys: ByokKeyRepository;
   idempotency: IdempotencyRepository;
-  workflowRuns: WorkflowRunRepository;
+  runs: RunRepository;
   sanitiserRules: SanitiserRuleRepository;
   instances: InstanceRepository;
   executionSlots: ExecutionSlotRepository;

@@ -26,7 +26,7 @@ export const COPIED_TABLES = [
   'workflows',
   'resource_versions',
   'resource_labels',
-  'workflow_runs',
+  'runs',
   'idempotency_records',
   'byok_keys',
   'sanitiser_rules',

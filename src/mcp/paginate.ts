@@ -8,8 +8,12 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from './to-tool-result.js';
 
-/** Items per page: enough that most accounts get one page, few enough to keep an answer small. */
-export const LIST_PAGE_SIZE = 50;
+/**
+ * Items per page: enough that every tool Porch has (about sixty with the catalog lifecycle and
+ * self-service) and most accounts' prompts come in one page, since some MCP hosts read only the
+ * first page of tools/list; few enough to keep an answer small.
+ */
+export const LIST_PAGE_SIZE = 100;
 
 /** The decoded cursor: an offset of at most nine digits, far beyond any list Porch serves. */
 const DECODED_CURSOR = /^offset:(0|[1-9]\d{0,8})$/;

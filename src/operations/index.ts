@@ -5,25 +5,34 @@
 import { analyzePrompt } from './analyze-prompt.js';
 import { compositionLifecycle, personaLifecycle, skillLifecycle, workflowLifecycle } from './catalog-lifecycle.js';
 import { createContextCard } from './create-context-card.js';
+import { createKey } from './create-key.js';
 import { deleteContextCard } from './delete-context-card.js';
 import { executeComposition } from './execute-composition.js';
 import { executePersona } from './execute-persona.js';
 import { executeSkill } from './execute-skill.js';
 import { executeWorkflow } from './execute-workflow.js';
 import { exportSkillMd } from './export-skill-md.js';
+import { getAccount } from './get-account.js';
 import { getApiRoot } from './get-api-root.js';
 import { getContextCard } from './get-context-card.js';
 import { getHealth } from './get-health.js';
 import { getPrompt } from './get-prompt.js';
+import { getRun } from './get-run.js';
+import { getUsage } from './get-usage.js';
 import { listCompositions } from './list-compositions.js';
 import { listContextCards } from './list-context-cards.js';
+import { listCreditLedger } from './list-credit-ledger.js';
+import { listKeys } from './list-keys.js';
 import { listPersonas } from './list-personas.js';
 import { listPrompts } from './list-prompts.js';
+import { listRuns } from './list-runs.js';
 import { listSkills } from './list-skills.js';
 import { listWorkflows } from './list-workflows.js';
+import type { Operation } from './operation.js';
+import { revokeKey } from './revoke-key.js';
+import { rotateKey } from './rotate-key.js';
 import { runJudge } from './run-judge.js';
 import { scanText } from './scan-text.js';
-import type { Operation } from './operation.js';
 import { updateContextCard } from './update-context-card.js';
 
 export const operations = [
@@ -52,6 +61,15 @@ export const operations = [
   getApiRoot,
   listPrompts,
   getPrompt,
+  getAccount,
+  listKeys,
+  createKey,
+  rotateKey,
+  revokeKey,
+  getUsage,
+  listCreditLedger,
+  listRuns,
+  getRun,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Caller } from '../core/access/caller.js';
-import type { Scope } from '../core/access/scopes.js';
+import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -163,6 +163,16 @@ export function definePublicOperation<
 /** Whether a call of the operation counts toward the key's in-flight limit: executions, and those that say so. */
 export function holdsInFlightSlot(operation: Pick<Operation, 'effect' | 'holdsInFlightSlot'>): boolean {
   return operation.effect === 'execute' || operation.holdsInFlightSlot === true;
+}
+
+/** Whether every scope grants the operation, so any key may call it (`get_account`): no key lacks every scope. */
+export function grantedToAnyKey(operation: Pick<AnyKeyedOperation, 'scopes'>): boolean {
+  return ALL_SCOPES.every((scope) => operation.scopes.includes(scope));
+}
+
+/** The scopes that grant a keyed operation, as the docs and OpenAPI descriptions list them. */
+export function describeScopes(operation: Pick<AnyKeyedOperation, 'scopes'>): string {
+  return grantedToAnyKey(operation) ? 'any key (every scope grants it)' : operation.scopes.map((scope) => `\`${scope}\``).join(', ');
 }
 
 /** Whether the operation is exposed on a door. */

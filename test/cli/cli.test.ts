@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { createStore } from '../../src/db/create-store.js';
 import { runPorch, runPorchIn } from '../helpers/cli.js';
+import { usageRecord } from '../db/fixtures.js';
 
 let directory: string;
 let env: NodeJS.ProcessEnv;
@@ -48,6 +50,46 @@ describe('porch CLI', () => {
     expect((await porch('key', 'revoke', keyJson.id)).code).toBe(0);
     const afterRevoke = JSON.parse((await porch('key', 'list', '--account', account.id, '--json')).stdout) as Array<{ status: string }>;
     expect(afterRevoke[0]?.status).toBe('revoked');
+  });
+
+  it('rotates a key with a grace period, keeping the old key working until then', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'rotate@example.com', '--plan', 'expert', '--json')).stdout) as { id: string };
+    const key = JSON.parse((await porch('key', 'create', '--account', account.id, '--json')).stdout) as { id: string };
+    const tooLong = await porch('key', 'rotate', key.id, '--grace', '86401');
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toMatch(/from 0 to 86400/);
+    const rotated = await porch('key', 'rotate', key.id, '--grace', '3600', '--json');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const result = JSON.parse(rotated.stdout) as { id: string; key: string; previous: { id: string; status: string; expires_at: string } };
+    expect(result.key).toMatch(/^mdi_/);
+    expect(result.previous).toMatchObject({ id: key.id, status: 'active' });
+    expect(Date.parse(result.previous.expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    const text = await porch('key', 'rotate', result.id);
+    expect(text.stdout).toContain('the old key is revoked.');
+  });
+
+  it("sums an account's usage by the grouping asked, and refuses a bad grouping or timestamp", async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'usage@example.com', '--plan', 'expert', '--json')).stdout) as { id: string };
+    const store = await createStore(env.DATABASE_URL ?? '');
+    try {
+      for (const model of ['echo/echo', 'echo/echo', 'fake/other'])
+        await store.usage.insert(usageRecord(account.id, { model, createdAt: Date.now() - 60_000 }));
+    } finally {
+      await store.close();
+    }
+    const byModel = await porch('usage', '--account', account.id, '--group-by', 'model', '--json');
+    expect(byModel.code, byModel.stderr).toBe(0);
+    const usage = JSON.parse(byModel.stdout) as { rows: Array<{ group: string; requests: number; total_tokens: number }>; totals: { requests: number } };
+    expect(usage.rows.map((row) => [row.group, row.requests, row.total_tokens])).toEqual([
+      ['echo/echo', 2, 60],
+      ['fake/other', 1, 30],
+    ]);
+    expect(usage.totals.requests).toBe(3);
+    expect((await porch('usage', '--account', account.id)).stdout).toMatch(/total\s+3\s+0\s+3\s+30\s+60\s+90\s+0\.09/);
+    expect((await porch('usage', '--account', account.id, '--group-by', 'week')).code).toBe(1);
+    const badTime = await porch('usage', '--account', account.id, '--from', 'yesterday');
+    expect(badTime.code).toBe(1);
+    expect(badTime.stderr).toMatch(/--from must be an ISO 8601 timestamp/);
   });
 
   it('imports and exports bundles, and refuses an invalid one writing nothing', async () => {

@@ -103,4 +103,21 @@ describe('client against a real server', () => {
     const markdown = await client.exportSkillMd({ id: ids['skill:summarise'] ?? '' });
     expect(markdown).toMatch(/^---\n/);
   });
+
+  it('serves self-service: the account, key rotation with a grace period, and the runs of an execution', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const manager = await harness.createKey(accountId, { scopes: ['manage:keys', 'read:usage', 'execute:skill'] });
+    const client = createPorchClient({ baseUrl: harness.url, apiKey: manager.key });
+    expect((await client.getAccount()).key).toMatchObject({ id: manager.id, scopes: ['manage:keys', 'read:usage', 'execute:skill'] });
+    const skillId = ids['skill:summarise'] ?? '';
+    await client.executeSkill({ id: skillId, input: 'Porch runs workflows.', variables: { bullets: 2 } });
+    const runs = await client.listRuns({ kind: 'skill' });
+    expect(runs.items.map((run) => run.resource_id)).toEqual([skillId]);
+    const run = await client.getRun({ id: runs.items[0]?.id ?? '' });
+    expect(run.inputs).toMatchObject({ input: 'Porch runs workflows.' });
+    const rotated = await client.rotateKey({ id: manager.id, grace_seconds: 60 });
+    expect(rotated.previous).toMatchObject({ id: manager.id, status: 'active' });
+    const next = createPorchClient({ baseUrl: harness.url, apiKey: rotated.api_key });
+    expect((await next.listKeys()).items.map((item) => item.status)).toEqual(['active', 'active', 'active']);
+  });
 });

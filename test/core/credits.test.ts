@@ -86,10 +86,22 @@ describe('maintenance sweep', () => {
   it('returns reservations a crash left open and drops expired idempotency records', async () => {
     await harness.core.credits.reserve(accountId, 3_000);
     await harness.core.idempotency.begin(accountId, 'key-1', 'execute_persona', { input: 'x' });
-    expect(await harness.core.maintenance.sweep()).toEqual({ retiredInstances: 0, releasedReservations: 0, expiredIdempotencyRecords: 0 });
+    expect(await harness.core.maintenance.sweep()).toEqual({
+      retiredInstances: 0,
+      releasedReservations: 0,
+      expiredIdempotencyRecords: 0,
+      prunedRunPayloads: 0,
+      prunedDeletedVersions: 0,
+    });
     harness.clock.advance(24 * 60 * 60 * 1000 + 1);
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
-    expect(await harness.core.maintenance.sweep()).toEqual({ retiredInstances: 0, releasedReservations: 1, expiredIdempotencyRecords: 1 });
+    expect(await harness.core.maintenance.sweep()).toEqual({
+      retiredInstances: 0,
+      releasedReservations: 1,
+      expiredIdempotencyRecords: 1,
+      prunedRunPayloads: 0,
+      prunedDeletedVersions: 0,
+    });
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });
 });

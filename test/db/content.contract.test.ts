@@ -1,11 +1,11 @@
 /**
- * Storage contract: what accounts own (context cards, catalog, workflow runs, BYOK keys) and the
+ * Storage contract: what accounts own (context cards, catalog, BYOK keys; runs in runs.contract.test.ts) and the
  * organisation's sanitiser rules. Another account's id reads as absent; a bundle is written whole
  * or not at all; a new BYOK key replaces the active one; every rule change bumps the version.
  */
 import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import type { SanitiserRuleRecord, WorkflowRunRecord } from '../../src/db/store.js';
+import type { SanitiserRuleRecord } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
 import {
   byokKeyRecord,
@@ -213,24 +213,6 @@ describeEachEngine('owned content', (engine) => {
     ]);
     expect((await store.catalog.findComposition({ accountId: account.id, id: composition.id }))?.timesUsed).toBe(2);
     expect((await store.catalog.findWorkflow({ accountId: account.id, id: workflow.id }))?.usageCount).toBe(1);
-  });
-
-  it('a workflow run is found by its owner only', async () => {
-    const { store } = engine();
-    const { account } = await createAccount(store);
-    const { account: other } = await createAccount(store);
-    const run: WorkflowRunRecord = {
-      id: newId(),
-      workflowId: newId(),
-      accountId: account.id,
-      status: 'failed',
-      result: { outputs: {}, error: 'x' },
-      durationMs: 12,
-      createdAt: T0,
-    };
-    await store.workflowRuns.insert(run);
-    expect(await store.workflowRuns.findOwned({ accountId: account.id, id: run.id })).toEqual(run);
-    expect(await store.workflowRuns.findOwned({ accountId: other.id, id: run.id })).toBeNull();
   });
 
   it('putting a BYOK key revokes the active key of the same owner and provider, and no other', async () => {

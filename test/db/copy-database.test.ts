@@ -98,14 +98,22 @@ async function populate(): Promise<void> {
       await store.idempotency.claim({ ...claim, now: T0, expiresAt: T0 + 86_400_000, instanceId: INSTANCE_ID });
       if (index < 10) await store.idempotency.complete({ ...claim, status: 200, body: { output: `answer ${index}`, nested: { z: 1, a: [true, null] } } });
     }
-    await store.workflowRuns.insert({
+    await store.runs.insert({
       id: newId(),
-      workflowId: 'workflow-x',
       accountId: ada,
+      keyId: null,
+      kind: 'workflow',
+      resourceId: 'workflow-x',
+      version: null,
       status: 'completed',
-      result: { b: 2, a: 1 },
+      model: null,
+      inputTokens: 1,
+      outputTokens: 2,
+      totalTokens: 3,
+      chargedTokens: 3,
       durationMs: 12,
       createdAt: T0,
+      payload: { inputs: { variables: {} }, result: { b: 2, a: 1 } },
     });
     for (let index = 0; index < 9; index += 1) {
       await store.rateLimits.consume({ keyId: `rate-key-${index % 3}`, requestsPerMinute: 100, requestsPerDay: 1_000, nowSeconds: T0 / 1000 + index });

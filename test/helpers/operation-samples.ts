@@ -4,6 +4,7 @@
  * operation cannot skip them.
  */
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { newId } from '../../src/core/ids.js';
 import type { Harness } from './harness.js';
 
 export interface SampleRequest {
@@ -26,6 +27,50 @@ async function demoId(harness: Harness, accountId: string, qualifiedKey: string)
   const summary = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
   const id = summary.ids[qualifiedKey];
   if (!id) throw new Error(`The demo bundle has no ${qualifiedKey}`);
+  return id;
+}
+
+/**
+ * A key of the account besides the caller's, for the operations that act on one key. Written to
+ * the store directly: the security suite builds samples after moving the account off Expert too.
+ */
+async function ownedKey(harness: Harness, accountId: string): Promise<string> {
+  const id = newId();
+  const now = harness.clock.now();
+  const key = {
+    id,
+    accountId,
+    name: 'Sample',
+    prefix: 'mdi_sample',
+    hash: `sample-${id}`,
+    scopes: ['read:workflow'],
+    requestsPerMinute: 60,
+    requestsPerDay: 1_000,
+  };
+  await harness.store.apiKeys.insertIfBelowLimit({ key: { ...key, createdAt: now, expiresAt: null, revokedAt: null }, maxActive: 5, now });
+  return id;
+}
+
+/** A run of the account, written as an execution records it (the runs operations only read them). */
+async function ownedRun(harness: Harness, accountId: string): Promise<string> {
+  const id = newId();
+  await harness.store.runs.insert({
+    id,
+    accountId,
+    keyId: null,
+    kind: 'composition',
+    resourceId: newId(),
+    version: null,
+    status: 'completed',
+    model: 'echo/echo',
+    inputTokens: 3,
+    outputTokens: 3,
+    totalTokens: 6,
+    chargedTokens: 6,
+    durationMs: 1,
+    createdAt: harness.clock.now(),
+    payload: { inputs: { variables: {} }, result: { content: 'Sample' } },
+  });
   return id;
 }
 
@@ -126,5 +171,26 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   get_prompt: async (harness, accountId) => {
     await demoId(harness, accountId, 'composition:release-notes');
     return { path: '/prompts/release-notes/render', body: { arguments: RELEASE_VARIABLES } };
+  },
+  get_account: async () => ({ path: '/account' }),
+  list_keys: async () => ({ path: '/keys' }),
+  create_key: async () => ({ path: '/keys', body: { name: 'Sample key', scopes: ['manage:keys'] } }),
+  rotate_key: async (harness, accountId) => {
+    const id = await ownedKey(harness, accountId);
+    return { path: `/keys/${id}/rotate`, body: { grace_seconds: 60 }, ownedId: id };
+  },
+  revoke_key: async (harness, accountId) => {
+    const id = await ownedKey(harness, accountId);
+    return { path: `/keys/${id}/revoke`, ownedId: id };
+  },
+  get_usage: async () => ({ path: '/usage?group_by=model' }),
+  list_credit_ledger: async () => ({ path: '/credits/ledger?limit=10' }),
+  list_runs: async (harness, accountId) => {
+    await ownedRun(harness, accountId);
+    return { path: '/runs?kind=composition' };
+  },
+  get_run: async (harness, accountId) => {
+    const id = await ownedRun(harness, accountId);
+    return { path: `/runs/${id}`, ownedId: id };
   },
 };

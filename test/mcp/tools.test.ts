@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_KEY_SCOPES } from '../../src/core/access/scopes.js';
 import { ERROR_TABLE } from '../../src/core/errors.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, isExposedOn, type Operation } from '../../src/operations/operation.js';
@@ -32,6 +33,11 @@ async function session(key?: string): Promise<{ connection: McpConnection; tools
   return { connection, tools };
 }
 
+/** The default scopes, plus the operation's own when they are not among them (manage:keys, read:usage are never defaults). */
+function scopesFor(operation: Operation): string[] {
+  return [...new Set([...DEFAULT_KEY_SCOPES, ...(operation.access === 'keyed' ? operation.scopes : [])])];
+}
+
 const TOOL_DEFINITIONS = new Map(createToolset(operations).map((tool) => [tool.definition.name, tool.definition]));
 
 /** A value of the wrong JSON type for the first argument that has a primitive type. */
@@ -47,7 +53,7 @@ function invalidArgument(tool: Tool): { name: string; value: unknown } | null {
 
 describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((operation) => [operation.name, operation] as const))('%s', (name, operation) => {
   it('succeeds for a valid call, with data matching the output schema', async () => {
-    const { accountId, key } = await harness.expertWithKey();
+    const { accountId, key } = await harness.expertWithKey({ scopes: scopesFor(operation) });
     const sample = await sampleFor(harness, name, accountId);
     const { connection } = await session(key);
     const result = await connection.client.callTool({ name, arguments: toolArguments(operation, sample) });
@@ -67,7 +73,7 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
 
   if (operation.effect === 'read' && isExposedOn(operation, 'rest')) {
     it('answers exactly what REST answers for the same request', async () => {
-      const { accountId, key } = await harness.expertWithKey();
+      const { accountId, key } = await harness.expertWithKey({ scopes: scopesFor(operation) });
       const sample = await sampleFor(harness, name, accountId);
       const rest = await harness.api(operation.method, sample.path, { key, ...(sample.body === undefined ? {} : { body: sample.body }) });
       expect(rest.status, describeResponse(rest)).toBe(200);
@@ -81,7 +87,7 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
   const invalid = invalidArgument(defined(TOOL_DEFINITIONS.get(name), `the tool ${name}`));
   if (invalid) {
     it(`answers an invalid ${invalid.name} with an isError VALIDATION_ERROR naming the field and saying what to do`, async () => {
-      const { key } = await harness.expertWithKey();
+      const { key } = await harness.expertWithKey({ scopes: scopesFor(operation) });
       const { connection } = await session(key);
       const result = await connection.client.callTool({ name, arguments: { [invalid.name]: invalid.value } });
       expect(result.isError, describeResult(result)).toBe(true);
@@ -97,7 +103,7 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
 
 it('has an error test for every tool: an invalid argument, or (without arguments) the database-down case', () => {
   const withoutInvalidArgument = [...TOOL_DEFINITIONS.values()].filter((tool) => !invalidArgument(tool)).map((tool) => tool.name);
-  expect(withoutInvalidArgument).toEqual(['get_health']);
+  expect(withoutInvalidArgument).toEqual(['get_health', 'get_account', 'list_keys']);
 });
 
 describe('get_health', () => {
@@ -107,6 +113,20 @@ describe('get_health', () => {
     const result = await connection.client.callTool({ name: 'get_health', arguments: {} });
     expect(result.isError, describeResult(result)).toBe(true);
     expect(resultText(result)).toBe(`SERVICE_UNAVAILABLE: The database is unavailable. ${ERROR_TABLE.SERVICE_UNAVAILABLE.hint}`);
+  });
+});
+
+describe.each([
+  ['get_account', ['api:sanitiser']],
+  ['list_keys', ['manage:keys']],
+])('%s', (name, scopes) => {
+  it('answers an isError result without internals when the database is down', async () => {
+    const { key } = await harness.expertWithKey({ scopes });
+    const { connection } = await session(key);
+    await harness.store.close();
+    const result = await connection.client.callTool({ name, arguments: {} });
+    expect(result.isError, describeResult(result)).toBe(true);
+    expect(resultText(result)).toBe(`INTERNAL_ERROR: An internal error occurred. ${ERROR_TABLE.INTERNAL_ERROR.hint}`);
   });
 });
 

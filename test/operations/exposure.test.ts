@@ -48,6 +48,16 @@ const POLICY: Record<string, readonly Door[]> = {
   ),
   list_prompts: ['mcp-prompt'],
   get_prompt: ['mcp-prompt'],
+  // Self-service: scope-gated (manage:keys, read:usage are never defaults), so served wherever a key holder works, the console included.
+  get_account: EVERYWHERE_BUT_PROMPTS,
+  list_keys: EVERYWHERE_BUT_PROMPTS,
+  create_key: EVERYWHERE_BUT_PROMPTS,
+  rotate_key: EVERYWHERE_BUT_PROMPTS,
+  revoke_key: EVERYWHERE_BUT_PROMPTS,
+  get_usage: EVERYWHERE_BUT_PROMPTS,
+  list_credit_ledger: EVERYWHERE_BUT_PROMPTS,
+  list_runs: EVERYWHERE_BUT_PROMPTS,
+  get_run: EVERYWHERE_BUT_PROMPTS,
 };
 
 describe('the exposure policy', () => {

@@ -226,4 +226,27 @@ describe('the catalog lifecycle', () => {
     expect(updated.status, describeResponse(updated)).toBe(200);
     expect(updated.body.data.version).toBe(2);
   });
+
+  it("keeps a deleted resource's versions for the audit trail until retention.run_days, then prunes them", async () => {
+    const created = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'Gone', instructions: 'v1' } });
+    const id = created.body.data.id;
+    await harness.api('PATCH', `/skills/${id}`, { key, body: { instructions: 'v2' } });
+    await harness.api('DELETE', `/skills/${id}`, { key });
+    const kept = await harness.store.catalog.listVersions({ accountId, id, page: {} });
+    expect(kept.map((version) => version.version)).toEqual([2, 1]);
+    harness.clock.advance(30 * 24 * 60 * 60 * 1000 - 1);
+    expect((await harness.core.maintenance.sweep()).prunedDeletedVersions).toBe(0);
+    harness.clock.advance(1);
+    expect((await harness.core.maintenance.sweep()).prunedDeletedVersions).toBe(2);
+    expect(await harness.store.catalog.listVersions({ accountId, id, page: {} })).toEqual([]);
+  });
+
+  it('names the version that ran in the run record', async () => {
+    const created = await harness.api<Detail>('POST', '/personas', { key, body: { name: 'P', content: 'v1' } });
+    const id = created.body.data.id;
+    await harness.api('PATCH', `/personas/${id}`, { key, body: { content: 'v2' } });
+    await harness.api('POST', `/personas/${id}/execute`, { key, body: { input: 'hi', version: 1 } });
+    const runs = await harness.api<{ items: Array<{ resource_id: string; version: number }> }>('GET', '/runs', { key });
+    expect(runs.body.data.items[0]).toMatchObject({ resource_id: id, version: 1 });
+  });
 });

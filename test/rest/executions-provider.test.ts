@@ -163,7 +163,7 @@ describe('BYOK', () => {
     expect(harness.fake.requests).toHaveLength(1);
     const [usage] = (await harness.store.usage.listByAccount(accountId)).filter((record) => record.operation === 'execute_workflow' && record.nodeId === null);
     expect(usage).toMatchObject({ resourceId: id, status: 'failed' });
-    expect(await harness.store.workflowRuns.findOwned({ accountId, id: usage?.runId ?? '' })).toMatchObject({ status: 'failed' });
+    expect(await harness.store.runs.findOwned({ accountId, id: usage?.runId ?? '' })).toMatchObject({ kind: 'workflow', status: 'failed' });
   });
 
   it('uses the shared gateway with use_byok: false, unless the organisation is strict BYOK', async () => {

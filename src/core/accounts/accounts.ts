@@ -60,6 +60,14 @@ export interface CreatedKey<View> {
   plaintext: string;
 }
 
+export interface RotatedKey extends CreatedKey<KeyView> {
+  /** The key rotated away from: revoked, or active until its grace period ends. */
+  previous: KeyView;
+}
+
+/** DECISIONS: a rotation may keep the old key working for up to 24 hours. */
+export const MAX_ROTATION_GRACE_SECONDS = 86_400;
+
 export interface CreateAccountInput {
   email: string;
   name?: string;
@@ -265,8 +273,16 @@ export function createAccountService(store: Store, clock: Clock) {
       return keyView(key);
     },
 
-    /** Issues a new key with the same settings and revokes the old one, atomically. */
-    async rotateKey(keyId: string): Promise<CreatedKey<KeyView>> {
+    /**
+     * Issues a new key with the same settings and retires the old one, atomically: revoked at
+     * once, or, with `graceSeconds`, left working until then (its expiry is set, so clients can
+     * move to the new key without a gap). The new key keeps the old one's expiry, if it had one.
+     */
+    async rotateKey(keyId: string, options: { graceSeconds?: number } = {}): Promise<RotatedKey> {
+      const graceSeconds = options.graceSeconds ?? 0;
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
+        throw new PorchError('VALIDATION_ERROR', `The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
+      }
       const old = await store.apiKeys.findById(keyId);
       if (!old) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
       const now = clock.now();
@@ -274,10 +290,12 @@ export function createAccountService(store: Store, clock: Clock) {
         throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
       const generated = generateKey(USER_KEY_PREFIX);
       const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
-      if (!(await store.apiKeys.replace({ oldId: old.id, replacement, at: now }))) {
+      const graceUntil = graceSeconds > 0 ? now + graceSeconds * 1_000 : undefined;
+      if (!(await store.apiKeys.replace({ oldId: old.id, replacement, at: now, ...(graceUntil === undefined ? {} : { graceUntil }) }))) {
         throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
       }
-      return { key: keyView(replacement), plaintext: generated.plaintext };
+      const previous = await store.apiKeys.findById(old.id);
+      return { key: keyView(replacement), plaintext: generated.plaintext, previous: keyView(previous ?? old) };
     },
 
     async createPartnerKey(input: CreatePartnerKeyInput): Promise<CreatedKey<PartnerKeyView>> {

@@ -139,7 +139,13 @@ export function labelMap(version: number, labels: readonly LabelRecord[]): Recor
   return { [LATEST_LABEL]: version, ...Object.fromEntries(labels.map((label) => [label.label, label.version])) };
 }
 
-export function createLifecycleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
+const MS_PER_DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * `retentionDays`: how long a deleted resource's versions stay for the audit trail
+ * (`retention.run_days`, like run payloads).
+ */
+export function createLifecycleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels, retentionDays: number) {
   async function find<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string): Promise<Labelled<RecordOf<Kind>> | null>;
   async function find(kind: ExecutableResource, accountId: string, id: string): Promise<Labelled<RecordOf<ExecutableResource>> | null> {
     switch (kind) {
@@ -342,6 +348,11 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       }
       const record = { ...current, ...stored.content } as RecordOf<Kind>;
       return { ...versionSummary(stored, labels), definition: entryOf(kind, record) };
+    },
+
+    /** Removes the versions of resources deleted longer ago than the retention period; answers how many. */
+    pruneDeletedVersions(): Promise<number> {
+      return store.catalog.pruneDeletedVersions(clock.now() - retentionDays * MS_PER_DAY);
     },
 
     /** Points a label at a version (rollback: point `production` at an older one). */

@@ -24,6 +24,7 @@ import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
+import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
@@ -95,6 +96,7 @@ const DEFINITION_CACHE_SIZE = 1_000;
 export function createExecutionService(deps: ExecutionDependencies) {
   const { store, ai, catalog, modelCaller, clock } = deps;
   const definitions = new Map<string, WorkflowDefinition>();
+  const runs = createRunRecorder(store.runs, clock);
 
   async function organisationOf(caller: Caller): Promise<OrganisationRecord> {
     const organisation = await store.organisations.findById(caller.account.organisationId);
@@ -102,17 +104,35 @@ export function createExecutionService(deps: ExecutionDependencies) {
     return organisation;
   }
 
-  /** One metered call and the spec's common result fields. */
+  /** One metered call and the spec's common result fields, recorded as a run (failed when the call fails). */
   async function complete(
     ctx: ModelCallContext,
     messages: ChatMessage[],
     model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
+    run: Pick<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs'>,
     options: { temperature?: number | undefined } = {},
   ): Promise<CompletionFields> {
     const started = clock.now();
     const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
-    const result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
-    return { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
+    const recorded = { ...run, model: resolved.id, usage: runs.NO_USAGE, chargedTokens: 0 };
+    let result: Awaited<ReturnType<ModelCaller['call']>>;
+    try {
+      result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
+    } catch (err) {
+      await runs.record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) });
+      throw err;
+    }
+    const response = { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
+    await runs.record(ctx.caller, {
+      ...recorded,
+      status: 'completed',
+      model: result.modelUsed,
+      usage: result.usage,
+      chargedTokens: result.chargedTokens,
+      durationMs: response.duration_ms,
+      result: response,
+    });
+    return response;
   }
 
   function definitionOf(workflowId: string, version: number, stored: unknown): WorkflowDefinition {
@@ -147,6 +167,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         { caller, organisation, operation: 'execute_composition', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
         messages,
         { requested: input.model, resourceDefault: composition.defaultModel },
+        { kind: 'composition', resourceId: id, version, inputs: input },
       );
       await store.catalog.incrementCompositionUse(id);
       return { ...result, version };
@@ -166,6 +187,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         { caller, organisation, operation: 'execute_skill', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
         skillMessages(skill, text, input.variables ?? {}),
         { requested: input.model, resourceDefault: skill.model },
+        { kind: 'skill', resourceId: id, version, inputs: input },
       );
       return { ...result, version, skill_name: skill.name };
     },
@@ -182,6 +204,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         { caller, organisation, operation: 'execute_persona', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
         personaMessages(persona, input.input, input.context),
         { requested: input.model },
+        { kind: 'persona', resourceId: id, version, inputs: input },
         { temperature: input.temperature },
       );
       return { ...result, version, persona_name: persona.title };
@@ -262,14 +285,18 @@ export function createExecutionService(deps: ExecutionDependencies) {
         duration_ms: result.duration_ms,
         token_usage: result.token_usage,
       };
-      await store.workflowRuns.insert({
-        id: runId,
-        workflowId: workflow.id,
-        accountId: caller.account.id,
+      await runs.record(caller, {
+        kind: 'workflow',
+        resourceId: workflow.id,
+        version,
+        runId,
         status: result.status,
-        result: { ...response, node_results: result.node_results },
+        model: null,
+        usage: result.token_usage,
+        chargedTokens,
         durationMs: result.duration_ms,
-        createdAt: clock.now(),
+        inputs: input,
+        result: { ...response, node_results: result.node_results },
       });
       await store.catalog.incrementWorkflowUse(workflow.id);
       await store.usage.insert({

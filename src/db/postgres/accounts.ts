@@ -132,14 +132,18 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
         .returning({ id: apiKeys.id });
       return revoked.length;
     },
-    async replace({ oldId, replacement, at }) {
+    async replace({ oldId, replacement, at, graceUntil }) {
       return inTransaction(db, async (tx) => {
-        const revoked = await tx
+        const retired = await tx
           .update(apiKeys)
-          .set({ revokedAt: at })
-          .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt)))
+          .set(
+            graceUntil === undefined
+              ? { revokedAt: at }
+              : { expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${graceUntil}::bigint), ${graceUntil}::bigint)` },
+          )
+          .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
           .returning({ id: apiKeys.id });
-        if (revoked.length === 0) return false;
+        if (retired.length === 0) return false;
         await tx.insert(apiKeys).values(replacement);
         return true;
       });

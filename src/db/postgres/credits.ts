@@ -1,8 +1,9 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { inTransaction } from './transaction.js';
 import type { CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
+import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
 
@@ -120,6 +121,15 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
     async ledger(accountId) {
       return db.select().from(creditLedger).where(eq(creditLedger.accountId, accountId)).orderBy(asc(creditLedger.id));
     },
+    async ledgerPage({ accountId, page }) {
+      const query = db
+        .select()
+        .from(creditLedger)
+        .where(and(eq(creditLedger.accountId, accountId), page.cursor === undefined ? undefined : lt(creditLedger.id, page.cursor)))
+        .orderBy(desc(creditLedger.id))
+        .$dynamic();
+      return page.limit === undefined ? query : query.limit(page.limit);
+    },
   };
 }
 
@@ -130,6 +140,10 @@ export function createUsageRepository(db: PostgresDatabase): UsageRepository {
     },
     async listByAccount(accountId) {
       return db.select().from(usageRecords).where(eq(usageRecords.accountId, accountId)).orderBy(asc(usageRecords.id));
+    },
+    async aggregate(request) {
+      const day = sql`to_char(to_timestamp(created_at / 1000.0) at time zone 'UTC', 'YYYY-MM-DD')`;
+      return (await db.execute<RawAggregateRow>(usageAggregateQuery(request, day))).rows.map(toAggregateRow);
     },
   };
 }

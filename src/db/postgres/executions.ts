@@ -1,9 +1,9 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
-import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
+import { byokKeys, idempotencyRecords } from './schema.js';
 import { isInstanceLive, retireInstance } from './instances.js';
 import { inTransaction } from './transaction.js';
-import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository, WorkflowRunRepository } from '../store.js';
+import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository } from '../store.js';
 
 function ownerWhere(owner: ByokOwner) {
   return 'accountId' in owner ? eq(byokKeys.accountId, owner.accountId) : eq(byokKeys.organisationId, owner.organisationId);
@@ -94,24 +94,6 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
     async deleteExpired(at) {
       const deleted = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, at)).returning({ accountId: idempotencyRecords.accountId });
       return deleted.length;
-    },
-  };
-}
-
-export function createWorkflowRunRepository(db: PostgresDatabase): WorkflowRunRepository {
-  return {
-    async insert(run) {
-      await db.insert(workflowRuns).values(run);
-    },
-    async findOwned({ accountId, id }) {
-      return (
-        (
-          await db
-            .select()
-            .from(workflowRuns)
-            .where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId)))
-        )[0] ?? null
-      );
     },
   };
 }

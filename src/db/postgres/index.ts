@@ -4,9 +4,10 @@ import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
 import { createCreditRepository, createUsageRepository } from './credits.js';
-import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createByokKeyRepository, createIdempotencyRepository } from './executions.js';
 import { createExecutionSlotRepository, createInstanceRepository } from './instances.js';
 import { createRateLimitRepository } from './rate-limits.js';
+import { createRunRepository } from './runs.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
 export { isPostgresUrl, postgresLocation } from './open-database.js';
@@ -61,7 +62,7 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     catalog: guarded(createCatalogRepository(db)),
     byokKeys: guarded(createByokKeyRepository(db)),
     idempotency: guarded(createIdempotencyRepository(db)),
-    workflowRuns: guarded(createWorkflowRunRepository(db)),
+    runs: guarded(createRunRepository(db)),
     sanitiserRules: guarded(createSanitiserRuleRepository(db)),
     instances: guarded(createInstanceRepository(db)),
     executionSlots: guarded(createExecutionSlotRepository(db)),

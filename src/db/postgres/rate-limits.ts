@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { rateLimitCounters } from './schema.js';
 import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
@@ -81,5 +81,13 @@ export function createRateLimitRepository(db: PostgresDatabase): RateLimitReposi
       return { ...refused, allowed: false, exceeded: refused.exceeded ?? 'minute' };
     },
     peek: readWindows,
+    async lastCounted(keyIds) {
+      if (keyIds.length === 0) return new Map();
+      const rows = await db
+        .select({ keyId: rateLimitCounters.keyId, minuteStart: rateLimitCounters.minuteStart })
+        .from(rateLimitCounters)
+        .where(inArray(rateLimitCounters.keyId, [...keyIds]));
+      return new Map(rows.map((row) => [row.keyId, row.minuteStart]));
+    },
   };
 }

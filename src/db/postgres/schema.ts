@@ -168,7 +168,12 @@ export const usageRecords = pgTable(
     status: text('status', { enum: ['succeeded', 'failed', 'billing_failed'] }).notNull(),
     ...timestamps,
   },
-  (table) => [index('usage_records_account_idx').on(table.accountId), index('usage_records_run_idx').on(table.runId)],
+  (table) => [
+    index('usage_records_account_idx').on(table.accountId),
+    index('usage_records_run_idx').on(table.runId),
+    // Usage aggregates read one account's rows over a time range.
+    index('usage_records_account_time_idx').on(table.accountId, table.createdAt),
+  ],
 );
 
 export const contextCards = pgTable(
@@ -302,18 +307,32 @@ export const resourceLabels = pgTable(
   (table) => [primaryKey({ columns: [table.resourceId, table.label] })],
 );
 
-export const workflowRuns = pgTable(
-  'workflow_runs',
+/**
+ * Every execution of a workflow, composition, skill or persona, for its account to read back.
+ * The payload (inputs, result and trace) is dropped after `retention.run_days`; the rest stays.
+ */
+export const runs = pgTable(
+  'runs',
   {
     id: text('id').primaryKey(),
-    workflowId: text('workflow_id').notNull(),
     accountId: text('account_id').notNull(),
-    status: text('status', { enum: ['completed', 'failed'] }).notNull(),
-    result: json('result').$type<unknown>().notNull(),
+    keyId: text('key_id'),
+    kind: text('kind', { enum: ['workflow', 'composition', 'skill', 'persona'] }).notNull(),
+    resourceId: text('resource_id').notNull(),
+    /** The resource version executed; null until resources are versioned. */
+    version: integer('version'),
+    /** Text, not a closed enum: asynchronous runs add queued, running and cancelled. */
+    status: text('status').notNull(),
+    model: text('model'),
+    inputTokens: tokens('input_tokens').notNull(),
+    outputTokens: tokens('output_tokens').notNull(),
+    totalTokens: tokens('total_tokens').notNull(),
+    chargedTokens: tokens('charged_tokens').notNull(),
     durationMs: integer('duration_ms').notNull(),
     ...timestamps,
+    payload: json('payload').$type<{ inputs: unknown; result: unknown }>(),
   },
-  (table) => [index('workflow_runs_workflow_idx').on(table.workflowId)],
+  (table) => [index('runs_account_idx').on(table.accountId, table.id), index('runs_created_idx').on(table.createdAt)],
 );
 
 export const idempotencyRecords = pgTable(

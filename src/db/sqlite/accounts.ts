@@ -143,15 +143,15 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
         .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
         .run().changes;
     },
-    async replace({ oldId, replacement, at }) {
+    async replace({ oldId, replacement, at, graceUntil }) {
       return db.transaction(
         (tx) => {
-          const revoked = tx
+          const retired = tx
             .update(apiKeys)
-            .set({ revokedAt: at })
-            .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt)))
+            .set(graceUntil === undefined ? { revokedAt: at } : { expiresAt: sql`min(coalesce(${apiKeys.expiresAt}, ${graceUntil}), ${graceUntil})` })
+            .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
             .run().changes;
-          if (revoked === 0) return false;
+          if (retired === 0) return false;
           tx.insert(apiKeys).values(replacement).run();
           return true;
         },

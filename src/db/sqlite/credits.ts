@@ -1,9 +1,10 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
+import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
 
@@ -185,6 +186,16 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     async ledger(accountId) {
       return db.select().from(creditLedger).where(eq(creditLedger.accountId, accountId)).orderBy(asc(creditLedger.id)).all();
     },
+
+    async ledgerPage({ accountId, page }) {
+      return db
+        .select()
+        .from(creditLedger)
+        .where(and(eq(creditLedger.accountId, accountId), page.cursor === undefined ? undefined : lt(creditLedger.id, page.cursor)))
+        .orderBy(desc(creditLedger.id))
+        .limit(page.limit ?? -1)
+        .all();
+    },
   };
 }
 
@@ -232,6 +243,10 @@ export function createUsageRepository(db: PorchDatabase): UsageRepository {
         .where(and(eq(usageRecords.accountId, accountId)))
         .orderBy(asc(usageRecords.id))
         .all();
+    },
+    async aggregate(request) {
+      const day = sql`strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')`;
+      return db.all<RawAggregateRow>(usageAggregateQuery(request, day)).map(toAggregateRow);
     },
   };
 }

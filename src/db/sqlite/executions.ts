@@ -2,8 +2,8 @@ import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { isInstanceLive, retireInstance } from './instances.js';
 import { onFirstUse } from './on-first-use.js';
-import { byokKeys, idempotencyRecords, workflowRuns } from './schema.js';
-import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository, WorkflowRunRepository } from '../store.js';
+import { byokKeys, idempotencyRecords } from './schema.js';
+import type { ByokKeyRepository, ByokOwner, IdempotencyClaim, IdempotencyRepository } from '../store.js';
 
 function ownerWhere(owner: ByokOwner) {
   return 'accountId' in owner ? eq(byokKeys.accountId, owner.accountId) : eq(byokKeys.organisationId, owner.organisationId);
@@ -98,23 +98,6 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
     },
     async deleteExpired(at) {
       return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, at)).run().changes;
-    },
-  };
-}
-
-export function createWorkflowRunRepository(db: PorchDatabase): WorkflowRunRepository {
-  return {
-    async insert(run) {
-      db.insert(workflowRuns).values(run).run();
-    },
-    async findOwned({ accountId, id }) {
-      return (
-        db
-          .select()
-          .from(workflowRuns)
-          .where(and(eq(workflowRuns.id, id), eq(workflowRuns.accountId, accountId)))
-          .get() ?? null
-      );
     },
   };
 }

@@ -4,9 +4,10 @@ import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
 import { createCreditRepository, createUsageRepository } from './credits.js';
-import { createByokKeyRepository, createIdempotencyRepository, createWorkflowRunRepository } from './executions.js';
+import { createByokKeyRepository, createIdempotencyRepository } from './executions.js';
 import { createExecutionSlotRepository, createInstanceRepository } from './instances.js';
 import { createRateLimitRepository } from './rate-limits.js';
+import { createRunRepository } from './runs.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
 export { databaseDirectory } from './open-database.js';
@@ -39,7 +40,7 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     catalog: createCatalogRepository(db),
     byokKeys: createByokKeyRepository(db),
     idempotency: createIdempotencyRepository(db),
-    workflowRuns: createWorkflowRunRepository(db),
+    runs: createRunRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
     instances: createInstanceRepository(db),
     executionSlots: createExecutionSlotRepository(db),

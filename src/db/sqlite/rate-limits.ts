@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
@@ -74,6 +74,15 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
     },
     async peek(limits) {
       return readWindows(limits);
+    },
+    async lastCounted(keyIds) {
+      if (keyIds.length === 0) return new Map();
+      const rows = db
+        .select({ keyId: rateLimitCounters.keyId, windowStart: rateLimitCounters.windowStart })
+        .from(rateLimitCounters)
+        .where(and(inArray(rateLimitCounters.keyId, [...keyIds]), eq(rateLimitCounters.window, 'minute')))
+        .all();
+      return new Map(rows.map((row) => [row.keyId, row.windowStart]));
     },
   };
 }

@@ -5,7 +5,7 @@
  * `npm run build:docs` rewrites it and a test fails when a committed file differs.
  */
 import { ERROR_CODES, ERROR_TABLE, type ErrorDefinition } from '../../core/errors.js';
-import { exposedOn, type Operation } from '../../operations/operation.js';
+import { describeScopes, exposedOn, type Operation } from '../../operations/operation.js';
 
 export interface GeneratedBlock {
   /** The document it lives in, relative to the package root. */
@@ -26,7 +26,7 @@ function renderErrorTable(): string {
 
 function renderToolTable(operations: readonly Operation[]): string {
   const rows = exposedOn(operations, 'mcp-tool').map((operation) => {
-    const scopes = operation.access === 'keyed' ? operation.scopes.map((scope) => `\`${scope}\``).join(', ') : 'none';
+    const scopes = operation.access === 'keyed' ? describeScopes(operation) : 'none';
     return `| \`${operation.name}\` | ${operation.title} | ${scopes} | ${operation.effect} |`;
   });
   return ['| Tool | What it does | Scopes (any of) | Effect |', '|---|---|---|---|', ...rows].join('\n');

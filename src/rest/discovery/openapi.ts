@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/errors.js';
 import { CONTENT_KINDS, DEFAULT_QUOTAS, QUOTA_KIND_NAMES } from '../../core/quotas/quotas.js';
 import { API_VERSION } from '../../core/health.js';
-import { isExposedOn, operationId, type Operation } from '../../operations/operation.js';
+import { describeScopes, isExposedOn, operationId, type Operation } from '../../operations/operation.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
 import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
 import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
@@ -272,7 +272,7 @@ function acceptedExample(
 
 function describeAccess(operation: Operation): string {
   const lines = [operation.description];
-  if (operation.access === 'keyed') lines.push(`Scopes (any one grants it): ${operation.scopes.map((scope) => `\`${scope}\``).join(', ')}.`);
+  if (operation.access === 'keyed') lines.push(`Scopes (any one grants it): ${describeScopes(operation)}.`);
   else lines.push('Needs no API key.');
   if (operation.effect === 'execute') lines.push('Runs a model: metered in credits (1 credit = 1,000 tokens) unless a BYOK key is active.');
   if (operation.idempotencyKey)

@@ -31,6 +31,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Authentication',
     summary: 'API keys, the Expert plan, scopes, partner keys and key rotation.',
   },
+  {
+    slug: 'self-service',
+    file: 'docs/self-service.md',
+    title: 'Self-service',
+    summary: 'The account, your own keys (rotation with a grace period), usage, the credits ledger, runs and their retention.',
+  },
   { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
   {
     slug: 'rate-limits-and-credits',

@@ -1,0 +1,181 @@
+/**
+ * What an account holder can do for themselves with a key: see the account, and manage the
+ * account's own API keys. A key can never give another key more than it holds itself: scopes
+ * must be a subset of the calling key's, limits at most the calling key's.
+ */
+import type { Store } from '../../db/store.js';
+import type { Plan } from '../domain/plans.js';
+import type { Caller } from '../access/caller.js';
+import { parseScopes } from '../access/scopes.js';
+import type { Clock } from '../clock.js';
+import { tokensToCredits } from '../credits/credits.js';
+import { PorchError } from '../errors.js';
+import { isoOrNull, toIsoTimestamp } from '../views.js';
+import type { AccountService, KeyView } from './accounts.js';
+
+export interface KeyLimitsView {
+  requests_per_minute: number;
+  requests_per_day: number;
+}
+
+export interface OwnKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  limits: KeyLimitsView;
+  status: KeyView['status'];
+  created_at: string;
+  /** The start of the last minute in which the key made a request (minute precision); null when never used. */
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AccountSelfView {
+  account: { id: string; email: string; name: string | null; plan: Plan; created_at: string };
+  organisation: { id: string; name: string; policies: { eu_only_models: boolean; strict_byok: boolean } };
+  credits: { balance_tokens: number; reserved_tokens: number; available_tokens: number; available_credits: number };
+  key: {
+    id: string;
+    kind: 'api_key' | 'partner_key';
+    name: string;
+    scopes: string[];
+    limits: KeyLimitsView & { max_in_flight: number };
+  };
+}
+
+export interface OwnKeyCreation {
+  name?: string | undefined;
+  scopes?: string[] | undefined;
+  requests_per_minute?: number | undefined;
+  requests_per_day?: number | undefined;
+  /** ISO 8601; validated by the operation's schema. */
+  expires_at?: string | undefined;
+}
+
+export interface CreatedOwnKey {
+  key: OwnKeyView;
+  /** The key itself, shown this once. */
+  api_key: string;
+}
+
+export interface SelfServiceDependencies {
+  store: Store;
+  accounts: AccountService;
+  clock: Clock;
+  maxInFlightPerKey: number;
+}
+
+function ownKeyView(key: KeyView, lastCountedSeconds: number | undefined): OwnKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    limits: { requests_per_minute: key.requests_per_minute, requests_per_day: key.requests_per_day },
+    status: key.status,
+    created_at: key.created_at,
+    last_used_at: isoOrNull(lastCountedSeconds === undefined ? null : lastCountedSeconds * 1_000),
+    expires_at: key.expires_at,
+    revoked_at: key.revoked_at,
+  };
+}
+
+/** A limit for a new key: the caller's own when not given, never above it. */
+function limitWithin(requested: number | undefined, own: number, field: string): number {
+  if (requested === undefined) return own;
+  if (requested > own) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${field}: must be at most ${own}, the calling key's own limit.`);
+  return requested;
+}
+
+export function createSelfService({ store, accounts, clock, maxInFlightPerKey }: SelfServiceDependencies) {
+  const missingKey = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${id}.`);
+
+  /** Another account's key reads exactly as a missing one. */
+  async function requireOwnKey(caller: Caller, id: string): Promise<void> {
+    const key = await store.apiKeys.findById(id);
+    if (!key || key.accountId !== caller.account.id) throw missingKey(id);
+  }
+
+  async function withLastUse(keys: KeyView[]): Promise<OwnKeyView[]> {
+    const lastCounted = await store.rateLimits.lastCounted(keys.map((key) => key.id));
+    return keys.map((key) => ownKeyView(key, lastCounted.get(key.id)));
+  }
+
+  return {
+    async account(caller: Caller): Promise<AccountSelfView> {
+      const { account, credential } = caller;
+      const organisation = await store.organisations.findById(account.organisationId);
+      if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
+      const balance = await store.credits.balance(account.id);
+      const keyRecord = credential.kind === 'api_key' ? await store.apiKeys.findById(credential.id) : await store.partnerKeys.findById(credential.id);
+      const available = balance.balanceTokens - balance.reservedTokens;
+      return {
+        account: { id: account.id, email: account.email, name: account.name, plan: account.plan, created_at: toIsoTimestamp(account.createdAt) },
+        organisation: {
+          id: organisation.id,
+          name: organisation.name,
+          policies: { eu_only_models: organisation.euOnlyModels, strict_byok: organisation.strictByok },
+        },
+        credits: {
+          balance_tokens: balance.balanceTokens,
+          reserved_tokens: balance.reservedTokens,
+          available_tokens: available,
+          available_credits: tokensToCredits(available),
+        },
+        key: {
+          id: credential.id,
+          kind: credential.kind,
+          name: keyRecord?.name ?? '',
+          scopes: [...credential.scopes],
+          limits: { requests_per_minute: credential.requestsPerMinute, requests_per_day: credential.requestsPerDay, max_in_flight: maxInFlightPerKey },
+        },
+      };
+    },
+
+    async listKeys(caller: Caller): Promise<OwnKeyView[]> {
+      return withLastUse(await accounts.listKeys(caller.account.id));
+    },
+
+    async createKey(caller: Caller, input: OwnKeyCreation): Promise<CreatedOwnKey> {
+      const own = caller.credential;
+      const scopes = input.scopes === undefined ? [...own.scopes] : parseScopes(input.scopes);
+      const beyond = scopes.filter((scope) => !own.scopes.includes(scope));
+      if (beyond.length > 0) {
+        throw new PorchError(
+          'INSUFFICIENT_PERMISSIONS',
+          `A key can only create keys with scopes it holds itself; this key lacks: ${beyond.join(', ')}. Use a key that holds them.`,
+        );
+      }
+      const expiresAt = input.expires_at === undefined ? undefined : Date.parse(input.expires_at);
+      if (expiresAt !== undefined && expiresAt <= clock.now()) throw new PorchError('VALIDATION_ERROR', 'Invalid request: expires_at: must be in the future.');
+      const created = await accounts.createKey({
+        accountId: caller.account.id,
+        ...(input.name === undefined ? {} : { name: input.name }),
+        scopes,
+        requestsPerMinute: limitWithin(input.requests_per_minute, own.requestsPerMinute, 'requests_per_minute'),
+        requestsPerDay: limitWithin(input.requests_per_day, own.requestsPerDay, 'requests_per_day'),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      });
+      return { key: ownKeyView(created.key, undefined), api_key: created.plaintext };
+    },
+
+    async rotateKey(caller: Caller, id: string, graceSeconds: number): Promise<CreatedOwnKey & { previous: OwnKeyView }> {
+      await requireOwnKey(caller, id);
+      const rotated = await accounts.rotateKey(id, { graceSeconds });
+      const [previous] = await withLastUse([rotated.previous]);
+      return { key: ownKeyView(rotated.key, undefined), api_key: rotated.plaintext, previous: previous ?? ownKeyView(rotated.previous, undefined) };
+    },
+
+    /** Revoking the calling key itself is allowed: this request completes, the next one is refused. */
+    async revokeKey(caller: Caller, id: string): Promise<OwnKeyView> {
+      await requireOwnKey(caller, id);
+      const [revoked] = await withLastUse([await accounts.revokeKey(id)]);
+      if (!revoked) throw missingKey(id);
+      return revoked;
+    },
+  };
+}
+
+export type SelfService = ReturnType<typeof createSelfService>;

@@ -1,0 +1,64 @@
+/**
+ * Records every execution of a workflow, composition, skill or persona as a run: what ran, for
+ * whom, how it ended, what it cost, and its payload (the inputs and the result or trace) until
+ * retention drops it. The execute methods call `record` once each, after the execution ended.
+ */
+import type { RunKind, RunRepository } from '../../db/store.js';
+import type { Caller } from '../access/caller.js';
+import type { TokenUsage } from '../ai/ai-types.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import { newId } from '../ids.js';
+
+export interface RunOutcome {
+  kind: RunKind;
+  resourceId: string;
+  /** The version of the resource that ran. */
+  version: number;
+  /** The id to store it under: a workflow's own run id; a new one otherwise. */
+  runId?: string;
+  status: 'completed' | 'failed';
+  model: string | null;
+  usage: TokenUsage;
+  chargedTokens: number;
+  durationMs: number;
+  inputs: unknown;
+  result: unknown;
+}
+
+const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+
+/** A failed execution's result as a run keeps it: the error's code and safe message, never a stack. */
+export function failedResult(err: unknown): { error: { code: string; message: string } } {
+  const error = err instanceof PorchError ? err : new PorchError('INTERNAL_ERROR', 'The execution failed.');
+  return { error: { code: error.code, message: error.message } };
+}
+
+export function createRunRecorder(runs: RunRepository, clock: Clock) {
+  return {
+    NO_USAGE,
+    async record(caller: Caller, outcome: RunOutcome): Promise<string> {
+      const id = outcome.runId ?? newId();
+      await runs.insert({
+        id,
+        accountId: caller.account.id,
+        keyId: caller.credential.id,
+        kind: outcome.kind,
+        resourceId: outcome.resourceId,
+        version: outcome.version,
+        status: outcome.status,
+        model: outcome.model,
+        inputTokens: outcome.usage.input_tokens,
+        outputTokens: outcome.usage.output_tokens,
+        totalTokens: outcome.usage.total_tokens,
+        chargedTokens: outcome.chargedTokens,
+        durationMs: outcome.durationMs,
+        createdAt: clock.now(),
+        payload: { inputs: outcome.inputs, result: outcome.result },
+      });
+      return id;
+    },
+  };
+}
+
+export type RunRecorder = ReturnType<typeof createRunRecorder>;

@@ -1,0 +1,89 @@
+/**
+ * Reading runs back (the account's own only), and retention: payloads older than
+ * `retention.run_days` are dropped by the housekeeping sweep while the run's summary stays.
+ */
+import type { PageRequest, RunKind, RunRecord, RunSummaryRecord, Store } from '../../db/store.js';
+import type { TokenUsage } from '../ai/ai-types.js';
+import type { Clock } from '../clock.js';
+import { TOKENS_PER_CREDIT } from '../credits/credits.js';
+import { PorchError } from '../errors.js';
+import { fetchPage, readPages, type Page } from '../pages.js';
+import { toIsoTimestamp } from '../views.js';
+
+const MS_PER_DAY = 86_400_000;
+
+export interface RunView {
+  id: string;
+  kind: RunKind;
+  operation: string;
+  resource_id: string;
+  version: number | null;
+  status: string;
+  model: string | null;
+  key_id: string | null;
+  token_usage: TokenUsage;
+  credits_charged: number;
+  duration_ms: number;
+  created_at: string;
+  /** False once retention dropped the inputs and result. */
+  payload_available: boolean;
+}
+
+export interface RunDetailView extends RunView {
+  inputs: unknown;
+  result: unknown;
+}
+
+export interface RunFilter {
+  kind?: RunKind | undefined;
+  resource_id?: string | undefined;
+  status?: string | undefined;
+}
+
+function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): RunView {
+  return {
+    id: run.id,
+    kind: run.kind,
+    operation: `execute_${run.kind}`,
+    resource_id: run.resourceId,
+    version: run.version,
+    status: run.status,
+    model: run.model,
+    key_id: run.keyId,
+    token_usage: { input_tokens: run.inputTokens, output_tokens: run.outputTokens, total_tokens: run.totalTokens },
+    credits_charged: run.chargedTokens / TOKENS_PER_CREDIT,
+    duration_ms: run.durationMs,
+    created_at: toIsoTimestamp(run.createdAt),
+    payload_available: payloadAvailable,
+  };
+}
+
+const summaryView = (run: RunSummaryRecord): RunView => runView(run, run.hasPayload);
+
+export function createRunService(store: Store, clock: Clock, retentionDays: number) {
+  return {
+    async list(accountId: string, request: PageRequest & RunFilter): Promise<Page<RunView>> {
+      const filter = { kind: request.kind, resourceId: request.resource_id, status: request.status };
+      return fetchPage({ limit: request.limit, cursor: request.cursor }, (page) => store.runs.list({ accountId, page, ...filter }), summaryView);
+    },
+
+    /** Every run the filter keeps, a page at a time, for a door that writes them as they are read. */
+    pages(accountId: string, filter: RunFilter): AsyncGenerator<RunView[]> {
+      const where = { kind: filter.kind, resourceId: filter.resource_id, status: filter.status };
+      return readPages((page) => store.runs.list({ accountId, page, ...where }), summaryView);
+    },
+
+    async get(accountId: string, id: string): Promise<RunDetailView> {
+      const run = await store.runs.findOwned({ accountId, id });
+      if (!run) throw new PorchError('RESOURCE_NOT_FOUND', `No run with id ${id}.`);
+      return { ...runView(run, run.payload !== null), inputs: run.payload?.inputs ?? null, result: run.payload?.result ?? null };
+    },
+
+    /** Drops the payloads of runs older than the retention period; returns how many. */
+    async prunePayloads(): Promise<number> {
+      return store.runs.prunePayloads({ before: clock.now() - retentionDays * MS_PER_DAY });
+    },
+  };
+}
+
+export type RunService = ReturnType<typeof createRunService>;

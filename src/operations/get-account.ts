@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { PLANS } from '../core/domain/plans.js';
+import { defineKeyedOperation } from './operation.js';
+import { ANY_KEY_SCOPES, balanceSchema, keyLimitsSchema } from './self-service-schemas.js';
+import { timestampSchema } from './schemas.js';
+
+export const getAccount = defineKeyedOperation({
+  name: 'get_account',
+  title: 'Get the account',
+  description:
+    "Reads the caller's account: plan, credits (balance, reserved, available), organisation and its policies, and the calling key's id, name, scopes and limits. Any key may call it: it shows the key's own account and nothing more.",
+  method: 'GET',
+  path: '/account',
+  tag: 'Account',
+  effect: 'read',
+  successStatus: 200,
+  scopes: ANY_KEY_SCOPES,
+  output: z
+    .object({
+      account: z
+        .object({
+          id: z.uuid().describe('Account id.'),
+          email: z.string().describe('Account email.'),
+          name: z.string().nullable().describe('Account name, or null.'),
+          plan: z.enum(PLANS).describe('The plan (keys work only on expert).'),
+          created_at: timestampSchema,
+        })
+        .describe('The account.'),
+      organisation: z
+        .object({
+          id: z.uuid().describe('Organisation id.'),
+          name: z.string().describe('Organisation name.'),
+          policies: z
+            .object({
+              eu_only_models: z.boolean().describe('Only models hosted in the EU may be used.'),
+              strict_byok: z.boolean().describe("Model calls must use the organisation's own provider keys."),
+            })
+            .describe("The organisation's policies."),
+        })
+        .describe('The organisation the account belongs to.'),
+      credits: balanceSchema,
+      key: z
+        .object({
+          id: z.uuid().describe('Id of the key making this call.'),
+          kind: z.enum(['api_key', 'partner_key']).describe('An account API key (mdi_) or a partner key (mpk_).'),
+          name: z.string().describe('Key name.'),
+          scopes: z.array(z.string()).describe('Scopes the key holds.'),
+          limits: keyLimitsSchema.extend({ max_in_flight: z.number().int().min(1).describe('Executions the key may have running at once.') }),
+        })
+        .describe('The key making this call.'),
+    })
+    .describe('The calling account, its credits and organisation, and the calling key.'),
+  run: (_input, { core, caller }) => core.selfService.account(caller),
+});

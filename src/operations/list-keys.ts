@@ -1,0 +1,21 @@
+import { defineKeyedOperation } from './operation.js';
+import { listOf } from './schemas.js';
+import { keyScopes, ownKeySchema } from './self-service-schemas.js';
+
+export const listKeys = defineKeyedOperation({
+  name: 'list_keys',
+  title: 'List API keys',
+  description:
+    "Lists the account's API keys, revoked and expired ones included, oldest first: prefix, name, scopes, limits, status, creation, last use (minute precision) and expiry. Never the keys themselves.",
+  method: 'GET',
+  path: '/keys',
+  tag: 'Keys',
+  effect: 'read',
+  successStatus: 200,
+  scopes: keyScopes,
+  output: listOf(ownKeySchema, 'keys'),
+  run: async (_input, { core, caller }) => {
+    const items = await core.selfService.listKeys(caller);
+    return { items, count: items.length };
+  },
+});

@@ -1,0 +1,19 @@
+import { defineKeyedOperation } from './operation.js';
+import { idParams } from './schemas.js';
+import { keyScopes, ownKeySchema } from './self-service-schemas.js';
+
+export const revokeKey = defineKeyedOperation({
+  name: 'revoke_key',
+  title: 'Revoke an API key',
+  description:
+    "Revokes one of the account's API keys for good; it is refused from the next request on. A key may revoke itself (this request still completes). Revoking a revoked key changes nothing.",
+  method: 'POST',
+  path: '/keys/{id}/revoke',
+  tag: 'Keys',
+  effect: 'destructive',
+  successStatus: 200,
+  scopes: keyScopes,
+  params: idParams,
+  output: ownKeySchema,
+  run: ({ id }, { core, caller }) => core.selfService.revokeKey(caller, id),
+});

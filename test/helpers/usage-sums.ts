@@ -1,0 +1,35 @@
+/**
+ * What a usage aggregate must answer, computed in the test from the usage rows one by one, as
+ * UsageRepository.aggregate defines the totals: requests and errors of the rows answered to a
+ * client, tokens and charges of the model calls (a workflow run's own row repeats its nodes').
+ */
+import type { UsageAggregateRow, UsageGrouping, UsageRecord } from '../../src/db/store.js';
+
+/** What the aggregate must say, computed here from the rows the test wrote, row by row. */
+export function expectedAggregate(rows: readonly UsageRecord[], groupBy: UsageGrouping, from: number, to: number): UsageAggregateRow[] {
+  const groups = new Map<string | null, UsageAggregateRow>();
+  const keyOf = (row: UsageRecord): string | null => {
+    if (groupBy === 'day') return new Date(row.createdAt).toISOString().slice(0, 10);
+    if (groupBy === 'model') return row.model;
+    if (groupBy === 'operation') return row.operation;
+    if (groupBy === 'resource') return row.resourceId;
+    return row.apiKeyId ?? row.partnerKeyId;
+  };
+  for (const row of rows.filter((candidate) => candidate.createdAt >= from && candidate.createdAt < to)) {
+    const key = keyOf(row);
+    const group = groups.get(key) ?? { group: key, requests: 0, errors: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, chargedTokens: 0 };
+    const answered = row.nodeId === null;
+    const modelCall = !(row.operation === 'execute_workflow' && row.nodeId === null);
+    if (answered) group.requests += 1;
+    if (answered && row.status !== 'succeeded') group.errors += 1;
+    if (modelCall) {
+      group.modelCalls += 1;
+      group.inputTokens += row.inputTokens;
+      group.outputTokens += row.outputTokens;
+      group.totalTokens += row.totalTokens;
+      group.chargedTokens += row.chargedTokens;
+    }
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => (a.group === null ? -1 : b.group === null ? 1 : a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+}
