@@ -3,6 +3,7 @@
  * declared ids. A detector is skipped when all of its declared rules are disabled, so these are
  * what make disabling one rule remove that rule's findings and never another's.
  */
+import { NATIONAL_ID_RULE_IDS } from '../../../src/core/sanitiser/detectors/national-ids.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { defineDetector, type DetectorContext } from '../../../src/core/sanitiser/detector.js';
 import { BUILT_IN_DETECTORS, type BuiltInDetectorTypes, type DeclaredRuleId } from '../../../src/core/sanitiser/detectors/index.js';
@@ -26,6 +27,11 @@ const SHARED_RULES: Readonly<Record<string, readonly string[]>> = {
   'secret.sonarqube_token': ['assignments', 'provider-tokens'],
   // A Telegram bot token found by its `:AA` prefix, or by its whole shape.
   'secret.telegram_bot_token': ['provider-tokens', 'shaped-tokens'],
+  // An SSN or a phone number found by its own shape, or in a column whose header names it.
+  'pii.us_ssn': ['numbers', 'tabular'],
+  'pii.phone': ['numbers', 'tabular'],
+  // A national id after its label or in its own format, or in a column whose header names it.
+  ...Object.fromEntries(NATIONAL_ID_RULE_IDS.map((ruleId) => [ruleId, ['national-ids', 'tabular']])),
 };
 
 describe('declared rule ids and the rule catalog', () => {
