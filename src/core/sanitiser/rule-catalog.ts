@@ -232,6 +232,7 @@ export const BUILT_IN_RULE_DEFINITIONS = [
   rule('secret.hex_private_key', 'Hex-encoded private key', 'block', 'secret', SPECIFICITY.namedFormat),
   // Context rules
   rule('secret.bearer_token', 'Bearer or Basic authorization credential', 'block', 'secret', SPECIFICITY.header),
+  rule('secret.docker_auth', 'Container registry credential (docker auth)', 'block', 'secret', SPECIFICITY.namedFormat),
   rule('secret.password_assignment', 'Password in assignment', 'block', 'secret', SPECIFICITY.assignment),
   rule('secret.generic_secret', 'Secret, token or API key in assignment', 'block', 'secret', SPECIFICITY.assignment),
 ] as const;

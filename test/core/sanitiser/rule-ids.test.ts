@@ -21,7 +21,7 @@ const SHARED_RULES: Readonly<Record<string, readonly string[]>> = {
   // A JWT, and a base64-encoded JWT found by its `ZXlK` prefix like a vendor token.
   'secret.jwt': ['jwt', 'provider-tokens'],
   // A password assigned to a name, passed to `curl -u`, or written in a tool's syntax (.netrc).
-  'secret.password_assignment': ['assignments', 'cli-user-credentials', 'tool-credentials'],
+  'secret.password_assignment': ['assignments', 'cli-user-credentials', 'password-contexts', 'tool-credentials'],
   // A SonarQube token found by its `squ_` prefix, or (before SonarQube 9.5, unprefixed) under the
   // scanner property's name.
   'secret.sonarqube_token': ['assignments', 'provider-tokens'],

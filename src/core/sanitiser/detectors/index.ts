@@ -7,6 +7,7 @@ import { cliUserCredentialDetector } from './cli-user-credentials.js';
 import { emailDetector } from './email.js';
 import { nationalIdDetector } from './national-ids.js';
 import { numberDetector } from './numbers.js';
+import { passwordContextDetector } from './password-contexts.js';
 import { providerTokenDetector, shapedTokenDetector } from './provider-tokens.js';
 import { hexPrivateKeyDetector, jwtDetector, passwordHashDetector, privateKeyDetector } from './structured-secrets.js';
 import { tabularDetector } from './tabular.js';
@@ -36,6 +37,7 @@ const DETECTORS = [
   authorizationHeaderDetector,
   cliUserCredentialDetector,
   toolCredentialDetector,
+  passwordContextDetector,
   assignmentDetector,
 ] as const;
 

@@ -13,6 +13,7 @@ import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidUsSsn } from '../validators.js';
 import { NATIONAL_ID_KINDS, NATIONAL_ID_RULE_IDS } from './national-ids.js';
 import { isPossibleInternational, isPossibleNational } from './phone-validation.js';
+import { lineEndWithin, lineStartWithin } from './text-boundaries.js';
 
 type ColumnKind = 'ssn' | 'phone' | 'national';
 
@@ -75,12 +76,17 @@ const NAME_ALTERNATION = [...COLUMN_NAMES.keys()].sort((left, right) => right.le
 /** A column name followed, after an optional closing quote and space, by a delimiter or the line end. */
 const HEADER_TRIGGER = `(?:${NAME_ALTERNATION})["'\`\\]]? ?[,\\t;|)\\r\\n]`;
 
+/** Longest header line read: wider lines are not a table a person pasted. */
+const MAX_HEADER_CHARACTERS = 4_096;
+/** Longest row read. */
+const MAX_ROW_CHARACTERS = 16_384;
 /** Most rows read below one header: a dump longer than this is cut, not scanned without end. */
 const MAX_ROWS_PER_TABLE = 10_000;
 /** How far before a column name an `INSERT INTO` / `COPY` may start (wide column lists). */
 const SQL_LOOKBACK_CHARACTERS = 2_000;
 const DELIMITERS = ['\t', ',', ';', '|'] as const;
 const HEADER_FIELD = /^[\p{L}\p{N}_ .#/()-]{1,48}$/u;
+const SQL_PRESENT = /\b(?:insert\s+into|copy)\s/i;
 const SQL_STATEMENT = /\b(insert\s+into|copy)\s+[\w."`[\]]+\s*\(([^()]*)$/i;
 const MISSING = /^(?:|null|n\/a|na|none|-|\\N)$/i;
 
@@ -132,8 +138,7 @@ function rowCells(text: string, start: number, end: number, delimiter: string): 
 }
 
 function lineEnd(text: string, from: number): number {
-  const newline = text.indexOf('\n', from);
-  return newline === -1 ? text.length : newline;
+  return lineEndWithin(text, from, MAX_ROW_CHARACTERS);
 }
 
 function emitCell(context: DetectorContext<TabularRuleId>, kind: ColumnKind, cell: Cell): void {
@@ -265,12 +270,13 @@ function scanSql(context: DetectorContext<TabularRuleId>, position: number, seen
   return true;
 }
 
-function scanDelimited(context: DetectorContext<TabularRuleId>, position: number, seen: Set<number>): void {
+/** Reads the header on the line of `position`; answers where the next header may start. */
+function scanDelimited(context: DetectorContext<TabularRuleId>, position: number): number {
   const { text } = context;
-  const start = text.lastIndexOf('\n', position - 1) + 1;
-  if (seen.has(start)) return;
-  seen.add(start);
-  const end = lineEnd(text, start);
+  const start = lineStartWithin(text, position, MAX_HEADER_CHARACTERS);
+  const end = lineEndWithin(text, position, MAX_HEADER_CHARACTERS);
+  // Too long a line to be a header: no other position on it is one either.
+  if (start === -1 || (end < text.length && text.charCodeAt(end) !== 10)) return text.indexOf('\n', end) === -1 ? text.length : text.indexOf('\n', end);
   const header = text.slice(start, end);
   let delimiter: string | undefined;
   let best = 0;
@@ -281,29 +287,34 @@ function scanDelimited(context: DetectorContext<TabularRuleId>, position: number
       delimiter = candidate;
     }
   }
-  if (delimiter === undefined) return;
+  if (delimiter === undefined) return end;
   const cells = rowCells(text, start, end, delimiter);
   // A header names columns: short names, no sentences (a line of prose with a comma is not one).
-  if (cells.length < 2 || !cells.every((cell) => HEADER_FIELD.test(text.slice(cell.start, cell.end)))) return;
+  if (cells.length < 2 || !cells.every((cell) => HEADER_FIELD.test(text.slice(cell.start, cell.end)))) return end;
   const columns = columnsOf(text, cells);
-  if (columns.size === 0) return;
+  if (columns.size === 0) return end;
   let rows = end + 1;
   // A Markdown table's separator row (|---|:---:|).
   if (delimiter === '|' && /^\s*\|?[\s:|-]+\|?\s*$/.test(text.slice(rows, lineEnd(text, rows)))) rows = lineEnd(text, rows) + 1;
   scanRows(context, rows, delimiter, cells.length, columns);
+  return end;
 }
 
 function detectTabular(context: DetectorContext<TabularRuleId>): void {
   const { text } = context;
   const seen = new Set<number>();
+  // One test per scan: most texts with a column name hold no SQL statement to look back for.
+  const hasSql = SQL_PRESENT.test(text);
+  let nextHeader = 0;
   for (const position of context.patternPositions(HEADER_TRIGGER)) {
+    if (position < nextHeader) continue;
     // The name must start a field: after a delimiter, an opening quote or bracket, or a line start.
     let before = position - 1;
     while (before >= 0 && /["'`[ ]/.test(text[before] ?? '')) before -= 1;
     const previous = before < 0 ? '\n' : (text[before] ?? '');
     if (!/[,\t;|(\n\r]/.test(previous)) continue;
-    if (scanSql(context, position, seen)) continue;
-    scanDelimited(context, position, seen);
+    if (hasSql && scanSql(context, position, seen)) continue;
+    nextHeader = scanDelimited(context, position);
   }
 }
 
