@@ -10,7 +10,7 @@ type: Opaque
 data:
   username: b3JkZXJz
   password: «secret.password_assignment|SzhzLVByMGQtRGJQYXNzITIwMjR4»
-  DATABASE_URL: «secret.url_credentials|cG9zdGdyZXM6Ly9hcHA6SHE3I3ZSdDJMbTl6QGRiLmludGVybmFsOjU0MzIvb3JkZXJz»
+  DATABASE_URL: «secret.url_credentials|cG9zdGdyZXM6Ly9hcHA6SHE3dlJ0MkxtOXpLcEBkYi5pbnRlcm5hbDo1NDMyL29yZGVycw==»
 `,
   `---
 apiVersion: v1

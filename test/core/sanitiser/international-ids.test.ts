@@ -76,3 +76,31 @@ describe('values named by a column header', () => {
     expect(found(text)).toEqual([['pii.national_id', '46-0271014']]);
   });
 });
+
+describe('addresses and encoded values', () => {
+  it('reports an IPv4-mapped IPv6 address whole, but not a mapped loopback', () => {
+    expect(found('peer ::ffff:198.51.100.9 closed')).toEqual([['pii.ip_address', '::ffff:198.51.100.9']]);
+    expect(found('bound to ::ffff:127.0.0.1')).toEqual([]);
+  });
+
+  it('reads obfuscated and internationalised addresses, not message ids', () => {
+    expect(found('write to ops [at] example-shop [dot] io')).toEqual([['pii.email', 'ops [at] example-shop [dot] io']]);
+    expect(found('Kontakt: grüße@müller-bau.de')).toEqual([['pii.email', 'grüße@müller-bau.de']]);
+    expect(found('In-Reply-To: <5f1e.77ab@mx.example.net>')).toEqual([]);
+  });
+
+  it('does not read an IMEI, a package version or a documented example key as sensitive', () => {
+    expect(found('IMEI: 490154203237518')).toEqual([]);
+    expect(found('upgraded Microsoft.Extensions.Http 8.0.0.1 today')).toEqual([]);
+    expect(found('aws_access_key_id = AKIAIOSFODNN7EXAMPLE')).toEqual([]);
+  });
+
+  it('decodes Kubernetes Secret data and maps the finding onto the base64 that carries it', () => {
+    const encoded = Buffer.from('Zx9!mWq2Lp7#Tr').toString('base64');
+    const text = `apiVersion: v1\nkind: Secret\ndata:\n  db-password: ${encoded}\n  user: ${Buffer.from('app').toString('base64')}\n`;
+    const findings = createSanitiser().scan(text).findings;
+    expect(findings.map((finding) => [finding.rule_id, finding.match])).toEqual([['secret.password_assignment', encoded]]);
+    const placeholder = `apiVersion: v1\nkind: Secret\ndata:\n  password: ${Buffer.from('changeme').toString('base64')}\n`;
+    expect(found(placeholder)).toEqual([]);
+  });
+});
