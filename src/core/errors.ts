@@ -90,6 +90,11 @@ export const ERROR_TABLE = {
     summary: 'The Idempotency-Key was already used with a different request body',
     hint: 'Use a new Idempotency-Key for a different request.',
   },
+  CONTENT_BLOCKED: {
+    status: 422,
+    summary: "The request or the model's answer holds content the organisation's guardrail blocks",
+    hint: 'Remove or redact what the message names (rule ids and positions), or ask an organisation admin about the guardrail policy.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     summary: 'The request body is larger than the limit',

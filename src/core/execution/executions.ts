@@ -22,6 +22,7 @@ import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
+import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
@@ -30,6 +31,8 @@ export interface CompositionExecutionResult {
   model_used: string;
   token_usage: TokenUsage;
   duration_ms: number;
+  /** Present when the organisation's guardrails found something (report, or redact that went through). */
+  guardrail_findings?: GuardrailFinding[];
 }
 
 export interface SkillExecutionResult extends CompositionExecutionResult {
@@ -102,7 +105,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
     const started = clock.now();
     const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
     const result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
-    return { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
+    const findings = result.guardrailFindings.length > 0 ? { guardrail_findings: result.guardrailFindings } : {};
+    return { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started, ...findings };
   }
 
   function definitionOf(workflowId: string, stored: unknown): WorkflowDefinition {

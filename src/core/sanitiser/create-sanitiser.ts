@@ -15,12 +15,9 @@ import { ScanContext } from './scan-context.js';
 import { isDocumentationExample } from './validators.js';
 import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
 
-/**
- * Most findings one scan returns. A 1 MiB text full of addresses could otherwise produce tens
- * of thousands; past this the response is no more useful to a caller deciding what to do with
- * the text. The overall severity still accounts for every finding, including those cut off.
- */
-export const MAX_FINDINGS_PER_SCAN = 10_000;
+import { MAX_FINDINGS_PER_SCAN } from './limits.js';
+
+export { MAX_FINDINGS_PER_SCAN };
 
 /** Custom rules outrank built-ins at equal severity (see overlap.ts). */
 const CUSTOM_RULE_SPECIFICITY = 1_000;
