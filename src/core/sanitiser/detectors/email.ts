@@ -114,12 +114,20 @@ const HEADER_LINE_CHARACTERS = 2_000;
 
 /** Whether the `<` before `at` opens a message id of a Message-ID, In-Reply-To or References header. */
 function isInMessageIdHeader(text: string, at: number): boolean {
+  // Read back to the `<` on this line, at most HEADER_LINE_CHARACTERS: one address per '@' and a
+  // bounded read keeps the detector linear in the text.
   const from = Math.max(0, at - HEADER_LINE_CHARACTERS);
-  const open = text.lastIndexOf('<', at);
-  if (open < from || text.lastIndexOf('>', at) > open) return false;
-  const lineStart = text.lastIndexOf('\n', open);
-  if (lineStart < from - 1) return false;
-  return MESSAGE_ID_HEADER.test(text.slice(lineStart + 1, open));
+  let open = at - 1;
+  while (open >= from && text.charCodeAt(open) !== 60) {
+    const code = text.charCodeAt(open);
+    if (code === 62 || code === 10) return false;
+    open -= 1;
+  }
+  if (open < from) return false;
+  let lineStart = open;
+  while (lineStart > from && text.charCodeAt(lineStart - 1) !== 10) lineStart -= 1;
+  if (lineStart === from && from > 0 && text.charCodeAt(from - 1) !== 10) return false;
+  return MESSAGE_ID_HEADER.test(text.slice(lineStart, open));
 }
 
 /** Returns the end of a valid domain starting at `start`, or -1. */

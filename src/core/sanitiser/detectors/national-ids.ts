@@ -130,7 +130,6 @@ const LABELS: ReadonlyMap<string, readonly NationalIdKind[]> = new Map<string, r
   ['fnr', kinds('pii.no_fodselsnummer')],
   ['resident id', kinds('pii.cn_resident_id')],
   ['nric', kinds('pii.sg_nric')],
-  ['fin', kinds('pii.sg_nric')],
   ['kimlik', kinds('pii.tr_tc_kimlik')],
   ['tckn', kinds('pii.tr_tc_kimlik')],
   ['rsa id', kinds('pii.za_id')],
@@ -154,7 +153,8 @@ const LABELS: ReadonlyMap<string, readonly NationalIdKind[]> = new Map<string, r
   ['identity number', NATIONAL_ID_KINDS],
   ['identification number', NATIONAL_ID_KINDS],
   ['id card', NATIONAL_ID_KINDS],
-  ['id no', NATIONAL_ID_KINDS],
+  ['id no.', NATIONAL_ID_KINDS],
+  ['id no:', NATIONAL_ID_KINDS],
   ['personal number', NATIONAL_ID_KINDS],
   ['social security', kinds('pii.fr_nir', 'pii.ch_ahv', 'pii.be_national_number')],
   ['tax id', NATIONAL_ID_KINDS],
@@ -170,29 +170,24 @@ const LABEL_WINDOW_CHARACTERS = 48;
 const MAX_STARTS_AFTER_LABEL = 6;
 
 /**
- * Formats reported without a label, each with its prefilter trigger. Triggers start with a digit
- * where the id starts with letters (the NINO's two letters), so that prose does not keep the
- * prefilter's automaton busy (see the Italian fiscal code in bank-and-ids.ts); the detector steps back.
+ * Formats reported without a label, found by one V8 search over the text. They are not prefilter
+ * triggers: digit patterns overlap each other and the other detectors' digit triggers, and in the
+ * prefilter's one combined automaton such overlaps multiply its states (measured: ten times the
+ * prefilter's time on code with hashes, bench/sanitiser-bench-notes.md).
  */
-const STANDALONE = [
-  { trigger: '\\d\\d ?\\d\\d ?\\d\\d ?[A-D]', back: [2, 3], shape: /[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])/y, ruleId: 'pii.uk_nino' },
-  { trigger: '[STFG]\\d{7}[A-Z]', back: [0], shape: /[STFG]\d{7}[A-Z](?![A-Za-z0-9])/y, ruleId: 'pii.sg_nric' },
-  { trigger: '[0-3]\\d[01]\\d\\d\\d[-+A]\\d{3}[0-9A-Y]', back: [0], shape: /\d{6}[-+A]\d{3}[0-9A-Y](?![A-Za-z0-9])/y, ruleId: 'pii.fi_hetu' },
-  { trigger: '756\\.\\d{4}\\.\\d{4}\\.\\d\\d', back: [0], shape: /756\.\d{4}\.\d{4}\.\d{2}(?![A-Za-z0-9])/y, ruleId: 'pii.ch_ahv' },
-  {
-    trigger: '\\d\\d\\.[01]\\d\\.[0-3]\\d-\\d{3}\\.\\d\\d',
-    back: [0],
-    shape: /\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}(?![A-Za-z0-9])/y,
-    ruleId: 'pii.be_national_number',
-  },
-  {
-    trigger: '[12] \\d\\d [01]\\d (?:\\d\\d|2[AB]) \\d{3} \\d{3} \\d\\d',
-    back: [0],
-    shape: /[12] \d{2} \d{2} (?:\d{2}|2[AB]) \d{3} \d{3} \d{2}(?![A-Za-z0-9])/y,
-    ruleId: 'pii.fr_nir',
-  },
-  { trigger: '\\d{17}[0-9Xx]', back: [0], shape: /\d{17}[\dXx](?![A-Za-z0-9])/y, ruleId: 'pii.cn_resident_id' },
-] as const satisfies readonly { trigger: string; back: readonly number[]; shape: RegExp; ruleId: NationalIdRuleId }[];
+const STANDALONE_SEARCH =
+  /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/g;
+/** Every standalone format holds a digit pair followed, after at most one separator, by two more digits; tested once per scan. */
+const STANDALONE_PRESENT = /\d\d[ .]?\d\d/;
+const STANDALONE_RULES = {
+  nino: 'pii.uk_nino',
+  nric: 'pii.sg_nric',
+  hetu: 'pii.fi_hetu',
+  ahv: 'pii.ch_ahv',
+  be: 'pii.be_national_number',
+  nir: 'pii.fr_nir',
+  cn: 'pii.cn_resident_id',
+} as const satisfies Record<string, NationalIdRuleId>;
 
 /** Tries the kinds at `start`; emits the first valid one. */
 function emitFirstValid(context: DetectorContext<NationalIdRuleId>, start: number, candidates: readonly NationalIdKind[]): boolean {
@@ -229,21 +224,14 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
       detectAfterLabel(context, position + label.length, candidates);
     }
   }
-  for (const standalone of STANDALONE) {
-    if (!context.scan.isEnabled(standalone.ruleId)) continue;
-    const kind = KIND_BY_RULE.get(standalone.ruleId);
-    if (kind === undefined) continue;
-    for (const position of context.patternPositions(standalone.trigger)) {
-      for (const back of standalone.back) {
-        const start = position - back;
-        if (start < 0 || isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
-        standalone.shape.lastIndex = start;
-        const match = standalone.shape.exec(text);
-        if (match !== null && kind.isValid(match[0])) {
-          context.scan.emit(standalone.ruleId, start, start + match[0].length);
-          break;
-        }
-      }
+  if (!STANDALONE_PRESENT.test(text)) return;
+  for (const match of text.matchAll(STANDALONE_SEARCH)) {
+    for (const [group, ruleId] of Object.entries(STANDALONE_RULES) as [keyof typeof STANDALONE_RULES, NationalIdRuleId][]) {
+      const value = match.groups?.[group];
+      if (value === undefined) continue;
+      if (context.scan.isEnabled(ruleId) && KIND_BY_RULE.get(ruleId)?.isValid(value) === true)
+        context.scan.emit(ruleId, match.index, match.index + value.length);
+      break;
     }
   }
 }
@@ -252,6 +240,6 @@ export const nationalIdDetector = defineDetector({
   name: 'national-ids',
   ruleIds: NATIONAL_ID_RULE_IDS,
   keywords: [...LABELS.keys()],
-  patternTriggers: STANDALONE.map((standalone) => standalone.trigger),
+  presenceTest: STANDALONE_PRESENT,
   detect: detectNationalIds,
 });

@@ -83,12 +83,43 @@ function detectCommandFlags(context: DetectorContext<PasswordContextRuleId>): vo
 }
 
 /**
- * Words for "password" in the languages of Porch's users. Non-ASCII spellings are matched by a
- * pattern trigger (the prefilter's keywords are ASCII); each alternative is context-free.
+ * Words for "password" in the languages of Porch's users. ASCII spellings are prefilter keywords
+ * (case-folded as ASCII); spellings with other letters get a pattern trigger, which ordinary
+ * English and code never match (a pattern matched thousands of times in code, as "password" is,
+ * costs the prefilter far more than a keyword does).
  */
-const PASSWORD_WORDS_TRIGGER =
-  '(?:password|passwort|kennwort|contrase(?:ñ|n)a|mot de passe|senha|wachtwoord|has(?:ł|l)o|parola|salasana|passord|l(?:ö|o)senord|adgangskode|heslo|jelsz(?:ó|o)|(?:ş|s)ifre|пароль|密码|密碼|パスワード|비밀번호)';
-const PASSWORD_WORD = new RegExp(PASSWORD_WORDS_TRIGGER, 'iy');
+const ASCII_PASSWORD_WORDS = [
+  'password',
+  'passwort',
+  'kennwort',
+  'contrasena',
+  'mot de passe',
+  'senha',
+  'wachtwoord',
+  'haslo',
+  'parola',
+  'salasana',
+  'passord',
+  'losenord',
+  'adgangskode',
+  'heslo',
+  'jelszo',
+  'sifre',
+] as const;
+const NON_ASCII_PASSWORD_WORDS = '(?:contraseña|hasło|lösenord|jelszó|şifre|пароль|密码|密碼|パスワード|비밀번호)';
+const NON_ASCII_PASSWORD_WORD_SEARCH = new RegExp(NON_ASCII_PASSWORD_WORDS, 'giu');
+/**
+ * A letter those spellings start with or hold, tested once per scan: one character class is a
+ * cheap pass, where every extra pattern in the prefilter's combined automaton costs each scan
+ * (the automaton's states multiply with its patterns).
+ */
+const NON_ASCII_PASSWORD_LETTER = /[ñłöóşпПП密パ비]/;
+const PASSWORD_WORD = new RegExp(`${NON_ASCII_PASSWORD_WORDS.slice(0, -1)}|${ASCII_PASSWORD_WORDS.join('|')})`, 'iy');
+
+function nonAsciiPasswordWordPositions(text: string): number[] {
+  if (!NON_ASCII_PASSWORD_LETTER.test(text)) return [];
+  return [...text.matchAll(NON_ASCII_PASSWORD_WORD_SEARCH)].map((match) => match.index);
+}
 /** How far after the word the password may be ("Kennwort für das WLAN: ..."). */
 const PROSE_WINDOW_CHARACTERS = 48;
 /** Words tried after the password word; past these, the sentence is about something else. */
@@ -98,7 +129,8 @@ const TRAILING_PUNCTUATION = /[.,;:)?»"'”]+$/;
 
 function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
-  for (const position of context.patternPositions(PASSWORD_WORDS_TRIGGER)) {
+  const positions = [...ASCII_PASSWORD_WORDS.flatMap((word) => context.positions(word)), ...nonAsciiPasswordWordPositions(text)];
+  for (const position of new Set(positions)) {
     // A word of its own: not `$password`, `user:password@host` or `password_hash`.
     const previous = codeAt(text, position - 1);
     if (isWordCode(previous) || previous === 36 || previous === 58 || previous === 47) continue;
@@ -180,8 +212,8 @@ function detectDockerAuth(context: DetectorContext<PasswordContextRuleId>): void
 export const passwordContextDetector = defineDetector({
   name: 'password-contexts',
   ruleIds: PASSWORD_CONTEXT_RULE_IDS,
-  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', 'name:', '"auth"'],
-  patternTriggers: [PASSWORD_WORDS_TRIGGER],
+  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', 'name:', '"auth"', ...ASCII_PASSWORD_WORDS],
+  presenceTest: NON_ASCII_PASSWORD_LETTER,
   detect: (context) => {
     detectCommandFlags(context);
     detectProse(context);
