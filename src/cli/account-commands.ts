@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PLANS, type Plan } from '../core/domain/plans.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
 import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
@@ -87,23 +88,51 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .argument('<organisation-id>', 'organisation id')
     .option('--eu-only-models <on|off>', 'allow only EU-hosted models')
     .option('--strict-byok <on|off>', 'require BYOK (use_byok:false is refused)')
+    .option('--guardrail-inputs <mode>', 'what model calls do with findings in their input: off, report, redact or block')
+    .option('--guardrail-outputs <mode>', "what model calls do with findings in the model's output: off, report, redact or block")
+    .option('--guardrail-min-severity <severity>', 'lowest finding severity the guardrails act on: info, warn or block')
     .option('--json', 'print JSON')
-    .action(async (organisationId: string, options: { euOnlyModels?: string; strictByok?: string; json?: boolean }) => {
-      const toggle = (name: string, value: string | undefined): boolean | undefined => {
-        if (value === undefined) return undefined;
-        if (value === 'on' || value === 'true') return true;
-        if (value === 'off' || value === 'false') return false;
-        throw new CliUsageError(`${name} takes on or off, got "${value}".`);
-      };
-      const euOnlyModels = toggle('--eu-only-models', options.euOnlyModels);
-      const strictByok = toggle('--strict-byok', options.strictByok);
-      if (euOnlyModels === undefined && strictByok === undefined) throw new CliUsageError('Give --eu-only-models and/or --strict-byok.');
-      const updated = await withApplication(context, ({ core }) =>
-        core.accounts.setOrganisationPolicy(organisationId, {
+    .action(
+      async (
+        organisationId: string,
+        options: {
+          euOnlyModels?: string;
+          strictByok?: string;
+          guardrailInputs?: string;
+          guardrailOutputs?: string;
+          guardrailMinSeverity?: string;
+          json?: boolean;
+        },
+      ) => {
+        const toggle = (name: string, value: string | undefined): boolean | undefined => {
+          if (value === undefined) return undefined;
+          if (value === 'on' || value === 'true') return true;
+          if (value === 'off' || value === 'false') return false;
+          throw new CliUsageError(`${name} takes on or off, got "${value}".`);
+        };
+        const oneOf = <Value extends string>(name: string, value: string | undefined, allowed: readonly Value[]): Value | undefined => {
+          if (value === undefined) return undefined;
+          const found = allowed.find((candidate) => candidate === value);
+          if (found === undefined) throw new CliUsageError(`${name} takes ${allowed.join(', ')}; got "${value}".`);
+          return found;
+        };
+        const euOnlyModels = toggle('--eu-only-models', options.euOnlyModels);
+        const strictByok = toggle('--strict-byok', options.strictByok);
+        const guardrailInputs = oneOf('--guardrail-inputs', options.guardrailInputs, GUARDRAIL_MODES);
+        const guardrailOutputs = oneOf('--guardrail-outputs', options.guardrailOutputs, GUARDRAIL_MODES);
+        const guardrailMinSeverity = oneOf('--guardrail-min-severity', options.guardrailMinSeverity, GUARDRAIL_SEVERITIES);
+        const policy = {
           ...(euOnlyModels === undefined ? {} : { euOnlyModels }),
           ...(strictByok === undefined ? {} : { strictByok }),
-        }),
-      );
-      print(context.stdout, updated, options, () => rows(Object.entries(updated)));
-    });
+          ...(guardrailInputs === undefined ? {} : { guardrailInputs }),
+          ...(guardrailOutputs === undefined ? {} : { guardrailOutputs }),
+          ...(guardrailMinSeverity === undefined ? {} : { guardrailMinSeverity }),
+        };
+        if (Object.keys(policy).length === 0) {
+          throw new CliUsageError('Give --eu-only-models, --strict-byok, --guardrail-inputs, --guardrail-outputs or --guardrail-min-severity.');
+        }
+        const updated = await withApplication(context, ({ core }) => core.accounts.setOrganisationPolicy(organisationId, policy));
+        print(context.stdout, updated, options, () => rows(Object.entries(updated)));
+      },
+    );
 }

@@ -9,6 +9,7 @@ import { createExecutionService, type WorkflowLimits } from './execution/executi
 import { createModelCaller } from './execution/model-calls.js';
 import { createJudgeService } from './judge/judge-service.js';
 import type { JudgeThresholds } from './judge/thresholds.js';
+import { createGuardrails } from './sanitiser/guardrails.js';
 import { createSanitiserService } from './sanitiser/sanitiser-service.js';
 import type { ContentQuotas, Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
@@ -75,7 +76,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     secretKey,
     providers: () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo'),
   });
-  const modelCaller = createModelCaller({ ai, credits, byok, usage: store.usage, clock });
+  const modelCaller = createModelCaller({ ai, credits, byok, usage: store.usage, clock, guardrails: createGuardrails(sanitiser) });
   const judge = createJudgeService({ ai, modelCaller, thresholds: settings.judgeThresholds, siteUrl: settings.siteUrl });
   const executions = createExecutionService({
     store,

@@ -95,6 +95,11 @@ export const ERROR_TABLE = {
     summary: 'The request conflicts with the current state: a key already taken, a resource changed by concurrent writers, a run already finished',
     hint: 'Read the resource again and retry, or choose another key.',
   },
+  CONTENT_BLOCKED: {
+    status: 422,
+    summary: "The request or the model's answer holds content the organisation's guardrail blocks",
+    hint: 'Remove or redact what the message names (rule ids and positions), or ask an organisation admin about the guardrail policy.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     summary: 'The request body is larger than the limit',

@@ -9,6 +9,13 @@
 
 import type { Plan } from '../core/domain/plans.js';
 
+/** What a guardrail does with findings on a model call's input or output. */
+export const GUARDRAIL_MODES = ['off', 'report', 'redact', 'block'] as const;
+export type GuardrailMode = (typeof GUARDRAIL_MODES)[number];
+/** The lowest finding severity a guardrail acts on. */
+export const GUARDRAIL_SEVERITIES = ['info', 'warn', 'block'] as const;
+export type GuardrailSeverity = (typeof GUARDRAIL_SEVERITIES)[number];
+
 export interface OrganisationRecord {
   id: string;
   name: string;
@@ -16,6 +23,9 @@ export interface OrganisationRecord {
   strictByok: boolean;
   ownerAccountId: string | null;
   sanitiserRulesVersion: number;
+  guardrailInputs: GuardrailMode;
+  guardrailOutputs: GuardrailMode;
+  guardrailMinSeverity: GuardrailSeverity;
   createdAt: number;
 }
 
@@ -253,7 +263,10 @@ export type SettleOutcome =
 
 export interface OrganisationRepository {
   findById(id: string): Promise<OrganisationRecord | null>;
-  update(request: { id: string; changes: Partial<Pick<OrganisationRecord, 'name' | 'euOnlyModels' | 'strictByok'>> }): Promise<OrganisationRecord | null>;
+  update(request: {
+    id: string;
+    changes: Partial<Pick<OrganisationRecord, 'name' | 'euOnlyModels' | 'strictByok' | 'guardrailInputs' | 'guardrailOutputs' | 'guardrailMinSeverity'>>;
+  }): Promise<OrganisationRecord | null>;
 }
 
 export interface AccountCreation {

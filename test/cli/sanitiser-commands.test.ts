@@ -87,3 +87,19 @@ describe('porch sanitiser rule', () => {
     expect(removed.stderr).toMatch(new RegExp(`No organisation with id ${MISSING_ORGANISATION}\\.`));
   });
 });
+
+describe('porch org set --guardrail-*', () => {
+  it('stores the guardrail policy on the organisation and prints it', async () => {
+    const set = await porch('org', 'set', org, '--guardrail-inputs', 'redact', '--guardrail-outputs', 'block', '--guardrail-min-severity', 'warn', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: org, guardrail_inputs: 'redact', guardrail_outputs: 'block', guardrail_min_severity: 'warn' });
+    const again = await porch('org', 'set', org, '--guardrail-inputs', 'off', '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ guardrail_inputs: 'off', guardrail_outputs: 'block' });
+  });
+
+  it('refuses a mode it does not know, naming the allowed ones', async () => {
+    const refused = await porch('org', 'set', org, '--guardrail-outputs', 'shout');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--guardrail-outputs takes off, report, redact, block; got "shout"/);
+  });
+});

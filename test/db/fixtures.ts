@@ -43,6 +43,9 @@ export function organisationRecord(overrides: Partial<OrganisationRecord> = {}):
     strictByok: false,
     ownerAccountId: null,
     sanitiserRulesVersion: 0,
+    guardrailInputs: 'off',
+    guardrailOutputs: 'off',
+    guardrailMinSeverity: 'warn',
     createdAt: T0,
     ...overrides,
   };

@@ -148,7 +148,7 @@ describe('the OpenAPI document', () => {
     expect(examples).toBeGreaterThan(all.length);
   });
 
-  it('covers a new operation with no change to the generator: an execute with an id and a body gets credits, model, BYOK and conflict errors', () => {
+  it('covers a new operation with no change to the generator: an execute with an id and a body gets credits, model, BYOK, guardrail and conflict errors', () => {
     const extra = defineKeyedOperation({
       name: 'execute_gadget',
       title: 'Execute a gadget',
@@ -179,6 +179,7 @@ describe('the OpenAPI document', () => {
       '409',
       '413',
       '415',
+      '422',
       '429',
       '431',
       '500',

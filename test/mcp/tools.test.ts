@@ -164,6 +164,17 @@ describe('analyze_prompt', () => {
   });
 });
 
+describe('scan_text', () => {
+  it('returns redacted_text with typed placeholders when called with redact: true', async () => {
+    const { key } = await harness.expertWithKey();
+    const { connection } = await session(key);
+    const text = 'Ping ada@example.com, then ada@example.com again.';
+    const result = await connection.client.callTool({ name: 'scan_text', arguments: { text, redact: true } });
+    expect(result.isError, describeResult(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ redacted_text: 'Ping [EMAIL_1], then [EMAIL_1] again.', severity: 'warn' });
+  });
+});
+
 describe('tool calls', () => {
   it('answers an unknown tool name with a JSON-RPC invalid-params error pointing to tools/list', async () => {
     const { connection } = await session();

@@ -127,6 +127,22 @@ describe('POST /sanitiser/scan', () => {
     expect(response.body.data.severity).toBe('block');
   });
 
+  it('with redact: true returns redacted_text with typed stable placeholders, offsets still on the original', async () => {
+    const text = 'Mail ada@example.com or ada@example.com; card 4111 1111 1111 1111.';
+    const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text, redact: true } });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data.redacted_text).toBe('Mail [EMAIL_1] or [EMAIL_1]; card [PAYMENT_CARD_1].');
+    for (const finding of response.body.data.findings) expect(text.slice(finding.start, finding.end)).toBe(finding.match);
+    const plain = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text } });
+    expect(plain.body.data.redacted_text).toBeUndefined();
+  });
+
+  it('answers 400 naming the field when redact is not a boolean', async () => {
+    const response = await harness.api('POST', '/sanitiser/scan', { key, body: { text: 'x', redact: 'yes' } });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(JSON.stringify(response.body.error)).toContain('redact');
+  });
+
   it('answers clean for clean text', async () => {
     const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text: 'The meeting moved to Thursday at 10:30.' } });
     expect(response.body.data).toEqual({ findings: [], severity: 'clean' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
+import type { AccountRecord, ApiKeyRecord, GuardrailMode, GuardrailSeverity, OrganisationRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
 import { parseScopes, DEFAULT_KEY_SCOPES } from '../access/scopes.js';
@@ -175,7 +175,7 @@ export function createAccountService(store: Store, clock: Clock) {
       if (organisationId !== undefined && !(await store.organisations.findById(organisationId))) {
         throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
       }
-      const organisation =
+      const organisation: OrganisationRecord | null =
         organisationId === undefined
           ? {
               id: newId(),
@@ -184,6 +184,9 @@ export function createAccountService(store: Store, clock: Clock) {
               strictByok: false,
               ownerAccountId: accountId,
               sanitiserRulesVersion: 0,
+              guardrailInputs: 'off',
+              guardrailOutputs: 'off',
+              guardrailMinSeverity: 'warn',
               createdAt: now,
             }
           : null;
@@ -325,7 +328,20 @@ export function createAccountService(store: Store, clock: Clock) {
       return partnerKeyView(key);
     },
 
-    async setOrganisationPolicy(organisationId: string, policy: { euOnlyModels?: boolean; strictByok?: boolean }) {
+    /**
+     * Sets the organisation's policies: EU-only models, strict BYOK, and the guardrails every
+     * model call passes (core/sanitiser/guardrails.ts). Only the fields given change.
+     */
+    async setOrganisationPolicy(
+      organisationId: string,
+      policy: {
+        euOnlyModels?: boolean;
+        strictByok?: boolean;
+        guardrailInputs?: GuardrailMode;
+        guardrailOutputs?: GuardrailMode;
+        guardrailMinSeverity?: GuardrailSeverity;
+      },
+    ) {
       const updated = await store.organisations.update({ id: organisationId, changes: policy });
       if (!updated) throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
       return {
@@ -334,6 +350,9 @@ export function createAccountService(store: Store, clock: Clock) {
         eu_only_models: updated.euOnlyModels,
         strict_byok: updated.strictByok,
         owner_account_id: updated.ownerAccountId,
+        guardrail_inputs: updated.guardrailInputs,
+        guardrail_outputs: updated.guardrailOutputs,
+        guardrail_min_severity: updated.guardrailMinSeverity,
       };
     },
   };

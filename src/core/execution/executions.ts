@@ -25,6 +25,7 @@ import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
 import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
+import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
@@ -33,6 +34,8 @@ export interface CompletionFields {
   model_used: string;
   token_usage: TokenUsage;
   duration_ms: number;
+  /** Present when the organisation's guardrails found something (report, or redact that went through). */
+  guardrail_findings?: GuardrailFinding[];
 }
 
 export interface CompositionExecutionResult extends CompletionFields {
@@ -122,7 +125,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
       await runs.record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) });
       throw err;
     }
-    const response = { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started };
+    const findings = result.guardrailFindings.length > 0 ? { guardrail_findings: result.guardrailFindings } : {};
+    const response = { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started, ...findings };
     await runs.record(ctx.caller, {
       ...recorded,
       status: 'completed',

@@ -12,6 +12,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService, Reservation } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { GuardrailFinding, Guardrails } from '../sanitiser/guardrails.js';
 
 export interface ModelCallContext {
   caller: Caller;
@@ -42,6 +43,8 @@ export interface ModelCallResult {
   usage: TokenUsage;
   byok: boolean;
   chargedTokens: number;
+  /** What the organisation's guardrails found in the input and output (rule ids and positions only). */
+  guardrailFindings: GuardrailFinding[];
 }
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
@@ -52,9 +55,10 @@ export interface ModelCallerDependencies {
   byok: ByokService;
   usage: UsageRepository;
   clock: Clock;
+  guardrails: Guardrails;
 }
 
-export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCallerDependencies) {
+export function createModelCaller({ ai, credits, byok, usage, clock, guardrails }: ModelCallerDependencies) {
   function usageRecord(
     ctx: ModelCallContext,
     fields: Pick<UsageRecord, 'model' | 'status' | 'byok' | 'chargedTokens' | 'durationMs'> & { usage: TokenUsage },
@@ -105,6 +109,68 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
     return key;
   }
 
+  /** Reserve → call → settle → usage record, as described at the top of this file. */
+  async function meteredCall(ctx: ModelCallContext, request: ModelCallRequest): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
+    const started = clock.now();
+    const byokApiKey = await byokKeyFor(ctx, request.model);
+    const completion = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
+
+    if (byokApiKey !== null) {
+      try {
+        const result = await ai.complete(completion);
+        await record(ctx, {
+          model: result.modelUsed,
+          usage: result.usage,
+          status: 'succeeded',
+          byok: true,
+          chargedTokens: 0,
+          durationMs: clock.now() - started,
+        });
+        return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0 };
+      } catch (err) {
+        await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
+        throw err;
+      }
+    }
+
+    // The balance check needs no estimate, so an account that cannot start a call is refused
+    // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
+    await credits.requireMinimum(ctx.caller.account.id);
+    const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
+    const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
+    let result: CompletionResult;
+    try {
+      result = await ai.complete(completion);
+    } catch (err) {
+      await credits.release(reservation);
+      await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+      throw err;
+    }
+    const succeeded = usageRecord(ctx, {
+      model: result.modelUsed,
+      usage: result.usage,
+      status: 'succeeded',
+      byok: false,
+      chargedTokens: result.usage.total_tokens,
+      durationMs: clock.now() - started,
+    });
+    try {
+      // The record is written with the charge, in one transaction (one commit less per call).
+      await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
+    } catch (err) {
+      await record(ctx, {
+        model: result.modelUsed,
+        usage: result.usage,
+        status: 'billing_failed',
+        byok: false,
+        chargedTokens: 0,
+        durationMs: clock.now() - started,
+      });
+      throw err;
+    }
+    return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+  }
+
   return {
     /**
      * Work done in place of a model call (the judge's rubric when the model is echo): no tokens,
@@ -124,65 +190,15 @@ export function createModelCaller({ ai, credits, byok, usage, clock }: ModelCall
       return result;
     },
 
+    /**
+     * One model call under the organisation's guardrails: the input is checked (blocked or
+     * redacted) before anything is reserved or sent, the answer before it is returned.
+     */
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
-      const started = clock.now();
-      const byokApiKey = await byokKeyFor(ctx, request.model);
-      const completion = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
-
-      if (byokApiKey !== null) {
-        try {
-          const result = await ai.complete(completion);
-          await record(ctx, {
-            model: result.modelUsed,
-            usage: result.usage,
-            status: 'succeeded',
-            byok: true,
-            chargedTokens: 0,
-            durationMs: clock.now() - started,
-          });
-          return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0 };
-        } catch (err) {
-          await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
-          throw err;
-        }
-      }
-
-      // The balance check needs no estimate, so an account that cannot start a call is refused
-      // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
-      await credits.requireMinimum(ctx.caller.account.id);
-      const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
-      const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
-      let result: CompletionResult;
-      try {
-        result = await ai.complete(completion);
-      } catch (err) {
-        await credits.release(reservation);
-        await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
-        throw err;
-      }
-      const succeeded = usageRecord(ctx, {
-        model: result.modelUsed,
-        usage: result.usage,
-        status: 'succeeded',
-        byok: false,
-        chargedTokens: result.usage.total_tokens,
-        durationMs: clock.now() - started,
-      });
-      try {
-        // The record is written with the charge, in one transaction (one commit less per call).
-        await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
-      } catch (err) {
-        await record(ctx, {
-          model: result.modelUsed,
-          usage: result.usage,
-          status: 'billing_failed',
-          byok: false,
-          chargedTokens: 0,
-          durationMs: clock.now() - started,
-        });
-        throw err;
-      }
-      return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+      const input = await guardrails.checkInput(ctx.organisation, request.messages);
+      const result = await meteredCall(ctx, input.messages === request.messages ? request : { ...request, messages: input.messages });
+      const output = await guardrails.checkOutput(ctx.organisation, result.content);
+      return { ...result, content: output.content, guardrailFindings: [...input.findings, ...output.findings] };
     },
   };
 }

@@ -7,18 +7,17 @@ import { PorchError } from '../errors.js';
 import { compileCustomRule, MAX_CUSTOM_RULES, validateCustomRule, validateOverride, type CompiledCustomRule } from './custom-rules.js';
 import type { Detector, DetectorContext } from './detector.js';
 import { BUILT_IN_DETECTORS } from './detectors/index.js';
+import { encodedSpan, kubernetesSecretValues } from './encoded-values.js';
 import { resolveOverlaps, type RankedCandidate } from './overlap.js';
 import { Prefilter } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
+import { isDocumentationExample } from './validators.js';
 import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
 
-/**
- * Most findings one scan returns. A 1 MiB text full of addresses could otherwise produce tens
- * of thousands; past this the response is no more useful to a caller deciding what to do with
- * the text. The overall severity still accounts for every finding, including those cut off.
- */
-export const MAX_FINDINGS_PER_SCAN = 10_000;
+import { MAX_FINDINGS_PER_SCAN } from './limits.js';
+
+export { MAX_FINDINGS_PER_SCAN };
 
 /** Custom rules outrank built-ins at equal severity (see overlap.ts). */
 const CUSTOM_RULE_SPECIFICITY = 1_000;
@@ -98,17 +97,52 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
     detector,
     caseSensitive: new Set(detector.caseSensitiveKeywords ?? []),
   }));
+  // Secrets that may be a vendor's documented example; key blocks and hashes hold long runs of
+  // one character legitimately (DER zero padding), and nobody documents a real one.
+  const exampleCheckedRuleIds = new Set<string>(
+    BUILT_IN_RULE_DEFINITIONS.filter(
+      (definition) => definition.category === 'secret' && definition.rule_id !== 'secret.private_key' && definition.rule_id !== 'secret.password_hash',
+    ).map((definition) => definition.rule_id),
+  );
   const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compileCustomRule(rule));
   const prefilter = builtInPrefilter();
+
+  /** The built-in detectors' candidates on `text`, without vendors' documented example keys. */
+  function detectorCandidates(text: string): readonly { ruleId: string; start: number; end: number }[] {
+    const context = new ScanContext(text, enabledRuleIds, prefilter.run(text));
+    for (const { detector, caseSensitive } of detectors) {
+      if (isTriggered(detector, context)) detector.detect(detectorContext(caseSensitive, context));
+    }
+    return context.candidates.filter(
+      (candidate) => !exampleCheckedRuleIds.has(candidate.ruleId) || !isDocumentationExample(text.slice(candidate.start, candidate.end)),
+    );
+  }
+
+  /**
+   * Candidates on `text` plus those inside its encoded values (Kubernetes Secret data), scanned
+   * decoded as `key: value` and mapped back onto the encoded characters. What the detectors made
+   * of the encoded characters themselves is dropped: base64 says nothing the decoded text does not.
+   */
+  function builtInCandidates(text: string): { ruleId: string; start: number; end: number }[] {
+    const candidates = [...detectorCandidates(text)];
+    const encoded = kubernetesSecretValues(text);
+    if (encoded.length === 0) return candidates;
+    const inside = (candidate: { start: number; end: number }) => encoded.some((value) => candidate.start >= value.start && candidate.end <= value.end);
+    const kept = candidates.filter((candidate) => !inside(candidate));
+    for (const value of encoded) {
+      const prefix = `${value.key}: `;
+      for (const candidate of detectorCandidates(`${prefix}${value.decoded}`)) {
+        if (candidate.start < prefix.length) continue;
+        kept.push({ ruleId: candidate.ruleId, ...encodedSpan(value, candidate.start - prefix.length, candidate.end - prefix.length) });
+      }
+    }
+    return kept;
+  }
 
   function scan(text: string): ScanResult {
     const ranked: RankedCandidate[] = [];
     if (detectors.length > 0 && text.length > 0) {
-      const context = new ScanContext(text, enabledRuleIds, prefilter.run(text));
-      for (const { detector, caseSensitive } of detectors) {
-        if (isTriggered(detector, context)) detector.detect(detectorContext(caseSensitive, context));
-      }
-      for (const candidate of context.candidates) {
+      for (const candidate of builtInCandidates(text)) {
         const rule = rules.get(candidate.ruleId);
         if (rule === undefined) continue;
         ranked.push({

@@ -6,6 +6,7 @@ export {
   validateOverride,
 } from './custom-rules.js';
 export { BUILT_IN_RULES } from './rule-catalog.js';
+export { placeholderType, redactText } from './redact.js';
 export {
   customRuleDefinitionSchema,
   findingSchema,
@@ -15,8 +16,10 @@ export {
   MAX_CUSTOM_LABEL_LENGTH,
   MAX_CUSTOM_PATTERN_LENGTH,
   overallSeveritySchema,
+  redactedTextSchema,
   ruleOverrideSchema,
   scanResultSchema,
+  scanTextResultSchema,
 } from './schemas.js';
 export type {
   BuiltInRuleInfo,

@@ -38,6 +38,11 @@ const SPECIFICITY = {
   namedFormat: 75,
   /** Self-describing structures: JWT header, crypt(3) hash prefix. */
   structure: 70,
+  /**
+   * National ids validated by a country's checksum and date rules: above cards, as an 18-digit
+   * Chinese resident id may also pass Luhn, and the id is what the number is.
+   */
+  nationalId: 66,
   /** Numbers with a checksum (cards, IBAN, national ids). */
   checksummed: 65,
   /** Email addresses: a fixed shape with a domain. */
@@ -70,6 +75,20 @@ export const BUILT_IN_RULE_DEFINITIONS = [
   rule('pii.br_cpf', 'Brazilian CPF', 'block', 'personal_data', SPECIFICITY.checksummed),
   rule('pii.it_fiscal_code', 'Italian codice fiscale', 'block', 'personal_data', SPECIFICITY.checksummed),
   rule('pii.in_aadhaar', 'Indian Aadhaar number', 'block', 'personal_data', SPECIFICITY.checksummed),
+  rule('pii.uk_nino', 'UK National Insurance number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.de_tax_id', 'German tax identification number (IdNr)', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.fr_nir', 'French social security number (NIR)', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.pl_pesel', 'Polish PESEL', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.se_personnummer', 'Swedish personnummer', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.cn_resident_id', 'Chinese resident identity card number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.sg_nric', 'Singapore NRIC/FIN', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.tr_tc_kimlik', 'Turkish T.C. Kimlik number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.za_id', 'South African identity number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.be_national_number', 'Belgian national register number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.ch_ahv', 'Swiss AHV/AVS number', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.fi_hetu', 'Finnish personal identity code (HETU)', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.no_fodselsnummer', 'Norwegian fødselsnummer', 'block', 'personal_data', SPECIFICITY.nationalId),
+  rule('pii.national_id', 'National or tax identification number (by column)', 'block', 'personal_data', SPECIFICITY.checksummed),
   rule('pii.ip_address', 'IP address', 'info', 'personal_data', SPECIFICITY.address),
   rule('pii.url', 'URL', 'info', 'personal_data', SPECIFICITY.url),
   // Secrets with a structure of their own
@@ -213,6 +232,7 @@ export const BUILT_IN_RULE_DEFINITIONS = [
   rule('secret.hex_private_key', 'Hex-encoded private key', 'block', 'secret', SPECIFICITY.namedFormat),
   // Context rules
   rule('secret.bearer_token', 'Bearer or Basic authorization credential', 'block', 'secret', SPECIFICITY.header),
+  rule('secret.docker_auth', 'Container registry credential (docker auth)', 'block', 'secret', SPECIFICITY.namedFormat),
   rule('secret.password_assignment', 'Password in assignment', 'block', 'secret', SPECIFICITY.assignment),
   rule('secret.generic_secret', 'Secret, token or API key in assignment', 'block', 'secret', SPECIFICITY.assignment),
 ] as const;

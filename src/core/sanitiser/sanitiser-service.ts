@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { toIsoTimestamp } from '../views.js';
+import { redactText } from './redact.js';
 import type { CustomRuleDefinition, OrganisationRuleset, RuleOverride, Sanitiser, ScanResult } from './types.js';
 import { createWorkerScanner } from './worker-scanner.js';
 
@@ -96,6 +97,12 @@ export function createSanitiserService(store: Store, clock: Clock) {
       const { version, ruleset, sanitiser } = await rulesetFor(organisationId);
       if (text.length <= INLINE_SCAN_MAX_CHARS) return sanitiser.scan(text);
       return worker.scan(version === 0 ? BUILT_IN_RULESET_KEY : `${organisationId}:${version}`, ruleset, text);
+    },
+
+    /** Scans, and with `redact` also returns the text with each finding replaced by its placeholder. */
+    async scanText(organisationId: string, text: string, options: { redact?: boolean | undefined } = {}): Promise<ScanResult & { redacted_text?: string }> {
+      const result = await service.scan(organisationId, text);
+      return options.redact === true ? { ...result, redacted_text: redactText(text, result.findings) } : result;
     },
 
     /** Stops the scanning worker thread, if one started. */

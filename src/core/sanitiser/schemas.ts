@@ -33,6 +33,16 @@ export const scanResultSchema = z
   })
   .describe("Result of scanning a text against the built-in rules and the organisation's rules.");
 
+export const redactedTextSchema = z
+  .string()
+  .describe(
+    "The scanned text with each finding replaced by a typed placeholder such as [EMAIL_1] or [GITHUB_TOKEN_1]: the type comes from the rule id, and the same value always gets the same placeholder within one text. Findings' offsets still refer to the original text.",
+  );
+
+export const scanTextResultSchema = scanResultSchema
+  .extend({ redacted_text: redactedTextSchema.optional() })
+  .describe("Result of scanning a text against the built-in rules and the organisation's rules; with redact: true, also the redacted text.");
+
 export const CUSTOM_RULE_ID_PATTERN = /^custom\.[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** Longest custom regex accepted; longer patterns are almost always generated lists of literals. */

@@ -481,3 +481,32 @@ export function hasIdenticalRun(value: string): boolean {
 export function looksGenerated(body: string): boolean {
   return /[A-Za-z]/.test(body) && /\d/.test(body) && !hasIdenticalRun(body);
 }
+
+/**
+ * Keys that vendors print in their own documentation, which readers paste into questions and
+ * configuration examples; none of them grants access to anything.
+ */
+const DOCUMENTED_EXAMPLE_KEYS: ReadonlySet<string> = new Set([
+  // AWS documentation (IAM user guide, CLI configuration).
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'AKIAI44QH8DHBEXAMPLE',
+  'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+  // Stripe API reference and quick starts.
+  'sk_test_4eC39HqLyjWDarjtT1zdp7dc',
+  'pk_test_TYooMQauvdEDq54NiTphI7jx',
+  'sk_test_BQokikJOvBiI2HlWgH4olfQ2',
+]);
+
+/**
+ * A run this long of the characters people type over a key's random part (`ghp_xxxx...`,
+ * `.../XXXXXXXX...`, `****`, `0000...`) is a stand-in: a generated key holds no such run. Runs
+ * of other letters (`sk_live_AAAA...`) are left to each rule, as scanners' fixtures use them
+ * for keys that must be found.
+ */
+const STAND_IN_RUN = /([xX*0])\1{15}/;
+
+/** A vendor's documented example key, or a key whose random part is a run of one character. */
+export function isDocumentationExample(value: string): boolean {
+  return DOCUMENTED_EXAMPLE_KEYS.has(value) || STAND_IN_RUN.test(value);
+}

@@ -11,6 +11,7 @@
  */
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -34,6 +35,10 @@ export const organisations = pgTable('organisations', {
   ownerAccountId: text('owner_account_id'),
   /** Bumped on every sanitiser rule change, so each process can tell cheaply whether its compiled ruleset is stale. */
   sanitiserRulesVersion: integer('sanitiser_rules_version').notNull().default(0),
+  /** Guardrails on model calls (core/sanitiser/guardrails.ts): off, report, redact or block. */
+  guardrailInputs: text('guardrail_inputs', { enum: GUARDRAIL_MODES }).notNull().default('off'),
+  guardrailOutputs: text('guardrail_outputs', { enum: GUARDRAIL_MODES }).notNull().default('off'),
+  guardrailMinSeverity: text('guardrail_min_severity', { enum: GUARDRAIL_SEVERITIES }).notNull().default('warn'),
   ...timestamps,
 });
 

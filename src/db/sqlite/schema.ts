@@ -5,6 +5,7 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../../core/domain/plans.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../store.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -32,6 +33,10 @@ export const organisations = sqliteTable('organisations', {
    * ruleset is stale (the CLI changes rules from another process).
    */
   sanitiserRulesVersion: integer('sanitiser_rules_version').notNull().default(0),
+  /** Guardrails on model calls (core/sanitiser/guardrails.ts): off, report, redact or block. */
+  guardrailInputs: text('guardrail_inputs', { enum: GUARDRAIL_MODES }).notNull().default('off'),
+  guardrailOutputs: text('guardrail_outputs', { enum: GUARDRAIL_MODES }).notNull().default('off'),
+  guardrailMinSeverity: text('guardrail_min_severity', { enum: GUARDRAIL_SEVERITIES }).notNull().default('warn'),
   ...timestamps,
 });
 

@@ -208,7 +208,8 @@ export function possibleErrorCodes(operation: Operation): ErrorCode[] {
     codes.add('UNSUPPORTED_MEDIA_TYPE');
   }
   if (operation.effect === 'execute') {
-    for (const code of ['INSUFFICIENT_CREDITS', 'BILLING_FAILED', 'MODEL_ACCESS_DENIED', 'AI_SERVICE_ERROR', 'BYOK_KEY_INVALID'] as const) codes.add(code);
+    for (const code of ['INSUFFICIENT_CREDITS', 'BILLING_FAILED', 'MODEL_ACCESS_DENIED', 'AI_SERVICE_ERROR', 'BYOK_KEY_INVALID', 'CONTENT_BLOCKED'] as const)
+      codes.add(code);
   }
   if (operation.idempotencyKey) codes.add('IDEMPOTENCY_CONFLICT');
   if (operation.effect === 'write') codes.add('QUOTA_EXCEEDED');

@@ -3,6 +3,7 @@
  * declared ids. A detector is skipped when all of its declared rules are disabled, so these are
  * what make disabling one rule remove that rule's findings and never another's.
  */
+import { NATIONAL_ID_RULE_IDS } from '../../../src/core/sanitiser/detectors/national-ids.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { defineDetector, type DetectorContext } from '../../../src/core/sanitiser/detector.js';
 import { BUILT_IN_DETECTORS, type BuiltInDetectorTypes, type DeclaredRuleId } from '../../../src/core/sanitiser/detectors/index.js';
@@ -20,12 +21,17 @@ const SHARED_RULES: Readonly<Record<string, readonly string[]>> = {
   // A JWT, and a base64-encoded JWT found by its `ZXlK` prefix like a vendor token.
   'secret.jwt': ['jwt', 'provider-tokens'],
   // A password assigned to a name, passed to `curl -u`, or written in a tool's syntax (.netrc).
-  'secret.password_assignment': ['assignments', 'cli-user-credentials', 'tool-credentials'],
+  'secret.password_assignment': ['assignments', 'cli-user-credentials', 'password-contexts', 'tool-credentials'],
   // A SonarQube token found by its `squ_` prefix, or (before SonarQube 9.5, unprefixed) under the
   // scanner property's name.
   'secret.sonarqube_token': ['assignments', 'provider-tokens'],
   // A Telegram bot token found by its `:AA` prefix, or by its whole shape.
   'secret.telegram_bot_token': ['provider-tokens', 'shaped-tokens'],
+  // An SSN or a phone number found by its own shape, or in a column whose header names it.
+  'pii.us_ssn': ['numbers', 'tabular'],
+  'pii.phone': ['numbers', 'tabular'],
+  // A national id after its label or in its own format, or in a column whose header names it.
+  ...Object.fromEntries(NATIONAL_ID_RULE_IDS.map((ruleId) => [ruleId, ['national-ids', 'tabular']])),
 };
 
 describe('declared rule ids and the rule catalog', () => {

@@ -147,7 +147,11 @@ describe('passwords in tool syntax', () => {
 
   it('does not read "machine" in prose as a .netrc entry', () => {
     expect(
-      findingsOf(`The build machine needs a password ${password} rotation policy.`).filter((finding) => finding.rule_id === 'secret.password_assignment'),
+      // The value is not right after "password": since issue 22 a password-looking value in the
+      // same clause as the word "password" is reported as a password in prose.
+      findingsOf(`The build machine needs a password rotation policy; its tag is ${password}.`).filter(
+        (finding) => finding.rule_id === 'secret.password_assignment',
+      ),
     ).toEqual([]);
   });
 

@@ -60,7 +60,9 @@ export const ibanDetector = defineDetector({
  * At least four groups, or a "::" with a group on each side: timestamps (10:30:45) and C++
  * scopes (std::map) do not trigger the scan.
  */
-const IPV6_TRIGGER = '[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){3,7}|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4})*::[0-9A-Fa-f]{1,4}';
+const IPV6_TRIGGER = '[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){3,7}|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4})*::[0-9A-Fa-f]{1,4}|::ffff:\\d';
+/** `::ffff:203.0.113.7`: an IPv4 address as an IPv6 socket reports it (RFC 4291 2.5.5.2). */
+const IPV4_MAPPED = /^::ffff:(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i;
 /** The longest IPv6 text form (with an embedded IPv4 address) is 45 characters. */
 const MAX_IPV6_LENGTH = 45;
 
@@ -85,6 +87,13 @@ function detectIpv6(context: DetectorContext<'pii.ip_address'>): void {
     const candidate = text.slice(start, end);
     if (!isIPv6(candidate)) continue;
     // Unspecified and loopback addresses identify no one; fewer than three groups is more often code.
+    const mapped = IPV4_MAPPED.exec(candidate);
+    if (mapped !== null) {
+      // The embedded address is judged as an IPv4 one: loopback and "this network" identify no one.
+      const firstOctet = Number(mapped[1]);
+      if (firstOctet !== 127 && firstOctet !== 0) scan.emit('pii.ip_address', start, end);
+      continue;
+    }
     const groups = candidate.split(':').filter((group) => group.length > 0);
     if (groups.length < 3 || /^[0:]*1?$/.test(candidate)) continue;
     scan.emit('pii.ip_address', start, end);

@@ -101,6 +101,7 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness, q
   if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(value)) return false; // email addresses
   if (/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/i.test(value) && !/\d{4}/.test(value.slice(value.lastIndexOf('.')))) return false; // host names
   if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return false; // version numbers
+  if (/^(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|xxh\d*):[0-9a-f]{32,128}$/i.test(value)) return false; // content digests (cache keys, image layers)
   if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCode(value, quoted)) return false;
   // A symbol no identifier, path, host or reference uses is a class of its own: a secret typed
   // by a person ("development#product") is no resource name.

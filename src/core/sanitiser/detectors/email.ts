@@ -90,13 +90,44 @@ const NON_TLD_EXTENSIONS: ReadonlySet<string> = new Set([
   'old',
 ]);
 
+/** A letter outside ASCII (RFC 6531 addresses: `jürgen@`, `张伟@例子.中国`); marks count with their letter. */
+function isNonAsciiLetter(code: number): boolean {
+  return code >= 0x80 && /[\p{L}\p{M}]/u.test(String.fromCharCode(code));
+}
+
 function isLocalPartCode(code: number): boolean {
   // Letters, digits and . _ % + - (the characters used in practice; quoted local parts are rare).
-  return isAsciiAlphanumeric(code) || code === 46 || code === 95 || code === 37 || code === 43 || code === 45;
+  return isAsciiAlphanumeric(code) || code === 46 || code === 95 || code === 37 || code === 43 || code === 45 || isNonAsciiLetter(code);
 }
 
 function isDomainCode(code: number): boolean {
-  return isAsciiAlphanumeric(code) || code === 45 || code === 46;
+  return isAsciiAlphanumeric(code) || code === 45 || code === 46 || isNonAsciiLetter(code);
+}
+
+/**
+ * Mail headers whose angle-bracketed values are message ids in address syntax
+ * (`Message-ID: <CAKx...@mail.gmail.com>`), not anyone's mailbox.
+ */
+const MESSAGE_ID_HEADER = /^(?:message-id|in-reply-to|references|content-id|resent-message-id|x-[\w-]*id)[ \t]*:/i;
+/** How far back the start of a header line is looked for (a References header lists many ids). */
+const HEADER_LINE_CHARACTERS = 2_000;
+
+/** Whether the `<` before `at` opens a message id of a Message-ID, In-Reply-To or References header. */
+function isInMessageIdHeader(text: string, at: number): boolean {
+  // Read back to the `<` on this line, at most HEADER_LINE_CHARACTERS: one address per '@' and a
+  // bounded read keeps the detector linear in the text.
+  const from = Math.max(0, at - HEADER_LINE_CHARACTERS);
+  let open = at - 1;
+  while (open >= from && text.charCodeAt(open) !== 60) {
+    const code = text.charCodeAt(open);
+    if (code === 62 || code === 10) return false;
+    open -= 1;
+  }
+  if (open < from) return false;
+  let lineStart = open;
+  while (lineStart > from && text.charCodeAt(lineStart - 1) !== 10) lineStart -= 1;
+  if (lineStart === from && from > 0 && text.charCodeAt(from - 1) !== 10) return false;
+  return MESSAGE_ID_HEADER.test(text.slice(lineStart, open));
 }
 
 /** Returns the end of a valid domain starting at `start`, or -1. */
@@ -112,7 +143,7 @@ function readDomain(text: string, start: number): number {
     if (label.length === 0 || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return -1;
   }
   const topLevel = labels[labels.length - 1] ?? '';
-  if (topLevel.length < 2 || topLevel.length > 24 || !/^[A-Za-z]+$/.test(topLevel)) return -1;
+  if (topLevel.length < 2 || topLevel.length > 24 || !/^(?:[A-Za-z]+|[\p{L}\p{M}]+)$/u.test(topLevel)) return -1;
   if (NON_TLD_EXTENSIONS.has(topLevel.toLowerCase())) return -1;
   return end;
 }
@@ -144,14 +175,45 @@ function detectEmails(context: DetectorContext<'pii.email'>): void {
     const after = codeAt(text, end);
     // git@github.com:org/repo.git is an SSH remote, and x@host.com@... is not an address.
     if (after === 64 || (after === 58 && isAsciiLetter(codeAt(text, end + 1)))) continue;
+    if (isInMessageIdHeader(text, at)) {
+      coveredUntil = end;
+      continue;
+    }
     scan.emit('pii.email', start, end);
     coveredUntil = end;
+  }
+}
+
+/** `[at]`, `(at)`, `{at}`: the spellings people use to hide an address from harvesters. */
+const OBFUSCATED_AT = ['[at]', '(at)', '{at}'] as const;
+const OBFUSCATED_LOCAL_PART = /([A-Za-z0-9._%+-]{1,64}) ?$/;
+/** Labels joined by `.` or an obfuscated dot, ending in an alphabetic top-level domain. */
+const OBFUSCATED_DOMAIN = /[A-Za-z0-9-]{1,63}(?:(?:\.| ?[[({]dot[\])}] ?)[A-Za-z0-9-]{1,63}){0,8}?(?:\.| ?[[({]dot[\])}] ?)[A-Za-z]{2,24}(?![A-Za-z0-9-])/iy;
+
+function detectObfuscatedEmails(context: DetectorContext<'pii.email'>): void {
+  const { text, scan } = context;
+  for (const keyword of OBFUSCATED_AT) {
+    for (const at of context.positions(keyword)) {
+      const local = OBFUSCATED_LOCAL_PART.exec(text.slice(Math.max(0, at - MAX_LOCAL_PART_LENGTH - 1), at));
+      if (local === null || local[1] === undefined || local[1].startsWith('.')) continue;
+      const start = at - local[0].length;
+      if (isLocalPartCode(codeAt(text, start - 1))) continue;
+      let domainStart = at + keyword.length;
+      if (codeAt(text, domainStart) === 32) domainStart += 1;
+      OBFUSCATED_DOMAIN.lastIndex = domainStart;
+      const domain = OBFUSCATED_DOMAIN.exec(text);
+      if (domain === null) continue;
+      scan.emit('pii.email', start, domainStart + domain[0].length);
+    }
   }
 }
 
 export const emailDetector = defineDetector({
   name: 'email',
   ruleIds: ['pii.email'],
-  keywords: ['@'],
-  detect: detectEmails,
+  keywords: ['@', ...OBFUSCATED_AT],
+  detect: (context) => {
+    detectEmails(context);
+    detectObfuscatedEmails(context);
+  },
 });

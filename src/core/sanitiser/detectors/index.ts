@@ -5,9 +5,12 @@ import { authorizationHeaderDetector } from './authorization-headers.js';
 import { alphanumericIdDetector, ibanDetector, ipv6Detector } from './bank-and-ids.js';
 import { cliUserCredentialDetector } from './cli-user-credentials.js';
 import { emailDetector } from './email.js';
+import { nationalIdDetector } from './national-ids.js';
 import { numberDetector } from './numbers.js';
+import { passwordContextDetector } from './password-contexts.js';
 import { providerTokenDetector, shapedTokenDetector } from './provider-tokens.js';
 import { hexPrivateKeyDetector, jwtDetector, passwordHashDetector, privateKeyDetector } from './structured-secrets.js';
+import { tabularDetector } from './tabular.js';
 import { toolCredentialDetector } from './tool-credentials.js';
 import { urlDetector } from './urls.js';
 
@@ -21,6 +24,8 @@ const DETECTORS = [
   alphanumericIdDetector,
   ibanDetector,
   ipv6Detector,
+  nationalIdDetector,
+  tabularDetector,
   numberDetector,
   privateKeyDetector,
   providerTokenDetector,
@@ -32,6 +37,7 @@ const DETECTORS = [
   authorizationHeaderDetector,
   cliUserCredentialDetector,
   toolCredentialDetector,
+  passwordContextDetector,
   assignmentDetector,
 ] as const;
 

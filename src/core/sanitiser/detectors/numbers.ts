@@ -33,6 +33,11 @@ const CPF_CONTEXT = /\bcpf\b/i;
 const AADHAAR_CONTEXT = /\b(?:aadhaar|aadhar|uidai)\b/i;
 const ID_CONTEXT_CHARACTERS = 40;
 const VERSION_CONTEXT = /(?:\bv|version|release|build|ver\.?)\s*[:=]?\s*$/i;
+/** Words after which a dotted quad is a version of software, not an address ("kernel 5.15.0.105"). */
+const SOFTWARE_WORD_BEFORE =
+  /\b(?:kernel|firmware|sdk|runtime|framework|package|update|patch|revision|fileversion|productversion|assemblyversion)\s*[:=]?\s*$/i;
+/** A PascalCase dotted name right before ("System.Memory 4.5.5.0", "Newtonsoft.Json 13.0.3.0"): a package and its version. */
+const PACKAGE_NAME_BEFORE = /(?:^|\s)[A-Z]\w*(?:\.[A-Z]\w*)+ $/;
 
 /** Last characters of the words VERSION_CONTEXT looks for ("v", "version", "release", "build", "ver."). */
 function mayEndVersionWord(code: number): boolean {
@@ -58,6 +63,14 @@ function followsVersionWord(text: string, start: number): boolean {
   // Other Unicode white space also counts as \s: leave such windows to the regex.
   if (cursor >= windowStart && !mayEndVersionWord(text.charCodeAt(cursor)) && text.charCodeAt(cursor) < 128) return false;
   return VERSION_CONTEXT.test(text.slice(windowStart, start));
+}
+
+/** SOFTWARE_WORD_BEFORE or PACKAGE_NAME_BEFORE on the 40 characters before `start`, after a letter and a blank only. */
+function followsSoftwareName(text: string, start: number): boolean {
+  const previous = text.charCodeAt(start - 1);
+  if (previous !== 32 && previous !== 58 && previous !== 61) return false;
+  const window = text.slice(Math.max(0, start - 40), start);
+  return SOFTWARE_WORD_BEFORE.test(window) || PACKAGE_NAME_BEFORE.test(window);
 }
 
 function windowBefore(text: string, start: number, length: number): string {
@@ -162,6 +175,9 @@ function isCardNumber(run: string, shape: RunShape): boolean {
   // Issuer identification: major industry identifiers 1-6 are cards. Numbers starting with 1
   // are only UATP and old JCB cards, both 15 digits (13-digit millisecond timestamps are not).
   if (first < 1 || first > 6 || (first === 1 && digits.length !== 15)) return false;
+  // 15-digit cards are American Express (34, 37), UATP (1) and old JCB (1800, 2131). Any other
+  // 15-digit Luhn number is more likely a device's IMEI (35..., 86...), whose check digit is Luhn too.
+  if (digits.length === 15 && !/^(?:3[47]|1|1800|2131)/.test(digits)) return false;
   if (/^(\d)\1+$/.test(digits)) return false;
   return passesLuhn(digits);
 }
@@ -210,7 +226,7 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
   // twelve digits hold whenever it answers).
   const firstOctet = ipv4FirstOctet(run);
   if (firstOctet !== -1) {
-    if (isReportableIpv4(firstOctet) && !followsVersionWord(text, start)) {
+    if (isReportableIpv4(firstOctet) && !followsVersionWord(text, start) && !followsSoftwareName(text, start)) {
       scan.emit('pii.ip_address', start, end);
     }
     return true;

@@ -29,3 +29,21 @@ export function skipBlanks(text: string, index: number): number {
   while (cursor < text.length && (text.charCodeAt(cursor) === SPACE || text.charCodeAt(cursor) === TAB)) cursor += 1;
   return cursor;
 }
+
+/**
+ * The end of the line holding `from` (the index of its line feed, or the end of the text), but
+ * at most `maxCharacters` on: a detector that looks at "the rest of the line" once per keyword
+ * would otherwise read a megabyte-long line once per keyword on it.
+ */
+export function lineEndWithin(text: string, from: number, maxCharacters: number): number {
+  const limit = Math.min(text.length, from + maxCharacters);
+  for (let index = from; index < limit; index += 1) if (text.charCodeAt(index) === 10) return index;
+  return limit;
+}
+
+/** The start of the line holding `from`, looking back at most `maxCharacters`; -1 when no line start is that close. */
+export function lineStartWithin(text: string, from: number, maxCharacters: number): number {
+  const limit = Math.max(0, from - maxCharacters);
+  for (let index = from - 1; index >= limit; index -= 1) if (text.charCodeAt(index) === 10) return index + 1;
+  return limit === 0 ? 0 : -1;
+}

@@ -179,7 +179,7 @@ const METADATA_WORDS: ReadonlySet<string> = new Set([
 
 /** Names that never hold a secret however they end ("public_key", "publishable_key", "tokenizer"). */
 const NON_SECRET_NAME =
-  /public|publishable|tokeniz|keyboard|keystroke|keyword|keyframe|keychain|passport|passenger|bypass|compass|author|monkey|turkey|donkey/i;
+  /public|publishable|tokeniz|keyboard|keystroke|keyword|keyframe|keychain|passport|passenger|bypass|compass|author|monkey|turkey|donkey|cache|etag|digest|checksum|fingerprint/i;
 
 type SecretKind = 'password' | 'secret';
 

@@ -1,0 +1,13 @@
+/** Logs and tickets with IPv4-mapped IPv6 addresses, obfuscated or internationalised emails and newer card ranges. */
+export const ADDRESS_AND_CARD_DOCUMENTS: readonly string[] = [
+  `2026-11-02T09:14:07Z WARN auth: 5 failed logins from «pii.ip_address|::ffff:203.0.113.77» (user=svc-report)
+2026-11-02T09:14:09Z INFO accepted connection from [«pii.ip_address|::ffff:198.51.100.23»]:51544`,
+  `nginx error: upstream timed out while connecting to upstream, client: «pii.ip_address|::FFFF:192.0.2.145», server: shop.example`,
+  `Contact our DPO at «pii.email|privacy [at] nordwind-logistik [dot] de» or write to «pii.email|j.krause(at)nordwind-logistik.de».`,
+  `If the form fails, mail me: «pii.email|lena.fischer {at} example {dot} org» – thanks!`,
+  `Support: «pii.email|jürgen.müller@beispiel-firma.de», Verkauf: «pii.email|vertrieb@bücher-laden.de»`,
+  `用户反馈邮箱：«pii.email|张伟@例子.中国»`,
+  `Refund please – I paid with my Mastercard «pii.payment_card|2221 0048 1593 0178» on Monday.`,
+  `Mir card on file: «pii.payment_card|2200 7043 1892 6046», UnionPay backup «pii.payment_card|6214839201746528100».`,
+  `card_number=«pii.payment_card|2720931500661831» exp=09/28`,
+];

@@ -1,0 +1,109 @@
+/**
+ * Guardrails: the organisation's policy applied to every model call (model-calls.ts is the one
+ * place every call passes). Each direction, the messages sent (`inputs`) and the model's answer
+ * (`outputs`), is `off`, `report`, `redact` or `block`, acting on findings of at least
+ * `min_severity`:
+ * - `block` refuses the call with 422 CONTENT_BLOCKED, naming rule ids and positions, never the
+ *   matched text (an input is refused before any provider sees it or any credit is reserved);
+ * - `redact` sends the model (or returns to the caller) the text with each finding replaced by
+ *   its typed placeholder (redact.ts);
+ * - `report` changes nothing and returns the findings, without their text, with the result.
+ */
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type GuardrailSeverity, type OrganisationRecord } from '../../db/store.js';
+import type { ChatMessage } from '../ai/ai-types.js';
+import { PorchError } from '../errors.js';
+import { MAX_FINDINGS_PER_SCAN } from './limits.js';
+import { redactText } from './redact.js';
+import { SEVERITY_RANK, type Finding, type ScanResult } from './types.js';
+
+export { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type GuardrailSeverity };
+
+/** A finding as a guardrail reports it: where and what rule, never the matched text. */
+export interface GuardrailFinding {
+  direction: 'input' | 'output';
+  /** Index of the message in the call's messages (input), or null for the output. */
+  message_index: number | null;
+  rule_id: string;
+  label: string;
+  severity: Finding['severity'];
+  start: number;
+  end: number;
+}
+
+/** Most findings named in a CONTENT_BLOCKED message; the rest are counted. */
+const MAX_FINDINGS_NAMED = 10;
+
+export interface GuardrailScanner {
+  scan(organisationId: string, text: string): Promise<ScanResult>;
+}
+
+function actionable(result: ScanResult, minimum: GuardrailSeverity): Finding[] {
+  return result.findings.filter((finding) => SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[minimum]);
+}
+
+function blocked(direction: 'input' | 'output', findings: readonly GuardrailFinding[]): PorchError {
+  const named = findings
+    .slice(0, MAX_FINDINGS_NAMED)
+    .map((finding) => `${finding.rule_id} at ${finding.message_index === null ? '' : `message ${finding.message_index} `}[${finding.start}, ${finding.end})`);
+  const more = findings.length > MAX_FINDINGS_NAMED ? ` and ${findings.length - MAX_FINDINGS_NAMED} more` : '';
+  const what = direction === 'input' ? 'The request holds' : "The model's answer holds";
+  return new PorchError('CONTENT_BLOCKED', `${what} content the organisation's guardrail blocks: ${named.join('; ')}${more}.`);
+}
+
+function report(direction: 'input' | 'output', messageIndex: number | null, findings: readonly Finding[]): GuardrailFinding[] {
+  return findings.map((finding) => ({
+    direction,
+    message_index: messageIndex,
+    rule_id: finding.rule_id,
+    label: finding.label,
+    severity: finding.severity,
+    start: finding.start,
+    end: finding.end,
+  }));
+}
+
+/**
+ * `redact` cannot promise the model saw no secret when the scan stopped counting: a text with
+ * more findings than one scan returns is refused instead.
+ */
+function mustBlock(mode: GuardrailMode, result: ScanResult): boolean {
+  return mode === 'block' || (mode === 'redact' && result.findings.length >= MAX_FINDINGS_PER_SCAN);
+}
+
+export function createGuardrails(scanner: GuardrailScanner) {
+  return {
+    /** The messages to send, after the input guardrail; throws CONTENT_BLOCKED under `block`. */
+    async checkInput(
+      organisation: OrganisationRecord,
+      messages: readonly ChatMessage[],
+    ): Promise<{ messages: readonly ChatMessage[]; findings: GuardrailFinding[] }> {
+      const mode = organisation.guardrailInputs;
+      if (mode === 'off') return { messages, findings: [] };
+      const findings: GuardrailFinding[] = [];
+      let block = false;
+      const sent: ChatMessage[] = [];
+      for (const [index, message] of messages.entries()) {
+        const result = await scanner.scan(organisation.id, message.content);
+        const acting = actionable(result, organisation.guardrailMinSeverity);
+        findings.push(...report('input', index, acting));
+        if (acting.length > 0 && mustBlock(mode, result)) block = true;
+        sent.push(mode === 'redact' && acting.length > 0 ? { ...message, content: redactText(message.content, acting) } : message);
+      }
+      if (block) throw blocked('input', findings);
+      return { messages: mode === 'redact' ? sent : messages, findings };
+    },
+
+    /** The answer to return, after the output guardrail; throws CONTENT_BLOCKED under `block`. */
+    async checkOutput(organisation: OrganisationRecord, content: string): Promise<{ content: string; findings: GuardrailFinding[] }> {
+      const mode = organisation.guardrailOutputs;
+      if (mode === 'off') return { content, findings: [] };
+      const result = await scanner.scan(organisation.id, content);
+      const acting = actionable(result, organisation.guardrailMinSeverity);
+      const findings = report('output', null, acting);
+      if (acting.length > 0 && mustBlock(mode, result)) throw blocked('output', findings);
+      return { content: mode === 'redact' && acting.length > 0 ? redactText(content, acting) : content, findings };
+    },
+  };
+}
+
+export type Guardrails = ReturnType<typeof createGuardrails>;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { createSanitiser } from '../../../src/core/sanitiser/index.js';
+import { isValidSingaporeNric } from '../../../src/core/sanitiser/detectors/national-ids.js';
+
+const sanitiser = createSanitiser();
+const found = (text: string) => sanitiser.scan(text).findings.map((finding) => [finding.rule_id, finding.match]);
+
+describe('national identifiers (stdnum checksums)', () => {
+  it.each([
+    ['pii.uk_nino', 'NI number: JX570400A', 'JX570400A'],
+    ['pii.uk_nino', 'payroll ref JX 57 04 00 A attached', 'JX 57 04 00 A'],
+    ['pii.de_tax_id', 'Steuer-ID 10015070848', '10015070848'],
+    ['pii.fr_nir', 'N° sécurité sociale : 179051041002554', '179051041002554'],
+    ['pii.pl_pesel', 'PESEL: 98092129440', '98092129440'],
+    ['pii.se_personnummer', 'personnummer 630121-8704', '630121-8704'],
+    ['pii.cn_resident_id', 'ID 440305199405019561 verified', '440305199405019561'],
+    ['pii.sg_nric', 'pass F2287140N issued', 'F2287140N'],
+    ['pii.tr_tc_kimlik', 'TCKN 18328742656', '18328742656'],
+    ['pii.za_id', 'RSA ID: 8409055360080', '8409055360080'],
+    ['pii.be_national_number', 'Rijksregisternummer 89010570848', '89010570848'],
+    ['pii.ch_ahv', 'insured 756.6358.6611.24 since 2019', '756.6358.6611.24'],
+    ['pii.fi_hetu', 'asiakas 210963-760K soitti', '210963-760K'],
+    ['pii.no_fodselsnummer', 'Fødselsnummer: 25058118888', '25058118888'],
+    ['pii.pl_pesel', 'national id: 98092129440', '98092129440'],
+  ])('finds %s in %j', (ruleId, text, match) => {
+    expect(found(text)).toContainEqual([ruleId, match]);
+  });
+
+  it.each([
+    ['a bare 11-digit number without a label', 'Order 98092129440 shipped'],
+    ['a labelled number whose check digit is wrong', 'PESEL: 98092129441'],
+    ['a NINO-shaped word in lower case without a label', 'ref jx570400a'],
+    ['an 18-digit number with an impossible birth date', 'txn 440305199413019561'],
+    ['an AHV-shaped number with a wrong check digit', 'ref 756.6358.6611.25'],
+  ])('does not report %s', (_why, text) => {
+    expect(found(text).filter(([ruleId]) => ruleId?.startsWith('pii.') && ruleId !== 'pii.phone')).toEqual([]);
+  });
+
+  it('checks the Singapore NRIC letter (weights 2765432, +4 for T and G)', () => {
+    expect(isValidSingaporeNric('S8814275F')).toBe(true);
+    expect(isValidSingaporeNric('T0259311J')).toBe(true);
+    expect(isValidSingaporeNric('S8814275G')).toBe(false);
+    expect(isValidSingaporeNric('X8814275F')).toBe(false);
+  });
+});
+
+describe('values named by a column header', () => {
+  it('reports the cells of an ssn column in a CSV export, and nothing in the other columns', () => {
+    const text = 'id,name,ssn,score\n1,Ann,616399411,87\n2,Bo,340985103,1234567\n';
+    expect(found(text)).toEqual([
+      ['pii.us_ssn', '616399411'],
+      ['pii.us_ssn', '340985103'],
+    ]);
+  });
+
+  it('reads SQL INSERT values by position, strings and bare values alike, with escaped quotes', () => {
+    const text = "INSERT INTO people (name, phone, tax_id) VALUES ('O''Neil', '030 2218 4471', 10015070848), ('Li', NULL, 'AB-99')";
+    expect(found(text)).toEqual([
+      ['pii.phone', '030 2218 4471'],
+      ['pii.de_tax_id', '10015070848'],
+    ]);
+  });
+
+  it('reads COPY ... FROM stdin rows until the end marker', () => {
+    const text = 'COPY staff (id, fnr) FROM stdin;\n1\t25058118888\n\\.\n2\t17018050064\n';
+    expect(found(text)).toEqual([['pii.no_fodselsnummer', '25058118888']]);
+  });
+
+  it('does not take a sentence with commas for a header', () => {
+    const text = 'Bring the tin, foil, tape\n46-0271014, 12, 3\n';
+    expect(found(text)).toEqual([]);
+  });
+
+  it('stops at a blank line below the table', () => {
+    const text = 'name\ttin\nAnn\t46-0271014\n\nNotes\t46-0271015\n';
+    expect(found(text)).toEqual([['pii.national_id', '46-0271014']]);
+  });
+});
+
+describe('addresses and encoded values', () => {
+  it('reports an IPv4-mapped IPv6 address whole, but not a mapped loopback', () => {
+    expect(found('peer ::ffff:198.51.100.9 closed')).toEqual([['pii.ip_address', '::ffff:198.51.100.9']]);
+    expect(found('bound to ::ffff:127.0.0.1')).toEqual([]);
+  });
+
+  it('reads obfuscated and internationalised addresses, not message ids', () => {
+    expect(found('write to ops [at] example-shop [dot] io')).toEqual([['pii.email', 'ops [at] example-shop [dot] io']]);
+    expect(found('Kontakt: grüße@müller-bau.de')).toEqual([['pii.email', 'grüße@müller-bau.de']]);
+    expect(found('In-Reply-To: <5f1e.77ab@mx.example.net>')).toEqual([]);
+  });
+
+  it('does not read an IMEI, a package version or a documented example key as sensitive', () => {
+    expect(found('IMEI: 490154203237518')).toEqual([]);
+    expect(found('upgraded Microsoft.Extensions.Http 8.0.0.1 today')).toEqual([]);
+    expect(found('aws_access_key_id = AKIAIOSFODNN7EXAMPLE')).toEqual([]);
+  });
+
+  it('decodes Kubernetes Secret data and maps the finding onto the base64 that carries it', () => {
+    const encoded = Buffer.from('Zx9!mWq2Lp7#Tr').toString('base64');
+    const text = `apiVersion: v1\nkind: Secret\ndata:\n  db-password: ${encoded}\n  user: ${Buffer.from('app').toString('base64')}\n`;
+    const findings = createSanitiser().scan(text).findings;
+    expect(findings.map((finding) => [finding.rule_id, finding.match])).toEqual([['secret.password_assignment', encoded]]);
+    const placeholder = `apiVersion: v1\nkind: Secret\ndata:\n  password: ${Buffer.from('changeme').toString('base64')}\n`;
+    expect(found(placeholder)).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createSanitiser } from '../../../src/core/sanitiser/index.js';
+
+const sanitiser = createSanitiser();
+const matchesOf = (text: string, ruleId: string) =>
+  sanitiser
+    .scan(text)
+    .findings.filter((finding) => finding.rule_id === ruleId)
+    .map((finding) => finding.match);
+
+describe('passwords outside key=value', () => {
+  it.each([
+    ['sshpass -p', 'sshpass -p Xk9!mQ2wLp ssh ops@bastion', 'Xk9!mQ2wLp'],
+    ['redis-cli -a', 'redis-cli -h 10.1.1.5 -a "Hh7#kLm2Qp" ping', 'Hh7#kLm2Qp'],
+    ['--requirepass', 'docker run redis redis-server --requirepass Zr4nQ8vLx2Mp', 'Zr4nQ8vLx2Mp'],
+    ['openssl pass:', 'openssl pkcs12 -in a.p12 -passin pass:Op3n$sl-In', 'Op3n$sl-In'],
+    ['mysql -p glued', 'mysqldump -uroot -pDump3r#99 shop > shop.sql', 'Dump3r#99'],
+    ['Spanish prose', 'Mi contraseña es Sol2024!mar, no la compartas', 'Sol2024!mar'],
+    ['German prose after other words', 'Das Kennwort für den Drucker: Druck3r-Raum7', 'Druck3r-Raum7'],
+    ['Russian prose', 'пароль: Zima#2025snow', 'Zima#2025snow'],
+  ])('finds the password of %s', (_carrier, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
+  it.each([
+    ['mysql -p with a space, which prompts and names the database', 'mysql -u app -p orders_db'],
+    ['a number after a flag', 'sshpass -p 1234 ssh host'],
+    ['prose that ends the clause before any value', 'Forgot your password? Reset it at the portal; code R2d2-C3po!x'],
+    ['a password word followed by a plain word', 'Das Passwort vergessen? Kein Problem.'],
+    ['a placeholder in prose', 'contraseña: <your-password>'],
+    ['a template in a Helm value', '- name: DB_PASSWORD\n  value: "{{ .Values.db.password }}"'],
+  ])('does not report %s', (_why, text) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([]);
+  });
+
+  it('reads a Helm env entry whose value sits two lines below the name', () => {
+    const text = 'env:\n  - name: SMTP_PASSWORD\n    # rotated monthly\n    value: Sm7p-R0tat3d!\n';
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual(['Sm7p-R0tat3d!']);
+  });
+
+  it("reports a Docker config's auth when it decodes to user:password, not when it holds a placeholder", () => {
+    const encoded = Buffer.from('robot$ci:Qe8#vN2xLp5t').toString('base64');
+    expect(matchesOf(`{"auths":{"ghcr.io":{"auth":"${encoded}"}}}`, 'secret.docker_auth')).toEqual([encoded]);
+    const placeholder = Buffer.from('username:password').toString('base64');
+    expect(matchesOf(`{"auths":{"ghcr.io":{"auth":"${placeholder}"}}}`, 'secret.docker_auth')).toEqual([]);
+  });
+
+  it('stays linear on a megabyte of password words and command names on one line', () => {
+    for (const unit of ['contraseña: ', 'mysql -p', '- name: x\n', 'phone,']) {
+      const started = performance.now();
+      sanitiser.scan(unit.repeat(Math.ceil(1_048_576 / unit.length)));
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createSanitiser, placeholderType, redactText } from '../../../src/core/sanitiser/index.js';
+
+const sanitiser = createSanitiser();
+
+describe('redactText', () => {
+  it('replaces each finding with a typed placeholder, the same value with the same number', () => {
+    const text = 'Write to ada@example.org, cc bob@example.net, then ada@example.org again.';
+    const { findings } = sanitiser.scan(text);
+    expect(redactText(text, findings)).toBe('Write to [EMAIL_1], cc [EMAIL_2], then [EMAIL_1] again.');
+  });
+
+  it('numbers each type on its own and leaves the findings pointing at the original text', () => {
+    const text = '🎉 card 4111 1111 1111 1111 for ada@example.org, token ghp_R7xk2LqP9vNcT4mW8sZbY3hJ6dF1gA5eK0uQ';
+    const result = sanitiser.scan(text);
+    const redacted = redactText(text, result.findings);
+    expect(redacted).toBe('🎉 card [PAYMENT_CARD_1] for [EMAIL_1], token [GITHUB_TOKEN_1]');
+    for (const finding of result.findings) expect(text.slice(finding.start, finding.end)).toBe(finding.match);
+  });
+
+  it('returns the text unchanged when there is nothing to replace', () => {
+    expect(redactText('Nothing here.', [])).toBe('Nothing here.');
+  });
+
+  it('accepts findings in any order and skips one nested inside another', () => {
+    const text = 'a SECRET b';
+    expect(
+      redactText(text, [
+        { rule_id: 'custom.inner', start: 3, end: 6 },
+        { rule_id: 'custom.code-names', start: 2, end: 8 },
+      ]),
+    ).toBe('a [CODE_NAMES_1] b');
+  });
+
+  it.each([
+    ['pii.email', 'EMAIL'],
+    ['pii.us_ssn', 'US_SSN'],
+    ['secret.github_token', 'GITHUB_TOKEN'],
+    ['custom.project-codenames', 'PROJECT_CODENAMES'],
+    ['custom.-', 'REDACTED'],
+  ])('names the placeholder of %s %s', (ruleId, type) => {
+    expect(placeholderType(ruleId)).toBe(type);
+  });
+});
