@@ -25,6 +25,8 @@ import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
+import { instrumentAiGateway, instrumentExecutions, instrumentModelCaller, instrumentSanitiser } from './telemetry/instrument.js';
+import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 export interface CoreSettings {
   /** `{site_url}`: the public origin for absolute links. */
@@ -49,9 +51,12 @@ export interface CoreDependencies {
   ai: AiGateway;
   /** Encrypts BYOK keys at rest. */
   secretKey: Buffer;
+  /** Spans and metric events; none are recorded without it. */
+  telemetry?: Telemetry;
 }
 
-export function createCore({ store, clock, logger, settings, ai, secretKey }: CoreDependencies) {
+export function createCore({ store, clock, logger, settings, ai: bareAi, secretKey, telemetry = createTelemetry() }: CoreDependencies) {
+  const ai = instrumentAiGateway(bareAi, telemetry);
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
   const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
   const accounts = createAccountService(store, clock);
@@ -60,35 +65,40 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     list: () => ai.listModels().map((model) => model.id),
   });
   const catalog = createCatalogService(store);
-  const sanitiser = createSanitiserService(store, clock);
+  const sanitiser = instrumentSanitiser(createSanitiserService(store, clock), telemetry);
   const byok = createByokService({
     store,
     clock,
     secretKey,
     providers: () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo'),
   });
-  const modelCaller = createModelCaller({ ai, credits, byok, usage: store.usage, clock });
+  const modelCaller = instrumentModelCaller(createModelCaller({ ai, credits, byok, usage: store.usage, clock }), telemetry);
   const judge = createJudgeService({ ai, modelCaller, thresholds: settings.judgeThresholds, siteUrl: settings.siteUrl });
-  const executions = createExecutionService({
-    store,
-    ai,
-    catalog,
-    credits,
-    byok,
-    modelCaller,
-    judge,
-    scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
-    clock,
-    workflowLimits: settings.workflowLimits,
-    maxInFlightPerKey: settings.maxInFlightPerKey,
-    instance,
-  });
+  const executions = instrumentExecutions(
+    createExecutionService({
+      store,
+      ai,
+      catalog,
+      credits,
+      byok,
+      modelCaller,
+      judge,
+      scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
+      clock,
+      workflowLimits: settings.workflowLimits,
+      maxInFlightPerKey: settings.maxInFlightPerKey,
+      instance,
+      telemetry,
+    }),
+    telemetry,
+  );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   return {
     ai,
     settings,
     clock,
     logger,
+    telemetry,
     authenticator: createAuthenticator(store, clock),
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,

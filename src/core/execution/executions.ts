@@ -23,6 +23,8 @@ import { newId } from '../ids.js';
 import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js';
 import type { JudgeResult } from '../judge/judge-schema.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
+import { traceNodes } from '../telemetry/instrument.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
 export interface CompositionExecutionResult {
@@ -72,6 +74,8 @@ export interface ExecutionDependencies {
   maxInFlightPerKey: number;
   /** This process's lease, under which its execution slots are held. */
   instance: Instance;
+  /** A span per workflow node. */
+  telemetry: Telemetry;
 }
 
 export interface ExecutionOptions {
@@ -230,7 +234,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
-      const result = await runWorkflow(definition, input.variables ?? {}, executeNodeWith(services), {
+      const result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry), {
         ...deps.workflowLimits,
         clock,
         ...(signal ? { signal } : {}),
