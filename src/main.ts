@@ -46,7 +46,7 @@ export interface ApplicationOptions {
   clock?: Clock;
   logger?: Logger;
   /** Where the logger built here writes (when `logger` is not given); stderr by default. */
-  logDestination?: NodeJS.WritableStream;
+  logDestination?: NodeJS.WritableStream | number;
   /** Process metrics (CPU, memory, event loop) in the registry; default true. */
   processMetrics?: boolean;
   /** Overrides of the HTTP server's timeouts (tests use short ones). */
