@@ -52,6 +52,10 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('porch'),
   OTEL_SDK_DISABLED: flag.default(false),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag.default(false),
   /** Set by `porch serve --workers` for each worker it starts (0, 1, ...), never by hand. */
   PORCH_WORKER_INDEX: z.coerce.number().int().min(0).max(255).default(0),
@@ -147,6 +151,10 @@ export interface TracingConfig {
   serviceName: string;
   /** Prompts and answers in spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); off by default. */
   captureMessageContent: boolean;
+  /** OTEL_TRACES_SAMPLER: which traces are recorded; a caller's sampled flag is followed by the `parentbased_*` ones. */
+  sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+  /** OTEL_TRACES_SAMPLER_ARG: the share of traces the `traceidratio` samplers record, 0 to 1 (1 when unset). */
+  samplerRatio: number;
 }
 
 export interface MetricsConfig {
@@ -261,6 +269,8 @@ function tracingConfig(vars: z.infer<typeof envSchema>): TracingConfig | null {
     },
     serviceName: vars.OTEL_SERVICE_NAME,
     captureMessageContent: vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    sampler: vars.OTEL_TRACES_SAMPLER,
+    samplerRatio: vars.OTEL_TRACES_SAMPLER_ARG ?? 1,
   };
 }
 

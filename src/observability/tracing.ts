@@ -14,17 +14,41 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+type TraceSdk = typeof import('@opentelemetry/sdk-trace');
+
+/** OTEL_TRACES_SAMPLER as the specification defines its values. */
+function samplerOf(sdk: TraceSdk, config: TracingConfig) {
+  const root = {
+    always_on: () => new sdk.AlwaysOnSampler(),
+    always_off: () => new sdk.AlwaysOffSampler(),
+    traceidratio: () => new sdk.TraceIdRatioBasedSampler(config.samplerRatio),
+  };
+  switch (config.sampler) {
+    case 'always_on':
+    case 'always_off':
+    case 'traceidratio':
+      return root[config.sampler]();
+    case 'parentbased_always_on':
+      return new sdk.ParentBasedSampler({ root: root.always_on() });
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: root.always_off() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: root.traceidratio() });
+  }
+}
+
 /** The SDK loads on demand: an operator who does not trace pays nothing for it at start-up. */
 export async function createTracing(config: TracingConfig, serviceVersion: string): Promise<Tracing> {
-  const [{ TracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
   const exporter = new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
-  const provider = new TracerProvider({
+  const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': serviceVersion }),
-    spanProcessors: [new BatchSpanProcessor({ exporter })],
+    sampler: samplerOf(sdk, config),
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
   });
   return {
     tracer: provider.getTracer('porch', serviceVersion),

@@ -7,11 +7,12 @@ import type { CompletionRequest } from '../ai/ai-types.js';
 import type { ExecuteNode } from '../engine/node-kinds/index.js';
 import type { ModelCaller } from '../execution/model-calls.js';
 import type { ScanResult } from '../sanitiser/types.js';
+import { isPorchError } from '../errors.js';
 import { GEN_AI } from './gen-ai.js';
 import { type Span, SpanKind, type Telemetry } from './telemetry.js';
 
 function errorCodeOf(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'INTERNAL_ERROR';
+  return isPorchError(err) ? err.code : 'INTERNAL_ERROR';
 }
 
 function secondsSince(startedAt: bigint): number {

@@ -11,6 +11,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ROOT_CONTEXT, type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
+import { isPorchError } from '../errors.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
 
 export { SpanKind };
@@ -182,11 +183,15 @@ export function createTelemetry(options: TelemetryOptions = {}) {
   };
 }
 
-/** Marks a span failed with the error's code, never its details (which may quote input). */
+/**
+ * Names the error's code on the span, never its message (which may quote input). Only faults
+ * (5xx, or anything that is not a PorchError) mark the span as failed: a refused or invalid call
+ * is the caller's problem, and a trace backend would otherwise count it as Porch's error.
+ */
 export function recordFailure(span: Span, err: unknown): void {
-  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : 'INTERNAL_ERROR';
+  const code = isPorchError(err) ? err.code : 'INTERNAL_ERROR';
   span.setAttribute('error.type', code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+  if (!isPorchError(err) || err.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
 
 export type Telemetry = ReturnType<typeof createTelemetry>;
