@@ -30,6 +30,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createTelemetry } from '../src/core/telemetry/telemetry.js';
 import { createApplication } from '../src/main.js';
+import { createTracing } from '../src/observability/tracing.js';
 import { benchAiConfig, benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX } from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +43,7 @@ const LATENCY_BLOCKS = QUICK ? 2 : 4;
 const LATENCY_SAMPLES_PER_BLOCK = QUICK ? 100 : 600;
 const LATENCY_WARMUP = QUICK ? 20 : 200;
 const NOOP_SPAN_CALLS = QUICK ? 100_000 : 2_000_000;
+const TRACING_CPU_REQUESTS = QUICK ? 5_000 : 20_000;
 const CARDS_IN_LIST = 20;
 const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
 const GATEWAY_KEY = 'sk-bench-gateway';
@@ -132,6 +134,51 @@ function executeOnce(server: Server): () => Promise<number> {
     if (response.status !== 200) throw new Error(`${server.name} execute: ${response.status} ${text.slice(0, 200)}`);
     return performance.now() - started;
   };
+}
+
+/**
+ * The CPU a list request's two spans (request and operation) cost this process to create and
+ * export to the sink, against the same hooks with tracing off: tracing's own share of a request,
+ * without the noise of HTTP and of the other processes. Medians of 3 passes, in microseconds.
+ */
+async function tracingCpuPerRequest(sinkUrl: string): Promise<{ off: number; on: number }> {
+  const tracing = await createTracing(
+    { endpoint: `${sinkUrl}/v1/traces`, headers: {}, serviceName: 'porch', captureMessageContent: false, sampler: 'parentbased_always_on', samplerRatio: 1 },
+    'bench',
+  );
+  const traced = createTelemetry({ tracer: tracing.tracer });
+  const untraced = createTelemetry();
+  const requestAttributes = { 'http.request.method': 'GET', 'url.path': '/api/public/v1/context-cards', 'porch.door': 'rest' };
+  const operationAttributes = { 'porch.operation': 'list_context_cards', 'porch.door': 'rest' };
+  const listShaped = (telemetry: typeof traced) =>
+    telemetry.request({ requestId: 'bench' }, 'GET rest', undefined, { attributes: requestAttributes }, (span) =>
+      telemetry.span('list_context_cards', { attributes: operationAttributes }, async () => {
+        span.setAttribute('http.response.status_code', 200);
+        span.end();
+        return 1;
+      }),
+    );
+  const cpuPerRequest = async (telemetry: typeof traced) => {
+    for (let index = 0; index < TRACING_CPU_REQUESTS / 10; index++) await listShaped(telemetry);
+    await tracing.flush();
+    const before = process.cpuUsage();
+    for (let index = 0; index < TRACING_CPU_REQUESTS; index++) {
+      await listShaped(telemetry);
+      // Let the batch processor's timer and the exporter's sockets run, as they would between requests.
+      if (index % 400 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await tracing.flush();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / TRACING_CPU_REQUESTS;
+  };
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    off.push(await cpuPerRequest(untraced));
+    on.push(await cpuPerRequest(traced));
+  }
+  await tracing.shutdown();
+  return { off: median(off), on: median(on) };
 }
 
 /** Core's span hook with no tracer against the bare call it wraps: what tracing costs when it is off, per span. */
@@ -227,6 +274,7 @@ async function main(): Promise<void> {
     const sinkStats = (await (await fetch(`${sink.url}/stats`)).json()) as { exports: number; bytes: number };
     if (sinkStats.exports === 0) throw new Error('the instrumented server exported no spans');
     const noop = await noopSpanCost();
+    const tracingCpu = await tracingCpuPerRequest(sink.url);
 
     const off = servers.find((server) => server.name.startsWith('off'));
     if (off === undefined) throw new Error('no plain server');
@@ -249,6 +297,10 @@ async function main(): Promise<void> {
     lines.push('');
     lines.push(
       `The OTLP sink received ${sinkStats.exports} exports (${(sinkStats.bytes / 1e6).toFixed(1)} MB); each /metrics scrape was ${(scrapedBytes / 1024).toFixed(0)} KiB. Core's span hook with no tracer costs ${noop.nsPerSpan.toFixed(0)} ns per span over the bare call (median of 5 passes of ${NOOP_SPAN_CALLS.toLocaleString('en-US')}).`,
+    );
+    const listCpuOff = median(off.listCpu);
+    lines.push(
+      `In this process, a list request's two spans cost ${(tracingCpu.on - tracingCpu.off).toFixed(1)} µs of CPU to create and export (${tracingCpu.on.toFixed(1)} µs with tracing, ${tracingCpu.off.toFixed(1)} µs without), ${(((tracingCpu.on - tracingCpu.off) / listCpuOff) * 100).toFixed(1)} % of the ${listCpuOff.toFixed(0)} µs of CPU the plain server spent per list request in this run.`,
     );
     process.stdout.write(`\n${lines.join('\n')}\n`);
     await stopProcess(fake.process);
