@@ -37,6 +37,29 @@ module.exports = {
       to: { path: ENGINES },
     },
     {
+      name: 'core-uses-only-the-telemetry-api',
+      comment:
+        'Core reports spans through @opentelemetry/api alone; the trace SDK, the exporter and prom-client are wired by the composition root (src/observability), so a domain change never drags in an exporter.',
+      severity: 'error',
+      from: { path: '^src/(core|operations)/' },
+      to: { path: 'node_modules/(prom-client|@opentelemetry/(?!api/))' },
+    },
+    {
+      name: 'observability-is-wired-by-the-root',
+      comment:
+        'src/observability (metrics registry, trace SDK, operator endpoints) is built by the composition root and handed in; core, operations and the doors never import it, and it imports no door.',
+      severity: 'error',
+      from: { path: ['^src/(core|operations|rest|mcp|console|db|client)/'] },
+      to: { path: '^src/observability/' },
+    },
+    {
+      name: 'observability-knows-no-door',
+      comment: 'The operator endpoints are mounted by the composition root; observability never reaches into a door.',
+      severity: 'error',
+      from: { path: '^src/observability/' },
+      to: { path: [DOORS, '^src/operations/', '^src/main\\.ts$'] },
+    },
+    {
       name: 'operations-know-no-door',
       comment: 'Operations are data plus run; the doors read them, never the reverse.',
       severity: 'error',

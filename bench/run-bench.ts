@@ -7,7 +7,6 @@
  *
  * BENCH_QUICK=1 shortens every phase (for checking the harness, not for numbers).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { loadConfig } from '../src/config.js';
 import { newId } from '../src/core/ids.js';
 import { createApplication } from '../src/main.js';
 import type { CompositionRecord, ContextCardRecord } from '../src/db/store.js';
+import { benchAiConfig, benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX } from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -62,48 +62,6 @@ const GATEWAY_KEY = 'sk-bench-gateway';
 
 // ---------------------------------------------------------------------------------------------
 // Processes
-
-interface Child {
-  process: ChildProcess;
-  /** The first capture group of the ready line (a URL). */
-  url: string;
-  /** performance.now() when the child was spawned. */
-  spawnedAt: number;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Spawns a process and resolves once a stdout line matches `ready` (its group 1 is the URL). */
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Child> {
-  const spawnedAt = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = ready.exec(stdout);
-      if (match?.[1]) resolve({ process: child, url: match[1], spawnedAt });
-    });
-    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready:\n${stderr}`)));
-  });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-const PORCH_READY = /Porch is listening on (http:\/\/[^\s]+)/;
-const LISTENING = /listening (http:\/\/[^\s]+)/;
 
 /** VmRSS and VmHWM (peak) of a process, in MB, from /proc (Linux); null elsewhere. */
 async function memoryOf(pid: number): Promise<{ rssMb: number; peakMb: number } | null> {
@@ -262,13 +220,7 @@ async function seed(env: NodeJS.ProcessEnv): Promise<Seeded> {
 
     const main = await newAccount('bench@example.com');
     await core.bundles.importBundle(main.accountId, {
-      context_cards: Array.from({ length: CARDS_IN_LIST }, (_, index) => ({
-        title: `Card ${index + 1}`,
-        content: `Reusable context number ${index + 1}: the house style, the product names and the tone to use in replies.`,
-        category: 'style',
-        tags: ['bench', `card-${index + 1}`],
-      })),
-      compositions: [{ key: 'hello', name: 'Hello', template: 'Say hello to {{name}} in one word.', variables: [{ name: 'name', required: true }] }],
+      ...benchListBundle(CARDS_IN_LIST),
       workflows: WORKFLOW_SIZES.map(chainWorkflow),
     });
     const compositions = await core.catalog.listCompositions(main.accountId, {});
@@ -364,37 +316,8 @@ async function main(): Promise<void> {
     const fake = await startProcess(TSX, [join(ROOT, 'bench', 'fake-openai-server.ts')], process.env, LISTENING);
 
     const configPath = join(directory, 'porch.config.yaml');
-    await writeFile(
-      configPath,
-      stringify({
-        ai: {
-          default_model: 'fake/fast',
-          providers: [
-            {
-              id: 'fake',
-              base_url: fake.url,
-              api_key_env: 'FAKE_PROVIDER_KEY',
-              region: 'us',
-              timeout_ms: 5_000,
-              max_retries: 0,
-              models: [{ name: 'fast', max_output_tokens: 16 }],
-            },
-          ],
-        },
-      }),
-    );
-    const porchEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: `file:${join(directory, 'porch.db')}`,
-      PORCH_DATA_DIR: directory,
-      PORCH_CONFIG: configPath,
-      FAKE_PROVIDER_KEY: GATEWAY_KEY,
-      PORCH_NO_BOOTSTRAP: '1',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: '0',
-    };
-    delete porchEnv.PORCH_PUBLIC_URL;
+    await writeFile(configPath, stringify({ ai: benchAiConfig(fake.url) }));
+    const porchEnv = benchPorchEnv(directory, 'porch.db', configPath, GATEWAY_KEY);
 
     process.stdout.write(`Seeding (${GROWTH_SIZES.join(', ')} items for the growth accounts)...\n`);
     const seeded = await seed(porchEnv);

@@ -42,6 +42,23 @@ const envSchema = z.object({
   PORCH_ALLOWED_ORIGINS: z.string().optional(),
   PORCH_ALLOWED_HOSTS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // A guessable token would publish the metrics to anyone who can reach the port.
+  PORCH_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (generate one with `openssl rand -hex 32`)').optional(),
+  PORCH_TRUST_REQUEST_ID: flag.default(false),
+  // The standard OpenTelemetry variables (https://opentelemetry.io/docs/specs/otel/protocol/exporter/).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('porch'),
+  OTEL_SDK_DISABLED: flag.default(false),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag.default(false),
+  /** Set by `porch serve --workers` for each worker it starts (0, 1, ...), never by hand. */
+  PORCH_WORKER_INDEX: z.coerce.number().int().min(0).max(255).default(0),
 });
 
 // Defaults come from core, which states each limit once with its reason.
@@ -117,6 +134,16 @@ const retentionSchema = z.strictObject({
     .describe("Days a run's payload (inputs, result, trace) is kept; the housekeeping sweep then drops it and keeps the run's summary"),
 });
 
+const metricsSchema = z.strictObject({
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .optional()
+    .describe('Serve GET /metrics on this port of 127.0.0.1 only (with --workers, worker N uses port + N); 0 picks a free port'),
+});
+
 const fileSchema = z.strictObject({
   /** Providers and models; parsed by the AI layer, which owns its own schema. */
   ai: z.unknown().optional(),
@@ -125,9 +152,31 @@ const fileSchema = z.strictObject({
   limits: limitsSchema.prefault({}),
   processes: processesSchema.prefault({}),
   retention: retentionSchema.prefault({}),
+  metrics: metricsSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
+
+/** Where spans go: set only when an OTLP endpoint is configured. */
+export interface TracingConfig {
+  /** The full URL spans are POSTed to (`.../v1/traces`). */
+  endpoint: string;
+  headers: Record<string, string>;
+  serviceName: string;
+  /** Prompts and answers in spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); off by default. */
+  captureMessageContent: boolean;
+  /** OTEL_TRACES_SAMPLER: which traces are recorded; a caller's sampled flag is followed by the `parentbased_*` ones. */
+  sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+  /** OTEL_TRACES_SAMPLER_ARG: the share of traces the `traceidratio` samplers record, 0 to 1 (1 when unset). */
+  samplerRatio: number;
+}
+
+export interface MetricsConfig {
+  /** PORCH_METRICS_TOKEN: GET /metrics on the main port answers only with this bearer token; absent, it is not served there. */
+  token: string | undefined;
+  /** `metrics.port`: a separate loopback-only listener for GET /metrics, without a token; worker N of `--workers` listens on port + N. */
+  port: number | undefined;
+}
 
 export interface Config {
   host: string;
@@ -169,6 +218,11 @@ export interface Config {
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
   warnings: string[];
+  metrics: MetricsConfig;
+  /** PORCH_TRUST_REQUEST_ID: keep a well-formed X-Request-Id a proxy in front sent, instead of making a new one. */
+  trustRequestId: boolean;
+  /** Null unless OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: TracingConfig | null;
 }
 
 const DEFAULT_CONFIG_FILE = 'porch.config.yaml';
@@ -199,6 +253,41 @@ function commaList(value: string | undefined): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs separated by commas, values percent-encoded. */
+function parseOtlpHeaders(value: string | undefined, name: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of commaList(value)) {
+    const separator = pair.indexOf('=');
+    if (separator <= 0) throw new ConfigError(`${name} must be key=value pairs separated by commas, got an entry without "=".`);
+    try {
+      headers[pair.slice(0, separator).trim()] = decodeURIComponent(pair.slice(separator + 1).trim());
+    } catch {
+      throw new ConfigError(`${name} has a value that is not valid percent-encoding.`);
+    }
+  }
+  return headers;
+}
+
+/** The traces endpoint: the signal-specific variable as given, else the base endpoint plus `/v1/traces`, as the specification says. */
+function tracingConfig(vars: z.infer<typeof envSchema>): TracingConfig | null {
+  if (vars.OTEL_SDK_DISABLED) return null;
+  const endpoint =
+    vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (vars.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : `${vars.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  if (endpoint === undefined) return null;
+  return {
+    endpoint,
+    headers: {
+      ...parseOtlpHeaders(vars.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...parseOtlpHeaders(vars.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    },
+    serviceName: vars.OTEL_SERVICE_NAME,
+    captureMessageContent: vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    sampler: vars.OTEL_TRACES_SAMPLER,
+    samplerRatio: vars.OTEL_TRACES_SAMPLER_ARG ?? 1,
+  };
 }
 
 function readConfigFile(path: string): unknown {
@@ -303,5 +392,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     runRetentionDays: parsedFile.data.retention.run_days,
     env,
     warnings,
+    metrics: {
+      token: vars.PORCH_METRICS_TOKEN,
+      // Workers share the main port but not a metrics port: each exposes its own series on its own port.
+      port:
+        parsedFile.data.metrics.port === undefined || parsedFile.data.metrics.port === 0
+          ? parsedFile.data.metrics.port
+          : parsedFile.data.metrics.port + vars.PORCH_WORKER_INDEX,
+    },
+    trustRequestId: vars.PORCH_TRUST_REQUEST_ID,
+    tracing: tracingConfig(vars),
   };
 }

@@ -22,11 +22,16 @@ const REDACTED_PATHS = [
   'headers.authorization',
 ];
 
-/** A structured logger writing JSON lines to stderr: stdout belongs to CLI output and MCP stdio. */
-export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2): Logger {
+/**
+ * A structured logger writing JSON lines to stderr: stdout belongs to CLI output and MCP stdio.
+ * `contextFields` adds the current request's fields (request id, trace id, account id) to every
+ * line, whichever service writes it.
+ */
+export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2, contextFields?: () => Record<string, string>): Logger {
   return pino(
     {
       level,
+      ...(contextFields === undefined ? {} : { mixin: contextFields }),
       base: { service: 'porch' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,

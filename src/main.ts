@@ -20,18 +20,35 @@ import { MCP_PATH } from './mcp/mcp-path.js';
 import { answerClientError } from './rest/client-error.js';
 import { createRestApp } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
+import { API_VERSION } from './core/health.js';
+import { createTelemetry, type Telemetry } from './core/telemetry/telemetry.js';
+import { livenessRoute, metricsRoute, readinessRoute, startMetricsServer, type MetricsServer } from './observability/endpoints.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { timeStoreTransactions } from './observability/store-timing.js';
+import { createTracing } from './observability/tracing.js';
 
 export interface Application {
   core: Core;
   store: Store;
   app: ReturnType<typeof createRestApp>;
   logger: Logger;
+  /** This application's Prometheus registry and recorders. */
+  metrics: Metrics;
+  telemetry: Telemetry;
+  /** Exports every finished span now; nothing to do when tracing is off. */
+  flushTraces(): Promise<void>;
+  /** From now on /readyz answers 503, so a load balancer sends no new requests. */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
 export interface ApplicationOptions {
   clock?: Clock;
   logger?: Logger;
+  /** Where the logger built here writes (when `logger` is not given); stderr by default. */
+  logDestination?: NodeJS.WritableStream | number;
+  /** Process metrics (CPU, memory, event loop) in the registry; default true. */
+  processMetrics?: boolean;
   /** Overrides of the HTTP server's timeouts (tests use short ones). */
   serverTimeouts?: Partial<ServerTimeouts>;
   /** Checks every operation's answer against its output schema and reports each mismatch here (tests). */
@@ -72,12 +89,18 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
 
 /** Builds every service once; nothing is started or listening yet. */
 export async function createApplication(config: Config, options: ApplicationOptions = {}): Promise<Application> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  // One registry and one tracer provider per application: nothing global, so applications
+  // sharing a process (tests, the bench) never count into each other.
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? true });
+  const tracing = config.tracing === null ? null : await createTracing(config.tracing, API_VERSION);
+  const telemetry = createTelemetry({ tracer: tracing?.tracer, events: metrics.events, captureMessageContent: config.tracing?.captureMessageContent ?? false });
+  const logger = options.logger ?? createLogger(config.logLevel, options.logDestination ?? 2, telemetry.logFields);
   const clock = options.clock ?? systemClock;
-  const store = await createStore(config.databaseUrl, {
+  const openedStore = await createStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; it will be replaced'),
   });
+  const store = timeStoreTransactions(openedStore, metrics.storeTransaction);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
   const secretKey =
     config.secretKey === undefined && store.describe().ephemeral ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
@@ -88,6 +111,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     logger,
     ai,
     secretKey,
+    telemetry,
     settings: {
       siteUrl: config.publicUrl,
       minimumTokens: config.minimumTokens,
@@ -112,18 +136,51 @@ export async function createApplication(config: Config, options: ApplicationOpti
       allowedHosts: config.allowedHosts,
     }),
   );
-  const app = createRestApp({ core, operations, logger, errorCodes: config.errorCodes, mounts: [{ path: MCP_PATH, handler: mcp }] });
+  let accepting = true;
+  const mounts = [
+    { path: MCP_PATH, handler: mcp, door: 'mcp' },
+    { path: '/livez', handler: livenessRoute(), door: 'operations' },
+    {
+      path: '/readyz',
+      handler: readinessRoute({
+        store,
+        providersLoaded: () => ai.listModels().some((model) => model.id === ai.defaultModel),
+        accepting: () => accepting,
+      }),
+      door: 'operations',
+    },
+    // Without a token the metrics are not on the main port at all (404): only metrics.port serves them.
+    ...(config.metrics.token === undefined ? [] : [{ path: '/metrics', handler: metricsRoute(metrics, config.metrics.token), door: 'operations' }]),
+  ];
+  const app = createRestApp({
+    core,
+    operations,
+    logger,
+    errorCodes: config.errorCodes,
+    mounts,
+    trustRequestId: config.trustRequestId,
+    onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
+  });
   return {
     core,
     store,
     app,
     logger,
+    metrics,
+    telemetry,
+    flushTraces: async () => tracing?.flush(),
+    beginShutdown() {
+      accepting = false;
+    },
     async close() {
+      accepting = false;
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
       await core.sanitiser.close();
       await store.close();
+      // Spans of the last requests are sent before the process goes.
+      await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'could not send the last spans'));
     },
   };
 }
@@ -131,6 +188,8 @@ export async function createApplication(config: Config, options: ApplicationOpti
 export interface RunningServer {
   application: Application;
   server: Server;
+  /** The loopback-only metrics listener (`metrics.port`); null when not configured. */
+  metricsServer: MetricsServer | null;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
@@ -157,14 +216,17 @@ export async function startServer(config: Config, options: ApplicationOptions = 
       resolve();
     });
   });
+  const metricsServer = config.metrics.port === undefined ? null : await startMetricsServer(application.metrics, config.metrics.port);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     application,
     server,
+    metricsServer,
     url: `http://${host}:${port}`,
     async close() {
+      application.beginShutdown();
       // Stop accepting, let requests in flight finish (idle keep-alive sockets close at once),
       // and cut what is still open after the grace period; only then close the database, so no
       // acknowledged write is interrupted.
@@ -182,6 +244,7 @@ export async function startServer(config: Config, options: ApplicationOptions = 
         });
         server.closeIdleConnections();
       });
+      await metricsServer?.close();
       await application.close();
     },
   };

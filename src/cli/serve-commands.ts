@@ -66,7 +66,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       }
       // The one command besides `db init` that creates the database when there is none; its
       // start-up log names the database it uses.
-      const running = await startServer(config, { logger: createCliLogger(context, config) });
+      // The application builds the logger itself, so every line of a request carries its ids.
+      const running = await startServer(config, { logDestination: context.logDestination });
       const { core, logger } = running.application;
       const apiUrl = `${config.publicUrl}/api/public/v1`;
       if (!isWorkerProcess()) {
@@ -75,6 +76,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       logModelSetup(logger, config);
+      if (running.metricsServer !== null) logger.info({ url: `${running.metricsServer.url}/metrics` }, 'metrics are served on the loopback interface');
       if (isWorkerProcess()) reportListening(running.url);
       else context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 

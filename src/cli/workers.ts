@@ -82,9 +82,10 @@ export async function superviseWorkers({
   });
 
   let startupDone = false;
-  const startWorker = () => {
+  // A replacement keeps the index of the worker it replaces, so its metrics port (metrics.port + index) stays the one Prometheus scrapes.
+  const startWorker = (index: number) => {
     // The supervisor already created the demo account when there was none; workers must not race to.
-    const worker = cluster.fork({ ...context.env, PORCH_NO_BOOTSTRAP: '1' });
+    const worker = cluster.fork({ ...context.env, PORCH_NO_BOOTSTRAP: '1', PORCH_WORKER_INDEX: String(index) });
     worker.on('message', (message: unknown) => {
       if (!isListeningMessage(message)) return;
       listening.add(worker);
@@ -101,12 +102,12 @@ export async function superviseWorkers({
         return;
       }
       logger.error({ pid: worker.process.pid, reason }, 'a worker stopped unexpectedly; starting a new one');
-      setTimeout(startWorker, wasListening ? 0 : RESTART_PAUSE_MS).unref();
+      setTimeout(() => startWorker(index), wasListening ? 0 : RESTART_PAUSE_MS).unref();
     });
     return worker;
   };
 
-  for (let index = 0; index < count; index++) startWorker();
+  for (let index = 0; index < count; index++) startWorker(index);
   const stop = async () => {
     stopping = true;
     const exits = Object.values(cluster.workers ?? {}).map(

@@ -30,6 +30,8 @@ import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
 import { createRunService } from './runs/runs.js';
 import { createUsageService } from './usage/usage.js';
+import { instrumentAiGateway, instrumentExecutions, instrumentModelCaller, instrumentSanitiser } from './telemetry/instrument.js';
+import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 export interface CoreSettings {
   /** `{site_url}`: the public origin for absolute links. */
@@ -56,9 +58,12 @@ export interface CoreDependencies {
   ai: AiGateway;
   /** Encrypts BYOK keys at rest. */
   secretKey: Buffer;
+  /** Spans and metric events; none are recorded without it. */
+  telemetry?: Telemetry;
 }
 
-export function createCore({ store, clock, logger, settings, ai, secretKey }: CoreDependencies) {
+export function createCore({ store, clock, logger, settings, ai: bareAi, secretKey, telemetry = createTelemetry() }: CoreDependencies) {
+  const ai = instrumentAiGateway(bareAi, telemetry);
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
   const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
   const accounts = createAccountService(store, clock);
@@ -69,30 +74,37 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
   const bundles = createBundleService(store, clock, settings.quotas, models);
   const lifecycle = createLifecycleService(store, clock, settings.quotas, models, settings.runRetentionDays);
   const catalog = createCatalogService(store, lifecycle);
-  const sanitiser = createSanitiserService(store, clock);
+  const sanitiser = instrumentSanitiser(createSanitiserService(store, clock), telemetry);
   const byok = createByokService({
     store,
     clock,
     secretKey,
     providers: () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo'),
   });
-  const modelCaller = createModelCaller({ ai, credits, byok, usage: store.usage, clock, guardrails: createGuardrails(sanitiser) });
+  const modelCaller = instrumentModelCaller(
+    createModelCaller({ ai, credits, byok, usage: store.usage, clock, guardrails: createGuardrails(sanitiser) }),
+    telemetry,
+  );
   const judge = createJudgeService({ ai, modelCaller, thresholds: settings.judgeThresholds, siteUrl: settings.siteUrl });
-  const executions = createExecutionService({
-    store,
-    ai,
-    catalog,
-    lifecycle,
-    credits,
-    byok,
-    modelCaller,
-    judge,
-    scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
-    clock,
-    workflowLimits: settings.workflowLimits,
-    maxInFlightPerKey: settings.maxInFlightPerKey,
-    instance,
-  });
+  const executions = instrumentExecutions(
+    createExecutionService({
+      store,
+      ai,
+      catalog,
+      lifecycle,
+      credits,
+      byok,
+      modelCaller,
+      judge,
+      scanText: async (organisationId, text) => ({ ...(await sanitiser.scan(organisationId, text)) }),
+      clock,
+      workflowLimits: settings.workflowLimits,
+      maxInFlightPerKey: settings.maxInFlightPerKey,
+      instance,
+      telemetry,
+    }),
+    telemetry,
+  );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   const runs = createRunService(store, clock, settings.runRetentionDays);
   return {
@@ -100,6 +112,7 @@ export function createCore({ store, clock, logger, settings, ai, secretKey }: Co
     settings,
     clock,
     logger,
+    telemetry,
     authenticator: createAuthenticator(store, clock),
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,

@@ -30,6 +30,13 @@ export function migrationsAfter(known: readonly KnownMigration[], newestApplied:
   return known.filter((migration) => migration.createdAt > newestApplied).map((migration) => migration.name);
 }
 
+/** How a database's applied migrations compare with the ones this code knows. */
+export function schemaStatusOf(known: readonly KnownMigration[], newestApplied: number): 'current' | 'behind' | 'ahead' {
+  const newestKnown = Math.max(0, ...known.map((migration) => migration.createdAt));
+  if (newestApplied > newestKnown) return 'ahead';
+  return migrationsAfter(known, newestApplied).length > 0 ? 'behind' : 'current';
+}
+
 /**
  * Throws when a newer Porch migrated the database: this code would read and write tables whose
  * shape it does not know. The message names the setting and both ways out.

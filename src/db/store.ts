@@ -757,5 +757,10 @@ export interface Store {
   describe(): StoreDescription;
   /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;
+  /**
+   * The database's migrations against this code's: `current`, `behind` (some pending), `ahead`
+   * (a newer Porch migrated it since this process opened it), or `unavailable` (no answer).
+   */
+  schemaStatus(): Promise<'current' | 'behind' | 'ahead' | 'unavailable'>;
   close(): Promise<void>;
 }

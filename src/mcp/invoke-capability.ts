@@ -26,6 +26,7 @@ export async function invokeCapability<Op extends Operation>(
     ...parts,
     requestId: request.requestId,
     signal: request.signal,
+    door: 'mcp',
     pathStyle: 'plain',
   });
   if (!result.ok) throw result.error;

@@ -151,6 +151,7 @@ export function operationTool(operation: Operation): McpTool {
         requestId: ctx.requestId,
         idempotencyKey: ctx.idempotencyKey,
         signal: ctx.signal,
+        door: 'mcp',
         pathStyle: 'plain',
       });
       if (!result.ok) return toolErrorResult(result.error, ctx.errorCodes, result.meta);

@@ -10,6 +10,7 @@ import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError } from '../core/errors.js';
+import { type Door, recordFailure } from '../core/telemetry/telemetry.js';
 import { formatZodError } from '../core/validation.js';
 import { holdsInFlightSlot, type Operation } from './operation.js';
 
@@ -29,6 +30,8 @@ export interface InvocationRequest {
   requestId: string;
   idempotencyKey?: string | undefined;
   signal: AbortSignal;
+  /** Which door the call came through, for the operation's metrics and span. */
+  door: Door;
   /** How field paths read in validation messages: `body.title` (REST) or `title` (MCP arguments). */
   pathStyle: 'located' | 'plain';
   /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
@@ -111,7 +114,10 @@ async function runIdempotently(
   run: () => Promise<unknown>,
 ): Promise<{ status: number; data: unknown }> {
   const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
-  if (start.kind === 'replay') return { status: start.status, data: start.body };
+  if (start.kind === 'replay') {
+    core.telemetry.events.idempotentReplay(operation.name);
+    return { status: start.status, data: start.body };
+  }
   let data: unknown;
   try {
     data = await run();
@@ -134,7 +140,29 @@ export async function describeQuota(core: Core, caller: Caller, meta: Invocation
   meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id).catch(() => null);
 }
 
+/**
+ * Runs the operation in its own span and reports it (operation, door, outcome code, duration):
+ * every keyed and public call of every door passes here, so this is the one place they are counted.
+ */
 export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
+  const { telemetry } = core;
+  const startedAt = process.hrtime.bigint();
+  const attributes = { 'porch.operation': operation.name, 'porch.door': request.door };
+  const result = await telemetry.span(operation.name, { attributes }, async (span) => {
+    const answer = await invokeUntraced(core, operation, request);
+    if (!answer.ok) recordFailure(span, answer.error);
+    return answer;
+  });
+  telemetry.events.operation({
+    operation: operation.name,
+    door: request.door,
+    code: result.ok ? 'OK' : result.error.code,
+    durationSeconds: Number(process.hrtime.bigint() - startedAt) / 1e9,
+  });
+  return result;
+}
+
+async function invokeUntraced(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
   const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
   let caller: Caller | null = null;
   try {
@@ -151,6 +179,7 @@ export async function invokeOperation(core: Core, operation: Operation, request:
     }
 
     caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
+    core.telemetry.setAccount(caller.account.id);
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }

@@ -9,7 +9,7 @@ import { exposedOn, type Operation } from '../operations/operation.js';
 import { apiCatalogLinkHeader } from './discovery/api-catalog.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { lazyHandler } from './lazy-handler.js';
-import { DEFAULT_BODY_LIMIT_BYTES, requestContext } from './middleware.js';
+import { DEFAULT_BODY_LIMIT_BYTES, requestContext, type RequestContextOptions } from './middleware.js';
 import { mountOperations, quotaOfUnroutedRequest } from './mount-operations.js';
 import { SITE_PATHS } from '../operations/site-paths.js';
 
@@ -27,7 +27,11 @@ export interface RestAppOptions {
    * Other doors served by the same app (the MCP endpoint), mounted before the API's 404 handler.
    * The composition root passes them in, so REST never imports another door.
    */
-  mounts?: ReadonlyArray<{ path: string; handler: RequestHandler }>;
+  mounts?: ReadonlyArray<{ path: string; handler: RequestHandler; door: string }>;
+  /** PORCH_TRUST_REQUEST_ID: keep a proxy's X-Request-Id. */
+  trustRequestId?: boolean;
+  /** Called once per answered request, with the door its path leads to (`rest`, `site`, a mount's). */
+  onAnswered?: RequestContextOptions['onAnswered'];
 }
 
 function isUnderApiBase(path: string): boolean {
@@ -74,12 +78,23 @@ function securityHeaders(): RequestHandler {
   };
 }
 
-export function createRestApp({ core, operations, logger, errorCodes, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES, mounts = [] }: RestAppOptions): Express {
+export function createRestApp({
+  core,
+  operations,
+  logger,
+  errorCodes,
+  bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
+  mounts = [],
+  trustRequestId = false,
+  onAnswered,
+}: RestAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(logger));
+  const doorOf = (path: string) =>
+    isUnderApiBase(path) ? 'rest' : (mounts.find((mount) => path === mount.path || path.startsWith(`${mount.path}/`))?.door ?? 'site');
+  app.use(requestContext(logger, { telemetry: core.telemetry, trustRequestId, doorOf, onAnswered }));
   app.use(securityHeaders());
 
   for (const mount of mounts) app.use(mount.path, mount.handler);

@@ -4,8 +4,10 @@ import type { Logger } from 'pino';
 import { API_VERSION } from '../core/health.js';
 import { PorchError } from '../core/errors.js';
 import { MAX_JSON_DEPTH } from '../operations/invoke.js';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Telemetry } from '../core/telemetry/telemetry.js';
 
-/** A caller-supplied request id is kept only when it is short and plain, so it is safe to log and echo. */
+/** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 declare module 'express-serve-static-core' {
@@ -22,22 +24,47 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** X-Request-Id and X-API-Version on every response, errors included, and one access-log line. */
-export function requestContext(logger: Logger): RequestHandler {
+export interface RequestContextOptions {
+  telemetry: Telemetry;
+  /**
+   * Keep a well-formed inbound X-Request-Id (PORCH_TRUST_REQUEST_ID): only a proxy in front that
+   * sets or strips the header may be trusted with it, or any client could make its requests
+   * carry another's id in the logs.
+   */
+  trustRequestId: boolean;
+  /** Which door a path leads to, for the span and the metrics. */
+  doorOf: (path: string) => string;
+  /** Called once per answered request (the composition root counts them). */
+  onAnswered?: ((door: string, status: number, durationSeconds: number) => void) | undefined;
+}
+
+/**
+ * X-Request-Id and X-API-Version on every response, errors included; one span per request (a
+ * child of the caller's `traceparent`); the request's scope, which every log line and child span
+ * reads; and one access-log line.
+ */
+export function requestContext(logger: Logger, { telemetry, trustRequestId, doorOf, onAnswered }: RequestContextOptions): RequestHandler {
   return (req, res, next) => {
-    const inbound = req.headers['x-request-id'];
+    const inbound = trustRequestId ? req.headers['x-request-id'] : undefined;
     const requestId = typeof inbound === 'string' && SAFE_REQUEST_ID.test(inbound) ? inbound : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-API-Version', API_VERSION);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      logger.info(
-        { requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: Number(process.hrtime.bigint() - started) / 1e6 },
-        'request',
-      );
+    const door = doorOf(req.path);
+    const traceparent = req.headers.traceparent;
+    const attributes = { 'http.request.method': req.method, 'url.path': req.path, 'porch.door': door };
+    telemetry.request({ requestId }, `${req.method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes }, (span) => {
+      res.on('finish', () => {
+        const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        onAnswered?.(door, res.statusCode, durationSeconds);
+        logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: durationSeconds * 1e3 }, 'request');
+      });
+      next();
     });
-    next();
   };
 }
 

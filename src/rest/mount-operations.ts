@@ -53,12 +53,17 @@ function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakM
   return async (req, res, next) => {
     res.locals.keyChecked = true;
     let caller: Caller;
+    const startedAt = process.hrtime.bigint();
     try {
       caller = await core.authenticator.authenticate(credentialsFrom(req));
     } catch (err) {
       closeAfterAnswer(req, res);
+      // Refused before the shared path ran: counted here, so a flood of bad keys shows in the metrics.
+      const durationSeconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      core.telemetry.events.operation({ operation: operation.name, door: 'rest', code: toPorchError(err).code, durationSeconds });
       return next(err);
     }
+    core.telemetry.setAccount(caller.account.id);
     callers.set(req, caller);
     if (isOperationAllowed(operation, caller.credential.scopes)) return next();
     // The shared path refuses it at the scope step; with the body left unread it cannot get further.
@@ -121,6 +126,7 @@ export function mountOperations(
         requestId: String(res.locals.requestId),
         idempotencyKey: headerValue(req, 'idempotency-key'),
         signal: abort.signal,
+        door: 'rest',
         pathStyle: 'located',
         streamLists: true,
       });

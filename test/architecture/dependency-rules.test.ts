@@ -80,6 +80,39 @@ describe('the dependency rules', () => {
     ).toEqual([]);
   });
 
+  it('refuse core or an operation importing prom-client or the OpenTelemetry SDK, and let the API through', async () => {
+    const packages = {
+      'node_modules/prom-client/package.json': '{"name":"prom-client","main":"index.js"}',
+      'node_modules/prom-client/index.js': leaf,
+      'node_modules/@opentelemetry/sdk-trace/package.json': '{"name":"@opentelemetry/sdk-trace","main":"index.js"}',
+      'node_modules/@opentelemetry/sdk-trace/index.js': leaf,
+      'node_modules/@opentelemetry/api/package.json': '{"name":"@opentelemetry/api","main":"index.js"}',
+      'node_modules/@opentelemetry/api/index.js': leaf,
+    };
+    expect(await violations({ ...packages, 'src/core/telemetry/metrics.ts': importing('prom-client') })).toEqual(['core-uses-only-the-telemetry-api']);
+    expect(await violations({ ...packages, 'src/operations/op.ts': importing('@opentelemetry/sdk-trace') })).toEqual(['core-uses-only-the-telemetry-api']);
+    expect(await violations({ ...packages, 'src/core/telemetry/spans.ts': importing('@opentelemetry/api') })).toEqual([]);
+  });
+
+  it('let only the composition root import observability, which imports no door', async () => {
+    expect(
+      await violations({
+        'src/main.ts': importing('./observability/metrics.js'),
+        'src/observability/metrics.ts': importing('../core/telemetry/telemetry.js'),
+        'src/core/telemetry/telemetry.ts': leaf,
+      }),
+    ).toEqual([]);
+    expect(await violations({ 'src/core/service.ts': importing('../observability/metrics.js'), 'src/observability/metrics.ts': leaf })).toEqual([
+      'observability-is-wired-by-the-root',
+    ]);
+    expect(await violations({ 'src/rest/app.ts': importing('../observability/metrics.js'), 'src/observability/metrics.ts': leaf })).toEqual([
+      'observability-is-wired-by-the-root',
+    ]);
+    expect(await violations({ 'src/observability/endpoints.ts': importing('../rest/app.js'), 'src/rest/app.ts': leaf })).toEqual([
+      'observability-knows-no-door',
+    ]);
+  });
+
   it('refuse a cycle of run-time imports', async () => {
     expect(await violations({ 'src/core/a.ts': importing('./b.js'), 'src/core/b.ts': importing('./a.js') })).toEqual(['no-circular']);
   });

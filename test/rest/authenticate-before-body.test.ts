@@ -17,7 +17,15 @@ const ANNOUNCED_BODY_BYTES = 1024 * 1024;
 let server: RunningServer;
 let accounts: AccountHelpers;
 beforeEach(async () => {
-  const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent' });
+  // A trusted proxy's request id is kept, so the refusal below can be matched to the request that caused it.
+  const config = loadConfig({
+    DATABASE_URL: ':memory:',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PORCH_NO_BOOTSTRAP: '1',
+    LOG_LEVEL: 'silent',
+    PORCH_TRUST_REQUEST_ID: '1',
+  });
   server = await startServer(config, {
     clock: new ManualClock(),
     logger: createSilentLogger(),

@@ -68,6 +68,8 @@ export interface CompletionRequest {
   signal?: AbortSignal | undefined;
   /** The caller's own provider key (BYOK), already decrypted. Never logged. */
   byokApiKey?: string | undefined;
+  /** The W3C traceparent of the span this call runs in, sent to the provider. */
+  traceparent?: string | undefined;
 }
 
 import type { TokenUsage } from './token-usage.js';

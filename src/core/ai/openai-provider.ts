@@ -111,7 +111,11 @@ export class OpenAiCompatibleProvider {
 
     let raw: unknown;
     try {
-      raw = await client.chat.completions.create(this.buildBody(request), { signal: request.signal });
+      raw = await client.chat.completions.create(this.buildBody(request), {
+        signal: request.signal,
+        // The caller's trace continues into a provider (or gateway) that speaks W3C Trace Context.
+        ...(request.traceparent === undefined ? {} : { headers: { traceparent: request.traceparent } }),
+      });
     } catch (err) {
       throw this.fail(err, request, byok);
     }

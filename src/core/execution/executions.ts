@@ -27,6 +27,8 @@ import type { JudgeResult } from '../judge/judge-schema.js';
 import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { ModelCaller, ModelCallContext } from './model-calls.js';
+import { traceNodes } from '../telemetry/instrument.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
 
 export interface CompletionFields {
@@ -86,6 +88,8 @@ export interface ExecutionDependencies {
   maxInFlightPerKey: number;
   /** This process's lease, under which its execution slots are held. */
   instance: Instance;
+  /** A span per workflow node. */
+  telemetry: Telemetry;
 }
 
 export interface ExecutionOptions extends VersionSelector {
@@ -275,7 +279,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
-      const result = await runWorkflow(definition, input.variables ?? {}, executeNodeWith(services), {
+      const result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry), {
         ...deps.workflowLimits,
         clock,
         ...(signal ? { signal } : {}),

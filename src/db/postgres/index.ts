@@ -1,5 +1,5 @@
 import { translateError } from './connection-errors.js';
-import { openPostgres, type OpenedPostgres, type PostgresOptions } from './open-database.js';
+import { openPostgres, schemaStatus, type OpenedPostgres, type PostgresOptions } from './open-database.js';
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
@@ -73,6 +73,14 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
         return (await pool.query<{ ok: number }>('select 1 as ok')).rows[0]?.ok === 1;
       } catch {
         return false;
+      }
+    },
+    async schemaStatus() {
+      if (closed) return 'unavailable';
+      try {
+        return await schemaStatus(db);
+      } catch {
+        return 'unavailable';
       }
     },
     async close() {

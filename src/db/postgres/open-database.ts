@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { migrationsAfter, readMigrationJournal, refuseNewerDatabase } from '../migration-journal.js';
+import { migrationsAfter, readMigrationJournal, refuseNewerDatabase, schemaStatusOf } from '../migration-journal.js';
 import { describeStartupError } from './connection-errors.js';
 import * as schema from './schema.js';
 import { DatabaseRefusal } from '../store.js';
@@ -79,6 +79,11 @@ function postgresAddress(databaseUrl: string): PostgresAddress {
 export function postgresLocation(databaseUrl: string): string {
   const { host, port, database } = postgresAddress(databaseUrl);
   return `${host}:${port}/${database}`;
+}
+
+/** The database's migrations against the ones this code knows (readiness). */
+export async function schemaStatus(db: NodePgDatabase<typeof schema>): Promise<'current' | 'behind' | 'ahead'> {
+  return schemaStatusOf(readMigrationJournal(MIGRATIONS_FOLDER), await newestAppliedMigration(db));
 }
 
 /** The newest migration applied to the database; 0 for a database Porch never migrated. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { isInMemory, openDatabase, type OpenedDatabase } from './open-database.js';
+import { isInMemory, openDatabase, schemaStatus, type OpenedDatabase } from './open-database.js';
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
@@ -50,6 +50,13 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
         return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;
       } catch {
         return false;
+      }
+    },
+    async schemaStatus() {
+      try {
+        return schemaStatus(sqlite);
+      } catch {
+        return 'unavailable';
       }
     },
     async close() {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { migrationsAfter, readMigrationJournal, refuseNewerDatabase } from '../migration-journal.js';
+import { migrationsAfter, readMigrationJournal, refuseNewerDatabase, schemaStatusOf } from '../migration-journal.js';
 import * as schema from './schema.js';
 
 /** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
@@ -73,6 +73,11 @@ function restrictDatabaseFiles(location: string): void {
     const path = `${location}${suffix}`;
     if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, DATABASE_FILE_MODE);
   }
+}
+
+/** The database's migrations against the ones this code knows (readiness). */
+export function schemaStatus(sqlite: Database.Database): 'current' | 'behind' | 'ahead' {
+  return schemaStatusOf(readMigrationJournal(MIGRATIONS_FOLDER), newestAppliedMigration(sqlite));
 }
 
 /** The creation time of the newest migration applied to the database; 0 for a new one. */

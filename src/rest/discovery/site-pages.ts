@@ -64,6 +64,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     summary: 'One host on SQLite or many on PostgreSQL: what is shared and how, sizing, backups, upgrades and moving data.',
   },
   {
+    slug: 'operations',
+    file: 'docs/operations.md',
+    title: 'Operations',
+    summary: 'Prometheus metrics, OpenTelemetry traces, logs that name the request, and the readiness and liveness probes.',
+  },
+  {
     slug: 'decisions',
     file: 'docs/decisions.md',
     title: 'Product decisions',

@@ -1,0 +1,314 @@
+/**
+ * `npm run bench:observability`: what metrics and tracing cost, side by side in one run. Porch
+ * runs twice from the same build, each in its own process on its own copy of the seeded data:
+ * "off" as shipped with nothing configured (metrics recorded but not served, no tracer), and
+ * "on" with PORCH_METRICS_TOKEN and OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local OTLP sink
+ * (its own process), scraped once per round as Prometheus would. With BENCH_BASELINE_DIST set
+ * to the dist/ of a build from before the instrumentation, that build runs as a third server.
+ *
+ * Throughput rows take turns in several short rounds (the order flipping each round), so drift
+ * of the shared machine falls on every server alike; the result is the range over rounds and the
+ * ratio of the medians. Execution latency alternates single calls between the servers (the
+ * upstream is a zero-latency fake in its own process) in blocks, reporting each block's p50.
+ *
+ * Wall-clock numbers depend on what else the machine runs; each server's own CPU time (summed over
+ * its threads from /proc, so the exporter's background work counts too) depends on it much less.
+ * A CPU-bound server's throughput is the inverse of its CPU time per request, and what
+ * instrumentation adds to an execution's latency is CPU work on the request's path, so CPU per
+ * request is what the targets are checked against; the wall-clock figures stand beside it.
+ * A micro-measurement times core's span hook with no tracer: the cost of tracing when it is off.
+ *
+ * BENCH_QUICK=1 shortens every phase (for checking the harness, not for numbers).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { stringify } from 'yaml';
+import { loadConfig } from '../src/config.js';
+import { createTelemetry } from '../src/core/telemetry/telemetry.js';
+import { createApplication } from '../src/main.js';
+import { createTracing } from '../src/observability/tracing.js';
+import { benchAiConfig, benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX } from './bench-processes.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const QUICK = process.env.BENCH_QUICK === '1';
+const ROUNDS = QUICK ? 2 : 6;
+const ROUND_SECONDS = QUICK ? 2 : 5;
+const WARMUP_SECONDS = QUICK ? 1 : 3;
+const CONNECTIONS = 32;
+const LATENCY_BLOCKS = QUICK ? 2 : 4;
+const LATENCY_SAMPLES_PER_BLOCK = QUICK ? 100 : 600;
+const LATENCY_WARMUP = QUICK ? 20 : 200;
+const NOOP_SPAN_CALLS = QUICK ? 100_000 : 2_000_000;
+const TRACING_CPU_REQUESTS = QUICK ? 5_000 : 20_000;
+const CARDS_IN_LIST = 20;
+const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
+const GATEWAY_KEY = 'sk-bench-gateway';
+
+/** On-CPU time of every thread of a process, in nanoseconds (Linux /proc/<pid>/task/<tid>/schedstat). */
+async function cpuNanoseconds(pid: number): Promise<number> {
+  let total = 0;
+  for (const task of await readdir(`/proc/${pid}/task`)) {
+    const schedstat = await readFile(`/proc/${pid}/task/${task}/schedstat`, 'utf8').catch(() => '0');
+    total += Number(schedstat.split(' ')[0] ?? 0);
+  }
+  return total;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
+}
+
+function p50(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(0.5 * sorted.length) - 1)] ?? NaN;
+}
+
+/** One account with the 20-card list and a one-variable composition, as the main bench seeds it. */
+async function seed(env: NodeJS.ProcessEnv): Promise<{ key: string; compositionId: string }> {
+  const application = await createApplication(loadConfig(env, ROOT), { processMetrics: false });
+  try {
+    const { core } = application;
+    const account = await core.accounts.createAccount({ email: 'bench@example.com', plan: 'expert', credits: 1_000_000_000 });
+    const key = await core.accounts.createKey({ accountId: account.id, name: 'bench', requestsPerMinute: 1e9, requestsPerDay: 1e9 });
+    const { ids } = await core.bundles.importBundle(account.id, {
+      ...benchListBundle(CARDS_IN_LIST),
+    });
+    const compositionId = ids['composition:hello'];
+    if (compositionId === undefined) throw new Error('seeding created no composition');
+    return { key: key.plaintext, compositionId };
+  } finally {
+    await application.close();
+  }
+}
+
+interface Server {
+  name: string;
+  url: string;
+  key: string;
+  compositionId: string;
+  process: ChildProcess;
+  rounds: number[];
+  /** Server CPU microseconds per list request, one per round. */
+  listCpu: number[];
+  executeP50s: number[];
+  /** Server CPU microseconds per execution, one per block. */
+  executeCpu: number[];
+}
+
+async function listThroughput(server: Server, seconds: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
+  const cpuBefore = await cpuNanoseconds(server.process.pid ?? 0);
+  const result = await autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ method: 'GET', path: '/api/public/v1/context-cards', headers: { 'x-api-key': server.key } }],
+  });
+  const cpuAfter = await cpuNanoseconds(server.process.pid ?? 0);
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { requestsPerSecond: result.requests.average, cpuMicroseconds: (cpuAfter - cpuBefore) / 1e3 / Math.max(1, result.requests.total) };
+}
+
+async function scrape(server: Server): Promise<number> {
+  const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`scrape: ${response.status}`);
+  return text.length;
+}
+
+function executeOnce(server: Server): () => Promise<number> {
+  const body = JSON.stringify({ variables: { name: 'Ada' } });
+  return async () => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/api/public/v1/compositions/${server.compositionId}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.key, 'content-type': 'application/json' },
+      body,
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`${server.name} execute: ${response.status} ${text.slice(0, 200)}`);
+    return performance.now() - started;
+  };
+}
+
+/**
+ * The CPU a list request's two spans (request and operation) cost this process to create and
+ * export to the sink, against the same hooks with tracing off: tracing's own share of a request,
+ * without the noise of HTTP and of the other processes. Medians of 3 passes, in microseconds.
+ */
+async function tracingCpuPerRequest(sinkUrl: string): Promise<{ off: number; on: number }> {
+  const tracing = await createTracing(
+    { endpoint: `${sinkUrl}/v1/traces`, headers: {}, serviceName: 'porch', captureMessageContent: false, sampler: 'parentbased_always_on', samplerRatio: 1 },
+    'bench',
+  );
+  const traced = createTelemetry({ tracer: tracing.tracer });
+  const untraced = createTelemetry();
+  const requestAttributes = { 'http.request.method': 'GET', 'url.path': '/api/public/v1/context-cards', 'porch.door': 'rest' };
+  const operationAttributes = { 'porch.operation': 'list_context_cards', 'porch.door': 'rest' };
+  const listShaped = (telemetry: typeof traced) =>
+    telemetry.request({ requestId: 'bench' }, 'GET rest', undefined, { attributes: requestAttributes }, (span) =>
+      telemetry.span('list_context_cards', { attributes: operationAttributes }, async () => {
+        span.setAttribute('http.response.status_code', 200);
+        span.end();
+        return 1;
+      }),
+    );
+  const cpuPerRequest = async (telemetry: typeof traced) => {
+    for (let index = 0; index < TRACING_CPU_REQUESTS / 10; index++) await listShaped(telemetry);
+    await tracing.flush();
+    const before = process.cpuUsage();
+    for (let index = 0; index < TRACING_CPU_REQUESTS; index++) {
+      await listShaped(telemetry);
+      // Let the batch processor's timer and the exporter's sockets run, as they would between requests.
+      if (index % 400 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await tracing.flush();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / TRACING_CPU_REQUESTS;
+  };
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    off.push(await cpuPerRequest(untraced));
+    on.push(await cpuPerRequest(traced));
+  }
+  await tracing.shutdown();
+  return { off: median(off), on: median(on) };
+}
+
+/** Core's span hook with no tracer against the bare call it wraps: what tracing costs when it is off, per span. */
+async function noopSpanCost(): Promise<{ nsPerSpan: number }> {
+  const telemetry = createTelemetry();
+  const work = async () => 1;
+  const time = async (call: () => Promise<number>) => {
+    const started = process.hrtime.bigint();
+    for (let index = 0; index < NOOP_SPAN_CALLS; index++) await call();
+    return Number(process.hrtime.bigint() - started) / NOOP_SPAN_CALLS;
+  };
+  const spanned = () => telemetry.span('bench', {}, work);
+  // Alternate a few times and keep the medians: the first passes also warm the JIT.
+  const bare: number[] = [];
+  const hooked: number[] = [];
+  for (let pass = 0; pass < 5; pass++) {
+    bare.push(await time(work));
+    hooked.push(await time(spanned));
+  }
+  return { nsPerSpan: median(hooked) - median(bare) };
+}
+
+async function main(): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'porch-obs-bench-'));
+  try {
+    const fake = await startProcess(TSX, [join(ROOT, 'bench', 'fake-openai-server.ts')], process.env, LISTENING);
+    const sink = await startProcess(TSX, [join(ROOT, 'bench', 'otlp-sink.ts')], process.env, LISTENING);
+    const configPath = join(directory, 'porch.config.yaml');
+    await writeFile(configPath, stringify({ ai: benchAiConfig(fake.url) }));
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const nodeFlags = manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+    const variants: Array<{ name: string; dist: string; env: Record<string, string> }> = [
+      { name: 'off (nothing configured)', dist: join(ROOT, 'dist'), env: {} },
+      {
+        name: 'on (metrics token + OTLP export)',
+        dist: join(ROOT, 'dist'),
+        env: { PORCH_METRICS_TOKEN: METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+      },
+    ];
+    // BENCH_SPLIT=1 adds each half alone, to tell what costs what.
+    if (process.env.BENCH_SPLIT === '1') {
+      variants.push({ name: 'metrics (token only)', dist: join(ROOT, 'dist'), env: { PORCH_METRICS_TOKEN: METRICS_TOKEN } });
+      variants.push({ name: 'tracing (OTLP export only)', dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+    }
+    const baselineDist = process.env.BENCH_BASELINE_DIST;
+    if (baselineDist !== undefined && baselineDist !== '') variants.unshift({ name: 'baseline (before instrumentation)', dist: baselineDist, env: {} });
+
+    const servers: Server[] = [];
+    for (const [index, variant] of variants.entries()) {
+      const env = { ...benchPorchEnv(directory, `porch-${index}.db`, configPath, GATEWAY_KEY), ...variant.env };
+      const seeded = await seed(env);
+      const started = await startProcess(process.execPath, [...nodeFlags, join(variant.dist, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
+      servers.push({ name: variant.name, url: started.url, process: started.process, ...seeded, rounds: [], listCpu: [], executeP50s: [], executeCpu: [] });
+      process.stdout.write(`${variant.name}: ${started.url}\n`);
+    }
+    const on = servers.find((server) => server.name.startsWith('on'));
+    if (on === undefined) throw new Error('no instrumented server');
+
+    process.stdout.write(`List throughput: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server, ${CONNECTIONS} connections, order flipping each round\n`);
+    for (const server of servers) await listThroughput(server, WARMUP_SECONDS);
+    let scrapedBytes = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const server of order) {
+        const measured = await listThroughput(server, ROUND_SECONDS);
+        server.rounds.push(measured.requestsPerSecond);
+        server.listCpu.push(measured.cpuMicroseconds);
+        if (server === on) scrapedBytes = await scrape(on);
+      }
+      process.stdout.write(
+        `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
+      );
+    }
+
+    process.stdout.write(`Execution latency: ${LATENCY_BLOCKS} blocks of ${LATENCY_SAMPLES_PER_BLOCK} sequential calls per server, taking turns\n`);
+    const calls = servers.map(executeOnce);
+    for (let index = 0; index < LATENCY_WARMUP; index++) for (const call of calls) await call();
+    for (let block = 0; block < LATENCY_BLOCKS; block++) {
+      const samples: number[][] = servers.map(() => []);
+      const cpuBefore = await Promise.all(servers.map((server) => cpuNanoseconds(server.process.pid ?? 0)));
+      for (let index = 0; index < LATENCY_SAMPLES_PER_BLOCK; index++) {
+        for (const [position, call] of calls.entries()) samples[position]?.push(await call());
+      }
+      const cpuAfter = await Promise.all(servers.map((server) => cpuNanoseconds(server.process.pid ?? 0)));
+      for (const [position, server] of servers.entries()) {
+        server.executeP50s.push(p50(samples[position] ?? []));
+        server.executeCpu.push(((cpuAfter[position] ?? 0) - (cpuBefore[position] ?? 0)) / 1e3 / LATENCY_SAMPLES_PER_BLOCK);
+      }
+      process.stdout.write(
+        `  block ${block + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} p50 ${server.executeP50s[block]?.toFixed(3)} ms ${server.executeCpu[block]?.toFixed(0)} µs CPU`).join(', ')}\n`,
+      );
+    }
+    const sinkStats = (await (await fetch(`${sink.url}/stats`)).json()) as { exports: number; bytes: number };
+    if (sinkStats.exports === 0) throw new Error('the instrumented server exported no spans');
+    const noop = await noopSpanCost();
+    const tracingCpu = await tracingCpuPerRequest(sink.url);
+
+    const off = servers.find((server) => server.name.startsWith('off'));
+    if (off === undefined) throw new Error('no plain server');
+    const lines: string[] = [];
+    const range = (values: readonly number[], digits = 0) =>
+      `${Math.min(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}–${Math.max(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}`;
+    lines.push(`Run on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}.`);
+    lines.push('');
+    lines.push(
+      `| Server | list req/s (${ROUNDS} rounds) | list CPU µs/request | median | vs off | execute p50 ms (${LATENCY_BLOCKS} blocks) | execute CPU µs/call | median | vs off |`,
+    );
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const server of servers) {
+      const listCost = median(server.listCpu) / median(off.listCpu) - 1;
+      const executeAdded = median(server.executeCpu) - median(off.executeCpu);
+      lines.push(
+        `| ${server.name} | ${range(server.rounds)} | ${range(server.listCpu)} | ${median(server.listCpu).toFixed(0)} | ${listCost >= 0 ? '+' : ''}${(listCost * 100).toFixed(1)} % | ${range(server.executeP50s, 2)} | ${range(server.executeCpu)} | ${median(server.executeCpu).toFixed(0)} | ${executeAdded >= 0 ? '+' : ''}${(executeAdded / 1e3).toFixed(3)} ms |`,
+      );
+    }
+    lines.push('');
+    lines.push(
+      `The OTLP sink received ${sinkStats.exports} exports (${(sinkStats.bytes / 1e6).toFixed(1)} MB); each /metrics scrape was ${(scrapedBytes / 1024).toFixed(0)} KiB. Core's span hook with no tracer costs ${noop.nsPerSpan.toFixed(0)} ns per span over the bare call (median of 5 passes of ${NOOP_SPAN_CALLS.toLocaleString('en-US')}).`,
+    );
+    const listCpuOff = median(off.listCpu);
+    lines.push(
+      `In this process, a list request's two spans cost ${(tracingCpu.on - tracingCpu.off).toFixed(1)} µs of CPU to create and export (${tracingCpu.on.toFixed(1)} µs with tracing, ${tracingCpu.off.toFixed(1)} µs without), ${(((tracingCpu.on - tracingCpu.off) / listCpuOff) * 100).toFixed(1)} % of the ${listCpuOff.toFixed(0)} µs of CPU the plain server spent per list request in this run.`,
+    );
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    await stopProcess(fake.process);
+    await stopProcess(sink.process);
+  } finally {
+    await Promise.all([...children].map(stopProcess));
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+await main();

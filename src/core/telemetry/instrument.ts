@@ -1,0 +1,150 @@
+/**
+ * The domain's services wrapped with spans and metric events, applied once in createCore: the
+ * services themselves stay free of telemetry, and what is measured is stated here in one place.
+ */
+import type { AiGateway } from '../ai/ai-gateway.js';
+import type { CompletionRequest } from '../ai/ai-types.js';
+import type { ExecuteNode } from '../engine/node-kinds/index.js';
+import type { ModelCaller } from '../execution/model-calls.js';
+import type { ScanResult } from '../sanitiser/types.js';
+import { isPorchError } from '../errors.js';
+import { GEN_AI } from './gen-ai.js';
+import { type Span, SpanKind, type Telemetry } from './telemetry.js';
+
+function errorCodeOf(err: unknown): string {
+  return isPorchError(err) ? err.code : 'INTERNAL_ERROR';
+}
+
+function secondsSince(startedAt: bigint): number {
+  return Number(process.hrtime.bigint() - startedAt) / 1e9;
+}
+
+/**
+ * Every provider call: a CLIENT span named as the conventions say (`chat {model}`), the provider's
+ * latency, tokens and failures as events, and the current traceparent passed to the provider, so
+ * a trace continues into an upstream that speaks W3C Trace Context.
+ */
+export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGateway {
+  const complete = (request: CompletionRequest) => {
+    const provider = request.model.provider;
+    const attributes = {
+      [GEN_AI.operationName]: 'chat',
+      [GEN_AI.providerName]: provider,
+      [GEN_AI.system]: provider,
+      [GEN_AI.requestModel]: request.model.name,
+      ...(request.temperature === undefined ? {} : { [GEN_AI.requestTemperature]: request.temperature }),
+      ...(request.maxOutputTokens === undefined ? {} : { [GEN_AI.requestMaxTokens]: request.maxOutputTokens }),
+    };
+    return telemetry.span(`chat ${request.model.name}`, { kind: SpanKind.CLIENT, attributes }, async (span: Span) => {
+      if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
+      const traceparent = telemetry.traceparent();
+      const startedAt = process.hrtime.bigint();
+      try {
+        const result = await ai.complete(traceparent === undefined ? request : { ...request, traceparent });
+        telemetry.events.modelCall({
+          provider,
+          model: request.model.id,
+          code: 'OK',
+          durationSeconds: secondsSince(startedAt),
+          inputTokens: result.usage.input_tokens,
+          outputTokens: result.usage.output_tokens,
+        });
+        span.setAttributes({
+          [GEN_AI.responseModel]: result.modelUsed.slice(provider.length + 1) || result.modelUsed,
+          [GEN_AI.inputTokens]: result.usage.input_tokens,
+          [GEN_AI.outputTokens]: result.usage.output_tokens,
+        });
+        if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', content: result.content }]));
+        return result;
+      } catch (err) {
+        telemetry.events.modelCall({
+          provider,
+          model: request.model.id,
+          code: errorCodeOf(err),
+          durationSeconds: secondsSince(startedAt),
+          inputTokens: 0,
+          outputTokens: 0,
+        });
+        throw err;
+      }
+    });
+  };
+  return { ...ai, complete };
+}
+
+/** The credits each metered call charged, by model (a call on the caller's own key charges none). */
+export function instrumentModelCaller(modelCaller: ModelCaller, telemetry: Telemetry): ModelCaller {
+  return {
+    ...modelCaller,
+    async call(ctx, request) {
+      const result = await modelCaller.call(ctx, request);
+      if (result.chargedTokens > 0) telemetry.events.creditsCharged(request.model.id, result.chargedTokens);
+      return result;
+    },
+  };
+}
+
+type ExecutionMethod = 'executeComposition' | 'executeSkill' | 'executePersona' | 'executeWorkflow';
+
+const EXECUTION_KINDS: Readonly<Record<ExecutionMethod, string>> = {
+  executeComposition: 'composition',
+  executeSkill: 'skill',
+  executePersona: 'persona',
+  executeWorkflow: 'workflow',
+};
+
+/**
+ * One span and one event per execution. A single-call execution reports the model it used; a
+ * workflow reports `workflow` and whether the run completed, its nodes' calls report their models.
+ */
+export function instrumentExecutions<Service extends Record<ExecutionMethod, (caller: never, id: string, ...rest: never[]) => Promise<unknown>>>(
+  executions: Service,
+  telemetry: Telemetry,
+): Service {
+  const wrapped: Partial<Record<ExecutionMethod, unknown>> = {};
+  for (const method of Object.keys(EXECUTION_KINDS) as ExecutionMethod[]) {
+    const kind = EXECUTION_KINDS[method];
+    const original = executions[method] as (...args: unknown[]) => Promise<unknown>;
+    wrapped[method] = (...args: unknown[]) =>
+      telemetry.span(`execute ${kind}`, { attributes: { 'porch.execution.kind': kind, 'porch.resource.id': String(args[1]) } }, async (span) => {
+        const startedAt = process.hrtime.bigint();
+        try {
+          const result = (await original(...args)) as { model_used?: unknown; status?: unknown; run_id?: unknown };
+          const model = typeof result.model_used === 'string' ? result.model_used : kind;
+          const outcome = result.status === 'failed' ? 'failed' : 'succeeded';
+          if (typeof result.run_id === 'string') span.setAttribute('porch.run.id', result.run_id);
+          span.setAttribute('porch.execution.outcome', outcome);
+          telemetry.events.execution({ kind, model, outcome, durationSeconds: secondsSince(startedAt) });
+          return result;
+        } catch (err) {
+          telemetry.events.execution({ kind, model: kind === 'workflow' ? kind : 'unknown', outcome: 'failed', durationSeconds: secondsSince(startedAt) });
+          throw err;
+        }
+      });
+  }
+  return { ...executions, ...wrapped };
+}
+
+/** A span per workflow node, parent of the node's model call. */
+export function traceNodes(executeNode: ExecuteNode, telemetry: Telemetry): ExecuteNode {
+  if (!telemetry.tracing) return executeNode;
+  return (node, resolved, ctx) =>
+    telemetry.span(`workflow node ${node.id}`, { attributes: { 'porch.node.id': node.id, 'porch.node.kind': resolved.kind } }, () =>
+      executeNode(node, resolved, ctx),
+    );
+}
+
+/** Scans and their findings by severity (the rule ids would be bounded too, but severity is what alerts need). */
+export function instrumentSanitiser<Service extends { scan(organisationId: string, text: string): Promise<ScanResult> }>(
+  sanitiser: Service,
+  telemetry: Telemetry,
+): Service {
+  return {
+    ...sanitiser,
+    async scan(organisationId: string, text: string) {
+      const result = await sanitiser.scan(organisationId, text);
+      telemetry.events.sanitiserScan(result.findings.map((finding) => finding.severity));
+      return result;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The OpenTelemetry trace SDK, built only when an OTLP endpoint is configured: a tracer provider
+ * of this application (never registered as the process's global one, so two applications in one
+ * process keep their spans apart), a batch processor and the OTLP/HTTP exporter, which sends JSON.
+ * Without an endpoint nothing here is loaded and core's hooks get no tracer: no span is built.
+ */
+import type { Tracer } from '@opentelemetry/api';
+import type { TracingConfig } from '../config.js';
+
+export interface Tracing {
+  tracer: Tracer;
+  /** Sends every finished span now (tests, and shutdown). */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type TraceSdk = typeof import('@opentelemetry/sdk-trace');
+
+/** OTEL_TRACES_SAMPLER as the specification defines its values. */
+function samplerOf(sdk: TraceSdk, config: TracingConfig) {
+  const root = {
+    always_on: () => new sdk.AlwaysOnSampler(),
+    always_off: () => new sdk.AlwaysOffSampler(),
+    traceidratio: () => new sdk.TraceIdRatioBasedSampler(config.samplerRatio),
+  };
+  switch (config.sampler) {
+    case 'always_on':
+    case 'always_off':
+    case 'traceidratio':
+      return root[config.sampler]();
+    case 'parentbased_always_on':
+      return new sdk.ParentBasedSampler({ root: root.always_on() });
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: root.always_off() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: root.traceidratio() });
+  }
+}
+
+/** The SDK loads on demand: an operator who does not trace pays nothing for it at start-up. */
+export async function createTracing(config: TracingConfig, serviceVersion: string): Promise<Tracing> {
+  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  const exporter = new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
+  const provider = new sdk.TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': serviceVersion }),
+    sampler: samplerOf(sdk, config),
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
+  });
+  return {
+    tracer: provider.getTracer('porch', serviceVersion),
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}

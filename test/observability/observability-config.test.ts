@@ -1,0 +1,76 @@
+/**
+ * The observability settings as config parses them: the standard OTEL_* variables (endpoint
+ * precedence, headers, sampler), the metrics token and port, and refusals that name the setting.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+const BASE = { DATABASE_URL: ':memory:' };
+let directory: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-observability-config-'));
+});
+afterAll(() => rm(directory, { recursive: true, force: true }));
+
+describe('tracing settings', () => {
+  it('are off without an endpoint, and with OTEL_SDK_DISABLED whatever else is set', () => {
+    expect(loadConfig(BASE).tracing).toBeNull();
+    expect(loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+  });
+
+  it('append /v1/traces to the base endpoint, and take the traces endpoint as it is when both are set', () => {
+    expect(loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing?.endpoint).toBe('http://collector:4318/v1/traces');
+    const both = loadConfig({
+      ...BASE,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/otlp',
+    });
+    expect(both.tracing?.endpoint).toBe('https://traces.example.com/otlp');
+  });
+
+  it('read headers as percent-encoded key=value pairs, the traces-specific ones winning', () => {
+    const config = loadConfig({
+      ...BASE,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Basic%20abc, x-tenant=one',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-tenant=two',
+    });
+    expect(config.tracing?.headers).toEqual({ authorization: 'Basic abc', 'x-tenant': 'two' });
+    expect(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign' })).toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS/,
+    );
+  });
+
+  it('default to recording every trace without content, and refuse an unknown sampler naming the setting', () => {
+    const config = loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
+    expect(config.tracing).toMatchObject({ serviceName: 'porch', sampler: 'parentbased_always_on', samplerRatio: 1, captureMessageContent: false });
+    const sampled = loadConfig({
+      ...BASE,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    });
+    expect(sampled.tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.1 });
+    expect(() => loadConfig({ ...BASE, OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+});
+
+describe('metrics settings', () => {
+  it('give each worker its own metrics port, metrics.port plus its index', async () => {
+    const path = join(directory, 'porch.config.yaml');
+    await writeFile(path, 'metrics:\n  port: 9464\n');
+    expect(loadConfig({ ...BASE, PORCH_CONFIG: path }).metrics).toEqual({ token: undefined, port: 9464 });
+    expect(loadConfig({ ...BASE, PORCH_CONFIG: path, PORCH_WORKER_INDEX: '2' }).metrics.port).toBe(9466);
+  });
+
+  it('refuse a metrics port out of range, naming it', async () => {
+    const path = join(directory, 'bad.yaml');
+    await writeFile(path, 'metrics:\n  port: 70000\n');
+    expect(() => loadConfig({ ...BASE, PORCH_CONFIG: path })).toThrow(/metrics\.port/);
+  });
+});
