@@ -201,6 +201,7 @@ describe('the catalog lifecycle', () => {
       },
     );
     expect(cyclicUpdate.status).toBe(400);
+    expect(cyclicUpdate.body.error.message).toMatch(/dependency cycle a -> a/);
   });
 
   it('refuses an unknown model at create and update, never falling back to the default', async () => {
