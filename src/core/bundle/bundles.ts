@@ -136,10 +136,14 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     const now = clock.now();
     const all = await store.catalog.exportAll(accountId);
     const existing = new Map<ContentKind, Existing>();
-    const index = (kind: ContentKind, records: ReadonlyArray<{ id: string; version: number; bundleKey: string | null }>, name: (record: never) => string) => {
+    const index = <Row extends { id: string; version: number; bundleKey: string | null }>(
+      kind: ContentKind,
+      records: readonly Row[],
+      name: (record: Row) => string,
+    ) => {
       const entry: Existing = { byKey: new Map(), keyless: [] };
       for (const record of records) {
-        const item = { id: record.id, version: record.version, record, name: name(record as never), bundleKey: record.bundleKey };
+        const item = { id: record.id, version: record.version, record, name: name(record), bundleKey: record.bundleKey };
         if (record.bundleKey === null) entry.keyless.push(item);
         else entry.byKey.set(record.bundleKey, item);
       }
@@ -147,10 +151,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     };
     // A persona adopts only a persona, a card only a card.
     const cardName = (persona: boolean, title: string) => `${persona ? 'persona' : 'card'}:${title}`;
-    index('contextCards', all.contextCards, (card: ContextCardRecord) => cardName(card.category === PERSONA_CATEGORY, card.title));
-    index('compositions', all.compositions, (record: { name: string }) => record.name);
-    index('skills', all.skills, (record: { name: string }) => record.name);
-    index('workflows', all.workflows, (record: { name: string }) => record.name);
+    index('contextCards', all.contextCards, (card) => cardName(card.category === PERSONA_CATEGORY, card.title));
+    index('compositions', all.compositions, (record) => record.name);
+    index('skills', all.skills, (record) => record.name);
+    index('workflows', all.workflows, (record) => record.name);
 
     // Explicit keys first (duplicates are errors), then derived ones that avoid them.
     const keysBySpace = new Map<ContentKind, Set<string>>();
@@ -245,17 +249,18 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         // Only an id can be kept as it is: a bundle key names nothing outside the bundle.
         danglingNodes: danglingNodes.filter((nodeId) => definition.nodes.some((node) => node.id === nodeId)),
       });
-      const refs = definitionResourceRefs(definition as unknown as WorkflowDefinition);
+      if ('issues' in checked) {
+        issues.push(...checked.issues);
+        continue;
+      }
+      // References that resolved are ids now; one that did not is as written.
+      const refs = definitionResourceRefs(checked.content.definition as WorkflowDefinition);
       for (const [danglingIndex, nodeId] of danglingNodes.entries()) {
         const ref = refs.find((candidate) => candidate.nodeId === nodeId);
         if (!ref)
           issues.push({ path: [...root, 'dangling_refs', danglingIndex], message: `no node "${nodeId}" that refers to a skill, composition or persona` });
-        else if (!isUuid(ref.ref) && !ids.has(`${ref.kind}:${ref.ref}`))
+        else if (!isUuid(ref.ref))
           issues.push({ path: [...root, 'dangling_refs', danglingIndex], message: `node "${nodeId}" refers by key; only an id can be kept dangling` });
-      }
-      if ('issues' in checked) {
-        issues.push(...checked.issues);
-        continue;
       }
       upsert('workflows', keyOf('workflows', { key }, entry.name), entry.name, checked.content, { usageCount: 0 });
     }
