@@ -105,6 +105,10 @@ export function lifecycleOperations<Kind extends ExecutableResource, Shape exten
     .describe(`A ${noun}: its newest definition, its labels and its counters.`);
   const read = readScopes(kind);
   const write = writeScopes(kind);
+  // The definition schema of each kind is its bundle entry, the same type core's lifecycle takes
+  // and answers for that kind (src/core/catalog/definitions.ts), but TypeScript cannot relate a
+  // generic Shape to a generic Kind, so `run` passes the values through `never`. Every answer is
+  // still checked against the output schema at run time by the contract tests (checkOperationOutput).
 
   const operations = {
     create: defineKeyedOperation({
