@@ -71,8 +71,8 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     has: (modelId: string) => ai.listModels().some((model) => model.id === modelId),
     list: () => ai.listModels().map((model) => model.id),
   };
-  const bundles = createBundleService(store, clock, settings.quotas, models);
   const lifecycle = createLifecycleService(store, clock, settings.quotas, models, settings.runRetentionDays);
+  const bundles = createBundleService(store, clock, settings.quotas, models, lifecycle.resolveRef);
   const catalog = createCatalogService(store, lifecycle);
   const sanitiser = instrumentSanitiser(createSanitiserService(store, clock), telemetry);
   const byok = createByokService({

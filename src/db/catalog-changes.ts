@@ -72,9 +72,8 @@ export function factsNeeded(changes: CatalogChanges) {
   for (const { kind, record } of changes.updates) push(ids, kind, record.id);
   for (const { kind, id } of changes.deletes) push(ids, kind, id);
   for (const { kind, record } of changes.creates) if (record.bundleKey !== null) push(keys, kind, record.bundleKey);
-  const kinds = CONTENT_KINDS.filter(
-    (kind) => ids.has(kind) || changes.creates.some((item) => item.kind === kind) || changes.updates.some((item) => item.kind === kind),
-  );
+  // Every kind the write touches: updates and deletes are in `ids`, creates are not.
+  const kinds = CONTENT_KINDS.filter((kind) => ids.has(kind) || changes.creates.some((item) => item.kind === kind));
   return { ids, keys, kinds };
 }
 
@@ -132,7 +131,7 @@ export function planCatalogWrite(changes: CatalogChanges, facts: CatalogFacts): 
     }
     const sizeBytes = itemSizeBytes(create);
     add(kind, 1, sizeBytes);
-    plan.creates.push({ kind, row: { ...record, version: 1, createdAt: record.createdAt, updatedAt: at, sizeBytes } });
+    plan.creates.push({ kind, row: { ...record, version: 1, updatedAt: at, sizeBytes } });
     plan.versions.push(version(create, 1));
   }
   for (const [kind, amount] of added) {

@@ -215,3 +215,14 @@ describe('bundle import as an upsert', () => {
     expect((error as PorchError).message).toMatch(/context_cards\[0\]\.key: duplicate key "x"/);
   });
 });
+
+describe('bundle references', () => {
+  it('resolves a workflow node to a resource the account already has, by its key as the API does', async () => {
+    const first = await harness.core.bundles.importBundle(accountId, { skills: [{ key: 'tidy', name: 'Tidy', instructions: 'Tidy it.' }] });
+    const summary = await harness.core.bundles.importBundle(accountId, {
+      workflows: [{ key: 'flow', name: 'Flow', nodes: [{ id: 'a', kind: 'skill', skill: 'tidy', input: 'x' }] }],
+    });
+    const workflow = await harness.core.lifecycle.get('workflow', accountId, defined(summary.ids['workflow:flow'], 'flow'));
+    expect((workflow.nodes[0] as { skill?: string }).skill).toBe(first.ids['skill:tidy']);
+  });
+});

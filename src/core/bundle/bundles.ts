@@ -129,7 +129,10 @@ interface Existing {
   keyless: Array<{ id: string; version: number; record: object; name: string; bundleKey: string | null }>;
 }
 
-export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels) {
+/** Finds the account's resource a workflow reference names, by id or by key (the catalog lifecycle's rule). */
+export type AccountRefResolver = (accountId: string, ref: ResourceRef) => Promise<string | null>;
+
+export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels, resolveAccountRef: AccountRefResolver) {
   /** Reads the account's catalog and turns the bundle into one catalog write. */
   async function plan(accountId: string, bundle: Bundle, options: ImportOptions) {
     const issues: ValidationIssue[] = [];
@@ -196,8 +199,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
           summary.unchanged[section] += 1;
           return;
         }
-        const { productionVersion: _production, ...stored } = found.record as { productionVersion?: unknown };
-        const record = { ...stored, ...content, bundleKey: key, version: found.version + 1, updatedAt: now };
+        const record = { ...found.record, ...content, bundleKey: key, version: found.version + 1, updatedAt: now };
         updates.push({ kind, record, baseVersion: found.version } as CatalogUpdate);
         summary.updated[section] += 1;
         return;
@@ -229,16 +231,8 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       upsert('skills', keyOf('skills', entry, entry.name), entry.name, skillContent(entry), {});
     }
 
-    /** A reference is a bundle key of the right kind, or the id of an existing resource of the account. */
-    const resolveRef = async (ref: ResourceRef): Promise<string | null> => {
-      const local = ids.get(`${ref.kind}:${ref.ref}`);
-      if (local) return local;
-      if (!isUuid(ref.ref)) return null;
-      if (ref.kind === 'skill') return (await store.catalog.findSkill({ accountId, id: ref.ref })) ? ref.ref : null;
-      if (ref.kind === 'composition') return (await store.catalog.findComposition({ accountId, id: ref.ref })) ? ref.ref : null;
-      const persona = await store.contextCards.findOwned({ accountId, id: ref.ref });
-      return persona?.category === PERSONA_CATEGORY ? ref.ref : null;
-    };
+    /** A reference is a key of the bundle's, else what the API would resolve it to: the account's resource with that id or key. */
+    const resolveRef = async (ref: ResourceRef): Promise<string | null> => ids.get(`${ref.kind}:${ref.ref}`) ?? resolveAccountRef(accountId, ref);
     for (const [position, entry] of bundle.workflows.entries()) {
       const { key, dangling_refs: danglingNodes = [], ...definition } = entry;
       const root = ['workflows', position];

@@ -55,7 +55,7 @@ export async function selectVersion(
   throw new PorchError('VALIDATION_ERROR', `label: ${name.noun} ${name.id} has no label "${label}"; its labels are ${describeLabels(all, resource.version)}.`);
 }
 
-/** A label a caller may set or remove: any well-formed name but the implicit `latest`. */
+/** A label a caller may set or remove: every well-formed name but the implicit `latest`. */
 export function checkSettableLabel(label: string): void {
   if (label === LATEST_LABEL) {
     throw new PorchError('VALIDATION_ERROR', `label: "${LATEST_LABEL}" always names the newest version and cannot be set or removed.`);

@@ -146,7 +146,7 @@ const LABELS: ReadonlyMap<string, readonly NationalIdKind[]> = new Map<string, r
   ['hetu', kinds('pii.fi_hetu')],
   ['henkil', kinds('pii.fi_hetu')],
   ['personbeteckning', kinds('pii.fi_hetu')],
-  // Generic labels: any country's id.
+  // Generic labels: every country's id.
   ['national id', NATIONAL_ID_KINDS],
   ['national identi', NATIONAL_ID_KINDS],
   ['id number', NATIONAL_ID_KINDS],
