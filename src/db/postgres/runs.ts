@@ -12,7 +12,7 @@ const CLAIM_CANDIDATES = 16;
 
 /** The account's lock, held to the end of the transaction: claims of one account's runs queue on it, from every process. */
 const lockAccountRuns = (tx: PostgresTransaction, accountId: string) =>
-  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${'runs:' + accountId}, 0))`);
+  tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`runs:${accountId}`}, 0))`);
 
 const runningCount = async (tx: PostgresTransaction, accountId: string): Promise<number> =>
   (await tx.execute<{ n: number }>(sql`select count(*)::int as n from runs where status = 'running' and account_id = ${accountId}`)).rows[0]?.n ?? 0;
@@ -77,7 +77,7 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
     async complete({ id, instanceId, result, ...fields }: RunCompletion) {
       return inTransaction(db, async (tx) => {
         const [held] = await tx.select().from(runs).where(eq(runs.id, id)).for('update');
-        if (!held || held.status !== 'running' || held.claimedBy !== instanceId) return false;
+        if (held?.status !== 'running' || held.claimedBy !== instanceId) return false;
         await tx
           .update(runs)
           .set({ ...fields, claimedBy: null, payload: { inputs: held.payload?.inputs ?? null, result } })

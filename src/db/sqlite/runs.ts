@@ -36,7 +36,7 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
 
   const complete = immediateTransaction(db, ({ id, instanceId, result, ...fields }: RunCompletion): boolean => {
     const held = findById(id);
-    if (!held || held.status !== 'running' || held.claimedBy !== instanceId) return false;
+    if (held?.status !== 'running' || held.claimedBy !== instanceId) return false;
     db.update(runs)
       .set({ ...fields, claimedBy: null, payload: { inputs: held.payload?.inputs ?? null, result } })
       .where(eq(runs.id, id))
