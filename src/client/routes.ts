@@ -356,4 +356,10 @@ export const CLIENT_ROUTES = {
     idempotent: false,
     responseType: 'json',
   },
+  cancel_run: {
+    method: 'POST',
+    path: '/runs/{id}/cancel',
+    idempotent: false,
+    responseType: 'json',
+  },
 } as const satisfies Record<string, ClientRoute>;

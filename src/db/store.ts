@@ -654,7 +654,7 @@ export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolea
 export interface RunListRequest extends OwnedPageRequest {
   kind?: RunKind | undefined;
   resourceId?: string | undefined;
-  status?: string | undefined;
+  status?: RunStatus | undefined;
 }
 
 /** A run asked for asynchronously: queued with its inputs, executed later by whichever process claims it. */
