@@ -152,6 +152,39 @@ describe('Prefer: respond-async', () => {
   });
 });
 
+describe('runs cut off by a stopped process', () => {
+  it('goes back to the queue once, and is failed when cut off a second time', async () => {
+    // This server's own queue stays out of it: the test plays the processes that claim the run.
+    await harness.core.runQueue.stop(0);
+    const compositionId = ids['composition:release-notes'] ?? '';
+    const { id: keyId } = await harness.createKey(accountId);
+    const id = '0190a4b0-0000-7000-8000-0000000000aa';
+    await harness.store.runs.enqueue({
+      id,
+      accountId,
+      keyId,
+      keyKind: 'api_key',
+      kind: 'composition',
+      resourceId: compositionId,
+      version: 1,
+      createdAt: harness.clock.now(),
+      inputs: {},
+    });
+    // Claimed by processes that then vanished (they never held a lease), twice.
+    for (const [attempt, expected] of [
+      [1, { requeued: 1, failed: 0 }],
+      [2, { requeued: 0, failed: 1 }],
+    ] as const) {
+      const claimed = await harness.store.runs.claim({ instanceId: `gone-${attempt}`, now: harness.clock.now(), maxRunningPerAccount: 10 });
+      expect(claimed).toMatchObject({ id, attempts: attempt });
+      expect(await harness.core.runQueue.recover()).toEqual(expected);
+    }
+    const failed = (await run(id)).body.data;
+    expect(failed).toMatchObject({ status: 'failed', attempts: 2, result: { error: { code: 'INTERNAL_ERROR' } } });
+    expect((failed.result as { error: { message: string } }).error.message).toContain('cut off 2 times');
+  });
+});
+
 describe('cancelling a run', () => {
   it('cancels a queued run before it starts, so it never calls a model', async () => {
     harness.fake.setBehaviour({ delayMs: 200 });
