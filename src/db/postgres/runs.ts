@@ -57,8 +57,8 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         const candidates = await tx.execute<{ id: string; account_id: string }>(sql`
           select q.id, q.account_id from runs q
           where q.status = 'queued'
-            and (select count(*) from runs r where r.status = 'running' and r.account_id = q.account_id) < ${maxRunningPerAccount}
-          order by q.status, q.id
+            and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})
+          order by q.id
           limit ${CLAIM_CANDIDATES}`);
         for (const candidate of candidates.rows) {
           await lockAccountRuns(tx, candidate.account_id);

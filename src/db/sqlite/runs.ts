@@ -85,8 +85,8 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
             sql`${runs.id} = (
               select q.id from runs q
               where q.status = 'queued'
-                and (select count(*) from runs r where r.status = 'running' and r.account_id = q.account_id) < ${maxRunningPerAccount}
-              order by q.status, q.id limit 1)`,
+                and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})
+              order by q.id limit 1)`,
           )
           .returning()
           .get() ?? null

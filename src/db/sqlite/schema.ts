@@ -361,8 +361,10 @@ export const runs = sqliteTable(
   (table) => [
     index('runs_account_idx').on(table.accountId, table.id),
     index('runs_created_idx').on(table.createdAt),
-    // The queue: only unfinished runs are indexed, so claiming stays cheap however many runs are kept.
-    index('runs_queue_idx').on(table.status, table.id).where(sql`status in ('queued', 'running')`),
+    // The queue, in order: only queued runs are in it, so claiming stays cheap however many runs are kept.
+    index('runs_queued_idx').on(table.id).where(sql`status = 'queued'`),
+    // The running runs of an account, counted against its bound at every claim.
+    index('runs_running_idx').on(table.accountId).where(sql`status = 'running'`),
   ],
 );
 
