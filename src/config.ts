@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
 import { DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY } from './core/access/concurrency-limiter.js';
+import { DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT, DEFAULT_RUN_CONCURRENCY, DEFAULT_RUN_POLL_INTERVAL_MS, type RunQueueSettings } from './core/runs/run-queue.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
@@ -108,7 +109,25 @@ const limitsSchema = z.strictObject({
     .max(1_000)
     .default(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY)
     .describe('Executions one key may have running at once; a further one is refused with 429'),
+  max_running_runs_per_account: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT)
+    .describe("Asynchronous runs one account may have running at once, across every process; the account's further runs wait in the queue"),
   quotas: quotasSchema.prefault({}).describe('What one account may hold, per kind of content'),
+});
+
+const runsSchema = z.strictObject({
+  concurrency: z.number().int().min(1).max(256).default(DEFAULT_RUN_CONCURRENCY).describe('Asynchronous runs one Porch process executes at once'),
+  poll_interval_ms: z
+    .number()
+    .int()
+    .min(50)
+    .max(60_000)
+    .default(DEFAULT_RUN_POLL_INTERVAL_MS)
+    .describe('How often a process looks for runs other processes queued, and for cancellations of the runs it executes'),
 });
 
 const processesSchema = z.strictObject({
@@ -151,6 +170,7 @@ const fileSchema = z.strictObject({
   workflows: workflowSchema.prefault({}),
   limits: limitsSchema.prefault({}),
   processes: processesSchema.prefault({}),
+  runs: runsSchema.prefault({}),
   retention: retentionSchema.prefault({}),
   metrics: metricsSchema.prefault({}),
 });
@@ -210,6 +230,8 @@ export interface Config {
   maxInFlightPerKey: number;
   /** How long a process counts as alive after renewing its lease (`processes.lease_seconds`), in ms. */
   instanceLeaseMs: number;
+  /** Asynchronous runs: `runs.*` and `limits.max_running_runs_per_account`. */
+  runQueue: RunQueueSettings;
   /** What one account may hold of each kind of content (`limits.quotas`). */
   quotas: ContentQuotas;
   /** Days run payloads are kept (`retention.run_days`). */
@@ -383,6 +405,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     maxInFlightPerKey: limits.max_in_flight_per_key,
     instanceLeaseMs: parsedFile.data.processes.lease_seconds * 1_000,
+    runQueue: {
+      concurrency: parsedFile.data.runs.concurrency,
+      maxRunningPerAccount: limits.max_running_runs_per_account,
+      pollIntervalMs: parsedFile.data.runs.poll_interval_ms,
+    },
     quotas: {
       contextCards: quota(limits.quotas.context_cards),
       compositions: quota(limits.quotas.compositions),

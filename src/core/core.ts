@@ -28,6 +28,7 @@ import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
+import { createRunQueue, type RunQueueSettings } from './runs/run-queue.js';
 import { createRunService } from './runs/runs.js';
 import { createUsageService } from './usage/usage.js';
 import { instrumentAiGateway, instrumentExecutions, instrumentModelCaller, instrumentSanitiser } from './telemetry/instrument.js';
@@ -48,6 +49,8 @@ export interface CoreSettings {
   quotas: ContentQuotas;
   /** Days run payloads are kept before the housekeeping sweep drops them. */
   runRetentionDays: number;
+  /** Asynchronous runs: concurrency per process, the per-account bound, how often other processes' runs are looked for. */
+  runQueue: RunQueueSettings;
 }
 
 export interface CoreDependencies {
@@ -107,13 +110,15 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   const runs = createRunService(store, clock, settings.runRetentionDays);
+  const authenticator = createAuthenticator(store, clock);
+  const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings: settings.runQueue });
   return {
     ai,
     settings,
     clock,
     logger,
     telemetry,
-    authenticator: createAuthenticator(store, clock),
+    authenticator,
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
@@ -127,8 +132,9 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     instance,
     selfService: createSelfService({ store, accounts, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
     runs,
+    runQueue,
     usage: createUsageService(store, clock),
-    maintenance: createMaintenance({ credits, idempotency, runs, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
+    maintenance: createMaintenance({ credits, idempotency, runs, runQueue, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
     judge,
     sanitiser,
     bundles,

@@ -603,6 +603,11 @@ export interface IdempotencyRepository {
 export const RUN_KINDS = ['workflow', 'composition', 'skill', 'persona'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+/** Where a run is: waiting in the queue, being executed, or ended one of three ways. */
+export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type FinishedRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+
 /** What a run kept of its request and answer; null once retention pruned it. */
 export interface RunPayload {
   inputs: unknown;
@@ -619,8 +624,7 @@ export interface RunRecord {
   resourceId: string;
   /** The resource version executed; null until resources are versioned. */
   version: number | null;
-  /** Text, not an enum: `completed` and `failed` today, queued, running and cancelled with asynchronous runs. */
-  status: string;
+  status: RunStatus;
   model: string | null;
   inputTokens: number;
   outputTokens: number;
@@ -629,7 +633,20 @@ export interface RunRecord {
   durationMs: number;
   createdAt: number;
   payload: RunPayload | null;
+  /** Which kind of key `keyId` names (null for runs recorded before it was kept). */
+  keyKind: 'api_key' | 'partner_key' | null;
+  /** How many times a process took it from the queue (0 for a run executed in its request). */
+  attempts: number;
+  /** The process (instance id) executing it while it runs asynchronously. */
+  claimedBy: string | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  cancelRequestedAt: number | null;
 }
+
+/** A run executed in its request, recorded once it ended: the queue's fields do not apply. */
+export type RecordedRun = Omit<RunRecord, 'attempts' | 'claimedBy' | 'cancelRequestedAt' | 'keyKind' | 'startedAt' | 'finishedAt'> &
+  Partial<Pick<RunRecord, 'keyKind' | 'startedAt' | 'finishedAt'>>;
 
 /** A run without its payload: what lists read, so a page never loads traces. */
 export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolean };
@@ -637,11 +654,62 @@ export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolea
 export interface RunListRequest extends OwnedPageRequest {
   kind?: RunKind | undefined;
   resourceId?: string | undefined;
-  status?: string | undefined;
+  status?: RunStatus | undefined;
 }
 
+/** A run asked for asynchronously: queued with its inputs, executed later by whichever process claims it. */
+export type QueuedRunRecord = Pick<RunRecord, 'id' | 'accountId' | 'keyId' | 'keyKind' | 'kind' | 'resourceId' | 'version' | 'createdAt'> & {
+  inputs: unknown;
+};
+
+/** How an asynchronous run ended, written by the process that held it. */
+export interface RunCompletion {
+  id: string;
+  /** The process that claimed it: a run another process took over since (its lease ran out) is left alone. */
+  instanceId: string;
+  status: FinishedRunStatus;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  chargedTokens: number;
+  durationMs: number;
+  finishedAt: number;
+  result: unknown;
+}
+
+export type RunCancellation =
+  /** It was queued and now never runs. */
+  | { outcome: 'cancelled'; run: RunRecord }
+  /** It is running: the process running it aborts it. */
+  | { outcome: 'requested'; run: RunRecord }
+  /** It had already ended. */
+  | { outcome: 'finished'; run: RunRecord }
+  | { outcome: 'missing' };
+
 export interface RunRepository {
-  insert(run: RunRecord): Promise<void>;
+  /** Records a run executed in its request, once it ended. */
+  insert(run: RecordedRun): Promise<void>;
+  /** Queues an asynchronous run. */
+  enqueue(run: QueuedRunRecord): Promise<void>;
+  /**
+   * Takes the oldest queued run whose account has fewer than `maxRunningPerAccount` runs running
+   * (across every process), marks it running under `instanceId` and counts the attempt; atomic,
+   * so two processes never take the same run nor exceed an account's bound. Null when none is ready.
+   */
+  claim(request: { instanceId: string; now: number; maxRunningPerAccount: number }): Promise<RunRecord | null>;
+  /** Ends a run the instance still holds; false when it no longer does (another process took it over). */
+  complete(completion: RunCompletion): Promise<boolean>;
+  /** Cancels a queued run at once, or asks the process running it to stop. */
+  cancel(request: OwnedId & { now: number }): Promise<RunCancellation>;
+  /** Of these running runs, the ones whose cancellation was asked for. */
+  cancelRequested(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Runs left running by processes whose lease is gone (they crashed): those claimed fewer than
+   * `maxAttempts` times go back to the queue; the others are returned, still running, for the
+   * caller to fail.
+   */
+  recoverOrphans(request: { now: number; maxAttempts: number }): Promise<{ requeued: number; exhausted: RunRecord[] }>;
   findOwned(request: OwnedId): Promise<RunRecord | null>;
   /** The account's runs, newest first, filtered as asked; payloads are not read. */
   list(request: RunListRequest): Promise<RunSummaryRecord[]>;

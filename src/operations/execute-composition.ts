@@ -13,6 +13,7 @@ export const executeComposition = defineKeyedOperation({
   path: '/compositions/{id}/execute',
   tag: 'Compositions',
   effect: 'execute',
+  runKind: 'composition',
   successStatus: 200,
   scopes: executeScopes('composition'),
   idempotencyKey: true,
@@ -24,5 +25,5 @@ export const executeComposition = defineKeyedOperation({
     ...versionSelectorFields,
   }),
   output: z.object(executionResultFields).describe('The composition execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeComposition(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, queuedRun }) => core.executions.executeComposition(caller, id, input, { signal, queuedRun }),
 });

@@ -13,6 +13,7 @@ export const executePersona = defineKeyedOperation({
   path: '/personas/{id}/execute',
   tag: 'Personas',
   effect: 'execute',
+  runKind: 'persona',
   successStatus: 200,
   scopes: executeScopes('persona'),
   idempotencyKey: true,
@@ -28,5 +29,5 @@ export const executePersona = defineKeyedOperation({
   output: z
     .object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') })
     .describe('The persona execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executePersona(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, queuedRun }) => core.executions.executePersona(caller, id, input, { signal, queuedRun }),
 });

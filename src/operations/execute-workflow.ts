@@ -36,6 +36,7 @@ export const executeWorkflow = defineKeyedOperation({
   path: '/workflows/{id}/execute',
   tag: 'Workflows',
   effect: 'execute',
+  runKind: 'workflow',
   successStatus: 200,
   scopes: executeScopes('workflow'),
   idempotencyKey: true,
@@ -58,6 +59,6 @@ export const executeWorkflow = defineKeyedOperation({
       token_usage: tokenUsageSchema,
     })
     .describe('The workflow execution result.'),
-  run: ({ id, variables, inputs, ...input }, { core, caller, signal }) =>
-    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, signal),
+  run: ({ id, variables, inputs, ...input }, { core, caller, signal, queuedRun }) =>
+    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, { signal, queuedRun }),
 });

@@ -18,6 +18,7 @@ import { getContextCard } from './get-context-card.js';
 import { getHealth } from './get-health.js';
 import { getPrompt } from './get-prompt.js';
 import { getRun } from './get-run.js';
+import { cancelRun } from './cancel-run.js';
 import { getUsage } from './get-usage.js';
 import { listCompositions } from './list-compositions.js';
 import { listContextCards } from './list-context-cards.js';
@@ -70,6 +71,7 @@ export const operations = [
   listCreditLedger,
   listRuns,
   getRun,
+  cancelRun,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -36,13 +36,20 @@ export interface InvocationRequest {
   pathStyle: 'located' | 'plain';
   /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
   streamLists?: boolean;
+  /** The caller asked for the execution to be queued (`Prefer: respond-async`); honoured by `runKind` operations. */
+  respondAsync?: boolean;
 }
+
+/** The status of an answer that queued a run instead of executing it. */
+export const QUEUED_STATUS = 202;
 
 export interface InvocationMeta {
   /** Set once the request was counted (or refused) by the rate limiter. */
   rateLimit: RateLimitState | null;
   /** Whole credits left after the request, for every authenticated request. */
   creditsRemaining: number | null;
+  /** When to ask again for an answer that is still changing (a run not yet ended), in seconds: `Retry-After`. */
+  pollAfterSeconds?: number | undefined;
 }
 
 export type InvocationResult =
@@ -53,6 +60,8 @@ export type InvocationResult =
       meta: InvocationMeta;
       /** Only for a door that asked for `streamLists`: the whole list, a page at a time (then `data` is undefined). */
       pages?: AsyncIterable<readonly unknown[]>;
+      /** Set when the call queued a run (status 202): the run to poll. */
+      queuedRunId?: string;
     }
   | { ok: false; error: PorchError; meta: InvocationMeta };
 
@@ -104,7 +113,7 @@ export function parseOperationInput(
   };
 }
 
-/** Replays a stored response for a repeated Idempotency-Key, or runs once and stores the response. */
+/** Replays a stored response for a repeated Idempotency-Key, or runs once and stores the response (answered with `status`). */
 async function runIdempotently(
   core: Core,
   operation: Operation,
@@ -112,6 +121,7 @@ async function runIdempotently(
   idempotencyKey: string,
   input: Record<string, unknown>,
   run: () => Promise<unknown>,
+  status: number,
 ): Promise<{ status: number; data: unknown }> {
   const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
   if (start.kind === 'replay') {
@@ -125,8 +135,13 @@ async function runIdempotently(
     await core.idempotency.abandon(caller.account.id, idempotencyKey);
     throw err;
   }
-  await core.idempotency.complete(caller.account.id, idempotencyKey, operation.successStatus, data);
-  return { status: operation.successStatus, data };
+  await core.idempotency.complete(caller.account.id, idempotencyKey, status, data);
+  return { status, data };
+}
+
+/** The run id of a queued run's acceptance (`{ run_id, status: 'queued' }`), first answered or replayed. */
+function queuedRunIdOf(data: unknown): string | undefined {
+  return typeof data === 'object' && data !== null && 'run_id' in data && typeof data.run_id === 'string' ? data.run_id : undefined;
 }
 
 /**
@@ -188,13 +203,36 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (decision.refusal) throw decision.refusal;
 
     const input = parseOperationInput(operation, request);
-    const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    const context = {
+      core,
+      caller,
+      requestId: request.requestId,
+      idempotencyKey: request.idempotencyKey,
+      signal: request.signal,
+      pollAfter: (seconds: number) => {
+        meta.pollAfterSeconds = seconds;
+      },
+    };
     if (request.streamLists && operation.streamItems && input.limit === undefined) {
       const pages = operation.streamItems(input, context);
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
       return { ok: true, status: operation.successStatus, data: undefined, pages, meta };
     }
     const keyedCaller = caller;
+    const { runKind } = operation;
+    if (request.respondAsync && runKind !== undefined) {
+      // Queued, not executed: the run holds no in-flight slot until a process claims it, and the
+      // per-account bound on running runs applies then. A key replays a queued answer only for
+      // another asynchronous request, so the mode is part of what the key remembers.
+      const { id, ...inputs } = input;
+      const enqueue = () => core.runQueue.enqueue(keyedCaller, runKind, String(id), inputs);
+      const { status, data } =
+        operation.idempotencyKey && request.idempotencyKey !== undefined
+          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS)
+          : { status: QUEUED_STATUS, data: await enqueue() };
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
+    }
     // Executions hold reservations and provider calls open, and scans of long texts hold the
     // sanitiser's worker, so a key may have only so many of them in flight.
     const run = () =>
@@ -203,7 +241,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
         : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
-        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run)
+        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus)
         : { status: operation.successStatus, data: await run() };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };

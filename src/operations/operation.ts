@@ -7,6 +7,8 @@ import type { z } from 'zod';
 import type { Caller } from '../core/access/caller.js';
 import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { QueuedRunHooks } from '../core/execution/executions.js';
+import type { RunKind } from '../db/store.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -56,8 +58,12 @@ export interface OperationContext<CallerType> {
   requestId: string;
   /** The Idempotency-Key header, when the caller sent one (execute operations honour it). */
   idempotencyKey: string | undefined;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away, or when the queued run it executes is cancelled. */
   signal: AbortSignal;
+  /** Present when the call executes a queued run (`runKind` operations only). */
+  queuedRun?: QueuedRunHooks | undefined;
+  /** Tells a poller when to ask again: the answer is still changing (doors send it as `Retry-After`). */
+  pollAfter?(seconds: number): void;
 }
 
 interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name extends string> {
@@ -83,6 +89,11 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
   output: Output;
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
+  /**
+   * Executions only: the kind of run the call records. With `Prefer: respond-async` the call is
+   * queued as such a run (202 with its id) and executed later, by this same definition's `run`.
+   */
+  runKind?: RunKind;
   /**
    * Whether a call holds one of the key's in-flight slots while it runs (`limits.max_in_flight_per_key`).
    * Executions always do; other operations whose cost grows with the input (a scan of a

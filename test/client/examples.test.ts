@@ -38,6 +38,13 @@ describe('examples', { timeout: 60_000 }, () => {
     expect(stdout).toMatch(/draft\s+composition\s+completed/);
   });
 
+  it('run-workflow-async.mjs queues the workflow, waits for the run and prints its outputs', async () => {
+    const { code, stdout, stderr } = await example('run-workflow-async.mjs');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^queued run ([0-9a-f-]{36})\nrun \1: completed after 1 attempt\(s\)/);
+    expect(stdout).toContain('"announcement"');
+  });
+
   it('execute-composition.mjs executes with a model override', async () => {
     const { code, stdout, stderr } = await example('execute-composition.mjs');
     expect(code, stderr).toBe(0);

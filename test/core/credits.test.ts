@@ -88,6 +88,8 @@ describe('maintenance sweep', () => {
     await harness.core.idempotency.begin(accountId, 'key-1', 'execute_persona', { input: 'x' });
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      requeuedRuns: 0,
+      failedRuns: 0,
       releasedReservations: 0,
       expiredIdempotencyRecords: 0,
       prunedRunPayloads: 0,
@@ -97,6 +99,8 @@ describe('maintenance sweep', () => {
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      requeuedRuns: 0,
+      failedRuns: 0,
       releasedReservations: 1,
       expiredIdempotencyRecords: 1,
       prunedRunPayloads: 0,

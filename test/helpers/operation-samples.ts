@@ -74,6 +74,29 @@ async function ownedRun(harness: Harness, accountId: string): Promise<string> {
   return id;
 }
 
+/**
+ * A run of the account left running by a process that is gone (no lease): cancelling it asks for
+ * the abort, which succeeds whatever the queue of the harness is doing.
+ */
+async function runningRun(harness: Harness, accountId: string): Promise<string> {
+  const id = newId();
+  const now = harness.clock.now();
+  await harness.store.runs.enqueue({
+    id,
+    accountId,
+    keyId: null,
+    keyKind: null,
+    kind: 'composition',
+    resourceId: newId(),
+    version: 1,
+    createdAt: now,
+    inputs: {},
+  });
+  const claimed = await harness.store.runs.claim({ instanceId: 'a-stopped-process', now, maxRunningPerAccount: 1_000 });
+  if (claimed?.id !== id) throw new Error('the sample run was not the one claimed');
+  return id;
+}
+
 export const RELEASE_VARIABLES = { product: 'Porch', version: '1.2', changes: '- Faster lists\n- MCP prompts' };
 
 /** A definition of each kind that its create operation accepts, and a field its update may change. */
@@ -192,5 +215,9 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   get_run: async (harness, accountId) => {
     const id = await ownedRun(harness, accountId);
     return { path: `/runs/${id}`, ownedId: id };
+  },
+  cancel_run: async (harness, accountId) => {
+    const id = await runningRun(harness, accountId);
+    return { path: `/runs/${id}/cancel`, ownedId: id };
   },
 };

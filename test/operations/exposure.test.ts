@@ -58,6 +58,8 @@ const POLICY: Record<string, readonly Door[]> = {
   list_credit_ledger: EVERYWHERE_BUT_PROMPTS,
   list_runs: EVERYWHERE_BUT_PROMPTS,
   get_run: EVERYWHERE_BUT_PROMPTS,
+  // Asynchronous runs: cancelling is as exposed as reading a run.
+  cancel_run: EVERYWHERE_BUT_PROMPTS,
 };
 
 describe('the exposure policy', () => {

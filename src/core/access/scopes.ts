@@ -59,6 +59,17 @@ export function executeScopes(resource: ExecutableResource): readonly Scope[] {
   return [`execute:${resource}`];
 }
 
+/** Every execute scope: what may start a run of some kind, and so follow or cancel runs (narrowed to the run's kind by `runScopes`). */
+export const ANY_EXECUTE_SCOPES: readonly Scope[] = EXECUTABLE_RESOURCES.flatMap(executeScopes);
+
+/**
+ * Scopes that grant reading or cancelling one run: the execute scope of its kind, so a key that may
+ * start such runs may follow them, and, for reading, `read:usage`, which grants every run.
+ */
+export function runScopes(kind: ExecutableResource, access: 'read' | 'cancel'): readonly Scope[] {
+  return access === 'read' ? ['read:usage', ...executeScopes(kind)] : executeScopes(kind);
+}
+
 /** Scopes that grant changing a resource: create, update, delete, and setting its labels. */
 export function writeScopes(resource: ExecutableResource): readonly Scope[] {
   return [`write:${resource}`];

@@ -9,9 +9,10 @@
  * so a single `INSERT ... ON CONFLICT DO UPDATE ... WHERE` checks and counts atomically under the
  * row's lock (src/db/postgres/rate-limits.ts).
  */
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../store.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -326,8 +327,8 @@ export const runs = pgTable(
     resourceId: text('resource_id').notNull(),
     /** The resource version executed; null until resources are versioned. */
     version: integer('version'),
-    /** Text, not a closed enum: asynchronous runs add queued, running and cancelled. */
-    status: text('status').notNull(),
+    /** Text in the database, so a status added later needs no migration. */
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
     model: text('model'),
     inputTokens: tokens('input_tokens').notNull(),
     outputTokens: tokens('output_tokens').notNull(),
@@ -336,8 +337,25 @@ export const runs = pgTable(
     durationMs: integer('duration_ms').notNull(),
     ...timestamps,
     payload: json('payload').$type<{ inputs: unknown; result: unknown }>(),
+    /** Which kind of key started it (a partner key acts for the account), so an asynchronous run can act as it. */
+    keyKind: text('key_kind', { enum: ['api_key', 'partner_key'] }),
+    /** How many times a process claimed it: a run cut off by a crash is retried once, then failed. */
+    attempts: integer('attempts').notNull().default(0),
+    /** The process (instance id) running it, while it runs asynchronously. */
+    claimedBy: text('claimed_by'),
+    startedAt: epochMs('started_at'),
+    finishedAt: epochMs('finished_at'),
+    /** Set when the owner asked to cancel it while it ran; the process running it aborts the call. */
+    cancelRequestedAt: epochMs('cancel_requested_at'),
   },
-  (table) => [index('runs_account_idx').on(table.accountId, table.id), index('runs_created_idx').on(table.createdAt)],
+  (table) => [
+    index('runs_account_idx').on(table.accountId, table.id),
+    index('runs_created_idx').on(table.createdAt),
+    // The queue, in order: only queued runs are in it, so claiming stays cheap however many runs are kept.
+    index('runs_queued_idx').on(table.id).where(sql`status = 'queued'`),
+    // The running runs of an account, counted against its bound at every claim.
+    index('runs_running_idx').on(table.accountId).where(sql`status = 'running'`),
+  ],
 );
 
 export const idempotencyRecords = pgTable(

@@ -50,6 +50,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Authoring',
     summary: 'Definitions, workflow node kinds, versions and labels (publish and roll back), and bundles for import and export.',
   },
+  {
+    slug: 'runs',
+    file: 'docs/runs.md',
+    title: 'Runs',
+    summary: 'Asynchronous executions: queue with Prefer: respond-async, poll, cancel, limits, and what happens when a process stops.',
+  },
   { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.' },
   {
     slug: 'skills',
