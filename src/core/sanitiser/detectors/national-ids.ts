@@ -177,8 +177,13 @@ const MAX_STARTS_AFTER_LABEL = 6;
  */
 const STANDALONE_SEARCH =
   /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/g;
-/** Every standalone format holds a digit pair followed, after at most one separator, by two more digits; tested once per scan. */
-const STANDALONE_PRESENT = /\d\d[ .]?\d\d/;
+/**
+ * Every standalone format holds three digit pairs, each after at most one space or dot
+ * (`12 34 56` of a NINO, `56.1234` of an AHV number, `79 05 74` of a NIR, six of the digits of
+ * the others); tested once per scan. Prose with years and counts has none, so the search above
+ * does not run on it; a test of two pairs only passed on every "2024".
+ */
+const STANDALONE_PRESENT = /\d\d[ .]?\d\d[ .]?\d\d/;
 const STANDALONE_RULES = {
   nino: 'pii.uk_nino',
   nric: 'pii.sg_nric',
