@@ -183,9 +183,37 @@ function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
 const NAME_VALUE =
   /name:[ \t]{0,10}["']?([A-Za-z_][\w.-]{0,79})["']?[ \t]{0,10}\r?\n(?:[ \t]{0,40}(?:[\w-]{1,40}:|#)[^\r\n]{0,200}\r?\n){0,2}?[ \t]{0,40}value:[ \t]{0,10}(["']?)([^\s"'#][^\r\n"']{0,199}?)\2[ \t]{0,10}(?:#[^\r\n]{0,200})?(?=\r?\n|$)/y;
 
+/**
+ * What a name must hold for classifySecretName to call it a password's (password, passwd,
+ * passphrase and passcode hold `pass`; `pwd`; `pw` as a segment). The pairs are found from these
+ * words rather than from `name:`, which YAML holds on every other line: as a prefilter keyword
+ * it was matched more than a thousand times per MiB of code, each match costing the prefilter
+ * and this detector (bench/sanitiser-bench-notes.md).
+ */
+const PASSWORD_NAME_WORDS = ['pass', 'pwd', 'pw'] as const;
+/** From `name:` to the last character of the longest name NAME_VALUE takes: the colon's word, 10 blanks, a quote, 80 name characters. */
+const NAME_SPAN_CHARACTERS = 'name:'.length + 10 + 1 + 80;
+
+/**
+ * The `name:` whose name may hold each password word: the nearest one before it, within the
+ * longest span NAME_VALUE accepts (a name holds no `:`, so no other `name:` lies between).
+ */
+function nameKeyPositions(context: DetectorContext<PasswordContextRuleId>): number[] {
+  const { text } = context;
+  const found = new Set<number>();
+  for (const word of PASSWORD_NAME_WORDS) {
+    for (const wordPosition of context.positions(word)) {
+      const windowStart = Math.max(0, wordPosition - NAME_SPAN_CHARACTERS);
+      const offset = text.slice(windowStart, wordPosition).lastIndexOf('name:');
+      if (offset !== -1) found.add(windowStart + offset);
+    }
+  }
+  return [...found];
+}
+
 function detectNameValuePairs(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
-  for (const position of context.positions('name:')) {
+  for (const position of nameKeyPositions(context)) {
     if (isWordCode(codeAt(text, position - 1))) continue;
     NAME_VALUE.lastIndex = position;
     const match = NAME_VALUE.exec(text);
@@ -221,7 +249,7 @@ function detectDockerAuth(context: DetectorContext<PasswordContextRuleId>): void
 export const passwordContextDetector = defineDetector({
   name: 'password-contexts',
   ruleIds: PASSWORD_CONTEXT_RULE_IDS,
-  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', 'name:', '"auth"', ...ASCII_PASSWORD_WORDS],
+  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', '"auth"', ...PASSWORD_NAME_WORDS, ...ASCII_PASSWORD_WORDS],
   presenceTest: { test: (text) => hasNonAscii(text) && NON_ASCII_PASSWORD_LETTER.test(text) },
   detect: (context) => {
     detectCommandFlags(context);
