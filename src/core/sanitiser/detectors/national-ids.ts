@@ -175,7 +175,8 @@ const MAX_STARTS_AFTER_LABEL = 6;
  * triggers, and in the prefilter's one combined automaton such overlaps multiply its states
  * (measured: ten times the prefilter's time on code with hashes, bench/sanitiser-bench-notes.md).
  * Nor is this searched over the whole text: a search whose every position may start one of
- * seven digit shapes cost about a fifth of a whole scan of the bench's mixed text.
+ * seven digit shapes cost about a tenth of a whole scan of the bench's mixed text
+ * (bench/sanitiser-bench-notes.md).
  */
 const STANDALONE_AT =
   /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/y;
