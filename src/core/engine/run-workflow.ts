@@ -22,6 +22,7 @@
 import { systemClock, toIsoTimestamp, type Clock } from '../clock.js';
 import { isPorchError, PorchError, toPorchError, type ErrorCode } from '../errors.js';
 import type { TokenUsage } from '../ai/ai-types.js';
+import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import { compileWorkflow, renderNode, type CompiledWorkflow } from './compile-workflow.js';
 import { isExecutableNode, type ExecutableNode, type ExecuteNode, type WorkflowNode } from './node-kinds/index.js';
 import type { NodeExecutionResult, NodeOutput } from './node-kinds/node-kind.js';
@@ -77,6 +78,12 @@ export interface NodeResult {
   /** ISO 8601; null for a skipped node. */
   started_at: string | null;
   finished_at: string | null;
+  /**
+   * What the organisation's guardrails found on the node's model calls under `report` or
+   * `redact` (rule ids and positions, never the text); absent when they found nothing. A node
+   * the guardrail blocked has failed with CONTENT_BLOCKED instead.
+   */
+  guardrail_findings?: GuardrailFinding[];
 }
 
 export interface WorkflowRunResult {
@@ -188,6 +195,7 @@ type NodeState =
       output: NodeOutput;
       model: string | null;
       tokenUsage: TokenUsage | null;
+      guardrailFindings: GuardrailFinding[];
     }
   | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError };
 
@@ -386,6 +394,7 @@ class WorkflowRun {
       output: result.output,
       model: result.model ?? null,
       tokenUsage: result.token_usage ?? null,
+      guardrailFindings: result.guardrail_findings ?? [],
     };
     this.scope.set(node.node.id, result.output);
     for (const dependant of node.dependants) {
@@ -441,6 +450,7 @@ class WorkflowRun {
             error: null,
             started_at: toIsoTimestamp(state.startedAt),
             finished_at: toIsoTimestamp(state.finishedAt),
+            ...(state.guardrailFindings.length > 0 ? { guardrail_findings: state.guardrailFindings } : {}),
           });
           break;
         case 'failed':

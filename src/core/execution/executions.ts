@@ -113,6 +113,11 @@ export interface ExecutionOptions extends VersionSelector {
   use_byok?: boolean | undefined;
 }
 
+/** Results carry `guardrail_findings` only when the guardrails found something (absent, not empty, otherwise). */
+function withFindings(findings: GuardrailFinding[]): { guardrail_findings?: GuardrailFinding[] } {
+  return findings.length > 0 ? { guardrail_findings: findings } : {};
+}
+
 /** A version of a workflow never changes, so the validated definitions of versions are kept, up to a bound. */
 const DEFINITION_CACHE_SIZE = 1_000;
 
@@ -156,13 +161,12 @@ export function createExecutionService(deps: ExecutionDependencies) {
       await record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) }, hooks);
       throw err;
     }
-    const findings = result.guardrailFindings.length > 0 ? { guardrail_findings: result.guardrailFindings } : {};
     const response = {
       content: result.content,
       model_used: result.modelUsed,
       token_usage: result.usage,
       duration_ms: clock.now() - started,
-      ...findings,
+      ...withFindings(result.guardrailFindings),
       ...described,
     };
     await record(
@@ -216,8 +220,13 @@ export function createExecutionService(deps: ExecutionDependencies) {
     /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
     concurrency: createConcurrencyLimiter({ slots: store.executionSlots, instance: deps.instance, clock, maxPerKey: deps.maxInFlightPerKey }),
 
-    async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
-      return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });
+    async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult & { guardrail_findings?: GuardrailFinding[] }> {
+      const { result, guardrailFindings } = await deps.judge.judge(caller, await organisationOf(caller), input, {
+        operation: 'run_judge',
+        resourceId: null,
+        signal,
+      });
+      return { ...result, ...withFindings(guardrailFindings) };
     },
 
     async executeComposition(
@@ -330,7 +339,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
             maxOutputTokens: options.maxOutputTokens,
           });
           chargedTokens += result.chargedTokens;
-          return { output: result.content, model: result.modelUsed, token_usage: result.usage };
+          return { output: result.content, model: result.modelUsed, token_usage: result.usage, ...withFindings(result.guardrailFindings) };
         },
         getPersona: (ref) => catalog.getPersona(caller.account.id, ref),
         getSkill: (ref) => catalog.getSkill(caller.account.id, ref),
@@ -338,7 +347,13 @@ export function createExecutionService(deps: ExecutionDependencies) {
         messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
         scan: (text) => deps.scanText(organisation.id, text),
         async judge(judgeInput, nodeCtx) {
-          return { ...(await deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, nodeCallContext(nodeCtx))) };
+          const { result, guardrailFindings } = await deps.judge.judge(
+            caller,
+            organisation,
+            { ...judgeInput, use_byok: input.use_byok },
+            nodeCallContext(nodeCtx),
+          );
+          return { output: { ...result }, ...withFindings(guardrailFindings) };
         },
       };
 
