@@ -16,6 +16,7 @@ export const executeComposition = defineKeyedOperation({
   successStatus: 200,
   scopes: executeScopes('composition'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z.strictObject({
     variables: variablesSchema.optional(),
@@ -24,5 +25,5 @@ export const executeComposition = defineKeyedOperation({
     ...versionSelectorFields,
   }),
   output: z.object(executionResultFields).describe('The composition execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeComposition(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, events }) => core.executions.executeComposition(caller, id, input, { signal, ...events }),
 });

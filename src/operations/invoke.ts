@@ -9,6 +9,7 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { type Door, recordFailure } from '../core/telemetry/telemetry.js';
 import { formatZodError } from '../core/validation.js';
@@ -36,6 +37,21 @@ export interface InvocationRequest {
   pathStyle: 'located' | 'plain';
   /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
   streamLists?: boolean;
+  /**
+   * A door that streams an operation which can (`operation.streams`): its listeners. Ignored for
+   * other operations. The result is the same as without them.
+   */
+  events?: InvocationEvents | undefined;
+}
+
+/** The listeners a streaming door passes: the execution's events, and the moment it starts. */
+export interface InvocationEvents extends ExecutionEvents {
+  /**
+   * Called once, when every check before the run has passed (authentication, scope, rate limit,
+   * validation), with the quota as it stands then: what a door that answers as the operation
+   * goes must send in its headers. A refusal before this point is an ordinary error result.
+   */
+  onStart?(meta: InvocationMeta): void;
 }
 
 export interface InvocationMeta {
@@ -188,7 +204,19 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (decision.refusal) throw decision.refusal;
 
     const input = parseOperationInput(operation, request);
-    const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    const events = operation.streams === undefined ? undefined : request.events;
+    const context = {
+      core,
+      caller,
+      requestId: request.requestId,
+      idempotencyKey: request.idempotencyKey,
+      signal: request.signal,
+      ...(events === undefined ? {} : { events: { onDelta: events.onDelta, onNode: events.onNode } }),
+    };
+    if (events?.onStart !== undefined) {
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      events.onStart({ ...meta });
+    }
     if (request.streamLists && operation.streamItems && input.limit === undefined) {
       const pages = operation.streamItems(input, context);
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);

@@ -6,6 +6,7 @@ import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { describeQuota, type InvocationMeta, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { sendListPages } from './list-stream.js';
 import { DEFAULT_BODY_LIMIT_BYTES, hasBody, jsonBody } from './middleware.js';
 
@@ -116,7 +117,7 @@ export function mountOperations(
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      const result = await invokeOperation(core, operation, {
+      const request = {
         credentials: credentialsFrom(req),
         authenticated: callers.get(req),
         params: req.params,
@@ -128,8 +129,12 @@ export function mountOperations(
         signal: abort.signal,
         door: 'rest',
         pathStyle: 'located',
-        streamLists: true,
-      });
+      } as const;
+      if (wantsEventStream(req, operation)) {
+        await sendOperationAsEvents(core, operation, request, res, codeSet);
+        return;
+      }
+      const result = await invokeOperation(core, operation, { ...request, streamLists: true });
       setMetaHeaders(res, result.meta);
       if (result.ok && result.pages) {
         await sendListPages(res, result.status, result.pages).catch((err: unknown) => {

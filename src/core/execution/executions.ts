@@ -92,6 +92,23 @@ export interface ExecutionDependencies {
   telemetry: Telemetry;
 }
 
+/**
+ * What a door may attach to one execution: its cancellation, and the listeners a streaming door
+ * uses. The result of the execution is the same with or without them. (An object, so further
+ * per-execution hooks can join without changing every signature.)
+ */
+export interface ExecutionHooks {
+  /** Aborted when the caller goes away: stops the provider call (a stream is settled on what it cost). */
+  signal?: AbortSignal | undefined;
+  /** Compositions, skills and personas: the answer's text as the provider produces it (streams the call). */
+  onDelta?: ((text: string) => void) | undefined;
+  /** Workflows: each node's trace entry when it completes or fails. */
+  onNode?: ((node: NodeResult) => void) | undefined;
+}
+
+/** The listeners of ExecutionHooks: what a streaming door hands in through the invocation path. */
+export type ExecutionEvents = Pick<ExecutionHooks, 'onDelta' | 'onNode'>;
+
 export interface ExecutionOptions extends VersionSelector {
   model?: string | undefined;
   use_byok?: boolean | undefined;
@@ -117,14 +134,15 @@ export function createExecutionService(deps: ExecutionDependencies) {
     messages: ChatMessage[],
     model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
     run: Pick<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs'>,
-    options: { temperature?: number | undefined } = {},
+    options: { temperature?: number | undefined; onDelta?: ((text: string) => void) | undefined } = {},
   ): Promise<CompletionFields> {
     const started = clock.now();
     const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
     const recorded = { ...run, model: resolved.id, usage: runs.NO_USAGE, chargedTokens: 0 };
     let result: Awaited<ReturnType<ModelCaller['call']>>;
     try {
-      result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
+      const request = { model: resolved, messages, temperature: options.temperature };
+      result = options.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, options.onDelta);
     } catch (err) {
       await runs.record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) });
       throw err;
@@ -166,8 +184,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       caller: Caller,
       id: string,
       input: ExecutionOptions & { variables?: VariableValues | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<CompositionExecutionResult> {
+      const { signal } = hooks;
       const { record: composition, version } = await deps.lifecycle.resolve('composition', caller.account.id, id, input);
       const messages = compositionMessages(composition, input.variables ?? {});
       const organisation = await organisationOf(caller);
@@ -176,6 +195,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         messages,
         { requested: input.model, resourceDefault: composition.defaultModel },
         { kind: 'composition', resourceId: id, version, inputs: input },
+        { onDelta: hooks.onDelta },
       );
       await store.catalog.incrementCompositionUse(id);
       return { ...result, version };
@@ -185,8 +205,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       caller: Caller,
       id: string,
       input: ExecutionOptions & { input?: string | undefined; context?: string | undefined; variables?: VariableValues | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<SkillExecutionResult> {
+      const { signal } = hooks;
       const { record: skill, version } = await deps.lifecycle.resolve('skill', caller.account.id, id, input);
       // The spec: `input` is preferred; `context` is its legacy alias; input wins when both are sent.
       const text = input.input ?? input.context ?? '';
@@ -196,6 +217,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         skillMessages(skill, text, input.variables ?? {}),
         { requested: input.model, resourceDefault: skill.model },
         { kind: 'skill', resourceId: id, version, inputs: input },
+        { onDelta: hooks.onDelta },
       );
       return { ...result, version, skill_name: skill.name };
     },
@@ -204,8 +226,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       caller: Caller,
       id: string,
       input: ExecutionOptions & { input: string; context?: string | undefined; temperature?: number | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<PersonaExecutionResult> {
+      const { signal } = hooks;
       const { record: persona, version } = await deps.lifecycle.resolve('persona', caller.account.id, id, input);
       const organisation = await organisationOf(caller);
       const result = await complete(
@@ -213,7 +236,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         personaMessages(persona, input.input, input.context),
         { requested: input.model },
         { kind: 'persona', resourceId: id, version, inputs: input },
-        { temperature: input.temperature },
+        { temperature: input.temperature, onDelta: hooks.onDelta },
       );
       return { ...result, version, persona_name: persona.title };
     },
@@ -222,8 +245,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       caller: Caller,
       id: string,
       input: VersionSelector & { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<WorkflowExecutionResult> {
+      const { signal, onNode } = hooks;
       const { record: workflow, version } = await deps.lifecycle.resolve('workflow', caller.account.id, id, input);
       const definition = definitionOf(workflow.id, version, workflow.definition);
       const organisation = await organisationOf(caller);
@@ -283,6 +307,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         ...deps.workflowLimits,
         clock,
         ...(signal ? { signal } : {}),
+        ...(onNode ? { onNodeFinished: onNode } : {}),
       });
       const response: WorkflowExecutionResult = {
         run_id: runId,
