@@ -65,7 +65,13 @@ export interface RunWorkflowOptions {
    * Receives each node's trace entry as soon as it completes or fails (a streaming caller shows
    * progress with it); skipped nodes are reported only in the result. Must not throw.
    */
-  onNodeFinished?: (node: NodeResult) => void;
+  onNodeFinished?: (node: NodeResult, progress: NodeProgress) => void;
+}
+
+/** How far a run is when a node finishes: nodes finished so far (this one included), of all its nodes. */
+export interface NodeProgress {
+  finished: number;
+  total: number;
 }
 
 export type NodeStatus = 'completed' | 'failed' | 'skipped';
@@ -156,7 +162,7 @@ interface ResolvedOptions {
   clock: Clock;
   signal: AbortSignal | undefined;
   onNodeError: ((nodeId: string, error: unknown) => void) | undefined;
-  onNodeFinished: ((node: NodeResult) => void) | undefined;
+  onNodeFinished: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
 }
 
 function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
@@ -416,11 +422,14 @@ class WorkflowRun {
     this.reportFinished(index);
   }
 
+  private finishedCount = 0;
+
   private reportFinished(index: number): void {
+    this.finishedCount += 1;
     const report = this.options.onNodeFinished;
     if (report === undefined) return;
     const result = this.nodeResult(index);
-    if (result !== undefined) report(result);
+    if (result !== undefined) report(result, { finished: this.finishedCount, total: this.compiled.nodes.length });
   }
 
   /** The trace entry of a node, as it stands now (pending and running nodes are `skipped`). */

@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
-import { runWorkflow, type NodeResult } from '../engine/run-workflow.js';
+import { runWorkflow, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -102,8 +102,8 @@ export interface ExecutionHooks {
   signal?: AbortSignal | undefined;
   /** Compositions, skills and personas: the answer's text as the provider produces it (streams the call). */
   onDelta?: ((text: string) => void) | undefined;
-  /** Workflows: each node's trace entry when it completes or fails. */
-  onNode?: ((node: NodeResult) => void) | undefined;
+  /** Workflows: each node's trace entry when it completes or fails, and how many of the run's nodes have. */
+  onNode?: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
 }
 
 /** The listeners of ExecutionHooks: what a streaming door hands in through the invocation path. */
