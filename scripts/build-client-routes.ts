@@ -18,6 +18,7 @@ export function renderClientRoutes(list: readonly Operation[]): string {
       `    path: '${operation.path}',`,
       `    idempotent: ${operation.idempotencyKey === true},`,
       `    responseType: '${operation.responseType ?? 'json'}',`,
+      ...(operation.streams === undefined ? [] : [`    streams: '${operation.streams}',`]),
       `  },`,
     ].join('\n'),
   );

@@ -13,6 +13,7 @@ export const CLIENT_ROUTES = {
     path: '/workflows/{id}/execute',
     idempotent: true,
     responseType: 'json',
+    streams: 'nodes',
   },
   create_workflow: {
     method: 'POST',
@@ -73,6 +74,7 @@ export const CLIENT_ROUTES = {
     path: '/compositions/{id}/execute',
     idempotent: true,
     responseType: 'json',
+    streams: 'deltas',
   },
   create_composition: {
     method: 'POST',
@@ -133,6 +135,7 @@ export const CLIENT_ROUTES = {
     path: '/skills/{id}/execute',
     idempotent: true,
     responseType: 'json',
+    streams: 'deltas',
   },
   export_skill_md: {
     method: 'GET',
@@ -199,6 +202,7 @@ export const CLIENT_ROUTES = {
     path: '/personas/{id}/execute',
     idempotent: true,
     responseType: 'json',
+    streams: 'deltas',
   },
   create_persona: {
     method: 'POST',
