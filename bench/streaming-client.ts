@@ -4,6 +4,7 @@
  * response, so Porch, the upstream and nginx are measured by the same client code.
  */
 import { request } from 'node:http';
+import { createGunzip } from 'node:zlib';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +40,10 @@ export function timedEventStream(url: string, headers: Record<string, string>, b
     req.on('response', (res) => {
       const events: TimedEvent[] = [];
       let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
+      // A compressed stream (a proxy that gzips) is read as it is inflated, flushed piece by piece.
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+      body.setEncoding('utf8');
+      body.on('data', (chunk: string) => {
         const atMs = performance.now() - sentAt;
         buffer += chunk;
         let boundary = buffer.indexOf('\n\n');
@@ -53,8 +56,8 @@ export function timedEventStream(url: string, headers: Record<string, string>, b
           if (!block.startsWith(':')) events.push({ event, atMs, data });
         }
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, events }));
-      res.on('error', reject);
+      body.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, events }));
+      body.on('error', reject);
     });
     req.on('error', reject);
     req.end(payload, () => {
