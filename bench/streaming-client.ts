@@ -66,6 +66,24 @@ export function timedEventStream(url: string, headers: Record<string, string>, b
   });
 }
 
+/** POSTs `body` and resolves with the milliseconds until the whole (JSON) response was read. */
+export function timedJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; totalMs: number }> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } });
+    let sentAt = 0;
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, totalMs: performance.now() - sentAt }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload, () => {
+      sentAt = performance.now();
+    });
+  });
+}
+
 export interface StreamingSetup {
   fake: Child;
   porch: Child;

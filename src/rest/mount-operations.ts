@@ -3,7 +3,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { describeQuota, type InvocationMeta, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
 import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
@@ -117,7 +117,7 @@ export function mountOperations(
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      const request = {
+      const request: InvocationRequest = {
         credentials: credentialsFrom(req),
         authenticated: callers.get(req),
         params: req.params,
@@ -129,7 +129,7 @@ export function mountOperations(
         signal: abort.signal,
         door: 'rest',
         pathStyle: 'located',
-      } as const;
+      };
       if (wantsEventStream(req, operation)) {
         await sendOperationAsEvents(core, operation, request, res, codeSet);
         return;
