@@ -250,6 +250,47 @@ describe('streaming through a provider', () => {
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 1_000_000, reservedTokens: 0 });
   });
 
+  it("streams on the caller's own key without metering it (BYOK)", async () => {
+    await harness.core.byok.set({ accountId }, 'fake', 'sk-byok-of-the-customer-1234');
+    harness.fake.setBehaviour({ content: 'Mine, not yours.', usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+    const events = await collectEvents(await postEventStream(harness.url, personaPath, { key, body: { input: 'hi' } }));
+    expect(deltasOf(events).join('')).toBe('Mine, not yours.');
+    expect(harness.fake.requests[0]?.authorization).toBe('Bearer sk-byok-of-the-customer-1234');
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 1_000_000, reservedTokens: 0 });
+    expect(await onlyUsageRow()).toMatchObject({ byok: true, chargedTokens: 0, totalTokens: 20, status: 'succeeded' });
+  });
+
+  it('streams a failing workflow node as a failed node event, then done with status failed', async () => {
+    const summary = await harness.core.bundles.importBundle(accountId, {
+      workflows: [
+        {
+          key: 'w',
+          name: 'Fails first',
+          nodes: [
+            { id: 'first', kind: 'model', prompt: 'FAIL here' },
+            { id: 'second', kind: 'model', prompt: 'after {{first}}' },
+          ],
+        },
+      ],
+    });
+    harness.fake.setBehaviour({ status: 500 });
+    const events = await collectEvents(await postEventStream(harness.url, `/workflows/${summary.ids['workflow:w']}/execute`, { key, body: {} }));
+    expect(events.map((event) => event.event)).toEqual(['node', 'done']);
+    expect(events[0]?.data).toMatchObject({ node_id: 'first', status: 'failed', error: { code: 'AI_SERVICE_ERROR' } });
+    expect(doneOf<OperationOutput<typeof executeWorkflow>>(events).data).toMatchObject({ status: 'failed', node_results: [] });
+  });
+
+  it('ends a workflow stream whose node was refused the BYOK key with an error event after the node event', async () => {
+    await harness.core.byok.set({ accountId }, 'fake', 'sk-byok-of-the-customer-1234');
+    harness.fake.setBehaviour({ status: 401 });
+    const summary = await harness.core.bundles.importBundle(accountId, {
+      workflows: [{ key: 'w', name: 'One model node', nodes: [{ id: 'draft', kind: 'model', prompt: 'Draft a haiku.' }] }],
+    });
+    const events = await collectEvents(await postEventStream(harness.url, `/workflows/${summary.ids['workflow:w']}/execute`, { key, body: {} }));
+    expect(events.map((event) => event.event)).toEqual(['node', 'error']);
+    expect(events[1]?.data).toMatchObject({ success: false, error: { code: 'BYOK_KEY_INVALID' } });
+  });
+
   function outputPolicy(outputs: 'report' | 'redact' | 'block') {
     return harness.core.accounts.setOrganisationPolicy(organisationId, { guardrailInputs: 'off', guardrailOutputs: outputs, guardrailMinSeverity: 'warn' });
   }
