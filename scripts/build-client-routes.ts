@@ -19,6 +19,7 @@ export function renderClientRoutes(list: readonly Operation[]): string {
       `    idempotent: ${operation.idempotencyKey === true},`,
       `    responseType: '${operation.responseType ?? 'json'}',`,
       `    queueable: ${operation.access === 'keyed' && operation.runKind !== undefined},`,
+      ...(operation.streams === undefined ? [] : [`    streams: '${operation.streams}',`]),
       `  },`,
     ].join('\n'),
   );

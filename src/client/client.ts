@@ -16,6 +16,7 @@ import { type PorchApiError, readApiError } from './errors.js';
 import { decideRetry } from './retry-policy.js';
 import type { ClientRoute } from './route.js';
 import { CLIENT_ROUTES } from './routes.js';
+import { type PorchStreamClient, streamOperation, type StreamOptions } from './stream.js';
 
 /** The operations with a REST route; the others (MCP-only, console-only) have no method here. */
 type KnownOperation = ExposedOn<(typeof operations)[number], 'rest'>;
@@ -77,8 +78,16 @@ export interface AsyncRunMethods {
   waitForRun(runId: string, options?: WaitOptions): Promise<RunDetail>;
 }
 
-/** One method per API operation, and the asynchronous-run helpers. */
-export type PorchClient = { [Op in KnownOperation as OperationId<Op['name']>]: OperationMethod<Op> } & AsyncRunMethods;
+/** The flat request of each operation, by name. */
+type RequestsByName = { [Op in KnownOperation as Op['name']]: OperationRequest<Op> };
+
+/**
+ * One method per API operation, `stream` with the streaming form of the executes (stream.ts), and
+ * the asynchronous-run helpers.
+ */
+export type PorchClient = { [Op in KnownOperation as OperationId<Op['name']>]: OperationMethod<Op> } & {
+  stream: PorchStreamClient<RequestsByName>;
+} & AsyncRunMethods;
 
 export interface RetryEvent {
   operation: string;
@@ -150,9 +159,15 @@ export function createPorchClient(options: PorchClientOptions): PorchClient {
   const base = resolveBase(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch;
 
-  async function send(route: ClientRoute, input: Record<string, unknown>, callOptions: CallOptions, idempotencyKey: string | undefined): Promise<Response> {
+  async function send(
+    route: ClientRoute,
+    input: Record<string, unknown>,
+    callOptions: CallOptions,
+    idempotencyKey: string | undefined,
+    accept = 'application/json',
+  ): Promise<Response> {
     const { path, query, body } = buildRequest(route, input);
-    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': options.apiKey, ...callOptions.headers };
+    const headers: Record<string, string> = { accept, 'x-api-key': options.apiKey, ...callOptions.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     const search = query.toString();
@@ -230,6 +245,18 @@ export function createPorchClient(options: PorchClientOptions): PorchClient {
     const methodName = name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
     client[methodName] = (input, callOptions) => call(name, route, input, callOptions);
   }
+  const stream: Record<string, (input: Record<string, unknown>, streamOptions?: StreamOptions) => unknown> = {};
+  const transport = {
+    send: (route: ClientRoute, input: Record<string, unknown>, headers: Record<string, string>, signal: AbortSignal | undefined) => {
+      const { accept = 'text/event-stream', 'idempotency-key': idempotencyKey, ...rest } = headers;
+      return send(route, input, { headers: rest, ...(signal ? { signal } : {}) }, idempotencyKey, accept);
+    },
+  };
+  for (const [name, route] of Object.entries(CLIENT_ROUTES) as Array<[string, ClientRoute]>) {
+    if (route.streams === undefined) continue;
+    const methodName = name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    stream[methodName] = (input, streamOptions) => streamOperation(transport, route, input, streamOptions);
+  }
   // The methods are built from the route table at run time; their types come from the operations.
-  return { ...client, executeAsync, waitForRun } as unknown as PorchClient;
+  return { ...client, stream, executeAsync, waitForRun } as unknown as PorchClient;
 }

@@ -13,3 +13,4 @@ export {
 } from './client.js';
 export { PorchApiError } from './errors.js';
 export { AI_BACKOFF_MS, DEFAULT_RETRY_AFTER_SECONDS, MAX_RETRIES } from './retry-policy.js';
+export type { StreamedNode, StreamEvent, StreamOptions } from './stream.js';

@@ -8,4 +8,6 @@ export interface ClientRoute {
   responseType: 'json' | 'markdown';
   /** Executions that `Prefer: respond-async` queues as an asynchronous run (`executeAsync`). */
   queueable: boolean;
+  /** What the operation streams with `Accept: text/event-stream` (absent: it cannot stream). */
+  streams?: 'deltas' | 'nodes';
 }

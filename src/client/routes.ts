@@ -15,6 +15,7 @@ export const CLIENT_ROUTES = {
     idempotent: true,
     responseType: 'json',
     queueable: true,
+    streams: 'nodes',
   },
   create_workflow: {
     method: 'POST',
@@ -85,6 +86,7 @@ export const CLIENT_ROUTES = {
     idempotent: true,
     responseType: 'json',
     queueable: true,
+    streams: 'deltas',
   },
   create_composition: {
     method: 'POST',
@@ -155,6 +157,7 @@ export const CLIENT_ROUTES = {
     idempotent: true,
     responseType: 'json',
     queueable: true,
+    streams: 'deltas',
   },
   export_skill_md: {
     method: 'GET',
@@ -232,6 +235,7 @@ export const CLIENT_ROUTES = {
     idempotent: true,
     responseType: 'json',
     queueable: true,
+    streams: 'deltas',
   },
   create_persona: {
     method: 'POST',

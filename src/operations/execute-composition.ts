@@ -17,6 +17,7 @@ export const executeComposition = defineKeyedOperation({
   successStatus: 200,
   scopes: executeScopes('composition'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z.strictObject({
     variables: variablesSchema.optional(),
@@ -25,5 +26,6 @@ export const executeComposition = defineKeyedOperation({
     ...versionSelectorFields,
   }),
   output: z.object(executionResultFields).describe('The composition execution result.'),
-  run: ({ id, ...input }, { core, caller, signal, queuedRun }) => core.executions.executeComposition(caller, id, input, { signal, queuedRun }),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) =>
+    core.executions.executeComposition(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -17,6 +17,7 @@ export const executePersona = defineKeyedOperation({
   successStatus: 200,
   scopes: executeScopes('persona'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z.strictObject({
     input: inputTextSchema.min(1, 'must not be empty').describe('The user message.'),
@@ -29,5 +30,5 @@ export const executePersona = defineKeyedOperation({
   output: z
     .object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') })
     .describe('The persona execution result.'),
-  run: ({ id, ...input }, { core, caller, signal, queuedRun }) => core.executions.executePersona(caller, id, input, { signal, queuedRun }),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) => core.executions.executePersona(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -17,6 +17,7 @@ export const executeSkill = defineKeyedOperation({
   successStatus: 200,
   scopes: executeScopes('skill'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z
     .strictObject({
@@ -31,5 +32,5 @@ export const executeSkill = defineKeyedOperation({
     // The refinement as JSON Schema, so the document refuses a call with neither, as the server does.
     .meta({ anyOf: [{ required: ['input'] }, { required: ['context'] }] }),
   output: z.object({ ...executionResultFields, skill_name: z.string().describe('Name of the skill that ran.') }).describe('The skill execution result.'),
-  run: ({ id, ...input }, { core, caller, signal, queuedRun }) => core.executions.executeSkill(caller, id, input, { signal, queuedRun }),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) => core.executions.executeSkill(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -43,6 +43,7 @@ export const executeWorkflow = defineKeyedOperation({
   successStatus: 200,
   scopes: executeScopes('workflow'),
   idempotencyKey: true,
+  streams: 'nodes',
   params: idParams,
   body: z.strictObject({
     variables: variablesSchema.optional().describe('Values for the workflow variables, by name.'),
@@ -62,6 +63,6 @@ export const executeWorkflow = defineKeyedOperation({
       token_usage: tokenUsageSchema,
     })
     .describe('The workflow execution result.'),
-  run: ({ id, variables, inputs, ...input }, { core, caller, signal, queuedRun }) =>
-    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, { signal, queuedRun }),
+  run: ({ id, variables, inputs, ...input }, { core, caller, signal, events, queuedRun }) =>
+    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, { signal, queuedRun, ...events }),
 });

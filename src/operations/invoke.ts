@@ -9,6 +9,7 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { type Door, recordFailure } from '../core/telemetry/telemetry.js';
 import { formatZodError } from '../core/validation.js';
@@ -38,6 +39,21 @@ export interface InvocationRequest {
   streamLists?: boolean;
   /** The caller asked for the execution to be queued (`Prefer: respond-async`); honoured by `runKind` operations. */
   respondAsync?: boolean;
+  /**
+   * A door that streams an operation which can (`operation.streams`): its listeners. Ignored for
+   * other operations. The result is the same as without them.
+   */
+  events?: InvocationEvents | undefined;
+}
+
+/** The listeners a streaming door passes: the execution's events, and the moment it starts. */
+export interface InvocationEvents extends ExecutionEvents {
+  /**
+   * Called once, when every check before the run has passed (authentication, scope, rate limit,
+   * validation), with the quota as it stands then: what a door that answers as the operation
+   * goes must send in its headers. A refusal before this point is an ordinary error result.
+   */
+  onStart?(meta: InvocationMeta): void;
 }
 
 /** The status of an answer that queued a run instead of executing it. */
@@ -203,6 +219,23 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (decision.refusal) throw decision.refusal;
 
     const input = parseOperationInput(operation, request);
+    const { runKind } = operation;
+    // Asked to respond async, a stream is not opened: the run is queued and answered at once.
+    if (request.respondAsync && runKind !== undefined) {
+      // Queued, not executed: the run holds no in-flight slot until a process claims it, and the
+      // per-account bound on running runs applies then. A key replays a queued answer only for
+      // another asynchronous request, so the mode is part of what the key remembers.
+      const { id, ...inputs } = input;
+      const queuer = caller;
+      const enqueue = () => core.runQueue.enqueue(queuer, runKind, String(id), inputs);
+      const { status, data } =
+        operation.idempotencyKey && request.idempotencyKey !== undefined
+          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS)
+          : { status: QUEUED_STATUS, data: await enqueue() };
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
+    }
+    const events = operation.streams === undefined ? undefined : request.events;
     const context = {
       core,
       caller,
@@ -212,27 +245,18 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
       pollAfter: (seconds: number) => {
         meta.pollAfterSeconds = seconds;
       },
+      ...(events === undefined ? {} : { events: { onDelta: events.onDelta, onNode: events.onNode } }),
     };
+    if (events?.onStart !== undefined) {
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      events.onStart({ ...meta });
+    }
     if (request.streamLists && operation.streamItems && input.limit === undefined) {
       const pages = operation.streamItems(input, context);
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
       return { ok: true, status: operation.successStatus, data: undefined, pages, meta };
     }
     const keyedCaller = caller;
-    const { runKind } = operation;
-    if (request.respondAsync && runKind !== undefined) {
-      // Queued, not executed: the run holds no in-flight slot until a process claims it, and the
-      // per-account bound on running runs applies then. A key replays a queued answer only for
-      // another asynchronous request, so the mode is part of what the key remembers.
-      const { id, ...inputs } = input;
-      const enqueue = () => core.runQueue.enqueue(keyedCaller, runKind, String(id), inputs);
-      const { status, data } =
-        operation.idempotencyKey && request.idempotencyKey !== undefined
-          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS)
-          : { status: QUEUED_STATUS, data: await enqueue() };
-      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
-      return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
-    }
     // Executions hold reservations and provider calls open, and scans of long texts hold the
     // sanitiser's worker, so a key may have only so many of them in flight.
     const run = () =>

@@ -9,6 +9,7 @@ import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import type { QueuedRunHooks } from '../core/execution/executions.js';
 import type { RunKind } from '../db/store.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -64,7 +65,19 @@ export interface OperationContext<CallerType> {
   queuedRun?: QueuedRunHooks | undefined;
   /** Tells a poller when to ask again: the answer is still changing (doors send it as `Retry-After`). */
   pollAfter?(seconds: number): void;
+  /**
+   * Listeners of a door that streams the operation (see `streams`): text deltas, finished
+   * workflow nodes. Absent otherwise; the operation's answer is the same either way.
+   */
+  events?: ExecutionEvents | undefined;
 }
+
+/**
+ * What an operation can stream while it runs, for a door that asks (REST `Accept:
+ * text/event-stream`, MCP progress): `deltas`, the answer's text as the model produces it;
+ * `nodes`, each workflow node as it finishes.
+ */
+export type StreamKind = 'deltas' | 'nodes';
 
 interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name extends string> {
   /** snake_case, verb first: the MCP tool name; the operationId is its camelCase. */
@@ -106,6 +119,8 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
    * from the response is the document. Errors are always the JSON envelope.
    */
   responseType?: 'json' | 'markdown';
+  /** What the operation streams to a door that asks for it (absent: it cannot stream). */
+  streams?: StreamKind;
 }
 
 export interface KeyedOperation<

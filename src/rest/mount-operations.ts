@@ -3,10 +3,11 @@ import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { describeQuota, type InvocationMeta, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { SITE_PATHS } from '../operations/site-paths.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { sendListPages } from './list-stream.js';
 import { DEFAULT_BODY_LIMIT_BYTES, hasBody, jsonBody } from './middleware.js';
 
@@ -131,7 +132,7 @@ export function mountOperations(
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      const result = await invokeOperation(core, operation, {
+      const request: InvocationRequest = {
         credentials: credentialsFrom(req),
         authenticated: callers.get(req),
         params: req.params,
@@ -143,9 +144,14 @@ export function mountOperations(
         signal: abort.signal,
         door: 'rest',
         pathStyle: 'located',
-        streamLists: true,
-        respondAsync: prefersRespondAsync(req),
-      });
+      };
+      const respondAsync = prefersRespondAsync(req);
+      // Prefer: respond-async wins over Accept: text/event-stream: the run is queued, so there is nothing to stream.
+      if (!respondAsync && wantsEventStream(req, operation)) {
+        await sendOperationAsEvents(core, operation, request, res, codeSet);
+        return;
+      }
+      const result = await invokeOperation(core, operation, { ...request, streamLists: true, respondAsync });
       setMetaHeaders(res, result.meta);
       if (result.ok && result.queuedRunId !== undefined) {
         res.setHeader('Location', `${runsUrl}/${result.queuedRunId}`);

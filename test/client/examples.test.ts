@@ -45,6 +45,12 @@ describe('examples', { timeout: 60_000 }, () => {
     expect(stdout).toContain('"announcement"');
   });
 
+  it('stream-persona.mjs prints the answer as it streams, then what it cost', async () => {
+    const { code, stdout, stderr } = await example('stream-persona.mjs', 'one two three four');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^one two three four\n-- 4 deltas from echo\/echo, \d+ tokens, \d+ credits left/);
+  });
+
   it('execute-composition.mjs executes with a model override', async () => {
     const { code, stdout, stderr } = await example('execute-composition.mjs');
     expect(code, stderr).toBe(0);

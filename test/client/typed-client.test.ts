@@ -39,7 +39,17 @@ describe('client types', () => {
     expect(readFileSync('src/client/routes.ts', 'utf8')).toBe(renderClientRoutes(exposedOn(operations, 'rest')));
     const client = createPorchClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' });
     const expected = exposedOn(operations, 'rest').map((operation) => operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()));
-    expect(Object.keys(client).sort()).toEqual([...expected, 'executeAsync', 'waitForRun'].sort());
+    expect(Object.keys(client).sort()).toEqual([...expected, 'stream', 'executeAsync', 'waitForRun'].sort());
+    const streaming = operations
+      .filter((operation) => operation.streams !== undefined)
+      .map((operation) => operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()));
+    expect(Object.keys(client.stream).sort()).toEqual(streaming.sort());
+  });
+
+  it('types each streamed event: the done event carries the non-streamed method’s result', () => {
+    type Events = ReturnType<PorchClient['stream']['executeWorkflow']> extends AsyncGenerator<infer Event> ? Event : never;
+    expectTypeOf<Extract<Events, { event: 'done' }>['data']>().toEqualTypeOf<OperationOutput<typeof executeWorkflow>>();
+    expectTypeOf<Parameters<PorchClient['stream']['executeWorkflow']>[0]>().toEqualTypeOf<OperationRequest<typeof executeWorkflow>>();
   });
 
   it('queues only the executions that can run asynchronously, with their own input types', () => {
@@ -65,6 +75,20 @@ describe('client against a real server', () => {
   afterEach(async () => {
     await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
     await harness.close();
+  });
+
+  it('streams a workflow as node events then done, and throws refusals as PorchApiError', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const client = createPorchClient({ baseUrl: harness.url, apiKey: key });
+    const events = [];
+    for await (const event of client.stream.executeWorkflow({ id: ids['workflow:release-announcement'] ?? '', variables: RELEASE_VARIABLES }))
+      events.push(event);
+    expect(events.map((event) => event.event)).toEqual(['node', 'node', 'node', 'node', 'done']);
+    const done = events.at(-1);
+    expect(done?.event === 'done' && done.data.status).toBe('completed');
+
+    const refused = client.stream.executePersona({ id: ids['persona:plain-editor'] ?? '', input: '' });
+    await expect(refused.next()).rejects.toMatchObject({ name: 'PorchApiError', status: 400, code: 'VALIDATION_ERROR' });
   });
 
   it('charges a retried execution once: the retry replays the stored result', async () => {

@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
-import { runWorkflow, type NodeResult } from '../engine/run-workflow.js';
+import { runWorkflow, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -100,13 +100,24 @@ export interface QueuedRunHooks {
   record(outcome: RunOutcome): Promise<void>;
 }
 
-/** What a door or the run queue attaches to an execution besides its input. */
+/**
+ * What a door or the run queue may attach to one execution: its cancellation, the listeners a
+ * streaming door uses, and the queued run it executes. The result of the execution is the same
+ * with or without them.
+ */
 export interface ExecutionHooks {
-  /** Aborted when the client goes away, or when a queued run is cancelled. */
+  /** Aborted when the caller goes away or a queued run is cancelled: stops the provider call (a stream is settled on what it cost). */
   signal?: AbortSignal | undefined;
+  /** Compositions, skills and personas: the answer's text as the provider produces it (streams the call). */
+  onDelta?: ((text: string) => void) | undefined;
+  /** Workflows: each node's trace entry when it completes or fails, and how many of the run's nodes have. */
+  onNode?: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
   /** Present when the execution is a queued run's. */
   queuedRun?: QueuedRunHooks | undefined;
 }
+
+/** The listeners of ExecutionHooks: what a streaming door hands in through the invocation path. */
+export type ExecutionEvents = Pick<ExecutionHooks, 'onDelta' | 'onNode'>;
 
 export interface ExecutionOptions extends VersionSelector {
   model?: string | undefined;
@@ -156,7 +167,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
     const recorded = { ...run, model: resolved.id, usage: runs.NO_USAGE, chargedTokens: 0 };
     let result: Awaited<ReturnType<ModelCaller['call']>>;
     try {
-      result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
+      const request = { model: resolved, messages, temperature: options.temperature };
+      result = hooks.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, hooks.onDelta);
     } catch (err) {
       await record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) }, hooks);
       throw err;
@@ -295,7 +307,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
       input: VersionSelector & { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
       hooks: ExecutionHooks = {},
     ): Promise<WorkflowExecutionResult> {
-      const { signal } = hooks;
+      const { signal, onNode } = hooks;
       const { record: workflow, version } = await deps.lifecycle.resolve('workflow', caller.account.id, id, input);
       const definition = definitionOf(workflow.id, version, workflow.definition);
       const organisation = await organisationOf(caller);
@@ -361,6 +373,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         ...deps.workflowLimits,
         clock,
         ...(signal ? { signal } : {}),
+        ...(onNode ? { onNodeFinished: onNode } : {}),
       });
       const response: WorkflowExecutionResult = {
         run_id: runId,

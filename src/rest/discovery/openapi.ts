@@ -19,6 +19,7 @@ import { queuedRunSchema } from '../../operations/self-service-schemas.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
 import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
 import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
+import { EVENT_STREAM_MEDIA_TYPE } from '../event-stream.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const MARKDOWN_MEDIA_TYPE = 'text/markdown';
@@ -359,7 +360,38 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
   const dataJson = toOpenApiSchema(operation.output, 'output', shared);
   const example = acceptedExample(operation.output, dataJson, false, shared, (data) => ({ success: true, data }));
   response.content = { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
+  if (operation.streams !== undefined) {
+    response.description += ` With \`Accept: ${EVENT_STREAM_MEDIA_TYPE}\`: Server-Sent Events (see the media type).`;
+    response.content[EVENT_STREAM_MEDIA_TYPE] = { schema: eventStreamSchema(operation.streams), example: eventStreamExample(operation.streams) };
+  }
   return response;
+}
+
+/**
+ * The event stream of an operation that can stream (src/rest/event-stream.ts). OpenAPI 3.1 has
+ * no schema for a sequence of events, so the body is a string and its events are listed here.
+ */
+function eventStreamSchema(streams: NonNullable<Operation['streams']>): JsonSchema {
+  const progress =
+    streams === 'deltas'
+      ? '`delta`, data `{"text": "..."}`: the answer\'s text as the model produces it (one event with the whole checked answer when the organisation\'s output guardrail is redact or block)'
+      : "`node`, data: the node's trace entry (as in `node_results`) when it completes or fails";
+  return {
+    type: 'string',
+    description:
+      `Server-Sent Events, each \`event: <name>\` and one \`data:\` line of JSON: ${progress}; then ` +
+      '`done`, data `{"data": <the result, exactly as the JSON response\'s data>, "credits_remaining": <whole credits after the call>}`, ' +
+      'or `error`, data: the error envelope, for a failure after the stream started (earlier failures are the JSON error responses). ' +
+      'Lines starting with `:` are keep-alive comments. A client that disconnects stops the model call; the credits it used are still charged.',
+  };
+}
+
+function eventStreamExample(streams: NonNullable<Operation['streams']>): string {
+  const progress =
+    streams === 'deltas'
+      ? 'event: delta\ndata: {"text":"Hello"}\n\nevent: delta\ndata: {"text":" world"}\n\n'
+      : 'event: node\ndata: {"node_id":"draft","kind":"model","status":"completed",...}\n\n';
+  return `${progress}event: done\ndata: {"data":{...},"credits_remaining":998}\n\n`;
 }
 
 /**

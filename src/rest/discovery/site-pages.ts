@@ -45,6 +45,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.',
   },
   {
+    slug: 'streaming',
+    file: 'docs/streaming.md',
+    title: 'Streaming',
+    summary: 'Server-Sent Events from the executes: the events, errors, guardrails, disconnects and billing, MCP progress.',
+  },
+  {
     slug: 'authoring',
     file: 'docs/authoring.md',
     title: 'Authoring',
