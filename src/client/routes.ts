@@ -356,4 +356,58 @@ export const CLIENT_ROUTES = {
     idempotent: false,
     responseType: 'json',
   },
+  list_webhooks: {
+    method: 'GET',
+    path: '/webhooks',
+    idempotent: false,
+    responseType: 'json',
+  },
+  create_webhook: {
+    method: 'POST',
+    path: '/webhooks',
+    idempotent: false,
+    responseType: 'json',
+  },
+  get_webhook: {
+    method: 'GET',
+    path: '/webhooks/{id}',
+    idempotent: false,
+    responseType: 'json',
+  },
+  update_webhook: {
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    idempotent: false,
+    responseType: 'json',
+  },
+  delete_webhook: {
+    method: 'DELETE',
+    path: '/webhooks/{id}',
+    idempotent: false,
+    responseType: 'json',
+  },
+  rotate_webhook_secret: {
+    method: 'POST',
+    path: '/webhooks/{id}/rotate-secret',
+    idempotent: false,
+    responseType: 'json',
+  },
+  list_webhook_deliveries: {
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries',
+    idempotent: false,
+    responseType: 'json',
+  },
+  redeliver_webhook: {
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+    idempotent: false,
+    responseType: 'json',
+  },
+  set_credits_low_threshold: {
+    method: 'PATCH',
+    path: '/account/credits-low-threshold',
+    idempotent: false,
+    responseType: 'json',
+  },
 } as const satisfies Record<string, ClientRoute>;

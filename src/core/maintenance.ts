@@ -2,7 +2,8 @@
  * Housekeeping the server runs on a timer: what crashed processes held (their leases ran out) is
  * released, reservations left open past their time go back to their accounts, and idempotency
  * records past their 24 hours are dropped, and run payloads and the versions of deleted resources
- * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept).
+ * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept),
+ * and so are webhook delivery payloads (their attempts' status codes and timings are kept).
  */
 import type { Logger } from 'pino';
 import type { InstanceRepository } from '../db/store.js';
@@ -12,6 +13,7 @@ import type { IdempotencyService } from './idempotency.js';
 import type { Instance } from './instance.js';
 import type { LifecycleService } from './catalog/lifecycle.js';
 import type { RunService } from './runs/runs.js';
+import type { WebhookService } from './webhooks/webhooks.js';
 
 /** Often enough that a crash's reservations return within a minute of its lease ending; cheap when idle. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -22,12 +24,14 @@ export interface SweepReport {
   expiredIdempotencyRecords: number;
   prunedRunPayloads: number;
   prunedDeletedVersions: number;
+  prunedWebhookPayloads: number;
 }
 
 export interface MaintenanceDependencies {
   credits: CreditService;
   idempotency: IdempotencyService;
   runs: Pick<RunService, 'prunePayloads'>;
+  webhooks: Pick<WebhookService, 'prunePayloads'>;
   catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
@@ -36,7 +40,7 @@ export interface MaintenanceDependencies {
   logger: Logger;
 }
 
-export function createMaintenance({ credits, idempotency, runs, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
+export function createMaintenance({ credits, idempotency, runs, webhooks, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
     await instance.renew();
     const report = {
@@ -45,6 +49,7 @@ export function createMaintenance({ credits, idempotency, runs, catalog, instanc
       expiredIdempotencyRecords: await idempotency.deleteExpired(),
       prunedRunPayloads: await runs.prunePayloads(),
       prunedDeletedVersions: await catalog.pruneDeletedVersions(),
+      prunedWebhookPayloads: await webhooks.prunePayloads(),
     };
     if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
     else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');

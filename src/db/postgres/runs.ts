@@ -3,14 +3,23 @@ import type { PostgresDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { runListWhere } from '../run-filters.js';
 import type { RunRepository } from '../store.js';
+import { inTransaction } from './transaction.js';
+import { enqueueWebhookEvents } from './webhooks.js';
 
 const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
 
 /** Runs newest first (ids are UUIDv7); lists read every column but the payload. */
 export function createRunRepository(db: PostgresDatabase): RunRepository {
   return {
-    async insert(run) {
-      await db.insert(runs).values(run);
+    async insert(run, events = []) {
+      if (events.length === 0) {
+        await db.insert(runs).values(run);
+        return;
+      }
+      await inTransaction(db, async (tx) => {
+        await tx.insert(runs).values(run);
+        await enqueueWebhookEvents(tx, events);
+      });
     },
     async findOwned({ accountId, id }) {
       return (
