@@ -380,6 +380,18 @@ describe('endpoints', () => {
     expect((await harness.api('GET', `/webhooks/${endpoint.id}`, { key: owner.key })).status).toBe(404);
   });
 
+  it('the credits.low threshold refuses a negative or non-numeric value and turns off with null', async () => {
+    const owner = await holder();
+    for (const threshold_credits of [-1, 'ten', 1.0001]) {
+      const refused = await harness.api('PATCH', '/account/credits-low-threshold', { key: owner.key, body: { threshold_credits } });
+      expect(refused.status, describeResponse(refused)).toBe(400);
+      expect(refused.body.error.message).toContain('threshold_credits');
+    }
+    const off = await harness.api('PATCH', '/account/credits-low-threshold', { key: owner.key, body: { threshold_credits: null } });
+    expect(off.body.data).toEqual({ threshold_credits: null });
+    expect(await harness.core.webhooks.lowBalanceThreshold(owner.accountId)).toBeNull();
+  });
+
   it('refuses unknown events and an empty update', async () => {
     const owner = await holder();
     const unknown = await harness.api('POST', '/webhooks', { key: owner.key, body: { url: 'http://127.0.0.1:9/hook', events: ['run.started'] } });

@@ -131,6 +131,11 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
 
   return {
     async create(accountId: string, input: EndpointInput): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
+      // The CLI names accounts by id; a key's own account always exists, and is on Expert.
+      const account = await store.accounts.findById(accountId);
+      if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
+      if (account.plan !== 'expert')
+        throw new PorchError('VALIDATION_ERROR', `Webhooks are an Expert-plan feature; this account is on the ${account.plan} plan.`);
       await requireSafeUrl(input.url);
       const now = clock.now();
       const id = newId();
@@ -222,6 +227,7 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
     },
 
     async setLowBalanceThreshold(accountId: string, thresholdCredits: number | null): Promise<{ threshold_credits: number | null }> {
+      if (!(await store.accounts.findById(accountId))) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
       const thresholdTokens = thresholdCredits === null ? null : Math.round(thresholdCredits * TOKENS_PER_CREDIT);
       await store.credits.setLowBalanceThreshold({ accountId, thresholdTokens, at: clock.now() });
       return { threshold_credits: thresholdTokens === null ? null : thresholdTokens / TOKENS_PER_CREDIT };
