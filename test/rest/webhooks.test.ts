@@ -269,6 +269,24 @@ describe('retries and faults', () => {
   });
 });
 
+describe('retention', () => {
+  it('drops delivery payloads after retention.run_days, keeping status codes and timings; a pruned delivery cannot be redelivered', async () => {
+    const owner = await holder();
+    const hooks = await receiver();
+    const { endpoint } = await createEndpoint(owner, hooks.url);
+    await execute(owner);
+    await drain();
+    harness.clock.advance((harness.config.runRetentionDays + 1) * 86_400_000);
+    expect((await harness.core.maintenance.sweep()).prunedWebhookPayloads).toBe(1);
+    const [pruned] = await deliveries(owner, endpoint.id);
+    expect(pruned).toMatchObject({ status: 'succeeded', payload_available: false, last_status_code: 204 });
+    expect(pruned?.attempt_log).toMatchObject([{ status_code: 204, error: null }]);
+    const redelivered = await harness.api('POST', `/webhooks/${endpoint.id}/deliveries/${pruned?.id}/redeliver`, { key: owner.key });
+    expect(redelivered.status, describeResponse(redelivered)).toBe(409);
+    expect(redelivered.body.error.message).toContain('retention.run_days');
+  });
+});
+
 describe('secrets', () => {
   it('rotation signs with both secrets during the grace period, then with the new one only', async () => {
     const owner = await holder();
