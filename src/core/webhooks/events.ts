@@ -18,11 +18,13 @@ export function webhookEvent(accountId: string, type: WebhookEventType, data: un
 /**
  * `run.completed` or `run.failed` for a finished run: its summary as `get_run` shows it, without
  * inputs and result (they may hold personal data; the receiver fetches them with the run id).
- * A run in any other state (queued, running, cancelled) emits nothing.
+ * A run in any other state (queued, running, cancelled) emits nothing. `finishedAt` is the
+ * event's time: a synchronous run is recorded when it finishes (its `createdAt`); an
+ * asynchronous run's final write passes the time it finished.
  */
-export function runFinishedEvents(run: RunRecord): WebhookEventRecord[] {
+export function runFinishedEvents(run: RunRecord, finishedAt: number = run.createdAt): WebhookEventRecord[] {
   if (run.status !== 'completed' && run.status !== 'failed') return [];
-  return [webhookEvent(run.accountId, `run.${run.status}`, runView(run, run.payload !== null), run.createdAt)];
+  return [webhookEvent(run.accountId, `run.${run.status}`, runView(run, run.payload !== null), finishedAt)];
 }
 
 /** `credits.low`: the balance after the settlement that took it below the account's threshold. */

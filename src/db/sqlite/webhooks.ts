@@ -68,6 +68,15 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
     return true;
   });
 
+  // Every serving process polls about once a second: a plain read first, so an idle outbox never
+  // takes the write lock (other processes on the same file would queue behind it).
+  const anyDue = onFirstUse(() =>
+    db.$client.prepare<{ now: number }, { due: number }>(
+      `select 1 as due from webhook_deliveries
+       where status = 'pending' and next_attempt_at <= @now and (claimed_until is null or claimed_until <= @now) limit 1`,
+    ),
+  );
+
   const claim = immediateTransaction(db, (now: number, limit: number, claimUntil: number): ClaimedWebhookDelivery[] => {
     const rows = db
       .select({
@@ -191,6 +200,7 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
       return enqueue([event]);
     },
     async claimDue({ now, limit, claimUntil }) {
+      if (anyDue().get({ now }) === undefined) return [];
       return claim(now, limit, claimUntil);
     },
     async recordAttempt(result) {
