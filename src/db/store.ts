@@ -770,6 +770,15 @@ export interface WebhookAttemptResult {
   nextAttemptAt: number | null;
 }
 
+export interface WebhookClaimRequest {
+  now: number;
+  limit: number;
+  claimUntil: number;
+  maxPerEndpoint: number;
+  /** Attempts in flight per endpoint id in the claiming process. */
+  busy: ReadonlyMap<string, number>;
+}
+
 export type WebhookEndpointChanges = Partial<Pick<WebhookEndpointRecord, 'url' | 'description' | 'events' | 'enabled'>>;
 
 export type RedeliverOutcome = 'queued' | 'not_found' | 'pending' | 'pruned';
@@ -790,8 +799,10 @@ export interface WebhookRepository {
   /**
    * Claims up to `limit` pending deliveries due at `now` (unclaimed, or whose claim expired: its
    * process died) of enabled endpoints, until `claimUntil`; atomic, so no two processes claim one.
+   * At most `maxPerEndpoint` per endpoint, counting the `busy` attempts the caller already has in
+   * flight there, so one endpoint's backlog never takes every slot from the others.
    */
-  claimDue(request: { now: number; limit: number; claimUntil: number }): Promise<ClaimedWebhookDelivery[]>;
+  claimDue(request: WebhookClaimRequest): Promise<ClaimedWebhookDelivery[]>;
   /** Logs the attempt and moves the delivery on (done, or due again), releasing its claim. */
   recordAttempt(result: WebhookAttemptResult): Promise<void>;
   /** One endpoint's deliveries, newest first; `page.cursor` is an event id. */

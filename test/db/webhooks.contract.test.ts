@@ -56,7 +56,8 @@ async function addEndpoint(store: Store, endpoint: WebhookEndpointRecord): Promi
   return endpoint;
 }
 
-const claimAll = (store: Store, now = T0) => store.webhooks.claimDue({ now, limit: 100, claimUntil: now + MINUTE_MS });
+const NOTHING_BUSY: ReadonlyMap<string, number> = new Map();
+const claimAll = (store: Store, now = T0) => store.webhooks.claimDue({ now, limit: 100, claimUntil: now + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY });
 
 describeEachEngine('webhook storage', (engine) => {
   it('a run insert writes one delivery per enabled endpoint of its account subscribed to the event, in its transaction', async () => {
@@ -137,10 +138,26 @@ describeEachEngine('webhook storage', (engine) => {
     if (store.describe().ephemeral) context.skip();
     await addEndpoint(store, endpointRecord(account.id));
     for (let index = 0; index < 20; index++) await store.webhooks.enqueue(eventRecord(account.id));
-    const claims = await Promise.all([store, other, store, other].map((each) => each.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS })));
+    const claims = await Promise.all(
+      [store, other, store, other].map((each) =>
+        each.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY }),
+      ),
+    );
     const ids = claims.flat().map((delivery) => delivery.eventId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(20);
+  });
+
+  it('a claim takes at most the per-endpoint bound, counting what is busy, so other endpoints get slots', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const crowded = await addEndpoint(store, endpointRecord(account.id));
+    const quiet = await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    for (let index = 0; index < 10; index++) await store.webhooks.enqueue(eventRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
+    const claimed = await store.webhooks.claimDue({ now: T0 + 1, limit: 4, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 2, busy: new Map([[crowded.id, 1]]) });
+    expect(claimed.filter((delivery) => delivery.endpointId === crowded.id)).toHaveLength(1);
+    expect(claimed.filter((delivery) => delivery.endpointId === quiet.id)).toHaveLength(1);
   });
 
   it('credits.low is written only by the settlement that takes the balance across the threshold', async () => {

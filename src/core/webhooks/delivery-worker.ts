@@ -4,8 +4,9 @@
  * package), POSTs it with a per-attempt timeout, records the attempt, and schedules the next one
  * or ends the delivery.
  *
- * A receiver can only ever cost its own deliveries: attempts run concurrently up to a bound, each
- * is cut off at its timeout, redirects are not followed (a 3xx is a failed attempt: following one
+ * A receiver can only ever cost its own deliveries: attempts run concurrently up to a bound (and
+ * at most a few per endpoint, so one endpoint's backlog cannot take every slot), each is cut off
+ * at its timeout, redirects are not followed (a 3xx is a failed attempt: following one
  * would let a public endpoint point Porch at an internal address), and the address connected to
  * is the one the SSRF guard checked just before.
  *
@@ -32,6 +33,12 @@ const HOUR_MS = 60 * MINUTE_MS;
  * over about 27 hours, so a receiver down for a day still gets the event; then it is failed.
  */
 export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5 * SECOND_MS, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 10 * HOUR_MS];
+
+/**
+ * Attempts one endpoint may have in flight in one process: a receiver that hangs holds at most
+ * these slots for its timeout, and the rest go to the other endpoints.
+ */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
 
 /** Bytes of a receiver's answer read before the connection is dropped: the body is never used. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -118,6 +125,12 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   /** A claim outlives its attempt by this much; after it, a crashed process's delivery is claimed again. */
   const claimMs = timeoutMs + MINUTE_MS;
   const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>();
+  const adjustBusy = (endpointId: string, by: number) => {
+    const count = (busy.get(endpointId) ?? 0) + by;
+    if (count > 0) busy.set(endpointId, count);
+    else busy.delete(endpointId);
+  };
 
   async function attempt(delivery: ClaimedWebhookDelivery): Promise<AttemptOutcome> {
     const check = await checkWebhookUrl(delivery.url, allowHosts, resolve);
@@ -173,11 +186,15 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const free = concurrency - inFlight.size;
     if (free <= 0) return 0;
     const now = clock.now();
-    const claimed = await store.claimDue({ now, limit: free, claimUntil: now + claimMs });
+    const claimed = await store.claimDue({ now, limit: free, claimUntil: now + claimMs, maxPerEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT, busy });
     for (const delivery of claimed) {
+      adjustBusy(delivery.endpointId, 1);
       const running: Promise<void> = deliver(delivery)
         .catch((err: unknown) => logger.error({ err, endpointId: delivery.endpointId, eventId: delivery.eventId }, 'a webhook attempt could not be recorded'))
-        .finally(() => inFlight.delete(running));
+        .finally(() => {
+          inFlight.delete(running);
+          adjustBusy(delivery.endpointId, -1);
+        });
       inFlight.add(running);
     }
     return claimed.length;

@@ -7,6 +7,7 @@ import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
+import { CANDIDATES_PER_SLOT, pickClaims } from '../webhook-claims.js';
 import type { ClaimedWebhookDelivery, WebhookEndpointRecord, WebhookEventRecord, WebhookEventType, WebhookRepository } from '../store.js';
 
 /**
@@ -106,25 +107,39 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
     async enqueue(event) {
       return enqueueWebhookEvents(db, [event]);
     },
-    async claimDue({ now, limit, claimUntil }) {
-      const result = await db.execute<ClaimedRow>(sql`
-        with due as (
+    async claimDue({ now, limit, claimUntil, maxPerEndpoint, busy }) {
+      const rows = await inTransaction(db, async (tx) => {
+        // Candidates are locked (SKIP LOCKED: another process's are passed over, never waited for);
+        // the ones not picked are released when the transaction ends.
+        const candidates = await tx.execute<{ endpoint_id: string; event_id: string }>(sql`
           select d.endpoint_id, d.event_id from webhook_deliveries d
           join webhook_endpoints e on e.id = d.endpoint_id
           where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_until is null or d.claimed_until <= ${now})
             and e.enabled and d.payload is not null
           order by d.next_attempt_at
-          limit ${limit}
-          for update of d skip locked
-        ), claimed as (
-          update webhook_deliveries d set claimed_until = ${claimUntil}
-          from due where d.endpoint_id = due.endpoint_id and d.event_id = due.event_id
-          returning d.*
-        )
-        select claimed.*, e.url, e.encrypted_secret, e.previous_encrypted_secret, e.previous_secret_expires_at
-        from claimed join webhook_endpoints e on e.id = claimed.endpoint_id
-        order by claimed.next_attempt_at`);
-      return result.rows.map(
+          limit ${limit * CANDIDATES_PER_SLOT}
+          for update of d skip locked`);
+        const picked = pickClaims(
+          candidates.rows.map((row) => ({ endpointId: row.endpoint_id, eventId: row.event_id })),
+          { limit, maxPerEndpoint, busy },
+        );
+        if (picked.length === 0) return [];
+        const keys = sql.join(
+          picked.map((row) => sql`(${row.endpointId}, ${row.eventId})`),
+          sql`, `,
+        );
+        const claimed = await tx.execute<ClaimedRow>(sql`
+          with claimed as (
+            update webhook_deliveries d set claimed_until = ${claimUntil}
+            where (d.endpoint_id, d.event_id) in (${keys})
+            returning d.*
+          )
+          select claimed.*, e.url, e.encrypted_secret, e.previous_encrypted_secret, e.previous_secret_expires_at
+          from claimed join webhook_endpoints e on e.id = claimed.endpoint_id
+          order by claimed.next_attempt_at`);
+        return claimed.rows;
+      });
+      return rows.map(
         (row): ClaimedWebhookDelivery => ({
           endpointId: row.endpoint_id,
           eventId: row.event_id,

@@ -1,7 +1,7 @@
 /**
  * Webhooks on SQLite: endpoints, the outbox of deliveries and the attempt log.
  *
- * `enqueueWebhookEvents` is the one write on the hot path: the runs repository (and the
+ * `prepareWebhookEnqueue` is the one write on the hot path: the runs repository (and the
  * settlement that emits `credits.low`) call it inside their own transaction, so a delivery is
  * written exactly when what it reports is. It is one INSERT ... SELECT per event over the
  * account's endpoints (an index probe that finds nothing for an account without any).
@@ -11,8 +11,10 @@ import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
+import { CANDIDATES_PER_SLOT, pickClaims } from '../webhook-claims.js';
 import type {
   ClaimedWebhookDelivery,
+  WebhookClaimRequest,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
   WebhookEventRecord,
@@ -77,7 +79,7 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
     ),
   );
 
-  const claim = immediateTransaction(db, (now: number, limit: number, claimUntil: number): ClaimedWebhookDelivery[] => {
+  const claim = immediateTransaction(db, ({ now, limit, claimUntil, maxPerEndpoint, busy }: WebhookClaimRequest): ClaimedWebhookDelivery[] => {
     const rows = db
       .select({
         delivery: webhookDeliveries,
@@ -98,10 +100,14 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
         ),
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(limit)
+      .limit(limit * CANDIDATES_PER_SLOT)
       .all();
     const claimed: ClaimedWebhookDelivery[] = [];
-    for (const row of rows) {
+    const picked = pickClaims(
+      rows.map((row) => ({ ...row, endpointId: row.delivery.endpointId })),
+      { limit, maxPerEndpoint, busy },
+    );
+    for (const row of picked) {
       const { delivery } = row;
       if (delivery.payload === null) continue;
       db.update(webhookDeliveries)
@@ -199,9 +205,9 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
     async enqueue(event) {
       return enqueue([event]);
     },
-    async claimDue({ now, limit, claimUntil }) {
-      if (anyDue().get({ now }) === undefined) return [];
-      return claim(now, limit, claimUntil);
+    async claimDue(request) {
+      if (anyDue().get({ now: request.now }) === undefined) return [];
+      return claim(request);
     },
     async recordAttempt(result) {
       recordAttempt(result);
