@@ -153,6 +153,25 @@ const retentionSchema = z.strictObject({
     .describe("Days a run's payload (inputs, result, trace) is kept; the housekeeping sweep then drops it and keeps the run's summary"),
 });
 
+const webhooksSchema = z.strictObject({
+  allow_hosts: z
+    .array(z.string().trim().min(1).max(253))
+    .max(100)
+    .default([])
+    .describe(
+      'Hosts (names or IP addresses, as written in endpoint URLs) exempt from the SSRF guard: they may resolve to loopback, private or link-local addresses and may use http',
+    ),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('How long one delivery attempt may take, connection to last byte, in milliseconds'),
+  concurrency: z.number().int().min(1).max(256).default(16).describe('Delivery attempts one process runs at once'),
+  poll_interval_ms: z.number().int().min(50).max(60_000).default(1_000).describe('How often each process looks for due deliveries, in milliseconds'),
+});
+
 const metricsSchema = z.strictObject({
   port: z
     .number()
@@ -173,6 +192,7 @@ const fileSchema = z.strictObject({
   runs: runsSchema.prefault({}),
   retention: retentionSchema.prefault({}),
   metrics: metricsSchema.prefault({}),
+  webhooks: webhooksSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -196,6 +216,13 @@ export interface MetricsConfig {
   token: string | undefined;
   /** `metrics.port`: a separate loopback-only listener for GET /metrics, without a token; worker N of `--workers` listens on port + N. */
   port: number | undefined;
+}
+
+export interface WebhookConfig {
+  allowHosts: string[];
+  timeoutMs: number;
+  concurrency: number;
+  pollIntervalMs: number;
 }
 
 export interface Config {
@@ -236,6 +263,8 @@ export interface Config {
   quotas: ContentQuotas;
   /** Days run payloads are kept (`retention.run_days`). */
   runRetentionDays: number;
+  /** Webhook delivery (`webhooks`): the SSRF guard's allow-list, attempt timeout, concurrency, polling. */
+  webhooks: WebhookConfig;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -417,6 +446,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       workflows: quota(limits.quotas.workflows),
     },
     runRetentionDays: parsedFile.data.retention.run_days,
+    webhooks: {
+      allowHosts: parsedFile.data.webhooks.allow_hosts,
+      timeoutMs: parsedFile.data.webhooks.timeout_ms,
+      concurrency: parsedFile.data.webhooks.concurrency,
+      pollIntervalMs: parsedFile.data.webhooks.poll_interval_ms,
+    },
     env,
     warnings,
     metrics: {

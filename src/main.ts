@@ -125,6 +125,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       quotas: config.quotas,
       runRetentionDays: config.runRetentionDays,
       runQueue: config.runQueue,
+      webhooks: { allowHosts: config.webhooks.allowHosts, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency },
     },
   });
   const report = options.onOutputMismatch;
@@ -185,6 +186,8 @@ export async function createApplication(config: Config, options: ApplicationOpti
       await core.runQueue.stop(options.serverTimeouts?.shutdownGraceMs ?? DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs);
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
+      // Attempts in flight finish (each within its timeout) before the database closes under them.
+      await core.webhookWorker.stop();
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
       await core.sanitiser.close();
       await store.close();
@@ -227,6 +230,8 @@ export async function startServer(config: Config, options: ApplicationOptions = 
   });
   const metricsServer = config.metrics.port === undefined ? null : await startMetricsServer(application.metrics, config.metrics.port);
   application.startRunQueue();
+  // Every serving process delivers webhooks: the outbox is claimed atomically, so they share it.
+  application.core.webhookWorker.start(config.webhooks.pollIntervalMs);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

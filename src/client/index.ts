@@ -14,3 +14,4 @@ export {
 export { PorchApiError } from './errors.js';
 export { AI_BACKOFF_MS, DEFAULT_RETRY_AFTER_SECONDS, MAX_RETRIES } from './retry-policy.js';
 export type { StreamedNode, StreamEvent, StreamOptions } from './stream.js';
+export { PorchWebhookError, verifyWebhook, type PorchWebhookEvent, type WebhookHeaders } from './verify-webhook.js';

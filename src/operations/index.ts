@@ -35,6 +35,15 @@ import { rotateKey } from './rotate-key.js';
 import { runJudge } from './run-judge.js';
 import { scanText } from './scan-text.js';
 import { updateContextCard } from './update-context-card.js';
+import { createWebhook } from './create-webhook.js';
+import { deleteWebhook } from './delete-webhook.js';
+import { getWebhook } from './get-webhook.js';
+import { listWebhookDeliveries } from './list-webhook-deliveries.js';
+import { listWebhooks } from './list-webhooks.js';
+import { redeliverWebhook } from './redeliver-webhook.js';
+import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { setCreditsLowThreshold } from './set-credits-low-threshold.js';
+import { updateWebhook } from './update-webhook.js';
 
 export const operations = [
   analyzePrompt,
@@ -72,6 +81,15 @@ export const operations = [
   listRuns,
   getRun,
   cancelRun,
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  redeliverWebhook,
+  setCreditsLowThreshold,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

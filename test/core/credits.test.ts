@@ -94,6 +94,7 @@ describe('maintenance sweep', () => {
       expiredIdempotencyRecords: 0,
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
+      prunedWebhookPayloads: 0,
     });
     harness.clock.advance(24 * 60 * 60 * 1000 + 1);
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
@@ -105,6 +106,7 @@ describe('maintenance sweep', () => {
       expiredIdempotencyRecords: 1,
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
+      prunedWebhookPayloads: 0,
     });
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });

@@ -28,6 +28,7 @@ export const SCOPE_DESCRIPTIONS = {
   'write:persona': 'Create, update, delete and label personas',
   'manage:keys': "List, create, rotate and revoke the account's own API keys",
   'read:usage': 'Read usage aggregates, recent runs and the credits ledger',
+  'manage:webhooks': "Create, change, delete and rotate the account's webhook endpoints, read their delivery log, redeliver, and set the credits.low threshold",
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
@@ -44,6 +45,7 @@ export const GRANTED_ONLY_EXPLICITLY = [
   'write:persona',
   'manage:keys',
   'read:usage',
+  'manage:webhooks',
 ] as const satisfies readonly Scope[];
 
 /** What a key (or a partner key without a surface) holds when no scopes are named: the spec's published scopes. */

@@ -22,6 +22,7 @@ import { PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
+import { runFinishedEvents } from '../webhooks/events.js';
 import { failedResult, type RunOutcome } from './run-recorder.js';
 import { requireRunScope } from './runs.js';
 
@@ -93,7 +94,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
 
   /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
   async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
-    const kept = await store.runs.complete({
+    const completion = {
       id: run.id,
       instanceId,
       status: outcome.status,
@@ -105,7 +106,11 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
       durationMs: outcome.durationMs,
       finishedAt: clock.now(),
       result: outcome.result,
-    });
+    };
+    // run.completed / run.failed are written with the run's final state, in its transaction (the outbox).
+    const { id: _id, instanceId: _instance, result, ...fields } = completion;
+    const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result } };
+    const kept = await store.runs.complete(completion, runFinishedEvents(ended, completion.finishedAt));
     if (!kept) logger.warn({ runId: run.id }, 'a run ended here after another process took it over; its outcome here is dropped');
   }
 

@@ -46,7 +46,8 @@ export interface RunFilter {
   status?: RunStatus | undefined;
 }
 
-function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): RunView {
+/** A run as `get_run` shows it, without inputs and result (lists, and the data of `run.*` webhook events). */
+export function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): RunView {
   return {
     id: run.id,
     kind: run.kind,

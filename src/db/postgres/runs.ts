@@ -4,6 +4,7 @@ import { runs } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
 import { runListWhere } from '../run-filters.js';
 import type { RunCompletion, RunRecord, RunRepository } from '../store.js';
+import { enqueueWebhookEvents } from './webhooks.js';
 
 const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
 
@@ -35,8 +36,15 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
     )[0] ?? null;
 
   return {
-    async insert(run) {
-      await db.insert(runs).values(run);
+    async insert(run, events = []) {
+      if (events.length === 0) {
+        await db.insert(runs).values(run);
+        return;
+      }
+      await inTransaction(db, async (tx) => {
+        await tx.insert(runs).values(run);
+        await enqueueWebhookEvents(tx, events);
+      });
     },
     async enqueue({ inputs, ...run }) {
       await db.insert(runs).values({
@@ -74,7 +82,7 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         return null;
       });
     },
-    async complete({ id, instanceId, result, ...fields }: RunCompletion) {
+    async complete({ id, instanceId, result, ...fields }: RunCompletion, events = []) {
       return inTransaction(db, async (tx) => {
         const [held] = await tx.select().from(runs).where(eq(runs.id, id)).for('update');
         if (held?.status !== 'running' || held.claimedBy !== instanceId) return false;
@@ -82,6 +90,7 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
           .update(runs)
           .set({ ...fields, claimedBy: null, payload: { inputs: held.payload?.inputs ?? null, result } })
           .where(eq(runs.id, id));
+        await enqueueWebhookEvents(tx, events);
         return true;
       });
     },

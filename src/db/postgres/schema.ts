@@ -121,6 +121,8 @@ export const creditBalances = pgTable('credit_balances', {
   /** Tokens held by open reservations; available = balance - reserved. */
   reservedTokens: tokens('reserved_tokens').notNull(),
   updatedAt: epochMs('updated_at').notNull(),
+  /** A settlement that crosses below this emits `credits.low` (null: never), as on SQLite. */
+  lowBalanceThresholdTokens: tokens('low_balance_threshold_tokens'),
 });
 
 export const creditReservations = pgTable(
@@ -432,4 +434,65 @@ export const executionSlots = pgTable(
     ...timestamps,
   },
   (table) => [index('execution_slots_key_idx').on(table.keyId), index('execution_slots_instance_idx').on(table.instanceId)],
+);
+
+/** Webhook endpoints, as on SQLite (src/db/sqlite/schema.ts): the secret only ever encrypted. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    events: json('events').$type<string[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    encryptedSecret: text('encrypted_secret').notNull(),
+    previousEncryptedSecret: text('previous_encrypted_secret'),
+    previousSecretExpiresAt: epochMs('previous_secret_expires_at'),
+    ...timestamps,
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_account_idx').on(table.accountId, table.id)],
+);
+
+/** The webhook outbox, as on SQLite; claimed with FOR UPDATE SKIP LOCKED. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    accountId: text('account_id').notNull(),
+    type: text('type').notNull(),
+    payload: text('payload'),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: epochMs('next_attempt_at'),
+    claimedUntil: epochMs('claimed_until'),
+    lastAttemptAt: epochMs('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (table) => [
+    primaryKey({ columns: [table.endpointId, table.eventId] }),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_created_idx').on(table.createdAt),
+  ],
+);
+
+/** Every webhook delivery attempt, as on SQLite. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    attemptedAt: epochMs('attempted_at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+  },
+  (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
 );

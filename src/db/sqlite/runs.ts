@@ -3,7 +3,8 @@ import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { runListWhere } from '../run-filters.js';
-import type { RunCancellation, RunCompletion, RunRecord, RunRepository } from '../store.js';
+import type { RecordedRun, RunCancellation, RunCompletion, RunRecord, RunRepository, WebhookEventRecord } from '../store.js';
+import { prepareWebhookEnqueue } from './webhooks.js';
 
 const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
 
@@ -13,6 +14,12 @@ const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
  * transaction, which SQLite serialises across every process on the file.
  */
 export function createRunRepository(db: PorchDatabase): RunRepository {
+  const enqueueWebhooks = prepareWebhookEnqueue(db);
+  const insertWithEvents = immediateTransaction(db, (run: RecordedRun, events: readonly WebhookEventRecord[]) => {
+    db.insert(runs).values(run).run();
+    enqueueWebhooks(events);
+  });
+
   const findById = (id: string): RunRecord | null => db.select().from(runs).where(eq(runs.id, id)).get() ?? null;
 
   const cancel = immediateTransaction(db, ({ accountId, id, now }: { accountId: string; id: string; now: number }): RunCancellation => {
@@ -34,13 +41,14 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     return { outcome: 'finished', run };
   });
 
-  const complete = immediateTransaction(db, ({ id, instanceId, result, ...fields }: RunCompletion): boolean => {
+  const complete = immediateTransaction(db, ({ id, instanceId, result, ...fields }: RunCompletion, events: readonly WebhookEventRecord[]): boolean => {
     const held = findById(id);
     if (held?.status !== 'running' || held.claimedBy !== instanceId) return false;
     db.update(runs)
       .set({ ...fields, claimedBy: null, payload: { inputs: held.payload?.inputs ?? null, result } })
       .where(eq(runs.id, id))
       .run();
+    enqueueWebhooks(events);
     return true;
   });
 
@@ -56,8 +64,9 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
   });
 
   return {
-    async insert(run) {
-      db.insert(runs).values(run).run();
+    async insert(run, events = []) {
+      if (events.length === 0) db.insert(runs).values(run).run();
+      else insertWithEvents(run, events);
     },
     async enqueue({ inputs, ...run }) {
       db.insert(runs)
@@ -92,8 +101,8 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
           .get() ?? null
       );
     },
-    async complete(completion) {
-      return complete(completion);
+    async complete(completion, events = []) {
+      return complete(completion, events);
     },
     async cancel(request) {
       return cancel(request);

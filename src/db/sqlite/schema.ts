@@ -121,6 +121,11 @@ export const creditBalances = sqliteTable('credit_balances', {
   /** Tokens held by open reservations; available = balance - reserved. */
   reservedTokens: integer('reserved_tokens').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  /**
+   * A settlement that takes the balance from at or above this to below it emits `credits.low`
+   * (null: never). Kept on the balance row, which every settlement reads already.
+   */
+  lowBalanceThresholdTokens: integer('low_balance_threshold_tokens'),
 });
 
 export const creditReservations = sqliteTable(
@@ -442,4 +447,77 @@ export const executionSlots = sqliteTable(
     ...timestamps,
   },
   (table) => [index('execution_slots_key_idx').on(table.keyId), index('execution_slots_instance_idx').on(table.instanceId)],
+);
+
+/**
+ * Webhook endpoints: where an account's events are delivered. The signing secret is stored
+ * AES-256-GCM encrypted (never the plaintext); after a rotation the previous one keeps signing
+ * beside the new one until `previous_secret_expires_at`, so receivers can switch over.
+ */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** The event types it subscribes to, a JSON array of strings. */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    encryptedSecret: text('encrypted_secret').notNull(),
+    previousEncryptedSecret: text('previous_encrypted_secret'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
+    ...timestamps,
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_account_idx').on(table.accountId, table.id)],
+);
+
+/**
+ * The outbox: one row per event and endpoint, written in the transaction of what the event
+ * reports. `event_id` is the `webhook-id` the receiver sees, the same on every retry. A claim
+ * (`claimed_until`) that outlives its process lets another process pick the delivery up.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    accountId: text('account_id').notNull(),
+    type: text('type').notNull(),
+    /** The exact body signed and sent; null once retention (retention.run_days) pruned it. */
+    payload: text('payload'),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    /** Attempts since the delivery was (re)queued; the retry schedule is read at this index. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    claimedUntil: integer('claimed_until'),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (table) => [
+    primaryKey({ columns: [table.endpointId, table.eventId] }),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_created_idx').on(table.createdAt),
+  ],
+);
+
+/** Every delivery attempt: status code, duration and error class; kept after the payload is pruned. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    attemptedAt: integer('attempted_at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    /** Why it failed (timeout, connection, redirect, http_status, blocked_address, dns); null on success. */
+    error: text('error'),
+  },
+  (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
 );

@@ -37,6 +37,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Self-service',
     summary: 'The account, your own keys (rotation with a grace period), usage, the credits ledger, runs and their retention.',
   },
+  {
+    slug: 'webhooks',
+    file: 'docs/webhooks.md',
+    title: 'Webhooks',
+    summary: 'Signed callbacks for run.completed, run.failed and credits.low: verification, retries, the delivery log and the SSRF rules.',
+  },
   { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
   {
     slug: 'rate-limits-and-credits',
