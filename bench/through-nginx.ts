@@ -9,6 +9,8 @@
  *
  * nginx is not downloaded: install it first (`apt-get install -y nginx-light` on Debian/Ubuntu).
  * Porch runs as `npm start` runs it (built by the npm script), the upstream in its own process.
+ * Then, behind an nginx whose read timeout is shorter than the upstream's answer, a waited-for
+ * execution gets 504 from the proxy while a queued one (`Prefer: respond-async`) completes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -126,6 +128,62 @@ function deltaTimes(events: readonly TimedEvent[]): number[] {
 
 const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1).padStart(7));
 
+/** The proxy's read timeout in the asynchronous-run check: a stand-in for nginx's default of 60 s, so the check takes seconds. */
+const SHORT_PROXY_TIMEOUT_S = 2;
+/** The upstream's answer takes longer than that timeout. */
+const SLOW_UPSTREAM_MS = 3_500;
+
+/**
+ * Issue 20, item 6: an execution that takes longer than the proxy's read timeout fails through the
+ * proxy when the request waits for it (504), and completes when it is queued instead: 202 at once,
+ * then polls, each far shorter than the timeout, until the run has ended.
+ */
+async function asyncRunOutlivesProxyTimeout(binary: string, block: string, nginxDir: string): Promise<{ ok: boolean; lines: string[] }> {
+  const setup = await startStreamingSetup({ delayMs: SLOW_UPSTREAM_MS }, PORCH_ARGS);
+  try {
+    const port = await freePort();
+    const config = forThisRun(block, Number(new URL(setup.porch.url).port), port).replace(
+      /proxy_read_timeout \d+s;/,
+      `proxy_read_timeout ${SHORT_PROXY_TIMEOUT_S}s;`,
+    );
+    await startNginx(binary, join(nginxDir, 'short-timeout'), config, port);
+    const url = `http://127.0.0.1:${port}${setup.personaPath}`;
+    const headers = { 'x-api-key': setup.key, 'content-type': 'application/json' };
+    const body = JSON.stringify({ input: 'Take your time.' });
+    const waited = await fetch(url, { method: 'POST', headers, body });
+    await waited.arrayBuffer();
+    const queuedAt = performance.now();
+    const queued = await fetch(url, { method: 'POST', headers: { ...headers, prefer: 'respond-async' }, body });
+    const accepted = (await queued.json()) as { data?: { run_id?: string } };
+    const acceptedMs = performance.now() - queuedAt;
+    const runUrl = `http://127.0.0.1:${port}/api/public/v1/runs/${accepted.data?.run_id ?? ''}`;
+    let status = 'queued';
+    let polls = 0;
+    while ((status === 'queued' || status === 'running') && polls < 60) {
+      const polled = await fetch(runUrl, { headers: { 'x-api-key': setup.key } });
+      status = ((await polled.json()) as { data?: { status?: string } }).data?.status ?? 'unknown';
+      polls += 1;
+      const wait = Number(polled.headers.get('retry-after') ?? 1) * 1_000;
+      if (status === 'queued' || status === 'running') await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    const endedMs = performance.now() - queuedAt;
+    const ok = waited.status === 504 && queued.status === 202 && status === 'completed';
+    return {
+      ok,
+      lines: [
+        `Asynchronous run through nginx with proxy_read_timeout ${SHORT_PROXY_TIMEOUT_S}s (standing in for nginx's default 60 s), an upstream answering after ${SLOW_UPSTREAM_MS} ms:`,
+        `- waiting for the answer: HTTP ${waited.status} from nginx (504 expected: the proxy gave up);`,
+        `- Prefer: respond-async: HTTP ${queued.status} in ${acceptedMs.toFixed(1)} ms, then ${polls} polls (Retry-After apart) until the run was ${status}, ${endedMs.toFixed(0)} ms after it was queued.`,
+        `Asynchronous run outlives the proxy timeout: ${ok ? 'yes' : 'NO'}.`,
+      ],
+    };
+  } finally {
+    await stopProcess(setup.porch.process);
+    await stopProcess(setup.fake.process);
+    await rm(setup.directory, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const binary = findNginx();
   const block = await documentedConfig();
@@ -191,17 +249,12 @@ async function main(): Promise<void> {
       `Control: ${controlBuffered ? `buffered (delta ${CHUNKS.length} came ${worstEarly(bufferedOffsets).toFixed(1)} ms earlier than it was sent, relative to the first), so the check can tell the difference` : 'did not buffer: the check could not tell'}.`,
     );
 
-    // ---------------------------------------------------------------------------------------
-    // For the async-runs branch (issue 20 item 6, second half): an asynchronous run outlives a
-    // 60 s proxy timeout. Add that check here, against `documented` (or a copy of the block with
-    // `proxy_read_timeout 60s;`): POST an execute with `Prefer: respond-async` through nginx,
-    // expect 202 at once, then poll GET /runs/{id} through nginx past 60 s until it completes,
-    // with an upstream slower than the proxy timeout (startStreamingSetup takes its reply).
-    // ---------------------------------------------------------------------------------------
     void documented;
+    const outlived = await asyncRunOutlivesProxyTimeout(binary, block, nginxDir);
+    lines.push('', ...outlived.lines);
 
     process.stdout.write(`\n${lines.join('\n')}\n`);
-    if (!unbuffered || !controlBuffered) process.exitCode = 1;
+    if (!unbuffered || !controlBuffered || !outlived.ok) process.exitCode = 1;
   } finally {
     for (const child of [...children]) await stopProcess(child);
     await rm(setup.directory, { recursive: true, force: true });

@@ -56,6 +56,12 @@ export interface ApplicationOptions {
   serverTimeouts?: Partial<ServerTimeouts>;
   /** Checks every operation's answer against its output schema and reports each mismatch here (tests). */
   onOutputMismatch?: (error: OutputMismatchError) => void;
+  /**
+   * Whether the server executes queued runs and delivers webhooks (default true). Tests that
+   * compare the database before and after each request turn it off, so work an earlier request
+   * queued cannot land in the middle of a later one.
+   */
+  backgroundWork?: boolean;
 }
 
 /** How long the HTTP server waits for slow or idle clients, in milliseconds. */
@@ -229,9 +235,11 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     });
   });
   const metricsServer = config.metrics.port === undefined ? null : await startMetricsServer(application.metrics, config.metrics.port);
-  application.startRunQueue();
-  // Every serving process delivers webhooks: the outbox is claimed atomically, so they share it.
-  application.core.webhookWorker.start(config.webhooks.pollIntervalMs);
+  if (options.backgroundWork ?? true) {
+    application.startRunQueue();
+    // Every serving process delivers webhooks: the outbox is claimed atomically, so they share it.
+    application.core.webhookWorker.start(config.webhooks.pollIntervalMs);
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

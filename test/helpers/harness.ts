@@ -12,6 +12,8 @@ import { validateAgainstOpenApi } from './openapi-validation.js';
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /** Whether the server executes queued runs and delivers webhooks (default true); see ApplicationOptions. */
+  backgroundWork?: boolean;
 }
 
 /** The envelope as tests read it: `data` on success, `error` on failure. */
@@ -55,7 +57,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const clock = new ManualClock();
   // Every answer is checked against its operation's documented output; a mismatch fails the file at close.
   const outputMismatches: string[] = [];
-  const server = await startServer(config, { clock, logger: createSilentLogger(), onOutputMismatch: (error) => outputMismatches.push(error.message) });
+  const server = await startServer(config, {
+    clock,
+    logger: createSilentLogger(),
+    onOutputMismatch: (error) => outputMismatches.push(error.message),
+    backgroundWork: options.backgroundWork ?? true,
+  });
   const { core, store } = server.application;
 
   async function send<Body>(url: string, method: string, request: RequestOptions = {}): Promise<ApiResponse<Body>> {
