@@ -279,11 +279,16 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
-      const result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry), {
-        ...deps.workflowLimits,
-        clock,
-        ...(signal ? { signal } : {}),
-      });
+      const result = await runWorkflow(
+        definition,
+        input.variables ?? {},
+        traceNodes(executeNodeWith(services), deps.telemetry, deps.telemetry.scopeOf(caller)),
+        {
+          ...deps.workflowLimits,
+          clock,
+          ...(signal ? { signal } : {}),
+        },
+      );
       const response: WorkflowExecutionResult = {
         run_id: runId,
         version,
