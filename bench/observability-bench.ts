@@ -283,15 +283,21 @@ async function main(): Promise<void> {
       `${Math.min(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}–${Math.max(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}`;
     lines.push(`Run on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}.`);
     lines.push('');
+    // Against the baseline when there is one (the targets are stated against it), else against "off".
+    // "Paired" compares each round's (each block's) figures, taken minutes apart at most, so drift of
+    // the shared machine cancels; the range over rounds says how far to trust the median.
+    const reference = servers.find((server) => server.name.startsWith('baseline')) ?? off;
+    const signed = (value: number, digits: number) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
     lines.push(
-      `| Server | list req/s (${ROUNDS} rounds) | list CPU µs/request | median | vs off | execute p50 ms (${LATENCY_BLOCKS} blocks) | execute CPU µs/call | median | vs off |`,
+      `| Server | list req/s (${ROUNDS} rounds) | list CPU µs/request | median | vs ${reference.name.split(' ')[0]}, paired: median (range) | execute p50 ms (${LATENCY_BLOCKS} blocks) | p50 vs ${reference.name.split(' ')[0]}, paired | execute CPU µs/call | median | vs ${reference.name.split(' ')[0]}, paired: median (range) |`,
     );
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const server of servers) {
-      const listCost = median(server.listCpu) / median(off.listCpu) - 1;
-      const executeAdded = median(server.executeCpu) - median(off.executeCpu);
+      const listRatios = server.listCpu.map((value, round) => (value / (reference.listCpu[round] ?? value) - 1) * 100);
+      const p50Added = server.executeP50s.map((value, block) => value - (reference.executeP50s[block] ?? value));
+      const cpuAdded = server.executeCpu.map((value, block) => (value - (reference.executeCpu[block] ?? value)) / 1e3);
       lines.push(
-        `| ${server.name} | ${range(server.rounds)} | ${range(server.listCpu)} | ${median(server.listCpu).toFixed(0)} | ${listCost >= 0 ? '+' : ''}${(listCost * 100).toFixed(1)} % | ${range(server.executeP50s, 2)} | ${range(server.executeCpu)} | ${median(server.executeCpu).toFixed(0)} | ${executeAdded >= 0 ? '+' : ''}${(executeAdded / 1e3).toFixed(3)} ms |`,
+        `| ${server.name} | ${range(server.rounds)} | ${range(server.listCpu)} | ${median(server.listCpu).toFixed(0)} | ${signed(median(listRatios), 1)} % (${signed(Math.min(...listRatios), 0)} to ${signed(Math.max(...listRatios), 0)}) | ${range(server.executeP50s, 2)} | ${signed(median(p50Added), 2)} ms | ${range(server.executeCpu)} | ${median(server.executeCpu).toFixed(0)} | ${signed(median(cpuAdded), 2)} ms (${signed(Math.min(...cpuAdded), 2)} to ${signed(Math.max(...cpuAdded), 2)}) |`,
       );
     }
     lines.push('');
