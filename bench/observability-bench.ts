@@ -6,9 +6,12 @@
  * (its own process), scraped once per round as Prometheus would. With BENCH_BASELINE_DIST set
  * to the dist/ of a build from before the instrumentation, that build runs as a third server.
  *
- * Throughput rows take turns in several short rounds (the order flipping each round), so drift
- * of the shared machine falls on every server alike; the result is the range over rounds and the
- * ratio of the medians. Execution latency alternates single calls between the servers (the
+ * Throughput rows run in several short rounds. In each, every server is under the same list
+ * load at the same time (CONNECTIONS shared out among them), so whatever else the shared machine
+ * runs falls on all of them alike; taking turns instead let rounds minutes apart meet different
+ * neighbours, and paired figures swung by ±40 %. BENCH_TURNS=1 takes turns (the order flipping
+ * each round), for throughput figures of one server alone. The result is the range over rounds
+ * and the median of the per-round ratios. Execution latency alternates single calls between the servers (the
  * upstream is a zero-latency fake in its own process) in blocks, reporting each block's p50.
  *
  * Wall-clock numbers depend on what else the machine runs; each server's own CPU time (summed over
@@ -101,11 +104,11 @@ interface Server {
   executeCpu: number[];
 }
 
-async function listThroughput(server: Server, seconds: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
+async function listThroughput(server: Server, seconds: number, connections: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
   const cpuBefore = await cpuNanoseconds(server.process.pid ?? 0);
   const result = await autocannon({
     url: server.url,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     requests: [{ method: 'GET', path: '/api/public/v1/context-cards', headers: { 'x-api-key': server.key } }],
   });
@@ -237,17 +240,29 @@ async function main(): Promise<void> {
     const on = servers.find((server) => server.name.startsWith('on'));
     if (on === undefined) throw new Error('no instrumented server');
 
-    process.stdout.write(`List throughput: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server, ${CONNECTIONS} connections, order flipping each round\n`);
-    for (const server of servers) await listThroughput(server, WARMUP_SECONDS);
+    const turns = process.env.BENCH_TURNS === '1';
+    const connections = turns ? CONNECTIONS : Math.max(1, Math.floor(CONNECTIONS / servers.length));
+    process.stdout.write(
+      `List throughput: ${ROUNDS} rounds of ${ROUND_SECONDS} s, ${connections} connections per server, ${turns ? 'servers taking turns' : 'all servers at once'}\n`,
+    );
+    for (const server of servers) await listThroughput(server, WARMUP_SECONDS, connections);
     let scrapedBytes = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const server of order) {
-        const measured = await listThroughput(server, ROUND_SECONDS);
-        server.rounds.push(measured.requestsPerSecond);
-        server.listCpu.push(measured.cpuMicroseconds);
-        if (server === on) scrapedBytes = await scrape(on);
+      const measured = new Map<Server, Awaited<ReturnType<typeof listThroughput>>>();
+      if (turns) {
+        for (const server of order) measured.set(server, await listThroughput(server, ROUND_SECONDS, connections));
+      } else {
+        const results = await Promise.all(servers.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
+        for (const [position, server] of servers.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
       }
+      for (const server of servers) {
+        const result = measured.get(server);
+        if (result === undefined) throw new Error(`${server.name}: no result in round ${round + 1}`);
+        server.rounds.push(result.requestsPerSecond);
+        server.listCpu.push(result.cpuMicroseconds);
+      }
+      scrapedBytes = await scrape(on);
       process.stdout.write(
         `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
       );
