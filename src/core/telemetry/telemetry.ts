@@ -136,9 +136,10 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     );
   }
 
-  async function ended<T>(span: Span, work: Promise<T>): Promise<T> {
+  /** Runs `work` and ends `span` with its outcome, whether it throws at once or rejects later. */
+  async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {
     try {
-      return await work;
+      return await work();
     } catch (err) {
       recordFailure(span, err);
       throw err;
@@ -181,10 +182,10 @@ export function createTelemetry(options: TelemetryOptions = {}) {
       if (tracer === undefined) return work(NON_RECORDING);
       const parent = scope?.span;
       const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
-      if (scope === undefined) return ended(span, work(span));
+      if (scope === undefined) return ended(span, () => work(span));
       scope.span = span;
       try {
-        return await ended(span, work(span));
+        return await ended(span, () => work(span));
       } finally {
         scope.span = parent;
       }
@@ -194,11 +195,11 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     async nodeSpan<T>(scope: RequestScope | undefined, nodeId: string, name: string, spanOptions: SpanOptions, work: () => Promise<T>): Promise<T> {
       if (tracer === undefined) return work();
       const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, scope?.span);
-      if (scope === undefined) return ended(span, work());
+      if (scope === undefined) return ended(span, work);
       scope.nodeSpans ??= new Map();
       scope.nodeSpans.set(nodeId, span);
       try {
-        return await ended(span, work());
+        return await ended(span, work);
       } finally {
         scope.nodeSpans.delete(nodeId);
       }
@@ -208,7 +209,7 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     async leafSpan<T>(parent: Span | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
       if (tracer === undefined) return work(NON_RECORDING);
       const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
-      return ended(span, work(span));
+      return ended(span, () => work(span));
     },
 
     /**
