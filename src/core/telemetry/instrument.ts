@@ -44,7 +44,7 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
     return telemetry.leafSpan(scope?.span, `chat ${request.model.name}`, { kind: SpanKind.CLIENT, attributes }, async (span: Span) => {
       if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
       // The provider continues the trace from this call's span, or from the caller's when not recording.
-      const traceparent = traceparentOf(telemetry.tracing ? { requestId: '', span } : scope);
+      const traceparent = traceparentOf(telemetry.tracing ? span : scope?.span);
       const startedAt = process.hrtime.bigint();
       try {
         const result = await ai.complete(traceparent === undefined ? request : { ...request, traceparent });

@@ -115,9 +115,9 @@ export function logFieldsOf(scope: RequestScope | undefined): Record<string, str
   return fields;
 }
 
-/** The W3C traceparent of the scope's current span, for outbound calls; undefined outside any trace. */
-export function traceparentOf(scope: RequestScope | undefined): string | undefined {
-  const context = scope?.span?.spanContext();
+/** The W3C traceparent of `span`, for outbound calls; undefined outside any trace. */
+export function traceparentOf(span: Span | undefined): string | undefined {
+  const context = span?.spanContext();
   return context === undefined ? undefined : formatTraceparent(context);
 }
 
