@@ -4,13 +4,19 @@
  * completion at once with a short fixed reply, so what a benchmark measures on top of it is
  * Porch's own cost. Prints `listening <baseUrl>` on stdout; stops on SIGTERM.
  */
-import { startFakeOpenAi } from '../test/helpers/fake-openai.js';
+import { startFakeOpenAi, type FakeReply } from '../test/helpers/fake-openai.js';
 
 /** A fixed short answer keeps upstream work and response size constant whatever the prompt. */
-const REPLY = { content: 'ok', usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 } };
+const REPLY: FakeReply = { content: 'ok', usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 } };
+
+/**
+ * FAKE_OPENAI_REPLY (JSON, a FakeReply) replaces the reply: the streaming benches set chunks and
+ * a delay between them, to see each one arrive.
+ */
+const override = process.env.FAKE_OPENAI_REPLY;
 
 const fake = await startFakeOpenAi({ models: ['fast'] });
-fake.setBehaviour(REPLY);
+fake.setBehaviour(override === undefined ? REPLY : { ...REPLY, ...(JSON.parse(override) as FakeReply) });
 process.stdout.write(`listening ${fake.baseUrl}\n`);
 
 // The fake records every request for tests; a benchmark only needs the answers, so the record

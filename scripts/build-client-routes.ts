@@ -18,6 +18,8 @@ export function renderClientRoutes(list: readonly Operation[]): string {
       `    path: '${operation.path}',`,
       `    idempotent: ${operation.idempotencyKey === true},`,
       `    responseType: '${operation.responseType ?? 'json'}',`,
+      `    queueable: ${operation.access === 'keyed' && operation.runKind !== undefined},`,
+      ...(operation.streams === undefined ? [] : [`    streams: '${operation.streams}',`]),
       `  },`,
     ].join('\n'),
   );

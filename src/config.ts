@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
 import { DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY } from './core/access/concurrency-limiter.js';
+import { DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT, DEFAULT_RUN_CONCURRENCY, DEFAULT_RUN_POLL_INTERVAL_MS, type RunQueueSettings } from './core/runs/run-queue.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_NODE_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS } from './core/engine/index.js';
 import type { WorkflowLimits } from './core/execution/executions.js';
@@ -108,7 +109,25 @@ const limitsSchema = z.strictObject({
     .max(1_000)
     .default(DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY)
     .describe('Executions one key may have running at once; a further one is refused with 429'),
+  max_running_runs_per_account: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT)
+    .describe("Asynchronous runs one account may have running at once, across every process; the account's further runs wait in the queue"),
   quotas: quotasSchema.prefault({}).describe('What one account may hold, per kind of content'),
+});
+
+const runsSchema = z.strictObject({
+  concurrency: z.number().int().min(1).max(256).default(DEFAULT_RUN_CONCURRENCY).describe('Asynchronous runs one Porch process executes at once'),
+  poll_interval_ms: z
+    .number()
+    .int()
+    .min(50)
+    .max(60_000)
+    .default(DEFAULT_RUN_POLL_INTERVAL_MS)
+    .describe('How often a process looks for runs other processes queued, and for cancellations of the runs it executes'),
 });
 
 const processesSchema = z.strictObject({
@@ -134,6 +153,25 @@ const retentionSchema = z.strictObject({
     .describe("Days a run's payload (inputs, result, trace) is kept; the housekeeping sweep then drops it and keeps the run's summary"),
 });
 
+const webhooksSchema = z.strictObject({
+  allow_hosts: z
+    .array(z.string().trim().min(1).max(253))
+    .max(100)
+    .default([])
+    .describe(
+      'Hosts (names or IP addresses, as written in endpoint URLs) exempt from the SSRF guard: they may resolve to loopback, private or link-local addresses and may use http',
+    ),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('How long one delivery attempt may take, connection to last byte, in milliseconds'),
+  concurrency: z.number().int().min(1).max(256).default(16).describe('Delivery attempts one process runs at once'),
+  poll_interval_ms: z.number().int().min(50).max(60_000).default(1_000).describe('How often each process looks for due deliveries, in milliseconds'),
+});
+
 const metricsSchema = z.strictObject({
   port: z
     .number()
@@ -151,8 +189,10 @@ const fileSchema = z.strictObject({
   workflows: workflowSchema.prefault({}),
   limits: limitsSchema.prefault({}),
   processes: processesSchema.prefault({}),
+  runs: runsSchema.prefault({}),
   retention: retentionSchema.prefault({}),
   metrics: metricsSchema.prefault({}),
+  webhooks: webhooksSchema.prefault({}),
 });
 
 export type ConfigFile = z.infer<typeof fileSchema>;
@@ -176,6 +216,13 @@ export interface MetricsConfig {
   token: string | undefined;
   /** `metrics.port`: a separate loopback-only listener for GET /metrics, without a token; worker N of `--workers` listens on port + N. */
   port: number | undefined;
+}
+
+export interface WebhookConfig {
+  allowHosts: string[];
+  timeoutMs: number;
+  concurrency: number;
+  pollIntervalMs: number;
 }
 
 export interface Config {
@@ -210,10 +257,14 @@ export interface Config {
   maxInFlightPerKey: number;
   /** How long a process counts as alive after renewing its lease (`processes.lease_seconds`), in ms. */
   instanceLeaseMs: number;
+  /** Asynchronous runs: `runs.*` and `limits.max_running_runs_per_account`. */
+  runQueue: RunQueueSettings;
   /** What one account may hold of each kind of content (`limits.quotas`). */
   quotas: ContentQuotas;
   /** Days run payloads are kept (`retention.run_days`). */
   runRetentionDays: number;
+  /** Webhook delivery (`webhooks`): the SSRF guard's allow-list, attempt timeout, concurrency, polling. */
+  webhooks: WebhookConfig;
   /** The environment as read, for settings that name variables (provider key env vars). */
   env: Readonly<Record<string, string | undefined>>;
   /** Settings that work but probably not as meant, each naming the setting; `porch serve` logs them. */
@@ -383,6 +434,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     maxInFlightPerKey: limits.max_in_flight_per_key,
     instanceLeaseMs: parsedFile.data.processes.lease_seconds * 1_000,
+    runQueue: {
+      concurrency: parsedFile.data.runs.concurrency,
+      maxRunningPerAccount: limits.max_running_runs_per_account,
+      pollIntervalMs: parsedFile.data.runs.poll_interval_ms,
+    },
     quotas: {
       contextCards: quota(limits.quotas.context_cards),
       compositions: quota(limits.quotas.compositions),
@@ -390,6 +446,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       workflows: quota(limits.quotas.workflows),
     },
     runRetentionDays: parsedFile.data.retention.run_days,
+    webhooks: {
+      allowHosts: parsedFile.data.webhooks.allow_hosts,
+      timeoutMs: parsedFile.data.webhooks.timeout_ms,
+      concurrency: parsedFile.data.webhooks.concurrency,
+      pollIntervalMs: parsedFile.data.webhooks.poll_interval_ms,
+    },
     env,
     warnings,
     metrics: {

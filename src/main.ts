@@ -16,6 +16,7 @@ import { createLogger } from './logger.js';
 import { withOutputCheck, type OutputMismatchError } from './operations/check-output.js';
 import { operations as allOperations } from './operations/index.js';
 import type { Operation } from './operations/operation.js';
+import { queuedRunExecutor } from './operations/queued-runs.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
 import { answerClientError } from './rest/client-error.js';
 import { createRestApp } from './rest/create-rest-app.js';
@@ -39,6 +40,8 @@ export interface Application {
   flushTraces(): Promise<void>;
   /** From now on /readyz answers 503, so a load balancer sends no new requests. */
   beginShutdown(): void;
+  /** Starts executing queued (asynchronous) runs in this process; `close` stops it. */
+  startRunQueue(): void;
   close(): Promise<void>;
 }
 
@@ -121,6 +124,8 @@ export async function createApplication(config: Config, options: ApplicationOpti
       instanceLeaseMs: config.instanceLeaseMs,
       quotas: config.quotas,
       runRetentionDays: config.runRetentionDays,
+      runQueue: config.runQueue,
+      webhooks: { allowHosts: config.webhooks.allowHosts, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency },
     },
   });
   const report = options.onOutputMismatch;
@@ -172,10 +177,17 @@ export async function createApplication(config: Config, options: ApplicationOpti
     beginShutdown() {
       accepting = false;
     },
+    startRunQueue() {
+      core.runQueue.start(queuedRunExecutor(core, operations));
+    },
     async close() {
       accepting = false;
+      // Runs in flight get the same grace as requests; what is still running then goes back to the queue.
+      await core.runQueue.stop(options.serverTimeouts?.shutdownGraceMs ?? DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs);
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
+      // Attempts in flight finish (each within its timeout) before the database closes under them.
+      await core.webhookWorker.stop();
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
       await core.sanitiser.close();
       await store.close();
@@ -217,6 +229,9 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     });
   });
   const metricsServer = config.metrics.port === undefined ? null : await startMetricsServer(application.metrics, config.metrics.port);
+  application.startRunQueue();
+  // Every serving process delivers webhooks: the outbox is claimed atomically, so they share it.
+  application.core.webhookWorker.start(config.webhooks.pollIntervalMs);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -46,3 +46,16 @@ describe('content quotas (limits.quotas)', () => {
     expect(() => load({ PORCH_CONFIG: path }), 'personas are context cards, not a kind of their own').toThrow(/limits\.quotas/);
   });
 });
+
+describe('webhook settings', () => {
+  it('default to no allow-listed host and a 10 s attempt, take the file’s values, and name a bad one', () => {
+    expect(load({}).webhooks).toEqual({ allowHosts: [], timeoutMs: 10_000, concurrency: 16, pollIntervalMs: 1_000 });
+    const path = join(folder, 'webhooks.yaml');
+    writeFileSync(path, 'webhooks:\n  allow_hosts: [127.0.0.1, hooks.internal]\n  timeout_ms: 2500\n');
+    expect(load({ PORCH_CONFIG: path }).webhooks).toMatchObject({ allowHosts: ['127.0.0.1', 'hooks.internal'], timeoutMs: 2_500 });
+    writeFileSync(path, 'webhooks:\n  timeout_ms: 5\n');
+    expect(() => load({ PORCH_CONFIG: path })).toThrow(/webhooks\.timeout_ms/);
+    writeFileSync(path, 'webhooks:\n  allow_hosts: 127.0.0.1\n');
+    expect(() => load({ PORCH_CONFIG: path })).toThrow(/webhooks\.allow_hosts/);
+  });
+});

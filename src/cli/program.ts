@@ -12,6 +12,7 @@ import { registerSanitiserCommands } from './sanitiser-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommands } from './serve-commands.js';
 import { registerSkillsCommands } from './skills-command.js';
+import { registerWebhookCommands } from './webhook-commands.js';
 
 /**
  * The `porch` command tree. Commander writes through the context's streams and throws a
@@ -33,6 +34,7 @@ export function createProgram(context: CliContext): Command {
   registerBundleCommands(program, context);
   registerResourceCommands(program, context);
   registerByokCommands(program, context);
+  registerWebhookCommands(program, context);
   registerSanitiserCommands(program, context);
   registerDbCommands(program, context);
   registerBackupCommand(program, context);

@@ -6,4 +6,8 @@ export interface ClientRoute {
   /** Executions: the client sends one Idempotency-Key per call, the same on every retry. */
   idempotent: boolean;
   responseType: 'json' | 'markdown';
+  /** Executions that `Prefer: respond-async` queues as an asynchronous run (`executeAsync`). */
+  queueable: boolean;
+  /** What the operation streams with `Accept: text/event-stream` (absent: it cannot stream). */
+  streams?: 'deltas' | 'nodes';
 }

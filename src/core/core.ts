@@ -28,8 +28,15 @@ import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
+import { createRunQueue, type RunQueueSettings } from './runs/run-queue.js';
 import { createRunService } from './runs/runs.js';
 import { createUsageService } from './usage/usage.js';
+import { createWebhookWorker } from './webhooks/delivery-worker.js';
+import { lowBalanceEvent } from './webhooks/events.js';
+import { createWebhookService } from './webhooks/webhooks.js';
+
+/** Webhook delivery when the composition root gives no settings (tools and tests that never deliver). */
+const DEFAULT_WEBHOOK_SETTINGS = { allowHosts: [], timeoutMs: 10_000, concurrency: 16 };
 import { instrumentAiGateway, instrumentExecutions, instrumentModelCaller, instrumentSanitiser } from './telemetry/instrument.js';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
@@ -48,6 +55,10 @@ export interface CoreSettings {
   quotas: ContentQuotas;
   /** Days run payloads are kept before the housekeeping sweep drops them. */
   runRetentionDays: number;
+  /** Asynchronous runs: concurrency per process, the per-account bound, how often other processes' runs are looked for. */
+  runQueue: RunQueueSettings;
+  /** Webhook delivery: the SSRF allow-list, attempt timeout and concurrency. */
+  webhooks?: { allowHosts: readonly string[]; timeoutMs: number; concurrency: number };
 }
 
 export interface CoreDependencies {
@@ -65,7 +76,7 @@ export interface CoreDependencies {
 export function createCore({ store, clock, logger, settings, ai: bareAi, secretKey, telemetry = createTelemetry() }: CoreDependencies) {
   const ai = instrumentAiGateway(bareAi, telemetry);
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
-  const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance);
+  const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance, lowBalanceEvent);
   const accounts = createAccountService(store, clock);
   const models = {
     has: (modelId: string) => ai.listModels().some((model) => model.id === modelId),
@@ -107,13 +118,18 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   const runs = createRunService(store, clock, settings.runRetentionDays);
+  const authenticator = createAuthenticator(store, clock);
+  const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings: settings.runQueue });
+  const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
+  const webhooks = createWebhookService(store, clock, secretKey, { allowHosts: webhookSettings.allowHosts, retentionDays: settings.runRetentionDays });
+  const webhookWorker = createWebhookWorker({ store: store.webhooks, clock, logger, secretKey, ...webhookSettings });
   return {
     ai,
     settings,
     clock,
     logger,
     telemetry,
-    authenticator: createAuthenticator(store, clock),
+    authenticator,
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
@@ -127,8 +143,11 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     instance,
     selfService: createSelfService({ store, accounts, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
     runs,
+    runQueue,
+    webhooks,
+    webhookWorker,
     usage: createUsageService(store, clock),
-    maintenance: createMaintenance({ credits, idempotency, runs, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
+    maintenance: createMaintenance({ credits, idempotency, runs, runQueue, webhooks, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
     judge,
     sanitiser,
     bundles,

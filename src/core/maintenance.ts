@@ -1,8 +1,10 @@
 /**
  * Housekeeping the server runs on a timer: what crashed processes held (their leases ran out) is
- * released, reservations left open past their time go back to their accounts, and idempotency
+ * released and the runs they were executing go back to the queue (or fail, once cut off too
+ * often), reservations left open past their time go back to their accounts, and idempotency
  * records past their 24 hours are dropped, and run payloads and the versions of deleted resources
- * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept).
+ * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept),
+ * and so are webhook delivery payloads (their attempts' status codes and timings are kept).
  */
 import type { Logger } from 'pino';
 import type { InstanceRepository } from '../db/store.js';
@@ -11,7 +13,9 @@ import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { Instance } from './instance.js';
 import type { LifecycleService } from './catalog/lifecycle.js';
+import type { RunQueue } from './runs/run-queue.js';
 import type { RunService } from './runs/runs.js';
+import type { WebhookService } from './webhooks/webhooks.js';
 
 /** Often enough that a crash's reservations return within a minute of its lease ending; cheap when idle. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -22,12 +26,18 @@ export interface SweepReport {
   expiredIdempotencyRecords: number;
   prunedRunPayloads: number;
   prunedDeletedVersions: number;
+  /** Runs of stopped processes put back in the queue, and those failed for being cut off too often. */
+  requeuedRuns: number;
+  failedRuns: number;
+  prunedWebhookPayloads: number;
 }
 
 export interface MaintenanceDependencies {
   credits: CreditService;
   idempotency: IdempotencyService;
   runs: Pick<RunService, 'prunePayloads'>;
+  runQueue: Pick<RunQueue, 'recover'>;
+  webhooks: Pick<WebhookService, 'prunePayloads'>;
   catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
@@ -36,15 +46,21 @@ export interface MaintenanceDependencies {
   logger: Logger;
 }
 
-export function createMaintenance({ credits, idempotency, runs, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
+export function createMaintenance({ credits, idempotency, runs, runQueue, webhooks, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
     await instance.renew();
+    const retiredInstances = await instances.retireExpired(clock.now());
+    // After the retirements: the runs of the processes just retired are recovered in the same sweep.
+    const recovered = await runQueue.recover();
     const report = {
-      retiredInstances: await instances.retireExpired(clock.now()),
+      retiredInstances,
+      requeuedRuns: recovered.requeued,
+      failedRuns: recovered.failed,
       releasedReservations: await credits.releaseExpired(),
       expiredIdempotencyRecords: await idempotency.deleteExpired(),
       prunedRunPayloads: await runs.prunePayloads(),
       prunedDeletedVersions: await catalog.pruneDeletedVersions(),
+      prunedWebhookPayloads: await webhooks.prunePayloads(),
     };
     if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
     else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');

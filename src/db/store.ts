@@ -377,10 +377,22 @@ export interface CreditSettlement {
   entryId: string;
   /** The record of the call being paid for, written with the charge. */
   usage?: UsageRecord;
+  /** Builds `credits.low` when this charge takes the balance below the account's threshold (see LowBalanceEventBuilder). */
+  lowBalanceEvent?: LowBalanceEventBuilder;
 }
+
+/**
+ * The `credits.low` event of a settlement, built by core once the engine knows it crossed: the
+ * balance went from at or above the account's threshold to below it, in this settlement. Called
+ * inside the settlement's transaction, so the outbox row lands with the charge or not at all.
+ */
+export type LowBalanceEventBuilder = (crossing: { accountId: string; balanceTokens: number; thresholdTokens: number; at: number }) => WebhookEventRecord;
 
 export interface CreditRepository {
   balance(accountId: string): Promise<CreditBalance>;
+  /** The balance below which a settlement emits `credits.low`; null: never (the default). */
+  lowBalanceThreshold(accountId: string): Promise<number | null>;
+  setLowBalanceThreshold(request: { accountId: string; thresholdTokens: number | null; at: number }): Promise<void>;
   grant(grant: CreditGrant): Promise<CreditBalance>;
   /** Holds `tokens` if available balance (balance less open reservations) covers it; atomic. */
   reserve(request: CreditReservationRequest): Promise<ReserveOutcome>;
@@ -603,6 +615,11 @@ export interface IdempotencyRepository {
 export const RUN_KINDS = ['workflow', 'composition', 'skill', 'persona'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+/** Where a run is: waiting in the queue, being executed, or ended one of three ways. */
+export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type FinishedRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+
 /** What a run kept of its request and answer; null once retention pruned it. */
 export interface RunPayload {
   inputs: unknown;
@@ -619,8 +636,7 @@ export interface RunRecord {
   resourceId: string;
   /** The resource version executed; null until resources are versioned. */
   version: number | null;
-  /** Text, not an enum: `completed` and `failed` today, queued, running and cancelled with asynchronous runs. */
-  status: string;
+  status: RunStatus;
   model: string | null;
   inputTokens: number;
   outputTokens: number;
@@ -629,7 +645,20 @@ export interface RunRecord {
   durationMs: number;
   createdAt: number;
   payload: RunPayload | null;
+  /** Which kind of key `keyId` names (null for runs recorded before it was kept). */
+  keyKind: 'api_key' | 'partner_key' | null;
+  /** How many times a process took it from the queue (0 for a run executed in its request). */
+  attempts: number;
+  /** The process (instance id) executing it while it runs asynchronously. */
+  claimedBy: string | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  cancelRequestedAt: number | null;
 }
+
+/** A run executed in its request, recorded once it ended: the queue's fields do not apply. */
+export type RecordedRun = Omit<RunRecord, 'attempts' | 'claimedBy' | 'cancelRequestedAt' | 'keyKind' | 'startedAt' | 'finishedAt'> &
+  Partial<Pick<RunRecord, 'keyKind' | 'startedAt' | 'finishedAt'>>;
 
 /** A run without its payload: what lists read, so a page never loads traces. */
 export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolean };
@@ -637,11 +666,69 @@ export type RunSummaryRecord = Omit<RunRecord, 'payload'> & { hasPayload: boolea
 export interface RunListRequest extends OwnedPageRequest {
   kind?: RunKind | undefined;
   resourceId?: string | undefined;
-  status?: string | undefined;
+  status?: RunStatus | undefined;
 }
 
+/** A run asked for asynchronously: queued with its inputs, executed later by whichever process claims it. */
+export type QueuedRunRecord = Pick<RunRecord, 'id' | 'accountId' | 'keyId' | 'keyKind' | 'kind' | 'resourceId' | 'version' | 'createdAt'> & {
+  inputs: unknown;
+};
+
+/** How an asynchronous run ended, written by the process that held it. */
+export interface RunCompletion {
+  id: string;
+  /** The process that claimed it: a run another process took over since (its lease ran out) is left alone. */
+  instanceId: string;
+  status: FinishedRunStatus;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  chargedTokens: number;
+  durationMs: number;
+  finishedAt: number;
+  result: unknown;
+}
+
+export type RunCancellation =
+  /** It was queued and now never runs. */
+  | { outcome: 'cancelled'; run: RunRecord }
+  /** It is running: the process running it aborts it. */
+  | { outcome: 'requested'; run: RunRecord }
+  /** It had already ended. */
+  | { outcome: 'finished'; run: RunRecord }
+  | { outcome: 'missing' };
+
 export interface RunRepository {
-  insert(run: RunRecord): Promise<void>;
+  /**
+   * Records a run executed in its request, once it ended, and, in the same transaction, one outbox
+   * delivery per enabled endpoint of the account subscribed to each event's type (`run.completed`,
+   * `run.failed`): an event is never lost nor sent for a run that was not recorded.
+   */
+  insert(run: RecordedRun, events?: readonly WebhookEventRecord[]): Promise<void>;
+  /** Queues an asynchronous run. */
+  enqueue(run: QueuedRunRecord): Promise<void>;
+  /**
+   * Takes the oldest queued run whose account has fewer than `maxRunningPerAccount` runs running
+   * (across every process), marks it running under `instanceId` and counts the attempt; atomic,
+   * so two processes never take the same run nor exceed an account's bound. Null when none is ready.
+   */
+  claim(request: { instanceId: string; now: number; maxRunningPerAccount: number }): Promise<RunRecord | null>;
+  /**
+   * Ends a run the instance still holds, writing its webhook events in the same transaction; false
+   * when it no longer does (another process took it over), and then no event is written.
+   */
+  complete(completion: RunCompletion, events?: readonly WebhookEventRecord[]): Promise<boolean>;
+  /** Cancels a queued run at once, or asks the process running it to stop. */
+  cancel(request: OwnedId & { now: number }): Promise<RunCancellation>;
+  /** Of these running runs, the ones whose cancellation was asked for. */
+  cancelRequested(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Runs left running by processes whose lease is gone (they crashed): those claimed fewer than
+   * `maxAttempts` times go back to the queue; the others are returned, still running, for the
+   * caller to fail.
+   */
+  recoverOrphans(request: { now: number; maxAttempts: number }): Promise<{ requeued: number; exhausted: RunRecord[] }>;
   findOwned(request: OwnedId): Promise<RunRecord | null>;
   /** The account's runs, newest first, filtered as asked; payloads are not read. */
   list(request: RunListRequest): Promise<RunSummaryRecord[]>;
@@ -667,6 +754,137 @@ export interface SanitiserRuleRepository {
   remove(request: { organisationId: string; ruleId: string }): Promise<boolean>;
   /** The organisation's current rules version (0 when it never had rules). */
   version(organisationId: string): Promise<number>;
+}
+
+/** The events an endpoint may subscribe to. */
+export const WEBHOOK_EVENT_TYPES = ['run.completed', 'run.failed', 'credits.low'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * One event for an account's endpoints. Core builds it; the engine writes one delivery per
+ * enabled endpoint subscribed to `type`, in the transaction of what the event reports.
+ */
+export interface WebhookEventRecord {
+  /** The message id: the `webhook-id` every endpoint receives it under, the same on every retry. */
+  id: string;
+  accountId: string;
+  type: WebhookEventType;
+  /** The exact body signed and sent (Standard Webhooks `{type, timestamp, data}`, as JSON text). */
+  payload: string;
+  createdAt: number;
+}
+
+export interface WebhookEndpointRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  description: string | null;
+  events: WebhookEventType[];
+  enabled: boolean;
+  /** AES-256-GCM ciphertext of the `whsec_` secret; never the plaintext. */
+  encryptedSecret: string;
+  /** The secret before the last rotation, still signing beside the new one until `previousSecretExpiresAt`. */
+  previousEncryptedSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export interface WebhookAttemptRecord {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  attemptedAt: number;
+  /** The receiver's HTTP status; null when no response arrived. */
+  statusCode: number | null;
+  durationMs: number;
+  /** Why the attempt failed (timeout, connection, redirect, http_status, blocked_address, dns); null on success. */
+  error: string | null;
+}
+
+export interface WebhookDeliveryRecord {
+  endpointId: string;
+  /** The event's id: the `webhook-id` header. */
+  eventId: string;
+  accountId: string;
+  type: string;
+  /** Null once retention pruned it (the attempts' status codes and timings stay). */
+  payload: string | null;
+  status: WebhookDeliveryStatus;
+  /** Attempts since it was queued or redelivered. */
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+/** A delivery claimed for an attempt, with what sending it needs. */
+export interface ClaimedWebhookDelivery extends WebhookDeliveryRecord {
+  payload: string;
+  url: string;
+  encryptedSecret: string;
+  previousEncryptedSecret: string | null;
+  previousSecretExpiresAt: number | null;
+}
+
+/** How an attempt ended, written with its log row: the delivery is done, or waits until `nextAttemptAt`. */
+export interface WebhookAttemptResult {
+  attempt: WebhookAttemptRecord;
+  status: WebhookDeliveryStatus;
+  /** When to try again; null when the delivery is done. */
+  nextAttemptAt: number | null;
+}
+
+export interface WebhookClaimRequest {
+  now: number;
+  limit: number;
+  claimUntil: number;
+  maxPerEndpoint: number;
+  /** Attempts in flight per endpoint id in the claiming process. */
+  busy: ReadonlyMap<string, number>;
+}
+
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpointRecord, 'url' | 'description' | 'events' | 'enabled'>>;
+
+export type RedeliverOutcome = 'queued' | 'not_found' | 'pending' | 'pruned';
+
+export interface WebhookRepository {
+  /** Inserts the endpoint unless the account already has `maxPerAccount`; atomic. */
+  insertEndpointIfBelowLimit(request: { endpoint: WebhookEndpointRecord; maxPerAccount: number }): Promise<boolean>;
+  findEndpoint(request: OwnedId): Promise<WebhookEndpointRecord | null>;
+  /** The account's endpoints, oldest first. */
+  listEndpoints(accountId: string): Promise<WebhookEndpointRecord[]>;
+  updateEndpoint(request: OwnedId & { changes: WebhookEndpointChanges; at: number }): Promise<WebhookEndpointRecord | null>;
+  /** Makes `encryptedSecret` the secret; the old one keeps signing until `previousExpiresAt` (none when null). */
+  rotateSecret(request: OwnedId & { encryptedSecret: string; previousExpiresAt: number | null; at: number }): Promise<WebhookEndpointRecord | null>;
+  /** Removes the endpoint with its deliveries and their attempts; false when the account had no such endpoint. */
+  deleteEndpoint(request: OwnedId): Promise<boolean>;
+  /** Queues the event for every subscribed enabled endpoint of its account (outside another write); returns how many deliveries. */
+  enqueue(event: WebhookEventRecord): Promise<number>;
+  /**
+   * Claims up to `limit` pending deliveries due at `now` (unclaimed, or whose claim expired: its
+   * process died) of enabled endpoints, until `claimUntil`; atomic, so no two processes claim one.
+   * At most `maxPerEndpoint` per endpoint, counting the `busy` attempts the caller already has in
+   * flight there, so one endpoint's backlog never takes every slot from the others.
+   */
+  claimDue(request: WebhookClaimRequest): Promise<ClaimedWebhookDelivery[]>;
+  /** Logs the attempt and moves the delivery on (done, or due again), releasing its claim. */
+  recordAttempt(result: WebhookAttemptResult): Promise<void>;
+  /** One endpoint's deliveries, newest first; `page.cursor` is an event id. */
+  listDeliveries(request: OwnedId & { status?: WebhookDeliveryStatus | undefined; page: PageRequest }): Promise<WebhookDeliveryRecord[]>;
+  /** One delivery of one of the account's endpoints. */
+  findDelivery(request: OwnedId & { eventId: string }): Promise<WebhookDeliveryRecord | null>;
+  /** The attempts of these deliveries of one endpoint, oldest first. */
+  listAttempts(request: { endpointId: string; eventIds: readonly string[] }): Promise<WebhookAttemptRecord[]>;
+  /** Queues a finished delivery again, due at `now`, with a fresh retry schedule. */
+  redeliver(request: OwnedId & { eventId: string; now: number }): Promise<RedeliverOutcome>;
+  /** Drops the payload of finished deliveries created before `before`; returns how many. */
+  prunePayloads(request: { before: number }): Promise<number>;
 }
 
 /**
@@ -751,6 +969,7 @@ export interface Store {
   byokKeys: ByokKeyRepository;
   idempotency: IdempotencyRepository;
   runs: RunRepository;
+  webhooks: WebhookRepository;
   sanitiserRules: SanitiserRuleRepository;
   instances: InstanceRepository;
   executionSlots: ExecutionSlotRepository;

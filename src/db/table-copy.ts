@@ -33,6 +33,9 @@ export const COPIED_TABLES = [
   'instances',
   'execution_slots',
   'rate_limit_counters',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const;
 
 export type CopiedTable = (typeof COPIED_TABLES)[number];

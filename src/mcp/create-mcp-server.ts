@@ -34,6 +34,7 @@ import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.j
 import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
 import { operationTool, type McpTool } from './tools.js';
+import { progressEvents } from './progress.js';
 
 /** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
 export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
@@ -134,6 +135,14 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
         requestId,
         signal: extra.signal,
         idempotencyKey: idempotencyKeyOf(meta, extra.requestInfo?.headers),
+        ...(meta?.progressToken === undefined
+          ? {}
+          : {
+              events: progressEvents(meta.progressToken, (params) => {
+                // Progress is advisory: a notification that cannot be sent must not fail the call.
+                extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+              }),
+            }),
       });
       core.logger.debug({ requestId, tool: name, isError: result.isError === true }, 'MCP tool call');
       return result;

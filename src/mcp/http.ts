@@ -26,6 +26,7 @@ import { hasApiKey, requestIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
 import { refuseMalformedParams } from './malformed-params.js';
+import { progressTokenOf } from './progress.js';
 
 export { MCP_PATH } from './mcp-path.js';
 
@@ -215,7 +216,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     const body = 'body' in read ? read.body : undefined;
 
     const server = createMcpServer(core, requestIdentity(credentials, caller), { tools, errorCodes, requestId: () => requestId });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: bodyLimitBytes });
+    // One JSON answer per request, unless a tool call asked for progress: its notifications need
+    // the response to be an event stream (the client accepts both, as the transport requires).
+    const enableJsonResponse = progressTokenOf(body) === undefined;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
     res.on('close', () => {
       void transport.close();
       void server.close();

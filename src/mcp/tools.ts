@@ -7,6 +7,7 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Core } from '../core/core.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, type ErrorCodeSet } from '../core/errors.js';
 import { invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
@@ -22,6 +23,8 @@ export interface McpToolContext {
   /** Aborted when the client cancels the call or the connection closes. */
   signal: AbortSignal;
   idempotencyKey: string | undefined;
+  /** Listeners for an operation that streams, when the client asked for progress. */
+  events?: ExecutionEvents | undefined;
 }
 
 export interface McpTool {
@@ -153,6 +156,7 @@ export function operationTool(operation: Operation): McpTool {
         signal: ctx.signal,
         door: 'mcp',
         pathStyle: 'plain',
+        events: ctx.events,
       });
       if (!result.ok) return toolErrorResult(result.error, ctx.errorCodes, result.meta);
       if (answersWithDocument(operation) && typeof result.data === 'string') return toolTextResult(result.data, result.meta);

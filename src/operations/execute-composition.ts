@@ -13,9 +13,11 @@ export const executeComposition = defineKeyedOperation({
   path: '/compositions/{id}/execute',
   tag: 'Compositions',
   effect: 'execute',
+  runKind: 'composition',
   successStatus: 200,
   scopes: executeScopes('composition'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z.strictObject({
     variables: variablesSchema.optional(),
@@ -24,5 +26,6 @@ export const executeComposition = defineKeyedOperation({
     ...versionSelectorFields,
   }),
   output: z.object(executionResultFields).describe('The composition execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeComposition(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) =>
+    core.executions.executeComposition(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -13,9 +13,11 @@ export const executePersona = defineKeyedOperation({
   path: '/personas/{id}/execute',
   tag: 'Personas',
   effect: 'execute',
+  runKind: 'persona',
   successStatus: 200,
   scopes: executeScopes('persona'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z.strictObject({
     input: inputTextSchema.min(1, 'must not be empty').describe('The user message.'),
@@ -28,5 +30,5 @@ export const executePersona = defineKeyedOperation({
   output: z
     .object({ ...executionResultFields, persona_name: z.string().describe('Name of the persona that answered.') })
     .describe('The persona execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executePersona(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) => core.executions.executePersona(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -13,9 +13,11 @@ export const executeSkill = defineKeyedOperation({
   path: '/skills/{id}/execute',
   tag: 'Skills',
   effect: 'execute',
+  runKind: 'skill',
   successStatus: 200,
   scopes: executeScopes('skill'),
   idempotencyKey: true,
+  streams: 'deltas',
   params: idParams,
   body: z
     .strictObject({
@@ -30,5 +32,5 @@ export const executeSkill = defineKeyedOperation({
     // The refinement as JSON Schema, so the document refuses a call with neither, as the server does.
     .meta({ anyOf: [{ required: ['input'] }, { required: ['context'] }] }),
   output: z.object({ ...executionResultFields, skill_name: z.string().describe('Name of the skill that ran.') }).describe('The skill execution result.'),
-  run: ({ id, ...input }, { core, caller, signal }) => core.executions.executeSkill(caller, id, input, signal),
+  run: ({ id, ...input }, { core, caller, signal, events, queuedRun }) => core.executions.executeSkill(caller, id, input, { signal, queuedRun, ...events }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { executeScopes } from '../core/access/scopes.js';
 import { ERROR_CODES } from '../core/errors.js';
-import { useByokSchema, variablesSchema, versionRanSchema, versionSelectorFields } from './execution-schemas.js';
+import { guardrailFindingsSchema, useByokSchema, variablesSchema, versionRanSchema, versionSelectorFields } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { tokenUsageSchema } from '../core/ai/token-usage.js';
 import { idParams, timestampSchema } from './schemas.js';
@@ -24,6 +24,9 @@ const nodeResultSchema = z
       .describe('Why the node failed, when it did.'),
     started_at: timestampSchema.nullable(),
     finished_at: timestampSchema.nullable(),
+    guardrail_findings: guardrailFindingsSchema.describe(
+      "What the organisation's guardrails found on this node's model calls (policy report or redact), without the matched text; absent when nothing was found. A node the policy blocks fails with CONTENT_BLOCKED instead.",
+    ),
   })
   .describe('One node of the run trace.');
 
@@ -31,14 +34,16 @@ export const executeWorkflow = defineKeyedOperation({
   name: 'execute_workflow',
   title: 'Run a workflow',
   description:
-    'Runs one of the caller\'s workflows (a DAG of model calls, templates, skills, compositions, personas, sanitise and judge steps) with the given variables. A failed node fails the run (status "failed", HTTP 200, the error in its trace). Set include_trace for per-node results. Each model-calling node costs credits unless a BYOK key is active.',
+    'Runs one of the caller\'s workflows (a DAG of model calls, templates, skills, compositions, personas, sanitise and judge steps) with the given variables. A failed node fails the run (status "failed", HTTP 200, the error in its trace), a node blocked by the organisation\'s guardrail included (CONTENT_BLOCKED in its trace). Set include_trace for per-node results. Each model-calling node costs credits unless a BYOK key is active.',
   method: 'POST',
   path: '/workflows/{id}/execute',
   tag: 'Workflows',
   effect: 'execute',
+  runKind: 'workflow',
   successStatus: 200,
   scopes: executeScopes('workflow'),
   idempotencyKey: true,
+  streams: 'nodes',
   params: idParams,
   body: z.strictObject({
     variables: variablesSchema.optional().describe('Values for the workflow variables, by name.'),
@@ -58,6 +63,6 @@ export const executeWorkflow = defineKeyedOperation({
       token_usage: tokenUsageSchema,
     })
     .describe('The workflow execution result.'),
-  run: ({ id, variables, inputs, ...input }, { core, caller, signal }) =>
-    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, signal),
+  run: ({ id, variables, inputs, ...input }, { core, caller, signal, events, queuedRun }) =>
+    core.executions.executeWorkflow(caller, id, { ...input, variables: variables ?? inputs }, { signal, queuedRun, ...events }),
 });

@@ -68,28 +68,33 @@ export const versionRanSchema = z.number().int().min(1).describe('The version of
 
 export const inputTextSchema = z.string().max(MAX_INPUT_TEXT_LENGTH, `must be at most ${MAX_INPUT_TEXT_LENGTH} characters`);
 
+/**
+ * The findings of the organisation's guardrails on model calls, as every result that made one
+ * returns them (executes, workflow nodes, the judge): rule ids and positions, never the text.
+ */
+export const guardrailFindingsSchema = z
+  .array(
+    z
+      .object({
+        direction: z.enum(['input', 'output']).describe("input: a message sent to the model; output: the model's answer."),
+        message_index: z.number().int().min(0).nullable().describe('Index of the message sent (input findings); null for the answer.'),
+        rule_id: z.string().describe('Sanitiser rule that matched, e.g. "secret.github_token".'),
+        label: z.string().describe('What was found, e.g. "GitHub token".'),
+        severity: findingSeveritySchema,
+        start: z.number().int().min(0).describe('Start in that message or answer (UTF-16 code units, inclusive).'),
+        end: z.number().int().min(0).describe('End in that message or answer (UTF-16 code units, exclusive).'),
+      })
+      .describe('One finding of a guardrail; the matched text is never included.'),
+  )
+  .optional();
+
 export const executionResultFields = {
   version: versionRanSchema,
   content: z.string().describe("The model's answer."),
   model_used: z.string().describe('The model that answered, <provider>/<model_name>.'),
   token_usage: tokenUsageSchema,
   duration_ms: z.number().int().min(0).describe('Wall time of the execution in milliseconds.'),
-  guardrail_findings: z
-    .array(
-      z
-        .object({
-          direction: z.enum(['input', 'output']).describe("input: a message sent to the model; output: the model's answer."),
-          message_index: z.number().int().min(0).nullable().describe('Index of the message sent (input findings); null for the answer.'),
-          rule_id: z.string().describe('Sanitiser rule that matched, e.g. "secret.github_token".'),
-          label: z.string().describe('What was found, e.g. "GitHub token".'),
-          severity: findingSeveritySchema,
-          start: z.number().int().min(0).describe('Start in that message or answer (UTF-16 code units, inclusive).'),
-          end: z.number().int().min(0).describe('End in that message or answer (UTF-16 code units, exclusive).'),
-        })
-        .describe('One finding of a guardrail; the matched text is never included.'),
-    )
-    .optional()
-    .describe(
-      "What the organisation's guardrails found on this call's input and output (policy report or redact), without the matched text; absent when nothing was found or the guardrails are off.",
-    ),
+  guardrail_findings: guardrailFindingsSchema.describe(
+    "What the organisation's guardrails found on this call's input and output (policy report or redact), without the matched text; absent when nothing was found or the guardrails are off.",
+  ),
 };

@@ -18,6 +18,7 @@ import { getContextCard } from './get-context-card.js';
 import { getHealth } from './get-health.js';
 import { getPrompt } from './get-prompt.js';
 import { getRun } from './get-run.js';
+import { cancelRun } from './cancel-run.js';
 import { getUsage } from './get-usage.js';
 import { listCompositions } from './list-compositions.js';
 import { listContextCards } from './list-context-cards.js';
@@ -34,6 +35,15 @@ import { rotateKey } from './rotate-key.js';
 import { runJudge } from './run-judge.js';
 import { scanText } from './scan-text.js';
 import { updateContextCard } from './update-context-card.js';
+import { createWebhook } from './create-webhook.js';
+import { deleteWebhook } from './delete-webhook.js';
+import { getWebhook } from './get-webhook.js';
+import { listWebhookDeliveries } from './list-webhook-deliveries.js';
+import { listWebhooks } from './list-webhooks.js';
+import { redeliverWebhook } from './redeliver-webhook.js';
+import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { setCreditsLowThreshold } from './set-credits-low-threshold.js';
+import { updateWebhook } from './update-webhook.js';
 
 export const operations = [
   analyzePrompt,
@@ -70,6 +80,16 @@ export const operations = [
   listCreditLedger,
   listRuns,
   getRun,
+  cancelRun,
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  redeliverWebhook,
+  setCreditsLowThreshold,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -9,6 +9,7 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { type Door, logFieldsOf, recordFailure, type RequestScope } from '../core/telemetry/telemetry.js';
 import { formatZodError } from '../core/validation.js';
@@ -38,13 +39,35 @@ export interface InvocationRequest {
   pathStyle: 'located' | 'plain';
   /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
   streamLists?: boolean;
+  /** The caller asked for the execution to be queued (`Prefer: respond-async`); honoured by `runKind` operations. */
+  respondAsync?: boolean;
+  /**
+   * A door that streams an operation which can (`operation.streams`): its listeners. Ignored for
+   * other operations. The result is the same as without them.
+   */
+  events?: InvocationEvents | undefined;
 }
+
+/** The listeners a streaming door passes: the execution's events, and the moment it starts. */
+export interface InvocationEvents extends ExecutionEvents {
+  /**
+   * Called once, when every check before the run has passed (authentication, scope, rate limit,
+   * validation), with the quota as it stands then: what a door that answers as the operation
+   * goes must send in its headers. A refusal before this point is an ordinary error result.
+   */
+  onStart?(meta: InvocationMeta): void;
+}
+
+/** The status of an answer that queued a run instead of executing it. */
+export const QUEUED_STATUS = 202;
 
 export interface InvocationMeta {
   /** Set once the request was counted (or refused) by the rate limiter. */
   rateLimit: RateLimitState | null;
   /** Whole credits left after the request, for every authenticated request. */
   creditsRemaining: number | null;
+  /** When to ask again for an answer that is still changing (a run not yet ended), in seconds: `Retry-After`. */
+  pollAfterSeconds?: number | undefined;
 }
 
 export type InvocationResult =
@@ -55,6 +78,8 @@ export type InvocationResult =
       meta: InvocationMeta;
       /** Only for a door that asked for `streamLists`: the whole list, a page at a time (then `data` is undefined). */
       pages?: AsyncIterable<readonly unknown[]>;
+      /** Set when the call queued a run (status 202): the run to poll. */
+      queuedRunId?: string;
     }
   | { ok: false; error: PorchError; meta: InvocationMeta };
 
@@ -106,7 +131,7 @@ export function parseOperationInput(
   };
 }
 
-/** Replays a stored response for a repeated Idempotency-Key, or runs once and stores the response. */
+/** Replays a stored response for a repeated Idempotency-Key, or runs once and stores the response (answered with `status`). */
 async function runIdempotently(
   core: Core,
   operation: Operation,
@@ -114,6 +139,7 @@ async function runIdempotently(
   idempotencyKey: string,
   input: Record<string, unknown>,
   run: () => Promise<unknown>,
+  status: number,
 ): Promise<{ status: number; data: unknown }> {
   const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
   if (start.kind === 'replay') {
@@ -127,8 +153,13 @@ async function runIdempotently(
     await core.idempotency.abandon(caller.account.id, idempotencyKey);
     throw err;
   }
-  await core.idempotency.complete(caller.account.id, idempotencyKey, operation.successStatus, data);
-  return { status: operation.successStatus, data };
+  await core.idempotency.complete(caller.account.id, idempotencyKey, status, data);
+  return { status, data };
+}
+
+/** The run id of a queued run's acceptance (`{ run_id, status: 'queued' }`), first answered or replayed. */
+function queuedRunIdOf(data: unknown): string | undefined {
+  return typeof data === 'object' && data !== null && 'run_id' in data && typeof data.run_id === 'string' ? data.run_id : undefined;
 }
 
 /**
@@ -192,7 +223,38 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (decision.refusal) throw decision.refusal;
 
     const input = parseOperationInput(operation, request);
-    const context = { core, caller, requestId: request.requestId, idempotencyKey: request.idempotencyKey, signal: request.signal };
+    const { runKind } = operation;
+    // Asked to respond async, a stream is not opened: the run is queued and answered at once.
+    if (request.respondAsync && runKind !== undefined) {
+      // Queued, not executed: the run holds no in-flight slot until a process claims it, and the
+      // per-account bound on running runs applies then. A key replays a queued answer only for
+      // another asynchronous request, so the mode is part of what the key remembers.
+      const { id, ...inputs } = input;
+      const queuer = caller;
+      const enqueue = () => core.runQueue.enqueue(queuer, runKind, String(id), inputs);
+      const { status, data } =
+        operation.idempotencyKey && request.idempotencyKey !== undefined
+          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS)
+          : { status: QUEUED_STATUS, data: await enqueue() };
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
+    }
+    const events = operation.streams === undefined ? undefined : request.events;
+    const context = {
+      core,
+      caller,
+      requestId: request.requestId,
+      idempotencyKey: request.idempotencyKey,
+      signal: request.signal,
+      pollAfter: (seconds: number) => {
+        meta.pollAfterSeconds = seconds;
+      },
+      ...(events === undefined ? {} : { events: { onDelta: events.onDelta, onNode: events.onNode } }),
+    };
+    if (events?.onStart !== undefined) {
+      meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
+      events.onStart({ ...meta });
+    }
     if (request.streamLists && operation.streamItems && input.limit === undefined) {
       const pages = operation.streamItems(input, context);
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
@@ -207,7 +269,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
         : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
-        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run)
+        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus)
         : { status: operation.successStatus, data: await run() };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };

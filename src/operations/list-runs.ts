@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUN_KINDS } from '../db/store.js';
+import { RUN_KINDS, RUN_STATUSES } from '../db/store.js';
 import { defineKeyedOperation } from './operation.js';
 import { listOf, pageQuery } from './schemas.js';
 import { runSchema, usageScopes } from './self-service-schemas.js';
@@ -18,7 +18,7 @@ export const listRuns = defineKeyedOperation({
   query: pageQuery.extend({
     kind: z.enum(RUN_KINDS).optional().describe('Only runs of this kind.'),
     resource_id: z.uuid({ error: 'must be a uuid' }).optional().describe('Only runs of this workflow, composition, skill or persona.'),
-    status: z.string().min(1).max(32).optional().describe('Only runs with this status (completed, failed).'),
+    status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status (queued, running, completed, failed, cancelled).'),
   }),
   output: listOf(runSchema, 'runs'),
   run: (input, { core, caller }) => core.runs.list(caller.account.id, input),

@@ -7,6 +7,9 @@ import type { z } from 'zod';
 import type { Caller } from '../core/access/caller.js';
 import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { QueuedRunHooks } from '../core/execution/executions.js';
+import type { RunKind } from '../db/store.js';
+import type { ExecutionEvents } from '../core/execution/executions.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -56,9 +59,25 @@ export interface OperationContext<CallerType> {
   requestId: string;
   /** The Idempotency-Key header, when the caller sent one (execute operations honour it). */
   idempotencyKey: string | undefined;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away, or when the queued run it executes is cancelled. */
   signal: AbortSignal;
+  /** Present when the call executes a queued run (`runKind` operations only). */
+  queuedRun?: QueuedRunHooks | undefined;
+  /** Tells a poller when to ask again: the answer is still changing (doors send it as `Retry-After`). */
+  pollAfter?(seconds: number): void;
+  /**
+   * Listeners of a door that streams the operation (see `streams`): text deltas, finished
+   * workflow nodes. Absent otherwise; the operation's answer is the same either way.
+   */
+  events?: ExecutionEvents | undefined;
 }
+
+/**
+ * What an operation can stream while it runs, for a door that asks (REST `Accept:
+ * text/event-stream`, MCP progress): `deltas`, the answer's text as the model produces it;
+ * `nodes`, each workflow node as it finishes.
+ */
+export type StreamKind = 'deltas' | 'nodes';
 
 interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name extends string> {
   /** snake_case, verb first: the MCP tool name; the operationId is its camelCase. */
@@ -84,6 +103,11 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
   /**
+   * Executions only: the kind of run the call records. With `Prefer: respond-async` the call is
+   * queued as such a run (202 with its id) and executed later, by this same definition's `run`.
+   */
+  runKind?: RunKind;
+  /**
    * Whether a call holds one of the key's in-flight slots while it runs (`limits.max_in_flight_per_key`).
    * Executions always do; other operations whose cost grows with the input (a scan of a
    * megabyte) say so here, so a key cannot keep more of them running at once.
@@ -95,6 +119,8 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
    * from the response is the document. Errors are always the JSON envelope.
    */
   responseType?: 'json' | 'markdown';
+  /** What the operation streams to a door that asks for it (absent: it cannot stream). */
+  streams?: StreamKind;
 }
 
 export interface KeyedOperation<

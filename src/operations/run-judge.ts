@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { expertScopes } from '../core/access/scopes.js';
 import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, judgeResultSchema } from '../core/judge/index.js';
-import { modelOverrideSchema, useByokSchema } from './execution-schemas.js';
+import { guardrailFindingsSchema, modelOverrideSchema, useByokSchema } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
 import { nonBlankText } from './schemas.js';
 
@@ -23,6 +23,10 @@ export const runJudge = defineKeyedOperation({
     model: modelOverrideSchema,
     use_byok: useByokSchema,
   }),
-  output: judgeResultSchema,
+  output: judgeResultSchema.extend({
+    guardrail_findings: guardrailFindingsSchema.describe(
+      "What the organisation's guardrails found on the judge's model calls (policy report or redact), without the matched text; absent when nothing was found, the guardrails are off or no model was called.",
+    ),
+  }),
   run: (input, { core, caller, signal }) => core.executions.judge(caller, input, signal),
 });

@@ -1,6 +1,7 @@
 /** Schemas shared by the self-service operations: the account, its keys, usage, the ledger and runs. */
 import { z } from 'zod';
 import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
+import { RUN_STATUSES } from '../db/store.js';
 import { timestampSchema } from './schemas.js';
 
 /**
@@ -65,8 +66,6 @@ export const usageRowSchema = usageTotalsSchema
   })
   .describe('Totals of one group.');
 
-export const RUN_STATUSES_NOW = ['completed', 'failed'] as const;
-
 export const runSchema = z
   .object({
     id: z.uuid().describe('Run id (for a workflow, its run_id).'),
@@ -74,7 +73,11 @@ export const runSchema = z
     operation: z.string().describe('The operation that ran it (execute_workflow, ...).'),
     resource_id: z.uuid().describe('The workflow, composition, skill or persona executed.'),
     version: z.number().int().min(1).nullable().describe('The version of the resource that ran (null only for a run recorded before it was known).'),
-    status: z.string().describe(`How the run ended: ${RUN_STATUSES_NOW.join(' or ')} (asynchronous runs add queued, running and cancelled).`),
+    status: z
+      .enum(RUN_STATUSES)
+      .describe(
+        'Where the run is: queued (asynchronous, waiting for a process), running, or how it ended: completed, failed (its error is the result) or cancelled.',
+      ),
     model: z.string().nullable().describe('The model that answered; null for workflows (each node names its own).'),
     key_id: z.string().nullable().describe('The key that started the run.'),
     token_usage: z
@@ -83,9 +86,26 @@ export const runSchema = z
     credits_charged: tokenFields.credits_charged,
     duration_ms: z.number().int().min(0).describe('Wall time of the run in milliseconds.'),
     created_at: timestampSchema,
+    started_at: timestampSchema.nullable().describe('When it started executing; null while queued or when cancelled before it started.'),
+    finished_at: timestampSchema.nullable().describe('When it ended; null while queued or running.'),
+    attempts: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'Asynchronous runs: how many times a process started it (a run cut off by a stopped process is started once more). 0 for a run executed in its request.',
+      ),
+    cancel_requested: z.boolean().describe('Whether its owner asked to cancel it; a running run stops within a second or so.'),
     payload_available: z.boolean().describe('False once retention (retention.run_days) dropped the inputs and result.'),
   })
   .describe('One execution of a workflow, composition, skill or persona.');
+
+export const queuedRunSchema = z
+  .object({
+    run_id: z.uuid().describe('The queued run; poll GET /runs/{run_id} (the Location header) until its status is completed, failed or cancelled.'),
+    status: z.literal('queued').describe('Always queued: the execution starts when a Porch process picks it up.'),
+  })
+  .describe('An execution queued as an asynchronous run (202, answered to `Prefer: respond-async`).');
 
 export const runDetailSchema = runSchema
   .extend({

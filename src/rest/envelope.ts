@@ -14,6 +14,7 @@ export function setMetaHeaders(res: Response, meta: InvocationMeta): void {
     res.setHeader('X-RateLimit-Daily-Remaining', String(meta.rateLimit.dailyRemaining));
   }
   if (meta.creditsRemaining !== null) res.setHeader('X-Credits-Remaining', String(meta.creditsRemaining));
+  if (meta.pollAfterSeconds !== undefined) res.setHeader('Retry-After', String(meta.pollAfterSeconds));
 }
 
 export function sendError(res: Response, error: PorchError, codeSet: ErrorCodeSet): void {

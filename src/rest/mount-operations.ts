@@ -4,9 +4,11 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
-import { describeQuota, type InvocationMeta, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
+import { SITE_PATHS } from '../operations/site-paths.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
+import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { sendListPages } from './list-stream.js';
 import { DEFAULT_BODY_LIMIT_BYTES, hasBody, jsonBody } from './middleware.js';
 
@@ -27,6 +29,18 @@ export function apiKeyFrom(req: Request): string | undefined {
 function headerValue(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Whether the request prefers an asynchronous answer (RFC 7240 `Prefer: respond-async`, possibly
+ * among other preferences and with parameters).
+ */
+export function prefersRespondAsync(req: Request): boolean {
+  const prefer = req.headers.prefer;
+  if (prefer === undefined) return false;
+  return (Array.isArray(prefer) ? prefer : [prefer])
+    .flatMap((header) => header.split(','))
+    .some((preference) => preference.split(/[;=]/, 1)[0]?.trim().toLowerCase() === 'respond-async');
 }
 
 function credentialsFrom(req: Request): Credentials {
@@ -110,6 +124,8 @@ export function mountOperations(
 ): Router {
   const router = Router();
   const parseBody = jsonBody(bodyLimitBytes);
+  // Where a queued run is polled: GET /runs/{id} under the public origin.
+  const runsUrl = `${core.settings.siteUrl}${SITE_PATHS.apiBase}/runs`;
   const callers = new WeakMap<Request, Caller>();
   for (const operation of operations) {
     const handler = async (req: Request, res: Response) => {
@@ -117,7 +133,7 @@ export function mountOperations(
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      const result = await invokeOperation(core, operation, {
+      const request: InvocationRequest = {
         credentials: credentialsFrom(req),
         authenticated: callers.get(req),
         params: req.params,
@@ -130,9 +146,19 @@ export function mountOperations(
         scope: res.locals.scope,
         door: 'rest',
         pathStyle: 'located',
-        streamLists: true,
-      });
+      };
+      const respondAsync = prefersRespondAsync(req);
+      // Prefer: respond-async wins over Accept: text/event-stream: the run is queued, so there is nothing to stream.
+      if (!respondAsync && wantsEventStream(req, operation)) {
+        await sendOperationAsEvents(core, operation, request, res, codeSet);
+        return;
+      }
+      const result = await invokeOperation(core, operation, { ...request, streamLists: true, respondAsync });
       setMetaHeaders(res, result.meta);
+      if (result.ok && result.queuedRunId !== undefined) {
+        res.setHeader('Location', `${runsUrl}/${result.queuedRunId}`);
+        res.setHeader('Preference-Applied', 'respond-async');
+      }
       if (result.ok && result.pages) {
         await sendListPages(res, result.status, result.pages).catch((err: unknown) => {
           core.logger.error({ err, ...logFieldsOf(res.locals.scope), operation: operation.name }, 'list failed while it was being sent');

@@ -7,6 +7,7 @@ import { createPorchClient, type OperationRequest, type PorchClient } from '../.
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { createContextCard } from '../../src/operations/create-context-card.js';
 import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
+import type { getRun } from '../../src/operations/get-run.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, type OperationOutput } from '../../src/operations/operation.js';
 import { renderClientRoutes } from '../../scripts/build-client-routes.js';
@@ -38,7 +39,26 @@ describe('client types', () => {
     expect(readFileSync('src/client/routes.ts', 'utf8')).toBe(renderClientRoutes(exposedOn(operations, 'rest')));
     const client = createPorchClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' });
     const expected = exposedOn(operations, 'rest').map((operation) => operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()));
-    expect(Object.keys(client).sort()).toEqual(expected.sort());
+    expect(Object.keys(client).sort()).toEqual([...expected, 'stream', 'executeAsync', 'waitForRun'].sort());
+    const streaming = operations
+      .filter((operation) => operation.streams !== undefined)
+      .map((operation) => operation.name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()));
+    expect(Object.keys(client.stream).sort()).toEqual(streaming.sort());
+  });
+
+  it('types each streamed event: the done event carries the non-streamed method’s result', () => {
+    type Events = ReturnType<PorchClient['stream']['executeWorkflow']> extends AsyncGenerator<infer Event> ? Event : never;
+    expectTypeOf<Extract<Events, { event: 'done' }>['data']>().toEqualTypeOf<OperationOutput<typeof executeWorkflow>>();
+    expectTypeOf<Parameters<PorchClient['stream']['executeWorkflow']>[0]>().toEqualTypeOf<OperationRequest<typeof executeWorkflow>>();
+  });
+
+  it('queues only the executions that can run asynchronously, with their own input types', () => {
+    const client = createPorchClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'x' });
+    expectTypeOf(client.executeAsync).toBeCallableWith('executeWorkflow', { id: 'wf_1', variables: { topic: 'x' } });
+    expectTypeOf(client.executeAsync).toBeCallableWith('executePersona', { id: 'p_1', input: 'hi' });
+    // @ts-expect-error: the judge is an execution, but not one that runs as a queued run.
+    expectTypeOf(client.executeAsync).toBeCallableWith('runJudge', { prompt: 'x' });
+    expectTypeOf<ReturnType<PorchClient['waitForRun']>>().resolves.toEqualTypeOf<OperationOutput<typeof getRun>>();
   });
 });
 
@@ -55,6 +75,20 @@ describe('client against a real server', () => {
   afterEach(async () => {
     await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
     await harness.close();
+  });
+
+  it('streams a workflow as node events then done, and throws refusals as PorchApiError', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const client = createPorchClient({ baseUrl: harness.url, apiKey: key });
+    const events = [];
+    for await (const event of client.stream.executeWorkflow({ id: ids['workflow:release-announcement'] ?? '', variables: RELEASE_VARIABLES }))
+      events.push(event);
+    expect(events.map((event) => event.event)).toEqual(['node', 'node', 'node', 'node', 'done']);
+    const done = events.at(-1);
+    expect(done?.event === 'done' && done.data.status).toBe('completed');
+
+    const refused = client.stream.executePersona({ id: ids['persona:plain-editor'] ?? '', input: '' });
+    await expect(refused.next()).rejects.toMatchObject({ name: 'PorchApiError', status: 400, code: 'VALIDATION_ERROR' });
   });
 
   it('charges a retried execution once: the retry replays the stored result', async () => {
@@ -102,6 +136,20 @@ describe('client against a real server', () => {
     expect(page.next_cursor).toBeTruthy();
     const markdown = await client.exportSkillMd({ id: ids['skill:summarise'] ?? '' });
     expect(markdown).toMatch(/^---\n/);
+  });
+
+  it('queues an execution, waits for its run as the Retry-After says, and a retried queueing replays the same run', async () => {
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    // Only the execute scope: a key follows the runs it may start.
+    const { key: executor } = await harness.createKey(accountId, { scopes: ['execute:composition'] });
+    const client = createPorchClient({ baseUrl: harness.url, apiKey: executor });
+    const input = { id: ids['composition:release-notes'] ?? '', variables: RELEASE_VARIABLES };
+    const queued = await client.executeAsync('executeComposition', input, { idempotencyKey: 'queue-once' });
+    expect(queued.status).toBe('queued');
+    expect((await client.executeAsync('executeComposition', input, { idempotencyKey: 'queue-once' })).run_id).toBe(queued.run_id);
+    const run = await client.waitForRun(queued.run_id);
+    expect(run).toMatchObject({ id: queued.run_id, status: 'completed', result: { model_used: 'echo/echo' } });
+    await expect(client.executeAsync('runJudge' as 'executeComposition', input)).rejects.toThrow('cannot be queued');
   });
 
   it('serves self-service: the account, key rotation with a grace period, and the runs of an execution', async () => {

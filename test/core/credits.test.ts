@@ -88,19 +88,25 @@ describe('maintenance sweep', () => {
     await harness.core.idempotency.begin(accountId, 'key-1', 'execute_persona', { input: 'x' });
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      requeuedRuns: 0,
+      failedRuns: 0,
       releasedReservations: 0,
       expiredIdempotencyRecords: 0,
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
+      prunedWebhookPayloads: 0,
     });
     harness.clock.advance(24 * 60 * 60 * 1000 + 1);
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      requeuedRuns: 0,
+      failedRuns: 0,
       releasedReservations: 1,
       expiredIdempotencyRecords: 1,
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
+      prunedWebhookPayloads: 0,
     });
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });

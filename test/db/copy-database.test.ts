@@ -115,6 +115,49 @@ async function populate(): Promise<void> {
       createdAt: T0,
       payload: { inputs: { variables: {} }, result: { b: 2, a: 1 } },
     });
+    // A webhook endpoint (secret encrypted, a rotated one in grace), its outbox and its attempt log.
+    const endpointId = newId();
+    await store.webhooks.insertEndpointIfBelowLimit({
+      endpoint: {
+        id: endpointId,
+        accountId: ada,
+        url: 'https://hooks.example.com/porch',
+        description: 'copied',
+        events: ['run.completed', 'credits.low'],
+        enabled: true,
+        encryptedSecret: 'v1.new.secret.blob',
+        previousEncryptedSecret: 'v1.old.secret.blob',
+        previousSecretExpiresAt: T0 + 3_600_000,
+        createdAt: T0,
+        updatedAt: T0,
+      },
+      maxPerAccount: 10,
+    });
+    for (let index = 0; index < 3; index += 1) {
+      const eventId = newId();
+      await store.webhooks.enqueue({
+        id: eventId,
+        accountId: ada,
+        type: 'run.completed',
+        payload: `{"type":"run.completed","n":${index}}`,
+        createdAt: T0 + index,
+      });
+      if (index > 0) {
+        await store.webhooks.recordAttempt({
+          attempt: {
+            id: newId(),
+            endpointId,
+            eventId,
+            attemptedAt: T0 + index,
+            statusCode: index === 1 ? 500 : null,
+            durationMs: 40,
+            error: index === 1 ? 'http_status' : 'timeout',
+          },
+          status: index === 1 ? 'pending' : 'failed',
+          nextAttemptAt: index === 1 ? T0 + 5_000 : null,
+        });
+      }
+    }
     for (let index = 0; index < 9; index += 1) {
       await store.rateLimits.consume({ keyId: `rate-key-${index % 3}`, requestsPerMinute: 100, requestsPerDay: 1_000, nowSeconds: T0 / 1000 + index });
     }

@@ -1,7 +1,8 @@
 /**
  * The migration that replaced `workflow_runs` with `runs` moves every recorded workflow run over:
  * its tokens from the stored result, its key and charge from the run's own usage row, its result
- * as the payload. Run on each engine against the table as the first migration made it.
+ * as the payload; the migration that made runs a queue then fills in its columns for them. Run on
+ * each engine against the table as the first migration made it.
  */
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
@@ -34,7 +35,9 @@ describeEachEngine('runs migration', (engine) => {
     const folder = sqlite ? 'sqlite/migrations' : 'postgres/migrations';
     const [createOld] = statementsOf(`${folder}/0000_init.sql`, /CREATE TABLE [`"]workflow_runs[`"]/);
     const [copy] = statementsOf(sqlite ? `${folder}/0005_runs.sql` : `${folder}/0002_runs.sql`, /INSERT INTO/);
-    if (!createOld || !copy) throw new Error('the migration statements were not found');
+    // The migration that made runs a queue then backfills what it added for the runs recorded before it.
+    const [backfill] = statementsOf(sqlite ? `${folder}/0008_async_runs.sql` : `${folder}/0005_async_runs.sql`, /UPDATE/);
+    if (!createOld || !copy || !backfill) throw new Error('the migration statements were not found');
     const { account } = await createAccount(store);
     const keyId = newId();
     const [runId, orphanId] = [newId(), newId()];
@@ -56,7 +59,7 @@ describeEachEngine('runs migration', (engine) => {
     const workflowId = newId();
     await execute(
       store,
-      [createOld, insertOld, insertOld, copy],
+      [createOld, insertOld, insertOld, copy, backfill],
       [[], [runId, workflowId, account.id, 'completed', JSON.stringify(result), 9, T0], [orphanId, workflowId, account.id, 'failed', '{}', 3, T0 + 1]],
     );
     expect(await store.runs.findOwned({ accountId: account.id, id: runId })).toEqual({
@@ -76,9 +79,16 @@ describeEachEngine('runs migration', (engine) => {
       durationMs: 9,
       createdAt: T0,
       payload: { inputs: null, result },
+      keyKind: 'api_key',
+      attempts: 0,
+      claimedBy: null,
+      startedAt: T0 - 9,
+      finishedAt: T0,
+      cancelRequestedAt: null,
     });
     expect(await store.runs.findOwned({ accountId: account.id, id: orphanId }), 'a run without usage rows moves with zeros').toMatchObject({
       keyId: null,
+      keyKind: null,
       status: 'failed',
       totalTokens: 0,
       chargedTokens: 0,

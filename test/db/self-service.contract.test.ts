@@ -27,6 +27,12 @@ function runRecord(accountId: string, overrides: Partial<RunRecord> = {}): RunRe
     durationMs: 7,
     createdAt: T0,
     payload: { inputs: { variables: { b: 1, a: [true, null] } }, result: { content: 'hi', nested: { z: 1, a: 2 } } },
+    keyKind: 'api_key',
+    attempts: 0,
+    claimedBy: null,
+    startedAt: T0 - 7,
+    finishedAt: T0,
+    cancelRequestedAt: null,
     ...overrides,
   };
 }

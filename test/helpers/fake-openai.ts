@@ -47,6 +47,22 @@ export interface FakeReply {
   delayMs?: number;
   /** Send this text as the body verbatim (malformed JSON tests), with status and content type JSON. */
   rawBody?: string;
+  /**
+   * Streamed requests (`stream: true`) only: how the content is cut into chunks (default: a word
+   * per chunk, with the whitespace after it), or the chunks themselves.
+   */
+  chunks?: readonly string[];
+  /** Streamed requests: wait this long between chunks (a slow model); cancelled by close(). */
+  chunkDelayMs?: number;
+  /**
+   * Streamed requests: where the usage goes. `last` (default) sends OpenAI's usage chunk when the
+   * request asked for it (`stream_options.include_usage`); `every-chunk` puts the running usage on
+   * every chunk (as vLLM's continuous usage stats do), the final figure included; `none` never
+   * reports usage (servers that ignore stream_options). `usage: 'omit'` also means none.
+   */
+  streamUsage?: 'last' | 'every-chunk' | 'none';
+  /** Streamed requests: after this many content chunks, end the connection abruptly (an upstream dying mid-stream). */
+  dropAfterChunks?: number;
 }
 
 export type FakeBehaviour = FakeReply | ((request: RecordedRequest, index: number) => FakeReply);
@@ -60,6 +76,12 @@ export interface FakeOpenAi {
   setBehaviour(behaviour: FakeBehaviour): void;
   /** Resolves once at least `count` requests have been received (no polling, no sleeping). */
   waitForRequests(count: number): Promise<void>;
+  /**
+   * Streamed requests whose connection closed before the stream ended (the caller went away),
+   * by request index; `waitForClosedStreams` resolves once at least `count` did.
+   */
+  closedStreams: number[];
+  waitForClosedStreams(count: number): Promise<void>;
   /** Stops listening, cancels pending delayed answers and drops open connections. */
   close(): Promise<void>;
 }
@@ -123,7 +145,91 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
     }
   }
 
-  function answerCompletion(res: ServerResponse, request: RecordedRequest, reply: FakeReply): void {
+  const closedStreams: number[] = [];
+  const closedWaiters: { count: number; resolve: () => void }[] = [];
+  function streamClosedEarly(index: number): void {
+    closedStreams.push(index);
+    for (const waiter of [...closedWaiters]) {
+      if (closedStreams.length >= waiter.count) {
+        closedWaiters.splice(closedWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  /**
+   * A streamed completion as OpenAI sends it: `data:` lines of chat.completion.chunk objects, the
+   * usage chunk (empty choices) when asked for, then `data: [DONE]`.
+   */
+  function streamCompletion(res: ServerResponse, request: RecordedRequest, reply: FakeReply, index: number): void {
+    const body = isRecord(request.body) ? request.body : {};
+    const messages = messagesOf(body);
+    const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+    const content = reply.content ?? `echo: ${lastUser?.content ?? ''}`;
+    const chunks = reply.chunks ?? content.match(/\s*\S+\s*/g) ?? [];
+    const promptTokens = messages.reduce((sum, message) => sum + wordCount(message.content), 0);
+    const fullUsage =
+      reply.usage === 'omit'
+        ? undefined
+        : (reply.usage ?? { prompt_tokens: promptTokens, completion_tokens: wordCount(content), total_tokens: promptTokens + wordCount(content) });
+    const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
+    const usageMode = fullUsage === undefined ? 'none' : (reply.streamUsage ?? 'last');
+    const model = reply.model ?? (typeof body.model === 'string' ? body.model : 'unknown');
+    completionCount += 1;
+    const id = `chatcmpl-fake-${completionCount}`;
+    const chunk = (choices: unknown[], usage?: FakeUsage) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_780_000_000, model, choices, ...(usage ? { usage } : {}) })}\n\n`;
+    const runningUsage = (produced: number): FakeUsage | undefined => {
+      if (usageMode !== 'every-chunk' || fullUsage === undefined) return undefined;
+      const completion = Math.round((fullUsage.completion_tokens * produced) / Math.max(1, chunks.length));
+      return { prompt_tokens: fullUsage.prompt_tokens, completion_tokens: completion, total_tokens: fullUsage.prompt_tokens + completion };
+    };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+    let finished = false;
+    res.on('close', () => {
+      if (!finished) streamClosedEarly(index);
+    });
+    let sent = 0;
+    const next = (): void => {
+      if (res.destroyed) return;
+      if (reply.dropAfterChunks !== undefined && sent >= reply.dropAfterChunks) {
+        res.destroy();
+        return;
+      }
+      const text = chunks[sent];
+      if (text !== undefined) {
+        const first = sent === 0;
+        sent += 1;
+        res.write(
+          chunk(
+            [{ index: 0, delta: first ? { role: 'assistant', content: text } : { content: text }, finish_reason: null, logprobs: null }],
+            runningUsage(sent),
+          ),
+        );
+        schedule();
+        return;
+      }
+      res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }], runningUsage(sent)));
+      if (usageMode === 'last' && streamOptions.include_usage === true && fullUsage !== undefined) res.write(chunk([], fullUsage));
+      finished = true;
+      res.end('data: [DONE]\n\n');
+    };
+    const schedule = (): void => {
+      const delay = reply.chunkDelayMs ?? 0;
+      if (delay <= 0) {
+        setImmediate(next);
+        return;
+      }
+      const timer = setTimeout(() => {
+        pendingTimers.delete(timer);
+        next();
+      }, delay);
+      pendingTimers.add(timer);
+    };
+    next();
+  }
+
+  function answerCompletion(res: ServerResponse, request: RecordedRequest, reply: FakeReply, index: number): void {
     const status = reply.status ?? 200;
     const headers: Record<string, string> = { ...reply.headers };
     if (status >= 400 && reply.retryAfterMs !== null) {
@@ -142,6 +248,10 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
       return;
     }
     const body = isRecord(request.body) ? request.body : {};
+    if (body.stream === true) {
+      streamCompletion(res, request, reply, index);
+      return;
+    }
     const messages = messagesOf(body);
     const lastUser = [...messages].reverse().find((message) => message.role === 'user');
     const content = reply.content ?? `echo: ${lastUser?.content ?? ''}`;
@@ -210,12 +320,12 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
       if (reply.delayMs !== undefined && reply.delayMs > 0) {
         const timer = setTimeout(() => {
           pendingTimers.delete(timer);
-          if (!res.destroyed) answerCompletion(res, recorded, reply);
+          if (!res.destroyed) answerCompletion(res, recorded, reply, index);
         }, reply.delayMs);
         pendingTimers.add(timer);
         return;
       }
-      answerCompletion(res, recorded, reply);
+      answerCompletion(res, recorded, reply, index);
     });
   });
 
@@ -238,6 +348,11 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
     waitForRequests(count: number): Promise<void> {
       if (requests.length >= count) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
+    closedStreams,
+    waitForClosedStreams(count: number): Promise<void> {
+      if (closedStreams.length >= count) return Promise.resolve();
+      return new Promise((resolve) => closedWaiters.push({ count, resolve }));
     },
     async close(): Promise<void> {
       for (const timer of pendingTimers) clearTimeout(timer);

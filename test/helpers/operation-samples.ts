@@ -74,6 +74,70 @@ async function ownedRun(harness: Harness, accountId: string): Promise<string> {
   return id;
 }
 
+/**
+ * A run of the account left running by a process that is gone (no lease): cancelling it asks for
+ * the abort, which succeeds whatever the queue of the harness is doing.
+ */
+async function runningRun(harness: Harness, accountId: string): Promise<string> {
+  const id = newId();
+  const now = harness.clock.now();
+  await harness.store.runs.enqueue({
+    id,
+    accountId,
+    keyId: null,
+    keyKind: null,
+    kind: 'composition',
+    resourceId: newId(),
+    version: 1,
+    createdAt: now,
+    inputs: {},
+  });
+  const claimed = await harness.store.runs.claim({ instanceId: 'a-stopped-process', now, maxRunningPerAccount: 1_000 });
+  if (claimed?.id !== id) throw new Error('the sample run was not the one claimed');
+  return id;
+}
+
+/**
+ * A webhook endpoint of the account, written to the store directly. Its URL is on loopback,
+ * which the delivery-time SSRF guard refuses (no sample harness allow-lists it), so a sample
+ * never sends a request off the machine; it subscribes to credits.low only, which no sample fires.
+ */
+async function ownedWebhook(harness: Harness, accountId: string): Promise<string> {
+  const id = newId();
+  const now = harness.clock.now();
+  await harness.store.webhooks.insertEndpointIfBelowLimit({
+    endpoint: {
+      id,
+      accountId,
+      url: 'https://127.0.0.1:9/sample',
+      description: null,
+      events: ['credits.low'],
+      enabled: true,
+      encryptedSecret: 'v1.sample.sample.sample',
+      previousEncryptedSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    maxPerAccount: 100,
+  });
+  return id;
+}
+
+/** A finished (failed) delivery of a webhook endpoint of the account: what redeliver acts on. */
+async function ownedDelivery(harness: Harness, accountId: string): Promise<{ endpointId: string; eventId: string }> {
+  const endpointId = await ownedWebhook(harness, accountId);
+  const eventId = newId();
+  const now = harness.clock.now();
+  await harness.store.webhooks.enqueue({ id: eventId, accountId, type: 'credits.low', payload: '{"type":"credits.low"}', createdAt: now });
+  await harness.store.webhooks.recordAttempt({
+    attempt: { id: newId(), endpointId, eventId, attemptedAt: now, statusCode: 500, durationMs: 3, error: 'http_status' },
+    status: 'failed',
+    nextAttemptAt: null,
+  });
+  return { endpointId, eventId };
+}
+
 export const RELEASE_VARIABLES = { product: 'Porch', version: '1.2', changes: '- Faster lists\n- MCP prompts' };
 
 /** A definition of each kind that its create operation accepts, and a field its update may change. */
@@ -193,4 +257,36 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     const id = await ownedRun(harness, accountId);
     return { path: `/runs/${id}`, ownedId: id };
   },
+  cancel_run: async (harness, accountId) => {
+    const id = await runningRun(harness, accountId);
+    return { path: `/runs/${id}/cancel`, ownedId: id };
+  },
+  list_webhooks: async () => ({ path: '/webhooks' }),
+  // A public address written as an IP literal: accepted without a DNS lookup, and never delivered to (credits.low only).
+  create_webhook: async () => ({ path: '/webhooks', body: { url: 'https://93.184.215.14/hook', events: ['credits.low'] } }),
+  get_webhook: async (harness, accountId) => {
+    const id = await ownedWebhook(harness, accountId);
+    return { path: `/webhooks/${id}`, ownedId: id };
+  },
+  update_webhook: async (harness, accountId) => {
+    const id = await ownedWebhook(harness, accountId);
+    return { path: `/webhooks/${id}`, body: { description: 'Changed' }, ownedId: id };
+  },
+  delete_webhook: async (harness, accountId) => {
+    const id = await ownedWebhook(harness, accountId);
+    return { path: `/webhooks/${id}`, ownedId: id };
+  },
+  rotate_webhook_secret: async (harness, accountId) => {
+    const id = await ownedWebhook(harness, accountId);
+    return { path: `/webhooks/${id}/rotate-secret`, body: { grace_seconds: 60 }, ownedId: id };
+  },
+  list_webhook_deliveries: async (harness, accountId) => {
+    const { endpointId } = await ownedDelivery(harness, accountId);
+    return { path: `/webhooks/${endpointId}/deliveries?status=failed`, ownedId: endpointId };
+  },
+  redeliver_webhook: async (harness, accountId) => {
+    const { endpointId, eventId } = await ownedDelivery(harness, accountId);
+    return { path: `/webhooks/${endpointId}/deliveries/${eventId}/redeliver`, ownedId: endpointId };
+  },
+  set_credits_low_threshold: async () => ({ path: '/account/credits-low-threshold', body: { threshold_credits: 5 } }),
 };

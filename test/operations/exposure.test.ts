@@ -58,6 +58,18 @@ const POLICY: Record<string, readonly Door[]> = {
   list_credit_ledger: EVERYWHERE_BUT_PROMPTS,
   list_runs: EVERYWHERE_BUT_PROMPTS,
   get_run: EVERYWHERE_BUT_PROMPTS,
+  // Asynchronous runs: cancelling is as exposed as reading a run.
+  cancel_run: EVERYWHERE_BUT_PROMPTS,
+  // Webhooks: scope-gated (manage:webhooks is never a default), like the rest of self-service.
+  list_webhooks: EVERYWHERE_BUT_PROMPTS,
+  create_webhook: EVERYWHERE_BUT_PROMPTS,
+  get_webhook: EVERYWHERE_BUT_PROMPTS,
+  update_webhook: EVERYWHERE_BUT_PROMPTS,
+  delete_webhook: EVERYWHERE_BUT_PROMPTS,
+  rotate_webhook_secret: EVERYWHERE_BUT_PROMPTS,
+  list_webhook_deliveries: EVERYWHERE_BUT_PROMPTS,
+  redeliver_webhook: EVERYWHERE_BUT_PROMPTS,
+  set_credits_low_threshold: EVERYWHERE_BUT_PROMPTS,
 };
 
 describe('the exposure policy', () => {

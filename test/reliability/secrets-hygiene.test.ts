@@ -1,7 +1,7 @@
 /**
  * Secrets hygiene: after a full scenario at debug log level over a file database (user key,
  * partner key, a BYOK key the provider rejects, a gateway key, an upstream error that echoes the
- * key it was sent), no key's plaintext appears in the log bytes or in the database file bytes
+ * key it was sent, webhook signing secrets created and rotated), no key's plaintext appears in the log bytes or in the database file bytes
  * (main file and WAL). Also: key checks compare hashes in constant time, and the 401 for an
  * unknown key and for a revoked key are byte-identical apart from the request id.
  */
@@ -98,6 +98,11 @@ describe('secrets hygiene', () => {
       'the BYOK key was really used',
     ).toBe(true);
 
+    // Webhook signing secrets, at creation and rotation, are stored encrypted only.
+    const webhook = await core.webhooks.create(account.id, { url: 'https://93.184.215.14/hook', events: ['credits.low'] });
+    const webhookSecret = webhook.secret;
+    const rotatedWebhookSecret = (await core.webhooks.rotateSecret(account.id, webhook.endpoint.id, 3_600)).secret;
+
     // Keys in headers of refused requests, and in bodies, are not logged either.
     await api(url, 'GET', '/context-cards', { headers: { authorization: `Bearer ${userKey}` } });
     await api(url, 'GET', '/nothing', { key: partnerKey });
@@ -109,7 +114,7 @@ describe('secrets hygiene', () => {
     const databaseFiles = (await readdir(data.dir)).filter((name) => name.startsWith('porch.db'));
     expect(databaseFiles).toContain('porch.db');
     const stored = Buffer.concat(await Promise.all(databaseFiles.map((name) => readFile(join(data.dir, name)))));
-    for (const [label, secret] of Object.entries({ userKey, partnerKey, BYOK_KEY, GATEWAY_KEY })) {
+    for (const [label, secret] of Object.entries({ userKey, partnerKey, BYOK_KEY, GATEWAY_KEY, webhookSecret, rotatedWebhookSecret })) {
       // The random part alone, too: a key split or re-encoded around its prefix is still a leak.
       for (const needle of [secret, secret.slice(4)]) {
         expect(logs.includes(needle), `${label} found in the logs`).toBe(false);

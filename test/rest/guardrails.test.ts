@@ -1,14 +1,16 @@
 /**
  * The organisation's guardrails on every model call, proved with the fake upstream's request
- * log: a blocked or redacted secret never reaches the provider, on the executes, a workflow
- * node, the judge, MCP and a partner key's call.
+ * log: a blocked or redacted secret never reaches the provider, and reported findings come back
+ * (rule ids and positions, never the text), on every path that calls a model (the three
+ * executes, a workflow's model and judge nodes, the judge) through every door (REST, MCP, and a
+ * partner key on each).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { OperationOutput } from '../../src/operations/operation.js';
 import type { executePersona } from '../../src/operations/execute-persona.js';
 import { describeResponse } from '../helpers/harness.js';
-import { connectInMemory, describeResult, resultText } from '../helpers/mcp-client.js';
+import { connectInMemory, resultText, type McpConnection } from '../helpers/mcp-client.js';
 import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 
@@ -35,78 +37,243 @@ function policy(inputs: 'off' | 'report' | 'redact' | 'block', outputs: 'off' | 
   return harness.core.accounts.setOrganisationPolicy(organisationId, { guardrailInputs: inputs, guardrailOutputs: outputs, guardrailMinSeverity: 'warn' });
 }
 
-async function importWorkflow(): Promise<string> {
-  const summary = await harness.core.bundles.importBundle(accountId, {
-    workflows: [
-      { key: 'g', name: 'Guarded workflow', variables: [{ name: 'notes' }], nodes: [{ id: 'draft', kind: 'model', prompt: 'Summarise: {{notes}}' }] },
-    ],
+/** A verdict the judge can read, for the paths that call it. */
+const VERDICT = JSON.stringify({ reasoning: 'Fine.', score: 80, suggestions: [] });
+
+async function importWorkflow(owner: string, node: Record<string, unknown>): Promise<string> {
+  const summary = await harness.core.bundles.importBundle(owner, {
+    workflows: [{ key: 'g', name: 'Guarded workflow', variables: [{ name: 'notes' }], nodes: [node] }],
   });
   return summary.ids['workflow:g'] ?? '';
 }
 
-/** Each REST path that calls a model, with the secret in what it sends. */
-const REST_CALLS: Record<string, () => Promise<{ path: string; body: unknown }>> = {
-  execute_composition: async () => ({
-    path: `/compositions/${ids['composition:release-notes']}/execute`,
-    body: { variables: { ...RELEASE_VARIABLES, changes: `- rotated ${TOKEN}` } },
-  }),
-  execute_skill: async () => ({ path: `/skills/${ids['skill:summarise']}/execute`, body: { input: `Our CI token is ${TOKEN}.`, variables: { bullets: 2 } } }),
-  execute_persona: async () => ({ path: `/personas/${ids['persona:plain-editor']}/execute`, body: { input: `Use ${TOKEN} for the deploy.` } }),
-  'execute_workflow (a model node)': async () => ({
-    path: `/workflows/${await importWorkflow()}/execute`,
-    body: { variables: { notes: `token ${TOKEN}` }, include_trace: true },
-  }),
-  run_judge: async () => ({ path: '/judge/run', body: { prompt: `Deploy with ${TOKEN}`, criteria: 'Safe' } }),
+/** One call of a path that reaches a model, with the secret in what it sends. */
+interface GuardedCall {
+  path: string;
+  /** The path's `{id}`, also the MCP tool's `id` argument. */
+  id?: string | undefined;
+  body: Record<string, unknown>;
+}
+
+/** A path that calls a model: its operation (the MCP tool of the same name) and, for workflows, the node whose trace holds the findings. */
+interface GuardedPath {
+  operation: string;
+  node?: string;
+  prepare(owner: string, owned: Record<string, string>): Promise<GuardedCall>;
+}
+
+const PATHS: Record<string, GuardedPath> = {
+  execute_composition: {
+    operation: 'execute_composition',
+    prepare: async (_owner, owned) => {
+      const id = owned['composition:release-notes'];
+      return { path: `/compositions/${id}/execute`, id, body: { variables: { ...RELEASE_VARIABLES, changes: `- rotated ${TOKEN}` } } };
+    },
+  },
+  execute_skill: {
+    operation: 'execute_skill',
+    prepare: async (_owner, owned) => {
+      const id = owned['skill:summarise'];
+      return { path: `/skills/${id}/execute`, id, body: { input: `Our CI token is ${TOKEN}.`, variables: { bullets: 2 } } };
+    },
+  },
+  execute_persona: {
+    operation: 'execute_persona',
+    prepare: async (_owner, owned) => {
+      const id = owned['persona:plain-editor'];
+      return { path: `/personas/${id}/execute`, id, body: { input: `Use ${TOKEN} for the deploy.` } };
+    },
+  },
+  'execute_workflow (a model node)': {
+    operation: 'execute_workflow',
+    node: 'draft',
+    prepare: async (owner) => {
+      const id = await importWorkflow(owner, { id: 'draft', kind: 'model', prompt: 'Summarise: {{notes}}' });
+      return { path: `/workflows/${id}/execute`, id, body: { variables: { notes: `token ${TOKEN}` }, include_trace: true } };
+    },
+  },
+  'execute_workflow (a judge node)': {
+    operation: 'execute_workflow',
+    node: 'review',
+    prepare: async (owner) => {
+      const id = await importWorkflow(owner, { id: 'review', kind: 'judge', prompt: 'Deploy with {{notes}}', criteria: 'Safe' });
+      return { path: `/workflows/${id}/execute`, id, body: { variables: { notes: TOKEN }, include_trace: true } };
+    },
+  },
+  run_judge: {
+    operation: 'run_judge',
+    prepare: async () => ({ path: '/judge/run', body: { prompt: `Deploy with ${TOKEN}`, criteria: 'Safe' } }),
+  },
 };
 
-describe('guardrails on inputs', () => {
-  it.each(Object.keys(REST_CALLS))('block refuses %s with 422 CONTENT_BLOCKED before the provider sees anything', async (name) => {
-    await policy('block');
-    const call = await (REST_CALLS[name] ?? (() => Promise.reject(new Error(name))))();
-    const before = await harness.store.credits.balance(accountId);
-    const response = await harness.api<{ status?: string }>('POST', call.path, { key, body: call.body });
-    const body = JSON.stringify(response.body);
-    if (name.startsWith('execute_workflow')) {
-      // A failed node fails the run (HTTP 200, status failed, the error in its trace).
-      expect(response.status, describeResponse(response)).toBe(200);
-      expect(response.body.data.status).toBe('failed');
-      expect(body).toContain('CONTENT_BLOCKED');
-    } else {
-      expect(response.status, describeResponse(response)).toBe(422);
-      expect(response.body.error.code).toBe('CONTENT_BLOCKED');
-      expect(response.body.error.message).toMatch(/secret\.github_token at message \d+ \[\d+, \d+\)/);
+/** What a door answered, in one shape: the result's data, or the error's code and message. */
+type Answer = { ok: true; data: Record<string, unknown>; raw: string } | { ok: false; code: string; message: string; raw: string };
+
+/** The doors a call can come through, each acting for an account it sets up. */
+interface Door {
+  setUp(): Promise<{ owner: string; call(operation: string, call: GuardedCall): Promise<Answer> }>;
+}
+
+function rest(credentials: { key: string; headers?: Record<string, string> }) {
+  return async (_operation: string, call: GuardedCall): Promise<Answer> => {
+    const response = await harness.api<Record<string, unknown>>('POST', call.path, { ...credentials, body: call.body });
+    const raw = JSON.stringify(response.body);
+    if (response.status === 200) return { ok: true, data: response.body.data, raw };
+    return { ok: false, code: response.body.error.code, message: response.body.error.message, raw };
+  };
+}
+
+function mcp(connection: McpConnection) {
+  return async (operation: string, call: GuardedCall): Promise<Answer> => {
+    const result = await connection.client.callTool({ name: operation, arguments: { ...(call.id === undefined ? {} : { id: call.id }), ...call.body } });
+    const raw = JSON.stringify(result);
+    if (result.isError) {
+      const [code = '', message = ''] = resultText(result).split(/: (.*)/s);
+      return { ok: false, code, message, raw };
     }
-    expect(body).not.toContain(TOKEN);
+    return { ok: true, data: result.structuredContent as Record<string, unknown>, raw };
+  };
+}
+
+/** A member of the organisation whose partner key calls on its behalf, with the demo bundle imported. */
+async function partnerMember(): Promise<{ memberId: string; partnerKey: string }> {
+  const member = await harness.core.accounts.createAccount({ email: `member-${Date.now()}@example.com`, plan: 'expert', credits: 5, organisationId });
+  const partner = await harness.core.accounts.createPartnerKey({
+    organisationId,
+    scopes: ['execute:composition', 'execute:skill', 'execute:persona', 'execute:workflow', 'api:judge'],
+  });
+  return { memberId: member.id, partnerKey: partner.plaintext };
+}
+
+const connections: McpConnection[] = [];
+afterEach(async () => {
+  for (const connection of connections.splice(0)) await connection.close();
+});
+
+const DOORS: Record<string, Door> = {
+  REST: { setUp: async () => ({ owner: accountId, call: rest({ key }) }) },
+  MCP: {
+    setUp: async () => {
+      const connection = await connectInMemory(harness, { key });
+      connections.push(connection);
+      return { owner: accountId, call: mcp(connection) };
+    },
+  },
+  'a partner key on REST': {
+    setUp: async () => {
+      const { memberId, partnerKey } = await partnerMember();
+      return { owner: memberId, call: rest({ key: partnerKey, headers: { 'x-porch-account': memberId } }) };
+    },
+  },
+  'a partner key on MCP': {
+    setUp: async () => {
+      const { memberId, partnerKey } = await partnerMember();
+      const connection = await connectInMemory(harness, { key: partnerKey, actingAccountId: memberId });
+      connections.push(connection);
+      return { owner: memberId, call: mcp(connection) };
+    },
+  },
+};
+
+const CASES = Object.keys(DOORS).flatMap((door) => Object.keys(PATHS).map((path) => [door, path] as const));
+
+/** Runs a path through a door under the given input policy, the fake upstream answering what that path needs. */
+async function guardedCall(door: string, pathName: string): Promise<{ path: GuardedPath; answer: Answer }> {
+  const path = PATHS[pathName];
+  const doorway = DOORS[door];
+  if (path === undefined || doorway === undefined) throw new Error(`no ${door} / ${pathName}`);
+  if (path.operation === 'run_judge' || path.node === 'review') harness.fake.setBehaviour({ content: VERDICT });
+  const { owner, call } = await doorway.setUp();
+  const owned = owner === accountId ? ids : ((await harness.core.bundles.importBundle(owner, DEMO_BUNDLE)).ids as Record<string, string>);
+  return { path, answer: await call(path.operation, await path.prepare(owner, owned)) };
+}
+
+interface NodeTrace {
+  node_id: string;
+  status: string;
+  error: { code: string; message: string } | null;
+  guardrail_findings?: unknown;
+}
+
+/** The guardrail findings of the answer: the result's own, or the workflow node's entry in the trace. */
+function findingsIn(path: GuardedPath, data: Record<string, unknown>): unknown {
+  if (path.node === undefined) return data.guardrail_findings;
+  return (data.node_results as NodeTrace[]).find((node) => node.node_id === path.node)?.guardrail_findings;
+}
+
+/** The text each input finding points at, read from the messages the fake upstream received. */
+function textsAtFindings(findings: unknown): string[] {
+  const sent = harness.fake.requests.map((request) => (request.body as { messages: Array<{ content: string }> }).messages);
+  return (findings as Array<{ message_index: number; start: number; end: number }>).map((finding) =>
+    (sent[0]?.[finding.message_index]?.content ?? '').slice(finding.start, finding.end),
+  );
+}
+
+describe('guardrails on inputs, on every path and door', () => {
+  it.each(CASES)('block: %s, %s is refused before the provider sees anything', async (door, pathName) => {
+    await policy('block');
+    const before = await harness.store.credits.balance(accountId);
+    const { path, answer } = await guardedCall(door, pathName);
+    if (path.node !== undefined) {
+      // A blocked node fails the run like any failed node (DECISIONS: HTTP 200, status failed,
+      // the node's error in its trace); only a rejected BYOK key fails the whole request.
+      expect(answer.ok, answer.raw).toBe(true);
+      const data = answer.ok ? answer.data : {};
+      expect(data.status).toBe('failed');
+      const node = (data.node_results as NodeTrace[]).find((entry) => entry.node_id === path.node);
+      expect(node?.status).toBe('failed');
+      expect(node?.error?.code).toBe('CONTENT_BLOCKED');
+      expect(node?.error?.message).toMatch(/secret\.github_token at message \d+ \[\d+, \d+\)/);
+    } else {
+      expect(answer.ok, answer.raw).toBe(false);
+      expect(answer.ok ? '' : answer.code).toBe('CONTENT_BLOCKED');
+      expect(answer.ok ? '' : answer.message).toMatch(/secret\.github_token at message \d+ \[\d+, \d+\)/);
+    }
+    expect(answer.raw).not.toContain(TOKEN);
     expect(harness.fake.requests).toHaveLength(0);
     expect(await harness.store.credits.balance(accountId)).toEqual(before);
   });
 
-  it.each(Object.keys(REST_CALLS))('redact sends %s the typed placeholder, never the secret', async (name) => {
+  it.each(CASES)('redact: %s, %s sends the typed placeholder, never the secret, and lists the findings', async (door, pathName) => {
     await policy('redact');
-    const call = await (REST_CALLS[name] ?? (() => Promise.reject(new Error(name))))();
-    if (name === 'run_judge') harness.fake.setBehaviour({ content: JSON.stringify({ reasoning: 'Fine.', score: 80, suggestions: [] }) });
-    const response = await harness.api('POST', call.path, { key, body: call.body });
-    expect(response.status, describeResponse(response)).toBe(200);
+    const { path, answer } = await guardedCall(door, pathName);
+    expect(answer.ok, answer.raw).toBe(true);
     expect(harness.fake.requests.length).toBeGreaterThan(0);
     expect(sentToUpstream()).not.toContain(TOKEN);
     expect(sentToUpstream()).toContain('[GITHUB_TOKEN_1]');
+    const findings = findingsIn(path, answer.ok ? answer.data : {});
+    expect(findings).toEqual([expect.objectContaining({ direction: 'input', rule_id: 'secret.github_token', severity: 'block' })]);
+    expect(answer.raw).not.toContain(TOKEN);
   });
 
-  it('report sends the text unchanged and lists the findings, without their text, in the result', async () => {
+  it.each(CASES)('report: %s, %s sends the text unchanged and returns where the findings are, never their text', async (door, pathName) => {
     await policy('report');
-    const call = await (REST_CALLS.execute_persona ?? (() => Promise.reject(new Error('persona'))))();
-    const response = await harness.api<OperationOutput<typeof executePersona>>('POST', call.path, { key, body: call.body });
-    expect(response.status, describeResponse(response)).toBe(200);
+    const { path, answer } = await guardedCall(door, pathName);
+    expect(answer.ok, answer.raw).toBe(true);
     expect(sentToUpstream()).toContain(TOKEN);
-    expect(response.body.data.guardrail_findings).toEqual([
-      expect.objectContaining({ direction: 'input', rule_id: 'secret.github_token', severity: 'block', message_index: expect.any(Number) }),
+    const findings = findingsIn(path, answer.ok ? answer.data : {});
+    expect(findings).toEqual([
+      {
+        direction: 'input',
+        message_index: expect.any(Number),
+        rule_id: 'secret.github_token',
+        label: expect.any(String),
+        severity: 'block',
+        start: expect.any(Number),
+        end: expect.any(Number),
+      },
     ]);
-    expect(JSON.stringify(response.body)).not.toContain(`"${TOKEN}"`);
+    expect(textsAtFindings(findings)).toEqual([TOKEN]);
+    expect(answer.raw).not.toContain(TOKEN);
   });
+});
 
+describe('guardrails on inputs', () => {
   it('off (the default) changes nothing and reports nothing', async () => {
-    const call = await (REST_CALLS.execute_persona ?? (() => Promise.reject(new Error('persona'))))();
-    const response = await harness.api<OperationOutput<typeof executePersona>>('POST', call.path, { key, body: call.body });
+    const response = await harness.api<OperationOutput<typeof executePersona>>('POST', `/personas/${ids['persona:plain-editor']}/execute`, {
+      key,
+      body: { input: `Use ${TOKEN} for the deploy.` },
+    });
     expect(response.status, describeResponse(response)).toBe(200);
     expect(sentToUpstream()).toContain(TOKEN);
     expect(response.body.data.guardrail_findings).toBeUndefined();
@@ -117,40 +284,6 @@ describe('guardrails on inputs', () => {
     const response = await harness.api('POST', `/personas/${ids['persona:plain-editor']}/execute`, { key, body: { input: 'Write to ada@example.com.' } });
     expect(response.status, describeResponse(response)).toBe(200);
     expect(sentToUpstream()).toContain('ada@example.com');
-  });
-
-  it('blocks and redacts on MCP as on REST', async () => {
-    const connection = await connectInMemory(harness, { key });
-    try {
-      await policy('block');
-      const blocked = await connection.client.callTool({ name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input: `key ${TOKEN}` } });
-      expect(blocked.isError, describeResult(blocked)).toBe(true);
-      expect(resultText(blocked)).toMatch(/^CONTENT_BLOCKED: /);
-      expect(resultText(blocked)).not.toContain(TOKEN);
-      expect(harness.fake.requests).toHaveLength(0);
-      await policy('redact');
-      const redacted = await connection.client.callTool({ name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input: `key ${TOKEN}` } });
-      expect(redacted.isError, describeResult(redacted)).toBeFalsy();
-      expect(sentToUpstream()).not.toContain(TOKEN);
-      expect(sentToUpstream()).toContain('[GITHUB_TOKEN_1]');
-    } finally {
-      await connection.close();
-    }
-  });
-
-  it("applies the member's organisation policy to a partner key's call", async () => {
-    const member = await harness.core.accounts.createAccount({ email: `member-${Date.now()}@example.com`, plan: 'expert', credits: 5, organisationId });
-    const memberIds = (await harness.core.bundles.importBundle(member.id, DEMO_BUNDLE)).ids as Record<string, string>;
-    const partner = await harness.core.accounts.createPartnerKey({ organisationId, scopes: ['execute:persona'] });
-    await policy('redact');
-    const response = await harness.api('POST', `/personas/${memberIds['persona:plain-editor']}/execute`, {
-      key: partner.plaintext,
-      headers: { 'x-porch-account': member.id },
-      body: { input: `token ${TOKEN}` },
-    });
-    expect(response.status, describeResponse(response)).toBe(200);
-    expect(sentToUpstream()).not.toContain(TOKEN);
-    expect(sentToUpstream()).toContain('[GITHUB_TOKEN_1]');
   });
 });
 
@@ -163,6 +296,19 @@ describe('guardrails on outputs', () => {
     expect(response.body.error.code).toBe('CONTENT_BLOCKED');
     expect(response.body.error.message).toContain('secret.github_token');
     expect(JSON.stringify(response.body)).not.toContain(TOKEN);
+  });
+
+  it("report lists a workflow node's output findings in its trace, the answer unchanged", async () => {
+    await policy('off', 'report');
+    harness.fake.setBehaviour({ content: `Here you go: ${TOKEN}` });
+    const { path, answer } = await guardedCall('REST', 'execute_workflow (a model node)');
+    expect(answer.ok, answer.raw).toBe(true);
+    const data = answer.ok ? answer.data : {};
+    const node = (data.node_results as Array<{ node_id: string; output: unknown }>).find((entry) => entry.node_id === path.node);
+    expect(node?.output).toBe(`Here you go: ${TOKEN}`);
+    expect(findingsIn(path, data)).toEqual([
+      { direction: 'output', message_index: null, rule_id: 'secret.github_token', label: 'GitHub token', severity: 'block', start: 13, end: 13 + TOKEN.length },
+    ]);
   });
 
   it('redact returns the answer with the placeholder', async () => {

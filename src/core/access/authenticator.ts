@@ -1,4 +1,4 @@
-import type { AccountRecord, Store } from '../../db/store.js';
+import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -36,8 +36,34 @@ function refuseMalformedActingAccount(actingAccountId: string | undefined): void
   }
 }
 
+/** Who started a queued run: the key (and its kind) and the account it acted for. */
+export interface RunIdentity {
+  keyId: string;
+  keyKind: 'api_key' | 'partner_key';
+  accountId: string;
+}
+
+function partnerKeyCredential(key: PartnerKeyRecord): Caller['credential'] {
+  return {
+    kind: 'partner_key',
+    id: key.id,
+    scopes: key.scopes ?? DEFAULT_KEY_SCOPES,
+    requestsPerMinute: key.requestsPerMinute,
+    requestsPerDay: key.requestsPerDay,
+  };
+}
+
+function apiKeyCredential(key: ApiKeyRecord): Caller['credential'] {
+  return { kind: 'api_key', id: key.id, scopes: key.scopes, requestsPerMinute: key.requestsPerMinute, requestsPerDay: key.requestsPerDay };
+}
+
 export interface Authenticator {
   authenticate(credentials: Credentials): Promise<Caller>;
+  /**
+   * The caller a queued run acts as, checked again when the run starts, as a request would be:
+   * a key revoked or expired since, or an account no longer on Expert, refuses the run.
+   */
+  resume(identity: RunIdentity): Promise<Caller>;
 }
 
 export function createAuthenticator(store: Store, clock: Clock): Authenticator {
@@ -55,6 +81,22 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
   }
 
   return {
+    async resume({ keyId, keyKind, accountId }) {
+      const now = clock.now();
+      const account = await store.accounts.findById(accountId);
+      if (!account) throw invalidKey();
+      if (keyKind === 'partner_key') {
+        const key = await store.partnerKeys.findById(keyId);
+        if (!key || key.revokedAt !== null || key.organisationId !== account.organisationId) throw invalidKey();
+        await checkPlan(account, now);
+        return { account, credential: partnerKeyCredential(key) };
+      }
+      const key = await store.apiKeys.findById(keyId);
+      if (!key || key.accountId !== account.id || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidKey();
+      await checkPlan(account, now);
+      return { account, credential: apiKeyCredential(key) };
+    },
+
     async authenticate({ apiKey, actingAccountId }) {
       if (apiKey === undefined || apiKey.trim() === '') {
         throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
@@ -75,16 +117,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
           throw new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation.");
         }
         await checkPlan(account, now);
-        return {
-          account,
-          credential: {
-            kind: 'partner_key',
-            id: key.id,
-            scopes: key.scopes ?? DEFAULT_KEY_SCOPES,
-            requestsPerMinute: key.requestsPerMinute,
-            requestsPerDay: key.requestsPerDay,
-          },
-        } satisfies Caller;
+        return { account, credential: partnerKeyCredential(key) };
       }
 
       // Revoked and expired keys are filtered out by the query itself: reading their row and
@@ -95,16 +128,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       if (!account) throw invalidKey();
       refuseMalformedActingAccount(actingAccountId);
       await checkPlan(account, now);
-      return {
-        account,
-        credential: {
-          kind: 'api_key',
-          id: key.id,
-          scopes: key.scopes,
-          requestsPerMinute: key.requestsPerMinute,
-          requestsPerDay: key.requestsPerDay,
-        },
-      };
+      return { account, credential: apiKeyCredential(key) };
     },
   };
 }

@@ -28,6 +28,7 @@ export const SCOPE_DESCRIPTIONS = {
   'write:persona': 'Create, update, delete and label personas',
   'manage:keys': "List, create, rotate and revoke the account's own API keys",
   'read:usage': 'Read usage aggregates, recent runs and the credits ledger',
+  'manage:webhooks': "Create, change, delete and rotate the account's webhook endpoints, read their delivery log, redeliver, and set the credits.low threshold",
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
@@ -44,6 +45,7 @@ export const GRANTED_ONLY_EXPLICITLY = [
   'write:persona',
   'manage:keys',
   'read:usage',
+  'manage:webhooks',
 ] as const satisfies readonly Scope[];
 
 /** What a key (or a partner key without a surface) holds when no scopes are named: the spec's published scopes. */
@@ -57,6 +59,17 @@ export function readScopes(resource: ExecutableResource): readonly Scope[] {
 /** Scopes that grant executing a resource. */
 export function executeScopes(resource: ExecutableResource): readonly Scope[] {
   return [`execute:${resource}`];
+}
+
+/** Every execute scope: what may start a run of some kind, and so follow or cancel runs (narrowed to the run's kind by `runScopes`). */
+export const ANY_EXECUTE_SCOPES: readonly Scope[] = EXECUTABLE_RESOURCES.flatMap(executeScopes);
+
+/**
+ * Scopes that grant reading or cancelling one run: the execute scope of its kind, so a key that may
+ * start such runs may follow them, and, for reading, `read:usage`, which grants every run.
+ */
+export function runScopes(kind: ExecutableResource, access: 'read' | 'cancel'): readonly Scope[] {
+  return access === 'read' ? ['read:usage', ...executeScopes(kind)] : executeScopes(kind);
 }
 
 /** Scopes that grant changing a resource: create, update, delete, and setting its labels. */

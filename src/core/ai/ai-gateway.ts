@@ -7,8 +7,17 @@ import { PorchError } from '../errors.js';
 import { ECHO_MAX_OUTPUT_TOKENS, ECHO_MODEL_ID, ECHO_MODEL_NAME, ECHO_PROVIDER_ID, ECHO_REGION, isEuRegion, type AiConfig, type AiEnv } from './ai-config.js';
 import { PLANS, type Plan } from '../domain/plans.js';
 import { parseModelId } from './model-id.js';
-import type { AiLogger, ChatMessage, CompletionRequest, CompletionResult, ModelInfo, ResolveModelInput, ResolvedModel } from './ai-types.js';
-import { completeWithEcho } from './echo-provider.js';
+import type {
+  AiLogger,
+  ChatMessage,
+  CompletionRequest,
+  CompletionResult,
+  CompletionStreamEvent,
+  ModelInfo,
+  ResolveModelInput,
+  ResolvedModel,
+} from './ai-types.js';
+import { completeWithEcho, streamWithEcho } from './echo-provider.js';
 import { OpenAiCompatibleProvider, type FetchFunction } from './openai-provider.js';
 import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
@@ -22,6 +31,11 @@ export interface AiGateway {
   /** Tokens of a piece of text (an answer, a template); an upper bound for long texts. */
   countTokens(text: string): number;
   complete(request: CompletionRequest): Promise<CompletionResult>;
+  /**
+   * The same call, streamed: `delta` events as the text arrives, then one `end` with the usage the
+   * provider reported (null when it reported none). The request's signal stops the upstream call.
+   */
+  stream(request: CompletionRequest): AsyncIterable<CompletionStreamEvent>;
   /** The provider id of "<provider>/<model_name>"; undefined when malformed. */
   providerOf(modelId: string): string | undefined;
   isEcho(model: ResolvedModel | string): boolean;
@@ -170,12 +184,22 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
     return provider.complete(request);
   }
 
+  function stream(request: CompletionRequest): AsyncIterable<CompletionStreamEvent> {
+    if (isEcho(request.model)) return streamWithEcho(request);
+    const provider = providers.get(request.model.provider);
+    if (provider === undefined || !models.has(request.model.id)) {
+      throw new PorchError('VALIDATION_ERROR', `Unknown model ${quote(request.model.id)}.`);
+    }
+    return provider.stream(request);
+  }
+
   return {
     resolveModel,
     listModels: () => [...models.values()].map((model) => ({ ...model, plans: [...model.plans] })),
     estimateTokens: estimateChatTokens,
     countTokens: estimateTextTokens,
     complete,
+    stream,
     providerOf,
     isEcho,
     defaultModel: config.defaultModel,

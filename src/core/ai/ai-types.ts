@@ -87,6 +87,21 @@ export interface CompletionResult {
 }
 
 /**
+ * One event of a streamed completion: text as the provider produced it, then one `end` with the
+ * model that answered and the usage the provider reported, or null when it reported none (some
+ * OpenAI-compatible servers ignore `stream_options.include_usage`). The caller decides how to
+ * count an answer without usage; the provider does not guess.
+ */
+export type CompletionStreamEvent =
+  | { type: 'delta'; text: string }
+  | {
+      type: 'usage';
+      /** Usage reported before the end (servers that send running usage with every chunk); the latest one counts. */
+      usage: TokenUsage;
+    }
+  | { type: 'end'; modelUsed: string; usage: TokenUsage | null };
+
+/**
  * The part of a pino logger the gateway uses; a pino Logger satisfies it. Entries carry provider,
  * model, status and error type, never keys, prompts or upstream bodies.
  */

@@ -18,6 +18,7 @@ export type {
   ChatRole,
   CompletionRequest,
   CompletionResult,
+  CompletionStreamEvent,
   JsonSchemaResponseFormat,
   ModelInfo,
   ResolveModelInput,

@@ -5,15 +5,15 @@
  * cap, structured output, usage accounting and safe errors.
  */
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
 import { PorchError } from '../errors.js';
 import { logFieldsOf } from '../telemetry/telemetry.js';
 import type { ProviderConfig } from './ai-config.js';
-import type { AiLogger, CompletionRequest, CompletionResult } from './ai-types.js';
-import { MalformedUpstreamResponseError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
+import type { AiLogger, CompletionRequest, CompletionResult, CompletionStreamEvent, TokenUsage } from './ai-types.js';
+import { MalformedUpstreamResponseError, abortedError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
 import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -46,6 +46,32 @@ const usageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
 });
+
+/** One streamed chunk, only the fields Porch reads. The usage chunk has no choices. */
+const chunkSchema = z.object({
+  model: z.string().optional(),
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: z.string().nullable().optional(),
+            refusal: z.string().nullable().optional(),
+          })
+          .optional(),
+      }),
+    )
+    .optional(),
+  usage: z.unknown().optional(),
+});
+
+function toTokenUsage(raw: unknown): TokenUsage | null {
+  const parsed = usageSchema.safeParse(raw);
+  if (!parsed.success) return null;
+  const { prompt_tokens: input, completion_tokens: output } = parsed.data;
+  // total = input + output always, so the ledger's three numbers can never disagree.
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+}
 
 function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunction: FetchFunction | undefined): OpenAI {
   return new (openAiSdk().OpenAI)({
@@ -97,8 +123,8 @@ export class OpenAiCompatibleProvider {
     return this.sharedClientInstance;
   }
 
-  async complete(request: CompletionRequest): Promise<CompletionResult> {
-    const byok = request.byokApiKey !== undefined;
+  /** The client of this call: the shared one, or a BYOK client that lives for one call. */
+  private clientFor(request: CompletionRequest): OpenAI {
     if (request.byokApiKey !== undefined && request.byokApiKey.trim() === '') {
       // An empty stored key can only be rejected; say so without calling, and never fall back.
       throw new PorchError(
@@ -108,7 +134,16 @@ export class OpenAiCompatibleProvider {
     }
     // A BYOK client lives for one call: building one is cheap (connections are pooled by the
     // runtime, not the client) and the caller's key is not kept in memory after the call.
-    const client = request.byokApiKey === undefined ? this.sharedClient : buildClient(this.config, request.byokApiKey, this.fetchFunction);
+    return request.byokApiKey === undefined ? this.sharedClient : buildClient(this.config, request.byokApiKey, this.fetchFunction);
+  }
+
+  private modelUsed(request: CompletionRequest, upstreamModel: string | undefined): string {
+    return `${this.id}/${upstreamModel !== undefined && upstreamModel !== '' ? upstreamModel : request.model.name}`;
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const byok = request.byokApiKey !== undefined;
+    const client = this.clientFor(request);
 
     let raw: unknown;
     try {
@@ -134,13 +169,50 @@ export class OpenAiCompatibleProvider {
     // Some OpenAI-compatible servers omit usage; count with the tokenizer rather than bill zero.
     const inputTokens = upstreamUsage.success ? upstreamUsage.data.prompt_tokens : estimateChatTokens(request.messages);
     const outputTokens = upstreamUsage.success ? upstreamUsage.data.completion_tokens : estimateTextTokens(content);
-    const upstreamModel = parsed.data.model;
     return {
       content,
-      modelUsed: `${this.id}/${upstreamModel !== undefined && upstreamModel !== '' ? upstreamModel : request.model.name}`,
+      modelUsed: this.modelUsed(request, parsed.data.model),
       // total = input + output always, so the ledger's three numbers can never disagree.
       usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
     };
+  }
+
+  /**
+   * The completion streamed (the SDK's SSE parsing), asking for the usage chunk OpenAI sends last
+   * (`stream_options.include_usage`). Text is yielded as it arrives; a server that sends running
+   * usage with every chunk has each one reported, so a call cut short still knows what it cost.
+   * The abort signal stops the upstream request; the error it raises is mapped like any other.
+   */
+  async *stream(request: CompletionRequest): AsyncGenerator<CompletionStreamEvent> {
+    const byok = request.byokApiKey !== undefined;
+    const client = this.clientFor(request);
+    const body: ChatCompletionCreateParamsStreaming = { ...this.buildBody(request), stream: true, stream_options: { include_usage: true } };
+    let usage: TokenUsage | null = null;
+    let upstreamModel: string | undefined;
+    try {
+      const chunks = await client.chat.completions.create(body, {
+        signal: request.signal,
+        ...(request.traceparent === undefined ? {} : { headers: { traceparent: request.traceparent } }),
+      });
+      for await (const raw of chunks) {
+        const chunk = chunkSchema.safeParse(raw);
+        if (!chunk.success) throw new MalformedUpstreamResponseError('A streamed chunk did not have the expected shape.');
+        if (chunk.data.model !== undefined && chunk.data.model !== '') upstreamModel = chunk.data.model;
+        const delta = chunk.data.choices?.[0]?.delta;
+        const text = delta?.content ?? delta?.refusal;
+        if (typeof text === 'string' && text !== '') yield { type: 'delta', text };
+        const reported = toTokenUsage(chunk.data.usage);
+        if (reported !== null) {
+          usage = reported;
+          yield { type: 'usage', usage };
+        }
+      }
+      // The SDK ends a stream its signal aborted as if it had finished; it did not.
+      if (request.signal?.aborted === true) throw abortedError(this.id, request.signal);
+    } catch (err) {
+      throw this.fail(err, request, byok);
+    }
+    yield { type: 'end', modelUsed: this.modelUsed(request, upstreamModel), usage };
   }
 
   private buildBody(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {

@@ -1,4 +1,4 @@
-import type { CreditBalance, CreditRepository, UsageRecord } from '../../db/store.js';
+import type { CreditBalance, CreditRepository, LowBalanceEventBuilder, UsageRecord } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -48,7 +48,14 @@ export interface CreditService {
   releaseExpired(): Promise<number>;
 }
 
-export function createCreditService(store: CreditRepository, clock: Clock, minimumTokens: number, instance: Instance): CreditService {
+/** `lowBalanceEvent` builds the `credits.low` webhook event a settlement emits when it crosses the account's threshold. */
+export function createCreditService(
+  store: CreditRepository,
+  clock: Clock,
+  minimumTokens: number,
+  instance: Instance,
+  lowBalanceEvent?: LowBalanceEventBuilder,
+): CreditService {
   return {
     async remainingCredits(accountId) {
       const { balanceTokens, reservedTokens } = await store.balance(accountId);
@@ -114,6 +121,8 @@ export function createCreditService(store: CreditRepository, clock: Clock, minim
         at: clock.now(),
         entryId: newId(),
         usage,
+        // The engine calls it only when this charge takes the balance below the account's threshold.
+        ...(lowBalanceEvent === undefined ? {} : { lowBalanceEvent }),
       });
       if (!outcome.ok) {
         throw new PorchError('BILLING_FAILED', 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.');

@@ -22,6 +22,7 @@
 import { systemClock, toIsoTimestamp, type Clock } from '../clock.js';
 import { isPorchError, PorchError, toPorchError, type ErrorCode } from '../errors.js';
 import type { TokenUsage } from '../ai/ai-types.js';
+import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import { compileWorkflow, renderNode, type CompiledWorkflow } from './compile-workflow.js';
 import { isExecutableNode, type ExecutableNode, type ExecuteNode, type WorkflowNode } from './node-kinds/index.js';
 import type { NodeExecutionResult, NodeOutput } from './node-kinds/node-kind.js';
@@ -61,6 +62,17 @@ export interface RunWorkflowOptions {
   signal?: AbortSignal;
   /** Receives every node failure with the raw error, for logging. Must not throw. */
   onNodeError?: (nodeId: string, error: unknown) => void;
+  /**
+   * Receives each node's trace entry as soon as it completes or fails (a streaming caller shows
+   * progress with it); skipped nodes are reported only in the result. Must not throw.
+   */
+  onNodeFinished?: (node: NodeResult, progress: NodeProgress) => void;
+}
+
+/** How far a run is when a node finishes: nodes finished so far (this one included), of all its nodes. */
+export interface NodeProgress {
+  finished: number;
+  total: number;
 }
 
 export type NodeStatus = 'completed' | 'failed' | 'skipped';
@@ -77,6 +89,12 @@ export interface NodeResult {
   /** ISO 8601; null for a skipped node. */
   started_at: string | null;
   finished_at: string | null;
+  /**
+   * What the organisation's guardrails found on the node's model calls under `report` or
+   * `redact` (rule ids and positions, never the text); absent when they found nothing. A node
+   * the guardrail blocked has failed with CONTENT_BLOCKED instead.
+   */
+  guardrail_findings?: GuardrailFinding[];
 }
 
 export interface WorkflowRunResult {
@@ -151,6 +169,7 @@ interface ResolvedOptions {
   clock: Clock;
   signal: AbortSignal | undefined;
   onNodeError: ((nodeId: string, error: unknown) => void) | undefined;
+  onNodeFinished: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
 }
 
 function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
@@ -175,6 +194,7 @@ function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
     clock: options.clock ?? systemClock,
     signal: options.signal,
     onNodeError: options.onNodeError,
+    onNodeFinished: options.onNodeFinished,
   };
 }
 
@@ -188,6 +208,7 @@ type NodeState =
       output: NodeOutput;
       model: string | null;
       tokenUsage: TokenUsage | null;
+      guardrailFindings: GuardrailFinding[];
     }
   | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError };
 
@@ -386,8 +407,10 @@ class WorkflowRun {
       output: result.output,
       model: result.model ?? null,
       tokenUsage: result.token_usage ?? null,
+      guardrailFindings: result.guardrail_findings ?? [],
     };
     this.scope.set(node.node.id, result.output);
+    this.reportFinished(index);
     for (const dependant of node.dependants) {
       const remaining = (this.remainingDependencies[dependant] ?? 0) - 1;
       this.remainingDependencies[dependant] = remaining;
@@ -405,6 +428,69 @@ class WorkflowRun {
     };
     this.stopped = true;
     this.options.onNodeError?.(node?.node.id ?? String(index), err);
+    this.reportFinished(index);
+  }
+
+  private finishedCount = 0;
+
+  private reportFinished(index: number): void {
+    this.finishedCount += 1;
+    const report = this.options.onNodeFinished;
+    if (report === undefined) return;
+    const result = this.nodeResult(index);
+    if (result !== undefined) report(result, { finished: this.finishedCount, total: this.compiled.nodes.length });
+  }
+
+  /** The trace entry of a node, as it stands now (pending and running nodes are `skipped`). */
+  private nodeResult(index: number): NodeResult | undefined {
+    const compiledNode = this.compiled.nodes[index];
+    if (compiledNode === undefined) return undefined;
+    const state = this.states[index] ?? { status: 'pending' };
+    const { id, kind } = compiledNode.node;
+    switch (state.status) {
+      case 'completed':
+        return {
+          node_id: id,
+          kind,
+          status: 'completed',
+          output: state.output,
+          model: state.model,
+          token_usage: state.tokenUsage,
+          duration_ms: state.finishedAt - state.startedAt,
+          error: null,
+          started_at: toIsoTimestamp(state.startedAt),
+          finished_at: toIsoTimestamp(state.finishedAt),
+          ...(state.guardrailFindings.length > 0 ? { guardrail_findings: state.guardrailFindings } : {}),
+        };
+      case 'failed':
+        return {
+          node_id: id,
+          kind,
+          status: 'failed',
+          output: null,
+          model: null,
+          token_usage: null,
+          duration_ms: state.finishedAt - state.startedAt,
+          error: { code: state.error.code, message: state.error.message },
+          started_at: toIsoTimestamp(state.startedAt),
+          finished_at: toIsoTimestamp(state.finishedAt),
+        };
+      case 'pending':
+      case 'running':
+        // Never started (after a failure or cancellation), or unreachable: skipped.
+        return {
+          node_id: id,
+          kind,
+          status: 'skipped',
+          output: null,
+          model: null,
+          token_usage: null,
+          duration_ms: 0,
+          error: null,
+          started_at: null,
+          finished_at: null,
+        };
+    }
   }
 
   private cleanUp(): void {
@@ -420,62 +506,17 @@ class WorkflowRun {
     const nodeResults: NodeResult[] = [];
     const tokenUsage: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
     let failed = false;
-    this.compiled.nodes.forEach((compiledNode, index) => {
-      const state = this.states[index] ?? { status: 'pending' };
-      const { id, kind } = compiledNode.node;
-      switch (state.status) {
-        case 'completed':
-          if (state.tokenUsage !== null) {
-            tokenUsage.input_tokens += state.tokenUsage.input_tokens;
-            tokenUsage.output_tokens += state.tokenUsage.output_tokens;
-            tokenUsage.total_tokens += state.tokenUsage.total_tokens;
-          }
-          nodeResults.push({
-            node_id: id,
-            kind,
-            status: 'completed',
-            output: state.output,
-            model: state.model,
-            token_usage: state.tokenUsage,
-            duration_ms: state.finishedAt - state.startedAt,
-            error: null,
-            started_at: toIsoTimestamp(state.startedAt),
-            finished_at: toIsoTimestamp(state.finishedAt),
-          });
-          break;
-        case 'failed':
-          failed = true;
-          nodeResults.push({
-            node_id: id,
-            kind,
-            status: 'failed',
-            output: null,
-            model: null,
-            token_usage: null,
-            duration_ms: state.finishedAt - state.startedAt,
-            error: { code: state.error.code, message: state.error.message },
-            started_at: toIsoTimestamp(state.startedAt),
-            finished_at: toIsoTimestamp(state.finishedAt),
-          });
-          break;
-        case 'pending':
-        case 'running':
-          // Never started (after a failure or cancellation), or unreachable: skipped.
-          failed = true;
-          nodeResults.push({
-            node_id: id,
-            kind,
-            status: 'skipped',
-            output: null,
-            model: null,
-            token_usage: null,
-            duration_ms: 0,
-            error: null,
-            started_at: null,
-            finished_at: null,
-          });
-          break;
+    this.compiled.nodes.forEach((_, index) => {
+      const entry = this.nodeResult(index);
+      if (entry === undefined) return;
+      const state = this.states[index];
+      if (entry.status !== 'completed') failed = true;
+      else if (state?.status === 'completed' && state.tokenUsage !== null) {
+        tokenUsage.input_tokens += state.tokenUsage.input_tokens;
+        tokenUsage.output_tokens += state.tokenUsage.output_tokens;
+        tokenUsage.total_tokens += state.tokenUsage.total_tokens;
       }
+      nodeResults.push(entry);
     });
     const outputs: Record<string, NodeOutput> = {};
     for (const [name, index] of this.compiled.outputs) {

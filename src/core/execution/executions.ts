@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
-import { runWorkflow, type NodeResult } from '../engine/run-workflow.js';
+import { runWorkflow, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -92,9 +92,41 @@ export interface ExecutionDependencies {
   telemetry: Telemetry;
 }
 
+/** How a queued run's execution reports back to the queue that runs it. */
+export interface QueuedRunHooks {
+  /** The queued run: the execution records into it (and its usage rows name it) instead of making a new run. */
+  id: string;
+  /** Ends the queued run with how the execution went, in place of inserting a new run. */
+  record(outcome: RunOutcome): Promise<void>;
+}
+
+/**
+ * What a door or the run queue may attach to one execution: its cancellation, the listeners a
+ * streaming door uses, and the queued run it executes. The result of the execution is the same
+ * with or without them.
+ */
+export interface ExecutionHooks {
+  /** Aborted when the caller goes away or a queued run is cancelled: stops the provider call (a stream is settled on what it cost). */
+  signal?: AbortSignal | undefined;
+  /** Compositions, skills and personas: the answer's text as the provider produces it (streams the call). */
+  onDelta?: ((text: string) => void) | undefined;
+  /** Workflows: each node's trace entry when it completes or fails, and how many of the run's nodes have. */
+  onNode?: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
+  /** Present when the execution is a queued run's. */
+  queuedRun?: QueuedRunHooks | undefined;
+}
+
+/** The listeners of ExecutionHooks: what a streaming door hands in through the invocation path. */
+export type ExecutionEvents = Pick<ExecutionHooks, 'onDelta' | 'onNode'>;
+
 export interface ExecutionOptions extends VersionSelector {
   model?: string | undefined;
   use_byok?: boolean | undefined;
+}
+
+/** Results carry `guardrail_findings` only when the guardrails found something (absent, not empty, otherwise). */
+function withFindings(findings: GuardrailFinding[]): { guardrail_findings?: GuardrailFinding[] } {
+  return findings.length > 0 ? { guardrail_findings: findings } : {};
 }
 
 /** A version of a workflow never changes, so the validated definitions of versions are kept, up to a bound. */
@@ -105,43 +137,85 @@ export function createExecutionService(deps: ExecutionDependencies) {
   const definitions = new Map<string, WorkflowDefinition>();
   const runs = createRunRecorder(store.runs, clock);
 
+  /** Records how the execution ended: into the queued run it serves, or as a new run. */
+  async function record(caller: Caller, outcome: RunOutcome, hooks: ExecutionHooks): Promise<void> {
+    if (hooks.queuedRun) await hooks.queuedRun.record({ ...outcome, runId: hooks.queuedRun.id });
+    else await runs.record(caller, outcome);
+  }
+
   async function organisationOf(caller: Caller): Promise<OrganisationRecord> {
     const organisation = await store.organisations.findById(caller.account.organisationId);
     if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
     return organisation;
   }
 
-  /** One metered call and the spec's common result fields, recorded as a run (failed when the call fails). */
-  async function complete(
+  /**
+   * One metered call and the spec's common result fields plus the resource's own (`described`),
+   * recorded as a run with exactly the answer the caller gets (failed when the call fails).
+   */
+  async function complete<Described extends object>(
     ctx: ModelCallContext,
     messages: ChatMessage[],
     model: { requested?: string | undefined; resourceDefault?: string | null | undefined },
     run: Pick<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs'>,
+    described: Described,
+    hooks: ExecutionHooks,
     options: { temperature?: number | undefined } = {},
-  ): Promise<CompletionFields> {
+  ): Promise<CompletionFields & Described> {
     const started = clock.now();
     const resolved = ai.resolveModel({ ...model, plan: ctx.caller.account.plan, euOnly: ctx.organisation.euOnlyModels });
     const recorded = { ...run, model: resolved.id, usage: runs.NO_USAGE, chargedTokens: 0 };
     let result: Awaited<ReturnType<ModelCaller['call']>>;
     try {
-      result = await modelCaller.call(ctx, { model: resolved, messages, temperature: options.temperature });
+      const request = { model: resolved, messages, temperature: options.temperature };
+      result = hooks.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, hooks.onDelta);
     } catch (err) {
-      await runs.record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) });
+      await record(ctx.caller, { ...recorded, status: 'failed', durationMs: clock.now() - started, result: failedResult(err) }, hooks);
       throw err;
     }
-    const findings = result.guardrailFindings.length > 0 ? { guardrail_findings: result.guardrailFindings } : {};
-    const response = { content: result.content, model_used: result.modelUsed, token_usage: result.usage, duration_ms: clock.now() - started, ...findings };
-    await runs.record(ctx.caller, {
-      ...recorded,
-      status: 'completed',
-      model: result.modelUsed,
-      usage: result.usage,
-      chargedTokens: result.chargedTokens,
-      durationMs: response.duration_ms,
-      result: response,
-    });
+    const response = {
+      content: result.content,
+      model_used: result.modelUsed,
+      token_usage: result.usage,
+      duration_ms: clock.now() - started,
+      ...withFindings(result.guardrailFindings),
+      ...described,
+    };
+    await record(
+      ctx.caller,
+      {
+        ...recorded,
+        status: 'completed',
+        model: result.modelUsed,
+        usage: result.usage,
+        chargedTokens: result.chargedTokens,
+        durationMs: response.duration_ms,
+        result: response,
+      },
+      hooks,
+    );
     return response;
   }
+
+  /** The context of a single-call execution's model call: a queued run's usage rows name the run. */
+  const callContext = (
+    caller: Caller,
+    organisation: OrganisationRecord,
+    operation: string,
+    resourceId: string,
+    version: number,
+    useByok: boolean | undefined,
+    hooks: ExecutionHooks,
+  ): ModelCallContext => ({
+    caller,
+    organisation,
+    operation,
+    resourceId,
+    resourceVersion: version,
+    runId: hooks.queuedRun?.id ?? null,
+    useByok,
+    signal: hooks.signal,
+  });
 
   function definitionOf(workflowId: string, version: number, stored: unknown): WorkflowDefinition {
     const key = `${workflowId}:${version}`;
@@ -158,72 +232,82 @@ export function createExecutionService(deps: ExecutionDependencies) {
     /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
     concurrency: createConcurrencyLimiter({ slots: store.executionSlots, instance: deps.instance, clock, maxPerKey: deps.maxInFlightPerKey }),
 
-    async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult> {
-      return deps.judge.judge(caller, await organisationOf(caller), input, { operation: 'run_judge', resourceId: null, signal });
+    async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult & { guardrail_findings?: GuardrailFinding[] }> {
+      const { result, guardrailFindings } = await deps.judge.judge(caller, await organisationOf(caller), input, {
+        operation: 'run_judge',
+        resourceId: null,
+        signal,
+      });
+      return { ...result, ...withFindings(guardrailFindings) };
     },
 
     async executeComposition(
       caller: Caller,
       id: string,
       input: ExecutionOptions & { variables?: VariableValues | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<CompositionExecutionResult> {
       const { record: composition, version } = await deps.lifecycle.resolve('composition', caller.account.id, id, input);
       const messages = compositionMessages(composition, input.variables ?? {});
       const organisation = await organisationOf(caller);
       const result = await complete(
-        { caller, organisation, operation: 'execute_composition', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
+        callContext(caller, organisation, 'execute_composition', id, version, input.use_byok, hooks),
         messages,
         { requested: input.model, resourceDefault: composition.defaultModel },
         { kind: 'composition', resourceId: id, version, inputs: input },
+        { version },
+        hooks,
       );
       await store.catalog.incrementCompositionUse(id);
-      return { ...result, version };
+      return result;
     },
 
     async executeSkill(
       caller: Caller,
       id: string,
       input: ExecutionOptions & { input?: string | undefined; context?: string | undefined; variables?: VariableValues | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<SkillExecutionResult> {
       const { record: skill, version } = await deps.lifecycle.resolve('skill', caller.account.id, id, input);
       // The spec: `input` is preferred; `context` is its legacy alias; input wins when both are sent.
       const text = input.input ?? input.context ?? '';
       const organisation = await organisationOf(caller);
-      const result = await complete(
-        { caller, organisation, operation: 'execute_skill', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
+      return complete(
+        callContext(caller, organisation, 'execute_skill', id, version, input.use_byok, hooks),
         skillMessages(skill, text, input.variables ?? {}),
         { requested: input.model, resourceDefault: skill.model },
         { kind: 'skill', resourceId: id, version, inputs: input },
+        { version, skill_name: skill.name },
+        hooks,
       );
-      return { ...result, version, skill_name: skill.name };
     },
 
     async executePersona(
       caller: Caller,
       id: string,
       input: ExecutionOptions & { input: string; context?: string | undefined; temperature?: number | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<PersonaExecutionResult> {
       const { record: persona, version } = await deps.lifecycle.resolve('persona', caller.account.id, id, input);
       const organisation = await organisationOf(caller);
-      const result = await complete(
-        { caller, organisation, operation: 'execute_persona', resourceId: id, resourceVersion: version, useByok: input.use_byok, signal },
+      return complete(
+        callContext(caller, organisation, 'execute_persona', id, version, input.use_byok, hooks),
         personaMessages(persona, input.input, input.context),
         { requested: input.model },
         { kind: 'persona', resourceId: id, version, inputs: input },
+        { version, persona_name: persona.title },
+        hooks,
         { temperature: input.temperature },
       );
-      return { ...result, version, persona_name: persona.title };
     },
 
     async executeWorkflow(
       caller: Caller,
       id: string,
       input: VersionSelector & { variables?: VariableValues | undefined; include_trace?: boolean | undefined; use_byok?: boolean | undefined },
-      signal?: AbortSignal,
+      hooks: ExecutionHooks = {},
     ): Promise<WorkflowExecutionResult> {
+      const { signal, onNode } = hooks;
       const { record: workflow, version } = await deps.lifecycle.resolve('workflow', caller.account.id, id, input);
       const definition = definitionOf(workflow.id, version, workflow.definition);
       const organisation = await organisationOf(caller);
@@ -238,10 +322,10 @@ export function createExecutionService(deps: ExecutionDependencies) {
           (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
         if (!coveredByByok) await deps.credits.requireMinimum(caller.account.id);
       }
-      const runId = newId();
+      const runId = hooks.queuedRun?.id ?? newId();
       let chargedTokens = 0;
 
-      const callContext = (nodeCtx: NodeExecutionContext): ModelCallContext => ({
+      const nodeCallContext = (nodeCtx: NodeExecutionContext): ModelCallContext => ({
         caller,
         organisation,
         operation: 'execute_workflow',
@@ -260,14 +344,14 @@ export function createExecutionService(deps: ExecutionDependencies) {
             euOnly: organisation.euOnlyModels,
             field: `nodes.${nodeCtx.nodeId}.model`,
           });
-          const result = await modelCaller.call(callContext(nodeCtx), {
+          const result = await modelCaller.call(nodeCallContext(nodeCtx), {
             model: resolvedModel,
             messages,
             temperature: options.temperature,
             maxOutputTokens: options.maxOutputTokens,
           });
           chargedTokens += result.chargedTokens;
-          return { output: result.content, model: result.modelUsed, token_usage: result.usage };
+          return { output: result.content, model: result.modelUsed, token_usage: result.usage, ...withFindings(result.guardrailFindings) };
         },
         getPersona: (ref) => catalog.getPersona(caller.account.id, ref),
         getSkill: (ref) => catalog.getSkill(caller.account.id, ref),
@@ -275,7 +359,13 @@ export function createExecutionService(deps: ExecutionDependencies) {
         messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
         scan: (text) => deps.scanText(organisation.id, text),
         async judge(judgeInput, nodeCtx) {
-          return { ...(await deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, callContext(nodeCtx))) };
+          const { result, guardrailFindings } = await deps.judge.judge(
+            caller,
+            organisation,
+            { ...judgeInput, use_byok: input.use_byok },
+            nodeCallContext(nodeCtx),
+          );
+          return { output: { ...result }, ...withFindings(guardrailFindings) };
         },
       };
 
@@ -287,6 +377,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
           ...deps.workflowLimits,
           clock,
           ...(signal ? { signal } : {}),
+          ...(onNode ? { onNodeFinished: onNode } : {}),
         },
       );
       const response: WorkflowExecutionResult = {
@@ -298,19 +389,23 @@ export function createExecutionService(deps: ExecutionDependencies) {
         duration_ms: result.duration_ms,
         token_usage: result.token_usage,
       };
-      await runs.record(caller, {
-        kind: 'workflow',
-        resourceId: workflow.id,
-        version,
-        runId,
-        status: result.status,
-        model: null,
-        usage: result.token_usage,
-        chargedTokens,
-        durationMs: result.duration_ms,
-        inputs: input,
-        result: { ...response, node_results: result.node_results },
-      });
+      await record(
+        caller,
+        {
+          kind: 'workflow',
+          resourceId: workflow.id,
+          version,
+          runId,
+          status: result.status,
+          model: null,
+          usage: result.token_usage,
+          chargedTokens,
+          durationMs: result.duration_ms,
+          inputs: input,
+          result: { ...response, node_results: result.node_results },
+        },
+        hooks,
+      );
       await store.catalog.incrementWorkflowUse(workflow.id);
       await store.usage.insert({
         id: newId(),

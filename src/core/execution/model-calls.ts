@@ -2,11 +2,20 @@
  * Every model call goes through here: BYOK routing, then reserve → call → settle → usage record.
  * A call can never overdraw (the reservation covers the prompt estimate plus the output cap),
  * a failed call is released, and a settlement that no longer fits withholds the result.
+ *
+ * Streamed calls (`stream`) follow the same steps, with two differences that come from text
+ * already having reached the caller:
+ * - a stream cut short (the caller went away, or the provider failed after it started answering)
+ *   is still settled: on the usage the provider reported, or, when it reported none, on the
+ *   tokenizer's count of the prompt plus what was produced; never more than the reservation;
+ * - when the organisation's output guardrail is `redact` or `block`, the answer is buffered whole,
+ *   checked, and handed on as one piece: a guardrail cannot take back text already sent. With
+ *   `report` or `off` the text passes through as it arrives, and the findings come with the result.
  */
 import type { OrganisationRecord, UsageRecord, UsageRepository } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
-import type { ChatMessage, CompletionResult, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
+import type { ChatMessage, CompletionRequest, CompletionResult, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
 import type { CreditService, Reservation } from '../credits/credits.js';
@@ -112,6 +121,12 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     return key;
   }
 
+  /** The most a call may cost: the prompt estimate plus the output cap. */
+  function reservationTokens(request: ModelCallRequest): number {
+    const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
+    return ai.estimateTokens(request.messages) + outputCap;
+  }
+
   /** Reserve → call → settle → usage record, as described at the top of this file. */
   async function meteredCall(ctx: ModelCallContext, request: ModelCallRequest): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
     const started = clock.now();
@@ -139,8 +154,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     // The balance check needs no estimate, so an account that cannot start a call is refused
     // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
     await credits.requireMinimum(ctx.caller.account.id);
-    const outputCap = Math.min(request.maxOutputTokens ?? request.model.maxOutputTokens, request.model.maxOutputTokens);
-    const reservation: Reservation = await credits.reserve(ctx.caller.account.id, ai.estimateTokens(request.messages) + outputCap);
+    const reservation: Reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
     let result: CompletionResult;
     try {
       result = await ai.complete(completion);
@@ -174,6 +188,106 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
   }
 
+  /** Usage of a streamed answer: what the provider reported, else the tokenizer's count of prompt and text. */
+  function streamedUsage(request: ModelCallRequest, content: string, reported: TokenUsage | null): TokenUsage {
+    if (reported !== null) return reported;
+    const input = ai.estimateTokens(request.messages);
+    const output = ai.countTokens(content);
+    return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+  }
+
+  /**
+   * Reserve → stream → settle → usage record. `onDelta` receives the text as it arrives. A stream
+   * that ends early is settled on what it cost (see the top of this file) and its error rethrown;
+   * one that failed before the provider produced or reported anything is released, as a failed
+   * call is, unless the caller went away: the provider has then read the prompt, which is charged.
+   */
+  async function meteredStream(
+    ctx: ModelCallContext,
+    request: ModelCallRequest,
+    onDelta: (text: string) => void,
+  ): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
+    const started = clock.now();
+    const byokApiKey = await byokKeyFor(ctx, request.model);
+    const completion: CompletionRequest = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
+    const byok = byokApiKey !== null;
+    let reservation: Reservation | null = null;
+    if (!byok) {
+      await credits.requireMinimum(ctx.caller.account.id);
+      reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
+    }
+
+    let content = '';
+    let reported: TokenUsage | null = null;
+    let modelUsed: string = request.model.id;
+    try {
+      for await (const event of ai.stream(completion)) {
+        if (event.type === 'delta') {
+          content += event.text;
+          onDelta(event.text);
+        } else if (event.type === 'usage') {
+          reported = event.usage;
+        } else {
+          modelUsed = event.modelUsed;
+          reported = event.usage ?? reported;
+        }
+      }
+    } catch (err) {
+      await settleInterrupted(ctx, request, { reservation, byok, content, reported, started, callerLeft: ctx.signal?.aborted === true });
+      throw err;
+    }
+
+    const usageOfCall = streamedUsage(request, content, reported);
+    if (reservation === null) {
+      await record(ctx, { model: modelUsed, usage: usageOfCall, status: 'succeeded', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
+      return { content, modelUsed, usage: usageOfCall, byok: true, chargedTokens: 0 };
+    }
+    const succeeded = usageRecord(ctx, {
+      model: modelUsed,
+      usage: usageOfCall,
+      status: 'succeeded',
+      byok: false,
+      chargedTokens: usageOfCall.total_tokens,
+      durationMs: clock.now() - started,
+    });
+    try {
+      await credits.settle(reservation, usageOfCall.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
+    } catch (err) {
+      await record(ctx, { model: modelUsed, usage: usageOfCall, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
+      throw err;
+    }
+    return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: usageOfCall.total_tokens };
+  }
+
+  /** The settlement of a stream that ended early: charged on what it cost, capped at its reservation. */
+  async function settleInterrupted(
+    ctx: ModelCallContext,
+    request: ModelCallRequest,
+    state: { reservation: Reservation | null; byok: boolean; content: string; reported: TokenUsage | null; started: number; callerLeft: boolean },
+  ): Promise<void> {
+    const { reservation, byok, content, reported, started } = state;
+    const nothingHappened = content === '' && reported === null && !state.callerLeft;
+    const usageOfCall = nothingHappened ? NO_USAGE : streamedUsage(request, content, reported);
+    const fields = { model: request.model.id, usage: usageOfCall, status: 'failed' as const, byok };
+    if (reservation === null || nothingHappened) {
+      if (reservation !== null) await credits.release(reservation);
+      await record(ctx, { ...fields, chargedTokens: 0, durationMs: clock.now() - started });
+      return;
+    }
+    // The reservation was sized for the whole answer, so a part of it always fits within it; a
+    // provider that reports more than was reserved cannot make an interrupted call cost more.
+    const chargedTokens = Math.min(usageOfCall.total_tokens, reservation.tokens);
+    const failed = usageRecord(ctx, { ...fields, chargedTokens, durationMs: clock.now() - started });
+    try {
+      await credits.settle(reservation, chargedTokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, failed);
+    } catch {
+      // Only a reservation already closed by the sweeper lands here; the caller's error (the
+      // reason the stream ended) is what they must see, so the charge is recorded as failed.
+      await credits.release(reservation);
+      await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0, durationMs: clock.now() - started });
+    }
+  }
+
   return {
     /**
      * Work done in place of a model call (the judge's rubric when the model is echo): no tokens,
@@ -201,6 +315,20 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       const input = await guardrails.checkInput(ctx.organisation, request.messages);
       const result = await meteredCall(ctx, input.messages === request.messages ? request : { ...request, messages: input.messages });
       const output = await guardrails.checkOutput(ctx.organisation, result.content);
+      return { ...result, content: output.content, guardrailFindings: [...input.findings, ...output.findings] };
+    },
+
+    /**
+     * `call`, streamed: `onDelta` receives the answer as it arrives (or whole, after the check,
+     * when the output guardrail is `redact` or `block`); the result is what `call` answers.
+     */
+    async stream(ctx: ModelCallContext, request: ModelCallRequest, onDelta: (text: string) => void): Promise<ModelCallResult> {
+      const input = await guardrails.checkInput(ctx.organisation, request.messages);
+      const buffered = ctx.organisation.guardrailOutputs === 'redact' || ctx.organisation.guardrailOutputs === 'block';
+      const sent = input.messages === request.messages ? request : { ...request, messages: input.messages };
+      const result = await meteredStream(ctx, sent, buffered ? () => undefined : onDelta);
+      const output = await guardrails.checkOutput(ctx.organisation, result.content);
+      if (buffered && output.content !== '') onDelta(output.content);
       return { ...result, content: output.content, guardrailFindings: [...input.findings, ...output.findings] };
     },
   };

@@ -3,6 +3,7 @@ import type { OrganisationRecord } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { ModelCaller, ModelCallContext } from '../execution/model-calls.js';
+import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { JudgeResult } from './judge-schema.js';
 import { judgeWithAnalyzer } from './judge-with-analyzer.js';
 import { runJudge } from './run-judge.js';
@@ -13,6 +14,19 @@ export interface JudgeServiceInput {
   criteria?: string | undefined;
   model?: string | undefined;
   use_byok?: boolean | undefined;
+}
+
+export interface JudgeOutcome {
+  result: JudgeResult;
+  /**
+   * What the organisation's guardrails found on the judge's model calls (report or redact). The
+   * retry after an unreadable reply resends the judged prompt, so its findings are listed once.
+   */
+  guardrailFindings: GuardrailFinding[];
+}
+
+function findingKey(finding: GuardrailFinding): string {
+  return `${finding.direction}:${finding.message_index ?? ''}:${finding.rule_id}:${finding.start}:${finding.end}`;
 }
 
 /** A judge is a grader, not a writer: no creativity wanted. */
@@ -32,26 +46,32 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
       organisation: OrganisationRecord,
       input: JudgeServiceInput,
       context: Pick<ModelCallContext, 'operation' | 'resourceId' | 'runId' | 'nodeId' | 'signal'>,
-    ): Promise<JudgeResult> {
+    ): Promise<JudgeOutcome> {
       const model = ai.resolveModel({ requested: input.model, plan: caller.account.plan, euOnly: organisation.euOnlyModels });
       const request = { prompt: input.prompt, ...(input.criteria === undefined ? {} : { criteria: input.criteria }) };
       // The echo model repeats its input and cannot grade; the deterministic rubric stands in and
       // says so. Nothing to meter, but the usage row is written like any execution's.
       if (ai.isEcho(model)) {
         const reason = ai.listModels().every((info) => ai.isEcho(info.id)) ? 'no_model_configured' : 'echo_model_selected';
-        return modelCaller.runLocally({ caller, organisation, ...context }, model, () => judgeWithAnalyzer(request, { siteUrl, thresholds, reason }));
+        const result = await modelCaller.runLocally({ caller, organisation, ...context }, model, () =>
+          judgeWithAnalyzer(request, { siteUrl, thresholds, reason }),
+        );
+        return { result, guardrailFindings: [] };
       }
-      return runJudge(
+      const findings = new Map<string, GuardrailFinding>();
+      const result = await runJudge(
         request,
-        async (judgeRequest) =>
-          (
-            await modelCaller.call(
-              { caller, organisation, useByok: input.use_byok, ...context },
-              { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
-            )
-          ).content,
+        async (judgeRequest) => {
+          const answer = await modelCaller.call(
+            { caller, organisation, useByok: input.use_byok, ...context },
+            { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
+          );
+          for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);
+          return answer.content;
+        },
         { thresholds },
       );
+      return { result, guardrailFindings: [...findings.values()] };
     },
   };
 }

@@ -1,14 +1,16 @@
 /**
  * Records every execution of a workflow, composition, skill or persona as a run: what ran, for
  * whom, how it ended, what it cost, and its payload (the inputs and the result or trace) until
- * retention drops it. The execute methods call `record` once each, after the execution ended.
+ * retention drops it. The execute methods call `record` once each, after the execution ended; the
+ * run's webhook event (`run.completed` or `run.failed`) is written in the same transaction.
  */
-import type { RunKind, RunRepository } from '../../db/store.js';
+import type { RunKind, RunRecord, RunRepository } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
+import { runFinishedEvents } from '../webhooks/events.js';
 
 export interface RunOutcome {
   kind: RunKind;
@@ -39,10 +41,12 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
     NO_USAGE,
     async record(caller: Caller, outcome: RunOutcome): Promise<string> {
       const id = outcome.runId ?? newId();
-      await runs.insert({
+      const finishedAt = clock.now();
+      const run: RunRecord = {
         id,
         accountId: caller.account.id,
         keyId: caller.credential.id,
+        keyKind: caller.credential.kind,
         kind: outcome.kind,
         resourceId: outcome.resourceId,
         version: outcome.version,
@@ -53,9 +57,17 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         totalTokens: outcome.usage.total_tokens,
         chargedTokens: outcome.chargedTokens,
         durationMs: outcome.durationMs,
-        createdAt: clock.now(),
+        createdAt: finishedAt,
         payload: { inputs: outcome.inputs, result: outcome.result },
-      });
+        // Executed in its request: it started when the request's execution did, and was never queued.
+        attempts: 0,
+        claimedBy: null,
+        startedAt: finishedAt - outcome.durationMs,
+        finishedAt,
+        cancelRequestedAt: null,
+      };
+      // run.completed / run.failed are written with the run, in its transaction (the outbox).
+      await runs.insert(run, runFinishedEvents(run));
       return id;
     },
   };

@@ -2,7 +2,9 @@
  * Reading runs back (the account's own only), and retention: payloads older than
  * `retention.run_days` are dropped by the housekeeping sweep while the run's summary stays.
  */
-import type { PageRequest, RunKind, RunRecord, RunSummaryRecord, Store } from '../../db/store.js';
+import type { PageRequest, RunKind, RunRecord, RunStatus, RunSummaryRecord, Store } from '../../db/store.js';
+import type { Caller } from '../access/caller.js';
+import { grantsAny, runScopes } from '../access/scopes.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
 import { TOKENS_PER_CREDIT } from '../credits/credits.js';
@@ -18,13 +20,17 @@ export interface RunView {
   operation: string;
   resource_id: string;
   version: number | null;
-  status: string;
+  status: RunStatus;
   model: string | null;
   key_id: string | null;
   token_usage: TokenUsage;
   credits_charged: number;
   duration_ms: number;
   created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  attempts: number;
+  cancel_requested: boolean;
   /** False once retention dropped the inputs and result. */
   payload_available: boolean;
 }
@@ -37,10 +43,11 @@ export interface RunDetailView extends RunView {
 export interface RunFilter {
   kind?: RunKind | undefined;
   resource_id?: string | undefined;
-  status?: string | undefined;
+  status?: RunStatus | undefined;
 }
 
-function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): RunView {
+/** A run as `get_run` shows it, without inputs and result (lists, and the data of `run.*` webhook events). */
+export function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): RunView {
   return {
     id: run.id,
     kind: run.kind,
@@ -54,8 +61,28 @@ function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boolean): Ru
     credits_charged: run.chargedTokens / TOKENS_PER_CREDIT,
     duration_ms: run.durationMs,
     created_at: toIsoTimestamp(run.createdAt),
+    started_at: run.startedAt === null ? null : toIsoTimestamp(run.startedAt),
+    finished_at: run.finishedAt === null ? null : toIsoTimestamp(run.finishedAt),
+    attempts: run.attempts,
+    cancel_requested: run.cancelRequestedAt !== null,
     payload_available: payloadAvailable,
   };
+}
+
+/** Refuses a caller whose key covers none of the run's kind (a key granted the run operations by another kind's execute scope). */
+export function requireRunScope(caller: Caller, run: Pick<RunRecord, 'kind'>, access: 'read' | 'cancel'): void {
+  const scopes = runScopes(run.kind, access);
+  if (!grantsAny(caller.credential.scopes, scopes)) {
+    throw new PorchError(
+      'INSUFFICIENT_PERMISSIONS',
+      `This key lacks the scope for ${access === 'read' ? 'reading' : 'cancelling'} a ${run.kind} run; it needs one of: ${scopes.join(', ')}.`,
+    );
+  }
+}
+
+/** A run as its owner reads it back, inputs and result included. */
+export function runDetailView(run: RunRecord): RunDetailView {
+  return { ...runView(run, run.payload !== null), inputs: run.payload?.inputs ?? null, result: run.payload?.result ?? null };
 }
 
 const summaryView = (run: RunSummaryRecord): RunView => runView(run, run.hasPayload);
@@ -73,10 +100,12 @@ export function createRunService(store: Store, clock: Clock, retentionDays: numb
       return readPages((page) => store.runs.list({ accountId, page, ...where }), summaryView);
     },
 
-    async get(accountId: string, id: string): Promise<RunDetailView> {
-      const run = await store.runs.findOwned({ accountId, id });
+    /** One of the caller's account's runs, if the caller's scopes cover its kind (see `runScopes`). */
+    async get(caller: Caller, id: string): Promise<RunDetailView> {
+      const run = await store.runs.findOwned({ accountId: caller.account.id, id });
       if (!run) throw new PorchError('RESOURCE_NOT_FOUND', `No run with id ${id}.`);
-      return { ...runView(run, run.payload !== null), inputs: run.payload?.inputs ?? null, result: run.payload?.result ?? null };
+      requireRunScope(caller, run, 'read');
+      return runDetailView(run);
     },
 
     /** Drops the payloads of runs older than the retention period; returns how many. */

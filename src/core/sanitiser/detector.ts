@@ -31,9 +31,9 @@ export interface Detector<RuleId extends BuiltInRuleId = BuiltInRuleId> {
   /**
    * For shapes so common in ordinary text (runs of digits in logs and code) that reporting each
    * occurrence from the prefilter pass would cost more than this test, which stops at the first
-   * match: the detector runs when it matches.
+   * match: the detector runs when it matches. A RegExp, or any cheaper test of the whole text.
    */
-  readonly presenceTest?: RegExp;
+  readonly presenceTest?: { test(text: string): boolean };
   /**
    * A function-typed property, not a method, so that its parameter is checked strictly; NoInfer
    * makes defineDetector take the ids from `ruleIds` alone, never from this function's type.

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { inTransaction } from './transaction.js';
+import { enqueueWebhookEvents } from './webhooks.js';
 import type { CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
@@ -32,6 +33,21 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
 
   return {
     balance: balanceOf,
+
+    async lowBalanceThreshold(accountId) {
+      const [row] = await db
+        .select({ thresholdTokens: creditBalances.lowBalanceThresholdTokens })
+        .from(creditBalances)
+        .where(eq(creditBalances.accountId, accountId));
+      return row?.thresholdTokens ?? null;
+    },
+
+    async setLowBalanceThreshold({ accountId, thresholdTokens, at }) {
+      await db
+        .insert(creditBalances)
+        .values({ accountId, balanceTokens: 0, reservedTokens: 0, updatedAt: at, lowBalanceThresholdTokens: thresholdTokens })
+        .onConflictDoUpdate({ target: creditBalances.accountId, set: { lowBalanceThresholdTokens: thresholdTokens } });
+    },
 
     async grant({ accountId, tokens, reference, at, entryId }) {
       return inTransaction(db, async (tx) => {
@@ -65,16 +81,20 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
       return { ok: false, balance: await balanceOf(accountId) };
     },
 
-    async settle({ reservationId, chargeTokens, reference, at, entryId, usage }): Promise<SettleOutcome> {
+    async settle({ reservationId, chargeTokens, reference, at, entryId, usage, lowBalanceEvent }): Promise<SettleOutcome> {
       return inTransaction(db, async (tx) => {
         const [reservation] = await tx.delete(creditReservations).where(eq(creditReservations.id, reservationId)).returning();
         if (!reservation) return { ok: false, reason: 'unknown_reservation', balance: EMPTY_BALANCE };
         const [locked] = await tx
-          .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
+          .select({
+            balanceTokens: creditBalances.balanceTokens,
+            reservedTokens: creditBalances.reservedTokens,
+            thresholdTokens: creditBalances.lowBalanceThresholdTokens,
+          })
           .from(creditBalances)
           .where(eq(creditBalances.accountId, reservation.accountId))
           .for('update');
-        const current = locked ?? EMPTY_BALANCE;
+        const current = locked ? { balanceTokens: locked.balanceTokens, reservedTokens: locked.reservedTokens } : EMPTY_BALANCE;
         const released = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
         const affordable = released.balanceTokens - chargeTokens >= released.reservedTokens;
         const next = affordable ? { ...released, balanceTokens: released.balanceTokens - chargeTokens } : released;
@@ -94,6 +114,11 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
             reference,
             createdAt: at,
           });
+        }
+        const thresholdTokens = locked?.thresholdTokens ?? null;
+        // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
+        if (lowBalanceEvent !== undefined && thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
+          await enqueueWebhookEvents(tx, [lowBalanceEvent({ accountId: reservation.accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
         }
         return { ok: true, balance: next };
       });

@@ -8,6 +8,7 @@ import { createByokKeyRepository, createIdempotencyRepository } from './executio
 import { createExecutionSlotRepository, createInstanceRepository } from './instances.js';
 import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
+import { createWebhookRepository } from './webhooks.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
 export { isPostgresUrl, postgresLocation } from './open-database.js';
@@ -63,6 +64,7 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     byokKeys: guarded(createByokKeyRepository(db)),
     idempotency: guarded(createIdempotencyRepository(db)),
     runs: guarded(createRunRepository(db)),
+    webhooks: guarded(createWebhookRepository(db)),
     sanitiserRules: guarded(createSanitiserRuleRepository(db)),
     instances: guarded(createInstanceRepository(db)),
     executionSlots: guarded(createExecutionSlotRepository(db)),

@@ -9,9 +9,10 @@
  * so a single `INSERT ... ON CONFLICT DO UPDATE ... WHERE` checks and counts atomically under the
  * row's lock (src/db/postgres/rate-limits.ts).
  */
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../store.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -120,6 +121,8 @@ export const creditBalances = pgTable('credit_balances', {
   /** Tokens held by open reservations; available = balance - reserved. */
   reservedTokens: tokens('reserved_tokens').notNull(),
   updatedAt: epochMs('updated_at').notNull(),
+  /** A settlement that crosses below this emits `credits.low` (null: never), as on SQLite. */
+  lowBalanceThresholdTokens: tokens('low_balance_threshold_tokens'),
 });
 
 export const creditReservations = pgTable(
@@ -326,8 +329,8 @@ export const runs = pgTable(
     resourceId: text('resource_id').notNull(),
     /** The resource version executed; null until resources are versioned. */
     version: integer('version'),
-    /** Text, not a closed enum: asynchronous runs add queued, running and cancelled. */
-    status: text('status').notNull(),
+    /** Text in the database, so a status added later needs no migration. */
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
     model: text('model'),
     inputTokens: tokens('input_tokens').notNull(),
     outputTokens: tokens('output_tokens').notNull(),
@@ -336,8 +339,25 @@ export const runs = pgTable(
     durationMs: integer('duration_ms').notNull(),
     ...timestamps,
     payload: json('payload').$type<{ inputs: unknown; result: unknown }>(),
+    /** Which kind of key started it (a partner key acts for the account), so an asynchronous run can act as it. */
+    keyKind: text('key_kind', { enum: ['api_key', 'partner_key'] }),
+    /** How many times a process claimed it: a run cut off by a crash is retried once, then failed. */
+    attempts: integer('attempts').notNull().default(0),
+    /** The process (instance id) running it, while it runs asynchronously. */
+    claimedBy: text('claimed_by'),
+    startedAt: epochMs('started_at'),
+    finishedAt: epochMs('finished_at'),
+    /** Set when the owner asked to cancel it while it ran; the process running it aborts the call. */
+    cancelRequestedAt: epochMs('cancel_requested_at'),
   },
-  (table) => [index('runs_account_idx').on(table.accountId, table.id), index('runs_created_idx').on(table.createdAt)],
+  (table) => [
+    index('runs_account_idx').on(table.accountId, table.id),
+    index('runs_created_idx').on(table.createdAt),
+    // The queue, in order: only queued runs are in it, so claiming stays cheap however many runs are kept.
+    index('runs_queued_idx').on(table.id).where(sql`status = 'queued'`),
+    // The running runs of an account, counted against its bound at every claim.
+    index('runs_running_idx').on(table.accountId).where(sql`status = 'running'`),
+  ],
 );
 
 export const idempotencyRecords = pgTable(
@@ -414,4 +434,65 @@ export const executionSlots = pgTable(
     ...timestamps,
   },
   (table) => [index('execution_slots_key_idx').on(table.keyId), index('execution_slots_instance_idx').on(table.instanceId)],
+);
+
+/** Webhook endpoints, as on SQLite (src/db/sqlite/schema.ts): the secret only ever encrypted. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    events: json('events').$type<string[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    encryptedSecret: text('encrypted_secret').notNull(),
+    previousEncryptedSecret: text('previous_encrypted_secret'),
+    previousSecretExpiresAt: epochMs('previous_secret_expires_at'),
+    ...timestamps,
+    updatedAt: epochMs('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_account_idx').on(table.accountId, table.id)],
+);
+
+/** The webhook outbox, as on SQLite; claimed with FOR UPDATE SKIP LOCKED. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    accountId: text('account_id').notNull(),
+    type: text('type').notNull(),
+    payload: text('payload'),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: epochMs('next_attempt_at'),
+    claimedUntil: epochMs('claimed_until'),
+    lastAttemptAt: epochMs('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (table) => [
+    primaryKey({ columns: [table.endpointId, table.eventId] }),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_created_idx').on(table.createdAt),
+  ],
+);
+
+/** Every webhook delivery attempt, as on SQLite. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    attemptedAt: epochMs('attempted_at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+  },
+  (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
 );

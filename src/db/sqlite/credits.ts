@@ -3,6 +3,7 @@ import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
+import { prepareWebhookEnqueue } from './webhooks.js';
 import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
@@ -82,6 +83,15 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       .prepare(),
   );
 
+  const readThreshold = onFirstUse(() =>
+    db
+      .select({ thresholdTokens: creditBalances.lowBalanceThresholdTokens })
+      .from(creditBalances)
+      .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
+      .prepare(),
+  );
+  const enqueueWebhooks = prepareWebhookEnqueue(db);
+
   const updateReserved = onFirstUse(() =>
     db
       .update(creditBalances)
@@ -117,34 +127,55 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     },
   );
 
-  const settleReservation = immediateTransaction(db, ({ reservationId, chargeTokens, reference, at, entryId, usage }: CreditSettlement): SettleOutcome => {
-    const reservation = readReservation().get({ id: reservationId });
-    if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
-    const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
-    if (released.balanceTokens - chargeTokens < released.reservedTokens) {
-      return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
-    }
-    if (usage !== undefined) insertUsage(usage);
-    if (chargeTokens === 0) return { ok: true as const, balance: released };
-    const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
-    writeBalance(reservation.accountId, next, at);
-    insertLedger().run({
-      id: entryId,
-      accountId: reservation.accountId,
-      kind: 'usage',
-      deltaTokens: -chargeTokens,
-      balanceAfterTokens: next.balanceTokens,
-      reference,
-      createdAt: at,
-    });
-    return { ok: true as const, balance: next };
-  });
+  const settleReservation = immediateTransaction(
+    db,
+    ({ reservationId, chargeTokens, reference, at, entryId, usage, lowBalanceEvent }: CreditSettlement): SettleOutcome => {
+      const reservation = readReservation().get({ id: reservationId });
+      if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
+      const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
+      if (released.balanceTokens - chargeTokens < released.reservedTokens) {
+        return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
+      }
+      if (usage !== undefined) insertUsage(usage);
+      if (chargeTokens === 0) return { ok: true as const, balance: released };
+      const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
+      writeBalance(reservation.accountId, next, at);
+      insertLedger().run({
+        id: entryId,
+        accountId: reservation.accountId,
+        kind: 'usage',
+        deltaTokens: -chargeTokens,
+        balanceAfterTokens: next.balanceTokens,
+        reference,
+        createdAt: at,
+      });
+      if (lowBalanceEvent !== undefined) {
+        const thresholdTokens = readThreshold().get({ accountId: reservation.accountId })?.thresholdTokens ?? null;
+        // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
+        if (thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
+          enqueueWebhooks([lowBalanceEvent({ accountId: reservation.accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
+        }
+      }
+      return { ok: true as const, balance: next };
+    },
+  );
 
   const releaseReservation = immediateTransaction(db, (reservationId: string) => void releaseInside(reservationId));
 
   return {
     async balance(accountId) {
       return balanceOf(accountId);
+    },
+
+    async lowBalanceThreshold(accountId) {
+      return readThreshold().get({ accountId })?.thresholdTokens ?? null;
+    },
+
+    async setLowBalanceThreshold({ accountId, thresholdTokens, at }) {
+      db.insert(creditBalances)
+        .values({ accountId, balanceTokens: 0, reservedTokens: 0, updatedAt: at, lowBalanceThresholdTokens: thresholdTokens })
+        .onConflictDoUpdate({ target: creditBalances.accountId, set: { lowBalanceThresholdTokens: thresholdTokens } })
+        .run();
     },
 
     async grant({ accountId, tokens, reference, at, entryId }) {

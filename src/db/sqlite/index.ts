@@ -9,6 +9,7 @@ import { createExecutionSlotRepository, createInstanceRepository } from './insta
 import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+import { createWebhookRepository } from './webhooks.js';
 
 export { databaseDirectory } from './open-database.js';
 
@@ -41,6 +42,7 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     byokKeys: createByokKeyRepository(db),
     idempotency: createIdempotencyRepository(db),
     runs: createRunRepository(db),
+    webhooks: createWebhookRepository(db),
     sanitiserRules: createSanitiserRuleRepository(db),
     instances: createInstanceRepository(db),
     executionSlots: createExecutionSlotRepository(db),

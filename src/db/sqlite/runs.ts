@@ -1,16 +1,123 @@
-import { and, desc, eq, getTableColumns, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { runListWhere } from '../run-filters.js';
-import type { RunRepository } from '../store.js';
+import type { RecordedRun, RunCancellation, RunCompletion, RunRecord, RunRepository, WebhookEventRecord } from '../store.js';
+import { prepareWebhookEnqueue } from './webhooks.js';
 
 const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
 
-/** Runs newest first (ids are UUIDv7); lists read every column but the payload. */
+/**
+ * Runs newest first (ids are UUIDv7); lists read every column but the payload. Asynchronous runs
+ * are a queue in the same table: every check-and-update below is one statement or one IMMEDIATE
+ * transaction, which SQLite serialises across every process on the file.
+ */
 export function createRunRepository(db: PorchDatabase): RunRepository {
+  const enqueueWebhooks = prepareWebhookEnqueue(db);
+  const insertWithEvents = immediateTransaction(db, (run: RecordedRun, events: readonly WebhookEventRecord[]) => {
+    db.insert(runs).values(run).run();
+    enqueueWebhooks(events);
+  });
+
+  const findById = (id: string): RunRecord | null => db.select().from(runs).where(eq(runs.id, id)).get() ?? null;
+
+  const cancel = immediateTransaction(db, ({ accountId, id, now }: { accountId: string; id: string; now: number }): RunCancellation => {
+    const run = db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.id, id), eq(runs.accountId, accountId)))
+      .get();
+    if (!run) return { outcome: 'missing' };
+    if (run.status === 'queued') {
+      const cancelled = db.update(runs).set({ status: 'cancelled', cancelRequestedAt: now, finishedAt: now }).where(eq(runs.id, id)).returning().get();
+      return { outcome: 'cancelled', run: cancelled ?? run };
+    }
+    if (run.status === 'running') {
+      if (run.cancelRequestedAt !== null) return { outcome: 'requested', run };
+      const requested = db.update(runs).set({ cancelRequestedAt: now }).where(eq(runs.id, id)).returning().get();
+      return { outcome: 'requested', run: requested ?? run };
+    }
+    return { outcome: 'finished', run };
+  });
+
+  const complete = immediateTransaction(db, ({ id, instanceId, result, ...fields }: RunCompletion, events: readonly WebhookEventRecord[]): boolean => {
+    const held = findById(id);
+    if (held?.status !== 'running' || held.claimedBy !== instanceId) return false;
+    db.update(runs)
+      .set({ ...fields, claimedBy: null, payload: { inputs: held.payload?.inputs ?? null, result } })
+      .where(eq(runs.id, id))
+      .run();
+    enqueueWebhooks(events);
+    return true;
+  });
+
+  const recoverOrphans = immediateTransaction(db, ({ now, maxAttempts }: { now: number; maxAttempts: number }) => {
+    const orphaned = sql`${runs.status} = 'running' and (${runs.claimedBy} is null or ${runs.claimedBy} not in (select id from instances where lease_expires_at > ${now}))`;
+    const requeued = db
+      .update(runs)
+      .set({ status: 'queued', claimedBy: null, startedAt: null })
+      .where(and(orphaned, lt(runs.attempts, maxAttempts)))
+      .run().changes;
+    const exhausted = db.select().from(runs).where(orphaned).all();
+    return { requeued, exhausted };
+  });
+
   return {
-    async insert(run) {
-      db.insert(runs).values(run).run();
+    async insert(run, events = []) {
+      if (events.length === 0) db.insert(runs).values(run).run();
+      else insertWithEvents(run, events);
+    },
+    async enqueue({ inputs, ...run }) {
+      db.insert(runs)
+        .values({
+          ...run,
+          status: 'queued',
+          model: null,
+          inputTokens: 0,
+          outputTokens: 0,
+          totalTokens: 0,
+          chargedTokens: 0,
+          durationMs: 0,
+          attempts: 0,
+          payload: { inputs, result: null },
+        })
+        .run();
+    },
+    async claim({ instanceId, now, maxRunningPerAccount }) {
+      // One statement: the pick and the update cannot be split by another process's claim.
+      return (
+        db
+          .update(runs)
+          .set({ status: 'running', claimedBy: instanceId, startedAt: now, attempts: sql`${runs.attempts} + 1` })
+          .where(
+            sql`${runs.id} = (
+              select q.id from runs q
+              where q.status = 'queued'
+                and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})
+              order by q.id limit 1)`,
+          )
+          .returning()
+          .get() ?? null
+      );
+    },
+    async complete(completion, events = []) {
+      return complete(completion, events);
+    },
+    async cancel(request) {
+      return cancel(request);
+    },
+    async cancelRequested(ids) {
+      if (ids.length === 0) return [];
+      return db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(inArray(runs.id, [...ids]), eq(runs.status, 'running'), isNotNull(runs.cancelRequestedAt)))
+        .all()
+        .map((row) => row.id);
+    },
+    async recoverOrphans(request) {
+      return recoverOrphans(request);
     },
     async findOwned({ accountId, id }) {
       return (
@@ -32,10 +139,11 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
       return rows.map((row) => ({ ...row, hasPayload: row.hasPayload === 1 }));
     },
     async prunePayloads({ before }) {
+      // A queued or running run still needs its inputs.
       return db
         .update(runs)
         .set({ payload: null })
-        .where(and(lt(runs.createdAt, before), isNotNull(runs.payload)))
+        .where(and(lt(runs.createdAt, before), isNotNull(runs.payload), sql`${runs.status} not in ('queued', 'running')`))
         .run().changes;
     },
   };

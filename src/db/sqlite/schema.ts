@@ -3,9 +3,10 @@
  * boundary); JSON columns hold arrays and objects that are always read and written whole.
  * Ids are UUIDv7, so ordering by id is ordering by creation time.
  */
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../store.js';
+import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -120,6 +121,11 @@ export const creditBalances = sqliteTable('credit_balances', {
   /** Tokens held by open reservations; available = balance - reserved. */
   reservedTokens: integer('reserved_tokens').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  /**
+   * A settlement that takes the balance from at or above this to below it emits `credits.low`
+   * (null: never). Kept on the balance row, which every settlement reads already.
+   */
+  lowBalanceThresholdTokens: integer('low_balance_threshold_tokens'),
 });
 
 export const creditReservations = sqliteTable(
@@ -336,8 +342,8 @@ export const runs = sqliteTable(
     resourceId: text('resource_id').notNull(),
     /** The resource version executed; null until resources are versioned. */
     version: integer('version'),
-    /** Text, not a closed enum: asynchronous runs add queued, running and cancelled. */
-    status: text('status').notNull(),
+    /** Text in the database, so a status added later needs no migration. */
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
     model: text('model'),
     inputTokens: integer('input_tokens').notNull(),
     outputTokens: integer('output_tokens').notNull(),
@@ -346,8 +352,25 @@ export const runs = sqliteTable(
     durationMs: integer('duration_ms').notNull(),
     ...timestamps,
     payload: text('payload', { mode: 'json' }).$type<{ inputs: unknown; result: unknown }>(),
+    /** Which kind of key started it (a partner key acts for the account), so an asynchronous run can act as it. */
+    keyKind: text('key_kind', { enum: ['api_key', 'partner_key'] }),
+    /** How many times a process claimed it: a run cut off by a crash is retried once, then failed. */
+    attempts: integer('attempts').notNull().default(0),
+    /** The process (instance id) running it, while it runs asynchronously. */
+    claimedBy: text('claimed_by'),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+    /** Set when the owner asked to cancel it while it ran; the process running it aborts the call. */
+    cancelRequestedAt: integer('cancel_requested_at'),
   },
-  (table) => [index('runs_account_idx').on(table.accountId, table.id), index('runs_created_idx').on(table.createdAt)],
+  (table) => [
+    index('runs_account_idx').on(table.accountId, table.id),
+    index('runs_created_idx').on(table.createdAt),
+    // The queue, in order: only queued runs are in it, so claiming stays cheap however many runs are kept.
+    index('runs_queued_idx').on(table.id).where(sql`status = 'queued'`),
+    // The running runs of an account, counted against its bound at every claim.
+    index('runs_running_idx').on(table.accountId).where(sql`status = 'running'`),
+  ],
 );
 
 export const idempotencyRecords = sqliteTable(
@@ -424,4 +447,77 @@ export const executionSlots = sqliteTable(
     ...timestamps,
   },
   (table) => [index('execution_slots_key_idx').on(table.keyId), index('execution_slots_instance_idx').on(table.instanceId)],
+);
+
+/**
+ * Webhook endpoints: where an account's events are delivered. The signing secret is stored
+ * AES-256-GCM encrypted (never the plaintext); after a rotation the previous one keeps signing
+ * beside the new one until `previous_secret_expires_at`, so receivers can switch over.
+ */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** The event types it subscribes to, a JSON array of strings. */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    encryptedSecret: text('encrypted_secret').notNull(),
+    previousEncryptedSecret: text('previous_encrypted_secret'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
+    ...timestamps,
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_account_idx').on(table.accountId, table.id)],
+);
+
+/**
+ * The outbox: one row per event and endpoint, written in the transaction of what the event
+ * reports. `event_id` is the `webhook-id` the receiver sees, the same on every retry. A claim
+ * (`claimed_until`) that outlives its process lets another process pick the delivery up.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    accountId: text('account_id').notNull(),
+    type: text('type').notNull(),
+    /** The exact body signed and sent; null once retention (retention.run_days) pruned it. */
+    payload: text('payload'),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    /** Attempts since the delivery was (re)queued; the retry schedule is read at this index. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    claimedUntil: integer('claimed_until'),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (table) => [
+    primaryKey({ columns: [table.endpointId, table.eventId] }),
+    index('webhook_deliveries_due_idx').on(table.status, table.nextAttemptAt),
+    index('webhook_deliveries_created_idx').on(table.createdAt),
+  ],
+);
+
+/** Every delivery attempt: status code, duration and error class; kept after the payload is pruned. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    eventId: text('event_id').notNull(),
+    attemptedAt: integer('attempted_at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    /** Why it failed (timeout, connection, redirect, http_status, blocked_address, dns); null on success. */
+    error: text('error'),
+  },
+  (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
 );

@@ -14,9 +14,12 @@ import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/er
 import { CONTENT_KINDS, DEFAULT_QUOTAS, QUOTA_KIND_NAMES } from '../../core/quotas/quotas.js';
 import { API_VERSION } from '../../core/health.js';
 import { describeScopes, isExposedOn, operationId, type Operation } from '../../operations/operation.js';
+import { QUEUED_STATUS } from '../../operations/invoke.js';
+import { queuedRunSchema } from '../../operations/self-service-schemas.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
 import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
 import { SITE_PATHS, siteLink } from '../../operations/site-paths.js';
+import { EVENT_STREAM_MEDIA_TYPE } from '../event-stream.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const MARKDOWN_MEDIA_TYPE = 'text/markdown';
@@ -130,6 +133,8 @@ const HEADER_COMPONENTS: Record<string, HeaderObject> = {
     schema: { type: 'integer', minimum: 0 },
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+  Location: { description: 'Where the queued run is polled: `GET /runs/{run_id}`.', required: true, schema: { type: 'string', format: 'uri' } },
+  'Preference-Applied': { description: 'The preference honoured: `respond-async`.', required: true, schema: { type: 'string', const: 'respond-async' } },
   Allow: { description: 'The methods the path accepts.', required: true, schema: { type: 'string', minLength: 1 } },
 };
 
@@ -276,6 +281,10 @@ function describeAccess(operation: Operation): string {
   if (operation.access === 'keyed') lines.push(`Scopes (any one grants it): ${describeScopes(operation)}.`);
   else lines.push('Needs no API key.');
   if (operation.effect === 'execute') lines.push('Runs a model: metered in credits (1 credit = 1,000 tokens) unless a BYOK key is active.');
+  if (operation.access === 'keyed' && operation.runKind)
+    lines.push(
+      'Send `Prefer: respond-async` to queue it as an asynchronous run: 202 with `run_id` and `Location` at once, then poll `GET /runs/{run_id}` (or cancel with `POST /runs/{run_id}/cancel`).',
+    );
   if (operation.idempotencyKey)
     lines.push(
       'Send an `Idempotency-Key` header to make retries safe: a repeat with the same key and body within 24 h replays the stored response without running or charging again.',
@@ -307,7 +316,28 @@ function parametersOf(operation: Operation, shared: Record<string, JsonSchema>):
   }
   if (operation.access === 'keyed') parameters.push({ $ref: '#/components/parameters/PorchAccount' });
   if (operation.idempotencyKey) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (operation.access === 'keyed' && operation.runKind) parameters.push({ $ref: '#/components/parameters/Prefer' });
   return parameters;
+}
+
+/** The answer of an execution queued as an asynchronous run (`Prefer: respond-async`). */
+function queuedResponse(shared: Record<string, JsonSchema>): ResponseObject {
+  const headers: Record<string, HeaderObject | { $ref: string }> = {};
+  for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
+  for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
+  headers.Location = headerRef('Location');
+  headers['Preference-Applied'] = headerRef('Preference-Applied');
+  const envelope = z.object({ success: z.literal(true).describe('Always true on success.'), data: queuedRunSchema }).describe('The success envelope.');
+  return {
+    description: 'Queued as an asynchronous run (the request sent `Prefer: respond-async`): poll the run at `Location`.',
+    headers,
+    content: {
+      'application/json': {
+        schema: toOpenApiSchema(envelope, 'output', shared),
+        example: { success: true, data: { run_id: EXAMPLE_UUID, status: 'queued' } },
+      },
+    },
+  };
 }
 
 function successResponse(operation: Operation, shared: Record<string, JsonSchema>): ResponseObject {
@@ -330,7 +360,38 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
   const dataJson = toOpenApiSchema(operation.output, 'output', shared);
   const example = acceptedExample(operation.output, dataJson, false, shared, (data) => ({ success: true, data }));
   response.content = { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
+  if (operation.streams !== undefined) {
+    response.description += ` With \`Accept: ${EVENT_STREAM_MEDIA_TYPE}\`: Server-Sent Events (see the media type).`;
+    response.content[EVENT_STREAM_MEDIA_TYPE] = { schema: eventStreamSchema(operation.streams), example: eventStreamExample(operation.streams) };
+  }
   return response;
+}
+
+/**
+ * The event stream of an operation that can stream (src/rest/event-stream.ts). OpenAPI 3.1 has
+ * no schema for a sequence of events, so the body is a string and its events are listed here.
+ */
+function eventStreamSchema(streams: NonNullable<Operation['streams']>): JsonSchema {
+  const progress =
+    streams === 'deltas'
+      ? '`delta`, data `{"text": "..."}`: the answer\'s text as the model produces it (one event with the whole checked answer when the organisation\'s output guardrail is redact or block)'
+      : "`node`, data: the node's trace entry (as in `node_results`) when it completes or fails";
+  return {
+    type: 'string',
+    description:
+      `Server-Sent Events, each \`event: <name>\` and one \`data:\` line of JSON: ${progress}; then ` +
+      '`done`, data `{"data": <the result, exactly as the JSON response\'s data>, "credits_remaining": <whole credits after the call>}`, ' +
+      'or `error`, data: the error envelope, for a failure after the stream started (earlier failures are the JSON error responses). ' +
+      'Lines starting with `:` are keep-alive comments. A client that disconnects stops the model call; the credits it used are still charged.',
+  };
+}
+
+function eventStreamExample(streams: NonNullable<Operation['streams']>): string {
+  const progress =
+    streams === 'deltas'
+      ? 'event: delta\ndata: {"text":"Hello"}\n\nevent: delta\ndata: {"text":" world"}\n\n'
+      : 'event: node\ndata: {"node_id":"draft","kind":"model","status":"completed",...}\n\n';
+  return `${progress}event: done\ndata: {"data":{...},"credits_remaining":998}\n\n`;
 }
 
 /**
@@ -355,6 +416,7 @@ function errorResponseRef(
 
 function operationObject(operation: Operation, shared: Record<string, JsonSchema>, sharedResponses: Record<string, ResponseObject>): OperationObject {
   const responses: Record<string, ResponseObject | { $ref: string }> = { [String(operation.successStatus)]: successResponse(operation, shared) };
+  if (operation.access === 'keyed' && operation.runKind) responses[String(QUEUED_STATUS)] = queuedResponse(shared);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of possibleErrorCodes(operation)) {
     const status = ERROR_TABLE[code].status;
@@ -493,6 +555,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
           description:
             "Partner keys (mpk_...) only: the account the call acts for; it must belong to the partner key's organisation (default: the organisation's owner).",
           schema: { type: 'string', format: 'uuid' },
+        },
+        Prefer: {
+          name: 'Prefer',
+          in: 'header',
+          required: false,
+          description:
+            '`respond-async` queues the execution as an asynchronous run and answers 202 at once with its id (and `Location`); without it the request waits for the result. Other preferences are ignored.',
+          schema: { type: 'string' },
+          example: 'respond-async',
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',

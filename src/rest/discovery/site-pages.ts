@@ -37,6 +37,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Self-service',
     summary: 'The account, your own keys (rotation with a grace period), usage, the credits ledger, runs and their retention.',
   },
+  {
+    slug: 'webhooks',
+    file: 'docs/webhooks.md',
+    title: 'Webhooks',
+    summary: 'Signed callbacks for run.completed, run.failed and credits.low: verification, retries, the delivery log and the SSRF rules.',
+  },
   { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
   {
     slug: 'rate-limits-and-credits',
@@ -45,10 +51,22 @@ export const DOC_SOURCES: readonly DocSource[] = [
     summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.',
   },
   {
+    slug: 'streaming',
+    file: 'docs/streaming.md',
+    title: 'Streaming',
+    summary: 'Server-Sent Events from the executes: the events, errors, guardrails, disconnects and billing, MCP progress.',
+  },
+  {
     slug: 'authoring',
     file: 'docs/authoring.md',
     title: 'Authoring',
     summary: 'Definitions, workflow node kinds, versions and labels (publish and roll back), and bundles for import and export.',
+  },
+  {
+    slug: 'runs',
+    file: 'docs/runs.md',
+    title: 'Runs',
+    summary: 'Asynchronous executions: queue with Prefer: respond-async, poll, cancel, limits, and what happens when a process stops.',
   },
   { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.' },
   {

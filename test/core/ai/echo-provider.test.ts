@@ -70,3 +70,31 @@ describe('echo provider', () => {
     expect(error).toMatchObject({ code: 'AI_SERVICE_ERROR' });
   });
 });
+
+describe('echo provider, streamed', () => {
+  it('streams the same answer a word at a time, then the same usage as the whole call', async () => {
+    const whole = await gateway.complete({ model: echo, messages: MESSAGES });
+    const deltas: string[] = [];
+    let end: unknown;
+    for await (const event of gateway.stream({ model: echo, messages: MESSAGES })) {
+      if (event.type === 'delta') deltas.push(event.text);
+      else if (event.type === 'end') end = event;
+    }
+    expect(deltas.length).toBeGreaterThan(5);
+    expect(deltas.join('')).toBe(whole.content);
+    expect(end).toEqual({ type: 'end', modelUsed: 'echo/echo', usage: whole.usage });
+  });
+
+  it('stops at the next chunk once its signal aborts, with AI_SERVICE_ERROR', async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const run = async () => {
+      for await (const event of gateway.stream({ model: echo, messages: MESSAGES, signal: controller.signal })) {
+        if (event.type === 'delta') seen.push(event.text);
+        controller.abort();
+      }
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'AI_SERVICE_ERROR' });
+    expect(seen).toHaveLength(1);
+  });
+});

@@ -180,7 +180,7 @@ describe('executeNodeWith', () => {
       getComposition: (ref) => answer({ getComposition: ref }, composition),
       messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
       scan: (text) => answer({ scan: text }, { findings: [], severity: 'none' }),
-      judge: (input) => answer({ judge: input }, { verdict: 'pass', score: 9 }),
+      judge: (input) => answer({ judge: input }, { output: { verdict: 'pass', score: 9 } }),
     };
   }
 

@@ -36,6 +36,25 @@ describe('national identifiers (stdnum checksums)', () => {
     expect(found(text).filter(([ruleId]) => ruleId?.startsWith('pii.') && ruleId !== 'pii.phone')).toEqual([]);
   });
 
+  it.each([
+    ['pii.fr_nir', 'dossier 1 79 05 2A 410 025 05 ok', '1 79 05 2A 410 025 05'],
+    ['pii.fr_nir', 'ref 12 1 79 05 10 410 025 54', '1 79 05 10 410 025 54'],
+    ['pii.uk_nino', '203.0.113.7 JX570400A', 'JX570400A'],
+    ['pii.sg_nric', 'F2287140N 210963-760K', 'F2287140N'],
+    ['pii.fi_hetu', 'F2287140N 210963-760K', '210963-760K'],
+    ['pii.cn_resident_id', '440305199405019561 ok', '440305199405019561'],
+    ['pii.ch_ahv', 'ahv 756.6358.6611.24', '756.6358.6611.24'],
+    ['pii.be_national_number', 'BE 89.01.05-708.48', '89.01.05-708.48'],
+  ])('finds the standalone %s in %j: at the edges, after other numbers, next to another id', (ruleId, text, match) => {
+    // The standalone formats are tried only near cheap hints (three digit pairs, a NIR's
+    // `1 79 05 `, `dd.dd.dd-`, `756.dddd`): a Corsican NIR (`2A`) has only the NIR hint.
+    expect(found(text)).toContainEqual([ruleId, match]);
+  });
+
+  it('does not read a standalone id glued to a letter', () => {
+    expect(found('x440305199405019561')).toEqual([]);
+  });
+
   it('checks the Singapore NRIC letter (weights 2765432, +4 for T and G)', () => {
     expect(isValidSingaporeNric('S8814275F')).toBe(true);
     expect(isValidSingaporeNric('T0259311J')).toBe(true);

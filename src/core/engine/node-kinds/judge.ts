@@ -22,7 +22,6 @@ export const judgeNodeKind = {
   resourceRefs: [],
   metered: true,
   async execute(node, services, ctx) {
-    const verdict = await services.judge({ prompt: node.prompt, criteria: node.criteria, model: node.model }, ctx);
-    return { output: verdict };
+    return services.judge({ prompt: node.prompt, criteria: node.criteria, model: node.model }, ctx);
   },
 } satisfies NodeKind<JudgeNode>;

@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import type { CompositionRecord, ContextCardRecord, SkillRecord } from '../../../db/store.js';
 import type { TokenUsage } from '../../ai/ai-types.js';
 import type { ChatMessage } from '../../ai/tokenizer.js';
+import type { GuardrailFinding } from '../../sanitiser/guardrails.js';
 
 /** A node's output: text, or an object (a judge verdict, a sanitiser scan) whose fields templates can pick. */
 export type NodeOutput = string | Record<string, unknown>;
@@ -29,6 +30,8 @@ export interface NodeExecutionResult {
   /** The model that answered, for the trace. */
   model?: string;
   token_usage?: TokenUsage;
+  /** What the organisation's guardrails found on the node's model calls (report or redact), for the trace. */
+  guardrail_findings?: GuardrailFinding[];
 }
 
 /** The model a node asks for; the services resolve it against the caller's plan and the defaults. */
@@ -68,8 +71,8 @@ export interface NodeServices {
   readonly messages: ResourceMessages;
   /** The organisation's sanitiser rules over a text: the scan result object (findings, severity). */
   scan(text: string, ctx: NodeExecutionContext): Promise<Record<string, unknown>>;
-  /** The judge's result object (verdict, score, reasoning, suggestions). */
-  judge(input: { prompt: string; criteria?: string | undefined; model?: string | undefined }, ctx: NodeExecutionContext): Promise<Record<string, unknown>>;
+  /** The judge's result object (verdict, score, reasoning, suggestions) as the output, with its guardrail findings. */
+  judge(input: { prompt: string; criteria?: string | undefined; model?: string | undefined }, ctx: NodeExecutionContext): Promise<NodeExecutionResult>;
 }
 
 export type ResourceRefKind = 'skill' | 'composition' | 'persona';

@@ -170,15 +170,29 @@ const LABEL_WINDOW_CHARACTERS = 48;
 const MAX_STARTS_AFTER_LABEL = 6;
 
 /**
- * Formats reported without a label, found by one V8 search over the text. They are not prefilter
- * triggers: digit patterns overlap each other and the other detectors' digit triggers, and in the
- * prefilter's one combined automaton such overlaps multiply its states (measured: ten times the
- * prefilter's time on code with hashes, bench/sanitiser-bench-notes.md).
+ * Formats reported without a label, tried (sticky) only where STANDALONE_HINT occurs. They are
+ * not prefilter triggers: digit patterns overlap each other and the other detectors' digit
+ * triggers, and in the prefilter's one combined automaton such overlaps multiply its states
+ * (measured: ten times the prefilter's time on code with hashes, bench/sanitiser-bench-notes.md).
+ * Nor is this searched over the whole text: a search whose every position may start one of
+ * seven digit shapes cost about a tenth of a whole scan of the bench's mixed text
+ * (bench/sanitiser-bench-notes.md).
  */
-const STANDALONE_SEARCH =
-  /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/g;
-/** Every standalone format holds a digit pair followed, after at most one separator, by two more digits; tested once per scan. */
-const STANDALONE_PRESENT = /\d\d[ .]?\d\d/;
+const STANDALONE_AT =
+  /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/y;
+/**
+ * A piece every standalone format holds, at most STANDALONE_HINT_OFFSET characters after its
+ * start: three digit pairs with optional single spaces (`12 34 56` of a NINO, `79 05 74` of a
+ * NIR, six of the digits of the others), a NIR's `1 79 05 ` (also for Corsica's `2A`), a Belgian
+ * `dd.dd.dd-`, an AHV `756.dddd`. Dotted digit pairs alone (IPv4 addresses, thousands of them in
+ * logs) are no hint. The search for it is one cheap pass; the formats are tried only near its matches.
+ */
+const STANDALONE_HINT_SOURCE = String.raw`\d\d ?\d\d ?\d\d|[12] \d\d [01]\d |\d\d\.[01]\d\.[0-3]\d-|756\.\d{4}`;
+const STANDALONE_HINT = new RegExp(STANDALONE_HINT_SOURCE, 'g');
+/** The farthest a hint starts from its id's start (`AB 12...` of a spaced NINO). */
+const STANDALONE_HINT_OFFSET = 3;
+/** Whether any hint occurs; tested once per scan, so prose with years and counts costs one pass. */
+const STANDALONE_PRESENT = new RegExp(STANDALONE_HINT_SOURCE);
 const STANDALONE_RULES = {
   nino: 'pii.uk_nino',
   nric: 'pii.sg_nric',
@@ -225,14 +239,33 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
     }
   }
   if (!STANDALONE_PRESENT.test(text)) return;
-  for (const match of text.matchAll(STANDALONE_SEARCH)) {
-    for (const [group, ruleId] of Object.entries(STANDALONE_RULES) as [keyof typeof STANDALONE_RULES, NationalIdRuleId][]) {
-      const value = match.groups?.[group];
-      if (value === undefined) continue;
-      if (context.scan.isEnabled(ruleId) && KIND_BY_RULE.get(ruleId)?.isValid(value) === true)
-        context.scan.emit(ruleId, match.index, match.index + value.length);
-      break;
+  // Every id starts at most STANDALONE_HINT_OFFSET characters before a hint or inside one (the
+  // hints are the leftmost non-overlapping matches, so one that ran over the id's own hint
+  // started before it and still covers the id's start). Starts are tried in ascending order, and
+  // none inside an id already found: the ids a search of the whole text would find.
+  let next = 0;
+  for (const hint of text.matchAll(STANDALONE_HINT)) {
+    const end = hint.index + hint[0].length;
+    for (let start = Math.max(next, hint.index - STANDALONE_HINT_OFFSET); start < end; start += 1) {
+      if (isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
+      STANDALONE_AT.lastIndex = start;
+      const match = STANDALONE_AT.exec(text);
+      if (match === null) continue;
+      emitStandalone(context, match);
+      next = match.index + match[0].length;
+      start = next - 1;
     }
+    next = Math.max(next, end);
+  }
+}
+
+/** The id a standalone match holds, when its checksum or date rules validate it. */
+function emitStandalone(context: DetectorContext<NationalIdRuleId>, match: RegExpExecArray): void {
+  for (const [group, ruleId] of Object.entries(STANDALONE_RULES) as [keyof typeof STANDALONE_RULES, NationalIdRuleId][]) {
+    const value = match.groups?.[group];
+    if (value === undefined) continue;
+    if (context.scan.isEnabled(ruleId) && KIND_BY_RULE.get(ruleId)?.isValid(value) === true) context.scan.emit(ruleId, match.index, match.index + value.length);
+    return;
   }
 }
 

@@ -65,11 +65,43 @@ function followsVersionWord(text: string, start: number): boolean {
   return VERSION_CONTEXT.test(text.slice(windowStart, start));
 }
 
-/** SOFTWARE_WORD_BEFORE or PACKAGE_NAME_BEFORE on the 40 characters before `start`, after a letter and a blank only. */
+/** Last letters of the words SOFTWARE_WORD_BEFORE looks for (kernel, firmware, sdk, patch, revision...). */
+function mayEndSoftwareWord(code: number): boolean {
+  const lower = code | 32;
+  return lower === 108 || lower === 101 || lower === 107 || lower === 104 || lower === 110;
+}
+
+/** Whether the token right before the blank at `start - 1` is dotted and starts with a capital: the only tokens PACKAGE_NAME_BEFORE accepts. */
+function mayFollowPackageName(text: string, start: number, windowStart: number): boolean {
+  let dotted = false;
+  let cursor = start - 2;
+  for (; cursor >= windowStart; cursor -= 1) {
+    const code = text.charCodeAt(cursor);
+    if (code === 46) dotted = true;
+    else if (!isWordCode(code)) break;
+  }
+  const first = text.charCodeAt(cursor + 1);
+  return dotted && first >= 65 && first <= 90;
+}
+
+/**
+ * SOFTWARE_WORD_BEFORE or PACKAGE_NAME_BEFORE on the 40 characters before `start`, after a blank,
+ * `:` or `=` only. Like followsVersionWord, the regexes run only when the word before could be
+ * one they accept: this runs once per IPv4 address, and logs hold thousands ("client 203.0.113.7").
+ */
 function followsSoftwareName(text: string, start: number): boolean {
   const previous = text.charCodeAt(start - 1);
   if (previous !== 32 && previous !== 58 && previous !== 61) return false;
-  const window = text.slice(Math.max(0, start - 40), start);
+  const windowStart = Math.max(0, start - 40);
+  let cursor = start - 1;
+  while (cursor >= windowStart && isAsciiBlank(text.charCodeAt(cursor))) cursor -= 1;
+  if (cursor >= windowStart && (text.charCodeAt(cursor) === 58 || text.charCodeAt(cursor) === 61)) cursor -= 1;
+  while (cursor >= windowStart && isAsciiBlank(text.charCodeAt(cursor))) cursor -= 1;
+  const last = text.charCodeAt(cursor);
+  // Other Unicode white space also counts as \s: leave such windows to the regexes.
+  const mayBeWord = cursor < windowStart || last >= 128 || mayEndSoftwareWord(last);
+  if (!mayBeWord && !(previous === 32 && mayFollowPackageName(text, start, windowStart))) return false;
+  const window = text.slice(windowStart, start);
   return SOFTWARE_WORD_BEFORE.test(window) || PACKAGE_NAME_BEFORE.test(window);
 }
 

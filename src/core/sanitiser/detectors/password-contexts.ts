@@ -116,8 +116,17 @@ const NON_ASCII_PASSWORD_WORD_SEARCH = new RegExp(NON_ASCII_PASSWORD_WORDS, 'giu
 const NON_ASCII_PASSWORD_LETTER = /[ñłöóşпПП密パ비]/;
 const PASSWORD_WORD = new RegExp(`${NON_ASCII_PASSWORD_WORDS.slice(0, -1)}|${ASCII_PASSWORD_WORDS.join('|')})`, 'iy');
 
+/**
+ * Whether the text holds a character outside ASCII. Buffer.byteLength counts in native code
+ * without building anything, several times faster than a V8 character-class search over the
+ * same text (bench/sanitiser-bench-notes.md), and most texts scanned are pure ASCII.
+ */
+function hasNonAscii(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') !== text.length;
+}
+
 function nonAsciiPasswordWordPositions(text: string): number[] {
-  if (!NON_ASCII_PASSWORD_LETTER.test(text)) return [];
+  if (!hasNonAscii(text) || !NON_ASCII_PASSWORD_LETTER.test(text)) return [];
   return [...text.matchAll(NON_ASCII_PASSWORD_WORD_SEARCH)].map((match) => match.index);
 }
 /** How far after the word the password may be ("Kennwort für das WLAN: ..."). */
@@ -126,6 +135,20 @@ const PROSE_WINDOW_CHARACTERS = 48;
 const MAX_PROSE_TOKENS = 6;
 /** Punctuation that ends a sentence rather than a password. */
 const TRAILING_PUNCTUATION = /[.,;:)?»"'”]+$/;
+
+/**
+ * Whether the first word after `from` (before `limit`) starts with `=` or is `:` glued to a value:
+ * the test detectProse's token loop makes first, made without building its window. In code the
+ * word for password is mostly a name being assigned (thousands per MiB of the bench's code).
+ */
+function opensAssignment(text: string, from: number, limit: number): boolean {
+  let index = from;
+  while (index < limit && /\s/.test(text[index] ?? '')) index += 1;
+  const code = text.charCodeAt(index);
+  if (index >= limit) return false;
+  if (code === 61) return true;
+  return code === 58 && index + 1 < limit && !/\s/.test(text[index + 1] ?? ' ');
+}
 
 function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
@@ -138,6 +161,7 @@ function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
     const word = PASSWORD_WORD.exec(text);
     if (word === null || !/^(?:\s|:|$)/.test(text.slice(position + word[0].length, position + word[0].length + 1))) continue;
     const limit = lineEndWithin(text, position + word[0].length, PROSE_WINDOW_CHARACTERS);
+    if (opensAssignment(text, position + word[0].length, limit)) continue;
     const tokenPattern = /\S+/g;
     const window = text.slice(position + word[0].length, limit);
     for (let token = tokenPattern.exec(window), count = 0; token !== null && count < MAX_PROSE_TOKENS; token = tokenPattern.exec(window), count += 1) {
@@ -174,9 +198,37 @@ function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
 const NAME_VALUE =
   /name:[ \t]{0,10}["']?([A-Za-z_][\w.-]{0,79})["']?[ \t]{0,10}\r?\n(?:[ \t]{0,40}(?:[\w-]{1,40}:|#)[^\r\n]{0,200}\r?\n){0,2}?[ \t]{0,40}value:[ \t]{0,10}(["']?)([^\s"'#][^\r\n"']{0,199}?)\2[ \t]{0,10}(?:#[^\r\n]{0,200})?(?=\r?\n|$)/y;
 
+/**
+ * What a name must hold for classifySecretName to call it a password's (password, passwd,
+ * passphrase and passcode hold `pass`; `pwd`; `pw` as a segment). The pairs are found from these
+ * words rather than from `name:`, which YAML holds on every other line: as a prefilter keyword
+ * it was matched more than a thousand times per MiB of code, each match costing the prefilter
+ * and this detector (bench/sanitiser-bench-notes.md).
+ */
+const PASSWORD_NAME_WORDS = ['pass', 'pwd', 'pw'] as const;
+/** From `name:` to the last character of the longest name NAME_VALUE takes: the colon's word, 10 blanks, a quote, 80 name characters. */
+const NAME_SPAN_CHARACTERS = 'name:'.length + 10 + 1 + 80;
+
+/**
+ * The `name:` whose name may hold each password word: the nearest one before it, within the
+ * longest span NAME_VALUE accepts (a name holds no `:`, so no other `name:` lies between).
+ */
+function nameKeyPositions(context: DetectorContext<PasswordContextRuleId>): number[] {
+  const { text } = context;
+  const found = new Set<number>();
+  for (const word of PASSWORD_NAME_WORDS) {
+    for (const wordPosition of context.positions(word)) {
+      const windowStart = Math.max(0, wordPosition - NAME_SPAN_CHARACTERS);
+      const offset = text.slice(windowStart, wordPosition).lastIndexOf('name:');
+      if (offset !== -1) found.add(windowStart + offset);
+    }
+  }
+  return [...found];
+}
+
 function detectNameValuePairs(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
-  for (const position of context.positions('name:')) {
+  for (const position of nameKeyPositions(context)) {
     if (isWordCode(codeAt(text, position - 1))) continue;
     NAME_VALUE.lastIndex = position;
     const match = NAME_VALUE.exec(text);
@@ -212,8 +264,8 @@ function detectDockerAuth(context: DetectorContext<PasswordContextRuleId>): void
 export const passwordContextDetector = defineDetector({
   name: 'password-contexts',
   ruleIds: PASSWORD_CONTEXT_RULE_IDS,
-  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', 'name:', '"auth"', ...ASCII_PASSWORD_WORDS],
-  presenceTest: NON_ASCII_PASSWORD_LETTER,
+  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', '"auth"', ...PASSWORD_NAME_WORDS, ...ASCII_PASSWORD_WORDS],
+  presenceTest: { test: (text) => hasNonAscii(text) && NON_ASCII_PASSWORD_LETTER.test(text) },
   detect: (context) => {
     detectCommandFlags(context);
     detectProse(context);

@@ -1,0 +1,22 @@
+// Queues a workflow as an asynchronous run, waits for it (as long as it takes, polling as the
+// server's Retry-After says) and prints how it ended. Use this for workflows that outlive a
+// proxy's timeout.
+//   PORCH_API_KEY=mdi_... node examples/run-workflow-async.mjs [workflow-id] ['{"product":"Porch",...}']
+import { createPorchClient } from 'porch/client';
+
+const client = createPorchClient({ baseUrl: process.env.PORCH_URL ?? 'http://127.0.0.1:3000', apiKey: process.env.PORCH_API_KEY ?? '' });
+
+const [workflowId, variablesJson] = process.argv.slice(2);
+const id = workflowId ?? (await client.listWorkflows()).items[0]?.id;
+if (!id) throw new Error('No workflow to run: import a bundle first (porch import).');
+const variables = variablesJson ? JSON.parse(variablesJson) : { product: 'Porch', version: '1.0', changes: '- First release' };
+
+const queued = await client.executeAsync('executeWorkflow', { id, variables });
+console.log(`queued run ${queued.run_id}`);
+const run = await client.waitForRun(queued.run_id, { timeoutMs: 10 * 60_000 });
+console.log(`run ${run.id}: ${run.status} after ${run.attempts} attempt(s), ${run.token_usage.total_tokens} tokens, ${run.credits_charged} credits`);
+if (run.status === 'completed') console.log('outputs:', JSON.stringify(run.result.outputs, null, 2));
+else {
+  console.error('error:', JSON.stringify(run.result?.error ?? run.result));
+  process.exitCode = 1;
+}

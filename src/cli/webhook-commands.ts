@@ -1,0 +1,188 @@
+/**
+ * `porch webhook ...`: an operator manages an account's webhook endpoints (the same core calls
+ * as the webhook operations, so the same SSRF rules and `webhooks.allow_hosts` apply).
+ */
+import type { Command } from 'commander';
+import { MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus, type WebhookEventType } from '../db/store.js';
+import { CliUsageError, parseList, parsePositiveNumber, parseWholeNumber, withApplication, type CliContext } from './context.js';
+import { print, rows, table } from './output.js';
+
+const SHOWN_ONCE = 'Store this secret now: it is shown once, and the receiver verifies every delivery with it.';
+
+function parseEvents(value: string): WebhookEventType[] {
+  const events = parseList(value);
+  const unknown = events.filter((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event));
+  if (events.length === 0 || unknown.length > 0) {
+    throw new CliUsageError(
+      `--events must list events among ${WEBHOOK_EVENT_TYPES.join(', ')}${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+    );
+  }
+  return events as WebhookEventType[];
+}
+
+function parseOnOff(value: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new CliUsageError(`--enabled must be on or off, got "${value}".`);
+}
+
+function parseStatus(value: string): WebhookDeliveryStatus {
+  if (!(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(value)) {
+    throw new CliUsageError(`--status must be one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}, got "${value}".`);
+  }
+  return value as WebhookDeliveryStatus;
+}
+
+function parseGrace(value: string): number {
+  const seconds = parseWholeNumber('--grace')(value);
+  if (seconds > MAX_SECRET_GRACE_SECONDS) throw new CliUsageError(`--grace must be at most ${MAX_SECRET_GRACE_SECONDS} seconds (a week), got ${seconds}.`);
+  return seconds;
+}
+
+export function registerWebhookCommands(program: Command, context: CliContext): void {
+  const webhook = program.command('webhook').description("Manage an account's webhook endpoints (signed with Standard Webhooks)");
+
+  webhook
+    .command('add')
+    .description('Register an endpoint; prints its signing secret once')
+    .requiredOption('--account <account-id>', 'account id')
+    .requiredOption('--url <url>', 'https URL (http only for hosts in webhooks.allow_hosts)')
+    .requiredOption('--events <list>', `comma-separated events: ${WEBHOOK_EVENT_TYPES.join(', ')}`, parseEvents)
+    .option('--description <text>', 'what the endpoint is for')
+    .option('--disabled', 'create it disabled (no deliveries until enabled)')
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; url: string; events: WebhookEventType[]; description?: string; disabled?: boolean; json?: boolean }) => {
+      const created = await withApplication(context, ({ core }) =>
+        core.webhooks.create(options.account, {
+          url: options.url,
+          events: options.events,
+          description: options.description ?? null,
+          enabled: !options.disabled,
+        }),
+      );
+      print(context.stdout, created, options, () => `${rows(Object.entries(created.endpoint))}\n\nsecret  ${created.secret}\n${SHOWN_ONCE}`);
+    });
+
+  webhook
+    .command('list')
+    .description("List an account's endpoints (never their secrets)")
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; json?: boolean }) => {
+      const endpoints = await withApplication(context, ({ core }) => core.webhooks.list(options.account));
+      print(context.stdout, endpoints, options, () =>
+        endpoints.length === 0
+          ? 'No webhook endpoints.'
+          : table(
+              ['ID', 'URL', 'EVENTS', 'ENABLED'],
+              endpoints.map((endpoint) => [endpoint.id, endpoint.url, endpoint.events.join(','), endpoint.enabled ? 'yes' : 'no']),
+            ),
+      );
+    });
+
+  webhook
+    .command('update')
+    .description('Change an endpoint: URL, events, description, enabled')
+    .argument('<endpoint-id>', 'endpoint id')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--url <url>', 'new URL (checked as at creation)')
+    .option('--events <list>', 'comma-separated events', parseEvents)
+    .option('--description <text>', 'what the endpoint is for')
+    .option('--enabled <on|off>', 'deliver events or not', parseOnOff)
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        endpointId: string,
+        options: { account: string; url?: string; events?: WebhookEventType[]; description?: string; enabled?: boolean; json?: boolean },
+      ) => {
+        const { account, json: _json, ...changes } = options;
+        if (Object.values(changes).every((value) => value === undefined))
+          throw new CliUsageError('Give at least one of --url, --events, --description, --enabled.');
+        const updated = await withApplication(context, ({ core }) => core.webhooks.update(account, endpointId, changes));
+        print(context.stdout, updated, options, () => rows(Object.entries(updated)));
+      },
+    );
+
+  webhook
+    .command('remove')
+    .description('Delete an endpoint with its pending deliveries and delivery log')
+    .argument('<endpoint-id>', 'endpoint id')
+    .requiredOption('--account <account-id>', 'account id')
+    .action(async (endpointId: string, options: { account: string }) => {
+      await withApplication(context, ({ core }) => core.webhooks.remove(options.account, endpointId));
+      context.stdout.write(`Webhook endpoint ${endpointId} is deleted.\n`);
+    });
+
+  webhook
+    .command('rotate')
+    .description('Make a new signing secret; the old one keeps signing beside it for --grace seconds')
+    .argument('<endpoint-id>', 'endpoint id')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--grace <seconds>', `seconds the old secret keeps signing (0-${MAX_SECRET_GRACE_SECONDS}, default 86400)`, parseGrace)
+    .option('--json', 'print JSON')
+    .action(async (endpointId: string, options: { account: string; grace?: number; json?: boolean }) => {
+      const rotated = await withApplication(context, ({ core }) => core.webhooks.rotateSecret(options.account, endpointId, options.grace ?? 86_400));
+      const previous =
+        rotated.endpoint.previous_secret_expires_at === null
+          ? 'The old secret no longer signs.'
+          : `The old secret also signs until ${rotated.endpoint.previous_secret_expires_at}.`;
+      print(context.stdout, rotated, options, () => `secret  ${rotated.secret}\n${SHOWN_ONCE}\n${previous}`);
+    });
+
+  webhook
+    .command('deliveries')
+    .description("An endpoint's delivery log, newest first, with each attempt's status code and duration")
+    .argument('<endpoint-id>', 'endpoint id')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--status <status>', `only ${WEBHOOK_DELIVERY_STATUSES.join(', ')}`, parseStatus)
+    .option('--limit <n>', 'at most this many', parseWholeNumber('--limit'))
+    .option('--json', 'print JSON')
+    .action(async (endpointId: string, options: { account: string; status?: WebhookDeliveryStatus; limit?: number; json?: boolean }) => {
+      const page = await withApplication(context, ({ core }) =>
+        core.webhooks.deliveries(options.account, endpointId, { status: options.status, ...(options.limit === undefined ? {} : { limit: options.limit }) }),
+      );
+      print(context.stdout, page.items, options, () =>
+        page.items.length === 0
+          ? 'No deliveries.'
+          : table(
+              ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST STATUS', 'LAST ERROR', 'NEXT ATTEMPT'],
+              page.items.map((delivery) => [
+                delivery.id,
+                delivery.event_type,
+                delivery.status,
+                delivery.attempts,
+                delivery.last_status_code ?? '-',
+                delivery.last_error ?? '-',
+                delivery.next_attempt_at ?? '-',
+              ]),
+            ),
+      );
+    });
+
+  webhook
+    .command('redeliver')
+    .description('Send a succeeded or failed delivery again (same webhook-id, a fresh retry schedule)')
+    .argument('<endpoint-id>', 'endpoint id')
+    .argument('<delivery-id>', 'delivery id (the webhook-id)')
+    .requiredOption('--account <account-id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (endpointId: string, deliveryId: string, options: { account: string; json?: boolean }) => {
+      const delivery = await withApplication(context, ({ core }) => core.webhooks.redeliver(options.account, endpointId, deliveryId));
+      print(context.stdout, delivery, options, () => `Delivery ${delivery.id} is queued again; a running server sends it within a second.`);
+    });
+
+  webhook
+    .command('threshold')
+    .description("Set the balance (credits) below which the account's endpoints get credits.low; off turns it off")
+    .requiredOption('--account <account-id>', 'account id')
+    .requiredOption('--credits <n|off>', 'credits, or off')
+    .option('--json', 'print JSON')
+    .action(async (options: { account: string; credits: string; json?: boolean }) => {
+      const credits = options.credits === 'off' ? null : parsePositiveNumber('--credits')(options.credits);
+      const set = await withApplication(context, ({ core }) => core.webhooks.setLowBalanceThreshold(options.account, credits));
+      print(context.stdout, set, options, () =>
+        set.threshold_credits === null ? 'credits.low is off.' : `credits.low fires when the balance falls below ${set.threshold_credits} credits.`,
+      );
+    });
+}

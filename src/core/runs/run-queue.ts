@@ -1,0 +1,311 @@
+/**
+ * Asynchronous runs (DECISIONS, "Runs: asynchronous, streaming, webhooks"): an execution asked
+ * for with `Prefer: respond-async` is queued in the store and answered at once; whichever Porch
+ * process claims it executes it later, as the key that asked, through the same operation a
+ * request would call, and records the outcome into the queued run.
+ *
+ * Durability: the queue is the `runs` table. A process claims a run under its lease; if the
+ * process stops before the run ends (a crash, `kill -9`, a lost host), its lease runs out, what it
+ * held (credit reservations, slots) is released, and the run goes back to the queue once. A run
+ * cut off twice is failed rather than retried for ever. A run that started model calls before it
+ * was cut off has paid for them; the retry pays for its own.
+ */
+import type { Logger } from 'pino';
+import type { FinishedRunStatus, RunKind, RunRecord, Store } from '../../db/store.js';
+import type { Authenticator } from '../access/authenticator.js';
+import type { Caller } from '../access/caller.js';
+import { executeScopes, grantsAny } from '../access/scopes.js';
+import type { LifecycleService } from '../catalog/lifecycle.js';
+import type { VersionSelector } from '../catalog/versions.js';
+import type { Clock } from '../clock.js';
+import { PorchError } from '../errors.js';
+import type { ExecutionHooks } from '../execution/executions.js';
+import { newId } from '../ids.js';
+import type { Instance } from '../instance.js';
+import { runFinishedEvents } from '../webhooks/events.js';
+import { failedResult, type RunOutcome } from './run-recorder.js';
+import { requireRunScope } from './runs.js';
+
+/** A run cut off by a stopped process is tried this many times in all, then failed. */
+export const MAX_RUN_ATTEMPTS = 2;
+
+/** Published defaults: an account's runs beyond this wait in the queue; a process runs this many at once. */
+export const DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT = 4;
+export const DEFAULT_RUN_CONCURRENCY = 8;
+/** Runs queued by the process itself start at once; this only bounds how late other processes' runs and cancellations are seen. */
+export const DEFAULT_RUN_POLL_INTERVAL_MS = 1_000;
+
+export interface RunQueueSettings {
+  /** Runs this process executes at once. */
+  concurrency: number;
+  /** Runs one account may have running at once, across every process. */
+  maxRunningPerAccount: number;
+  /** How often a process looks for runs other processes queued, and for cancellations asked of another process. */
+  pollIntervalMs: number;
+}
+
+/** Executes a claimed run as `caller` through its operation; the composition root provides it. */
+export type QueuedRunExecutor = (run: RunRecord, caller: Caller, hooks: ExecutionHooks) => Promise<unknown>;
+
+export interface QueuedRunAcceptance {
+  run_id: string;
+  status: 'queued';
+}
+
+/** How a run ended, as the queue writes it into the queued run. */
+type RunEnding = Omit<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs' | 'status'> & { status: FinishedRunStatus };
+
+interface ActiveRun {
+  controller: AbortController;
+  /** Its owner cancelled it: a failure caused by the abort ends it as cancelled. */
+  cancelled: boolean;
+  /** This process is stopping: the run is left to go back to the queue, not ended here. */
+  stopping: boolean;
+  done: Promise<void>;
+}
+
+export interface RunQueueDependencies {
+  store: Store;
+  authenticator: Authenticator;
+  lifecycle: LifecycleService;
+  instance: Instance;
+  clock: Clock;
+  logger: Logger;
+  settings: RunQueueSettings;
+}
+
+/** The version selector an execution's input carries (validated by its operation before it is queued). */
+function selectorOf(inputs: Record<string, unknown>): VersionSelector {
+  return {
+    version: typeof inputs.version === 'number' ? inputs.version : undefined,
+    label: typeof inputs.label === 'string' ? inputs.label : undefined,
+  };
+}
+
+const interruptedTwice = () =>
+  new PorchError('INTERNAL_ERROR', `The run was cut off ${MAX_RUN_ATTEMPTS} times by a Porch process that stopped while it ran; it is not tried again.`);
+
+export function createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings }: RunQueueDependencies) {
+  const active = new Map<string, ActiveRun>();
+  let executor: QueuedRunExecutor | null = null;
+  let poller: NodeJS.Timeout | null = null;
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
+
+  /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
+  async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
+    const completion = {
+      id: run.id,
+      instanceId,
+      status: outcome.status,
+      model: outcome.model,
+      inputTokens: outcome.usage.input_tokens,
+      outputTokens: outcome.usage.output_tokens,
+      totalTokens: outcome.usage.total_tokens,
+      chargedTokens: outcome.chargedTokens,
+      durationMs: outcome.durationMs,
+      finishedAt: clock.now(),
+      result: outcome.result,
+    };
+    // run.completed / run.failed are written with the run's final state, in its transaction (the outbox).
+    const { id: _id, instanceId: _instance, result, ...fields } = completion;
+    const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result } };
+    const kept = await store.runs.complete(completion, runFinishedEvents(ended, completion.finishedAt));
+    if (!kept) logger.warn({ runId: run.id }, 'a run ended here after another process took it over; its outcome here is dropped');
+  }
+
+  async function runClaimed(run: RunRecord, job: ActiveRun, instanceId: string, executeOperation: QueuedRunExecutor): Promise<void> {
+    const startedAt = clock.now();
+    let recorded = false;
+    const record = async (outcome: RunEnding) => {
+      recorded = true;
+      if (job.stopping) return;
+      const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
+      await complete(run, instanceId, { ...outcome, status });
+    };
+    try {
+      if (run.keyId === null || run.keyKind === null) throw new PorchError('INVALID_API_KEY', 'The key that queued this run is no longer known.');
+      const caller = await authenticator.resume({ keyId: run.keyId, keyKind: run.keyKind, accountId: run.accountId });
+      if (!grantsAny(caller.credential.scopes, executeScopes(run.kind))) {
+        throw new PorchError('INSUFFICIENT_PERMISSIONS', `The key that queued this run no longer holds ${executeScopes(run.kind).join(' or ')}.`);
+      }
+      await executeOperation(run, caller, { signal: job.controller.signal, queuedRun: { id: run.id, record } });
+    } catch (err) {
+      // Refused before the execution recorded anything (the key, the resource, the input): the run fails with that error.
+      if (!recorded) {
+        const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+        await record({ status: 'failed', model: null, usage, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
+      }
+    }
+  }
+
+  function start(run: RunRecord, instanceId: string, executeOperation: QueuedRunExecutor): void {
+    const job: ActiveRun = { controller: new AbortController(), cancelled: false, stopping: false, done: Promise.resolve() };
+    active.set(run.id, job);
+    job.done = runClaimed(run, job, instanceId, executeOperation)
+      .catch((err: unknown) => logger.error({ err, runId: run.id }, 'a queued run could not be recorded; it goes back to the queue when this process stops'))
+      .finally(() => {
+        active.delete(run.id);
+        pump();
+      });
+  }
+
+  /** Claims runs while this process has room; one pump at a time, and one more if asked meanwhile. */
+  function pump(): void {
+    if (executor === null) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    const executeOperation = executor;
+    pumping = (async () => {
+      const instanceId = await instance.ready();
+      do {
+        pumpAgain = false;
+        while (executor !== null && active.size < settings.concurrency) {
+          const claimed = await store.runs.claim({ instanceId, now: clock.now(), maxRunningPerAccount: settings.maxRunningPerAccount });
+          if (!claimed) break;
+          start(claimed, instanceId, executeOperation);
+        }
+      } while (pumpAgain && executor !== null);
+    })()
+      .catch((err: unknown) => logger.error({ err }, 'could not claim queued runs; retrying at the next poll'))
+      .finally(() => {
+        pumping = null;
+      });
+  }
+
+  /** Aborts this process's runs whose owners cancelled them through another process. */
+  async function abortCancelled(): Promise<void> {
+    if (active.size === 0) return;
+    for (const id of await store.runs.cancelRequested([...active.keys()])) abort(id);
+  }
+
+  function abort(id: string): ActiveRun | undefined {
+    const job = active.get(id);
+    if (job) {
+      job.cancelled = true;
+      job.controller.abort();
+    }
+    return job;
+  }
+
+  /** Puts the runs of processes that stopped back in the queue (or fails those cut off too often). */
+  async function recover(): Promise<{ requeued: number; failed: number }> {
+    const { requeued, exhausted } = await store.runs.recoverOrphans({ now: clock.now(), maxAttempts: MAX_RUN_ATTEMPTS });
+    for (const run of exhausted) {
+      const usage = { input_tokens: run.inputTokens, output_tokens: run.outputTokens, total_tokens: run.totalTokens };
+      await complete(run, run.claimedBy ?? '', {
+        status: 'failed',
+        model: run.model,
+        usage,
+        chargedTokens: run.chargedTokens,
+        durationMs: clock.now() - (run.startedAt ?? run.createdAt),
+        result: failedResult(interruptedTwice()),
+      });
+    }
+    if (requeued > 0) pump();
+    return { requeued, failed: exhausted.length };
+  }
+
+  return {
+    /**
+     * Queues an execution of `resourceId` with `inputs` (its operation's validated input) as
+     * `caller`. The resource and the version it names are resolved now, so an unknown one is
+     * refused at once, and the run executes that version even if a label moves meanwhile.
+     */
+    async enqueue(caller: Caller, kind: RunKind, resourceId: string, inputs: Record<string, unknown>): Promise<QueuedRunAcceptance> {
+      const { version } = await lifecycle.resolve(kind, caller.account.id, resourceId, selectorOf(inputs));
+      const id = newId();
+      await store.runs.enqueue({
+        id,
+        accountId: caller.account.id,
+        keyId: caller.credential.id,
+        keyKind: caller.credential.kind,
+        kind,
+        resourceId,
+        version,
+        createdAt: clock.now(),
+        inputs,
+      });
+      pump();
+      return { run_id: id, status: 'queued' };
+    },
+
+    /**
+     * Cancels one of the account's runs: a queued run at once; a running one is aborted (here,
+     * or by the process running it within a poll interval), keeping the usage it already had.
+     */
+    async cancel(caller: Caller, id: string): Promise<RunRecord> {
+      const accountId = caller.account.id;
+      const run = await store.runs.findOwned({ accountId, id });
+      if (!run) throw new PorchError('RESOURCE_NOT_FOUND', `No run with id ${id}.`);
+      requireRunScope(caller, run, 'cancel');
+      const cancellation = await store.runs.cancel({ accountId, id, now: clock.now() });
+      switch (cancellation.outcome) {
+        case 'missing':
+          throw new PorchError('RESOURCE_NOT_FOUND', `No run with id ${id}.`);
+        case 'finished':
+          throw new PorchError('CONFLICT', `The run has already ended (${cancellation.run.status}); only a queued or running run can be cancelled.`);
+        case 'cancelled':
+          return cancellation.run;
+        case 'requested': {
+          const job = abort(id);
+          if (!job) return cancellation.run;
+          await job.done;
+          return (await store.runs.findOwned({ accountId, id })) ?? cancellation.run;
+        }
+      }
+    },
+
+    recover,
+
+    /** Starts executing queued runs in this process, with `execute` calling their operations. */
+    start(execute: QueuedRunExecutor): void {
+      executor = execute;
+      // Runs a stopped process left behind are recovered at once rather than at the first sweep.
+      recover().catch((err: unknown) => logger.warn({ err }, 'could not recover the runs of stopped processes; the next sweep retries'));
+      poller = setInterval(() => {
+        pump();
+        abortCancelled().catch((err: unknown) => logger.warn({ err }, 'could not read cancellations of running runs'));
+      }, settings.pollIntervalMs);
+      poller.unref();
+      pump();
+    },
+
+    /**
+     * Stops claiming, lets the runs in flight finish for up to `graceMs`, then aborts the rest and
+     * leaves them running: once this process's lease is released they go back to the queue.
+     */
+    async stop(graceMs: number): Promise<void> {
+      executor = null;
+      if (poller) clearInterval(poller);
+      poller = null;
+      await pumping;
+      const inFlight = () => Promise.all([...active.values()].map((job) => job.done));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([inFlight(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      for (const job of active.values()) {
+        job.stopping = true;
+        job.controller.abort();
+      }
+      await inFlight();
+    },
+
+    /** Waits until this process runs nothing and has nothing left to claim (tests and the CLI). */
+    async idle(): Promise<void> {
+      while (pumping || active.size > 0) {
+        await pumping;
+        await Promise.all([...active.values()].map((job) => job.done));
+      }
+    },
+
+    /** Runs this process is executing now. */
+    get activeCount(): number {
+      return active.size;
+    },
+  };
+}
+
+export type RunQueue = ReturnType<typeof createRunQueue>;

@@ -1,0 +1,235 @@
+/**
+ * The webhook delivery worker, one per serving process: it claims due deliveries from the outbox
+ * (atomically, so processes share it), signs each with Standard Webhooks (the `standardwebhooks`
+ * package), POSTs it with a per-attempt timeout, records the attempt, and schedules the next one
+ * or ends the delivery.
+ *
+ * A receiver can only ever cost its own deliveries: attempts run concurrently up to a bound (and
+ * at most a few per endpoint, so one endpoint's backlog cannot take every slot), each is cut off
+ * at its timeout, redirects are not followed (a 3xx is a failed attempt: following one
+ * would let a public endpoint point Porch at an internal address), and the address connected to
+ * is the one the SSRF guard checked just before.
+ *
+ * Time for the schedule comes from the injected Clock, so tests drive retries with `drain()`
+ * after moving a manual clock, without sleeping.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { ClaimedWebhookDelivery, WebhookRepository } from '../../db/store.js';
+import type { Clock } from '../clock.js';
+import { newId } from '../ids.js';
+import { decryptWebhookSecret } from './secrets.js';
+import { checkWebhookUrl, type HostResolver, type ResolvedAddress, systemResolver } from './url-guard.js';
+
+const SECOND_MS = 1_000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Standard Webhooks' schedule: the wait before each attempt (the first at once). Eight attempts
+ * over about 27 hours, so a receiver down for a day still gets the event; then it is failed.
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5 * SECOND_MS, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 10 * HOUR_MS];
+
+/**
+ * Attempts one endpoint may have in flight in one process: a receiver that hangs holds at most
+ * these slots for its timeout, and the rest go to the other endpoints.
+ */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+
+/** Bytes of a receiver's answer read before the connection is dropped: the body is never used. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Why an attempt failed, as the delivery log records it. */
+export type AttemptError = 'timeout' | 'connection' | 'redirect' | 'http_status' | 'blocked_address' | 'dns' | 'invalid_url' | 'secret';
+
+export interface WebhookWorkerOptions {
+  store: WebhookRepository;
+  clock: Clock;
+  logger: Logger;
+  secretKey: Buffer;
+  /** `webhooks.allow_hosts`: hosts exempt from the SSRF guard (and allowed plain http). */
+  allowHosts: readonly string[];
+  /** How long one attempt may take, connection to last byte (`webhooks.timeout_ms`). */
+  timeoutMs: number;
+  /** Attempts in flight at once in this process (`webhooks.concurrency`). */
+  concurrency: number;
+  resolve?: HostResolver;
+}
+
+interface AttemptOutcome {
+  statusCode: number | null;
+  error: AttemptError | null;
+}
+
+/** The `webhook-signature` header: one `v1,<base64>` per secret in use, space-separated (Standard Webhooks). */
+export function signatureHeader(secrets: readonly string[], messageId: string, sentAt: Date, payload: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(messageId, sentAt, payload)).join(' ');
+}
+
+/** A DNS lookup that answers the address the guard checked, whatever the name resolves to now. */
+function pinnedLookup(address: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
+  };
+}
+
+function post(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Porch-Webhooks/1' },
+      lookup: pinnedLookup(address),
+      // No connection reuse: each attempt connects to the address checked for it.
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      finish({ statusCode: null, error: 'timeout' });
+      request.destroy();
+    }, timeoutMs);
+    request.on('error', () => finish({ statusCode: null, error: 'connection' }));
+    request.on('response', (response: IncomingMessage) => {
+      const statusCode = response.statusCode ?? 0;
+      let received = 0;
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) response.destroy();
+      });
+      const outcome = (): AttemptOutcome => {
+        if (statusCode >= 200 && statusCode < 300) return { statusCode, error: null };
+        return { statusCode, error: statusCode >= 300 && statusCode < 400 ? 'redirect' : 'http_status' };
+      };
+      response.on('end', () => finish(outcome()));
+      response.on('close', () => finish(outcome()));
+      response.on('error', () => finish(outcome()));
+    });
+    request.end(body);
+  });
+}
+
+export function createWebhookWorker(options: WebhookWorkerOptions) {
+  const { store, clock, logger, secretKey, allowHosts, timeoutMs, concurrency } = options;
+  const resolve = options.resolve ?? systemResolver;
+  /** A claim outlives its attempt by this much; after it, a crashed process's delivery is claimed again. */
+  const claimMs = timeoutMs + MINUTE_MS;
+  const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>();
+  const adjustBusy = (endpointId: string, by: number) => {
+    const count = (busy.get(endpointId) ?? 0) + by;
+    if (count > 0) busy.set(endpointId, count);
+    else busy.delete(endpointId);
+  };
+
+  async function attempt(delivery: ClaimedWebhookDelivery): Promise<AttemptOutcome> {
+    const check = await checkWebhookUrl(delivery.url, allowHosts, resolve);
+    if (!check.ok) return { statusCode: null, error: check.reason === 'invalid' ? 'invalid_url' : check.reason };
+    const now = clock.now();
+    let secrets: string[];
+    try {
+      secrets = [decryptWebhookSecret(delivery.encryptedSecret, secretKey, delivery.endpointId)];
+      if (delivery.previousEncryptedSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > now) {
+        secrets.push(decryptWebhookSecret(delivery.previousEncryptedSecret, secretKey, delivery.endpointId));
+      }
+    } catch (err) {
+      logger.error({ err, endpointId: delivery.endpointId }, 'a webhook secret could not be decrypted (was PORCH_SECRET_KEY changed?)');
+      return { statusCode: null, error: 'secret' };
+    }
+    const sentAt = new Date(now);
+    const headers = {
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(Math.floor(now / SECOND_MS)),
+      'webhook-signature': signatureHeader(secrets, delivery.eventId, sentAt, delivery.payload),
+    };
+    return post(check.url, check.address, headers, delivery.payload, timeoutMs);
+  }
+
+  async function deliver(delivery: ClaimedWebhookDelivery): Promise<void> {
+    const attemptedAt = clock.now();
+    const started = performance.now();
+    const outcome = await attempt(delivery);
+    const durationMs = Math.round(performance.now() - started);
+    const attempts = delivery.attempts + 1;
+    const delay = RETRY_SCHEDULE_MS[attempts];
+    const succeeded = outcome.error === null;
+    const status = succeeded ? 'succeeded' : delay === undefined ? 'failed' : 'pending';
+    await store.recordAttempt({
+      attempt: {
+        id: newId(),
+        endpointId: delivery.endpointId,
+        eventId: delivery.eventId,
+        attemptedAt,
+        statusCode: outcome.statusCode,
+        durationMs,
+        error: outcome.error,
+      },
+      status,
+      nextAttemptAt: status === 'pending' && delay !== undefined ? clock.now() + delay : null,
+    });
+    if (status === 'failed')
+      logger.warn({ endpointId: delivery.endpointId, eventId: delivery.eventId, attempts }, 'a webhook delivery failed after its last attempt');
+  }
+
+  /** Claims what is due and free slots allow, and starts those attempts; returns how many it started. */
+  async function tick(): Promise<number> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    const now = clock.now();
+    const claimed = await store.claimDue({ now, limit: free, claimUntil: now + claimMs, maxPerEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT, busy });
+    for (const delivery of claimed) {
+      adjustBusy(delivery.endpointId, 1);
+      const running: Promise<void> = deliver(delivery)
+        .catch((err: unknown) => logger.error({ err, endpointId: delivery.endpointId, eventId: delivery.eventId }, 'a webhook attempt could not be recorded'))
+        .finally(() => {
+          inFlight.delete(running);
+          adjustBusy(delivery.endpointId, -1);
+        });
+      inFlight.add(running);
+    }
+    return claimed.length;
+  }
+
+  /** Runs attempts until nothing is due now and none is in flight (tests call it after moving the clock). */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const started = await tick();
+      if (inFlight.size === 0 && started === 0) return;
+      if (inFlight.size > 0) await Promise.race(inFlight);
+    }
+  }
+
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    tick,
+    drain,
+    /** Attempts in flight in this process now. */
+    inFlight: () => inFlight.size,
+    /** Polls the outbox every `intervalMs`; the timer never keeps the process alive. */
+    start(intervalMs: number): void {
+      if (timer !== null) return;
+      timer = setInterval(() => {
+        tick().catch((err: unknown) => logger.error({ err }, 'webhook delivery poll failed'));
+      }, intervalMs);
+      timer.unref();
+    },
+    /** Stops polling and waits for the attempts in flight (each ends by its timeout). */
+    async stop(): Promise<void> {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type WebhookWorker = ReturnType<typeof createWebhookWorker>;

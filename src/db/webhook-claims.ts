@@ -1,0 +1,25 @@
+/**
+ * Which due deliveries a claim takes, the same on every engine: the earliest due first, at most
+ * `maxPerEndpoint` per endpoint counting the claimer's attempts already in flight there. Engines
+ * read a few times `limit` candidates (locked, on PostgreSQL) and claim the ones picked here.
+ */
+import type { WebhookClaimRequest } from './store.js';
+
+/** Candidates read per slot: enough that a backlog on one endpoint still leaves room for others. */
+export const CANDIDATES_PER_SLOT = 4;
+
+export function pickClaims<Row extends { endpointId: string }>(
+  candidates: readonly Row[],
+  request: Pick<WebhookClaimRequest, 'limit' | 'maxPerEndpoint' | 'busy'>,
+): Row[] {
+  const taken = new Map(request.busy);
+  const picked: Row[] = [];
+  for (const candidate of candidates) {
+    if (picked.length >= request.limit) break;
+    const count = taken.get(candidate.endpointId) ?? 0;
+    if (count >= request.maxPerEndpoint) continue;
+    taken.set(candidate.endpointId, count + 1);
+    picked.push(candidate);
+  }
+  return picked;
+}

@@ -1,0 +1,126 @@
+/**
+ * Server-Sent Events for the operations that can stream (`operation.streams`), when the request
+ * sends `Accept: text/event-stream`. The door only translates: the invocation path runs the
+ * operation as it would for JSON, and its events become SSE events:
+ * - `delta` `{"text": "..."}`: the answer's text as the model produces it;
+ * - `node`: a workflow node's trace entry when it finishes;
+ * - `done` `{"data": <the result, exactly as the JSON envelope's data>, "credits_remaining": n}`;
+ * - `error`: the error envelope, for a failure after the stream started.
+ *
+ * The stream opens (status and headers) with its first event, so everything refused before the
+ * model answers (key, scope, rate limit, validation, credits) is the ordinary JSON error with its
+ * status. An Idempotency-Key replay runs nothing, so it answers the stored result as one `done`.
+ */
+import type { Request, Response } from 'express';
+import type { Core } from '../core/core.js';
+import type { ErrorCodeSet, PorchError } from '../core/errors.js';
+import { errorEnvelope } from '../operations/envelope.js';
+import type { InvocationMeta, InvocationRequest, InvocationResult } from '../operations/invoke.js';
+import { invokeOperation } from '../operations/invoke.js';
+import type { Operation } from '../operations/operation.js';
+import { sendError, setMetaHeaders } from './envelope.js';
+
+export const EVENT_STREAM_MEDIA_TYPE = 'text/event-stream';
+
+/** The SSE event names, as the OpenAPI document lists them. */
+export const STREAM_EVENTS = ['delta', 'node', 'done', 'error'] as const;
+export type StreamEventName = (typeof STREAM_EVENTS)[number];
+
+/**
+ * A comment line sent this often on an open stream while no event is due (a workflow node that
+ * takes minutes), so proxies and clients that close idle connections keep it open.
+ */
+const HEARTBEAT_INTERVAL_MS = 15_000;
+
+/** Whether the request asks for the event stream over JSON (`Accept: text/event-stream`). */
+export function wantsEventStream(req: Request, operation: Operation): boolean {
+  return operation.streams !== undefined && req.accepts(['application/json', EVENT_STREAM_MEDIA_TYPE]) === EVENT_STREAM_MEDIA_TYPE;
+}
+
+/** One SSE event: `event:` and a one-line JSON `data:` (JSON never holds a raw newline). */
+export function formatEvent(event: StreamEventName, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+class EventStreamResponse {
+  private opened = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly res: Response,
+    private readonly status: number,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  /** Status and headers, sent at once (never buffered until the first body bytes). */
+  open(meta: InvocationMeta | null): void {
+    if (this.opened) return;
+    this.opened = true;
+    const { res } = this;
+    if (meta !== null) setMetaHeaders(res, meta);
+    res.status(this.status);
+    res.setHeader('Content-Type', `${EVENT_STREAM_MEDIA_TYPE}; charset=utf-8`);
+    res.setHeader('Cache-Control', 'no-cache');
+    // nginx (and proxies that follow it) would otherwise buffer the response and send it whole.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), HEARTBEAT_INTERVAL_MS);
+    this.heartbeat.unref();
+  }
+
+  send(event: StreamEventName, data: unknown): void {
+    this.write(formatEvent(event, data));
+  }
+
+  end(): void {
+    clearInterval(this.heartbeat);
+    if (!this.res.destroyed && !this.res.writableEnded) this.res.end();
+  }
+
+  /** Each write goes straight to the socket: nothing compresses or collects the body. */
+  private write(text: string): void {
+    if (this.res.destroyed || this.res.writableEnded) return;
+    this.res.write(text);
+  }
+}
+
+/**
+ * Runs the operation through the invocation path and answers as an event stream (see the top
+ * of this file). `request` is what the JSON route would pass, without `events`.
+ */
+export async function sendOperationAsEvents(core: Core, operation: Operation, request: InvocationRequest, res: Response, codeSet: ErrorCodeSet): Promise<void> {
+  const stream = new EventStreamResponse(res, operation.successStatus);
+  let startMeta: InvocationMeta | null = null;
+  const opened = (): EventStreamResponse => {
+    stream.open(startMeta);
+    return stream;
+  };
+  const result: InvocationResult = await invokeOperation(core, operation, {
+    ...request,
+    events: {
+      onStart: (meta) => {
+        startMeta = meta;
+      },
+      onDelta: (text) => opened().send('delta', { text }),
+      onNode: (node) => opened().send('node', node),
+    },
+  });
+  if (!stream.isOpen) {
+    setMetaHeaders(res, result.meta);
+    if (!result.ok) {
+      sendError(res, result.error, codeSet);
+      return;
+    }
+    stream.open(null);
+  }
+  if (result.ok) stream.send('done', { data: result.data, credits_remaining: result.meta.creditsRemaining });
+  else stream.send('error', streamedError(result.error, res, codeSet));
+  stream.end();
+}
+
+function streamedError(error: PorchError, res: Response, codeSet: ErrorCodeSet): unknown {
+  return errorEnvelope(error, String(res.locals.requestId ?? ''), codeSet);
+}

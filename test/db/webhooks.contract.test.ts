@@ -1,0 +1,323 @@
+/**
+ * Storage contract for webhooks, on every engine: the outbox rows are written with the run (one
+ * per enabled endpoint subscribed to the event's type, none otherwise), credits.low only in the
+ * settlement that crosses the threshold, claims are atomic and expire, attempts are logged and
+ * outlive the pruned payload, endpoints are their owner's only.
+ */
+import { expect, it } from 'vitest';
+import { newId } from '../../src/core/ids.js';
+import type { RecordedRun, Store, WebhookEndpointRecord, WebhookEventRecord, WebhookEventType } from '../../src/db/store.js';
+import { describeEachEngine } from './engines.js';
+import { createAccount, INSTANCE_ID, MINUTE_MS, T0 } from './fixtures.js';
+
+function endpointRecord(accountId: string, overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord {
+  return {
+    id: newId(),
+    accountId,
+    url: 'https://hooks.example.com/porch',
+    description: null,
+    events: ['run.completed', 'run.failed'],
+    enabled: true,
+    encryptedSecret: 'v1.secret-now',
+    previousEncryptedSecret: null,
+    previousSecretExpiresAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function eventRecord(accountId: string, type: WebhookEventType = 'run.completed', at = T0): WebhookEventRecord {
+  return { id: newId(), accountId, type, payload: JSON.stringify({ type, timestamp: new Date(at).toISOString(), data: {} }), createdAt: at };
+}
+
+function runRecord(accountId: string): RecordedRun {
+  return {
+    id: newId(),
+    accountId,
+    keyId: null,
+    kind: 'composition',
+    resourceId: newId(),
+    version: 1,
+    status: 'completed',
+    model: 'echo/echo',
+    inputTokens: 1,
+    outputTokens: 1,
+    totalTokens: 2,
+    chargedTokens: 2,
+    durationMs: 1,
+    createdAt: T0,
+    payload: null,
+  };
+}
+
+async function addEndpoint(store: Store, endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
+  expect(await store.webhooks.insertEndpointIfBelowLimit({ endpoint, maxPerAccount: 10 })).toBe(true);
+  return endpoint;
+}
+
+const NOTHING_BUSY: ReadonlyMap<string, number> = new Map();
+const claimAll = (store: Store, now = T0) => store.webhooks.claimDue({ now, limit: 100, claimUntil: now + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY });
+
+describeEachEngine('webhook storage', (engine) => {
+  it('a run insert writes one delivery per enabled endpoint of its account subscribed to the event, in its transaction', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const subscribed = await addEndpoint(store, endpointRecord(account.id));
+    const secondSubscribed = await addEndpoint(store, endpointRecord(account.id, { events: ['run.completed'] }));
+    await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    await addEndpoint(store, endpointRecord(account.id, { enabled: false }));
+    await addEndpoint(store, endpointRecord(other.id));
+    const run = runRecord(account.id);
+    const event = eventRecord(account.id);
+    await store.runs.insert(run, [event]);
+    expect(await store.runs.findOwned({ accountId: account.id, id: run.id })).not.toBeNull();
+    const claimed = await claimAll(store);
+    expect(claimed.map((delivery) => delivery.endpointId).sort()).toEqual([subscribed.id, secondSubscribed.id].sort());
+    expect(claimed.every((delivery) => delivery.eventId === event.id && delivery.payload === event.payload && delivery.status === 'pending')).toBe(true);
+  });
+
+  it('a run whose insert fails leaves no delivery behind', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    await addEndpoint(store, endpointRecord(account.id));
+    const run = runRecord(account.id);
+    await store.runs.insert(run, [eventRecord(account.id)]);
+    // The same run id again: the run insert fails, and its event must not be queued.
+    await expect(store.runs.insert(run, [eventRecord(account.id)])).rejects.toThrow();
+    expect(await claimAll(store)).toHaveLength(1);
+  });
+
+  it('a claim is exclusive until it expires, and a crashed claim is retried after', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    await addEndpoint(store, endpointRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(account.id));
+    expect(await claimAll(store)).toHaveLength(1);
+    expect(await claimAll(store, T0 + 1_000)).toHaveLength(0);
+    expect(await claimAll(store, T0 + MINUTE_MS)).toHaveLength(1);
+  });
+
+  it('a delivery is not due before its next attempt time, and an attempt moves it on', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const endpoint = await addEndpoint(store, endpointRecord(account.id));
+    const event = eventRecord(account.id);
+    await store.webhooks.enqueue(event);
+    expect(await claimAll(store, T0 - 1)).toHaveLength(0);
+    const [claimed] = await claimAll(store);
+    expect(claimed?.url).toBe(endpoint.url);
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: event.id, attemptedAt: T0, statusCode: 500, durationMs: 12, error: 'http_status' },
+      status: 'pending',
+      nextAttemptAt: T0 + 5_000,
+    });
+    expect(await claimAll(store, T0 + 4_999)).toHaveLength(0);
+    const [again] = await claimAll(store, T0 + 5_000);
+    expect(again).toMatchObject({ attempts: 1, lastStatusCode: 500, lastError: 'http_status' });
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: event.id, attemptedAt: T0 + 5_000, statusCode: 204, durationMs: 3, error: null },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    });
+    expect(await claimAll(store, T0 + 99 * MINUTE_MS)).toHaveLength(0);
+    const [delivery] = await store.webhooks.listDeliveries({ accountId: account.id, id: endpoint.id, page: {} });
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 204, nextAttemptAt: null });
+    const attempts = await store.webhooks.listAttempts({ endpointId: endpoint.id, eventIds: [event.id] });
+    expect(attempts.map((attempt) => [attempt.statusCode, attempt.durationMs, attempt.error])).toEqual([
+      [500, 12, 'http_status'],
+      [204, 3, null],
+    ]);
+  });
+
+  it('two processes claiming at once never claim the same delivery', async (context) => {
+    const { store, openAnother } = engine();
+    const { account } = await createAccount(store);
+    const other = await openAnother();
+    if (store.describe().ephemeral) context.skip();
+    await addEndpoint(store, endpointRecord(account.id));
+    for (let index = 0; index < 20; index++) await store.webhooks.enqueue(eventRecord(account.id));
+    const claims = await Promise.all(
+      [store, other, store, other].map((each) =>
+        each.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY }),
+      ),
+    );
+    // SKIP LOCKED lets a claimer pass over rows another holds for the moment, so the parallel
+    // claims may leave some for the next poll; what they take is never taken twice.
+    const ids = claims.flat().map((delivery) => delivery.eventId);
+    for (let poll = 0; poll < 10 && ids.length < 20; poll++) {
+      const next = await store.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY });
+      ids.push(...next.map((delivery) => delivery.eventId));
+    }
+    expect(new Set(ids).size, 'no delivery is claimed twice').toBe(ids.length);
+    expect(ids).toHaveLength(20);
+  });
+
+  it('a claim takes at most the per-endpoint bound, counting what is busy, so other endpoints get slots', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const crowded = await addEndpoint(store, endpointRecord(account.id));
+    const quiet = await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    for (let index = 0; index < 10; index++) await store.webhooks.enqueue(eventRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
+    const claimed = await store.webhooks.claimDue({ now: T0 + 1, limit: 4, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 2, busy: new Map([[crowded.id, 1]]) });
+    expect(claimed.filter((delivery) => delivery.endpointId === crowded.id)).toHaveLength(1);
+    expect(claimed.filter((delivery) => delivery.endpointId === quiet.id)).toHaveLength(1);
+  });
+
+  it('credits.low is written only by the settlement that takes the balance across the threshold', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 10_000);
+    await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    await store.credits.setLowBalanceThreshold({ accountId: account.id, thresholdTokens: 5_000, at: T0 });
+    expect(await store.credits.lowBalanceThreshold(account.id)).toBe(5_000);
+    const crossings: number[] = [];
+    const charge = async (tokens: number) => {
+      const reservationId = newId();
+      await store.credits.reserve({
+        accountId: account.id,
+        tokens,
+        minimumAvailableTokens: 0,
+        at: T0,
+        expiresAt: T0 + MINUTE_MS,
+        reservationId,
+        instanceId: INSTANCE_ID,
+      });
+      await store.credits.settle({
+        reservationId,
+        chargeTokens: tokens,
+        reference: null,
+        at: T0,
+        entryId: newId(),
+        lowBalanceEvent: (crossing) => {
+          crossings.push(crossing.balanceTokens);
+          return eventRecord(crossing.accountId, 'credits.low');
+        },
+      });
+    };
+    await charge(4_000); // 10,000 → 6,000: above
+    await charge(1_000); // 6,000 → 5,000: at the threshold, not below
+    await charge(1); // 5,000 → 4,999: crosses
+    await charge(1_000); // already below: quiet
+    expect(crossings).toEqual([4_999]);
+    expect(await claimAll(store)).toHaveLength(1);
+    await store.credits.setLowBalanceThreshold({ accountId: account.id, thresholdTokens: null, at: T0 });
+    expect(await store.credits.lowBalanceThreshold(account.id)).toBeNull();
+  });
+
+  it('endpoints are their owner’s only; deleting one removes its deliveries and attempts', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const endpoint = await addEndpoint(store, endpointRecord(account.id));
+    expect(await store.webhooks.findEndpoint({ accountId: other.id, id: endpoint.id })).toBeNull();
+    expect(await store.webhooks.updateEndpoint({ accountId: other.id, id: endpoint.id, changes: { enabled: false }, at: T0 })).toBeNull();
+    expect(await store.webhooks.deleteEndpoint({ accountId: other.id, id: endpoint.id })).toBe(false);
+    expect(await store.webhooks.listDeliveries({ accountId: other.id, id: endpoint.id, page: {} })).toEqual([]);
+    expect(await store.webhooks.findEndpoint({ accountId: account.id, id: endpoint.id })).toEqual(endpoint);
+    const updated = await store.webhooks.updateEndpoint({
+      accountId: account.id,
+      id: endpoint.id,
+      changes: { events: ['credits.low'], description: 'ops' },
+      at: T0 + 1,
+    });
+    expect(updated).toMatchObject({ events: ['credits.low'], description: 'ops', updatedAt: T0 + 1 });
+    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low'));
+    expect(await store.webhooks.deleteEndpoint({ accountId: account.id, id: endpoint.id })).toBe(true);
+    expect(await store.webhooks.listEndpoints(account.id)).toEqual([]);
+    expect(await claimAll(store)).toEqual([]);
+  });
+
+  it('at most the limit of endpoints per account', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    for (let index = 0; index < 2; index++)
+      expect(await store.webhooks.insertEndpointIfBelowLimit({ endpoint: endpointRecord(account.id), maxPerAccount: 2 })).toBe(true);
+    expect(await store.webhooks.insertEndpointIfBelowLimit({ endpoint: endpointRecord(account.id), maxPerAccount: 2 })).toBe(false);
+  });
+
+  it('rotation keeps the previous secret with its expiry, or drops it without grace', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const endpoint = await addEndpoint(store, endpointRecord(account.id));
+    const rotated = await store.webhooks.rotateSecret({
+      accountId: account.id,
+      id: endpoint.id,
+      encryptedSecret: 'v1.secret-next',
+      previousExpiresAt: T0 + MINUTE_MS,
+      at: T0,
+    });
+    expect(rotated).toMatchObject({ encryptedSecret: 'v1.secret-next', previousEncryptedSecret: 'v1.secret-now', previousSecretExpiresAt: T0 + MINUTE_MS });
+    const again = await store.webhooks.rotateSecret({
+      accountId: account.id,
+      id: endpoint.id,
+      encryptedSecret: 'v1.secret-last',
+      previousExpiresAt: null,
+      at: T0,
+    });
+    expect(again).toMatchObject({ encryptedSecret: 'v1.secret-last', previousEncryptedSecret: null, previousSecretExpiresAt: null });
+  });
+
+  it('redelivery requeues a finished delivery only, and pruning keeps the attempts but not the payload', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const endpoint = await addEndpoint(store, endpointRecord(account.id));
+    const event = eventRecord(account.id);
+    await store.webhooks.enqueue(event);
+    const key = { accountId: account.id, id: endpoint.id, eventId: event.id, now: T0 + 10 };
+    expect(await store.webhooks.redeliver(key)).toBe('pending');
+    expect(await store.webhooks.redeliver({ ...key, eventId: newId() })).toBe('not_found');
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: event.id, attemptedAt: T0, statusCode: null, durationMs: 10_000, error: 'timeout' },
+      status: 'failed',
+      nextAttemptAt: null,
+    });
+    const { account: other } = await createAccount(store);
+    expect(await store.webhooks.redeliver({ ...key, accountId: other.id })).toBe('not_found');
+    expect(await store.webhooks.redeliver(key)).toBe('queued');
+    expect(await store.webhooks.findDelivery({ accountId: account.id, id: endpoint.id, eventId: event.id })).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: T0 + 10,
+    });
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: event.id, attemptedAt: T0 + 10, statusCode: 200, durationMs: 5, error: null },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    });
+    expect(await store.webhooks.prunePayloads({ before: T0 + 1 })).toBe(1);
+    expect(await store.webhooks.findDelivery({ accountId: account.id, id: endpoint.id, eventId: event.id })).toMatchObject({
+      payload: null,
+      lastStatusCode: 200,
+    });
+    expect(await store.webhooks.listAttempts({ endpointId: endpoint.id, eventIds: [event.id] })).toHaveLength(2);
+    expect(await store.webhooks.redeliver(key)).toBe('pruned');
+  });
+
+  it('lists deliveries newest first, by status, in pages', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const endpoint = await addEndpoint(store, endpointRecord(account.id));
+    const events = [eventRecord(account.id), eventRecord(account.id), eventRecord(account.id)];
+    for (const event of events) await store.webhooks.enqueue(event);
+    const [first] = events;
+    if (!first) throw new Error('no event');
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: first.id, attemptedAt: T0, statusCode: 200, durationMs: 1, error: null },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    });
+    const all = await store.webhooks.listDeliveries({ accountId: account.id, id: endpoint.id, page: {} });
+    expect(all.map((delivery) => delivery.eventId)).toEqual(events.map((event) => event.id).reverse());
+    const pending = await store.webhooks.listDeliveries({ accountId: account.id, id: endpoint.id, status: 'pending', page: { limit: 1 } });
+    expect(pending.map((delivery) => delivery.eventId)).toEqual([events[2]?.id]);
+    const next = await store.webhooks.listDeliveries({
+      accountId: account.id,
+      id: endpoint.id,
+      status: 'pending',
+      page: { limit: 5, cursor: pending[0]?.eventId },
+    });
+    expect(next.map((delivery) => delivery.eventId)).toEqual([events[1]?.id]);
+  });
+});
