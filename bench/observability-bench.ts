@@ -6,9 +6,12 @@
  * (its own process), scraped once per round as Prometheus would. With BENCH_BASELINE_DIST set
  * to the dist/ of a build from before the instrumentation, that build runs as a third server.
  *
- * Throughput rows take turns in several short rounds (the order flipping each round), so drift
- * of the shared machine falls on every server alike; the result is the range over rounds and the
- * ratio of the medians. Execution latency alternates single calls between the servers (the
+ * Throughput rows run in several short rounds. In each, every server is under the same list
+ * load at the same time (CONNECTIONS shared out among them), so whatever else the shared machine
+ * runs falls on all of them alike; taking turns instead let rounds minutes apart meet different
+ * neighbours, and paired figures swung by ±40 %. BENCH_TURNS=1 takes turns (the order flipping
+ * each round), for throughput figures of one server alone. The result is the range over rounds
+ * and the median of the per-round ratios. Execution latency alternates single calls between the servers (the
  * upstream is a zero-latency fake in its own process) in blocks, reporting each block's p50.
  *
  * Wall-clock numbers depend on what else the machine runs; each server's own CPU time (summed over
@@ -101,11 +104,11 @@ interface Server {
   executeCpu: number[];
 }
 
-async function listThroughput(server: Server, seconds: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
+async function listThroughput(server: Server, seconds: number, connections: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
   const cpuBefore = await cpuNanoseconds(server.process.pid ?? 0);
   const result = await autocannon({
     url: server.url,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     requests: [{ method: 'GET', path: '/api/public/v1/context-cards', headers: { 'x-api-key': server.key } }],
   });
@@ -150,14 +153,13 @@ async function tracingCpuPerRequest(sinkUrl: string): Promise<{ off: number; on:
   const untraced = createTelemetry();
   const requestAttributes = { 'http.request.method': 'GET', 'url.path': '/api/public/v1/context-cards', 'porch.door': 'rest' };
   const operationAttributes = { 'porch.operation': 'list_context_cards', 'porch.door': 'rest' };
-  const listShaped = (telemetry: typeof traced) =>
-    telemetry.request({ requestId: 'bench' }, 'GET rest', undefined, { attributes: requestAttributes }, (span) =>
-      telemetry.span('list_context_cards', { attributes: operationAttributes }, async () => {
-        span.setAttribute('http.response.status_code', 200);
-        span.end();
-        return 1;
-      }),
-    );
+  const listShaped = async (telemetry: typeof traced) => {
+    const { scope, span } = telemetry.request('bench', 'GET rest', undefined, { attributes: requestAttributes });
+    await telemetry.span(scope, 'list_context_cards', { attributes: operationAttributes }, async () => 1);
+    span.setAttribute('http.response.status_code', 200);
+    span.end();
+    return 1;
+  };
   const cpuPerRequest = async (telemetry: typeof traced) => {
     for (let index = 0; index < TRACING_CPU_REQUESTS / 10; index++) await listShaped(telemetry);
     await tracing.flush();
@@ -190,7 +192,8 @@ async function noopSpanCost(): Promise<{ nsPerSpan: number }> {
     for (let index = 0; index < NOOP_SPAN_CALLS; index++) await call();
     return Number(process.hrtime.bigint() - started) / NOOP_SPAN_CALLS;
   };
-  const spanned = () => telemetry.span('bench', {}, work);
+  const scope = { requestId: 'bench' };
+  const spanned = () => telemetry.span(scope, 'bench', {}, work);
   // Alternate a few times and keep the medians: the first passes also warm the JIT.
   const bare: number[] = [];
   const hooked: number[] = [];
@@ -237,17 +240,29 @@ async function main(): Promise<void> {
     const on = servers.find((server) => server.name.startsWith('on'));
     if (on === undefined) throw new Error('no instrumented server');
 
-    process.stdout.write(`List throughput: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server, ${CONNECTIONS} connections, order flipping each round\n`);
-    for (const server of servers) await listThroughput(server, WARMUP_SECONDS);
+    const turns = process.env.BENCH_TURNS === '1';
+    const connections = turns ? CONNECTIONS : Math.max(1, Math.floor(CONNECTIONS / servers.length));
+    process.stdout.write(
+      `List throughput: ${ROUNDS} rounds of ${ROUND_SECONDS} s, ${connections} connections per server, ${turns ? 'servers taking turns' : 'all servers at once'}\n`,
+    );
+    for (const server of servers) await listThroughput(server, WARMUP_SECONDS, connections);
     let scrapedBytes = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
-      for (const server of order) {
-        const measured = await listThroughput(server, ROUND_SECONDS);
-        server.rounds.push(measured.requestsPerSecond);
-        server.listCpu.push(measured.cpuMicroseconds);
-        if (server === on) scrapedBytes = await scrape(on);
+      const measured = new Map<Server, Awaited<ReturnType<typeof listThroughput>>>();
+      if (turns) {
+        for (const server of order) measured.set(server, await listThroughput(server, ROUND_SECONDS, connections));
+      } else {
+        const results = await Promise.all(servers.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
+        for (const [position, server] of servers.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
       }
+      for (const server of servers) {
+        const result = measured.get(server);
+        if (result === undefined) throw new Error(`${server.name}: no result in round ${round + 1}`);
+        server.rounds.push(result.requestsPerSecond);
+        server.listCpu.push(result.cpuMicroseconds);
+      }
+      scrapedBytes = await scrape(on);
       process.stdout.write(
         `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
       );
@@ -283,15 +298,21 @@ async function main(): Promise<void> {
       `${Math.min(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}–${Math.max(...values).toLocaleString('en-US', { maximumFractionDigits: digits })}`;
     lines.push(`Run on ${new Date().toISOString().slice(0, 10)}, ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}.`);
     lines.push('');
+    // Against the baseline when there is one (the targets are stated against it), else against "off".
+    // "Paired" compares each round's (each block's) figures, taken minutes apart at most, so drift of
+    // the shared machine cancels; the range over rounds says how far to trust the median.
+    const reference = servers.find((server) => server.name.startsWith('baseline')) ?? off;
+    const signed = (value: number, digits: number) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
     lines.push(
-      `| Server | list req/s (${ROUNDS} rounds) | list CPU µs/request | median | vs off | execute p50 ms (${LATENCY_BLOCKS} blocks) | execute CPU µs/call | median | vs off |`,
+      `| Server | list req/s (${ROUNDS} rounds) | list CPU µs/request | median | vs ${reference.name.split(' ')[0]}, paired: median (range) | execute p50 ms (${LATENCY_BLOCKS} blocks) | p50 vs ${reference.name.split(' ')[0]}, paired | execute CPU µs/call | median | vs ${reference.name.split(' ')[0]}, paired: median (range) |`,
     );
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const server of servers) {
-      const listCost = median(server.listCpu) / median(off.listCpu) - 1;
-      const executeAdded = median(server.executeCpu) - median(off.executeCpu);
+      const listRatios = server.listCpu.map((value, round) => (value / (reference.listCpu[round] ?? value) - 1) * 100);
+      const p50Added = server.executeP50s.map((value, block) => value - (reference.executeP50s[block] ?? value));
+      const cpuAdded = server.executeCpu.map((value, block) => (value - (reference.executeCpu[block] ?? value)) / 1e3);
       lines.push(
-        `| ${server.name} | ${range(server.rounds)} | ${range(server.listCpu)} | ${median(server.listCpu).toFixed(0)} | ${listCost >= 0 ? '+' : ''}${(listCost * 100).toFixed(1)} % | ${range(server.executeP50s, 2)} | ${range(server.executeCpu)} | ${median(server.executeCpu).toFixed(0)} | ${executeAdded >= 0 ? '+' : ''}${(executeAdded / 1e3).toFixed(3)} ms |`,
+        `| ${server.name} | ${range(server.rounds)} | ${range(server.listCpu)} | ${median(server.listCpu).toFixed(0)} | ${signed(median(listRatios), 1)} % (${signed(Math.min(...listRatios), 0)} to ${signed(Math.max(...listRatios), 0)}) | ${range(server.executeP50s, 2)} | ${signed(median(p50Added), 2)} ms | ${range(server.executeCpu)} | ${median(server.executeCpu).toFixed(0)} | ${signed(median(cpuAdded), 2)} ms (${signed(Math.min(...cpuAdded), 2)} to ${signed(Math.max(...cpuAdded), 2)}) |`,
       );
     }
     lines.push('');

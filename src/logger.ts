@@ -24,14 +24,13 @@ const REDACTED_PATHS = [
 
 /**
  * A structured logger writing JSON lines to stderr: stdout belongs to CLI output and MCP stdio.
- * `contextFields` adds the current request's fields (request id, trace id, account id) to every
- * line, whichever service writes it.
+ * A line written for a request carries the request's fields (request id, trace id, account id):
+ * the writer adds them from the request's scope (`logFieldsOf`), which it has at hand.
  */
-export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2, contextFields?: () => Record<string, string>): Logger {
+export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2): Logger {
   return pino(
     {
       level,
-      ...(contextFields === undefined ? {} : { mixin: contextFields }),
       base: { service: 'porch' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,

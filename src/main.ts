@@ -103,7 +103,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? true });
   const tracing = config.tracing === null ? null : await createTracing(config.tracing, API_VERSION);
   const telemetry = createTelemetry({ tracer: tracing?.tracer, events: metrics.events, captureMessageContent: config.tracing?.captureMessageContent ?? false });
-  const logger = options.logger ?? createLogger(config.logLevel, options.logDestination ?? 2, telemetry.logFields);
+  const logger = options.logger ?? createLogger(config.logLevel, options.logDestination ?? 2);
   const clock = options.clock ?? systemClock;
   const openedStore = await createStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,

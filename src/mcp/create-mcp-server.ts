@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { API_VERSION } from '../core/health.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
@@ -86,6 +87,11 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
   const { tools, errorCodes, pageSize = LIST_PAGE_SIZE } = options;
   const nextRequestId = options.requestId ?? randomUUID;
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  // The HTTP request's ids and trace for log lines (none on stdio, where no request scope exists).
+  const logFields = (requestId: string) => ({
+    requestId,
+    ...(identity.requestCaller === undefined ? {} : logFieldsOf(core.telemetry.scopeOf(identity.requestCaller))),
+  });
   const server = new Server(
     { name: 'porch', title: 'Porch', version: API_VERSION },
     {
@@ -98,7 +104,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
   /** Faults are logged here; callers only ever see the safe code, message and hint. */
   function failure(err: unknown, requestId: string, resource = false): ProtocolError {
     const error = toPorchError(err);
-    if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP request failed');
+    if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFields(requestId) }, 'MCP request failed');
     return toProtocolError(error, errorCodes, { resource });
   }
 
@@ -142,7 +148,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
       return result;
     } catch (err) {
       const error = toPorchError(err);
-      if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId, tool: name }, 'MCP tool call failed');
+      if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFields(requestId), tool: name }, 'MCP tool call failed');
       return toolErrorResult(error, errorCodes);
     }
   });

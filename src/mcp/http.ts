@@ -19,6 +19,7 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, requestIdentity } from './identity.js';
@@ -199,9 +200,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     if (hasApiKey(credentials)) {
       try {
         caller = await core.authenticator.authenticate(credentials);
+        // The tools' invocations find the request's scope from this caller.
+        core.telemetry.setCaller(res.locals.scope, caller);
       } catch (err) {
         const error = toPorchError(err);
-        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, requestId }, 'MCP authentication failed');
+        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP authentication failed');
         return refuse(req, res, error, true);
       }
     }
@@ -226,7 +229,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       refuseMalformedParams(transport);
       await transport.handleRequest(req, res, body);
     } catch (err) {
-      core.logger.error({ err, requestId }, 'MCP request failed');
+      core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP request failed');
       if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
     }
   });

@@ -11,7 +11,7 @@ import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
-import { type Door, recordFailure } from '../core/telemetry/telemetry.js';
+import { type Door, logFieldsOf, recordFailure, type RequestScope } from '../core/telemetry/telemetry.js';
 import { formatZodError } from '../core/validation.js';
 import { holdsInFlightSlot, type Operation } from './operation.js';
 
@@ -33,6 +33,8 @@ export interface InvocationRequest {
   signal: AbortSignal;
   /** Which door the call came through, for the operation's metrics and span. */
   door: Door;
+  /** The request the call belongs to (ids and trace), as its door opened it; absent outside HTTP (stdio). */
+  scope?: RequestScope | undefined;
   /** How field paths read in validation messages: `body.title` (REST) or `title` (MCP arguments). */
   pathStyle: 'located' | 'plain';
   /** Whether the door writes a whole list as it is read (`pages` in the result) rather than as one value. */
@@ -179,8 +181,10 @@ export async function invokeOperation(core: Core, operation: Operation, request:
   const { telemetry } = core;
   const startedAt = process.hrtime.bigint();
   const attributes = { 'porch.operation': operation.name, 'porch.door': request.door };
-  const result = await telemetry.span(operation.name, { attributes }, async (span) => {
-    const answer = await invokeUntraced(core, operation, request);
+  // MCP's tools reach here without the scope, from a caller the MCP door bound to it.
+  const scope = request.scope ?? (request.authenticated === undefined ? undefined : telemetry.scopeOf(request.authenticated));
+  const result = await telemetry.span(scope, operation.name, { attributes }, async (span) => {
+    const answer = await invokeUntraced(core, operation, { ...request, scope });
     if (!answer.ok) recordFailure(span, answer.error);
     return answer;
   });
@@ -210,7 +214,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     }
 
     caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
-    core.telemetry.setAccount(caller.account.id);
+    core.telemetry.setCaller(request.scope, caller);
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }
@@ -272,7 +276,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
   } catch (err) {
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') {
-      core.logger.error({ err, requestId: request.requestId, operation: operation.name }, 'operation failed');
+      core.logger.error({ err, requestId: request.requestId, ...logFieldsOf(request.scope), operation: operation.name }, 'operation failed');
     }
     if (caller) await describeQuota(core, caller, meta);
     return { ok: false, error, meta };

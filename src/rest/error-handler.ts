@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 import { sendError, setMetaHeaders } from './envelope.js';
 
@@ -44,7 +45,7 @@ export function errorHandler(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: Qu
   return async (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const error = err instanceof PorchError ? err : (fromTransportError(err) ?? toPorchError(err));
-    if (error.code === 'INTERNAL_ERROR') logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
+    if (error.code === 'INTERNAL_ERROR') logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'unhandled error');
     const meta = quotaOf ? await quotaOf(req, res) : null;
     if (meta && !res.headersSent) setMetaHeaders(res, meta);
     if (res.headersSent) return;

@@ -5,7 +5,7 @@ import { API_VERSION } from '../core/health.js';
 import { PorchError } from '../core/errors.js';
 import { MAX_JSON_DEPTH } from '../operations/invoke.js';
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { Telemetry } from '../core/telemetry/telemetry.js';
+import { logFieldsOf, type RequestScope, type Telemetry } from '../core/telemetry/telemetry.js';
 
 /** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -21,6 +21,8 @@ declare module 'express-serve-static-core' {
      * it up a second time (a refused key stays refused; a working one already set its headers).
      */
     keyChecked?: boolean;
+    /** The request's scope (ids and trace), which the operation path and every log line of the request take from here. */
+    scope?: RequestScope;
   }
 }
 
@@ -40,8 +42,8 @@ export interface RequestContextOptions {
 
 /**
  * X-Request-Id and X-API-Version on every response, errors included; one span per request (a
- * child of the caller's `traceparent`); the request's scope, which every log line and child span
- * reads; and one access-log line.
+ * child of the caller's `traceparent`); the request's scope in `res.locals.scope`, which the
+ * operation path carries on and every log line of the request reads; and one access-log line.
  */
 export function requestContext(logger: Logger, { telemetry, trustRequestId, doorOf, onAnswered }: RequestContextOptions): RequestHandler {
   return (req, res, next) => {
@@ -54,17 +56,21 @@ export function requestContext(logger: Logger, { telemetry, trustRequestId, door
     const door = doorOf(req.path);
     const traceparent = req.headers.traceparent;
     const attributes = { 'http.request.method': req.method, 'url.path': req.path, 'porch.door': door };
-    telemetry.request({ requestId }, `${req.method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes }, (span) => {
-      res.on('finish', () => {
-        const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const { scope, span } = telemetry.request(requestId, `${req.method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes });
+    res.locals.scope = scope;
+    res.on('finish', () => {
+      const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (telemetry.tracing) {
         span.setAttribute('http.response.status_code', res.statusCode);
         if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
-        onAnswered?.(door, res.statusCode, durationSeconds);
-        logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, durationMs: durationSeconds * 1e3 }, 'request');
-      });
-      next();
+      }
+      onAnswered?.(door, res.statusCode, durationSeconds);
+      if (logger.isLevelEnabled('info')) {
+        logger.info({ ...logFieldsOf(scope), method: req.method, path: req.path, status: res.statusCode, durationMs: durationSeconds * 1e3 }, 'request');
+      }
     });
+    next();
   };
 }
 

@@ -3,6 +3,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { SITE_PATHS } from '../operations/site-paths.js';
@@ -77,7 +78,7 @@ function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakM
       core.telemetry.events.operation({ operation: operation.name, door: 'rest', code: toPorchError(err).code, durationSeconds });
       return next(err);
     }
-    core.telemetry.setAccount(caller.account.id);
+    core.telemetry.setCaller(res.locals.scope, caller);
     callers.set(req, caller);
     if (isOperationAllowed(operation, caller.credential.scopes)) return next();
     // The shared path refuses it at the scope step; with the body left unread it cannot get further.
@@ -142,6 +143,7 @@ export function mountOperations(
         requestId: String(res.locals.requestId),
         idempotencyKey: headerValue(req, 'idempotency-key'),
         signal: abort.signal,
+        scope: res.locals.scope,
         door: 'rest',
         pathStyle: 'located',
       };
@@ -159,7 +161,7 @@ export function mountOperations(
       }
       if (result.ok && result.pages) {
         await sendListPages(res, result.status, result.pages).catch((err: unknown) => {
-          core.logger.error({ err, requestId: res.locals.requestId, operation: operation.name }, 'list failed while it was being sent');
+          core.logger.error({ err, ...logFieldsOf(res.locals.scope), operation: operation.name }, 'list failed while it was being sent');
           if (res.headersSent) res.destroy();
           else sendError(res, toPorchError(err), codeSet);
         });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { connectHttp, describeResult } from '../helpers/mcp-client.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
@@ -135,6 +136,35 @@ describe('traces exported over OTLP/HTTP', () => {
 
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.headers.traceparent).toBe(`00-${CALLER_TRACE_ID}-${call.spanId}-01`);
+  });
+
+  it('puts an MCP tool call’s execution under its HTTP request, as the door mcp, and passes the trace to the provider', async () => {
+    const connection = await connectHttp(harness, { key, headers: { traceparent: CALLER_TRACEPARENT } });
+    try {
+      const result = await connection.client.callTool({ name: 'execute_composition', arguments: { id: compositionId, variables: RELEASE_VARIABLES } });
+      expect(result.isError, describeResult(result)).not.toBe(true);
+    } finally {
+      await connection.close();
+    }
+    await harness.server.application.flushTraces();
+
+    const spans = receiver.spans.filter((span) => span.traceId === CALLER_TRACE_ID);
+    const tree = outline(spans);
+    const operation = only(
+      spans.filter((span) => span.name === 'execute_composition'),
+      `operation span\n${tree}`,
+    );
+    expect(operation.attributes).toMatchObject({ 'porch.door': 'mcp' });
+    const request = only(
+      spans.filter((span) => span.spanId === operation.parentSpanId),
+      `request span above the operation\n${tree}`,
+    );
+    expect(request.kind).toBe(OTLP_KIND.server);
+    expect(request.attributes).toMatchObject({ 'porch.door': 'mcp', 'http.response.status_code': 200 });
+    const execution = only(childrenOf(spans, operation), `execution span\n${tree}`);
+    const call = only(childrenOf(spans, execution), `model call span\n${tree}`);
+    expect(call.name).toBe('chat fast');
+    expect(fake.requests.map((upstream) => upstream.headers.traceparent)).toEqual([`00-${CALLER_TRACE_ID}-${call.spanId}-01`]);
   });
 
   it('exports no prompt, answer or key by default', async () => {

@@ -1,5 +1,6 @@
 /** Shapes shared by the AI gateway, its providers and its callers. */
 import type { Plan } from '../domain/plans.js';
+import type { RequestScope } from '../telemetry/telemetry.js';
 import type { ChatMessage } from './tokenizer.js';
 
 export type { ChatMessage, ChatRole } from './tokenizer.js';
@@ -70,6 +71,8 @@ export interface CompletionRequest {
   byokApiKey?: string | undefined;
   /** The W3C traceparent of the span this call runs in, sent to the provider. */
   traceparent?: string | undefined;
+  /** The request this call serves: its span is the call's parent, its ids go into the provider's log lines. */
+  scope?: RequestScope | undefined;
 }
 
 import type { TokenUsage } from './token-usage.js';

@@ -10,6 +10,7 @@ import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
 import { PorchError } from '../errors.js';
+import { logFieldsOf } from '../telemetry/telemetry.js';
 import type { ProviderConfig } from './ai-config.js';
 import type { AiLogger, CompletionRequest, CompletionResult, CompletionStreamEvent, TokenUsage } from './ai-types.js';
 import { MalformedUpstreamResponseError, abortedError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
@@ -247,7 +248,7 @@ export class OpenAiCompatibleProvider {
       timeoutMs: this.config.timeoutMs,
       signal: request.signal,
     });
-    const details = { provider: this.id, model: request.model.id, byok, code: error.code, ...describeUpstreamError(err) };
+    const details = { ...logFieldsOf(request.scope), provider: this.id, model: request.model.id, byok, code: error.code, ...describeUpstreamError(err) };
     if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof openAiSdk().APIError && (err.status === 401 || err.status === 403)) {
       // The shared key itself is bad: every caller fails until the operator fixes it.
       const keySource = this.config.apiKeyEnv ?? 'no key configured';

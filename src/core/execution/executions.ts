@@ -369,12 +369,17 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
-      const result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry), {
-        ...deps.workflowLimits,
-        clock,
-        ...(signal ? { signal } : {}),
-        ...(onNode ? { onNodeFinished: onNode } : {}),
-      });
+      const result = await runWorkflow(
+        definition,
+        input.variables ?? {},
+        traceNodes(executeNodeWith(services), deps.telemetry, deps.telemetry.scopeOf(caller)),
+        {
+          ...deps.workflowLimits,
+          clock,
+          ...(signal ? { signal } : {}),
+          ...(onNode ? { onNodeFinished: onNode } : {}),
+        },
+      );
       const response: WorkflowExecutionResult = {
         run_id: runId,
         version,

@@ -21,6 +21,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService, Reservation } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { RequestScope } from '../telemetry/telemetry.js';
 import type { GuardrailFinding, Guardrails } from '../sanitiser/guardrails.js';
 
 export interface ModelCallContext {
@@ -44,6 +45,8 @@ export interface ModelCallRequest {
   temperature?: number | undefined;
   maxOutputTokens?: number | undefined;
   responseFormat?: JsonSchemaResponseFormat | undefined;
+  /** The request this call serves, passed on to the provider call (its span's parent, its log lines' ids). */
+  scope?: RequestScope | undefined;
 }
 
 export interface ModelCallResult {

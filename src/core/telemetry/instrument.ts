@@ -2,6 +2,7 @@
  * The domain's services wrapped with spans and metric events, applied once in createCore: the
  * services themselves stay free of telemetry, and what is measured is stated here in one place.
  */
+import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { CompletionRequest } from '../ai/ai-types.js';
 import type { ExecuteNode } from '../engine/node-kinds/index.js';
@@ -9,7 +10,11 @@ import type { ModelCaller } from '../execution/model-calls.js';
 import type { ScanResult } from '../sanitiser/types.js';
 import { isPorchError } from '../errors.js';
 import { GEN_AI } from './gen-ai.js';
-import { type Span, SpanKind, type Telemetry } from './telemetry.js';
+import { type RequestScope, type Span, SpanKind, type Telemetry, traceparentOf } from './telemetry.js';
+
+function isCaller(value: unknown): value is Caller {
+  return typeof value === 'object' && value !== null && 'account' in value && 'credential' in value;
+}
 
 function errorCodeOf(err: unknown): string {
   return isPorchError(err) ? err.code : 'INTERNAL_ERROR';
@@ -35,9 +40,11 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
       ...(request.temperature === undefined ? {} : { [GEN_AI.requestTemperature]: request.temperature }),
       ...(request.maxOutputTokens === undefined ? {} : { [GEN_AI.requestMaxTokens]: request.maxOutputTokens }),
     };
-    return telemetry.span(`chat ${request.model.name}`, { kind: SpanKind.CLIENT, attributes }, async (span: Span) => {
+    const scope = request.scope;
+    return telemetry.leafSpan(scope?.span, `chat ${request.model.name}`, { kind: SpanKind.CLIENT, attributes }, async (span: Span) => {
       if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
-      const traceparent = telemetry.traceparent();
+      // The provider continues the trace from this call's span, or from the caller's when not recording.
+      const traceparent = traceparentOf(telemetry.tracing ? span : scope?.span);
       const startedAt = process.hrtime.bigint();
       try {
         const result = await ai.complete(traceparent === undefined ? request : { ...request, traceparent });
@@ -72,12 +79,19 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
   return { ...ai, complete };
 }
 
-/** The credits each metered call charged, by model (a call on the caller's own key charges none). */
+/**
+ * The credits each metered call charged, by model (a call on the caller's own key charges none);
+ * and the request's scope handed to the provider call, whose span nests under the workflow node
+ * the call serves, else under the execution.
+ */
 export function instrumentModelCaller(modelCaller: ModelCaller, telemetry: Telemetry): ModelCaller {
   return {
     ...modelCaller,
     async call(ctx, request) {
-      const result = await modelCaller.call(ctx, request);
+      const scope = telemetry.scopeOf(ctx.caller);
+      const nodeSpan = ctx.nodeId === null || ctx.nodeId === undefined ? undefined : scope?.nodeSpans?.get(ctx.nodeId);
+      const callScope: RequestScope | undefined = scope === undefined || nodeSpan === undefined ? scope : { ...scope, span: nodeSpan };
+      const result = await modelCaller.call(ctx, callScope === undefined ? request : { ...request, scope: callScope });
       if (result.chargedTokens > 0) telemetry.events.creditsCharged(request.model.id, result.chargedTokens);
       return result;
     },
@@ -102,34 +116,41 @@ export function instrumentExecutions<Service extends Record<ExecutionMethod, (ca
   telemetry: Telemetry,
 ): Service {
   const wrapped: Partial<Record<ExecutionMethod, unknown>> = {};
+  // Every execution method takes the caller first.
+  const scopeOfCaller = (caller: unknown) => (isCaller(caller) ? telemetry.scopeOf(caller) : undefined);
   for (const method of Object.keys(EXECUTION_KINDS) as ExecutionMethod[]) {
     const kind = EXECUTION_KINDS[method];
     const original = executions[method] as (...args: unknown[]) => Promise<unknown>;
     wrapped[method] = (...args: unknown[]) =>
-      telemetry.span(`execute ${kind}`, { attributes: { 'porch.execution.kind': kind, 'porch.resource.id': String(args[1]) } }, async (span) => {
-        const startedAt = process.hrtime.bigint();
-        try {
-          const result = (await original(...args)) as { model_used?: unknown; status?: unknown; run_id?: unknown };
-          const model = typeof result.model_used === 'string' ? result.model_used : kind;
-          const outcome = result.status === 'failed' ? 'failed' : 'succeeded';
-          if (typeof result.run_id === 'string') span.setAttribute('porch.run.id', result.run_id);
-          span.setAttribute('porch.execution.outcome', outcome);
-          telemetry.events.execution({ kind, model, outcome, durationSeconds: secondsSince(startedAt) });
-          return result;
-        } catch (err) {
-          telemetry.events.execution({ kind, model: kind === 'workflow' ? kind : 'unknown', outcome: 'failed', durationSeconds: secondsSince(startedAt) });
-          throw err;
-        }
-      });
+      telemetry.span(
+        scopeOfCaller(args[0]),
+        `execute ${kind}`,
+        { attributes: { 'porch.execution.kind': kind, 'porch.resource.id': String(args[1]) } },
+        async (span) => {
+          const startedAt = process.hrtime.bigint();
+          try {
+            const result = (await original(...args)) as { model_used?: unknown; status?: unknown; run_id?: unknown };
+            const model = typeof result.model_used === 'string' ? result.model_used : kind;
+            const outcome = result.status === 'failed' ? 'failed' : 'succeeded';
+            if (typeof result.run_id === 'string') span.setAttribute('porch.run.id', result.run_id);
+            span.setAttribute('porch.execution.outcome', outcome);
+            telemetry.events.execution({ kind, model, outcome, durationSeconds: secondsSince(startedAt) });
+            return result;
+          } catch (err) {
+            telemetry.events.execution({ kind, model: kind === 'workflow' ? kind : 'unknown', outcome: 'failed', durationSeconds: secondsSince(startedAt) });
+            throw err;
+          }
+        },
+      );
   }
   return { ...executions, ...wrapped };
 }
 
 /** A span per workflow node, parent of the node's model call. */
-export function traceNodes(executeNode: ExecuteNode, telemetry: Telemetry): ExecuteNode {
+export function traceNodes(executeNode: ExecuteNode, telemetry: Telemetry, scope: RequestScope | undefined): ExecuteNode {
   if (!telemetry.tracing) return executeNode;
   return (node, resolved, ctx) =>
-    telemetry.span(`workflow node ${node.id}`, { attributes: { 'porch.node.id': node.id, 'porch.node.kind': resolved.kind } }, () =>
+    telemetry.nodeSpan(scope, ctx.nodeId, `workflow node ${node.id}`, { attributes: { 'porch.node.id': node.id, 'porch.node.kind': resolved.kind } }, () =>
       executeNode(node, resolved, ctx),
     );
 }

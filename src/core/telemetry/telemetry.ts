@@ -4,13 +4,16 @@
  * decides whether spans are exported (an OTLP exporter) and where events go (a Prometheus
  * registry), so with both off every hook here costs a function call and nothing more.
  *
- * One AsyncLocalStorage carries a request's scope: its id, its account once known, and the span
- * that is current. Log lines read it (the logger's mixin), child spans take their parent from it,
- * and provider calls read the traceparent they pass on from it, so nothing is threaded through
- * every signature.
+ * A request's scope (its id, its account once known, its current span) is carried explicitly,
+ * not in an AsyncLocalStorage: on Node 20 an AsyncLocalStorage, once used, runs promise hooks for
+ * every promise of the process, and a request makes hundreds (the store, fetch, the SDK), which
+ * cost more than every other part of telemetry together (bench/RESULTS.md, Observability). The
+ * doors create the scope and hand it to the invocation path; from the point the caller is known,
+ * core finds it from the caller (`scopeOf`), which every service that calls a model already
+ * receives, so no service signature carries it.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ROOT_CONTEXT, type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
+import type { Caller } from '../access/caller.js';
 import { isPorchError } from '../errors.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
 
@@ -68,15 +71,19 @@ export const NO_EVENTS: TelemetryEvents = {
   idempotentReplay() {},
 };
 
-/** What one request carries along its asynchronous path. */
+/**
+ * What one request carries along its path. `span` is the innermost span of the request's
+ * sequential path (request, then operation, then execution): each of those replaces it while its
+ * work runs and puts the outer one back after. Workflow nodes run side by side, so they never
+ * replace it; their spans are kept by node id for their model calls to find.
+ */
 export interface RequestScope {
   requestId: string;
   accountId?: string;
-}
-
-interface ScopeFrame {
-  request: RequestScope | undefined;
-  span: Span | undefined;
+  /** The current span, or the caller's span context when not recording; undefined outside any trace. */
+  span?: Span | undefined;
+  /** Spans of the workflow nodes running now, by node id. */
+  nodeSpans?: Map<string, Span>;
 }
 
 export interface SpanOptions {
@@ -95,14 +102,50 @@ export interface TelemetryOptions {
 /** A span that records nothing: what every hook gets while tracing is off. */
 const NON_RECORDING = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
+/** Fields every log line written for a request carries: its id, its account once known, its trace. */
+export function logFieldsOf(scope: RequestScope | undefined): Record<string, string> {
+  if (scope === undefined) return {};
+  const fields: Record<string, string> = { requestId: scope.requestId };
+  if (scope.accountId !== undefined) fields.accountId = scope.accountId;
+  const context = scope.span?.spanContext();
+  if (context !== undefined) {
+    fields.traceId = context.traceId;
+    fields.spanId = context.spanId;
+  }
+  return fields;
+}
+
+/** The W3C traceparent of `span`, for outbound calls; undefined outside any trace. */
+export function traceparentOf(span: Span | undefined): string | undefined {
+  const context = span?.spanContext();
+  return context === undefined ? undefined : formatTraceparent(context);
+}
+
 export function createTelemetry(options: TelemetryOptions = {}) {
-  const storage = new AsyncLocalStorage<ScopeFrame>();
   const tracer = options.tracer;
   const events = options.events ?? NO_EVENTS;
+  // A Caller is built once per request, so it identifies the request for as long as core holds it.
+  const scopes = new WeakMap<Caller, RequestScope>();
 
-  function parentContext() {
-    const parent = storage.getStore()?.span;
-    return parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
+  function startSpan(recording: Tracer, name: string, kind: SpanKind, spanOptions: SpanOptions, parent: Span | undefined): Span {
+    const attributes = spanOptions.attributes ? { attributes: spanOptions.attributes } : {};
+    return recording.startSpan(
+      name,
+      { kind: spanOptions.kind ?? kind, ...attributes },
+      parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent),
+    );
+  }
+
+  /** Runs `work` and ends `span` with its outcome, whether it throws at once or rejects later. */
+  async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      recordFailure(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
   }
 
   return {
@@ -111,10 +154,11 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     captureMessageContent: tracer !== undefined && options.captureMessageContent === true,
 
     /**
-     * Runs `work` as one request: a root span (child of the caller's `traceparent` when it sent a
-     * valid one) and the scope every log line and child span of the request reads.
+     * A request's scope with its root span (a child of the caller's `traceparent` when it sent a
+     * valid one), or, when not recording, the caller's span context alone, so the caller's trace
+     * still reaches the providers and the log lines. The door ends the span when it answers.
      */
-    request<T>(scope: RequestScope, name: string, traceparent: string | undefined, spanOptions: SpanOptions, work: (span: Span) => T): T {
+    request(requestId: string, name: string, traceparent: string | undefined, spanOptions: SpanOptions): { scope: RequestScope; span: Span } {
       const remote = traceparent === undefined ? undefined : parseTraceparent(traceparent);
       let span: Span | undefined;
       if (tracer !== undefined) {
@@ -125,60 +169,63 @@ export function createTelemetry(options: TelemetryOptions = {}) {
           parent,
         );
       } else if (remote !== undefined) {
-        // Not recording, but the caller's trace still reaches the providers and the log lines.
         span = trace.wrapSpanContext(remote);
       }
-      return storage.run({ request: scope, span }, () => work(span ?? NON_RECORDING));
+      return { scope: { requestId, span }, span: span ?? NON_RECORDING };
     },
 
-    /** Runs `work` in a child span of the current one; ends it with `work`'s outcome. */
-    async span<T>(name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` in a child span of the scope's current one, which it becomes while `work` runs
+     * (so the request's next step nests under it); ends it with `work`'s outcome.
+     */
+    async span<T>(scope: RequestScope | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
       if (tracer === undefined) return work(NON_RECORDING);
-      const frame = storage.getStore();
-      const span = tracer.startSpan(
-        name,
-        { kind: spanOptions.kind ?? SpanKind.INTERNAL, ...(spanOptions.attributes ? { attributes: spanOptions.attributes } : {}) },
-        parentContext(),
-      );
+      const parent = scope?.span;
+      const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
+      if (scope === undefined) return ended(span, () => work(span));
+      scope.span = span;
       try {
-        const result = await storage.run({ request: frame?.request, span }, () => work(span));
-        return result;
-      } catch (err) {
-        recordFailure(span, err);
-        throw err;
+        return await ended(span, () => work(span));
       } finally {
-        span.end();
+        scope.span = parent;
       }
     },
 
-    /** Adds the account to the request's scope once the caller is known (log lines from then on carry it). */
-    setAccount(accountId: string): void {
-      const request = storage.getStore()?.request;
-      if (request !== undefined) request.accountId = accountId;
-      storage.getStore()?.span?.setAttribute('porch.account.id', accountId);
+    /** Runs a workflow node in its span, a child of the execution's, where the node's model calls find it. */
+    async nodeSpan<T>(scope: RequestScope | undefined, nodeId: string, name: string, spanOptions: SpanOptions, work: () => Promise<T>): Promise<T> {
+      if (tracer === undefined) return work();
+      const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, scope?.span);
+      if (scope === undefined) return ended(span, work);
+      scope.nodeSpans ??= new Map();
+      scope.nodeSpans.set(nodeId, span);
+      try {
+        return await ended(span, work);
+      } finally {
+        scope.nodeSpans.delete(nodeId);
+      }
     },
 
-    /** The W3C traceparent of the current span, for outbound calls; undefined outside any trace. */
-    traceparent(): string | undefined {
-      const context = storage.getStore()?.span?.spanContext();
-      return context === undefined ? undefined : formatTraceparent(context);
+    /** Runs a leaf span (a model call) under `parent`, without touching any scope. */
+    async leafSpan<T>(parent: Span | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+      if (tracer === undefined) return work(NON_RECORDING);
+      const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
+      return ended(span, () => work(span));
     },
 
-    /** Fields every log line of the current request carries (pino's mixin). */
-    logFields(): Record<string, string> {
-      const frame = storage.getStore();
-      if (frame === undefined) return {};
-      const fields: Record<string, string> = {};
-      if (frame.request !== undefined) {
-        fields.requestId = frame.request.requestId;
-        if (frame.request.accountId !== undefined) fields.accountId = frame.request.accountId;
-      }
-      const context = frame.span?.spanContext();
-      if (context !== undefined) {
-        fields.traceId = context.traceId;
-        fields.spanId = context.spanId;
-      }
-      return fields;
+    /**
+     * Records who the request's caller is: the account goes into the scope (log lines and the
+     * current span carry it from then on), and core finds the scope from the caller.
+     */
+    setCaller(scope: RequestScope | undefined, caller: Caller): void {
+      if (scope === undefined) return;
+      scope.accountId = caller.account.id;
+      scopes.set(caller, scope);
+      if (tracer !== undefined) scope.span?.setAttribute('porch.account.id', caller.account.id);
+    },
+
+    /** The scope of the request `caller` came with; undefined outside a request (stdio, maintenance). */
+    scopeOf(caller: Caller): RequestScope | undefined {
+      return scopes.get(caller);
     },
   };
 }
