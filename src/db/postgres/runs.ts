@@ -2,6 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'dri
 import type { PostgresDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
+import { queuedRunRow } from '../queued-runs.js';
 import { runListWhere } from '../run-filters.js';
 import type { RunCompletion, RunRecord, RunRepository } from '../store.js';
 import { enqueueWebhookEvents } from './webhooks.js';
@@ -46,19 +47,8 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         await enqueueWebhookEvents(tx, events);
       });
     },
-    async enqueue({ inputs, ...run }) {
-      await db.insert(runs).values({
-        ...run,
-        status: 'queued',
-        model: null,
-        inputTokens: 0,
-        outputTokens: 0,
-        totalTokens: 0,
-        chargedTokens: 0,
-        durationMs: 0,
-        attempts: 0,
-        payload: { inputs, result: null },
-      });
+    async enqueue(run) {
+      await db.insert(runs).values(queuedRunRow(run));
     },
     async claim({ instanceId, now, maxRunningPerAccount }) {
       return inTransaction(db, async (tx) => {

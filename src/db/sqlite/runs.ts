@@ -2,6 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'dri
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { runs } from './schema.js';
+import { queuedRunRow } from '../queued-runs.js';
 import { runListWhere } from '../run-filters.js';
 import type { RecordedRun, RunCancellation, RunCompletion, RunRecord, RunRepository, WebhookEventRecord } from '../store.js';
 import { prepareWebhookEnqueue } from './webhooks.js';
@@ -68,21 +69,8 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
       if (events.length === 0) db.insert(runs).values(run).run();
       else insertWithEvents(run, events);
     },
-    async enqueue({ inputs, ...run }) {
-      db.insert(runs)
-        .values({
-          ...run,
-          status: 'queued',
-          model: null,
-          inputTokens: 0,
-          outputTokens: 0,
-          totalTokens: 0,
-          chargedTokens: 0,
-          durationMs: 0,
-          attempts: 0,
-          payload: { inputs, result: null },
-        })
-        .run();
+    async enqueue(run) {
+      db.insert(runs).values(queuedRunRow(run)).run();
     },
     async claim({ instanceId, now, maxRunningPerAccount }) {
       // One statement: the pick and the update cannot be split by another process's claim.

@@ -1,0 +1,17 @@
+/** The row of a run as it enters the queue, shared by both engines: nothing has run, nothing is charged yet. */
+import type { QueuedRunRecord, RecordedRun } from './store.js';
+
+export function queuedRunRow({ inputs, ...run }: QueuedRunRecord): RecordedRun & { attempts: number } {
+  return {
+    ...run,
+    status: 'queued',
+    model: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    chargedTokens: 0,
+    durationMs: 0,
+    attempts: 0,
+    payload: { inputs, result: null },
+  };
+}
