@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { immediateTransaction } from './immediate-transaction.js';
+import { onFirstUse } from './on-first-use.js';
 import type { PorchDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { queuedRunRow } from '../queued-runs.js';
@@ -21,6 +22,7 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     enqueueWebhooks(events);
   });
 
+  const anyQueued = onFirstUse(() => db.select({ id: runs.id }).from(runs).where(eq(runs.status, 'queued')).limit(1).prepare());
   const findById = (id: string): RunRecord | null => db.select().from(runs).where(eq(runs.id, id)).get() ?? null;
 
   const cancel = immediateTransaction(db, ({ accountId, id, now }: { accountId: string; id: string; now: number }): RunCancellation => {
@@ -73,6 +75,9 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
       db.insert(runs).values(queuedRunRow(run)).run();
     },
     async claim({ instanceId, now, maxRunningPerAccount }) {
+      // Every process polls the queue: an empty one is answered by a read, so an idle poll never
+      // takes the file's write lock from the processes serving requests.
+      if (anyQueued().get() === undefined) return null;
       // One statement: the pick and the update cannot be split by another process's claim.
       return (
         db
