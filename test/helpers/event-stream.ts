@@ -2,6 +2,7 @@
  * Reading Server-Sent Events over real HTTP in tests: each event as it arrives (with the time it
  * arrived), so a test can act mid-stream (disconnect after the first delta) and check what came.
  */
+import { readServerSentEvents } from '../../src/client/stream.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
 import { validateAgainstOpenApi } from './openapi-validation.js';
 
@@ -23,29 +24,25 @@ export interface EventStreamResponse {
   disconnect(): void;
 }
 
-/** Splits an SSE byte stream into events (`event:` + `data:` lines; comments ignored). */
+/**
+ * The events of an SSE byte stream, as the typed client reads them (one parser for both), with
+ * their data parsed and the time each arrived; `onText` sees the raw text as it comes.
+ */
 export async function* parseEventStream(body: ReadableStream<Uint8Array>, onText?: (text: string) => void): AsyncGenerator<ReceivedEvent> {
   const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body) {
-    const text = decoder.decode(chunk, { stream: true });
-    onText?.(text);
-    buffer += text;
-    let boundary = buffer.indexOf('\n\n');
-    while (boundary >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      boundary = buffer.indexOf('\n\n');
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        if (line.startsWith('event:')) event = line.slice('event:'.length).trim();
-        else if (line.startsWith('data:')) data.push(line.slice('data:'.length).trimStart());
-      }
-      if (data.length === 0) continue;
-      yield { event, data: JSON.parse(data.join('\n')) as unknown, receivedAtMs: performance.now() };
-    }
+  const observed =
+    onText === undefined
+      ? body
+      : body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              onText(decoder.decode(chunk, { stream: true }));
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+  for await (const raw of readServerSentEvents(observed)) {
+    yield { event: raw.event, data: JSON.parse(raw.data) as unknown, receivedAtMs: performance.now() };
   }
 }
 

@@ -23,7 +23,7 @@ import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
 import { runFinishedEvents } from '../webhooks/events.js';
-import { failedResult, type RunOutcome } from './run-recorder.js';
+import { failedResult, outcomeColumns, type RunOutcome } from './run-recorder.js';
 import { requireRunScope } from './runs.js';
 
 /** A run cut off by a stopped process is tried this many times in all, then failed. */
@@ -94,22 +94,10 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
 
   /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
   async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
-    const completion = {
-      id: run.id,
-      instanceId,
-      status: outcome.status,
-      model: outcome.model,
-      inputTokens: outcome.usage.input_tokens,
-      outputTokens: outcome.usage.output_tokens,
-      totalTokens: outcome.usage.total_tokens,
-      chargedTokens: outcome.chargedTokens,
-      durationMs: outcome.durationMs,
-      finishedAt: clock.now(),
-      result: outcome.result,
-    };
+    const fields = { ...outcomeColumns(outcome), finishedAt: clock.now() };
+    const completion = { id: run.id, instanceId, ...fields, result: outcome.result };
     // run.completed / run.failed are written with the run's final state, in its transaction (the outbox).
-    const { id: _id, instanceId: _instance, result, ...fields } = completion;
-    const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result } };
+    const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result: outcome.result } };
     const kept = await store.runs.complete(completion, runFinishedEvents(ended, completion.finishedAt));
     if (!kept) logger.warn({ runId: run.id }, 'a run ended here after another process took it over; its outcome here is dropped');
   }

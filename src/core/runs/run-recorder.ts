@@ -36,6 +36,25 @@ export function failedResult(err: unknown): { error: { code: string; message: st
   return { error: { code: error.code, message: error.message } };
 }
 
+/** How a run ended, as the run's columns hold it: the same for a run recorded in its request and a queued run's final write. */
+export function outcomeColumns<Status extends string>(outcome: {
+  status: Status;
+  model: string | null;
+  usage: TokenUsage;
+  chargedTokens: number;
+  durationMs: number;
+}) {
+  return {
+    status: outcome.status,
+    model: outcome.model,
+    inputTokens: outcome.usage.input_tokens,
+    outputTokens: outcome.usage.output_tokens,
+    totalTokens: outcome.usage.total_tokens,
+    chargedTokens: outcome.chargedTokens,
+    durationMs: outcome.durationMs,
+  };
+}
+
 export function createRunRecorder(runs: RunRepository, clock: Clock) {
   return {
     NO_USAGE,
@@ -50,13 +69,7 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         kind: outcome.kind,
         resourceId: outcome.resourceId,
         version: outcome.version,
-        status: outcome.status,
-        model: outcome.model,
-        inputTokens: outcome.usage.input_tokens,
-        outputTokens: outcome.usage.output_tokens,
-        totalTokens: outcome.usage.total_tokens,
-        chargedTokens: outcome.chargedTokens,
-        durationMs: outcome.durationMs,
+        ...outcomeColumns(outcome),
         createdAt: finishedAt,
         payload: { inputs: outcome.inputs, result: outcome.result },
         // Executed in its request: it started when the request's execution did, and was never queued.
