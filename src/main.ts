@@ -21,6 +21,7 @@ import { MCP_PATH } from './mcp/mcp-path.js';
 import { answerClientError } from './rest/client-error.js';
 import { createRestApp } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
+import { CONSOLE_PATHS } from './operations/site-paths.js';
 import { API_VERSION } from './core/health.js';
 import { createTelemetry, type Telemetry } from './core/telemetry/telemetry.js';
 import { livenessRoute, metricsRoute, readinessRoute, startMetricsServer, type MetricsServer } from './observability/endpoints.js';
@@ -147,9 +148,12 @@ export async function createApplication(config: Config, options: ApplicationOpti
       allowedHosts: config.allowedHosts,
     }),
   );
+  // The console (pages, sign-in, argon2) also loads on its first request.
+  const consoleDoor = lazyHandler(async () => (await import('./console/create-console-door.js')).createConsoleDoor({ core, operations }).handler);
   let accepting = true;
   const mounts = [
     { path: MCP_PATH, handler: mcp, door: 'mcp' },
+    { path: CONSOLE_PATHS.root, handler: consoleDoor, door: 'console' },
     { path: '/livez', handler: livenessRoute(), door: 'operations' },
     {
       path: '/readyz',

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { PLANS, type Plan } from '../core/domain/plans.js';
+import type { AccountTokenPurpose } from '../db/store.js';
+import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
 import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
@@ -33,6 +35,34 @@ export function registerAccountCommands(program: Command, context: CliContext): 
       );
       print(context.stdout, created, options, () => rows(Object.entries(created)));
     });
+
+  /** Prints a one-time console link once: only its hash is stored, so it cannot be shown again. */
+  const issueLink = (purpose: AccountTokenPurpose) => async (email: string, options: { json?: boolean }) => {
+    const link = await withApplication(context, async ({ core }) => {
+      const found = await core.accounts.accountByEmail(email);
+      const issued = await core.consoleSessions.issueLink({ account: found, purpose });
+      return {
+        email: found.email,
+        url: `${core.settings.siteUrl}${CONSOLE_PATHS.setPassword}?token=${issued.token}`,
+        expires_at: new Date(issued.expiresAt).toISOString(),
+      };
+    });
+    print(context.stdout, link, options, () => `${rows(Object.entries(link))}\n\nShown once: send the link to ${link.email}; it works once, until it expires.`);
+  };
+
+  account
+    .command('invite')
+    .description('Print a one-time link with which the account holder sets a password and signs in to the web console')
+    .argument('<email>', "the account's email")
+    .option('--json', 'print JSON')
+    .action(issueLink('invite'));
+
+  account
+    .command('reset-password')
+    .description('Print a one-time link (valid one hour) to set a new console password; it signs every session out when used')
+    .argument('<email>', "the account's email")
+    .option('--json', 'print JSON')
+    .action(issueLink('reset'));
 
   account
     .command('list')

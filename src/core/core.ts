@@ -15,6 +15,7 @@ import type { ContentQuotas, Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
 import { createSelfService } from './accounts/self-service.js';
 import { createAuthenticator } from './access/authenticator.js';
+import { type ConsoleSessionSettings, createConsoleSessions } from './access/console-sessions.js';
 import { createRateLimiter } from './access/rate-limiter.js';
 import { createBundleService } from './bundle/bundles.js';
 import { createCatalogService } from './catalog/catalog.js';
@@ -57,6 +58,8 @@ export interface CoreSettings {
   runRetentionDays: number;
   /** Asynchronous runs: concurrency per process, the per-account bound, how often other processes' runs are looked for. */
   runQueue: RunQueueSettings;
+  /** Console sign-in: session idle and absolute expiry, invite and reset link lifetimes (defaults when omitted). */
+  consoleSessions?: ConsoleSessionSettings;
   /** Webhook delivery: the SSRF allow-list, attempt timeout and concurrency. */
   webhooks?: { allowHosts: readonly string[]; timeoutMs: number; concurrency: number };
 }
@@ -130,6 +133,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     logger,
     telemetry,
     authenticator,
+    consoleSessions: createConsoleSessions(store, clock, settings.consoleSessions),
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,

@@ -34,6 +34,21 @@ export const ERROR_TABLE = {
     setB: 'UNAUTHORIZED',
     hint: 'Do not retry; use a valid, unrevoked key.',
   },
+  SIGN_IN_FAILED: {
+    status: 401,
+    summary: 'Console sign-in: the email or password is incorrect',
+    hint: 'Check the email and password; an operator can send a reset link.',
+  },
+  CSRF_TOKEN_INVALID: {
+    status: 403,
+    summary: 'Console: the form was not sent from a page of this console session (missing or wrong CSRF token)',
+    hint: 'Reload the page and submit the form again.',
+  },
+  LINK_INVALID: {
+    status: 400,
+    summary: 'Console: an invite or reset link that is unknown, expired or already used',
+    hint: 'Ask the operator for a new link (porch account invite or reset-password).',
+  },
   API_EXPERT_ONLY: {
     status: 401,
     summary: 'The account is not on the Expert plan',

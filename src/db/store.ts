@@ -646,7 +646,7 @@ export interface RunRecord {
   createdAt: number;
   payload: RunPayload | null;
   /** Which kind of key `keyId` names (null for runs recorded before it was kept). */
-  keyKind: 'api_key' | 'partner_key' | null;
+  keyKind: CredentialKind | null;
   /** How many times a process took it from the queue (0 for a run executed in its request). */
   attempts: number;
   /** The process (instance id) executing it while it runs asynchronously. */
@@ -956,6 +956,67 @@ export interface StoreDescription {
   ephemeral: boolean;
 }
 
+/** What authenticated a call: an API key, a partner key, or a console session. */
+export const CREDENTIAL_KINDS = ['api_key', 'partner_key', 'session'] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/** A signed-in console session. Only the sha256 of its cookie's token is stored. */
+export interface ConsoleSessionRecord {
+  id: string;
+  accountId: string;
+  tokenHash: string;
+  createdAt: number;
+  /** Refreshed as the session is used (at most once a minute); idle expiry counts from it. */
+  lastSeenAt: number;
+  /** The absolute expiry: no use extends a session past it. */
+  expiresAt: number;
+  revokedAt: number | null;
+  /** The browser that signed in, shortened, so a user can tell their sessions apart. */
+  userAgent: string | null;
+}
+
+/** What a one-time link lets its holder do: set the first password (invite) or a new one (reset). */
+export const ACCOUNT_TOKEN_PURPOSES = ['invite', 'reset'] as const;
+export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number];
+
+/** A one-time link's token (sha256 only), usable once before it expires. */
+export interface AccountTokenRecord {
+  id: string;
+  accountId: string;
+  tokenHash: string;
+  purpose: AccountTokenPurpose;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface SignInRepository {
+  /** The account's password hash (an argon2id PHC string), or null before it set one. */
+  passwordHash(accountId: string): Promise<string | null>;
+  /** Stores a one-time token; every earlier unused token of the account stops working. */
+  issueToken(token: AccountTokenRecord): Promise<void>;
+  /**
+   * Redeems a one-time token in one transaction: marks it used, sets the password and revokes
+   * every session of the account. Null, and nothing written, when the token is unknown, used or expired.
+   */
+  redeemToken(request: { tokenHash: string; passwordHash: string; now: number }): Promise<{ accountId: string; purpose: AccountTokenPurpose } | null>;
+  createSession(session: ConsoleSessionRecord): Promise<void>;
+  /** A session by id, whatever its state (a queued run started from the console checks it is still usable). */
+  findSession(id: string): Promise<ConsoleSessionRecord | null>;
+  /** The session of this token hash if it is neither revoked, past its absolute expiry, nor idle since `idleSince`. */
+  findUsableSession(request: { tokenHash: string; now: number; idleSince: number }): Promise<ConsoleSessionRecord | null>;
+  /** Records that the session was used at `at`. */
+  touchSession(request: { id: string; at: number }): Promise<void>;
+  /** Revokes one session of the account; false when it is not the account's or already ended. */
+  revokeSession(request: { id: string; accountId: string; at: number }): Promise<boolean>;
+  /** Revokes every session of the account (but `exceptId`); the number revoked. */
+  revokeAllSessions(request: { accountId: string; at: number; exceptId?: string }): Promise<number>;
+  /** The account's sessions still usable at `now` (idle ones included until they expire), newest first. */
+  listSessions(request: { accountId: string; now: number; idleSince: number }): Promise<ConsoleSessionRecord[]>;
+  /** Deletes sessions and tokens that ended before `before`; the number of rows removed. */
+  pruneEnded(before: number): Promise<number>;
+}
+
 export interface Store {
   organisations: OrganisationRepository;
   accounts: AccountRepository;
@@ -973,6 +1034,7 @@ export interface Store {
   sanitiserRules: SanitiserRuleRepository;
   instances: InstanceRepository;
   executionSlots: ExecutionSlotRepository;
+  signIn: SignInRepository;
   describe(): StoreDescription;
   /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;

@@ -36,6 +36,9 @@ export const COPIED_TABLES = [
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_attempts',
+  'account_passwords',
+  'console_sessions',
+  'account_tokens',
 ] as const;
 
 export type CopiedTable = (typeof COPIED_TABLES)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PLANS } from '../core/domain/plans.js';
+import { CREDENTIAL_KINDS } from '../db/store.js';
 import { defineKeyedOperation } from './operation.js';
 import { ANY_KEY_SCOPES, balanceSchema, keyLimitsSchema } from './self-service-schemas.js';
 import { timestampSchema } from './schemas.js';
@@ -42,7 +43,9 @@ export const getAccount = defineKeyedOperation({
       key: z
         .object({
           id: z.uuid().describe('Id of the key making this call.'),
-          kind: z.enum(['api_key', 'partner_key']).describe('An account API key (mdi_) or a partner key (mpk_).'),
+          kind: z
+            .enum(CREDENTIAL_KINDS)
+            .describe('An account API key (mdi_), a partner key (mpk_), or `session` when the web console calls as its signed-in account.'),
           name: z.string().describe('Key name.'),
           scopes: z.array(z.string()).describe('Scopes the key holds.'),
           limits: keyLimitsSchema.extend({ max_in_flight: z.number().int().min(1).describe('Executions the key may have running at once.') }),

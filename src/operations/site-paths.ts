@@ -21,6 +21,17 @@ export const SITE_PATHS = {
   assets: '/assets',
 } as const;
 
+/** The web console's pages (src/console), under one prefix but the refine page, which needs no sign-in. */
+const CONSOLE = '/console';
+export const CONSOLE_PATHS = {
+  root: CONSOLE,
+  signIn: `${CONSOLE}/sign-in`,
+  signOut: `${CONSOLE}/sign-out`,
+  setPassword: `${CONSOLE}/set-password`,
+  assets: `${CONSOLE}/assets`,
+  refine: '/refine',
+} as const;
+
 /** Joins the public origin (no trailing slash) and a site path. */
 export function siteLink(siteUrl: string, path: string): string {
   return `${siteUrl.replace(/\/+$/, '')}${path}`;

@@ -68,8 +68,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   async function send<Body>(url: string, method: string, request: RequestOptions = {}): Promise<ApiResponse<Body>> {
     const headers: Record<string, string> = { ...request.headers };
     if (request.key !== undefined) headers['x-api-key'] = request.key;
-    let body: string | Buffer | undefined;
-    if (request.rawBody !== undefined) body = request.rawBody;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (request.rawBody !== undefined) body = typeof request.rawBody === 'string' ? request.rawBody : new Uint8Array(request.rawBody);
     else if (request.body !== undefined) {
       body = JSON.stringify(request.body);
       headers['content-type'] ??= 'application/json';

@@ -1,4 +1,5 @@
-import type { AccountRecord, ApiKeyRecord, PartnerKeyRecord, Store } from '../../db/store.js';
+import type { AccountRecord, ApiKeyRecord, CredentialKind, PartnerKeyRecord, Store } from '../../db/store.js';
+import { sessionCredential } from './console-sessions.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -39,7 +40,7 @@ function refuseMalformedActingAccount(actingAccountId: string | undefined): void
 /** Who started a queued run: the key (and its kind) and the account it acted for. */
 export interface RunIdentity {
   keyId: string;
-  keyKind: 'api_key' | 'partner_key';
+  keyKind: CredentialKind;
   accountId: string;
 }
 
@@ -85,6 +86,12 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       const now = clock.now();
       const account = await store.accounts.findById(accountId);
       if (!account) throw invalidKey();
+      if (keyKind === 'session') {
+        // A run queued from the console runs while its session lasts; signing out cancels what has not started.
+        const session = await store.signIn.findSession(keyId);
+        if (!session || session.accountId !== account.id || session.revokedAt !== null || session.expiresAt <= now) throw invalidKey();
+        return { account, credential: sessionCredential(session) };
+      }
       if (keyKind === 'partner_key') {
         const key = await store.partnerKeys.findById(keyId);
         if (!key || key.revokedAt !== null || key.organisationId !== account.organisationId) throw invalidKey();

@@ -208,6 +208,13 @@ export function createAccountService(store: Store, clock: Clock) {
       return (await store.accounts.findByEmail(email.trim().toLowerCase())) !== null;
     },
 
+    /** The account with this email (compared as stored: trimmed, lower-case). */
+    async accountByEmail(email: string): Promise<AccountRecord> {
+      const account = await store.accounts.findByEmail(email.trim().toLowerCase());
+      if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with email ${email}.`);
+      return account;
+    },
+
     async countAccounts(): Promise<number> {
       return store.accounts.count();
     },

@@ -3,15 +3,15 @@
  * account's own API keys. A key can never give another key more than it holds itself: scopes
  * must be a subset of the calling key's, limits at most the calling key's.
  */
-import type { Store } from '../../db/store.js';
+import type { CredentialKind, Store } from '../../db/store.js';
 import type { Plan } from '../domain/plans.js';
 import type { Caller } from '../access/caller.js';
-import { parseScopes } from '../access/scopes.js';
+import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { tokensToCredits } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { isoOrNull, toIsoTimestamp } from '../views.js';
-import type { AccountService, KeyView } from './accounts.js';
+import { type AccountService, DEFAULT_REQUESTS_PER_DAY, DEFAULT_REQUESTS_PER_MINUTE, type KeyView } from './accounts.js';
 
 export interface KeyLimitsView {
   requests_per_minute: number;
@@ -38,7 +38,7 @@ export interface AccountSelfView {
   credits: { balance_tokens: number; reserved_tokens: number; available_tokens: number; available_credits: number };
   key: {
     id: string;
-    kind: 'api_key' | 'partner_key';
+    kind: CredentialKind;
     name: string;
     scopes: string[];
     limits: KeyLimitsView & { max_in_flight: number };
@@ -83,6 +83,21 @@ function ownKeyView(key: KeyView, lastCountedSeconds: number | undefined): OwnKe
 }
 
 /** A limit for a new key: the caller's own when not given, never above it. */
+/**
+ * What a caller may give a key it creates: a key, at most what it holds itself (and by default
+ * the same); a console session (the account holder), any scope, a new key's default scopes when
+ * none are asked for, and at most the limits the operator's keys get by default.
+ */
+function keyCreationBounds(credential: Caller['credential']): {
+  scopes: readonly string[];
+  defaultScopes: readonly string[];
+  requestsPerMinute: number;
+  requestsPerDay: number;
+} {
+  if (credential.kind !== 'session') return { ...credential, defaultScopes: credential.scopes };
+  return { scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES, requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE, requestsPerDay: DEFAULT_REQUESTS_PER_DAY };
+}
+
 function limitWithin(requested: number | undefined, own: number, field: string): number {
   if (requested === undefined) return own;
   if (requested > own) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${field}: must be at most ${own}, the calling key's own limit.`);
@@ -103,13 +118,20 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
     return keys.map((key) => ownKeyView(key, lastCounted.get(key.id)));
   }
 
+  /** The record of the key that authenticated the caller, for its name; a console session has none. */
+  async function credentialRecord(credential: Caller['credential']): Promise<{ name: string } | null> {
+    if (credential.kind === 'api_key') return store.apiKeys.findById(credential.id);
+    if (credential.kind === 'partner_key') return store.partnerKeys.findById(credential.id);
+    return { name: 'Console session' };
+  }
+
   return {
     async account(caller: Caller): Promise<AccountSelfView> {
       const { account, credential } = caller;
       const organisation = await store.organisations.findById(account.organisationId);
       if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
       const balance = await store.credits.balance(account.id);
-      const keyRecord = credential.kind === 'api_key' ? await store.apiKeys.findById(credential.id) : await store.partnerKeys.findById(credential.id);
+      const keyRecord = await credentialRecord(credential);
       const available = balance.balanceTokens - balance.reservedTokens;
       return {
         account: { id: account.id, email: account.email, name: account.name, plan: account.plan, created_at: toIsoTimestamp(account.createdAt) },
@@ -139,8 +161,8 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
     },
 
     async createKey(caller: Caller, input: OwnKeyCreation): Promise<CreatedOwnKey> {
-      const own = caller.credential;
-      const scopes = input.scopes === undefined ? [...own.scopes] : parseScopes(input.scopes);
+      const own = keyCreationBounds(caller.credential);
+      const scopes = input.scopes === undefined ? [...own.defaultScopes] : parseScopes(input.scopes);
       const beyond = scopes.filter((scope) => !own.scopes.includes(scope));
       if (beyond.length > 0) {
         throw new PorchError(

@@ -10,6 +10,7 @@ import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
 import { createWebhookRepository } from './webhooks.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+import { createSignInRepository } from './sign-in.js';
 
 export { isPostgresUrl, postgresLocation } from './open-database.js';
 export type { PostgresOptions } from './open-database.js';
@@ -68,6 +69,7 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     sanitiserRules: guarded(createSanitiserRuleRepository(db)),
     instances: guarded(createInstanceRepository(db)),
     executionSlots: guarded(createExecutionSlotRepository(db)),
+    signIn: guarded(createSignInRepository(db)),
     describe: () => description,
     async ping() {
       if (closed) return false;

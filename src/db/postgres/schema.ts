@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import { ACCOUNT_TOKEN_PURPOSES, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -340,7 +340,7 @@ export const runs = pgTable(
     ...timestamps,
     payload: json('payload').$type<{ inputs: unknown; result: unknown }>(),
     /** Which kind of key started it (a partner key acts for the account), so an asynchronous run can act as it. */
-    keyKind: text('key_kind', { enum: ['api_key', 'partner_key'] }),
+    keyKind: text('key_kind', { enum: CREDENTIAL_KINDS }),
     /** How many times a process claimed it: a run cut off by a crash is retried once, then failed. */
     attempts: integer('attempts').notNull().default(0),
     /** The process (instance id) running it, while it runs asynchronously. */
@@ -495,4 +495,48 @@ export const webhookAttempts = pgTable(
     error: text('error'),
   },
   (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
+);
+
+/** Console sign-in: an account's password, as an argon2id PHC string (never the password). */
+export const accountPasswords = pgTable('account_passwords', {
+  accountId: text('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  updatedAt: epochMs('updated_at').notNull(),
+});
+
+/** Console sessions, shared by every process; the cookie's token is stored as its sha256 only. */
+export const consoleSessions = pgTable(
+  'console_sessions',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    ...timestamps,
+    lastSeenAt: epochMs('last_seen_at').notNull(),
+    expiresAt: epochMs('expires_at').notNull(),
+    revokedAt: epochMs('revoked_at'),
+    userAgent: text('user_agent'),
+  },
+  (table) => [uniqueIndex('console_sessions_token_unique').on(table.tokenHash), index('console_sessions_account_idx').on(table.accountId)],
+);
+
+/** One-time links of `porch account invite` and `reset-password` (sha256 of the token only). */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    purpose: text('purpose', { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+    ...timestamps,
+    expiresAt: epochMs('expires_at').notNull(),
+    usedAt: epochMs('used_at'),
+  },
+  (table) => [uniqueIndex('account_tokens_token_unique').on(table.tokenHash), index('account_tokens_account_idx').on(table.accountId)],
 );

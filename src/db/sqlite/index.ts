@@ -9,6 +9,7 @@ import { createExecutionSlotRepository, createInstanceRepository } from './insta
 import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+import { createSignInRepository } from './sign-in.js';
 import { createWebhookRepository } from './webhooks.js';
 
 export { databaseDirectory } from './open-database.js';
@@ -46,6 +47,7 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     sanitiserRules: createSanitiserRuleRepository(db),
     instances: createInstanceRepository(db),
     executionSlots: createExecutionSlotRepository(db),
+    signIn: createSignInRepository(db),
     describe: () => description,
     async ping() {
       try {

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import { ACCOUNT_TOKEN_PURPOSES, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -353,7 +353,7 @@ export const runs = sqliteTable(
     ...timestamps,
     payload: text('payload', { mode: 'json' }).$type<{ inputs: unknown; result: unknown }>(),
     /** Which kind of key started it (a partner key acts for the account), so an asynchronous run can act as it. */
-    keyKind: text('key_kind', { enum: ['api_key', 'partner_key'] }),
+    keyKind: text('key_kind', { enum: CREDENTIAL_KINDS }),
     /** How many times a process claimed it: a run cut off by a crash is retried once, then failed. */
     attempts: integer('attempts').notNull().default(0),
     /** The process (instance id) running it, while it runs asynchronously. */
@@ -520,4 +520,48 @@ export const webhookAttempts = sqliteTable(
     error: text('error'),
   },
   (table) => [index('webhook_attempts_delivery_idx').on(table.endpointId, table.eventId)],
+);
+
+/** Console sign-in: an account's password, as an argon2id PHC string (never the password). */
+export const accountPasswords = sqliteTable('account_passwords', {
+  accountId: text('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  passwordHash: text('password_hash').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Console sessions, shared by every process; the cookie's token is stored as its sha256 only. */
+export const consoleSessions = sqliteTable(
+  'console_sessions',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    ...timestamps,
+    lastSeenAt: integer('last_seen_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    revokedAt: integer('revoked_at'),
+    userAgent: text('user_agent'),
+  },
+  (table) => [uniqueIndex('console_sessions_token_unique').on(table.tokenHash), index('console_sessions_account_idx').on(table.accountId)],
+);
+
+/** One-time links of `porch account invite` and `reset-password` (sha256 of the token only). */
+export const accountTokens = sqliteTable(
+  'account_tokens',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    purpose: text('purpose', { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+    ...timestamps,
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (table) => [uniqueIndex('account_tokens_token_unique').on(table.tokenHash), index('account_tokens_account_idx').on(table.accountId)],
 );

@@ -1,0 +1,27 @@
+// Porch console: the few behaviours server-rendered pages cannot have on their own.
+// Everything works without this script; it only adds conveniences.
+
+/** Copy buttons: <button data-copy="#element-id"> copies that element's text. */
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
+  if (!button) return;
+  const target = document.querySelector(button.getAttribute('data-copy') ?? '');
+  if (!target) return;
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(target.textContent ?? '');
+    button.textContent = 'Copied';
+  } catch {
+    button.textContent = 'Select and copy';
+  }
+  setTimeout(() => {
+    button.textContent = label;
+  }, 1500);
+});
+
+/** Confirmation before destructive actions: <button data-confirm="Revoke this key?">. */
+document.addEventListener('submit', (event) => {
+  const submitter = event.submitter;
+  const message = submitter?.getAttribute('data-confirm') ?? (event.target instanceof Element ? event.target.getAttribute('data-confirm') : null);
+  if (message && !window.confirm(message)) event.preventDefault();
+});

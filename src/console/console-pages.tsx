@@ -1,0 +1,190 @@
+/**
+ * What every console page handler gets, and how it is wired: the signed-in caller, the operation
+ * caller, rendering into the frame, and the checks every route shares (session, CSRF).
+ */
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { Core } from '../core/core.js';
+import { ERROR_TABLE, PorchError, toPorchError } from '../core/errors.js';
+import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import type { Operation } from '../operations/operation.js';
+import { CONSOLE_PATHS } from '../operations/site-paths.js';
+import type { ConsoleAssets } from './assets.js';
+import { type OperationCaller, operationCaller } from './call-operation.js';
+import { Page, type SectionId } from './pages/layout.js';
+import type { ConsoleCookies, SignedIn } from './session.js';
+
+export interface ConsoleDependencies {
+  core: Core;
+  operations: readonly Operation[];
+  assets: ConsoleAssets;
+  cookies: ConsoleCookies;
+}
+
+export interface RenderedPage {
+  title: string;
+  active?: SectionId;
+  body: VNode;
+  status?: number;
+}
+
+/** One request of a signed-in page. */
+export interface PageContext {
+  req: Request;
+  res: Response;
+  signedIn: SignedIn;
+  api: OperationCaller;
+  /** The public origin (`site_url`), for absolute links shown to the user. */
+  siteUrl: string;
+  render(page: RenderedPage): void;
+  redirect(path: string): void;
+}
+
+/** One request of a page that needs no sign-in (sign-in itself, the refine page). */
+export interface PublicPageContext {
+  req: Request;
+  res: Response;
+  /** The session when there is one: a public page still shows who is signed in. */
+  signedIn: SignedIn | null;
+  api: OperationCaller;
+  siteUrl: string;
+  /** The CSRF token the page's forms carry: the session's, or the anonymous form token. */
+  csrfToken: string;
+  render(page: RenderedPage): void;
+}
+
+export type PageHandler = (ctx: PageContext) => Promise<void>;
+export type PublicPageHandler = (ctx: PublicPageContext) => Promise<void>;
+
+/** A form body is a flat map of strings (and string lists, for repeated fields such as checkboxes). */
+export type FormBody = Record<string, string | string[] | undefined>;
+
+export function formBody(req: Request): FormBody {
+  const body: unknown = req.body;
+  return typeof body === 'object' && body !== null ? (body as FormBody) : {};
+}
+
+/** One value of a form field (the last, if repeated); empty strings read as absent. */
+export function formValue(body: FormBody, name: string): string | undefined {
+  const value = body[name];
+  const single = Array.isArray(value) ? value[value.length - 1] : value;
+  return single === undefined || single === '' ? undefined : single;
+}
+
+/** Every value of a repeated field (checkboxes). */
+export function formValues(body: FormBody, name: string): string[] {
+  const value = body[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function sendHtml(res: Response, status: number, page: VNode): void {
+  res.status(status);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  // Pages show account data and sometimes a secret shown once: never stored by a browser or proxy.
+  res.setHeader('Cache-Control', 'no-store');
+  res.send(`<!doctype html>${renderToString(page)}`);
+}
+
+export interface PageRegistrar {
+  /** A signed-in page (GET) or action (POST, CSRF-checked). */
+  page(method: 'GET' | 'POST', path: string, handler: PageHandler): void;
+  /** A page open to everyone; its POSTs are CSRF-checked all the same. */
+  publicPage(method: 'GET' | 'POST', path: string, handler: PublicPageHandler): void;
+  /** Answers with an error page (the error's status and message, in the frame). */
+  fail(req: Request, res: Response, signedIn: SignedIn | null, csrfToken: string, err: unknown): void;
+}
+
+/** Registers pages on a router mounted at `basePath`; pages name their full paths (CONSOLE_PATHS). */
+export function createPageRegistrar(router: Router, basePath: string, deps: ConsoleDependencies): PageRegistrar {
+  const { core, operations, assets, cookies } = deps;
+  const frame = (signedIn: SignedIn | null, csrfToken: string, page: RenderedPage) =>
+    (
+      <Page
+        title={page.title}
+        assetUrl={assets.url}
+        account={signedIn && { email: signedIn.caller.account.email, plan: signedIn.caller.account.plan }}
+        csrfToken={csrfToken}
+        active={page.active}
+      >
+        {page.body}
+      </Page>
+    );
+
+  const failed = (req: Request, res: Response, signedIn: SignedIn | null, csrfToken: string, err: unknown) => {
+    const error = toPorchError(err);
+    if (ERROR_TABLE[error.code].status >= 500) core.logger.error({ ...logFieldsOf(res.locals.scope), err }, 'console page failed');
+    if (error.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
+    const body = <ErrorBody message={error.message} back={req.get('referer')} />;
+    sendHtml(res, ERROR_TABLE[error.code].status, frame(signedIn, csrfToken, { title: 'Something went wrong', body }));
+  };
+
+  const route = (method: 'GET' | 'POST', path: string, handler: (req: Request, res: Response) => Promise<void>) => {
+    const run: RequestHandler = (req, res, next) => {
+      handler(req, res).catch(next);
+    };
+    if (!path.startsWith(basePath)) throw new Error(`${path} is not under ${basePath}`);
+    const relative = path.slice(basePath.length) || '/';
+    if (method === 'GET') router.get(relative, run);
+    else router.post(relative, run);
+  };
+
+  return {
+    fail: failed,
+    page(method, path, handler) {
+      route(method, path, async (req, res) => {
+          const signedIn = await cookies.signedIn(req);
+          if (!signedIn) {
+            if (method === 'GET') return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
+            return failed(req, res, null, cookies.formToken(req, res), new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.'));
+          }
+          try {
+            if (method === 'POST') cookies.checkCsrf(req, signedIn);
+            await handler({
+              req,
+              res,
+              signedIn,
+              api: operationCaller(core, operations, signedIn, req, res),
+              siteUrl: core.settings.siteUrl,
+              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page)),
+              redirect: (to) => res.redirect(303, to),
+            });
+          } catch (err) {
+            failed(req, res, signedIn, signedIn.csrfToken, err);
+          }
+      });
+    },
+    publicPage(method, path, handler) {
+      route(method, path, async (req, res) => {
+          const signedIn = await cookies.signedIn(req);
+          const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
+          try {
+            if (method === 'POST') cookies.checkCsrf(req, signedIn);
+            await handler({
+              req,
+              res,
+              signedIn,
+              api: operationCaller(core, operations, signedIn, req, res),
+              siteUrl: core.settings.siteUrl,
+              csrfToken,
+              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page)),
+            });
+          } catch (err) {
+            failed(req, res, signedIn, csrfToken, err);
+          }
+      });
+    },
+  };
+}
+
+function ErrorBody({ message, back }: { message: string; back: string | undefined }): VNode {
+  return (
+    <section>
+      <h1>Something went wrong</h1>
+      <p class="notice notice-error" role="alert">
+        {message}
+      </p>
+      {back ? <a href={back}>Go back</a> : null}
+    </section>
+  );
+}

@@ -1,0 +1,252 @@
+/**
+ * Settings → API Access: the account's keys (scopes, limits, last use), creating one (its secret
+ * shown once, with a copy button), rotating with a grace period, revoking. Expert accounts only,
+ * as the API itself; other plans see why.
+ */
+import type { z } from 'zod';
+import { MAX_ROTATION_GRACE_SECONDS } from '../../core/accounts/accounts.js';
+import { ALL_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_DESCRIPTIONS } from '../../core/access/scopes.js';
+import type { PorchError } from '../../core/errors.js';
+import { createKey } from '../../operations/create-key.js';
+import { listKeys } from '../../operations/list-keys.js';
+import { revokeKey } from '../../operations/revoke-key.js';
+import { rotateKey } from '../../operations/rotate-key.js';
+import type { ownKeySchema } from '../../operations/self-service-schemas.js';
+import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
+import { formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { dateTime } from './format.js';
+import { Notice, PostForm } from './layout.js';
+
+const PATH = `${CONSOLE_PATHS.root}/settings/api-access`;
+
+type OwnKey = z.output<typeof ownKeySchema>;
+
+/** What a page shows once after an action: the new secret, or the error it met. */
+interface Outcome {
+  created?: { name: string; secret: string; replaced?: string };
+  revoked?: string;
+  error?: PorchError;
+}
+
+const ROTATION_GRACE_CHOICES = [
+  { seconds: 0, label: 'Revoke the old key now' },
+  { seconds: 3_600, label: 'Keep the old key for 1 hour' },
+  { seconds: MAX_ROTATION_GRACE_SECONDS, label: 'Keep the old key for 24 hours' },
+] as const;
+
+function KeyStatus({ item }: { item: OwnKey }) {
+  const kind = item.status === 'active' ? (item.expires_at ? 'badge-warn' : 'badge-success') : 'badge-danger';
+  return <span class={`badge ${kind}`}>{item.status === 'active' && item.expires_at ? `active until ${dateTime(item.expires_at)}` : item.status}</span>;
+}
+
+function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
+  if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">Your API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Status</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Limits</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Created</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((item) => (
+            <tr key={item.id}>
+              <td>{item.name}</td>
+              <td>
+                <code>{item.prefix}…</code>
+              </td>
+              <td>
+                <KeyStatus item={item} />
+              </td>
+              <td>{item.scopes.join(', ')}</td>
+              <td class="number">
+                {item.limits.requests_per_minute}/min
+                <br />
+                {item.limits.requests_per_day.toLocaleString('en')}/day
+              </td>
+              <td>{item.last_used_at ? dateTime(item.last_used_at) : 'never'}</td>
+              <td>{dateTime(item.created_at)}</td>
+              <td>
+                {item.status === 'active' ? (
+                  <div class="actions">
+                    <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
+                      <label class="hint" for={`grace-${item.id}`}>
+                        Rotate
+                      </label>
+                      <select id={`grace-${item.id}`} name="grace_seconds">
+                        {ROTATION_GRACE_CHOICES.map((choice) => (
+                          <option value={String(choice.seconds)} key={choice.seconds}>
+                            {choice.label}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" class="secondary">
+                        Rotate
+                      </button>
+                    </PostForm>
+                    <PostForm action={`${PATH}/keys/${item.id}/revoke`} csrfToken={csrfToken}>
+                      <button type="submit" class="danger" data-confirm={`Revoke ${item.name}? Clients using it stop working at once.`}>
+                        Revoke
+                      </button>
+                    </PostForm>
+                  </div>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function CreateKeyForm({ csrfToken }: { csrfToken: string }) {
+  return (
+    <PostForm action={`${PATH}/keys`} csrfToken={csrfToken} class="stack panel">
+      <h2>Create a key</h2>
+      <div class="field">
+        <label for="key-name">Name</label>
+        <input id="key-name" name="name" type="text" maxLength={100} placeholder="e.g. production backend" />
+      </div>
+      <fieldset>
+        <legend>Scopes</legend>
+        <div class="checkboxes">
+          {ALL_SCOPES.map((scope) => (
+            <label key={scope} title={SCOPE_DESCRIPTIONS[scope]}>
+              <input type="checkbox" name="scopes" value={scope} checked={DEFAULT_KEY_SCOPES.includes(scope)} /> {scope}
+            </label>
+          ))}
+        </div>
+        <p class="hint">Write, key-management, usage and webhook scopes are never given by default: tick them only for keys that need them.</p>
+      </fieldset>
+      <div class="cards">
+        <div class="field">
+          <label for="rpm">Requests per minute</label>
+          <input id="rpm" name="requests_per_minute" type="number" min={1} placeholder="120" />
+        </div>
+        <div class="field">
+          <label for="rpd">Requests per day</label>
+          <input id="rpd" name="requests_per_day" type="number" min={1} placeholder="20000" />
+        </div>
+        <div class="field">
+          <label for="expires">Expires (UTC, optional)</label>
+          <input id="expires" name="expires_at" type="datetime-local" />
+        </div>
+      </div>
+      <div class="actions">
+        <button type="submit">Create key</button>
+      </div>
+    </PostForm>
+  );
+}
+
+function NewSecret({ created }: { created: NonNullable<Outcome['created']> }) {
+  return (
+    <Notice kind="success">
+      <p>
+        {created.replaced ? `Rotated ${created.replaced}. ` : ''}Your new key <strong>{created.name}</strong> is below. Copy it now: it is shown only this once, and
+        Porch keeps only its hash.
+      </p>
+      <div class="secret">
+        <code id="new-key">{created.secret}</code>
+        <button type="button" class="secondary" data-copy="#new-key">
+          Copy
+        </button>
+      </div>
+    </Notice>
+  );
+}
+
+async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outcome: Outcome = {}): Promise<void> {
+  const account = signedIn.caller.account;
+  if (account.plan !== 'expert') {
+    render({
+      title: 'API access',
+      active: 'api-access',
+      body: (
+        <section>
+          <h1>API access</h1>
+          <Notice kind="info">
+            The REST API, MCP with a key and API keys are part of the Expert plan; this account is on the <strong>{account.plan}</strong> plan. Everything else in the
+            console works on every plan. Ask your Porch operator to move the account to Expert (porch account set-plan).
+          </Notice>
+        </section>
+      ),
+    });
+    return;
+  }
+  const keys = await api.call(listKeys);
+  if (!keys.ok) throw keys.error;
+  render({
+    title: 'API access',
+    active: 'api-access',
+    status: outcome.error?.status ?? 200,
+    body: (
+      <section>
+        <h1>API access</h1>
+        <p class="lead">
+          Keys call the REST API at <code>{siteLink(siteUrl, SITE_PATHS.apiBase)}</code> (header <code>X-API-Key</code>) and the MCP server at{' '}
+          <code>{siteLink(siteUrl, SITE_PATHS.mcp)}</code>. See the <a href={SITE_PATHS.docs}>docs</a>.
+        </p>
+        {outcome.error ? <Notice kind="error">{outcome.error.message}</Notice> : null}
+        {outcome.created ? <NewSecret created={outcome.created} /> : null}
+        {outcome.revoked ? <Notice kind="success">Revoked {outcome.revoked}. Requests with it are refused from now on.</Notice> : null}
+        <KeysTable keys={keys.data.items} csrfToken={signedIn.csrfToken} />
+        <CreateKeyForm csrfToken={signedIn.csrfToken} />
+      </section>
+    ),
+  });
+}
+
+/** A whole number from a form field, or the text itself so the operation's validation names the field. */
+function numberField(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+}
+
+/** `datetime-local` sends `2026-12-01T10:00` with no zone; the form says UTC. */
+function utcTimestamp(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : value;
+}
+
+export function registerApiAccessPages(pages: PageRegistrar): void {
+  pages.page('GET', PATH, (ctx) => renderPage(ctx));
+
+  pages.page('POST', `${PATH}/keys`, async (ctx) => {
+    const body = formBody(ctx.req);
+    const scopes = formValues(body, 'scopes');
+    const result = await ctx.api.call(createKey, {
+      name: formValue(body, 'name'),
+      // No box ticked is a key with no scope: sent as is, so the operation's message explains it.
+      scopes,
+      requests_per_minute: numberField(formValue(body, 'requests_per_minute')),
+      requests_per_day: numberField(formValue(body, 'requests_per_day')),
+      expires_at: utcTimestamp(formValue(body, 'expires_at')),
+    });
+    await renderPage(ctx, result.ok ? { created: { name: result.data.key.name, secret: result.data.api_key } } : { error: result.error });
+  });
+
+  pages.page('POST', `${PATH}/keys/:id/rotate`, async (ctx) => {
+    const body = formBody(ctx.req);
+    const result = await ctx.api.call(rotateKey, { id: ctx.req.params.id, grace_seconds: numberField(formValue(body, 'grace_seconds')) ?? 0 });
+    await renderPage(
+      ctx,
+      result.ok ? { created: { name: result.data.key.name, secret: result.data.api_key, replaced: result.data.previous.prefix } } : { error: result.error },
+    );
+  });
+
+  pages.page('POST', `${PATH}/keys/:id/revoke`, async (ctx) => {
+    const result = await ctx.api.call(revokeKey, { id: ctx.req.params.id });
+    await renderPage(ctx, result.ok ? { revoked: result.data.name } : { error: result.error });
+  });
+}

@@ -1,0 +1,153 @@
+/**
+ * The frame of every console page: head, navigation, the signed-in account, and where a page's
+ * notices (an error from an operation, a one-time secret) go. Pages are rendered on the server
+ * (Preact's renderToString, which escapes every value); htmx, the console's script and the
+ * charting and graph libraries are the only JavaScript, each a served asset.
+ */
+import type { ComponentChildren, JSX } from 'preact';
+import { CONSOLE_PATHS } from '../../operations/site-paths.js';
+import type { AssetName } from '../assets.js';
+
+/** The console's sections, in the order the navigation lists them. */
+export const NAVIGATION = [
+  { group: 'Home', items: [{ id: 'overview', label: 'Overview', path: CONSOLE_PATHS.root }] },
+  {
+    group: 'Build',
+    items: [
+      { id: 'compositions', label: 'Compositions', path: `${CONSOLE_PATHS.root}/compositions` },
+      { id: 'skills', label: 'Skills', path: `${CONSOLE_PATHS.root}/skills` },
+      { id: 'personas', label: 'Personas', path: `${CONSOLE_PATHS.root}/personas` },
+      { id: 'workflows', label: 'Workflows', path: `${CONSOLE_PATHS.root}/workflows` },
+      { id: 'context-cards', label: 'Context cards', path: `${CONSOLE_PATHS.root}/context-cards` },
+    ],
+  },
+  {
+    group: 'Run',
+    items: [
+      { id: 'playground', label: 'Playground', path: `${CONSOLE_PATHS.root}/playground` },
+      { id: 'runs', label: 'Runs', path: `${CONSOLE_PATHS.root}/runs` },
+      { id: 'judge', label: 'Judge', path: `${CONSOLE_PATHS.root}/judge` },
+      { id: 'sanitiser', label: 'Sanitiser', path: `${CONSOLE_PATHS.root}/sanitiser` },
+      { id: 'refine', label: 'Refine a prompt', path: CONSOLE_PATHS.refine },
+    ],
+  },
+  {
+    group: 'Settings',
+    items: [
+      { id: 'api-access', label: 'API access', path: `${CONSOLE_PATHS.root}/settings/api-access` },
+      { id: 'webhooks', label: 'Webhooks', path: `${CONSOLE_PATHS.root}/settings/webhooks` },
+      { id: 'sessions', label: 'Sessions', path: `${CONSOLE_PATHS.root}/settings/sessions` },
+      { id: 'organisation', label: 'Organisation', path: `${CONSOLE_PATHS.root}/settings/organisation` },
+    ],
+  },
+] as const;
+
+export type SectionId = (typeof NAVIGATION)[number]['items'][number]['id'];
+
+/** What the frame needs from the door for one page. */
+export interface FrameProps {
+  title: string;
+  assetUrl(name: AssetName): string;
+  /** The signed-in account, or null on the sign-in pages and the public refine page. */
+  account: { email: string; plan: string } | null;
+  csrfToken: string;
+  active?: SectionId;
+  children: ComponentChildren;
+}
+
+export function Page({ title, assetUrl, account, csrfToken, active, children }: FrameProps): JSX.Element {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        {/* htmx would otherwise add an inline <style>, which the content security policy refuses. */}
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+        <title>{`${title} — Porch console`}</title>
+        <link rel="stylesheet" href={assetUrl('console.css')} />
+        <script src={assetUrl('htmx.js')} defer />
+        <script src={assetUrl('console.js')} type="module" />
+      </head>
+      <body hx-headers={JSON.stringify({ 'X-CSRF-Token': csrfToken })}>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        {account ? <SignedInFrame account={account} csrfToken={csrfToken} active={active} /> : <PublicHeader />}
+        <main id="main" class={account ? 'with-nav' : 'narrow'}>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+function PublicHeader(): JSX.Element {
+  return (
+    <header class="topbar">
+      <a class="brand" href={CONSOLE_PATHS.root}>
+        Porch
+      </a>
+      <a href="/docs">Docs</a>
+    </header>
+  );
+}
+
+function SignedInFrame({ account, csrfToken, active }: { account: { email: string; plan: string }; csrfToken: string; active: SectionId | undefined }) {
+  return (
+    <>
+      <header class="topbar">
+        <a class="brand" href={CONSOLE_PATHS.root}>
+          Porch
+        </a>
+        <span class="account">
+          <span class="email">{account.email}</span> <span class="badge">{account.plan}</span>
+        </span>
+        <form method="post" action={CONSOLE_PATHS.signOut} class="inline">
+          <input type="hidden" name="_csrf" value={csrfToken} />
+          <button type="submit" class="link-button">
+            Sign out
+          </button>
+        </form>
+      </header>
+      <nav class="sidebar" aria-label="Console">
+        <details open>
+          <summary>Menu</summary>
+          {NAVIGATION.map((section) => (
+            <div class="nav-group" key={section.group}>
+              <h2>{section.group}</h2>
+              <ul>
+                {section.items.map((item) => (
+                  <li key={item.id}>
+                    <a href={item.path} aria-current={item.id === active ? 'page' : undefined}>
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </details>
+      </nav>
+    </>
+  );
+}
+
+/** A notice at the top of a page: an operation's error message, or what just happened. */
+export function Notice({ kind, children }: { kind: 'error' | 'success' | 'info'; children: ComponentChildren }): JSX.Element {
+  return (
+    <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+/** A form that changes state: always POST, always with the session's CSRF token. */
+export function PostForm({ action, csrfToken, children, class: className }: { action: string; csrfToken: string; children: ComponentChildren; class?: string }) {
+  return (
+    <form method="post" action={action} class={className}>
+      <input type="hidden" name="_csrf" value={csrfToken} />
+      {children}
+    </form>
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * The console's home: credits, the last 30 days of usage by day, and the latest runs. Every figure
+ * comes from the operations an API client would call (get_account, get_usage, list_runs).
+ */
+import { getAccount } from '../../operations/get-account.js';
+import { getUsage } from '../../operations/get-usage.js';
+import { listRuns } from '../../operations/list-runs.js';
+import { CONSOLE_PATHS } from '../../operations/site-paths.js';
+import type { PageRegistrar } from '../console-pages.js';
+import { credits, dateTime, wholeNumber } from './format.js';
+import { Notice } from './layout.js';
+
+const RECENT_RUNS = 10;
+const USAGE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export function registerOverviewPage(pages: PageRegistrar): void {
+  pages.page('GET', CONSOLE_PATHS.root, async ({ api, render }) => {
+    const to = new Date();
+    const from = new Date(to.getTime() - USAGE_DAYS * DAY_MS);
+    const [account, usage, runs] = await Promise.all([
+      api.call(getAccount),
+      api.call(getUsage, { from: from.toISOString(), to: to.toISOString(), group_by: 'day' }),
+      api.call(listRuns, { limit: RECENT_RUNS }),
+    ]);
+    if (!account.ok) throw account.error;
+    const balance = account.data.credits;
+    render({
+      title: 'Overview',
+      active: 'overview',
+      body: (
+        <section>
+          <h1>Overview</h1>
+          <p class="lead">
+            {account.data.account.name ?? account.data.account.email} · {account.data.organisation.name}
+          </p>
+          <div class="cards">
+            <div class="card">
+              <div class="label">Credits available</div>
+              <div class="figure">{wholeNumber(balance.available_credits)}</div>
+              <div class="label">{wholeNumber(balance.reserved_tokens)} tokens reserved by runs in flight</div>
+            </div>
+            {usage.ok ? (
+              <>
+                <div class="card">
+                  <div class="label">Requests, last {USAGE_DAYS} days</div>
+                  <div class="figure">{wholeNumber(usage.data.totals.requests)}</div>
+                  <div class="label">{wholeNumber(usage.data.totals.errors)} failed</div>
+                </div>
+                <div class="card">
+                  <div class="label">Tokens, last {USAGE_DAYS} days</div>
+                  <div class="figure">{wholeNumber(usage.data.totals.total_tokens)}</div>
+                  <div class="label">{credits(usage.data.totals.credits_charged)} credits charged</div>
+                </div>
+              </>
+            ) : null}
+          </div>
+          <h2>Usage by day</h2>
+          {usage.ok ? (
+            usage.data.rows.length === 0 ? (
+              <p class="empty">No usage in the last {USAGE_DAYS} days.</p>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Day (UTC)</th>
+                      <th scope="col" class="number">
+                        Requests
+                      </th>
+                      <th scope="col" class="number">
+                        Tokens
+                      </th>
+                      <th scope="col" class="number">
+                        Credits
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {usage.data.rows.map((row) => (
+                      <tr key={row.group}>
+                        <td>{row.group}</td>
+                        <td class="number">{wholeNumber(row.requests)}</td>
+                        <td class="number">{wholeNumber(row.total_tokens)}</td>
+                        <td class="number">{credits(row.credits_charged)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          ) : (
+            <Notice kind="error">{usage.error.message}</Notice>
+          )}
+          <h2>Recent runs</h2>
+          {runs.ok ? (
+            runs.data.items.length === 0 ? (
+              <p class="empty">No runs yet. Try one in the playground.</p>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Kind</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Model</th>
+                      <th scope="col" class="number">
+                        Tokens
+                      </th>
+                      <th scope="col" class="number">
+                        Duration
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {runs.data.items.map((run) => (
+                      <tr key={run.id}>
+                        <td>
+                          <a href={`${CONSOLE_PATHS.root}/runs/${run.id}`}>{dateTime(run.created_at)}</a>
+                        </td>
+                        <td>{run.kind}</td>
+                        <td>
+                          <span class={`badge ${run.status === 'completed' ? 'badge-success' : run.status === 'failed' ? 'badge-danger' : ''}`}>{run.status}</span>
+                        </td>
+                        <td>{run.model ?? '—'}</td>
+                        <td class="number">{wholeNumber(run.token_usage.total_tokens)}</td>
+                        <td class="number">{wholeNumber(run.duration_ms)} ms</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          ) : (
+            <Notice kind="error">{runs.error.message}</Notice>
+          )}
+        </section>
+      ),
+    });
+  });
+}
