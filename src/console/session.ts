@@ -59,7 +59,8 @@ function sentCsrfToken(req: Request): unknown {
 export interface ConsoleCookies {
   /** The signed-in session of the request's cookie, or null. */
   signedIn(req: Request): Promise<SignedIn | null>;
-  startSession(res: Response, token: string, expiresAt: number): void;
+  /** Sets the session cookie for `lifetimeMs` (Max-Age, so a browser whose clock is off keeps it as long). */
+  startSession(res: Response, token: string, lifetimeMs: number): void;
   endSession(res: Response): void;
   /** The token an anonymous form carries (set in a cookie on first use). */
   formToken(req: Request, res: Response): string;
@@ -76,11 +77,11 @@ export function createConsoleCookies(core: Core, names: CookieNames): ConsoleCoo
       const session = await core.consoleSessions.authenticate(token);
       return session && { ...session, csrfToken: csrfTokenOf(token) };
     },
-    startSession(res, token, expiresAt) {
-      res.append('Set-Cookie', serializeCookie(names.session, token, { ...base, sameSite: 'lax', expires: new Date(expiresAt) }));
+    startSession(res, token, lifetimeMs) {
+      res.append('Set-Cookie', serializeCookie(names.session, token, { ...base, sameSite: 'lax', maxAge: Math.floor(lifetimeMs / 1000) }));
     },
     endSession(res) {
-      res.append('Set-Cookie', serializeCookie(names.session, '', { ...base, sameSite: 'lax', expires: new Date(0) }));
+      res.append('Set-Cookie', serializeCookie(names.session, '', { ...base, sameSite: 'lax', maxAge: 0 }));
     },
     formToken(req, res) {
       const existing = cookiesOf(req)[names.form];

@@ -37,7 +37,7 @@ export function consoleBrowser(harness: Pick<Harness, 'url'>): ConsoleBrowser {
       const separator = pair.indexOf('=');
       const name = pair.slice(0, separator).trim();
       const value = pair.slice(separator + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*expires=Thu, 01 Jan 1970/i.test(attribute));
+      const expired = attributes.some((attribute) => /^\s*max-age=0$/i.test(attribute));
       if (expired || value === '') jar.delete(name);
       else jar.set(name, value);
     }

@@ -1,6 +1,14 @@
 // Porch console: the few behaviours server-rendered pages cannot have on their own.
 // Everything works without this script; it only adds conveniences.
 
+/** The navigation is a sidebar on wide screens (always open) and a menu to open on phones. */
+const wide = window.matchMedia('(min-width: 761px)');
+const syncMenu = () => {
+  for (const menu of document.querySelectorAll('details.nav-menu')) menu.open = wide.matches;
+};
+syncMenu();
+wide.addEventListener('change', syncMenu);
+
 /** Copy buttons: <button data-copy="#element-id"> copies that element's text. */
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;

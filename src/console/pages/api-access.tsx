@@ -15,7 +15,7 @@ import type { ownKeySchema } from '../../operations/self-service-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 import { formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { dateTime } from './format.js';
-import { Notice, PostForm } from './layout.js';
+import { Notice, PostForm, TableWrap } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/api-access`;
 
@@ -42,7 +42,7 @@ function KeyStatus({ item }: { item: OwnKey }) {
 function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
   return (
-    <div class="table-wrap">
+    <TableWrap label="API keys">
       <table>
         <caption class="muted">Your API keys</caption>
         <thead>
@@ -105,7 +105,7 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

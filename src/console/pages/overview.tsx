@@ -8,7 +8,7 @@ import { listRuns } from '../../operations/list-runs.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import type { PageRegistrar } from '../console-pages.js';
 import { credits, dateTime, wholeNumber } from './format.js';
-import { Notice } from './layout.js';
+import { Notice, TableWrap } from './layout.js';
 
 const RECENT_RUNS = 10;
 const USAGE_DAYS = 30;
@@ -60,7 +60,7 @@ export function registerOverviewPage(pages: PageRegistrar): void {
             usage.data.rows.length === 0 ? (
               <p class="empty">No usage in the last {USAGE_DAYS} days.</p>
             ) : (
-              <div class="table-wrap">
+              <TableWrap label="Usage by day">
                 <table>
                   <thead>
                     <tr>
@@ -87,7 +87,7 @@ export function registerOverviewPage(pages: PageRegistrar): void {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )
           ) : (
             <Notice kind="error">{usage.error.message}</Notice>
@@ -97,7 +97,7 @@ export function registerOverviewPage(pages: PageRegistrar): void {
             runs.data.items.length === 0 ? (
               <p class="empty">No runs yet. Try one in the playground.</p>
             ) : (
-              <div class="table-wrap">
+              <TableWrap label="Recent runs">
                 <table>
                   <thead>
                     <tr>
@@ -130,7 +130,7 @@ export function registerOverviewPage(pages: PageRegistrar): void {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )
           ) : (
             <Notice kind="error">{runs.error.message}</Notice>

@@ -2,7 +2,7 @@
 import type { ConsoleSessions } from '../../core/access/console-sessions.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import type { PageContext, PageRegistrar } from '../console-pages.js';
-import { Notice, PostForm } from './layout.js';
+import { Notice, PostForm, TableWrap } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/sessions`;
 
@@ -19,7 +19,7 @@ export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSess
           <h1>Sessions</h1>
           <p class="lead">Browsers signed in to this account. A session ends after 12 hours without use, and after 7 days in any case.</p>
           {ended !== undefined ? <Notice kind="success">Signed out {ended === 1 ? 'one other session' : `${ended} other sessions`}.</Notice> : null}
-          <div class="table-wrap">
+          <TableWrap label="Sessions">
             <table>
               <thead>
                 <tr>
@@ -42,7 +42,7 @@ export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSess
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <PostForm action={`${PATH}/sign-out-others`} csrfToken={signedIn.csrfToken} class="panel">
             <p>Lost a device, or signed in somewhere you should not have? End every other session now.</p>
             <button type="submit" class="danger">

@@ -97,7 +97,7 @@ export function registerSignInPages(pages: PageRegistrar, cookies: ConsoleCookie
         address: req.socket.remoteAddress ?? 'unknown',
         userAgent: req.get('user-agent'),
       });
-      cookies.startSession(res, token, session.expiresAt);
+      cookies.startSession(res, token, session.expiresAt - session.createdAt);
       res.redirect(303, next);
     } catch (err) {
       const error = toPorchError(err);

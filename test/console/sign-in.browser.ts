@@ -1,0 +1,70 @@
+/**
+ * Signing in and Settings → API Access in Chromium: the invite link, the password, a key created
+ * and copied from the page and then used against the REST API, revoked, signed out. Every page
+ * passes axe (no serious or critical WCAG A/AA violation) and is photographed in four variants.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeViolations, launchChromium, screenshotVariants, seriousViolations, signInWithChromium } from '../helpers/console-chromium.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+let browser: Browser;
+beforeAll(async () => {
+  harness = await createHarness({ backgroundWork: false });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await harness?.close();
+});
+
+describe('sign-in and API access in a browser', () => {
+  it('signs in from an invite, creates a key that works on the API, revokes it and signs out', async () => {
+    const { context, page } = await signInWithChromium(browser, harness);
+    expect(await page.locator('h1').textContent()).toBe('Overview');
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+
+    await page.getByRole('link', { name: 'API access' }).click();
+    await page.getByLabel('Name').fill('walk key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.locator('#new-key').textContent()) ?? '';
+    expect(secret).toMatch(/^mdi_/);
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+
+    const account = await harness.api('GET', '/account', { key: secret });
+    expect(account.status, account.text).toBe(200);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked walk key').waitFor();
+    expect((await harness.api('GET', '/account', { key: secret })).status).toBe(401);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/console\/sign-in/);
+    await page.goto(`${harness.url}/console/settings/api-access`);
+    expect(page.url()).toContain('/console/sign-in?next=');
+    await context.close();
+  });
+
+  it('photographs the sign-in, overview and API access pages, each passing axe', async () => {
+    const anonymous = await browser.newContext();
+    await screenshotVariants(anonymous, 'sign-in', async (page) => {
+      await page.goto(`${harness.url}/console/sign-in`);
+      expect(describeViolations(await seriousViolations(page))).toBe('');
+    });
+    await anonymous.close();
+    const { context } = await signInWithChromium(browser, harness);
+    for (const [name, path] of [
+      ['overview', '/console'],
+      ['api-access', '/console/settings/api-access'],
+      ['sessions', '/console/settings/sessions'],
+    ] as const) {
+      await screenshotVariants(context, name, async (page) => {
+        await page.goto(`${harness.url}${path}`);
+        expect(describeViolations(await seriousViolations(page)), `${path}`).toBe('');
+      });
+    }
+    await context.close();
+  });
+});
