@@ -38,6 +38,8 @@ export interface PageContext {
   /** The public origin (`site_url`), for absolute links shown to the user. */
   siteUrl: string;
   render(page: RenderedPage): void;
+  /** Answers with part of a page, without the frame: what an htmx request swaps in. */
+  fragment(body: VNode, status?: number): void;
   redirect(path: string): void;
 }
 
@@ -52,6 +54,8 @@ export interface PublicPageContext {
   /** The CSRF token the page's forms carry: the session's, or the anonymous form token. */
   csrfToken: string;
   render(page: RenderedPage): void;
+  /** Answers with part of a page, without the frame: what an htmx request swaps in. */
+  fragment(body: VNode, status?: number): void;
 }
 
 export type PageHandler = (ctx: PageContext) => Promise<void>;
@@ -78,12 +82,12 @@ export function formValues(body: FormBody, name: string): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-function sendHtml(res: Response, status: number, page: VNode): void {
+function sendHtml(res: Response, status: number, page: VNode, options: { fragment?: boolean } = {}): void {
   res.status(status);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   // Pages show account data and sometimes a secret shown once: never stored by a browser or proxy.
   res.setHeader('Cache-Control', 'no-store');
-  res.send(`<!doctype html>${renderToString(page)}`);
+  res.send(options.fragment ? renderToString(page) : `<!doctype html>${renderToString(page)}`);
 }
 
 export interface PageRegistrar {
@@ -147,6 +151,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
               api: operationCaller(core, operations, signedIn, req, res),
               siteUrl: core.settings.siteUrl,
               render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page)),
+              fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
               redirect: (to) => res.redirect(303, to),
             });
           } catch (err) {
@@ -168,6 +173,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
               siteUrl: core.settings.siteUrl,
               csrfToken,
               render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page)),
+              fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
             });
           } catch (err) {
             failed(req, res, signedIn, csrfToken, err);
