@@ -122,6 +122,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   const runs = createRunService(store, clock, settings.runRetentionDays);
   const authenticator = createAuthenticator(store, clock);
+  const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);
   const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings: settings.runQueue });
   const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
   const webhooks = createWebhookService(store, clock, secretKey, { allowHosts: webhookSettings.allowHosts, retentionDays: settings.runRetentionDays });
@@ -133,7 +134,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     logger,
     telemetry,
     authenticator,
-    consoleSessions: createConsoleSessions(store, clock, settings.consoleSessions),
+    consoleSessions,
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
@@ -151,7 +152,19 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     webhooks,
     webhookWorker,
     usage: createUsageService(store, clock),
-    maintenance: createMaintenance({ credits, idempotency, runs, runQueue, webhooks, catalog: lifecycle, instances: store.instances, instance, clock, logger }),
+    maintenance: createMaintenance({
+      credits,
+      idempotency,
+      runs,
+      runQueue,
+      webhooks,
+      consoleSessions,
+      catalog: lifecycle,
+      instances: store.instances,
+      instance,
+      clock,
+      logger,
+    }),
     judge,
     sanitiser,
     bundles,

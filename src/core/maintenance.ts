@@ -4,10 +4,12 @@
  * often), reservations left open past their time go back to their accounts, and idempotency
  * records past their 24 hours are dropped, and run payloads and the versions of deleted resources
  * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept),
- * and so are webhook delivery payloads (their attempts' status codes and timings are kept).
+ * and so are webhook delivery payloads (their attempts' status codes and timings are kept), and
+ * console sessions and one-time links that ended.
  */
 import type { Logger } from 'pino';
 import type { InstanceRepository } from '../db/store.js';
+import type { ConsoleSessions } from './access/console-sessions.js';
 import type { Clock } from './clock.js';
 import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
@@ -30,6 +32,8 @@ export interface SweepReport {
   requeuedRuns: number;
   failedRuns: number;
   prunedWebhookPayloads: number;
+  /** Console sessions and one-time links that ended (revoked, expired or used) more than a day ago. */
+  prunedSignIns: number;
 }
 
 export interface MaintenanceDependencies {
@@ -38,6 +42,7 @@ export interface MaintenanceDependencies {
   runs: Pick<RunService, 'prunePayloads'>;
   runQueue: Pick<RunQueue, 'recover'>;
   webhooks: Pick<WebhookService, 'prunePayloads'>;
+  consoleSessions: Pick<ConsoleSessions, 'pruneEnded'>;
   catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
@@ -46,7 +51,19 @@ export interface MaintenanceDependencies {
   logger: Logger;
 }
 
-export function createMaintenance({ credits, idempotency, runs, runQueue, webhooks, catalog, instances, instance, clock, logger }: MaintenanceDependencies) {
+export function createMaintenance({
+  credits,
+  idempotency,
+  runs,
+  runQueue,
+  webhooks,
+  consoleSessions,
+  catalog,
+  instances,
+  instance,
+  clock,
+  logger,
+}: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
     await instance.renew();
     const retiredInstances = await instances.retireExpired(clock.now());
@@ -61,6 +78,7 @@ export function createMaintenance({ credits, idempotency, runs, runQueue, webhoo
       prunedRunPayloads: await runs.prunePayloads(),
       prunedDeletedVersions: await catalog.pruneDeletedVersions(),
       prunedWebhookPayloads: await webhooks.prunePayloads(),
+      prunedSignIns: await consoleSessions.pruneEnded(),
     };
     if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
     else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');

@@ -95,6 +95,7 @@ describe('maintenance sweep', () => {
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
       prunedWebhookPayloads: 0,
+      prunedSignIns: 0,
     });
     harness.clock.advance(24 * 60 * 60 * 1000 + 1);
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
@@ -107,6 +108,7 @@ describe('maintenance sweep', () => {
       prunedRunPayloads: 0,
       prunedDeletedVersions: 0,
       prunedWebhookPayloads: 0,
+      prunedSignIns: 0,
     });
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });

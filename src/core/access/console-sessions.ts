@@ -125,6 +125,8 @@ export interface ConsoleSessions {
   /** Signs out every session of the account but the one asking; the number ended. */
   signOutOthers(session: ConsoleSessionRecord): Promise<number>;
   listSessions(accountId: string): Promise<ConsoleSessionRecord[]>;
+  /** Deletes sessions and links that ended more than a day ago (kept that long to show what happened); the rows removed. */
+  pruneEnded(): Promise<number>;
 }
 
 /** A session acts as its account with every scope (each operation still applies its own rules). */
@@ -216,6 +218,10 @@ export function createConsoleSessions(store: Store, clock: Clock, settings: Cons
     async listSessions(accountId) {
       const now = clock.now();
       return store.signIn.listSessions({ accountId, now, idleSince: now - settings.idleMs });
+    },
+
+    async pruneEnded() {
+      return store.signIn.pruneEnded(clock.now() - DAY_MS);
     },
   };
 }
