@@ -90,7 +90,17 @@ function sendHtml(res: Response, status: number, page: VNode, options: { fragmen
   res.send(options.fragment ? renderToString(page) : `<!doctype html>${renderToString(page)}`);
 }
 
+/** A route the console serves, as registered: what the security suite walks. */
+export interface ConsoleRoute {
+  method: 'GET' | 'POST';
+  /** Express syntax, full path (`/console/settings/api-access/keys/:id/revoke`). */
+  path: string;
+  access: 'signed-in' | 'public';
+}
+
 export interface PageRegistrar {
+  /** Every route registered so far. */
+  readonly routes: readonly ConsoleRoute[];
   /** A signed-in page (GET) or action (POST, CSRF-checked). */
   page(method: 'GET' | 'POST', path: string, handler: PageHandler): void;
   /** A page open to everyone; its POSTs are CSRF-checked all the same. */
@@ -123,7 +133,9 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
     sendHtml(res, ERROR_TABLE[error.code].status, frame(signedIn, csrfToken, { title: 'Something went wrong', body }));
   };
 
-  const route = (method: 'GET' | 'POST', path: string, handler: (req: Request, res: Response) => Promise<void>) => {
+  const routes: ConsoleRoute[] = [];
+  const route = (method: 'GET' | 'POST', path: string, access: ConsoleRoute['access'], handler: (req: Request, res: Response) => Promise<void>) => {
+    routes.push({ method, path, access });
     const run: RequestHandler = (req, res, next) => {
       handler(req, res).catch(next);
     };
@@ -135,8 +147,9 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
 
   return {
     fail: failed,
+    routes,
     page(method, path, handler) {
-      route(method, path, async (req, res) => {
+      route(method, path, 'signed-in', async (req, res) => {
           const signedIn = await cookies.signedIn(req);
           if (!signedIn) {
             if (method === 'GET') return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
@@ -160,7 +173,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
       });
     },
     publicPage(method, path, handler) {
-      route(method, path, async (req, res) => {
+      route(method, path, 'public', async (req, res) => {
           const signedIn = await cookies.signedIn(req);
           const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
           try {

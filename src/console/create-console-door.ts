@@ -9,7 +9,7 @@ import { PorchError } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { createConsoleAssets } from './assets.js';
-import { type ConsoleDependencies, createPageRegistrar, type PageRegistrar } from './console-pages.js';
+import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerOverviewPage } from './pages/overview.js';
 import { registerSessionPages } from './pages/sessions.js';
@@ -22,11 +22,36 @@ const FORM_BODY_LIMIT = '1mb';
 export interface ConsoleDoor {
   /** Mounted at CONSOLE_PATHS.root. */
   handler: RequestHandler;
+  /** Every page and action, for the security suite. */
+  routes: readonly ConsoleRoute[];
 }
 
-function consoleRouter(basePath: string, deps: ConsoleDependencies, register: (pages: PageRegistrar) => void): Router {
+/**
+ * Form bodies (urlencoded, the only kind a console page sends). A body the parser refuses becomes
+ * the error a person can act on; compressed bodies are refused, as on the API, since a few bytes
+ * of brotli inflate to megabytes.
+ */
+function formParser(): RequestHandler {
+  const parse = express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 2_000, inflate: false });
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) return next();
+      const type = typeof err === 'object' && 'type' in err ? err.type : undefined;
+      if (type === 'entity.too.large') return next(new PorchError('PAYLOAD_TOO_LARGE', `The form is larger than the limit of ${FORM_BODY_LIMIT}.`));
+      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+        return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as UTF-8, without Content-Encoding.'));
+      }
+      next(new PorchError('VALIDATION_ERROR', 'The form could not be read.'));
+    });
+}
+
+function consoleRouter(
+  basePath: string,
+  deps: ConsoleDependencies,
+  register: (pages: PageRegistrar) => void,
+): { router: Router; routes: readonly ConsoleRoute[] } {
   const router = Router();
-  router.use(express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 2_000 }));
+  router.use(formParser());
   const pages = createPageRegistrar(router, basePath, deps);
   register(pages);
   const notFound: RequestHandler = (req, res, next) => {
@@ -44,7 +69,7 @@ function consoleRouter(basePath: string, deps: ConsoleDependencies, register: (p
   };
   router.use(notFound);
   router.use(failed);
-  return router;
+  return { router, routes: pages.routes };
 }
 
 export function createConsoleDoor({ core, operations }: { core: Core; operations: readonly Operation[] }): ConsoleDoor {
@@ -53,15 +78,14 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
   const deps: ConsoleDependencies = { core, operations, assets, cookies };
   const sessions = core.consoleSessions;
 
+  const pages = consoleRouter(CONSOLE_PATHS.root, deps, (registrar) => {
+    registerSignInPages(registrar, cookies, sessions);
+    registerOverviewPage(registrar);
+    registerApiAccessPages(registrar);
+    registerSessionPages(registrar, sessions);
+  });
   const console = Router();
   console.use(assets.handler);
-  console.use(
-    consoleRouter(CONSOLE_PATHS.root, deps, (pages) => {
-      registerSignInPages(pages, cookies, sessions);
-      registerOverviewPage(pages);
-      registerApiAccessPages(pages);
-      registerSessionPages(pages, sessions);
-    }),
-  );
-  return { handler: console };
+  console.use(pages.router);
+  return { handler: console, routes: pages.routes };
 }

@@ -172,9 +172,11 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
     render({
       title: 'API access',
       active: 'api-access',
+      status: outcome.error?.status ?? 200,
       body: (
         <section>
           <h1>API access</h1>
+          {outcome.error ? <Notice kind="error">{outcome.error.message}</Notice> : null}
           <Notice kind="info">
             The REST API, MCP with a key and API keys are part of the Expert plan; this account is on the <strong>{account.plan}</strong> plan. Everything else in the
             console works on every plan. Ask your Porch operator to move the account to Expert (porch account set-plan).
