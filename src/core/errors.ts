@@ -13,6 +13,8 @@ export interface ErrorDefinition {
   readonly setB?: string;
   /** What a caller should do next; MCP error results append it so an agent can act on it. */
   readonly hint: string;
+  /** Set for codes only the web console answers (sign-in, its forms): the API and MCP never do, so their documents leave them out. */
+  readonly consoleOnly?: true;
 }
 
 export const ERROR_TABLE = {
@@ -38,16 +40,19 @@ export const ERROR_TABLE = {
     status: 401,
     summary: 'Console sign-in: the email or password is incorrect',
     hint: 'Check the email and password; an operator can send a reset link.',
+    consoleOnly: true,
   },
   CSRF_TOKEN_INVALID: {
     status: 403,
     summary: 'Console: the form was not sent from a page of this console session (missing or wrong CSRF token)',
     hint: 'Reload the page and submit the form again.',
+    consoleOnly: true,
   },
   LINK_INVALID: {
     status: 400,
     summary: 'Console: an invite or reset link that is unknown, expired or already used',
     hint: 'Ask the operator for a new link (porch account invite or reset-password).',
+    consoleOnly: true,
   },
   API_EXPERT_ONLY: {
     status: 401,
@@ -167,6 +172,9 @@ export const ERROR_TABLE = {
 export type ErrorCode = keyof typeof ERROR_TABLE;
 
 export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
+
+/** The codes the API (REST and MCP) may answer: every code but the console's own. */
+export const API_ERROR_CODES = ERROR_CODES.filter((code) => !(ERROR_TABLE[code] as ErrorDefinition).consoleOnly);
 
 /** Safe, structured extras that may be shown to the caller. Never put secrets or internals here. */
 export interface ErrorDetails {
