@@ -25,7 +25,7 @@ export function textOfHtml(html: string): string {
 
 /**
  * GitHub's heading anchors (lower case, punctuation dropped, spaces to hyphens), so a link written
- * for the code host (`deployment.md#moving-and-keeping-data`) lands on the same heading here.
+ * for the code host (`upgrade-and-backup.md#what-to-keep`) lands on the same heading here.
  */
 export function headingSlug(text: string): string {
   return text
