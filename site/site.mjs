@@ -77,7 +77,7 @@ function snippetOf(text, terms) {
     if (index >= 0 && (at < 0 || index < at)) at = index;
   }
   const start = Math.max(0, at - SNIPPET_CONTEXT);
-  const end = Math.min(text.length, (at < 0 ? 0 : at) + SNIPPET_CONTEXT * 2);
+  const end = Math.min(text.length, Math.max(at, 0) + SNIPPET_CONTEXT * 2);
   const excerpt = `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
   const escaped = escapeHtml(excerpt);
   if (terms.length === 0) return escaped;
@@ -97,18 +97,16 @@ function setUpSearch() {
   let loading;
   /** Loads MiniSearch and the index once, on the first focus or keystroke. */
   const load = () => {
-    loading ??= Promise.all([import(form.dataset.engine), fetch(form.dataset.index).then((response) => response.json())]).then(
-      ([module, sections]) => {
-        const MiniSearch = module.default;
-        const search = new MiniSearch({
-          fields: ['heading', 'page', 'text'],
-          storeFields: ['url', 'heading', 'page', 'text'],
-          searchOptions: { boost: { heading: 3, page: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' },
-        });
-        search.addAll(sections);
-        return search;
-      },
-    );
+    loading ??= Promise.all([import(form.dataset.engine), fetch(form.dataset.index).then((response) => response.json())]).then(([module, sections]) => {
+      const MiniSearch = module.default;
+      const search = new MiniSearch({
+        fields: ['heading', 'page', 'text'],
+        storeFields: ['url', 'heading', 'page', 'text'],
+        searchOptions: { boost: { heading: 3, page: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' },
+      });
+      search.addAll(sections);
+      return search;
+    });
     return loading;
   };
 

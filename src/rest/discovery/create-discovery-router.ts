@@ -19,7 +19,7 @@ import { addVary, encodedOnce, sendEncoded, type EncodedBody } from './encoded-b
 import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { PACKAGE_ROOT } from './package-root.js';
-import { loadSiteAssets, SWAGGER_UI_FILES, swaggerUiUrl, type StaticAsset } from './site-assets.js';
+import { loadSiteAssets, SWAGGER_UI_FILES, type StaticAsset } from './site-assets.js';
 import { buildSitePages, type SitePage, type SitePages } from './site-pages.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
 
@@ -198,12 +198,13 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
   // Swagger UI under its package version (immutable), and under the unversioned URLs of earlier releases.
   get(`${SITE_PATHS.assets}/swagger-ui/:version/:file`, async (req, res, next) => {
     const file = swaggerUiFiles.get(String(req.params.file));
-    if (!file || req.params.version !== assets().swaggerUiVersion) return next(new PorchError('NOT_FOUND', `No asset ${req.path}.`));
+    // Unknown files fall through to the 404 (an HTML page for a browser, the envelope otherwise).
+    if (!file || req.params.version !== assets().swaggerUiVersion) return next();
     sendEncoded(req, res, await file(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
   });
   get(`${SITE_PATHS.assets}/swagger-ui/:file`, async (req, res, next) => {
     const file = swaggerUiFiles.get(String(req.params.file));
-    if (!file) return next(new PorchError('NOT_FOUND', `No asset ${req.path}.`));
+    if (!file) return next();
     sendEncoded(req, res, await file(), { cacheControl: LEGACY_ASSET_CACHE_CONTROL });
   });
   // The site's own fingerprinted files and the search index.
@@ -213,7 +214,7 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
       return;
     }
     const asset = assets().find(req.path);
-    if (!asset) return next(new PorchError('NOT_FOUND', `No asset ${req.path}.`));
+    if (!asset) return next();
     sendEncoded(req, res, await encodedAssetOf(asset)(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
   });
 

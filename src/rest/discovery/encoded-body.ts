@@ -81,12 +81,42 @@ export function encodedOnce(build: () => { body: Uint8Array | string; contentTyp
   };
 }
 
-/** The coding to send: the client's preference among the variants there are (brotli first on a tie). */
+/** Each coding's q-value from an Accept-Encoding header (RFC 9110 §12.5.3); `*` stands for any coding not named. */
+function acceptedCodings(header: string): Map<string, number> {
+  const codings = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    if (name === '') continue;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    codings.set(name, Number.isFinite(value) ? value : 0);
+  }
+  return codings;
+}
+
+/**
+ * The coding to send: the highest q-value among the variants there are, brotli first on a tie
+ * (browsers list `gzip, deflate, br` at equal weight, and brotli is the smaller). No header means
+ * the client takes anything, but compressing for a client that did not ask (curl without
+ * --compressed) would hand it bytes it cannot read, so that gets the body as it is.
+ */
 export function chooseCoding(req: Request, body: EncodedBody): ContentCoding {
-  const offered = [...(body.br ? ['br'] : []), ...(body.gzip ? ['gzip'] : []), 'identity'];
-  if (offered.length === 1) return 'identity';
-  const chosen = req.acceptsEncodings(offered);
-  return chosen === 'br' || chosen === 'gzip' ? chosen : 'identity';
+  const header = req.headers['accept-encoding'];
+  if (typeof header !== 'string' || header.trim() === '') return 'identity';
+  const accepted = acceptedCodings(header);
+  const wildcard = accepted.get('*');
+  const weight = (coding: string) => accepted.get(coding) ?? (coding === 'identity' ? (wildcard === 0 ? 0 : 1) : (wildcard ?? 0));
+  let best: ContentCoding = 'identity';
+  let bestWeight = weight('identity');
+  for (const coding of ['gzip', 'br'] as const) {
+    if (!body[coding]) continue;
+    const candidate = weight(coding);
+    if (candidate > 0 && candidate >= bestWeight) {
+      best = coding;
+      bestWeight = candidate;
+    }
+  }
+  return best;
 }
 
 /** Strong ETags differ between codings of one representation (RFC 9110 §8.8.3). */

@@ -306,8 +306,7 @@ const SEARCH_TEXT_MAX_CHARACTERS = 4_000;
 function searchSections(path: string, title: string, html: string): Array<Omit<SearchSection, 'id'>> {
   const sections: Array<Omit<SearchSection, 'id'>> = [];
   const headings = [...html.matchAll(/<h([23]) id="([^"]*)">([\s\S]*?)<\/h\1>/g)];
-  const textBetween = (from: number, to: number) =>
-    textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim().slice(0, SEARCH_TEXT_MAX_CHARACTERS);
+  const textBetween = (from: number, to: number) => textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim().slice(0, SEARCH_TEXT_MAX_CHARACTERS);
   const firstHeading = headings[0]?.index ?? html.length;
   const introduction = textBetween(html.indexOf('</h1>') + 5, firstHeading);
   sections.push({ url: path, page: title, heading: title, text: introduction });
