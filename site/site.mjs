@@ -76,8 +76,11 @@ function snippetOf(text, terms) {
     const index = lower.indexOf(term.toLowerCase());
     if (index >= 0 && (at < 0 || index < at)) at = index;
   }
-  const start = Math.max(0, at - SNIPPET_CONTEXT);
-  const end = Math.min(text.length, Math.max(at, 0) + SNIPPET_CONTEXT * 2);
+  // Cut at spaces, so the snippet neither starts nor ends inside a word.
+  let start = Math.max(0, at - SNIPPET_CONTEXT);
+  if (start > 0) start = text.indexOf(' ', start) + 1 || start;
+  let end = Math.min(text.length, Math.max(at, 0) + SNIPPET_CONTEXT * 2);
+  if (end < text.length) end = text.lastIndexOf(' ', end) > start ? text.lastIndexOf(' ', end) : end;
   const excerpt = `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
   const escaped = escapeHtml(excerpt);
   if (terms.length === 0) return escaped;
@@ -112,7 +115,6 @@ function setUpSearch() {
 
   const close = () => {
     panel.hidden = true;
-    input.setAttribute('aria-expanded', 'false');
   };
   const links = () => [...panel.querySelectorAll('a')];
 
@@ -142,7 +144,6 @@ function setUpSearch() {
             )
             .join('')}</ul>`;
     panel.hidden = false;
-    input.setAttribute('aria-expanded', 'true');
     status.textContent = results.length === 0 ? 'No results.' : `${results.length} result${results.length === 1 ? '' : 's'}.`;
   };
 

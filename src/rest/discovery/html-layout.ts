@@ -129,7 +129,7 @@ ${head}
 </nav>
 <form class="search" role="search" hidden data-index="${escapeHtml(chrome.searchIndexUrl)}" data-engine="${escapeHtml(chrome.searchEngineUrl)}">
 <label class="visually-hidden" for="search-input">Search the docs</label>
-<input id="search-input" type="search" placeholder="Search the docs (press /)" autocomplete="off" spellcheck="false" aria-controls="search-results" aria-expanded="false">
+<input id="search-input" type="search" placeholder="Search the docs (press /)" autocomplete="off" spellcheck="false" aria-controls="search-results">
 <div id="search-results" class="search-results" hidden></div>
 <p id="search-status" class="visually-hidden" role="status"></p>
 </form>
