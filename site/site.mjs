@@ -34,7 +34,7 @@ async function copyText(text) {
 }
 
 function addCopyButtons() {
-  for (const pre of document.querySelectorAll('main pre')) {
+  for (const pre of document.querySelectorAll('main.prose pre')) {
     const code = pre.querySelector('code') ?? pre;
     const wrapper = document.createElement('div');
     wrapper.className = 'code-block';

@@ -136,7 +136,7 @@ ${head}
 </header>
 <div class="shell">
 ${sidebar(chrome.groups, path)}
-<main id="content"${wide ? ' class="wide"' : ''}>
+<main id="content" class="${wide ? 'wide' : 'prose'}">
 ${body}
 ${pager(previous, next)}
 </main>
@@ -145,6 +145,22 @@ ${pager(previous, next)}
 </body>
 </html>
 `;
+}
+
+/** Code spans in tables at least this long get line-break opportunities. */
+const LONG_CODE_CHARACTERS = 20;
+
+/**
+ * Long names in table cells (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, URLs) would set
+ * their column's narrowest width and push a table far past a page; <wbr> after each separator
+ * lets them wrap there (and only there: copying the text is unchanged).
+ */
+function breakLongCodeInTables(html: string): string {
+  return html.replace(/<table>[\s\S]*?<\/table>/g, (table) =>
+    table.replace(/<code>([^<]+)<\/code>/g, (code, text: string) =>
+      text.length < LONG_CODE_CHARACTERS ? code : `<code>${text.replace(/([_/.:=@,|-])(?=[^\s])/g, '$1<wbr>')}</code>`,
+    ),
+  );
 }
 
 /**
@@ -185,7 +201,7 @@ export function createMarkdownRenderer(pageForFile: (file: string) => string | u
         // 2.1.1, axe's scrollable-region-focusable). Their text is escaped, so the tags matched
         // here are only the ones marked wrote.
         postprocess: (html) =>
-          html
+          breakLongCodeInTables(html)
             .replaceAll('<pre>', '<pre tabindex="0">')
             .replaceAll('<table>', '<div class="table-wrap" tabindex="0" role="region" aria-label="Table (scrolls sideways)">\n<table>')
             .replaceAll('</table>', '</table>\n</div>'),
