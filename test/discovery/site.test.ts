@@ -201,6 +201,15 @@ describe('the page shell', () => {
     expect(new Set(titles.values()).size).toBe(titles.size);
   });
 
+  it('sets dark colours with a media query, not light-dark(), which a browser without it would drop (regression: light accent on a dark canvas, 3.1:1)', async () => {
+    const url = (await assetUrlsOf('/docs')).find((candidate) => candidate.endsWith('.css'));
+    const css = decoded(await get(url ?? '')).toString('utf8');
+    expect(css).not.toMatch(/:\s*light-dark\(/);
+    expect(css).toContain('@media (prefers-color-scheme: dark)');
+    const reference = decoded(await get('/docs/api-reference', { accept: BROWSER_ACCEPT })).toString('utf8');
+    expect(reference).toContain('<html lang="en" data-theme="light">');
+  });
+
   it('wraps every table in a scrolling region, so a narrow screen scrolls the table, not the page', async () => {
     const html = decoded(await get('/docs/errors', { accept: BROWSER_ACCEPT })).toString('utf8');
     const tables = html.match(/<table>/g)?.length ?? 0;

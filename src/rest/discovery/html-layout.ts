@@ -105,7 +105,7 @@ export function renderLayout({ title, path, markdownPath, body, head = '', wide 
     ? `This page is also available as <a href="${escapeHtml(markdownPath)}">Markdown</a> (or send <code>Accept: text/markdown</code>).`
     : `Every page is listed in the <a href="${SITE_PATHS.docs}">documentation index</a> and in <a href="${SITE_PATHS.llmsTxt}">llms.txt</a>.`;
   return `<!doctype html>
-<html lang="en">
+<html lang="en"${wide ? ' data-theme="light"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
