@@ -10,9 +10,16 @@ const MAX_RESULTS = 12;
 /** Characters of context either side of the first match in a result's snippet. */
 const SNIPPET_CONTEXT = 70;
 
-function foldSidebarOnNarrowScreens() {
+/** Folds the sidebar on narrow screens; on wide ones, scrolls it (not the page) to show the current page's link. */
+function placeSidebar() {
   const sidebar = document.querySelector('details.sidebar');
-  if (sidebar && window.matchMedia(NARROW_SCREEN).matches) sidebar.open = false;
+  if (!sidebar) return;
+  if (window.matchMedia(NARROW_SCREEN).matches) {
+    sidebar.open = false;
+    return;
+  }
+  const current = sidebar.querySelector('a[aria-current="page"]');
+  if (current && current.offsetTop + current.offsetHeight > sidebar.clientHeight) sidebar.scrollTop = current.offsetTop - sidebar.clientHeight / 2;
 }
 
 /** Clipboard API where the page is a secure context, a selection and execCommand elsewhere (plain http on a LAN). */
@@ -187,6 +194,6 @@ function setUpSearch() {
   });
 }
 
-foldSidebarOnNarrowScreens();
+placeSidebar();
 addCopyButtons();
 setUpSearch();
