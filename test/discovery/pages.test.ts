@@ -1,5 +1,7 @@
 /** Human pages, Markdown negotiation, the Markdown gateway and llms.txt. */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTextTokens } from '../../src/core/ai/index.js';
@@ -11,6 +13,8 @@ import { DOC_SOURCES, withoutTrailingSlashes } from '../../src/rest/discovery/si
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 
 const SITE_URL = 'https://porch.example.test';
+const SWAGGER_UI_VERSION = (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'), 'utf8')) as { version: string })
+  .version;
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const NEGOTIATED_VARY = 'Accept, Accept-Encoding';
 
@@ -38,7 +42,7 @@ describe('Markdown negotiation', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('vary')).toBe(NEGOTIATED_VARY);
     expect(response.headers.get('link')).toContain('</docs/quick-start.md>; rel="alternate"; type="text/markdown"');
-    expect(response.text).toMatch(/<h1>Quick start<\/h1>/);
+    expect(response.text).toMatch(/<h1 id="quick-start">Quick start<\/h1>/);
     // Links between docs point at the site's pages, not at .md files.
     expect(response.text).toContain('href="/docs/authentication"');
     expect(response.headers.get('x-markdown-tokens')).toBeNull();
@@ -79,12 +83,18 @@ describe('Markdown negotiation', () => {
       expect(reference.text, operation.name).toContain(`\`${operation.method} ${operation.path}\``);
     }
     const html = await harness.site('GET', '/docs/api-reference');
-    expect(html.text).toContain('/assets/swagger-ui/swagger-ui-bundle.js');
+    const bundlePath = `/assets/swagger-ui/${SWAGGER_UI_VERSION}/swagger-ui-bundle.js`;
+    expect(html.text).toContain(bundlePath);
     expect(html.text).toContain('<noscript>');
-    const script = await harness.site('GET', '/assets/swagger-ui/swagger-ui-bundle.js');
-    expect(script.status).toBe(200);
-    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // The versioned URL the page names, and the unversioned one earlier releases named.
+    for (const path of [bundlePath, '/assets/swagger-ui/swagger-ui-bundle.js']) {
+      const script = await harness.site('GET', path);
+      expect(script.status, path).toBe(200);
+      expect(script.headers.get('content-type'), path).toBe('text/javascript; charset=utf-8');
+    }
     expect((await harness.site('GET', '/assets/swagger-ui/package.json')).status).toBe(404);
+    expect((await harness.site('GET', `/assets/swagger-ui/${SWAGGER_UI_VERSION}/package.json`)).status).toBe(404);
+    expect((await harness.site('GET', '/assets/swagger-ui/0.0.1/swagger-ui-bundle.js')).status).toBe(404);
   });
 
   it.each(GENERATED_BLOCKS.map((block) => [block.file, block] as const))(

@@ -19,11 +19,11 @@ import { pathToFileURL } from 'node:url';
 
 export const API_PATH = '/api/public/v1';
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
-/** The spec's rules: at most 3 retry attempts after the first request. */
+/** The API's client rules: at most 3 retry attempts after the first request. */
 export const MAX_RETRIES = 3;
-/** Retry-After is absent: wait this long (spec: default 60 seconds). */
+/** Retry-After is absent: wait this long (the API's rule: 60 seconds). */
 export const DEFAULT_RETRY_AFTER_SECONDS = 60;
-/** Waits before each retry of 500 AI_SERVICE_ERROR (spec: 1 s, 2 s, 4 s). */
+/** Waits before each retry of 500 AI_SERVICE_ERROR (the API's rule: 1 s, 2 s, 4 s). */
 export const AI_ERROR_BACKOFF_SECONDS = [1, 2, 4];
 
 export class PorchApiError extends Error {

@@ -1,12 +1,13 @@
 /**
  * Everything a client that knows only the host can find: the OpenAPI document (JSON and YAML),
  * the RFC 9727 API catalog, the API root, the Agent Skills index and files, llms.txt, the human
- * pages with Markdown negotiation, the Markdown gateway and the assets of the API reference.
+ * pages with Markdown negotiation, the Markdown gateway, the pages' assets and the HTML 404 page.
  * Documents are built on first use and kept: they depend only on the code, the repo's files and
- * the configured site URL, none of which change while the process runs.
+ * the configured site URL, none of which change while the process runs. So is each one's
+ * compressed form (brotli and gzip, negotiated on Accept-Encoding): made once, sent many times.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { stringifyYamlForAnyParser } from '../../core/yaml.js';
 import type { Core } from '../../core/core.js';
@@ -14,9 +15,11 @@ import { PorchError } from '../../core/errors.js';
 import { exposedOn, type Operation } from '../../operations/operation.js';
 import { loadAgentSkills, type AgentSkillsCatalog, type ServedFile } from './agent-skills.js';
 import { apiCatalogLinkHeader, API_CATALOG_MEDIA_TYPE, buildApiCatalog } from './api-catalog.js';
+import { addVary, encodedOnce, sendEncoded, type EncodedBody } from './encoded-body.js';
 import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { PACKAGE_ROOT } from './package-root.js';
+import { loadSiteAssets, SWAGGER_UI_FILES, type StaticAsset } from './site-assets.js';
 import { buildSitePages, type SitePage, type SitePages } from './site-pages.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
 
@@ -24,28 +27,16 @@ import { SITE_PATHS } from '../../operations/site-paths.js';
 const DOCUMENT_MAX_AGE_SECONDS = 300;
 /** Skill files and archives carry digests and ETags, so clients can keep them longer. */
 const SKILL_FILE_MAX_AGE_SECONDS = 3600;
-/** The API reference's script bundle is versioned with the package. */
-const ASSET_MAX_AGE_SECONDS = 86_400;
-
-/** The two files of the swagger-ui-dist package the API reference needs, served from node_modules. */
-const SWAGGER_UI_FILES: Record<string, string> = {
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui.css': 'text/css; charset=utf-8',
-};
-
-/** Starts Swagger UI on the API reference page; a file rather than inline script so a strict CSP can allow it. */
-const API_REFERENCE_SCRIPT = `window.addEventListener('DOMContentLoaded', function () {
-  window.ui = SwaggerUIBundle({
-    url: '${SITE_PATHS.openApiJson}',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    validatorUrl: null,
-    defaultModelsExpandDepth: 0,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: 'BaseLayout',
-  });
-});
-`;
+/**
+ * Pages are revalidated on every use (a 304 costs a few bytes), so a browser never shows a page
+ * that names assets of a release the server has left behind.
+ */
+const PAGE_CACHE_CONTROL = 'public, no-cache';
+/** Fingerprinted and versioned assets never change behind their URL. */
+const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** The unversioned Swagger UI URLs of earlier releases: kept working, cached briefly. */
+const LEGACY_ASSET_CACHE_CONTROL = `public, max-age=${DOCUMENT_MAX_AGE_SECONDS}`;
+const DOCUMENT_CACHE_CONTROL = `public, max-age=${DOCUMENT_MAX_AGE_SECONDS}`;
 
 export interface DiscoveryRouterOptions {
   core: Core;
@@ -69,24 +60,38 @@ function lazy<Value>(build: () => Value): () => Value {
   return () => (value ??= build());
 }
 
+/** A page's two representations, each compressed on first use. */
+interface EncodedPage {
+  html: () => Promise<EncodedBody>;
+  markdown: () => Promise<EncodedBody>;
+}
+
+function encodedPage(page: SitePage): EncodedPage {
+  return {
+    html: encodedOnce(() => ({ body: page.html, contentType: 'text/html; charset=utf-8' })),
+    markdown: encodedOnce(() => ({ body: page.markdown, contentType: 'text/markdown; charset=utf-8' })),
+  };
+}
+
 /** HTML or Markdown on the same URL, chosen by Accept (HTML when both are equally acceptable). */
-function sendPage(req: Request, res: Response, page: SitePage, forceMarkdown: boolean, extraLinks: string[]): void {
+async function sendPage(req: Request, res: Response, page: SitePage, encoded: EncodedPage, forceMarkdown: boolean, extraLinks: string[]): Promise<void> {
   res.setHeader('Vary', 'Accept, Accept-Encoding');
-  res.setHeader('Cache-Control', `public, max-age=${DOCUMENT_MAX_AGE_SECONDS}`);
   const markdown = forceMarkdown || req.accepts(['text/html', 'text/markdown']) === 'text/markdown';
   const links = [...extraLinks];
   if (markdown) {
-    res.setHeader('Content-Type', 'text/markdown; charset=utf-8');
     res.setHeader('x-markdown-tokens', String(page.markdownTokens));
     links.push(`<${page.path}>; rel="canonical"`);
   } else {
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
     links.push(`<${page.markdownPath}>; rel="alternate"; type="text/markdown"`);
   }
   res.setHeader('Link', links.join(', '));
-  res.send(markdown ? page.markdown : page.html);
+  sendEncoded(req, res, await (markdown ? encoded.markdown() : encoded.html()), { cacheControl: PAGE_CACHE_CONTROL });
 }
 
+/**
+ * Agent Skills files are sent as they are, never compressed: their strong ETag is the digest the
+ * index publishes for the served bytes, which a content coding would have to change.
+ */
 function sendServedFile(req: Request, res: Response, file: ServedFile, maxAgeSeconds: number): void {
   const etag = `"${file.digest}"`;
   res.setHeader('Content-Type', file.contentType);
@@ -101,15 +106,21 @@ function sendServedFile(req: Request, res: Response, file: ServedFile, maxAgeSec
   res.send(Buffer.from(file.bytes));
 }
 
-function sendDocument(res: Response, contentType: string, body: string, extra: Record<string, string> = {}): void {
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Cache-Control', `public, max-age=${DOCUMENT_MAX_AGE_SECONDS}`);
-  // Public, credential-free documents: browser-based tools on other origins may read them.
+/** A discovery document: public and credential-free, so browser-based tools on other origins may read it. */
+async function sendDocument(req: Request, res: Response, body: () => Promise<EncodedBody>, extra: Record<string, string> = {}): Promise<void> {
   res.setHeader('Access-Control-Allow-Origin', '*');
   for (const [name, value] of Object.entries(extra)) res.setHeader(name, value);
-  // A Buffer, because Express appends "; charset=utf-8" to the type of a string body, which
-  // would change the catalog's profiled media type.
-  res.send(Buffer.from(body, 'utf8'));
+  sendEncoded(req, res, await body(), { cacheControl: DOCUMENT_CACHE_CONTROL });
+}
+
+/** Whether a request for a path the site does not have should get the HTML 404 page rather than the JSON error. */
+function wantsHtmlNotFound(req: Request): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = req.path;
+  // The API, MCP and the machine-readable trees keep their JSON error envelope whatever the client accepts.
+  if (path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/')) return false;
+  // Browsers name text/html first; curl's */* and API clients' application/json get the envelope.
+  return req.accepts(['application/json', 'text/html']) === 'text/html';
 }
 
 export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT }: DiscoveryRouterOptions): Router {
@@ -121,7 +132,8 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: stringifyYamlForAnyParser(document) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
-  const pages = lazy(() => buildSitePages({ rootDir, document: openApi().document, skills: skills().index }));
+  const assets = lazy(() => loadSiteAssets(rootDir));
+  const pages = lazy(() => buildSitePages({ rootDir, document: openApi().document, skills: skills().index, assets: assets() }));
   const site = lazy(
     (): SiteDocuments => ({
       openApi: openApi().document,
@@ -133,15 +145,46 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
       llmsTxt: buildLlmsTxt(siteUrl, pages(), skills().index),
     }),
   );
-  const swaggerUiDir = lazy(() => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')));
+  const encodedDocuments = {
+    openApiJson: encodedOnce(() => ({ body: site().openApiJson, contentType: 'application/json' })),
+    openApiYaml: encodedOnce(() => ({ body: site().openApiYaml, contentType: 'application/yaml; charset=utf-8' })),
+    catalog: encodedOnce(() => ({ body: site().catalogJson, contentType: API_CATALOG_MEDIA_TYPE })),
+    llmsTxt: encodedOnce(() => ({ body: site().llmsTxt, contentType: 'text/plain; charset=utf-8' })),
+    searchIndex: encodedOnce(() => ({ body: pages().searchIndex.json, contentType: 'application/json' })),
+    notFound: encodedOnce(() => ({ body: pages().notFoundHtml, contentType: 'text/html; charset=utf-8' })),
+  };
+  const encodedPages = new Map<SitePage, EncodedPage>();
+  const encodedPageOf = (page: SitePage): EncodedPage => {
+    let encoded = encodedPages.get(page);
+    if (!encoded) {
+      encoded = encodedPage(page);
+      encodedPages.set(page, encoded);
+    }
+    return encoded;
+  };
+  const encodedAssets = new Map<StaticAsset, () => Promise<EncodedBody>>();
+  const encodedAssetOf = (asset: StaticAsset) => {
+    let encoded = encodedAssets.get(asset);
+    if (!encoded) {
+      encoded = encodedOnce(() => asset);
+      encodedAssets.set(asset, encoded);
+    }
+    return encoded;
+  };
+  const swaggerUiFiles = new Map(
+    Object.entries(SWAGGER_UI_FILES).map(([file, contentType]) => [
+      file,
+      encodedOnce(() => ({ body: readFileSync(join(assets().swaggerUiDir, file)), contentType })),
+    ]),
+  );
 
   const router = Router();
   const get = (path: string, handler: RequestHandler) => router.get(path, handler);
 
-  get(SITE_PATHS.openApiJson, (_req, res) => sendDocument(res, 'application/json', site().openApiJson));
-  get(SITE_PATHS.openApiYaml, (_req, res) => sendDocument(res, 'application/yaml; charset=utf-8', site().openApiYaml));
-  get(SITE_PATHS.apiCatalog, (_req, res) => sendDocument(res, API_CATALOG_MEDIA_TYPE, site().catalogJson, { Link: catalogLink }));
-  get(SITE_PATHS.llmsTxt, (_req, res) => sendDocument(res, 'text/plain; charset=utf-8', site().llmsTxt));
+  get(SITE_PATHS.openApiJson, (req, res) => sendDocument(req, res, encodedDocuments.openApiJson));
+  get(SITE_PATHS.openApiYaml, (req, res) => sendDocument(req, res, encodedDocuments.openApiYaml));
+  get(SITE_PATHS.apiCatalog, (req, res) => sendDocument(req, res, encodedDocuments.catalog, { Link: catalogLink }));
+  get(SITE_PATHS.llmsTxt, (req, res) => sendDocument(req, res, encodedDocuments.llmsTxt));
 
   // Agent Skills: the index, each skill's files and the archives; anything else is a 404.
   router.use(SITE_PATHS.agentSkillsBase, (req, res, next) => {
@@ -152,18 +195,27 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     sendServedFile(req, res, file, path === SITE_PATHS.agentSkillsIndex ? DOCUMENT_MAX_AGE_SECONDS : SKILL_FILE_MAX_AGE_SECONDS);
   });
 
-  get(`${SITE_PATHS.assets}/swagger-ui/:file`, (req, res, next) => {
-    const file = String(req.params.file);
-    const contentType = SWAGGER_UI_FILES[file];
-    if (!contentType) return next(new PorchError('NOT_FOUND', `No asset ${req.path}.`));
-    res.setHeader('Cache-Control', `public, max-age=${ASSET_MAX_AGE_SECONDS}`);
-    res.sendFile(join(swaggerUiDir(), file), { headers: { 'Content-Type': contentType } }, (err) => {
-      if (err) next(err);
-    });
+  // Swagger UI under its package version (immutable), and under the unversioned URLs of earlier releases.
+  get(`${SITE_PATHS.assets}/swagger-ui/:version/:file`, async (req, res, next) => {
+    const file = swaggerUiFiles.get(String(req.params.file));
+    // Unknown files fall through to the 404 (an HTML page for a browser, the envelope otherwise).
+    if (!file || req.params.version !== assets().swaggerUiVersion) return next();
+    sendEncoded(req, res, await file(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
   });
-  get(`${SITE_PATHS.assets}/api-reference.js`, (_req, res) => {
-    res.setHeader('Cache-Control', `public, max-age=${DOCUMENT_MAX_AGE_SECONDS}`);
-    res.type('text/javascript; charset=utf-8').send(API_REFERENCE_SCRIPT);
+  get(`${SITE_PATHS.assets}/swagger-ui/:file`, async (req, res, next) => {
+    const file = swaggerUiFiles.get(String(req.params.file));
+    if (!file) return next();
+    sendEncoded(req, res, await file(), { cacheControl: LEGACY_ASSET_CACHE_CONTROL });
+  });
+  // The site's own fingerprinted files and the search index.
+  get(`${SITE_PATHS.assets}/:file`, async (req, res, next) => {
+    if (req.path === pages().searchIndex.url) {
+      sendEncoded(req, res, await encodedDocuments.searchIndex(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
+      return;
+    }
+    const asset = assets().find(req.path);
+    if (!asset) return next();
+    sendEncoded(req, res, await encodedAssetOf(asset)(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
   });
 
   // The Markdown gateway: the Markdown of an allowlisted page, looked up by path, never fetched.
@@ -174,7 +226,7 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     }
     const page = path.startsWith('/') ? site().pages.find(path) : undefined;
     if (!page) return next(new PorchError('NOT_FOUND', 'No Markdown page for that path; see /llms.txt for the pages there are.'));
-    sendPage(req, res, page, true, []);
+    return sendPage(req, res, page, encodedPageOf(page), true, []);
   });
 
   // Human pages: every allowlisted path and its .md twin, negotiated on Accept.
@@ -185,7 +237,15 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     const page = pages().find(req.path);
     if (!page) return next();
     const forceMarkdown = req.path.endsWith('.md');
-    sendPage(req, res, page, forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
+    return sendPage(req, res, page, encodedPageOf(page), forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
+  });
+
+  // The HTML 404 page, for a browser asking for a site path nobody answered: this router is the
+  // last door before the JSON 404, so everything mounted before it (MCP, the console) has had its turn.
+  router.use(async (req, res, next) => {
+    if (!wantsHtmlNotFound(req)) return next();
+    addVary(res, 'Accept');
+    sendEncoded(req, res, await encodedDocuments.notFound(), { cacheControl: 'no-store', status: 404 });
   });
 
   return router;

@@ -1,77 +1,184 @@
-/** The HTML shell of the human pages: one small stylesheet inline, no external requests. */
+/**
+ * The HTML shell of the human pages: a header with search, a sidebar of every page (grouped, the
+ * current one marked), the content, previous/next links and a footer. The stylesheet and script
+ * are fingerprinted files (site/ in the package), so a page makes no request outside Porch and
+ * runs no inline script (the CSP allows only the site's own scripts).
+ */
 import { createRequire } from 'node:module';
-import type { Marked } from 'marked';
+import type { Marked, Tokens } from 'marked';
 import { SITE_PATHS } from '../../operations/site-paths.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-const STYLE = `
-:root { color-scheme: light dark; --accent: light-dark(#2f6f4f, #8fd4ad); --code-background: light-dark(#f1f1f1, #262626); }
-body { font: 16px/1.6 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: Canvas; color: CanvasText; }
-/* Swagger UI (the wide API reference page) has no dark theme: its dark text needs a light page. */
-:root:has(main.wide) { color-scheme: light; }
-header { border-bottom: 1px solid #8884; padding: .75rem 1.5rem; display: flex; gap: 1.25rem; align-items: baseline; flex-wrap: wrap; }
-header a { text-decoration: none; } header .brand { font-weight: 700; font-size: 1.15rem; }
-main { max-width: 52rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
-main.wide { max-width: none; padding: 0; }
-a { color: var(--accent); }
-code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
-p code, li code { overflow-wrap: anywhere; }
-pre { background: var(--code-background); padding: .75rem 1rem; overflow-x: auto; border-radius: 6px; }
-table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
-th, td { border: 1px solid #8884; padding: .3rem .55rem; text-align: left; vertical-align: top; }
-blockquote { margin-left: 0; padding-left: 1rem; border-left: 4px solid var(--accent); }
-footer { border-top: 1px solid #8884; padding: 1rem 1.5rem; font-size: .9rem; }
-`;
+/** The text of a fragment of HTML that marked wrote: tags dropped, its five escapes undone. */
+export function textOfHtml(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/**
+ * GitHub's heading anchors (lower case, punctuation dropped, spaces to hyphens), so a link written
+ * for the code host (`upgrade-and-backup.md#what-to-keep`) lands on the same heading here.
+ */
+export function headingSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+export interface NavLink {
+  title: string;
+  path: string;
+}
+
+export interface NavGroup {
+  title: string;
+  links: readonly NavLink[];
+}
+
+/** What every page shares: the asset URLs and the sidebar. */
+export interface SiteChrome {
+  stylesheetUrl: string;
+  scriptUrl: string;
+  searchIndexUrl: string;
+  searchEngineUrl: string;
+  groups: readonly NavGroup[];
+}
 
 export interface LayoutOptions {
+  /** The page's own title; the document title adds the site's name. */
   title: string;
-  /** The page's Markdown twin, announced with rel="alternate". */
-  markdownPath: string;
+  /** The page's path, marked as current in the sidebar. */
+  path: string;
+  /** The page's Markdown twin, announced with rel="alternate" (none for the 404 page). */
+  markdownPath?: string;
   body: string;
   /** Extra tags for <head> (the API reference's stylesheet). */
   head?: string;
   wide?: boolean;
+  previous?: NavLink;
+  next?: NavLink;
+  chrome: SiteChrome;
 }
 
-export function renderLayout({ title, markdownPath, body, head = '', wide = false }: LayoutOptions): string {
+/** "Quick start — Porch"; the home page's title is the site's own. */
+export function documentTitle(title: string): string {
+  return title === 'Porch' ? 'Porch — self-hosted prompt orchestration' : `${title} — Porch`;
+}
+
+function sidebar(groups: readonly NavGroup[], currentPath: string): string {
+  const sections = groups.map((group, index) => {
+    const id = `nav-group-${index + 1}`;
+    const links = group.links.map(
+      (link) => `<li><a href="${escapeHtml(link.path)}"${link.path === currentPath ? ' aria-current="page"' : ''}>${escapeHtml(link.title)}</a></li>`,
+    );
+    return `<p class="nav-group" id="${id}">${escapeHtml(group.title)}</p>\n<ul aria-labelledby="${id}">\n${links.join('\n')}\n</ul>`;
+  });
+  return `<details class="sidebar" open>
+<summary>Pages</summary>
+<nav aria-label="Documentation">
+${sections.join('\n')}
+</nav>
+</details>`;
+}
+
+function pager(previous: NavLink | undefined, next: NavLink | undefined): string {
+  if (!previous && !next) return '';
+  const link = (target: NavLink, rel: 'prev' | 'next') =>
+    `<a class="${rel === 'prev' ? 'previous' : 'next'}" rel="${rel}" href="${escapeHtml(target.path)}"><small>${rel === 'prev' ? '← Previous' : 'Next →'}</small>${escapeHtml(target.title)}</a>`;
+  return `<nav class="pager" aria-label="Previous and next page">
+${previous ? link(previous, 'prev') : ''}
+${next ? link(next, 'next') : ''}
+</nav>`;
+}
+
+export function renderLayout({ title, path, markdownPath, body, head = '', wide = false, previous, next, chrome }: LayoutOptions): string {
+  const footer = markdownPath
+    ? `This page is also available as <a href="${escapeHtml(markdownPath)}">Markdown</a> (or send <code>Accept: text/markdown</code>).`
+    : `Every page is listed in the <a href="${SITE_PATHS.docs}">documentation index</a> and in <a href="${SITE_PATHS.llmsTxt}">llms.txt</a>.`;
   return `<!doctype html>
-<html lang="en">
+<html lang="en"${wide ? ' data-theme="light"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Porch</title>
-<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">
-<link rel="api-catalog" href="${SITE_PATHS.apiCatalog}">
-<style>${STYLE}</style>
+<title>${escapeHtml(documentTitle(title))}</title>
+${markdownPath ? `<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">\n` : ''}<link rel="api-catalog" href="${SITE_PATHS.apiCatalog}">
+<link rel="stylesheet" href="${escapeHtml(chrome.stylesheetUrl)}">
+<script type="module" src="${escapeHtml(chrome.scriptUrl)}"></script>
 ${head}
 </head>
 <body>
-<header>
+<a class="skip" href="#content">Skip to content</a>
+<header class="top">
 <a class="brand" href="${SITE_PATHS.home}">Porch</a>
-<a href="${SITE_PATHS.docs}">Docs</a>
-<a href="${SITE_PATHS.apiReference}">API reference</a>
-<a href="${SITE_PATHS.openApiJson}">OpenAPI</a>
-<a href="${SITE_PATHS.llmsTxt}">llms.txt</a>
+<nav aria-label="Site">
+<ul>
+<li><a href="${SITE_PATHS.docs}">Docs</a></li>
+<li><a href="${SITE_PATHS.apiReference}">API reference</a></li>
+<li><a href="${SITE_PATHS.openApiJson}">OpenAPI</a></li>
+<li><a href="${SITE_PATHS.llmsTxt}">llms.txt</a></li>
+</ul>
+</nav>
+<form class="search" role="search" hidden data-index="${escapeHtml(chrome.searchIndexUrl)}" data-engine="${escapeHtml(chrome.searchEngineUrl)}">
+<label class="visually-hidden" for="search-input">Search the docs</label>
+<input id="search-input" type="search" placeholder="Search the docs (press /)" autocomplete="off" spellcheck="false" aria-controls="search-results">
+<div id="search-results" class="search-results" hidden></div>
+<p id="search-status" class="visually-hidden" role="status"></p>
+</form>
 </header>
-<main${wide ? ' class="wide"' : ''}>
+<div class="shell">
+${sidebar(chrome.groups, path)}
+<main id="content" class="${wide ? 'wide' : 'prose'}">
 ${body}
+${pager(previous, next)}
 </main>
-<footer>This page is also available as <a href="${escapeHtml(markdownPath)}">Markdown</a> (or send <code>Accept: text/markdown</code>).</footer>
+</div>
+<footer>${footer}</footer>
 </body>
 </html>
 `;
 }
 
+/** Code spans in tables at least this long get line-break opportunities. */
+const LONG_CODE_CHARACTERS = 20;
+
+/**
+ * Long names in table cells (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`, URLs) would set
+ * their column's narrowest width and push a table far past a page; <wbr> after each separator
+ * lets them wrap there (and only there: copying the text is unchanged).
+ */
+function breakLongCodeInTables(html: string): string {
+  return html.replace(/<table>[\s\S]*?<\/table>/g, (table) =>
+    table.replace(/<code>([^<]+)<\/code>/g, (code, text: string) =>
+      text.length < LONG_CODE_CHARACTERS ? code : `<code>${text.replace(/([_/.:=@,|-])(?=[^\s])/g, '$1<wbr>')}</code>`,
+    ),
+  );
+}
+
 /**
  * Markdown → HTML for pages written in the repo. Links between docs are written as relative
- * `.md` files (so they work on a code host too) and become the site's page URLs here.
+ * `.md` files (so they work on a code host too) and become the site's page URLs here; headings
+ * get GitHub's anchors.
  */
 export function createMarkdownRenderer(pageForFile: (file: string) => string | undefined): (markdown: string) => string {
   // marked loads (from its CommonJS build) when the first page renders, not at start-up.
   let marked: Marked | undefined;
+  // Anchors already used in the document being rendered (a repeated heading gets -1, -2, ...).
+  let usedSlugs = new Map<string, number>();
+  const uniqueSlug = (text: string): string => {
+    const slug = headingSlug(text);
+    const seen = usedSlugs.get(slug);
+    usedSlugs.set(slug, (seen ?? -1) + 1);
+    return seen === undefined ? slug : `${slug}-${seen + 1}`;
+  };
   const load = (): Marked => {
     const { Marked: MarkedClass } = createRequire(import.meta.url)('marked') as typeof import('marked');
     return new MarkedClass({
@@ -82,13 +189,27 @@ export function createMarkdownRenderer(pageForFile: (file: string) => string | u
         const page = match?.[1] ? pageForFile(match[1]) : undefined;
         if (page) token.href = `${page}${match?.[2] ?? ''}`;
       },
+      renderer: {
+        heading(this: { parser: { parseInline(tokens: Tokens.Heading['tokens']): string } }, { tokens, depth }: Tokens.Heading) {
+          const inner = this.parser.parseInline(tokens);
+          return `<h${depth} id="${escapeHtml(uniqueSlug(textOfHtml(inner)))}">${inner}</h${depth}>\n`;
+        },
+      },
       hooks: {
-        // Code blocks and tables scroll sideways on narrow screens; tabindex lets a keyboard user
-        // reach and scroll them too (WCAG 2.1.1, axe's scrollable-region-focusable). Their text is
-        // escaped, so the tags matched here are only the ones marked wrote.
-        postprocess: (html) => html.replaceAll('<pre>', '<pre tabindex="0">').replaceAll('<table>', '<table tabindex="0">'),
+        // Code blocks and tables scroll sideways on narrow screens, tables inside a wrapper so the
+        // page itself never does; tabindex lets a keyboard user reach and scroll them too (WCAG
+        // 2.1.1, axe's scrollable-region-focusable). Their text is escaped, so the tags matched
+        // here are only the ones marked wrote.
+        postprocess: (html) =>
+          breakLongCodeInTables(html)
+            .replaceAll('<pre>', '<pre tabindex="0">')
+            .replaceAll('<table>', '<div class="table-wrap" tabindex="0" role="region" aria-label="Table (scrolls sideways)">\n<table>')
+            .replaceAll('</table>', '</table>\n</div>'),
       },
     });
   };
-  return (markdown) => (marked ??= load()).parse(markdown, { async: false });
+  return (markdown) => {
+    usedSlugs = new Map();
+    return (marked ??= load()).parse(markdown, { async: false });
+  };
 }

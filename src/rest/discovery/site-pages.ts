@@ -2,15 +2,22 @@
  * The allowlisted human pages: the home page, the docs written in docs/*.md, the docs index and
  * the API reference. Each exists as Markdown (what an LLM asks for) and HTML (what a browser
  * gets); nothing outside this list is ever served as a page or through the Markdown gateway.
+ * Built with them: the search index the pages' search box loads, and the HTML 404 page.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTextTokens } from '../../core/ai/index.js';
 import type { AgentSkillsIndex } from './agent-skills.js';
 import { renderApiReferenceMarkdown } from './api-reference-markdown.js';
-import { createMarkdownRenderer, renderLayout } from './html-layout.js';
+import { createMarkdownRenderer, renderLayout, textOfHtml, type NavGroup, type NavLink, type SiteChrome } from './html-layout.js';
 import type { OpenApiDocument } from './openapi.js';
+import { fingerprintedUrl, swaggerUiUrl, type SiteAssets } from './site-assets.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
+
+export type DocGroup = 'Start' | 'Use the API' | 'Author' | 'Operate' | 'Reference';
+
+/** The sidebar's groups, in order; the API reference joins "Reference". */
+export const DOC_GROUPS: readonly DocGroup[] = ['Start', 'Use the API', 'Author', 'Operate', 'Reference'];
 
 export interface DocSource {
   slug: string;
@@ -18,80 +25,161 @@ export interface DocSource {
   title: string;
   /** One line for the docs index and llms.txt. */
   summary: string;
+  /** The sidebar group it is listed under. */
+  group: DocGroup;
   /** Background reading: listed under llms.txt's "Optional" section. */
   optional?: boolean;
 }
 
-/** The docs pages, in reading order. A file that does not exist (yet) is simply not served. */
+/** The docs pages, in reading order (group by group). A file that does not exist (yet) is simply not served. */
 export const DOC_SOURCES: readonly DocSource[] = [
-  { slug: 'quick-start', file: 'docs/quick-start.md', title: 'Quick start', summary: 'Start the server, get a key and make the first calls with curl.' },
+  {
+    slug: 'quick-start',
+    file: 'docs/quick-start.md',
+    title: 'Quick start',
+    summary: 'Start the server, get a key and make the first calls with curl.',
+    group: 'Start',
+  },
+  {
+    slug: 'configuration',
+    file: 'docs/configuration.md',
+    title: 'Configuration and providers',
+    summary: 'Environment variables, porch.config.yaml, model providers (OpenAI-compatible endpoints, the echo model) and model access.',
+    group: 'Start',
+  },
   {
     slug: 'authentication',
     file: 'docs/authentication.md',
     title: 'Authentication',
     summary: 'API keys, the Expert plan, scopes, partner keys and key rotation.',
+    group: 'Start',
+  },
+  {
+    slug: 'console',
+    file: 'docs/console.md',
+    title: 'Web console',
+    summary: 'Signing in (invite links, passwords, sessions), API access, and what each console page does.',
+    group: 'Start',
   },
   {
     slug: 'self-service',
     file: 'docs/self-service.md',
     title: 'Self-service',
     summary: 'The account, your own keys (rotation with a grace period), usage, the credits ledger, runs and their retention.',
+    group: 'Use the API',
   },
-  {
-    slug: 'webhooks',
-    file: 'docs/webhooks.md',
-    title: 'Webhooks',
-    summary: 'Signed callbacks for run.completed, run.failed and credits.low: verification, retries, the delivery log and the SSRF rules.',
-  },
-  { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
   {
     slug: 'rate-limits-and-credits',
     file: 'docs/rate-limits-and-credits.md',
     title: 'Rate limits and credits',
     summary: 'Per-minute and daily limits, the headers, the retry rules, credits and idempotent retries.',
+    group: 'Use the API',
   },
   {
     slug: 'streaming',
     file: 'docs/streaming.md',
     title: 'Streaming',
     summary: 'Server-Sent Events from the executes: the events, errors, guardrails, disconnects and billing, MCP progress.',
-  },
-  {
-    slug: 'authoring',
-    file: 'docs/authoring.md',
-    title: 'Authoring',
-    summary: 'Definitions, workflow node kinds, versions and labels (publish and roll back), and bundles for import and export.',
+    group: 'Use the API',
   },
   {
     slug: 'runs',
     file: 'docs/runs.md',
     title: 'Runs',
     summary: 'Asynchronous executions: queue with Prefer: respond-async, poll, cancel, limits, and what happens when a process stops.',
+    group: 'Use the API',
   },
-  { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.' },
+  {
+    slug: 'webhooks',
+    file: 'docs/webhooks.md',
+    title: 'Webhooks',
+    summary: 'Signed callbacks for run.completed, run.failed and credits.low: verification, retries, the delivery log and the SSRF rules.',
+    group: 'Use the API',
+  },
+  { slug: 'mcp', file: 'docs/mcp.md', title: 'MCP set-up', summary: 'Connect an MCP client over Streamable HTTP or stdio.', group: 'Use the API' },
   {
     slug: 'skills',
     file: 'docs/skills.md',
     title: 'Agent Skills',
     summary: "Porch's Agent Skills for agents without MCP, and moving skills between Porch and agent tools.",
+    group: 'Use the API',
+  },
+  {
+    slug: 'authoring',
+    file: 'docs/authoring.md',
+    title: 'Authoring',
+    summary: 'The definitions of compositions, skills, personas and workflows, and how they are checked.',
+    group: 'Author',
+  },
+  {
+    slug: 'bundles-and-workflows',
+    file: 'docs/bundles-and-workflows.md',
+    title: 'Bundles and workflows',
+    summary: 'Workflow nodes and how a run executes them; bundles for porch import and porch export.',
+    group: 'Author',
+  },
+  {
+    slug: 'versions-and-labels',
+    file: 'docs/versions-and-labels.md',
+    title: 'Versions and labels',
+    summary: 'Every change is a numbered version; labels such as production publish one and roll back.',
+    group: 'Author',
+  },
+  {
+    slug: 'sanitiser-rules',
+    file: 'docs/sanitiser-rules.md',
+    title: 'Sanitiser and guardrails',
+    summary: 'The built-in rules, custom rules and overrides per organisation, redaction and guardrails on model calls.',
+    group: 'Author',
+  },
+  {
+    slug: 'byok',
+    file: 'docs/byok.md',
+    title: 'Bring your own key (BYOK)',
+    summary: "Store an organisation's or account's own provider key: encryption, precedence, metering and strict BYOK.",
+    group: 'Author',
+  },
+  {
+    slug: 'cli',
+    file: 'docs/cli.md',
+    title: 'The porch CLI',
+    summary: 'Every porch command: the server, the database, accounts, keys, credits, imports, BYOK, webhooks and sanitiser rules.',
+    group: 'Operate',
   },
   {
     slug: 'deployment',
     file: 'docs/deployment.md',
     title: 'Deployment',
-    summary: 'One host on SQLite or many on PostgreSQL: what is shared and how, sizing, backups, upgrades and moving data.',
+    summary: 'One host on SQLite or many on PostgreSQL: what is shared and how, sizing, and running behind nginx.',
+    group: 'Operate',
+  },
+  {
+    slug: 'upgrade-and-backup',
+    file: 'docs/upgrade-and-backup.md',
+    title: 'Upgrade and backup',
+    summary: 'Backups and restores on both engines, upgrading (migrations), and moving from SQLite to PostgreSQL.',
+    group: 'Operate',
   },
   {
     slug: 'operations',
     file: 'docs/operations.md',
     title: 'Operations',
     summary: 'Prometheus metrics, OpenTelemetry traces, logs that name the request, and the readiness and liveness probes.',
+    group: 'Operate',
+  },
+  {
+    slug: 'errors',
+    file: 'docs/errors.md',
+    title: 'Errors',
+    summary: 'The error envelope, every error code with its status, and what a client should do.',
+    group: 'Reference',
   },
   {
     slug: 'decisions',
     file: 'docs/decisions.md',
     title: 'Product decisions',
-    summary: 'How Porch resolves the gaps and contradictions of the API specification.',
+    summary: 'The choices Porch makes where an API like this one could go more than one way.',
+    group: 'Reference',
     optional: true,
   },
 ];
@@ -111,10 +199,24 @@ export interface SitePage {
   markdownTokens: number;
 }
 
+/** One entry of the search index: a page's introduction, or one of its sections (h2 or h3). */
+export interface SearchSection {
+  id: number;
+  /** The page path with the heading's anchor. */
+  url: string;
+  page: string;
+  heading: string;
+  text: string;
+}
+
 export interface SitePages {
   list: readonly SitePage[];
   /** The page for a canonical path or its `.md` twin, trailing slash ignored; undefined otherwise. */
   find(path: string): SitePage | undefined;
+  /** The search index (JSON of SearchSection[]) at its fingerprinted URL. */
+  searchIndex: { url: string; json: string };
+  /** The HTML page for a path the site does not have. */
+  notFoundHtml: string;
 }
 
 export function markdownPathOf(path: string): string {
@@ -125,6 +227,7 @@ export interface SitePagesInput {
   rootDir: string;
   document: OpenApiDocument;
   skills: AgentSkillsIndex;
+  assets: SiteAssets;
 }
 
 function homeMarkdown(document: OpenApiDocument, docs: readonly DocSource[]): string {
@@ -181,13 +284,14 @@ ${skills.skills.map((skill) => `- [${skill.name}](${SITE_PATHS.agentSkillsBase}/
 `;
 }
 
-function apiReferenceHtml(markdownHtml: string): { head: string; body: string } {
+function apiReferenceHtml(markdownHtml: string, assets: SiteAssets): { head: string; body: string } {
   return {
-    head: `<link rel="stylesheet" href="${SITE_PATHS.assets}/swagger-ui/swagger-ui.css">`,
-    body: `<div id="swagger-ui"></div>
+    head: `<link rel="stylesheet" href="${swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui.css')}">`,
+    body: `<h1 class="visually-hidden">API reference</h1>
+<div id="swagger-ui"></div>
 <noscript>${markdownHtml}</noscript>
-<script src="${SITE_PATHS.assets}/swagger-ui/swagger-ui-bundle.js"></script>
-<script src="${SITE_PATHS.assets}/api-reference.js"></script>`,
+<script src="${swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui-bundle.js')}"></script>
+<script src="${assets.apiReferenceScript.url}"></script>`,
   };
 }
 
@@ -202,29 +306,74 @@ export function withoutTrailingSlashes(path: string): string {
   return path.slice(0, end);
 }
 
-export function buildSitePages({ rootDir, document, skills }: SitePagesInput): SitePages {
+/** Characters of section text kept in the search index: enough to match on and to show a snippet. */
+const SEARCH_TEXT_MAX_CHARACTERS = 4_000;
+
+/** A page's rendered HTML cut into its introduction and its h2/h3 sections, as plain text. */
+function searchSections(path: string, title: string, html: string): Array<Omit<SearchSection, 'id'>> {
+  const sections: Array<Omit<SearchSection, 'id'>> = [];
+  const headings = [...html.matchAll(/<h([23]) id="([^"]*)">([\s\S]*?)<\/h\1>/g)];
+  const textBetween = (from: number, to: number) => textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim().slice(0, SEARCH_TEXT_MAX_CHARACTERS);
+  const firstHeading = headings[0]?.index ?? html.length;
+  const introduction = textBetween(html.indexOf('</h1>') + 5, firstHeading);
+  sections.push({ url: path, page: title, heading: title, text: introduction });
+  headings.forEach((match, index) => {
+    const start = (match.index ?? 0) + match[0].length;
+    const end = headings[index + 1]?.index ?? html.length;
+    sections.push({ url: `${path}#${match[2] ?? ''}`, page: title, heading: textOfHtml(match[3] ?? ''), text: textBetween(start, end) });
+  });
+  return sections;
+}
+
+const NOT_FOUND_BODY = `<h1>Page not found</h1>
+<p>There is no page at this address. It may have moved when the documentation was reorganised.</p>
+<ul>
+<li>Search the docs with the box at the top of the page, or</li>
+<li>start from the <a href="${SITE_PATHS.docs}">documentation index</a>, the <a href="${SITE_PATHS.home}">home page</a> or the <a href="${SITE_PATHS.apiReference}">API reference</a>.</li>
+</ul>
+<p>Looking for the API? It lives under <code>${SITE_PATHS.apiBase}</code> and answers unknown paths with a JSON error.</p>`;
+
+export function buildSitePages({ rootDir, document, skills, assets }: SitePagesInput): SitePages {
   const docs = DOC_SOURCES.filter((doc) => existsSync(join(rootDir, doc.file)));
   const renderMarkdown = createMarkdownRenderer((file) => {
     const doc = docs.find((candidate) => candidate.file === `docs/${file}`);
     return doc ? `${SITE_PATHS.docs}/${doc.slug}` : undefined;
   });
-  const page = (path: string, title: string, summary: string, section: PageSection, markdown: string, html?: { head: string; body: string }): SitePage => {
-    const markdownPath = markdownPathOf(path);
-    return {
-      path,
-      markdownPath,
-      title,
-      summary,
-      section,
-      markdown,
-      markdownTokens: countTextTokens(markdown),
-      html: renderLayout({ title, markdownPath, body: html?.body ?? renderMarkdown(markdown), ...(html ? { head: html.head, wide: true } : {}) }),
-    };
-  };
+
+  // The sidebar: the docs index first, then every doc in its group; the API reference under "Reference".
+  const reference: NavLink = { title: 'API reference', path: SITE_PATHS.apiReference };
+  const groups: NavGroup[] = DOC_GROUPS.map((group) => ({
+    title: group,
+    links: [
+      ...(group === 'Start' ? [{ title: 'Overview', path: SITE_PATHS.docs }] : []),
+      ...docs.filter((doc) => doc.group === group).map((doc) => ({ title: doc.title, path: `${SITE_PATHS.docs}/${doc.slug}` })),
+      ...(group === 'Reference' ? [reference] : []),
+    ],
+  })).filter((group) => group.links.length > 0);
+  const readingOrder = groups.flatMap((group) => group.links);
+
+  interface Draft {
+    path: string;
+    title: string;
+    summary: string;
+    section: PageSection;
+    markdown: string;
+    body: string;
+    head?: string;
+  }
+  const draft = (path: string, title: string, summary: string, section: PageSection, markdown: string, html?: { head: string; body: string }): Draft => ({
+    path,
+    title,
+    summary,
+    section,
+    markdown,
+    body: html?.body ?? renderMarkdown(markdown),
+    ...(html ? { head: html.head } : {}),
+  });
 
   const referenceMarkdown = renderApiReferenceMarkdown(document);
-  const list: SitePage[] = [
-    page(
+  const drafts: Draft[] = [
+    draft(
       SITE_PATHS.home,
       'Porch',
       'Self-hosted prompt orchestration: REST API, MCP server and Agent Skills.',
@@ -234,19 +383,60 @@ export function buildSitePages({ rootDir, document, skills }: SitePagesInput): S
         docs.filter((doc) => !doc.optional),
       ),
     ),
-    page(SITE_PATHS.docs, 'Documentation', 'Every documentation page and the Agent Skills.', 'docs', docsIndexMarkdown(docs, skills)),
+    draft(SITE_PATHS.docs, 'Documentation', 'Every documentation page and the Agent Skills.', 'docs', docsIndexMarkdown(docs, skills)),
     ...docs.map((doc) =>
-      page(`${SITE_PATHS.docs}/${doc.slug}`, doc.title, doc.summary, doc.optional ? 'optional' : 'docs', readFileSync(join(rootDir, doc.file), 'utf8')),
+      draft(`${SITE_PATHS.docs}/${doc.slug}`, doc.title, doc.summary, doc.optional ? 'optional' : 'docs', readFileSync(join(rootDir, doc.file), 'utf8')),
     ),
-    page(
+    draft(
       SITE_PATHS.apiReference,
       'API reference',
       'Every operation with its parameters, bodies, responses and errors.',
       'api',
       referenceMarkdown,
-      apiReferenceHtml(renderMarkdown(referenceMarkdown)),
+      apiReferenceHtml(renderMarkdown(referenceMarkdown), assets),
     ),
   ];
+
+  // The index covers every page; the API reference by its Markdown rendering, as Swagger UI draws in the browser.
+  const sections = drafts.flatMap((entry) =>
+    searchSections(entry.path, entry.title, entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body),
+  );
+  const searchJson = JSON.stringify(sections.map((section, id) => ({ id, ...section })));
+  const searchIndex = { url: fingerprintedUrl('search-index', 'json', searchJson), json: searchJson };
+  const chrome: SiteChrome = {
+    stylesheetUrl: assets.stylesheet.url,
+    scriptUrl: assets.script.url,
+    searchEngineUrl: assets.searchEngine.url,
+    searchIndexUrl: searchIndex.url,
+    groups,
+  };
+
+  const list: SitePage[] = drafts.map((entry) => {
+    const markdownPath = markdownPathOf(entry.path);
+    const position = readingOrder.findIndex((link) => link.path === entry.path);
+    const previous = position > 0 ? readingOrder[position - 1] : undefined;
+    // The home page leads into the docs; the last page leads nowhere.
+    const next = entry.path === SITE_PATHS.home ? readingOrder[0] : position >= 0 ? readingOrder[position + 1] : undefined;
+    return {
+      path: entry.path,
+      markdownPath,
+      title: entry.title,
+      summary: entry.summary,
+      section: entry.section,
+      markdown: entry.markdown,
+      markdownTokens: countTextTokens(entry.markdown),
+      html: renderLayout({
+        title: entry.title,
+        path: entry.path,
+        markdownPath,
+        body: entry.body,
+        chrome,
+        ...(previous ? { previous } : {}),
+        ...(next ? { next } : {}),
+        ...(entry.head ? { head: entry.head, wide: true } : {}),
+      }),
+    };
+  });
   const byPath = new Map<string, SitePage>();
   for (const entry of list) {
     byPath.set(entry.path, entry);
@@ -257,5 +447,7 @@ export function buildSitePages({ rootDir, document, skills }: SitePagesInput): S
     find(path: string) {
       return byPath.get(withoutTrailingSlashes(path));
     },
+    searchIndex,
+    notFoundHtml: renderLayout({ title: 'Page not found', path: '', body: NOT_FOUND_BODY, chrome }),
   };
 }

@@ -1,0 +1,97 @@
+/**
+ * The files the human pages load: the site's stylesheet and script (site/ in the package), the
+ * MiniSearch module the search box imports, the script that starts Swagger UI, and Swagger UI
+ * itself (swagger-ui-dist). Porch's own files are served under fingerprinted names
+ * (`/assets/site.3f9c1a2b4d.css`) and Swagger UI under its package version, so browsers may keep
+ * them for a year without asking again: a new release changes the URL, not the bytes behind it.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { SITE_PATHS } from '../../operations/site-paths.js';
+import { contentDigest } from './encoded-body.js';
+
+/** Characters of the content digest in a fingerprinted name: enough that two releases never collide. */
+const FINGERPRINT_LENGTH = 10;
+
+export const JAVASCRIPT = 'text/javascript; charset=utf-8';
+export const CSS = 'text/css; charset=utf-8';
+
+/** The two files of the swagger-ui-dist package the API reference needs. */
+export const SWAGGER_UI_FILES: Readonly<Record<string, string>> = {
+  'swagger-ui-bundle.js': JAVASCRIPT,
+  'swagger-ui.css': CSS,
+};
+
+export interface StaticAsset {
+  url: string;
+  contentType: string;
+  body: string | Buffer;
+}
+
+export interface SiteAssets {
+  stylesheet: StaticAsset;
+  script: StaticAsset;
+  searchEngine: StaticAsset;
+  apiReferenceScript: StaticAsset;
+  /** The swagger-ui-dist version, which names the folder its files are served from. */
+  swaggerUiVersion: string;
+  swaggerUiDir: string;
+  /** A fingerprinted asset by its path; undefined for anything else. */
+  find(path: string): StaticAsset | undefined;
+}
+
+/** `/assets/<stem>.<fingerprint>.<extension>` for these bytes. */
+export function fingerprintedUrl(stem: string, extension: string, body: string | Buffer): string {
+  return `${SITE_PATHS.assets}/${stem}.${contentDigest(body).slice(0, FINGERPRINT_LENGTH)}.${extension}`;
+}
+
+function asset(stem: string, extension: string, contentType: string, body: string | Buffer): StaticAsset {
+  return { url: fingerprintedUrl(stem, extension, body), contentType, body };
+}
+
+/** Starts Swagger UI on the API reference page; a file rather than inline script so the CSP can forbid inline scripts. */
+function apiReferenceScript(openApiUrl: string): string {
+  return `window.addEventListener('DOMContentLoaded', function () {
+  window.ui = SwaggerUIBundle({
+    url: '${openApiUrl}',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+  });
+});
+`;
+}
+
+/** Reads the assets from the package (rootDir holds site/) and node_modules. */
+export function loadSiteAssets(rootDir: string): SiteAssets {
+  const require = createRequire(import.meta.url);
+  const read = (file: string) => readFileSync(file, 'utf8');
+  // The source map comment would make browsers with devtools open ask for a file Porch does not serve.
+  // The package exports its CommonJS build to require(); its ES module (what a browser imports) sits beside it.
+  const minisearchModule = join(dirname(require.resolve('minisearch')), '..', 'es', 'index.js');
+  const minisearch = read(minisearchModule).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  const swaggerUiPackage = require.resolve('swagger-ui-dist/package.json');
+  const { version } = JSON.parse(read(swaggerUiPackage)) as { version: string };
+  const assets = {
+    stylesheet: asset('site', 'css', CSS, read(join(rootDir, 'site/site.css'))),
+    script: asset('site', 'js', JAVASCRIPT, read(join(rootDir, 'site/site.mjs'))),
+    searchEngine: asset('minisearch', 'js', JAVASCRIPT, minisearch),
+    apiReferenceScript: asset('api-reference', 'js', JAVASCRIPT, apiReferenceScript(SITE_PATHS.openApiJson)),
+  };
+  const byUrl = new Map<string, StaticAsset>(Object.values(assets).map((entry) => [entry.url, entry]));
+  return {
+    ...assets,
+    swaggerUiVersion: version,
+    swaggerUiDir: dirname(swaggerUiPackage),
+    find: (path) => byUrl.get(path),
+  };
+}
+
+/** Where a Swagger UI file is served: under the package version, so it can be cached as immutable. */
+export function swaggerUiUrl(version: string, file: string): string {
+  return `${SITE_PATHS.assets}/swagger-ui/${version}/${file}`;
+}
