@@ -12,6 +12,7 @@ import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerOverviewPage } from './pages/overview.js';
+import { registerRefinePages } from './pages/refine.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
 import { cookieNamesFor, createConsoleCookies } from './session.js';
@@ -22,6 +23,8 @@ const FORM_BODY_LIMIT = '1mb';
 export interface ConsoleDoor {
   /** Mounted at CONSOLE_PATHS.root. */
   handler: RequestHandler;
+  /** Mounted at CONSOLE_PATHS.refine: the page `analyze_prompt` links to, open without sign-in. */
+  refine: RequestHandler;
 }
 
 function consoleRouter(basePath: string, deps: ConsoleDependencies, register: (pages: PageRegistrar) => void): Router {
@@ -63,5 +66,10 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
       registerSessionPages(pages, sessions);
     }),
   );
-  return { handler: console };
+  // The refine page lives outside /console (its link is public), with its own router; it shares
+  // the console's sessions, assets and frame, so a signed-in author sees their account there.
+  const refine = consoleRouter(CONSOLE_PATHS.refine, deps, (pages) => {
+    registerRefinePages(pages);
+  });
+  return { handler: console, refine };
 }
