@@ -15,6 +15,7 @@ import { registerOverviewPage } from './pages/overview.js';
 import { registerRefinePages } from './pages/refine.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
+import { registerWebhookPages } from './pages/webhooks.js';
 import { cookieNamesFor, createConsoleCookies } from './session.js';
 
 /** Forms are small; a playground input or a workflow's YAML is the largest thing a page sends. */
@@ -64,6 +65,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
       registerOverviewPage(pages);
       registerApiAccessPages(pages);
       registerSessionPages(pages, sessions);
+      registerWebhookPages(pages);
     }),
   );
   // The refine page lives outside /console (its link is public), with its own router; it shares
