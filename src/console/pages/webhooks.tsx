@@ -137,7 +137,7 @@ function EventBoxes({ idPrefix, checked }: { idPrefix: string; checked: readonly
   return (
     <fieldset>
       <legend>Events</legend>
-      <div class="checkboxes">
+      <div class="checkboxes event-boxes">
         {WEBHOOK_EVENT_TYPES.map((event) => (
           <label key={event} for={`${idPrefix}-${event}`}>
             <input id={`${idPrefix}-${event}`} type="checkbox" name="events" value={event} checked={checked.includes(event)} /> <code>{event}</code>{' '}
@@ -214,8 +214,10 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
         )}
         <Outcomes outcome={outcome} />
         <EndpointsTable endpoints={endpoints.data.items} />
-        <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
-        <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
+        <div class="webhook-panels">
+          <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
+          <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
+        </div>
       </section>
     ),
   });
@@ -375,9 +377,10 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
         <p>
           <a href={PATH}>← All endpoints</a>
         </p>
-        <h1 class="webhook-title">
+        <h1>Webhook endpoint</h1>
+        <p class="webhook-title">
           <code>{endpoint.data.url}</code>
-        </h1>
+        </p>
         <p>
           <EnabledBadge endpoint={endpoint.data} /> <span class="muted">Events: {endpoint.data.events.join(', ')}</span>
           {endpoint.data.description ? <span class="muted"> · {endpoint.data.description}</span> : null}
