@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
-import type { ConsoleBrowser } from '../helpers/console-browser.js';
-import { signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { startWebhookReceiver, verifyReceived, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -181,6 +180,15 @@ describe('endpoints', () => {
     await browser.get(PATH);
     expect((await browser.post(`${PATH}/${id}/delete`, {})).status).toBe(404);
     expect((await owner.browser.get(`${PATH}/${id}`)).status).toBe(200);
+  });
+
+  it('sends a visitor without a session to sign in, and refuses their actions', async () => {
+    const visitor = consoleBrowser(harness);
+    const page = await visitor.get(PATH);
+    expect(page.status).toBe(303);
+    expect(page.location).toBe(`/console/sign-in?next=${encodeURIComponent(PATH)}`);
+    const refused = await visitor.post(`${PATH}/endpoints`, { url: `${receiver.url}/anonymous`, events: ['run.failed'] });
+    expect(refused.status).toBe(401);
   });
 
   it('refuses every action without the session’s CSRF token', async () => {
