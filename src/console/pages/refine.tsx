@@ -46,7 +46,8 @@ function codePointCount(text: string): number {
  */
 async function analyse(ctx: PublicPageContext, prompt: string | undefined, goal: string | undefined): Promise<Outcome> {
   if (prompt === undefined) return { kind: 'empty' };
-  // The length check stops at the limit: a megabyte of form body costs no more than the limit's worth.
+  // Counting is one linear pass over at most the form body's limit; the analyzer itself never
+  // sees more than REFINE_PROMPT_MAX_CODE_POINTS, which is what keeps anonymous use cheap.
   if (prompt.length > REFINE_PROMPT_MAX_CODE_POINTS && codePointCount(prompt) > REFINE_PROMPT_MAX_CODE_POINTS) {
     return {
       kind: 'refused',
