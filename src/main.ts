@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createAiGateway } from './core/ai/ai-gateway.js';
 import { loadSecretKey } from './core/ai/byok-crypto.js';
+import type { ConsoleDoor } from './console/create-console-door.js';
 import { createCore, type Core } from './core/core.js';
 import { createStore } from './db/create-store.js';
 import type { Store } from './db/store.js';
@@ -149,11 +150,22 @@ export async function createApplication(config: Config, options: ApplicationOpti
     }),
   );
   // The console (pages, sign-in, argon2) also loads on its first request.
-  const consoleDoor = lazyHandler(async () => (await import('./console/create-console-door.js')).createConsoleDoor({ core, operations }).handler);
+  // One door serves both mounts (/console and the public /refine), built once on the first request to either.
+  let consoleDoorLoading: Promise<ConsoleDoor> | undefined;
+  const loadConsoleDoor = () =>
+    (consoleDoorLoading ??= import('./console/create-console-door.js')
+      .then((module) => module.createConsoleDoor({ core, operations }))
+      .catch((err: unknown) => {
+        consoleDoorLoading = undefined;
+        throw err;
+      }));
+  const consoleDoor = lazyHandler(async () => (await loadConsoleDoor()).handler);
+  const refinePage = lazyHandler(async () => (await loadConsoleDoor()).refine);
   let accepting = true;
   const mounts = [
     { path: MCP_PATH, handler: mcp, door: 'mcp' },
     { path: CONSOLE_PATHS.root, handler: consoleDoor, door: 'console' },
+    { path: CONSOLE_PATHS.refine, handler: refinePage, door: 'console' },
     { path: '/livez', handler: livenessRoute(), door: 'operations' },
     {
       path: '/readyz',

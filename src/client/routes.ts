@@ -489,4 +489,11 @@ export const CLIENT_ROUTES = {
     responseType: 'json',
     queueable: false,
   },
+  get_credits_low_threshold: {
+    method: 'GET',
+    path: '/account/credits-low-threshold',
+    idempotent: false,
+    responseType: 'json',
+    queueable: false,
+  },
 } as const satisfies Record<string, ClientRoute>;

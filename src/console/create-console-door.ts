@@ -12,8 +12,10 @@ import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerOverviewPage } from './pages/overview.js';
+import { registerRefinePages } from './pages/refine.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
+import { registerWebhookPages } from './pages/webhooks.js';
 import { cookieNamesFor, createConsoleCookies } from './session.js';
 
 /** Forms are small; a playground input or a workflow's YAML is the largest thing a page sends. */
@@ -22,7 +24,9 @@ const FORM_BODY_LIMIT = '1mb';
 export interface ConsoleDoor {
   /** Mounted at CONSOLE_PATHS.root. */
   handler: RequestHandler;
-  /** Every page and action, for the security suite. */
+  /** Mounted at CONSOLE_PATHS.refine: the page `analyze_prompt` links to, open without sign-in. */
+  refine: RequestHandler;
+  /** Every page and action of both, for the security suite. */
   routes: readonly ConsoleRoute[];
 }
 
@@ -83,9 +87,15 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
     registerOverviewPage(registrar);
     registerApiAccessPages(registrar);
     registerSessionPages(registrar, sessions);
+    registerWebhookPages(registrar);
   });
   const console = Router();
   console.use(assets.handler);
   console.use(pages.router);
-  return { handler: console, routes: pages.routes };
+  // The refine page lives outside /console (its link is public), with its own router; it shares
+  // the console's sessions, assets and frame, so a signed-in author sees their account there.
+  const refine = consoleRouter(CONSOLE_PATHS.refine, deps, (registrar) => {
+    registerRefinePages(registrar);
+  });
+  return { handler: console, refine: refine.router, routes: [...pages.routes, ...refine.routes] };
 }

@@ -37,6 +37,7 @@ import { scanText } from './scan-text.js';
 import { updateContextCard } from './update-context-card.js';
 import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';
+import { getCreditsLowThreshold } from './get-credits-low-threshold.js';
 import { getWebhook } from './get-webhook.js';
 import { listWebhookDeliveries } from './list-webhook-deliveries.js';
 import { listWebhooks } from './list-webhooks.js';
@@ -90,6 +91,7 @@ export const operations = [
   listWebhookDeliveries,
   redeliverWebhook,
   setCreditsLowThreshold,
+  getCreditsLowThreshold,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -5,7 +5,7 @@ import { webhookScopes, webhookTag } from './webhook-schemas.js';
 /** A billion credits: above any balance, so any real threshold fits. */
 const MAX_THRESHOLD_CREDITS = 1_000_000_000;
 
-const thresholdSchema = z
+export const thresholdSchema = z
   .object({
     threshold_credits: z
       .number()

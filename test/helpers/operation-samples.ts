@@ -289,4 +289,5 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     return { path: `/webhooks/${endpointId}/deliveries/${eventId}/redeliver`, ownedId: endpointId };
   },
   set_credits_low_threshold: async () => ({ path: '/account/credits-low-threshold', body: { threshold_credits: 5 } }),
+  get_credits_low_threshold: async () => ({ path: '/account/credits-low-threshold' }),
 };

@@ -70,6 +70,7 @@ const POLICY: Record<string, readonly Door[]> = {
   list_webhook_deliveries: EVERYWHERE_BUT_PROMPTS,
   redeliver_webhook: EVERYWHERE_BUT_PROMPTS,
   set_credits_low_threshold: EVERYWHERE_BUT_PROMPTS,
+  get_credits_low_threshold: EVERYWHERE_BUT_PROMPTS,
 };
 
 describe('the exposure policy', () => {

@@ -63,7 +63,7 @@ export const promptAnalysisSchema = z
     refine_url: z
       .url()
       .describe(
-        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=... (prompts over 2,000 characters are cut at that length in the link).',
+        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=... (prompts over 2,000 characters, or over 6,000 bytes once percent-encoded, are cut at that length in the link).',
       ),
   })
   .describe('Deterministic analysis of a prompt by Porch’s rubric (no AI model involved).');

@@ -10,6 +10,14 @@
  */
 export const REFINE_PROMPT_MAX_CODE_POINTS = 2_000;
 
+/**
+ * The link's prompt is also cut at this many bytes once percent-encoded: what the longest ASCII
+ * prompt takes at most (three bytes a character), so ASCII prompts are cut by characters alone.
+ * Other scripts take six to twelve bytes a character, and two thousand of them would pass the
+ * 16 KiB of request headers Node (Porch itself included) accepts: the link would not open.
+ */
+export const REFINE_PROMPT_MAX_ENCODED_BYTES = 6_000;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** The first `maxCodePoints` code points, so a surrogate pair is never split in two. */
@@ -26,6 +34,19 @@ export function truncateToCodePoints(text: string, maxCodePoints: number): strin
   return text;
 }
 
+/** `text` percent-encoded, cut after the last whole code point that fits in `maxBytes`. */
+function encodeWithin(text: string, maxBytes: number): string {
+  const whole = encodeURIComponent(text);
+  if (whole.length <= maxBytes) return whole;
+  let encoded = '';
+  for (const codePoint of text) {
+    const next = encodeURIComponent(codePoint);
+    if (encoded.length + next.length > maxBytes) break;
+    encoded += next;
+  }
+  return encoded;
+}
+
 /**
  * `{siteUrl}/refine?prompt=...`. Lone surrogates (which `encodeURIComponent` rejects with a
  * URIError) are replaced with U+FFFD, the replacement character, so any string yields a link.
@@ -33,5 +54,5 @@ export function truncateToCodePoints(text: string, maxCodePoints: number): strin
 export function buildRefineUrl(siteUrl: string, prompt: string): string {
   const base = siteUrl.replace(/\/+$/, '');
   const wellFormed = truncateToCodePoints(prompt, REFINE_PROMPT_MAX_CODE_POINTS).replace(LONE_SURROGATE, '\uFFFD');
-  return `${base}/refine?prompt=${encodeURIComponent(wellFormed)}`;
+  return `${base}/refine?prompt=${encodeWithin(wellFormed, REFINE_PROMPT_MAX_ENCODED_BYTES)}`;
 }

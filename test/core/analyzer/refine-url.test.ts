@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { REFINE_PROMPT_MAX_CODE_POINTS, analyzePrompt, buildRefineUrl, truncateToCodePoints } from '../../../src/core/analyzer/index.js';
+import {
+  REFINE_PROMPT_MAX_CODE_POINTS,
+  REFINE_PROMPT_MAX_ENCODED_BYTES,
+  analyzePrompt,
+  buildRefineUrl,
+  truncateToCodePoints,
+} from '../../../src/core/analyzer/index.js';
 
 function promptInLink(url: string): string {
   const parsed = new URL(url);
@@ -28,8 +34,23 @@ describe('refine link', () => {
     const prompt = '🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 1);
     const url = buildRefineUrl('http://h', prompt);
     const carried = promptInLink(url);
-    expect(carried).toBe('🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS));
+    // Twelve bytes each once encoded: the byte limit cuts first.
+    expect(carried).toBe('🙂'.repeat(REFINE_PROMPT_MAX_ENCODED_BYTES / 12));
     expect(decodeURIComponent(url.slice(url.indexOf('=') + 1))).toBe(carried);
+  });
+
+  it(`keeps every ASCII prompt of up to ${REFINE_PROMPT_MAX_CODE_POINTS} characters whole, even one made only of characters encoded in three bytes`, () => {
+    const prompt = '&'.repeat(REFINE_PROMPT_MAX_CODE_POINTS);
+    expect(promptInLink(buildRefineUrl('http://h', prompt))).toBe(prompt);
+  });
+
+  it(`cuts a prompt in a non-Latin script at ${REFINE_PROMPT_MAX_ENCODED_BYTES} encoded bytes, so the link fits in the request headers a server accepts`, () => {
+    const prompt = '次の文章を要約してください。'.repeat(200);
+    const url = buildRefineUrl('http://h', prompt);
+    const encoded = url.slice(url.indexOf('=') + 1);
+    expect(encoded.length).toBeLessThanOrEqual(REFINE_PROMPT_MAX_ENCODED_BYTES);
+    expect(encoded.length).toBeGreaterThan(REFINE_PROMPT_MAX_ENCODED_BYTES - 9);
+    expect(prompt.startsWith(promptInLink(url))).toBe(true);
   });
 
   it('replaces lone surrogates (which encodeURIComponent rejects) with U+FFFD', () => {

@@ -1,0 +1,492 @@
+/**
+ * Settings → Webhooks: the account's endpoints (create, with the signing secret shown once; edit
+ * URL, events and whether it is enabled; rotate the secret; delete), each endpoint's delivery log
+ * with manual redelivery, and the credits.low threshold. Every action is a webhook operation,
+ * called as the signed-in account, so refusals (an address the SSRF guard refuses, a plan
+ * without webhooks) are the API's own messages.
+ */
+import type { z } from 'zod';
+import type { PorchError } from '../../core/errors.js';
+import { DEFAULT_SECRET_GRACE_SECONDS, MAX_SECRET_GRACE_SECONDS } from '../../core/webhooks/webhooks.js';
+import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus } from '../../db/store.js';
+import { createWebhook } from '../../operations/create-webhook.js';
+import { deleteWebhook } from '../../operations/delete-webhook.js';
+import { getCreditsLowThreshold } from '../../operations/get-credits-low-threshold.js';
+import { getWebhook } from '../../operations/get-webhook.js';
+import { listWebhookDeliveries } from '../../operations/list-webhook-deliveries.js';
+import { listWebhooks } from '../../operations/list-webhooks.js';
+import { redeliverWebhook } from '../../operations/redeliver-webhook.js';
+import { rotateWebhookSecret } from '../../operations/rotate-webhook-secret.js';
+import { setCreditsLowThreshold } from '../../operations/set-credits-low-threshold.js';
+import { updateWebhook } from '../../operations/update-webhook.js';
+import type { webhookDeliverySchema, webhookEndpointSchema } from '../../operations/webhook-schemas.js';
+import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
+import { type FormBody, formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { credits, dateTime } from './format.js';
+import { Notice, PostForm, TableWrap } from './layout.js';
+
+const PATH = `${CONSOLE_PATHS.root}/settings/webhooks`;
+/** A page of the delivery log: enough to see what went wrong lately; older ones are a page away. */
+const DELIVERIES_PER_PAGE = 25;
+
+type Endpoint = z.output<typeof webhookEndpointSchema>;
+type Delivery = z.output<typeof webhookDeliverySchema>;
+
+const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
+  'run.completed': 'an execution finished',
+  'run.failed': 'an execution failed',
+  'credits.low': 'the balance fell below the threshold',
+};
+
+const GRACE_CHOICES = [
+  { seconds: 0, label: 'Retire the old secret now' },
+  { seconds: 3_600, label: 'Keep signing with the old one for 1 hour' },
+  { seconds: DEFAULT_SECRET_GRACE_SECONDS, label: 'Keep signing with the old one for 24 hours' },
+  { seconds: MAX_SECRET_GRACE_SECONDS, label: 'Keep signing with the old one for 7 days' },
+] as const;
+
+/** What a page shows once after an action: a secret shown once, what happened, or the error met. */
+interface Outcome {
+  secret?: { url: string; secret: string; rotated: boolean };
+  done?: string;
+  error?: PorchError;
+}
+
+const endpointPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
+
+function EnabledBadge({ endpoint }: { endpoint: Endpoint }) {
+  return endpoint.enabled ? <span class="badge badge-success">enabled</span> : <span class="badge badge-warn">disabled</span>;
+}
+
+function DeliveryStatus({ status }: { status: WebhookDeliveryStatus }) {
+  const kind = status === 'succeeded' ? 'badge-success' : status === 'failed' ? 'badge-danger' : 'badge-warn';
+  return <span class={`badge ${kind}`}>{status}</span>;
+}
+
+function Outcomes({ outcome }: { outcome: Outcome }) {
+  return (
+    <>
+      {outcome.error ? <Notice kind="error">{outcome.error.message}</Notice> : null}
+      {outcome.done ? <Notice kind="success">{outcome.done}</Notice> : null}
+      {outcome.secret ? <NewSecret shown={outcome.secret} /> : null}
+    </>
+  );
+}
+
+function NewSecret({ shown }: { shown: NonNullable<Outcome['secret']> }) {
+  return (
+    <Notice kind="success">
+      <p>
+        {shown.rotated ? 'The endpoint has a new signing secret' : 'The endpoint is registered'} (<code>{shown.url}</code>). Its signing secret is below: copy it
+        into your receiver now. It is shown only this once; verify each delivery's <code>webhook-signature</code> with it (Standard Webhooks).
+      </p>
+      <div class="secret">
+        <code id="new-secret">{shown.secret}</code>
+        <button type="button" class="secondary" data-copy="#new-secret">
+          Copy
+        </button>
+      </div>
+    </Notice>
+  );
+}
+
+function EndpointsTable({ endpoints }: { endpoints: Endpoint[] }) {
+  if (endpoints.length === 0) return <p class="empty">No endpoints yet. Register one below.</p>;
+  return (
+    <TableWrap label="Webhook endpoints">
+      <table>
+        <caption class="muted">Your webhook endpoints</caption>
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">Events</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {endpoints.map((endpoint) => (
+            <tr key={endpoint.id}>
+              <td class="webhook-url">
+                <code>{endpoint.url}</code>
+                {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
+              </td>
+              <td>{endpoint.events.join(', ')}</td>
+              <td>
+                <EnabledBadge endpoint={endpoint} />
+                {endpoint.previous_secret_expires_at ? (
+                  <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span>
+                ) : null}
+              </td>
+              <td>{dateTime(endpoint.created_at)}</td>
+              <td>
+                <a href={endpointPath(endpoint.id)} aria-label={`Deliveries and settings of ${endpoint.url}`}>
+                  Deliveries and settings
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function EventBoxes({ idPrefix, checked }: { idPrefix: string; checked: readonly string[] }) {
+  return (
+    <fieldset>
+      <legend>Events</legend>
+      <div class="checkboxes event-boxes">
+        {WEBHOOK_EVENT_TYPES.map((event) => (
+          <label key={event} for={`${idPrefix}-${event}`}>
+            <input id={`${idPrefix}-${event}`} type="checkbox" name="events" value={event} checked={checked.includes(event)} /> <code>{event}</code>{' '}
+            <span class="hint">{EVENT_DESCRIPTIONS[event]}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody }) {
+  const events = formValues(values, 'events');
+  return (
+    <PostForm action={`${PATH}/endpoints`} csrfToken={csrfToken} class="stack panel">
+      <h2>Register an endpoint</h2>
+      <div class="field">
+        <label for="webhook-url">URL</label>
+        <input id="webhook-url" name="url" type="text" inputMode="url" maxLength={2_048} value={formValue(values, 'url') ?? ''} placeholder="https://example.com/porch-events" />
+        <span class="hint">https, on a public address. Loopback and private addresses are refused unless the operator allows the host (webhooks.allow_hosts).</span>
+      </div>
+      <div class="field">
+        <label for="webhook-description">Description (optional)</label>
+        <input id="webhook-description" name="description" type="text" maxLength={500} value={formValue(values, 'description') ?? ''} />
+      </div>
+      <EventBoxes idPrefix="new-event" checked={events.length > 0 ? events : ['run.completed', 'run.failed']} />
+      <div class="actions">
+        <button type="submit">Register endpoint</button>
+      </div>
+    </PostForm>
+  );
+}
+
+function ThresholdForm({ csrfToken, thresholdCredits }: { csrfToken: string; thresholdCredits: number | null }) {
+  return (
+    <PostForm action={`${PATH}/credits-low`} csrfToken={csrfToken} class="stack panel">
+      <h2>Low-balance alert</h2>
+      <p class="hint">
+        <code>credits.low</code> is sent to endpoints subscribed to it once, when a charge takes the balance below this many credits, and again only after it went back
+        above and fell again.{' '}
+        {thresholdCredits === null ? 'It is off now.' : `It is set to ${credits(thresholdCredits)} credits now.`}
+      </p>
+      <div class="field">
+        <label for="threshold">Threshold, in credits (empty: off)</label>
+        <input id="threshold" name="threshold_credits" type="text" inputMode="decimal" value={thresholdCredits === null ? '' : String(thresholdCredits)} />
+      </div>
+      <div class="actions">
+        <button type="submit">Save threshold</button>
+      </div>
+    </PostForm>
+  );
+}
+
+async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues: FormBody = {}): Promise<void> {
+  const [endpoints, threshold] = await Promise.all([ctx.api.call(listWebhooks), ctx.api.call(getCreditsLowThreshold)]);
+  if (!endpoints.ok) throw endpoints.error;
+  if (!threshold.ok) throw threshold.error;
+  const plan = ctx.signedIn.caller.account.plan;
+  ctx.render({
+    title: 'Webhooks',
+    active: 'webhooks',
+    status: outcome.error?.status ?? 200,
+    body: (
+      <section>
+        <h1>Webhooks</h1>
+        <p class="lead">
+          Porch POSTs <code>run.completed</code>, <code>run.failed</code> and <code>credits.low</code> events to your endpoints, signed with Standard Webhooks, and
+          retries failed deliveries for about a day. See the <a href={`${SITE_PATHS.docs}/webhooks`}>webhooks docs</a>.
+        </p>
+        {plan === 'expert' ? null : (
+          <Notice kind="info">
+            Webhooks are part of the Expert plan; this account is on the <strong>{plan}</strong> plan. Ask your Porch operator to move the account to Expert.
+          </Notice>
+        )}
+        <Outcomes outcome={outcome} />
+        <EndpointsTable endpoints={endpoints.data.items} />
+        <div class="webhook-panels">
+          <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
+          <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
+        </div>
+      </section>
+    ),
+  });
+}
+
+function AttemptLog({ delivery }: { delivery: Delivery }) {
+  if (delivery.attempt_log.length === 0) return <span class="hint">no attempt yet</span>;
+  return (
+    <details>
+      <summary>
+        {delivery.attempt_log.length} attempt{delivery.attempt_log.length === 1 ? '' : 's'}
+      </summary>
+      <ol class="attempt-log">
+        {delivery.attempt_log.map((attempt) => (
+          <li key={attempt.attempted_at}>
+            {dateTime(attempt.attempted_at)}: {attempt.status_code ?? 'no answer'}
+            {attempt.error ? ` (${attempt.error})` : ''}, {attempt.duration_ms} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+function DeliveriesTable({ endpoint, deliveries, csrfToken }: { endpoint: Endpoint; deliveries: Delivery[]; csrfToken: string }) {
+  if (deliveries.length === 0) return <p class="empty">No deliveries here yet.</p>;
+  return (
+    <TableWrap label="Deliveries">
+      <table>
+        <caption class="muted">Deliveries to this endpoint, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Created</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id} id={`delivery-${delivery.id}`}>
+              <td>
+                <code>{delivery.event_type}</code>
+                <span class="hint webhook-id">{delivery.id}</span>
+              </td>
+              <td>
+                <DeliveryStatus status={delivery.status} />
+                {delivery.next_attempt_at ? <span class="hint">next try {dateTime(delivery.next_attempt_at)}</span> : null}
+              </td>
+              <td>
+                {delivery.last_status_code ?? '—'}
+                {delivery.last_error ? <span class="hint">{delivery.last_error}</span> : null}
+              </td>
+              <td>
+                <AttemptLog delivery={delivery} />
+              </td>
+              <td>{dateTime(delivery.created_at)}</td>
+              <td>
+                {delivery.status === 'pending' ? (
+                  <span class="hint">retried on its schedule</span>
+                ) : delivery.payload_available ? (
+                  <PostForm action={`${endpointPath(endpoint.id)}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`} csrfToken={csrfToken}>
+                    <button type="submit" class="secondary" aria-label={`Redeliver ${delivery.event_type} ${delivery.id}`}>
+                      Redeliver
+                    </button>
+                  </PostForm>
+                ) : (
+                  <span class="hint">payload past retention</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function EditForm({ endpoint, csrfToken }: { endpoint: Endpoint; csrfToken: string }) {
+  return (
+    <PostForm action={endpointPath(endpoint.id)} csrfToken={csrfToken} class="stack panel">
+      <h2>Settings</h2>
+      <div class="field">
+        <label for="edit-url">URL</label>
+        <input id="edit-url" name="url" type="text" inputMode="url" maxLength={2_048} value={endpoint.url} />
+      </div>
+      <div class="field">
+        <label for="edit-description">Description (optional)</label>
+        <input id="edit-description" name="description" type="text" maxLength={500} value={endpoint.description ?? ''} />
+      </div>
+      <EventBoxes idPrefix="edit-event" checked={endpoint.events} />
+      <label for="edit-enabled">
+        <input id="edit-enabled" type="checkbox" name="enabled" value="on" checked={endpoint.enabled} /> Enabled: deliver new events to this endpoint
+      </label>
+      <div class="actions">
+        <button type="submit">Save changes</button>
+      </div>
+    </PostForm>
+  );
+}
+
+function SecretAndDelete({ endpoint, csrfToken }: { endpoint: Endpoint; csrfToken: string }) {
+  return (
+    <div class="panel">
+      <h2>Signing secret</h2>
+      {endpoint.previous_secret_expires_at ? (
+        <p class="hint">The previous secret still signs beside the current one until {dateTime(endpoint.previous_secret_expires_at)}.</p>
+      ) : null}
+      <PostForm action={`${endpointPath(endpoint.id)}/rotate`} csrfToken={csrfToken} class="actions">
+        <label class="hint" for="grace">
+          After rotating
+        </label>
+        <select id="grace" name="grace_seconds">
+          {GRACE_CHOICES.map((choice) => (
+            <option value={String(choice.seconds)} key={choice.seconds} selected={choice.seconds === DEFAULT_SECRET_GRACE_SECONDS}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="secondary">
+          Rotate secret
+        </button>
+      </PostForm>
+      <h2>Delete</h2>
+      <PostForm action={`${endpointPath(endpoint.id)}/delete`} csrfToken={csrfToken} class="actions">
+        <span class="hint">Deletes the endpoint with its pending deliveries and its delivery log.</span>
+        <button type="submit" class="danger" data-confirm={`Delete the endpoint ${endpoint.url} and its delivery log?`}>
+          Delete endpoint
+        </button>
+      </PostForm>
+    </div>
+  );
+}
+
+function statusFilter(value: unknown): WebhookDeliveryStatus | undefined {
+  return WEBHOOK_DELIVERY_STATUSES.find((status) => status === value);
+}
+
+async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {}): Promise<void> {
+  const status = statusFilter(ctx.req.query.status);
+  const cursor = typeof ctx.req.query.cursor === 'string' && ctx.req.query.cursor !== '' ? ctx.req.query.cursor : undefined;
+  const endpoint = await ctx.api.call(getWebhook, { id });
+  if (!endpoint.ok) throw endpoint.error;
+  const deliveries = await ctx.api.call(listWebhookDeliveries, { id, limit: DELIVERIES_PER_PAGE, status, cursor });
+  if (!deliveries.ok) throw deliveries.error;
+  const here = endpointPath(id);
+  const filterLink = (filter: WebhookDeliveryStatus | undefined) => (filter ? `${here}?status=${filter}` : here);
+  const next = deliveries.data.next_cursor;
+  ctx.render({
+    title: `Webhook ${endpoint.data.url}`,
+    active: 'webhooks',
+    status: outcome.error?.status ?? 200,
+    body: (
+      <section>
+        <p>
+          <a href={PATH}>← All endpoints</a>
+        </p>
+        <h1>Webhook endpoint</h1>
+        <p class="webhook-title">
+          <code>{endpoint.data.url}</code>
+        </p>
+        <p>
+          <EnabledBadge endpoint={endpoint.data} /> <span class="muted">Events: {endpoint.data.events.join(', ')}</span>
+          {endpoint.data.description ? <span class="muted"> · {endpoint.data.description}</span> : null}
+        </p>
+        <Outcomes outcome={outcome} />
+        <h2>Deliveries</h2>
+        <nav class="actions filter-links" aria-label="Filter deliveries by status">
+          {[undefined, ...WEBHOOK_DELIVERY_STATUSES].map((filter) => (
+            <a key={filter ?? 'all'} href={filterLink(filter)} aria-current={filter === status ? 'page' : undefined}>
+              {filter ?? 'all'}
+            </a>
+          ))}
+        </nav>
+        <DeliveriesTable endpoint={endpoint.data} deliveries={deliveries.data.items} csrfToken={ctx.signedIn.csrfToken} />
+        {next ? (
+          <p>
+            <a href={`${here}?${new URLSearchParams({ ...(status ? { status } : {}), cursor: next }).toString()}`}>Older deliveries →</a>
+          </p>
+        ) : null}
+        <div class="webhook-panels">
+          <EditForm endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
+          <SecretAndDelete endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
+        </div>
+      </section>
+    ),
+  });
+}
+
+/** A whole number from a form field, or the text itself so the operation's validation names the field. */
+function wholeNumberField(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+}
+
+/** Credits (decimals allowed); empty turns the alert off (null); other text goes through for the operation to name. */
+function creditsField(value: string | undefined): number | string | null {
+  if (value === undefined || value.trim() === '') return null;
+  const trimmed = value.trim().replaceAll(',', '');
+  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : value;
+}
+
+/** A route parameter as one string (Express types a wildcard's as a list; these routes have none). */
+function param(ctx: PageContext, name: string): string {
+  const value: unknown = ctx.req.params[name];
+  return typeof value === 'string' ? value : '';
+}
+
+export function registerWebhookPages(pages: PageRegistrar): void {
+  pages.page('GET', PATH, (ctx) => renderList(ctx));
+
+  pages.page('POST', `${PATH}/endpoints`, async (ctx) => {
+    const body = formBody(ctx.req);
+    const result = await ctx.api.call(createWebhook, {
+      url: formValue(body, 'url') ?? '',
+      // No box ticked is sent as is, so the operation's message explains it.
+      events: formValues(body, 'events'),
+      description: formValue(body, 'description'),
+    });
+    if (result.ok) await renderList(ctx, { secret: { url: result.data.endpoint.url, secret: result.data.secret, rotated: false } });
+    // A refused form keeps what was typed, so the author corrects rather than retypes.
+    else await renderList(ctx, { error: result.error }, body);
+  });
+
+  pages.page('POST', `${PATH}/credits-low`, async (ctx) => {
+    const result = await ctx.api.call(setCreditsLowThreshold, { threshold_credits: creditsField(formValue(formBody(ctx.req), 'threshold_credits')) });
+    if (!result.ok) return renderList(ctx, { error: result.error });
+    const value = result.data.threshold_credits;
+    await renderList(ctx, { done: value === null ? 'The low-balance alert is off.' : `credits.low now fires below ${credits(value)} credits.` });
+  });
+
+  pages.page('GET', `${PATH}/:id`, (ctx) => renderEndpoint(ctx, param(ctx, 'id')));
+
+  pages.page('POST', `${PATH}/:id`, async (ctx) => {
+    const id = param(ctx, 'id');
+    const body = formBody(ctx.req);
+    const result = await ctx.api.call(updateWebhook, {
+      id,
+      url: formValue(body, 'url') ?? '',
+      events: formValues(body, 'events'),
+      description: formValue(body, 'description') ?? null,
+      enabled: formValue(body, 'enabled') === 'on',
+    });
+    await renderEndpoint(ctx, id, result.ok ? { done: 'Saved.' } : { error: result.error });
+  });
+
+  pages.page('POST', `${PATH}/:id/rotate`, async (ctx) => {
+    const id = param(ctx, 'id');
+    const result = await ctx.api.call(rotateWebhookSecret, { id, grace_seconds: wholeNumberField(formValue(formBody(ctx.req), 'grace_seconds')) });
+    await renderEndpoint(ctx, id, result.ok ? { secret: { url: result.data.endpoint.url, secret: result.data.secret, rotated: true } } : { error: result.error });
+  });
+
+  pages.page('POST', `${PATH}/:id/delete`, async (ctx) => {
+    const id = param(ctx, 'id');
+    const endpoint = await ctx.api.call(getWebhook, { id });
+    const result = await ctx.api.call(deleteWebhook, { id });
+    if (!result.ok) return renderList(ctx, { error: result.error });
+    await renderList(ctx, { done: `Deleted the endpoint ${endpoint.ok ? endpoint.data.url : id} and its delivery log.` });
+  });
+
+  pages.page('POST', `${PATH}/:id/deliveries/:deliveryId/redeliver`, async (ctx) => {
+    const id = param(ctx, 'id');
+    const result = await ctx.api.call(redeliverWebhook, { id, delivery_id: param(ctx, 'deliveryId') });
+    await renderEndpoint(
+      ctx,
+      id,
+      result.ok ? { done: `Delivery ${result.data.id} (${result.data.event_type}) is queued again; it goes out at once.` } : { error: result.error },
+    );
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * The refine page over real HTTP: the link a real `analyze_prompt` call hands out opens the same
+ * prompt with the same scores, anonymously or signed in; the form (no JavaScript) and the htmx
+ * fragment analyse again; CSRF guards both; an over-long prompt is refused with a clear message.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFINE_PROMPT_MAX_CODE_POINTS } from '../../src/core/analyzer/index.js';
+import type { PromptAnalysis } from '../../src/core/analyzer/index.js';
+import { consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { connectHttp, describeResult } from '../helpers/mcp-client.js';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness({ backgroundWork: false });
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const PROMPT = 'You are a senior copy editor. Rewrite the text below for a general audience in at most 3 sentences & keep <names>.';
+
+async function analyseOverMcp(prompt: string): Promise<PromptAnalysis> {
+  const connection = await connectHttp(harness);
+  try {
+    const result = await connection.client.callTool({ name: 'analyze_prompt', arguments: { prompt } });
+    expect(result.isError, describeResult(result)).toBeFalsy();
+    return result.structuredContent as PromptAnalysis;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The link's path and query, on the test server (the harness's public URL names port 0). */
+function onServer(refineUrl: string): string {
+  const link = new URL(refineUrl);
+  return `${link.pathname}${link.search}`;
+}
+
+/** The scores a page shows, read from its `data-score` cells. */
+function shownScores(html: string): Record<string, number> {
+  return Object.fromEntries([...html.matchAll(/data-score="([a-z]+)">(\d+)</g)].map((match) => [match[1], Number(match[2])]));
+}
+
+function expectedScores(analysis: PromptAnalysis): Record<string, number> {
+  return { overall: analysis.overall, ...analysis.scores };
+}
+
+function textareaOf(html: string): string {
+  const match = /<textarea[^>]*id="prompt"[^>]*>([\s\S]*?)<\/textarea>/.exec(html);
+  return (match?.[1] ?? '').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+}
+
+describe('the link analyze_prompt hands out', () => {
+  it('opens without sign-in, showing the same prompt, scores and suggestions as the MCP answer', async () => {
+    const analysis = await analyseOverMcp(PROMPT);
+    const page = await consoleBrowser(harness).get(onServer(analysis.refine_url));
+    expect(page.status, page.html).toBe(200);
+    expect(textareaOf(page.html)).toBe(PROMPT);
+    expect(shownScores(page.html)).toEqual(expectedScores(analysis));
+    for (const suggestion of analysis.suggestions)
+      expect(page.html).toContain(suggestion.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;'));
+    expect(page.html).not.toContain('Sign out');
+  });
+
+  it('shows the signed-in account in the frame for an author with a session', async () => {
+    const analysis = await analyseOverMcp(PROMPT);
+    const { browser, email } = await signedInBrowser(harness);
+    const page = await browser.get(onServer(analysis.refine_url));
+    expect(page.status, page.html).toBe(200);
+    expect(page.html).toContain(email);
+    expect(page.html).toContain('aria-current="page">Refine a prompt');
+    expect(shownScores(page.html)).toEqual(expectedScores(analysis));
+  });
+
+  it('opens a link cut at the link limit (a prompt longer than it, truncated by the analyzer) and analyses it', async () => {
+    const analysis = await analyseOverMcp(`Write a summary of the report. ${'Keep every figure exact. '.repeat(200)}`);
+    const page = await consoleBrowser(harness).get(onServer(analysis.refine_url));
+    expect(page.status, page.html.slice(0, 500)).toBe(200);
+    expect([...textareaOf(page.html)]).toHaveLength(REFINE_PROMPT_MAX_CODE_POINTS);
+    expect(shownScores(page.html)).toHaveProperty('overall');
+  });
+
+  it('opens a link to a long prompt in a non-Latin script', async () => {
+    const prompt = `あなたは編集者です。${'次の文章を三文以内で要約してください。'.repeat(120)}`;
+    const analysis = await analyseOverMcp(prompt);
+    const page = await consoleBrowser(harness).get(onServer(analysis.refine_url));
+    expect(page.status, page.html.slice(0, 300)).toBe(200);
+    expect(shownScores(page.html)).toEqual(expectedScores(await analyseOverMcp(textareaOf(page.html))));
+  });
+
+  it('opens with an empty box and no analysis when the link has no prompt', async () => {
+    const page = await consoleBrowser(harness).get('/refine');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Write or paste a prompt');
+    expect(shownScores(page.html)).toEqual({});
+  });
+});
+
+describe('analysing again', () => {
+  it('without JavaScript, posting the form answers the whole page with the new scores', async () => {
+    const browser = consoleBrowser(harness);
+    const first = await browser.get('/refine?prompt=Summarise%20this.');
+    const edited = `${PROMPT} Answer as a bulleted list of at most 5 items.`;
+    const posted = await browser.post('/refine', { prompt: edited });
+    expect(posted.status, posted.html).toBe(200);
+    expect(posted.html).toContain('<!doctype html>');
+    expect(textareaOf(posted.html)).toBe(edited);
+    const analysis = await analyseOverMcp(edited);
+    expect(shownScores(posted.html)).toEqual(expectedScores(analysis));
+    expect(shownScores(posted.html)).not.toEqual(shownScores(first.html));
+  });
+
+  it('the htmx fragment answers the analysis alone and points the address bar at the edited prompt', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const fragment = await browser.post('/refine/analysis', { prompt: PROMPT, goal: '' }, { headers: { 'hx-request': 'true' } });
+    expect(fragment.status, fragment.html).toBe(200);
+    expect(fragment.html).not.toContain('<html');
+    expect(fragment.html).toMatch(/^<section id="analysis"/);
+    expect(shownScores(fragment.html)).toEqual(expectedScores(await analyseOverMcp(PROMPT)));
+    expect(fragment.headers.get('hx-replace-url')).toBe(`/refine?prompt=${encodeURIComponent(PROMPT)}`);
+  });
+
+  it('a goal sharpens the suggestions and travels in the address', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const fragment = await browser.post('/refine/analysis', { prompt: 'Summarise this email.', goal: 'extract invoice fields as JSON' });
+    expect(fragment.status).toBe(200);
+    expect(fragment.headers.get('hx-replace-url')).toContain('goal=extract%20invoice%20fields%20as%20JSON');
+  });
+
+  it('refuses a prompt over the limit with a message naming it, before analysing', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const tooLong = 'é'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 1);
+    const fragment = await browser.post('/refine/analysis', { prompt: tooLong });
+    expect(fragment.status).toBe(200);
+    expect(fragment.html).toContain('This prompt has 2,001 characters; the refine page analyses prompts of up to 2,000.');
+    expect(fragment.headers.get('hx-replace-url')).toBeNull();
+    const page = await browser.post('/refine', { prompt: tooLong });
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('analyses prompts of up to 2,000');
+    expect(textareaOf(page.html)).toBe(tooLong);
+  });
+
+  it('counts characters, not UTF-16 units: 2,000 emoji are within the limit', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const fragment = await browser.post('/refine/analysis', { prompt: '🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS) });
+    expect(fragment.html).not.toContain('analyses prompts of up to');
+    expect(shownScores(fragment.html)).toHaveProperty('overall');
+    // Too long to carry in an address that could be reloaded: the address drops the prompt.
+    expect(fragment.headers.get('hx-replace-url')).toBe('/refine');
+  });
+
+  it("shows the analyzer's own message for a blank prompt", async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const page = await browser.post('/refine', { prompt: '   ' });
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('The prompt must not be blank.');
+  });
+
+  it('refuses a post without the form token, or with another browser’s', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const other = consoleBrowser(harness);
+    await other.get('/refine');
+    expect((await browser.post('/refine', { prompt: PROMPT }, { csrf: null })).status).toBe(403);
+    expect((await browser.post('/refine/analysis', { prompt: PROMPT }, { csrf: other.csrf() })).status).toBe(403);
+    expect((await consoleBrowser(harness).post('/refine/analysis', { prompt: PROMPT }, { csrf: 'x'.repeat(43) })).status).toBe(403);
+  });
+
+  it('answers an unknown path under /refine with the console’s HTML 404', async () => {
+    const page = await consoleBrowser(harness).get('/refine/nothing-here');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toContain('text/html');
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * Settings → Webhooks over real HTTP: an endpoint registered in the console (its secret shown
+ * once) receives a real, signed delivery on a receiver on 127.0.0.1 (allow-listed in
+ * webhooks.allow_hosts); the delivery log shows it and redelivers it; edits, secret rotation,
+ * deletion and the credits.low threshold go through the operations, and refusals (the SSRF
+ * guard, bad input, another account's endpoint) show the API's messages.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+import { startWebhookReceiver, verifyReceived, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const PATH = '/console/settings/webhooks';
+
+let harness: Harness;
+let directory: string;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-console-webhooks-'));
+  const configPath = join(directory, 'porch.config.yaml');
+  // The worker's own poll is slowed to a minute so the tests drive every attempt with drain().
+  await writeFile(configPath, JSON.stringify({ webhooks: { allow_hosts: ['127.0.0.1'], poll_interval_ms: 60_000 } }), 'utf8');
+  harness = await createHarness({ env: { PORCH_CONFIG: configPath } });
+  // Signatures carry the clock's time and the receiver checks it against its own: start at the real time.
+  harness.clock.set(Date.now());
+  receiver = await startWebhookReceiver();
+});
+
+afterAll(async () => {
+  await harness.close();
+  await receiver.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+function secretOn(html: string): string {
+  return /<code id="new-secret">([^<]+)<\/code>/.exec(html)?.[1] ?? '';
+}
+
+/** The endpoint ids the list links to, in the order shown. */
+function endpointIds(html: string): string[] {
+  return [...html.matchAll(/href="\/console\/settings\/webhooks\/([0-9a-f-]{36})"/g)].map((match) => match[1] ?? '');
+}
+
+async function register(browser: ConsoleBrowser, url: string, events = ['run.completed', 'run.failed']) {
+  await browser.get(PATH);
+  const page = await browser.post(`${PATH}/endpoints`, { url, events, description: 'console test' });
+  expect(page.status, page.html).toBe(200);
+  const id = endpointIds(page.html).at(-1) ?? '';
+  return { page, id, secret: secretOn(page.html) };
+}
+
+/** Runs the demo composition as the account, over the REST API, so a run.completed event is queued. */
+async function runOnce(accountId: string): Promise<void> {
+  const { key } = await harness.createKey(accountId, { scopes: ['execute:composition'] });
+  const compositionId = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids['composition:release-notes'] ?? '';
+  const executed = await harness.api('POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } });
+  expect(executed.status, describeResponse(executed)).toBe(200);
+}
+
+describe('endpoints', () => {
+  it('registers an endpoint, shows its secret once, and a real delivery verifies with that secret', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const { page, id, secret } = await register(browser, `${receiver.url}/console-hook`);
+    expect(secret).toMatch(/^whsec_/);
+    expect(page.html).toContain('data-copy="#new-secret"');
+    expect(page.html).toContain(`${receiver.url}/console-hook`);
+    const again = await browser.get(PATH);
+    expect(again.html).not.toContain(secret);
+
+    await runOnce(accountId);
+    await harness.core.webhookWorker.drain();
+    const request = await receiver.nextRequest();
+    expect(request.path).toBe('/console-hook');
+    expect(verifyReceived(request, secret)).toMatchObject({ type: 'run.completed' });
+
+    const detail = await browser.get(`${PATH}/${id}`);
+    expect(detail.status, detail.html).toBe(200);
+    expect(detail.html).toContain(`id="delivery-${String(request.headers['webhook-id'])}"`);
+    expect(detail.html).toContain('badge-success">succeeded');
+    expect(detail.html).toMatch(/: 204, \d+ ms/);
+  });
+
+  it('redelivers a finished delivery with the same webhook-id', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const { id, secret } = await register(browser, `${receiver.url}/redeliver`);
+    await runOnce(accountId);
+    await harness.core.webhookWorker.drain();
+    const first = await receiver.nextRequest();
+    const deliveryId = String(first.headers['webhook-id']);
+
+    await browser.get(`${PATH}/${id}`);
+    const redelivered = await browser.post(`${PATH}/${id}/deliveries/${deliveryId}/redeliver`, {});
+    expect(redelivered.status, redelivered.html).toBe(200);
+    expect(redelivered.html).toContain(`Delivery ${deliveryId} (run.completed) is queued again`);
+    await harness.core.webhookWorker.drain();
+    const second = await receiver.nextRequest();
+    expect(second.headers['webhook-id']).toBe(deliveryId);
+    expect(verifyReceived(second, secret)).toMatchObject({ type: 'run.completed' });
+  });
+
+  it('shows the SSRF guard’s refusal and keeps what was typed', async () => {
+    const { browser } = await signedInBrowser(harness);
+    await browser.get(PATH);
+    const refused = await browser.post(`${PATH}/endpoints`, { url: 'http://10.0.0.7/hook', events: ['run.completed'], description: 'inside' });
+    const api = await harness.api('POST', '/webhooks', {
+      key: (await harness.expertWithKey({ scopes: ['manage:webhooks'] })).key,
+      body: { url: 'http://10.0.0.7/hook', events: ['run.completed'] },
+    });
+    expect(api.status).toBe(400);
+    expect(refused.status).toBe(400);
+    const message = (api.body as { error: { message: string } }).error.message;
+    expect(refused.html).toContain(message.replaceAll("'", '&#39;').replaceAll('"', '&quot;'));
+    expect(refused.html).toContain('value="http://10.0.0.7/hook"');
+    expect(endpointIds(refused.html)).toEqual([]);
+  });
+
+  it('refuses an endpoint with no event ticked, naming the field', async () => {
+    const { browser } = await signedInBrowser(harness);
+    await browser.get(PATH);
+    const refused = await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/x` });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('events');
+    expect(refused.html).toContain('must name at least one event');
+  });
+
+  it('edits the URL, events and enabled; a disabled endpoint shows as such', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const { id } = await register(browser, `${receiver.url}/before`);
+    await browser.get(`${PATH}/${id}`);
+    const saved = await browser.post(`${PATH}/${id}`, { url: `${receiver.url}/after`, events: ['credits.low'], description: '' });
+    expect(saved.status, saved.html).toBe(200);
+    expect(saved.html).toContain('Saved.');
+    expect(saved.html).toContain(`${receiver.url}/after`);
+    expect(saved.html).toContain('badge-warn">disabled');
+    expect(saved.html).toContain('Events: credits.low');
+    const enabled = await browser.post(`${PATH}/${id}`, { url: `${receiver.url}/after`, events: ['credits.low', 'run.failed'], enabled: 'on' });
+    expect(enabled.html).toContain('badge-success">enabled');
+    const refused = await browser.post(`${PATH}/${id}`, { url: 'http://169.254.169.254/latest', events: ['run.failed'], enabled: 'on' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('notice-error');
+    expect(refused.html).toContain(`${receiver.url}/after`);
+  });
+
+  it('rotates the secret (shown once) and keeps the old one signing for the grace chosen', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const { id, secret } = await register(browser, `${receiver.url}/rotate`);
+    await browser.get(`${PATH}/${id}`);
+    const rotated = await browser.post(`${PATH}/${id}/rotate`, { grace_seconds: '3600' });
+    expect(rotated.status, rotated.html).toBe(200);
+    const next = secretOn(rotated.html);
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(secret);
+    expect(rotated.html).toContain('The previous secret still signs beside the current one until');
+    expect((await browser.get(`${PATH}/${id}`)).html).not.toContain(next);
+  });
+
+  it('deletes an endpoint, which then answers 404', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const { id } = await register(browser, `${receiver.url}/delete`);
+    await browser.get(`${PATH}/${id}`);
+    const deleted = await browser.post(`${PATH}/${id}/delete`, {});
+    expect(deleted.status, deleted.html).toBe(200);
+    expect(deleted.html).toContain(`Deleted the endpoint ${receiver.url}/delete`);
+    expect(endpointIds(deleted.html)).not.toContain(id);
+    expect((await browser.get(`${PATH}/${id}`)).status).toBe(404);
+  });
+
+  it("answers another account's endpoint like a missing one, and refuses to change it", async () => {
+    const owner = await signedInBrowser(harness);
+    const { id } = await register(owner.browser, `${receiver.url}/theirs`);
+    const { browser } = await signedInBrowser(harness);
+    const page = await browser.get(`${PATH}/${id}`);
+    expect(page.status).toBe(404);
+    await browser.get(PATH);
+    expect((await browser.post(`${PATH}/${id}/delete`, {})).status).toBe(404);
+    expect((await owner.browser.get(`${PATH}/${id}`)).status).toBe(200);
+  });
+
+  it('sends a visitor without a session to sign in, and refuses their actions', async () => {
+    const visitor = consoleBrowser(harness);
+    const page = await visitor.get(PATH);
+    expect(page.status).toBe(303);
+    expect(page.location).toBe(`/console/sign-in?next=${encodeURIComponent(PATH)}`);
+    const refused = await visitor.post(`${PATH}/endpoints`, { url: `${receiver.url}/anonymous`, events: ['run.failed'] });
+    expect(refused.status).toBe(401);
+  });
+
+  it('refuses every action without the session’s CSRF token', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const { id } = await register(browser, `${receiver.url}/csrf`);
+    expect((await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/y`, events: ['run.failed'] }, { csrf: null })).status).toBe(403);
+    expect((await browser.post(`${PATH}/${id}/delete`, {}, { csrf: 'forged' })).status).toBe(403);
+    expect((await browser.get(`${PATH}/${id}`)).status).toBe(200);
+  });
+
+  it('tells an account on another plan that webhooks are an Expert feature', async () => {
+    const { browser } = await signedInBrowser(harness, { plan: 'builder' });
+    const page = await browser.get(PATH);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Webhooks are part of the Expert plan');
+    const refused = await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/z`, events: ['run.failed'] });
+    expect(refused.html).toContain('Webhooks are an Expert-plan feature; this account is on the builder plan.');
+  });
+});
+
+describe('the credits.low threshold', () => {
+  it('is set, shown, read back over the API, and turned off with an empty field', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const before = await browser.get(PATH);
+    expect(before.html).toContain('It is off now.');
+    const set = await browser.post(`${PATH}/credits-low`, { threshold_credits: '12.5' });
+    expect(set.status, set.html).toBe(200);
+    expect(set.html).toContain('credits.low now fires below 12.5 credits.');
+    expect(set.html).toContain('value="12.5"');
+    const { key } = await harness.createKey(accountId, { scopes: ['manage:webhooks'] });
+    const read = await harness.api<{ threshold_credits: number | null }>('GET', '/account/credits-low-threshold', { key });
+    expect(read.status, describeResponse(read)).toBe(200);
+    expect(read.body.data).toEqual({ threshold_credits: 12.5 });
+    const off = await browser.post(`${PATH}/credits-low`, { threshold_credits: '' });
+    expect(off.html).toContain('The low-balance alert is off.');
+    expect((await harness.api('GET', '/account/credits-low-threshold', { key })).body).toMatchObject({ data: { threshold_credits: null } });
+  });
+
+  it('shows the operation’s message for a value it refuses', async () => {
+    const { browser } = await signedInBrowser(harness);
+    await browser.get(PATH);
+    const refused = await browser.post(`${PATH}/credits-low`, { threshold_credits: '0.0001' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('must have at most three decimals');
+    const words = await browser.post(`${PATH}/credits-low`, { threshold_credits: 'ten' });
+    expect(words.status).toBe(400);
+    expect(words.html).toContain('threshold_credits');
+  });
+});
