@@ -11,6 +11,7 @@ import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
+import { registerCatalogPages } from './pages/catalog/index.js';
 import { registerOverviewPage } from './pages/overview.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
@@ -60,6 +61,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
       registerSignInPages(pages, cookies, sessions);
       registerOverviewPage(pages);
       registerApiAccessPages(pages);
+      registerCatalogPages(pages);
       registerSessionPages(pages, sessions);
     }),
   );
