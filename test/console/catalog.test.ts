@@ -66,6 +66,15 @@ describe('composition editor', () => {
     expect(history.html).toMatch(/diff-added[\s\S]*Added[\s\S]*Write short release notes/);
   });
 
+  it("stores a textarea's CRLF line breaks (as browsers send them) as LF", async () => {
+    const id = await createComposition({ ...COMPOSITION, template: 'Line one {{product}}\r\nLine two {{version}}' });
+    const page = await browser.get(`/console/compositions/${id}/versions`);
+    expect(page.status).toBe(200);
+    const { accountId } = { accountId: (await harness.core.accounts.accountByEmail(emailOf(page.html))).id };
+    const stored = await harness.core.lifecycle.get('composition', accountId, id);
+    expect(stored.template).toBe('Line one {{product}}\nLine two {{version}}');
+  });
+
   it('detects undeclared variables and previews the template with sample values', async () => {
     await browser.get('/console/compositions/new');
     const preview = await browser.post('/console/compositions/new', {

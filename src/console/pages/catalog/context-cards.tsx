@@ -10,11 +10,11 @@ import { getContextCard } from '../../../operations/get-context-card.js';
 import { listContextCards } from '../../../operations/list-context-cards.js';
 import { CONSOLE_PATHS } from '../../../operations/site-paths.js';
 import { updateContextCard } from '../../../operations/update-context-card.js';
-import { formBody, formValue, type PageContext, type PageRegistrar } from '../../console-pages.js';
+import { formBody, type PageContext, type PageRegistrar } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
-import { param } from './kinds.js';
+import { param, textOf } from './kinds.js';
 import { Field, issuesOf, tagsOf } from './form-parts.js';
 
 const PATH = `${CONSOLE_PATHS.root}/context-cards`;
@@ -80,7 +80,7 @@ async function renderList(ctx: PageContext): Promise<void> {
                     </td>
                     <td>{card.category ?? ''}</td>
                     <td>{card.tags.join(', ')}</td>
-                    <td>{dateTime(card.updated_at)}</td>
+                    <td class="nowrap">{dateTime(card.updated_at)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -127,7 +127,7 @@ const EMPTY: CardValues = { title: '', description: '', category: '', emoji: '',
 
 function valuesFromForm(ctx: PageContext): CardValues {
   const body = formBody(ctx.req);
-  return Object.fromEntries(FIELDS.map((field) => [field.name, formValue(body, field.name) ?? ''])) as CardValues;
+  return Object.fromEntries(FIELDS.map((field) => [field.name, textOf(body, field.name)])) as CardValues;
 }
 
 /** Optional fields: absent on create when empty, null on update (which clears them). */

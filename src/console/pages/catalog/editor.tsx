@@ -86,7 +86,7 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
                     </td>
                     <td>{item.description}</td>
                     <td>{kind.column.value(item)}</td>
-                    <td>{dateTime(item.created_at)}</td>
+                    <td class="nowrap">{dateTime(item.created_at)}</td>
                     <td>
                       <a href={`${kind.path}/${item.id}/versions`} aria-label={`Versions of ${item.name}`}>
                         Versions

@@ -146,7 +146,7 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
                       </span>
                     ))}
                   </td>
-                  <td>{dateTime(version.created_at)}</td>
+                  <td class="nowrap">{dateTime(version.created_at)}</td>
                   <td>
                     <div class="actions">
                       {version.version > 1 ? (

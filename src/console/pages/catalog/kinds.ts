@@ -184,11 +184,19 @@ export function editorStateOf(kind: CatalogKind, item: Record<string, unknown>):
   return { values, variables };
 }
 
+/**
+ * A field as typed. Browsers send a textarea's line breaks as CRLF (HTML's form encoding); the
+ * catalog stores LF, so a saved template does not gain a `\r` on every line.
+ */
+export function textOf(body: FormBody, name: string): string {
+  return (formValue(body, name) ?? '').replace(/\r\n?/g, '\n');
+}
+
 /** The editor as the author left it: every field as sent, the variable rows in order. */
 export function editorStateFromForm(kind: CatalogKind, body: FormBody): EditorState {
   const values: Record<string, string> = {};
-  for (const field of kind.fields) values[field.name] = formValue(body, field.name) ?? '';
-  if (kind.special === 'workflow') values[DEFINITION_FIELD] = formValue(body, DEFINITION_FIELD) ?? '';
+  for (const field of kind.fields) values[field.name] = textOf(body, field.name);
+  if (kind.special === 'workflow') values[DEFINITION_FIELD] = textOf(body, DEFINITION_FIELD);
   const variables: VariableRow[] = [];
   const rowIndices = Object.keys(body)
     .map((key) => /^variables\[(\d+)\]\.name$/.exec(key)?.[1])
@@ -196,7 +204,7 @@ export function editorStateFromForm(kind: CatalogKind, body: FormBody): EditorSt
     .map(Number)
     .sort((a, b) => a - b);
   for (const index of rowIndices) {
-    const at = (part: string) => formValue(body, `variables[${index}].${part}`) ?? '';
+    const at = (part: string) => textOf(body, `variables[${index}].${part}`);
     const name = at('name').trim();
     if (name === '') continue;
     variables.push({ name, required: at('required') !== '', default: at('default'), description: at('description'), sample: at('sample') });
