@@ -4,7 +4,7 @@
  * account's items answering 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -238,3 +238,62 @@ function emailOf(html: string): string {
   if (email === undefined) throw new Error('no email in the page');
   return email;
 }
+
+describe('sessions and CSRF on every catalog route', () => {
+  const SECTIONS = ['compositions', 'skills', 'personas', 'workflows'] as const;
+  const NIL_ID = '00000000-0000-4000-8000-000000000000';
+
+  it('sends a visitor without a session to sign-in (pages) or refuses with 401 (actions)', async () => {
+    const anonymous = consoleBrowser(harness);
+    for (const section of [...SECTIONS, 'context-cards']) {
+      for (const path of [`/console/${section}`, `/console/${section}/new`, `/console/${section}/${NIL_ID}`, `/console/${section}/${NIL_ID}/delete`]) {
+        const page = await anonymous.get(path);
+        expect(page.status, path).toBe(303);
+        expect(page.location, path).toBe(`/console/sign-in?next=${encodeURIComponent(path)}`);
+      }
+      for (const path of [`/console/${section}/new`, `/console/${section}/${NIL_ID}`, `/console/${section}/${NIL_ID}/delete`]) {
+        expect((await anonymous.post(path, {}, { csrf: null })).status, path).toBe(401);
+      }
+    }
+    for (const section of SECTIONS) {
+      for (const action of ['labels', 'rollback', 'labels/production/remove']) {
+        expect((await anonymous.post(`/console/${section}/${NIL_ID}/${action}`, {}, { csrf: null })).status).toBe(401);
+      }
+    }
+  });
+
+  it('refuses every catalog action with a missing or forged CSRF token, changing nothing', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}/versions`);
+    const actions: Array<[string, Record<string, string>]> = [
+      ['/console/compositions/new', { ...COMPOSITION, intent: 'save' }],
+      [`/console/compositions/${id}`, { ...COMPOSITION, name: 'Forged', intent: 'save' }],
+      [`/console/compositions/${id}/labels`, { label: 'production', version: '1' }],
+      [`/console/compositions/${id}/rollback`, { version: '1' }],
+      [`/console/compositions/${id}/delete`, {}],
+      ['/console/context-cards/new', { title: 'Forged', content: 'x' }],
+    ];
+    for (const [path, fields] of actions) {
+      expect((await browser.post(path, fields, { csrf: null })).status, path).toBe(403);
+      expect((await browser.post(path, fields, { csrf: 'forged' })).status, path).toBe(403);
+    }
+    const history = await browser.get(`/console/compositions/${id}/versions`);
+    expect(history.status).toBe(200);
+    expect(history.html).not.toContain('<th scope="row">v2</th>');
+    expect(history.html).not.toContain('production →');
+  });
+
+  it('an id that is not a uuid answers 400 with the operation’s message, never a 500', async () => {
+    const page = await browser.get('/console/workflows/not-a-uuid');
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('must be a uuid');
+  });
+
+  it('a builder account (no API access) still reaches every catalog list: the console is not the API', async () => {
+    const builder = (await signedInBrowser(harness, { plan: 'builder' })).browser;
+    for (const section of [...SECTIONS, 'context-cards']) {
+      const page = await builder.get(`/console/${section}`);
+      expect(page.status, `${section}: ${page.html.slice(0, 200)}`).toBe(200);
+    }
+  });
+});
