@@ -187,6 +187,14 @@ nodes:
     expect(page.html).toMatch(/<li><code>outline<\/code> → <code>draft<\/code><\/li>/);
   });
 
+  it('draws the graph of a draft without saving it', async () => {
+    await browser.get('/console/workflows/new');
+    const drawn = await browser.post('/console/workflows/new', { name: 'Draft only', definition: WORKFLOW_YAML, intent: 'preview' });
+    expect(drawn.status).toBe(200);
+    expect(drawn.html).toContain('<title id="dag-title">Workflow graph of Draft only</title>');
+    expect((await browser.get('/console/workflows?q=draft only')).html).toContain('No workflows match');
+  });
+
   it('shows the validation message of a node at its path, with its YAML line', async () => {
     await browser.get('/console/workflows/new');
     const broken = WORKFLOW_YAML.replace('Draft from {{outline}}', 'Draft from {{outlin}}');

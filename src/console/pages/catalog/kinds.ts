@@ -124,7 +124,7 @@ export const CATALOG_KINDS: readonly CatalogKind[] = [
     fields: [
       NAME,
       DESCRIPTION,
-      { name: 'emoji', label: 'Emoji (optional)', omitWhenEmpty: true },
+      { name: 'emoji', label: 'Emoji (optional)' },
       { name: 'tags', label: 'Tags', hint: 'Comma-separated.', tags: true },
       { name: 'content', label: 'System prompt', rows: 12, required: true },
     ],
