@@ -81,7 +81,10 @@ describe('the catalog in a browser', () => {
       expect(await page.locator('.label-list').textContent()).toContain('production → v1');
       await expectNoSeriousViolations(page, 'history after roll back');
 
-      await page.goto(`${itemUrl}/delete`);
+      await page.getByRole('link', { name: 'View v1' }).click();
+    await page.getByText('Release notes, version 1').waitFor();
+    await expectNoSeriousViolations(page, 'one version');
+    await page.goto(`${itemUrl}/delete`);
       await expectNoSeriousViolations(page, 'delete confirmation');
 
       await page.goto(`${harness.url}/console/workflows/new`);

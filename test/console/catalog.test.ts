@@ -75,6 +75,19 @@ describe('composition editor', () => {
     expect(stored.template).toBe('Line one {{product}}\nLine two {{version}}');
   });
 
+  it("shows one version's definition; a version that does not exist answers the operation's 404", async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}`);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Second {{product}}', intent: 'save' });
+    const first = await browser.get(`/console/compositions/${id}/versions/1`);
+    expect(first.status).toBe(200);
+    expect(first.html).toContain('Release notes, version 1');
+    expect(first.html).toContain('template: Write release notes for {{product}} version {{version}}.');
+    const missing = await browser.get(`/console/compositions/${id}/versions/9`);
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain('its versions are 1 to 2');
+  });
+
   it('detects undeclared variables and previews the template with sample values', async () => {
     await browser.get('/console/compositions/new');
     const preview = await browser.post('/console/compositions/new', {

@@ -149,6 +149,7 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
                   <td class="nowrap">{dateTime(version.created_at)}</td>
                   <td>
                     <div class="actions">
+                      <a href={`${kind.path}/${id}/versions/${version.version}`}>View v{version.version}</a>
                       {version.version > 1 ? (
                         <a href={`${kind.path}/${id}/versions?from=${version.version - 1}&to=${version.version}#diff`}>Changes in v{version.version}</a>
                       ) : null}
@@ -307,4 +308,39 @@ export async function deleteItem(kind: CatalogKind, ctx: PageContext, id: string
   const result = await ctx.api.call(kind.lifecycle.delete, { id });
   if (!result.ok) throw result.error;
   ctx.redirect(`${kind.path}?deleted=${encodeURIComponent(item.name)}`);
+}
+
+export async function renderVersion(kind: CatalogKind, ctx: PageContext, id: string, versionText: string): Promise<void> {
+  const item = await fetchItem(kind, ctx, id);
+  // Sent as typed: the operation's own message names a version that is not a number.
+  const got = await ctx.api.call(kind.lifecycle.getVersion, { id, version: queryNumber(versionText) ?? versionText });
+  if (!got.ok) throw got.error;
+  const { version, labels, created_at: createdAt, definition } = got.data;
+  ctx.render({
+    title: `Version ${version} of ${item.name}`,
+    active: kind.section,
+    body: (
+      <section>
+        <p class="breadcrumb">
+          <a href={kind.path}>{kind.title}</a> / <a href={`${kind.path}/${id}/versions`}>{item.name}</a>
+        </p>
+        <h1>
+          {item.name}, version {version}
+        </h1>
+        <ItemTabs kind={kind} id={id} current="history" />
+        <p class="muted">
+          Written {dateTime(createdAt)}.{' '}
+          {labels.map((label) => (
+            <span key={label} class={`badge ${label === PRODUCTION_LABEL ? 'badge-success' : 'badge-warn'}`}>
+              {label}
+            </span>
+          ))}
+        </p>
+        <h2>Definition</h2>
+        <pre class="definition" tabIndex={0} aria-label={`Definition at version ${version}`}>
+          {stringify(definition, { lineWidth: 0 })}
+        </pre>
+      </section>
+    ),
+  });
 }

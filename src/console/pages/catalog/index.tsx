@@ -6,7 +6,7 @@
 import type { PageRegistrar } from '../../console-pages.js';
 import { registerContextCardPages } from './context-cards.js';
 import { blankState, CompositionPreview, fetchItem, renderEditor, renderList, saveFromForm } from './editor.js';
-import { deleteItem, removeLabel, renderDeleteConfirmation, renderHistory, rollBack, setLabel } from './history.js';
+import { deleteItem, removeLabel, renderDeleteConfirmation, renderHistory, renderVersion, rollBack, setLabel } from './history.js';
 import { CATALOG_KINDS, editorStateFromForm, editorStateOf, param } from './kinds.js';
 import { formBody } from '../../console-pages.js';
 
@@ -25,6 +25,7 @@ export function registerCatalogPages(pages: PageRegistrar): void {
     });
     pages.page('POST', `${kind.path}/:id`, (ctx) => saveFromForm(kind, ctx, param(ctx, 'id')));
     pages.page('GET', `${kind.path}/:id/versions`, (ctx) => renderHistory(kind, ctx, param(ctx, 'id')));
+    pages.page('GET', `${kind.path}/:id/versions/:version`, (ctx) => renderVersion(kind, ctx, param(ctx, 'id'), param(ctx, 'version')));
     pages.page('POST', `${kind.path}/:id/labels`, (ctx) => setLabel(kind, ctx, param(ctx, 'id')));
     pages.page('POST', `${kind.path}/:id/labels/:label/remove`, (ctx) => removeLabel(kind, ctx, param(ctx, 'id'), param(ctx, 'label')));
     pages.page('POST', `${kind.path}/:id/rollback`, (ctx) => rollBack(kind, ctx, param(ctx, 'id')));
