@@ -11,6 +11,7 @@ import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
+import { registerCatalogPages } from './pages/catalog/index.js';
 import { registerOverviewPage } from './pages/overview.js';
 import { registerRefinePages } from './pages/refine.js';
 import { registerSessionPages } from './pages/sessions.js';
@@ -86,6 +87,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
     registerSignInPages(registrar, cookies, sessions);
     registerOverviewPage(registrar);
     registerApiAccessPages(registrar);
+    registerCatalogPages(registrar);
     registerSessionPages(registrar, sessions);
     registerWebhookPages(registrar);
   });

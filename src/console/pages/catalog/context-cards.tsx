@@ -1,0 +1,223 @@
+/**
+ * Context cards: reusable prompt context (a card of category "persona" is a persona). Cards have
+ * no versions, so their pages are a list with search, an editor, and delete with confirmation.
+ */
+import type { JSX } from 'preact';
+import type { PorchError } from '../../../core/errors.js';
+import { createContextCard } from '../../../operations/create-context-card.js';
+import { deleteContextCard } from '../../../operations/delete-context-card.js';
+import { getContextCard } from '../../../operations/get-context-card.js';
+import { listContextCards } from '../../../operations/list-context-cards.js';
+import { CONSOLE_PATHS } from '../../../operations/site-paths.js';
+import { updateContextCard } from '../../../operations/update-context-card.js';
+import { formBody, type PageContext, type PageRegistrar } from '../../console-pages.js';
+import { dateTime } from '../format.js';
+import { Notice, PostForm, TableWrap } from '../layout.js';
+import { searchMatches } from './editor.js';
+import { param, textOf } from './kinds.js';
+import { Field, issuesOf, tagsOf } from './form-parts.js';
+
+const PATH = `${CONSOLE_PATHS.root}/context-cards`;
+
+const FIELDS = [
+  { name: 'title', label: 'Title', required: true },
+  { name: 'description', label: 'Description (optional)' },
+  { name: 'category', label: 'Category (optional)', hint: '"persona" makes the card a persona whose content is a system prompt.' },
+  { name: 'emoji', label: 'Emoji (optional)' },
+  { name: 'tags', label: 'Tags', hint: 'Comma-separated.' },
+  { name: 'content', label: 'Content', rows: 12, required: true },
+] as const;
+
+type CardValues = Record<(typeof FIELDS)[number]['name'], string>;
+
+async function renderList(ctx: PageContext): Promise<void> {
+  const query = typeof ctx.req.query.q === 'string' ? ctx.req.query.q : '';
+  const listed = await ctx.api.call(listContextCards);
+  if (!listed.ok) throw listed.error;
+  const cards = listed.data.items.filter((card) => searchMatches(query, [card.title, card.description ?? '', card.category ?? '', ...card.tags]));
+  const deleted = typeof ctx.req.query.deleted === 'string' ? ctx.req.query.deleted : undefined;
+  ctx.render({
+    title: 'Context cards',
+    active: 'context-cards',
+    body: (
+      <section>
+        <div class="page-head">
+          <h1>Context cards</h1>
+          <a class="button" href={`${PATH}/new`}>
+            New context card
+          </a>
+        </div>
+        <p class="lead">Reusable context for prompts. A card of category “persona” is also listed under Personas.</p>
+        {deleted ? <Notice kind="success">Deleted {deleted}.</Notice> : null}
+        <form method="get" action={PATH} class="search" role="search">
+          <label for="catalog-search">Search context cards</label>
+          <input id="catalog-search" type="search" name="q" value={query} placeholder="Title, description, category or tag" />
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </form>
+        {cards.length === 0 ? (
+          <p class="empty">{query === '' ? 'No context cards yet.' : `No context cards match “${query}”.`}</p>
+        ) : (
+          <TableWrap label="Context cards">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Category</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {cards.map((card) => (
+                  <tr key={card.id}>
+                    <td>
+                      <a href={`${PATH}/${card.id}`}>
+                        {card.emoji ? `${card.emoji} ` : ''}
+                        {card.title}
+                      </a>
+                    </td>
+                    <td>{card.category ?? ''}</td>
+                    <td>{card.tags.join(', ')}</td>
+                    <td class="nowrap">{dateTime(card.updated_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+      </section>
+    ),
+  });
+}
+
+function CardEditor({ ctx, id, values, error }: { ctx: PageContext; id?: string; values: CardValues; error?: PorchError }): JSX.Element {
+  const issues = issuesOf(error);
+  return (
+    <section>
+      <p class="breadcrumb">
+        <a href={PATH}>Context cards</a>
+      </p>
+      <h1>{id ? values.title || 'Context card' : 'New context card'}</h1>
+      {error ? <Notice kind="error">{error.message}</Notice> : null}
+      <PostForm action={id ? `${PATH}/${id}` : `${PATH}/new`} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+        {FIELDS.map((field) => (
+          <Field
+            key={field.name}
+            path={field.name}
+            label={field.label}
+            value={values[field.name]}
+            issues={issues}
+            required={'required' in field ? field.required : undefined}
+            hint={'hint' in field ? field.hint : undefined}
+            rows={'rows' in field ? field.rows : undefined}
+          />
+        ))}
+        <div class="actions">
+          <button type="submit">{id ? 'Save' : 'Create context card'}</button>
+          {id ? <a href={`${PATH}/${id}/delete`}>Delete…</a> : null}
+        </div>
+      </PostForm>
+    </section>
+  );
+}
+
+const EMPTY: CardValues = { title: '', description: '', category: '', emoji: '', tags: '', content: '' };
+
+function valuesFromForm(ctx: PageContext): CardValues {
+  const body = formBody(ctx.req);
+  return Object.fromEntries(FIELDS.map((field) => [field.name, textOf(body, field.name)])) as CardValues;
+}
+
+/** Optional fields: absent on create when empty, null on update (which clears them). */
+function inputOf(values: CardValues, update: boolean): Record<string, unknown> {
+  const optional = (value: string) => (value.trim() === '' ? (update ? null : undefined) : value);
+  return {
+    title: values.title,
+    content: values.content,
+    description: optional(values.description),
+    category: optional(values.category),
+    emoji: optional(values.emoji),
+    tags: tagsOf(values.tags),
+  };
+}
+
+async function fetchCard(ctx: PageContext, id: string) {
+  const got = await ctx.api.call(getContextCard, { id });
+  if (!got.ok) throw got.error;
+  return got.data;
+}
+
+export function registerContextCardPages(pages: PageRegistrar): void {
+  pages.page('GET', PATH, renderList);
+  pages.page('GET', `${PATH}/new`, async (ctx) => {
+    ctx.render({ title: 'New context card', active: 'context-cards', body: <CardEditor ctx={ctx} values={EMPTY} /> });
+  });
+  pages.page('POST', `${PATH}/new`, async (ctx) => {
+    const values = valuesFromForm(ctx);
+    const created = await ctx.api.call(createContextCard, inputOf(values, false));
+    if (!created.ok) {
+      ctx.render({ title: 'New context card', active: 'context-cards', status: created.error.status, body: <CardEditor ctx={ctx} values={values} error={created.error} /> });
+      return;
+    }
+    ctx.redirect(`${PATH}/${created.data.id}?saved=1`);
+  });
+  pages.page('GET', `${PATH}/:id`, async (ctx) => {
+    const card = await fetchCard(ctx, param(ctx, 'id'));
+    const values: CardValues = {
+      title: card.title,
+      description: card.description ?? '',
+      category: card.category ?? '',
+      emoji: card.emoji ?? '',
+      tags: card.tags.join(', '),
+      content: card.content,
+    };
+    ctx.render({
+      title: card.title,
+      active: 'context-cards',
+      body: (
+        <>
+          {ctx.req.query.saved ? <Notice kind="success">Saved.</Notice> : null}
+          <CardEditor ctx={ctx} id={card.id} values={values} />
+        </>
+      ),
+    });
+  });
+  pages.page('POST', `${PATH}/:id`, async (ctx) => {
+    const id = param(ctx, 'id');
+    const values = valuesFromForm(ctx);
+    const updated = await ctx.api.call(updateContextCard, { id, ...inputOf(values, true) });
+    if (!updated.ok) {
+      if (updated.error.code !== 'VALIDATION_ERROR') throw updated.error;
+      ctx.render({ title: values.title || 'Context card', active: 'context-cards', status: updated.error.status, body: <CardEditor ctx={ctx} id={id} values={values} error={updated.error} /> });
+      return;
+    }
+    ctx.redirect(`${PATH}/${id}?saved=1`);
+  });
+  pages.page('GET', `${PATH}/:id/delete`, async (ctx) => {
+    const card = await fetchCard(ctx, param(ctx, 'id'));
+    ctx.render({
+      title: `Delete ${card.title}`,
+      active: 'context-cards',
+      body: (
+        <section>
+          <h1>Delete {card.title}?</h1>
+          <Notice kind="info">A context card is deleted for good; a persona made from it goes too.</Notice>
+          <PostForm action={`${PATH}/${card.id}/delete`} csrfToken={ctx.signedIn.csrfToken} class="actions">
+            <button type="submit" class="danger">
+              Delete {card.title}
+            </button>
+            <a href={`${PATH}/${card.id}`}>Cancel</a>
+          </PostForm>
+        </section>
+      ),
+    });
+  });
+  pages.page('POST', `${PATH}/:id/delete`, async (ctx) => {
+    const card = await fetchCard(ctx, param(ctx, 'id'));
+    const deleted = await ctx.api.call(deleteContextCard, { id: card.id });
+    if (!deleted.ok) throw deleted.error;
+    ctx.redirect(`${PATH}?deleted=${encodeURIComponent(card.title)}`);
+  });
+}

@@ -1,0 +1,423 @@
+/**
+ * The list and the editor of a versioned catalog kind. Creating calls create_<kind>; saving an
+ * existing item calls update_<kind>, which writes a new version. A composition's editor detects
+ * the template's variables and previews it with sample values; a workflow's editor takes its
+ * nodes as YAML and draws the DAG. Validation messages appear at the field path they name.
+ */
+import type { JSX } from 'preact';
+import { isNode, LineCounter, parse, parseDocument } from 'yaml';
+import { renderTemplate, templateReferences } from '../../../core/engine/template.js';
+import { PorchError } from '../../../core/errors.js';
+import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
+import { dateTime } from '../format.js';
+import { Notice, PostForm, TableWrap } from '../layout.js';
+import { Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
+import {
+  type CatalogKind,
+  DEFINITION_FIELD,
+  definitionInput,
+  type EditorState,
+  editorStateFromForm,
+  editorStateOf,
+  STARTER_WORKFLOW,
+  type VariableRow,
+  WORKFLOW_DEFINITION_KEYS,
+} from './kinds.js';
+import { WorkflowDag } from './workflow-dag.js';
+
+export function searchMatches(query: string, texts: readonly string[]): boolean {
+  const needle = query.trim().toLowerCase();
+  return needle === '' || texts.some((text) => text.toLowerCase().includes(needle));
+}
+
+/** The list operations have no text filter: the page filters the items they return (every item: no limit is sent). */
+export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<void> {
+  const query = typeof ctx.req.query.q === 'string' ? ctx.req.query.q : '';
+  const listed = await ctx.api.call(kind.list);
+  if (!listed.ok) throw listed.error;
+  const items = (listed.data.items as Array<Record<string, unknown> & { id: string; name: string; description: string; created_at: string }>).filter((item) =>
+    searchMatches(query, [item.name, item.description, kind.column.value(item)]),
+  );
+  const deleted = typeof ctx.req.query.deleted === 'string' ? ctx.req.query.deleted : undefined;
+  ctx.render({
+    title: kind.title,
+    active: kind.section,
+    body: (
+      <section>
+        <div class="page-head">
+          <h1>{kind.title}</h1>
+          <a class="button" href={`${kind.path}/new`}>
+            New {kind.noun}
+          </a>
+        </div>
+        <p class="lead">{kind.lead}</p>
+        {deleted ? <Notice kind="success">Deleted {deleted}.</Notice> : null}
+        <form method="get" action={kind.path} class="search" role="search">
+          <label for="catalog-search">Search {kind.title.toLowerCase()}</label>
+          <input id="catalog-search" type="search" name="q" value={query} placeholder="Name, description or tag" />
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </form>
+        {items.length === 0 ? (
+          <p class="empty">{query === '' ? `No ${kind.title.toLowerCase()} yet.` : `No ${kind.title.toLowerCase()} match “${query}”.`}</p>
+        ) : (
+          <TableWrap label={kind.title}>
+            <table>
+              <caption class="muted">
+                {query === '' ? `${items.length} ${kind.title.toLowerCase()}` : `${items.length} matching “${query}”`}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">{kind.column.label}</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span class="visually-hidden">History</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <tr key={item.id}>
+                    <td>
+                      <a href={`${kind.path}/${item.id}`}>{item.name}</a>
+                    </td>
+                    <td>{item.description}</td>
+                    <td>{kind.column.value(item)}</td>
+                    <td class="nowrap">{dateTime(item.created_at)}</td>
+                    <td>
+                      <a href={`${kind.path}/${item.id}/versions`} aria-label={`Versions of ${item.name}`}>
+                        Versions
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+      </section>
+    ),
+  });
+}
+
+/** The navigation between an item's editor and its history. */
+export function ItemTabs({ kind, id, current }: { kind: CatalogKind; id: string; current: 'edit' | 'history' }): JSX.Element {
+  return (
+    <nav class="tabs" aria-label="Item">
+      <a href={`${kind.path}/${id}`} aria-current={current === 'edit' ? 'page' : undefined}>
+        Edit
+      </a>
+      <a href={`${kind.path}/${id}/versions`} aria-current={current === 'history' ? 'page' : undefined}>
+        Versions and labels
+      </a>
+    </nav>
+  );
+}
+
+export function LabelBadges({ labels }: { labels: Record<string, number> }): JSX.Element {
+  return (
+    <span class="label-badges">
+      {Object.entries(labels).map(([label, version]) => (
+        <span key={label} class={`badge ${label === 'production' ? 'badge-success' : label === 'latest' ? '' : 'badge-warn'}`}>
+          {label} → v{version}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** `nodes[1].prompt` → `['nodes', 1, 'prompt']`. */
+function pathSegments(path: string): Array<string | number> {
+  return [...path.matchAll(/([A-Za-z_][\w-]*)|\[(\d+)\]/g)].map((match) => (match[2] !== undefined ? Number(match[2]) : (match[1] ?? '')));
+}
+
+/** The line of the YAML text a path points at, or of its closest parent that exists. */
+function lineOf(yamlText: string, path: string): number | undefined {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(yamlText, { lineCounter });
+  const segments = pathSegments(path);
+  for (let length = segments.length; length > 0; length -= 1) {
+    const node = document.getIn(segments.slice(0, length), true);
+    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+function isDefinitionPath(path: string | null): path is string {
+  return path !== null && WORKFLOW_DEFINITION_KEYS.some((key) => path === key || path.startsWith(`${key}[`) || path.startsWith(`${key}.`));
+}
+
+function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues: readonly FieldIssue[] }): JSX.Element {
+  // One empty row to declare another variable without JavaScript.
+  const shown = [...rows, { name: '', required: false, default: '', description: '', sample: '' }];
+  return (
+    <fieldset class="variables">
+      <legend>Variables</legend>
+      <p class="hint">
+        Variables found in the template are listed; a row is declared when saved. An undeclared placeholder is required. Sample values only feed the preview.
+      </p>
+      <TableWrap label="Variables">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Required</th>
+              <th scope="col">Default</th>
+              <th scope="col">Description</th>
+              <th scope="col">Sample value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((row, index) => {
+              const at = (part: string) => `variables[${index}].${part}`;
+              const cell = (part: 'name' | 'default' | 'description' | 'sample', label: string) => {
+                const messages = messagesAt(issues, at(part));
+                return (
+                  <td>
+                    <input
+                      type="text"
+                      id={fieldId(at(part))}
+                      name={at(part)}
+                      value={row[part]}
+                      aria-label={`${label} of variable ${index + 1}`}
+                      aria-invalid={messages.length > 0 ? 'true' : undefined}
+                      aria-describedby={messages.length > 0 ? `${fieldId(at(part))}-errors` : undefined}
+                      class={part === 'sample' ? 'sample' : undefined}
+                    />
+                    <FieldErrors id={`${fieldId(at(part))}-errors`} messages={messages} />
+                  </td>
+                );
+              };
+              return (
+                <tr key={`${index}-${row.name}`}>
+                  {cell('name', 'Name')}
+                  <td>
+                    <input type="checkbox" id={fieldId(at('required'))} name={at('required')} value="on" checked={row.required} aria-label={`Variable ${index + 1} is required`} />
+                    {row.detected ? <span class="badge badge-warn">detected</span> : null}
+                  </td>
+                  {cell('default', 'Default')}
+                  {cell('description', 'Description')}
+                  {cell('sample', 'Sample value')}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableWrap>
+    </fieldset>
+  );
+}
+
+/** Declared rows plus the template's placeholders that no row declares yet (required, as undeclared ones are). */
+export function withDetectedVariables(state: EditorState): VariableRow[] {
+  const declared = new Set(state.variables.map((row) => row.name));
+  const detected = templateReferences(state.values.template ?? '')
+    .filter((name) => !declared.has(name))
+    .map((name) => ({ name, required: true, default: '', description: '', sample: '', detected: true }));
+  return [...state.variables, ...detected];
+}
+
+export function CompositionPreview({ state }: { state: EditorState }): JSX.Element {
+  const template = state.values.template ?? '';
+  const rows = withDetectedVariables(state);
+  const samples = new Map(rows.map((row) => [row.name, row.sample !== '' ? row.sample : row.default !== '' ? row.default : `‹${row.name}›`]));
+  let rendered: string;
+  let problem: string | undefined;
+  try {
+    rendered = renderTemplate(template, (name) => samples.get(name) ?? `‹${name}›`);
+  } catch (err) {
+    rendered = '';
+    problem = err instanceof Error ? err.message : String(err);
+  }
+  const detected = templateReferences(template);
+  return (
+    <section id="composition-preview" class="panel preview" aria-labelledby="preview-heading" aria-live="polite">
+      <h2 id="preview-heading">Preview</h2>
+      <p class="hint">
+        Detected variables: {detected.length === 0 ? 'none' : detected.join(', ')}. Placeholders without a sample or default show as ‹name›.
+      </p>
+      {problem ? <Notice kind="error">{problem}</Notice> : <pre class="rendered">{rendered}</pre>}
+    </section>
+  );
+}
+
+export interface EditorOptions {
+  kind: CatalogKind;
+  /** The saved item, or undefined for a new one. */
+  item?: { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
+  state: EditorState;
+  error?: PorchError;
+  notice?: string;
+  status?: number;
+}
+
+export function renderEditor(ctx: PageContext, { kind, item, state, error, notice, status }: EditorOptions): void {
+  const issues = issuesOf(error);
+  const action = item ? `${kind.path}/${item.id}` : `${kind.path}/new`;
+  const title = item ? `${item.name} — ${kind.title}` : `New ${kind.noun}`;
+  const definitionIssues = issues.filter((issue): issue is FieldIssue & { path: string } => isDefinitionPath(issue.path));
+  const yamlMessages = messagesAt(issues, DEFINITION_FIELD);
+  const yamlText = state.values[DEFINITION_FIELD] ?? '';
+  let parsedDefinition: unknown;
+  try {
+    parsedDefinition = parse(yamlText);
+  } catch {
+    parsedDefinition = undefined;
+  }
+  ctx.render({
+    title,
+    active: kind.section,
+    status: status ?? error?.status ?? 200,
+    body: (
+      <section>
+        <p class="breadcrumb">
+          <a href={kind.path}>{kind.title}</a>
+        </p>
+        <h1>{item ? item.name : `New ${kind.noun}`}</h1>
+        {item ? (
+          <>
+            <ItemTabs kind={kind} id={item.id} current="edit" />
+            <p class="muted">
+              Version {item.version}, saved {dateTime(item.updated_at)}. <LabelBadges labels={item.labels} />
+            </p>
+          </>
+        ) : null}
+        {notice ? <Notice kind="success">{notice}</Notice> : null}
+        {error ? (
+          <Notice kind="error">
+            {error.message}
+            {issues.some((issue) => issue.path !== null) ? ' Each problem is shown at its field below.' : ''}
+          </Notice>
+        ) : null}
+        <PostForm action={action} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+          {kind.fields.map((field) => (
+            <Field
+              key={field.name}
+              path={field.name}
+              label={field.label}
+              value={state.values[field.name] ?? ''}
+              issues={issues}
+              hint={field.hint}
+              required={field.required}
+              rows={field.rows}
+              code={field.code}
+            />
+          ))}
+          {kind.special === 'composition' ? (
+            <>
+              <VariablesTable rows={withDetectedVariables(state)} issues={issues} />
+              <div hx-post={`${kind.path}/preview`} hx-trigger="input delay:400ms from:closest form" hx-include="closest form" hx-target="this" hx-swap="innerHTML">
+                <CompositionPreview state={state} />
+              </div>
+            </>
+          ) : null}
+          {kind.special === 'workflow' ? (
+            <Field
+              path={DEFINITION_FIELD}
+              label="Definition (YAML: variables, nodes, outputs)"
+              value={yamlText}
+              issues={[]}
+              invalid={definitionIssues.length + yamlMessages.length > 0}
+              describedBy={`${fieldId(DEFINITION_FIELD)}-errors`}
+              rows={18}
+              code
+              required
+              hint="Node kinds: model, template, skill, composition, persona, sanitise, judge. A node refers to a skill, composition or persona by id or key."
+            >
+              {definitionIssues.length > 0 ? (
+                <ul class="field-errors" id={`${fieldId(DEFINITION_FIELD)}-errors`}>
+                  {definitionIssues.map((issue) => {
+                    const line = lineOf(yamlText, issue.path);
+                    return (
+                      <li key={`${issue.path}:${issue.message}`}>
+                        {line === undefined ? '' : `Line ${line}, `}
+                        <code>{issue.path}</code>: {issue.message}
+                      </li>
+                    );
+                  })}
+                </ul>
+              ) : null}
+              {yamlMessages.length > 0 ? <FieldErrors id={`${fieldId(DEFINITION_FIELD)}-errors`} messages={yamlMessages} /> : null}
+            </Field>
+          ) : null}
+          <div class="actions">
+            <button type="submit" name="intent" value="save">
+              {item ? 'Save as a new version' : `Create ${kind.noun}`}
+            </button>
+            {kind.special === 'composition' ? (
+              <button type="submit" name="intent" value="preview" class="secondary" formNoValidate>
+                Detect variables and preview
+              </button>
+            ) : null}
+            {kind.special === 'workflow' ? (
+              <button type="submit" name="intent" value="preview" class="secondary" formNoValidate>
+                Draw the graph
+              </button>
+            ) : null}
+          </div>
+        </PostForm>
+        {kind.special === 'workflow' ? <WorkflowDag definition={parsedDefinition} name={state.values.name || `the new ${kind.noun}`} /> : null}
+      </section>
+    ),
+  });
+}
+
+/** The YAML of a workflow editor as operation fields, or the error naming the field. */
+function workflowFields(yamlText: string): { ok: true; fields: Record<string, unknown> } | { ok: false; error: PorchError } {
+  let parsed: unknown;
+  try {
+    parsed = parse(yamlText);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: not valid YAML (${reason})`) };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: must be a mapping with variables, nodes and outputs`) };
+  }
+  return { ok: true, fields: parsed as Record<string, unknown> };
+}
+
+/** A new item's editor: blank, or the starter workflow. */
+export function blankState(kind: CatalogKind): EditorState {
+  const state = editorStateOf(kind, {});
+  if (kind.special === 'workflow') state.values[DEFINITION_FIELD] = STARTER_WORKFLOW;
+  return state;
+}
+
+/** Detail of an item, or the error page (404 for another account's id, as the API answers). */
+export async function fetchItem(kind: CatalogKind, ctx: PageContext, id: string) {
+  const got = await ctx.api.call(kind.lifecycle.get, { id });
+  if (!got.ok) throw got.error;
+  return got.data as Record<string, unknown> & { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
+}
+
+/** Create or update from the editor's form; preview re-renders the editor with what was typed. */
+export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: string | undefined): Promise<void> {
+  const body: FormBody = formBody(ctx.req);
+  const state = editorStateFromForm(kind, body);
+  const item = id === undefined ? undefined : await fetchItem(kind, ctx, id);
+  if (formValue(body, 'intent') === 'preview') {
+    // What was detected becomes declared rows, so the author can set each one's default and description.
+    const shown = kind.special === 'composition' ? { ...state, variables: withDetectedVariables(state).map((row) => ({ ...row, detected: false })) } : state;
+    renderEditor(ctx, { kind, item, state: shown });
+    return;
+  }
+  const input = definitionInput(kind, state);
+  if (kind.special === 'workflow') {
+    const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
+    if (!fields.ok) return renderEditor(ctx, { kind, item, state, error: fields.error });
+    Object.assign(input, fields.fields);
+  }
+  if (item === undefined) {
+    const created = await ctx.api.call(kind.lifecycle.create, input);
+    if (!created.ok) return renderEditor(ctx, { kind, state, error: created.error });
+    ctx.redirect(`${kind.path}/${created.data.id}?created=1`);
+    return;
+  }
+  const updated = await ctx.api.call(kind.lifecycle.update, { id: item.id, ...input });
+  if (!updated.ok) return renderEditor(ctx, { kind, item, state, error: updated.error });
+  ctx.redirect(`${kind.path}/${item.id}/versions?saved=${updated.data.version}`);
+}

@@ -1,0 +1,106 @@
+/**
+ * Pieces every catalog editor shares: reading an operation's validation message back into the
+ * fields it names, and the labelled inputs that show those messages beside themselves.
+ */
+import type { ComponentChildren, JSX } from 'preact';
+import type { PorchError } from '../../../core/errors.js';
+
+/** One problem of a validation message: the field path it names (`nodes[1].prompt`), or null for the whole request. */
+export interface FieldIssue {
+  path: string | null;
+  message: string;
+}
+
+/** `name`, `variables[0].default`, `nodes[2].prompt`: the path syntax of src/core/validation.ts. */
+const ISSUE_PATTERN = /^([A-Za-z_][\w-]*(?:\[\d+\]|\.[A-Za-z_][\w-]*)*): (.+)$/s;
+
+/**
+ * The operations word every problem as `path: message`, `; `-separated (formatIssues), with
+ * `Invalid request: ` before a request's schema problems. Errors carry no structured issues, so
+ * the console reads the message back into its parts; a part with no path stays whole.
+ */
+export function issuesOf(error: PorchError | undefined): FieldIssue[] {
+  if (error === undefined || error.code !== 'VALIDATION_ERROR') return [];
+  const text = error.message.replace(/^Invalid request: /, '').replace(/\.$/, '');
+  return text.split('; ').map((part) => {
+    const match = ISSUE_PATTERN.exec(part);
+    return match?.[1] !== undefined && match[2] !== undefined ? { path: match[1], message: match[2] } : { path: null, message: part };
+  });
+}
+
+/** The messages that name exactly `path`. */
+export function messagesAt(issues: readonly FieldIssue[], path: string): string[] {
+  return issues.filter((issue) => issue.path === path).map((issue) => issue.message);
+}
+
+/** `variables[0].default` → `f-variables-0-default`: an id a label and aria-describedby can name. */
+export function fieldId(path: string): string {
+  return `f-${path.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/-+$/, '')}`;
+}
+
+export function FieldErrors({ id, messages }: { id: string; messages: readonly string[] }): JSX.Element | null {
+  if (messages.length === 0) return null;
+  return (
+    <ul class="field-errors" id={id}>
+      {messages.map((message) => (
+        <li key={message}>{message}</li>
+      ))}
+    </ul>
+  );
+}
+
+interface InputProps {
+  path: string;
+  label: string;
+  value: string;
+  issues: readonly FieldIssue[];
+  hint?: string;
+  required?: boolean;
+  maxLength?: number;
+  /** A textarea of this many rows instead of a one-line input. */
+  rows?: number;
+  code?: boolean;
+  placeholder?: string;
+  /** Problems shown by the children (a YAML field's list of paths inside it). */
+  invalid?: boolean;
+  describedBy?: string;
+  children?: ComponentChildren;
+}
+
+/** A labelled input or textarea named by its field path, with its hint and the messages that name it. */
+export function Field({ path, label, value, issues, hint, required, maxLength, rows, code, placeholder, invalid, describedBy: extra, children }: InputProps): JSX.Element {
+  const id = fieldId(path);
+  const messages = messagesAt(issues, path);
+  const isInvalid = messages.length > 0 || invalid === true;
+  const describedBy = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-errors` : '', invalid && extra ? extra : ''].filter((part) => part !== '').join(' ') || undefined;
+  const common = {
+    id,
+    name: path,
+    required,
+    maxLength,
+    placeholder,
+    'aria-invalid': isInvalid ? ('true' as const) : undefined,
+    'aria-describedby': describedBy,
+  };
+  return (
+    <div class={isInvalid ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      {rows === undefined ? <input type="text" value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{value}</textarea>}
+      {hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      <FieldErrors id={`${id}-errors`} messages={messages} />
+      {children}
+    </div>
+  );
+}
+
+/** Comma-separated tags as the operations take them. */
+export function tagsOf(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}

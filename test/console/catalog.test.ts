@@ -1,0 +1,320 @@
+/**
+ * The console's catalog pages over real HTTP: lists with search, create, edit (a new version),
+ * diff, labels, roll back, delete, validation messages at the field they name, and another
+ * account's items answering 404.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+let browser: ConsoleBrowser;
+beforeAll(async () => {
+  harness = await createHarness({ backgroundWork: false });
+  ({ browser } = await signedInBrowser(harness));
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const COMPOSITION = {
+  name: 'Release notes',
+  description: 'Notes for a release',
+  tags: 'docs, release',
+  template: 'Write release notes for {{product}} version {{version}}.',
+  'variables[0].name': 'product',
+  'variables[0].required': 'on',
+  'variables[1].name': 'version',
+  'variables[1].default': '1.0',
+};
+
+/** Creates a composition through the editor and answers its id. */
+async function createComposition(fields: Record<string, string> = COMPOSITION): Promise<string> {
+  await browser.get('/console/compositions/new');
+  const created = await browser.post('/console/compositions/new', { ...fields, intent: 'save' });
+  expect(created.status, created.html).toBe(303);
+  const id = /\/console\/compositions\/([0-9a-f-]{36})\?created=1$/.exec(created.location ?? '')?.[1];
+  if (id === undefined) throw new Error(`no id in ${created.location}`);
+  return id;
+}
+
+describe('composition editor', () => {
+  it('creates a composition as version 1 and lists it, found by search', async () => {
+    const id = await createComposition();
+    const page = await browser.get(`/console/compositions/${id}?created=1`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('Created as version 1.');
+    expect(page.html).toContain('Write release notes for {{product}}');
+    const list = await browser.get('/console/compositions?q=release');
+    expect(list.html).toContain(`/console/compositions/${id}`);
+    const miss = await browser.get('/console/compositions?q=nothing-matches-this');
+    expect(miss.html).not.toContain(`/console/compositions/${id}`);
+    expect(miss.html).toContain('No compositions match');
+  });
+
+  it('editing writes version 2, shown in the history with a diff of added and removed lines', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}`);
+    const saved = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Write short release notes for {{product}}.', intent: 'save' });
+    expect(saved.status, saved.html).toBe(303);
+    expect(saved.location).toBe(`/console/compositions/${id}/versions?saved=2`);
+    const history = await browser.get(saved.location ?? '');
+    expect(history.html).toContain('Saved as version 2.');
+    expect(history.html).toMatch(/<th scope="row">v2<\/th>/);
+    expect(history.html).toContain('Version 1 → version 2: 1 line added, 1 removed');
+    expect(history.html).toMatch(/diff-removed[\s\S]*Removed[\s\S]*Write release notes for \{\{product\}\} version/);
+    expect(history.html).toMatch(/diff-added[\s\S]*Added[\s\S]*Write short release notes/);
+  });
+
+  it("stores a textarea's CRLF line breaks (as browsers send them) as LF", async () => {
+    const id = await createComposition({ ...COMPOSITION, template: 'Line one {{product}}\r\nLine two {{version}}' });
+    const page = await browser.get(`/console/compositions/${id}/versions`);
+    expect(page.status).toBe(200);
+    const { accountId } = { accountId: (await harness.core.accounts.accountByEmail(emailOf(page.html))).id };
+    const stored = await harness.core.lifecycle.get('composition', accountId, id);
+    expect(stored.template).toBe('Line one {{product}}\nLine two {{version}}');
+  });
+
+  it("shows one version's definition; a version that does not exist answers the operation's 404", async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}`);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Second {{product}}', intent: 'save' });
+    const first = await browser.get(`/console/compositions/${id}/versions/1`);
+    expect(first.status).toBe(200);
+    expect(first.html).toContain('Release notes, version 1');
+    expect(first.html).toContain('template: Write release notes for {{product}} version {{version}}.');
+    const missing = await browser.get(`/console/compositions/${id}/versions/9`);
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain('its versions are 1 to 2');
+  });
+
+  it('detects undeclared variables and previews the template with sample values', async () => {
+    await browser.get('/console/compositions/new');
+    const preview = await browser.post('/console/compositions/new', {
+      name: 'Greeting',
+      template: 'Hello {{who}}, welcome to {{place}}.',
+      'variables[0].name': 'who',
+      'variables[0].sample': 'Ada',
+      intent: 'preview',
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.html).toContain('Detected variables: who, place.');
+    expect(preview.html).toContain('Hello Ada, welcome to ‹place›.');
+    expect(preview.html).toContain('name="variables[1].name" value="place"');
+    const live = await browser.post('/console/compositions/preview', { template: 'Hi {{who}}', 'variables[0].name': 'who', 'variables[0].sample': 'Grace' });
+    expect(live.status).toBe(200);
+    expect(live.html).not.toContain('<html');
+    expect(live.html).toContain('Hi Grace');
+  });
+
+  it('shows a validation message at the field it names and keeps what was typed', async () => {
+    await browser.get('/console/compositions/new');
+    const refused = await browser.post('/console/compositions/new', { ...COMPOSITION, name: '', 'variables[0].name': '9bad', intent: 'save' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/<input type="text" value id="f-name" name="name"[^>]*aria-invalid="true"[^>]*aria-describedby="f-name-errors"/);
+    expect(refused.html).toMatch(/<ul class="field-errors" id="f-name-errors"><li>must not be empty<\/li>/);
+    expect(refused.html).toMatch(/id="f-variables-0-name-errors"><li>must start with a letter/);
+    expect(refused.html).toContain('Write release notes for {{product}}');
+  });
+});
+
+describe('labels, roll back and delete', () => {
+  it('promotes version 2 to production, then rolls production back to version 1', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}`);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, description: 'changed', intent: 'save' });
+    await browser.get(`/console/compositions/${id}/versions`);
+    const promoted = await browser.post(`/console/compositions/${id}/labels`, { label: 'production', version: '2' });
+    expect(promoted.status, promoted.html).toBe(200);
+    expect(promoted.html).toContain('production now names version 2.');
+    expect((await harness.core.lifecycle.get('composition', (await harness.core.accounts.accountByEmail(emailOf(promoted.html))).id, id)).labels).toMatchObject(
+      {
+        production: 2,
+      },
+    );
+    const rolledBack = await browser.post(`/console/compositions/${id}/rollback`, { version: '1' });
+    expect(rolledBack.status).toBe(200);
+    expect(rolledBack.html).toContain('production now names version 1');
+    expect(rolledBack.html).toContain('production → v1');
+    const moved = await browser.post(`/console/compositions/${id}/labels`, { label: 'staging', version: '2' });
+    expect(moved.html).toContain('staging → v2');
+    const removed = await browser.post(`/console/compositions/${id}/labels/staging/remove`, {});
+    expect(removed.html).toContain('Removed the label staging.');
+    expect(removed.html).not.toContain('staging → v2');
+  });
+
+  it('refuses a bad label name with the operation’s message', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}/versions`);
+    const refused = await browser.post(`/console/compositions/${id}/labels`, { label: 'Not A Label', version: '1' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('must be 1-32 lowercase letters');
+  });
+
+  it('deletes after the confirmation page; the item then answers 404', async () => {
+    const id = await createComposition();
+    const confirm = await browser.get(`/console/compositions/${id}/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.html).toContain('Delete Release notes?');
+    const deleted = await browser.post(`/console/compositions/${id}/delete`, {});
+    expect(deleted.status).toBe(303);
+    expect(deleted.location).toBe('/console/compositions?deleted=Release%20notes');
+    expect((await browser.get(`/console/compositions/${id}`)).status).toBe(404);
+  });
+
+  it("another account's composition answers the 404 page, and its actions change nothing", async () => {
+    const id = await createComposition();
+    const other = (await signedInBrowser(harness)).browser;
+    const page = await other.get(`/console/compositions/${id}`);
+    expect(page.status).toBe(404);
+    expect(page.html).toContain('was not found');
+    expect((await other.get(`/console/compositions/${id}/versions`)).status).toBe(404);
+    await other.get('/console/compositions');
+    expect((await other.post(`/console/compositions/${id}/delete`, {})).status).toBe(404);
+    expect((await other.post(`/console/compositions/${id}/labels`, { label: 'production', version: '1' })).status).toBe(404);
+    expect((await browser.get(`/console/compositions/${id}`)).status).toBe(200);
+  });
+});
+
+describe('workflows', () => {
+  const WORKFLOW_YAML = `variables:
+  - name: topic
+    required: true
+nodes:
+  - id: outline
+    kind: template
+    template: "Outline {{topic}}"
+  - id: draft
+    kind: template
+    template: "Draft from {{outline}}"
+`;
+
+  it('creates a workflow from YAML and draws its DAG with a title, a description and the edges as text', async () => {
+    await browser.get('/console/workflows/new');
+    const created = await browser.post('/console/workflows/new', { name: 'Article', definition: WORKFLOW_YAML, intent: 'save' });
+    expect(created.status, created.html).toBe(303);
+    const page = await browser.get(created.location ?? '');
+    expect(page.html).toMatch(/<svg role="img" aria-labelledby="dag-title dag-desc"/);
+    expect(page.html).toContain('<title id="dag-title">Workflow graph of Article</title>');
+    expect(page.html).toContain('2 nodes and 1 edges');
+    expect(page.html).toMatch(/<li><code>outline<\/code> → <code>draft<\/code><\/li>/);
+  });
+
+  it('draws the graph of a draft without saving it', async () => {
+    await browser.get('/console/workflows/new');
+    const drawn = await browser.post('/console/workflows/new', { name: 'Draft only', definition: WORKFLOW_YAML, intent: 'preview' });
+    expect(drawn.status).toBe(200);
+    expect(drawn.html).toContain('<title id="dag-title">Workflow graph of Draft only</title>');
+    expect((await browser.get('/console/workflows?q=draft only')).html).toContain('No workflows match');
+  });
+
+  it('shows the validation message of a node at its path, with its YAML line', async () => {
+    await browser.get('/console/workflows/new');
+    const broken = WORKFLOW_YAML.replace('Draft from {{outline}}', 'Draft from {{outlin}}');
+    const refused = await browser.post('/console/workflows/new', { name: 'Broken', definition: broken, intent: 'save' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/<li>Line 10, <code>nodes\[1\]\.template<\/code>: [^<]*outlin/);
+    expect(refused.html).toMatch(/<textarea[^>]*aria-invalid="true"[^>]*aria-describedby="[^"]*f-definition-errors"/);
+    const notYaml = await browser.post('/console/workflows/new', { name: 'Broken', definition: 'nodes: [', intent: 'save' });
+    expect(notYaml.status).toBe(400);
+    expect(notYaml.html).toMatch(/id="f-definition-errors"><li>not valid YAML/);
+  });
+});
+
+describe('skills, personas and context cards', () => {
+  it('creates and edits a skill (version 2) and a persona', async () => {
+    await browser.get('/console/skills/new');
+    const skill = await browser.post('/console/skills/new', { name: 'Summarise', instructions: 'Summarise the input.', intent: 'save' });
+    expect(skill.status, skill.html).toBe(303);
+    const skillPath = (skill.location ?? '').replace('?created=1', '');
+    await browser.get(skillPath);
+    const edited = await browser.post(skillPath, { name: 'Summarise', instructions: 'Summarise the input in one line.', intent: 'save' });
+    expect(edited.location).toBe(`${skillPath}/versions?saved=2`);
+    await browser.get('/console/personas/new');
+    const persona = await browser.post('/console/personas/new', { name: 'Pirate', content: 'You talk like a pirate.', emoji: '🏴‍☠️', intent: 'save' });
+    expect(persona.status, persona.html).toBe(303);
+    expect((await browser.get('/console/personas?q=pirate')).html).toContain('Pirate');
+  });
+
+  it('creates, edits, searches and deletes a context card', async () => {
+    await browser.get('/console/context-cards/new');
+    const refused = await browser.post('/console/context-cards/new', { title: 'Style guide', content: '' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/id="f-content-errors"><li>must not be empty/);
+    const created = await browser.post('/console/context-cards/new', { title: 'Style guide', content: 'Use British spelling.', tags: 'style' });
+    expect(created.status, created.html).toBe(303);
+    const path = (created.location ?? '').replace('?saved=1', '');
+    await browser.get(path);
+    const saved = await browser.post(path, { title: 'House style', content: 'Use British spelling.', tags: 'style' });
+    expect(saved.status).toBe(303);
+    expect((await browser.get('/console/context-cards?q=house')).html).toContain('House style');
+    const deleted = await browser.post(`${path}/delete`, {});
+    expect(deleted.location).toBe('/console/context-cards?deleted=House%20style');
+    expect((await browser.get(path)).status).toBe(404);
+  });
+});
+
+function emailOf(html: string): string {
+  const email = /<span class="email">([^<]+)<\/span>/.exec(html)?.[1];
+  if (email === undefined) throw new Error('no email in the page');
+  return email;
+}
+
+describe('sessions and CSRF on every catalog route', () => {
+  const SECTIONS = ['compositions', 'skills', 'personas', 'workflows'] as const;
+  const NIL_ID = '00000000-0000-4000-8000-000000000000';
+
+  it('sends a visitor without a session to sign-in (pages) or refuses with 401 (actions)', async () => {
+    const anonymous = consoleBrowser(harness);
+    for (const section of [...SECTIONS, 'context-cards']) {
+      for (const path of [`/console/${section}`, `/console/${section}/new`, `/console/${section}/${NIL_ID}`, `/console/${section}/${NIL_ID}/delete`]) {
+        const page = await anonymous.get(path);
+        expect(page.status, path).toBe(303);
+        expect(page.location, path).toBe(`/console/sign-in?next=${encodeURIComponent(path)}`);
+      }
+      for (const path of [`/console/${section}/new`, `/console/${section}/${NIL_ID}`, `/console/${section}/${NIL_ID}/delete`]) {
+        expect((await anonymous.post(path, {}, { csrf: null })).status, path).toBe(401);
+      }
+    }
+    for (const section of SECTIONS) {
+      for (const action of ['labels', 'rollback', 'labels/production/remove']) {
+        expect((await anonymous.post(`/console/${section}/${NIL_ID}/${action}`, {}, { csrf: null })).status).toBe(401);
+      }
+    }
+  });
+
+  it('refuses every catalog action with a missing or forged CSRF token, changing nothing', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}/versions`);
+    const actions: Array<[string, Record<string, string>]> = [
+      ['/console/compositions/new', { ...COMPOSITION, intent: 'save' }],
+      [`/console/compositions/${id}`, { ...COMPOSITION, name: 'Forged', intent: 'save' }],
+      [`/console/compositions/${id}/labels`, { label: 'production', version: '1' }],
+      [`/console/compositions/${id}/rollback`, { version: '1' }],
+      [`/console/compositions/${id}/delete`, {}],
+      ['/console/context-cards/new', { title: 'Forged', content: 'x' }],
+    ];
+    for (const [path, fields] of actions) {
+      expect((await browser.post(path, fields, { csrf: null })).status, path).toBe(403);
+      expect((await browser.post(path, fields, { csrf: 'forged' })).status, path).toBe(403);
+    }
+    const history = await browser.get(`/console/compositions/${id}/versions`);
+    expect(history.status).toBe(200);
+    expect(history.html).not.toContain('<th scope="row">v2</th>');
+    expect(history.html).not.toContain('production →');
+  });
+
+  it('an id that is not a uuid answers 400 with the operation’s message, never a 500', async () => {
+    const page = await browser.get('/console/workflows/not-a-uuid');
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('must be a uuid');
+  });
+
+  it('a builder account (no API access) still reaches every catalog list: the console is not the API', async () => {
+    const builder = (await signedInBrowser(harness, { plan: 'builder' })).browser;
+    for (const section of [...SECTIONS, 'context-cards']) {
+      const page = await builder.get(`/console/${section}`);
+      expect(page.status, `${section}: ${page.html.slice(0, 200)}`).toBe(200);
+    }
+  });
+});
