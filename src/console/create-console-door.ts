@@ -11,7 +11,11 @@ import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
+import { registerJudgePages } from './pages/judge.js';
 import { registerOverviewPage } from './pages/overview.js';
+import { registerPlaygroundPages } from './pages/playground.js';
+import { registerRunsPages } from './pages/runs.js';
+import { registerSanitiserPages } from './pages/sanitiser.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
 import { cookieNamesFor, createConsoleCookies } from './session.js';
@@ -58,9 +62,13 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
   console.use(
     consoleRouter(CONSOLE_PATHS.root, deps, (pages) => {
       registerSignInPages(pages, cookies, sessions);
-      registerOverviewPage(pages);
+      registerOverviewPage(pages, { assets, clock: core.clock });
       registerApiAccessPages(pages);
       registerSessionPages(pages, sessions);
+      registerPlaygroundPages(pages);
+      registerRunsPages(pages);
+      registerJudgePages(pages);
+      registerSanitiserPages(pages);
     }),
   );
   return { handler: console };
