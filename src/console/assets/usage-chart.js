@@ -5,6 +5,7 @@
 const uPlot = window.uPlot;
 const dataBlock = document.getElementById('usage-chart-data');
 const CHART_HEIGHT_PX = 240;
+const HALF_DAY_S = 43_200;
 /** Distinguishable in light and dark, and ordered so neighbours differ in lightness too. */
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
@@ -19,14 +20,16 @@ function cssVariable(element, name) {
 function stackedOptions(element, chart, field, width) {
   const text = cssVariable(element, '--text-muted');
   const grid = cssVariable(element, '--border');
-  const unit = field === 'tokens' ? 'tokens' : 'credits';
   const format = (value) => (value == null ? '—' : value.toLocaleString('en', { maximumFractionDigits: field === 'tokens' ? 0 : 3 }));
   const bars = uPlot.paths.bars({ size: [0.7, 40], align: 0 });
   const ordered = chart.series.map((series, index) => ({ series, index })).reverse();
   return {
     width,
     height: CHART_HEIGHT_PX,
-    scales: { x: { time: true } },
+    // Half a day of room on each side, so the first and last days' bars are whole.
+    scales: { x: { time: true, range: (_u, min, max) => [min - HALF_DAY_S, max + HALF_DAY_S] } },
+    // The legend names the groups; the numbers are in the page's tables.
+    legend: { live: false },
     axes: [
       { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
       { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 60, values: (_u, values) => values.map(format) },
@@ -34,13 +37,12 @@ function stackedOptions(element, chart, field, width) {
     series: [
       { label: 'Day', value: (_u, seconds) => (seconds == null ? '—' : new Date(seconds * 1000).toISOString().slice(0, 10)) },
       ...ordered.map(({ series, index }) => ({
-        label: `${series.label} (${unit})`,
+        label: series.label,
         fill: PALETTE[index % PALETTE.length],
         stroke: PALETTE[index % PALETTE.length],
         width: 0,
         paths: bars,
         points: { show: false },
-        value: (_u, _stacked, _seriesIndex, dayIndex) => (dayIndex == null ? '—' : format(series[field][dayIndex])),
       })),
     ],
   };

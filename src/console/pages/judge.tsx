@@ -10,6 +10,7 @@ import { runJudge } from '../../operations/run-judge.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { Notice, PostForm } from './layout.js';
+import { typedText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/judge`;
 
@@ -95,8 +96,9 @@ export function registerJudgePages(pages: PageRegistrar): void {
   pages.page('GET', PATH, async (ctx) => show(ctx));
   pages.page('POST', PATH, async (ctx) => {
     const body = formBody(ctx.req);
-    const prompt = formValue(body, 'prompt') ?? '';
-    const criteria = formValue(body, 'criteria');
+    const prompt = typedText(formValue(body, 'prompt') ?? '');
+    const typedCriteria = formValue(body, 'criteria');
+    const criteria = typedCriteria === undefined ? undefined : typedText(typedCriteria);
     const judged = await ctx.api.call(runJudge, { prompt, ...(criteria ? { criteria } : {}) });
     if (!judged.ok) return show(ctx, { prompt, criteria, error: judged.error });
     show(ctx, { prompt, criteria, judged: judged.data });

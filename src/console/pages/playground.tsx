@@ -25,7 +25,7 @@ import {
   type Runnable,
   resourceRef,
 } from './run/resources.js';
-import { asText, creditsText, Facts, NodeTrace, StatusBadge, tokensText } from './run/results.js';
+import { asText, creditsText, Facts, NodeTrace, StatusBadge, tokensText, typedText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/playground`;
 const RUNS_PATH = `${CONSOLE_PATHS.root}/runs`;
@@ -128,6 +128,7 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
                 </label>
                 {/* Not `required` in the browser: the API's own message says what is missing. */}
                 <textarea
+                  class="compact"
                   id={id}
                   name={`${VARIABLE_PREFIX}${variable.name}`}
                   rows={2}
@@ -219,9 +220,13 @@ function requestFrom(body: ReturnType<typeof formBody>, runnable: Runnable): Exe
   const variables: Record<string, string> = {};
   for (const variable of runnable.variables) {
     const value = formValue(body, `${VARIABLE_PREFIX}${variable.name}`);
-    if (value !== undefined) variables[variable.name] = value;
+    if (value !== undefined) variables[variable.name] = typedText(value);
   }
-  return { selector: formValue(body, 'selector'), variables, input: formValue(body, 'input'), context: formValue(body, 'context') };
+  const text = (name: string) => {
+    const value = formValue(body, name);
+    return value === undefined ? undefined : typedText(value);
+  };
+  return { selector: formValue(body, 'selector'), variables, input: text('input'), context: text('context') };
 }
 
 const EMPTY_REQUEST: ExecutionRequest = { selector: undefined, variables: {}, input: undefined, context: undefined };
@@ -243,8 +248,12 @@ async function show(
         <p class="lead">Run any composition, skill, persona or workflow, at any version or label. Runs cost credits as they do over the API.</p>
         {state.error ? <Notice kind="error">{state.error.message}</Notice> : null}
         <ResourcePicker choices={choices} selected={selected} />
-        {runnable ? <RunForm runnable={runnable} request={state.request ?? EMPTY_REQUEST} csrfToken={ctx.signedIn.csrfToken} /> : null}
-        {state.ran ? <Result ran={state.ran} /> : null}
+        {runnable ? (
+          <div class="playground-grid">
+            <RunForm runnable={runnable} request={state.request ?? EMPTY_REQUEST} csrfToken={ctx.signedIn.csrfToken} />
+            {state.ran ? <Result ran={state.ran} /> : null}
+          </div>
+        ) : null}
       </section>
     ),
   });

@@ -113,7 +113,7 @@ function RunsTable({ runs, names }: { runs: Run[]; names: Map<string, string> })
   return (
     <TableWrap label="Runs">
       <table>
-        <caption class="muted">Runs, newest first</caption>
+        <caption class="muted table-caption">Runs, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Started</th>
@@ -135,7 +135,7 @@ function RunsTable({ runs, names }: { runs: Run[]; names: Map<string, string> })
         <tbody>
           {runs.map((run) => (
             <tr key={run.id}>
-              <td>
+              <td class="nowrap">
                 <a href={`${PATH}/${run.id}`}>{dateTime(run.created_at)}</a>
               </td>
               <td>{run.kind}</td>
@@ -166,6 +166,13 @@ function errorOf(result: unknown): { code: string; message: string } | null {
   return { code: 'code' in error && typeof error.code === 'string' ? error.code : 'ERROR', message: error.message };
 }
 
+/** A workflow's named outputs. */
+function outputsOf(result: unknown): Record<string, unknown> | null {
+  if (typeof result !== 'object' || result === null || !('outputs' in result)) return null;
+  const outputs = result.outputs;
+  return typeof outputs === 'object' && outputs !== null && Object.keys(outputs).length > 0 ? (outputs as Record<string, unknown>) : null;
+}
+
 function contentOf(result: unknown): string | null {
   return typeof result === 'object' && result !== null && 'content' in result && typeof result.content === 'string' ? result.content : null;
 }
@@ -174,6 +181,7 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
   const trace = nodeResultsOf(run.result);
   const error = errorOf(run.result);
   const content = contentOf(run.result);
+  const outputs = outputsOf(run.result);
   const cancellable = run.status === 'queued' || run.status === 'running';
   return (
     <section>
@@ -216,13 +224,26 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
         </Notice>
       ) : null}
       {content !== null ? <pre class="output">{content}</pre> : null}
+      {outputs ? (
+        <>
+          <h3>Outputs</h3>
+          {Object.entries(outputs).map(([output, value]) => (
+            <div key={output}>
+              <h4>
+                <code>{output}</code>
+              </h4>
+              <pre class="output">{asText(value)}</pre>
+            </div>
+          ))}
+        </>
+      ) : null}
       {trace ? (
         <>
           <h3>Trace</h3>
           <NodeTrace nodes={trace} />
         </>
       ) : null}
-      {!error && content === null && !trace ? (
+      {!error && content === null && !trace && !outputs ? (
         run.result === null || run.result === undefined ? (
           <p class="empty">{cancellable ? 'Not finished yet.' : 'None kept.'}</p>
         ) : (

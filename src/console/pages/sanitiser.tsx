@@ -11,6 +11,7 @@ import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { wholeNumber } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
+import { typedText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/sanitiser`;
 
@@ -45,7 +46,7 @@ function FindingsTable({ findings }: { findings: Finding[] }): JSX.Element {
   return (
     <TableWrap label="Findings">
       <table>
-        <caption class="muted">Findings, in order of position</caption>
+        <caption class="muted table-caption">Findings, in order of position</caption>
         <thead>
           <tr>
             <th scope="col">Rule</th>
@@ -142,7 +143,7 @@ export function registerSanitiserPages(pages: PageRegistrar): void {
   pages.page('POST', PATH, async (ctx) => {
     const body = formBody(ctx.req);
     // A textarea's text as typed (an empty one too): scan_text decides what it accepts.
-    const text = typeof body.text === 'string' ? body.text : (formValue(body, 'text') ?? '');
+    const text = typedText(typeof body.text === 'string' ? body.text : (formValue(body, 'text') ?? ''));
     const redact = formValue(body, 'redact') !== undefined;
     const scanned = await ctx.api.call(scanText, { text, redact });
     if (!scanned.ok) return show(ctx, { text, redact, error: scanned.error });

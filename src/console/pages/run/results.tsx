@@ -55,6 +55,11 @@ export function creditsText(creditsCharged: number): string {
   return credits(creditsCharged);
 }
 
+/** A textarea's value as typed: browsers send line breaks as CRLF, which no prompt means. */
+export function typedText(value: string): string {
+  return value.replace(/\r\n/g, '\n');
+}
+
 /** A value as text: strings as they are, anything else as indented JSON. */
 export function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
@@ -67,7 +72,7 @@ export function NodeTrace({ nodes }: { nodes: NodeResult[] }): JSX.Element {
     <>
       <TableWrap label="Node trace">
         <table>
-          <caption class="muted">Per-node trace</caption>
+          <caption class="muted table-caption">Per-node trace</caption>
           <thead>
             <tr>
               <th scope="col">Node</th>
@@ -100,6 +105,7 @@ export function NodeTrace({ nodes }: { nodes: NodeResult[] }): JSX.Element {
           </tbody>
         </table>
       </TableWrap>
+      <h4>Node outputs</h4>
       <div class="node-outputs">
         {nodes.map((node) => (
           <details key={node.node_id} open={node.status === 'failed'}>
