@@ -36,6 +36,7 @@ async function runInPlayground(page: Page, resource: string, fields: Record<stri
   await page.locator('#result').waitFor();
 }
 
+const DAY_MS = 86_400_000;
 const RELEASE_FIELDS = Object.fromEntries(Object.entries(RELEASE_VARIABLES).map(([name, value]) => [`var.${name}`, value]));
 const SCAN_TEXT = 'Hi, I am Ada (ada@example.com, +44 20 7946 0958).\nCard 4111 1111 1111 1111, key AKIAIOSFODNN7EXAMPLE.';
 
@@ -96,7 +97,23 @@ describe('run pages in a browser', () => {
     await page.getByRole('link', { name: 'Open the run' }).click();
     const workflowRun = page.url();
     await runInPlayground(page, `persona:${ids['persona:plain-editor']}`, { input: 'Make this plainer: we leverage synergies.' });
-    harness.clock.advance(60_000);
+    // A few earlier days of usage over the API, so the chart has bars on more than one day. The
+    // clock goes back for them and then returns: moving it days ahead would end the session.
+    const { key } = await harness.createKey(accountId);
+    const present = harness.clock.now();
+    const counts = [3, 1, 4, 2];
+    for (const [day, count] of counts.entries()) {
+      harness.clock.set(present - (counts.length - day) * DAY_MS);
+      for (let run = 0; run <= count; run += 1) {
+        const path = run % 2 === 0 ? `/compositions/${ids['composition:release-notes']}/execute` : `/skills/${ids['skill:summarise']}/execute`;
+        const body =
+          run % 2 === 0
+            ? { variables: RELEASE_VARIABLES }
+            : { input: `Day ${day}: ${'a longer text to summarise '.repeat(10 * run)}`, variables: { bullets: 3 } };
+        expect((await harness.api('POST', path, { key, body })).status).toBe(200);
+      }
+    }
+    harness.clock.set(present + 60_000);
 
     const shots: Array<[string, (shot: Page) => Promise<void>]> = [
       ['playground', (shot) => runInPlayground(shot, `composition:${ids['composition:release-notes']}`, RELEASE_FIELDS)],

@@ -154,7 +154,7 @@ describe('runs', () => {
     expect(detail.html).not.toContain('Cancel run');
   });
 
-  it('cancels a queued run from its page', async () => {
+  it('cancels a queued run from its page, which refreshes itself only while the run is in flight', async () => {
     const { key } = await harness.createKey(accountId);
     const queued = await harness.api<{ run_id: string }>('POST', `/compositions/${ids['composition:release-notes']}/execute`, {
       key,
@@ -166,11 +166,13 @@ describe('runs', () => {
     const before = await browser.get(`/console/runs/${runId}`);
     expect(before.html).toContain('Cancel run');
     expect(before.html).toContain('>queued<');
+    expect(before.html, 'a run in flight refreshes itself').toContain('hx-trigger="every 2s"');
     const cancelled = await browser.post(`/console/runs/${runId}/cancel`, {});
     expect(cancelled.status, cancelled.html).toBe(303);
     const after = await browser.get(cancelled.location ?? '');
     expect(after.html).toContain('>cancelled<');
     expect(after.html).not.toContain('Cancel run');
+    expect(after.html, 'an ended run stops refreshing').not.toContain('hx-trigger');
     const again = await browser.post(`/console/runs/${runId}/cancel`, {});
     expect(again.status).toBe(409);
     expect(again.html).toContain('notice-error');

@@ -15,14 +15,14 @@ function cssVariable(element, name) {
 
 /**
  * Stacked bars: series i is drawn at the sum of groups 0..i, tallest first so each shorter one
- * covers the bottom of the one behind it; the legend shows each group's own value.
+ * covers the bottom of the one behind it.
  */
 function stackedOptions(element, chart, field, width) {
   const text = cssVariable(element, '--text-muted');
   const grid = cssVariable(element, '--border');
   const format = (value) => (value == null ? '—' : value.toLocaleString('en', { maximumFractionDigits: field === 'tokens' ? 0 : 3 }));
   const bars = uPlot.paths.bars({ size: [0.7, 40], align: 0 });
-  const ordered = chart.series.map((series, index) => ({ series, index })).reverse();
+  const ordered = chart.series.map((series) => ({ series, index: series.colour })).reverse();
   return {
     width,
     height: CHART_HEIGHT_PX,
@@ -60,9 +60,13 @@ function stackedData(chart, field) {
 
 function draw() {
   if (!uPlot || !dataBlock) return;
-  const chart = JSON.parse(dataBlock.textContent ?? '{}');
+  const all = JSON.parse(dataBlock.textContent ?? '{}');
   for (const element of document.querySelectorAll('[data-usage-chart]')) {
     const field = element.getAttribute('data-usage-chart') === 'credits' ? 'credits' : 'tokens';
+    // A group with nothing to draw (a workflow's own row has no tokens) would only crowd the legend.
+    // Colours follow the group's place in the full list, so both charts colour a group alike.
+    const series = all.series.map((group, colour) => ({ ...group, colour })).filter((group) => group[field].some((value) => value > 0));
+    const chart = { ...all, series };
     const width = () => Math.max(element.clientWidth, 280);
     const plot = new uPlot(stackedOptions(element, chart, field, width()), stackedData(chart, field), element);
     new ResizeObserver(() => plot.setSize({ width: width(), height: CHART_HEIGHT_PX })).observe(element);

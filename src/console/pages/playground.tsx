@@ -87,7 +87,7 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
       <h2>
         {KIND_LABELS[runnable.kind]}: {runnable.name}
       </h2>
-      {runnable.description ? <p class="hint">{runnable.description}</p> : null}
+      {runnable.description ? <p class="hint flush">{runnable.description}</p> : null}
       <input type="hidden" name="resource" value={resourceRef(runnable)} />
       <div class="field">
         <label for="selector">Version or label</label>

@@ -183,8 +183,11 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
   const content = contentOf(run.result);
   const outputs = outputsOf(run.result);
   const cancellable = run.status === 'queued' || run.status === 'running';
+  const self = `${PATH}/${run.id}`;
+  // While the run has not ended, htmx asks for the page again and swaps this section: the polling stops with the run.
+  const polling = cancellable ? { 'hx-get': self, 'hx-trigger': 'every 2s', 'hx-select': '#run-detail', 'hx-swap': 'outerHTML' } : {};
   return (
-    <section>
+    <section id="run-detail" {...polling}>
       <p>
         <a href={PATH}>← All runs</a>
       </p>

@@ -17,8 +17,8 @@ export const USAGE_SPLITS = ['model', 'operation'] as const;
 export type UsageSplit = (typeof USAGE_SPLITS)[number];
 
 const DAY_MS = 86_400_000;
-/** A group without a name: a workflow run has no single model. */
-const UNNAMED_GROUP = '(none)';
+/** A group without a name: a workflow run has no single model (its nodes' calls count under theirs). */
+const UNNAMED_GROUP = '(no single model)';
 
 type UsageRow = OperationOutput<typeof getUsage>['rows'][number];
 
@@ -128,7 +128,7 @@ export function UsageChart({
       <script type="module" src={assetUrl('usage-chart.js')} />
       <TableWrap label={`Usage by ${noun}`}>
         <table>
-          <caption class="muted">Last 30 days by {noun}</caption>
+          <caption class="muted table-caption">Last 30 days by {noun}</caption>
           <thead>
             <tr>
               <th scope="col">{chart.split === 'model' ? 'Model' : 'Operation'}</th>
