@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
-import { signedInBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 
@@ -245,5 +245,37 @@ describe('overview chart', () => {
     const byOperation = await browser.get('/console?split=operation');
     expect(byOperation.html).toContain('execute_composition');
     expect(byOperation.html).toContain('Last 30 days by operation');
+  });
+});
+
+describe('sessions and CSRF', () => {
+  const RUN_ID = '01890000-0000-7000-8000-000000000000';
+
+  it('every run page sends a visitor without a session to sign in, and refuses their POSTs', async () => {
+    const anonymous = consoleBrowser(harness);
+    for (const path of ['/console/playground', '/console/runs', `/console/runs/${RUN_ID}`, '/console/judge', '/console/sanitiser']) {
+      const page = await anonymous.get(path);
+      expect(page.status, path).toBe(303);
+      expect(page.location, path).toBe(`/console/sign-in?next=${encodeURIComponent(path)}`);
+    }
+    for (const path of ['/console/playground', `/console/runs/${RUN_ID}/cancel`, '/console/judge', '/console/sanitiser']) {
+      expect((await anonymous.post(path, { text: 'x', prompt: 'x' })).status, path).toBe(401);
+    }
+  });
+
+  it('a POST without the session’s CSRF token runs nothing', async () => {
+    const { key } = await harness.createKey(accountId, { scopes: ['read:usage'] });
+    const count = async () => (await harness.api<{ items: unknown[] }>('GET', '/runs', { key })).body.data.items.length;
+    const before = await count();
+    await browser.get('/console/playground');
+    const forged = await browser.post(
+      '/console/playground',
+      { resource: `composition:${ids['composition:release-notes']}`, ...variableFields(RELEASE_VARIABLES) },
+      { csrf: 'forged' },
+    );
+    expect(forged.status).toBe(403);
+    expect(await count()).toBe(before);
+    expect((await browser.post('/console/judge', { prompt: 'Write a poem.' }, { csrf: null })).status).toBe(403);
+    expect((await browser.post('/console/sanitiser', { text: 'ada@example.com' }, { csrf: null })).status).toBe(403);
   });
 });
