@@ -41,7 +41,10 @@ function queryString(filters: Partial<Filters>): string {
 }
 
 function filtersFrom(query: PageContext['req']['query']): Filters {
-  const text = (name: string) => (typeof query[name] === 'string' && query[name] !== '' ? (query[name] as string) : undefined);
+  const text = (name: string) => {
+    const value = query[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
   const limit = Number(text('limit') ?? DEFAULT_PAGE_SIZE);
   return {
     kind: text('kind'),
