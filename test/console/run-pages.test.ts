@@ -79,6 +79,23 @@ describe('playground', () => {
     expect(ran.html).toMatch(/class="badge badge-success">completed</);
   });
 
+  it('shows a failed workflow node with its error, and the run as failed', async () => {
+    // Its own account: deleting the composition a node refers to makes that node fail when run.
+    const own = await signedInBrowser(harness);
+    const ownIds = (await harness.core.bundles.importBundle(own.accountId, DEMO_BUNDLE)).ids;
+    await harness.core.lifecycle.delete('composition', own.accountId, ownIds['composition:release-notes'] ?? '');
+    await own.browser.get('/console/playground');
+    const ran = await own.browser.post('/console/playground', {
+      resource: `workflow:${ownIds['workflow:release-announcement']}`,
+      ...variableFields(RELEASE_VARIABLES),
+    });
+    expect(ran.status, ran.html).toBe(200);
+    expect(ran.html).toMatch(/class="badge badge-danger">failed</);
+    expect(ran.html).toMatch(
+      /<details open><summary><code>draft<\/code> · failed · RESOURCE_NOT_FOUND<\/summary><p class="notice notice-error">Composition [0-9a-f-]{36} was not found\.<\/p>/,
+    );
+  });
+
   it('shows the API’s validation message, with its status, when a required variable is missing', async () => {
     const refused = await browser.post('/console/playground', {
       resource: `composition:${ids['composition:release-notes']}`,
