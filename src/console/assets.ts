@@ -21,6 +21,10 @@ const SOURCES = {
   'console.css': new URL('console.css', ASSET_FOLDER).pathname,
   'console.js': new URL('console.js', ASSET_FOLDER).pathname,
   'htmx.js': resolveModule('htmx.org/dist/htmx.min.js'),
+  'usage-chart.js': new URL('usage-chart.js', ASSET_FOLDER).pathname,
+  // uPlot (about 50 KB, no dependencies) draws the overview's usage chart.
+  'uplot.js': resolveModule('uplot/dist/uPlot.iife.min.js'),
+  'uplot.css': resolveModule('uplot/dist/uPlot.min.css'),
 } as const;
 
 export type AssetName = keyof typeof SOURCES;

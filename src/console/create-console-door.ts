@@ -12,8 +12,12 @@ import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerCatalogPages } from './pages/catalog/index.js';
+import { registerJudgePages } from './pages/judge.js';
 import { registerOverviewPage } from './pages/overview.js';
+import { registerPlaygroundPages } from './pages/playground.js';
 import { registerRefinePages } from './pages/refine.js';
+import { registerRunsPages } from './pages/runs.js';
+import { registerSanitiserPages } from './pages/sanitiser.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
 import { registerWebhookPages } from './pages/webhooks.js';
@@ -85,9 +89,13 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
 
   const pages = consoleRouter(CONSOLE_PATHS.root, deps, (registrar) => {
     registerSignInPages(registrar, cookies, sessions);
-    registerOverviewPage(registrar);
+    registerOverviewPage(registrar, { assets, clock: core.clock });
     registerApiAccessPages(registrar);
     registerCatalogPages(registrar);
+    registerPlaygroundPages(registrar);
+    registerRunsPages(registrar);
+    registerJudgePages(registrar);
+    registerSanitiserPages(registrar);
     registerSessionPages(registrar, sessions);
     registerWebhookPages(registrar);
   });

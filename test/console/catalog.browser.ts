@@ -82,9 +82,9 @@ describe('the catalog in a browser', () => {
       await expectNoSeriousViolations(page, 'history after roll back');
 
       await page.getByRole('link', { name: 'View v1' }).click();
-    await page.getByText('Release notes, version 1').waitFor();
-    await expectNoSeriousViolations(page, 'one version');
-    await page.goto(`${itemUrl}/delete`);
+      await page.getByText('Release notes, version 1').waitFor();
+      await expectNoSeriousViolations(page, 'one version');
+      await page.goto(`${itemUrl}/delete`);
       await expectNoSeriousViolations(page, 'delete confirmation');
 
       await page.goto(`${harness.url}/console/workflows/new`);

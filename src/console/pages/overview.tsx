@@ -6,17 +6,27 @@ import { getAccount } from '../../operations/get-account.js';
 import { getUsage } from '../../operations/get-usage.js';
 import { listRuns } from '../../operations/list-runs.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
+import type { Clock } from '../../core/clock.js';
+import type { ConsoleAssets } from '../assets.js';
 import type { PageRegistrar } from '../console-pages.js';
 import { credits, dateTime, wholeNumber } from './format.js';
 import { Notice, TableWrap } from './layout.js';
+import { loadUsageBreakdown, USAGE_SPLITS, UsageChart, type UsageSplit } from './run/usage-chart.js';
 
 const RECENT_RUNS = 10;
 const USAGE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-export function registerOverviewPage(pages: PageRegistrar): void {
-  pages.page('GET', CONSOLE_PATHS.root, async ({ api, render }) => {
-    const to = new Date();
+/** What the overview needs besides the operations: the chart's asset URLs, and the server's clock (tests move it by hand). */
+export interface OverviewDependencies {
+  assets: Pick<ConsoleAssets, 'url'>;
+  clock: Clock;
+}
+
+export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: OverviewDependencies): void {
+  pages.page('GET', CONSOLE_PATHS.root, async ({ api, render, req }) => {
+    const split: UsageSplit = req.query.split === 'operation' ? 'operation' : 'model';
+    const to = new Date(clock.now());
     const from = new Date(to.getTime() - USAGE_DAYS * DAY_MS);
     const [account, usage, runs] = await Promise.all([
       api.call(getAccount),
@@ -24,6 +34,7 @@ export function registerOverviewPage(pages: PageRegistrar): void {
       api.call(listRuns, { limit: RECENT_RUNS }),
     ]);
     if (!account.ok) throw account.error;
+    const breakdown = usage.ok && usage.data.rows.length > 0 ? await loadUsageBreakdown(api, { from, to }, usage.data.rows, split) : null;
     const balance = account.data.credits;
     render({
       title: 'Overview',
@@ -56,6 +67,15 @@ export function registerOverviewPage(pages: PageRegistrar): void {
             ) : null}
           </div>
           <h2>Usage by day</h2>
+          {breakdown === null ? null : breakdown.ok ? (
+            <UsageChart
+              breakdown={breakdown.breakdown}
+              assetUrl={assets.url}
+              splitLinks={USAGE_SPLITS.map((choice) => ({ split: choice, href: `${CONSOLE_PATHS.root}?split=${choice}` }))}
+            />
+          ) : (
+            <Notice kind="error">{breakdown.message}</Notice>
+          )}
           {usage.ok ? (
             usage.data.rows.length === 0 ? (
               <p class="empty">No usage in the last {USAGE_DAYS} days.</p>

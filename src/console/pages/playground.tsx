@@ -1,0 +1,297 @@
+/**
+ * The playground: pick any composition, skill, persona or workflow and a version or label, fill
+ * the form its definition declares, run it, and read the answer with its model, tokens, credits,
+ * duration and (for workflows) every node's trace. It calls the execute operations an API client
+ * calls, so a refused run shows the API's own message.
+ */
+import type { JSX } from 'preact';
+import { ERROR_TABLE, PorchError } from '../../core/errors.js';
+import { getRun } from '../../operations/get-run.js';
+import { listRuns } from '../../operations/list-runs.js';
+import { CONSOLE_PATHS } from '../../operations/site-paths.js';
+import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { dateTime, wholeNumber } from './format.js';
+import { Notice, PostForm } from './layout.js';
+import {
+  type ExecutionOutput,
+  type ExecutionRequest,
+  execute,
+  KIND_LABELS,
+  KINDS,
+  listResources,
+  loadRunnable,
+  parseResourceRef,
+  type ResourceChoice,
+  type Runnable,
+  resourceRef,
+} from './run/resources.js';
+import { asText, creditsText, Facts, NodeTrace, StatusBadge, tokensText, typedText } from './run/results.js';
+
+const PATH = `${CONSOLE_PATHS.root}/playground`;
+const RUNS_PATH = `${CONSOLE_PATHS.root}/runs`;
+/** Form fields of variables carry this prefix, so a variable may be named like any other field. */
+const VARIABLE_PREFIX = 'var.';
+
+interface Ran {
+  output: ExecutionOutput;
+  creditsRemaining: number | null;
+  /** The run the execution recorded, as list_runs shows it: its id and the credits it was charged. */
+  run: { id: string; credits_charged: number; created_at: string } | null;
+}
+
+function ResourcePicker({ choices, selected }: { choices: ResourceChoice[]; selected: string | undefined }): JSX.Element {
+  if (choices.length === 0) return <p class="empty">Nothing to run yet: create a composition, skill, persona or workflow first.</p>;
+  return (
+    <form method="get" action={PATH} class="stack panel">
+      <div class="field">
+        <label for="resource">Resource</label>
+        <select id="resource" name="resource">
+          {KINDS.map((kind) => {
+            const ofKind = choices.filter((choice) => choice.kind === kind);
+            return ofKind.length === 0 ? null : (
+              <optgroup label={`${KIND_LABELS[kind]}s`} key={kind}>
+                {ofKind.map((choice) => (
+                  <option value={resourceRef(choice)} selected={resourceRef(choice) === selected} key={choice.id}>
+                    {choice.name}
+                  </option>
+                ))}
+              </optgroup>
+            );
+          })}
+        </select>
+      </div>
+      <div class="actions">
+        <button type="submit" class="secondary">
+          Open
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function selectorChoices(runnable: Runnable): Array<{ value: string; label: string }> {
+  const labels = Object.entries(runnable.labels)
+    .filter(([label]) => label !== 'latest')
+    .map(([label, version]) => ({ value: `label:${label}`, label: `${label} (version ${version})` }));
+  return [
+    { value: '', label: runnable.labels.production === undefined ? 'Default: latest' : 'Default: production' },
+    { value: 'label:latest', label: `latest (version ${runnable.labels.latest ?? '?'})` },
+    ...labels,
+    ...runnable.versions.map((version) => ({ value: `version:${version}`, label: `Version ${version}` })),
+  ];
+}
+
+function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request: ExecutionRequest; csrfToken: string }): JSX.Element {
+  return (
+    <PostForm action={PATH} csrfToken={csrfToken} class="stack panel">
+      <h2>
+        {KIND_LABELS[runnable.kind]}: {runnable.name}
+      </h2>
+      {runnable.description ? <p class="hint flush">{runnable.description}</p> : null}
+      <input type="hidden" name="resource" value={resourceRef(runnable)} />
+      <div class="field">
+        <label for="selector">Version or label</label>
+        <select id="selector" name="selector">
+          {selectorChoices(runnable).map((choice) => (
+            <option value={choice.value} selected={choice.value === (request.selector ?? '')} key={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {runnable.takesInput ? (
+        <div class="field">
+          <label for="input">{runnable.kind === 'persona' ? 'Message' : 'Input'} (required)</label>
+          <textarea id="input" name="input" rows={5} required>
+            {request.input ?? ''}
+          </textarea>
+        </div>
+      ) : null}
+      {runnable.takesContext ? (
+        <div class="field">
+          <label for="context">Context (optional)</label>
+          <textarea id="context" name="context" rows={3}>
+            {request.context ?? ''}
+          </textarea>
+        </div>
+      ) : null}
+      {runnable.variables.length > 0 ? (
+        <fieldset>
+          <legend>Variables</legend>
+          {runnable.variables.map((variable) => {
+            const id = `variable-${variable.name}`;
+            const hint = [variable.description, variable.defaultValue === undefined ? undefined : `Default: ${variable.defaultValue}`].filter(Boolean).join(' · ');
+            return (
+              <div class="field" key={variable.name}>
+                <label for={id}>
+                  <code>{variable.name}</code> {variable.required ? '(required)' : '(optional)'}
+                </label>
+                {/* Not `required` in the browser: the API's own message says what is missing. */}
+                <textarea
+                  class="compact"
+                  id={id}
+                  name={`${VARIABLE_PREFIX}${variable.name}`}
+                  rows={2}
+                  placeholder={variable.defaultValue}
+                  aria-describedby={hint ? `${id}-hint` : undefined}
+                >
+                  {request.variables[variable.name] ?? ''}
+                </textarea>
+                {hint ? (
+                  <p class="hint" id={`${id}-hint`}>
+                    {hint}
+                  </p>
+                ) : null}
+              </div>
+            );
+          })}
+        </fieldset>
+      ) : runnable.takesInput ? null : (
+        <p class="hint">This {runnable.kind} declares no variables.</p>
+      )}
+      <div class="actions">
+        <button type="submit">Run</button>
+      </div>
+    </PostForm>
+  );
+}
+
+function Result({ ran }: { ran: Ran }): JSX.Element {
+  const { output, run } = ran;
+  const runLink = run ? <a href={`${RUNS_PATH}/${run.id}`}>Open the run</a> : null;
+  const credits = run ? creditsText(run.credits_charged) : '—';
+  const remaining = ran.creditsRemaining === null ? null : `${wholeNumber(ran.creditsRemaining)} credits left`;
+  if (output.kind === 'workflow') {
+    const data = output.data;
+    return (
+      <section class="panel result" aria-labelledby="result-heading" id="result">
+        <h2 id="result-heading">Result</h2>
+        <Facts
+          items={[
+            ['Status', <StatusBadge status={data.status} key="status" />],
+            ['Version', String(data.version)],
+            ['Tokens', tokensText(data.token_usage)],
+            ['Credits', credits],
+            ['Duration', `${wholeNumber(data.duration_ms)} ms`],
+            ['Run', runLink ?? '—'],
+          ]}
+        />
+        {remaining ? <p class="hint">{remaining}</p> : null}
+        <h3>Outputs</h3>
+        {Object.keys(data.outputs).length === 0 ? (
+          <p class="empty">No outputs.</p>
+        ) : (
+          Object.entries(data.outputs).map(([name, value]) => (
+            <div key={name}>
+              <h4>
+                <code>{name}</code>
+              </h4>
+              <pre class="output">{asText(value)}</pre>
+            </div>
+          ))
+        )}
+        <h3>Trace</h3>
+        <NodeTrace nodes={data.node_results} />
+      </section>
+    );
+  }
+  const data = output.data;
+  return (
+    <section class="panel result" aria-labelledby="result-heading" id="result">
+      <h2 id="result-heading">Result</h2>
+      <pre class="output">{data.content}</pre>
+      <Facts
+        items={[
+          ['Model', data.model_used],
+          ['Version', String(data.version)],
+          ['Tokens', tokensText(data.token_usage)],
+          ['Credits', credits],
+          ['Duration', `${wholeNumber(data.duration_ms)} ms`],
+          ['Run', runLink ?? '—'],
+        ]}
+      />
+      {remaining ? <p class="hint">{remaining}</p> : null}
+      {run ? <p class="hint">Ran {dateTime(run.created_at)}.</p> : null}
+    </section>
+  );
+}
+
+function requestFrom(body: ReturnType<typeof formBody>, runnable: Runnable): ExecutionRequest {
+  const variables: Record<string, string> = {};
+  for (const variable of runnable.variables) {
+    const value = formValue(body, `${VARIABLE_PREFIX}${variable.name}`);
+    if (value !== undefined) variables[variable.name] = typedText(value);
+  }
+  const text = (name: string) => {
+    const value = formValue(body, name);
+    return value === undefined ? undefined : typedText(value);
+  };
+  return { selector: formValue(body, 'selector'), variables, input: text('input'), context: text('context') };
+}
+
+const EMPTY_REQUEST: ExecutionRequest = { selector: undefined, variables: {}, input: undefined, context: undefined };
+
+async function show(
+  ctx: PageContext,
+  selected: string | undefined,
+  state: { request?: ExecutionRequest; ran?: Ran; error?: PorchError; runnable?: Runnable | null; status?: number } = {},
+): Promise<void> {
+  const choices = await listResources(ctx.api);
+  const runnable = state.runnable ?? null;
+  ctx.render({
+    title: runnable ? `Playground: ${runnable.name}` : 'Playground',
+    active: 'playground',
+    status: state.status,
+    body: (
+      <section>
+        <h1>Playground</h1>
+        <p class="lead">Run any composition, skill, persona or workflow, at any version or label. Runs cost credits as they do over the API.</p>
+        {state.error ? <Notice kind="error">{state.error.message}</Notice> : null}
+        <ResourcePicker choices={choices} selected={selected} />
+        {runnable ? (
+          <div class="playground-grid">
+            <RunForm runnable={runnable} request={state.request ?? EMPTY_REQUEST} csrfToken={ctx.signedIn.csrfToken} />
+            {state.ran ? <Result ran={state.ran} /> : null}
+          </div>
+        ) : null}
+      </section>
+    ),
+  });
+}
+
+export function registerPlaygroundPages(pages: PageRegistrar): void {
+  pages.page('GET', PATH, async (ctx) => {
+    const selected = typeof ctx.req.query.resource === 'string' ? ctx.req.query.resource : undefined;
+    const ref = parseResourceRef(selected);
+    if (selected !== undefined && !ref) return show(ctx, selected, { error: notFound(), status: 404 });
+    if (!ref) return show(ctx, undefined);
+    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id);
+    if (!loaded.ok) return show(ctx, selected, { error: loaded.error, status: ERROR_TABLE[loaded.error.code].status });
+    return show(ctx, selected, { runnable: loaded.runnable });
+  });
+
+  pages.page('POST', PATH, async (ctx) => {
+    const body = formBody(ctx.req);
+    const selected = formValue(body, 'resource');
+    const ref = parseResourceRef(selected);
+    if (!ref) return show(ctx, selected, { error: notFound(), status: 404 });
+    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id);
+    if (!loaded.ok) return show(ctx, selected, { error: loaded.error, status: ERROR_TABLE[loaded.error.code].status });
+    const request = requestFrom(body, loaded.runnable);
+    const result = await execute(ctx.api, loaded.runnable, request);
+    if (!result.ok) {
+      return show(ctx, selected, { runnable: loaded.runnable, request, error: result.error, status: ERROR_TABLE[result.error.code].status });
+    }
+    // A workflow's answer names its run; the other kinds' do not, and the resource's newest run is the one just recorded.
+    const newest =
+      result.output.kind === 'workflow'
+        ? await ctx.api.call(getRun, { id: result.output.data.run_id }).then((found) => (found.ok ? found.data : undefined))
+        : await ctx.api.call(listRuns, { resource_id: ref.id, limit: 1 }).then((latest) => (latest.ok ? latest.data.items[0] : undefined));
+    const run = newest ? { id: newest.id, credits_charged: newest.credits_charged, created_at: newest.created_at } : null;
+    return show(ctx, selected, { runnable: loaded.runnable, request, ran: { output: result.output, creditsRemaining: result.creditsRemaining, run } });
+  });
+}
+
+function notFound(): PorchError {
+  return new PorchError('RESOURCE_NOT_FOUND', 'Pick a composition, skill, persona or workflow from the list.');
+}

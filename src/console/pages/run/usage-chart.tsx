@@ -1,0 +1,160 @@
+/**
+ * The overview's usage chart: tokens and credits by UTC day over the last 30 days, split by model
+ * or by operation. get_usage groups by one thing at a time, so the page asks it for the days that
+ * had usage, then for each such day grouped by the split. The numbers travel to the browser as a
+ * JSON data block (which the content security policy allows, unlike an inline script) and
+ * assets/usage-chart.js draws them with uPlot; the tables beside it carry the same numbers.
+ */
+import type { JSX } from 'preact';
+import { getUsage } from '../../../operations/get-usage.js';
+import type { OperationOutput } from '../../../operations/operation.js';
+import type { AssetName } from '../../assets.js';
+import type { OperationCaller } from '../../call-operation.js';
+import { credits, wholeNumber } from '../format.js';
+import { TableWrap } from '../layout.js';
+
+export const USAGE_SPLITS = ['model', 'operation'] as const;
+export type UsageSplit = (typeof USAGE_SPLITS)[number];
+
+const DAY_MS = 86_400_000;
+/** A group without a name: a workflow run has no single model (its nodes' calls count under theirs). */
+const UNNAMED_GROUP = '(no single model)';
+
+type UsageRow = OperationOutput<typeof getUsage>['rows'][number];
+
+export interface UsageChartData {
+  split: UsageSplit;
+  /** Start of each UTC day, in Unix seconds (uPlot's time axis). */
+  days: number[];
+  series: Array<{ label: string; tokens: number[]; credits: number[] }>;
+}
+
+export interface UsageBreakdown {
+  chart: UsageChartData;
+  /** The split's totals over the whole range: the table that says what the chart shows. */
+  totals: UsageRow[];
+}
+
+function dayStart(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** Usage of each day in `dayRows` split by `split`, as chart series over every day of the range. */
+export async function loadUsageBreakdown(
+  api: OperationCaller,
+  range: { from: Date; to: Date },
+  dayRows: UsageRow[],
+  split: UsageSplit,
+): Promise<{ ok: true; breakdown: UsageBreakdown } | { ok: false; message: string }> {
+  const fromMs = range.from.getTime();
+  const toMs = range.to.getTime();
+  const days: number[] = [];
+  for (let day = dayStart(fromMs); day < toMs; day += DAY_MS) days.push(day);
+  const usedDays = dayRows.map((row) => row.group).filter((group): group is string => group !== null);
+  const [totals, ...perDay] = await Promise.all([
+    api.call(getUsage, { from: range.from.toISOString(), to: range.to.toISOString(), group_by: split }),
+    ...usedDays.map((day) => {
+      const start = Math.max(Date.parse(`${day}T00:00:00Z`), fromMs);
+      const end = Math.min(Date.parse(`${day}T00:00:00Z`) + DAY_MS, toMs);
+      return api.call(getUsage, { from: new Date(start).toISOString(), to: new Date(end).toISOString(), group_by: split });
+    }),
+  ]);
+  if (!totals?.ok) return { ok: false, message: totals?.ok === false ? totals.error.message : 'No usage.' };
+  const series = new Map<string, { label: string; tokens: number[]; credits: number[] }>();
+  for (const row of totals.data.rows) {
+    const label = row.group ?? UNNAMED_GROUP;
+    series.set(label, { label, tokens: days.map(() => 0), credits: days.map(() => 0) });
+  }
+  perDay.forEach((result, index) => {
+    const day = usedDays[index];
+    if (!result.ok || day === undefined) return;
+    const slot = days.indexOf(dayStart(Date.parse(`${day}T00:00:00Z`)));
+    if (slot < 0) return;
+    for (const row of result.data.rows) {
+      const label = row.group ?? UNNAMED_GROUP;
+      const entry = series.get(label) ?? { label, tokens: days.map(() => 0), credits: days.map(() => 0) };
+      series.set(label, entry);
+      entry.tokens[slot] = (entry.tokens[slot] ?? 0) + row.total_tokens;
+      entry.credits[slot] = (entry.credits[slot] ?? 0) + row.credits_charged;
+    }
+  });
+  return {
+    ok: true,
+    breakdown: {
+      chart: { split, days: days.map((day) => day / 1000), series: [...series.values()] },
+      totals: totals.data.rows,
+    },
+  };
+}
+
+/** JSON inside <script>: `<` escaped so no value can close the element. */
+function jsonBlock(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+export function UsageChart({
+  breakdown,
+  splitLinks,
+  assetUrl,
+}: {
+  breakdown: UsageBreakdown;
+  splitLinks: Array<{ split: UsageSplit; href: string }>;
+  assetUrl(name: AssetName): string;
+}): JSX.Element {
+  const { chart, totals } = breakdown;
+  const noun = chart.split === 'model' ? 'model' : 'operation';
+  return (
+    <div class="usage-chart">
+      <link rel="stylesheet" href={assetUrl('uplot.css')} />
+      <p class="chart-switch">
+        Split by:{' '}
+        {splitLinks.map((link) => (
+          <a href={link.href} aria-current={link.split === chart.split ? 'true' : undefined} key={link.split}>
+            {link.split}
+          </a>
+        ))}
+      </p>
+      <figure class="chart-figure">
+        <div class="chart" data-usage-chart="tokens" aria-hidden="true" />
+        <figcaption>Tokens by day (UTC), by {noun}. The tables below list the same numbers.</figcaption>
+      </figure>
+      <figure class="chart-figure">
+        <div class="chart" data-usage-chart="credits" aria-hidden="true" />
+        <figcaption>Credits charged by day (UTC), by {noun}.</figcaption>
+      </figure>
+      <script type="application/json" id="usage-chart-data" dangerouslySetInnerHTML={{ __html: jsonBlock(chart) }} />
+      {/* A classic script, run as it is parsed: the module after it (deferred) finds window.uPlot. */}
+      <script src={assetUrl('uplot.js')} />
+      <script type="module" src={assetUrl('usage-chart.js')} />
+      <TableWrap label={`Usage by ${noun}`}>
+        <table>
+          <caption class="muted table-caption">Last 30 days by {noun}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{chart.split === 'model' ? 'Model' : 'Operation'}</th>
+              <th scope="col" class="number">
+                Requests
+              </th>
+              <th scope="col" class="number">
+                Tokens
+              </th>
+              <th scope="col" class="number">
+                Credits
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.map((row) => (
+              <tr key={row.group ?? UNNAMED_GROUP}>
+                <td>{row.group ?? UNNAMED_GROUP}</td>
+                <td class="number">{wholeNumber(row.requests)}</td>
+                <td class="number">{wholeNumber(row.total_tokens)}</td>
+                <td class="number">{credits(row.credits_charged)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </div>
+  );
+}
