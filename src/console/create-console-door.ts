@@ -11,6 +11,7 @@ import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
+import { registerOrganisationPages } from './pages/organisation.js';
 import { registerOverviewPage } from './pages/overview.js';
 import { registerSessionPages } from './pages/sessions.js';
 import { registerSignInPages } from './pages/sign-in.js';
@@ -61,6 +62,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
       registerOverviewPage(pages);
       registerApiAccessPages(pages);
       registerSessionPages(pages, sessions);
+      registerOrganisationPages(pages);
     }),
   );
   return { handler: console };
