@@ -43,6 +43,12 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Webhooks',
     summary: 'Signed callbacks for run.completed, run.failed and credits.low: verification, retries, the delivery log and the SSRF rules.',
   },
+  {
+    slug: 'organisation',
+    file: 'docs/organisation.md',
+    title: 'Organisation administration',
+    summary: "The organisation's admin: policies, sanitiser rules and overrides, write-only BYOK keys, members, and who may change them.",
+  },
   { slug: 'errors', file: 'docs/errors.md', title: 'Errors', summary: 'The error envelope, every error code with its status, and what a client should do.' },
   {
     slug: 'rate-limits-and-credits',
