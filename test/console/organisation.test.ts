@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSqliteStore } from '../../src/db/sqlite/index.js';
 import type { Store } from '../../src/db/store.js';
-import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
 
 const PAGE = '/console/settings/organisation';
@@ -204,6 +204,38 @@ describe('the admin', () => {
     expect(refused.status).toBe(404);
     expect(refused.html).toContain(`No BYOK key with id ${theirs.id}`);
     expect((await harness.store.byokKeys.list({ organisationId: other.organisationId }))[0]?.revokedAt).toBeNull();
+  });
+});
+
+describe('every organisation route', () => {
+  const ACTIONS = [
+    [`${PAGE}/policies`, { eu_only_models: 'on' }],
+    [`${PAGE}/sanitiser-rules`, { rule_id: 'custom.x', label: 'X', severity: 'warn', kind: 'keywords', keywords: 'x' }],
+    [`${PAGE}/overrides`, { rule_id: 'pii.email', enabled: 'off' }],
+    [`${PAGE}/sanitiser-rules/pii.email/delete`, {}],
+    [`${PAGE}/sanitiser-test`, { text: 'ada@example.com' }],
+    [`${PAGE}/byok-keys`, { provider: 'fake', key: BYOK_KEY }],
+    [`${PAGE}/byok-keys/0190a4b0-0000-7000-8000-000000000000/revoke`, {}],
+  ] as const;
+
+  it('sends a visitor without a session to sign in, and refuses their posts', async () => {
+    const anonymous = consoleBrowser(harness);
+    const page = await anonymous.get(PAGE);
+    expect(page.status).toBe(303);
+    expect(page.location).toBe(`/console/sign-in?next=${encodeURIComponent(PAGE)}`);
+    for (const [path, fields] of ACTIONS) expect((await anonymous.post(path, fields, { csrf: 'none' })).status, path).toBe(401);
+  });
+
+  it('refuses every change without the CSRF token or with a wrong one, changing nothing', async () => {
+    const { browser, organisationId } = await admin();
+    await browser.get(PAGE);
+    for (const [path, fields] of ACTIONS) {
+      expect((await browser.post(path, fields, { csrf: null })).status, path).toBe(403);
+      expect((await browser.post(path, fields, { csrf: 'forged' })).status, path).toBe(403);
+    }
+    expect(await harness.store.organisations.findById(organisationId)).toMatchObject({ euOnlyModels: false });
+    expect(await harness.core.sanitiser.listRules(organisationId)).toEqual([]);
+    expect(await harness.store.byokKeys.list({ organisationId })).toEqual([]);
   });
 });
 
