@@ -64,6 +64,13 @@ describe('the admin', () => {
     expect(page.html).toContain('<option value="fake"');
   });
 
+  it('manages the organisation on any plan: the console is not the Expert-only API', async () => {
+    const { browser } = await signedInBrowser(harness, { plan: 'free' });
+    const page = await browser.get(PAGE);
+    expect(page.status, page.html).toBe(200);
+    expect(page.html).toContain('Save policies');
+  });
+
   it('saves the policies, and unticking a box turns it off again', async () => {
     const { browser, organisationId } = await admin();
     await browser.get(PAGE);

@@ -19,7 +19,7 @@ import type { ByokService, ByokKeyView } from '../byok/byok.js';
 import { PorchError } from '../errors.js';
 import { BUILT_IN_RULES } from '../sanitiser/rule-catalog.js';
 import type { SanitiserRuleView, SanitiserService } from '../sanitiser/sanitiser-service.js';
-import type { BuiltInRuleInfo, CustomRuleDefinition, FindingSeverity, RuleOverride } from '../sanitiser/types.js';
+import type { BuiltInRuleInfo, FindingSeverity, RuleOverride } from '../sanitiser/types.js';
 import { toIsoTimestamp } from '../views.js';
 
 export interface OrganisationPoliciesView {
@@ -194,7 +194,7 @@ export function createOrganisationAdmin({ store, sanitiser, byok, providers }: O
     async putSanitiserRule(caller: Caller, input: Record<string, unknown> & { rule_id: string }): Promise<SanitiserRuleView> {
       const organisation = await requireAdmin(caller);
       const definition = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-      if (input.rule_id.startsWith('custom.')) return sanitiser.addCustomRule(organisation.id, definition as Partial<CustomRuleDefinition>);
+      if (input.rule_id.startsWith('custom.')) return sanitiser.addCustomRule(organisation.id, definition);
       return sanitiser.setOverride(organisation.id, definition);
     },
 
