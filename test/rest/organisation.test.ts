@@ -140,6 +140,21 @@ describe('the owner with manage:organisation', () => {
     expect(response.body.error.message).toBe(`No BYOK key with id ${theirs.id}.`);
     expect((await harness.store.byokKeys.list({ organisationId: other.organisationId }))[0]?.revokedAt).toBeNull();
   });
+
+  it("cannot reach another organisation's rule of the same id: rule ids are each organisation's own", async () => {
+    const { key } = await owner();
+    const other = await harness.createAccount();
+    await harness.core.sanitiser.addCustomRule(other.organisationId, {
+      rule_id: 'custom.theirs',
+      label: 'Theirs',
+      severity: 'warn',
+      kind: 'keywords',
+      keywords: ['x'],
+    });
+    const response = await harness.api('DELETE', '/organisation/sanitiser-rules/custom.theirs', { key });
+    expect(response.status, describeResponse(response)).toBe(404);
+    expect((await harness.core.sanitiser.listRules(other.organisationId)).map((rule) => rule.rule_id)).toEqual(['custom.theirs']);
+  });
 });
 
 describe('everyone else', () => {
