@@ -85,4 +85,28 @@ describe('organisation settings in a browser', () => {
     });
     await context.close();
   });
+
+  it('photographs what a member who is not the admin sees, passing axe', async () => {
+    const owner = await harness.createAccount();
+    const { context } = await signInWithChromium(browser, {
+      url: harness.url,
+      core: harness.core,
+      createAccount: async ({ email, plan, credits } = {}) => {
+        const account = await harness.core.accounts.createAccount({
+          email: email ?? `member-${Date.now()}@example.com`,
+          plan: plan ?? 'expert',
+          credits: credits ?? 0,
+          organisationId: owner.organisationId,
+        });
+        return { accountId: account.id, organisationId: owner.organisationId };
+      },
+    });
+    await screenshotVariants(context, 'organisation-member', async (page) => {
+      const response = await page.goto(`${harness.url}${PAGE}`);
+      expect(response?.status()).toBe(403);
+      await page.getByText("Only the organisation's admin").waitFor();
+      expect(describeViolations(await seriousViolations(page))).toBe('');
+    });
+    await context.close();
+  });
 });

@@ -585,13 +585,11 @@ async function renderNotAdmin({ api, render }: PageContext, error: PorchError): 
     body: (
       <section>
         <h1>Organisation</h1>
-        <Notice kind="info">
-          <p>{error.message}</p>
-          <p>The policies below apply to your model calls all the same.</p>
-        </Notice>
+        <Notice kind="info">{error.message}</Notice>
         {account.ok && policies ? (
           <div class="panel">
-            <h2>{account.data.organisation.name}</h2>
+            <h2>The policies that apply to your calls</h2>
+            <p class="hint">Set by the admin of {account.data.organisation.name}.</p>
             <ul>
               <li>EU-only models: {policies.eu_only_models ? 'on' : 'off'}</li>
               <li>Strict BYOK: {policies.strict_byok ? 'on' : 'off'}</li>
