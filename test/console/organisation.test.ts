@@ -5,10 +5,9 @@
  * is stored only encrypted; another organisation's ids answer 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSqliteStore } from '../../src/db/sqlite/index.js';
-import type { Store } from '../../src/db/store.js';
 import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
+import { everyStoredRow } from '../helpers/store-inspection.js';
 
 const PAGE = '/console/settings/organisation';
 const BYOK_KEY = 'sk-console-byok-secret-5f1e2d3c4b5a6978';
@@ -20,18 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness.close();
 });
-
-/** Every row of every table, as text: what a secret must never be found in. */
-function everyStoredRow(store: Store): string {
-  if (!isSqliteStore(store)) throw new Error('these tests read the SQLite engine');
-  const { sqlite } = store.database;
-  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table'`).all() as Array<{ name: string }>;
-  return tables
-    .map(({ name }) =>
-      JSON.stringify(sqlite.prepare(`select * from "${name}"`).raw().all(), (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
-    )
-    .join('\n');
-}
 
 async function admin(): Promise<{ browser: ConsoleBrowser; accountId: string; organisationId: string }> {
   const signedIn = await signedInBrowser(harness);
