@@ -13,6 +13,7 @@ import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type 
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerCatalogPages } from './pages/catalog/index.js';
 import { registerJudgePages } from './pages/judge.js';
+import { registerOrganisationPages } from './pages/organisation.js';
 import { registerOverviewPage } from './pages/overview.js';
 import { registerPlaygroundPages } from './pages/playground.js';
 import { registerRefinePages } from './pages/refine.js';
@@ -98,6 +99,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
     registerSanitiserPages(registrar);
     registerSessionPages(registrar, sessions);
     registerWebhookPages(registrar);
+    registerOrganisationPages(registrar);
   });
   const console = Router();
   console.use(assets.handler);

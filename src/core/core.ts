@@ -13,6 +13,7 @@ import { createGuardrails } from './sanitiser/guardrails.js';
 import { createSanitiserService } from './sanitiser/sanitiser-service.js';
 import type { ContentQuotas, Store } from '../db/store.js';
 import { createAccountService } from './accounts/accounts.js';
+import { createOrganisationAdmin } from './accounts/organisation-admin.js';
 import { createSelfService } from './accounts/self-service.js';
 import { createAuthenticator } from './access/authenticator.js';
 import { type ConsoleSessionSettings, createConsoleSessions } from './access/console-sessions.js';
@@ -89,12 +90,8 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const bundles = createBundleService(store, clock, settings.quotas, models, lifecycle.resolveRef);
   const catalog = createCatalogService(store, lifecycle);
   const sanitiser = instrumentSanitiser(createSanitiserService(store, clock), telemetry);
-  const byok = createByokService({
-    store,
-    clock,
-    secretKey,
-    providers: () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo'),
-  });
+  const byokProviders = () => [...new Set(ai.listModels().map((model) => model.provider))].filter((provider) => provider !== 'echo');
+  const byok = createByokService({ store, clock, secretKey, providers: byokProviders });
   const modelCaller = instrumentModelCaller(
     createModelCaller({ ai, credits, byok, usage: store.usage, clock, guardrails: createGuardrails(sanitiser) }),
     telemetry,
@@ -146,6 +143,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     executions,
     idempotency,
     instance,
+    organisationAdmin: createOrganisationAdmin({ store, sanitiser, byok, providers: byokProviders }),
     selfService: createSelfService({ store, accounts, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
     runs,
     runQueue,

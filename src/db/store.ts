@@ -292,6 +292,8 @@ export interface AccountRepository {
   findById(id: string): Promise<AccountRecord | null>;
   findByEmail(email: string): Promise<AccountRecord | null>;
   list(): Promise<AccountRecord[]>;
+  /** The accounts of one organisation (its members), oldest first. */
+  listByOrganisation(organisationId: string): Promise<AccountRecord[]>;
   count(): Promise<number>;
   setPlan(change: PlanChange): Promise<AccountRecord | null>;
 }

@@ -45,6 +45,14 @@ import { redeliverWebhook } from './redeliver-webhook.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import { setCreditsLowThreshold } from './set-credits-low-threshold.js';
 import { updateWebhook } from './update-webhook.js';
+import { deleteSanitiserRule } from './delete-sanitiser-rule.js';
+import { getOrganisation } from './get-organisation.js';
+import { listByokKeys } from './list-byok-keys.js';
+import { listSanitiserRules } from './list-sanitiser-rules.js';
+import { putByokKey } from './put-byok-key.js';
+import { putSanitiserRule } from './put-sanitiser-rule.js';
+import { revokeByokKey } from './revoke-byok-key.js';
+import { updateOrganisationPolicies } from './update-organisation-policies.js';
 
 export const operations = [
   analyzePrompt,
@@ -92,6 +100,14 @@ export const operations = [
   redeliverWebhook,
   setCreditsLowThreshold,
   getCreditsLowThreshold,
+  getOrganisation,
+  updateOrganisationPolicies,
+  listSanitiserRules,
+  putSanitiserRule,
+  deleteSanitiserRule,
+  listByokKeys,
+  putByokKey,
+  revokeByokKey,
 ] as const satisfies readonly Operation[];
 
 export type { Operation } from './operation.js';

@@ -43,6 +43,16 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     expect(await store.credits.balance(member.id)).toEqual({ balanceTokens: 0, reservedTokens: 0 });
   });
 
+  it("lists an organisation's members, oldest first, and no other organisation's accounts", async () => {
+    const { store } = engine();
+    const { account: owner, organisation } = await createAccount(store);
+    await createAccount(store);
+    const member = accountRecord(organisation.id, { createdAt: owner.createdAt + 1 });
+    await store.accounts.create({ account: member, organisation: null, initialTokens: 0, grantEntryId: newId() });
+    expect(await store.accounts.listByOrganisation(organisation.id)).toEqual([owner, member]);
+    expect(await store.accounts.listByOrganisation(newId())).toEqual([]);
+  });
+
   it('finds accounts by id and email, lists them oldest first and counts them', async () => {
     const { store } = engine();
     expect(await store.accounts.count()).toBe(0);

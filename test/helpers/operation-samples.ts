@@ -138,6 +138,44 @@ async function ownedDelivery(harness: Harness, accountId: string): Promise<{ end
   return { endpointId, eventId };
 }
 
+/**
+ * A BYOK key of the account's organisation, written to the store directly (the ciphertext is a
+ * stand-in: no sample ever decrypts it, as no sample calls the provider).
+ */
+async function organisationByokKey(harness: Harness, accountId: string): Promise<string> {
+  const account = await harness.store.accounts.findById(accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  const id = newId();
+  await harness.store.byokKeys.put({
+    id,
+    accountId: null,
+    organisationId: account.organisationId,
+    provider: SAMPLE_BYOK_PROVIDER,
+    encryptedKey: 'v1.sample.sample.sample',
+    keyHint: 'mple',
+    createdAt: harness.clock.now(),
+    revokedAt: null,
+  });
+  return id;
+}
+
+/** A custom sanitiser rule of the account's organisation (rule ids are per organisation, so no ownedId). */
+async function organisationRule(harness: Harness, accountId: string): Promise<string> {
+  const account = await harness.store.accounts.findById(accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  const rule = await harness.core.sanitiser.addCustomRule(account.organisationId, {
+    rule_id: 'custom.sample',
+    label: 'Sample codename',
+    severity: 'warn',
+    kind: 'keywords',
+    keywords: ['bluebird'],
+  });
+  return rule.rule_id;
+}
+
+/** The provider put_byok_key's sample stores a key for. */
+export const SAMPLE_BYOK_PROVIDER = 'sample';
+
 export const RELEASE_VARIABLES = { product: 'Porch', version: '1.2', changes: '- Faster lists\n- MCP prompts' };
 
 /** A definition of each kind that its create operation accepts, and a field its update may change. */
@@ -290,4 +328,19 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   },
   set_credits_low_threshold: async () => ({ path: '/account/credits-low-threshold', body: { threshold_credits: 5 } }),
   get_credits_low_threshold: async () => ({ path: '/account/credits-low-threshold' }),
+  get_organisation: async () => ({ path: '/organisation' }),
+  update_organisation_policies: async () => ({ path: '/organisation/policies', body: { eu_only_models: true, guardrails: { inputs: 'report' } } }),
+  list_sanitiser_rules: async () => ({ path: '/organisation/sanitiser-rules' }),
+  put_sanitiser_rule: async () => ({
+    path: '/organisation/sanitiser-rules',
+    body: { rule_id: 'custom.codenames', label: 'Project codename', severity: 'warn', kind: 'keywords', keywords: ['bluebird'] },
+  }),
+  delete_sanitiser_rule: async (harness, accountId) => ({ path: `/organisation/sanitiser-rules/${await organisationRule(harness, accountId)}` }),
+  list_byok_keys: async () => ({ path: '/organisation/byok-keys' }),
+  // SAMPLE_BYOK_PROVIDER must be configured where this sample is expected to succeed (the security suite configures it).
+  put_byok_key: async () => ({ path: '/organisation/byok-keys', body: { provider: SAMPLE_BYOK_PROVIDER, key: 'sk-sample-provider-key-0000' } }),
+  revoke_byok_key: async (harness, accountId) => {
+    const id = await organisationByokKey(harness, accountId);
+    return { path: `/organisation/byok-keys/${id}/revoke`, ownedId: id };
+  },
 };

@@ -36,6 +36,18 @@ export function databaseFingerprint(store: Store): string {
   return hash.digest('hex');
 }
 
+/** Every row of every table as text: what a secret must never be found in, in plaintext. */
+export function everyStoredRow(store: Store): string {
+  if (!isSqliteStore(store)) throw new Error(`everyStoredRow cannot read the ${store.describe().engine} engine yet.`);
+  const { sqlite } = store.database;
+  const tables = sqlite.prepare(`select name from sqlite_master where type = 'table'`).all() as Array<{ name: string }>;
+  return tables
+    .map(({ name }) =>
+      JSON.stringify(sqlite.prepare(`select * from "${name}"`).raw().all(), (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
+    )
+    .join('\n');
+}
+
 /** Makes the database look migrated by a newer Porch than this one (a row dated after every known migration). */
 export function recordNewerMigration(store: Store): void {
   if (!isSqliteStore(store)) throw new Error(`recordNewerMigration cannot write the ${store.describe().engine} engine yet.`);

@@ -104,7 +104,17 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
 it('has an error test for every tool: an invalid argument, or (without arguments) the database-down case', () => {
   const withoutInvalidArgument = [...TOOL_DEFINITIONS.values()].filter((tool) => !invalidArgument(tool)).map((tool) => tool.name);
   // set_credits_low_threshold's one field is nullable (`["number", "null"]`), which the generator above does not pick; the REST suite covers it.
-  expect(withoutInvalidArgument).toEqual(['get_health', 'get_account', 'list_keys', 'list_webhooks', 'set_credits_low_threshold', 'get_credits_low_threshold']);
+  expect(withoutInvalidArgument).toEqual([
+    'get_health',
+    'get_account',
+    'list_keys',
+    'list_webhooks',
+    'set_credits_low_threshold',
+    'get_credits_low_threshold',
+    'get_organisation',
+    'list_sanitiser_rules',
+    'list_byok_keys',
+  ]);
 });
 
 describe('get_health', () => {

@@ -71,6 +71,16 @@ const POLICY: Record<string, readonly Door[]> = {
   redeliver_webhook: EVERYWHERE_BUT_PROMPTS,
   set_credits_low_threshold: EVERYWHERE_BUT_PROMPTS,
   get_credits_low_threshold: EVERYWHERE_BUT_PROMPTS,
+  // Organisation administration: the owner only (core's rule), with manage:organisation, which is never a default.
+  get_organisation: EVERYWHERE_BUT_PROMPTS,
+  update_organisation_policies: EVERYWHERE_BUT_PROMPTS,
+  list_sanitiser_rules: EVERYWHERE_BUT_PROMPTS,
+  put_sanitiser_rule: EVERYWHERE_BUT_PROMPTS,
+  delete_sanitiser_rule: EVERYWHERE_BUT_PROMPTS,
+  list_byok_keys: EVERYWHERE_BUT_PROMPTS,
+  // A provider key typed into an agent's conversation would stay in its transcript: stored over REST and in the console only.
+  put_byok_key: ['rest', 'console', 'discovery'],
+  revoke_byok_key: EVERYWHERE_BUT_PROMPTS,
 };
 
 describe('the exposure policy', () => {

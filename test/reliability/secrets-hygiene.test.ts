@@ -24,6 +24,7 @@ import { api, makeDataDir, TEST_SECRET_KEY } from './porch-process.js';
 
 const GATEWAY_KEY = 'sk-gateway-secret-hygiene-0123456789abcdef';
 const BYOK_KEY = 'sk-byok-secret-hygiene-fedcba9876543210';
+const ORGANISATION_BYOK_KEY = 'sk-org-byok-secret-hygiene-13579bdf2468';
 
 let fake: FakeOpenAi;
 let data: Awaited<ReturnType<typeof makeDataDir>>;
@@ -98,6 +99,15 @@ describe('secrets hygiene', () => {
       'the BYOK key was really used',
     ).toBe(true);
 
+    // An organisation's BYOK key stored by its admin over REST, and one refused (unknown provider): neither is logged or stored in plaintext.
+    const adminKey = (await core.accounts.createKey({ accountId: account.id, scopes: ['manage:organisation'] })).plaintext;
+    const organisationKey = { key: adminKey, body: { provider: 'fake', key: ORGANISATION_BYOK_KEY } };
+    const storedByok = await api(url, 'POST', '/organisation/byok-keys', organisationKey);
+    expect(storedByok.status).toBe(201);
+    const refusedByok = await api(url, 'POST', '/organisation/byok-keys', { ...organisationKey, body: { provider: 'nowhere', key: ORGANISATION_BYOK_KEY } });
+    expect(refusedByok.status).toBe(400);
+    for (const answer of [storedByok, refusedByok]) expect(answer.text).not.toContain(ORGANISATION_BYOK_KEY);
+
     // Webhook signing secrets, at creation and rotation, are stored encrypted only.
     const webhook = await core.webhooks.create(account.id, { url: 'https://93.184.215.14/hook', events: ['credits.low'] });
     const webhookSecret = webhook.secret;
@@ -114,7 +124,16 @@ describe('secrets hygiene', () => {
     const databaseFiles = (await readdir(data.dir)).filter((name) => name.startsWith('porch.db'));
     expect(databaseFiles).toContain('porch.db');
     const stored = Buffer.concat(await Promise.all(databaseFiles.map((name) => readFile(join(data.dir, name)))));
-    for (const [label, secret] of Object.entries({ userKey, partnerKey, BYOK_KEY, GATEWAY_KEY, webhookSecret, rotatedWebhookSecret })) {
+    for (const [label, secret] of Object.entries({
+      userKey,
+      partnerKey,
+      adminKey,
+      BYOK_KEY,
+      ORGANISATION_BYOK_KEY,
+      GATEWAY_KEY,
+      webhookSecret,
+      rotatedWebhookSecret,
+    })) {
       // The random part alone, too: a key split or re-encoded around its prefix is still a leak.
       for (const needle of [secret, secret.slice(4)]) {
         expect(logs.includes(needle), `${label} found in the logs`).toBe(false);

@@ -2,21 +2,41 @@
  * The shared security suite, run over every keyed operation: no key, bad key, revoked key,
  * non-Expert account, grace period over, missing scope, another account's id.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { KEY_GRACE_PERIOD_MS } from '../../src/core/access/authenticator.js';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, grantedToAnyKey, type AnyKeyedOperation, type Operation } from '../../src/operations/operation.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
-import { OPERATION_SAMPLES } from '../helpers/operation-samples.js';
+import { OPERATION_SAMPLES, SAMPLE_BYOK_PROVIDER } from '../helpers/operation-samples.js';
 
 const keyed = exposedOn(operations as readonly Operation[], 'rest').filter((operation): operation is AnyKeyedOperation => operation.access === 'keyed');
 
 let harness: Harness;
+let configFolder: string;
 beforeAll(async () => {
-  harness = await createHarness();
+  // A provider that put_byok_key's sample may store a key for; nothing calls it (echo stays the default model).
+  configFolder = await mkdtemp(join(tmpdir(), 'porch-security-'));
+  const configPath = join(configFolder, 'porch.config.yaml');
+  await writeFile(
+    configPath,
+    stringify({
+      ai: {
+        default_model: 'echo/echo',
+        providers: [{ id: SAMPLE_BYOK_PROVIDER, base_url: 'http://127.0.0.1:9/v1', api_key_env: 'SAMPLE_PROVIDER_KEY', models: [{ name: 'never-called' }] }],
+      },
+    }),
+  );
+  harness = await createHarness({ env: { PORCH_CONFIG: configPath, SAMPLE_PROVIDER_KEY: 'sk-sample-gateway-key' } });
 });
-afterAll(() => harness.close());
+afterAll(async () => {
+  await harness.close();
+  await rm(configFolder, { recursive: true, force: true });
+});
 
 /** The operation's sample request, built against `accountId`; a missing sample fails the test that needs it. */
 function sampleOf(operation: Operation, accountId: string) {

@@ -29,6 +29,8 @@ export const SCOPE_DESCRIPTIONS = {
   'manage:keys': "List, create, rotate and revoke the account's own API keys",
   'read:usage': 'Read usage aggregates, recent runs and the credits ledger',
   'manage:webhooks': "Create, change, delete and rotate the account's webhook endpoints, read their delivery log, redeliver, and set the credits.low threshold",
+  'manage:organisation':
+    'Organisation admins only: read the organisation and its members, set its policies, manage its sanitiser rules and its BYOK provider keys',
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
@@ -46,6 +48,7 @@ export const GRANTED_ONLY_EXPLICITLY = [
   'manage:keys',
   'read:usage',
   'manage:webhooks',
+  'manage:organisation',
 ] as const satisfies readonly Scope[];
 
 /** What a key (or a partner key without a surface) holds when no scopes are named: the spec's published scopes. */

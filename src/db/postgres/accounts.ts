@@ -55,6 +55,9 @@ export function createAccountRepository(db: PostgresDatabase): AccountRepository
     async list() {
       return db.select().from(accounts).orderBy(asc(accounts.id));
     },
+    async listByOrganisation(organisationId) {
+      return db.select().from(accounts).where(eq(accounts.organisationId, organisationId)).orderBy(asc(accounts.createdAt), asc(accounts.id));
+    },
     async count() {
       return (await db.select({ n: count() }).from(accounts))[0]?.n ?? 0;
     },

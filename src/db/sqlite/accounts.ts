@@ -63,6 +63,14 @@ export function createAccountRepository(db: PorchDatabase): AccountRepository {
     async list() {
       return db.select().from(accounts).orderBy(asc(accounts.id)).all() as AccountRecord[];
     },
+    async listByOrganisation(organisationId) {
+      return db
+        .select()
+        .from(accounts)
+        .where(eq(accounts.organisationId, organisationId))
+        .orderBy(asc(accounts.createdAt), asc(accounts.id))
+        .all() as AccountRecord[];
+    },
     async count() {
       return db.select({ n: count() }).from(accounts).get()?.n ?? 0;
     },

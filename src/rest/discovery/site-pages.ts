@@ -140,6 +140,13 @@ export const DOC_SOURCES: readonly DocSource[] = [
     group: 'Author',
   },
   {
+    slug: 'organisation',
+    file: 'docs/organisation.md',
+    title: 'Organisation administration',
+    summary: "The organisation's admin: policies, sanitiser rules and overrides, write-only BYOK keys, members, and who may change them.",
+    group: 'Operate',
+  },
+  {
     slug: 'cli',
     file: 'docs/cli.md',
     title: 'The porch CLI',
