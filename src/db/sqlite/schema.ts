@@ -169,6 +169,12 @@ export const usageRecords = sqliteTable(
     /** The version of the resource that ran (null for calls that run no versioned resource). */
     resourceVersion: integer('resource_version'),
     runId: text('run_id'),
+    /**
+     * The open reservation a workflow run's node calls are paid from: the call is charged when the
+     * reservation closes (the run's settlement, or its release after a crash). Null once charged
+     * with the call, as every single execution is.
+     */
+    reservationId: text('reservation_id'),
     nodeId: text('node_id'),
     model: text('model'),
     inputTokens: integer('input_tokens').notNull(),
@@ -183,6 +189,7 @@ export const usageRecords = sqliteTable(
   (table) => [
     index('usage_records_account_idx').on(table.accountId),
     index('usage_records_run_idx').on(table.runId),
+    index('usage_records_reservation_idx').on(table.reservationId),
     // Usage aggregates read one account's rows over a time range.
     index('usage_records_account_time_idx').on(table.accountId, table.createdAt),
   ],

@@ -1,0 +1,2 @@
+ALTER TABLE "usage_records" ADD COLUMN "reservation_id" text;--> statement-breakpoint
+CREATE INDEX "usage_records_reservation_idx" ON "usage_records" USING btree ("reservation_id");
