@@ -161,7 +161,7 @@ describeEachEngine('credits', (engine, definition) => {
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 1_000 });
   });
 
-  it('what was accrued under a reservation is charged once by its settlement, with the settlement\'s own record and charge', async () => {
+  it("what was accrued under a reservation is charged once by its settlement, with the settlement's own record and charge", async () => {
     const { store } = engine();
     const { account } = await createAccount(store, 1_000);
     const run = await reserve(store.credits, account.id, 500);
@@ -176,7 +176,9 @@ describeEachEngine('credits', (engine, definition) => {
       ['grant', 1_000, 1_000],
       ['usage', -200, 800],
     ]);
-    expect(await store.credits.accrue({ reservationId: run.reservationId, usage: usageRecord(account.id) }), 'nothing accrues under a closed reservation').toBe(false);
+    expect(await store.credits.accrue({ reservationId: run.reservationId, usage: usageRecord(account.id) }), 'nothing accrues under a closed reservation').toBe(
+      false,
+    );
     expect(await store.usage.listByAccount(account.id)).toHaveLength(3);
     await store.credits.release(run.reservationId);
     expect((await store.credits.balance(account.id)).balanceTokens, 'closing again charges nothing twice').toBe(800);
