@@ -202,13 +202,19 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     return { ok: true as const, balance: next };
   });
 
-  // The check and the insert in one transaction: a record is accrued only under a reservation
-  // still open, so whatever closes it (settlement, release, expiry, the process's end) sees it.
-  const accrueUsage = immediateTransaction(db, ({ reservationId, usage }: { reservationId: string; usage: UsageRecord }) => {
-    if (!readReservation().get({ id: reservationId })) return false;
-    insertUsage(usage, reservationId);
-    return true;
-  });
+  // The check and the insert in one statement (one write, no BEGIN and COMMIT of our own): a
+  // record is accrued only under a reservation still open, so whatever closes it (settlement,
+  // release, expiry, the process's end) sees it. A workflow runs this once per model call.
+  const accrueStatement = onFirstUse(() =>
+    db.$client.prepare<Record<string, string | number | null>>(`
+      insert into usage_records (id, account_id, api_key_id, partner_key_id, operation, resource_id, resource_version, run_id, reservation_id,
+        node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, created_at)
+      select @id, @accountId, @apiKeyId, @partnerKeyId, @operation, @resourceId, @resourceVersion, @runId, @reservationId,
+        @nodeId, @model, @inputTokens, @outputTokens, @totalTokens, @chargedTokens, @byok, @durationMs, @status, @createdAt
+      where exists (select 1 from credit_reservations where id = @reservationId)`),
+  );
+  const accrueUsage = ({ reservationId, usage }: { reservationId: string; usage: UsageRecord }): boolean =>
+    accrueStatement().run({ ...usage, byok: usage.byok ? 1 : 0, reservationId }).changes > 0;
 
   const settleReservation = immediateTransaction(
     db,
