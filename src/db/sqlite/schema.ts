@@ -189,9 +189,7 @@ export const usageRecords = sqliteTable(
   (table) => [
     index('usage_records_run_idx').on(table.runId),
     // Only accrued calls (a workflow run's) name a reservation: the index holds just those rows.
-    index('usage_records_reservation_idx')
-      .on(table.reservationId)
-      .where(sql`${table.reservationId} is not null`),
+    index('usage_records_reservation_idx').on(table.reservationId).where(sql`${table.reservationId} is not null`),
     // Usage aggregates read one account's rows over a time range; listing by account uses its prefix.
     index('usage_records_account_time_idx').on(table.accountId, table.createdAt),
   ],
