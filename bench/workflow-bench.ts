@@ -14,32 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createApplication as CreateApplication } from '../src/main.js';
-import { benchPorchEnv, children, PORCH_READY, startProcess, stopProcess, type Child } from './bench-processes.js';
+import { benchPorchEnv, children, echoChainWorkflow, PORCH_READY, startProcess, stopProcess, type Child } from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SIZES = [1, 10, 100] as const;
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
 const WARMUP = 5;
 const NODE_ARGS = ['--max-semi-space-size=8', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
-
-/** A chain of `nodes` echo nodes; each reads the one before, as the bench's upstream chain does. */
-export function echoChainWorkflow(nodes: number) {
-  return {
-    key: `echo-chain-${nodes}`,
-    name: `Echo chain of ${nodes}`,
-    description: 'Each node echoes the answer before it plus its own number.',
-    variables: [{ name: 'topic', required: true }],
-    nodes: Array.from({ length: nodes }, (_, index) => ({
-      id: `n${index}`,
-      kind: 'model' as const,
-      model: 'echo/echo',
-      // The reference makes the chain (each node waits for the one before); the echoed text grows
-      // by a few characters per node, so the last prompt of 100 is about 400 characters.
-      prompt: index === 0 ? 'Start with {{topic}}.' : `{{n${index - 1}}} ${index}`,
-    })),
-    outputs: { last: `n${nodes - 1}` },
-  };
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
