@@ -11,7 +11,7 @@ import { createRunRepository } from './runs.js';
 import { createWebhookRepository } from './webhooks.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 
-export { isPostgresUrl, postgresLocation } from './open-database.js';
+export { isPostgresUrl, postgresLocation } from './location.js';
 export type { PostgresOptions } from './open-database.js';
 
 export interface PostgresStore extends Store {

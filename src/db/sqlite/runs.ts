@@ -43,15 +43,10 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
       })
       .prepare(),
   );
-  // Placeholders bypass the columns' mapping, so the JSON payload is serialised here, as the column would.
+  // A placeholder of an insert's value goes through its column's mapping (the JSON payload is
+  // serialised by drizzle, as for a built insert); the queue's optional fields are bound as null.
   const insertRun = (run: RecordedRun) =>
-    void insertStatement().run({
-      ...run,
-      keyKind: run.keyKind ?? null,
-      startedAt: run.startedAt ?? null,
-      finishedAt: run.finishedAt ?? null,
-      payload: run.payload === null ? null : JSON.stringify(run.payload),
-    });
+    void insertStatement().run({ ...run, keyKind: run.keyKind ?? null, startedAt: run.startedAt ?? null, finishedAt: run.finishedAt ?? null });
   const insertWithEvents = immediateTransaction(db, (run: RecordedRun, events: readonly WebhookEventRecord[]) => {
     insertRun(run);
     enqueueWebhooks(events);
