@@ -39,7 +39,9 @@ async function requestsPerSecond(target: Target, seconds: number): Promise<numbe
     url: target.url,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{ method: target.method, path: target.path, ...(target.headers ? { headers: target.headers } : {}), ...(target.body ? { body: target.body } : {}) }],
+    requests: [
+      { method: target.method, path: target.path, ...(target.headers ? { headers: target.headers } : {}), ...(target.body ? { body: target.body } : {}) },
+    ],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;

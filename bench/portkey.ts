@@ -26,7 +26,9 @@ export async function installPortkey(): Promise<void> {
   );
   if (present) return;
   process.stdout.write(`Installing @portkey-ai/gateway@${PORTKEY_VERSION} into bench/.cache...\n`);
-  await promisify(execFile)('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', `@portkey-ai/gateway@${PORTKEY_VERSION}`], { cwd: ROOT });
+  await promisify(execFile)('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', `@portkey-ai/gateway@${PORTKEY_VERSION}`], {
+    cwd: ROOT,
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -42,7 +44,12 @@ async function freePort(): Promise<number> {
 export async function startPortkey(): Promise<Child> {
   await installPortkey();
   const port = await freePort();
-  return startProcess(process.execPath, [ENTRY, `--port=${port}`, '--headless'], { ...process.env, NODE_ENV: 'production' }, /running at:[\s\S]*?(http:\/\/localhost:\d+)/);
+  return startProcess(
+    process.execPath,
+    [ENTRY, `--port=${port}`, '--headless'],
+    { ...process.env, NODE_ENV: 'production' },
+    /running at:[\s\S]*?(http:\/\/localhost:\d+)/,
+  );
 }
 
 /** The headers that make the gateway forward an OpenAI chat completion to `upstreamBaseUrl` (ending in /v1). */
