@@ -37,16 +37,23 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
         chargedTokens: sql.placeholder('chargedTokens'),
         durationMs: sql.placeholder('durationMs'),
         createdAt: sql.placeholder('createdAt'),
-        payload: sql.placeholder('payload'),
+        // Bound as written, not through the JSON column's mapping, which would store a null payload as the text 'null'.
+        payload: sql`${sql.placeholder('payload')}`,
         startedAt: sql.placeholder('startedAt'),
         finishedAt: sql.placeholder('finishedAt'),
       })
       .prepare(),
   );
-  // A placeholder of an insert's value goes through its column's mapping (the JSON payload is
-  // serialised by drizzle, as for a built insert); the queue's optional fields are bound as null.
+  // The payload is serialised here, as its JSON column would (null stays NULL); the queue's
+  // optional fields are bound as null.
   const insertRun = (run: RecordedRun) =>
-    void insertStatement().run({ ...run, keyKind: run.keyKind ?? null, startedAt: run.startedAt ?? null, finishedAt: run.finishedAt ?? null });
+    void insertStatement().run({
+      ...run,
+      payload: run.payload === null ? null : JSON.stringify(run.payload),
+      keyKind: run.keyKind ?? null,
+      startedAt: run.startedAt ?? null,
+      finishedAt: run.finishedAt ?? null,
+    });
   const insertWithEvents = immediateTransaction(db, (run: RecordedRun, events: readonly WebhookEventRecord[]) => {
     insertRun(run);
     enqueueWebhooks(events);
