@@ -99,3 +99,22 @@ export function benchPorchEnv(directory: string, databaseFile: string, configPat
   delete env.PORCH_PUBLIC_URL;
   return env;
 }
+
+/** A chain of `nodes` echo nodes; each reads the one before, as the bench's upstream chain does. */
+export function echoChainWorkflow(nodes: number) {
+  return {
+    key: `echo-chain-${nodes}`,
+    name: `Echo chain of ${nodes}`,
+    description: 'Each node echoes the answer before it plus its own number.',
+    variables: [{ name: 'topic', required: true }],
+    nodes: Array.from({ length: nodes }, (_, index) => ({
+      id: `n${index}`,
+      kind: 'model' as const,
+      model: 'echo/echo',
+      // The reference makes the chain (each node waits for the one before); the echoed text grows
+      // by a few characters per node, so the last prompt of 100 is about 400 characters.
+      prompt: index === 0 ? 'Start with {{topic}}.' : `{{n${index - 1}}} ${index}`,
+    })),
+    outputs: { last: `n${nodes - 1}` },
+  };
+}

@@ -80,7 +80,7 @@ export interface CoreDependencies {
 export function createCore({ store, clock, logger, settings, ai: bareAi, secretKey, telemetry = createTelemetry() }: CoreDependencies) {
   const ai = instrumentAiGateway(bareAi, telemetry);
   const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
-  const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance, lowBalanceEvent);
+  const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance, lowBalanceEvent, store.usage);
   const accounts = createAccountService(store, clock);
   const models = {
     has: (modelId: string) => ai.listModels().some((model) => model.id === modelId),

@@ -1,12 +1,12 @@
 /**
  * The one place that knows which storage engines exist: `DATABASE_URL` picks one. A `file:` URL,
  * a plain path or `:memory:` is SQLite; `postgres://` or `postgresql://` is PostgreSQL.
- * Everything outside src/db sees only the `Store` ports and these functions.
+ * Everything outside src/db sees only the `Store` ports and these functions. The PostgreSQL
+ * engine (node-postgres, its schema) loads only when the URL names it: a SQLite process, the
+ * default, starts without it.
  */
 import { existsSync } from 'node:fs';
-import { createPostgresStore, postgresLocation } from './postgres/index.js';
-import { openPostgres, pgDumpCommand } from './postgres/open-database.js';
-import { existingPostgresRows, openPostgresCopySource, openPostgresCopyTarget } from './postgres/table-copy.js';
+import { pgDumpCommand, postgresLocation } from './postgres/location.js';
 import { backupSqlite, backupStamp, type SqliteBackup } from './sqlite/backup.js';
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
 import { databaseLocation, isInMemory, openDatabase } from './sqlite/open-database.js';
@@ -55,7 +55,7 @@ export async function createStore(databaseUrl: string, options: StoreOptions = {
     case 'sqlite':
       return createSqliteStore(databaseUrl);
     case 'postgres':
-      return createPostgresStore(databaseUrl, options);
+      return (await import('./postgres/index.js')).createPostgresStore(databaseUrl, options);
   }
 }
 
@@ -130,6 +130,7 @@ export async function migrateDatabase(databaseUrl: string): Promise<MigrationRep
       return { engine: 'sqlite', location, applied: appliedMigrations };
     }
     case 'postgres': {
+      const { openPostgres } = await import('./postgres/open-database.js');
       const { pool, location, appliedMigrations } = await openPostgres(databaseUrl, { poolSize: 1 });
       await pool.end();
       return { engine: 'postgres', location, applied: appliedMigrations };
@@ -143,7 +144,7 @@ export async function existingRows(databaseUrl: string): Promise<ExistingRows> {
     case 'sqlite':
       return existingSqliteRows(databaseUrl);
     case 'postgres':
-      return existingPostgresRows(databaseUrl);
+      return (await import('./postgres/table-copy.js')).existingPostgresRows(databaseUrl);
   }
 }
 
@@ -153,7 +154,7 @@ export async function openCopySource(databaseUrl: string): Promise<CopySource> {
     case 'sqlite':
       return openSqliteCopySource(databaseUrl);
     case 'postgres':
-      return openPostgresCopySource(databaseUrl);
+      return (await import('./postgres/table-copy.js')).openPostgresCopySource(databaseUrl);
   }
 }
 
@@ -163,7 +164,7 @@ export async function openCopyTarget(databaseUrl: string): Promise<CopyTarget> {
     case 'sqlite':
       return openSqliteCopyTarget(databaseUrl);
     case 'postgres':
-      return openPostgresCopyTarget(databaseUrl);
+      return (await import('./postgres/table-copy.js')).openPostgresCopyTarget(databaseUrl);
   }
 }
 

@@ -399,13 +399,29 @@ export interface CreditRepository {
   /** Holds `tokens` if available balance (balance less open reservations) covers it; atomic. */
   reserve(request: CreditReservationRequest): Promise<ReserveOutcome>;
   /**
-   * Closes the reservation and charges `chargeTokens`; refuses (and releases) when the balance
-   * cannot cover it. `usage`, the record of the call being paid for, is written in the same
-   * transaction when the charge succeeds: a charge never lands without its record, or the reverse.
+   * Adds `tokens` to an open reservation if available balance covers them; atomic. Refused
+   * (`ok: false`) when it does not, or when the reservation is no longer open.
+   */
+  extend(request: { reservationId: string; tokens: number; at: number }): Promise<ReserveOutcome>;
+  /**
+   * Writes the record of a call paid from an open reservation (a workflow run's), to be charged
+   * when the reservation closes: by its settlement, its release, its expiry or the end of the
+   * process holding it, whichever comes first, exactly once. The caller keeps what it accrues
+   * within the reservation's tokens. A crash after this never loses the call's charge. False
+   * (nothing written) when the reservation is no longer open.
+   */
+  accrue(request: { reservationId: string; usage: UsageRecord }): Promise<boolean>;
+  /**
+   * Closes the reservation and charges `chargeTokens` plus what was accrued under it; refuses
+   * (and releases) when the balance cannot cover `chargeTokens` (the accrued charge, already
+   * covered by the reservation, is always taken). `usage`, the record of the call being paid
+   * for, is written in the same transaction when the charge succeeds: a charge never lands
+   * without its record, or the reverse.
    */
   settle(settlement: CreditSettlement): Promise<SettleOutcome>;
+  /** Closes the reservation; what was accrued under it is charged, the rest goes back. */
   release(reservationId: string): Promise<void>;
-  /** Releases reservations that expired (left behind by a crash); returns how many. */
+  /** Releases reservations that expired (left behind by a crash), charging what they accrued; returns how many. */
   releaseExpired(at: number): Promise<number>;
   ledger(accountId: string): Promise<LedgerEntry[]>;
   /** A page of the account's ledger, newest first. */

@@ -134,6 +134,79 @@ describeEachEngine('credits', (engine, definition) => {
     expect((await settle(store, live.reservationId, 400)).ok, 'a live reservation can still be settled').toBe(true);
   });
 
+  it('extend grows an open reservation only while the available balance covers it, and never a closed one', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const run = await reserve(store.credits, account.id, 300);
+    await reserve(store.credits, account.id, 200);
+    expect(await store.credits.extend({ reservationId: run.reservationId, tokens: 400, at: T0 })).toEqual({
+      ok: true,
+      balance: { balanceTokens: 1_000, reservedTokens: 900 },
+    });
+    expect(await store.credits.extend({ reservationId: run.reservationId, tokens: 101, at: T0 })).toMatchObject({ ok: false });
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 900 });
+    await store.credits.release(run.reservationId);
+    expect(await store.credits.balance(account.id), 'the grown reservation goes back whole').toEqual({ balanceTokens: 1_000, reservedTokens: 200 });
+    expect((await store.credits.extend({ reservationId: run.reservationId, tokens: 1, at: T0 })).ok).toBe(false);
+    expect((await store.credits.extend({ reservationId: newId(), tokens: 1, at: T0 })).ok).toBe(false);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 200 });
+  });
+
+  it('extensions through concurrent calls never overdraw', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const run = await reserve(store.credits, account.id, 100);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.credits.extend({ reservationId: run.reservationId, tokens: 100, at: T0 })));
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(9);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 1_000 });
+  });
+
+  it("what was accrued under a reservation is charged once by its settlement, with the settlement's own record and charge", async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const run = await reserve(store.credits, account.id, 500);
+    const calls = [usageRecord(account.id, { chargedTokens: 120, nodeId: 'a' }), usageRecord(account.id, { chargedTokens: 80, nodeId: 'b' })];
+    for (const usage of calls) expect(await store.credits.accrue({ reservationId: run.reservationId, usage })).toBe(true);
+    expect(await store.credits.balance(account.id), 'accruing charges nothing yet').toEqual({ balanceTokens: 1_000, reservedTokens: 500 });
+    const runRecord = usageRecord(account.id, { chargedTokens: 200 });
+    expect(await settle(store, run.reservationId, 0, runRecord)).toEqual({ ok: true, balance: { balanceTokens: 800, reservedTokens: 0 } });
+    expect(await store.usage.listByAccount(account.id)).toEqual([...calls, runRecord]);
+    const ledger = await store.credits.ledger(account.id);
+    expect(ledger.map((entry) => [entry.kind, entry.deltaTokens, entry.balanceAfterTokens])).toEqual([
+      ['grant', 1_000, 1_000],
+      ['usage', -200, 800],
+    ]);
+    expect(await store.credits.accrue({ reservationId: run.reservationId, usage: usageRecord(account.id) }), 'nothing accrues under a closed reservation').toBe(
+      false,
+    );
+    expect(await store.usage.listByAccount(account.id)).toHaveLength(3);
+    await store.credits.release(run.reservationId);
+    expect((await store.credits.balance(account.id)).balanceTokens, 'closing again charges nothing twice').toBe(800);
+  });
+
+  it('a reservation released or expired with accrued calls charges them and gives back the rest (a run cut off by a crash)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const released = await reserve(store.credits, account.id, 300);
+    const expired = await reserve(store.credits, account.id, 400, { expiresAt: T0 + MINUTE_MS });
+    await store.credits.accrue({ reservationId: released.reservationId, usage: usageRecord(account.id, { chargedTokens: 50 }) });
+    await store.credits.accrue({ reservationId: expired.reservationId, usage: usageRecord(account.id, { chargedTokens: 70 }) });
+    await store.credits.accrue({ reservationId: expired.reservationId, usage: usageRecord(account.id, { chargedTokens: 30 }) });
+    await store.credits.release(released.reservationId);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 950, reservedTokens: 400 });
+    expect(await store.credits.releaseExpired(T0 + 2 * MINUTE_MS)).toBe(1);
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 850, reservedTokens: 0 });
+    const ledger = await store.credits.ledger(account.id);
+    const charges = ledger.filter((entry) => entry.kind === 'usage');
+    expect(charges.map((entry) => [entry.id, entry.deltaTokens]).sort()).toEqual(
+      [
+        [released.reservationId, -50],
+        [expired.reservationId, -100],
+      ].sort(),
+    );
+    expect(charges.every((entry) => entry.reference === 'usage:accrued')).toBe(true);
+  });
+
   it('grant adds to the balance and writes a ledger entry under the given id', async () => {
     const { store } = engine();
     const { account } = await createAccount(store, 0);

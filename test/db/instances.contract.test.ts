@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import type { IdempotencyClaimRequest, Store } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { createAccount, DAY_MS, MINUTE_MS, T0 } from './fixtures.js';
+import { createAccount, DAY_MS, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
 const LEASE_MS = 30_000;
 
@@ -62,6 +62,22 @@ describeEachEngine('process leases', (engine, definition) => {
     expect(await store.idempotency.claim(claim('staying', T0 + 1, { idempotencyKey: 'finished' }))).toEqual({ kind: 'replay', status: 200, body: { data: 1 } });
     // The surviving process's reservation still settles normally.
     expect((await store.credits.settle({ reservationId: kept, chargeTokens: 400, reference: null, at: T0, entryId: newId() })).ok).toBe(true);
+  });
+
+  it('retiring a process charges what its reservations accrued (a run cut off with it) and gives back the rest', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 10_000);
+    await startInstance(store, 'gone');
+    const run = await reserveFor(store, account.id, 'gone', 3_000);
+    await reserveFor(store, account.id, 'gone', 1_000);
+    for (const chargedTokens of [400, 250]) {
+      expect(await store.credits.accrue({ reservationId: run, usage: usageRecord(account.id, { chargedTokens }) })).toBe(true);
+    }
+    await store.instances.retire('gone');
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 9_350, reservedTokens: 0 });
+    const charges = (await store.credits.ledger(account.id)).filter((entry) => entry.kind === 'usage');
+    expect(charges.map((entry) => [entry.id, entry.deltaTokens, entry.balanceAfterTokens])).toEqual([[run, -650, 9_350]]);
+    expect(await store.usage.listByAccount(account.id), 'the calls keep their records').toHaveLength(2);
   });
 
   it('retireExpired retires exactly the processes whose lease ran out', async () => {

@@ -217,6 +217,52 @@ describe('workflow engine over a provider', () => {
     expect(Math.abs((arrivals[1] ?? 0) - (arrivals[0] ?? 0))).toBeLessThan(BRANCH_LATENCY_MS);
   });
 
+  it("pays a run's model calls from one reservation settled once: each call's usage row, one charge of their sum, nothing left reserved", async () => {
+    const id = await importWorkflow([
+      { id: 'first', kind: 'model', prompt: 'one' },
+      { id: 'second', kind: 'model', prompt: 'two {{first}}' },
+      { id: 'third', kind: 'model', prompt: 'three {{second}}' },
+    ]);
+    harness.fake.setBehaviour({ content: 'ok', usage: { prompt_tokens: 150, completion_tokens: 50, total_tokens: 200 } });
+    const before = (await harness.store.credits.ledger(accountId)).length;
+    const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', `/workflows/${id}/execute`, { key, body: {} });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(await balance()).toEqual({ balanceTokens: 1_000_000 - 600, reservedTokens: 0 });
+    const charges = (await harness.store.credits.ledger(accountId)).slice(before);
+    expect(charges.map((entry) => [entry.kind, entry.deltaTokens, entry.reference])).toEqual([['usage', -600, `usage:execute_workflow:${id}`]]);
+    const rows = (await harness.store.usage.listByAccount(accountId)).filter((record) => record.runId === response.body.data.run_id);
+    expect(rows.map((record) => [record.nodeId, record.chargedTokens, record.status])).toEqual([
+      ['first', 200, 'succeeded'],
+      ['second', 200, 'succeeded'],
+      ['third', 200, 'succeeded'],
+      [null, 600, 'succeeded'],
+    ]);
+  });
+
+  it('a run cut off mid-way (its process gone) is charged for the calls that ran, and the rest of its reservation goes back', async () => {
+    const id = await importWorkflow([
+      { id: 'first', kind: 'model', prompt: 'one' },
+      { id: 'second', kind: 'model', prompt: 'two {{first}}' },
+    ]);
+    harness.fake.setBehaviour((_request, index) => ({
+      content: 'ok',
+      usage: { prompt_tokens: 150, completion_tokens: 50, total_tokens: 200 },
+      delayMs: index === 0 ? 0 : 500,
+    }));
+    const pending = harness.api('POST', `/workflows/${id}/execute`, { key, body: {} });
+    await harness.fake.waitForRequests(2);
+    // What another process does when this one's lease runs out: everything it held is released.
+    await harness.store.instances.retire(await harness.core.instance.ready());
+    expect(await balance(), 'the first call is charged; the rest of the reservation is back').toEqual({ balanceTokens: 1_000_000 - 200, reservedTokens: 0 });
+    const response = await pending;
+    expect(response.status, describeResponse(response)).toBe(402);
+    expect(response.body.error.code).toBe('BILLING_FAILED');
+    expect(await balance(), 'the call that ended after the cut is withheld, never charged twice').toEqual({
+      balanceTokens: 1_000_000 - 200,
+      reservedTokens: 0,
+    });
+  });
+
   it('fails the run with HTTP 200, skips the dependants, and records the failing node error', async () => {
     const id = await importWorkflow([
       { id: 'first', kind: 'model', prompt: 'FAIL here' },

@@ -63,8 +63,29 @@ const LONG_RUN = new RegExp(
 
 const RUN_PIECE = new RegExp(`[\\s\\S]{1,${MAX_RUN_CODE_POINTS}}`, 'gu');
 
+/**
+ * Counts of recent texts. One call counts the same text up to three times (the reservation's
+ * estimate, then the echo provider's usage of the same prompt and of its answer), and a workflow
+ * feeds each node's answer into the next node's prompt. A count is a pure function of the text,
+ * so a remembered one is always right; the map is bounded, oldest entry out first.
+ */
+const recentCounts = new Map<string, number>();
+const RECENT_COUNTS_MAX = 256;
+/** Shorter texts cost less to count than to look up. */
+const RECENT_COUNT_MIN_CHARS = 32;
+
 /** Tokens of a piece of text, as the model would count them. */
 export function countTextTokens(text: string): number {
+  if (text.length < RECENT_COUNT_MIN_CHARS) return countUncached(text);
+  const known = recentCounts.get(text);
+  if (known !== undefined) return known;
+  const counted = countUncached(text);
+  if (recentCounts.size >= RECENT_COUNTS_MAX) recentCounts.delete(recentCounts.keys().next().value ?? '');
+  recentCounts.set(text, counted);
+  return counted;
+}
+
+function countUncached(text: string): number {
   if (text.length <= MAX_RUN_CODE_POINTS) return countO200kTokens(text, PLAIN_TEXT_ONLY);
   let total = 0;
   let plainStart = 0;

@@ -1,4 +1,4 @@
-import type { CreditBalance, CreditRepository, LowBalanceEventBuilder, UsageRecord } from '../../db/store.js';
+import type { CreditBalance, CreditRepository, LowBalanceEventBuilder, UsageRecord, UsageRepository } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -46,17 +46,181 @@ export interface CreditService {
   release(reservation: Reservation): Promise<void>;
   /** Releases reservations left open by a crash. */
   releaseExpired(): Promise<number>;
+  /** The credits of one workflow run: one reservation for all its calls, settled once (see RunBudget). */
+  openRun(accountId: string): RunBudget;
+}
+
+/**
+ * How a workflow run pays for its model calls: one reservation for the whole run instead of a
+ * reservation and a settlement per call. The reservation is opened by the first call and grown
+ * when a call needs more than it has left; each call's record is accrued under it (one write);
+ * the run's end settles it once. A crash at any point charges what was accrued (the store
+ * charges it when the reservation is released) and gives back the rest, as it does for a call.
+ * A run never spends beyond its reservation, so it can never overdraw, as single calls cannot.
+ */
+export interface RunBudget {
+  /** Holds `tokens` for one call; 402 INSUFFICIENT_CREDITS when the balance cannot cover them. */
+  hold(tokens: number): Promise<void>;
+  /**
+   * The call held `heldTokens` and cost `usage.chargedTokens`: its record is accrued under the
+   * run's reservation. 402 BILLING_FAILED when the cost exceeds what the balance can still cover
+   * (nothing is accrued then).
+   */
+  charge(heldTokens: number, usage: UsageRecord): Promise<void>;
+  /** The call held `heldTokens` and failed: the hold goes back; its record (nothing charged) is written. */
+  drop(heldTokens: number, usage: UsageRecord): Promise<void>;
+  /** Ends the run: charges what was accrued and closes the reservation, writing the run's own record with it. */
+  settle(reference: string, usage: UsageRecord): Promise<void>;
+  /** Ends the run without its record (it failed to finish): what was accrued is still charged. */
+  release(): Promise<void>;
 }
 
 /** `lowBalanceEvent` builds the `credits.low` webhook event a settlement emits when it crosses the account's threshold. */
+function insufficient(available: number, required: number): PorchError {
+  return new PorchError(
+    'INSUFFICIENT_CREDITS',
+    `Insufficient credits: ${formatCredits(Math.max(0, available))} available, ${formatCredits(required)} required to start this execution.`,
+  );
+}
+
+const BILLING_FAILED_MESSAGE = 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.';
+
 export function createCreditService(
   store: CreditRepository,
   clock: Clock,
   minimumTokens: number,
   instance: Instance,
   lowBalanceEvent?: LowBalanceEventBuilder,
+  usageRecords?: UsageRepository,
 ): CreditService {
+  async function reserve(accountId: string, estimatedTokens: number): Promise<Reservation> {
+    const tokens = Math.max(0, Math.ceil(estimatedTokens));
+    const instanceId = await instance.ready();
+    const now = clock.now();
+    const reservationId = newId();
+    const outcome = await store.reserve({
+      accountId,
+      tokens,
+      minimumAvailableTokens: minimumTokens,
+      at: now,
+      expiresAt: now + RESERVATION_TTL_MS,
+      reservationId,
+      instanceId,
+    });
+    if (!outcome.ok) throw insufficient(outcome.balance.balanceTokens - outcome.balance.reservedTokens, Math.max(tokens, minimumTokens));
+    return { id: reservationId, accountId, tokens };
+  }
+
+  function openRun(accountId: string): RunBudget {
+    let reservation: Reservation | null = null;
+    /** Tokens the reservation holds in the store. */
+    let heldTokens = 0;
+    /** Tokens accrued by finished calls plus those held by calls in flight; never above heldTokens once a hold returns. */
+    let claimedTokens = 0;
+    let closed = false;
+
+    /** Grows the reservation until it covers what is claimed; false when the balance cannot. */
+    async function cover(generously: boolean): Promise<boolean> {
+      while (claimedTokens > heldTokens) {
+        if (reservation === null) {
+          // Opening: the store checks the minimum balance to start, as for any call.
+          const opened = await reserve(accountId, claimedTokens);
+          if (reservation === null) {
+            reservation = opened;
+            heldTokens = opened.tokens;
+          } else {
+            // Another call of the run opened it meanwhile: this reservation is not needed.
+            await store.release(opened.id);
+          }
+          continue;
+        }
+        const shortfall = claimedTokens - heldTokens;
+        // Doubling keeps the writes per run logarithmic in its cost; when the balance cannot
+        // spare that much, exactly what is short is tried, so the run is refused only when a
+        // call by itself would have been.
+        const attempts = generously && heldTokens > shortfall ? [heldTokens, shortfall] : [shortfall];
+        let grown = false;
+        for (const tokens of attempts) {
+          const outcome = await store.extend({ reservationId: reservation.id, tokens, at: clock.now() });
+          if (outcome.ok) {
+            heldTokens += tokens;
+            grown = true;
+            break;
+          }
+        }
+        if (!grown) return false;
+      }
+      return true;
+    }
+
+    const openReservation = (): Reservation => {
+      if (reservation === null || closed) throw new PorchError('INTERNAL_ERROR', 'The run has no open reservation.');
+      return reservation;
+    };
+
+    return {
+      async hold(tokens) {
+        const needed = Math.max(0, Math.ceil(tokens));
+        claimedTokens += needed;
+        let covered = false;
+        try {
+          covered = await cover(true);
+        } finally {
+          if (!covered) claimedTokens -= needed;
+        }
+        if (!covered) {
+          const { balanceTokens, reservedTokens } = await store.balance(accountId);
+          throw insufficient(balanceTokens - reservedTokens, Math.max(needed, minimumTokens));
+        }
+      },
+
+      async charge(held, usage) {
+        const cost = Math.max(0, Math.ceil(usage.chargedTokens));
+        claimedTokens += cost - held;
+        let accrued = false;
+        try {
+          accrued = (await cover(false)) && (await store.accrue({ reservationId: openReservation().id, usage: { ...usage, chargedTokens: cost } }));
+        } finally {
+          if (!accrued) claimedTokens -= cost;
+        }
+        if (!accrued) throw new PorchError('BILLING_FAILED', BILLING_FAILED_MESSAGE);
+      },
+
+      async drop(held, usage) {
+        claimedTokens -= held;
+        const accrued = reservation !== null && !closed && (await store.accrue({ reservationId: reservation.id, usage }));
+        if (!accrued) await usageRecords?.insert(usage);
+      },
+
+      async settle(reference, usage) {
+        if (reservation === null) {
+          await usageRecords?.insert(usage);
+          return;
+        }
+        closed = true;
+        const outcome = await store.settle({
+          reservationId: reservation.id,
+          chargeTokens: 0,
+          reference,
+          at: clock.now(),
+          entryId: newId(),
+          usage,
+          ...(lowBalanceEvent === undefined ? {} : { lowBalanceEvent }),
+        });
+        if (!outcome.ok) throw new PorchError('BILLING_FAILED', BILLING_FAILED_MESSAGE);
+      },
+
+      async release() {
+        if (reservation === null || closed) return;
+        closed = true;
+        await store.release(reservation.id);
+      },
+    };
+  }
+
   return {
+    openRun,
+
     async remainingCredits(accountId) {
       const { balanceTokens, reservedTokens } = await store.balance(accountId);
       return tokensToCredits(balanceTokens - reservedTokens);
@@ -88,30 +252,7 @@ export function createCreditService(
       });
     },
 
-    async reserve(accountId, estimatedTokens) {
-      const tokens = Math.max(0, Math.ceil(estimatedTokens));
-      const instanceId = await instance.ready();
-      const now = clock.now();
-      const reservationId = newId();
-      const outcome = await store.reserve({
-        accountId,
-        tokens,
-        minimumAvailableTokens: minimumTokens,
-        at: now,
-        expiresAt: now + RESERVATION_TTL_MS,
-        reservationId,
-        instanceId,
-      });
-      if (!outcome.ok) {
-        const available = outcome.balance.balanceTokens - outcome.balance.reservedTokens;
-        const required = Math.max(tokens, minimumTokens);
-        throw new PorchError(
-          'INSUFFICIENT_CREDITS',
-          `Insufficient credits: ${formatCredits(Math.max(0, available))} available, ${formatCredits(required)} required to start this execution.`,
-        );
-      }
-      return { id: reservationId, accountId, tokens };
-    },
+    reserve,
 
     async settle(reservation, actualTokens, reference, usage) {
       const outcome = await store.settle({
@@ -124,9 +265,7 @@ export function createCreditService(
         // The engine calls it only when this charge takes the balance below the account's threshold.
         ...(lowBalanceEvent === undefined ? {} : { lowBalanceEvent }),
       });
-      if (!outcome.ok) {
-        throw new PorchError('BILLING_FAILED', 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.');
-      }
+      if (!outcome.ok) throw new PorchError('BILLING_FAILED', BILLING_FAILED_MESSAGE);
     },
 
     async release(reservation) {

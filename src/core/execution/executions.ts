@@ -324,6 +324,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
       }
       const runId = hooks.queuedRun?.id ?? newId();
       let chargedTokens = 0;
+      // The run's calls are paid from one reservation, settled once when it ends (RunBudget).
+      const budget = deps.credits.openRun(caller.account.id);
 
       const nodeCallContext = (nodeCtx: NodeExecutionContext): ModelCallContext => ({
         caller,
@@ -335,6 +337,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         nodeId: nodeCtx.nodeId,
         useByok: input.use_byok,
         signal: nodeCtx.signal,
+        budget,
       });
       const services: NodeServices = {
         async callModel(messages, model, options, nodeCtx) {
@@ -369,64 +372,69 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
-      const result = await runWorkflow(
-        definition,
-        input.variables ?? {},
-        traceNodes(executeNodeWith(services), deps.telemetry, deps.telemetry.scopeOf(caller)),
-        {
+      let result: Awaited<ReturnType<typeof runWorkflow>>;
+      let response: WorkflowExecutionResult;
+      try {
+        result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry, deps.telemetry.scopeOf(caller)), {
           ...deps.workflowLimits,
           clock,
           ...(signal ? { signal } : {}),
           ...(onNode ? { onNodeFinished: onNode } : {}),
-        },
-      );
-      const response: WorkflowExecutionResult = {
-        run_id: runId,
-        version,
-        status: result.status,
-        outputs: result.outputs,
-        node_results: input.include_trace ? result.node_results : [],
-        duration_ms: result.duration_ms,
-        token_usage: result.token_usage,
-      };
-      await record(
-        caller,
-        {
-          kind: 'workflow',
-          resourceId: workflow.id,
+        });
+        response = {
+          run_id: runId,
           version,
-          runId,
           status: result.status,
+          outputs: result.outputs,
+          node_results: input.include_trace ? result.node_results : [],
+          duration_ms: result.duration_ms,
+          token_usage: result.token_usage,
+        };
+        await record(
+          caller,
+          {
+            kind: 'workflow',
+            resourceId: workflow.id,
+            version,
+            runId,
+            status: result.status,
+            model: null,
+            usage: result.token_usage,
+            chargedTokens,
+            durationMs: result.duration_ms,
+            inputs: input,
+            result: { ...response, node_results: result.node_results },
+          },
+          hooks,
+        );
+        await store.catalog.incrementWorkflowUse(workflow.id);
+        // The settlement charges what the run's calls accrued and writes the run's own record with it.
+        await budget.settle(`usage:execute_workflow:${workflow.id}`, {
+          id: newId(),
+          accountId: caller.account.id,
+          apiKeyId: caller.credential.kind === 'api_key' ? caller.credential.id : null,
+          partnerKeyId: caller.credential.kind === 'partner_key' ? caller.credential.id : null,
+          operation: 'execute_workflow',
+          resourceId: workflow.id,
+          resourceVersion: version,
+          runId,
+          nodeId: null,
           model: null,
-          usage: result.token_usage,
+          inputTokens: result.token_usage.input_tokens,
+          outputTokens: result.token_usage.output_tokens,
+          totalTokens: result.token_usage.total_tokens,
           chargedTokens,
+          byok: false,
           durationMs: result.duration_ms,
-          inputs: input,
-          result: { ...response, node_results: result.node_results },
-        },
-        hooks,
-      );
-      await store.catalog.incrementWorkflowUse(workflow.id);
-      await store.usage.insert({
-        id: newId(),
-        accountId: caller.account.id,
-        apiKeyId: caller.credential.kind === 'api_key' ? caller.credential.id : null,
-        partnerKeyId: caller.credential.kind === 'partner_key' ? caller.credential.id : null,
-        operation: 'execute_workflow',
-        resourceId: workflow.id,
-        resourceVersion: version,
-        runId,
-        nodeId: null,
-        model: null,
-        inputTokens: result.token_usage.input_tokens,
-        outputTokens: result.token_usage.output_tokens,
-        totalTokens: result.token_usage.total_tokens,
-        chargedTokens,
-        byok: false,
-        durationMs: result.duration_ms,
-        status: result.status === 'completed' ? 'succeeded' : 'failed',
-        createdAt: clock.now(),
-      });
+          status: result.status === 'completed' ? 'succeeded' : 'failed',
+          createdAt: clock.now(),
+        });
+      } catch (err) {
+        // Whatever stopped the run, its calls so far are charged and the rest of its reservation
+        // goes back; a failure to do so now leaves it to the sweeper, which does the same.
+        await budget.release().catch(() => undefined);
+        throw err;
+      }
       // A rejected BYOK key is the caller's to fix, not a step of the workflow that failed: the
       // run is recorded as failed above, and the request fails as any other execution would.
       const byokRejection = result.node_results.find((node) => node.error?.code === 'BYOK_KEY_INVALID');

@@ -18,7 +18,7 @@ import type { AiGateway } from '../ai/ai-gateway.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
-import type { CreditService, Reservation } from '../credits/credits.js';
+import type { CreditService, Reservation, RunBudget } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { RequestScope } from '../telemetry/telemetry.js';
@@ -37,6 +37,8 @@ export interface ModelCallContext {
   /** The body's `use_byok`: false forces the shared gateway. */
   useByok?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /** A workflow run's credits: its calls are paid from the run's one reservation, settled when the run ends. */
+  budget?: RunBudget | undefined;
 }
 
 export interface ModelCallRequest {
@@ -151,6 +153,8 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       }
     }
 
+    if (ctx.budget !== undefined) return budgetedCall(ctx, ctx.budget, request, completion, started);
+
     // The balance check needs no estimate, so an account that cannot start a call is refused
     // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
     await credits.requireMinimum(ctx.caller.account.id);
@@ -183,6 +187,40 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         chargedTokens: 0,
         durationMs: clock.now() - started,
       });
+      throw err;
+    }
+    return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+  }
+
+  /**
+   * A call of a workflow run: held from and accrued under the run's reservation (see RunBudget),
+   * with the same outcomes as a call of its own: refused before the call when the balance cannot
+   * cover it, recorded as failed when the call fails, withheld when its cost no longer fits.
+   */
+  async function budgetedCall(
+    ctx: ModelCallContext,
+    budget: RunBudget,
+    request: ModelCallRequest,
+    completion: CompletionRequest,
+    started: number,
+  ): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
+    const held = reservationTokens(request);
+    await budget.hold(held);
+    let result: CompletionResult;
+    try {
+      result = await ai.complete(completion);
+    } catch (err) {
+      await budget.drop(
+        held,
+        usageRecord(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started }),
+      );
+      throw err;
+    }
+    const fields = { model: result.modelUsed, usage: result.usage, byok: false, durationMs: clock.now() - started };
+    try {
+      await budget.charge(held, usageRecord(ctx, { ...fields, status: 'succeeded', chargedTokens: result.usage.total_tokens }));
+    } catch (err) {
+      await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
       throw err;
     }
     return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, lt, sql, type SQL } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
-import { inTransaction } from './transaction.js';
+import { inTransaction, type PostgresTransaction } from './transaction.js';
 import { enqueueWebhookEvents } from './webhooks.js';
 import type { CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
@@ -12,6 +12,42 @@ type BalanceRow = {
   balance_tokens: string;
   reserved_tokens: string;
 };
+
+/** The ledger reference of a charge accrued under a reservation that closed without a settlement (a crash, a release). */
+export const ACCRUED_REFERENCE = 'usage:accrued';
+
+/**
+ * Charges what the reservations matching `where` (a condition on `r`, the reservation) accrued,
+ * before they are deleted: one ledger entry per reservation, under the reservation's id (unique,
+ * and written once: the reservation goes in the same transaction). The reservations are locked
+ * first, so an accrual in flight either lands before (and is charged here) or finds them gone.
+ */
+export async function chargeAccrued(tx: PostgresTransaction, where: SQL): Promise<void> {
+  const accrued = await tx.execute<{ id: string; account_id: string; tokens: string; at: string }>(sql`
+    with doomed as (select r.id, r.account_id from credit_reservations r where ${where} for update)
+    select d.id, d.account_id, sum(u.charged_tokens)::text as tokens, max(u.created_at)::text as at
+    from doomed d join usage_records u on u.reservation_id = d.id
+    group by d.id, d.account_id having sum(u.charged_tokens) > 0`);
+  for (const row of accrued.rows) {
+    const tokens = Number(row.tokens);
+    const at = Number(row.at);
+    await tx.execute(sql`
+      with charged as (
+        update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${at} where account_id = ${row.account_id}
+        returning balance_tokens
+      )
+      insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
+      select ${row.id}, ${row.account_id}, 'usage', ${-tokens}, balance_tokens, ${ACCRUED_REFERENCE}, ${at} from charged`);
+  }
+}
+
+/** What was accrued under a reservation (see `accrue`), to be charged when it closes. */
+async function accruedUnder(tx: PostgresTransaction, reservationId: string): Promise<number> {
+  const accrued = await tx.execute<{ tokens: string }>(
+    sql`select coalesce(sum(charged_tokens), 0)::text as tokens from usage_records where reservation_id = ${reservationId}`,
+  );
+  return Number(accrued.rows[0]?.tokens ?? 0);
+}
 
 function toBalance(row: BalanceRow | undefined): CreditBalance {
   return row ? { balanceTokens: Number(row.balance_tokens), reservedTokens: Number(row.reserved_tokens) } : EMPTY_BALANCE;
@@ -81,10 +117,42 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
       return { ok: false, balance: await balanceOf(accountId) };
     },
 
+    async extend({ reservationId, tokens, at }) {
+      // One statement: the reservation's row is locked (a settlement cannot close it meanwhile), the balance row's update holds the check.
+      const held = await db.execute<BalanceRow>(sql`
+        with reservation as (select account_id from credit_reservations where id = ${reservationId} for update),
+        held as (
+          update credit_balances set reserved_tokens = reserved_tokens + ${tokens}, updated_at = ${at}
+          where account_id = (select account_id from reservation) and balance_tokens - reserved_tokens >= ${tokens}::bigint
+          returning balance_tokens, reserved_tokens
+        ), grown as (
+          update credit_reservations set tokens = tokens + ${tokens} where id = ${reservationId} and exists (select 1 from held)
+        )
+        select balance_tokens, reserved_tokens from held`);
+      const row = held.rows[0];
+      if (row) return { ok: true, balance: toBalance(row) };
+      const owner = await db.select({ accountId: creditReservations.accountId }).from(creditReservations).where(eq(creditReservations.id, reservationId));
+      return { ok: false, balance: owner[0] ? await balanceOf(owner[0].accountId) : EMPTY_BALANCE };
+    },
+
+    async accrue({ reservationId, usage }) {
+      // The reservation's row is share-locked by the insert: whatever closes it waits for this
+      // insert and then charges it, or closed it first and nothing is written.
+      const inserted = await db.execute(sql`
+        insert into usage_records (id, account_id, api_key_id, partner_key_id, operation, resource_id, resource_version, run_id, reservation_id,
+          node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, created_at)
+        select ${usage.id}, ${usage.accountId}, ${usage.apiKeyId}, ${usage.partnerKeyId}, ${usage.operation}, ${usage.resourceId}, ${usage.resourceVersion},
+          ${usage.runId}, ${reservationId}, ${usage.nodeId}, ${usage.model}, ${usage.inputTokens}, ${usage.outputTokens}, ${usage.totalTokens},
+          ${usage.chargedTokens}, ${usage.byok}, ${usage.durationMs}, ${usage.status}, ${usage.createdAt}
+        where exists (select 1 from credit_reservations where id = ${reservationId} for share)`);
+      return (inserted.rowCount ?? 0) > 0;
+    },
+
     async settle({ reservationId, chargeTokens, reference, at, entryId, usage, lowBalanceEvent }): Promise<SettleOutcome> {
       return inTransaction(db, async (tx) => {
         const [reservation] = await tx.delete(creditReservations).where(eq(creditReservations.id, reservationId)).returning();
         if (!reservation) return { ok: false, reason: 'unknown_reservation', balance: EMPTY_BALANCE };
+        const accruedTokens = await accruedUnder(tx, reservationId);
         const [locked] = await tx
           .select({
             balanceTokens: creditBalances.balanceTokens,
@@ -96,25 +164,27 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
           .for('update');
         const current = locked ? { balanceTokens: locked.balanceTokens, reservedTokens: locked.reservedTokens } : EMPTY_BALANCE;
         const released = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
-        const affordable = released.balanceTokens - chargeTokens >= released.reservedTokens;
-        const next = affordable ? { ...released, balanceTokens: released.balanceTokens - chargeTokens } : released;
+        const affordable = released.balanceTokens - accruedTokens - chargeTokens >= released.reservedTokens;
+        // What was accrued was covered by the reservation and is charged whatever happens to the rest.
+        const totalTokens = affordable ? accruedTokens + chargeTokens : accruedTokens;
+        const next = { ...released, balanceTokens: released.balanceTokens - totalTokens };
         await tx
           .update(creditBalances)
           .set({ ...next, updatedAt: at })
           .where(eq(creditBalances.accountId, reservation.accountId));
-        if (!affordable) return { ok: false, reason: 'insufficient_balance', balance: released };
-        if (usage !== undefined) await tx.insert(usageRecords).values(usage);
-        if (chargeTokens > 0) {
+        if (totalTokens > 0) {
           await tx.insert(creditLedger).values({
             id: entryId,
             accountId: reservation.accountId,
             kind: 'usage',
-            deltaTokens: -chargeTokens,
+            deltaTokens: -totalTokens,
             balanceAfterTokens: next.balanceTokens,
             reference,
             createdAt: at,
           });
         }
+        if (!affordable) return { ok: false, reason: 'insufficient_balance', balance: next };
+        if (usage !== undefined) await tx.insert(usageRecords).values(usage);
         const thresholdTokens = locked?.thresholdTokens ?? null;
         // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
         if (lowBalanceEvent !== undefined && thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
@@ -125,22 +195,28 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
     },
 
     async release(reservationId) {
-      await db.execute(sql`
-        with gone as (delete from credit_reservations where id = ${reservationId} returning account_id, tokens)
-        update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - gone.tokens)
-        from gone where b.account_id = gone.account_id`);
+      await inTransaction(db, async (tx) => {
+        await chargeAccrued(tx, sql`r.id = ${reservationId}`);
+        await tx.execute(sql`
+          with gone as (delete from credit_reservations where id = ${reservationId} returning account_id, tokens)
+          update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - gone.tokens)
+          from gone where b.account_id = gone.account_id`);
+      });
     },
 
     async releaseExpired(at) {
-      const released = await db.execute<{ released: string }>(sql`
-        with gone as (delete from credit_reservations where expires_at < ${at} returning account_id, tokens),
-        per_account as (select account_id, sum(tokens) as tokens, count(*) as reservations from gone group by account_id),
-        updated as (
-          update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - per_account.tokens)
-          from per_account where b.account_id = per_account.account_id
-        )
-        select coalesce(sum(reservations), 0)::text as released from per_account`);
-      return Number(released.rows[0]?.released ?? 0);
+      return inTransaction(db, async (tx) => {
+        await chargeAccrued(tx, sql`r.expires_at < ${at}`);
+        const released = await tx.execute<{ released: string }>(sql`
+          with gone as (delete from credit_reservations where expires_at < ${at} returning account_id, tokens),
+          per_account as (select account_id, sum(tokens) as tokens, count(*) as reservations from gone group by account_id),
+          updated as (
+            update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - per_account.tokens)
+            from per_account where b.account_id = per_account.account_id
+          )
+          select coalesce(sum(reservations), 0)::text as released from per_account`);
+        return Number(released.rows[0]?.released ?? 0);
+      });
     },
 
     async ledger(accountId) {
@@ -158,13 +234,16 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
   };
 }
 
+/** A usage record's columns: the reservation that paid for an accrued call is the ledger's business, not the record's. */
+const { reservationId: _paidFrom, ...USAGE_RECORD_COLUMNS } = getTableColumns(usageRecords);
+
 export function createUsageRepository(db: PostgresDatabase): UsageRepository {
   return {
     async insert(record) {
       await db.insert(usageRecords).values(record);
     },
     async listByAccount(accountId) {
-      return db.select().from(usageRecords).where(eq(usageRecords.accountId, accountId)).orderBy(asc(usageRecords.id));
+      return db.select(USAGE_RECORD_COLUMNS).from(usageRecords).where(eq(usageRecords.accountId, accountId)).orderBy(asc(usageRecords.id));
     },
     async aggregate(request) {
       const day = sql`to_char(to_timestamp(created_at / 1000.0) at time zone 'UTC', 'YYYY-MM-DD')`;

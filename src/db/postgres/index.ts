@@ -12,7 +12,7 @@ import { createWebhookRepository } from './webhooks.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 import { createSignInRepository } from './sign-in.js';
 
-export { isPostgresUrl, postgresLocation } from './open-database.js';
+export { isPostgresUrl, postgresLocation } from './location.js';
 export type { PostgresOptions } from './open-database.js';
 
 export interface PostgresStore extends Store {

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { chargeAccrued } from './credits.js';
 import type { PostgresDatabase } from './open-database.js';
 import { instances } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
@@ -6,10 +7,12 @@ import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
- * accounts, its execution slots are freed, and its unfinished idempotency claims are dropped so a
+ * accounts (less what they accrued, which is charged), its execution slots are freed, and its unfinished idempotency claims are dropped so a
  * retry runs. Runs inside the caller's transaction.
  */
 export async function retireInstance(tx: PostgresTransaction, instanceId: string): Promise<void> {
+  // A run cut off with the process was paying its calls from its reservation: they are charged.
+  await chargeAccrued(tx, sql`r.instance_id = ${instanceId}`);
   await tx.execute(sql`
     with gone as (delete from credit_reservations where instance_id = ${instanceId} returning account_id, tokens),
     per_account as (select account_id, sum(tokens) as tokens from gone group by account_id)

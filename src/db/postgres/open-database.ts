@@ -7,6 +7,9 @@ import { migrationsAfter, readMigrationJournal, refuseNewerDatabase, schemaStatu
 import { describeStartupError } from './connection-errors.js';
 import * as schema from './schema.js';
 import { DatabaseRefusal } from '../store.js';
+import { postgresLocation } from './location.js';
+
+export { isPostgresUrl, pgDumpCommand, postgresLocation } from './location.js';
 
 /** drizzle over a node-postgres pool; `$client` is the pool. */
 export type PostgresDatabase = NodePgDatabase<typeof schema> & { $client: pg.Pool };
@@ -46,40 +49,6 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../src/db/postgres/migrat
  * together take it in turn, so one applies the migrations and the others find them applied.
  */
 const MIGRATION_LOCK_ID = 0x706f726368;
-
-const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
-
-export function isPostgresUrl(databaseUrl: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(databaseUrl);
-}
-
-interface PostgresAddress {
-  host: string;
-  port: string;
-  database: string;
-}
-
-/** Host, port and database of a PostgreSQL URL, without user or password; throws a message naming the setting when malformed. */
-function postgresAddress(databaseUrl: string): PostgresAddress {
-  let url: URL;
-  try {
-    url = new URL(databaseUrl);
-  } catch {
-    throw new Error('DATABASE_URL is not a valid PostgreSQL URL: expected postgres://user:password@host:5432/database.');
-  }
-  if (!POSTGRES_SCHEMES.has(url.protocol)) throw new Error('DATABASE_URL is not a PostgreSQL URL.');
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  const host = url.hostname || url.searchParams.get('host') || '';
-  if (host === '') throw new Error('DATABASE_URL names no PostgreSQL host: expected postgres://user:password@host:5432/database.');
-  if (database === '') throw new Error('DATABASE_URL names no PostgreSQL database: expected postgres://user:password@host:5432/database.');
-  return { host, port: url.port || '5432', database };
-}
-
-/** `host:port/database` of a PostgreSQL URL, safe to log; throws a message naming the setting when malformed. */
-export function postgresLocation(databaseUrl: string): string {
-  const { host, port, database } = postgresAddress(databaseUrl);
-  return `${host}:${port}/${database}`;
-}
 
 /** The database's migrations against the ones this code knows (readiness). */
 export async function schemaStatus(db: NodePgDatabase<typeof schema>): Promise<'current' | 'behind' | 'ahead'> {
@@ -149,13 +118,4 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
     throw new DatabaseRefusal(describeStartupError(err, location), { cause: err });
   }
   return { db: drizzle({ client: pool, schema }), pool, location, appliedMigrations };
-}
-
-/**
- * The `pg_dump` command that backs up the database `databaseUrl` names, without its user or
- * password (which `pg_dump` reads from PGUSER, PGPASSWORD or ~/.pgpass), so it is safe to print.
- */
-export function pgDumpCommand(databaseUrl: string, file: string): string {
-  const { host, port, database } = postgresAddress(databaseUrl);
-  return `pg_dump --format=custom --host=${host} --port=${port} --dbname=${database} --file=${file}`;
 }

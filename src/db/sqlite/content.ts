@@ -4,6 +4,7 @@ import { factsNeeded, isPlan, planCatalogWrite, storedKey, type StoredState } fr
 import { recordColumns, type ContentAmount } from '../quota-excess.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
+import { limitParameter } from './limit-parameter.js';
 import { onFirstUse } from './on-first-use.js';
 import { compositions, contextCards, resourceLabels, resourceVersions, skills, workflows } from './schema.js';
 import type { CatalogChanges, CatalogRepository, CatalogWriteOutcome, ContentKind, ContextCardRepository, OwnedPageRequest } from '../store.js';
@@ -78,7 +79,7 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
         .from(contextCards)
         .where(pageWhere(contextCards.accountId, contextCards.id, afterCursor, inCategory ? eq(contextCards.category, sql.placeholder('category')) : undefined))
         .orderBy(desc(contextCards.id))
-        .limit(sql.placeholder('limit'))
+        .limit(limitParameter('limit'))
         .prepare(),
     );
   const anyCategory = listPage(false);
@@ -155,7 +156,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .from(compositions)
       .where(pageWhere(compositions.accountId, compositions.id, afterCursor))
       .orderBy(desc(compositions.id))
-      .limit(sql.placeholder('limit'))
+      .limit(limitParameter('limit'))
       .prepare(),
   );
   const skillPages = byPageShape((afterCursor) =>
@@ -164,7 +165,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .from(skills)
       .where(pageWhere(skills.accountId, skills.id, afterCursor))
       .orderBy(desc(skills.id))
-      .limit(sql.placeholder('limit'))
+      .limit(limitParameter('limit'))
       .prepare(),
   );
   const workflowPages = byPageShape((afterCursor) =>
@@ -173,7 +174,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .from(workflows)
       .where(pageWhere(workflows.accountId, workflows.id, afterCursor))
       .orderBy(desc(workflows.id))
-      .limit(sql.placeholder('limit'))
+      .limit(limitParameter('limit'))
       .prepare(),
   );
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
@@ -221,7 +222,7 @@ export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
       .from(resourceVersions)
       .where(and(ownedVersions, afterCursor ? lt(resourceVersions.version, sql.placeholder('cursor')) : undefined))
       .orderBy(desc(resourceVersions.version))
-      .limit(sql.placeholder('limit'))
+      .limit(limitParameter('limit'))
       .prepare(),
   );
   const versionById = onFirstUse(() =>

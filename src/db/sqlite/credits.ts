@@ -1,13 +1,38 @@
-import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { prepareWebhookEnqueue } from './webhooks.js';
 import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
+import type { SQL } from 'drizzle-orm';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
+
+/** The ledger reference of a charge accrued under a reservation that closed without a settlement (a crash, a release). */
+export const ACCRUED_REFERENCE = 'usage:accrued';
+
+/**
+ * Charges what the reservations matching `where` (a condition on `r`, the reservation) accrued,
+ * before they are deleted: one ledger entry per reservation, under the reservation's id (unique,
+ * and written once: the reservation goes in the same transaction). Runs inside the caller's
+ * transaction; for the bulk releases (expiry, a process's end).
+ */
+export function chargeAccrued(db: PorchDatabase, where: SQL): void {
+  const accrued = db.all<{ id: string; accountId: string; tokens: number; at: number }>(sql`
+    select r.id as id, r.account_id as accountId, sum(u.charged_tokens) as tokens, max(u.created_at) as at
+    from credit_reservations r join usage_records u on u.reservation_id = r.id
+    where ${where} group by r.id, r.account_id having sum(u.charged_tokens) > 0`);
+  for (const { id, accountId, tokens, at } of accrued) {
+    const after = db.get<{ balance: number }>(sql`
+      update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${at} where account_id = ${accountId}
+      returning balance_tokens as balance`);
+    db.run(sql`
+      insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
+      values (${id}, ${accountId}, 'usage', ${-tokens}, ${after?.balance ?? -tokens}, ${ACCRUED_REFERENCE}, ${at})`);
+  }
+}
 
 /**
  * The ledger. Every check-and-update runs in one IMMEDIATE transaction, so concurrent executions
@@ -46,6 +71,20 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       .select()
       .from(creditReservations)
       .where(eq(creditReservations.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  const growReservation = onFirstUse(() =>
+    db
+      .update(creditReservations)
+      .set({ tokens: sql`${sql.placeholder('tokens')}` })
+      .where(eq(creditReservations.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  const readAccrued = onFirstUse(() =>
+    db
+      .select({ tokens: sql<number>`coalesce(sum(${usageRecords.chargedTokens}), 0)`, at: sql<number | null>`max(${usageRecords.createdAt})` })
+      .from(usageRecords)
+      .where(eq(usageRecords.reservationId, sql.placeholder('id')))
       .prepare(),
   );
   const deleteReservation = onFirstUse(() =>
@@ -104,14 +143,39 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     upsertBalance().run({ accountId, ...balance, updatedAt: at });
   };
 
-  const releaseInside = (reservationId: string): CreditBalance | null => {
+  /** Deletes the reservation and gives its tokens back; answers what it accrued, still to be charged. */
+  const closeInside = (reservationId: string) => {
     const reservation = readReservation().get({ id: reservationId });
     if (!reservation) return null;
     deleteReservation().run({ id: reservationId });
     const current = balanceOf(reservation.accountId);
-    const next = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
-    updateReserved().run({ accountId: reservation.accountId, reservedTokens: next.reservedTokens });
+    const balance = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
+    updateReserved().run({ accountId: reservation.accountId, reservedTokens: balance.reservedTokens });
+    const accrued = readAccrued().get({ id: reservationId });
+    return { accountId: reservation.accountId, balance, accruedTokens: accrued?.tokens ?? 0, accruedAt: accrued?.at ?? reservation.createdAt };
+  };
+
+  const charge = (accountId: string, balance: CreditBalance, tokens: number, entry: { id: string; reference: string | null; at: number }): CreditBalance => {
+    const next = { ...balance, balanceTokens: balance.balanceTokens - tokens };
+    writeBalance(accountId, next, entry.at);
+    insertLedger().run({
+      id: entry.id,
+      accountId,
+      kind: 'usage',
+      deltaTokens: -tokens,
+      balanceAfterTokens: next.balanceTokens,
+      reference: entry.reference,
+      createdAt: entry.at,
+    });
     return next;
+  };
+
+  /** Closes the reservation, charging what it accrued (a ledger entry under the reservation's id). */
+  const releaseInside = (reservationId: string): void => {
+    const closed = closeInside(reservationId);
+    if (closed && closed.accruedTokens > 0) {
+      charge(closed.accountId, closed.balance, closed.accruedTokens, { id: reservationId, reference: ACCRUED_REFERENCE, at: closed.accruedAt });
+    }
   };
 
   const reserveTokens = immediateTransaction(
@@ -127,33 +191,51 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     },
   );
 
+  const extendReservation = immediateTransaction(db, ({ reservationId, tokens, at }: { reservationId: string; tokens: number; at: number }) => {
+    const reservation = readReservation().get({ id: reservationId });
+    if (!reservation) return { ok: false as const, balance: EMPTY_BALANCE };
+    const current = balanceOf(reservation.accountId);
+    if (current.balanceTokens - current.reservedTokens < tokens) return { ok: false as const, balance: current };
+    growReservation().run({ id: reservationId, tokens: reservation.tokens + tokens });
+    const next = { ...current, reservedTokens: current.reservedTokens + tokens };
+    writeBalance(reservation.accountId, next, at);
+    return { ok: true as const, balance: next };
+  });
+
+  // The check and the insert in one statement (one write, no BEGIN and COMMIT of our own): a
+  // record is accrued only under a reservation still open, so whatever closes it (settlement,
+  // release, expiry, the process's end) sees it. A workflow runs this once per model call.
+  const accrueStatement = onFirstUse(() =>
+    db.$client.prepare<Record<string, string | number | null>>(`
+      insert into usage_records (id, account_id, api_key_id, partner_key_id, operation, resource_id, resource_version, run_id, reservation_id,
+        node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, created_at)
+      select @id, @accountId, @apiKeyId, @partnerKeyId, @operation, @resourceId, @resourceVersion, @runId, @reservationId,
+        @nodeId, @model, @inputTokens, @outputTokens, @totalTokens, @chargedTokens, @byok, @durationMs, @status, @createdAt
+      where exists (select 1 from credit_reservations where id = @reservationId)`),
+  );
+  const accrueUsage = ({ reservationId, usage }: { reservationId: string; usage: UsageRecord }): boolean =>
+    accrueStatement().run({ ...usage, byok: usage.byok ? 1 : 0, reservationId }).changes > 0;
+
   const settleReservation = immediateTransaction(
     db,
     ({ reservationId, chargeTokens, reference, at, entryId, usage, lowBalanceEvent }: CreditSettlement): SettleOutcome => {
-      const reservation = readReservation().get({ id: reservationId });
-      if (!reservation) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
-      const released = releaseInside(reservationId) ?? EMPTY_BALANCE;
-      if (released.balanceTokens - chargeTokens < released.reservedTokens) {
-        return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
+      const closed = closeInside(reservationId);
+      if (!closed) return { ok: false as const, reason: 'unknown_reservation' as const, balance: EMPTY_BALANCE };
+      const { accountId, balance: released, accruedTokens } = closed;
+      if (released.balanceTokens - accruedTokens - chargeTokens < released.reservedTokens) {
+        // What was accrued was covered by the reservation and is charged whatever happens to the rest.
+        const after = accruedTokens > 0 ? charge(accountId, released, accruedTokens, { id: entryId, reference, at }) : released;
+        return { ok: false as const, reason: 'insufficient_balance' as const, balance: after };
       }
       if (usage !== undefined) insertUsage(usage);
-      if (chargeTokens === 0) return { ok: true as const, balance: released };
-      const next = { ...released, balanceTokens: released.balanceTokens - chargeTokens };
-      writeBalance(reservation.accountId, next, at);
-      insertLedger().run({
-        id: entryId,
-        accountId: reservation.accountId,
-        kind: 'usage',
-        deltaTokens: -chargeTokens,
-        balanceAfterTokens: next.balanceTokens,
-        reference,
-        createdAt: at,
-      });
+      const totalTokens = accruedTokens + chargeTokens;
+      if (totalTokens === 0) return { ok: true as const, balance: released };
+      const next = charge(accountId, released, totalTokens, { id: entryId, reference, at });
       if (lowBalanceEvent !== undefined) {
-        const thresholdTokens = readThreshold().get({ accountId: reservation.accountId })?.thresholdTokens ?? null;
+        const thresholdTokens = readThreshold().get({ accountId })?.thresholdTokens ?? null;
         // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
         if (thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
-          enqueueWebhooks([lowBalanceEvent({ accountId: reservation.accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
+          enqueueWebhooks([lowBalanceEvent({ accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
         }
       }
       return { ok: true as const, balance: next };
@@ -195,6 +277,14 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       return reserveTokens(request);
     },
 
+    async extend(request) {
+      return extendReservation(request);
+    },
+
+    async accrue(request) {
+      return accrueUsage(request);
+    },
+
     async settle(settlement) {
       return settleReservation(settlement);
     },
@@ -231,7 +321,7 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
 }
 
 /** The usage-record insert, shared by the usage repository and the settlement that writes one. */
-function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord) => void {
+function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord, reservationId?: string) => void {
   const insert = onFirstUse(() =>
     db
       .insert(usageRecords)
@@ -244,6 +334,7 @@ function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord) => void {
         resourceId: sql.placeholder('resourceId'),
         resourceVersion: sql.placeholder('resourceVersion'),
         runId: sql.placeholder('runId'),
+        reservationId: sql.placeholder('reservationId'),
         nodeId: sql.placeholder('nodeId'),
         model: sql.placeholder('model'),
         inputTokens: sql.placeholder('inputTokens'),
@@ -258,8 +349,11 @@ function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord) => void {
       .prepare(),
   );
   // Placeholders bypass the boolean column's mapping, so the flag is bound as SQLite's 0/1.
-  return (record) => void insert().run({ ...record, byok: record.byok ? 1 : 0 });
+  return (record, reservationId) => void insert().run({ ...record, byok: record.byok ? 1 : 0, reservationId: reservationId ?? null });
 }
+
+/** A usage record's columns: the reservation that paid for an accrued call is the ledger's business, not the record's. */
+const { reservationId: _paidFrom, ...USAGE_RECORD_COLUMNS } = getTableColumns(usageRecords);
 
 export function createUsageRepository(db: PorchDatabase): UsageRepository {
   const insert = prepareUsageInsert(db);
@@ -269,7 +363,7 @@ export function createUsageRepository(db: PorchDatabase): UsageRepository {
     },
     async listByAccount(accountId) {
       return db
-        .select()
+        .select(USAGE_RECORD_COLUMNS)
         .from(usageRecords)
         .where(and(eq(usageRecords.accountId, accountId)))
         .orderBy(asc(usageRecords.id))

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { chargeAccrued } from './credits.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { executionSlots, instances } from './schema.js';
@@ -6,10 +7,12 @@ import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
- * accounts, its execution slots are freed, and its unfinished idempotency claims are dropped so a
+ * accounts (less what they accrued, which is charged), its execution slots are freed, and its unfinished idempotency claims are dropped so a
  * retry runs. Runs inside the caller's transaction.
  */
 export function retireInstance(db: PorchDatabase, instanceId: string): void {
+  // A run cut off with the process was paying its calls from its reservation: they are charged.
+  chargeAccrued(db, sql`r.instance_id = ${instanceId}`);
   db.run(sql`
     update credit_balances set reserved_tokens = max(0, reserved_tokens - (
       select coalesce(sum(tokens), 0) from credit_reservations r where r.account_id = credit_balances.account_id and r.instance_id = ${instanceId}

@@ -22,22 +22,6 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
       .where(eq(rateLimitCounters.keyId, sql.placeholder('keyId')))
       .prepare(),
   );
-  const upsert = onFirstUse(() =>
-    db
-      .insert(rateLimitCounters)
-      .values({
-        keyId: sql.placeholder('keyId'),
-        window: sql.placeholder('window'),
-        windowStart: sql.placeholder('windowStart'),
-        count: sql.placeholder('count'),
-      })
-      .onConflictDoUpdate({
-        target: [rateLimitCounters.keyId, rateLimitCounters.window],
-        set: { windowStart: sql`excluded.window_start`, count: sql`excluded.count` },
-      })
-      .prepare(),
-  );
-
   /** The windows `nowSeconds` falls in, as stored (a window that has turned counts zero). */
   const readWindows = (limits: RateWindowLimits): RateWindowOutcome => {
     const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
@@ -59,14 +43,58 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
     };
   };
 
-  const consumeWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
-    const windows = readWindows(limits);
-    if (!windows.allowed) return windows;
-    const counted = { ...windows, minuteCount: windows.minuteCount + 1, dayCount: windows.dayCount + 1 };
-    upsert().run({ keyId: limits.keyId, window: 'minute', windowStart: counted.minuteResetSeconds - SECONDS_PER_MINUTE, count: counted.minuteCount });
-    upsert().run({ keyId: limits.keyId, window: 'day', windowStart: counted.dayResetSeconds - SECONDS_PER_DAY, count: counted.dayCount });
-    return counted;
+  // Both windows counted in one statement (one of the request's few writes), returning the new
+  // counts; a window that has turned starts again at 1.
+  const countBoth = onFirstUse(() =>
+    db.$client.prepare<{ keyId: string; minuteStart: number; dayStart: number }, { window: string; count: number }>(`
+      insert into rate_limit_counters (key_id, window, window_start, count)
+      values (@keyId, 'minute', @minuteStart, 1), (@keyId, 'day', @dayStart, 1)
+      on conflict (key_id, window) do update set
+        count = case when window_start = excluded.window_start then count + 1 else 1 end,
+        window_start = excluded.window_start
+      returning window, count`),
+  );
+
+  /** Thrown inside the transaction to undo the count of a refused request; carries its answer. */
+  class Refused extends Error {
+    constructor(readonly outcome: RateWindowOutcome) {
+      super('rate limit window full');
+    }
+  }
+
+  // The count and the check in one IMMEDIATE transaction: the request is counted first, and a
+  // count past a limit is rolled back (a refused request is never counted), so concurrent
+  // requests, and processes on one file, can never let more through than the limit.
+  const countWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
+    const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
+    const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
+    let minuteCount = 0;
+    let dayCount = 0;
+    for (const row of countBoth().all({ keyId: limits.keyId, minuteStart, dayStart })) {
+      if (row.window === 'minute') minuteCount = row.count;
+      else dayCount = row.count;
+    }
+    const exceeded = minuteCount > limits.requestsPerMinute ? 'minute' : dayCount > limits.requestsPerDay ? 'day' : null;
+    const outcome: RateWindowOutcome = {
+      allowed: exceeded === null,
+      exceeded,
+      minuteCount,
+      dayCount,
+      minuteResetSeconds: minuteStart + SECONDS_PER_MINUTE,
+      dayResetSeconds: dayStart + SECONDS_PER_DAY,
+    };
+    if (exceeded !== null) throw new Refused({ ...outcome, minuteCount: minuteCount - 1, dayCount: dayCount - 1 });
+    return outcome;
   });
+
+  const consumeWindows = (limits: RateWindowLimits): RateWindowOutcome => {
+    try {
+      return countWindows(limits);
+    } catch (err) {
+      if (err instanceof Refused) return err.outcome;
+      throw err;
+    }
+  };
 
   return {
     async consume(limits) {

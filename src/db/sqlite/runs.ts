@@ -17,8 +17,45 @@ const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
  */
 export function createRunRepository(db: PorchDatabase): RunRepository {
   const enqueueWebhooks = prepareWebhookEnqueue(db);
+  // Every execution records its run: prepared once rather than built and compiled per call.
+  const insertStatement = onFirstUse(() =>
+    db
+      .insert(runs)
+      .values({
+        id: sql.placeholder('id'),
+        accountId: sql.placeholder('accountId'),
+        keyId: sql.placeholder('keyId'),
+        keyKind: sql.placeholder('keyKind'),
+        kind: sql.placeholder('kind'),
+        resourceId: sql.placeholder('resourceId'),
+        version: sql.placeholder('version'),
+        status: sql.placeholder('status'),
+        model: sql.placeholder('model'),
+        inputTokens: sql.placeholder('inputTokens'),
+        outputTokens: sql.placeholder('outputTokens'),
+        totalTokens: sql.placeholder('totalTokens'),
+        chargedTokens: sql.placeholder('chargedTokens'),
+        durationMs: sql.placeholder('durationMs'),
+        createdAt: sql.placeholder('createdAt'),
+        // Bound as written, not through the JSON column's mapping, which would store a null payload as the text 'null'.
+        payload: sql`${sql.placeholder('payload')}`,
+        startedAt: sql.placeholder('startedAt'),
+        finishedAt: sql.placeholder('finishedAt'),
+      })
+      .prepare(),
+  );
+  // The payload is serialised here, as its JSON column would (null stays NULL); the queue's
+  // optional fields are bound as null.
+  const insertRun = (run: RecordedRun) =>
+    void insertStatement().run({
+      ...run,
+      payload: run.payload === null ? null : JSON.stringify(run.payload),
+      keyKind: run.keyKind ?? null,
+      startedAt: run.startedAt ?? null,
+      finishedAt: run.finishedAt ?? null,
+    });
   const insertWithEvents = immediateTransaction(db, (run: RecordedRun, events: readonly WebhookEventRecord[]) => {
-    db.insert(runs).values(run).run();
+    insertRun(run);
     enqueueWebhooks(events);
   });
 
@@ -68,7 +105,7 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
 
   return {
     async insert(run, events = []) {
-      if (events.length === 0) db.insert(runs).values(run).run();
+      if (events.length === 0) insertRun(run);
       else insertWithEvents(run, events);
     },
     async enqueue(run) {

@@ -169,6 +169,12 @@ export const usageRecords = sqliteTable(
     /** The version of the resource that ran (null for calls that run no versioned resource). */
     resourceVersion: integer('resource_version'),
     runId: text('run_id'),
+    /**
+     * The open reservation a workflow run's node calls are paid from: the call is charged when the
+     * reservation closes (the run's settlement, or its release after a crash). Null once charged
+     * with the call, as every single execution is.
+     */
+    reservationId: text('reservation_id'),
     nodeId: text('node_id'),
     model: text('model'),
     inputTokens: integer('input_tokens').notNull(),
@@ -181,9 +187,10 @@ export const usageRecords = sqliteTable(
     ...timestamps,
   },
   (table) => [
-    index('usage_records_account_idx').on(table.accountId),
     index('usage_records_run_idx').on(table.runId),
-    // Usage aggregates read one account's rows over a time range.
+    // Only accrued calls (a workflow run's) name a reservation: the index holds just those rows.
+    index('usage_records_reservation_idx').on(table.reservationId).where(sql`${table.reservationId} is not null`),
+    // Usage aggregates read one account's rows over a time range; listing by account uses its prefix.
     index('usage_records_account_time_idx').on(table.accountId, table.createdAt),
   ],
 );

@@ -1,0 +1,125 @@
+/**
+ * `npx tsx bench/list-bench.ts`: the authenticated 20-card list (REST, and MCP's
+ * list_context_cards) of one or more Porch builds beside bare Express, in interleaved rounds
+ * (each round loads every server once, in turn), so the shared machine's drift falls on all of
+ * them alike; each ratio is paired within its round.
+ *
+ * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
+ * BENCH_NODE_ARGS adds node flags to the Porch servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
+ * BENCH_ROUNDS (default 5) and BENCH_SECONDS (default 5) size the run; BENCH_MCP=0 skips MCP.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { stringify } from 'yaml';
+import type { loadConfig as LoadConfig } from '../src/config.js';
+import type { createApplication as CreateApplication } from '../src/main.js';
+import { benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX, type Child } from './bench-processes.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 32;
+const WITH_MCP = process.env.BENCH_MCP !== '0';
+const NODE_ARGS = ['--max-semi-space-size=8', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
+
+interface Target {
+  name: string;
+  url: string;
+  path: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+async function requestsPerSecond(target: Target, seconds: number): Promise<number> {
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      { method: target.method, path: target.path, ...(target.headers ? { headers: target.headers } : {}), ...(target.body ? { body: target.body } : {}) },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const dists = (process.env.BENCH_DISTS ?? 'this=dist').split(',').map((entry) => {
+    const [name, path] = entry.split('=');
+    if (name === undefined || path === undefined) throw new Error(`BENCH_DISTS entry ${entry}: name=path`);
+    return { name, path: resolve(ROOT, path) };
+  });
+  const directory = await mkdtemp(join(tmpdir(), 'porch-list-bench-'));
+  try {
+    const configPath = join(directory, 'porch.config.yaml');
+    await writeFile(configPath, stringify({}));
+    const targets: Target[] = [];
+    let payload: unknown;
+    for (const [index, dist] of dists.entries()) {
+      const env = benchPorchEnv(directory, `porch-${index}.db`, configPath, 'unused');
+      // Each build seeds its own database: a build refuses one migrated by a newer one.
+      const { loadConfig } = (await import(join(dist.path, 'config.js'))) as { loadConfig: typeof LoadConfig };
+      const { createApplication } = (await import(join(dist.path, 'main.js'))) as { createApplication: typeof CreateApplication };
+      const application = await createApplication(loadConfig(env, ROOT));
+      const account = await application.core.accounts.createAccount({ email: 'list@example.com', plan: 'expert', credits: 1_000_000 });
+      const key = await application.core.accounts.createKey({ accountId: account.id, name: 'bench', requestsPerMinute: 1e9, requestsPerDay: 1e9 });
+      await application.core.bundles.importBundle(account.id, benchListBundle(20));
+      await application.close();
+      const child: Child = await startProcess(process.execPath, [...NODE_ARGS, join(dist.path, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
+      const headers = { 'x-api-key': key.plaintext };
+      payload ??= await (await fetch(`${child.url}/api/public/v1/context-cards`, { headers })).json();
+      targets.push({ name: `${dist.name} REST`, url: child.url, path: '/api/public/v1/context-cards', method: 'GET', headers });
+      if (WITH_MCP) {
+        targets.push({
+          name: `${dist.name} MCP`,
+          url: child.url,
+          path: '/api/public/mcp',
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_context_cards', arguments: {} } }),
+        });
+      }
+    }
+    const payloadPath = join(directory, 'payload.json');
+    await writeFile(payloadPath, JSON.stringify(payload));
+    const bare = await startProcess(TSX, [join(ROOT, 'bench', 'bare-express-server.ts'), payloadPath], process.env, LISTENING);
+    targets.unshift({ name: 'bare Express', url: bare.url, path: '/cards', method: 'GET' });
+
+    for (const target of targets) await requestsPerSecond(target, 2);
+    const rates = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+    const ratios = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const line: string[] = [];
+      let bareRate = Number.NaN;
+      for (const target of targets) {
+        const rate = await requestsPerSecond(target, SECONDS);
+        if (target.name === 'bare Express') bareRate = rate;
+        rates.get(target.name)?.push(rate);
+        ratios.get(target.name)?.push(rate / bareRate);
+        line.push(`${target.name} ${Math.round(rate)} (${((rate / bareRate) * 100).toFixed(0)} %)`);
+      }
+      process.stdout.write(`round ${round + 1}: ${line.join(', ')}\n`);
+    }
+    for (const target of targets) {
+      const values = rates.get(target.name) ?? [];
+      const paired = ratios.get(target.name) ?? [];
+      process.stdout.write(
+        `${target.name}: median ${Math.round(median(values))} req/s (${Math.round(Math.min(...values))}-${Math.round(Math.max(...values))}), vs bare median ${(median(paired) * 100).toFixed(0)} % (${(Math.min(...paired) * 100).toFixed(0)}-${(Math.max(...paired) * 100).toFixed(0)} %)\n`,
+      );
+    }
+  } finally {
+    await Promise.all([...children].map(stopProcess));
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+await main();
