@@ -14,6 +14,11 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** WCAG 2.0 and 2.1, levels A and AA. */
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 export const SCREENSHOT_FOLDER = join(new URL('../..', import.meta.url).pathname, 'docs', 'screenshots', 'console');
+/**
+ * Screenshots are written only when asked (`npm run screenshots`), so a test run leaves the
+ * committed ones alone; every variant is still opened and checked either way.
+ */
+const UPDATE_SCREENSHOTS = process.env.PORCH_UPDATE_SCREENSHOTS === '1';
 const LAUNCH_TIMEOUT_MS = 20_000;
 
 export const VIEWPORTS = [
@@ -96,11 +101,12 @@ export async function signInWithChromium(
 }
 
 /**
- * Screenshots of one page in the four variants, named `<name>-<wide|narrow>-<light|dark>.png`.
+ * One page in the four variants (checked by `open`), photographed as
+ * `<name>-<wide|narrow>-<light|dark>.png` when PORCH_UPDATE_SCREENSHOTS=1; the files written.
  * `open` brings a fresh page (in a context of the given size and scheme) to the state to capture.
  */
 export async function screenshotVariants(context: BrowserContext, name: string, open: (page: Page) => Promise<void>): Promise<string[]> {
-  mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
+  if (UPDATE_SCREENSHOTS) mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
   const files: string[] = [];
   for (const viewport of VIEWPORTS) {
     for (const scheme of COLOR_SCHEMES) {
@@ -109,8 +115,10 @@ export async function screenshotVariants(context: BrowserContext, name: string, 
       await page.emulateMedia({ colorScheme: scheme });
       await open(page);
       const file = join(SCREENSHOT_FOLDER, `${name}-${viewport.name}-${scheme}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      files.push(file);
+      if (UPDATE_SCREENSHOTS) {
+        await page.screenshot({ path: file, fullPage: true });
+        files.push(file);
+      }
       await page.close();
     }
   }
