@@ -4,10 +4,9 @@
  * request's too; on the worker only the scan's own request waits. One worker, as the server
  * has the other core: scans queue there, bounded by the per-key in-flight limit.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ERROR_CODES, PorchError, type ErrorCode } from '../errors.js';
+import { startModuleWorker } from '../module-worker.js';
 import type { OrganisationRuleset, ScanResult } from './types.js';
 import type { ScanReply, ScanRequest } from './worker-protocol.js';
 
@@ -20,26 +19,6 @@ export interface WorkerScanner {
 interface Pending {
   resolve(result: ScanResult): void;
   reject(err: Error): void;
-}
-
-/**
- * The worker's entry. From the built package it is the compiled scan-worker.js beside this file;
- * from the TypeScript sources (tests, benches under tsx) a worker cannot load .ts by itself, so it
- * first registers tsx, the loader the sources already run under.
- */
-function startWorker(): Worker {
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js', import.meta.url);
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry);
-  // tsx is resolved from the sources' folder, not the working directory. require.resolve finds
-  // the CommonJS build of its API, whose register() resolves its hooks wrongly from a worker;
-  // the ES module build sits beside it.
-  const tsxApi = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true });
 }
 
 function toError(reply: Extract<ScanReply, { ok: false }>): Error {
@@ -59,7 +38,7 @@ export function createWorkerScanner(): WorkerScanner {
 
   function running(): Worker {
     if (worker !== undefined) return worker;
-    const started = startWorker();
+    const started = startModuleWorker('scan-worker', import.meta.url);
     started.on('message', (reply: ScanReply) => {
       const waiting = pending.get(reply.id);
       if (waiting === undefined) return;

@@ -23,6 +23,7 @@ import {
   type VariableRow,
   WORKFLOW_DEFINITION_KEYS,
 } from './kinds.js';
+import { layoutOffThread } from './layout-off-thread.js';
 import { WorkflowDag } from './workflow-dag.js';
 
 export function searchMatches(query: string, texts: readonly string[]): boolean {
@@ -254,7 +255,7 @@ export interface EditorOptions {
   status?: number;
 }
 
-export function renderEditor(ctx: PageContext, { kind, item, state, error, notice, status }: EditorOptions): void {
+export async function renderEditor(ctx: PageContext, { kind, item, state, error, notice, status }: EditorOptions): Promise<void> {
   const issues = issuesOf(error);
   const action = item ? `${kind.path}/${item.id}` : `${kind.path}/new`;
   const title = item ? `${item.name} — ${kind.title}` : `New ${kind.noun}`;
@@ -267,6 +268,7 @@ export function renderEditor(ctx: PageContext, { kind, item, state, error, notic
   } catch {
     parsedDefinition = undefined;
   }
+  const layout = kind.special === 'workflow' ? await layoutOffThread(parsedDefinition) : undefined;
   ctx.render({
     title,
     active: kind.section,
@@ -359,7 +361,7 @@ export function renderEditor(ctx: PageContext, { kind, item, state, error, notic
             ) : null}
           </div>
         </PostForm>
-        {kind.special === 'workflow' ? <WorkflowDag definition={parsedDefinition} name={state.values.name || `the new ${kind.noun}`} /> : null}
+        {layout ? <WorkflowDag result={layout} name={state.values.name || `the new ${kind.noun}`} /> : null}
       </section>
     ),
   });
@@ -402,7 +404,7 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
   if (formValue(body, 'intent') === 'preview') {
     // What was detected becomes declared rows, so the author can set each one's default and description.
     const shown = kind.special === 'composition' ? { ...state, variables: withDetectedVariables(state).map((row) => ({ ...row, detected: false })) } : state;
-    renderEditor(ctx, { kind, item, state: shown });
+    await renderEditor(ctx, { kind, item, state: shown });
     return;
   }
   const input = definitionInput(kind, state);

@@ -21,7 +21,7 @@ export function registerCatalogPages(pages: PageRegistrar): void {
     }
     pages.page('GET', `${kind.path}/:id`, async (ctx) => {
       const item = await fetchItem(kind, ctx, param(ctx, 'id'));
-      renderEditor(ctx, { kind, item, state: editorStateOf(kind, item), notice: ctx.req.query.created ? `Created as version ${item.version}.` : undefined });
+      await renderEditor(ctx, { kind, item, state: editorStateOf(kind, item), notice: ctx.req.query.created ? `Created as version ${item.version}.` : undefined });
     });
     pages.page('POST', `${kind.path}/:id`, (ctx) => saveFromForm(kind, ctx, param(ctx, 'id')));
     pages.page('GET', `${kind.path}/:id/versions`, (ctx) => renderHistory(kind, ctx, param(ctx, 'id')));
