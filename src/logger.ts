@@ -20,6 +20,13 @@ const REDACTED_PATHS = [
   'req.headers.authorization',
   'headers["x-api-key"]',
   'headers.authorization',
+  // Console session and form cookies, and the one-time tokens of invite and reset links.
+  'req.headers.cookie',
+  'headers.cookie',
+  'res.headers["set-cookie"]',
+  'token',
+  '*.password',
+  '*.token',
 ];
 
 /**
