@@ -11,6 +11,7 @@ import type { ConsoleAssets } from '../assets.js';
 import type { PageRegistrar } from '../console-pages.js';
 import { credits, dateTime, wholeNumber } from './format.js';
 import { Notice, TableWrap } from './layout.js';
+import { RunsTable } from './runs.js';
 import { loadUsageBreakdown, USAGE_SPLITS, UsageChart, type UsageSplit } from './run/usage-chart.js';
 
 const RECENT_RUNS = 10;
@@ -117,40 +118,7 @@ export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: Ov
             runs.data.items.length === 0 ? (
               <p class="empty">No runs yet. Try one in the playground.</p>
             ) : (
-              <TableWrap label="Recent runs">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Model</th>
-                      <th scope="col" class="number">
-                        Tokens
-                      </th>
-                      <th scope="col" class="number">
-                        Duration
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {runs.data.items.map((run) => (
-                      <tr key={run.id}>
-                        <td>
-                          <a href={`${CONSOLE_PATHS.root}/runs/${run.id}`}>{dateTime(run.created_at)}</a>
-                        </td>
-                        <td>{run.kind}</td>
-                        <td>
-                          <span class={`badge ${run.status === 'completed' ? 'badge-success' : run.status === 'failed' ? 'badge-danger' : ''}`}>{run.status}</span>
-                        </td>
-                        <td>{run.model ?? '—'}</td>
-                        <td class="number">{wholeNumber(run.token_usage.total_tokens)}</td>
-                        <td class="number">{wholeNumber(run.duration_ms)} ms</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <RunsTable runs={runs.data.items} names={new Map()} caption="The latest runs" />
             )
           ) : (
             <Notice kind="error">{runs.error.message}</Notice>

@@ -112,11 +112,12 @@ function FilterForm({ filters, resources }: { filters: Filters; resources: Resou
   );
 }
 
-function RunsTable({ runs, names }: { runs: Run[]; names: Map<string, string> }): JSX.Element {
+/** Runs, newest first, each linked to its detail page (also the overview's recent runs). */
+export function RunsTable({ runs, names, caption = 'Runs, newest first' }: { runs: Run[]; names: Map<string, string>; caption?: string }): JSX.Element {
   return (
     <TableWrap label="Runs">
       <table>
-        <caption class="muted table-caption">Runs, newest first</caption>
+        <caption class="muted table-caption">{caption}</caption>
         <thead>
           <tr>
             <th scope="col">Started</th>
