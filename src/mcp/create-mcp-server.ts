@@ -11,27 +11,31 @@
  * through the operations' own invocation path, in the REST order, and every refusal reads alike.
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { Server, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Core } from '../core/core.js';
 import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { API_VERSION } from '../core/health.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
+import type { CapabilityRequest } from './invoke-capability.js';
 import { LIST_PAGE_SIZE, pageOf, pageStart } from './paginate.js';
 import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.js';
 import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
+import {
+  cancelTask,
+  createdTask,
+  declaresTasks,
+  getTask,
+  TASKS_EXTENSION,
+  taskParamsSchema,
+  taskResultSchema,
+  taskUpdateParamsSchema,
+  updateTask,
+} from './tasks.js';
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
 import { operationTool, type McpTool } from './tools.js';
 import { progressEvents } from './progress.js';
@@ -78,8 +82,8 @@ export function createToolset(operations: readonly Operation[]): McpTool[] {
   return tools;
 }
 
-function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
-  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? headers?.['idempotency-key'];
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Headers | undefined): string | undefined {
+  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? headers?.get('idempotency-key') ?? undefined;
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
 }
 
@@ -95,20 +99,23 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
   const server = new Server(
     { name: 'porch', title: 'Porch', version: API_VERSION },
     {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      // The tasks extension is announced to every client; a task is created only for a request
+      // that itself declares the extension (revision 2026-07-28 clients), see tasks.ts.
+      capabilities: { tools: {}, prompts: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
     },
   );
+  const capability = (requestId: string, ctx: ServerContext) => ({ core, identity, requestId, signal: ctx.mcpReq.signal });
 
   /** Faults are logged here; callers only ever see the safe code, message and hint. */
-  function failure(err: unknown, requestId: string, resource = false): ProtocolError {
+  function failure(err: unknown, requestId: string): ProtocolError {
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFields(requestId) }, 'MCP request failed');
-    return toProtocolError(error, errorCodes, { resource });
+    return toProtocolError(error, errorCodes);
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', async (request) => {
     const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
@@ -122,30 +129,34 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args = {}, _meta: meta } = request.params;
     const tool = toolsByName.get(name);
-    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list to see the tools this key may use.`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list to see the tools this key may use.`);
     const requestId = nextRequestId();
+    // An execute tool answers with a task when the request declares the tasks extension.
+    const asTask = tool.operation.runKind !== undefined && declaresTasks(ctx.mcpReq.envelope);
     try {
       const result = await tool.call(args, {
         core,
         identity,
         errorCodes,
         requestId,
-        signal: extra.signal,
-        idempotencyKey: idempotencyKeyOf(meta, extra.requestInfo?.headers),
-        ...(meta?.progressToken === undefined
+        signal: ctx.mcpReq.signal,
+        idempotencyKey: idempotencyKeyOf(meta, ctx.http?.req?.headers),
+        respondAsync: asTask,
+        ...(meta?.progressToken === undefined || asTask
           ? {}
           : {
               events: progressEvents(meta.progressToken, (params) => {
                 // Progress is advisory: a notification that cannot be sent must not fail the call.
-                extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+                ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
               }),
             }),
       });
-      core.logger.debug({ requestId, tool: name, isError: result.isError === true }, 'MCP tool call');
-      return result;
+      core.logger.debug({ requestId, tool: name, isError: result.toolResult.isError === true, task: result.queuedRunId !== undefined }, 'MCP tool call');
+      if (result.queuedRunId !== undefined) return await createdTask(capability(requestId, ctx), result.queuedRunId, errorCodes);
+      return result.toolResult;
     } catch (err) {
       const error = toPorchError(err);
       if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFields(requestId), tool: name }, 'MCP tool call failed');
@@ -153,29 +164,47 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async (request, extra) => {
+  // The tasks extension's methods: custom to the SDK, so their params are checked by these schemas.
+  const onTaskMethod = (
+    method: string,
+    params: z.ZodType<{ taskId: string }>,
+    answer: (request: CapabilityRequest, taskId: string) => Promise<Record<string, unknown>>,
+  ) =>
+    server.setRequestHandler(method, { params, result: taskResultSchema }, async ({ taskId }, ctx) => {
+      const requestId = nextRequestId();
+      try {
+        return await answer(capability(requestId, ctx), taskId);
+      } catch (err) {
+        throw failure(err, requestId);
+      }
+    });
+  onTaskMethod('tasks/get', taskParamsSchema, (request, taskId) => getTask(request, taskId, errorCodes));
+  onTaskMethod('tasks/cancel', taskParamsSchema, cancelTask);
+  onTaskMethod('tasks/update', taskUpdateParamsSchema, updateTask);
+
+  server.setRequestHandler('prompts/list', async (request, ctx) => {
     const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       if (!caller || !mayUsePrompts(caller)) return { prompts: [] };
-      const { page, nextCursor } = pageOf(await listPromptEntries({ core, identity, requestId, signal: extra.signal }), start, pageSize);
+      const { page, nextCursor } = pageOf(await listPromptEntries(capability(requestId, ctx)), start, pageSize);
       return { prompts: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {
       throw failure(err, requestId);
     }
   });
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
     const requestId = nextRequestId();
     try {
-      return await getPromptMessages({ core, identity, requestId, signal: extra.signal }, request.params.name, request.params.arguments ?? {});
+      return await getPromptMessages(capability(requestId, ctx), request.params.name, request.params.arguments ?? {});
     } catch (err) {
       throw failure(err, requestId);
     }
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+  server.setRequestHandler('resources/templates/list', async () => {
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
@@ -185,25 +214,25 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/list', async (request, ctx) => {
     const start = pageStart(request.params?.cursor);
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
       if (!caller || !mayReadCards(caller)) return { resources: [] };
-      const { page, nextCursor } = pageOf(await listCardResources({ core, identity, requestId, signal: extra.signal }), start, pageSize);
+      const { page, nextCursor } = pageOf(await listCardResources(capability(requestId, ctx)), start, pageSize);
       return { resources: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {
       throw failure(err, requestId);
     }
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const requestId = nextRequestId();
     try {
-      return await readCardResource({ core, identity, requestId, signal: extra.signal }, request.params.uri);
+      return await readCardResource(capability(requestId, ctx), request.params.uri);
     } catch (err) {
-      throw failure(err, requestId, true);
+      throw failure(err, requestId);
     }
   });
 

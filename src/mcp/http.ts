@@ -1,8 +1,11 @@
 /**
- * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST gets a fresh server and
- * transport (so listings follow the key of that request) and both close when the response does.
- * GET (a server-to-client stream) and DELETE (ending a session) have no meaning without sessions
- * and answer 405.
+ * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST gets a fresh server (so
+ * listings follow the key of that request), which closes when the response does. Both protocol
+ * eras are served on the one endpoint: a request carrying the per-request `_meta` envelope of
+ * revision 2026-07-28 goes to the SDK's `createMcpHandler`; a 2025-era request (initialize, then
+ * requests without the envelope) to a per-request Streamable HTTP transport that answers JSON
+ * unless a tool call asked for progress. GET (a server-to-client stream) and DELETE (ending a
+ * session) have no meaning without sessions and answer 405.
  *
  * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
  * protection, with CORS for allowed browser origins), Host check, then authentication: no key
@@ -11,9 +14,8 @@
  * a Bearer challenge and a JSON-RPC error.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler, type RequestId } from '@modelcontextprotocol/server';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
@@ -22,10 +24,10 @@ import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
-import { hasApiKey, requestIdentity } from './identity.js';
+import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
-import { refuseMalformedParams } from './malformed-params.js';
+import { malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 
 export { MCP_PATH } from './mcp-path.js';
@@ -178,17 +180,63 @@ function originCheck(publicUrl: string, allowedOrigins: readonly string[]): Requ
   };
 }
 
+/** What one request's server is built for: who it acts as, and the request id its calls are logged under. */
+interface McpRequestState {
+  identity: McpIdentity;
+  requestId: string;
+}
+
+/** A header's single value, as the SDK's era classifier reads it. */
+function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export function createMcpHttpHandler(options: McpHttpOptions): Router {
   const { core, errorCodes, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
   const tools = createToolset(options.operations);
   const router = Router();
   router.use(originCheck(options.publicUrl, options.allowedOrigins));
-  router.use(hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts)));
+  const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
+  router.use((req, res, next) => {
+    if (validHost(req, res)) next();
+  });
+  const onerror = (err: Error) => core.logger.warn({ err }, 'MCP transport error');
+
+  // The SDK hands the factory only what it was given for the request (`authInfo`); the request's
+  // own state rides on that object, found again here by identity.
+  const requestStates = new WeakMap<AuthInfo, McpRequestState>();
+  const modern = toNodeHandler(
+    createMcpHandler(
+      ({ authInfo }) => {
+        const state = authInfo === undefined ? undefined : requestStates.get(authInfo);
+        if (!state) throw new Error('An MCP request reached the server factory without its state.');
+        return createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId });
+      },
+      { legacy: 'reject', onerror, maxRequestBodySize: bodyLimitBytes },
+    ),
+    { onerror, maxRequestBodySize: bodyLimitBytes },
+  );
 
   async function refuse(req: Request, res: Response, error: PorchError, tokenSent: boolean): Promise<void> {
     const id = await refusedRequestId(req, bodyLimitBytes);
     const { status, headers, body } = httpRefusal(error, errorCodes, { id, tokenSent });
     res.status(status).set(headers).json(body);
+  }
+
+  /** A 2025-era request: one server and one transport for it, closed with the response. */
+  async function serveLegacy(req: Request, res: Response, state: McpRequestState, body: unknown): Promise<void> {
+    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId });
+    // One JSON answer per request, unless a tool call asked for progress: its notifications need
+    // the response to be an event stream (the client accepts both, as the transport requires).
+    const enableJsonResponse = progressTokenOf(body) === undefined;
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
   }
 
   router.post('/', async (req: Request, res: Response) => {
@@ -214,20 +262,34 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     const refusal = 'refusal' in read ? read.refusal : refuseBatchIfRemoved(req.headers, read.body);
     if (refusal) return sendRpcError(res, refusal.status, refusal.message, refusal.code);
     const body = 'body' in read ? read.body : undefined;
+    const malformed = malformedParamsError(body);
+    if (malformed) {
+      res.status(200).json(malformed);
+      return;
+    }
 
-    const server = createMcpServer(core, requestIdentity(credentials, caller), { tools, errorCodes, requestId: () => requestId });
-    // One JSON answer per request, unless a tool call asked for progress: its notifications need
-    // the response to be an event stream (the client accepts both, as the transport requires).
-    const enableJsonResponse = progressTokenOf(body) === undefined;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
+    const state: McpRequestState = { identity: requestIdentity(credentials, caller), requestId };
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: singleHeader(req.headers, 'mcp-protocol-version'),
+      mcpMethodHeader: singleHeader(req.headers, 'mcp-method'),
+      mcpNameHeader: singleHeader(req.headers, 'mcp-name'),
+      body,
     });
     try {
-      await server.connect(transport);
-      refuseMalformedParams(transport);
-      await transport.handleRequest(req, res, body);
+      if (route.kind === 'reject') {
+        res.status(route.httpStatus).json({
+          jsonrpc: '2.0',
+          id: malformedRequestId(body),
+          error: { code: route.code, message: route.message, ...(route.data === undefined ? {} : { data: route.data }) },
+        });
+      } else if (route.kind === 'legacy') {
+        await serveLegacy(req, res, state, body);
+      } else {
+        const authInfo: AuthInfo = { token: '', clientId: caller?.credential.id ?? 'anonymous', scopes: caller ? [...caller.credential.scopes] : [] };
+        requestStates.set(authInfo, state);
+        await modern(Object.assign(req, { auth: authInfo }), res, body);
+      }
     } catch (err) {
       core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP request failed');
       if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
@@ -244,4 +306,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     sendRpcError(res, 405, 'Method not allowed: this MCP server is stateless; send each JSON-RPC message with POST.');
   });
   return router;
+}
+
+/** The id of a single JSON-RPC request body, or null (a notification, a batch, not JSON-RPC). */
+function malformedRequestId(body: unknown): RequestId | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('id' in body)) return null;
+  return typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
 }

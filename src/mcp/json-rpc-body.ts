@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { ErrorCode, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isSpecType, ProtocolErrorCode, type RequestId } from '@modelcontextprotocol/server';
 
 /**
  * The revision that removed JSON-RPC batching (added in 2025-03-26). Revisions are dates, so
@@ -29,7 +29,7 @@ export interface JsonRpcRefusal {
 export function batchRefusal(revision: string): JsonRpcRefusal {
   return {
     status: 400,
-    code: ErrorCode.InvalidRequest,
+    code: ProtocolErrorCode.InvalidRequest,
     message: `Invalid Request: JSON-RPC batches are not accepted under protocol revision ${revision} (batching was removed in ${BATCHING_REMOVED_IN}); send one message per request.`,
   };
 }
@@ -89,7 +89,7 @@ export async function readJsonRpcBody(
   try {
     return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
   } catch {
-    return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON' } };
+    return { refusal: { status: 400, code: ProtocolErrorCode.ParseError, message: 'Parse error: Invalid JSON' } };
   }
 }
 
@@ -124,15 +124,15 @@ export function answerUnreadableLines(answer: (line: string) => void, maxLineByt
     try {
       message = JSON.parse(text);
     } catch {
-      answer(errorLine(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON.'));
+      answer(errorLine(null, ProtocolErrorCode.ParseError, 'Parse error: the line is not valid JSON.'));
       return null;
     }
     if (Array.isArray(message)) {
-      answer(errorLine(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted over stdio; send one message per line.'));
+      answer(errorLine(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted over stdio; send one message per line.'));
       return null;
     }
-    if (!JSONRPCMessageSchema.safeParse(message).success) {
-      answer(errorLine(idOf(message), ErrorCode.InvalidRequest, 'Invalid Request: the line is not a JSON-RPC 2.0 message.'));
+    if (!isSpecType.JSONRPCMessage(message)) {
+      answer(errorLine(idOf(message), ProtocolErrorCode.InvalidRequest, 'Invalid Request: the line is not a JSON-RPC 2.0 message.'));
       return null;
     }
     return `${text}\n`;
@@ -149,7 +149,7 @@ export function answerUnreadableLines(answer: (line: string) => void, maxLineByt
         newline = pending.indexOf('\n');
       }
       if (!skipping && pending.length > maxLineBytes) {
-        answer(errorLine(null, ErrorCode.InvalidRequest, `Invalid Request: a message is longer than ${maxLineBytes} bytes.`));
+        answer(errorLine(null, ProtocolErrorCode.InvalidRequest, `Invalid Request: a message is longer than ${maxLineBytes} bytes.`));
         skipping = true;
       }
       if (skipping) pending = '';

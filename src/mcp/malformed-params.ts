@@ -1,58 +1,91 @@
 /** Answers malformed request params with -32602 before the SDK reports them as internal errors. */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  InitializeRequestSchema,
-  isJSONRPCRequest,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  isSpecType,
+  type JSONRPCMessage,
+  type JSONRPCErrorResponse,
+  type MessageExtraInfo,
+  ProtocolErrorCode,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+type RequestCheck = (message: unknown) => boolean;
 
 /**
- * The SDK's schema of each request Porch answers (the SDK's own `initialize` and `ping` too), to
- * check a request's params before the SDK does.
+ * The SDK's check of each request Porch answers (the SDK's own `initialize`, `server/discover`
+ * and `ping` too), to check a request's params before the SDK does.
  */
-const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): { success: boolean } }>([
-  ['initialize', InitializeRequestSchema],
-  ['ping', PingRequestSchema],
-  ['tools/list', ListToolsRequestSchema],
-  ['tools/call', CallToolRequestSchema],
-  ['prompts/list', ListPromptsRequestSchema],
-  ['prompts/get', GetPromptRequestSchema],
-  ['resources/list', ListResourcesRequestSchema],
-  ['resources/templates/list', ListResourceTemplatesRequestSchema],
-  ['resources/read', ReadResourceRequestSchema],
+const REQUEST_CHECKS = new Map<string, RequestCheck>([
+  ['initialize', isSpecType.InitializeRequest],
+  ['server/discover', isSpecType.DiscoverRequest],
+  ['ping', isSpecType.PingRequest],
+  ['tools/list', isSpecType.ListToolsRequest],
+  ['tools/call', isSpecType.CallToolRequest],
+  ['prompts/list', isSpecType.ListPromptsRequest],
+  ['prompts/get', isSpecType.GetPromptRequest],
+  ['resources/list', isSpecType.ListResourcesRequest],
+  ['resources/templates/list', isSpecType.ListResourceTemplatesRequest],
+  ['resources/read', isSpecType.ReadResourceRequest],
+  ['completion/complete', isSpecType.CompleteRequest],
 ]);
 
 /**
- * The SDK parses a request's params inside the handler and reports a schema failure as -32603
+ * The SDK parses most requests' params inside the handler and reports a schema failure as -32603
  * Internal error, with the raw validation issues as the message (regressions: the fuzzer sent
  * `tools/call` with `"arguments": true`, and `initialize` without a protocol version, and got an
- * internal error). Malformed params are the
- * client's fault: this answers them -32602 Invalid params before the SDK sees them. Call it after
- * `server.connect(transport)`, which is when the transport's message handler is set.
+ * internal error). Malformed params are the client's fault: this is the -32602 Invalid params
+ * answer for such a request, or null when the message is not a request Porch checks or is fine.
  */
-export function refuseMalformedParams(transport: Transport): void {
-  const deliver = transport.onmessage;
-  if (!deliver) return;
-  transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message)) {
-      const schema = REQUEST_SCHEMAS.get(message.method);
-      if (schema && !schema.safeParse(message).success) {
-        void transport.send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: see the method's schema in the MCP specification.` },
-        });
+export function malformedParamsError(message: unknown): JSONRPCErrorResponse | null {
+  if (!isSpecType.JSONRPCRequest(message)) return null;
+  const check = REQUEST_CHECKS.get(message.method);
+  if (!check || check(message)) return null;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params for ${message.method}: see the method's schema in the MCP specification.` },
+  };
+}
+
+/**
+ * A transport that answers malformed requests itself (see malformedParamsError) and passes every
+ * other message to the transport it wraps; for connections whose transport the SDK's serving
+ * entry owns (stdio), where nothing else sits between the wire and the protocol layer.
+ */
+export class ParamsCheckingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  constructor(private readonly inner: Transport) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      const refusal = malformedParamsError(message);
+      if (refusal) {
+        inner.send(refusal).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
         return;
       }
-    }
-    deliver(message, extra);
-  };
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(...args: Parameters<Transport['send']>): Promise<void> {
+    return this.inner.send(...args);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
 }

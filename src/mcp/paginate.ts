@@ -5,7 +5,7 @@
  * list, which each request rebuilds, so an item added or removed between two requests may shift
  * the next page by one.
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ProtocolError } from './to-tool-result.js';
 
 /**
@@ -30,7 +30,10 @@ export function pageStart(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const match = DECODED_CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match?.[1] || encodeCursor(Number(match[1])) !== cursor) {
-    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor for the first page.');
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'Invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor for the first page.',
+    );
   }
   return Number(match[1]);
 }

@@ -5,7 +5,7 @@
  * model call reports the characters produced so far, every PROGRESS_CHARACTERS_STEP of them, so a
  * long answer sends a handful of notifications rather than one per token.
  */
-import type { ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ProgressNotification } from '@modelcontextprotocol/server';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 
 /** Characters of an answer between two progress notifications (the first delta always sends one). */

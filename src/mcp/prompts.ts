@@ -3,7 +3,7 @@
  * Listing and rendering are the list_prompts and get_prompt operations, called through the
  * shared invocation path; this file only translates their answers into MCP's shapes.
  */
-import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/access/caller.js';
 import type { ChatMessage } from '../core/ai/tokenizer.js';
 import { getPrompt } from '../operations/get-prompt.js';

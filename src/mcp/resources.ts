@@ -4,7 +4,7 @@
  * get_context_card operations through the shared invocation path: same scopes
  * (`api:context-cards` or `api:expert`), same rate limit, same 404 for another account's card.
  */
-import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/access/caller.js';
 import { PorchError } from '../core/errors.js';
 import { getContextCard } from '../operations/get-context-card.js';
@@ -18,7 +18,7 @@ const CONTEXT_CARD_URI_TEMPLATE = `${CONTEXT_CARD_URI_PREFIX}{id}`;
 /** Card content is free text; Porch does not know whether it is Markdown, so it says plain text. */
 const CARD_MIME_TYPE = 'text/plain';
 
-export const contextCardTemplate: ResourceTemplate = {
+export const contextCardTemplate: ResourceTemplateType = {
   uriTemplate: CONTEXT_CARD_URI_TEMPLATE,
   name: 'context-card',
   title: 'Context card',

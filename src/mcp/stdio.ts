@@ -5,8 +5,8 @@
  * stdout carries only the protocol; logs go to stderr.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type RequestId } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
 import type { ErrorCodeSet } from '../core/errors.js';
@@ -14,7 +14,7 @@ import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, liveIdentity } from './identity.js';
 import { answerUnreadableLines } from './json-rpc-body.js';
-import { refuseMalformedParams } from './malformed-params.js';
+import { ParamsCheckingTransport } from './malformed-params.js';
 
 export interface StdioOptions {
   core: Core;
@@ -33,18 +33,26 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   const { core, operations, errorCodes, credentials, input = process.stdin, output = process.stdout } = options;
   if (hasApiKey(credentials)) await core.authenticator.authenticate(credentials);
 
-  const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
   // Lines the SDK would drop in silence are answered with a JSON-RPC error on the same output.
   const readable = input.pipe(answerUnreadableLines((line) => output.write(line)));
-  const transport = new StdioServerTransport(readable, output);
+  let finish = () => {};
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-    // The transport does not watch for end of input; a client that goes away closes stdin.
-    input.once('end', () => void server.close());
-    input.once('close', () => void server.close());
+    finish = resolve;
   });
-  await server.connect(transport);
-  refuseMalformedParams(transport);
+  // The SDK's entry decides the connection's protocol era from its opening message (2025
+  // initialize, or a 2026-07-28 request) and builds the one server that serves it.
+  const handle = serveStdio(
+    () => {
+      const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
+      server.onclose = finish;
+      return server;
+    },
+    { transport: new ParamsCheckingTransport(new StdioServerTransport(readable, output)), onerror: (err) => core.logger.warn({ err }, 'MCP transport error') },
+  );
+  // A client that goes away closes stdin, also before its first message built a server.
+  const end = () => void handle.close().then(finish, finish);
+  input.once('end', end);
+  input.once('close', end);
   core.logger.info({ keyed: hasApiKey(credentials) }, 'MCP server ready on stdio');
   await closed;
 }
@@ -71,7 +79,7 @@ export function refuseStartup(input: Readable, output: Writable, reason: string)
         const id = requestIdOf(pending.slice(0, newline));
         pending = pending.slice(newline + 1);
         if (id !== undefined) {
-          output.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: reason } })}\n`, () => finish());
+          output.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: reason } })}\n`, () => finish());
           return;
         }
         newline = pending.indexOf('\n');

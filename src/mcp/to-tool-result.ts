@@ -4,13 +4,10 @@
  * endpoint. Every text an agent sees for a PorchError starts with the code and ends with the
  * error table's hint, so the agent knows what to do next. Nothing internal is ever included.
  */
-import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
 import type { InvocationMeta } from '../operations/invoke.js';
-
-/** MCP's JSON-RPC code for "resource not found" (the specification's resources section). */
-export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;
 
 /**
  * Refusals (no key, bad key, missing scope, rate limit, credits) have no JSON-RPC code of their
@@ -112,16 +109,14 @@ export class ProtocolError extends Error {
   }
 }
 
-export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet, options: { resource?: boolean } = {}): ProtocolError {
+/**
+ * The JSON-RPC error of a refusal. A missing resource (a card another account owns reads the same)
+ * is -32602 Invalid params, as the current MCP revisions define "resource not found" (the SDK
+ * sends the older -32002 as -32602 on every revision); `data.code` names it RESOURCE_NOT_FOUND.
+ */
+export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet): ProtocolError {
   const status = ERROR_TABLE[error.code].status;
-  const code =
-    error.code === 'RESOURCE_NOT_FOUND' && options.resource
-      ? RESOURCE_NOT_FOUND_RPC_CODE
-      : status === 400 || status === 404
-        ? ErrorCode.InvalidParams
-        : status >= 500
-          ? ErrorCode.InternalError
-          : REFUSAL_RPC_CODE;
+  const code = status === 400 || status === 404 ? ProtocolErrorCode.InvalidParams : status >= 500 ? ProtocolErrorCode.InternalError : REFUSAL_RPC_CODE;
   return new ProtocolError(code, errorText(error, codeSet), errorDetails(error, codeSet));
 }
 

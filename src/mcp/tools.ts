@@ -4,7 +4,7 @@
  * invocation path as REST (authenticate → scope → rate limit → validate → run), so its
  * permissions, limits, billing and usage rows are those of the REST API.
  */
-import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
@@ -25,6 +25,14 @@ export interface McpToolContext {
   idempotencyKey: string | undefined;
   /** Listeners for an operation that streams, when the client asked for progress. */
   events?: ExecutionEvents | undefined;
+  /** Queue the run instead of executing it (an execute tool answering with an MCP task). */
+  respondAsync?: boolean;
+}
+
+/** A tool call's answer: the tool result, and the run it queued when it was asked to respond asynchronously. */
+export interface McpToolOutcome {
+  toolResult: CallToolResult;
+  queuedRunId?: string;
 }
 
 export interface McpTool {
@@ -34,7 +42,7 @@ export interface McpTool {
   readonly operation: Operation;
   /** Whether `tools/list` shows the tool to a key with these scopes (null: no key). */
   isListed(scopes: readonly string[] | null): boolean;
-  call(args: Record<string, unknown>, ctx: McpToolContext): Promise<CallToolResult>;
+  call(args: Record<string, unknown>, ctx: McpToolContext): Promise<McpToolOutcome>;
 }
 
 type ObjectJsonSchema = Tool['inputSchema'];
@@ -46,18 +54,21 @@ type ObjectJsonSchema = Tool['inputSchema'];
  */
 export const TOOL_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
+/** What MCP requires of a tool's input and output schema: a JSON object schema of JSON values. */
+const objectJsonSchema = z.looseObject({
+  $schema: z.string(),
+  type: z.literal('object'),
+  properties: z.record(z.string(), z.json()).optional(),
+  required: z.array(z.string()).optional(),
+});
+
 /** A zod schema as the JSON Schema MCP clients read (an object schema, as MCP requires). */
 export function toObjectJsonSchema(schema: z.ZodType, io: 'input' | 'output', label: string): ObjectJsonSchema {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
   if (json.$schema !== TOOL_SCHEMA_DIALECT) throw new Error(`${label}: zod produced the dialect ${String(json.$schema)}, not ${TOOL_SCHEMA_DIALECT}.`);
-  if (json.type !== 'object') throw new Error(`${label} must be a JSON object schema; MCP requires object input and output schemas.`);
-  const { properties, required, ...rest } = json;
-  return {
-    ...rest,
-    type: 'object',
-    ...(properties === undefined ? {} : { properties: properties as Record<string, object> }),
-    ...(required === undefined ? {} : { required }),
-  };
+  const parsed = objectJsonSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${label} must be a JSON object schema; MCP requires object input and output schemas.`);
+  return parsed.data;
 }
 
 /** The fields of the operation's path, query and body, as one tool input. */
@@ -157,17 +168,18 @@ export function operationTool(operation: Operation): McpTool {
         door: 'mcp',
         pathStyle: 'plain',
         events: ctx.events,
+        respondAsync: ctx.respondAsync,
       });
-      if (!result.ok) return toolErrorResult(result.error, ctx.errorCodes, result.meta);
-      if (answersWithDocument(operation) && typeof result.data === 'string') return toolTextResult(result.data, result.meta);
+      if (!result.ok) return { toolResult: toolErrorResult(result.error, ctx.errorCodes, result.meta) };
+      if (answersWithDocument(operation) && typeof result.data === 'string') return { toolResult: toolTextResult(result.data, result.meta) };
       if (operation.output === null) {
         const target = Object.values(split.params).map(String).join(', ');
-        return toolTextResult(`Done: ${operation.title}${target ? ` (${target})` : ''}.`, result.meta);
+        return { toolResult: toolTextResult(`Done: ${operation.title}${target ? ` (${target})` : ''}.`, result.meta) };
       }
       if (!isRecord(result.data)) {
         throw new PorchError('INTERNAL_ERROR', 'An internal error occurred.', {}, { cause: new Error(`${operation.name} answered a non-object`) });
       }
-      return toolDataResult(result.data, result.meta);
+      return { toolResult: toolDataResult(result.data, result.meta), ...(result.queuedRunId === undefined ? {} : { queuedRunId: result.queuedRunId }) };
     },
   };
 }

@@ -2,10 +2,10 @@
  * Real MCP clients for tests: the SDK's `Client` over an in-memory transport pair (the server in
  * this process, as stdio runs it) or over Streamable HTTP against the harness server.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
 import { MCP_PATH } from '../../src/mcp/http.js';
 import { liveIdentity } from '../../src/mcp/identity.js';
@@ -44,11 +44,26 @@ export function mcpUrl(harness: Harness): URL {
   return new URL(`${harness.url}${MCP_PATH}`);
 }
 
+/** The current protocol revision, which a `modern` client pins (no fallback to the 2025 handshake). */
+export const CURRENT_REVISION = '2026-07-28';
+
+export interface HttpConnectOptions {
+  key?: string;
+  headers?: Record<string, string>;
+  /** `legacy` (default): the 2025 initialize handshake; `modern`: revision 2026-07-28 only. */
+  era?: 'legacy' | 'modern';
+  /** Client capabilities (a modern client sends them on every request). */
+  capabilities?: ClientCapabilities;
+}
+
 /** A client over Streamable HTTP; `key` goes in X-API-Key unless `headers` says otherwise. */
-export async function connectHttp(harness: Harness, options: { key?: string; headers?: Record<string, string> } = {}): Promise<McpConnection> {
+export async function connectHttp(harness: Harness, options: HttpConnectOptions = {}): Promise<McpConnection> {
   const headers: Record<string, string> = { ...(options.key === undefined ? {} : { 'x-api-key': options.key }), ...options.headers };
   const transport = new StreamableHTTPClientTransport(mcpUrl(harness), { requestInit: { headers } });
-  const client = new Client(CLIENT_INFO);
+  const client = new Client(CLIENT_INFO, {
+    ...(options.era === 'modern' ? { versionNegotiation: { mode: { pin: CURRENT_REVISION } } } : {}),
+    ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }),
+  });
   await client.connect(transport);
   return { client, close: () => client.close() };
 }

@@ -2,8 +2,8 @@
  * tools/list, prompts/list and resources/list page through long lists with the specification's
  * cursor / nextCursor, and answer a cursor Porch did not issue with -32602.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
@@ -63,7 +63,7 @@ describe('pagination', () => {
     for (let index = 0; index < count; index++) await harness.core.contextCards.create(accountId, { title: `Card ${index}`, content: 'x' });
     const client = await connect(key);
     const { items, sizes } = await allPages(async (cursor) => {
-      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      const page = await client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } });
       return { items: page.resources.map((resource) => resource.uri), nextCursor: page.nextCursor };
     });
     expect(sizes).toEqual([LIST_PAGE_SIZE, 1]);
@@ -80,14 +80,14 @@ describe('pagination', () => {
 
     const paged = await connect(key, 5);
     const tools = await allPages(async (cursor) => {
-      const page = await paged.listTools(cursor === undefined ? {} : { cursor });
+      const page = await paged.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
       return { items: page.tools.map((tool) => tool.name), nextCursor: page.nextCursor };
     });
     expect(tools.items).toEqual(allTools);
     expect(tools.sizes[0]).toBe(5);
     const single = await connect(key, 1);
     const prompts = await allPages(async (cursor) => {
-      const page = await single.listPrompts(cursor === undefined ? {} : { cursor });
+      const page = await single.request({ method: 'prompts/list', params: cursor === undefined ? {} : { cursor } });
       return { items: page.prompts.map((prompt) => prompt.name), nextCursor: page.nextCursor };
     });
     expect(prompts.items).toEqual(allPrompts);

@@ -3,7 +3,7 @@
  * `_meta.progressToken` hears of each finished workflow node and of a model answer as it grows;
  * a call without one is answered exactly as before (one JSON response, no notifications).
  */
-import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { PROGRESS_CHARACTERS_STEP } from '../../src/mcp/progress.js';
@@ -33,8 +33,7 @@ describe('progress notifications', () => {
     const received: Progress[] = [];
     const result = await connection.client.callTool(
       { name: 'execute_workflow', arguments: { id: ids['workflow:release-announcement'], variables: RELEASE_VARIABLES } },
-      CallToolResultSchema,
-      { onprogress: (progress) => received.push(progress) },
+      { onprogress: (progress: Progress) => received.push(progress) },
     );
     expect(result.isError, describeResult(result)).toBeFalsy();
     expect(received).toEqual([
@@ -48,9 +47,12 @@ describe('progress notifications', () => {
   it('reports a single model call as its answer grows, in steps of characters', async () => {
     const input = Array.from({ length: 120 }, (_, index) => `word${index}`).join(' ');
     const received: Progress[] = [];
-    const result = await connection.client.callTool({ name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input } }, CallToolResultSchema, {
-      onprogress: (progress) => received.push(progress),
-    });
+    const result = await connection.client.callTool(
+      { name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input } },
+      {
+        onprogress: (progress: Progress) => received.push(progress),
+      },
+    );
     expect(result.isError, describeResult(result)).toBeFalsy();
     expect(received.length).toBeGreaterThanOrEqual(Math.floor(input.length / PROGRESS_CHARACTERS_STEP));
     const values = received.map((progress) => progress.progress);

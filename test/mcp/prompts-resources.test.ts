@@ -168,13 +168,16 @@ describe('resources', () => {
     const { key } = await harness.expertWithKey();
     const connection = await connect(key);
     const foreign = connection.client.readResource({ uri: `porch://context-cards/${card.id}` });
-    await expect(foreign).rejects.toMatchObject({ code: -32002 });
+    await expect(foreign).rejects.toMatchObject({ code: -32602, data: { code: 'RESOURCE_NOT_FOUND' } });
     await expect(foreign).rejects.toThrow(/RESOURCE_NOT_FOUND: Context card .* was not found/);
-    await expect(connection.client.readResource({ uri: 'porch://context-cards/0190a4b0-0000-7000-8000-000000000000' })).rejects.toMatchObject({ code: -32002 });
+    await expect(connection.client.readResource({ uri: 'porch://context-cards/0190a4b0-0000-7000-8000-000000000000' })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'RESOURCE_NOT_FOUND' },
+    });
     await expect(connection.client.readResource({ uri: 'porch://context-cards/not-a-uuid' })).rejects.toThrow(
       /VALIDATION_ERROR: Invalid request: id: must be a uuid/,
     );
-    await expect(connection.client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({ code: -32002 });
+    await expect(connection.client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({ code: -32602, data: { code: 'RESOURCE_NOT_FOUND' } });
   });
 
   it('lists nothing without a key or without a card scope, and refuses reads with the REST refusals', async () => {

@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
@@ -41,13 +41,17 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** An SDK client that starts `porch mcp` itself, as Claude Desktop or Cursor would. */
-async function startClient(extraEnv: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+async function startClient(extraEnv: Record<string, string>, options: { modern?: boolean } = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: CLI_ARGS, cwd: REPO_ROOT, env: { ...env, ...extraEnv }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'porch-stdio-test', version: '1.0.0' });
+  const client = new Client(
+    { name: 'porch-stdio-test', version: '1.0.0' },
+    // A client pinned to the current revision opens with server/discover, not initialize.
+    options.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -76,6 +80,18 @@ function runRaw(extraEnv: Record<string, string>, input: string): Promise<{ code
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
 
 describe('porch mcp', () => {
+  it('serves a client of revision 2026-07-28 with the tools of its key', async () => {
+    const { client } = await startClient({ PORCH_API_KEY: key }, { modern: true });
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      const card = await client.callTool({ name: 'get_context_card', arguments: { id: cardId } });
+      expect(card.isError, describeResult(card)).toBeFalsy();
+      expect(resultText(card)).toContain('Read over stdio');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('serves the public tools without PORCH_API_KEY and scores a prompt', async () => {
     const { client, stderr } = await startClient({});
     try {

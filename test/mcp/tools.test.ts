@@ -3,7 +3,7 @@
  * client checks `structuredContent` against the listed output schema), and an invalid one is an
  * `isError` result that starts with the error code and ends with what to do next.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_KEY_SCOPES } from '../../src/core/access/scopes.js';
 import { ERROR_TABLE } from '../../src/core/errors.js';

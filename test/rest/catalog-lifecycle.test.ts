@@ -4,7 +4,7 @@
  * names, usage records name it too, and concurrent updates each get their own version.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { connectHttp, resultText } from '../helpers/mcp-client.js';
 

@@ -1,0 +1,239 @@
+/**
+ * MCP revision 2026-07-28 on the one HTTP endpoint, with real v2 SDK clients: a client pinned to
+ * the current revision connects (server/discover, the per-request envelope), lists and calls
+ * tools with its key's scopes, and a 2025 client keeps working beside it. Execute tools answer
+ * with a task (the tasks extension) when the request declares the extension, driven here by the
+ * extension's own requester client: the task is the durable run, so its result is the one the
+ * synchronous call gives, it is polled and cancelled like the run, and another account cannot see it.
+ */
+import { createTaskSessionFromClient, resultFromTaskOutcome, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { TASKS_EXTENSION, taskOfRun } from '../../src/mcp/tasks.js';
+import { createHarness, type Harness } from '../helpers/harness.js';
+import { connectHttp, CURRENT_REVISION, describeResult, mcpUrl, type McpConnection } from '../helpers/mcp-client.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+
+let harness: Harness;
+const connections: McpConnection[] = [];
+
+beforeEach(async () => {
+  harness = await createHarness();
+});
+afterEach(async () => {
+  for (const connection of connections.splice(0)) await connection.close();
+  await harness.close();
+});
+
+async function connect(options: Parameters<typeof connectHttp>[1]): Promise<McpConnection> {
+  const connection = await connectHttp(harness, options);
+  connections.push(connection);
+  return connection;
+}
+
+const CLIENT_INFO = { name: 'porch-tests', version: '1.0.0' };
+const TASK_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/**
+ * The requester's raw path for task traffic (the SDK client's codecs do not carry the extension's
+ * results): one JSON-RPC request POSTed as a 2026-07-28 client sends it, its answer read back
+ * (one JSON body, or the last message of an event stream).
+ */
+function rawDispatch(key: string): RawClientDispatch {
+  let nextId = 1;
+  return async (request, options) => {
+    const { method, params } = request as { method: string; params?: { name?: string; taskId?: string } };
+    // The standard headers of revision 2026-07-28: the method, and the name it acts on (a tool's, a task's id).
+    const name = params?.name ?? params?.taskId;
+    const response = await fetch(mcpUrl(harness), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': CURRENT_REVISION,
+        'mcp-method': method,
+        ...(name === undefined ? {} : { 'mcp-name': name }),
+        'x-api-key': key,
+      },
+      // The coordinator frames the request: the session hands it method, params and envelope.
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, ...(request as object) }),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    const text = await response.text();
+    const message = JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null') : text) as {
+      result?: unknown;
+      error?: { code: number; message: string };
+    };
+    if (message.error) return { kind: 'error', error: message.error } as never;
+    return { kind: 'result', result: message.result } as never;
+  };
+}
+
+async function taskSession(key: string) {
+  const connection = await connect({ key, era: 'modern', capabilities: TASK_CAPABILITIES });
+  return createTaskSessionFromClient(connection.client, {
+    endpointId: 'porch-tests',
+    rawDispatch: rawDispatch(key),
+    v2RequestFraming: { protocolVersion: CURRENT_REVISION, clientInfo: CLIENT_INFO, clientCapabilities: TASK_CAPABILITIES },
+  });
+}
+
+describe('revision 2026-07-28', () => {
+  it('connects a client pinned to the current revision, with the tools its key may use, beside a 2025 client', async () => {
+    const { key } = await harness.expertWithKey({ scopes: ['api:context-cards'] });
+    const modern = await connect({ key, era: 'modern' });
+    expect(modern.client.getProtocolEra()).toBe('modern');
+    expect(modern.client.getServerCapabilities()?.extensions).toHaveProperty([TASKS_EXTENSION]);
+    const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('list_context_cards');
+    expect(names).not.toContain('execute_workflow');
+    const listed = await modern.client.callTool({ name: 'list_context_cards', arguments: {} });
+    expect(listed.isError, describeResult(listed)).toBeFalsy();
+
+    const legacy = await connect({ key });
+    expect(legacy.client.getProtocolEra()).toBe('legacy');
+    expect((await legacy.client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+  });
+
+  it('serves the public tools without a key and refuses a key that does not work with 401', async () => {
+    const modern = await connect({ era: 'modern' });
+    const names = (await modern.client.listTools()).tools.map((tool) => tool.name);
+    expect(names.sort()).toEqual(['analyze_prompt', 'get_health']);
+    const analysed = await modern.client.callTool({ name: 'analyze_prompt', arguments: { prompt: 'Write a haiku about autumn in Kyoto.' } });
+    expect(analysed.isError, describeResult(analysed)).toBeFalsy();
+    await expect(connectHttp(harness, { key: 'mdi_not_a_key', era: 'modern' })).rejects.toThrow(/401|INVALID_API_KEY|nauthori/);
+  });
+
+  it('answers an execute without the tasks extension synchronously, as before', async () => {
+    const { key, accountId } = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+    const modern = await connect({ key, era: 'modern' });
+    const result = await modern.client.callTool({
+      name: 'execute_workflow',
+      arguments: { id: ids['workflow:release-announcement'], variables: RELEASE_VARIABLES },
+    });
+    expect(result.isError, describeResult(result)).toBeFalsy();
+    expect((result.structuredContent as { status?: string }).status).toBe('completed');
+  });
+});
+
+describe('tasks', () => {
+  it('runs execute_workflow as a task whose result is the synchronous answer, and the task is the run', async () => {
+    const { key, accountId } = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+    const session = await taskSession(key);
+    try {
+      const execution = await session.callTool('execute_workflow', { id: ids['workflow:release-announcement'] ?? '', variables: RELEASE_VARIABLES });
+      expect(execution.kind).toBe('task');
+      const taskId = execution.kind === 'task' ? execution.handle.taskId : '';
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome) as CallToolResult;
+      expect(result.isError, describeResult(result)).toBeFalsy();
+      const data = result.structuredContent as { run_id: string; status: string; node_results: unknown[] };
+      expect(data.status).toBe('completed');
+      expect(data.node_results).toHaveLength(4);
+      // The task id is the run id: the REST API shows the same run, completed, with the same result.
+      const run = await harness.api<{ status: string; result: { run_id: string } }>('GET', `/runs/${taskId}`, { key });
+      expect(run.status).toBe(200);
+      expect(run.body.data.status).toBe('completed');
+      expect(run.body.data.result.run_id).toBe(data.run_id);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('tasks: ownership, cancellation and failures', () => {
+  it("answers another account's task as not found, exactly like an unknown one", async () => {
+    const owner = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(owner.accountId, DEMO_BUNDLE);
+    const session = await taskSession(owner.key);
+    try {
+      const execution = await session.callTool('execute_workflow', { id: ids['workflow:release-announcement'] ?? '', variables: RELEASE_VARIABLES });
+      const taskId = execution.kind === 'task' ? execution.handle.taskId : '';
+      await execution.settle();
+      const other = await harness.expertWithKey();
+      for (const id of [taskId, '0190a4b0-0000-7000-8000-000000000000']) {
+        const answer = await rawDispatch(other.key)({ method: 'tasks/get', params: { taskId: id, _meta: modernEnvelope() } }, undefined);
+        expect(answer).toMatchObject({ kind: 'error', error: { code: -32602, data: { code: 'RESOURCE_NOT_FOUND' } } });
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('cancels a queued task: acknowledged, then cancelled, and its run never executes', async () => {
+    await harness.close();
+    harness = await createHarness({ backgroundWork: false });
+    const { key, accountId } = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+    const dispatch = rawDispatch(key);
+    const created = await dispatch(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'execute_workflow',
+          arguments: { id: ids['workflow:release-announcement'] ?? '', variables: RELEASE_VARIABLES },
+          _meta: modernEnvelope(),
+        },
+      },
+      undefined,
+    );
+    expect(created).toMatchObject({ kind: 'result', result: { resultType: 'task', status: 'working', pollIntervalMs: 1000 } });
+    const taskId = created.kind === 'result' ? String((created.result as { taskId: string }).taskId) : '';
+    expect(await dispatch({ method: 'tasks/cancel', params: { taskId, _meta: modernEnvelope() } }, undefined)).toMatchObject({ kind: 'result' });
+    expect(await dispatch({ method: 'tasks/get', params: { taskId, _meta: modernEnvelope() } }, undefined)).toMatchObject({
+      kind: 'result',
+      result: { taskId, status: 'cancelled' },
+    });
+    // Cancelling again is acknowledged too: cancellation is cooperative, a run that ended stays as it ended.
+    expect(await dispatch({ method: 'tasks/cancel', params: { taskId, _meta: modernEnvelope() } }, undefined)).toMatchObject({ kind: 'result' });
+    const run = await harness.api<{ status: string; started_at: string | null }>('GET', `/runs/${taskId}`, { key });
+    expect(run.body.data).toMatchObject({ status: 'cancelled', started_at: null });
+  });
+
+  it('gives a run that failed as a completed task whose result is the isError answer, code first', () => {
+    const failed = taskOfRun(
+      {
+        id: '0190a4b0-0000-7000-8000-000000000001',
+        kind: 'composition',
+        operation: 'execute_composition',
+        resource_id: '0190a4b0-0000-7000-8000-000000000002',
+        version: 1,
+        status: 'failed',
+        model: null,
+        key_id: null,
+        token_usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+        credits_charged: 0,
+        duration_ms: 5,
+        created_at: '2026-11-28T00:00:00.000Z',
+        started_at: '2026-11-28T00:00:01.000Z',
+        finished_at: '2026-11-28T00:00:02.000Z',
+        attempts: 1,
+        cancel_requested: false,
+        payload_available: true,
+        inputs: {},
+        result: { error: { code: 'INSUFFICIENT_CREDITS', message: 'Not enough credits.' } },
+      },
+      30,
+      harness.config.errorCodes,
+    );
+    expect(failed).toMatchObject({
+      status: 'completed',
+      lastUpdatedAt: '2026-11-28T00:00:02.000Z',
+      ttlMs: 30 * 86_400_000,
+      result: { resultType: 'complete', isError: true },
+    });
+    expect(JSON.stringify(failed)).toMatch(/"text":"INSUFFICIENT_CREDITS: Not enough credits\./);
+  });
+});
+
+/** The per-request envelope a 2026-07-28 client with the tasks extension puts on every request. */
+function modernEnvelope() {
+  return {
+    'io.modelcontextprotocol/protocolVersion': CURRENT_REVISION,
+    'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+    'io.modelcontextprotocol/clientCapabilities': TASK_CAPABILITIES,
+  };
+}
