@@ -187,7 +187,11 @@ export interface RunOptions {
 export async function runServerScenarios(tools: ConformanceTools, options: RunOptions): Promise<ScenarioOutcome[]> {
   const { url, outputDir, args = [], timeoutMs = 120_000 } = options;
   mkdirSync(outputDir, { recursive: true });
-  const run = await runProcess(tools.node, [tools.entry, 'server', '--url', url, '--output-dir', outputDir, ...args], { cwd: outputDir, env: suiteEnv(), timeoutMs });
+  const run = await runProcess(tools.node, [tools.entry, 'server', '--url', url, '--output-dir', outputDir, ...args], {
+    cwd: outputDir,
+    env: suiteEnv(),
+    timeoutMs,
+  });
   const outcomes: ScenarioOutcome[] = [];
   for (const folder of readdirSync(outputDir).sort()) {
     const scenario = RESULT_FOLDER.exec(folder)?.[1];
@@ -236,7 +240,13 @@ async function main(): Promise<void> {
   let url = command.url ?? '';
   if (command.stdio) {
     // `porch mcp` from this checkout, with DATABASE_URL and PORCH_API_KEY from the environment.
-    relay = await startStdioRelay({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/index.ts', 'mcp'], cwd: REPO_ROOT, env: process.env, requestTimeoutMs: 30_000 });
+    relay = await startStdioRelay({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli/index.ts', 'mcp'],
+      cwd: REPO_ROOT,
+      env: process.env,
+      requestTimeoutMs: 30_000,
+    });
     url = relay.url;
   } else if (command.key !== undefined) {
     relay = await startKeyRelay(url, command.key);

@@ -189,7 +189,11 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
         const relayId = `relay-${nextId}`;
         const timer = setTimeout(() => {
           pending.delete(relayId);
-          sendJson(res, 504, { jsonrpc: '2.0', id: clientId, error: { code: -32603, message: `porch mcp did not answer ${message.method} within ${options.requestTimeoutMs} ms` } });
+          sendJson(res, 504, {
+            jsonrpc: '2.0',
+            id: clientId,
+            error: { code: -32603, message: `porch mcp did not answer ${message.method} within ${options.requestTimeoutMs} ms` },
+          });
         }, options.requestTimeoutMs);
         pending.set(relayId, {
           clientId,
