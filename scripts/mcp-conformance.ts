@@ -33,6 +33,9 @@ export interface ConformanceTools {
   entry: string;
   /** The pinned suite version, for messages. */
   version: string;
+  /** The MCP Inspector's command-line entry (`mcp-inspector`). */
+  inspector: string;
+  inspectorVersion: string;
 }
 
 export interface InstallOptions {
@@ -47,10 +50,12 @@ function toolsIn(dir: string): ConformanceTools {
     node: join(dir, 'node_modules', 'node', 'bin', 'node'),
     entry: join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
     version: manifest.dependencies['@modelcontextprotocol/conformance'] ?? 'unknown',
+    inspector: join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js'),
+    inspectorVersion: manifest.dependencies['@modelcontextprotocol/inspector'] ?? 'unknown',
   };
 }
 
-interface ProcessResult {
+export interface ProcessResult {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -116,7 +121,7 @@ export async function ensureConformanceTools(options: InstallOptions = {}): Prom
   const staging = mkdtempSync(join(CACHE_ROOT, `${digest}.partial-`));
   try {
     for (const file of pinFiles) copyFileSync(join(PINS_DIR, file), join(staging, file));
-    log(`Installing the MCP conformance suite ${tools.version} and Node.js 22 into ${dir} (npm ci, once)...`);
+    log(`Installing the MCP conformance suite ${tools.version}, the MCP Inspector ${tools.inspectorVersion} and Node.js 22 into ${dir} (npm ci, once)...`);
     const install = await runProcess('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, env: cleanNpmEnv(), timeoutMs });
     if (install.timedOut || install.code !== 0) {
       throw new Error(
@@ -129,7 +134,7 @@ export async function ensureConformanceTools(options: InstallOptions = {}): Prom
     if (version.code !== 0 || !version.stdout.startsWith('v22.')) {
       throw new Error(`The npm package "node" did not install a Node.js 22 binary at ${staged.node}: ${version.stdout}${version.stderr}`);
     }
-    if (!existsSync(staged.entry)) throw new Error(`The conformance suite's entry is missing after install: ${staged.entry}`);
+    for (const entry of [staged.entry, staged.inspector]) if (!existsSync(entry)) throw new Error(`A pinned tool's entry is missing after install: ${entry}`);
     writeFileSync(join(staging, INSTALLED_MARKER), `${JSON.stringify({ node: version.stdout.trim(), conformance: tools.version })}\n`);
     try {
       renameSync(staging, dir);
@@ -207,6 +212,23 @@ export async function runServerScenarios(tools: ConformanceTools, options: RunOp
     );
   }
   return outcomes;
+}
+
+/**
+ * Runs the MCP Inspector's CLI (`mcp-inspector --cli ...args`) on Node.js 22; resolves with its
+ * exit code and output rather than throwing, since a refused connection is a result to look at.
+ */
+export function runInspectorCli(
+  tools: ConformanceTools,
+  args: readonly string[],
+  options: { cwd: string; home: string; timeoutMs?: number },
+): Promise<ProcessResult> {
+  // HOME: the Inspector keeps a catalog and OAuth state under ~/.mcp-inspector; a test's stay in its own folder.
+  return runProcess(tools.node, [tools.inspector, '--cli', ...args], {
+    cwd: options.cwd,
+    env: { ...suiteEnv(), HOME: options.home },
+    timeoutMs: options.timeoutMs ?? 60_000,
+  });
 }
 
 interface CommandLine {
