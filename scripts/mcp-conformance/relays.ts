@@ -117,9 +117,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  * request ids are renumbered on the way in (every client starts at id 0) and restored on the way
  * out. One process instead of one per client because `porch mcp` takes seconds to start under tsx
  * and the suite opens a client per scenario. Messages the server sends on its own (notifications,
- * requests to the client) are counted and dropped: the relay answers each POST with plain JSON.
+ * requests to the client) are dropped: the relay answers each POST with plain JSON.
  */
-export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay & { droppedServerMessages(): number; stderr(): string }> {
+export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay & { stderr(): string }> {
   const child: ChildProcessWithoutNullStreams = spawn(options.command, [...options.args], { cwd: options.cwd, env: options.env });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -128,7 +128,6 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
   child.stdin.on('error', () => undefined);
   const pending = new Map<string, PendingRequest>();
   let nextId = 0;
-  let dropped = 0;
   let exited: string | undefined;
 
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -136,15 +135,11 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
     try {
       message = JSON.parse(line);
     } catch {
-      dropped += 1;
       return;
     }
     const id = isRecord(message) && !('method' in message) ? message.id : undefined;
     const waiting = typeof id === 'string' ? pending.get(id) : undefined;
-    if (!isRecord(message) || typeof id !== 'string' || !waiting) {
-      dropped += 1;
-      return;
-    }
+    if (!isRecord(message) || typeof id !== 'string' || !waiting) return;
     pending.delete(id);
     waiting.answer({ ...message, id: waiting.clientId });
   });
@@ -210,7 +205,6 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
   const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    droppedServerMessages: () => dropped,
     stderr: () => stderr,
     async close() {
       await closeServer(server);

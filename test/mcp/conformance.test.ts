@@ -154,7 +154,7 @@ let httpKey: string;
 /** `porch mcp`'s environment: its database file and key. */
 let stdioEnv: Record<string, string>;
 let keyRelay: Relay;
-let stdioRelay: Relay;
+let stdioRelay: Relay & { stderr(): string };
 let workDir: string;
 
 beforeAll(async () => {
@@ -200,9 +200,11 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-async function runMode(mode: Mode, url: string): Promise<void> {
+/** `serverLog`: what the server under test wrote, shown when the table disagrees. */
+async function runMode(mode: Mode, url: string, serverLog: () => string = () => ''): Promise<void> {
   const outcomes = await runServerScenarios(tools, { url, outputDir: join(workDir, mode.replaceAll(' ', '-')), timeoutMs: SUITE_TIMEOUT_MS });
-  expect(disagreements(mode, outcomes), `conformance suite ${tools.version} ${mode}`).toEqual([]);
+  const problems = disagreements(mode, outcomes);
+  expect(problems, `conformance suite ${tools.version} ${mode}${problems.length > 0 ? `\nserver log:\n${serverLog().slice(-2000)}` : ''}`).toEqual([]);
 }
 
 describe(`MCP conformance suite`, () => {
@@ -225,7 +227,7 @@ describe(`MCP conformance suite`, () => {
   it(
     'over stdio with a key, every scenario that applies passes',
     async () => {
-      await runMode('stdio with a key', stdioRelay.url);
+      await runMode('stdio with a key', stdioRelay.url, () => stdioRelay.stderr());
     },
     SUITE_TIMEOUT_MS,
   );
