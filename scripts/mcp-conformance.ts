@@ -145,6 +145,10 @@ export async function ensureConformanceTools(options: InstallOptions = {}): Prom
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+  // Installs of earlier pins are over 300 MB each and nothing uses them any more.
+  for (const folder of readdirSync(CACHE_ROOT)) {
+    if (folder !== digest && existsSync(join(CACHE_ROOT, folder, INSTALLED_MARKER))) rmSync(join(CACHE_ROOT, folder), { recursive: true, force: true });
+  }
   return tools;
 }
 
