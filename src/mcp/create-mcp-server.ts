@@ -12,15 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { Server, type ServerContext } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Core } from '../core/core.js';
-import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { API_VERSION } from '../core/health.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
-import type { McpIdentity } from './identity.js';
+import { hasApiKey, type McpIdentity } from './identity.js';
 import type { CapabilityRequest } from './invoke-capability.js';
 import { LIST_PAGE_SIZE, pageOf, pageStart } from './paginate.js';
 import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.js';
@@ -171,8 +171,15 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     answer: (request: CapabilityRequest, taskId: string) => Promise<Record<string, unknown>>,
   ) =>
     server.setRequestHandler(method, { params, result: taskResultSchema }, async ({ taskId }, ctx) => {
+      // The extension's methods serve only a request that declares it (not an earlier one).
+      if (!declaresTasks(ctx.mcpReq.envelope)) {
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+      }
       const requestId = nextRequestId();
       try {
+        // Without a key no task is the caller's: every id is unknown, as for another account's.
+        if (!hasApiKey(identity.credentials))
+          throw new PorchError('RESOURCE_NOT_FOUND', `Task ${taskId} was not found: tasks belong to the API key's account; send the key.`);
         return await answer(capability(requestId, ctx), taskId);
       } catch (err) {
         throw failure(err, requestId);

@@ -262,12 +262,6 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     const refusal = 'refusal' in read ? read.refusal : refuseBatchIfRemoved(req.headers, read.body);
     if (refusal) return sendRpcError(res, refusal.status, refusal.message, refusal.code);
     const body = 'body' in read ? read.body : undefined;
-    const malformed = malformedParamsError(body);
-    if (malformed) {
-      res.status(200).json(malformed);
-      return;
-    }
-
     const state: McpRequestState = { identity: requestIdentity(credentials, caller), requestId };
     const route = classifyInboundRequest({
       httpMethod: 'POST',
@@ -276,6 +270,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       mcpNameHeader: singleHeader(req.headers, 'mcp-name'),
       body,
     });
+    const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
+    if (malformed) {
+      res.status(200).json(malformed);
+      return;
+    }
     try {
       if (route.kind === 'reject') {
         res.status(route.httpStatus).json({

@@ -28,6 +28,9 @@ const REQUEST_CHECKS = new Map<string, RequestCheck>([
   ['completion/complete', isSpecType.CompleteRequest],
 ]);
 
+/** Requests revision 2026-07-28 removed (the handshake and liveness ping). */
+const REMOVED_IN_2026 = new Set(['initialize', 'ping']);
+
 /**
  * The SDK parses most requests' params inside the handler and reports a schema failure as -32603
  * Internal error, with the raw validation issues as the message (regressions: the fuzzer sent
@@ -35,8 +38,10 @@ const REQUEST_CHECKS = new Map<string, RequestCheck>([
  * internal error). Malformed params are the client's fault: this is the -32602 Invalid params
  * answer for such a request, or null when the message is not a request Porch checks or is fine.
  */
-export function malformedParamsError(message: unknown): JSONRPCErrorResponse | null {
+export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' = 'legacy'): JSONRPCErrorResponse | null {
   if (!isSpecType.JSONRPCRequest(message)) return null;
+  // Revision 2026-07-28 removed these: the SDK answers them as unknown methods, whatever their params.
+  if (era === 'modern' && REMOVED_IN_2026.has(message.method)) return null;
   const check = REQUEST_CHECKS.get(message.method);
   if (!check || check(message)) return null;
   return {
