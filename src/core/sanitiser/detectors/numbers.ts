@@ -14,7 +14,7 @@ import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
  * extension. At least 7 characters: nothing shorter is a card, SSN, IP or phone number; at most
  * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
  */
-const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
+export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
 /**
  * NUMBER_RUN from its first digit on. Searched for instead of NUMBER_RUN, whose optional leading
  * `+`/`(` make V8 try it at every position of the text rather than skip to the next digit; the
@@ -316,7 +316,7 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
  * greedy prefix takes. No NUMBER_RUN match starts earlier: its prefix is followed by a digit, which
  * would start an earlier match from the digit on.
  */
-function nextNumberRun(text: string, from: number): { start: number; end: number } | null {
+export function nextNumberRun(text: string, from: number): { start: number; end: number } | null {
   NUMBER_RUN_FROM_DIGIT.lastIndex = from;
   const match = NUMBER_RUN_FROM_DIGIT.exec(text);
   if (match === null) return null;
