@@ -17,7 +17,7 @@ describe('presence gates', () => {
     expect(gated.map((detector) => detector.name).sort()).toEqual(['national-ids', 'numbers']);
   });
 
-  it('match every text their detectors' presence tests match (so a failed gate skips nothing)', () => {
+  it("match every text their detectors' own presence tests match, so a failed gate skips nothing", () => {
     fc.assert(
       fc.property(digitSoup, (text) => {
         for (const detector of gated) {
