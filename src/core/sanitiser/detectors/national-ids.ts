@@ -198,11 +198,6 @@ const STANDALONE_RULES = {
   cn: 'pii.cn_resident_id',
 } as const satisfies Record<string, NationalIdRuleId>;
 
-/** Whether a standalone format can start with this character: each starts with a digit or a capital letter. */
-function startsStandalone(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90);
-}
-
 /** Tries the kinds at `start`; emits the first valid one. */
 function emitFirstValid(context: DetectorContext<NationalIdRuleId>, start: number, candidates: readonly NationalIdKind[]): boolean {
   const { text, scan } = context;
@@ -247,7 +242,7 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
   for (const hint of text.matchAll(STANDALONE_HINT)) {
     const end = hint.index + hint[0].length;
     for (let start = Math.max(next, hint.index - STANDALONE_HINT_OFFSET); start < end; start += 1) {
-      if (!startsStandalone(text.charCodeAt(start)) || isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
+      if (isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
       STANDALONE_AT.lastIndex = start;
       const match = STANDALONE_AT.exec(text);
       if (match === null) continue;

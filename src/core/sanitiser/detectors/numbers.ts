@@ -14,15 +14,7 @@ import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
  * extension. At least 7 characters: nothing shorter is a card, SSN, IP or phone number; at most
  * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
  */
-export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
-/**
- * NUMBER_RUN from its first digit on. Searched for instead of NUMBER_RUN, whose optional leading
- * `+`/`(` make V8 try it at every position of the text rather than skip to the next digit; the
- * `+`/`(` right before the run are added back (nextNumberRun).
- */
-const NUMBER_RUN_FROM_DIGIT = new RegExp(NUMBER_RUN.source.slice('[+(]{0,2}'.length), 'g');
-/** How many `+` or `(` NUMBER_RUN takes before the first digit. */
-const MAX_NUMBER_RUN_PREFIX = 2;
+const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
 const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
@@ -310,28 +302,14 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
   return emitPhoneIfValid(context, run, start, end);
 }
 
-/**
- * The next match of NUMBER_RUN at or after `from`, as NUMBER_RUN.exec would find it: the leftmost
- * match from the first digit on, with the (at most two) `+`/`(` before it that NUMBER_RUN's
- * greedy prefix takes. No NUMBER_RUN match starts earlier: its prefix is followed by a digit, which
- * would start an earlier match from the digit on.
- */
-export function nextNumberRun(text: string, from: number): { start: number; end: number } | null {
-  NUMBER_RUN_FROM_DIGIT.lastIndex = from;
-  const match = NUMBER_RUN_FROM_DIGIT.exec(text);
-  if (match === null) return null;
-  let start = match.index;
-  while (start > from && match.index - start < MAX_NUMBER_RUN_PREFIX && (text.charCodeAt(start - 1) === 43 || text.charCodeAt(start - 1) === 40)) start -= 1;
-  return { start, end: match.index + match[0].length };
-}
-
 function detectNumbers(context: DetectorContext<NumberRuleId>): void {
   const { text } = context;
-  for (let match = nextNumberRun(text, 0); match !== null; match = nextNumberRun(text, match.end)) {
-    let start = match.start;
-    const end = match.end;
+  NUMBER_RUN.lastIndex = 0;
+  for (let match = NUMBER_RUN.exec(text); match !== null; match = NUMBER_RUN.exec(text)) {
+    let start = match.index;
+    const end = start + match[0].length;
     // Parentheses belong to the number only when balanced ("(37) 788-063", not "f(1234567").
-    while (text.charCodeAt(start) === 40 && !text.slice(start, end).includes(')')) start += 1;
+    while (text.charCodeAt(start) === 40 && !match[0].includes(')', start - match.index)) start += 1;
     const previous = codeAt(text, start - 1);
     const next = codeAt(text, end);
     // Glued to a word, a version or a path ("abc1234567", "v1.2.3.4", "/12345678"): not a number of its own.
