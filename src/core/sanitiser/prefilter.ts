@@ -6,10 +6,19 @@
  *
  * RE2 reports the matched strings in text order but not where they are. Every alternative is
  * context-free (no \b, no anchors), so the first occurrence of a match at or after the end of the
- * previous one is that match: one indexOf sweep over the gaps recovers every position in a single
- * linear pass. A leftmost-first pass reports one match per position, so a keyword inside or
- * overlapping another keyword's match ("key" in "key-") is not reported; those positions are
- * derived from each reported match with precomputed offsets.
+ * previous one is that match: one sweep over the gaps recovers every position in a single linear
+ * pass. The sweep looks for each match's rarest character (indexFrom), which V8 skips to with a
+ * memchr-like scan; looking for the whole match stopped at every occurrence of its first
+ * character, a common letter for most keywords ("p" of "private"). A leftmost-first pass reports
+ * one match per position, so a keyword inside or overlapping another keyword's match ("key" in
+ * "key-") is not reported; those positions are derived from each reported match with precomputed
+ * offsets, filed by the character past the match (HiddenLiterals).
+ *
+ * The pass itself is most of the prefilter's time, and most of it is RE2 reading the text
+ * through an automaton of this size. Alternatives measured and not taken (figures in
+ * bench/sanitiser-bench-notes.md): a JavaScript Aho-Corasick automaton (a table lookup per
+ * character) read the text more slowly than RE2 does; a second RE2 pass for the pattern triggers
+ * costs more than they add to this one.
  *
  * Keywords without letters ("@", "://") are left out of the alternation and found with one
  * indexOf sweep each: they need no case folding, V8 finds their (rare) first character with a
