@@ -230,10 +230,10 @@ function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, s
   if (digits.length < MIN_PHONE_DIGITS || digits.length > MAX_PHONE_DIGITS || shape.slashes > 0) return false;
   if (/^\d{5}-\d{4}$/.test(main)) return false; // US ZIP+4
   if (shape.plus || main.startsWith('00')) {
-    // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad.
-    const international = (shape.plus ? digits : digits.slice(2)).replace(/^(\d{1,3})0(?=\d{6})/, (whole, code: string) =>
-      main.includes('(0)') ? code : whole,
-    );
+    // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad. Only a number written
+    // with "(0)" can lose a digit, so the others skip the replacement (a callback per number).
+    const dialled = shape.plus ? digits : digits.slice(2);
+    const international = main.includes('(0)') ? dialled.replace(/^(\d{1,3})0(?=\d{6})/, '$1') : dialled;
     if (!isPossibleInternational(international)) return false;
     scan.emit('pii.phone', start, end);
     return true;
