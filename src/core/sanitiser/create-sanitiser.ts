@@ -9,7 +9,7 @@ import type { Detector, DetectorContext } from './detector.js';
 import { BUILT_IN_DETECTORS } from './detectors/index.js';
 import { encodedSpan, kubernetesSecretValues } from './encoded-values.js';
 import { resolveOverlaps, type RankedCandidate } from './overlap.js';
-import { Prefilter } from './prefilter.js';
+import { keywordKey, Prefilter, patternKey } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
 import { isDocumentationExample } from './validators.js';
@@ -47,12 +47,25 @@ function detectorContext(caseSensitive: ReadonlySet<string>, scan: ScanContext):
   };
 }
 
-function isTriggered(detector: Detector, scan: ScanContext): boolean {
+/**
+ * The prefilter keys (keywordKey, patternKey) whose presence runs a detector, built once per
+ * sanitiser rather than for every keyword of every detector on every scan: a short text's scan
+ * takes microseconds, and the detectors have a few hundred keywords between them.
+ */
+function triggerKeys(detector: Detector): readonly string[] {
+  return [
+    ...(detector.keywords ?? []).map((keyword) => keywordKey(keyword, false)),
+    ...(detector.caseSensitiveKeywords ?? []).map((keyword) => keywordKey(keyword, true)),
+    ...(detector.patternTriggers ?? []).map((pattern) => patternKey(pattern)),
+  ];
+}
+
+function isTriggered(detector: Detector, keys: readonly string[], scan: ScanContext): boolean {
   return (
-    (detector.keywords ?? []).some((keyword) => scan.hasKeyword(keyword, false)) ||
-    (detector.caseSensitiveKeywords ?? []).some((keyword) => scan.hasKeyword(keyword, true)) ||
-    (detector.patternTriggers ?? []).some((pattern) => scan.hasPattern(pattern)) ||
-    detector.presenceTest?.test(scan.text) === true
+    keys.some((key) => scan.hasKey(key)) ||
+    (detector.presenceTest !== undefined &&
+      (detector.presenceGate === undefined || scan.passesGate(detector.presenceGate)) &&
+      detector.presenceTest.test(scan.text))
   );
 }
 
@@ -96,6 +109,7 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
   const detectors = BUILT_IN_DETECTORS.filter((detector) => detector.ruleIds.some((ruleId) => enabledRuleIds.has(ruleId))).map((detector) => ({
     detector,
     caseSensitive: new Set(detector.caseSensitiveKeywords ?? []),
+    keys: triggerKeys(detector),
   }));
   // Secrets that may be a vendor's documented example; key blocks and hashes hold long runs of
   // one character legitimately (DER zero padding), and nobody documents a real one.
@@ -110,8 +124,8 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
   /** The built-in detectors' candidates on `text`, without vendors' documented example keys. */
   function detectorCandidates(text: string): readonly { ruleId: string; start: number; end: number }[] {
     const context = new ScanContext(text, enabledRuleIds, prefilter.run(text));
-    for (const { detector, caseSensitive } of detectors) {
-      if (isTriggered(detector, context)) detector.detect(detectorContext(caseSensitive, context));
+    for (const { detector, caseSensitive, keys } of detectors) {
+      if (isTriggered(detector, keys, context)) detector.detect(detectorContext(caseSensitive, context));
     }
     return context.candidates.filter(
       (candidate) => !exampleCheckedRuleIds.has(candidate.ruleId) || !isDocumentationExample(text.slice(candidate.start, candidate.end)),

@@ -35,6 +35,13 @@ export interface Detector<RuleId extends BuiltInRuleId = BuiltInRuleId> {
    */
   readonly presenceTest?: { test(text: string): boolean };
   /**
+   * A test several detectors share, run at most once per scan and before their presenceTest,
+   * which is skipped when it fails: it must match wherever presenceTest does. Where none of
+   * their shapes occur (prose), one pass over the text answers for all of them instead of one
+   * pass each (detectors/digit-shapes.ts).
+   */
+  readonly presenceGate?: { test(text: string): boolean };
+  /**
    * A function-typed property, not a method, so that its parameter is checked strictly; NoInfer
    * makes defineDetector take the ids from `ruleIds` alone, never from this function's type.
    */

@@ -6,10 +6,19 @@
  *
  * RE2 reports the matched strings in text order but not where they are. Every alternative is
  * context-free (no \b, no anchors), so the first occurrence of a match at or after the end of the
- * previous one is that match: one indexOf sweep over the gaps recovers every position in a single
- * linear pass. A leftmost-first pass reports one match per position, so a keyword inside or
- * overlapping another keyword's match ("key" in "key-") is not reported; those positions are
- * derived from each reported match with precomputed offsets.
+ * previous one is that match: one sweep over the gaps recovers every position in a single linear
+ * pass. The sweep looks for each match's rarest character (indexFrom), which V8 skips to with a
+ * memchr-like scan; looking for the whole match stopped at every occurrence of its first
+ * character, a common letter for most keywords ("p" of "private"). A leftmost-first pass reports
+ * one match per position, so a keyword inside or overlapping another keyword's match ("key" in
+ * "key-") is not reported; those positions are derived from each reported match with precomputed
+ * offsets, filed by the character past the match (HiddenLiterals).
+ *
+ * The pass itself is most of the prefilter's time, and most of it is RE2 reading the text
+ * through an automaton of this size. Alternatives measured and not taken (figures in
+ * bench/sanitiser-bench-notes.md): a JavaScript Aho-Corasick automaton (a table lookup per
+ * character) read the text more slowly than RE2 does; a second RE2 pass for the pattern triggers
+ * costs more than they add to this one.
  *
  * Keywords without letters ("@", "://") are left out of the alternation and found with one
  * indexOf sweep each: they need no case folding, V8 finds their (rare) first character with a
@@ -50,6 +59,39 @@ interface HiddenOffset {
   readonly offset: number;
 }
 
+/**
+ * The literals hidden in or across one match text. Those running past its end are filed by
+ * their first character past it (ASCII lower case): the characters inside are the match's own,
+ * so that one character rules out all but a few, read once per match instead of once per literal.
+ */
+interface HiddenLiterals {
+  /** Literals that lie within the match. */
+  readonly inside: readonly HiddenOffset[];
+  /** Literals running past the match's end, by the folded code of their first character past it. */
+  readonly pastEnd: ReadonlyMap<number, readonly HiddenOffset[]>;
+}
+
+/** A code unit with ASCII upper case folded to lower case. */
+function foldAscii(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
+}
+
+function fileHidden(outerLength: number, hidden: readonly HiddenOffset[]): HiddenLiterals | null {
+  if (hidden.length === 0) return null;
+  const inside: HiddenOffset[] = [];
+  const pastEnd = new Map<number, HiddenOffset[]>();
+  for (const entry of hidden) {
+    const pastIndex = outerLength - entry.offset;
+    if (entry.literal.text.length <= pastIndex) {
+      inside.push(entry);
+      continue;
+    }
+    const code = foldAscii(entry.literal.text.charCodeAt(pastIndex));
+    pastEnd.set(code, [...(pastEnd.get(code) ?? []), entry]);
+  }
+  return { inside, pastEnd };
+}
+
 /** Does `literal` occur in `text` at `position` (ASCII case folding for case-insensitive ones)? */
 function occursAt(text: string, position: number, literal: Literal): boolean {
   const keyword = literal.text;
@@ -78,6 +120,43 @@ function hiddenOffsets(outer: string, inner: Literal): number[] {
     offsets.push(offset);
   }
   return offsets;
+}
+
+/**
+ * Characters from most to least frequent in English prose and code (the lower case ones; an
+ * upper-case letter counts as rarer than any of them): where a match is looked for again in the
+ * text, its rarest character is searched for, as V8 skips to a single character with a memchr
+ * and stops at each occurrence of it.
+ */
+const FREQUENT_FIRST = ' etaoinshrdlcumwfgypbvkjxqz';
+
+function rarity(code: number): number {
+  const lower = foldAscii(code);
+  const rank = FREQUENT_FIRST.indexOf(String.fromCharCode(lower));
+  if (rank === -1) return FREQUENT_FIRST.length / 2;
+  return lower === code ? rank : FREQUENT_FIRST.length + rank;
+}
+
+/** The offset of a text's rarest character (the first of equals). */
+function rarestOffset(text: string): number {
+  let best = 0;
+  for (let offset = 1; offset < text.length; offset += 1) {
+    if (rarity(text.charCodeAt(offset)) > rarity(text.charCodeAt(best))) best = offset;
+  }
+  return best;
+}
+
+/**
+ * The first occurrence of `match` at or after `from`, as text.indexOf(match, from) finds it, by
+ * way of the occurrences of its character at `anchorOffset`: each occurrence of `match` holds
+ * one, so the first candidate that holds `match` is the first occurrence.
+ */
+function indexFrom(text: string, match: string, anchorOffset: number, from: number): number {
+  const anchor = match.charAt(anchorOffset);
+  for (let at = text.indexOf(anchor, from + anchorOffset); at !== -1; at = text.indexOf(anchor, at + 1)) {
+    if (text.startsWith(match, at - anchorOffset)) return at - anchorOffset;
+  }
+  return -1;
 }
 
 export interface PrefilterResult {
@@ -188,7 +267,7 @@ export class Prefilter {
     // pattern it belongs to.
     interface Resolution {
       readonly lists: number[][];
-      readonly literals: readonly Literal[];
+      readonly hidden: HiddenLiterals | null;
       readonly patternKey: string | null;
       readonly patternHasLetters: boolean;
     }
@@ -202,8 +281,15 @@ export class Prefilter {
       if (last !== undefined && last >= position) unordered.add(list);
       list.push(position);
     };
+    // Per distinct match text: the offset of its rarest character, by which it is found again.
+    const anchors = new Map<string, number>();
     for (const match of matches) {
-      const position = text.indexOf(match, cursor);
+      let anchorOffset = anchors.get(match);
+      if (anchorOffset === undefined) {
+        anchorOffset = rarestOffset(match);
+        anchors.set(match, anchorOffset);
+      }
+      const position = indexFrom(text, match, anchorOffset, cursor);
       if (position === -1) continue;
       cursor = position + match.length;
       let resolution = resolved.get(match);
@@ -212,7 +298,10 @@ export class Prefilter {
         const pattern = literals.length === 0 ? this.patternOf(match) : null;
         resolution = {
           lists: literals.map((literal) => listFor(literal.key)),
-          literals,
+          hidden: fileHidden(
+            match.length,
+            literals.flatMap((literal) => this.hiddenByKey.get(literal.key) ?? []),
+          ),
           patternKey: pattern?.key ?? null,
           patternHasLetters: pattern?.hasLetters ?? false,
         };
@@ -232,16 +321,16 @@ export class Prefilter {
         }
         continue;
       }
-      for (let index = 0; index < resolution.literals.length; index += 1) {
-        const list = resolution.lists[index];
-        if (list !== undefined) pushHidden(list, position);
-        const hiddenList = this.hiddenByKey.get(resolution.literals[index]?.key ?? '');
-        if (hiddenList === undefined) continue;
-        for (const hidden of hiddenList) {
-          if (occursAt(text, position + hidden.offset, hidden.literal)) {
-            pushHidden(listFor(hidden.literal.key), position + hidden.offset);
-          }
-        }
+      for (const list of resolution.lists) pushHidden(list, position);
+      const hidden = resolution.hidden;
+      if (hidden === null) continue;
+      for (const entry of hidden.inside) {
+        if (occursAt(text, position + entry.offset, entry.literal)) pushHidden(listFor(entry.literal.key), position + entry.offset);
+      }
+      const pastEnd = hidden.pastEnd.get(foldAscii(text.charCodeAt(position + match.length)));
+      if (pastEnd === undefined) continue;
+      for (const entry of pastEnd) {
+        if (occursAt(text, position + entry.offset, entry.literal)) pushHidden(listFor(entry.literal.key), position + entry.offset);
       }
     }
     for (const [key, list] of positions) {

@@ -15,6 +15,8 @@ const NO_POSITIONS: readonly number[] = [];
 
 export class ScanContext {
   readonly candidates: Candidate[] = [];
+  /** Results of the presence gates tested so far in this scan (Detector.presenceGate). */
+  private readonly gates = new Map<object, boolean>();
 
   constructor(
     readonly text: string,
@@ -35,12 +37,23 @@ export class ScanContext {
     return this.prefilter.positions.get(keywordKey(keyword, caseSensitive)) ?? NO_POSITIONS;
   }
 
-  hasKeyword(keyword: string, caseSensitive: boolean): boolean {
-    return this.prefilter.present.has(keywordKey(keyword, caseSensitive));
+  /** Whether the prefilter saw a keyword or pattern, by its key (keywordKey, patternKey). */
+  hasKey(key: string): boolean {
+    return this.prefilter.present.has(key);
   }
 
   patternPositions(pattern: string): readonly number[] {
     return this.prefilter.positions.get(patternKey(pattern)) ?? NO_POSITIONS;
+  }
+
+  /** Whether a presence gate matches the text, tested once per scan however many detectors share it. */
+  passesGate(gate: { test(text: string): boolean }): boolean {
+    let passes = this.gates.get(gate);
+    if (passes === undefined) {
+      passes = gate.test(this.text);
+      this.gates.set(gate, passes);
+    }
+    return passes;
   }
 
   hasPattern(pattern: string): boolean {

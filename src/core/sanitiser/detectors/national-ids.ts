@@ -23,6 +23,7 @@ import * as sePersonnummer from 'stdnum/lib/cjs/se/personnummer.js';
 import * as trTcKimlik from 'stdnum/lib/cjs/tr/tckimlik.js';
 import * as zaId from 'stdnum/lib/cjs/za/idnr.js';
 import { defineDetector, type DetectorContext } from '../detector.js';
+import { DIGIT_SHAPES_PRESENT, NATIONAL_ID_HINT_SOURCE } from './digit-shapes.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
 
 export const NATIONAL_ID_RULE_IDS = [
@@ -180,14 +181,8 @@ const MAX_STARTS_AFTER_LABEL = 6;
  */
 const STANDALONE_AT =
   /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/y;
-/**
- * A piece every standalone format holds, at most STANDALONE_HINT_OFFSET characters after its
- * start: three digit pairs with optional single spaces (`12 34 56` of a NINO, `79 05 74` of a
- * NIR, six of the digits of the others), a NIR's `1 79 05 ` (also for Corsica's `2A`), a Belgian
- * `dd.dd.dd-`, an AHV `756.dddd`. Dotted digit pairs alone (IPv4 addresses, thousands of them in
- * logs) are no hint. The search for it is one cheap pass; the formats are tried only near its matches.
- */
-const STANDALONE_HINT_SOURCE = String.raw`\d\d ?\d\d ?\d\d|[12] \d\d [01]\d |\d\d\.[01]\d\.[0-3]\d-|756\.\d{4}`;
+/** The piece every standalone format holds (digit-shapes.ts); the formats are tried only near its matches. */
+const STANDALONE_HINT_SOURCE = NATIONAL_ID_HINT_SOURCE;
 const STANDALONE_HINT = new RegExp(STANDALONE_HINT_SOURCE, 'g');
 /** The farthest a hint starts from its id's start (`AB 12...` of a spaced NINO). */
 const STANDALONE_HINT_OFFSET = 3;
@@ -273,6 +268,7 @@ export const nationalIdDetector = defineDetector({
   name: 'national-ids',
   ruleIds: NATIONAL_ID_RULE_IDS,
   keywords: [...LABELS.keys()],
+  presenceGate: DIGIT_SHAPES_PRESENT,
   presenceTest: STANDALONE_PRESENT,
   detect: detectNationalIds,
 });

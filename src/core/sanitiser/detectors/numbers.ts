@@ -5,6 +5,7 @@
  */
 import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidBrazilCpf, isValidUsSsn, passesLuhn, passesVerhoeff } from '../validators.js';
+import { DIGIT_SHAPES_PRESENT, NUMBER_RUN_PRESENT_SOURCE } from './digit-shapes.js';
 import { isPossibleInternational, isPossibleNational, isValidNanp } from './phone-validation.js';
 import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
 
@@ -15,7 +16,7 @@ import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
  */
 const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
-const NUMBER_RUN_PRESENT = /\d[\d\-. ()/\t]{5,}\d/;
+const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
 const PHONE_CONTEXT_BEFORE =
   /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
@@ -229,10 +230,10 @@ function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, s
   if (digits.length < MIN_PHONE_DIGITS || digits.length > MAX_PHONE_DIGITS || shape.slashes > 0) return false;
   if (/^\d{5}-\d{4}$/.test(main)) return false; // US ZIP+4
   if (shape.plus || main.startsWith('00')) {
-    // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad.
-    const international = (shape.plus ? digits : digits.slice(2)).replace(/^(\d{1,3})0(?=\d{6})/, (whole, code: string) =>
-      main.includes('(0)') ? code : whole,
-    );
+    // "+41 (0)96 ...": the (0) trunk prefix is not dialled from abroad. Only a number written
+    // with "(0)" can lose a digit, so the others skip the replacement (a callback per number).
+    const dialled = shape.plus ? digits : digits.slice(2);
+    const international = main.includes('(0)') ? dialled.replace(/^(\d{1,3})0(?=\d{6})/, '$1') : dialled;
     if (!isPossibleInternational(international)) return false;
     scan.emit('pii.phone', start, end);
     return true;
@@ -328,6 +329,7 @@ function detectNumbers(context: DetectorContext<NumberRuleId>): void {
 export const numberDetector = defineDetector({
   name: 'numbers',
   ruleIds: NUMBER_RULE_IDS,
+  presenceGate: DIGIT_SHAPES_PRESENT,
   presenceTest: NUMBER_RUN_PRESENT,
   detect: detectNumbers,
 });
