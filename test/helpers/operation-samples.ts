@@ -40,6 +40,7 @@ async function ownedKey(harness: Harness, accountId: string): Promise<string> {
   const key = {
     id,
     accountId,
+    kind: 'user' as const,
     name: 'Sample',
     prefix: 'mdi_sample',
     hash: `sample-${id}`,
