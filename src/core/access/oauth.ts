@@ -128,6 +128,34 @@ function audienceOf(payload: Record<string, unknown>): string | null {
 export function createOAuthService(store: Store, clock: Clock) {
   const hash = (id: string) => hashKey(id);
 
+  function consentBounds(account: AccountRecord): ConsentBounds {
+    if (account.plan !== 'expert') {
+      return {
+        allowed: false,
+        reason: `Apps connect to Porch as an API key would, and only Expert accounts may use keys; this account is on the ${account.plan} plan.`,
+        scopes: [],
+        defaultScopes: [],
+      };
+    }
+    return { allowed: true, reason: null, scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES };
+  }
+
+  async function listConnectedApps(accountId: string): Promise<ConnectedApp[]> {
+    const connections = await store.oauth.listConnections(accountId);
+    const lastCounted = await store.rateLimits.lastCounted(connections.map((connection) => connection.keyId));
+    return connections.map((connection) => {
+      const lastMinute = lastCounted.get(connection.keyId);
+      return {
+        keyId: connection.keyId,
+        clientId: connection.clientId,
+        clientName: connection.clientName,
+        scopes: connection.scopes,
+        connectedAt: connection.createdAt,
+        lastUsedAt: lastMinute === undefined ? null : lastMinute * 1000,
+      };
+    });
+  }
+
   return {
     /**
      * oidc-provider's storage (its Adapter, per model). Ids are stored as their sha256 and the
@@ -176,21 +204,11 @@ export function createOAuthService(store: Store, clock: Clock) {
       return store.accounts.findById(accountId);
     },
 
-    consentBounds(account: AccountRecord): ConsentBounds {
-      if (account.plan !== 'expert') {
-        return {
-          allowed: false,
-          reason: `Apps connect to Porch as an API key would, and only Expert accounts may use keys; this account is on the ${account.plan} plan.`,
-          scopes: [],
-          defaultScopes: [],
-        };
-      }
-      return { allowed: true, reason: null, scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES };
-    },
+    consentBounds,
 
     /** Approving a connection: the key-like credential its tokens act as, holding the granted scopes. */
     async connect(request: { account: AccountRecord; clientId: string; clientName: string; grantId: string; scopes: readonly string[] }): Promise<string> {
-      const bounds = this.consentBounds(request.account);
+      const bounds = consentBounds(request.account);
       if (!bounds.allowed) throw new PorchError('API_EXPERT_ONLY', bounds.reason ?? 'This account cannot hold keys.');
       if (request.scopes.length === 0) throw new PorchError('VALIDATION_ERROR', 'Choose at least one scope for the app.');
       const scopes = parseScopes(request.scopes);
@@ -227,25 +245,11 @@ export function createOAuthService(store: Store, clock: Clock) {
       return keyId;
     },
 
-    async listConnectedApps(accountId: string): Promise<ConnectedApp[]> {
-      const connections = await store.oauth.listConnections(accountId);
-      const lastCounted = await store.rateLimits.lastCounted(connections.map((connection) => connection.keyId));
-      return connections.map((connection) => {
-        const lastMinute = lastCounted.get(connection.keyId);
-        return {
-          keyId: connection.keyId,
-          clientId: connection.clientId,
-          clientName: connection.clientName,
-          scopes: connection.scopes,
-          connectedAt: connection.createdAt,
-          lastUsedAt: lastMinute === undefined ? null : lastMinute * 1000,
-        };
-      });
-    },
+    listConnectedApps,
 
     /** Revokes the grant, its tokens and its credential at once; another account's app reads as missing. */
     async revokeConnectedApp(accountId: string, keyId: string): Promise<ConnectedApp> {
-      const [app] = (await this.listConnectedApps(accountId)).filter((connection) => connection.keyId === keyId);
+      const [app] = (await listConnectedApps(accountId)).filter((connection) => connection.keyId === keyId);
       const revoked = await store.oauth.revokeConnection({ keyId, accountId, at: clock.now() });
       if (!app || !revoked) throw new PorchError('RESOURCE_NOT_FOUND', `No connected app with id ${keyId}.`);
       return app;
