@@ -229,3 +229,244 @@ describe('the flow', () => {
     for (const secret of [tokens.accessToken, tokens.refreshToken, authorized.code]) expect(dump).not.toContain(secret);
   });
 });
+
+describe('tokens', () => {
+  it('refresh rotates the refresh token: the new pair works, the old refresh token is refused', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const first = await exchange(authorized);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const second = { accessToken: String(refreshed.body.access_token), refreshToken: String(refreshed.body.refresh_token) };
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect((await mcp(second.accessToken)).status).toBe(200);
+
+    const reused = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+  });
+
+  it('a code is exchanged once and only with its PKCE verifier', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const wrongVerifier = await token({
+      grant_type: 'authorization_code',
+      code: authorized.code,
+      redirect_uri: REDIRECT_URI,
+      client_id: authorized.clientId,
+      code_verifier: pkce().verifier,
+    });
+    expect(wrongVerifier.status).toBe(400);
+    expect(wrongVerifier.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses PKCE plain and a request without a code challenge', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}]) {
+      const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, state: 's', ...extra });
+      const answer = await browser.get(`/oauth/authorize?${query}`);
+      expect(answer.status, answer.html).toBe(303);
+      expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('revoking an access token (RFC 7009) makes the next MCP call 401', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    expect((await mcp(tokens.accessToken)).status).toBe(200);
+    const revoked = await fetch(`${harness.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.accessToken, client_id: authorized.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+  });
+
+  it('refuses a token for another resource at the authorization endpoint', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+      resource: 'https://elsewhere.example/api',
+    });
+    const answer = await browser.get(`/oauth/authorize?${query}`);
+    expect(answer.status, answer.html).toBe(303);
+    expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('refuses an unknown or malformed bearer token on MCP with 401, as an unknown key', async () => {
+    for (const candidate of ['not-a-token', randomBytes(32).toString('base64url')]) {
+      const answer = await mcp(candidate);
+      expect(answer.status, answer.text).toBe(401);
+    }
+  });
+});
+
+describe('connected apps', () => {
+  it('revoke_connected_app makes the next MCP call with the token 401 and the refresh token useless', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    // A tool call is counted against the connection's limits as a key's would be: it shows as its last use.
+    const called = await mcp(tokens.accessToken, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_workflows', arguments: {} } });
+    expect(called.status, called.text).toBe(200);
+    expect(called.text).not.toContain('"isError":true');
+    const { key } = await harness.createKey(accountId, { scopes: ['manage:keys'] });
+
+    const listed = await harness.api<{ items: Array<{ id: string; name: string; scopes: string[]; last_used_at: string | null }> }>('GET', '/connected-apps', {
+      key,
+    });
+    expect(listed.status, describeResponse(listed)).toBe(200);
+    expect(listed.body.data.items).toEqual([
+      expect.objectContaining({ name: 'Test Host', scopes: ['read:workflow', 'execute:workflow'], last_used_at: expect.any(String) }),
+    ]);
+    // Never among the keys.
+    const keys = await harness.api<{ items: Array<{ name: string }> }>('GET', '/keys', { key });
+    expect(keys.body.data.items.map((item) => item.name)).not.toContain('Test Host');
+
+    const [app] = listed.body.data.items;
+    const revoked = await harness.api('POST', `/connected-apps/${app?.id}/revoke`, { key });
+    expect(revoked.status, describeResponse(revoked)).toBe(200);
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status).toBe(400);
+    expect((await harness.api('POST', `/connected-apps/${app?.id}/revoke`, { key })).status).toBe(404);
+  });
+
+  it('disconnects from Settings → API access with the Revoke button', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser));
+    const page = await browser.get('/console/settings/api-access');
+    expect(page.html).toContain('Connected apps');
+    expect(page.html).toContain('Test Host');
+    const action = /action="(\/console\/settings\/api-access\/connected-apps\/[^"]+\/revoke)"/.exec(page.html)?.[1];
+    expect(action).toBeDefined();
+    const revoked = await browser.post(String(action), {});
+    expect(revoked.status, revoked.html).toBe(200);
+    expect(revoked.html).toContain('Disconnected Test Host');
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+  });
+
+  it('a token carries the plan rule of keys: off Expert it is refused like a key', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser));
+    await harness.core.accounts.setPlan(accountId, 'builder');
+    const answer = await mcp(tokens.accessToken);
+    expect(answer.status, answer.text).toBe(401);
+    expect(answer.text).toContain('API_EXPERT_ONLY');
+  });
+});
+
+describe('consent', () => {
+  it('deny sends access_denied back to the app and connects nothing', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const started = await browser.get(`/oauth/authorize?${query}`);
+    const consentPath = pathOf(started.location);
+    await browser.get(consentPath);
+    const denied = await browser.post(consentPath, { decision: 'deny' });
+    expect(denied.status, denied.html).toBe(303);
+    const resumed = await browser.get(pathOf(denied.location));
+    expect(new URL(resumed.location ?? '').searchParams.get('error')).toBe('access_denied');
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
+  });
+
+  it('sends a visitor who is not signed in to the console sign-in, then back to the consent page', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const started = await browser.get(`/oauth/authorize?${query}`);
+    const consentPath = pathOf(started.location);
+    const session = [...browser.cookies().keys()].find((name) => name.endsWith('porch_session'));
+    if (session) browser.cookies().delete(session);
+    const answer = await browser.get(consentPath);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe(`/console/sign-in?next=${encodeURIComponent(consentPath)}`);
+  });
+
+  it('a plan that cannot hold keys sees why and can only decline', async () => {
+    const { browser } = await signedInBrowser(harness, { plan: 'builder' });
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const consentPath = pathOf((await browser.get(`/oauth/authorize?${query}`)).location);
+    const page = await browser.get(consentPath);
+    expect(page.html).toContain('only Expert accounts may use keys');
+    expect(page.html).not.toContain('value="approve"');
+    const forced = await browser.post(consentPath, { decision: 'approve', scope: 'read:workflow' });
+    expect(forced.status).toBe(401);
+  });
+
+  it('refuses a consent POST without the CSRF token', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const consentPath = pathOf((await browser.get(`/oauth/authorize?${query}`)).location);
+    await browser.get(consentPath);
+    const forged = await browser.post(consentPath, { decision: 'approve', scope: 'read:workflow' }, { csrf: null });
+    expect(forged.status).toBe(403);
+  });
+
+  it('ticks the scopes a host asked for, and a new key’s defaults when it named none', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const base = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    };
+    const checked = (html: string) => [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)" checked/g)].map((match) => match[1]);
+    const named = await browser.get(
+      pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams({ ...base, scope: 'read:skill api:judge' })}`)).location),
+    );
+    expect(checked(named.html)).toEqual(['read:skill', 'api:judge']);
+    const unnamed = await browser.get(pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams(base)}`)).location));
+    expect(checked(unnamed.html)).not.toContain('manage:keys');
+    expect(checked(unnamed.html)).toContain('execute:workflow');
+  });
+});
