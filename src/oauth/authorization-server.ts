@@ -248,16 +248,20 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       if (!client) throw new PorchError('RESOURCE_NOT_FOUND', 'The app that asked to connect is no longer registered; start connecting again from the app.');
       const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
       let redirectHost = redirectUri;
+      let redirectSource = '';
       try {
-        redirectHost = new URL(redirectUri).host || redirectUri;
+        const parsed = new URL(redirectUri);
+        redirectHost = parsed.host || redirectUri;
+        redirectSource = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : parsed.protocol;
       } catch {
-        // A custom scheme without a host (a native app): shown as registered.
+        // Not a URL oidc-provider would have accepted; shown as registered, allowed nowhere.
       }
       return {
         uid,
         clientId,
         clientName: typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName : clientId,
         redirectHost,
+        redirectSource,
         requestedScopes: requestedScopesOf(interaction.params.scope).filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope)),
       };
     },

@@ -38,6 +38,8 @@ export interface ConsentRequest {
   clientName: string;
   /** The host the browser returns to (the redirect URI's), shown so the user knows where the code goes. */
   redirectHost: string;
+  /** A CSP source for the redirect URI (its origin, or `scheme:` for a native app's custom scheme). */
+  redirectSource: string;
   /** Porch scopes the host asked for (possibly none). */
   requestedScopes: string[];
 }

@@ -263,7 +263,8 @@ describe('tokens', () => {
   it('refuses PKCE plain and a request without a code challenge', async () => {
     const { browser } = await signedInBrowser(harness);
     const clientId = await register();
-    for (const extra of [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}]) {
+    const withoutS256: Array<Record<string, string>> = [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}];
+    for (const extra of withoutS256) {
       const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, state: 's', ...extra });
       const answer = await browser.get(`/oauth/authorize?${query}`);
       expect(answer.status, answer.html).toBe(303);

@@ -21,7 +21,20 @@ export interface ConsentRequest {
   clientId: string;
   clientName: string;
   redirectHost: string;
+  /** A CSP source for the redirect URI (its origin, or `scheme:` for a native app's custom scheme). */
+  redirectSource: string;
   requestedScopes: string[];
+}
+
+/**
+ * The consent form's answer redirects, through the authorization endpoint, to the app's redirect
+ * URI on another origin; browsers hold such a redirect to the page's CSP `form-action`, which
+ * allows only this site. The consent page allows that one destination besides.
+ */
+function allowFormRedirectTo(res: ServerResponse, source: string): void {
+  const policy = res.getHeader('Content-Security-Policy');
+  if (typeof policy !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:(\/\/[^\s;,']+)?$/.test(source)) return;
+  res.setHeader('Content-Security-Policy', policy.replace(/form-action 'self'/, `form-action 'self' ${source}`));
 }
 
 /** The authorization server's side of the interaction, handed in by the composition root. */
@@ -95,6 +108,7 @@ function ConsentForm({ request, bounds, csrfToken, email, error }: { request: Co
 async function renderConsent(ctx: PageContext, consent: OAuthConsent, oauth: OAuthService, error?: PorchError): Promise<void> {
   const uid = String(ctx.req.params.uid);
   const request = await consent.details(ctx.req, ctx.res, uid);
+  allowFormRedirectTo(ctx.res, request.redirectSource);
   const bounds = oauth.consentBounds(ctx.signedIn.caller.account);
   ctx.render({
     title: `Connect ${request.clientName}`,
