@@ -164,6 +164,14 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
         },
       },
     },
+    // Only the grant the consent page just made: every authorization is approved on that page,
+    // even from a browser that approved the same app before (the approval replaces the earlier
+    // connection), so an app never gets a grant silently.
+    loadExistingGrant: async (ctx) => {
+      const consent: unknown = ctx.oidc.result?.consent;
+      const grantId = typeof consent === 'object' && consent !== null && 'grantId' in consent ? consent.grantId : undefined;
+      return typeof grantId === 'string' ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     // Every host that may refresh gets a refresh token (not only those asking for offline_access).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,

@@ -471,3 +471,19 @@ describe('consent', () => {
     expect(checked(unnamed.html)).toContain('execute:workflow');
   });
 });
+
+describe('reconnecting', () => {
+  it('approving the same app again replaces its earlier connection and ends the earlier tokens', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const first = await exchange(await authorize(browser, { clientId }));
+    const second = await exchange(await authorize(browser, { clientId, scopes: ['read:skill'] }));
+    const apps = await harness.core.oauth.listConnectedApps(accountId);
+    expect(apps.map((app) => app.scopes)).toEqual([['read:skill']]);
+    expect((await mcp(first.accessToken)).status).toBe(401);
+    const listed = await mcp(second.accessToken);
+    expect(listed.status, listed.text).toBe(200);
+    expect(toolNamesOf(listed.text)).toContain('list_skills');
+    expect(toolNamesOf(listed.text)).not.toContain('list_workflows');
+  });
+});

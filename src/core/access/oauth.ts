@@ -242,6 +242,13 @@ export function createOAuthService(store: Store, clock: Clock) {
           revokedAt: null,
         },
       });
+      // Connecting the same app again (its tokens lost, scopes changed) replaces the earlier
+      // connection rather than leaving a second credential behind it.
+      for (const earlier of await store.oauth.listConnections(request.account.id)) {
+        if (earlier.clientId === request.clientId && earlier.keyId !== keyId) {
+          await store.oauth.revokeConnection({ keyId: earlier.keyId, accountId: request.account.id, at: now });
+        }
+      }
       return keyId;
     },
 
