@@ -110,8 +110,10 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   const configuration: Configuration = {
     adapter: adapterClass(core),
     clients: [],
-    // Porch's scopes are the MCP resource's (getResourceServerInfo below), not OpenID scopes.
-    scopes: [...OIDC_SCOPES],
+    // Porch's scopes are the MCP resource's (getResourceServerInfo below). They are listed here
+    // too because a host may name them in its registration (`scope`, as the MCP SDK does), which
+    // oidc-provider checks against this list; the consent page therefore grants them both ways.
+    scopes: [...OIDC_SCOPES, ...ALL_SCOPES],
     claims: { openid: ['sub'] },
     async findAccount(_ctx, sub) {
       const account = await core.oauth.findAccount(sub);
@@ -281,11 +283,14 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       const requested = requestedScopesOf(interaction.params.scope);
       const grant = new provider.Grant({ accountId, clientId: details.clientId });
       const oidcRequested = requested.filter((scope) => (OIDC_SCOPES as readonly string[]).includes(scope));
-      if (oidcRequested.length > 0) grant.addOIDCScope(oidcRequested.join(' '));
+      if (oidcRequested.length + scopes.length > 0) grant.addOIDCScope([...oidcRequested, ...scopes].join(' '));
       if (scopes.length > 0) grant.addResourceScope(mcpResource, scopes.join(' '));
       // Asked for and not granted: recorded as refused, so oidc-provider does not ask again.
       const refused = requested.filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope) && !scopes.includes(scope));
-      if (refused.length > 0) grant.rejectResourceScope(mcpResource, refused.join(' '));
+      if (refused.length > 0) {
+        grant.rejectOIDCScope(refused.join(' '));
+        grant.rejectResourceScope(mcpResource, refused.join(' '));
+      }
       const grantId = await grant.save();
       await core.oauth.connect({ account, clientId: details.clientId, clientName: details.clientName, grantId, scopes });
       return provider.interactionResult(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
