@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createAiGateway } from './core/ai/ai-gateway.js';
 import { loadSecretKey } from './core/ai/byok-crypto.js';
 import type { ConsoleDoor } from './console/create-console-door.js';
+import { type AuthorizationServer, type ConsentPort, OAUTH_MOUNT_PATHS } from './oauth/paths.js';
 import { createCore, type Core } from './core/core.js';
 import { createStore } from './db/create-store.js';
 import type { Store } from './db/store.js';
@@ -149,12 +150,28 @@ export async function createApplication(config: Config, options: ApplicationOpti
       allowedHosts: config.allowedHosts,
     }),
   );
+  // The OAuth authorization server (oidc-provider and Koa) loads on the first OAuth request, or
+  // when the console's consent page needs it.
+  let authorizationServerLoading: Promise<AuthorizationServer> | undefined;
+  const loadAuthorizationServer = () =>
+    (authorizationServerLoading ??= import('./oauth/authorization-server.js')
+      .then((module) => module.createAuthorizationServer({ core, secretKey }))
+      .catch((err: unknown) => {
+        authorizationServerLoading = undefined;
+        throw err;
+      }));
+  const oauthHandler = lazyHandler(async () => (await loadAuthorizationServer()).handler);
+  const oauthConsent: ConsentPort = {
+    details: async (req, res, uid) => (await loadAuthorizationServer()).consent.details(req, res, uid),
+    approve: async (req, res, request) => (await loadAuthorizationServer()).consent.approve(req, res, request),
+    deny: async (req, res, uid) => (await loadAuthorizationServer()).consent.deny(req, res, uid),
+  };
   // The console (pages, sign-in, argon2) also loads on its first request.
   // One door serves both mounts (/console and the public /refine), built once on the first request to either.
   let consoleDoorLoading: Promise<ConsoleDoor> | undefined;
   const loadConsoleDoor = () =>
     (consoleDoorLoading ??= import('./console/create-console-door.js')
-      .then((module) => module.createConsoleDoor({ core, operations }))
+      .then((module) => module.createConsoleDoor({ core, operations, oauthConsent }))
       .catch((err: unknown) => {
         consoleDoorLoading = undefined;
         throw err;
@@ -165,6 +182,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
   const mounts = [
     { path: MCP_PATH, handler: mcp, door: 'mcp' },
     { path: CONSOLE_PATHS.root, handler: consoleDoor, door: 'console' },
+    ...OAUTH_MOUNT_PATHS.map((path) => ({ path, handler: oauthHandler, door: 'oauth' })),
     { path: CONSOLE_PATHS.refine, handler: refinePage, door: 'console' },
     { path: '/livez', handler: livenessRoute(), door: 'operations' },
     {

@@ -391,6 +391,20 @@ export const CLIENT_ROUTES = {
     responseType: 'json',
     queueable: false,
   },
+  list_connected_apps: {
+    method: 'GET',
+    path: '/connected-apps',
+    idempotent: false,
+    responseType: 'json',
+    queueable: false,
+  },
+  revoke_connected_app: {
+    method: 'POST',
+    path: '/connected-apps/{id}/revoke',
+    idempotent: false,
+    responseType: 'json',
+    queueable: false,
+  },
   get_usage: {
     method: 'GET',
     path: '/usage',

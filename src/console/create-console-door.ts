@@ -12,6 +12,7 @@ import { createConsoleAssets } from './assets.js';
 import { type ConsoleDependencies, type ConsoleRoute, createPageRegistrar, type PageRegistrar } from './console-pages.js';
 import { registerApiAccessPages } from './pages/api-access.js';
 import { registerCatalogPages } from './pages/catalog/index.js';
+import { type OAuthConsent, registerConnectPages } from './pages/connect.js';
 import { registerJudgePages } from './pages/judge.js';
 import { registerOrganisationPages } from './pages/organisation.js';
 import { registerOverviewPage } from './pages/overview.js';
@@ -82,7 +83,14 @@ function consoleRouter(
   return { router, routes: pages.routes };
 }
 
-export function createConsoleDoor({ core, operations }: { core: Core; operations: readonly Operation[] }): ConsoleDoor {
+export interface ConsoleDoorOptions {
+  core: Core;
+  operations: readonly Operation[];
+  /** The OAuth authorization server's interaction, when it is served: the consent page calls it. */
+  oauthConsent?: OAuthConsent;
+}
+
+export function createConsoleDoor({ core, operations, oauthConsent }: ConsoleDoorOptions): ConsoleDoor {
   const assets = createConsoleAssets();
   const cookies = createConsoleCookies(core, cookieNamesFor(core.settings.siteUrl));
   const deps: ConsoleDependencies = { core, operations, assets, cookies };
@@ -92,6 +100,7 @@ export function createConsoleDoor({ core, operations }: { core: Core; operations
     registerSignInPages(registrar, cookies, sessions);
     registerOverviewPage(registrar, { assets, clock: core.clock });
     registerApiAccessPages(registrar);
+    if (oauthConsent) registerConnectPages(registrar, oauthConsent, core.oauth);
     registerCatalogPages(registrar);
     registerPlaygroundPages(registrar);
     registerRunsPages(registrar);

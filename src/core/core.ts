@@ -30,6 +30,7 @@ import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
+import { createOAuthService, mcpResourceUrl } from './access/oauth.js';
 import { createRunQueue, type RunQueueSettings } from './runs/run-queue.js';
 import { createRunService } from './runs/runs.js';
 import { createUsageService } from './usage/usage.js';
@@ -118,7 +119,8 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
   const runs = createRunService(store, clock, settings.runRetentionDays);
-  const authenticator = createAuthenticator(store, clock);
+  const oauth = createOAuthService(store, clock);
+  const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
   const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);
   const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings: settings.runQueue });
   const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
@@ -132,6 +134,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     telemetry,
     authenticator,
     consoleSessions,
+    oauth,
     rateLimiter: createRateLimiter(store.rateLimits, clock),
     credits,
     accounts,
@@ -157,6 +160,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
       runQueue,
       webhooks,
       consoleSessions,
+      oauth,
       catalog: lifecycle,
       instances: store.instances,
       instance,

@@ -5,11 +5,12 @@
  * records past their 24 hours are dropped, and run payloads and the versions of deleted resources
  * past `retention.run_days` are pruned (the run's summary, usage records and the ledger are kept),
  * and so are webhook delivery payloads (their attempts' status codes and timings are kept), and
- * console sessions and one-time links that ended.
+ * console sessions and one-time links that ended, and the OAuth server's expired codes and tokens.
  */
 import type { Logger } from 'pino';
 import type { InstanceRepository } from '../db/store.js';
 import type { ConsoleSessions } from './access/console-sessions.js';
+import type { OAuthService } from './access/oauth.js';
 import type { Clock } from './clock.js';
 import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
@@ -34,6 +35,8 @@ export interface SweepReport {
   prunedWebhookPayloads: number;
   /** Console sessions and one-time links that ended (revoked, expired or used) more than a day ago. */
   prunedSignIns: number;
+  /** OAuth codes, tokens, sessions and interactions that expired more than a day ago. */
+  prunedOAuthObjects: number;
 }
 
 export interface MaintenanceDependencies {
@@ -43,6 +46,7 @@ export interface MaintenanceDependencies {
   runQueue: Pick<RunQueue, 'recover'>;
   webhooks: Pick<WebhookService, 'prunePayloads'>;
   consoleSessions: Pick<ConsoleSessions, 'pruneEnded'>;
+  oauth: Pick<OAuthService, 'pruneExpired'>;
   catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
@@ -58,6 +62,7 @@ export function createMaintenance({
   runQueue,
   webhooks,
   consoleSessions,
+  oauth,
   catalog,
   instances,
   instance,
@@ -79,6 +84,7 @@ export function createMaintenance({
       prunedDeletedVersions: await catalog.pruneDeletedVersions(),
       prunedWebhookPayloads: await webhooks.prunePayloads(),
       prunedSignIns: await consoleSessions.pruneEnded(),
+      prunedOAuthObjects: await oauth.pruneExpired(),
     };
     if (report.retiredInstances > 0) logger.warn(report, 'released what stopped Porch processes held (their leases ran out)');
     else if (report.releasedReservations > 0) logger.warn(report, 'released credit reservations left open by an interrupted run');

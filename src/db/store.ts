@@ -39,9 +39,18 @@ export interface AccountRecord {
   createdAt: number;
 }
 
+/**
+ * `user`: a key the account holder created (list_keys, the 5-key limit). `oauth`: the credential
+ * behind an app connected with OAuth (an MCP host); its tokens authenticate as this key, so every
+ * per-key mechanism applies, but it is listed as a connected app, never among the keys.
+ */
+export const API_KEY_KINDS = ['user', 'oauth'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
+  kind: ApiKeyKind;
   name: string;
   prefix: string;
   hash: string;
@@ -1035,6 +1044,72 @@ export interface SignInRepository {
   pruneEnded(before: number): Promise<number>;
 }
 
+/**
+ * One object of the OAuth authorization server (oidc-provider's models: Client, Grant, Session,
+ * Interaction, AuthorizationCode, AccessToken, RefreshToken, RegistrationAccessToken, ...). Rows
+ * are keyed by the sha256 of the object's id, because for tokens and codes the id IS the secret a
+ * client presents: the database never holds a usable token.
+ */
+export interface OAuthRecord {
+  model: string;
+  idHash: string;
+  /** The object as JSON, its secret id (`jti`) left out. */
+  payload: string;
+  /** The grant the object belongs to (tokens, codes, the grant itself), so a grant revokes all of them. */
+  grantId: string | null;
+  /** sha256 of a Session's `uid`, by which interactions find it. */
+  uidHash: string | null;
+  expiresAt: number | null;
+  consumedAt: number | null;
+}
+
+/** An app an account connected with OAuth: the grant it approved and the key-like credential behind it. */
+export interface OAuthConnectionRecord {
+  /** The `oauth` api_keys row the connection's tokens act as. */
+  keyId: string;
+  accountId: string;
+  clientId: string;
+  clientName: string;
+  grantId: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** A connection as listed: with its credential's scopes. */
+export interface OAuthConnectionView extends OAuthConnectionRecord {
+  scopes: string[];
+}
+
+export interface OAuthRepository {
+  /** Inserts or replaces the object (oidc-provider saves a model again when it changes). */
+  upsert(record: Omit<OAuthRecord, 'consumedAt'>): Promise<void>;
+  /** The object unless it expired by `now`. */
+  find(request: { model: string; idHash: string; now: number }): Promise<OAuthRecord | null>;
+  findByUid(request: { model: string; uidHash: string; now: number }): Promise<OAuthRecord | null>;
+  /** Marks a code or refresh token used; oidc-provider refuses it afterwards (and revokes its grant on reuse). */
+  consume(request: { model: string; idHash: string; at: number }): Promise<void>;
+  destroy(request: { model: string; idHash: string }): Promise<void>;
+  /** Deletes every object of `model` that belongs to the grant. */
+  revokeByGrantId(request: { model: string; grantId: string }): Promise<void>;
+  /** Inserts the connection's credential (an `oauth` key) and the connection in one transaction. */
+  connect(request: { key: ApiKeyRecord; connection: OAuthConnectionRecord }): Promise<void>;
+  /**
+   * The credential an access token acts as: the token's record and its connection's key, when the
+   * token is unexpired at `now`, its connection unrevoked and its key usable. One lookup, so an
+   * unknown token costs what a revoked one does.
+   */
+  findAccessToken(request: { idHash: string; now: number }): Promise<{ record: OAuthRecord; key: ApiKeyRecord } | null>;
+  /** The account's connections not revoked, oldest first. */
+  listConnections(accountId: string): Promise<OAuthConnectionView[]>;
+  /**
+   * Revokes a connection in one transaction: the connection, its key, and every object of its
+   * grant (tokens, codes, the grant). Null when the account has no such active connection.
+   */
+  revokeConnection(request: { keyId: string; accountId: string; at: number }): Promise<OAuthConnectionRecord | null>;
+  /** Deletes objects that expired before `before`; the number removed. */
+  pruneExpired(before: number): Promise<number>;
+}
+
 export interface Store {
   organisations: OrganisationRepository;
   accounts: AccountRepository;
@@ -1053,6 +1128,7 @@ export interface Store {
   instances: InstanceRepository;
   executionSlots: ExecutionSlotRepository;
   signIn: SignInRepository;
+  oauth: OAuthRepository;
   describe(): StoreDescription;
   /** True when the database answers a trivial query; false once the store is closed. */
   ping(): Promise<boolean>;

@@ -39,6 +39,8 @@ export const COPIED_TABLES = [
   'account_passwords',
   'console_sessions',
   'account_tokens',
+  'oauth_records',
+  'oauth_connections',
 ] as const;
 
 export type CopiedTable = (typeof COPIED_TABLES)[number];

@@ -23,6 +23,7 @@ import { getUsage } from './get-usage.js';
 import { listCompositions } from './list-compositions.js';
 import { listContextCards } from './list-context-cards.js';
 import { listCreditLedger } from './list-credit-ledger.js';
+import { listConnectedApps } from './list-connected-apps.js';
 import { listKeys } from './list-keys.js';
 import { listPersonas } from './list-personas.js';
 import { listPrompts } from './list-prompts.js';
@@ -30,6 +31,7 @@ import { listRuns } from './list-runs.js';
 import { listSkills } from './list-skills.js';
 import { listWorkflows } from './list-workflows.js';
 import type { Operation } from './operation.js';
+import { revokeConnectedApp } from './revoke-connected-app.js';
 import { revokeKey } from './revoke-key.js';
 import { rotateKey } from './rotate-key.js';
 import { runJudge } from './run-judge.js';
@@ -85,6 +87,8 @@ export const operations = [
   createKey,
   rotateKey,
   revokeKey,
+  listConnectedApps,
+  revokeConnectedApp,
   getUsage,
   listCreditLedger,
   listRuns,

@@ -135,3 +135,16 @@ export const balanceSchema = z
     available_credits: z.number().int().min(0).describe('Whole credits available (floor of available_tokens / 1,000), as in X-Credits-Remaining.'),
   })
   .describe("The account's credits (1 credit = 1,000 tokens).");
+
+export const connectedAppSchema = z
+  .object({
+    id: z.uuid().describe('Connection id: the id of the credential its tokens act as (revoke_connected_app takes it).'),
+    client_id: z.string().describe('The OAuth client id the app registered with.'),
+    name: z.string().describe('The name the app registered (client_name), or its client id when it gave none.'),
+    scopes: z.array(z.string()).describe('Scopes granted on the consent page; its tokens act with exactly these.'),
+    connected_at: timestampSchema.describe('When the account holder approved the connection.'),
+    last_used_at: timestampSchema
+      .nullable()
+      .describe("Start of the last minute in which the app's tokens made a request (minute precision, UTC), or null when they never have."),
+  })
+  .describe('An app (an MCP host) connected to the account with OAuth.');

@@ -6,7 +6,7 @@ import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
-import { SITE_PATHS } from '../operations/site-paths.js';
+import { SITE_PATHS, siteLink } from '../operations/site-paths.js';
 import { sendError, sendSuccess, setMetaHeaders } from './envelope.js';
 import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { sendListPages } from './list-stream.js';
@@ -43,8 +43,9 @@ export function prefersRespondAsync(req: Request): boolean {
     .some((preference) => preference.split(/[;=]/, 1)[0]?.trim().toLowerCase() === 'respond-async');
 }
 
-function credentialsFrom(req: Request): Credentials {
-  return { apiKey: apiKeyFrom(req), actingAccountId: headerValue(req, 'x-porch-account') };
+/** The REST API as a protected resource: OAuth access tokens, bound to the MCP endpoint, are refused here. */
+function credentialsFrom(core: Core, req: Request): Credentials {
+  return { apiKey: apiKeyFrom(req), actingAccountId: headerValue(req, 'x-porch-account'), resource: siteLink(core.settings.siteUrl, SITE_PATHS.apiBase) };
 }
 
 /**
@@ -70,7 +71,7 @@ function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakM
     let caller: Caller;
     const startedAt = process.hrtime.bigint();
     try {
-      caller = await core.authenticator.authenticate(credentialsFrom(req));
+      caller = await core.authenticator.authenticate(credentialsFrom(core, req));
     } catch (err) {
       closeAfterAnswer(req, res);
       // Refused before the shared path ran: counted here, so a flood of bad keys shows in the metrics.
@@ -97,7 +98,7 @@ function authenticateBeforeBody(core: Core, operation: Operation, callers: WeakM
 export function quotaOfUnroutedRequest(core: Core): (req: Request, res: Response) => Promise<InvocationMeta | null> {
   return async (req, res) => {
     if (res.locals.keyChecked === true) return null;
-    const credentials = credentialsFrom(req);
+    const credentials = credentialsFrom(core, req);
     if (credentials.apiKey === undefined) return null;
     const caller = await core.authenticator.authenticate(credentials).catch(() => null);
     if (!caller) return null;
@@ -134,7 +135,7 @@ export function mountOperations(
         if (!res.writableFinished) abort.abort();
       });
       const request: InvocationRequest = {
-        credentials: credentialsFrom(req),
+        credentials: credentialsFrom(core, req),
         authenticated: callers.get(req),
         params: req.params,
         query: req.query,

@@ -96,6 +96,7 @@ describe('maintenance sweep', () => {
       prunedDeletedVersions: 0,
       prunedWebhookPayloads: 0,
       prunedSignIns: 0,
+      prunedOAuthObjects: 0,
     });
     harness.clock.advance(24 * 60 * 60 * 1000 + 1);
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
@@ -109,6 +110,7 @@ describe('maintenance sweep', () => {
       prunedDeletedVersions: 0,
       prunedWebhookPayloads: 0,
       prunedSignIns: 0,
+      prunedOAuthObjects: 0,
     });
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });

@@ -68,6 +68,7 @@ export function apiKeyRecord(accountId: string, overrides: Partial<ApiKeyRecord>
   return {
     id,
     accountId,
+    kind: 'user',
     name: 'key',
     prefix: 'mdi_test',
     hash: `hash-${id}`,

@@ -31,6 +31,33 @@ async function demoId(harness: Harness, accountId: string, qualifiedKey: string)
 }
 
 /**
+ * An app connected to the account with OAuth (its credential and connection), written to the store
+ * directly as ownedKey is, for the operations that act on one connection.
+ */
+async function ownedConnection(harness: Harness, accountId: string): Promise<string> {
+  const keyId = newId();
+  const now = harness.clock.now();
+  await harness.store.oauth.connect({
+    key: {
+      id: keyId,
+      accountId,
+      kind: 'oauth',
+      name: 'Sample host',
+      prefix: 'oauth',
+      hash: `sample-oauth-${keyId}`,
+      scopes: ['read:workflow'],
+      requestsPerMinute: 60,
+      requestsPerDay: 1_000,
+      createdAt: now,
+      expiresAt: null,
+      revokedAt: null,
+    },
+    connection: { keyId, accountId, clientId: `client-${keyId}`, clientName: 'Sample host', grantId: `grant-${keyId}`, createdAt: now, revokedAt: null },
+  });
+  return keyId;
+}
+
+/**
  * A key of the account besides the caller's, for the operations that act on one key. Written to
  * the store directly: the security suite builds samples after moving the account off Expert too.
  */
@@ -40,6 +67,7 @@ async function ownedKey(harness: Harness, accountId: string): Promise<string> {
   const key = {
     id,
     accountId,
+    kind: 'user' as const,
     name: 'Sample',
     prefix: 'mdi_sample',
     hash: `sample-${id}`,
@@ -284,6 +312,11 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
   revoke_key: async (harness, accountId) => {
     const id = await ownedKey(harness, accountId);
     return { path: `/keys/${id}/revoke`, ownedId: id };
+  },
+  list_connected_apps: async () => ({ path: '/connected-apps' }),
+  revoke_connected_app: async (harness, accountId) => {
+    const id = await ownedConnection(harness, accountId);
+    return { path: `/connected-apps/${id}/revoke`, ownedId: id };
   },
   get_usage: async () => ({ path: '/usage?group_by=model' }),
   list_credit_ledger: async () => ({ path: '/credits/ledger?limit=10' }),

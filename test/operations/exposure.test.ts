@@ -54,6 +54,8 @@ const POLICY: Record<string, readonly Door[]> = {
   create_key: EVERYWHERE_BUT_PROMPTS,
   rotate_key: EVERYWHERE_BUT_PROMPTS,
   revoke_key: EVERYWHERE_BUT_PROMPTS,
+  list_connected_apps: EVERYWHERE_BUT_PROMPTS,
+  revoke_connected_app: EVERYWHERE_BUT_PROMPTS,
   get_usage: EVERYWHERE_BUT_PROMPTS,
   list_credit_ledger: EVERYWHERE_BUT_PROMPTS,
   list_runs: EVERYWHERE_BUT_PROMPTS,

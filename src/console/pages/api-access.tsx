@@ -1,17 +1,20 @@
 /**
  * Settings → API Access: the account's keys (scopes, limits, last use), creating one (its secret
- * shown once, with a copy button), rotating with a grace period, revoking. Expert accounts only,
- * as the API itself; other plans see why.
+ * shown once, with a copy button), rotating with a grace period, revoking; and the apps (MCP
+ * hosts) connected with OAuth, each with a Revoke button. Expert accounts only, as the API
+ * itself; other plans see why.
  */
 import type { z } from 'zod';
 import { MAX_ROTATION_GRACE_SECONDS } from '../../core/accounts/accounts.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_DESCRIPTIONS } from '../../core/access/scopes.js';
 import type { PorchError } from '../../core/errors.js';
 import { createKey } from '../../operations/create-key.js';
+import { listConnectedApps } from '../../operations/list-connected-apps.js';
 import { listKeys } from '../../operations/list-keys.js';
+import { revokeConnectedApp } from '../../operations/revoke-connected-app.js';
 import { revokeKey } from '../../operations/revoke-key.js';
 import { rotateKey } from '../../operations/rotate-key.js';
-import type { ownKeySchema } from '../../operations/self-service-schemas.js';
+import type { connectedAppSchema, ownKeySchema } from '../../operations/self-service-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 import { formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { dateTime } from './format.js';
@@ -20,11 +23,13 @@ import { Notice, PostForm, TableWrap } from './layout.js';
 const PATH = `${CONSOLE_PATHS.root}/settings/api-access`;
 
 type OwnKey = z.output<typeof ownKeySchema>;
+type ConnectedApp = z.output<typeof connectedAppSchema>;
 
 /** What a page shows once after an action: the new secret, or the error it met. */
 interface Outcome {
   created?: { name: string; secret: string; replaced?: string };
   revoked?: string;
+  disconnected?: string;
   error?: PorchError;
 }
 
@@ -109,6 +114,53 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   );
 }
 
+function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfToken: string }) {
+  return (
+    <section class="panel" aria-labelledby="connected-apps">
+      <h2 id="connected-apps">Connected apps</h2>
+      <p class="hint">
+        MCP hosts you connected by signing in from the app (OAuth). Each acts like a key of this account with the scopes you granted; revoking one stops it at
+        its next request.
+      </p>
+      {apps.length === 0 ? (
+        <p class="empty">No connected apps.</p>
+      ) : (
+        <TableWrap label="Connected apps">
+          <table>
+            <caption class="muted">Apps connected with OAuth</caption>
+            <thead>
+              <tr>
+                <th scope="col">App</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Connected</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {apps.map((app) => (
+                <tr key={app.id}>
+                  <td>{app.name}</td>
+                  <td>{app.scopes.join(', ')}</td>
+                  <td>{dateTime(app.connected_at)}</td>
+                  <td>{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
+                  <td>
+                    <PostForm action={`${PATH}/connected-apps/${app.id}/revoke`} csrfToken={csrfToken}>
+                      <button type="submit" class="danger" data-confirm={`Disconnect ${app.name}? It stops working at once.`}>
+                        Revoke
+                      </button>
+                    </PostForm>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </section>
+  );
+}
+
 function CreateKeyForm({ csrfToken }: { csrfToken: string }) {
   return (
     <PostForm action={`${PATH}/keys`} csrfToken={csrfToken} class="stack panel">
@@ -188,6 +240,8 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
   }
   const keys = await api.call(listKeys);
   if (!keys.ok) throw keys.error;
+  const apps = await api.call(listConnectedApps);
+  if (!apps.ok) throw apps.error;
   render({
     title: 'API access',
     active: 'api-access',
@@ -202,8 +256,10 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
         {outcome.error ? <Notice kind="error">{outcome.error.message}</Notice> : null}
         {outcome.created ? <NewSecret created={outcome.created} /> : null}
         {outcome.revoked ? <Notice kind="success">Revoked {outcome.revoked}. Requests with it are refused from now on.</Notice> : null}
+        {outcome.disconnected ? <Notice kind="success">Disconnected {outcome.disconnected}. Its tokens are refused from now on.</Notice> : null}
         <KeysTable keys={keys.data.items} csrfToken={signedIn.csrfToken} />
         <CreateKeyForm csrfToken={signedIn.csrfToken} />
+        <ConnectedAppsTable apps={apps.data.items} csrfToken={signedIn.csrfToken} />
       </section>
     ),
   });
@@ -250,5 +306,10 @@ export function registerApiAccessPages(pages: PageRegistrar): void {
   pages.page('POST', `${PATH}/keys/:id/revoke`, async (ctx) => {
     const result = await ctx.api.call(revokeKey, { id: ctx.req.params.id });
     await renderPage(ctx, result.ok ? { revoked: result.data.name } : { error: result.error });
+  });
+
+  pages.page('POST', `${PATH}/connected-apps/:id/revoke`, async (ctx) => {
+    const result = await ctx.api.call(revokeConnectedApp, { id: ctx.req.params.id });
+    await renderPage(ctx, result.ok ? { disconnected: result.data.name } : { error: result.error });
   });
 }

@@ -5,6 +5,7 @@ import { PorchError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Caller } from './caller.js';
 import { hashesEqual, hashKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from './key-material.js';
+import type { OAuthService } from './oauth.js';
 import { DEFAULT_KEY_SCOPES } from './scopes.js';
 
 /** After leaving Expert, keys are suspended for this long, then revoked for good (spec §3). */
@@ -18,6 +19,19 @@ export interface Credentials {
   apiKey: string | undefined;
   /** X-Porch-Account: the account a partner key acts for. */
   actingAccountId?: string | undefined;
+  /**
+   * The URL of the protected resource the credentials were presented to. An OAuth access token
+   * works only for the resource it was issued for (RFC 8707), the MCP endpoint: the REST door
+   * names its API base here, so such a token is refused there. Unset: the MCP endpoint.
+   */
+  resource?: string | undefined;
+}
+
+/** How OAuth access tokens are checked: the connected apps, and the resource tokens are issued for. */
+export interface OAuthAuthentication {
+  oauth: Pick<OAuthService, 'findAccessToken'>;
+  /** `{public_url}/api/public/mcp`. */
+  mcpResource: string;
 }
 
 /** One message for every unusable key, so unknown, revoked and malformed keys are indistinguishable. */
@@ -67,7 +81,7 @@ export interface Authenticator {
   resume(identity: RunIdentity): Promise<Caller>;
 }
 
-export function createAuthenticator(store: Store, clock: Clock): Authenticator {
+export function createAuthenticator(store: Store, clock: Clock, oauthAuthentication?: OAuthAuthentication): Authenticator {
   /**
    * The plan rule of spec §3: a key works only while its account is on Expert. Inside the grace
    * period after a downgrade the keys are suspended; once it ends they are revoked for good.
@@ -104,7 +118,7 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
       return { account, credential: apiKeyCredential(key) };
     },
 
-    async authenticate({ apiKey, actingAccountId }) {
+    async authenticate({ apiKey, actingAccountId, resource }) {
       if (apiKey === undefined || apiKey.trim() === '') {
         throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
       }
@@ -125,6 +139,27 @@ export function createAuthenticator(store: Store, clock: Clock): Authenticator {
         }
         await checkPlan(account, now);
         return { account, credential: partnerKeyCredential(key) };
+      }
+
+      if (!candidate.startsWith(USER_KEY_PREFIX) && oauthAuthentication !== undefined) {
+        // Not a key of ours by its shape: an OAuth access token (opaque), found by its hash with
+        // its connection's credential in one lookup; revoked connections and expired tokens are
+        // filtered out by that query, as revoked keys are below.
+        const found = await oauthAuthentication.oauth.findAccessToken(candidate);
+        if (!found) throw invalidKey();
+        const { mcpResource } = oauthAuthentication;
+        if (found.audience !== mcpResource) throw invalidKey();
+        if ((resource ?? mcpResource) !== mcpResource) {
+          throw new PorchError(
+            'INVALID_API_KEY',
+            `OAuth access tokens work only on the MCP endpoint (${mcpResource}); call the REST API with an API key (mdi_...).`,
+          );
+        }
+        const account = await store.accounts.findById(found.key.accountId);
+        if (!account) throw invalidKey();
+        refuseMalformedActingAccount(actingAccountId);
+        await checkPlan(account, now);
+        return { account, credential: apiKeyCredential(found.key) };
       }
 
       // Revoked and expired keys are filtered out by the query itself: reading their row and

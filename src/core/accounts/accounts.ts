@@ -256,6 +256,7 @@ export function createAccountService(store: Store, clock: Clock) {
       const record: ApiKeyRecord = {
         id: newId(),
         accountId: account.id,
+        kind: 'user',
         name: input.name?.trim() || 'API key',
         prefix: generated.prefix,
         hash: generated.hash,
@@ -274,7 +275,8 @@ export function createAccountService(store: Store, clock: Clock) {
 
     async listKeys(accountId: string): Promise<KeyView[]> {
       await requireAccount(accountId);
-      return (await store.apiKeys.listByAccount(accountId)).map(keyView);
+      // Connected apps' credentials are listed as connected apps (list_connected_apps), not as keys.
+      return (await store.apiKeys.listByAccount(accountId)).filter((key) => key.kind === 'user').map(keyView);
     },
 
     async revokeKey(keyId: string): Promise<KeyView> {

@@ -110,7 +110,8 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
   /** Another account's key reads exactly as a missing one. */
   async function requireOwnKey(caller: Caller, id: string): Promise<void> {
     const key = await store.apiKeys.findById(id);
-    if (!key || key.accountId !== caller.account.id) throw missingKey(id);
+    // A connected app's credential is not a key: it is revoked with revoke_connected_app.
+    if (!key || key.accountId !== caller.account.id || key.kind !== 'user') throw missingKey(id);
   }
 
   async function withLastUse(keys: KeyView[]): Promise<OwnKeyView[]> {

@@ -102,7 +102,15 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
         const [active] = await tx
           .select({ n: count() })
           .from(apiKeys)
-          .where(and(eq(apiKeys.accountId, key.accountId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))));
+          // Only the account holder's own keys count towards the limit; connected apps' credentials do not.
+          .where(
+            and(
+              eq(apiKeys.accountId, key.accountId),
+              eq(apiKeys.kind, 'user'),
+              isNull(apiKeys.revokedAt),
+              or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+            ),
+          );
         if ((active?.n ?? 0) >= maxActive) return false;
         await tx.insert(apiKeys).values(key);
         return true;

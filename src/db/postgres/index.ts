@@ -10,6 +10,7 @@ import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
 import { createWebhookRepository } from './webhooks.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 
 export { isPostgresUrl, postgresLocation } from './location.js';
@@ -70,6 +71,7 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     instances: guarded(createInstanceRepository(db)),
     executionSlots: guarded(createExecutionSlotRepository(db)),
     signIn: guarded(createSignInRepository(db)),
+    oauth: guarded(createOAuthRepository(db)),
     describe: () => description,
     async ping() {
       if (closed) return false;

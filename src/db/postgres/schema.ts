@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { ACCOUNT_TOKEN_PURPOSES, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import { ACCOUNT_TOKEN_PURPOSES, API_KEY_KINDS, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -67,6 +67,8 @@ export const apiKeys = pgTable(
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id),
+    /** `user` (created by the account holder) or `oauth` (the credential of a connected app). */
+    kind: text('kind', { enum: API_KEY_KINDS }).notNull().default('user'),
     name: text('name').notNull(),
     /** The first characters of the key, safe to display ("mdi_AbC1"). */
     prefix: text('prefix').notNull(),
@@ -546,4 +548,47 @@ export const accountTokens = pgTable(
     usedAt: epochMs('used_at'),
   },
   (table) => [uniqueIndex('account_tokens_token_unique').on(table.tokenHash), index('account_tokens_account_idx').on(table.accountId)],
+);
+
+/**
+ * The OAuth authorization server's objects (oidc-provider's models), keyed by the sha256 of their
+ * id: for codes and tokens the id is the secret itself, so it is never stored.
+ */
+export const oauthRecords = pgTable(
+  'oauth_records',
+  {
+    model: text('model').notNull(),
+    idHash: text('id_hash').notNull(),
+    /** The object's JSON without its id; text, so it reads back exactly as written. */
+    payload: text('payload').notNull(),
+    grantId: text('grant_id'),
+    uidHash: text('uid_hash'),
+    expiresAt: epochMs('expires_at'),
+    consumedAt: epochMs('consumed_at'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.model, table.idHash] }),
+    index('oauth_records_grant_idx').on(table.grantId),
+    index('oauth_records_uid_idx').on(table.uidHash),
+    index('oauth_records_expiry_idx').on(table.expiresAt),
+  ],
+);
+
+/** Apps connected with OAuth: the grant an account approved and the `oauth` key its tokens act as. */
+export const oauthConnections = pgTable(
+  'oauth_connections',
+  {
+    keyId: text('key_id')
+      .primaryKey()
+      .references(() => apiKeys.id),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    clientId: text('client_id').notNull(),
+    clientName: text('client_name').notNull(),
+    grantId: text('grant_id').notNull(),
+    ...timestamps,
+    revokedAt: epochMs('revoked_at'),
+  },
+  (table) => [uniqueIndex('oauth_connections_grant_unique').on(table.grantId), index('oauth_connections_account_idx').on(table.accountId)],
 );

@@ -112,7 +112,15 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
     db
       .select({ n: count() })
       .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${now})`))
+      // Only the account holder's own keys count towards the limit; connected apps' credentials do not.
+      .where(
+        and(
+          eq(apiKeys.accountId, accountId),
+          eq(apiKeys.kind, 'user'),
+          isNull(apiKeys.revokedAt),
+          sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > ${now})`,
+        ),
+      )
       .get()?.n ?? 0;
   return {
     async insertIfBelowLimit({ key, maxActive, now }) {

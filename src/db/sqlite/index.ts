@@ -9,6 +9,7 @@ import { createExecutionSlotRepository, createInstanceRepository } from './insta
 import { createRateLimitRepository } from './rate-limits.js';
 import { createRunRepository } from './runs.js';
 import { createSanitiserRuleRepository } from './sanitiser-rules.js';
+import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 import { createWebhookRepository } from './webhooks.js';
 
@@ -48,6 +49,7 @@ export function createSqliteStore(databaseUrl: string): SqliteStore {
     instances: createInstanceRepository(db),
     executionSlots: createExecutionSlotRepository(db),
     signIn: createSignInRepository(db),
+    oauth: createOAuthRepository(db),
     describe: () => description,
     async ping() {
       try {

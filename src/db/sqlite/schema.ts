@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { ACCOUNT_TOKEN_PURPOSES, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import { ACCOUNT_TOKEN_PURPOSES, API_KEY_KINDS, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -65,6 +65,8 @@ export const apiKeys = sqliteTable(
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id),
+    /** `user` (created by the account holder) or `oauth` (the credential of a connected app). */
+    kind: text('kind', { enum: API_KEY_KINDS }).notNull().default('user'),
     name: text('name').notNull(),
     /** The first characters of the key, safe to display ("mdi_AbC1"). */
     prefix: text('prefix').notNull(),
@@ -571,4 +573,47 @@ export const accountTokens = sqliteTable(
     usedAt: integer('used_at'),
   },
   (table) => [uniqueIndex('account_tokens_token_unique').on(table.tokenHash), index('account_tokens_account_idx').on(table.accountId)],
+);
+
+/**
+ * The OAuth authorization server's objects (oidc-provider's models), keyed by the sha256 of their
+ * id: for codes and tokens the id is the secret itself, so it is never stored.
+ */
+export const oauthRecords = sqliteTable(
+  'oauth_records',
+  {
+    model: text('model').notNull(),
+    idHash: text('id_hash').notNull(),
+    /** The object's JSON without its id; text, so it reads back exactly as written. */
+    payload: text('payload').notNull(),
+    grantId: text('grant_id'),
+    uidHash: text('uid_hash'),
+    expiresAt: integer('expires_at'),
+    consumedAt: integer('consumed_at'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.model, table.idHash] }),
+    index('oauth_records_grant_idx').on(table.grantId),
+    index('oauth_records_uid_idx').on(table.uidHash),
+    index('oauth_records_expiry_idx').on(table.expiresAt),
+  ],
+);
+
+/** Apps connected with OAuth: the grant an account approved and the `oauth` key its tokens act as. */
+export const oauthConnections = sqliteTable(
+  'oauth_connections',
+  {
+    keyId: text('key_id')
+      .primaryKey()
+      .references(() => apiKeys.id),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    clientId: text('client_id').notNull(),
+    clientName: text('client_name').notNull(),
+    grantId: text('grant_id').notNull(),
+    ...timestamps,
+    revokedAt: integer('revoked_at'),
+  },
+  (table) => [uniqueIndex('oauth_connections_grant_unique').on(table.grantId), index('oauth_connections_account_idx').on(table.accountId)],
 );

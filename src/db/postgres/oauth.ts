@@ -1,0 +1,103 @@
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import type { PostgresDatabase } from './open-database.js';
+import { apiKeys, oauthConnections, oauthRecords } from './schema.js';
+import { inTransaction } from './transaction.js';
+import type { OAuthRepository } from '../store.js';
+
+const ACCESS_TOKEN_MODEL = 'AccessToken';
+
+export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
+  const unexpired = (now: number) => or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now));
+  // Read on every MCP request made with an OAuth token, so prepared once per connection.
+  const accessToken = db
+    .select({ record: oauthRecords, key: apiKeys })
+    .from(oauthRecords)
+    .innerJoin(oauthConnections, eq(oauthConnections.grantId, oauthRecords.grantId))
+    .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
+    .where(
+      and(
+        eq(oauthRecords.model, ACCESS_TOKEN_MODEL),
+        eq(oauthRecords.idHash, sql.placeholder('idHash')),
+        gt(oauthRecords.expiresAt, sql.placeholder('now')),
+        isNull(oauthConnections.revokedAt),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now'))),
+      ),
+    )
+    .prepare('oauth_access_token_by_hash');
+  return {
+    async upsert(record) {
+      const { payload, grantId, uidHash, expiresAt } = record;
+      await db
+        .insert(oauthRecords)
+        .values({ ...record, consumedAt: null })
+        .onConflictDoUpdate({ target: [oauthRecords.model, oauthRecords.idHash], set: { payload, grantId, uidHash, expiresAt } });
+    },
+    async find({ model, idHash, now }) {
+      const rows = await db
+        .select()
+        .from(oauthRecords)
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), unexpired(now)));
+      return rows[0] ?? null;
+    },
+    async findByUid({ model, uidHash, now }) {
+      const rows = await db
+        .select()
+        .from(oauthRecords)
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.uidHash, uidHash), unexpired(now)))
+        .limit(1);
+      return rows[0] ?? null;
+    },
+    async consume({ model, idHash, at }) {
+      await db
+        .update(oauthRecords)
+        .set({ consumedAt: at })
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)));
+    },
+    async destroy({ model, idHash }) {
+      await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)));
+    },
+    async revokeByGrantId({ model, grantId }) {
+      await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.grantId, grantId)));
+    },
+    async connect({ key, connection }) {
+      await inTransaction(db, async (tx) => {
+        await tx.insert(apiKeys).values(key);
+        await tx.insert(oauthConnections).values(connection);
+      });
+    },
+    async findAccessToken(request) {
+      return (await accessToken.execute(request))[0] ?? null;
+    },
+    async listConnections(accountId) {
+      const rows = await db
+        .select({ connection: oauthConnections, scopes: apiKeys.scopes })
+        .from(oauthConnections)
+        .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
+        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+        .orderBy(asc(oauthConnections.createdAt), asc(oauthConnections.keyId));
+      return rows.map(({ connection, scopes }) => ({ ...connection, scopes }));
+    },
+    async revokeConnection({ keyId, accountId, at }) {
+      return inTransaction(db, async (tx) => {
+        // The UPDATE's WHERE is the check: of two concurrent revocations only one gets the row.
+        const [revoked] = await tx
+          .update(oauthConnections)
+          .set({ revokedAt: at })
+          .where(and(eq(oauthConnections.keyId, keyId), eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+          .returning();
+        if (!revoked) return null;
+        await tx
+          .update(apiKeys)
+          .set({ revokedAt: at })
+          .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+        await tx.delete(oauthRecords).where(eq(oauthRecords.grantId, revoked.grantId));
+        return revoked;
+      });
+    },
+    async pruneExpired(before) {
+      const removed = await db.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).returning({ model: oauthRecords.model });
+      return removed.length;
+    },
+  };
+}

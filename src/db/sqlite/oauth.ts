@@ -1,0 +1,118 @@
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import type { PorchDatabase } from './open-database.js';
+import { onFirstUse } from './on-first-use.js';
+import { apiKeys, oauthConnections, oauthRecords } from './schema.js';
+import type { OAuthRepository } from '../store.js';
+
+const ACCESS_TOKEN_MODEL = 'AccessToken';
+
+export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
+  const unexpired = (now: number) => or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now));
+  // Read on every MCP request made with an OAuth token, so planned once.
+  const accessToken = onFirstUse(() =>
+    db
+      .select({ record: oauthRecords, key: apiKeys })
+      .from(oauthRecords)
+      .innerJoin(oauthConnections, eq(oauthConnections.grantId, oauthRecords.grantId))
+      .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
+      .where(
+        and(
+          eq(oauthRecords.model, ACCESS_TOKEN_MODEL),
+          eq(oauthRecords.idHash, sql.placeholder('idHash')),
+          gt(oauthRecords.expiresAt, sql.placeholder('now')),
+          isNull(oauthConnections.revokedAt),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now'))),
+        ),
+      )
+      .prepare(),
+  );
+  return {
+    async upsert(record) {
+      const { payload, grantId, uidHash, expiresAt } = record;
+      db.insert(oauthRecords)
+        .values({ ...record, consumedAt: null })
+        .onConflictDoUpdate({ target: [oauthRecords.model, oauthRecords.idHash], set: { payload, grantId, uidHash, expiresAt } })
+        .run();
+    },
+    async find({ model, idHash, now }) {
+      return (
+        db
+          .select()
+          .from(oauthRecords)
+          .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), unexpired(now)))
+          .get() ?? null
+      );
+    },
+    async findByUid({ model, uidHash, now }) {
+      return (
+        db
+          .select()
+          .from(oauthRecords)
+          .where(and(eq(oauthRecords.model, model), eq(oauthRecords.uidHash, uidHash), unexpired(now)))
+          .get() ?? null
+      );
+    },
+    async consume({ model, idHash, at }) {
+      db.update(oauthRecords)
+        .set({ consumedAt: at })
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)))
+        .run();
+    },
+    async destroy({ model, idHash }) {
+      db.delete(oauthRecords)
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)))
+        .run();
+    },
+    async revokeByGrantId({ model, grantId }) {
+      db.delete(oauthRecords)
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.grantId, grantId)))
+        .run();
+    },
+    async connect({ key, connection }) {
+      db.transaction(
+        (tx) => {
+          tx.insert(apiKeys).values(key).run();
+          tx.insert(oauthConnections).values(connection).run();
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async findAccessToken(request) {
+      return accessToken().get(request) ?? null;
+    },
+    async listConnections(accountId) {
+      const rows = db
+        .select({ connection: oauthConnections, scopes: apiKeys.scopes })
+        .from(oauthConnections)
+        .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
+        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+        .orderBy(asc(oauthConnections.createdAt), asc(oauthConnections.keyId))
+        .all();
+      return rows.map(({ connection, scopes }) => ({ ...connection, scopes }));
+    },
+    async revokeConnection({ keyId, accountId, at }) {
+      return db.transaction(
+        (tx) => {
+          const revoked = tx
+            .update(oauthConnections)
+            .set({ revokedAt: at })
+            .where(and(eq(oauthConnections.keyId, keyId), eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+            .returning()
+            .get();
+          if (!revoked) return null;
+          tx.update(apiKeys)
+            .set({ revokedAt: at })
+            .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+            .run();
+          tx.delete(oauthRecords).where(eq(oauthRecords.grantId, revoked.grantId)).run();
+          return revoked;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async pruneExpired(before) {
+      return db.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).run().changes;
+    },
+  };
+}

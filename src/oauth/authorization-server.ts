@@ -1,0 +1,334 @@
+/**
+ * Porch as the OAuth 2.1 authorization server of its MCP endpoint, so an MCP host (a chat
+ * product's connector, an IDE) connects after the user signs in once in the browser and picks
+ * scopes. The protocol is oidc-provider's (certified; authorization code with PKCE S256 only,
+ * dynamic client registration RFC 7591, resource indicators RFC 8707, refresh-token rotation,
+ * revocation RFC 7009, metadata RFC 8414); this file configures it and mounts it in the HTTP app:
+ *
+ * - issuer: the public URL; endpoints under `/oauth/`; metadata at
+ *   `/.well-known/oauth-authorization-server` and `/.well-known/openid-configuration`;
+ * - every access token is opaque, bound to `{public_url}/api/public/mcp` and lives an hour;
+ *   refresh tokens 30 days, replaced on each use;
+ * - storage: core's OAuth objects (sha256 of every id; client secrets hashed too);
+ * - the interaction (sign-in and consent) is the console's: `/console/connect/<uid>`, signed in
+ *   with the console's session. `consentPort` is what that page calls.
+ */
+import { createHmac, createPrivateKey, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
+import Provider, { type Adapter, type AdapterPayload, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { ACCESS_TOKEN_TTL_SECONDS, MCP_RESOURCE_PATH, mcpResourceUrl, protectedResourceMetadata, REFRESH_TOKEN_TTL_SECONDS } from '../core/access/oauth.js';
+import { hashKey } from '../core/access/key-material.js';
+import { ALL_SCOPES } from '../core/access/scopes.js';
+import type { Core } from '../core/core.js';
+import { PorchError } from '../core/errors.js';
+import { type AuthorizationServer, type ConsentPort, OAUTH_PATHS } from './paths.js';
+
+/** OpenID scopes a host may ask for besides Porch's: `offline_access` is how some ask for a refresh token. */
+const OIDC_SCOPES = ['openid', 'offline_access'] as const;
+
+/** A code is exchanged by the host within seconds of the redirect. */
+const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+/** Time for a person to sign in and decide on the consent page. */
+const INTERACTION_TTL_SECONDS = 30 * 60;
+/**
+ * oidc-provider's own sign-in session: short, because the console's session is the one that
+ * counts; a host starting another connection later goes through the console again.
+ */
+const SESSION_TTL_SECONDS = 10 * 60;
+/** Client secrets are stored as this prefix and the sha256 of the secret. */
+const HASHED_SECRET_PREFIX = 'sha256:';
+
+/** A key derived from the server's secret for one purpose, so every process derives the same. */
+function derivedKey(secretKey: Buffer, purpose: string): Buffer {
+  return createHmac('sha256', secretKey).update(`porch oauth ${purpose}`).digest();
+}
+
+/**
+ * The signing key oidc-provider requires (ID tokens, for hosts that ask for `openid`): an Ed25519
+ * key derived from the server secret, so all processes share it without storing another secret.
+ */
+function signingKey(secretKey: Buffer) {
+  const seed = derivedKey(secretKey, 'signing key');
+  // PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410).
+  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+  const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
+  return { ...jwk, kid: hashKey(String(jwk.x)).slice(0, 16), use: 'sig', alg: 'EdDSA' };
+}
+
+function hashedSecret(secret: string): string {
+  return HASHED_SECRET_PREFIX + hashKey(secret);
+}
+
+/** oidc-provider's storage over core's OAuth objects, one adapter per model. */
+function adapterClass(core: Core): new (model: string) => Adapter {
+  const objects = core.oauth.objects;
+  const toPayload = (found: { payload: Record<string, unknown>; consumedAt: number | null } | null): AdapterPayload | undefined =>
+    found ? ({ ...found.payload, ...(found.consumedAt === null ? {} : { consumed: Math.floor(found.consumedAt / 1000) }) } as AdapterPayload) : undefined;
+  return class PorchOAuthAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+      // A confidential client's secret is kept as a hash; comparisons hash what is presented.
+      const stored =
+        this.model === 'Client' && typeof payload.client_secret === 'string' && !payload.client_secret.startsWith(HASHED_SECRET_PREFIX)
+          ? { ...payload, client_secret: hashedSecret(payload.client_secret) }
+          : payload;
+      await objects.save(this.model, id, stored as Record<string, unknown>, expiresIn);
+    }
+    async find(id: string) {
+      return toPayload(await objects.find(this.model, id));
+    }
+    async findByUid(uid: string) {
+      return toPayload(await objects.findByUid(this.model, uid));
+    }
+    async findByUserCode() {
+      // The device flow is not enabled: there are no user codes.
+      return undefined;
+    }
+    async consume(id: string) {
+      await objects.consume(this.model, id);
+    }
+    async destroy(id: string) {
+      await objects.destroy(this.model, id);
+    }
+    async revokeByGrantId(grantId: string) {
+      await objects.revokeByGrantId(this.model, grantId);
+    }
+  };
+}
+
+/** The resource as sent, without a trailing slash, so `.../mcp/` and `.../mcp` are one resource. */
+function normalisedResource(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+export function createAuthorizationServer({ core, secretKey }: { core: Core; secretKey: Buffer }): AuthorizationServer {
+  const siteUrl = core.settings.siteUrl.replace(/\/+$/, '');
+  const mcpResource = mcpResourceUrl(siteUrl);
+  const publicUrl = new URL(siteUrl);
+
+  const configuration: Configuration = {
+    adapter: adapterClass(core),
+    clients: [],
+    // Porch's scopes are the MCP resource's (getResourceServerInfo below). They are listed here
+    // too because a host may name them in its registration (`scope`, as the MCP SDK does), which
+    // oidc-provider checks against this list; the consent page therefore grants them both ways.
+    scopes: [...OIDC_SCOPES, ...ALL_SCOPES],
+    claims: { openid: ['sub'] },
+    async findAccount(_ctx, sub) {
+      const account = await core.oauth.findAccount(sub);
+      return account ? { accountId: account.id, claims: () => ({ sub: account.id }) } : undefined;
+    },
+    interactions: { url: (_ctx, interaction) => `${OAUTH_PATHS.consent}/${interaction.uid}` },
+    routes: {
+      authorization: OAUTH_PATHS.authorization,
+      token: OAUTH_PATHS.token,
+      registration: OAUTH_PATHS.registration,
+      revocation: OAUTH_PATHS.revocation,
+      jwks: OAUTH_PATHS.jwks,
+      userinfo: OAUTH_PATHS.userinfo,
+      end_session: OAUTH_PATHS.endSession,
+    },
+    pkce: { required: () => true },
+    responseTypes: ['code'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'EdDSA',
+    },
+    // No symmetric algorithms: a client secret is stored hashed, so it cannot key an HMAC.
+    enabledJWA: {
+      idTokenSigningAlgValues: ['EdDSA'],
+      clientAuthSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
+    },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // A host that names no resource gets a token for the only one there is.
+        defaultResource: () => mcpResource,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, resourceIndicator) {
+          if (normalisedResource(resourceIndicator) !== mcpResource) {
+            throw new errors.InvalidTarget(`Porch issues tokens only for its MCP endpoint, ${mcpResource}.`);
+          }
+          return {
+            scope: ALL_SCOPES.join(' '),
+            audience: mcpResource,
+            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenFormat: 'opaque',
+          };
+        },
+      },
+    },
+    // Only the grant the consent page just made: every authorization is approved on that page,
+    // even from a browser that approved the same app before (the approval replaces the earlier
+    // connection), so an app never gets a grant silently.
+    loadExistingGrant: async (ctx) => {
+      const consent: unknown = ctx.oidc.result?.consent;
+      const grantId = typeof consent === 'object' && consent !== null && 'grantId' in consent ? consent.grantId : undefined;
+      return typeof grantId === 'string' ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    // Every host that may refresh gets a refresh token (not only those asking for offline_access).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      Grant: REFRESH_TOKEN_TTL_SECONDS,
+      Interaction: INTERACTION_TTL_SECONDS,
+      Session: SESSION_TTL_SECONDS,
+      IdToken: ACCESS_TOKEN_TTL_SECONDS,
+    },
+    cookies: {
+      keys: [derivedKey(secretKey, 'cookies').toString('base64url')],
+      long: { sameSite: 'lax', httpOnly: true },
+      short: { sameSite: 'lax', httpOnly: true },
+    },
+    jwks: { keys: [signingKey(secretKey)] },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage(out.error ?? 'error', out.error_description ?? 'The authorization request could not be completed.');
+    },
+  };
+
+  const provider = new Provider(siteUrl, configuration);
+  // Every URL the server writes (metadata, redirects) derives from the public URL, also behind a
+  // proxy: the wrapper below states the public origin in the forwarded headers, and only it.
+  provider.proxy = true;
+  const compareClientSecret = provider.Client.prototype.compareClientSecret;
+  provider.Client.prototype.compareClientSecret = function compareHashed(this: InstanceType<typeof provider.Client>, actual: string) {
+    const stored = this.clientSecret;
+    if (typeof stored !== 'string' || !stored.startsWith(HASHED_SECRET_PREFIX)) return compareClientSecret.call(this, actual);
+    const expected = Buffer.from(stored);
+    const presented = Buffer.from(hashedSecret(actual));
+    return Promise.resolve(expected.length === presented.length && timingSafeEqual(expected, presented));
+  };
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err }, 'the OAuth server failed'));
+
+  const callback = provider.callback();
+  const handler: RequestHandler = (req, res) => {
+    // Express strips the mount path; oidc-provider routes on the full path.
+    req.url = req.originalUrl;
+    if (req.path === OAUTH_PATHS.authorizationServerMetadata || req.path.startsWith(`${OAUTH_PATHS.authorizationServerMetadata}/`)) {
+      // RFC 8414 metadata is the OpenID discovery document (a superset); oidc-provider serves only the latter.
+      req.url = OAUTH_PATHS.openidConfiguration;
+    }
+    if (req.method === 'GET' && req.path === OAUTH_PATHS.authorization) askForEveryScopeWhenNoneNamed(req);
+    // oidc-provider derives its mount path from these (the difference of the URLs, else Express's
+    // baseUrl): it is mounted at the root, whatever path Express matched.
+    req.originalUrl = req.url;
+    req.baseUrl = '';
+    req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
+    req.headers['x-forwarded-host'] = publicUrl.host;
+    void callback(req, res);
+  };
+
+  const metadataHandler: RequestHandler = (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.path !== '/' && req.path !== MCP_RESOURCE_PATH) return next();
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.json(protectedResourceMetadata(siteUrl));
+  };
+
+  async function interactionOf(req: IncomingMessage, res: ServerResponse, uid: string) {
+    const interaction = await provider.interactionDetails(req, res).catch(() => null);
+    if (!interaction || interaction.uid !== uid) {
+      throw new PorchError('RESOURCE_NOT_FOUND', 'This connection request has expired or was started in another browser; start connecting again from the app.');
+    }
+    return interaction;
+  }
+
+  function requestedScopesOf(scope: unknown): string[] {
+    return typeof scope === 'string' ? scope.split(' ').filter((value) => value !== '') : [];
+  }
+
+  const consent: ConsentPort = {
+    async details(req, res, uid) {
+      const interaction = await interactionOf(req, res, uid);
+      const clientId = String(interaction.params.client_id);
+      const client = await provider.Client.find(clientId);
+      if (!client) throw new PorchError('RESOURCE_NOT_FOUND', 'The app that asked to connect is no longer registered; start connecting again from the app.');
+      const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
+      let redirectHost = redirectUri;
+      let redirectSource = '';
+      try {
+        const parsed = new URL(redirectUri);
+        redirectHost = parsed.host || redirectUri;
+        redirectSource = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : parsed.protocol;
+      } catch {
+        // Not a URL oidc-provider would have accepted; shown as registered, allowed nowhere.
+      }
+      return {
+        uid,
+        clientId,
+        clientName: typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName : clientId,
+        redirectHost,
+        redirectSource,
+        requestedScopes: requestedScopesOf(interaction.params.scope).filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope)),
+      };
+    },
+    async approve(req, res, { uid, accountId, scopes }) {
+      const interaction = await interactionOf(req, res, uid);
+      const account = await core.oauth.findAccount(accountId);
+      if (!account) throw new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
+      const details = await consent.details(req, res, uid);
+      const requested = requestedScopesOf(interaction.params.scope);
+      const grant = new provider.Grant({ accountId, clientId: details.clientId });
+      const oidcRequested = requested.filter((scope) => (OIDC_SCOPES as readonly string[]).includes(scope));
+      if (oidcRequested.length + scopes.length > 0) grant.addOIDCScope([...oidcRequested, ...scopes].join(' '));
+      if (scopes.length > 0) grant.addResourceScope(mcpResource, scopes.join(' '));
+      // Asked for and not granted: recorded as refused, so oidc-provider does not ask again.
+      const refused = requested.filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope) && !scopes.includes(scope));
+      if (refused.length > 0) {
+        grant.rejectOIDCScope(refused.join(' '));
+        grant.rejectResourceScope(mcpResource, refused.join(' '));
+      }
+      const grantId = await grant.save();
+      await core.oauth.connect({ account, clientId: details.clientId, clientName: details.clientName, grantId, scopes });
+      return provider.interactionResult(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    },
+    async deny(req, res, uid) {
+      await interactionOf(req, res, uid);
+      return provider.interactionResult(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user declined to connect the app.' },
+        { mergeWithLastSubmission: false },
+      );
+    },
+  };
+
+  return {
+    handler: (req, res, next) => (req.baseUrl === OAUTH_PATHS.protectedResourceMetadata ? metadataHandler(req, res, next) : handler(req, res, next)),
+    consent,
+  };
+}
+
+/**
+ * A host that names no scope (many MCP hosts do not) asks for every Porch scope: oidc-provider
+ * grants only scopes that were asked for, and the consent page ticks a new key's defaults, never
+ * everything, when everything is asked for; the person decides either way.
+ */
+function askForEveryScopeWhenNoneNamed(req: IncomingMessage): void {
+  const url = new URL(req.url ?? '/', 'http://porch.invalid');
+  if ((url.searchParams.get('scope') ?? '').trim() !== '') return;
+  url.searchParams.set('scope', ALL_SCOPES.join(' '));
+  req.url = url.pathname + url.search;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** oidc-provider's error page for a person (a bad authorization request): plain, no script. */
+function errorPage(code: string, description: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Connection failed</title></head><body><main><h1>The app could not connect</h1><p>${escapeHtml(description)}</p><p><code>${escapeHtml(code)}</code></p></main></body></html>`;
+}

@@ -1,0 +1,489 @@
+/**
+ * OAuth 2.1 for MCP hosts, driven over real HTTP without a browser: discovery (protected-resource
+ * and authorization-server metadata), dynamic registration, authorization code with PKCE through
+ * the console's sign-in and consent page, tokens bound to the MCP endpoint, MCP calls with the
+ * token acting as a key of the account, refresh-token rotation, revocation, and disconnecting
+ * the app from the account.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bearerChallenge } from '../../src/core/access/oauth.js';
+import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+
+let harness: Harness;
+beforeEach(async () => {
+  harness = await createHarness();
+});
+afterEach(() => harness.close());
+
+const REDIRECT_URI = 'http://127.0.0.1:6274/oauth/callback';
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The public URL (the issuer): what every URL the server writes starts with. */
+function site(): string {
+  return harness.config.publicUrl;
+}
+
+function mcpResource(): string {
+  return `${site()}/api/public/mcp`;
+}
+
+async function json(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not JSON (${response.status}): ${text.slice(0, 500)}`);
+  }
+}
+
+async function register(body: Record<string, unknown> = {}): Promise<string> {
+  const response = await fetch(`${harness.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test Host',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      ...body,
+    }),
+  });
+  const registered = await json(response);
+  expect(response.status, JSON.stringify(registered)).toBe(201);
+  return String(registered.client_id);
+}
+
+function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A path on the harness's server from an absolute Location. */
+function pathOf(location: string | null): string {
+  if (location === null) throw new Error('no Location');
+  const url = new URL(location, harness.url);
+  return url.pathname + url.search;
+}
+
+interface Authorized {
+  code: string;
+  verifier: string;
+  clientId: string;
+}
+
+/** Authorize with PKCE → (signed in) consent page → approve → the code at the redirect URI. */
+async function authorize(
+  browser: ConsoleBrowser,
+  options: { clientId?: string; scopes?: string[]; scope?: string; resource?: string } = {},
+): Promise<Authorized> {
+  const clientId = options.clientId ?? (await register());
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'state-1',
+    resource: options.resource ?? mcpResource(),
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+  });
+  const started = await browser.get(`/oauth/authorize?${query}`);
+  expect(started.status, started.html).toBe(303);
+  const consentPath = pathOf(started.location);
+  expect(consentPath).toMatch(/^\/console\/connect\/[\w-]+$/);
+  const consent = await browser.get(consentPath);
+  expect(consent.status, consent.html).toBe(200);
+  expect(consent.html).toContain('Test Host');
+  const approved = await browser.post(consentPath, { decision: 'approve', scope: options.scopes ?? ['read:workflow', 'execute:workflow'] });
+  expect(approved.status, approved.html).toBe(303);
+  const resumed = await browser.get(pathOf(approved.location));
+  expect(resumed.status, resumed.html).toBe(303);
+  const callback = new URL(resumed.location ?? '');
+  expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
+  expect(callback.searchParams.get('state')).toBe('state-1');
+  const code = callback.searchParams.get('code');
+  expect(code, callback.href).toBeTruthy();
+  return { code: String(code), verifier, clientId };
+}
+
+async function token(fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${harness.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, body: await json(response) };
+}
+
+async function exchange({ code, verifier, clientId }: Authorized) {
+  const exchanged = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: mcpResource(),
+  });
+  expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+  return { accessToken: String(exchanged.body.access_token), refreshToken: String(exchanged.body.refresh_token), body: exchanged.body };
+}
+
+async function mcp(accessToken: string, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) {
+  const response = await fetch(`${harness.url}/api/public/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${accessToken}` },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text };
+}
+
+function toolNamesOf(text: string): string[] {
+  const parsed = JSON.parse(text) as { result?: { tools?: Array<{ name: string }> } };
+  return (parsed.result?.tools ?? []).map((tool) => tool.name).sort();
+}
+
+describe('discovery', () => {
+  it('publishes protected-resource metadata for the MCP endpoint pointing at Porch as the authorization server', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/api/public/mcp', '/.well-known/oauth-protected-resource']) {
+      const response = await harness.site<Record<string, unknown>>('GET', path);
+      expect(response.status, describeResponse(response)).toBe(200);
+      expect(response.body).toMatchObject({
+        resource: mcpResource(),
+        authorization_servers: [site()],
+        bearer_methods_supported: ['header'],
+        scopes_supported: expect.arrayContaining(['read:workflow', 'manage:keys']),
+      });
+    }
+  });
+
+  it('publishes RFC 8414 metadata: code with S256 only, registration, revocation, resource indicators', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const response = await harness.site<Record<string, unknown>>('GET', path);
+      expect(response.status, describeResponse(response)).toBe(200);
+      expect(response.body).toMatchObject({
+        issuer: site(),
+        authorization_endpoint: `${site()}/oauth/authorize`,
+        token_endpoint: `${site()}/oauth/token`,
+        registration_endpoint: `${site()}/oauth/register`,
+        revocation_endpoint: `${site()}/oauth/revoke`,
+        code_challenge_methods_supported: ['S256'],
+        response_types_supported: ['code'],
+      });
+    }
+  });
+
+  it('builds the challenge the MCP door answers a keyless call of a keyed tool with', () => {
+    expect(bearerChallenge({ siteUrl: site() })).toBe(
+      `Bearer realm="porch", resource_metadata="${site()}/.well-known/oauth-protected-resource/api/public/mcp"`,
+    );
+    expect(bearerChallenge({ siteUrl: site(), error: 'insufficient_scope', scopes: ['read:workflow'] })).toContain(
+      'error="insufficient_scope", scope="read:workflow"',
+    );
+  });
+});
+
+describe('the flow', () => {
+  it('connects a host: its token lists exactly the granted tools over MCP and is refused by REST', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser));
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    // Opaque: nothing a client could read, and not an API key.
+    expect(tokens.accessToken).not.toContain('.');
+
+    const listed = await mcp(tokens.accessToken);
+    expect(listed.status, listed.text).toBe(200);
+    const names = toolNamesOf(listed.text);
+    expect(names).toContain('list_workflows');
+    expect(names).toContain('execute_workflow');
+    expect(names).not.toContain('list_context_cards');
+    expect(names).not.toContain('list_keys');
+
+    const rest = await harness.api('GET', '/workflows', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    expect(rest.status, describeResponse(rest)).toBe(401);
+    expect(rest.body.error.message).toContain('MCP endpoint');
+  });
+
+  it('stores no token, code or refresh token in plaintext', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    const dump = JSON.stringify(
+      await Promise.all(
+        ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Client'].map((model) =>
+          harness.store.oauth.find({
+            model,
+            idHash: createHash('sha256')
+              .update(model === 'AccessToken' ? tokens.accessToken : tokens.refreshToken)
+              .digest('hex'),
+            now: harness.clock.now(),
+          }),
+        ),
+      ),
+    );
+    expect(dump).toContain('AccessToken');
+    for (const secret of [tokens.accessToken, tokens.refreshToken, authorized.code]) expect(dump).not.toContain(secret);
+  });
+});
+
+describe('tokens', () => {
+  it('refresh rotates the refresh token: the new pair works, the old refresh token is refused', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const first = await exchange(authorized);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const second = { accessToken: String(refreshed.body.access_token), refreshToken: String(refreshed.body.refresh_token) };
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect((await mcp(second.accessToken)).status).toBe(200);
+
+    const reused = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+  });
+
+  it('a code is exchanged once and only with its PKCE verifier', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const wrongVerifier = await token({
+      grant_type: 'authorization_code',
+      code: authorized.code,
+      redirect_uri: REDIRECT_URI,
+      client_id: authorized.clientId,
+      code_verifier: pkce().verifier,
+    });
+    expect(wrongVerifier.status).toBe(400);
+    expect(wrongVerifier.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses PKCE plain and a request without a code challenge', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const withoutS256: Array<Record<string, string>> = [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, {}];
+    for (const extra of withoutS256) {
+      const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, state: 's', ...extra });
+      const answer = await browser.get(`/oauth/authorize?${query}`);
+      expect(answer.status, answer.html).toBe(303);
+      expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('revoking an access token (RFC 7009) makes the next MCP call 401', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    expect((await mcp(tokens.accessToken)).status).toBe(200);
+    const revoked = await fetch(`${harness.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.accessToken, client_id: authorized.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+  });
+
+  it('refuses a token for another resource at the authorization endpoint', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+      resource: 'https://elsewhere.example/api',
+    });
+    const answer = await browser.get(`/oauth/authorize?${query}`);
+    expect(answer.status, answer.html).toBe(303);
+    expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('refuses an unknown or malformed bearer token on MCP with 401, as an unknown key', async () => {
+    for (const candidate of ['not-a-token', randomBytes(32).toString('base64url')]) {
+      const answer = await mcp(candidate);
+      expect(answer.status, answer.text).toBe(401);
+    }
+  });
+});
+
+describe('connected apps', () => {
+  it('revoke_connected_app makes the next MCP call with the token 401 and the refresh token useless', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    // A tool call is counted against the connection's limits as a key's would be: it shows as its last use.
+    const called = await mcp(tokens.accessToken, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_workflows', arguments: {} } });
+    expect(called.status, called.text).toBe(200);
+    expect(called.text).not.toContain('"isError":true');
+    const { key } = await harness.createKey(accountId, { scopes: ['manage:keys'] });
+
+    const listed = await harness.api<{ items: Array<{ id: string; name: string; scopes: string[]; last_used_at: string | null }> }>('GET', '/connected-apps', {
+      key,
+    });
+    expect(listed.status, describeResponse(listed)).toBe(200);
+    expect(listed.body.data.items).toEqual([
+      expect.objectContaining({ name: 'Test Host', scopes: ['read:workflow', 'execute:workflow'], last_used_at: expect.any(String) }),
+    ]);
+    // Never among the keys.
+    const keys = await harness.api<{ items: Array<{ name: string }> }>('GET', '/keys', { key });
+    expect(keys.body.data.items.map((item) => item.name)).not.toContain('Test Host');
+
+    const [app] = listed.body.data.items;
+    const revoked = await harness.api('POST', `/connected-apps/${app?.id}/revoke`, { key });
+    expect(revoked.status, describeResponse(revoked)).toBe(200);
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status).toBe(400);
+    expect((await harness.api('POST', `/connected-apps/${app?.id}/revoke`, { key })).status).toBe(404);
+  });
+
+  it('disconnects from Settings → API access with the Revoke button', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser));
+    const page = await browser.get('/console/settings/api-access');
+    expect(page.html).toContain('Connected apps');
+    expect(page.html).toContain('Test Host');
+    const action = /action="(\/console\/settings\/api-access\/connected-apps\/[^"]+\/revoke)"/.exec(page.html)?.[1];
+    expect(action).toBeDefined();
+    const revoked = await browser.post(String(action), {});
+    expect(revoked.status, revoked.html).toBe(200);
+    expect(revoked.html).toContain('Disconnected Test Host');
+    expect((await mcp(tokens.accessToken)).status).toBe(401);
+  });
+
+  it('a token carries the plan rule of keys: off Expert it is refused like a key', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser));
+    await harness.core.accounts.setPlan(accountId, 'builder');
+    const answer = await mcp(tokens.accessToken);
+    expect(answer.status, answer.text).toBe(401);
+    expect(answer.text).toContain('API_EXPERT_ONLY');
+  });
+});
+
+describe('consent', () => {
+  it('deny sends access_denied back to the app and connects nothing', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const started = await browser.get(`/oauth/authorize?${query}`);
+    const consentPath = pathOf(started.location);
+    await browser.get(consentPath);
+    const denied = await browser.post(consentPath, { decision: 'deny' });
+    expect(denied.status, denied.html).toBe(303);
+    const resumed = await browser.get(pathOf(denied.location));
+    expect(new URL(resumed.location ?? '').searchParams.get('error')).toBe('access_denied');
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
+  });
+
+  it('sends a visitor who is not signed in to the console sign-in, then back to the consent page', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const started = await browser.get(`/oauth/authorize?${query}`);
+    const consentPath = pathOf(started.location);
+    const session = [...browser.cookies().keys()].find((name) => name.endsWith('porch_session'));
+    if (session) browser.cookies().delete(session);
+    const answer = await browser.get(consentPath);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe(`/console/sign-in?next=${encodeURIComponent(consentPath)}`);
+  });
+
+  it('a plan that cannot hold keys sees why and can only decline', async () => {
+    const { browser } = await signedInBrowser(harness, { plan: 'builder' });
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const consentPath = pathOf((await browser.get(`/oauth/authorize?${query}`)).location);
+    const page = await browser.get(consentPath);
+    expect(page.html).toContain('only Expert accounts may use keys');
+    expect(page.html).not.toContain('value="approve"');
+    const forced = await browser.post(consentPath, { decision: 'approve', scope: 'read:workflow' });
+    expect(forced.status).toBe(401);
+  });
+
+  it('refuses a consent POST without the CSRF token', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const consentPath = pathOf((await browser.get(`/oauth/authorize?${query}`)).location);
+    await browser.get(consentPath);
+    const forged = await browser.post(consentPath, { decision: 'approve', scope: 'read:workflow' }, { csrf: null });
+    expect(forged.status).toBe(403);
+  });
+
+  it('ticks the scopes a host asked for, and a new key’s defaults when it named none', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const base = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    };
+    const checked = (html: string) => [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)" checked/g)].map((match) => match[1]);
+    const named = await browser.get(
+      pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams({ ...base, scope: 'read:skill api:judge' })}`)).location),
+    );
+    expect(checked(named.html)).toEqual(['read:skill', 'api:judge']);
+    const unnamed = await browser.get(pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams(base)}`)).location));
+    expect(checked(unnamed.html)).not.toContain('manage:keys');
+    expect(checked(unnamed.html)).toContain('execute:workflow');
+  });
+});
+
+describe('reconnecting', () => {
+  it('approving the same app again replaces its earlier connection and ends the earlier tokens', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const first = await exchange(await authorize(browser, { clientId }));
+    const second = await exchange(await authorize(browser, { clientId, scopes: ['read:skill'] }));
+    const apps = await harness.core.oauth.listConnectedApps(accountId);
+    expect(apps.map((app) => app.scopes)).toEqual([['read:skill']]);
+    expect((await mcp(first.accessToken)).status).toBe(401);
+    const listed = await mcp(second.accessToken);
+    expect(listed.status, listed.text).toBe(200);
+    expect(toolNamesOf(listed.text)).toContain('list_skills');
+    expect(toolNamesOf(listed.text)).not.toContain('list_workflows');
+  });
+});
