@@ -22,6 +22,7 @@ import { hashKey } from '../core/access/key-material.js';
 import { ALL_SCOPES } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError } from '../core/errors.js';
+import { checkWebhookUrl } from '../core/webhooks/url-guard.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_PATHS } from './paths.js';
 
 /** OpenID scopes a host may ask for besides Porch's: `offline_access` is how some ask for a refresh token. */
@@ -146,6 +147,18 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
+      // A host may also name itself by the https URL of its metadata (client ID metadata
+      // documents, the MCP spec's preferred registration). oidc-provider 9 implements the draft
+      // as an experiment; the server fetches that URL, so only https URLs resolving to public
+      // addresses are fetched (the webhooks' rule), never the loopback or internal network.
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        allowFetch: async (_ctx, clientId) => {
+          const check = await checkWebhookUrl(clientId, []);
+          return check.ok && check.url.protocol === 'https:';
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       resourceIndicators: {

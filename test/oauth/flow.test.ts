@@ -6,6 +6,7 @@
  * the app from the account.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearerChallenge } from '../../src/core/access/oauth.js';
 import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
@@ -174,6 +175,40 @@ describe('discovery', () => {
         code_challenge_methods_supported: ['S256'],
         response_types_supported: ['code'],
       });
+    }
+  });
+
+  it('accepts client ID metadata documents, but never fetches one from a loopback address', async () => {
+    const metadata = await harness.site<Record<string, unknown>>('GET', '/.well-known/oauth-authorization-server');
+    expect(metadata.body.client_id_metadata_document_supported).toBe(true);
+    // A listener on the loopback standing for an internal service: it must see no connection.
+    let connections = 0;
+    const internal = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+    const address = internal.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const { browser } = await signedInBrowser(harness);
+      for (const clientId of [`https://127.0.0.1:${port}/client.json`, `https://localhost:${port}/client.json`]) {
+        const { challenge } = pkce();
+        const query = new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          state: 's',
+        });
+        const answer = await browser.get(`/oauth/authorize?${query}`);
+        expect(answer.status, answer.html).toBe(400);
+        expect(answer.html).toContain('invalid_client');
+      }
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => internal.close(() => resolve()));
     }
   });
 
