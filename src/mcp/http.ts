@@ -15,15 +15,18 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler, type RequestId } from '@modelcontextprotocol/server';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId } from '@modelcontextprotocol/server';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import { getContextCard } from '../operations/get-context-card.js';
+import { getPrompt } from '../operations/get-prompt.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
+import type { McpTool } from './tools.js';
 import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
@@ -193,8 +196,9 @@ function singleHeader(headers: IncomingHttpHeaders, name: string): string | unde
 }
 
 export function createMcpHttpHandler(options: McpHttpOptions): Router {
-  const { core, errorCodes, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
+  const { core, errorCodes, publicUrl, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
   const tools = createToolset(options.operations);
+  const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const router = Router();
   router.use(originCheck(options.publicUrl, options.allowedOrigins));
   const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
@@ -218,9 +222,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     { onerror, maxRequestBodySize: bodyLimitBytes },
   );
 
-  async function refuse(req: Request, res: Response, error: PorchError, tokenSent: boolean): Promise<void> {
-    const id = await refusedRequestId(req, bodyLimitBytes);
-    const { status, headers, body } = httpRefusal(error, errorCodes, { id, tokenSent });
+  /** A refusal before MCP starts; the id is read from the body when it was not read yet. */
+  async function refuse(req: Request, res: Response, error: PorchError, options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] }) {
+    const id = options.id === undefined ? await refusedRequestId(req, bodyLimitBytes) : options.id;
+    const { status, headers, body } = httpRefusal(error, errorCodes, { ...options, id, siteUrl: publicUrl });
     res.status(status).set(headers).json(body);
   }
 
@@ -242,7 +247,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
   router.post('/', async (req: Request, res: Response) => {
     const requestId = String(res.locals.requestId ?? '');
     const parsed = credentialsFrom(req.headers);
-    if ('refusal' in parsed) return refuse(req, res, parsed.refusal, false);
+    if ('refusal' in parsed) return refuse(req, res, parsed.refusal, { tokenSent: false });
     const { credentials } = parsed;
     let caller: Caller | null = null;
     if (hasApiKey(credentials)) {
@@ -253,7 +258,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       } catch (err) {
         const error = toPorchError(err);
         if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP authentication failed');
-        return refuse(req, res, error, true);
+        return refuse(req, res, error, { tokenSent: true });
       }
     }
 
@@ -274,6 +279,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     if (malformed) {
       res.status(200).json(malformed);
       return;
+    }
+    // A keyed request without a key is an authentication challenge, so an MCP host that can
+    // sign its user in (OAuth) learns where; the public tools and the listings stay open.
+    const keyed = caller === null && route.kind !== 'reject' ? keyedRequestScopes(body, toolsByName) : undefined;
+    if (keyed !== undefined) {
+      return refuse(req, res, new PorchError('MISSING_API_KEY', 'No API key was sent.'), { tokenSent: false, id: malformedRequestId(body), scopes: keyed });
     }
     try {
       if (route.kind === 'reject') {
@@ -305,6 +316,28 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     sendRpcError(res, 405, 'Method not allowed: this MCP server is stateless; send each JSON-RPC message with POST.');
   });
   return router;
+}
+
+/**
+ * The scopes that would grant a request that needs a key: a keyed tool's call, a prompt's
+ * rendering, a card's reading; undefined for what a keyless client may do (initialize, the
+ * listings, the public tools, and everything the SDK answers itself).
+ */
+function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpTool>): readonly string[] | undefined {
+  if (!isSpecType.JSONRPCRequest(body)) return undefined;
+  const params: Record<string, unknown> = body.params ?? {};
+  switch (body.method) {
+    case 'tools/call': {
+      const tool = typeof params.name === 'string' ? toolsByName.get(params.name) : undefined;
+      return tool && tool.operation.access !== 'public' ? tool.operation.scopes : undefined;
+    }
+    case 'prompts/get':
+      return getPrompt.scopes;
+    case 'resources/read':
+      return getContextCard.scopes;
+    default:
+      return undefined;
+  }
 }
 
 /** The id of a single JSON-RPC request body, or null (a notification, a batch, not JSON-RPC). */

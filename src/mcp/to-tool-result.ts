@@ -6,6 +6,7 @@
  */
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/server';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { bearerChallenge } from '../core/access/oauth.js';
 import { ERROR_TABLE, publicErrorCode, type ErrorCodeSet, type PorchError } from '../core/errors.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 
@@ -120,43 +121,41 @@ export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet): Proto
   return new ProtocolError(code, errorText(error, codeSet), errorDetails(error, codeSet));
 }
 
-/** The realm of Porch's Bearer challenges (RFC 6750 §3). */
-const AUTH_REALM = 'porch';
-
-/** RFC 6750 §3: an error_description holds visible ASCII other than `"` and `\`; anything else becomes a space. */
-function challengeText(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ');
-}
-
-/**
- * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3). A key that was sent and does not work
- * is `invalid_token` with the message as description; a request that sent no usable token (an
- * Authorization scheme other than Bearer) gets the bare challenge, as §3.1 asks. There is no
- * OAuth resource metadata to point at: keys are the only credential.
- */
-function bearerChallenge(error: PorchError, tokenSent: boolean): string {
-  const realm = `Bearer realm="${AUTH_REALM}"`;
-  return tokenSent ? `${realm}, error="invalid_token", error_description="${challengeText(error.message)}"` : realm;
-}
-
 export interface HttpRefusal {
   status: number;
   headers: Record<string, string>;
   body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: Record<string, unknown> }; id: RequestId | null };
 }
 
+export interface RefusalOptions {
+  id: RequestId | null;
+  /** Whether the request carried a key or token (one that does not work) rather than none. */
+  tokenSent: boolean;
+  /** `{site_url}`: the 401's challenge points at the MCP endpoint's protected-resource metadata there. */
+  siteUrl: string;
+  /** The scopes that would grant what was asked, for the host's authorization request. */
+  scopes?: readonly string[];
+}
+
 /**
  * A refusal the MCP endpoint answers before MCP starts (a key that does not work, a malformed
- * Authorization header): the status of the error table, a Bearer challenge on 401, and a JSON-RPC
- * error body, so an MCP client shows the Porch error code instead of a REST envelope it cannot
- * read (clients such as Inspector otherwise report only "unauthorized" and start an OAuth flow).
+ * Authorization header, a keyed request without a key): the status of the error table, on 401 a
+ * Bearer challenge naming the protected-resource metadata (how an MCP host learns to sign the
+ * user in with OAuth, RFC 9728 §5.1), and a JSON-RPC error body, so an MCP client shows the
+ * Porch error code instead of a REST envelope it cannot read.
  */
-export function httpRefusal(error: PorchError, codeSet: ErrorCodeSet, options: { id: RequestId | null; tokenSent: boolean }): HttpRefusal {
+export function httpRefusal(error: PorchError, codeSet: ErrorCodeSet, options: RefusalOptions): HttpRefusal {
   const status = ERROR_TABLE[error.code].status;
   const { code, message, data } = toProtocolError(error, codeSet);
+  const challenge = () =>
+    bearerChallenge({
+      siteUrl: options.siteUrl,
+      ...(options.tokenSent ? { error: 'invalid_token' as const, errorDescription: error.message } : {}),
+      ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
+    });
   return {
     status,
-    headers: status === 401 ? { 'WWW-Authenticate': bearerChallenge(error, options.tokenSent) } : {},
+    headers: status === 401 ? { 'WWW-Authenticate': challenge() } : {},
     body: { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: options.id },
   };
 }

@@ -53,18 +53,36 @@ describe('without a key', () => {
     }
   });
 
-  it('refuses a keyed tool with MISSING_API_KEY as an isError result', async () => {
-    const connection = await connectHttp(harness);
-    try {
-      const result = await connection.client.callTool({ name: 'list_context_cards', arguments: {} });
-      expect(result.isError).toBe(true);
-      // One hint, naming how an MCP client sends a key (not a REST-only header, not twice).
-      expect(resultText(result)).toBe(
-        'MISSING_API_KEY: No API key was sent. Send an API key (mdi_...): the X-API-Key or Authorization: Bearer header over HTTP, PORCH_API_KEY for stdio.',
-      );
-    } finally {
-      await connection.close();
+  it('challenges a keyed tool called without a key: 401 pointing at the OAuth metadata, with the scopes and MISSING_API_KEY', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_context_cards', arguments: {} } });
+    expect(response.status, response.text).toBe(401);
+    // An MCP host that can sign its user in finds the authorization server from here (RFC 9728).
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer realm="porch", resource_metadata="${harness.config.publicUrl}/.well-known/oauth-protected-resource/api/public/mcp", scope="api:context-cards api:expert"`,
+    );
+    // One hint, naming how an MCP client sends a key (not a REST-only header, not twice).
+    expect(response.json).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: {
+        code: -32000,
+        message:
+          'MISSING_API_KEY: No API key was sent. Send an API key (mdi_...): the X-API-Key or Authorization: Bearer header over HTTP, PORCH_API_KEY for stdio.',
+        data: { code: 'MISSING_API_KEY' },
+      },
+    });
+  });
+
+  it('challenges prompts/get and resources/read without a key the same way; listings stay open', async () => {
+    for (const [method, params] of [
+      ['prompts/get', { name: 'release-notes' }],
+      ['resources/read', { uri: 'porch://context-cards/0190a4b0-0000-7000-8000-000000000000' }],
+    ] as const) {
+      const response = await post({ jsonrpc: '2.0', id: 6, method, params });
+      expect(response.status, `${method}: ${response.text}`).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", resource_metadata="[^"]+", scope="[^"]+"$/);
     }
+    expect((await post({ jsonrpc: '2.0', id: 7, method: 'prompts/list', params: {} })).status).toBe(200);
   });
 });
 
@@ -121,7 +139,7 @@ describe('a key that does not work (regression: Inspector hid INVALID_API_KEY be
     const response = await post({ ...LIST_TOOLS, id: 'list-7' }, { 'x-api-key': UNKNOWN_KEY });
     expect(response.status, response.text).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="porch", error="invalid_token", error_description="The API key is invalid, expired or revoked."',
+      `Bearer realm="porch", resource_metadata="${harness.config.publicUrl}/.well-known/oauth-protected-resource/api/public/mcp", error="invalid_token", error_description="The API key is invalid, expired or revoked."`,
     );
     expect(response.json).toEqual({
       jsonrpc: '2.0',
@@ -139,7 +157,7 @@ describe('a key that does not work (regression: Inspector hid INVALID_API_KEY be
   it('is refused the same way when sent as Authorization: Bearer', async () => {
     const response = await post(LIST_TOOLS, { authorization: `Bearer ${UNKNOWN_KEY}` });
     expect(response.status, response.text).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", resource_metadata="[^"]+", error="invalid_token"/);
     expect(response.json).toMatchObject({ error: { data: { code: 'INVALID_API_KEY' } }, id: 1 });
   });
 
@@ -171,7 +189,9 @@ describe('an Authorization header that is not Bearer (regression: it was read as
       const response = await post(LIST_TOOLS, { authorization });
       expect(response.status, response.text).toBe(401);
       // RFC 6750 §3.1: a request without a usable Bearer token gets the challenge without an error code.
-      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="porch"');
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer realm="porch", resource_metadata="${harness.config.publicUrl}/.well-known/oauth-protected-resource/api/public/mcp"`,
+      );
       expect(response.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'INVALID_API_KEY' } }, id: 1 });
       const message = (response.json as { error: { message: string } }).error.message;
       expect(message).toContain('X-API-Key: mdi_... or Authorization: Bearer mdi_...');
@@ -184,13 +204,13 @@ describe('an Authorization header that is not Bearer (regression: it was read as
     expect(await toolNames({ headers: { 'x-api-key': key, authorization: 'Basic cHJveHk6c2VjcmV0' } })).toContain('list_context_cards');
   });
 
-  it('treats a blank key as no key: the public tools, and a keyed tool answers MISSING_API_KEY as a tool result', async () => {
+  it('treats a blank key as no key: the public tools, and a keyed tool is challenged with MISSING_API_KEY', async () => {
     const response = await post(
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_context_cards', arguments: {} } },
       { authorization: 'Bearer ' },
     );
-    expect(response.status, response.text).toBe(200);
-    expect(response.json).toMatchObject({ result: { isError: true, content: [{ text: expect.stringMatching(/^MISSING_API_KEY: /) }] } });
+    expect(response.status, response.text).toBe(401);
+    expect(response.json).toMatchObject({ id: 2, error: { data: { code: 'MISSING_API_KEY' } } });
   });
 });
 

@@ -76,7 +76,7 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
       expect(text).toMatch(/^INVALID_API_KEY: /);
       const http = await httpToolCall(operation, key, toolArguments(operation, sample));
       expect(http.status).toBe(401);
-      expect(http.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", error="invalid_token"/);
+      expect(http.headers.get('www-authenticate')).toMatch(/^Bearer realm="porch", resource_metadata="[^"]+", error="invalid_token"/);
       expect(http.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, data: { code: 'INVALID_API_KEY' } } });
       expect(http.body.error.message).toMatch(/^INVALID_API_KEY: /);
     }
@@ -99,7 +99,7 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
     const http = await httpToolCall(operation, key, toolArguments(operation, sample));
     expect(http.status).toBe(401);
     expect(http.headers.get('www-authenticate')).toBe(
-      'Bearer realm="porch", error="invalid_token", error_description="The API is available on the Expert plan only; this account is not on Expert."',
+      `Bearer realm="porch", resource_metadata="${harness.config.publicUrl}/.well-known/oauth-protected-resource/api/public/mcp", error="invalid_token", error_description="The API is available on the Expert plan only; this account is not on Expert."`,
     );
     expect(http.body.error.data.code).toBe('API_EXPERT_ONLY');
   });

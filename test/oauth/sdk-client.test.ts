@@ -3,13 +3,18 @@
  * OAuthClientProvider) discovers Porch from the MCP endpoint's URL (protected-resource metadata,
  * then the authorization server's), registers, builds the PKCE authorization URL, exchanges the
  * code and refreshes; its Streamable HTTP transport then lists tools with the token. The person's
- * part (sign-in and consent) is the console over HTTP. The lead ports this to the v2 SDK.
+ * part (sign-in and consent) is the console over HTTP.
  */
 import { createServer } from 'node:net';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  auth,
+  Client,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -90,10 +95,14 @@ it("the MCP SDK's OAuth client discovers, registers, authorizes with PKCE, lists
   expect((await browser.get(consentPath)).html).toContain('SDK Host');
   const approved = await browser.post(consentPath, { decision: 'approve', scope: ['read:workflow', 'execute:workflow'] });
   const resumed = await browser.get(new URL(approved.location ?? '', harness.url).pathname);
-  const code = new URL(resumed.location ?? '').searchParams.get('code');
+  const callback = new URL(resumed.location ?? '');
+  const code = callback.searchParams.get('code');
   expect(code, resumed.location ?? '').toBeTruthy();
+  // RFC 9207: the response names its issuer, which the SDK checks against the metadata's.
+  const iss = callback.searchParams.get('iss') ?? undefined;
+  expect(iss).toBe(harness.url);
 
-  expect(await auth(provider, { serverUrl, authorizationCode: String(code) })).toBe('AUTHORIZED');
+  expect(await auth(provider, { serverUrl, authorizationCode: String(code), iss })).toBe('AUTHORIZED');
   const first = provider.saved;
   expect(first?.refresh_token).toBeTruthy();
 
