@@ -11,7 +11,10 @@
  *   npx tsx scripts/mcp-conformance.ts --url http://127.0.0.1:3000/api/public/mcp
  *   npx tsx scripts/mcp-conformance.ts --url http://127.0.0.1:3000/api/public/mcp --key mdi_...
  *   DATABASE_URL=file:$PWD/data/porch.db PORCH_API_KEY=mdi_... npx tsx scripts/mcp-conformance.ts --stdio
- * Any other argument (`--scenario tools-list`, `--verbose`) goes to `conformance server`.
+ *   npx tsx scripts/mcp-conformance.ts --url http://127.0.0.1:3000/api/public/mcp --revision 2026-07-28 --requirements 2026-07-28
+ * `--revision 2026-07-28` runs the prerelease suite pinned as `conformance-2026` (0.1.x tests the
+ * 2025 revisions only). Any other argument (`--scenario tools-list`, `--verbose`) goes to
+ * `conformance server`.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,6 +36,9 @@ export interface ConformanceTools {
   entry: string;
   /** The pinned suite version, for messages. */
   version: string;
+  /** The prerelease suite's command-line entry, for revision 2026-07-28 (which 0.1.x does not test). */
+  entry2026: string;
+  version2026: string;
   /** The MCP Inspector's command-line entry (`mcp-inspector`). */
   inspector: string;
   inspectorVersion: string;
@@ -50,6 +56,8 @@ function toolsIn(dir: string): ConformanceTools {
     node: join(dir, 'node_modules', 'node', 'bin', 'node'),
     entry: join(dir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
     version: manifest.dependencies['@modelcontextprotocol/conformance'] ?? 'unknown',
+    entry2026: join(dir, 'node_modules', 'conformance-2026', 'dist', 'index.js'),
+    version2026: (manifest.dependencies['conformance-2026'] ?? 'unknown').replace(/^npm:@modelcontextprotocol\/conformance@/, ''),
     inspector: join(dir, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js'),
     inspectorVersion: manifest.dependencies['@modelcontextprotocol/inspector'] ?? 'unknown',
   };
@@ -134,7 +142,8 @@ export async function ensureConformanceTools(options: InstallOptions = {}): Prom
     if (version.code !== 0 || !version.stdout.startsWith('v22.')) {
       throw new Error(`The npm package "node" did not install a Node.js 22 binary at ${staged.node}: ${version.stdout}${version.stderr}`);
     }
-    for (const entry of [staged.entry, staged.inspector]) if (!existsSync(entry)) throw new Error(`A pinned tool's entry is missing after install: ${entry}`);
+    for (const entry of [staged.entry, staged.entry2026, staged.inspector])
+      if (!existsSync(entry)) throw new Error(`A pinned tool's entry is missing after install: ${entry}`);
     writeFileSync(join(staging, INSTALLED_MARKER), `${JSON.stringify({ node: version.stdout.trim(), conformance: tools.version })}\n`);
     try {
       renameSync(staging, dir);
@@ -239,16 +248,19 @@ interface CommandLine {
   url: string | undefined;
   key: string | undefined;
   stdio: boolean;
+  /** `--revision 2026-07-28`: run the prerelease suite, which tests that revision. */
+  revision2026: boolean;
   rest: string[];
 }
 
 function parseCommandLine(argv: readonly string[]): CommandLine {
-  const parsed: CommandLine = { url: undefined, key: undefined, stdio: false, rest: [] };
+  const parsed: CommandLine = { url: undefined, key: undefined, stdio: false, revision2026: false, rest: [] };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     if (arg === '--url') parsed.url = argv[++index];
     else if (arg === '--key') parsed.key = argv[++index];
     else if (arg === '--stdio') parsed.stdio = true;
+    else if (arg === '--revision') parsed.revision2026 = argv[++index] === '2026-07-28';
     else if (arg !== undefined) parsed.rest.push(arg);
   }
   return parsed;
@@ -257,7 +269,9 @@ function parseCommandLine(argv: readonly string[]): CommandLine {
 async function main(): Promise<void> {
   const command = parseCommandLine(process.argv.slice(2));
   if (command.url === undefined && !command.stdio) {
-    process.stderr.write('usage: tsx scripts/mcp-conformance.ts (--url <Porch MCP URL> [--key mdi_...] | --stdio) [conformance server options]\n');
+    process.stderr.write(
+      'usage: tsx scripts/mcp-conformance.ts (--url <Porch MCP URL> [--key mdi_...] | --stdio) [--revision 2026-07-28] [conformance server options]\n',
+    );
     process.exitCode = 2;
     return;
   }
@@ -279,7 +293,8 @@ async function main(): Promise<void> {
     url = relay.url;
   }
   try {
-    const child = spawn(tools.node, [tools.entry, 'server', '--url', url, ...command.rest], { stdio: 'inherit', env: suiteEnv() });
+    const entry = command.revision2026 ? tools.entry2026 : tools.entry;
+    const child = spawn(tools.node, [entry, 'server', '--url', url, ...command.rest], { stdio: 'inherit', env: suiteEnv() });
     process.exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   } finally {
     await relay?.close();

@@ -1,6 +1,6 @@
 /**
  * Two small HTTP servers that put Porch where the MCP conformance suite can reach it. The suite
- * (0.1.16) connects with a bare Streamable HTTP client: it cannot send a header and cannot start
+ * (0.1.16 and 0.2.0-alpha) connects with a bare Streamable HTTP client: it cannot send a header and cannot start
  * a stdio server. So:
  * - `startKeyRelay` forwards every request to Porch's HTTP endpoint with `X-API-Key` added, as an
  *   MCP host configured with a header would send it;
@@ -111,20 +111,51 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/** The revisions a client opens with the `initialize` handshake; any later one opens with a per-request envelope. */
+const HANDSHAKE_REVISIONS = new Set(['2024-10-07', '2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+
+type Era = 'handshake' | 'per-request';
+
 /**
- * One `porch mcp` process serves every client of the relay, one after the other, as one stdio
- * connection would serve a host that reconnects: each client's `initialize` is passed through, and
- * request ids are renumbered on the way in (every client starts at id 0) and restored on the way
- * out. One process instead of one per client because `porch mcp` takes seconds to start under tsx
- * and the suite opens a client per scenario. Messages the server sends on its own (notifications,
- * requests to the client) are dropped: the relay answers each POST with plain JSON.
+ * Which `porch mcp` a message belongs to. Over stdio the protocol era is the connection's, fixed
+ * by its opening message, so one process cannot serve a 2025 client after a 2026-07-28 one (or
+ * the other way round): the relay keeps one process per era, as a host keeps one process per
+ * server connection. `initialize` goes to the handshake process, as a new connection opening with
+ * it would. Any other message goes to the 2026-07-28 process when its `MCP-Protocol-Version`
+ * header names a revision without the handshake (the suite's probes of unknown revisions
+ * included), or when it carries the per-request envelope's protocol version, or is
+ * `server/discover`; everything else (the 2025 clients after their `initialize`) to the other.
  */
-export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay & { stderr(): string }> {
+function eraOf(message: Record<string, unknown>, headers: IncomingHttpHeaders): Era {
+  // Whatever its header says: an `initialize` opening the 2026-07-28 process would bind it to the handshake era.
+  if (message.method === 'initialize') return 'handshake';
+  const header = headers['mcp-protocol-version'];
+  if (typeof header === 'string' && header !== '') return HANDSHAKE_REVISIONS.has(header) ? 'handshake' : 'per-request';
+  const meta = isRecord(message.params) ? message.params._meta : undefined;
+  if (message.method === 'server/discover' || (isRecord(meta) && 'io.modelcontextprotocol/protocolVersion' in meta)) return 'per-request';
+  return 'handshake';
+}
+
+function openingRequest(method: string): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    method,
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+  };
+}
+
+interface PorchProcess {
+  /** Sends a request and resolves with its answer (under the client's own id). */
+  request(message: Record<string, unknown>, clientId: JsonRpcId): Promise<Record<string, unknown>>;
+  /** Sends a notification or an answer to a server request; nothing comes back. */
+  notify(message: Record<string, unknown>): void;
+  exited(): string | undefined;
+  close(): Promise<void>;
+}
+
+function startPorchProcess(options: StdioRelayOptions, log: (chunk: string) => void): PorchProcess {
   const child: ChildProcessWithoutNullStreams = spawn(options.command, [...options.args], { cwd: options.cwd, env: options.env });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-8000);
-  });
+  child.stderr.on('data', (chunk: Buffer) => log(chunk.toString('utf8')));
   child.stdin.on('error', () => undefined);
   const pending = new Map<string, PendingRequest>();
   let nextId = 0;
@@ -144,10 +175,86 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
     waiting.answer({ ...message, id: waiting.clientId });
   });
   child.on('exit', (code, signal) => {
-    exited = `porch mcp exited (${signal ?? `status ${code}`}); its stderr ends with: ${stderr.slice(-1000)}`;
+    exited = `porch mcp exited (${signal ?? `status ${code}`})`;
     for (const waiting of pending.values()) waiting.answer({ jsonrpc: '2.0', id: waiting.clientId, error: { code: -32603, message: exited } });
     pending.clear();
   });
+
+  return {
+    request(message, clientId) {
+      if (exited !== undefined) return Promise.resolve({ jsonrpc: '2.0', id: clientId, error: { code: -32603, message: exited } });
+      nextId += 1;
+      const relayId = `relay-${nextId}`;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          pending.delete(relayId);
+          resolve({
+            jsonrpc: '2.0',
+            id: clientId,
+            error: { code: -32603, message: `porch mcp did not answer ${String(message.method)} within ${options.requestTimeoutMs} ms` },
+          });
+        }, options.requestTimeoutMs);
+        pending.set(relayId, {
+          clientId,
+          answer(answer) {
+            clearTimeout(timer);
+            resolve(answer);
+          },
+        });
+        child.stdin.write(`${JSON.stringify({ ...message, id: relayId })}\n`);
+      });
+    },
+    notify(message) {
+      if (exited === undefined) child.stdin.write(`${JSON.stringify(message)}\n`);
+    },
+    exited: () => exited,
+    async close() {
+      if (exited !== undefined) return;
+      // `porch mcp` exits when its stdin closes; a kill is only the fallback.
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin.end();
+      const fallback = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await gone;
+      clearTimeout(fallback);
+    },
+  };
+}
+
+/**
+ * `porch mcp` serves every client of the relay, one after the other, as one stdio connection
+ * would serve a host that reconnects: one process per protocol era (see `eraOf`), started at its
+ * era's first message; each client's `initialize` is passed through, and request ids are
+ * renumbered on the way in (every client starts at id 0) and restored on the way out. One process
+ * per era instead of one per client because `porch mcp` takes seconds to start under tsx and the
+ * suite opens a client per scenario. Messages the server sends on its own (notifications,
+ * requests to the client) are dropped: the relay answers each POST with plain JSON. HTTP headers
+ * do not reach Porch (stdio has none); the relay reads only `MCP-Protocol-Version`, to route.
+ */
+export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay & { stderr(): string }> {
+  let stderr = '';
+  const log = (chunk: string) => {
+    stderr = (stderr + chunk).slice(-8000);
+  };
+  const processes = new Map<Era, Promise<PorchProcess>>();
+  const processFor = (era: Era): Promise<PorchProcess> => {
+    let started = processes.get(era);
+    if (started === undefined) {
+      const porch = startPorchProcess(options, log);
+      // The SDK fixes a stdio connection's era by its opening exchange, and the suite's first
+      // 2026-07-28 message may be a probe without the envelope, which would open the 2025 era.
+      // So the relay opens as a 2026-07-28 host does: `server/discover`, then a first request
+      // (tools/list), which pins the era.
+      started =
+        era === 'per-request'
+          ? porch
+              .request(openingRequest('server/discover'), 'relay-discover')
+              .then(() => porch.request(openingRequest('tools/list'), 'relay-pin'))
+              .then(() => porch)
+          : Promise.resolve(porch);
+      processes.set(era, started);
+    }
+    return started;
+  };
 
   const server = createServer((req, res) => {
     if (req.method !== 'POST') {
@@ -156,7 +263,7 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
       return;
     }
     readBody(req).then(
-      (body) => {
+      async (body) => {
         let message: unknown;
         try {
           message = JSON.parse(body.toString('utf8'));
@@ -168,36 +275,17 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
           sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The relay passes single messages only' } });
           return;
         }
+        const porch = await processFor(eraOf(message, req.headers));
         const clientId = message.id;
         if (typeof message.method !== 'string' || (typeof clientId !== 'string' && typeof clientId !== 'number')) {
           // A notification, or the client's answer to a server request (Porch sends none): no reply expected.
-          if (exited === undefined) child.stdin.write(`${JSON.stringify(message)}\n`);
+          porch.notify(message);
           res.writeHead(202);
           res.end();
           return;
         }
-        if (exited !== undefined) {
-          sendJson(res, 502, { jsonrpc: '2.0', id: clientId, error: { code: -32603, message: exited } });
-          return;
-        }
-        nextId += 1;
-        const relayId = `relay-${nextId}`;
-        const timer = setTimeout(() => {
-          pending.delete(relayId);
-          sendJson(res, 504, {
-            jsonrpc: '2.0',
-            id: clientId,
-            error: { code: -32603, message: `porch mcp did not answer ${message.method} within ${options.requestTimeoutMs} ms` },
-          });
-        }, options.requestTimeoutMs);
-        pending.set(relayId, {
-          clientId,
-          answer(answer) {
-            clearTimeout(timer);
-            sendJson(res, 200, answer);
-          },
-        });
-        child.stdin.write(`${JSON.stringify({ ...message, id: relayId })}\n`);
+        const answer = await porch.request(message, clientId);
+        sendJson(res, porch.exited() === undefined ? 200 : 502, answer);
       },
       () => sendJson(res, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large for the relay' } }),
     );
@@ -208,13 +296,7 @@ export async function startStdioRelay(options: StdioRelayOptions): Promise<Relay
     stderr: () => stderr,
     async close() {
       await closeServer(server);
-      if (exited !== undefined) return;
-      // `porch mcp` exits when its stdin closes; a kill is only the fallback.
-      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.stdin.end();
-      const fallback = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await gone;
-      clearTimeout(fallback);
+      await Promise.all([...processes.values()].map(async (started) => (await started).close()));
     },
   };
 }

@@ -40,21 +40,37 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
     finish = resolve;
   });
   // The SDK's entry decides the connection's protocol era from its opening message (2025
-  // initialize, or a 2026-07-28 request) and builds the one server that serves it.
-  const handle = serveStdio(
-    () => {
-      const server = createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes });
-      server.onclose = finish;
-      return server;
-    },
-    { transport: new ParamsCheckingTransport(new StdioServerTransport(readable, output)), onerror: (err) => core.logger.warn({ err }, 'MCP transport error') },
-  );
+  // initialize, or a 2026-07-28 request) and builds the one server that serves it. The
+  // connection ends when the entry closes the wire, not when a server closes: a server built for
+  // a `server/discover` probe is closed and replaced when the client goes on with `initialize`.
+  const handle = serveStdio(() => createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes }), {
+    transport: new ConnectionTransport(new StdioServerTransport(readable, output), finish),
+    onerror: (err) => core.logger.warn({ err }, 'MCP transport error'),
+  });
   // A client that goes away closes stdin, also before its first message built a server.
   const end = () => void handle.close().then(finish, finish);
   input.once('end', end);
   input.once('close', end);
   core.logger.info({ keyed: hasApiKey(credentials) }, 'MCP server ready on stdio');
   await closed;
+}
+
+/** The stdio wire; `ended` runs once it is closed, which ends the connection. */
+class ConnectionTransport extends ParamsCheckingTransport {
+  constructor(
+    inner: StdioServerTransport,
+    private readonly ended: () => void,
+  ) {
+    super(inner);
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.ended();
+    }
+  }
 }
 
 /**

@@ -56,16 +56,16 @@ async function startClient(extraEnv: Record<string, string>, options: { modern?:
   return { client, stderr: () => stderr };
 }
 
-/** Runs `porch mcp` directly, writes `input` to stdin, closes stdin, and collects what it wrote. */
-function runRaw(extraEnv: Record<string, string>, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `porch mcp` directly, writes `input` to stdin, closes stdin after `answers` lines came back, and collects what it wrote. */
+function runRaw(extraEnv: Record<string, string>, input: string, answers = 1): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, CLI_ARGS, { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
-      // Close stdin once the answer to the one request has arrived: the server must then exit.
-      if (stdout.includes('\n')) child.stdin.end();
+      // Close stdin once the answers have arrived: the server must then exit.
+      if (stdout.split('\n').length > answers) child.stdin.end();
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
@@ -140,5 +140,29 @@ describe('porch mcp', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'porch' } } });
     for (const line of run.stderr.split('\n').filter((entry) => entry.length > 0)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('keeps serving, with its database, a client that opens with server/discover and falls back to initialize', async () => {
+    // A client that speaks both eras may probe with server/discover and then initialize; the SDK
+    // then discards the instance it built for the probe (regression: porch mcp took that for the
+    // end of the connection, closed its database, and answered every later call INTERNAL_ERROR).
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } },
+      JSON.parse(INITIALIZE),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+    ]
+      .map((message) => `${JSON.stringify(message)}\n`)
+      .join('');
+    const run = await runRaw({ PORCH_API_KEY: key }, input, 3);
+    expect(run.code, run.stderr).toBe(0);
+    const answers = run.stdout
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { id?: number; result?: { tools?: { name: string }[] }; error?: unknown });
+    const toolsList = answers.find((answer) => answer.id === 2);
+    expect(toolsList?.error, run.stderr.slice(-2000)).toBeUndefined();
+    expect(toolsList?.result?.tools?.map((tool) => tool.name)).toContain('list_context_cards');
   });
 });
