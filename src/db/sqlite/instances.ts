@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { chargeAccrued } from './credits.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
-import { executionSlots, instances } from './schema.js';
+import { onFirstUse } from './on-first-use.js';
+import { instances } from './schema.js';
 import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
 
 /**
@@ -50,13 +51,23 @@ export function createInstanceRepository(db: PorchDatabase): InstanceRepository 
 }
 
 export function createExecutionSlotRepository(db: PorchDatabase): ExecutionSlotRepository {
-  const held = (keyId: string, now: number) =>
-    db.get<{ n: number }>(sql`
+  // Prepared once: an execution takes and gives back a slot, and building and compiling these
+  // per call was most of what the slot cost (bench/RESULTS-NOTES.md, hot path, 28 Nov 2026).
+  const countHeld = onFirstUse(() =>
+    db.$client.prepare<{ keyId: string; now: number }, { n: number }>(`
       select count(*) as n from execution_slots s join instances i on i.id = s.instance_id
-      where s.key_id = ${keyId} and i.lease_expires_at > ${now}`)?.n ?? 0;
+      where s.key_id = @keyId and i.lease_expires_at > @now`),
+  );
+  const insertSlot = onFirstUse(() =>
+    db.$client.prepare<{ slotId: string; keyId: string; instanceId: string; now: number }>(
+      'insert into execution_slots (id, key_id, instance_id, created_at) values (@slotId, @keyId, @instanceId, @now)',
+    ),
+  );
+  const deleteSlot = onFirstUse(() => db.$client.prepare<[string]>('delete from execution_slots where id = ?'));
+  const held = (keyId: string, now: number) => countHeld().get({ keyId, now })?.n ?? 0;
   const acquire = immediateTransaction(db, ({ slotId, keyId, instanceId, maxInFlight, now }: Parameters<ExecutionSlotRepository['acquire']>[0]) => {
     if (held(keyId, now) >= maxInFlight) return false;
-    db.insert(executionSlots).values({ id: slotId, keyId, instanceId, createdAt: now }).run();
+    insertSlot().run({ slotId, keyId, instanceId, now });
     return true;
   });
   return {
@@ -64,7 +75,7 @@ export function createExecutionSlotRepository(db: PorchDatabase): ExecutionSlotR
       return acquire(request);
     },
     async release(slotId) {
-      db.run(sql`delete from execution_slots where id = ${slotId}`);
+      deleteSlot().run(slotId);
     },
     async count({ keyId, now }) {
       return held(keyId, now);
