@@ -115,46 +115,14 @@ function sendMarkdown(res: Response, status: number, data: unknown): void {
     .send(typeof data === 'string' ? data : String(data));
 }
 
-/** The first segment of a path (`/context-cards/x` → `context-cards`), lower-cased as Express matches routes. */
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
-}
-
-/**
- * Dispatches a request to the router of the operations under its path's first segment, which
- * holds them in the order they were given. Express's router tries every route in turn, and the
- * API has about eighty: a request for one near the end paid a regular expression per route
- * before its own (a few percent of a small answer's CPU, bench/RESULTS-NOTES.md). A path no
- * operation starts with goes on to what follows (discovery, 404, 405), as it did.
- */
-function byFirstSegment(routers: ReadonlyMap<string, Router>): RequestHandler {
-  return (req, res, next) => {
-    const router = routers.get(firstSegment(req.path));
-    if (router === undefined) next();
-    else router(req, res, next);
-  };
-}
-
 /** One route per operation it is given (the app passes those exposed on `rest`), all through the shared invocation path; handlers only translate. */
 export function mountOperations(
   core: Core,
   operations: readonly Operation[],
   codeSet: ErrorCodeSet,
   bodyLimitBytes: number = DEFAULT_BODY_LIMIT_BYTES,
-): RequestHandler {
-  // A path that starts with a parameter would match under any segment: then one router holds every route.
-  const bySegment = operations.every((operation) => !firstSegment(operation.path).includes('{'));
-  const routers = new Map<string, Router>();
-  const routerFor = (path: string): Router => {
-    const segment = bySegment ? firstSegment(path) : '';
-    let router = routers.get(segment);
-    if (router === undefined) {
-      router = Router();
-      routers.set(segment, router);
-    }
-    return router;
-  };
+): Router {
+  const router = Router();
   const parseBody = jsonBody(bodyLimitBytes);
   // Where a queued run is polled: GET /runs/{id} under the public origin.
   const runsUrl = `${core.settings.siteUrl}${SITE_PATHS.apiBase}/runs`;
@@ -201,7 +169,6 @@ export function mountOperations(
       else if (result.ok) sendSuccess(res, result.status, result.data);
       else sendError(res, result.error, codeSet);
     };
-    const router = routerFor(operation.path);
     router[operation.method === 'GET' ? 'get' : operation.method === 'POST' ? 'post' : operation.method === 'PATCH' ? 'patch' : 'delete'](
       toExpressPath(operation.path),
       ...(operation.access === 'keyed' ? [authenticateBeforeBody(core, operation, callers, handler)] : []),
@@ -211,6 +178,5 @@ export function mountOperations(
       handler,
     );
   }
-  if (!bySegment) return routerFor('/');
-  return byFirstSegment(routers);
+  return router;
 }
