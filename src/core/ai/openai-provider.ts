@@ -6,6 +6,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { httpFetch } from './http-fetch.js';
 import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
@@ -88,7 +89,8 @@ function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunctio
     maxRetries: config.maxRetries,
     // The SDK logs to the console; Porch keeps stdout for the CLI and logs failures itself.
     logLevel: 'off',
-    ...(fetchFunction === undefined ? {} : { fetch: fetchFunction }),
+    // node:http unless a caller (a test, a proxy) brings its own: see http-fetch.ts.
+    fetch: fetchFunction ?? httpFetch,
     ...(apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
   });
 }
