@@ -1,8 +1,9 @@
 /**
  * Calls to one OpenAI-compatible provider through the official `openai` SDK, which owns the
  * call's policy: per-attempt timeout, retries with backoff for 408/409/429/5xx and connection
- * errors, and the caller's abort signal. Its requests go over node:http (http-fetch.ts). This file adds the parts Porch decides: which key, the output
- * cap, structured output, usage accounting and safe errors.
+ * errors, and the caller's abort signal; its requests go over node:http (http-fetch.ts). This
+ * file adds the parts Porch decides: which key, the output cap, structured output, usage
+ * accounting and safe errors.
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
