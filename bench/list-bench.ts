@@ -7,8 +7,14 @@
  * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
  * BENCH_NODE_ARGS adds node flags to the Porch servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
  * BENCH_ROUNDS (default 5) and BENCH_SECONDS (default 5) size the run; BENCH_MCP=0 skips MCP.
+ *
+ * BENCH_LATENCY=<calls> times sequential calls instead, every target taking turns call by call
+ * (one keep-alive connection each): the p50 per target, and each one's p50 less bare Express's,
+ * which is the server's own cost per request. Throughput rounds of a few seconds cannot tell two
+ * builds apart when other work takes the machine's cores in bursts; turns call by call can.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +29,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
 const WITH_MCP = process.env.BENCH_MCP !== '0';
+const LATENCY_CALLS = Number(process.env.BENCH_LATENCY ?? 0);
 const NODE_ARGS = ['--max-semi-space-size=8', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
 
 interface Target {
@@ -45,6 +52,40 @@ async function requestsPerSecond(target: Target, seconds: number): Promise<numbe
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
+}
+
+/** Sequential calls to every target in turn; p50 and p90 per target, in milliseconds. */
+async function pairedLatency(targets: readonly Target[], calls: number): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (target: Target) =>
+    new Promise<number>((resolveCall, reject) => {
+      const started = performance.now();
+      const url = new URL(target.path, target.url);
+      const request = httpRequest(url, { method: target.method, agent, headers: target.headers }, (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200 ? resolveCall(performance.now() - started) : reject(new Error(`${target.name}: ${response.statusCode}`)),
+        );
+      });
+      request.on('error', reject);
+      request.end(target.body);
+    });
+  const times = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+  const warmUp = Math.min(500, calls);
+  for (let index = 0; index < warmUp + calls; index += 1) {
+    for (const target of targets) {
+      const ms = await call(target);
+      if (index >= warmUp) times.get(target.name)?.push(ms);
+    }
+  }
+  agent.destroy();
+  const bare = median(times.get('bare Express') ?? []);
+  for (const target of targets) {
+    const sorted = [...(times.get(target.name) ?? [])].sort((a, b) => a - b);
+    const p50 = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? Number.NaN;
+    process.stdout.write(`${target.name}: p50 ${p50.toFixed(3)} ms, p90 ${p90.toFixed(3)} ms; over bare Express p50 ${((p50 - bare) * 1000).toFixed(0)} µs\n`);
+  }
 }
 
 function median(values: readonly number[]): number {
@@ -94,6 +135,10 @@ async function main(): Promise<void> {
     const bare = await startProcess(TSX, [join(ROOT, 'bench', 'bare-express-server.ts'), payloadPath], process.env, LISTENING);
     targets.unshift({ name: 'bare Express', url: bare.url, path: '/cards', method: 'GET' });
 
+    if (LATENCY_CALLS > 0) {
+      await pairedLatency(targets, LATENCY_CALLS);
+      return;
+    }
     for (const target of targets) await requestsPerSecond(target, 2);
     const rates = new Map<string, number[]>(targets.map((target) => [target.name, []]));
     const ratios = new Map<string, number[]>(targets.map((target) => [target.name, []]));

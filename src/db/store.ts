@@ -344,6 +344,14 @@ export interface RateLimitRepository {
   /** Counts the request in both windows if neither is full; one atomic check-and-increment. */
   consume(limits: RateWindowLimits): Promise<RateWindowOutcome>;
   /**
+   * `consume` and, for a request it counts, one of the key's execution slots (as
+   * `ExecutionSlotRepository.acquire` takes it) in the same atomic step: an execution's admission
+   * in one transaction instead of two. A request the windows refuse takes no slot; a request
+   * counted when no slot is free stays counted, as one refused for concurrency after the limiter
+   * always was. The slot is given back with `ExecutionSlotRepository.release`.
+   */
+  consumeWithSlot(limits: RateWindowLimits, slot: SlotRequest): Promise<RateWindowOutcome & { slotAcquired: boolean }>;
+  /**
    * Both windows as they stand, counting nothing: for answers to an authenticated caller that the
    * rate limiter never saw (a refused scope, an unknown route), which still report the windows.
    */

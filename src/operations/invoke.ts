@@ -200,6 +200,7 @@ export async function invokeOperation(core: Core, operation: Operation, request:
 async function invokeUntraced(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
   const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
   let caller: Caller | null = null;
+  let takenSlotId: string | undefined;
   try {
     if (operation.access === 'public') {
       const input = parseOperationInput(operation, request);
@@ -218,12 +219,40 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }
-    const decision = await core.rateLimiter.consume(caller);
-    meta.rateLimit = decision.state;
-    if (decision.refusal) throw decision.refusal;
-
-    const input = parseOperationInput(operation, request);
     const { runKind } = operation;
+    const { concurrency } = core.executions;
+    // An execution run in this request (not queued, not answered from an idempotency record)
+    // holds an in-flight slot; it is taken in the rate limiter's transaction, so admitting the
+    // execution commits once. Its input is validated first so a malformed request never takes a
+    // slot, but the answers keep their order: a full window's 429 before a validation error.
+    const admitsWithSlot =
+      holdsInFlightSlot(operation) &&
+      operation.streamItems === undefined &&
+      !(request.respondAsync && runKind !== undefined) &&
+      !(operation.idempotencyKey && request.idempotencyKey !== undefined);
+    let parsed: { input: Record<string, unknown> } | { error: unknown } | undefined;
+    if (admitsWithSlot) {
+      try {
+        parsed = { input: parseOperationInput(operation, request) };
+      } catch (error) {
+        parsed = { error };
+      }
+    }
+    if (parsed !== undefined && 'input' in parsed) {
+      const slot = await concurrency.slotFor(caller.credential.id);
+      const decision = await core.rateLimiter.consumeWithSlot(caller, slot);
+      meta.rateLimit = decision.state;
+      if (decision.refusal) throw decision.refusal;
+      if (!decision.slotAcquired) throw concurrency.refusal();
+      takenSlotId = slot.slotId;
+    } else {
+      const decision = await core.rateLimiter.consume(caller);
+      meta.rateLimit = decision.state;
+      if (decision.refusal) throw decision.refusal;
+    }
+
+    if (parsed !== undefined && 'error' in parsed) throw parsed.error;
+    const input = parsed !== undefined && 'input' in parsed ? parsed.input : parseOperationInput(operation, request);
     // Asked to respond async, a stream is not opened: the run is queued and answered at once.
     if (request.respondAsync && runKind !== undefined) {
       // Queued, not executed: the run holds no in-flight slot until a process claims it, and the
@@ -261,12 +290,17 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
       return { ok: true, status: operation.successStatus, data: undefined, pages, meta };
     }
     const keyedCaller = caller;
+    const slotId = takenSlotId;
+    // Handed to the task from here: it gives the slot back when the run ends.
+    takenSlotId = undefined;
     // Executions hold reservations and provider calls open, and scans of long texts hold the
     // sanitiser's worker, so a key may have only so many of them in flight.
     const run = () =>
-      holdsInFlightSlot(operation)
-        ? core.executions.concurrency.run(keyedCaller.credential.id, () => operation.run(input, context))
-        : operation.run(input, context);
+      slotId !== undefined
+        ? concurrency.held(slotId, () => operation.run(input, context))
+        : holdsInFlightSlot(operation)
+          ? concurrency.run(keyedCaller.credential.id, () => operation.run(input, context))
+          : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
         ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus)
@@ -274,6 +308,8 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };
   } catch (err) {
+    // A slot taken at admission whose run never started (its start failed) is given back here.
+    if (takenSlotId !== undefined) await core.executions.concurrency.giveBack(takenSlotId);
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') {
       core.logger.error({ err, requestId: request.requestId, ...logFieldsOf(request.scope), operation: operation.name }, 'operation failed');

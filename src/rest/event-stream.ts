@@ -55,7 +55,11 @@ class EventStreamResponse {
     return this.opened;
   }
 
-  /** Status and headers, sent at once (never buffered until the first body bytes). */
+  /**
+   * Status and headers, sent with the event that opens the stream (every caller sends one at
+   * once): one write to the socket instead of two before the first event, which is what the
+   * time to first byte of a stream measures.
+   */
   open(meta: InvocationMeta | null): void {
     if (this.opened) return;
     this.opened = true;
@@ -66,7 +70,6 @@ class EventStreamResponse {
     res.setHeader('Cache-Control', 'no-cache');
     // nginx (and proxies that follow it) would otherwise buffer the response and send it whole.
     res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), HEARTBEAT_INTERVAL_MS);
     this.heartbeat.unref();
   }

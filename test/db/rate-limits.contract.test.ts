@@ -8,11 +8,22 @@ import type { RateWindowLimits, Store } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
 import { T0 } from './fixtures.js';
 
+const LEASE_MS = 30_000;
+
 const T0_SECONDS = T0 / 1000;
 const NEXT_UTC_MIDNIGHT_SECONDS = Date.UTC(2026, 0, 16) / 1000;
 
 function limits(overrides: Partial<RateWindowLimits> = {}): RateWindowLimits {
   return { keyId: 'key-a', requestsPerMinute: 3, requestsPerDay: 100, nowSeconds: T0_SECONDS, ...overrides };
+}
+
+/** A slot for `key-a` under the live instance `p` (started by the test). */
+function slot(maxInFlight: number, keyId = 'key-a') {
+  return { slotId: newId(), keyId, instanceId: 'p', maxInFlight, now: T0 };
+}
+
+function startInstance(store: Store) {
+  return store.instances.renew({ id: 'p', now: T0, leaseExpiresAt: T0 + LEASE_MS });
 }
 
 async function consumeTimes(store: Store, times: number, window: RateWindowLimits) {
@@ -81,5 +92,60 @@ describeEachEngine('rate limits', (engine, definition) => {
       Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).rateLimits.consume(limits({ requestsPerMinute: 7 }))),
     );
     expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(7);
+  });
+
+  it('an admission counts the request and takes its slot in one step; releasing the slot frees it', async () => {
+    const { store } = engine();
+    await startInstance(store);
+    const first = slot(2);
+    expect(await store.rateLimits.consumeWithSlot(limits(), first)).toMatchObject({ allowed: true, minuteCount: 1, slotAcquired: true });
+    expect(await store.rateLimits.consumeWithSlot(limits(), slot(2))).toMatchObject({ allowed: true, minuteCount: 2, slotAcquired: true });
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(2);
+    await store.executionSlots.release(first.slotId);
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(1);
+  });
+
+  it('an admission with no slot free is still counted, and takes no slot', async () => {
+    const { store } = engine();
+    await startInstance(store);
+    expect(await store.rateLimits.consumeWithSlot(limits(), slot(1))).toMatchObject({ allowed: true, slotAcquired: true });
+    expect(await store.rateLimits.consumeWithSlot(limits(), slot(1))).toMatchObject({ allowed: true, minuteCount: 2, slotAcquired: false });
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(1);
+    expect(await store.rateLimits.peek(limits())).toMatchObject({ minuteCount: 2 });
+  });
+
+  it('an admission the windows refuse takes no slot and is not counted', async () => {
+    const { store } = engine();
+    await startInstance(store);
+    await consumeTimes(store, 3, limits());
+    expect(await store.rateLimits.consumeWithSlot(limits(), slot(5))).toMatchObject({
+      allowed: false,
+      exceeded: 'minute',
+      minuteCount: 3,
+      slotAcquired: false,
+    });
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(0);
+    expect(await store.rateLimits.peek(limits())).toMatchObject({ minuteCount: 3 });
+  });
+
+  it('concurrent admissions never count more than the limit nor take more than the slots', async () => {
+    const { store } = engine();
+    await startInstance(store);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.rateLimits.consumeWithSlot(limits({ requestsPerMinute: 7 }), slot(4))));
+    expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(7);
+    expect(outcomes.filter((outcome) => outcome.slotAcquired)).toHaveLength(4);
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(4);
+  });
+
+  it.runIf(definition.shared)('admissions through two connections share the windows and the slots exactly', async () => {
+    const { store, openAnother } = engine();
+    const other = await openAnother();
+    await startInstance(store);
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? store : other).rateLimits.consumeWithSlot(limits({ requestsPerMinute: 7 }), slot(4))),
+    );
+    expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(7);
+    expect(outcomes.filter((outcome) => outcome.slotAcquired)).toHaveLength(4);
+    expect(await store.executionSlots.count({ keyId: 'key-a', now: T0 })).toBe(4);
   });
 });

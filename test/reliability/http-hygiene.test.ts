@@ -123,6 +123,29 @@ describe('slow clients and limits', () => {
     for (const response of await Promise.all(running)) expect(response.status).toBe(200);
     expect(await provider.core.executions.concurrency.inFlight(keyId), 'slots are given back').toBe(0);
   });
+
+  it('admits an execution with its slot in the rate limit step: a malformed one is refused 400 even with every slot taken, and takes none', async () => {
+    const limit = 1;
+    const provider = await createProviderHarness({ config: { limits: { max_in_flight_per_key: limit } } });
+    harness = provider;
+    provider.fake.setBehaviour({ delayMs: 500 });
+    const { key, keyId, accountId } = await provider.expertWithKey({ credits: 1_000 });
+    const sample = await OPERATION_SAMPLES.execute_persona?.(provider, accountId);
+    if (!sample) throw new Error('no sample');
+    const running = provider.api('POST', sample.path, { key, body: sample.body });
+    await provider.fake.waitForRequests(1);
+    expect(await provider.core.executions.concurrency.inFlight(keyId)).toBe(limit);
+    const malformed = await provider.api('POST', sample.path, { key, body: { input: 42 } });
+    expect(malformed.status, describeResponse(malformed)).toBe(400);
+    expect(malformed.body.error.code).toBe('VALIDATION_ERROR');
+    expect(malformed.headers.get('x-ratelimit-remaining'), 'still counted by the rate limiter').not.toBeNull();
+    expect(await provider.core.executions.concurrency.inFlight(keyId)).toBe(limit);
+    expect((await running).status).toBe(200);
+    expect(await provider.core.executions.concurrency.inFlight(keyId), 'the slot is given back').toBe(0);
+    const missing = await provider.api('POST', sample.path.replace(/[0-9a-f-]{36}/, '00000000-0000-7000-8000-000000000000'), { key, body: sample.body });
+    expect(missing.status, describeResponse(missing)).toBe(404);
+    expect(await provider.core.executions.concurrency.inFlight(keyId), 'a run that failed gives its slot back').toBe(0);
+  });
 });
 
 describe('graceful shutdown', () => {

@@ -8,7 +8,7 @@
  * under this process's lease, and only slots of live processes count, so a crash never leaves a
  * key's slots taken for longer than the lease.
  */
-import type { ExecutionSlotRepository } from '../../db/store.js';
+import type { ExecutionSlotRepository, SlotRequest } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -26,6 +26,17 @@ const RETRY_AFTER_SECONDS = 1;
 export interface ConcurrencyLimiter {
   /** Runs `task` while holding one of the key's slots; 429 RATE_LIMITED when none is free. */
   run<T>(keyId: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * A slot for the key, to be taken by another atomic step (the rate limiter's, which admits an
+   * execution in one transaction); `held` then runs the task in it, or `refusal` is the answer.
+   */
+  slotFor(keyId: string): Promise<SlotRequest>;
+  /** Runs `task` in a slot already taken, and gives the slot back when it ends. */
+  held<T>(slotId: string, task: () => Promise<T>): Promise<T>;
+  /** Gives back a slot already taken whose task will not run (the request failed before it). */
+  giveBack(slotId: string): Promise<void>;
+  /** The 429 for a key with no slot free. */
+  refusal(): PorchError;
   /** Runs in flight for the key now, across every process (for tests and diagnostics). */
   inFlight(keyId: string): Promise<number>;
 }
@@ -53,27 +64,36 @@ export function createConcurrencyLimiter({
       unreleased.delete(slotId);
     }
   };
+  const refusal = () =>
+    new PorchError(
+      'RATE_LIMITED',
+      `Too many concurrent executions for this key: at most ${maxPerKey} may be in flight at once. Wait for one to finish, then retry.`,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
+  // The task's own outcome (an answer already charged for, or its error) is what the caller
+  // gets; a failed release must not replace it.
+  const giveBack = (slotId: string) => slots.release(slotId).catch(() => void unreleased.add(slotId));
+  const held = async <T>(slotId: string, task: () => Promise<T>): Promise<T> => {
+    try {
+      return await task();
+    } finally {
+      await giveBack(slotId);
+    }
+  };
+  const slotFor = async (keyId: string): Promise<SlotRequest> => {
+    await releaseLeftovers();
+    return { slotId: newId(), keyId, instanceId: await instance.ready(), maxInFlight: maxPerKey, now: clock.now() };
+  };
   return {
     async run(keyId, task) {
-      await releaseLeftovers();
-      const slotId = newId();
-      const instanceId = await instance.ready();
-      const acquired = await slots.acquire({ slotId, keyId, instanceId, maxInFlight: maxPerKey, now: clock.now() });
-      if (!acquired) {
-        throw new PorchError(
-          'RATE_LIMITED',
-          `Too many concurrent executions for this key: at most ${maxPerKey} may be in flight at once. Wait for one to finish, then retry.`,
-          { retryAfterSeconds: RETRY_AFTER_SECONDS },
-        );
-      }
-      try {
-        return await task();
-      } finally {
-        // The task's own outcome (an answer already charged for, or its error) is what the caller
-        // gets; a failed release must not replace it.
-        await slots.release(slotId).catch(() => unreleased.add(slotId));
-      }
+      const slot = await slotFor(keyId);
+      if (!(await slots.acquire(slot))) throw refusal();
+      return held(slot.slotId, task);
     },
+    slotFor,
+    held,
+    giveBack,
+    refusal,
     inFlight: (keyId) => slots.count({ keyId, now: clock.now() }),
   };
 }

@@ -1,4 +1,4 @@
-import type { RateLimitRepository, RateWindowOutcome } from '../../db/store.js';
+import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome, SlotRequest } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import type { Caller } from './caller.js';
@@ -26,6 +26,11 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Counts the request, unless a window is full (then the decision holds the 429). */
   consume(caller: Caller): Promise<RateLimitDecision>;
+  /**
+   * `consume`, taking the execution slot `slot` in the same atomic step when the request is
+   * counted (`slotAcquired`): an execution's admission in one transaction.
+   */
+  consumeWithSlot(caller: Caller, slot: SlotRequest): Promise<RateLimitDecision & { slotAcquired: boolean }>;
   /** The windows as they stand, counting nothing: for answers the limiter never decided (403 scope, 404 route). */
   peek(caller: Caller): Promise<RateLimitState>;
 }
@@ -48,36 +53,42 @@ export function createRateLimiter(store: RateLimitRepository, clock: Clock): Rat
     requestsPerDay: caller.credential.requestsPerDay,
     nowSeconds: Math.floor(clock.now() / 1000),
   });
+  function decide(caller: Caller, limits: RateWindowLimits, outcome: RateWindowOutcome): RateLimitDecision {
+    const state = stateOf(caller, outcome);
+    const { requestsPerMinute, requestsPerDay } = caller.credential;
+    if (outcome.exceeded === 'minute') {
+      const retryAfterSeconds = Math.max(1, outcome.minuteResetSeconds - limits.nowSeconds);
+      return {
+        state,
+        refusal: new PorchError('RATE_LIMITED', `Rate limit of ${requestsPerMinute} requests per minute exceeded. Retry after ${retryAfterSeconds} seconds.`, {
+          retryAfterSeconds,
+        }),
+      };
+    }
+    if (outcome.exceeded === 'day') {
+      // Retry-After is the wait until the day window opens again: UTC midnight.
+      const retryAfterSeconds = Math.max(1, outcome.dayResetSeconds - limits.nowSeconds);
+      return {
+        state,
+        refusal: new PorchError(
+          'DAILY_LIMIT_EXCEEDED',
+          `Daily limit of ${requestsPerDay} requests exceeded; it resets at 00:00 UTC. Retry after ${retryAfterSeconds} seconds.`,
+          { retryAfterSeconds },
+        ),
+      };
+    }
+    return { state, refusal: null };
+  }
+
   return {
     async consume(caller) {
       const limits = windowsOf(caller);
-      const outcome = await store.consume(limits);
-      const state = stateOf(caller, outcome);
-      const { requestsPerMinute, requestsPerDay } = caller.credential;
-      if (outcome.exceeded === 'minute') {
-        const retryAfterSeconds = Math.max(1, outcome.minuteResetSeconds - limits.nowSeconds);
-        return {
-          state,
-          refusal: new PorchError(
-            'RATE_LIMITED',
-            `Rate limit of ${requestsPerMinute} requests per minute exceeded. Retry after ${retryAfterSeconds} seconds.`,
-            { retryAfterSeconds },
-          ),
-        };
-      }
-      if (outcome.exceeded === 'day') {
-        // Retry-After is the wait until the day window opens again: UTC midnight.
-        const retryAfterSeconds = Math.max(1, outcome.dayResetSeconds - limits.nowSeconds);
-        return {
-          state,
-          refusal: new PorchError(
-            'DAILY_LIMIT_EXCEEDED',
-            `Daily limit of ${requestsPerDay} requests exceeded; it resets at 00:00 UTC. Retry after ${retryAfterSeconds} seconds.`,
-            { retryAfterSeconds },
-          ),
-        };
-      }
-      return { state, refusal: null };
+      return decide(caller, limits, await store.consume(limits));
+    },
+    async consumeWithSlot(caller, slot) {
+      const limits = windowsOf(caller);
+      const outcome = await store.consumeWithSlot(limits, slot);
+      return { ...decide(caller, limits, outcome), slotAcquired: outcome.slotAcquired };
     },
     async peek(caller) {
       return stateOf(caller, await store.peek(windowsOf(caller)));

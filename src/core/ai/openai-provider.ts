@@ -1,11 +1,13 @@
 /**
  * Calls to one OpenAI-compatible provider through the official `openai` SDK, which owns the
- * transport: per-attempt timeout, retries with backoff for 408/409/429/5xx and connection errors,
- * and the caller's abort signal. This file adds the parts Porch decides: which key, the output
- * cap, structured output, usage accounting and safe errors.
+ * call's policy: per-attempt timeout, retries with backoff for 408/409/429/5xx and connection
+ * errors, and the caller's abort signal; its requests go over node:http (http-fetch.ts). This
+ * file adds the parts Porch decides: which key, the output cap, structured output, usage
+ * accounting and safe errors.
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { httpFetch } from './http-fetch.js';
 import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
@@ -88,7 +90,8 @@ function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunctio
     maxRetries: config.maxRetries,
     // The SDK logs to the console; Porch keeps stdout for the CLI and logs failures itself.
     logLevel: 'off',
-    ...(fetchFunction === undefined ? {} : { fetch: fetchFunction }),
+    // node:http unless a caller (a test, a proxy) brings its own: see http-fetch.ts.
+    fetch: fetchFunction ?? httpFetch,
     ...(apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
   });
 }

@@ -3,7 +3,7 @@ import { chargeAccrued } from './credits.js';
 import type { PostgresDatabase } from './open-database.js';
 import { instances } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
+import type { ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
@@ -48,21 +48,32 @@ export function createInstanceRepository(db: PostgresDatabase): InstanceReposito
   };
 }
 
+/**
+ * Takes one of the key's slots inside the caller's transaction, if fewer than `maxInFlight` are
+ * held by live instances. The key's advisory lock, held to the end of the transaction, queues
+ * concurrent acquisitions from every process; the count and the insert are then one statement,
+ * whose snapshot is taken after the lock was granted, so it sees every slot an earlier holder of
+ * the lock committed (two round trips after BEGIN rather than three).
+ */
+export async function takeSlotInside(tx: PostgresTransaction, { slotId, keyId, instanceId, maxInFlight, now }: SlotRequest): Promise<boolean> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${keyId}, 0))`);
+  const taken = await tx.execute(sql`
+    insert into execution_slots (id, key_id, instance_id, created_at)
+    select ${slotId}, ${keyId}, ${instanceId}, ${now}
+    where (select count(*) from execution_slots s join instances i on i.id = s.instance_id
+           where s.key_id = ${keyId} and i.lease_expires_at > ${now}) < ${maxInFlight}
+    returning id`);
+  return taken.rows.length > 0;
+}
+
 export function createExecutionSlotRepository(db: PostgresDatabase): ExecutionSlotRepository {
   const held = (runner: PostgresDatabase | PostgresTransaction, keyId: string, now: number) =>
     runner.execute<{ n: number }>(sql`
       select count(*)::int as n from execution_slots s join instances i on i.id = s.instance_id
       where s.key_id = ${keyId} and i.lease_expires_at > ${now}`);
   return {
-    async acquire({ slotId, keyId, instanceId, maxInFlight, now }) {
-      return inTransaction(db, async (tx) => {
-        // The key's lock, held to the end of the transaction, queues concurrent acquisitions from every process.
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${keyId}, 0))`);
-        const count = (await held(tx, keyId, now)).rows[0]?.n ?? 0;
-        if (count >= maxInFlight) return false;
-        await tx.execute(sql`insert into execution_slots (id, key_id, instance_id, created_at) values (${slotId}, ${keyId}, ${instanceId}, ${now})`);
-        return true;
-      });
+    async acquire(request) {
+      return inTransaction(db, (tx) => takeSlotInside(tx, request));
     },
     async release(slotId) {
       await db.execute(sql`delete from execution_slots where id = ${slotId}`);

@@ -1,6 +1,8 @@
 import { eq, inArray, sql } from 'drizzle-orm';
+import { takeSlotInside } from './instances.js';
 import type { PostgresDatabase } from './open-database.js';
 import { rateLimitCounters } from './schema.js';
+import { inTransaction, type PostgresTransaction } from './transaction.js';
 import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
@@ -45,40 +47,58 @@ export function createRateLimitRepository(db: PostgresDatabase): RateLimitReposi
     };
   }
 
+  /** Counts the request in both windows unless one is full: its counters as they now stand, or nothing when refused. */
+  async function countIn(runner: PostgresDatabase | PostgresTransaction, { keyId, requestsPerMinute, requestsPerDay, nowSeconds }: RateWindowLimits) {
+    if (requestsPerMinute <= 0 || requestsPerDay <= 0) return undefined;
+    const minuteStart = nowSeconds - (nowSeconds % SECONDS_PER_MINUTE);
+    const dayStart = nowSeconds - (nowSeconds % SECONDS_PER_DAY);
+    const counted = await runner.execute<CounterRow>(sql`
+      insert into rate_limit_counters as c (key_id, minute_start, minute_count, day_start, day_count)
+      values (${keyId}, ${minuteStart}, 1, ${dayStart}, 1)
+      on conflict (key_id) do update set
+        minute_start = greatest(c.minute_start, excluded.minute_start),
+        minute_count = case when excluded.minute_start > c.minute_start then 1 else c.minute_count + 1 end,
+        day_start = greatest(c.day_start, excluded.day_start),
+        day_count = case when excluded.day_start > c.day_start then 1 else c.day_count + 1 end
+      where (excluded.minute_start > c.minute_start or c.minute_count < ${requestsPerMinute})
+        and (excluded.day_start > c.day_start or c.day_count < ${requestsPerDay})
+      returning minute_start, minute_count, day_start, day_count`);
+    return counted.rows[0];
+  }
+
+  function countedOutcome(row: CounterRow): RateWindowOutcome {
+    const countedMinute = Number(row.minute_start);
+    const countedDay = Number(row.day_start);
+    return {
+      allowed: true,
+      exceeded: null,
+      minuteCount: row.minute_count,
+      dayCount: row.day_count,
+      minuteResetSeconds: countedMinute + SECONDS_PER_MINUTE,
+      dayResetSeconds: countedDay + SECONDS_PER_DAY,
+    };
+  }
+
+  /** Refused: the counters read for the headers (the minute window is reported first, as on SQLite). */
+  async function refusedOutcome(limits: RateWindowLimits): Promise<RateWindowOutcome> {
+    const refused = await readWindows(limits);
+    return { ...refused, allowed: false, exceeded: refused.exceeded ?? 'minute' };
+  }
+
   return {
-    async consume({ keyId, requestsPerMinute, requestsPerDay, nowSeconds }): Promise<RateWindowOutcome> {
-      const minuteStart = nowSeconds - (nowSeconds % SECONDS_PER_MINUTE);
-      const dayStart = nowSeconds - (nowSeconds % SECONDS_PER_DAY);
-      const counted =
-        requestsPerMinute > 0 && requestsPerDay > 0
-          ? await db.execute<CounterRow>(sql`
-              insert into rate_limit_counters as c (key_id, minute_start, minute_count, day_start, day_count)
-              values (${keyId}, ${minuteStart}, 1, ${dayStart}, 1)
-              on conflict (key_id) do update set
-                minute_start = greatest(c.minute_start, excluded.minute_start),
-                minute_count = case when excluded.minute_start > c.minute_start then 1 else c.minute_count + 1 end,
-                day_start = greatest(c.day_start, excluded.day_start),
-                day_count = case when excluded.day_start > c.day_start then 1 else c.day_count + 1 end
-              where (excluded.minute_start > c.minute_start or c.minute_count < ${requestsPerMinute})
-                and (excluded.day_start > c.day_start or c.day_count < ${requestsPerDay})
-              returning minute_start, minute_count, day_start, day_count`)
-          : { rows: [] };
-      const row = counted.rows[0];
-      if (row) {
-        const countedMinute = Number(row.minute_start);
-        const countedDay = Number(row.day_start);
-        return {
-          allowed: true,
-          exceeded: null,
-          minuteCount: row.minute_count,
-          dayCount: row.day_count,
-          minuteResetSeconds: countedMinute + SECONDS_PER_MINUTE,
-          dayResetSeconds: countedDay + SECONDS_PER_DAY,
-        };
-      }
-      // Refused: read the counters for the headers (the minute window is reported first, as on SQLite).
-      const refused = await readWindows({ keyId, requestsPerMinute, requestsPerDay, nowSeconds });
-      return { ...refused, allowed: false, exceeded: refused.exceeded ?? 'minute' };
+    async consume(limits): Promise<RateWindowOutcome> {
+      const row = await countIn(db, limits);
+      return row ? countedOutcome(row) : refusedOutcome(limits);
+    },
+    async consumeWithSlot(limits, slot) {
+      // The count and the slot commit together: the key's counter row stays locked until the
+      // slot is taken, so neither is ever written without the other being decided.
+      const admitted = await inTransaction(db, async (tx) => {
+        const row = await countIn(tx, limits);
+        return row ? { row, slotAcquired: await takeSlotInside(tx, slot) } : null;
+      });
+      if (admitted === null) return { ...(await refusedOutcome(limits)), slotAcquired: false };
+      return { ...countedOutcome(admitted.row), slotAcquired: admitted.slotAcquired };
     },
     peek: readWindows,
     async lastCounted(keyIds) {

@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import { chargeAccrued } from './credits.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
-import { executionSlots, instances } from './schema.js';
-import type { ExecutionSlotRepository, InstanceRepository } from '../store.js';
+import { onFirstUse } from './on-first-use.js';
+import { instances } from './schema.js';
+import type { ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
@@ -49,25 +50,47 @@ export function createInstanceRepository(db: PorchDatabase): InstanceRepository 
   };
 }
 
-export function createExecutionSlotRepository(db: PorchDatabase): ExecutionSlotRepository {
-  const held = (keyId: string, now: number) =>
-    db.get<{ n: number }>(sql`
+/**
+ * The slot statements, prepared once: an execution takes and gives back a slot, and building and
+ * compiling these per call was most of what the slot cost (bench/RESULTS-NOTES.md, 28 Nov 2026).
+ * `takeInside` runs inside the caller's IMMEDIATE transaction (its own, or the rate limiter's
+ * when an execution is admitted in one step), which makes its count and insert atomic.
+ */
+export function prepareSlotStatements(db: PorchDatabase) {
+  const countHeld = onFirstUse(() =>
+    db.$client.prepare<{ keyId: string; now: number }, { n: number }>(`
       select count(*) as n from execution_slots s join instances i on i.id = s.instance_id
-      where s.key_id = ${keyId} and i.lease_expires_at > ${now}`)?.n ?? 0;
-  const acquire = immediateTransaction(db, ({ slotId, keyId, instanceId, maxInFlight, now }: Parameters<ExecutionSlotRepository['acquire']>[0]) => {
-    if (held(keyId, now) >= maxInFlight) return false;
-    db.insert(executionSlots).values({ id: slotId, keyId, instanceId, createdAt: now }).run();
-    return true;
-  });
+      where s.key_id = @keyId and i.lease_expires_at > @now`),
+  );
+  const insertSlot = onFirstUse(() =>
+    db.$client.prepare<{ slotId: string; keyId: string; instanceId: string; now: number }>(
+      'insert into execution_slots (id, key_id, instance_id, created_at) values (@slotId, @keyId, @instanceId, @now)',
+    ),
+  );
+  const held = (keyId: string, now: number) => countHeld().get({ keyId, now })?.n ?? 0;
+  return {
+    held,
+    takeInside({ slotId, keyId, instanceId, maxInFlight, now }: SlotRequest): boolean {
+      if (held(keyId, now) >= maxInFlight) return false;
+      insertSlot().run({ slotId, keyId, instanceId, now });
+      return true;
+    },
+  };
+}
+
+export function createExecutionSlotRepository(db: PorchDatabase): ExecutionSlotRepository {
+  const slots = prepareSlotStatements(db);
+  const deleteSlot = onFirstUse(() => db.$client.prepare<[string]>('delete from execution_slots where id = ?'));
+  const acquire = immediateTransaction(db, (request: SlotRequest) => slots.takeInside(request));
   return {
     async acquire(request) {
       return acquire(request);
     },
     async release(slotId) {
-      db.run(sql`delete from execution_slots where id = ${slotId}`);
+      deleteSlot().run(slotId);
     },
     async count({ keyId, now }) {
-      return held(keyId, now);
+      return slots.held(keyId, now);
     },
   };
 }

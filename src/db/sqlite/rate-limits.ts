@@ -1,9 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
+import { prepareSlotStatements } from './instances.js';
 import { onFirstUse } from './on-first-use.js';
 import { rateLimitCounters } from './schema.js';
-import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
+import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome, SlotRequest } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
 const SECONDS_PER_DAY = 86_400;
@@ -65,7 +66,7 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
   // The count and the check in one IMMEDIATE transaction: the request is counted first, and a
   // count past a limit is rolled back (a refused request is never counted), so concurrent
   // requests, and processes on one file, can never let more through than the limit.
-  const countWindows = immediateTransaction(db, (limits: RateWindowLimits): RateWindowOutcome => {
+  const countInside = (limits: RateWindowLimits): RateWindowOutcome => {
     const minuteStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_MINUTE);
     const dayStart = limits.nowSeconds - (limits.nowSeconds % SECONDS_PER_DAY);
     let minuteCount = 0;
@@ -85,20 +86,39 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
     };
     if (exceeded !== null) throw new Refused({ ...outcome, minuteCount: minuteCount - 1, dayCount: dayCount - 1 });
     return outcome;
-  });
+  };
+  const countWindows = immediateTransaction(db, countInside);
 
-  const consumeWindows = (limits: RateWindowLimits): RateWindowOutcome => {
+  // An execution's admission: the count and its slot in the one transaction, so an execution
+  // commits once before its model call instead of twice. A refused count rolls back before any
+  // slot is looked at.
+  const slots = prepareSlotStatements(db);
+  const countWindowsTakingSlot = immediateTransaction(db, (limits: RateWindowLimits, slot: SlotRequest) => ({
+    ...countInside(limits),
+    slotAcquired: slots.takeInside(slot),
+  }));
+
+  const consumeWindows = <Outcome>(count: () => Outcome, refused: (outcome: RateWindowOutcome) => Outcome): Outcome => {
     try {
-      return countWindows(limits);
+      return count();
     } catch (err) {
-      if (err instanceof Refused) return err.outcome;
+      if (err instanceof Refused) return refused(err.outcome);
       throw err;
     }
   };
 
   return {
     async consume(limits) {
-      return consumeWindows(limits);
+      return consumeWindows(
+        () => countWindows(limits),
+        (outcome) => outcome,
+      );
+    },
+    async consumeWithSlot(limits, slot) {
+      return consumeWindows(
+        () => countWindowsTakingSlot(limits, slot),
+        (outcome) => ({ ...outcome, slotAcquired: false }),
+      );
     },
     async peek(limits) {
       return readWindows(limits);
