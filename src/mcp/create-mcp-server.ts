@@ -239,7 +239,10 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     try {
       return await readCardResource(capability(requestId, ctx), request.params.uri);
     } catch (err) {
-      throw failure(err, requestId);
+      const refusal = failure(err, requestId);
+      // SEP-2164: the error of a resource that does not exist names the URI asked for.
+      if (toPorchError(err).code !== 'RESOURCE_NOT_FOUND') throw refusal;
+      throw new ProtocolError(refusal.code, refusal.message, { ...refusal.data, uri: request.params.uri });
     }
   });
 

@@ -26,6 +26,7 @@ import { getContextCard } from '../operations/get-context-card.js';
 import { getPrompt } from '../operations/get-prompt.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
+import { CONTEXT_CARD_URI_PREFIX } from './resources.js';
 import type { McpTool } from './tools.js';
 import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
@@ -334,7 +335,8 @@ function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpT
     case 'prompts/get':
       return getPrompt.scopes;
     case 'resources/read':
-      return getContextCard.scopes;
+      // Only a card's address needs a key; any other address is simply not a resource Porch has.
+      return typeof params.uri === 'string' && params.uri.startsWith(CONTEXT_CARD_URI_PREFIX) ? getContextCard.scopes : undefined;
     default:
       return undefined;
   }

@@ -1,11 +1,16 @@
-/** Answers malformed request params with -32602 before the SDK reports them as internal errors. */
+/**
+ * Requests answered before the SDK sees them: malformed params (-32602, which the SDK would report
+ * as internal errors) and, on stdio, revisions Porch does not serve.
+ */
 import {
   isSpecType,
-  type JSONRPCMessage,
   type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   type MessageExtraInfo,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   type Transport,
+  UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
 
 type RequestCheck = (message: unknown) => boolean;
@@ -52,9 +57,30 @@ export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' 
 }
 
 /**
- * A transport that answers malformed requests itself (see malformedParamsError) and passes every
- * other message to the transport it wraps; for connections whose transport the SDK's serving
- * entry owns (stdio), where nothing else sits between the wire and the protocol layer.
+ * The revisions a request with a per-request envelope may name (those of the 2026 era); the 2025
+ * revisions are negotiated once, by initialize, and never named per request.
+ */
+const ENVELOPE_REVISIONS: readonly string[] = ['2026-07-28'];
+
+/**
+ * A request whose per-request envelope names a revision Porch does not serve: answered with
+ * UnsupportedProtocolVersionError naming the ones it does (SEP-2575). Over HTTP the SDK checks
+ * every request; its stdio entry checks only the connection's opening message, so a stdio
+ * connection checks each later one here.
+ */
+export function unsupportedRevisionError(message: unknown): JSONRPCErrorResponse | null {
+  if (!isSpecType.JSONRPCRequest(message)) return null;
+  const requested = message.params?._meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof requested !== 'string' || ENVELOPE_REVISIONS.includes(requested)) return null;
+  const error = new UnsupportedProtocolVersionError({ supported: [...ENVELOPE_REVISIONS], requested });
+  return { jsonrpc: '2.0', id: message.id, error: { code: error.code, message: error.message, data: error.data } };
+}
+
+/**
+ * A transport that answers malformed requests (see malformedParamsError) and requests naming a
+ * revision Porch does not serve (unsupportedRevisionError) itself, and passes every other message
+ * to the transport it wraps; for connections whose transport the SDK's serving entry owns (stdio),
+ * where nothing else sits between the wire and the protocol layer.
  */
 export class ParamsCheckingTransport implements Transport {
   onclose?: () => void;
@@ -65,7 +91,7 @@ export class ParamsCheckingTransport implements Transport {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
-      const refusal = malformedParamsError(message);
+      const refusal = unsupportedRevisionError(message) ?? malformedParamsError(message);
       if (refusal) {
         inner.send(refusal).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
         return;

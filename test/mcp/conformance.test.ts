@@ -160,10 +160,6 @@ const TABLE_2026: Record<string, Expectation> = {
   'http-header-validation': PASSES,
   'server-sse-multiple-streams': PASSES,
   'sep-2164-resource-not-found': PASSES,
-  'sep-2164-resource-not-found › sep-2164-data-uri': {
-    verdict: 'missing',
-    reason: "A SHOULD: the -32602 error for a resource that does not exist should carry the requested URI as `data.uri`; Porch's has no `data.uri`.",
-  },
   'completion-complete': COMPLETIONS_MISSING,
   'tools-call-simple-text': fixture('tool', 'test_simple_text'),
   'tools-call-image': fixture('tool', 'test_image_content'),
@@ -238,11 +234,6 @@ const OVERRIDES_2026: Partial<Record<Mode, Record<string, Expectation>>> = {
     'server-stateless › sep-2575-server-sends-subscription-ack': RELAY_HAS_NO_STREAM,
     'server-stateless › sep-2575-server-tags-subscription-id': RELAY_HAS_NO_STREAM,
     'server-stateless › sep-2575-server-honors-notification-filter': RELAY_HAS_NO_STREAM,
-    'server-stateless › sep-2575-server-unsupported-version-error': {
-      verdict: 'missing',
-      reason:
-        "Once a stdio connection is in revision 2026-07-28, a request whose `_meta` envelope names a revision Porch does not serve (the suite sends `server/discover` claiming `v999.0.0`) is served as 2026-07-28 instead of answered with UnsupportedProtocolVersionError (-32602, `data.supported`). The SDK's stdio entry checks the revision only on the connection's opening message; over HTTP every request is checked and this passes.",
-    },
   },
 };
 
