@@ -48,7 +48,8 @@ export const completeArgument = defineKeyedOperation({
     const accountId = caller.account.id;
     let matching: string[] = [];
     if (ref.type === 'prompt') matching = await core.prompts.complete(accountId, promptKindsOf(caller), ref.name, argument.name, argument.value);
-    else if (argument.name === 'id' && grantsAny(caller.credential.scopes, contextCardScopes)) matching = await core.contextCards.completeIds(accountId, argument.value);
+    else if (argument.name === 'id' && grantsAny(caller.credential.scopes, contextCardScopes))
+      matching = await core.contextCards.completeIds(accountId, argument.value);
     return { values: matching.slice(0, MAX_COMPLETION_VALUES), total: matching.length, has_more: matching.length > MAX_COMPLETION_VALUES };
   },
 });

@@ -79,7 +79,9 @@ describe.each(TRANSPORTS)('prompt versions and labels (%s)', (transport) => {
     await expect(connection.client.getPrompt({ name: 'greeting', arguments: { version: '9' } })).rejects.toThrow(
       `version: Composition ${id} has no version 9; its versions are 1 to 3.`,
     );
-    await expect(connection.client.getPrompt({ name: 'greeting', arguments: { version: 'two' } })).rejects.toThrow(/VALIDATION_ERROR: .*version: must be a version number/);
+    await expect(connection.client.getPrompt({ name: 'greeting', arguments: { version: 'two' } })).rejects.toThrow(
+      /VALIDATION_ERROR: .*version: must be a version number/,
+    );
     await expect(connection.client.getPrompt({ name: 'greeting', arguments: { version: '1', label: 'staging' } })).rejects.toThrow(
       /VALIDATION_ERROR: Send either version or label, not both/,
     );
@@ -97,7 +99,8 @@ describe.each(TRANSPORTS)('prompt versions and labels (%s)', (transport) => {
   it('completes a prompt’s labels and version numbers from what was typed', async () => {
     const { key } = await versionedAccount();
     const { client } = await connect(transport, key);
-    const complete = async (name: string, value: string) => (await client.complete({ ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name, value } })).completion;
+    const complete = async (name: string, value: string) =>
+      (await client.complete({ ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name, value } })).completion;
     expect(await complete('label', '')).toEqual({ values: ['latest', 'production', 'staging'], total: 3, hasMore: false });
     expect((await complete('label', 'st')).values).toEqual(['staging']);
     expect((await complete('version', '')).values).toEqual(['3', '2', '1']);

@@ -168,8 +168,16 @@ export function createPromptCatalog(
       kinds.personas ? catalog.allPersonas(accountId) : Promise.resolve([]),
     ]);
     return [
-      ...withUniqueNames(compositions, (composition) => slugify(composition.name) || 'composition').map(({ item, name }) => ({ kind: 'composition' as const, name, record: item })),
-      ...withUniqueNames(personas, (persona) => `${PERSONA_PREFIX}${slugify(persona.title) || 'unnamed'}`).map(({ item, name }) => ({ kind: 'persona' as const, name, record: item })),
+      ...withUniqueNames(compositions, (composition) => slugify(composition.name) || 'composition').map(({ item, name }) => ({
+        kind: 'composition' as const,
+        name,
+        record: item,
+      })),
+      ...withUniqueNames(personas, (persona) => `${PERSONA_PREFIX}${slugify(persona.title) || 'unnamed'}`).map(({ item, name }) => ({
+        kind: 'persona' as const,
+        name,
+        record: item,
+      })),
     ];
   }
 
