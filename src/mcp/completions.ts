@@ -11,7 +11,10 @@ import { isOperationAllowed } from '../operations/invoke.js';
 import { invokeCapability, type CapabilityRequest } from './invoke-capability.js';
 import { contextCardTemplate } from './resources.js';
 
-const NO_VALUES: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
+/** The answer for everything Porch offers no values for: an empty list, never an error. */
+export function noCompletion(): CompleteResult {
+  return { completion: { values: [], total: 0, hasMore: false } };
+}
 
 export function mayComplete(caller: Caller | null): boolean {
   return caller !== null && isOperationAllowed(completeArgument, caller.credential.scopes);
@@ -25,9 +28,7 @@ export async function completeArgumentValues(request: CapabilityRequest, params:
       : ref.uri === contextCardTemplate.uriTemplate
         ? { type: 'context-card' as const }
         : undefined;
-  if (target === undefined) return NO_VALUES;
+  if (target === undefined) return noCompletion();
   const answer = await invokeCapability(request, completeArgument, { body: { ref: target, argument } });
   return { completion: { values: answer.values, total: answer.total, hasMore: answer.has_more } };
 }
-
-export const noCompletion = (): CompleteResult => NO_VALUES;

@@ -186,6 +186,26 @@ describe('prompt versions and labels', () => {
     expect(variable.completion.values).toEqual([]);
   });
 
+  it('renders a persona at its production version, and at the label asked for', async () => {
+    const { key, accountId } = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+    const id = defined(ids['persona:plain-editor'], 'the demo persona');
+    const original = (await harness.core.catalog.getPersona(accountId, id)).content;
+    await harness.core.lifecycle.update(null, 'persona', accountId, id, { content: 'You are a newer editor.' });
+    await harness.core.lifecycle.setLabel('persona', accountId, id, 'production', 1);
+    const { client } = await connect('in-memory', key);
+    const systemPrompt = async (args: Record<string, string>) => {
+      const content = defined(
+        (await client.getPrompt({ name: 'persona-plain-english-editor', arguments: { input: 'Hi.', ...args } })).messages[0],
+        'a message',
+      ).content;
+      return content.type === 'text' ? content.text : '';
+    };
+    expect(await systemPrompt({})).toBe(original);
+    expect(await systemPrompt({ label: 'latest' })).toBe('You are a newer editor.');
+    expect(await systemPrompt({ version: '2' })).toBe('You are a newer editor.');
+  });
+
   it('answers at most 100 values, with the total and hasMore', async () => {
     const { key, accountId } = await harness.expertWithKey();
     for (let index = 0; index < 105; index++) await harness.core.contextCards.create(accountId, { title: `Card ${index}`, content: 'C' });

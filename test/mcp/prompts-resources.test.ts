@@ -50,7 +50,7 @@ describe('prompts', () => {
       { name: 'changes', description: 'The changes, one per line', required: true },
       { name: 'audience', description: 'Who reads the notes (default: developers)', required: false },
       // The composition's own `version` variable keeps its name; the version selector steps aside.
-      { name: 'porch_version', description: 'Version to render: 1 to 1. Without porch_version or label: the newest (v1).', required: false },
+      { name: 'porch_version', description: 'Version to render: 1. Without porch_version or label: the newest (v1).', required: false },
       { name: 'label', description: 'Label to render: latest (v1).', required: false },
     ]);
     const persona = prompts.find((prompt) => prompt.name === 'persona-plain-english-editor');

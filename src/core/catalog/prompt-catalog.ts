@@ -45,14 +45,8 @@ export interface PromptKinds {
   personas: boolean;
 }
 
-type PromptKind = 'composition' | 'persona';
-
-/** A prompt before rendering: the resource behind the name, at its newest version. */
-interface PromptSource {
-  kind: PromptKind;
-  name: string;
-  record: CompositionRecord | ContextCardRecord;
-}
+/** A prompt before rendering: the resource behind the name (at its newest version when listed). */
+type PromptSource = { name: string } & ({ kind: 'composition'; record: CompositionRecord } | { kind: 'persona'; record: ContextCardRecord });
 
 /** What picks the version to render: arguments named like the executes' `version` and `label`. */
 interface SelectorNames {
@@ -92,8 +86,8 @@ const PERSONA_ARGUMENTS: PromptArgument[] = [
   { name: 'context', description: 'Optional context, appended to the input after a blank line.', required: false },
 ];
 
-function ownArguments(source: Pick<PromptSource, 'kind' | 'record'>): PromptArgument[] {
-  return source.kind === 'composition' ? compositionArguments(source.record as CompositionRecord) : PERSONA_ARGUMENTS;
+function ownArguments(source: PromptSource): PromptArgument[] {
+  return source.kind === 'composition' ? compositionArguments(source.record) : PERSONA_ARGUMENTS;
 }
 
 function selectorNames(own: readonly PromptArgument[]): SelectorNames {
@@ -109,17 +103,21 @@ function selectorArguments(names: SelectorNames, latest: number, labels: readonl
   const defaultText = hasProduction ? `${PRODUCTION_LABEL} (v${byDefault})` : `the newest (v${byDefault})`;
   const choices = selectableLabels(latest, labels).map(({ label, version }) => `${label} (v${version})`);
   return [
-    { name: names.version, description: `Version to render: 1 to ${latest}. Without ${names.version} or ${names.label}: ${defaultText}.`, required: false },
+    {
+      name: names.version,
+      description: `Version to render: ${latest === 1 ? '1' : `1 to ${latest}`}. Without ${names.version} or ${names.label}: ${defaultText}.`,
+      required: false,
+    },
     { name: names.label, description: `Label to render: ${choices.join(', ')}.`, required: false },
   ];
 }
 
 function describe(source: PromptSource): Pick<PromptListing, 'name' | 'title' | 'description'> {
   if (source.kind === 'composition') {
-    const composition = source.record as CompositionRecord;
+    const composition = source.record;
     return { name: source.name, title: composition.name, description: composition.description || `Composition "${composition.name}".` };
   }
-  const persona = source.record as ContextCardRecord;
+  const persona = source.record;
   return {
     name: source.name,
     title: persona.emoji ? `${persona.emoji} ${persona.title}` : persona.title,
@@ -127,12 +125,9 @@ function describe(source: PromptSource): Pick<PromptListing, 'name' | 'title' | 
   };
 }
 
-function renderRecord(kind: PromptKind, record: CompositionRecord | ContextCardRecord, args: Readonly<Record<string, string>>): RenderedPrompt {
-  if (kind === 'composition') {
-    const composition = record as CompositionRecord;
-    return { description: composition.description, messages: compositionMessages(composition, args) };
-  }
-  const persona = record as ContextCardRecord;
+function renderSource(source: PromptSource, args: Readonly<Record<string, string>>): RenderedPrompt {
+  if (source.kind === 'composition') return { description: source.record.description, messages: compositionMessages(source.record, args) };
+  const persona = source.record;
   const input = args.input;
   if (input === undefined || input.trim() === '') throw new PorchError('VALIDATION_ERROR', 'Invalid request: input: the persona needs an input.');
   return { description: persona.description, messages: personaMessages(persona, input, args.context) };
@@ -181,6 +176,12 @@ export function createPromptCatalog(
     ];
   }
 
+  /** The same prompt at the version `selector` names, by the executes' rule (versions.ts). */
+  async function atVersion(source: PromptSource, accountId: string, selector: VersionSelector): Promise<PromptSource> {
+    if (source.kind === 'composition') return { ...source, record: (await lifecycle.resolve('composition', accountId, source.record.id, selector)).record };
+    return { ...source, record: (await lifecycle.resolve('persona', accountId, source.record.id, selector)).record };
+  }
+
   async function source(accountId: string, kinds: PromptKinds, name: string): Promise<PromptSource | undefined> {
     return (await sources(accountId, kinds)).find((candidate) => candidate.name === name);
   }
@@ -194,8 +195,7 @@ export function createPromptCatalog(
           const labels = await lifecycle.listLabels(accountId, item.record.id);
           // The arguments a render takes without a selector are the default version's (its variables may differ from the newest's).
           const byDefault = defaultVersion(latest, labels);
-          const record = byDefault === latest ? item.record : (await lifecycle.resolve(item.kind, accountId, item.record.id, { version: byDefault })).record;
-          const own = ownArguments({ kind: item.kind, record });
+          const own = ownArguments(byDefault === latest ? item : await atVersion(item, accountId, { version: byDefault }));
           return { ...describe(item), arguments: [...own, ...selectorArguments(selectorNames(ownArguments(item)), latest, labels)] };
         }),
       );
@@ -209,9 +209,9 @@ export function createPromptCatalog(
       const found = await source(accountId, kinds, name);
       if (!found) throw new PorchError('RESOURCE_NOT_FOUND', `Prompt ${name} was not found.`);
       const names = selectorNames(ownArguments(found));
-      const { record } = await lifecycle.resolve(found.kind, accountId, found.record.id, selectorOf(names, args));
+      const selected = await atVersion(found, accountId, selectorOf(names, args));
       const { [names.version]: _version, [names.label]: _label, ...values } = args;
-      return renderRecord(found.kind, record, values);
+      return renderSource(selected, values);
     },
 
     /**
