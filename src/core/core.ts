@@ -141,7 +141,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     contextCards: createContextCardService(store, clock, settings.quotas),
     catalog,
     lifecycle,
-    prompts: createPromptCatalog(catalog),
+    prompts: createPromptCatalog(catalog, lifecycle),
     byok,
     executions,
     idempotency,

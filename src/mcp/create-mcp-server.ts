@@ -23,6 +23,7 @@ import { exposedOn, type Operation } from '../operations/operation.js';
 import { hasApiKey, type McpIdentity } from './identity.js';
 import type { CapabilityRequest } from './invoke-capability.js';
 import { LIST_PAGE_SIZE, pageOf, pageStart } from './paginate.js';
+import { completeArgumentValues, mayComplete, noCompletion } from './completions.js';
 import { getPromptMessages, listPromptEntries, mayUsePrompts } from './prompts.js';
 import { contextCardTemplate, listCardResources, mayReadCards, readCardResource } from './resources.js';
 import {
@@ -101,7 +102,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     {
       // The tasks extension is announced to every client; a task is created only for a request
       // that itself declares the extension (revision 2026-07-28 clients), see tasks.ts.
-      capabilities: { tools: {}, prompts: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: { tools: {}, prompts: {}, resources: {}, completions: {}, extensions: { [TASKS_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
     },
@@ -243,6 +244,18 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
       // SEP-2164: the error of a resource that does not exist names the URI asked for.
       if (toPorchError(err).code !== 'RESOURCE_NOT_FOUND') throw refusal;
       throw new ProtocolError(refusal.code, refusal.message, { ...refusal.data, uri: request.params.uri });
+    }
+  });
+
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const requestId = nextRequestId();
+    try {
+      // Without a key, or with one that may read neither prompts nor cards, nothing is offered
+      // (as prompts/list is empty then), rather than a refusal a client would show while typing.
+      if (!mayComplete(await identity.currentCaller())) return noCompletion();
+      return await completeArgumentValues(capability(requestId, ctx), request.params);
+    } catch (err) {
+      throw failure(err, requestId);
     }
   });
 

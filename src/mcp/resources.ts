@@ -30,6 +30,18 @@ export function mayReadCards(caller: Caller): boolean {
   return isOperationAllowed(getContextCard, caller.credential.scopes);
 }
 
+/** Names of the version metadata in a card resource's `_meta` (MCP reserves unprefixed names). */
+export const VERSION_META_KEY = 'porch/version';
+export const UPDATED_AT_META_KEY = 'porch/updated_at';
+
+/**
+ * What a client may show about a card's freshness: its version number and last write. Cards are
+ * versioned (every write numbers one) but have no labels, so there is nothing else to say.
+ */
+function versionFields(card: { version: number; updated_at: string }) {
+  return { annotations: { lastModified: card.updated_at }, _meta: { [VERSION_META_KEY]: card.version, [UPDATED_AT_META_KEY]: card.updated_at } };
+}
+
 export function contextCardUri(id: string): string {
   return `${CONTEXT_CARD_URI_PREFIX}${id}`;
 }
@@ -42,6 +54,7 @@ export async function listCardResources(request: CapabilityRequest): Promise<Res
     title: card.emoji ? `${card.emoji} ${card.title}` : card.title,
     ...(card.description ? { description: card.description } : {}),
     mimeType: CARD_MIME_TYPE,
+    ...versionFields(card),
   }));
 }
 
@@ -55,5 +68,6 @@ export async function readCardResource(request: CapabilityRequest, uri: string):
     throw new PorchError('VALIDATION_ERROR', `Invalid request: ${uri} is not a valid context card address.`);
   }
   const card = await invokeCapability(request, getContextCard, { params: { id } });
-  return { contents: [{ uri, mimeType: CARD_MIME_TYPE, text: card.content }] };
+  // Resource contents carry `_meta` but no annotations in the spec.
+  return { contents: [{ uri, mimeType: CARD_MIME_TYPE, text: card.content, _meta: versionFields(card)._meta }] };
 }

@@ -30,6 +30,7 @@ export const contextCardSchema = z
     tags: z.array(z.string()).describe('Tags.'),
     description: z.string().nullable().describe('Description, or null.'),
     emoji: z.string().nullable().describe('Emoji, or null.'),
+    version: z.number().int().positive().describe('Version number: every update makes a new one (1, 2, 3...). Cards have no labels.'),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })

@@ -4,6 +4,7 @@
  */
 import { analyzePrompt } from './analyze-prompt.js';
 import { compositionLifecycle, personaLifecycle, skillLifecycle, workflowLifecycle } from './catalog-lifecycle.js';
+import { completeArgument } from './complete-argument.js';
 import { createContextCard } from './create-context-card.js';
 import { createKey } from './create-key.js';
 import { deleteContextCard } from './delete-context-card.js';
@@ -82,6 +83,7 @@ export const operations = [
   getApiRoot,
   listPrompts,
   getPrompt,
+  completeArgument,
   getAccount,
   listKeys,
   createKey,

@@ -42,7 +42,7 @@ export type ListItemOf<Output extends OutputSchema> = OutputOf<Output> extends {
  * The doors and generators that expose an operation, stated once and read by each of them:
  * - `rest`: a route under the API base path, and a method of the typed REST client;
  * - `mcp-tool`: an MCP tool of the operation's name;
- * - `mcp-prompt`: behind the MCP prompts capability (listing and rendering prompts);
+ * - `mcp-prompt`: behind the MCP prompts and completions capabilities (listing and rendering prompts, completing arguments);
  * - `console`: callable from the web console as the signed-in account;
  * - `discovery`: documented in the OpenAPI document and the docs.
  */

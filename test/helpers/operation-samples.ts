@@ -302,6 +302,10 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     await demoId(harness, accountId, 'composition:release-notes');
     return { path: '/prompts/release-notes/render', body: { arguments: RELEASE_VARIABLES } };
   },
+  complete_argument: async (harness, accountId) => {
+    await demoId(harness, accountId, 'composition:release-notes');
+    return { path: '/completions', body: { ref: { type: 'prompt', name: 'release-notes' }, argument: { name: 'label', value: '' } } };
+  },
   get_account: async () => ({ path: '/account' }),
   list_keys: async () => ({ path: '/keys' }),
   create_key: async () => ({ path: '/keys', body: { name: 'Sample key', scopes: ['manage:keys'] } }),

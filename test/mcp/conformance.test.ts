@@ -47,12 +47,6 @@ type Expectation =
 
 const PASSES: Expectation = { verdict: 'passes' };
 
-const COMPLETIONS_MISSING: Expectation = {
-  verdict: 'missing',
-  reason:
-    'Porch declares no `completions` capability, so `completion/complete` answers -32601. The door must declare it and answer completions for prompt arguments (issue 21 item 5), with an empty `values` list for a prompt it does not have (the scenario asks about `test_prompt_with_arguments`).',
-};
-
 const INPUT_REQUIRED_FIXTURE: Expectation = {
   verdict: 'not applicable',
   reason:
@@ -93,7 +87,7 @@ const SCENARIOS: Record<string, Expectation> = {
     reason:
       'Porch sends no log notifications, so it declares no `logging` capability (`logging/setLevel` answers -32601): answering setLevel and then never logging would claim what it does not do. Revision 2026-07-28 deprecates logging (SEP-2577) and removes the method.',
   },
-  'completion-complete': COMPLETIONS_MISSING,
+  'completion-complete': PASSES,
   'tools-call-simple-text': fixture('tool', 'test_simple_text'),
   'tools-call-image': fixture('tool', 'test_image_content'),
   'tools-call-audio': fixture('tool', 'test_audio_content'),
@@ -160,7 +154,7 @@ const TABLE_2026: Record<string, Expectation> = {
   'http-header-validation': PASSES,
   'server-sse-multiple-streams': PASSES,
   'sep-2164-resource-not-found': PASSES,
-  'completion-complete': COMPLETIONS_MISSING,
+  'completion-complete': PASSES,
   'tools-call-simple-text': fixture('tool', 'test_simple_text'),
   'tools-call-image': fixture('tool', 'test_image_content'),
   'tools-call-audio': fixture('tool', 'test_audio_content'),

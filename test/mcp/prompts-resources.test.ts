@@ -49,11 +49,16 @@ describe('prompts', () => {
       { name: 'version', description: 'Version being released', required: true },
       { name: 'changes', description: 'The changes, one per line', required: true },
       { name: 'audience', description: 'Who reads the notes (default: developers)', required: false },
+      // The composition's own `version` variable keeps its name; the version selector steps aside.
+      { name: 'porch_version', description: 'Version to render: 1. Without porch_version or label: the newest (v1).', required: false },
+      { name: 'label', description: 'Label to render: latest (v1).', required: false },
     ]);
     const persona = prompts.find((prompt) => prompt.name === 'persona-plain-english-editor');
     expect(persona?.arguments?.map((argument) => [argument.name, argument.required])).toEqual([
       ['input', true],
       ['context', false],
+      ['version', false],
+      ['label', false],
     ]);
   });
 
@@ -155,10 +160,25 @@ describe('resources', () => {
     const connection = await connect(key);
     const { resources } = await connection.client.listResources();
     expect(resources).toEqual([
-      { uri: `porch://context-cards/${card.id}`, name: 'Tone guide', title: '✍️ Tone guide', description: 'House style', mimeType: 'text/plain' },
+      {
+        uri: `porch://context-cards/${card.id}`,
+        name: 'Tone guide',
+        title: '✍️ Tone guide',
+        description: 'House style',
+        mimeType: 'text/plain',
+        annotations: { lastModified: '2026-06-01T12:00:10.000Z' },
+        _meta: { 'porch/version': 1, 'porch/updated_at': '2026-06-01T12:00:10.000Z' },
+      },
     ]);
     const read = await connection.client.readResource({ uri: `porch://context-cards/${card.id}` });
-    expect(read.contents).toEqual([{ uri: `porch://context-cards/${card.id}`, mimeType: 'text/plain', text: 'Be warm and specific.' }]);
+    expect(read.contents).toEqual([
+      {
+        uri: `porch://context-cards/${card.id}`,
+        mimeType: 'text/plain',
+        text: 'Be warm and specific.',
+        _meta: { 'porch/version': 1, 'porch/updated_at': '2026-06-01T12:00:10.000Z' },
+      },
+    ]);
     expect((await connection.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['porch://context-cards/{id}']);
   });
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { DOORS, exposedOn, isExposedOn, type Door } from '../../src/operations/operation.js';
+import { completeArgument } from '../../src/operations/complete-argument.js';
 import { getPrompt } from '../../src/operations/get-prompt.js';
 import { listPrompts } from '../../src/operations/list-prompts.js';
 
@@ -48,6 +49,7 @@ const POLICY: Record<string, readonly Door[]> = {
   ),
   list_prompts: ['mcp-prompt'],
   get_prompt: ['mcp-prompt'],
+  complete_argument: ['mcp-prompt'],
   // Self-service: scope-gated (manage:keys, read:usage are never defaults), so served wherever a key holder works, the console included.
   get_account: EVERYWHERE_BUT_PROMPTS,
   list_keys: EVERYWHERE_BUT_PROMPTS,
@@ -92,8 +94,8 @@ describe('the exposure policy', () => {
     expect(actual).toEqual(expected);
   });
 
-  it('gives the MCP prompts capability exactly the operations it calls', () => {
-    expect(exposedOn(operations, 'mcp-prompt')).toEqual([listPrompts, getPrompt]);
+  it('gives the MCP prompts and completions capabilities exactly the operations they call', () => {
+    expect(exposedOn(operations, 'mcp-prompt')).toEqual([listPrompts, getPrompt, completeArgument]);
   });
 
   it('documents only operations that some door serves', () => {

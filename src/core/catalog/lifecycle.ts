@@ -242,6 +242,9 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     require,
     resolveRef,
 
+    /** The labels set on a resource (not the implicit `latest`), by name. */
+    listLabels: (accountId: string, id: string): Promise<LabelRecord[]> => store.catalog.listLabels({ accountId, id }),
+
     /**
      * The resource at the version `selector` names (see versions.ts). The newest version is the
      * row itself; an older one is its stored content over the row.

@@ -4,11 +4,13 @@
  * Names are stable: a name two resources would share gets each one's id suffix, so adding a
  * namesake never silently points an existing command at a different resource.
  */
-import type { CompositionRecord, ContextCardRecord } from '../../db/store.js';
+import type { CompositionRecord, ContextCardRecord, LabelRecord } from '../../db/store.js';
 import type { ChatMessage } from '../ai/tokenizer.js';
 import { PorchError } from '../errors.js';
 import { compositionMessages, personaMessages } from '../execution/prompt-builders.js';
 import type { CatalogService } from './catalog.js';
+import type { LifecycleService } from './lifecycle.js';
+import { defaultVersion, PRODUCTION_LABEL, selectableLabels, type VersionSelector } from './versions.js';
 
 /** Prompt names become slash commands (`/mcp__porch__ticket-reply`); long names help nobody. */
 const MAX_SLUG_LENGTH = 48;
@@ -43,10 +45,20 @@ export interface PromptKinds {
   personas: boolean;
 }
 
-interface PromptEntry {
-  listing: PromptListing;
-  render(args: Readonly<Record<string, string>>): RenderedPrompt;
+/** A prompt before rendering: the resource behind the name (at its newest version when listed). */
+type PromptSource = { name: string } & ({ kind: 'composition'; record: CompositionRecord } | { kind: 'persona'; record: ContextCardRecord });
+
+/** What picks the version to render: arguments named like the executes' `version` and `label`. */
+interface SelectorNames {
+  version: string;
+  label: string;
 }
+
+/**
+ * A composition variable keeps its name (a `version` variable is common: release notes); the
+ * selector argument it would shadow takes this prefix instead, for that prompt only.
+ */
+const SHADOWED_SELECTOR_PREFIX = 'porch_';
 
 /** `Ticket reply!` → `ticket-reply`: lower-case ASCII letters, digits and dashes. */
 export function slugify(name: string): string {
@@ -59,41 +71,79 @@ export function slugify(name: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-function compositionEntry(composition: CompositionRecord, name: string): PromptEntry {
-  return {
-    listing: {
-      name,
-      title: composition.name,
-      description: composition.description || `Composition "${composition.name}".`,
-      arguments: composition.variables.map((variable) => ({
-        name: variable.name,
-        ...(variable.description || variable.default !== undefined
-          ? { description: [variable.description, variable.default === undefined ? '' : `(default: ${variable.default})`].filter(Boolean).join(' ') }
-          : {}),
-        required: variable.required && variable.default === undefined,
-      })),
+function compositionArguments(composition: CompositionRecord): PromptArgument[] {
+  return composition.variables.map((variable) => ({
+    name: variable.name,
+    ...(variable.description || variable.default !== undefined
+      ? { description: [variable.description, variable.default === undefined ? '' : `(default: ${variable.default})`].filter(Boolean).join(' ') }
+      : {}),
+    required: variable.required && variable.default === undefined,
+  }));
+}
+
+const PERSONA_ARGUMENTS: PromptArgument[] = [
+  { name: 'input', description: 'What to ask the persona (the user message).', required: true },
+  { name: 'context', description: 'Optional context, appended to the input after a blank line.', required: false },
+];
+
+function ownArguments(source: PromptSource): PromptArgument[] {
+  return source.kind === 'composition' ? compositionArguments(source.record) : PERSONA_ARGUMENTS;
+}
+
+function selectorNames(own: readonly PromptArgument[]): SelectorNames {
+  const taken = new Set(own.map((argument) => argument.name));
+  const free = (name: string) => (taken.has(name) ? `${SHADOWED_SELECTOR_PREFIX}${name}` : name);
+  return { version: free('version'), label: free('label') };
+}
+
+/** The two optional arguments that pick a version, described with what the resource has now. */
+function selectorArguments(names: SelectorNames, latest: number, labels: readonly LabelRecord[]): PromptArgument[] {
+  const byDefault = defaultVersion(latest, labels);
+  const hasProduction = labels.some((label) => label.label === PRODUCTION_LABEL);
+  const defaultText = hasProduction ? `${PRODUCTION_LABEL} (v${byDefault})` : `the newest (v${byDefault})`;
+  const choices = selectableLabels(latest, labels).map(({ label, version }) => `${label} (v${version})`);
+  return [
+    {
+      name: names.version,
+      description: `Version to render: ${latest === 1 ? '1' : `1 to ${latest}`}. Without ${names.version} or ${names.label}: ${defaultText}.`,
+      required: false,
     },
-    render: (args) => ({ description: composition.description, messages: compositionMessages(composition, args) }),
+    { name: names.label, description: `Label to render: ${choices.join(', ')}.`, required: false },
+  ];
+}
+
+function describe(source: PromptSource): Pick<PromptListing, 'name' | 'title' | 'description'> {
+  if (source.kind === 'composition') {
+    const composition = source.record;
+    return { name: source.name, title: composition.name, description: composition.description || `Composition "${composition.name}".` };
+  }
+  const persona = source.record;
+  return {
+    name: source.name,
+    title: persona.emoji ? `${persona.emoji} ${persona.title}` : persona.title,
+    description: persona.description || `Persona "${persona.title}".`,
   };
 }
 
-function personaEntry(persona: ContextCardRecord, name: string): PromptEntry {
-  return {
-    listing: {
-      name,
-      title: persona.emoji ? `${persona.emoji} ${persona.title}` : persona.title,
-      description: persona.description || `Persona "${persona.title}".`,
-      arguments: [
-        { name: 'input', description: 'What to ask the persona (the user message).', required: true },
-        { name: 'context', description: 'Optional context, appended to the input after a blank line.', required: false },
-      ],
-    },
-    render: (args) => {
-      const input = args.input;
-      if (input === undefined || input.trim() === '') throw new PorchError('VALIDATION_ERROR', 'Invalid request: input: the persona needs an input.');
-      return { description: persona.description, messages: personaMessages(persona, input, args.context) };
-    },
-  };
+function renderSource(source: PromptSource, args: Readonly<Record<string, string>>): RenderedPrompt {
+  if (source.kind === 'composition') return { description: source.record.description, messages: compositionMessages(source.record, args) };
+  const persona = source.record;
+  const input = args.input;
+  if (input === undefined || input.trim() === '') throw new PorchError('VALIDATION_ERROR', 'Invalid request: input: the persona needs an input.');
+  return { description: persona.description, messages: personaMessages(persona, input, args.context) };
+}
+
+/** A blank selector counts as none: clients fill optional arguments they were not given with "". */
+function given(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function selectorOf(names: SelectorNames, args: Readonly<Record<string, string>>): VersionSelector {
+  const version = given(args[names.version]);
+  if (version !== undefined && !/^\d{1,9}$/.test(version)) {
+    throw new PorchError('VALIDATION_ERROR', `Invalid request: ${names.version}: must be a version number (1, 2, 3...), not "${version.slice(0, 40)}".`);
+  }
+  return { version: version === undefined ? undefined : Number(version), label: given(args[names.label]) };
 }
 
 function withUniqueNames<Item extends { id: string }>(items: readonly Item[], baseName: (item: Item) => string): Array<{ item: Item; name: string }> {
@@ -103,26 +153,85 @@ function withUniqueNames<Item extends { id: string }>(items: readonly Item[], ba
   return bases.map(({ item, base }) => ({ item, name: (counts.get(base) ?? 0) > 1 ? `${base}-${item.id.slice(-ID_SUFFIX_LENGTH)}` : base }));
 }
 
-export function createPromptCatalog(catalog: Pick<CatalogService, 'allCompositions' | 'allPersonas'>) {
-  async function entries(accountId: string, kinds: PromptKinds): Promise<PromptEntry[]> {
+export function createPromptCatalog(
+  catalog: Pick<CatalogService, 'allCompositions' | 'allPersonas'>,
+  lifecycle: Pick<LifecycleService, 'resolve' | 'listLabels'>,
+) {
+  async function sources(accountId: string, kinds: PromptKinds): Promise<PromptSource[]> {
     const [compositions, personas] = await Promise.all([
       kinds.compositions ? catalog.allCompositions(accountId) : Promise.resolve([]),
       kinds.personas ? catalog.allPersonas(accountId) : Promise.resolve([]),
     ]);
     return [
-      ...withUniqueNames(compositions, (composition) => slugify(composition.name) || 'composition').map(({ item, name }) => compositionEntry(item, name)),
-      ...withUniqueNames(personas, (persona) => `${PERSONA_PREFIX}${slugify(persona.title) || 'unnamed'}`).map(({ item, name }) => personaEntry(item, name)),
+      ...withUniqueNames(compositions, (composition) => slugify(composition.name) || 'composition').map(({ item, name }) => ({
+        kind: 'composition' as const,
+        name,
+        record: item,
+      })),
+      ...withUniqueNames(personas, (persona) => `${PERSONA_PREFIX}${slugify(persona.title) || 'unnamed'}`).map(({ item, name }) => ({
+        kind: 'persona' as const,
+        name,
+        record: item,
+      })),
     ];
   }
 
+  /** The same prompt at the version `selector` names, by the executes' rule (versions.ts). */
+  async function atVersion(source: PromptSource, accountId: string, selector: VersionSelector): Promise<PromptSource> {
+    if (source.kind === 'composition') return { ...source, record: (await lifecycle.resolve('composition', accountId, source.record.id, selector)).record };
+    return { ...source, record: (await lifecycle.resolve('persona', accountId, source.record.id, selector)).record };
+  }
+
+  async function source(accountId: string, kinds: PromptKinds, name: string): Promise<PromptSource | undefined> {
+    return (await sources(accountId, kinds)).find((candidate) => candidate.name === name);
+  }
+
   return {
+    /** Each prompt with its arguments, described at the version it renders by default (as an execute runs it). */
     async list(accountId: string, kinds: PromptKinds): Promise<PromptListing[]> {
-      return (await entries(accountId, kinds)).map((entry) => entry.listing);
+      return Promise.all(
+        (await sources(accountId, kinds)).map(async (item) => {
+          const { version: latest } = item.record;
+          const labels = await lifecycle.listLabels(accountId, item.record.id);
+          // The arguments a render takes without a selector are the default version's (its variables may differ from the newest's).
+          const byDefault = defaultVersion(latest, labels);
+          const own = ownArguments(byDefault === latest ? item : await atVersion(item, accountId, { version: byDefault }));
+          return { ...describe(item), arguments: [...own, ...selectorArguments(selectorNames(ownArguments(item)), latest, labels)] };
+        }),
+      );
     },
+
+    /**
+     * The messages an execute with the same arguments would send: at the version the `version` or
+     * `label` argument names, else `production`, else the newest (the executes' rule, versions.ts).
+     */
     async render(accountId: string, kinds: PromptKinds, name: string, args: Readonly<Record<string, string>>): Promise<RenderedPrompt> {
-      const entry = (await entries(accountId, kinds)).find((candidate) => candidate.listing.name === name);
-      if (!entry) throw new PorchError('RESOURCE_NOT_FOUND', `Prompt ${name} was not found.`);
-      return entry.render(args);
+      const found = await source(accountId, kinds, name);
+      if (!found) throw new PorchError('RESOURCE_NOT_FOUND', `Prompt ${name} was not found.`);
+      const names = selectorNames(ownArguments(found));
+      const selected = await atVersion(found, accountId, selectorOf(names, args));
+      const { [names.version]: _version, [names.label]: _label, ...values } = args;
+      return renderSource(selected, values);
+    },
+
+    /**
+     * The values an argument of a prompt may take that start with `typed`: the labels or version
+     * numbers (newest first) for the selector arguments; none for the others, nor for a prompt
+     * the caller does not have.
+     */
+    async complete(accountId: string, kinds: PromptKinds, name: string, argument: string, typed: string): Promise<string[]> {
+      const found = await source(accountId, kinds, name);
+      if (!found) return [];
+      const names = selectorNames(ownArguments(found));
+      const latest = found.record.version;
+      if (argument === names.label) {
+        const labels = selectableLabels(latest, await lifecycle.listLabels(accountId, found.record.id));
+        return labels.map(({ label }) => label).filter((label) => label.startsWith(typed.trim()));
+      }
+      if (argument === names.version) {
+        return Array.from({ length: latest }, (_, index) => String(latest - index)).filter((version) => version.startsWith(typed.trim()));
+      }
+      return [];
     },
   };
 }

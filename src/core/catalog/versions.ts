@@ -64,3 +64,13 @@ export function checkSettableLabel(label: string): void {
     throw new PorchError('VALIDATION_ERROR', 'label: must be 1-32 lowercase letters, digits, _ or -, starting with a letter.');
   }
 }
+
+/** The labels a request may name on a resource, with the version each names: `latest` first, then the set ones by name. */
+export function selectableLabels(latest: number, labels: readonly LabelRecord[]): Array<{ label: string; version: number }> {
+  return [{ label: LATEST_LABEL, version: latest }, ...labels.map(({ label, version }) => ({ label, version }))];
+}
+
+/** The version a request without `version` or `label` runs: `production` if set, else the newest. */
+export function defaultVersion(latest: number, labels: readonly LabelRecord[]): number {
+  return labels.find((candidate) => candidate.label === PRODUCTION_LABEL)?.version ?? latest;
+}

@@ -29,6 +29,8 @@ export interface ContextCardView {
   tags: string[];
   description: string | null;
   emoji: string | null;
+  /** Every write numbers a new version (1, 2, 3...); cards have no labels. */
+  version: number;
   created_at: string;
   updated_at: string;
 }
@@ -51,6 +53,7 @@ export function contextCardView(card: ContextCardRecord): ContextCardView {
     tags: card.tags,
     description: card.description,
     emoji: card.emoji,
+    version: card.version,
     created_at: toIsoTimestamp(card.createdAt),
     updated_at: toIsoTimestamp(card.updatedAt),
   };
@@ -121,6 +124,19 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
         if ('stale' in outcome && outcome.stale.version === null) throw notFound(id);
       }
       throw new PorchError('CONFLICT', `Context card ${id} is being changed by other writers; read it again and retry.`);
+    },
+
+    /**
+     * The ids of the caller's cards whose id or title starts with `typed` (first) or contains it
+     * (then), ignoring case: what a client offers while the user types a card address.
+     */
+    async completeIds(accountId: string, typed: string): Promise<string[]> {
+      const needle = typed.trim().toLowerCase();
+      const cards = await store.contextCards.list({ accountId, page: {} });
+      const matching = (test: (text: string) => boolean) => cards.filter((card) => test(card.id.toLowerCase()) || test(card.title.toLowerCase()));
+      const starting = matching((text) => text.startsWith(needle));
+      const containing = matching((text) => text.includes(needle)).filter((card) => !starting.includes(card));
+      return [...starting, ...containing].map((card) => card.id);
     },
 
     async delete(accountId: string, id: string): Promise<void> {
