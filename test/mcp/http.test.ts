@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { connectHttp, describeResult, mcpUrl, operationNamed, resultText, sampleFor, toolArguments } from '../helpers/mcp-client.js';
+import { connectHttp, describeResult, mcpUrl, operationNamed, sampleFor, toolArguments } from '../helpers/mcp-client.js';
 
 let harness: Harness;
 beforeEach(async () => {
