@@ -11,6 +11,7 @@ const CARD = {
   tags: [],
   description: null,
   emoji: null,
+  version: 1,
   created_at: '2026-05-05T09:30:00.000Z',
   updated_at: '2026-05-05T09:30:00.000Z',
 };

@@ -108,6 +108,7 @@ it('has an error test for every tool: an invalid argument, or (without arguments
     'get_health',
     'get_account',
     'list_keys',
+    'list_connected_apps',
     'list_webhooks',
     'set_credits_low_threshold',
     'get_credits_low_threshold',
@@ -130,6 +131,7 @@ describe('get_health', () => {
 describe.each([
   ['get_account', ['api:sanitiser']],
   ['list_keys', ['manage:keys']],
+  ['list_connected_apps', ['manage:keys']],
   ['list_webhooks', ['manage:webhooks']],
 ])('%s', (name, scopes) => {
   it('answers an isError result without internals when the database is down', async () => {

