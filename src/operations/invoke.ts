@@ -174,7 +174,7 @@ export async function describeQuota(core: Core, caller: Caller, meta: Invocation
 }
 
 /**
- * Runs the operation in its own span and reports it (operation, door, outcome code, duration):
+ * Runs the operation in a span (its own, or the request's) and reports it (operation, door, outcome code, duration):
  * every keyed and public call of every door passes here, so this is the one place they are counted.
  */
 export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
@@ -183,7 +183,12 @@ export async function invokeOperation(core: Core, operation: Operation, request:
   const attributes = { 'porch.operation': operation.name, 'porch.door': request.door };
   // MCP's tools reach here without the scope, from a caller the MCP door bound to it.
   const scope = request.scope ?? (request.authenticated === undefined ? undefined : telemetry.scopeOf(request.authenticated));
-  const result = await telemetry.span(scope, operation.name, { attributes }, async (span) => {
+  // An execution gets its own span, the parent of the execution's (request → operation →
+  // execution → model call); any other call is recorded on the request's span, which it fills
+  // all but alone: half the spans of a read, whose recording and export were most of what tracing
+  // cost it (bench/RESULTS-NOTES.md, Observability).
+  const inSpan = operation.runKind === undefined ? telemetry.inRequestSpan : telemetry.span;
+  const result = await inSpan(scope, operation.name, { attributes }, async (span) => {
     const answer = await invokeUntraced(core, operation, { ...request, scope });
     if (!answer.ok) recordFailure(span, answer.error);
     return answer;

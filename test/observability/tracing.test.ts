@@ -138,6 +138,24 @@ describe('traces exported over OTLP/HTTP', () => {
     expect(fake.requests[0]?.headers.traceparent).toBe(`00-${CALLER_TRACE_ID}-${call.spanId}-01`);
   });
 
+  it('records a read as one span, the request’s, which names the operation and the error code of a refusal', async () => {
+    const listed = await harness.api('GET', '/context-cards', { key, headers: { traceparent: CALLER_TRACEPARENT } });
+    expect(listed.status, describeResponse(listed)).toBe(200);
+    const missing = await harness.api('GET', '/context-cards/00000000-0000-4000-8000-000000000000', { key, headers: { traceparent: CALLER_TRACEPARENT } });
+    expect(missing.status, describeResponse(missing)).toBe(404);
+    await harness.server.application.flushTraces();
+
+    const spans = receiver.spans.filter((span) => span.traceId === CALLER_TRACE_ID);
+    expect(
+      spans.map((span) => span.parentSpanId),
+      outline(spans),
+    ).toEqual([CALLER_SPAN_ID, CALLER_SPAN_ID]);
+    const [list, get] = spans.map((span) => span.attributes);
+    expect(list).toMatchObject({ 'porch.operation': 'list_context_cards', 'porch.door': 'rest', 'http.response.status_code': 200 });
+    expect(list?.['error.type']).toBeUndefined();
+    expect(get).toMatchObject({ 'porch.operation': 'get_context_card', 'http.response.status_code': 404, 'error.type': 'RESOURCE_NOT_FOUND' });
+  });
+
   it('puts an MCP tool call’s execution under its HTTP request, as the door mcp, and passes the trace to the provider', async () => {
     const connection = await connectHttp(harness, { key, headers: { traceparent: CALLER_TRACEPARENT } });
     try {

@@ -82,6 +82,8 @@ export interface RequestScope {
   accountId?: string;
   /** The current span, or the caller's span context when not recording; undefined outside any trace. */
   span?: Span | undefined;
+  /** The door's span for the whole request, when tracing records one. */
+  requestSpan?: Span | undefined;
   /** Spans of the workflow nodes running now, by node id. */
   nodeSpans?: Map<string, Span>;
 }
@@ -148,6 +150,23 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     }
   }
 
+  /**
+   * Runs `work` in a child span of the scope's current one, which it becomes while `work` runs
+   * (so the request's next step nests under it); ends it with `work`'s outcome.
+   */
+  async function span<T>(scope: RequestScope | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+    if (tracer === undefined) return work(NON_RECORDING);
+    const parent = scope?.span;
+    const child = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
+    if (scope === undefined) return ended(child, () => work(child));
+    scope.span = child;
+    try {
+      return await ended(child, () => work(child));
+    } finally {
+      scope.span = parent;
+    }
+  }
+
   return {
     events,
     tracing: tracer !== undefined,
@@ -171,23 +190,27 @@ export function createTelemetry(options: TelemetryOptions = {}) {
       } else if (remote !== undefined) {
         span = trace.wrapSpanContext(remote);
       }
-      return { scope: { requestId, span }, span: span ?? NON_RECORDING };
+      return { scope: { requestId, span, requestSpan: tracer === undefined ? undefined : span }, span: span ?? NON_RECORDING };
     },
 
+    span,
+
     /**
-     * Runs `work` in a child span of the scope's current one, which it becomes while `work` runs
-     * (so the request's next step nests under it); ends it with `work`'s outcome.
+     * Runs `work` in the request's own span, which gets `spanOptions.attributes` and `work`'s
+     * failure, when that span is the current one; elsewhere (no request span: stdio, the CLI, or
+     * tracing that records nothing) in a span of its own, as `span` does. For a call that opens no
+     * span below it (a read): a child covering the same interval as the request would say nothing
+     * more, and each span recorded and exported is a large share of what a short request costs.
      */
-    async span<T>(scope: RequestScope | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
-      if (tracer === undefined) return work(NON_RECORDING);
-      const parent = scope?.span;
-      const span = startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
-      if (scope === undefined) return ended(span, () => work(span));
-      scope.span = span;
+    async inRequestSpan<T>(scope: RequestScope | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+      const requestSpan = scope?.requestSpan;
+      if (requestSpan === undefined || scope?.span !== requestSpan) return span(scope, name, spanOptions, work);
+      if (spanOptions.attributes !== undefined) requestSpan.setAttributes(spanOptions.attributes);
       try {
-        return await ended(span, () => work(span));
-      } finally {
-        scope.span = parent;
+        return await work(requestSpan);
+      } catch (err) {
+        recordFailure(requestSpan, err);
+        throw err;
       }
     },
 
