@@ -285,13 +285,13 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     // sign its user in (OAuth) learns where; the public tools and the listings stay open.
     const keyed = caller === null && route.kind !== 'reject' ? keyedRequestScopes(body, toolsByName) : undefined;
     if (keyed !== undefined) {
-      return refuse(req, res, new PorchError('MISSING_API_KEY', 'No API key was sent.'), { tokenSent: false, id: malformedRequestId(body), scopes: keyed });
+      return refuse(req, res, new PorchError('MISSING_API_KEY', 'No API key was sent.'), { tokenSent: false, id: requestIdOfBody(body), scopes: keyed });
     }
     try {
       if (route.kind === 'reject') {
         res.status(route.httpStatus).json({
           jsonrpc: '2.0',
-          id: malformedRequestId(body),
+          id: requestIdOfBody(body),
           error: { code: route.code, message: route.message, ...(route.data === undefined ? {} : { data: route.data }) },
         });
       } else if (route.kind === 'legacy') {
@@ -343,7 +343,7 @@ function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpT
 }
 
 /** The id of a single JSON-RPC request body, or null (a notification, a batch, not JSON-RPC). */
-function malformedRequestId(body: unknown): RequestId | null {
+function requestIdOfBody(body: unknown): RequestId | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('id' in body)) return null;
   return typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
 }
