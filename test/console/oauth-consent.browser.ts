@@ -6,29 +6,16 @@
  * Revoke disconnects it. The consent page passes axe and is photographed in four variants.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeViolations, launchChromium, screenshotVariants, seriousViolations, signInWithChromium } from '../helpers/console-chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-
-const REDIRECT_URI = 'http://127.0.0.1:6274/oauth/callback';
-
-/** A free port, so the public URL (the issuer every redirect starts with) is the one the browser reaches. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
+import { HOST_REDIRECT_URI } from '../helpers/oauth-host.js';
 
 let harness: Harness;
 let browser: Browser;
 beforeAll(async () => {
-  const port = await freePort();
-  harness = await createHarness({ backgroundWork: false, env: { PORT: String(port), PORCH_PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  harness = await createHarness({ backgroundWork: false, publicPort: true });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -40,7 +27,7 @@ async function registerHost(): Promise<string> {
   const response = await fetch(`${harness.url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Claude Desktop', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({ client_name: 'Claude Desktop', redirect_uris: [HOST_REDIRECT_URI], token_endpoint_auth_method: 'none' }),
   });
   const body = (await response.json()) as { client_id: string };
   expect(response.status).toBe(201);
@@ -51,7 +38,7 @@ function authorizationUrl(clientId: string, challenge: string): string {
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: HOST_REDIRECT_URI,
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state: 'browser-state',
@@ -103,7 +90,7 @@ describe('connecting an MCP host in a browser', () => {
       body: new URLSearchParams({
         grant_type: 'authorization_code',
         code: String(code),
-        redirect_uri: REDIRECT_URI,
+        redirect_uri: HOST_REDIRECT_URI,
         client_id: clientId,
         code_verifier: verifier,
       }).toString(),

@@ -9,11 +9,18 @@ import { startServer, type RunningServer } from '../../src/main.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
 import { accountHelpers, type AccountHelpers } from './core-harness.js';
 import { validateAgainstOpenApi } from './openapi-validation.js';
+import { freePort } from './free-port.js';
 
 export interface HarnessOptions {
   env?: Record<string, string>;
   /** Whether the server executes queued runs and delivers webhooks (default true); see ApplicationOptions. */
   backgroundWork?: boolean;
+  /**
+   * Listen on a free port named in PORCH_PUBLIC_URL, so the URLs Porch advertises (OAuth issuer
+   * and metadata, the MCP origin) are the ones a client reaches; with the default port 0 they
+   * name port 0.
+   */
+  publicPort?: boolean;
 }
 
 /** The envelope as tests read it: `data` on success, `error` on failure. */
@@ -53,7 +60,16 @@ export interface Harness extends AccountHelpers {
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'silent', ...options.env });
+  const port = options.publicPort ? await freePort() : 0;
+  const config = loadConfig({
+    DATABASE_URL: ':memory:',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PORCH_NO_BOOTSTRAP: '1',
+    LOG_LEVEL: 'silent',
+    ...(options.publicPort ? { PORCH_PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+    ...options.env,
+  });
   const clock = new ManualClock();
   // Every answer is checked against its operation's documented output; a mismatch fails the file at close.
   const outputMismatches: string[] = [];

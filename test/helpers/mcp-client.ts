@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
+import type { RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
 import { MCP_PATH } from '../../src/mcp/http.js';
 import { liveIdentity } from '../../src/mcp/identity.js';
@@ -66,6 +68,41 @@ export async function connectHttp(harness: Harness, options: HttpConnectOptions 
   });
   await client.connect(transport);
   return { client, close: () => client.close() };
+}
+
+/**
+ * The tasks requester's raw path (`@modelcontextprotocol/ext-tasks`: the SDK client's codecs do not
+ * carry the extension's results): each request POSTed as a 2026-07-28 client sends it, with the
+ * standard headers (the method, and the name it acts on: a tool's, a task's id) and the caller's
+ * credentials, its answer read back (one JSON body, or the last message of an event stream).
+ */
+export function taskDispatch(url: URL, credentials: () => Record<string, string>): RawClientDispatch {
+  let nextId = 1;
+  return async (request, options) => {
+    const { method, params } = request as { method: string; params?: { name?: string; taskId?: string } };
+    const name = params?.name ?? params?.taskId;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': CURRENT_REVISION,
+        'mcp-method': method,
+        ...(name === undefined ? {} : { 'mcp-name': name }),
+        ...credentials(),
+      },
+      // The coordinator frames the request: the session hands it method, params and envelope.
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, ...(request as object) }),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    const text = await response.text();
+    const message = JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null') : text) as {
+      result?: JsonValue;
+      error?: { code: number; message: string };
+    };
+    if (message.error) return { kind: 'error', error: message.error };
+    return { kind: 'result', result: message.result ?? null };
+  };
 }
 
 /** The text of a tool result (its first text content). */

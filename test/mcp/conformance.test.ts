@@ -16,7 +16,6 @@
  * which needs the npm registry; later runs use the cache and no network.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -258,17 +257,6 @@ function disagreements(mode: Mode, outcomes: readonly ScenarioOutcome[]): string
   return problems;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 /** npm ci of the suite and Node.js 22 on a clean machine (about 25 s here; slow registries take longer). */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
@@ -290,8 +278,7 @@ beforeAll(async () => {
 
   // The public URL names the real port, as in a deployment: the DNS-rebinding scenario sends the
   // server's own address as Origin, which Porch accepts only when it is the public origin.
-  const port = await freePort();
-  harness = await createHarness({ env: { PORT: String(port), PORCH_PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  harness = await createHarness({ publicPort: true });
   const { accountId, key } = await harness.expertWithKey();
   httpKey = key;
   await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { TASKS_EXTENSION, taskOfRun } from '../../src/mcp/tasks.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { connectHttp, CURRENT_REVISION, describeResult, mcpUrl, type McpConnection } from '../helpers/mcp-client.js';
+import { connectHttp, CURRENT_REVISION, describeResult, mcpUrl, type McpConnection, taskDispatch } from '../helpers/mcp-client.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 
 let harness: Harness;
@@ -35,39 +35,9 @@ async function connect(options: Parameters<typeof connectHttp>[1]): Promise<McpC
 const CLIENT_INFO = { name: 'porch-tests', version: '1.0.0' };
 const TASK_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
 
-/**
- * The requester's raw path for task traffic (the SDK client's codecs do not carry the extension's
- * results): one JSON-RPC request POSTed as a 2026-07-28 client sends it, its answer read back
- * (one JSON body, or the last message of an event stream).
- */
+/** The task requester's raw path to this harness, with `key`. */
 function rawDispatch(key: string): RawClientDispatch {
-  let nextId = 1;
-  return async (request, options) => {
-    const { method, params } = request as { method: string; params?: { name?: string; taskId?: string } };
-    // The standard headers of revision 2026-07-28: the method, and the name it acts on (a tool's, a task's id).
-    const name = params?.name ?? params?.taskId;
-    const response = await fetch(mcpUrl(harness), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': CURRENT_REVISION,
-        'mcp-method': method,
-        ...(name === undefined ? {} : { 'mcp-name': name }),
-        'x-api-key': key,
-      },
-      // The coordinator frames the request: the session hands it method, params and envelope.
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, ...(request as object) }),
-      ...(options?.signal ? { signal: options.signal } : {}),
-    });
-    const text = await response.text();
-    const message = JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null') : text) as {
-      result?: unknown;
-      error?: { code: number; message: string };
-    };
-    if (message.error) return { kind: 'error', error: message.error } as never;
-    return { kind: 'result', result: message.result } as never;
-  };
+  return taskDispatch(mcpUrl(harness), () => ({ 'x-api-key': key }));
 }
 
 async function taskSession(key: string) {

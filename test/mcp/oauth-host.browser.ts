@@ -7,17 +7,8 @@
  * that scope grants; `execute_workflow` runs as an MCP task (the durable run) to its result; and
  * revoking the connection in Settings → API access makes the next call 401.
  */
-import { createServer } from 'node:net';
-import {
-  Client,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthTokens,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient, resultFromTaskOutcome, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
@@ -27,28 +18,18 @@ import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { launchChromium, signInWithChromium } from '../helpers/console-chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { CURRENT_REVISION } from '../helpers/mcp-client.js';
+import { MemoryOAuthHost } from '../helpers/oauth-host.js';
+import { CURRENT_REVISION, taskDispatch } from '../helpers/mcp-client.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 
-const REDIRECT_URI = 'http://127.0.0.1:6274/oauth/callback';
 const CLIENT_INFO = { name: 'chat-host', version: '1.0.0' };
 const TASK_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 let harness: Harness;
 let browser: Browser;
 beforeAll(async () => {
   // The SDK follows the URLs the metadata names, so the public URL must be the one listening.
-  const port = await freePort();
-  harness = await createHarness({ env: { PORT: String(port), PORCH_PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  harness = await createHarness({ publicPort: true });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -56,73 +37,8 @@ afterAll(async () => {
   await harness?.close();
 });
 
-/** The host's OAuth state, kept in memory as a host keeps it per connection. */
-class HostProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Chat Host',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.client = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 function modernClient(): Client {
   return new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: CURRENT_REVISION } }, capabilities: TASK_CAPABILITIES });
-}
-
-/** The task requester's raw path (the SDK client's codecs do not carry the extension's results), with the host's token. */
-function rawDispatch(mcpUrl: URL, token: () => string): RawClientDispatch {
-  let nextId = 1;
-  return async (request) => {
-    const { method, params } = request as { method: string; params?: { name?: string; taskId?: string } };
-    const name = params?.name ?? params?.taskId;
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': CURRENT_REVISION,
-        'mcp-method': method,
-        ...(name === undefined ? {} : { 'mcp-name': name }),
-        authorization: `Bearer ${token()}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, ...(request as object) }),
-    });
-    const message = JSON.parse(await response.text()) as { result?: unknown; error?: { code: number; message: string } };
-    if (message.error) return { kind: 'error', error: message.error } as never;
-    return { kind: 'result', result: message.result } as never;
-  };
 }
 
 it('connects a host with OAuth: challenge, discovery, registration, sign-in and consent, the granted tools, a task, then revocation', async () => {
@@ -134,7 +50,7 @@ it('connects a host with OAuth: challenge, discovery, registration, sign-in and 
   const workflowId = ids['workflow:release-announcement'] ?? '';
 
   // 1. Without a token the host reaches Porch and the public tools, and a keyed tool is challenged.
-  const provider = new HostProvider();
+  const provider = new MemoryOAuthHost('Chat Host');
   const anonymous = modernClient();
   await anonymous.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
   expect(anonymous.getProtocolEra()).toBe('modern');
@@ -192,7 +108,7 @@ it('connects a host with OAuth: challenge, discovery, registration, sign-in and 
   // 4. execute_workflow as a task: the durable run, polled to its result.
   const session = createTaskSessionFromClient(client, {
     endpointId: 'chat-host',
-    rawDispatch: rawDispatch(mcpUrl, () => provider.saved?.access_token ?? ''),
+    rawDispatch: taskDispatch(mcpUrl, () => ({ authorization: `Bearer ${provider.saved?.access_token ?? ''}` })),
     v2RequestFraming: { protocolVersion: CURRENT_REVISION, clientInfo: CLIENT_INFO, clientCapabilities: TASK_CAPABILITIES },
   });
   const execution = await session.callTool('execute_workflow', { id: workflowId, variables: RELEASE_VARIABLES });

@@ -5,83 +5,22 @@
  * code and refreshes; its Streamable HTTP transport then lists tools with the token. The person's
  * part (sign-in and consent) is the console over HTTP.
  */
-import { createServer } from 'node:net';
-import {
-  auth,
-  Client,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthTokens,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-
-const REDIRECT_URI = 'http://127.0.0.1:6274/oauth/callback';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
+import { MemoryOAuthHost } from '../helpers/oauth-host.js';
 
 let harness: Harness;
 beforeEach(async () => {
   // The SDK follows the URLs the metadata names, so the public URL must be the one listening.
-  const port = await freePort();
-  harness = await createHarness({ env: { PORT: String(port), PORCH_PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  harness = await createHarness({ publicPort: true });
 });
 afterEach(() => harness.close());
 
-/** A host's OAuth state in memory, as an MCP host keeps it. */
-class MemoryProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK Host',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.client = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 it("the MCP SDK's OAuth client discovers, registers, authorizes with PKCE, lists the granted tools and refreshes", async () => {
   const serverUrl = new URL('/api/public/mcp', harness.url);
-  const provider = new MemoryProvider();
+  const provider = new MemoryOAuthHost('SDK Host');
   expect(await auth(provider, { serverUrl, scope: 'read:workflow execute:workflow' })).toBe('REDIRECT');
   const authorizationUrl = provider.authorizationUrl;
   if (!authorizationUrl) throw new Error('the SDK did not redirect');

@@ -6,11 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createStore } from '../../src/db/create-store.js';
+import { freePort } from '../helpers/free-port.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,17 +24,6 @@ declare module 'vitest' {
 const USER = 'porch';
 const PASSWORD = 'porch-test';
 const TEMPLATE = 'porch_template';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * As root, PostgreSQL runs as another user (below), which must reach the server binaries inside
