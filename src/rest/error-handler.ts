@@ -1,7 +1,8 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 import { sendError, setMetaHeaders } from './envelope.js';
 
@@ -24,7 +25,7 @@ export function notFound(knownPaths: ReadonlyMap<RegExp, readonly string[]>): Re
  * `/workflows/%E0%A4%A/execute` and got INTERNAL_ERROR).
  */
 function fromTransportError(err: unknown): PorchError | null {
-  if (err instanceof URIError) return new PorchError('VALIDATION_ERROR', 'The request path is not valid: it holds a malformed percent-escape.');
+  if (err instanceof URIError) return malformedPathError();
   if (typeof err !== 'object' || err === null) return null;
   const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
@@ -33,22 +34,40 @@ function fromTransportError(err: unknown): PorchError | null {
   return new PorchError('VALIDATION_ERROR', 'The request could not be read.');
 }
 
-/** What an answer no operation gave reports about the caller's quota, when the caller has a working key. */
-export type QuotaLookup = (req: Request, res: Response) => Promise<InvocationMeta | null>;
+/** A path segment whose percent-escapes do not decode. */
+export function malformedPathError(): PorchError {
+  return new PorchError('VALIDATION_ERROR', 'The request path is not valid: it holds a malformed percent-escape.');
+}
+
+/**
+ * What an answer no operation gave reports about the caller's quota, when the caller has a
+ * working key; null when there is nothing to report.
+ */
+export type QuotaLookup = (req: IncomingMessage) => Promise<InvocationMeta | null>;
+
+/** Answers an error for the request, once; `scope` ties the log line of a fault to the request. */
+export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, scope: RequestScope | undefined) => Promise<void>;
 
 /**
  * The one place REST turns an error into the envelope. Faults are logged; their details never
- * sent. `quotaOf` adds the rate-limit and credits headers to answers the router gave on its own
- * (404, 405, a malformed path) for a caller whose key works.
+ * sent. `quotaOf` adds the rate-limit and credits headers to answers no operation gave (404,
+ * 405, a malformed path) for a caller whose key works.
  */
-export function errorHandler(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: QuotaLookup): ErrorRequestHandler {
-  return async (err: unknown, req, res, next) => {
-    if (res.headersSent) return next(err);
+export function errorResponder(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: QuotaLookup): ErrorResponder {
+  return async (err, req, res, requestId, scope) => {
     const error = err instanceof PorchError ? err : (fromTransportError(err) ?? toPorchError(err));
-    if (error.code === 'INTERNAL_ERROR') logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'unhandled error');
-    const meta = quotaOf ? await quotaOf(req, res) : null;
+    if (error.code === 'INTERNAL_ERROR') logger.error({ err, ...logFieldsOf(scope) }, 'unhandled error');
+    const meta = quotaOf ? await quotaOf(req) : null;
     if (meta && !res.headersSent) setMetaHeaders(res, meta);
     if (res.headersSent) return;
-    sendError(res, error, codeSet);
+    sendError(res, error, codeSet, requestId);
+  };
+}
+
+/** The responder as Express's last error handler (an operation route already checked the key: no second lookup). */
+export function errorHandler(respond: ErrorResponder): ErrorRequestHandler {
+  return async (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    await respond(err, req, res, String(res.locals.requestId ?? ''), res.locals.scope);
   };
 }

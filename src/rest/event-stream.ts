@@ -11,9 +11,10 @@
  * model answers (key, scope, rate limit, validation, credits) is the ordinary JSON error with its
  * status. An Idempotency-Key replay runs nothing, so it answers the stored result as one `done`.
  */
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import accepts from 'accepts';
 import type { Core } from '../core/core.js';
-import type { ErrorCodeSet, PorchError } from '../core/errors.js';
+import type { ErrorCodeSet } from '../core/errors.js';
 import { errorEnvelope } from '../operations/envelope.js';
 import type { InvocationMeta, InvocationRequest, InvocationResult } from '../operations/invoke.js';
 import { invokeOperation } from '../operations/invoke.js';
@@ -33,8 +34,8 @@ export type StreamEventName = (typeof STREAM_EVENTS)[number];
 const HEARTBEAT_INTERVAL_MS = 15_000;
 
 /** Whether the request asks for the event stream over JSON (`Accept: text/event-stream`). */
-export function wantsEventStream(req: Request, operation: Operation): boolean {
-  return operation.streams !== undefined && req.accepts(['application/json', EVENT_STREAM_MEDIA_TYPE]) === EVENT_STREAM_MEDIA_TYPE;
+export function wantsEventStream(req: IncomingMessage, operation: Operation): boolean {
+  return operation.streams !== undefined && accepts(req).type(['application/json', EVENT_STREAM_MEDIA_TYPE]) === EVENT_STREAM_MEDIA_TYPE;
 }
 
 /** One SSE event: `event:` and a one-line JSON `data:` (JSON never holds a raw newline). */
@@ -47,7 +48,7 @@ class EventStreamResponse {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly res: Response,
+    private readonly res: ServerResponse,
     private readonly status: number,
   ) {}
 
@@ -65,7 +66,7 @@ class EventStreamResponse {
     this.opened = true;
     const { res } = this;
     if (meta !== null) setMetaHeaders(res, meta);
-    res.status(this.status);
+    res.statusCode = this.status;
     res.setHeader('Content-Type', `${EVENT_STREAM_MEDIA_TYPE}; charset=utf-8`);
     res.setHeader('Cache-Control', 'no-cache');
     // nginx (and proxies that follow it) would otherwise buffer the response and send it whole.
@@ -94,7 +95,13 @@ class EventStreamResponse {
  * Runs the operation through the invocation path and answers as an event stream (see the top
  * of this file). `request` is what the JSON route would pass, without `events`.
  */
-export async function sendOperationAsEvents(core: Core, operation: Operation, request: InvocationRequest, res: Response, codeSet: ErrorCodeSet): Promise<void> {
+export async function sendOperationAsEvents(
+  core: Core,
+  operation: Operation,
+  request: InvocationRequest,
+  res: ServerResponse,
+  codeSet: ErrorCodeSet,
+): Promise<void> {
   const stream = new EventStreamResponse(res, operation.successStatus);
   let startMeta: InvocationMeta | null = null;
   const opened = (): EventStreamResponse => {
@@ -114,16 +121,12 @@ export async function sendOperationAsEvents(core: Core, operation: Operation, re
   if (!stream.isOpen) {
     setMetaHeaders(res, result.meta);
     if (!result.ok) {
-      sendError(res, result.error, codeSet);
+      sendError(res, result.error, codeSet, request.requestId);
       return;
     }
     stream.open(null);
   }
   if (result.ok) stream.send('done', { data: result.data, credits_remaining: result.meta.creditsRemaining });
-  else stream.send('error', streamedError(result.error, res, codeSet));
+  else stream.send('error', errorEnvelope(result.error, request.requestId, codeSet));
   stream.end();
-}
-
-function streamedError(error: PorchError, res: Response, codeSet: ErrorCodeSet): unknown {
-  return errorEnvelope(error, String(res.locals.requestId ?? ''), codeSet);
 }

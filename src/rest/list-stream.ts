@@ -4,10 +4,10 @@
  * time. `count` comes after `items` in the envelope, so it is known by the time it is written.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { JSON_CONTENT_TYPE, sendBody } from './envelope.js';
 
 const HEAD = '{"success":true,"data":{"items":[';
-const CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * A list up to this size is sent as one body with a Content-Length, as every list was before
@@ -24,7 +24,7 @@ export const BUFFERED_LIST_BYTES = 64 * 1024;
 const TURN_BYTES = 64 * 1024;
 
 /** Writes a chunk, and waits for the socket to drain when its buffer is full (or for it to close). */
-async function write(res: Response, chunk: string): Promise<void> {
+async function write(res: ServerResponse, chunk: string): Promise<void> {
   if (res.write(chunk)) return;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -42,12 +42,17 @@ async function write(res: Response, chunk: string): Promise<void> {
  * with the error envelope); once the body has started, the caller can only cut the connection,
  * so the client sees a truncated body rather than a well-formed list that is missing items.
  */
-export async function sendListPages(res: Response, status: number, pages: AsyncIterable<readonly unknown[]>): Promise<void> {
+export async function sendListPages(res: ServerResponse, status: number, pages: AsyncIterable<readonly unknown[]>): Promise<void> {
   let count = 0;
   let buffered: string[] = [];
   let bufferedBytes = 0;
   let streaming = false;
-  /** Sends (or, while the list is short, keeps) what was serialised, then lets other requests run. */
+  let bytesThisTurn = 0;
+  /**
+   * Sends (or, while the list is short, keeps) what was serialised, and lets other requests run
+   * once a turn's worth is done: a list that fits in one turn (most do) answers without waiting
+   * behind the event loop.
+   */
   const flush = async (chunk: string) => {
     if (streaming) await write(res, chunk);
     else {
@@ -55,12 +60,17 @@ export async function sendListPages(res: Response, status: number, pages: AsyncI
       bufferedBytes += chunk.length;
       if (bufferedBytes > BUFFERED_LIST_BYTES) {
         streaming = true;
-        res.status(status).setHeader('Content-Type', CONTENT_TYPE);
+        res.statusCode = status;
+        res.setHeader('Content-Type', JSON_CONTENT_TYPE);
         await write(res, HEAD + buffered.join(''));
         buffered = [];
       }
     }
-    await nextTurn();
+    bytesThisTurn += chunk.length;
+    if (bytesThisTurn >= TURN_BYTES) {
+      bytesThisTurn = 0;
+      await nextTurn();
+    }
   };
   for await (const page of pages) {
     // Leaving the loop ends the page reader too (its `return`), so a client that went away stops the reads.
@@ -79,9 +89,5 @@ export async function sendListPages(res: Response, status: number, pages: AsyncI
   }
   const tail = `],"count":${count}}}`;
   if (streaming) res.end(tail);
-  else
-    res
-      .status(status)
-      .setHeader('Content-Type', CONTENT_TYPE)
-      .send(HEAD + buffered.join('') + tail);
+  else sendBody(res, status, JSON_CONTENT_TYPE, HEAD + buffered.join('') + tail);
 }

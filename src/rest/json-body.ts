@@ -1,0 +1,107 @@
+/**
+ * Reading a JSON request body, on Node's own request: every problem with it (413 too large, 415
+ * not JSON or compressed, 400 malformed or too deeply nested) comes back as a value, which the
+ * shared invocation path reports at its validation step (see `readJsonBody`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import bodyParser from 'body-parser';
+import typeIs from 'type-is';
+import { PorchError } from '../core/errors.js';
+import { MAX_JSON_DEPTH } from '../operations/invoke.js';
+
+/** Whether the request announces a body (which may still be on its way). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function notJson(): PorchError {
+  return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.');
+}
+
+/**
+ * A chunked request without Content-Type may carry nothing at all (some clients send a body-less
+ * POST that way), and no body means `{}` (DECISIONS.md: an execute without a body). Whether it is
+ * empty is known only at its end; its first byte settles that it is a body that is not JSON.
+ */
+function expectEmptyBody(req: IncomingMessage): Promise<BodyOutcome> {
+  return new Promise((resolve) => {
+    const settle = (error?: PorchError) => resolve(error ? { error } : {});
+    req.on('data', (chunk: Buffer) => {
+      if (chunk.length > 0) settle(notJson());
+    });
+    req.on('end', () => settle());
+    req.on('error', () => settle(new PorchError('VALIDATION_ERROR', 'The request body could not be read.')));
+  });
+}
+
+/** DECISIONS.md: the default body limit is 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const TOO_DEEP = 'entity.too.deep';
+
+/**
+ * Refuses, before JSON.parse, a body nesting deeper than MAX_JSON_DEPTH: one linear pass over the
+ * bytes is far cheaper than parsing a megabyte of nested arrays, a cost any authenticated
+ * caller, or anyone calling a public operation, could otherwise impose (figures in
+ * bench/RESULTS-NOTES.md).
+ */
+function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < body.length; index += 1) {
+    const byte = body[index];
+    if (inString) {
+      if (byte === 0x5c)
+        index += 1; // a backslash: skip the escaped byte
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      depth += 1;
+      if (depth > MAX_JSON_DEPTH) throw Object.assign(new Error('JSON nests too deeply'), { type: TOO_DEEP });
+    } else if (byte === 0x5d || byte === 0x7d) depth -= 1;
+  }
+}
+
+/** A request's body as read: its value, a problem with it, or neither (no body was sent). */
+export type BodyOutcome = { body?: unknown; error?: PorchError };
+
+/** What body-parser's JSON reader reports, as the error the caller gets. */
+function bodyParserError(err: unknown, limitBytes: number): PorchError {
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.too.large') return new PorchError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`);
+  if (type === 'encoding.unsupported') {
+    return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Compressed request bodies are not accepted; send the JSON without Content-Encoding.');
+  }
+  if (type === 'charset.unsupported') return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
+  if (type === 'entity.parse.failed') return new PorchError('VALIDATION_ERROR', 'The request body is not valid JSON.');
+  if (type === TOO_DEEP) return new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  return new PorchError('VALIDATION_ERROR', 'The request body could not be read.');
+}
+
+/**
+ * JSON bodies only, read by the routes of operations that take a body, so a body sent to an
+ * unknown path or with GET/DELETE is ignored (Node discards it, bounded by the request timeout)
+ * rather than answered 413/415 before routing. A problem with the body is returned, not thrown:
+ * the caller is authenticated and counted first, so the answer carries the rate-limit and
+ * credits headers like any other answer to an authenticated caller (DECISIONS.md, Headers).
+ *
+ * Keyed operations read it only after the key was checked (operation-routes.ts). Compressed
+ * bodies (Content-Encoding) are refused: 19 bytes of brotli inflate to a megabyte of JSON, and
+ * public operations read their body without any key.
+ */
+export function jsonBodyReader(limitBytes: number): (req: IncomingMessage, res: ServerResponse) => Promise<BodyOutcome> {
+  const parse = bodyParser.json({ limit: limitBytes, type: () => true, inflate: false, verify: refuseDeepNesting });
+  return async (req, res) => {
+    if (!hasBody(req)) return {};
+    if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req);
+    if (!typeIs(req, ['application/json', '+json'])) return { error: notJson() };
+    const parsed = req as IncomingMessage & { body?: unknown };
+    return new Promise((resolve) => {
+      parse(parsed, res, (err?: unknown) => {
+        if (err === undefined || err === null) resolve({ body: parsed.body });
+        else resolve({ error: bodyParserError(err, limitBytes) });
+      });
+    });
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * What every HTTP request gets before anything answers it, whichever door it reaches: its ids,
+ * its span, the security headers, and one access-log line and one metric when it is answered.
+ * Written on Node's own request and response, so the operation routes (which do not go through
+ * Express) and the Express-served parts (MCP, the console, discovery, 404s) share it.
+ */
+import { randomUUID } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { SpanStatusCode } from '@opentelemetry/api';
+import helmet from 'helmet';
+import parseUrl from 'parseurl';
+import type { Logger } from 'pino';
+import { API_VERSION } from '../core/health.js';
+import type { PorchError } from '../core/errors.js';
+import { logFieldsOf, type RequestScope, type Telemetry } from '../core/telemetry/telemetry.js';
+
+/** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** A body that could not be read or parsed (413, 415, 400); reported after authentication. */
+    bodyError?: PorchError;
+  }
+  interface Locals {
+    /**
+     * Set once an operation's route tried the request's key, so the error handler does not look
+     * it up a second time (a refused key stays refused; a working one already set its headers).
+     */
+    keyChecked?: boolean;
+    /** The request's id, as X-Request-Id sends it. */
+    requestId?: string;
+    /** The request's scope (ids and trace), which the operation path and every log line of the request take from here. */
+    scope?: RequestScope;
+  }
+}
+
+/** One request as the doors see it once it is opened. */
+export interface RequestContext {
+  requestId: string;
+  scope: RequestScope;
+  /** The decoded-URL pathname (still percent-encoded), without the query. */
+  path: string;
+  /** The raw query string, without `?`; null when there is none. */
+  query: string | null;
+}
+
+export interface RequestContextOptions {
+  telemetry: Telemetry;
+  /**
+   * Keep a well-formed inbound X-Request-Id (PORCH_TRUST_REQUEST_ID): only a proxy in front that
+   * sets or strips the header may be trusted with it, or any client could make its requests
+   * carry another's id in the logs.
+   */
+  trustRequestId: boolean;
+  /** Which door a path leads to, for the span and the metrics. */
+  doorOf: (path: string) => string;
+  /** Called once per answered request (the composition root counts them). */
+  onAnswered?: ((door: string, status: number, durationSeconds: number) => void) | undefined;
+}
+
+/**
+ * helmet's headers on every response, pages and API alike: a dozen static headers cost next to
+ * nothing, and a JSON answer opened in a browser gets the same protection as a page (no sniffing,
+ * no framing, a CSP that runs no inline script). Two defaults are relaxed on purpose:
+ * Cross-Origin-Resource-Policy is `cross-origin` because the discovery documents and MCP are
+ * meant to be read from other origins (nothing here is cookie-authenticated, so there is nothing
+ * for CORP to protect), and HSTS is left to the TLS-terminating proxy, as Porch itself speaks
+ * plain HTTP and an HSTS header on http://127.0.0.1 would only confuse browsers.
+ *
+ * Every directive is a constant, so helmet's headers are the same for every response: they are
+ * recorded once instead of running its eleven middlewares per request (about a tenth of a small
+ * API answer's CPU time under load).
+ */
+function securityHeaders(): ReadonlyArray<readonly [string, string]> {
+  const middleware = helmet({
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    strictTransportSecurity: false,
+    // Upgrading subresources to https would break the pages when Porch is reached over plain HTTP.
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+  });
+  const request = new IncomingMessage(new Socket());
+  const response = new ServerResponse(request);
+  middleware(request, response, (err?: unknown) => {
+    if (err !== undefined) throw err instanceof Error ? err : new Error(String(err));
+  });
+  return response.getHeaderNames().map((name) => [name, String(response.getHeader(name))] as const);
+}
+
+/**
+ * Opens each request: X-Request-Id and X-API-Version and the security headers on every response,
+ * errors included; one span per request (a child of the caller's `traceparent`), whose scope
+ * every log line of the request reads; one access-log line and one metric when it is answered.
+ */
+export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorOf, onAnswered }: RequestContextOptions) {
+  const headers = securityHeaders();
+  return (req: IncomingMessage, res: ServerResponse): RequestContext => {
+    const inbound = trustRequestId ? req.headers['x-request-id'] : undefined;
+    const requestId = typeof inbound === 'string' && SAFE_REQUEST_ID.test(inbound) ? inbound : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-API-Version', API_VERSION);
+    for (const [name, value] of headers) res.setHeader(name, value);
+    const started = process.hrtime.bigint();
+    const url = parseUrl(req);
+    const path = url?.pathname ?? '/';
+    const door = doorOf(path);
+    const method = req.method ?? 'GET';
+    const traceparent = req.headers.traceparent;
+    const attributes = { 'http.request.method': method, 'url.path': path, 'porch.door': door };
+    const { scope, span } = telemetry.request(requestId, `${method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes });
+    res.on('finish', () => {
+      const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (telemetry.tracing) {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+      onAnswered?.(door, res.statusCode, durationSeconds);
+      if (logger.isLevelEnabled('info')) {
+        logger.info({ ...logFieldsOf(scope), method, path, status: res.statusCode, durationMs: durationSeconds * 1e3 }, 'request');
+      }
+    });
+    return { requestId, scope, path, query: typeof url?.query === 'string' ? url.query : null };
+  };
+}
