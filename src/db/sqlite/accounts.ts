@@ -1,6 +1,7 @@
-import { and, asc, count, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, isNull, or, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
+import { rowStatement } from './row-statement.js';
 import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
 import type { AccountRecord, AccountRepository, ApiKeyRepository, OrganisationRepository, PartnerKeyRecord, PartnerKeyRepository } from '../store.js';
 
@@ -23,12 +24,14 @@ export function createOrganisationRepository(db: PorchDatabase): OrganisationRep
 }
 
 export function createAccountRepository(db: PorchDatabase): AccountRepository {
+  // Read by every authenticated request.
   const byId = onFirstUse(() =>
-    db
-      .select()
-      .from(accounts)
-      .where(eq(accounts.id, sql.placeholder('id')))
-      .prepare(),
+    rowStatement(db, getTableColumns(accounts), (fields) =>
+      db
+        .select(fields)
+        .from(accounts)
+        .where(eq(accounts.id, sql.placeholder('id'))),
+    ),
   );
   return {
     async create({ account, organisation, initialTokens, grantEntryId }) {
@@ -99,14 +102,20 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
       .where(eq(apiKeys.hash, sql.placeholder('hash')))
       .prepare(),
   );
+  // Read by every request with a key.
   const usableByHash = onFirstUse(() =>
-    db
-      .select()
-      .from(apiKeys)
-      .where(
-        and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))),
-      )
-      .prepare(),
+    rowStatement(db, getTableColumns(apiKeys), (fields) =>
+      db
+        .select(fields)
+        .from(apiKeys)
+        .where(
+          and(
+            eq(apiKeys.hash, sql.placeholder('hash')),
+            isNull(apiKeys.revokedAt),
+            or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now'))),
+          ),
+        ),
+    ),
   );
   const activeCount = (accountId: string, now: number) =>
     db

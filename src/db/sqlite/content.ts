@@ -6,6 +6,7 @@ import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { limitParameter } from './limit-parameter.js';
 import { onFirstUse } from './on-first-use.js';
+import { rowStatement } from './row-statement.js';
 import { compositions, contextCards, resourceLabels, resourceVersions, skills, workflows } from './schema.js';
 import type { CatalogChanges, CatalogRepository, CatalogWriteOutcome, ContentKind, ContextCardRepository, OwnedPageRequest } from '../store.js';
 
@@ -74,13 +75,16 @@ export function createContextCardRepository(db: PorchDatabase): ContextCardRepos
   );
   const listPage = (inCategory: boolean) =>
     byPageShape((afterCursor) =>
-      db
-        .select(cardColumns)
-        .from(contextCards)
-        .where(pageWhere(contextCards.accountId, contextCards.id, afterCursor, inCategory ? eq(contextCards.category, sql.placeholder('category')) : undefined))
-        .orderBy(desc(contextCards.id))
-        .limit(limitParameter('limit'))
-        .prepare(),
+      rowStatement(db, cardColumns, (fields) =>
+        db
+          .select(fields)
+          .from(contextCards)
+          .where(
+            pageWhere(contextCards.accountId, contextCards.id, afterCursor, inCategory ? eq(contextCards.category, sql.placeholder('category')) : undefined),
+          )
+          .orderBy(desc(contextCards.id))
+          .limit(limitParameter('limit')),
+      ),
     );
   const anyCategory = listPage(false);
   const oneCategory = listPage(true);
@@ -151,31 +155,34 @@ function createCatalogWriter(db: PorchDatabase) {
 export function createCatalogRepository(db: PorchDatabase): CatalogRepository {
   const write = createCatalogWriter(db);
   const compositionPages = byPageShape((afterCursor) =>
-    db
-      .select(compositionColumns)
-      .from(compositions)
-      .where(pageWhere(compositions.accountId, compositions.id, afterCursor))
-      .orderBy(desc(compositions.id))
-      .limit(limitParameter('limit'))
-      .prepare(),
+    rowStatement(db, compositionColumns, (fields) =>
+      db
+        .select(fields)
+        .from(compositions)
+        .where(pageWhere(compositions.accountId, compositions.id, afterCursor))
+        .orderBy(desc(compositions.id))
+        .limit(limitParameter('limit')),
+    ),
   );
   const skillPages = byPageShape((afterCursor) =>
-    db
-      .select(skillColumns)
-      .from(skills)
-      .where(pageWhere(skills.accountId, skills.id, afterCursor))
-      .orderBy(desc(skills.id))
-      .limit(limitParameter('limit'))
-      .prepare(),
+    rowStatement(db, skillColumns, (fields) =>
+      db
+        .select(fields)
+        .from(skills)
+        .where(pageWhere(skills.accountId, skills.id, afterCursor))
+        .orderBy(desc(skills.id))
+        .limit(limitParameter('limit')),
+    ),
   );
   const workflowPages = byPageShape((afterCursor) =>
-    db
-      .select(workflowColumns)
-      .from(workflows)
-      .where(pageWhere(workflows.accountId, workflows.id, afterCursor))
-      .orderBy(desc(workflows.id))
-      .limit(limitParameter('limit'))
-      .prepare(),
+    rowStatement(db, workflowColumns, (fields) =>
+      db
+        .select(fields)
+        .from(workflows)
+        .where(pageWhere(workflows.accountId, workflows.id, afterCursor))
+        .orderBy(desc(workflows.id))
+        .limit(limitParameter('limit')),
+    ),
   );
   const owned = { id: sql.placeholder('id'), accountId: sql.placeholder('accountId') };
   const compositionById = onFirstUse(() =>

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
+import { rowStatement } from './row-statement.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { prepareWebhookEnqueue } from './webhooks.js';
 import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
@@ -41,12 +42,14 @@ export function chargeAccrued(db: PorchDatabase, where: SQL): void {
  * reservations hold.
  */
 export function createCreditRepository(db: PorchDatabase): CreditRepository {
+  // Read by every authenticated request (X-Credits-Remaining).
   const readBalance = onFirstUse(() =>
-    db
-      .select({ balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens })
-      .from(creditBalances)
-      .where(eq(creditBalances.accountId, sql.placeholder('accountId')))
-      .prepare(),
+    rowStatement(db, { balanceTokens: creditBalances.balanceTokens, reservedTokens: creditBalances.reservedTokens }, (fields) =>
+      db
+        .select(fields)
+        .from(creditBalances)
+        .where(eq(creditBalances.accountId, sql.placeholder('accountId'))),
+    ),
   );
   const balanceOf = (accountId: string): CreditBalance => readBalance().get({ accountId }) ?? EMPTY_BALANCE;
 
