@@ -130,18 +130,35 @@ function hiddenOffsets(outer: string, inner: Literal): number[] {
  */
 const FREQUENT_FIRST = ' etaoinshrdlcumwfgypbvkjxqz';
 
+/**
+ * rarity() of every ASCII code, computed once: a pattern trigger's matches (IBANs, national ids)
+ * are mostly distinct texts, so each is ranked character by character on every scan.
+ */
+const ASCII_RARITY: Float64Array = (() => {
+  const table = new Float64Array(128);
+  for (let code = 0; code < 128; code += 1) {
+    const lower = foldAscii(code);
+    const rank = FREQUENT_FIRST.indexOf(String.fromCharCode(lower));
+    table[code] = rank === -1 ? FREQUENT_FIRST.length / 2 : lower === code ? rank : FREQUENT_FIRST.length + rank;
+  }
+  return table;
+})();
+
 function rarity(code: number): number {
-  const lower = foldAscii(code);
-  const rank = FREQUENT_FIRST.indexOf(String.fromCharCode(lower));
-  if (rank === -1) return FREQUENT_FIRST.length / 2;
-  return lower === code ? rank : FREQUENT_FIRST.length + rank;
+  // Outside ASCII, foldAscii changes nothing and no character is in FREQUENT_FIRST.
+  return code < 128 ? (ASCII_RARITY[code] ?? 0) : FREQUENT_FIRST.length / 2;
 }
 
 /** The offset of a text's rarest character (the first of equals). */
 function rarestOffset(text: string): number {
   let best = 0;
+  let bestRarity = rarity(text.charCodeAt(0));
   for (let offset = 1; offset < text.length; offset += 1) {
-    if (rarity(text.charCodeAt(offset)) > rarity(text.charCodeAt(best))) best = offset;
+    const current = rarity(text.charCodeAt(offset));
+    if (current > bestRarity) {
+      best = offset;
+      bestRarity = current;
+    }
   }
   return best;
 }

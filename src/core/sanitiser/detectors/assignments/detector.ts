@@ -8,7 +8,7 @@
  */
 import { defineDetector, type DetectorContext } from '../../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../../validators.js';
-import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable } from '../credential-values.js';
+import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable, type SecretStrictness } from '../credential-values.js';
 import { OWNING_PREFIXES } from '../provider-tokens.js';
 import { profileOf, type NameProfile, type OwnedKind } from './classify-name.js';
 import { parseAssignment, type Assignment, type Form } from './parse-assignment.js';
@@ -108,7 +108,50 @@ function shortestAcceptableValue(form: Form): number {
   return form === 'whitespace' || form === 'glued' || form === 'pair' ? 12 : 6;
 }
 
-type NameProfiles = Map<string, NameProfile>;
+/**
+ * Profiles of the names seen so far, kept across scans: a profile depends on the name alone, and
+ * code repeats the same few hundred names (`password`, `cacheKey`, `userToken`) in every text.
+ * Bounded like the phone memo (phone-validation.ts): cleared when full, never holding values.
+ */
+const MAX_PROFILED_NAMES = 20_000;
+const nameProfiles = new Map<string, NameProfile>();
+
+function profileOfName(name: string): NameProfile {
+  let profile = nameProfiles.get(name);
+  if (profile === undefined) {
+    profile = profileOf(name);
+    if (nameProfiles.size >= MAX_PROFILED_NAMES) nameProfiles.clear();
+    nameProfiles.set(name, profile);
+  }
+  return profile;
+}
+
+/**
+ * The value gates' verdicts within one scan, by gate and value: code repeats a value under many
+ * names (`form.get('password')` on every form handler), and each gate reads the value several
+ * times (placeholders, templates, entropy). Per scan, so that no value outlives its text.
+ */
+type ValueVerdicts = Map<string, boolean>;
+
+function plausiblePassword(verdicts: ValueVerdicts, value: string, quoted: boolean): boolean {
+  const key = `${quoted ? 'P' : 'p'}${value}`;
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = isPlausiblePassword(value, quoted);
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+function plausibleSecret(verdicts: ValueVerdicts, value: string, strictness: SecretStrictness, quoted: boolean): boolean {
+  const key = `${strictness === 'loose' ? (quoted ? 'L' : 'l') : quoted ? 'A' : 'a'}${value}`;
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = isPlausibleSecret(value, strictness, quoted);
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
 
 /**
  * Constructors whose last string argument is a password although no argument is named so:
@@ -116,15 +159,10 @@ type NameProfiles = Map<string, NameProfile>;
  */
 const CREDENTIAL_CONSTRUCTORS: ReadonlySet<string> = new Set(['directoryentry']);
 
-function judgeAssignment(text: string, assignment: Assignment, profiles: NameProfiles): AssignmentRuleId | null {
+function judgeAssignment(text: string, assignment: Assignment, verdicts: ValueVerdicts): AssignmentRuleId | null {
   const value = assignment.value;
   if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
-  // Names repeat (every `password` field, every `cacheKey`): profile each once per scan.
-  let profile = profiles.get(assignment.name);
-  if (profile === undefined) {
-    profile = profileOf(assignment.name);
-    profiles.set(assignment.name, profile);
-  }
+  const profile = profileOfName(assignment.name);
   const owned = ownedName(profile.owned, assignment);
   if (owned !== undefined) return owned.ruleId;
   if (profile.azureIdentifier) return UUID.test(value) ? 'secret.azure_identifier' : null;
@@ -133,7 +171,7 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
   if (profile.bare && !isQualified(text, assignment.nameStart)) return null;
   const info = profile.info;
   if (assignment.form === 'call' && CREDENTIAL_CONSTRUCTORS.has(profile.lowerName.slice(profile.lowerName.lastIndexOf('.') + 1))) {
-    return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+    return plausiblePassword(verdicts, value, assignment.quoted) ? 'secret.password_assignment' : null;
   }
   if (info === null) return null;
   if (value.toLowerCase() === profile.lowerName) return null;
@@ -145,25 +183,25 @@ function judgeAssignment(text: string, assignment: Assignment, profiles: NamePro
     case 'flag':
       // Hard-coded credential checks, credential constructors and CLI flags hold passwords
       // whatever the name says ("if creds.Secret != 'open-sesame'").
-      return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
+      return plausiblePassword(verdicts, value, assignment.quoted) ? 'secret.password_assignment' : null;
     case 'operator':
-      if (info.kind === 'password') return isPlausiblePassword(value, assignment.quoted) ? 'secret.password_assignment' : null;
-      return isPlausibleSecret(value, 'assigned', assignment.quoted) ? 'secret.generic_secret' : null;
+      if (info.kind === 'password') return plausiblePassword(verdicts, value, assignment.quoted) ? 'secret.password_assignment' : null;
+      return plausibleSecret(verdicts, value, 'assigned', assignment.quoted) ? 'secret.generic_secret' : null;
     case 'pair':
       // Two literals in a row may be any list of strings ('password', 'remember_me'): the value
       // must look generated whatever the name's kind.
-      if (!isPlausibleSecret(value, 'assigned', true)) return null;
+      if (!plausibleSecret(verdicts, value, 'assigned', true)) return null;
       return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
     case 'whitespace':
     case 'glued':
-      return isPlausibleSecret(value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
+      return plausibleSecret(verdicts, value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
   }
 }
 
 function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
   const { text, scan } = context;
   const emittedValueStarts = new Set<number>();
-  const profiles: NameProfiles = new Map();
+  const verdicts: ValueVerdicts = new Map();
   for (const keyword of ASSIGNMENT_KEYWORDS) {
     // A keyword inside a value already judged ("token = 'xtokenx...'") starts no assignment.
     let judgedUntil = -1;
@@ -173,7 +211,7 @@ function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
       if (assignment === null) continue;
       judgedUntil = assignment.valueEnd;
       if (emittedValueStarts.has(assignment.valueStart)) continue;
-      const ruleId = judgeAssignment(text, assignment, profiles);
+      const ruleId = judgeAssignment(text, assignment, verdicts);
       if (ruleId === null) continue;
       emittedValueStarts.add(assignment.valueStart);
       scan.emit(ruleId, assignment.valueStart, assignment.valueEnd);
