@@ -68,6 +68,11 @@ export interface McpServerOptions {
   errorCodes: ErrorCodeSet;
   /** The request id tool calls are logged and recorded under (HTTP: the X-Request-Id); a fresh uuid by default. */
   requestId?: () => string;
+  /**
+   * HTTP: the request's Idempotency-Key header, read by the door (a JSON exchange carries no web
+   * `Request` for the SDK to hand the handlers).
+   */
+  idempotencyKey?: string;
   /** Items per page of tools/list, prompts/list and resources/list; LIST_PAGE_SIZE by default. */
   pageSize?: number;
 }
@@ -83,8 +88,8 @@ export function createToolset(operations: readonly Operation[]): McpTool[] {
   return tools;
 }
 
-function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Headers | undefined): string | undefined {
-  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? headers?.get('idempotency-key') ?? undefined;
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
+  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? header;
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
 }
 
@@ -144,7 +149,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
         errorCodes,
         requestId,
         signal: ctx.mcpReq.signal,
-        idempotencyKey: idempotencyKeyOf(meta, ctx.http?.req?.headers),
+        idempotencyKey: idempotencyKeyOf(meta, options.idempotencyKey),
         respondAsync: asTask,
         ...(meta?.progressToken === undefined || asTask
           ? {}
