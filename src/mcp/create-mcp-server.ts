@@ -88,6 +88,18 @@ export function createToolset(operations: readonly Operation[]): McpTool[] {
   return tools;
 }
 
+/** Each toolset's tools by name, built once: over HTTP a server is built per request. */
+const toolIndexes = new WeakMap<readonly McpTool[], ReadonlyMap<string, McpTool>>();
+
+function toolIndexOf(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
+  let index = toolIndexes.get(tools);
+  if (index === undefined) {
+    index = new Map(tools.map((tool) => [tool.definition.name, tool]));
+    toolIndexes.set(tools, index);
+  }
+  return index;
+}
+
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
   const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? header;
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
@@ -96,7 +108,7 @@ function idempotencyKeyOf(meta: Record<string, unknown> | undefined, header: str
 export function createMcpServer(core: Core, identity: McpIdentity, options: McpServerOptions): Server {
   const { tools, errorCodes, pageSize = LIST_PAGE_SIZE } = options;
   const nextRequestId = options.requestId ?? randomUUID;
-  const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const toolsByName = toolIndexOf(tools);
   // The HTTP request's ids and trace for log lines (none on stdio, where no request scope exists).
   const logFields = (requestId: string) => ({
     requestId,
