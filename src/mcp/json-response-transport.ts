@@ -53,10 +53,14 @@ export class JsonResponseTransport implements Transport {
   private supportedVersions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
   private requestId: RequestId | undefined;
   private closed = false;
-  /** Whether the response was written: after that, the exchange has nothing left to close. */
-  answered = false;
+  private written = false;
 
   constructor(private readonly res: ServerResponse) {}
+
+  /** Whether the response was written: after that, the exchange has nothing left to close. */
+  get answered(): boolean {
+    return this.written;
+  }
 
   async start(): Promise<void> {}
 
@@ -94,7 +98,7 @@ export class JsonResponseTransport implements Transport {
   }
 
   private write(status: number, body: unknown): void {
-    this.answered = true;
+    this.written = true;
     // The client may have gone; there is no one to answer then.
     if (this.res.writableEnded || this.res.destroyed) return;
     this.res.statusCode = status;
