@@ -6,7 +6,8 @@
  *
  * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
  * BENCH_NODE_ARGS adds node flags to the Porch servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
- * BENCH_ROUNDS (default 5) and BENCH_SECONDS (default 5) size the run; BENCH_MCP=0 skips MCP.
+ * BENCH_ROUNDS (default 5) and BENCH_SECONDS (default 5) size the run; BENCH_MCP=0 skips MCP,
+ * BENCH_REST=0 skips REST (so a profile of the servers holds MCP requests only).
  *
  * BENCH_LATENCY=<calls> times sequential calls instead, every target taking turns call by call
  * (one keep-alive connection each): the p50 per target, and each one's p50 less bare Express's,
@@ -29,6 +30,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
 const WITH_MCP = process.env.BENCH_MCP !== '0';
+const WITH_REST = process.env.BENCH_REST !== '0';
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY ?? 0);
 const NODE_ARGS = ['--max-semi-space-size=8', ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
 
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
       const child: Child = await startProcess(process.execPath, [...NODE_ARGS, join(dist.path, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
       const headers = { 'x-api-key': key.plaintext };
       payload ??= await (await fetch(`${child.url}/api/public/v1/context-cards`, { headers })).json();
-      targets.push({ name: `${dist.name} REST`, url: child.url, path: '/api/public/v1/context-cards', method: 'GET', headers });
+      if (WITH_REST) targets.push({ name: `${dist.name} REST`, url: child.url, path: '/api/public/v1/context-cards', method: 'GET', headers });
       if (WITH_MCP) {
         targets.push({
           name: `${dist.name} MCP`,

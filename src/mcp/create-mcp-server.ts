@@ -68,6 +68,11 @@ export interface McpServerOptions {
   errorCodes: ErrorCodeSet;
   /** The request id tool calls are logged and recorded under (HTTP: the X-Request-Id); a fresh uuid by default. */
   requestId?: () => string;
+  /**
+   * HTTP: the request's Idempotency-Key header, read by the door (a JSON exchange carries no web
+   * `Request` for the SDK to hand the handlers).
+   */
+  idempotencyKey?: string;
   /** Items per page of tools/list, prompts/list and resources/list; LIST_PAGE_SIZE by default. */
   pageSize?: number;
 }
@@ -83,15 +88,27 @@ export function createToolset(operations: readonly Operation[]): McpTool[] {
   return tools;
 }
 
-function idempotencyKeyOf(meta: Record<string, unknown> | undefined, headers: Headers | undefined): string | undefined {
-  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? headers?.get('idempotency-key') ?? undefined;
+/** Each toolset's tools by name, built once: over HTTP a server is built per request. */
+const toolIndexes = new WeakMap<readonly McpTool[], ReadonlyMap<string, McpTool>>();
+
+function toolIndexOf(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
+  let index = toolIndexes.get(tools);
+  if (index === undefined) {
+    index = new Map(tools.map((tool) => [tool.definition.name, tool]));
+    toolIndexes.set(tools, index);
+  }
+  return index;
+}
+
+function idempotencyKeyOf(meta: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
+  const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? header;
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
 }
 
 export function createMcpServer(core: Core, identity: McpIdentity, options: McpServerOptions): Server {
   const { tools, errorCodes, pageSize = LIST_PAGE_SIZE } = options;
   const nextRequestId = options.requestId ?? randomUUID;
-  const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const toolsByName = toolIndexOf(tools);
   // The HTTP request's ids and trace for log lines (none on stdio, where no request scope exists).
   const logFields = (requestId: string) => ({
     requestId,
@@ -144,7 +161,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
         errorCodes,
         requestId,
         signal: ctx.mcpReq.signal,
-        idempotencyKey: idempotencyKeyOf(meta, ctx.http?.req?.headers),
+        idempotencyKey: idempotencyKeyOf(meta, options.idempotencyKey),
         respondAsync: asTask,
         ...(meta?.progressToken === undefined || asTask
           ? {}

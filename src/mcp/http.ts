@@ -33,6 +33,7 @@ import { httpRefusal } from './to-tool-result.js';
 import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
 import { malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
+import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
 
 export { MCP_PATH } from './mcp-path.js';
 
@@ -41,6 +42,9 @@ export const MCP_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Hostnames a local client may use whatever the public URL says (the SDK's localhost set). */
 const LOCAL_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Accepted Host header texts remembered so as not to parse them again; a handful in practice. */
+const MAX_REMEMBERED_HOSTS = 64;
 
 /** Preflight answers may be cached this long (seconds); the allow-lists change only on restart. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -188,6 +192,8 @@ function originCheck(publicUrl: string, allowedOrigins: readonly string[]): Requ
 interface McpRequestState {
   identity: McpIdentity;
   requestId: string;
+  /** The Idempotency-Key header, for execute tools called without one in `_meta`. */
+  idempotencyKey: string | undefined;
 }
 
 /** A header's single value, as the SDK's era classifier reads it. */
@@ -203,8 +209,16 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
   const router = Router();
   router.use(originCheck(options.publicUrl, options.allowedOrigins));
   const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
+  // The SDK's check parses the Host header as a URL on every request; its verdict depends only on
+  // the header's text, so a text it accepted is accepted again without parsing. Every other text,
+  // refused or new, still goes through the SDK's check. Bounded: ports make many spellings.
+  const acceptedHosts = new Set<string>();
   router.use((req, res, next) => {
-    if (validHost(req, res)) next();
+    const host = req.headers.host;
+    if (host !== undefined && acceptedHosts.has(host)) return next();
+    if (!validHost(req, res)) return;
+    if (host !== undefined && acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host);
+    next();
   });
   const onerror = (err: Error) => core.logger.warn({ err }, 'MCP transport error');
 
@@ -216,7 +230,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       ({ authInfo }) => {
         const state = authInfo === undefined ? undefined : requestStates.get(authInfo);
         if (!state) throw new Error('An MCP request reached the server factory without its state.');
-        return createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId });
+        return createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
       },
       { legacy: 'reject', onerror, maxRequestBodySize: bodyLimitBytes },
     ),
@@ -232,10 +246,23 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
 
   /** A 2025-era request: one server and one transport for it, closed with the response. */
   async function serveLegacy(req: Request, res: Response, state: McpRequestState, body: unknown): Promise<void> {
-    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId });
+    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
     // One JSON answer per request, unless a tool call asked for progress: its notifications need
     // the response to be an event stream (the client accepts both, as the transport requires).
     const enableJsonResponse = progressTokenOf(body) === undefined;
+    const request = enableJsonResponse ? jsonExchangeRequest(req.headers, body) : undefined;
+    if (request !== undefined) {
+      const exchange = new JsonResponseTransport(res);
+      // Closing settles what still runs when the client leaves before the answer. Once answered
+      // nothing runs, and closing would only build the SDK's "Connection closed" error, with its
+      // stack, for no one.
+      res.on('close', () => {
+        if (!exchange.answered) void server.close();
+      });
+      await server.connect(exchange);
+      exchange.serve(request, headerValue(req.headers, 'mcp-protocol-version'));
+      return;
+    }
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
     res.on('close', () => {
       void transport.close();
@@ -268,7 +295,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     const refusal = 'refusal' in read ? read.refusal : refuseBatchIfRemoved(req.headers, read.body);
     if (refusal) return sendRpcError(res, refusal.status, refusal.message, refusal.code);
     const body = 'body' in read ? read.body : undefined;
-    const state: McpRequestState = { identity: requestIdentity(credentials, caller), requestId };
+    const state: McpRequestState = { identity: requestIdentity(credentials, caller), requestId, idempotencyKey: headerValue(req.headers, 'idempotency-key') };
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: singleHeader(req.headers, 'mcp-protocol-version'),

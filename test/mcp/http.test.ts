@@ -309,6 +309,31 @@ describe('JSON-RPC batches and body encodings', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ id: null, error: { code: -32700 } });
   });
+
+  it('refuses a request under a revision it does not serve with 400, naming the ones it does', async () => {
+    const response = await post(LIST_TOOLS, { 'mcp-protocol-version': '1999-01-01' });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({
+      id: null,
+      error: { code: -32000, message: expect.stringMatching(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: .*2025-06-18/) },
+    });
+    expect((await post(LIST_TOOLS, { 'mcp-protocol-version': '2025-06-18' })).status).toBe(200);
+  });
+
+  it('keeps the transport refusals of a single request: 406 without event streams in Accept, 415 for a body not sent as JSON', async () => {
+    const notAccepted = await post(LIST_TOOLS, { accept: 'application/json' });
+    expect(notAccepted.status).toBe(406);
+    expect(notAccepted.json).toMatchObject({ id: null, error: { code: -32000, message: expect.stringContaining('Not Acceptable') } });
+    const notJson = await post(LIST_TOOLS, { 'content-type': 'text/plain' });
+    expect(notJson.status).toBe(415);
+    expect(notJson.json).toMatchObject({ id: null, error: { code: -32000, message: expect.stringContaining('Content-Type must be application/json') } });
+  });
+
+  it('accepts a notification with 202 and no body', async () => {
+    const response = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(response.status).toBe(202);
+    expect(response.text).toBe('');
+  });
 });
 
 describe('Origin and Host validation', () => {
