@@ -17,10 +17,10 @@ export const LISTENING = /listening (http:\/\/[^\s]+)/;
 /**
  * How `npm start` runs Porch, read from package.json's start script (`node <flags> dist/<entry> serve`):
  * its node flags (memory settings) and the entry, relative to dist/ (`bundle/porch.js`), so a bench
- * starts what users start, in this tree's dist or in another build's.
+ * starts what users start, in this tree's dist or in another build's (`packageRoot`, its own script).
  */
-export function startScript(): { nodeFlags: string[]; distEntry: string } {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+export function startScript(packageRoot: string = ROOT): { nodeFlags: string[]; distEntry: string } {
+  const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
   const entry = words.findIndex((word) => word.startsWith('dist/'));
   if (words[0] !== 'node' || entry === -1 || words[entry + 1] !== 'serve') throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);

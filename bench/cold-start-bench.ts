@@ -3,13 +3,14 @@
  * existing database) of one or more Porch builds, taking turns start by start so the shared
  * machine's drift falls on all of them alike; `npm run bench` times only this tree's build.
  *
- * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist). Each build
- * starts as `npm start` starts it (the start script's node flags and entry, `bundle/porch.js` in
- * its dist); `name=dist:entry` names another entry, e.g. "unbundled=dist:cli/index.js,bundle=dist"
- * puts tsc's unbundled output beside the bundle of one build;
+ * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist). Each
+ * build starts as its package's `npm start` starts it (the start script beside its dist: node
+ * flags and entry, `bundle/porch.js` in this tree); `name=dist:entry` names another entry, e.g.
+ * "unbundled=dist:cli/index.js,bundle=dist" puts tsc's output beside the bundle of one build;
  * BENCH_NODE_ARGS adds node flags (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what loads);
  * BENCH_RUNS (default 9) sets the starts per build.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,13 +29,15 @@ function median(values: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { nodeFlags, distEntry } = startScript();
-  const flags = [...nodeFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
+  const extraFlags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0);
   const dists = (process.env.BENCH_DISTS ?? 'this=dist').split(',').map((entry) => {
     const [name, location] = entry.split('=');
     if (name === undefined || location === undefined) throw new Error(`BENCH_DISTS entry ${entry}: name=path or name=path:entry`);
-    const [path = location, entryFile = distEntry] = location.split(':');
-    return { name, path: resolve(ROOT, path), entry: resolve(ROOT, path, entryFile) };
+    const [path = location, entryFile] = location.split(':');
+    // A build starts as its own package's start script starts it (another checkout's flags too).
+    const packageRoot = resolve(ROOT, path, '..');
+    const script = startScript(existsSync(join(packageRoot, 'package.json')) ? packageRoot : ROOT);
+    return { name, path: resolve(ROOT, path), entry: resolve(ROOT, path, entryFile ?? script.distEntry), flags: [...script.nodeFlags, ...extraFlags] };
   });
   const directory = await mkdtemp(join(tmpdir(), 'porch-cold-start-'));
   try {
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
     }
     for (let run = 0; run < RUNS; run += 1) {
       for (const build of builds) {
-        const started = await startProcess(process.execPath, [...flags, build.entry, 'serve'], build.env, PORCH_READY);
+        const started = await startProcess(process.execPath, [...build.flags, build.entry, 'serve'], build.env, PORCH_READY);
         const response = await fetch(`${started.url}/api/public/v1/health`);
         await response.text();
         if (response.status !== 200) throw new Error(`${build.name} health: ${response.status}`);

