@@ -1,6 +1,6 @@
 /**
  * Writes dist/bundle/: the server and CLI as one esbuild bundle, which `npm start` and the `porch`
- * bin run. Node loads an unbundled start as ~1,500 separate modules (express, drizzle, zod, the
+ * bin run. Node loads an unbundled start as ~730 separate modules (express, drizzle, zod, the
  * MCP SDK, ...), and resolving and compiling them one by one was most of the cold start; the
  * bundle is a few files (bench/RESULTS-NOTES.md, cold start). tsc's dist/ stays the package's
  * export (`dist/main.js`, `porch/client`).
