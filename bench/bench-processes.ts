@@ -4,6 +4,7 @@
  * the fake upstream. Shared by bench/run-bench.ts and bench/observability-bench.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,6 +13,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 export const PORCH_READY = /Porch is listening on (http:\/\/[^\s]+)/;
 export const LISTENING = /listening (http:\/\/[^\s]+)/;
+
+/**
+ * How `npm start` runs Porch, read from package.json's start script (`node <flags> dist/<entry> serve`):
+ * its node flags (memory settings) and the entry, relative to dist/ (`bundle/porch.js`), so a bench
+ * starts what users start, in this tree's dist or in another build's (`packageRoot`, its own script).
+ */
+export function startScript(packageRoot: string = ROOT): { nodeFlags: string[]; distEntry: string } {
+  const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
+  const entry = words.findIndex((word) => word.startsWith('dist/'));
+  if (words[0] !== 'node' || entry === -1 || words[entry + 1] !== 'serve') throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);
+  return { nodeFlags: words.slice(1, entry), distEntry: (words[entry] ?? '').slice('dist/'.length) };
+}
 
 export interface Child {
   process: ChildProcess;

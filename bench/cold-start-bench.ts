@@ -3,30 +3,25 @@
  * existing database) of one or more Porch builds, taking turns start by start so the shared
  * machine's drift falls on all of them alike; `npm run bench` times only this tree's build.
  *
- * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
+ * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist). Each
+ * build starts as its package's `npm start` starts it (the start script beside its dist: node
+ * flags and entry, `bundle/porch.js` in this tree); `name=dist:entry` names another entry, e.g.
+ * "unbundled=dist:cli/index.js,bundle=dist" puts tsc's output beside the bundle of one build;
  * BENCH_NODE_ARGS adds node flags (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see what loads);
  * BENCH_RUNS (default 9) sets the starts per build.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createApplication as CreateApplication } from '../src/main.js';
-import { benchAiConfig, benchPorchEnv, children, PORCH_READY, startProcess, stopProcess } from './bench-processes.js';
+import { benchAiConfig, benchPorchEnv, children, PORCH_READY, startProcess, startScript, stopProcess } from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-
-/** The node flags `npm start` passes, so the start measured is the one users get. */
-async function startScriptNodeFlags(): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
-  const entry = words.indexOf('dist/cli/index.js');
-  if (words[0] !== 'node' || entry === -1) throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);
-  return words.slice(1, entry);
-}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -34,11 +29,15 @@ function median(values: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  const flags = [...(await startScriptNodeFlags()), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
+  const extraFlags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0);
   const dists = (process.env.BENCH_DISTS ?? 'this=dist').split(',').map((entry) => {
-    const [name, path] = entry.split('=');
-    if (name === undefined || path === undefined) throw new Error(`BENCH_DISTS entry ${entry}: name=path`);
-    return { name, path: resolve(ROOT, path) };
+    const [name, location] = entry.split('=');
+    if (name === undefined || location === undefined) throw new Error(`BENCH_DISTS entry ${entry}: name=path or name=path:entry`);
+    const [path = location, entryFile] = location.split(':');
+    // A build starts as its own package's start script starts it (another checkout's flags too).
+    const packageRoot = resolve(ROOT, path, '..');
+    const script = startScript(existsSync(join(packageRoot, 'package.json')) ? packageRoot : ROOT);
+    return { name, path: resolve(ROOT, path), entry: resolve(ROOT, path, entryFile ?? script.distEntry), flags: [...script.nodeFlags, ...extraFlags] };
   });
   const directory = await mkdtemp(join(tmpdir(), 'porch-cold-start-'));
   try {
@@ -57,7 +56,7 @@ async function main(): Promise<void> {
     }
     for (let run = 0; run < RUNS; run += 1) {
       for (const build of builds) {
-        const started = await startProcess(process.execPath, [...flags, join(build.path, 'cli', 'index.js'), 'serve'], build.env, PORCH_READY);
+        const started = await startProcess(process.execPath, [...build.flags, build.entry, 'serve'], build.env, PORCH_READY);
         const response = await fetch(`${started.url}/api/public/v1/health`);
         await response.text();
         if (response.status !== 200) throw new Error(`${build.name} health: ${response.status}`);

@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: Porch beside bare Express, REST beside MCP, Porch's execution path beside a
  * direct SDK call, cold start, memory under load and growth with data size. Every server runs in
- * its own process on 127.0.0.1 (Porch as `node dist/cli/index.js serve`, built first by the npm
- * script); this process only seeds the database and generates load (autocannon). Results go to
+ * its own process on 127.0.0.1 (Porch as `npm start` runs it, built first by the npm script);
+ * this process only seeds the database and generates load (autocannon). Results go to
  * bench/RESULTS.md.
  *
  * BENCH_QUICK=1 shortens every phase (for checking the harness, not for numbers).
@@ -27,6 +27,7 @@ import {
   LISTENING,
   PORCH_READY,
   startProcess,
+  startScript,
   stopProcess,
   TSX,
 } from './bench-processes.js';
@@ -34,18 +35,9 @@ import { PORTKEY_VERSION, portkeyHeaders, startPortkey } from './portkey.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
-/**
- * Porch runs as `npm start` runs it: the node flags of package.json's start script (its memory
- * settings), then the CLI's `serve`.
- */
-async function startScriptNodeFlags(): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
-  const entry = words.indexOf('dist/cli/index.js');
-  if (words[0] !== 'node' || entry === -1 || words[entry + 1] !== 'serve') throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);
-  return words.slice(1, entry);
-}
-const PORCH_START_FLAGS = await startScriptNodeFlags();
+/** Porch runs as `npm start` runs it: the node flags of package.json's start script (its memory settings), its entry, `serve`. */
+const { nodeFlags: PORCH_START_FLAGS, distEntry: PORCH_DIST_ENTRY } = startScript();
+const PORCH_ENTRY = join(ROOT, 'dist', PORCH_DIST_ENTRY);
 /** Extra node flags for the Porch server, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". */
 const PORCH_NODE_ARGS = [...PORCH_START_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0)];
 /** BENCH_STOP_AFTER=throughput ends the run after the throughput rows (for profiling). */
@@ -334,7 +326,7 @@ async function main(): Promise<void> {
     const seeded = await seed(porchEnv);
 
     process.stdout.write('Starting Porch...\n');
-    const porch = await startProcess(process.execPath, [...PORCH_NODE_ARGS, join(ROOT, 'dist', 'cli', 'index.js'), 'serve'], porchEnv, PORCH_READY);
+    const porch = await startProcess(process.execPath, [...PORCH_NODE_ARGS, PORCH_ENTRY, 'serve'], porchEnv, PORCH_READY);
     const pid = porch.process.pid ?? 0;
     const api = `${porch.url}/api/public/v1`;
     const keyHeaders = { 'x-api-key': seeded.key };
@@ -487,7 +479,7 @@ async function main(): Promise<void> {
     process.stdout.write('Cold start (spawn to the first 200 on /health, on the seeded database):\n');
     const coldRuns: number[] = [];
     for (let run = 0; run < COLD_START_RUNS; run += 1) {
-      const started = await startProcess(process.execPath, [...PORCH_START_FLAGS, join(ROOT, 'dist', 'cli', 'index.js'), 'serve'], porchEnv, PORCH_READY);
+      const started = await startProcess(process.execPath, [...PORCH_START_FLAGS, PORCH_ENTRY, 'serve'], porchEnv, PORCH_READY);
       const response = await fetch(`${started.url}/api/public/v1/health`);
       await response.text();
       if (response.status !== 200) throw new Error(`health: ${response.status}`);
@@ -548,7 +540,7 @@ function renderResults(results: Results): string {
     '',
     `- Machine: ${results.machine}`,
     `- Node: ${results.node}`,
-    `- Setup: each server in its own process on 127.0.0.1; autocannon in the bench process, ${CONNECTIONS} connections, ${LOAD_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up; Porch started as \`npm start\` starts it (\`node ${[...PORCH_START_FLAGS, 'dist/cli/index.js', 'serve'].join(' ')}\`) with \`LOG_LEVEL=warn\`, one SQLite file (WAL) holding the bench account plus ${GROWTH_SIZES.map((size) => size.toLocaleString('en')).join(', ')} cards and compositions of other accounts.`,
+    `- Setup: each server in its own process on 127.0.0.1; autocannon in the bench process, ${CONNECTIONS} connections, ${LOAD_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up; Porch started as \`npm start\` starts it (\`node ${[...PORCH_START_FLAGS, `dist/${PORCH_DIST_ENTRY}`, 'serve'].join(' ')}\`) with \`LOG_LEVEL=warn\`, one SQLite file (WAL) holding the bench account plus ${GROWTH_SIZES.map((size) => size.toLocaleString('en')).join(', ')} cards and compositions of other accounts.`,
     '',
     '## Targets',
     '',
@@ -591,7 +583,7 @@ function renderResults(results: Results): string {
     '',
     '## Cold start and memory',
     '',
-    `- Cold start, \`node ${[...PORCH_START_FLAGS, 'dist/cli/index.js', 'serve'].join(' ')}\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms).`,
+    `- Cold start, \`node ${[...PORCH_START_FLAGS, `dist/${PORCH_DIST_ENTRY}`, 'serve'].join(' ')}\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms).`,
     results.memory
       ? `- Resident memory after ${MEMORY_LOAD_SECONDS} s of mixed load (list, MCP list, 1 KB scan, execute; ${results.memory.requests.toLocaleString('en')} requests): ${ms(results.memory.rssMb, 0)} MB RSS, peak ${ms(results.memory.peakMb, 0)} MB.`
       : '- Memory: not measured on this platform.',

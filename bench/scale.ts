@@ -33,6 +33,7 @@ import { createStore } from '../src/db/create-store.js';
 import type { Store } from '../src/db/store.js';
 import { createSilentLogger } from '../src/logger.js';
 import { type Application, createApplication } from '../src/main.js';
+import { startScript } from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -71,14 +72,8 @@ const EXTRA_PG_FLAGS = (process.env.SCALE_PG_FLAGS ?? '').split(' ').filter((wor
 const SCALE_START = '<!-- scale:start -->';
 const SCALE_END = '<!-- scale:end -->';
 
-/** Porch runs with the node flags of package.json's start script (its memory settings), as run-bench.ts does. */
-async function startScriptNodeFlags(): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const words = (manifest.scripts?.start ?? '').split(/\s+/).filter((word) => word.length > 0);
-  const entry = words.indexOf('dist/cli/index.js');
-  if (words[0] !== 'node' || entry === -1) throw new Error(`unexpected start script: ${manifest.scripts?.start ?? '(none)'}`);
-  return words.slice(1, entry);
-}
+/** Porch runs as `npm start` runs it: the start script's node flags (its memory settings) and entry, as run-bench.ts does. */
+const { nodeFlags: START_FLAGS, distEntry: START_ENTRY } = startScript();
 
 class ExactnessError extends Error {}
 
@@ -182,7 +177,7 @@ interface Running {
 const spawned = new Set<ChildProcess>();
 
 function startPorch(env: NodeJS.ProcessEnv, nodeFlags: string[], workers: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...nodeFlags, join(ROOT, 'dist', 'cli', 'index.js'), 'serve', '--workers', String(workers)], {
+  const child = spawn(process.execPath, [...nodeFlags, join(ROOT, 'dist', START_ENTRY), 'serve', '--workers', String(workers)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -595,7 +590,7 @@ async function runCell(setup: EngineSetup, nodeFlags: string[], processes: numbe
 }
 
 async function main(): Promise<void> {
-  const nodeFlags = await startScriptNodeFlags();
+  const nodeFlags = START_FLAGS;
   const directory = await mkdtemp(join(tmpdir(), 'porch-scale-'));
   const setups: EngineSetup[] = [];
   const loadAtStart = loadavg();
@@ -706,7 +701,7 @@ function renderScale(header: { date: string; machine: string; node: string; engi
   }
   const mode =
     MODE === 'workers'
-      ? '`node dist/cli/index.js serve --workers N` (one port; N = 1 is a plain process, no supervisor)'
+      ? `\`node dist/${START_ENTRY} serve --workers N\` (one port; N = 1 is a plain process, no supervisor)`
       : 'N separate `porch serve` processes on N ports, the connections split evenly between them by the load generator';
   return [
     SCALE_START,

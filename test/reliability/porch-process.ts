@@ -64,9 +64,20 @@ export function baseEnv(databaseUrl: string, extra: Record<string, string> = {})
   return { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'warn', PORCH_SECRET_KEY: TEST_SECRET_KEY, ...extra };
 }
 
-/** Starts `porch serve` and resolves once it prints its address. */
-export function startPorchProcess(databaseUrl: string, env: Record<string, string> = {}, serveArgs: string[] = []): Promise<PorchProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'serve', ...serveArgs], {
+/** The `porch` entry from the sources, under tsx. */
+export const SOURCE_ENTRY_ARGS: readonly string[] = ['--import', 'tsx', 'src/cli/index.ts'];
+
+/**
+ * Starts `porch serve` and resolves once it prints its address. `entryArgs`: node's arguments up
+ * to the command (the sources by default; the bundle test passes `npm start`'s).
+ */
+export function startPorchProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  serveArgs: string[] = [],
+  entryArgs: readonly string[] = SOURCE_ENTRY_ARGS,
+): Promise<PorchProcess> {
+  const child = spawn(process.execPath, [...entryArgs, 'serve', ...serveArgs], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(databaseUrl, env) },
     stdio: ['ignore', 'pipe', 'pipe'],
