@@ -11,7 +11,8 @@
  * the upstream (`POST /v1/chat/completions` with `stream: true`). Both are read by the same
  * node:http client (bench/streaming-client.ts). Target: Porch adds at most 2 ms at p50.
  *
- * BENCH_QUICK=1 runs a few requests per round (for checking the harness, not for numbers).
+ * BENCH_QUICK=1 runs a few requests per round (for checking the harness, not for numbers);
+ * BENCH_NODE_ARGS adds node flags to Porch (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { rm } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -26,7 +27,12 @@ const ROUNDS = QUICK ? 2 : 5;
 const PAIRS_PER_ROUND = QUICK ? 20 : 300;
 const WARM_UP_PAIRS = QUICK ? 5 : 100;
 /** Porch's start flags, as `npm start` (see package.json). */
-const PORCH_ARGS = ['--max-semi-space-size=8', join(ROOT, 'dist', 'cli', 'index.js'), 'serve'];
+const PORCH_ARGS = [
+  '--max-semi-space-size=8',
+  ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg.length > 0),
+  join(ROOT, 'dist', 'cli', 'index.js'),
+  'serve',
+];
 const INPUT = 'Our synergistic platform leverages best-of-breed paradigms to empower stakeholders.';
 
 function percentile(sorted: readonly number[], fraction: number): number {
