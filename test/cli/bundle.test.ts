@@ -29,6 +29,19 @@ async function startScriptNodeFlags(): Promise<string[]> {
   return words.slice(1, -2);
 }
 
+/** Connects an MCP client over `transport` and checks that the bundled server lists the seeded card. */
+async function expectCardListedOver(transport: Parameters<Client['connect']>[0]): Promise<void> {
+  const client = new Client(CLIENT_INFO);
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: 'list_context_cards', arguments: {} });
+    expect(result.isError, describeResult(result)).toBeFalsy();
+    expect(resultText(result)).toContain('Bundled card');
+  } finally {
+    await client.close();
+  }
+}
+
 let bundleDir: string;
 let entryArgs: string[];
 let data: Awaited<ReturnType<typeof makeDataDir>>;
@@ -79,15 +92,7 @@ describe('the bundled server, started as npm start starts it', () => {
   });
 
   it('answers an MCP tool call over HTTP', async () => {
-    const client = new Client(CLIENT_INFO);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}${MCP_PATH}`), { requestInit: { headers: { 'x-api-key': key } } }));
-    try {
-      const result = await client.callTool({ name: 'list_context_cards', arguments: {} });
-      expect(result.isError, describeResult(result)).toBeFalsy();
-      expect(resultText(result)).toContain('Bundled card');
-    } finally {
-      await client.close();
-    }
+    await expectCardListedOver(new StreamableHTTPClientTransport(new URL(`${server.url}${MCP_PATH}`), { requestInit: { headers: { 'x-api-key': key } } }));
   });
 
   it('serves a console page and the stylesheet it links (the console assets folder)', async () => {
@@ -129,14 +134,6 @@ describe('the bundled server, started as npm start starts it', () => {
       env: { ...baseEnv(data.databaseUrl), PORCH_API_KEY: key },
       stderr: 'pipe',
     });
-    const client = new Client(CLIENT_INFO);
-    await client.connect(transport);
-    try {
-      const result = await client.callTool({ name: 'list_context_cards', arguments: {} });
-      expect(result.isError, describeResult(result)).toBeFalsy();
-      expect(resultText(result)).toContain('Bundled card');
-    } finally {
-      await client.close();
-    }
+    await expectCardListedOver(transport);
   });
 });
