@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import type { Logger } from 'pino';
 import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
@@ -24,7 +25,6 @@ import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { hasBody, jsonBodyReader } from './json-body.js';
 import { sendListPages } from './list-stream.js';
 import type { RequestContext } from './request-context.js';
-import type { Logger } from 'pino';
 
 /** The key from X-API-Key, or from `Authorization: Bearer` (accepted for MCP-style clients). */
 export function apiKeyFrom(req: IncomingMessage): string | undefined {
