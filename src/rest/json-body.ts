@@ -1,7 +1,7 @@
 /**
  * Reading a JSON request body, on Node's own request: every problem with it (413 too large, 415
  * not JSON or compressed, 400 malformed or too deeply nested) comes back as a value, which the
- * shared invocation path reports at its validation step (see `readJsonBody`).
+ * shared invocation path reports at its validation step (see `jsonBodyReader`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';

@@ -12,23 +12,14 @@ import helmet from 'helmet';
 import parseUrl from 'parseurl';
 import type { Logger } from 'pino';
 import { API_VERSION } from '../core/health.js';
-import type { PorchError } from '../core/errors.js';
 import { logFieldsOf, type RequestScope, type Telemetry } from '../core/telemetry/telemetry.js';
 
 /** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** What the doors Express serves (MCP, the console) read of the request's opening. */
 declare module 'express-serve-static-core' {
-  interface Request {
-    /** A body that could not be read or parsed (413, 415, 400); reported after authentication. */
-    bodyError?: PorchError;
-  }
   interface Locals {
-    /**
-     * Set once an operation's route tried the request's key, so the error handler does not look
-     * it up a second time (a refused key stays refused; a working one already set its headers).
-     */
-    keyChecked?: boolean;
     /** The request's id, as X-Request-Id sends it. */
     requestId?: string;
     /** The request's scope (ids and trace), which the operation path and every log line of the request take from here. */
