@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { PROTECTED_RESOURCE_METADATA_PATH } from '../core/access/oauth.js';
+import { type ConsentRequest, PROTECTED_RESOURCE_METADATA_PATH } from '../core/access/oauth.js';
 
 /** Where oidc-provider's endpoints live on the site. */
 export const OAUTH_PATHS = {
@@ -30,19 +30,6 @@ export const OAUTH_MOUNT_PATHS = [
   OAUTH_PATHS.openidConfiguration,
   OAUTH_PATHS.protectedResourceMetadata,
 ] as const;
-
-/** What the console's consent page needs to show and decide an authorization request. */
-export interface ConsentRequest {
-  uid: string;
-  clientId: string;
-  clientName: string;
-  /** The host the browser returns to (the redirect URI's), shown so the user knows where the code goes. */
-  redirectHost: string;
-  /** A CSP source for the redirect URI (its origin, or `scheme:` for a native app's custom scheme). */
-  redirectSource: string;
-  /** Porch scopes the host asked for (possibly none). */
-  requestedScopes: string[];
-}
 
 export interface ConsentPort {
   /** The pending request of this browser's interaction `uid`; 404 RESOURCE_NOT_FOUND when there is none (expired, another browser). */

@@ -27,7 +27,7 @@ import { sendListPages } from './list-stream.js';
 import type { RequestContext } from './request-context.js';
 
 /** The key from X-API-Key, or from `Authorization: Bearer` (accepted for MCP-style clients). */
-export function apiKeyFrom(req: IncomingMessage): string | undefined {
+function apiKeyFrom(req: IncomingMessage): string | undefined {
   const header = req.headers['x-api-key'];
   if (typeof header === 'string') return header;
   const authorization = req.headers.authorization;
@@ -44,7 +44,7 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
  * Whether the request prefers an asynchronous answer (RFC 7240 `Prefer: respond-async`, possibly
  * among other preferences and with parameters).
  */
-export function prefersRespondAsync(req: IncomingMessage): boolean {
+function prefersRespondAsync(req: IncomingMessage): boolean {
   const prefer = req.headers.prefer;
   if (prefer === undefined) return false;
   return (Array.isArray(prefer) ? prefer : [prefer])
@@ -101,7 +101,7 @@ interface Route {
 }
 
 /** What a request's method and path lead to: a route with its decoded parameters, a path that does not decode, or nothing. */
-export type RouteMatch = { route: Route; params: Record<string, string> } | { malformed: true } | null;
+type RouteMatch = { route: Route; params: Record<string, string> } | { malformed: true } | null;
 
 const PARAMETER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -7,24 +7,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../core/access/scopes.js';
-import type { ConsentBounds, OAuthService } from '../../core/access/oauth.js';
+import type { ConsentBounds, ConsentRequest, OAuthService } from '../../core/access/oauth.js';
 import { PorchError } from '../../core/errors.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { Notice, PostForm } from './layout.js';
 
 export const CONNECT_PATH = `${CONSOLE_PATHS.root}/connect`;
-
-/** What the authorization server tells the page about a pending request (src/oauth implements it). */
-export interface ConsentRequest {
-  uid: string;
-  clientId: string;
-  clientName: string;
-  redirectHost: string;
-  /** A CSP source for the redirect URI (its origin, or `scheme:` for a native app's custom scheme). */
-  redirectSource: string;
-  requestedScopes: string[];
-}
 
 /**
  * The consent form's answer redirects, through the authorization endpoint, to the app's redirect

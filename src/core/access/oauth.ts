@@ -91,6 +91,22 @@ export interface ConsentBounds {
   defaultScopes: readonly Scope[];
 }
 
+/**
+ * A pending authorization request as the consent page shows and decides it (the authorization
+ * server in src/oauth produces it; the console's page reads it).
+ */
+export interface ConsentRequest {
+  uid: string;
+  clientId: string;
+  clientName: string;
+  /** The host the browser returns to (the redirect URI's), shown so the user knows where the code goes. */
+  redirectHost: string;
+  /** A CSP source for the redirect URI (its origin, or `scheme:` for a native app's custom scheme). */
+  redirectSource: string;
+  /** Porch scopes the host asked for (possibly none). */
+  requestedScopes: string[];
+}
+
 export interface ConnectedApp {
   keyId: string;
   clientId: string;
