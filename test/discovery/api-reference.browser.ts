@@ -148,22 +148,33 @@ describe('in a browser', () => {
     await page.close();
   });
 
-  it.each(WRITTEN_PAGES)('%s passes axe (WCAG 2 A and AA) in light and dark, and never scrolls sideways at 1280 or 390 px', async (path) => {
-    for (const viewport of VIEWPORTS)
-      for (const colorScheme of SCHEMES) {
+  describe('every written page', () => {
+    // One tab per width and scheme, navigated from page to page: opening a tab took a quarter of
+    // a second, as long as loading the page into it, and these are 28 pages in four variants.
+    const tabs: Array<{ page: Page; width: number; colorScheme: (typeof SCHEMES)[number] }> = [];
+    beforeAll(async () => {
+      for (const viewport of VIEWPORTS)
+        for (const colorScheme of SCHEMES)
+          // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
+          tabs.push({ page: await browser.newPage({ viewport, colorScheme, bypassCSP: true }), width: viewport.width, colorScheme });
+    });
+    afterAll(async () => {
+      for (const { page } of tabs) await page.close();
+    });
+
+    it.each(WRITTEN_PAGES)('%s passes axe (WCAG 2 A and AA) in light and dark, and never scrolls sideways at 1280 or 390 px', async (path) => {
+      for (const { page, width, colorScheme } of tabs) {
         // axe runs in both schemes and at both widths, once each (wide light, narrow dark): the
         // colours do not change with the width, and all four took two minutes for 28 pages.
-        const audited = (viewport.width === VIEWPORTS[0]?.width) === (colorScheme === SCHEMES[0]);
-        // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
-        const page = await browser.newPage({ viewport, colorScheme, bypassCSP: true });
+        const audited = (width === VIEWPORTS[0]?.width) === (colorScheme === SCHEMES[0]);
         const response = await page.goto(`${harness.url}${path}`, { waitUntil: 'load', timeout: RENDER_TIMEOUT_MS });
         expect(response?.status()).toBe(path === '/no-such-page' ? 404 : 200);
-        const where = `${path} at ${viewport.width} px, ${colorScheme}`;
+        const where = `${path} at ${width} px, ${colorScheme}`;
         if (audited) expect(await runAxe(page), where).toEqual([]);
         // Wide tables and code scroll inside their own boxes; the page itself never does.
         expect(await page.evaluate<number>(SIDEWAYS_OVERFLOW), where).toBeLessThanOrEqual(0);
-        await page.close();
       }
+    });
   });
 
   it('keeps every link at 4.5:1 contrast or more against its background, light and dark', async () => {
