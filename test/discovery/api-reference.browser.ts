@@ -154,8 +154,8 @@ describe('in a browser', () => {
     const tabs: Array<{ page: Page; width: number; colorScheme: (typeof SCHEMES)[number] }> = [];
     beforeAll(async () => {
       for (const viewport of VIEWPORTS)
+        // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
         for (const colorScheme of SCHEMES)
-          // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
           tabs.push({ page: await browser.newPage({ viewport, colorScheme, bypassCSP: true }), width: viewport.width, colorScheme });
     });
     afterAll(async () => {
