@@ -189,6 +189,11 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     },
     // Every host that may refresh gets a refresh token (not only those asking for offline_access).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // A connection outlives the sign-in that approved it (a session of ten minutes): its tokens end
+    // when they expire, or when the app is disconnected or its grant revoked. oidc-provider's
+    // default binds tokens issued without `offline_access` (which MCP hosts do not ask for) to the
+    // session, so every refresh after the session ended was refused and the host had to reconnect.
+    expiresWithSession: async () => false,
     rotateRefreshToken: true,
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,

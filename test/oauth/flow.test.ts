@@ -281,6 +281,16 @@ describe('tokens', () => {
     expect(reused.body.error).toBe('invalid_grant');
   });
 
+  it('refreshes a day later, long after the sign-in that approved the app has ended', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const { refreshToken } = await exchange(authorized);
+    harness.clock.advance(24 * 60 * 60 * 1000);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    expect((await mcp(String(refreshed.body.access_token))).status).toBe(200);
+  });
+
   it('a code is exchanged once and only with its PKCE verifier', async () => {
     const { browser } = await signedInBrowser(harness);
     const authorized = await authorize(browser);
@@ -520,5 +530,26 @@ describe('reconnecting', () => {
     expect(listed.status, listed.text).toBe(200);
     expect(toolNamesOf(listed.text)).toContain('list_skills');
     expect(toolNamesOf(listed.text)).not.toContain('list_workflows');
+  });
+});
+
+describe('registrations', () => {
+  const DAY_MS = 24 * 60 * 60 * 1000;
+
+  it('forgets a client unused for longer than a refresh token lives, and keeps one in use', async () => {
+    const idle = await register();
+    const used = await register();
+    harness.clock.advance(20 * DAY_MS);
+    // Signed in after the clock moved: a console session does not last twenty days.
+    const { browser } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser, { clientId: used }));
+    harness.clock.advance(20 * DAY_MS);
+
+    expect((await harness.core.maintenance.sweep()).prunedOAuthObjects).toBeGreaterThanOrEqual(1);
+    const forgotten = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: idle });
+    expect(forgotten.body.error, JSON.stringify(forgotten.body)).toBe('invalid_client');
+    // Forty days after it registered, the client in use still refreshes its tokens.
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: used });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
   });
 });

@@ -27,6 +27,19 @@ export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 /** Refresh tokens last a month, and each use replaces the one used (rotation). */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * A registered client (anyone may register one, RFC 7591) is kept while it is used: a use pushes
+ * its expiry this far ahead, and the maintenance sweep deletes clients past it. A client unused
+ * for longer than a refresh token lives holds no token that still works, so nothing is lost, and
+ * registrations that never led anywhere no longer pile up.
+ */
+export const CLIENT_IDLE_TTL_SECONDS = REFRESH_TOKEN_TTL_SECONDS + DAY_SECONDS;
+/** A client's expiry moves at most once a day, so looking a client up is not a write each time. */
+const CLIENT_TOUCH_INTERVAL_MS = DAY_SECONDS * 1000;
+const CLIENT_MODEL = 'Client';
+
 function origin(siteUrl: string): string {
   return siteUrl.replace(/\/+$/, '');
 }
@@ -183,18 +196,28 @@ export function createOAuthService(store: Store, clock: Clock) {
       async save(model: string, id: string, payload: Record<string, unknown>, expiresInSeconds: number | undefined): Promise<void> {
         const { jti: _jti, ...rest } = payload;
         const grantId = typeof payload.grantId === 'string' ? payload.grantId : model === 'Grant' ? id : null;
+        // oidc-provider gives a client no expiry of its own: it gets the idle one.
+        const lifetimeSeconds = expiresInSeconds ?? (model === CLIENT_MODEL ? CLIENT_IDLE_TTL_SECONDS : undefined);
         await store.oauth.upsert({
           model,
           idHash: hash(id),
           payload: JSON.stringify(rest),
           grantId,
           uidHash: typeof payload.uid === 'string' ? hash(payload.uid) : null,
-          expiresAt: expiresInSeconds === undefined ? null : clock.now() + expiresInSeconds * 1000,
+          expiresAt: lifetimeSeconds === undefined ? null : clock.now() + lifetimeSeconds * 1000,
         });
       },
       async find(model: string, id: string): Promise<StoredObject | null> {
-        const record = await store.oauth.find({ model, idHash: hash(id), now: clock.now() });
-        return record && { payload: { ...parsePayload(record), jti: id }, consumedAt: record.consumedAt };
+        const now = clock.now();
+        const record = await store.oauth.find({ model, idHash: hash(id), now });
+        if (record === null) return null;
+        // A client is looked up on each authorization and token request: that is its use.
+        const idleUntil = now + CLIENT_IDLE_TTL_SECONDS * 1000;
+        if (model === CLIENT_MODEL && (record.expiresAt === null || record.expiresAt < idleUntil - CLIENT_TOUCH_INTERVAL_MS)) {
+          const { consumedAt: _consumedAt, ...kept } = record;
+          await store.oauth.upsert({ ...kept, expiresAt: idleUntil });
+        }
+        return { payload: { ...parsePayload(record), jti: id }, consumedAt: record.consumedAt };
       },
       /**
        * A Session by its uid (oidc-provider checks an interaction's session this way). Its id is
