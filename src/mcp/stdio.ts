@@ -43,7 +43,8 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   // initialize, or a 2026-07-28 request) and builds the one server that serves it. The
   // connection ends when the entry closes the wire, not when a server closes: a server built for
   // a `server/discover` probe is closed and replaced when the client goes on with `initialize`.
-  const handle = serveStdio(() => createMcpServer(core, liveIdentity(core, credentials), { tools: createToolset(operations), errorCodes }), {
+  const tools = createToolset(operations);
+  const handle = serveStdio(() => createMcpServer(core, liveIdentity(core, credentials), { tools, errorCodes }), {
     transport: new ConnectionTransport(new StdioServerTransport(readable, output), finish),
     onerror: (err) => core.logger.warn({ err }, 'MCP transport error'),
   });

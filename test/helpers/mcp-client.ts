@@ -23,10 +23,20 @@ export interface McpConnection {
 
 const CLIENT_INFO = { name: 'porch-tests', version: '1.0.0' };
 
+/**
+ * The tools of every operation, built once as the HTTP door builds them: building them takes
+ * about 50 ms (each operation's schemas), and the suites connect thousands of times.
+ */
+let toolset: ReturnType<typeof createToolset> | undefined;
+export function sharedToolset(): ReturnType<typeof createToolset> {
+  toolset ??= createToolset(operations);
+  return toolset;
+}
+
 /** A client talking to a server in this process, acting with `key` (none: public tools only). */
 export async function connectInMemory(harness: Harness, options: { key?: string; actingAccountId?: string } = {}): Promise<McpConnection> {
   const server = createMcpServer(harness.core, liveIdentity(harness.core, { apiKey: options.key, actingAccountId: options.actingAccountId }), {
-    tools: createToolset(operations),
+    tools: sharedToolset(),
     errorCodes: harness.config.errorCodes,
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

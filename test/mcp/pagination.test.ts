@@ -6,12 +6,11 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
-import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
+import { createMcpServer } from '../../src/mcp/create-mcp-server.js';
 import { liveIdentity } from '../../src/mcp/identity.js';
 import { LIST_PAGE_SIZE } from '../../src/mcp/paginate.js';
-import { operations } from '../../src/operations/index.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
-import { mcpUrl } from '../helpers/mcp-client.js';
+import { mcpUrl, sharedToolset } from '../helpers/mcp-client.js';
 
 let harness: Harness;
 let closers: Array<() => Promise<void>>;
@@ -27,7 +26,7 @@ afterEach(async () => {
 /** An in-process client whose server pages lists by `pageSize`. */
 async function connect(key: string, pageSize?: number): Promise<Client> {
   const server = createMcpServer(harness.core, liveIdentity(harness.core, { apiKey: key }), {
-    tools: createToolset(operations),
+    tools: sharedToolset(),
     errorCodes: harness.config.errorCodes,
     ...(pageSize === undefined ? {} : { pageSize }),
   });
