@@ -226,6 +226,23 @@ async function main(): Promise<void> {
       variants.push({ name: 'metrics (token only)', dist: join(ROOT, 'dist'), env: { PORCH_METRICS_TOKEN: METRICS_TOKEN } });
       variants.push({ name: 'tracing (OTLP export only)', dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
     }
+    // BENCH_ON_VARIANTS=name:KEY=value;KEY=value,... adds servers instrumented as "on" is plus those
+    // settings (e.g. `bsp128:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=128`): a setting measured against the
+    // default in the same rounds.
+    for (const spec of (process.env.BENCH_ON_VARIANTS ?? '').split(',').filter(Boolean)) {
+      const [name = '', settings = ''] = spec.split(':');
+      const extra = Object.fromEntries(
+        settings
+          .split(';')
+          .filter(Boolean)
+          .map((pair) => pair.split('=') as [string, string]),
+      );
+      variants.push({
+        name: `${name} (on + ${settings})`,
+        dist: join(ROOT, 'dist'),
+        env: { PORCH_METRICS_TOKEN: METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...extra },
+      });
+    }
     // BENCH_COMPARE_DIST=<dist of another build> adds that build instrumented as "on" is: a change
     // to instrumentation measured against the build without it, in the same rounds.
     const compareDist = process.env.BENCH_COMPARE_DIST;
