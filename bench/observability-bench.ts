@@ -96,6 +96,8 @@ interface Server {
   key: string;
   compositionId: string;
   process: ChildProcess;
+  /** Whether it serves /metrics on its port (PORCH_METRICS_TOKEN set): each round scrapes it. */
+  metricsToken: boolean;
   rounds: number[];
   /** Server CPU microseconds per list request, one per round. */
   listCpu: number[];
@@ -261,11 +263,19 @@ async function main(): Promise<void> {
       const env = { ...benchPorchEnv(directory, `porch-${index}.db`, configPath, GATEWAY_KEY), ...variant.env };
       const seeded = await seed(env);
       const started = await startProcess(process.execPath, [...nodeFlags, join(variant.dist, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
-      servers.push({ name: variant.name, url: started.url, process: started.process, ...seeded, rounds: [], listCpu: [], executeP50s: [], executeCpu: [] });
+      servers.push({
+        name: variant.name,
+        url: started.url,
+        process: started.process,
+        metricsToken: variant.env.PORCH_METRICS_TOKEN !== undefined,
+        ...seeded,
+        rounds: [],
+        listCpu: [],
+        executeP50s: [],
+        executeCpu: [],
+      });
       process.stdout.write(`${variant.name}: ${started.url}\n`);
     }
-    const on = servers.find((server) => server.name.startsWith('on'));
-    if (on === undefined) throw new Error('no instrumented server');
 
     const turns = process.env.BENCH_TURNS === '1';
     const connections = turns ? CONNECTIONS : Math.max(1, Math.floor(CONNECTIONS / servers.length));
@@ -280,8 +290,13 @@ async function main(): Promise<void> {
       if (turns) {
         for (const server of order) measured.set(server, await listThroughput(server, ROUND_SECONDS, connections));
       } else {
-        const results = await Promise.all(servers.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
-        for (const [position, server] of servers.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
+        // Each round starts the loads in another order: the load started first got its connections
+        // first and, on a saturated machine, a larger share of the CPU, and a server answering fewer
+        // requests a second spends more CPU on each (fewer requests per wake-up and per write). With
+        // one fixed order, a second copy of "on" measured 16 points below "on" in the same rounds.
+        const rotated = [...servers.slice(round % servers.length), ...servers.slice(0, round % servers.length)];
+        const results = await Promise.all(rotated.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
+        for (const [position, server] of rotated.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
       }
       for (const server of servers) {
         const result = measured.get(server);
@@ -289,7 +304,8 @@ async function main(): Promise<void> {
         server.rounds.push(result.requestsPerSecond);
         server.listCpu.push(result.cpuMicroseconds);
       }
-      scrapedBytes = await scrape(on);
+      // Every server with the metrics token is scraped alike, so a scrape is no difference between them.
+      for (const server of servers) if (server.metricsToken) scrapedBytes = await scrape(server);
       process.stdout.write(
         `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
       );
