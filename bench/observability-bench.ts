@@ -25,6 +25,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,18 @@ async function cpuNanoseconds(pid: number): Promise<number> {
     total += Number(schedstat.split(' ')[0] ?? 0);
   }
   return total;
+}
+
+/** A port free on 127.0.0.1 now (for a `metrics.port`, which the server does not print). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
 }
 
 function median(values: readonly number[]): number {
@@ -98,6 +111,8 @@ interface Server {
   process: ChildProcess;
   /** Whether it serves /metrics on its port (PORCH_METRICS_TOKEN set): each round scrapes it. */
   metricsToken: boolean;
+  /** Its `metrics.port`, when it serves its metrics there instead: each round scrapes that. */
+  metricsPort: number | undefined;
   rounds: number[];
   /** Server CPU microseconds per list request, one per round. */
   listCpu: number[];
@@ -228,6 +243,24 @@ async function main(): Promise<void> {
       variants.push({ name: 'metrics (token only)', dist: join(ROOT, 'dist'), env: { PORCH_METRICS_TOKEN: METRICS_TOKEN } });
       variants.push({ name: 'tracing (OTLP export only)', dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
     }
+    // BENCH_POKED=1 adds a server configured as "off" that is sent one GET /livez per round, as the
+    // servers with the metrics token are sent their scrape: both leave the operation routes for the
+    // Express app behind them, and this tells what that does to the requests that follow.
+    // BENCH_METRICS_PORT=1 adds a server instrumented as "on" but serving its metrics on a
+    // separate loopback port (`metrics.port`, Node's own HTTP server) instead of the main port's
+    // token route, and scraped there each round.
+    const metricsPorts = new Map<string, number>();
+    if (process.env.BENCH_METRICS_PORT === '1') {
+      const port = await freePort();
+      const portConfig = join(directory, 'porch-metrics-port.config.yaml');
+      await writeFile(portConfig, stringify({ ai: benchAiConfig(fake.url), metrics: { port } }));
+      const name = 'mport (on, metrics on metrics.port)';
+      metricsPorts.set(name, port);
+      variants.push({ name, dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, PORCH_CONFIG: portConfig } });
+    }
+    // BENCH_OFF_COPY=1 adds a second server configured as "off": how far two identical servers differ.
+    if (process.env.BENCH_OFF_COPY === '1') variants.push({ name: 'off2 (nothing configured, a second copy)', dist: join(ROOT, 'dist'), env: {} });
+    if (process.env.BENCH_POKED === '1') variants.push({ name: 'poked (off, GET /livez each round)', dist: join(ROOT, 'dist'), env: {} });
     // BENCH_ON_VARIANTS=name:KEY=value;KEY=value,... adds servers instrumented as "on" is plus those
     // settings (e.g. `bsp128:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=128`): a setting measured against the
     // default in the same rounds.
@@ -268,6 +301,7 @@ async function main(): Promise<void> {
         url: started.url,
         process: started.process,
         metricsToken: variant.env.PORCH_METRICS_TOKEN !== undefined,
+        metricsPort: metricsPorts.get(variant.name),
         ...seeded,
         rounds: [],
         listCpu: [],
@@ -306,6 +340,8 @@ async function main(): Promise<void> {
       }
       // Every server with the metrics token is scraped alike, so a scrape is no difference between them.
       for (const server of servers) if (server.metricsToken) scrapedBytes = await scrape(server);
+      for (const server of servers) if (server.metricsPort !== undefined) await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+      for (const server of servers) if (server.name.startsWith('poked')) await (await fetch(`${server.url}/livez`)).text();
       process.stdout.write(
         `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
       );
