@@ -25,6 +25,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,18 @@ async function cpuNanoseconds(pid: number): Promise<number> {
     total += Number(schedstat.split(' ')[0] ?? 0);
   }
   return total;
+}
+
+/** A port free on 127.0.0.1 now (for a `metrics.port`, which the server does not print). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
 }
 
 function median(values: readonly number[]): number {
@@ -96,6 +109,10 @@ interface Server {
   key: string;
   compositionId: string;
   process: ChildProcess;
+  /** Whether it serves /metrics on its port (PORCH_METRICS_TOKEN set): each round scrapes it. */
+  metricsToken: boolean;
+  /** Its `metrics.port`, when it serves its metrics there instead: each round scrapes that. */
+  metricsPort: number | undefined;
   rounds: number[];
   /** Server CPU microseconds per list request, one per round. */
   listCpu: number[];
@@ -226,6 +243,41 @@ async function main(): Promise<void> {
       variants.push({ name: 'metrics (token only)', dist: join(ROOT, 'dist'), env: { PORCH_METRICS_TOKEN: METRICS_TOKEN } });
       variants.push({ name: 'tracing (OTLP export only)', dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
     }
+    // BENCH_POKED=1 adds a server configured as "off" that is sent one GET /livez per round, as the
+    // servers with the metrics token are sent their scrape: both leave the operation routes for the
+    // Express app behind them, and this tells what that does to the requests that follow.
+    // BENCH_METRICS_PORT=1 adds a server instrumented as "on" but serving its metrics on a
+    // separate loopback port (`metrics.port`, Node's own HTTP server) instead of the main port's
+    // token route, and scraped there each round.
+    const metricsPorts = new Map<string, number>();
+    if (process.env.BENCH_METRICS_PORT === '1') {
+      const port = await freePort();
+      const portConfig = join(directory, 'porch-metrics-port.config.yaml');
+      await writeFile(portConfig, stringify({ ai: benchAiConfig(fake.url), metrics: { port } }));
+      const name = 'mport (on, metrics on metrics.port)';
+      metricsPorts.set(name, port);
+      variants.push({ name, dist: join(ROOT, 'dist'), env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, PORCH_CONFIG: portConfig } });
+    }
+    // BENCH_OFF_COPY=1 adds a second server configured as "off": how far two identical servers differ.
+    if (process.env.BENCH_OFF_COPY === '1') variants.push({ name: 'off2 (nothing configured, a second copy)', dist: join(ROOT, 'dist'), env: {} });
+    if (process.env.BENCH_POKED === '1') variants.push({ name: 'poked (off, GET /livez each round)', dist: join(ROOT, 'dist'), env: {} });
+    // BENCH_ON_VARIANTS=name:KEY=value;KEY=value,... adds servers instrumented as "on" is plus those
+    // settings (e.g. `bsp128:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=128`): a setting measured against the
+    // default in the same rounds.
+    for (const spec of (process.env.BENCH_ON_VARIANTS ?? '').split(',').filter(Boolean)) {
+      const [name = '', settings = ''] = spec.split(':');
+      const extra = Object.fromEntries(
+        settings
+          .split(';')
+          .filter(Boolean)
+          .map((pair) => pair.split('=') as [string, string]),
+      );
+      variants.push({
+        name: `${name} (on + ${settings})`,
+        dist: join(ROOT, 'dist'),
+        env: { PORCH_METRICS_TOKEN: METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...extra },
+      });
+    }
     // BENCH_COMPARE_DIST=<dist of another build> adds that build instrumented as "on" is: a change
     // to instrumentation measured against the build without it, in the same rounds.
     const compareDist = process.env.BENCH_COMPARE_DIST;
@@ -244,11 +296,20 @@ async function main(): Promise<void> {
       const env = { ...benchPorchEnv(directory, `porch-${index}.db`, configPath, GATEWAY_KEY), ...variant.env };
       const seeded = await seed(env);
       const started = await startProcess(process.execPath, [...nodeFlags, join(variant.dist, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
-      servers.push({ name: variant.name, url: started.url, process: started.process, ...seeded, rounds: [], listCpu: [], executeP50s: [], executeCpu: [] });
+      servers.push({
+        name: variant.name,
+        url: started.url,
+        process: started.process,
+        metricsToken: variant.env.PORCH_METRICS_TOKEN !== undefined,
+        metricsPort: metricsPorts.get(variant.name),
+        ...seeded,
+        rounds: [],
+        listCpu: [],
+        executeP50s: [],
+        executeCpu: [],
+      });
       process.stdout.write(`${variant.name}: ${started.url}\n`);
     }
-    const on = servers.find((server) => server.name.startsWith('on'));
-    if (on === undefined) throw new Error('no instrumented server');
 
     const turns = process.env.BENCH_TURNS === '1';
     const connections = turns ? CONNECTIONS : Math.max(1, Math.floor(CONNECTIONS / servers.length));
@@ -263,8 +324,13 @@ async function main(): Promise<void> {
       if (turns) {
         for (const server of order) measured.set(server, await listThroughput(server, ROUND_SECONDS, connections));
       } else {
-        const results = await Promise.all(servers.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
-        for (const [position, server] of servers.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
+        // Each round starts the loads in another order: the load started first got its connections
+        // first and, on a saturated machine, a larger share of the CPU, and a server answering fewer
+        // requests a second spends more CPU on each (fewer requests per wake-up and per write). With
+        // one fixed order, a second copy of "on" measured 16 points below "on" in the same rounds.
+        const rotated = [...servers.slice(round % servers.length), ...servers.slice(0, round % servers.length)];
+        const results = await Promise.all(rotated.map((server) => listThroughput(server, ROUND_SECONDS, connections)));
+        for (const [position, server] of rotated.entries()) measured.set(server, results[position] ?? { requestsPerSecond: NaN, cpuMicroseconds: NaN });
       }
       for (const server of servers) {
         const result = measured.get(server);
@@ -272,7 +338,10 @@ async function main(): Promise<void> {
         server.rounds.push(result.requestsPerSecond);
         server.listCpu.push(result.cpuMicroseconds);
       }
-      scrapedBytes = await scrape(on);
+      // Every server with the metrics token is scraped alike, so a scrape is no difference between them.
+      for (const server of servers) if (server.metricsToken) scrapedBytes = await scrape(server);
+      for (const server of servers) if (server.metricsPort !== undefined) await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+      for (const server of servers) if (server.name.startsWith('poked')) await (await fetch(`${server.url}/livez`)).text();
       process.stdout.write(
         `  round ${round + 1}: ${servers.map((server) => `${server.name.split(' ')[0]} ${Math.round(server.rounds[round] ?? 0)} req/s ${server.listCpu[round]?.toFixed(0)} µs CPU`).join(', ')}\n`,
       );

@@ -31,6 +31,11 @@ const variants = (process.env.PROFILE_VARIANTS ?? 'off=dist').split(',').map((pa
   return { name, dist: dist.startsWith('/') ? dist : join(ROOT, dist) };
 });
 const loads = (process.env.PROFILE_LOADS ?? 'list,execute').split(',');
+/**
+ * PROFILE_NODE_ARGS replaces `--cpu-prof` in the concurrent mode, e.g. `--perf-basic-prof` for
+ * `perf record -g -p <pid>` attached from outside while the load runs (the pids are printed).
+ */
+const NODE_ARGS = process.env.PROFILE_NODE_ARGS === undefined ? undefined : process.env.PROFILE_NODE_ARGS.split(' ').filter(Boolean);
 
 /** The variant's name without its settings. */
 function shortName(name: string): string {
@@ -75,14 +80,15 @@ try {
         process.execPath,
         [
           '--max-semi-space-size=8',
-          '--cpu-prof',
-          `--cpu-prof-dir=${join(OUT, `${shortName(variant.name)}-clist`)}`,
+          ...(NODE_ARGS ?? ['--cpu-prof', `--cpu-prof-dir=${join(OUT, `${shortName(variant.name)}-clist`)}`]),
           join(variant.dist, 'cli', 'index.js'),
           'serve',
         ],
         env,
         PORCH_READY,
       );
+      // For a profiler attached from outside (perf record -p): which process is which.
+      process.stdout.write(`${shortName(variant.name)} pid ${server.process.pid}\n`);
       started.push({ server, seeded, name: variant.name });
     }
     const results = await Promise.all(

@@ -58,6 +58,11 @@ const envSchema = z.object({
     .default('parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag.default(false),
+  // The batch span processor's (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor).
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).optional(),
+  OTEL_BSP_EXPORT_TIMEOUT: z.coerce.number().int().min(1).optional(),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).optional(),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).optional(),
   /** Set by `porch serve --workers` for each worker it starts (0, 1, ...), never by hand. */
   PORCH_WORKER_INDEX: z.coerce.number().int().min(0).max(255).default(0),
 });
@@ -209,6 +214,19 @@ export interface TracingConfig {
   sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
   /** OTEL_TRACES_SAMPLER_ARG: the share of traces the `traceidratio` samplers record, 0 to 1 (1 when unset). */
   samplerRatio: number;
+  /** OTEL_BSP_*: how ended spans are batched for export; unset fields take tracing.ts's defaults. */
+  batch?: SpanBatchConfig;
+}
+
+export interface SpanBatchConfig {
+  /** OTEL_BSP_SCHEDULE_DELAY: the longest an ended span waits for its batch, in milliseconds. */
+  scheduledDelayMs?: number;
+  /** OTEL_BSP_EXPORT_TIMEOUT: how long one export may take, in milliseconds. */
+  exportTimeoutMs?: number;
+  /** OTEL_BSP_MAX_QUEUE_SIZE: ended spans held at most; beyond, new ones are dropped. */
+  maxQueueSize?: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE: spans per export at most; a full batch is sent at once. */
+  maxExportBatchSize?: number;
 }
 
 export interface MetricsConfig {
@@ -338,6 +356,12 @@ function tracingConfig(vars: z.infer<typeof envSchema>): TracingConfig | null {
     captureMessageContent: vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
     sampler: vars.OTEL_TRACES_SAMPLER,
     samplerRatio: vars.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    batch: {
+      ...(vars.OTEL_BSP_SCHEDULE_DELAY === undefined ? {} : { scheduledDelayMs: vars.OTEL_BSP_SCHEDULE_DELAY }),
+      ...(vars.OTEL_BSP_EXPORT_TIMEOUT === undefined ? {} : { exportTimeoutMs: vars.OTEL_BSP_EXPORT_TIMEOUT }),
+      ...(vars.OTEL_BSP_MAX_QUEUE_SIZE === undefined ? {} : { maxQueueSize: vars.OTEL_BSP_MAX_QUEUE_SIZE }),
+      ...(vars.OTEL_BSP_MAX_EXPORT_BATCH_SIZE === undefined ? {} : { maxExportBatchSize: vars.OTEL_BSP_MAX_EXPORT_BATCH_SIZE }),
+    },
   };
 }
 

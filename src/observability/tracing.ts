@@ -37,6 +37,12 @@ function samplerOf(sdk: TraceSdk, config: TracingConfig) {
   }
 }
 
+/**
+ * The batch span processor's settings when no OTEL_BSP_* variable says otherwise: the
+ * specification's defaults (the SDK no longer reads the variables itself; config.ts does).
+ */
+export const DEFAULT_BATCH = { scheduledDelayMs: 5000, exportTimeoutMs: 30_000, maxQueueSize: 2048, maxExportBatchSize: 512 } as const;
+
 /** The SDK loads on demand: an operator who does not trace pays nothing for it at start-up. */
 export async function createTracing(config: TracingConfig, serviceVersion: string): Promise<Tracing> {
   const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
@@ -45,10 +51,19 @@ export async function createTracing(config: TracingConfig, serviceVersion: strin
     import('@opentelemetry/resources'),
   ]);
   const exporter = new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
+  const batch = config.batch ?? {};
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': serviceVersion }),
     sampler: samplerOf(sdk, config),
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter,
+        maxExportBatchSize: batch.maxExportBatchSize ?? DEFAULT_BATCH.maxExportBatchSize,
+        scheduledDelayMillis: batch.scheduledDelayMs ?? DEFAULT_BATCH.scheduledDelayMs,
+        maxQueueSize: batch.maxQueueSize ?? DEFAULT_BATCH.maxQueueSize,
+        exportTimeoutMillis: batch.exportTimeoutMs ?? DEFAULT_BATCH.exportTimeoutMs,
+      }),
+    ],
   });
   return {
     tracer: provider.getTracer('porch', serviceVersion),

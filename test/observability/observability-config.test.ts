@@ -1,6 +1,6 @@
 /**
  * The observability settings as config parses them: the standard OTEL_* variables (endpoint
- * precedence, headers, sampler), the metrics token and port, and refusals that name the setting.
+ * precedence, headers, sampler, batch span processor), the metrics token and port, and refusals that name the setting.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,21 @@ describe('tracing settings', () => {
     expect(sampled.tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.1 });
     expect(() => loadConfig({ ...BASE, OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
     expect(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+
+  it('read the batch span processor’s OTEL_BSP_* settings, leave unset ones to the defaults, and refuse a non-number naming the setting', () => {
+    const endpoint = { ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig(endpoint).tracing?.batch).toEqual({});
+    const config = loadConfig({
+      ...endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
+      OTEL_BSP_EXPORT_TIMEOUT: '10000',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '256',
+    });
+    expect(config.tracing?.batch).toEqual({ scheduledDelayMs: 1000, exportTimeoutMs: 10_000, maxQueueSize: 4096, maxExportBatchSize: 256 });
+    expect(() => loadConfig({ ...endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 'many' })).toThrow(/OTEL_BSP_MAX_EXPORT_BATCH_SIZE/);
+    expect(() => loadConfig({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '0' })).toThrow(/OTEL_BSP_MAX_QUEUE_SIZE/);
   });
 });
 

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
@@ -240,6 +240,22 @@ describe('traces with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', 
       expect(String(call.attributes['gen_ai.input.messages'])).toContain('Faster lists');
       expect(String(call.attributes['gen_ai.output.messages'])).toContain(ANSWER);
       expect(receiver.bodies.join('\n')).not.toContain(PROVIDER_KEY);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('traces with OTEL_BSP_MAX_EXPORT_BATCH_SIZE set', () => {
+  it('are sent as soon as a batch of that many spans has ended, without waiting for the schedule delay', async () => {
+    const { harness, key } = await harnessWith({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    try {
+      for (let index = 0; index < 2; index++) {
+        const listed = await harness.api('GET', '/context-cards', { key, headers: { traceparent: CALLER_TRACEPARENT } });
+        expect(listed.status, describeResponse(listed)).toBe(200);
+      }
+      // No flush: with the SDK's defaults (512 spans, 5 s) nothing would arrive within waitFor's second.
+      await vi.waitFor(() => expect(receiver.spans.filter((span) => span.traceId === CALLER_TRACE_ID)).toHaveLength(2));
     } finally {
       await harness.close();
     }
