@@ -139,6 +139,18 @@ function decodedParams(route: Route, found: RegExpExecArray): Record<string, str
  * its trailing slash) unless an earlier route would also match it, which keeps Express's rule
  * that the first route in order wins.
  */
+/**
+ * A routed request's span, as the HTTP semantic conventions name a server span: by method and
+ * route template (`GET /api/public/v1/context-cards/{id}`), which keeps span names few.
+ */
+function nameSpanByRoute(context: RequestContext, method: string, operation: Operation): void {
+  const span = context.scope.requestSpan;
+  if (span === undefined) return;
+  const route = SITE_PATHS.apiBase + operation.path;
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
+}
+
 function routeTable(routes: readonly Route[]): (method: string, path: string) => RouteMatch {
   const byMethod = new Map<string, MethodRoutes>();
   for (const route of routes) {
@@ -304,8 +316,10 @@ export function operationRoutes({ core, operations, codeSet, logger, bodyLimitBy
   return {
     knownPaths,
     serve(req, res, context) {
-      const found = match(req.method ?? 'GET', context.path);
+      const method = req.method ?? 'GET';
+      const found = match(method, context.path);
       if (found === null) return false;
+      if (!('malformed' in found)) nameSpanByRoute(context, method, found.route.operation);
       const answered =
         'malformed' in found
           ? answerUnrouted(malformedPathError(), req, res, context.requestId, context.scope)

@@ -98,7 +98,8 @@ export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorO
     const door = doorOf(path);
     const method = req.method ?? 'GET';
     const traceparent = req.headers.traceparent;
-    const attributes = { 'http.request.method': method, 'url.path': path, 'porch.door': door };
+    // Porch itself speaks plain HTTP; TLS, when there is any, ends at a proxy in front.
+    const attributes = { 'http.request.method': method, 'url.scheme': 'http', 'url.path': path, 'porch.door': door };
     const { scope, span } = telemetry.request(requestId, `${method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes });
     res.on('finish', () => {
       const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -111,7 +111,14 @@ describe('traces exported over OTLP/HTTP', () => {
       `request span under the caller's span\n${tree}`,
     );
     expect(request.kind).toBe(OTLP_KIND.server);
-    expect(request.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'porch.door': 'rest' });
+    expect(request.name).toBe('POST /api/public/v1/compositions/{id}/execute');
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/api/public/v1/compositions/{id}/execute',
+      'url.scheme': 'http',
+      'http.response.status_code': 200,
+      'porch.door': 'rest',
+    });
     expect(request.resource['service.name']).toBe('porch');
     const operation = only(childrenOf(spans, request), `operation span\n${tree}`);
     expect(operation.name).toBe('execute_composition');
