@@ -257,6 +257,7 @@ export async function startServer(config: Config, options: ApplicationOptions = 
       requestTimeout: timeouts.requestTimeoutMs,
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs,
+      ...application.app.serverClasses,
     },
     application.app,
   );

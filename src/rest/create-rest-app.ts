@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import parseUrl from 'parseurl';
 import type { Logger } from 'pino';
@@ -34,6 +34,33 @@ export interface RestAppOptions {
   onAnswered?: RequestContextOptions['onAnswered'];
 }
 
+/** The request and response classes the HTTP server must construct for this app (see `expressShaped`). */
+export interface ServerClasses {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse<IncomingMessage>;
+}
+
+/** The HTTP server's request listener, and the classes its server builds requests and responses from. */
+export type RestApp = RequestListener & { serverClasses: ServerClasses };
+
+/**
+ * Request and response classes whose prototypes are the Express app's own. Express gives every
+ * request it serves its app's prototypes (`Object.setPrototypeOf` in `app.handle`). On objects
+ * Node built from its own classes that changes their shape, and V8's optimised code for Node's
+ * HTTP path, meeting both shapes, deoptimises: one request through Express (a probe, a scrape, a
+ * page, a 404) made every operation route's request cost 14-40 % more CPU for seconds after
+ * (bench/prototype-change-cost.ts). Built from these classes, a request already has the
+ * prototypes Express would give it, so giving them changes nothing.
+ */
+function expressShaped(app: express.Express): ServerClasses {
+  class Request extends IncomingMessage {}
+  class Response extends ServerResponse<IncomingMessage> {}
+  Object.setPrototypeOf(Request.prototype, app.request);
+  Object.setPrototypeOf(Response.prototype, app.response);
+  Object.assign(app, { request: Request.prototype, response: Response.prototype });
+  return { IncomingMessage: Request, ServerResponse: Response };
+}
+
 function isUnderApiBase(path: string): boolean {
   return path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
 }
@@ -61,7 +88,7 @@ export function createRestApp({
   mounts = [],
   trustRequestId = false,
   onAnswered,
-}: RestAppOptions): RequestListener {
+}: RestAppOptions): RestApp {
   const doorOf = (path: string) =>
     isUnderApiBase(path) ? 'rest' : (mounts.find((mount) => path === mount.path || path.startsWith(`${mount.path}/`))?.door ?? 'site');
   const open = requestOpener(logger, { telemetry: core.telemetry, trustRequestId, doorOf, onAnswered });
@@ -77,6 +104,7 @@ export function createRestApp({
   });
 
   const app = express();
+  const serverClasses = expressShaped(app);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -91,10 +119,11 @@ export function createRestApp({
   const quotaOf = quotaOfUnroutedRequest(core);
   app.use(errorHandler(errorResponder(logger, errorCodes, (req) => (isUnderApiBase(pathOf(req)) ? quotaOf(req) : Promise.resolve(null)))));
 
-  return (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const context = open(req, res);
     if (routes.serve(req, res, context)) return;
     handOverToExpress(res, context);
     app(req, res);
   };
+  return Object.assign(listener, { serverClasses });
 }
