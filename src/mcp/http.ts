@@ -13,15 +13,15 @@
  * that does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401,
  * a Bearer challenge and a JSON-RPC error.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId } from '@modelcontextprotocol/server';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { getContextCard } from '../operations/get-context-card.js';
 import { getPrompt } from '../operations/get-prompt.js';
 import type { Operation } from '../operations/operation.js';
@@ -80,9 +80,22 @@ export interface McpHttpOptions {
   bodyLimitBytes?: number;
 }
 
+/**
+ * A JSON body as Express's `res.json` wrote it when this endpoint was an Express mount (same
+ * headers, same order), so every answer stays byte-identical now that it is written on Node's
+ * own response.
+ */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** A JSON-RPC error without an id: the shape the SDK's transport uses for HTTP-level refusals. */
-function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+function sendRpcError(res: ServerResponse, status: number, message: string, code = -32000): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -121,7 +134,7 @@ export function credentialsFrom(headers: IncomingHttpHeaders): { credentials: Cr
  * body within the limit holding one request; null otherwise, as JSON-RPC answers a message whose
  * id cannot be read. The body is drained either way, so the connection can be reused.
  */
-async function refusedRequestId(req: Request, limitBytes: number): Promise<RequestId | null> {
+async function refusedRequestId(req: IncomingMessage, limitBytes: number): Promise<RequestId | null> {
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) return null;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -167,24 +180,30 @@ export function publicOrigins(publicUrl: string): string[] {
  * client) pass; a browser origin must be the public URL's (in any local spelling) or one in
  * PORCH_ALLOWED_ORIGINS.
  */
-function originCheck(publicUrl: string, allowedOrigins: readonly string[]): RequestHandler {
+function originCheck(publicUrl: string, allowedOrigins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const allowAny = allowedOrigins.includes('*');
   const allowed = new Set([...publicOrigins(publicUrl), ...allowedOrigins.filter((origin) => origin !== '*')]);
-  return (req, res, next) => {
+  const exposed = EXPOSED_RESPONSE_HEADERS.join(', ');
+  const allowedHeaders = ALLOWED_REQUEST_HEADERS.join(', ');
+  return (req, res) => {
     const origin = headerValue(req.headers, 'origin');
-    if (origin === undefined) return next();
-    if (!allowAny && !allowed.has(origin)) return sendRpcError(res, 403, `Forbidden: origin ${origin} is not allowed; add it to PORCH_ALLOWED_ORIGINS.`);
+    if (origin === undefined) return true;
+    if (!allowAny && !allowed.has(origin)) {
+      sendRpcError(res, 403, `Forbidden: origin ${origin} is not allowed; add it to PORCH_ALLOWED_ORIGINS.`);
+      return false;
+    }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+    res.setHeader('Access-Control-Expose-Headers', exposed);
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS.join(', '));
+      res.setHeader('Access-Control-Allow-Headers', allowedHeaders);
       res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
-      res.status(204).end();
-      return;
+      res.statusCode = 204;
+      res.end();
+      return false;
     }
-    next();
+    return true;
   };
 }
 
@@ -202,24 +221,43 @@ function singleHeader(headers: IncomingHttpHeaders, name: string): string | unde
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function createMcpHttpHandler(options: McpHttpOptions): Router {
+/** What the request's opening gave it (the REST door's request context, read structurally: doors do not import each other). */
+export interface McpRequestContext {
+  requestId: string;
+  scope: RequestScope | undefined;
+}
+
+/**
+ * The endpoint, built once: `serve` answers a request for the endpoint's own path on Node's
+ * request and response (the composition root hands it to the HTTP app as a door ahead of
+ * Express); `router` is the same endpoint as an Express mount, which serves the first request
+ * (while this module loads) and the paths under the endpoint (which pass the Origin and Host
+ * checks, then meet the site's 404, as they always did).
+ */
+export interface McpHttpDoor {
+  serve(req: IncomingMessage, res: ServerResponse, context: McpRequestContext): void;
+  router: Router;
+}
+
+export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   const { core, errorCodes, publicUrl, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
   const tools = createToolset(options.operations);
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const router = Router();
-  router.use(originCheck(options.publicUrl, options.allowedOrigins));
+  const originAllowed = originCheck(options.publicUrl, options.allowedOrigins);
   const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
   // The SDK's check parses the Host header as a URL on every request; its verdict depends only on
   // the header's text, so a text it accepted is accepted again without parsing. Every other text,
   // refused or new, still goes through the SDK's check. Bounded: ports make many spellings.
   const acceptedHosts = new Set<string>();
-  router.use((req, res, next) => {
+  const hostAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
     const host = req.headers.host;
-    if (host !== undefined && acceptedHosts.has(host)) return next();
-    if (!validHost(req, res)) return;
+    if (host !== undefined && acceptedHosts.has(host)) return true;
+    if (!validHost(req, res)) return false;
     if (host !== undefined && acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host);
-    next();
-  });
+    return true;
+  };
+  /** The checks every request to the endpoint passes first (in this order); false when one answered it. */
+  const admitted = (req: IncomingMessage, res: ServerResponse): boolean => originAllowed(req, res) && hostAllowed(req, res);
   const onerror = (err: Error) => core.logger.warn({ err }, 'MCP transport error');
 
   // The SDK hands the factory only what it was given for the request (`authInfo`); the request's
@@ -238,14 +276,20 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
   );
 
   /** A refusal before MCP starts; the id is read from the body when it was not read yet. */
-  async function refuse(req: Request, res: Response, error: PorchError, options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] }) {
+  async function refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: PorchError,
+    options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] },
+  ) {
     const id = options.id === undefined ? await refusedRequestId(req, bodyLimitBytes) : options.id;
     const { status, headers, body } = httpRefusal(error, errorCodes, { ...options, id, siteUrl: publicUrl });
-    res.status(status).set(headers).json(body);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    sendJson(res, status, body);
   }
 
   /** A 2025-era request: one server and one transport for it, closed with the response. */
-  async function serveLegacy(req: Request, res: Response, state: McpRequestState, body: unknown): Promise<void> {
+  async function serveLegacy(req: IncomingMessage, res: ServerResponse, state: McpRequestState, body: unknown): Promise<void> {
     const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
     // One JSON answer per request, unless a tool call asked for progress: its notifications need
     // the response to be an event stream (the client accepts both, as the transport requires).
@@ -272,8 +316,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     await transport.handleRequest(req, res, body);
   }
 
-  router.post('/', async (req: Request, res: Response) => {
-    const requestId = String(res.locals.requestId ?? '');
+  async function post(req: IncomingMessage, res: ServerResponse, { requestId, scope }: McpRequestContext): Promise<void> {
     const parsed = credentialsFrom(req.headers);
     if ('refusal' in parsed) return refuse(req, res, parsed.refusal, { tokenSent: false });
     const { credentials } = parsed;
@@ -282,10 +325,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       try {
         caller = await core.authenticator.authenticate(credentials);
         // The tools' invocations find the request's scope from this caller.
-        core.telemetry.setCaller(res.locals.scope, caller);
+        core.telemetry.setCaller(scope, caller);
       } catch (err) {
         const error = toPorchError(err);
-        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP authentication failed');
+        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP authentication failed');
         return refuse(req, res, error, { tokenSent: true });
       }
     }
@@ -305,7 +348,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     });
     const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
     if (malformed) {
-      res.status(200).json(malformed);
+      sendJson(res, 200, malformed);
       return;
     }
     // A keyed request without a key is an authentication challenge, so an MCP host that can
@@ -316,7 +359,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     }
     try {
       if (route.kind === 'reject') {
-        res.status(route.httpStatus).json({
+        sendJson(res, route.httpStatus, {
           jsonrpc: '2.0',
           id: requestIdOfBody(body),
           error: { code: route.code, message: route.message, ...(route.data === undefined ? {} : { data: route.data }) },
@@ -329,21 +372,42 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
         await modern(Object.assign(req, { auth: authInfo }), res, body);
       }
     } catch (err) {
-      core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP request failed');
+      core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP request failed');
       if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
     }
-  });
+  }
 
-  router.options('/', (_req, res) => {
+  /** The endpoint's own path, once admitted: POST is MCP; OPTIONS without Origin names the methods; anything else is 405. */
+  function answer(req: IncomingMessage, res: ServerResponse, context: McpRequestContext): Promise<void> | undefined {
+    if (req.method === 'POST') return post(req, res, context);
     res.setHeader('Allow', 'POST, OPTIONS');
-    res.status(204).end();
-  });
-
-  router.all('/', (_req, res) => {
-    res.setHeader('Allow', 'POST, OPTIONS');
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return undefined;
+    }
     sendRpcError(res, 405, 'Method not allowed: this MCP server is stateless; send each JSON-RPC message with POST.');
+    return undefined;
+  }
+
+  const router = Router();
+  router.use((req, res, next) => {
+    if (admitted(req, res)) next();
   });
-  return router;
+  router.all('/', (req, res) => answer(req, res, { requestId: String(res.locals.requestId ?? ''), scope: res.locals.scope }));
+
+  return {
+    router,
+    serve(req, res, context) {
+      if (!admitted(req, res)) return;
+      // What Express's router did with a rejected handler (it cannot happen short of a client
+      // gone mid-body): logged, and answered if anything can still be.
+      answer(req, res, context)?.catch((err: unknown) => {
+        core.logger.error({ err, ...logFieldsOf(context.scope) }, 'MCP request failed');
+        if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
+      });
+    },
+  };
 }
 
 /**
