@@ -13,9 +13,10 @@
  * that does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401,
  * a Bearer challenge and a JSON-RPC error.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId } from '@modelcontextprotocol/server';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { Router } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
@@ -215,6 +216,20 @@ interface McpRequestState {
   idempotencyKey: string | undefined;
 }
 
+/** A server kept for JSON exchanges, with its transport; bound to one request at a time. */
+interface PooledExchange {
+  server: Server;
+  transport: JsonResponseTransport;
+  bind(res: ServerResponse, state: McpRequestState): void;
+  release(): void;
+}
+
+/** Idle pooled servers kept at most: about the requests in flight at once under load (32 connections in the bench). */
+const MAX_IDLE_EXCHANGES = 64;
+
+/** What a pooled transport holds before its first request. */
+const PLACEHOLDER_RESPONSE = new ServerResponse(new IncomingMessage(new Socket()));
+
 /** A header's single value, as the SDK's era classifier reads it. */
 function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -288,25 +303,82 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     sendJson(res, status, body);
   }
 
-  /** A 2025-era request: one server and one transport for it, closed with the response. */
+  /**
+   * Servers kept connected to their JSON transport, waiting for the next JSON exchange: building
+   * a server (its handler tables, its closures) per request was a fifth of what the SDK costs an
+   * MCP call, and the garbage it left a share of the collector's time (bench/RESULTS-NOTES.md).
+   * Each serves one request at a time, acting for that request alone: its identity, request id
+   * and Idempotency-Key are the bound request's, read while the request runs, so listings still
+   * follow the key of each request. Only the JSON exchange reuses them: it never carries
+   * `initialize`, the one request that leaves state (the client's capabilities) in a server.
+   */
+  const idleExchanges: PooledExchange[] = [];
+
+  async function pooledExchange(): Promise<PooledExchange> {
+    const idle = idleExchanges.pop();
+    if (idle !== undefined) return idle;
+    let bound: McpRequestState | undefined;
+    const current = (): McpRequestState => {
+      if (bound === undefined) throw new Error('A pooled MCP server ran without a request bound to it.');
+      return bound;
+    };
+    const identity: McpIdentity = {
+      get credentials() {
+        return current().identity.credentials;
+      },
+      currentCaller: () => current().identity.currentCaller(),
+      get requestCaller() {
+        return current().identity.requestCaller;
+      },
+    };
+    const server = createMcpServer(core, identity, {
+      tools,
+      errorCodes,
+      requestId: () => current().requestId,
+      get idempotencyKey() {
+        return current().idempotencyKey;
+      },
+    });
+    // A placeholder until the first request binds its own response; never written to.
+    const transport = new JsonResponseTransport(PLACEHOLDER_RESPONSE);
+    await server.connect(transport);
+    const exchange: PooledExchange = {
+      server,
+      transport,
+      bind(res, state) {
+        transport.reset(res);
+        bound = state;
+      },
+      release() {
+        bound = undefined;
+        if (idleExchanges.length < MAX_IDLE_EXCHANGES) idleExchanges.push(exchange);
+      },
+    };
+    // Back to the pool once the answer is out and the SDK's bookkeeping of the request (which
+    // runs in the promise callbacks after the send) is done.
+    transport.onanswered = () => setImmediate(exchange.release);
+    return exchange;
+  }
+
+  /** A 2025-era request: a JSON exchange on a pooled server, or one server and one SDK transport for it, closed with the response. */
   async function serveLegacy(req: IncomingMessage, res: ServerResponse, state: McpRequestState, body: unknown): Promise<void> {
-    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
     // One JSON answer per request, unless a tool call asked for progress: its notifications need
     // the response to be an event stream (the client accepts both, as the transport requires).
     const enableJsonResponse = progressTokenOf(body) === undefined;
     const request = enableJsonResponse ? jsonExchangeRequest(req.headers, body) : undefined;
     if (request !== undefined) {
-      const exchange = new JsonResponseTransport(res);
-      // Closing settles what still runs when the client leaves before the answer. Once answered
-      // nothing runs, and closing would only build the SDK's "Connection closed" error, with its
-      // stack, for no one.
+      const exchange = await pooledExchange();
+      exchange.bind(res, state);
+      // Closing settles what still runs when the client leaves before the answer; that server
+      // is then done (it never goes back to the pool). Once answered nothing runs, and closing
+      // would only build the SDK's "Connection closed" error, with its stack, for no one.
       res.on('close', () => {
-        if (!exchange.answered) void server.close();
+        if (exchange.transport.isServing(res) && !exchange.transport.answered) void exchange.server.close();
       });
-      await server.connect(exchange);
-      exchange.serve(request, headerValue(req.headers, 'mcp-protocol-version'));
+      exchange.transport.serve(request, headerValue(req.headers, 'mcp-protocol-version'));
       return;
     }
+    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
     res.on('close', () => {
       void transport.close();

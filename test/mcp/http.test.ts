@@ -252,6 +252,29 @@ describe('stateless transport', () => {
     expect(cardTools).not.toContain('scan_text');
   });
 
+  it('answers each JSON exchange for its own key while servers are reused: interleaved concurrent calls by three keys and none', async () => {
+    const keys = await Promise.all([1, 2, 3].map(() => harness.expertWithKey({ scopes: ['api:sanitiser'] })));
+    const callers = [...keys.map((key) => ({ key: key.key, accountId: key.accountId })), { key: undefined, accountId: undefined }];
+    // Several rounds, each with more requests in flight than keys, so pooled servers change hands between keys.
+    for (let round = 0; round < 3; round += 1) {
+      const calls = Array.from({ length: 16 }, (_, index) => callers[index % callers.length]).map(async (caller, index) => {
+        const body = { jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: 'get_account', arguments: {} } };
+        const response = await post(body, caller?.key === undefined ? {} : { 'x-api-key': caller.key });
+        return { caller, index, response };
+      });
+      for (const { caller, index, response } of await Promise.all(calls)) {
+        if (caller?.key === undefined) {
+          expect(response.status, response.text).toBe(401);
+          continue;
+        }
+        expect(response.status, response.text).toBe(200);
+        const answer = response.json as { id: number; result: { structuredContent: { account: { id: string } } } };
+        expect(answer.id).toBe(index);
+        expect(answer.result.structuredContent.account.id).toBe(caller.accountId);
+      }
+    }
+  });
+
   it('answers GET and DELETE with 405 and Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(mcpUrl(harness), { method, headers: { accept: 'text/event-stream' } });
