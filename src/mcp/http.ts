@@ -1,10 +1,11 @@
 /**
- * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST gets a fresh server (so
- * listings follow the key of that request), which closes when the response does. Both protocol
- * eras are served on the one endpoint: a request carrying the per-request `_meta` envelope of
- * revision 2026-07-28 goes to the SDK's `createMcpHandler`; a 2025-era request (initialize, then
- * requests without the envelope) to a per-request Streamable HTTP transport that answers JSON
- * unless a tool call asked for progress. GET (a server-to-client stream) and DELETE (ending a
+ * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST is served on its own, by
+ * a server acting for that request's key alone (so listings follow the key of that request).
+ * Both protocol eras are served on the one endpoint: a request carrying the per-request `_meta`
+ * envelope of revision 2026-07-28 goes to the SDK's `createMcpHandler`; a 2025-era request that
+ * is one JSON exchange to a pooled server (see `pooledExchange`); any other 2025-era request
+ * (initialize, progress) to a fresh server on a per-request Streamable HTTP transport that
+ * answers JSON unless a tool call asked for progress. GET (a server-to-client stream) and DELETE (ending a
  * session) have no meaning without sessions and answer 405.
  *
  * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
@@ -351,7 +352,7 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
       },
       release() {
         bound = undefined;
-        if (idleExchanges.length < MAX_IDLE_EXCHANGES) idleExchanges.push(exchange);
+        if (!transport.isClosed && idleExchanges.length < MAX_IDLE_EXCHANGES) idleExchanges.push(exchange);
       },
     };
     // Back to the pool once the answer is out and the SDK's bookkeeping of the request (which

@@ -68,6 +68,11 @@ export class JsonResponseTransport implements Transport {
     return this.written;
   }
 
+  /** Whether the transport was closed: its server is done, and must not serve another request. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Whether this is the response the transport is serving now (not one it served before). */
   isServing(res: ServerResponse): boolean {
     return this.res === res;

@@ -64,9 +64,9 @@ function handOverToExpress(res: ServerResponse, context: RequestContext): void {
 }
 
 /**
- * The HTTP server's request listener: every request is opened (ids, span, headers, log line); an
- * operation's route answers it on Node's own request and response; Express serves the rest (the
- * doors mounted here, the API root's discovery, 404 and 405).
+ * The HTTP server's request listener: every request is opened (ids, span, headers, log line); a
+ * node door (the MCP endpoint) or an operation's route answers it on Node's own request and
+ * response; Express serves the rest (the doors mounted here, the API root's discovery, 404 and 405).
  */
 export function createRestApp({
   core,
