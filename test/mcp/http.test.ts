@@ -6,9 +6,11 @@
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { createProviderHarness } from '../helpers/provider-harness.js';
 import { connectHttp, describeResult, mcpUrl, operationNamed, sampleFor, toolArguments } from '../helpers/mcp-client.js';
 
 let harness: Harness;
@@ -272,6 +274,41 @@ describe('stateless transport', () => {
         expect(answer.id).toBe(index);
         expect(answer.result.structuredContent.account.id).toBe(caller.accountId);
       }
+    }
+  });
+
+  it('keeps answering after a client leaves mid-call: the server it left is not handed to a later request', async () => {
+    const provider = await createProviderHarness();
+    try {
+      const { key, accountId } = await provider.expertWithKey();
+      const { ids } = await provider.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+      provider.fake.setBehaviour({ delayMs: 60_000 });
+      const send = (body: unknown, signal?: AbortSignal) =>
+        fetch(mcpUrl(provider), { method: 'POST', headers: { ...MCP_HEADERS, 'x-api-key': key }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+      const leaving = new AbortController();
+      const execute = { name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input: 'Hello.' } };
+      const left = send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: execute }, leaving.signal).then(
+        () => 'answered',
+        () => 'left',
+      );
+      await provider.fake.waitForRequests(1);
+      leaving.abort();
+      expect(await left).toBe('left');
+      // Rounds of calls in flight together, more than the servers kept idle, so every kept server is handed out.
+      for (let round = 0; round < 3; round += 1) {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, async (_, index) => {
+            const response = await send({ jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: 'get_account', arguments: {} } });
+            return { index, status: response.status, text: await response.text() };
+          }),
+        );
+        for (const { index, status, text } of answers) {
+          expect(status, text).toBe(200);
+          expect((JSON.parse(text) as { id: number }).id).toBe(index);
+        }
+      }
+    } finally {
+      await provider.close();
     }
   });
 
