@@ -19,9 +19,10 @@ import { withOutputCheck, type OutputMismatchError } from './operations/check-ou
 import { operations as allOperations } from './operations/index.js';
 import type { Operation } from './operations/operation.js';
 import { queuedRunExecutor } from './operations/queued-runs.js';
+import type { McpHttpDoor } from './mcp/http.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
 import { answerClientError } from './rest/client-error.js';
-import { createRestApp } from './rest/create-rest-app.js';
+import { createRestApp, type NodeDoor } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
 import { CONSOLE_PATHS } from './operations/site-paths.js';
 import { API_VERSION } from './core/health.js';
@@ -139,17 +140,30 @@ export async function createApplication(config: Config, options: ApplicationOpti
   });
   const report = options.onOutputMismatch;
   const operations: readonly Operation[] = report ? allOperations.map((operation) => withOutputCheck<Operation>(operation, report)) : allOperations;
-  // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at start-up.
-  const mcp = lazyHandler(async () =>
-    (await import('./mcp/http.js')).createMcpHttpHandler({
+  // The MCP SDK is the largest part of the process; it loads on the first MCP request, not at
+  // start-up. Once loaded, the endpoint answers on Node's own request and response (a node door,
+  // ahead of Express); until then, and for the paths under it, the Express mount serves it.
+  let mcpDoor: McpHttpDoor | undefined;
+  const mcp = lazyHandler(async () => {
+    mcpDoor ??= (await import('./mcp/http.js')).createMcpHttpDoor({
       core,
       operations,
       errorCodes: config.errorCodes,
       publicUrl: config.publicUrl,
       allowedOrigins: config.allowedOrigins,
       allowedHosts: config.allowedHosts,
-    }),
-  );
+    });
+    return mcpDoor.router;
+  });
+  const mcpNodeDoor: NodeDoor = {
+    path: MCP_PATH,
+    door: 'mcp',
+    serve(req, res, context) {
+      if (mcpDoor === undefined) return false;
+      mcpDoor.serve(req, res, context);
+      return true;
+    },
+  };
   // The OAuth authorization server (oidc-provider and Koa) loads on the first OAuth request, or
   // when the console's consent page needs it.
   let authorizationServerLoading: Promise<AuthorizationServer> | undefined;
@@ -203,6 +217,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     logger,
     errorCodes: config.errorCodes,
     mounts,
+    nodeDoors: [mcpNodeDoor],
     trustRequestId: config.trustRequestId,
     onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
   });

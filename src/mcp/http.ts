@@ -1,10 +1,11 @@
 /**
- * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST gets a fresh server (so
- * listings follow the key of that request), which closes when the response does. Both protocol
- * eras are served on the one endpoint: a request carrying the per-request `_meta` envelope of
- * revision 2026-07-28 goes to the SDK's `createMcpHandler`; a 2025-era request (initialize, then
- * requests without the envelope) to a per-request Streamable HTTP transport that answers JSON
- * unless a tool call asked for progress. GET (a server-to-client stream) and DELETE (ending a
+ * MCP over Streamable HTTP at `/api/public/mcp`, stateless: every POST is served on its own, by
+ * a server acting for that request's key alone (so listings follow the key of that request).
+ * Both protocol eras are served on the one endpoint: a request carrying the per-request `_meta`
+ * envelope of revision 2026-07-28 goes to the SDK's `createMcpHandler`; a 2025-era request that
+ * is one JSON exchange to a pooled server (see `pooledExchange`); any other 2025-era request
+ * (initialize, progress) to a fresh server on a per-request Streamable HTTP transport that
+ * answers JSON unless a tool call asked for progress. GET (a server-to-client stream) and DELETE (ending a
  * session) have no meaning without sessions and answer 405.
  *
  * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
@@ -13,15 +14,16 @@
  * that does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401,
  * a Bearer challenge and a JSON-RPC error.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId } from '@modelcontextprotocol/server';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId, type Server } from '@modelcontextprotocol/server';
+import { Router } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
-import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { getContextCard } from '../operations/get-context-card.js';
 import { getPrompt } from '../operations/get-prompt.js';
 import type { Operation } from '../operations/operation.js';
@@ -80,9 +82,22 @@ export interface McpHttpOptions {
   bodyLimitBytes?: number;
 }
 
+/**
+ * A JSON body as Express's `res.json` wrote it when this endpoint was an Express mount (same
+ * headers, same order), so every answer stays byte-identical now that it is written on Node's
+ * own response.
+ */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** A JSON-RPC error without an id: the shape the SDK's transport uses for HTTP-level refusals. */
-function sendRpcError(res: Response, status: number, message: string, code = -32000): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+function sendRpcError(res: ServerResponse, status: number, message: string, code = -32000): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -121,7 +136,7 @@ export function credentialsFrom(headers: IncomingHttpHeaders): { credentials: Cr
  * body within the limit holding one request; null otherwise, as JSON-RPC answers a message whose
  * id cannot be read. The body is drained either way, so the connection can be reused.
  */
-async function refusedRequestId(req: Request, limitBytes: number): Promise<RequestId | null> {
+async function refusedRequestId(req: IncomingMessage, limitBytes: number): Promise<RequestId | null> {
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) return null;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -167,24 +182,30 @@ export function publicOrigins(publicUrl: string): string[] {
  * client) pass; a browser origin must be the public URL's (in any local spelling) or one in
  * PORCH_ALLOWED_ORIGINS.
  */
-function originCheck(publicUrl: string, allowedOrigins: readonly string[]): RequestHandler {
+function originCheck(publicUrl: string, allowedOrigins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const allowAny = allowedOrigins.includes('*');
   const allowed = new Set([...publicOrigins(publicUrl), ...allowedOrigins.filter((origin) => origin !== '*')]);
-  return (req, res, next) => {
+  const exposed = EXPOSED_RESPONSE_HEADERS.join(', ');
+  const allowedHeaders = ALLOWED_REQUEST_HEADERS.join(', ');
+  return (req, res) => {
     const origin = headerValue(req.headers, 'origin');
-    if (origin === undefined) return next();
-    if (!allowAny && !allowed.has(origin)) return sendRpcError(res, 403, `Forbidden: origin ${origin} is not allowed; add it to PORCH_ALLOWED_ORIGINS.`);
+    if (origin === undefined) return true;
+    if (!allowAny && !allowed.has(origin)) {
+      sendRpcError(res, 403, `Forbidden: origin ${origin} is not allowed; add it to PORCH_ALLOWED_ORIGINS.`);
+      return false;
+    }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+    res.setHeader('Access-Control-Expose-Headers', exposed);
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS.join(', '));
+      res.setHeader('Access-Control-Allow-Headers', allowedHeaders);
       res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
-      res.status(204).end();
-      return;
+      res.statusCode = 204;
+      res.end();
+      return false;
     }
-    next();
+    return true;
   };
 }
 
@@ -196,30 +217,63 @@ interface McpRequestState {
   idempotencyKey: string | undefined;
 }
 
+/** A server kept for JSON exchanges, with its transport; bound to one request at a time. */
+interface PooledExchange {
+  server: Server;
+  transport: JsonResponseTransport;
+  bind(res: ServerResponse, state: McpRequestState): void;
+  release(): void;
+}
+
+/** Idle pooled servers kept at most: about the requests in flight at once under load (32 connections in the bench). */
+const MAX_IDLE_EXCHANGES = 64;
+
+/** What a pooled transport holds before its first request. */
+const PLACEHOLDER_RESPONSE = new ServerResponse(new IncomingMessage(new Socket()));
+
 /** A header's single value, as the SDK's era classifier reads it. */
 function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function createMcpHttpHandler(options: McpHttpOptions): Router {
+/** What the request's opening gave it (the REST door's request context, read structurally: doors do not import each other). */
+export interface McpRequestContext {
+  requestId: string;
+  scope: RequestScope | undefined;
+}
+
+/**
+ * The endpoint, built once: `serve` answers a request for the endpoint's own path on Node's
+ * request and response (the composition root hands it to the HTTP app as a door ahead of
+ * Express); `router` is the same endpoint as an Express mount, which serves the first request
+ * (while this module loads) and the paths under the endpoint (which pass the Origin and Host
+ * checks, then meet the site's 404, as they always did).
+ */
+export interface McpHttpDoor {
+  serve(req: IncomingMessage, res: ServerResponse, context: McpRequestContext): void;
+  router: Router;
+}
+
+export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   const { core, errorCodes, publicUrl, bodyLimitBytes = MCP_BODY_LIMIT_BYTES } = options;
   const tools = createToolset(options.operations);
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const router = Router();
-  router.use(originCheck(options.publicUrl, options.allowedOrigins));
+  const originAllowed = originCheck(options.publicUrl, options.allowedOrigins);
   const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
   // The SDK's check parses the Host header as a URL on every request; its verdict depends only on
   // the header's text, so a text it accepted is accepted again without parsing. Every other text,
   // refused or new, still goes through the SDK's check. Bounded: ports make many spellings.
   const acceptedHosts = new Set<string>();
-  router.use((req, res, next) => {
+  const hostAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
     const host = req.headers.host;
-    if (host !== undefined && acceptedHosts.has(host)) return next();
-    if (!validHost(req, res)) return;
+    if (host !== undefined && acceptedHosts.has(host)) return true;
+    if (!validHost(req, res)) return false;
     if (host !== undefined && acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host);
-    next();
-  });
+    return true;
+  };
+  /** The checks every request to the endpoint passes first (in this order); false when one answered it. */
+  const admitted = (req: IncomingMessage, res: ServerResponse): boolean => originAllowed(req, res) && hostAllowed(req, res);
   const onerror = (err: Error) => core.logger.warn({ err }, 'MCP transport error');
 
   // The SDK hands the factory only what it was given for the request (`authInfo`); the request's
@@ -238,31 +292,94 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
   );
 
   /** A refusal before MCP starts; the id is read from the body when it was not read yet. */
-  async function refuse(req: Request, res: Response, error: PorchError, options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] }) {
+  async function refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: PorchError,
+    options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] },
+  ) {
     const id = options.id === undefined ? await refusedRequestId(req, bodyLimitBytes) : options.id;
     const { status, headers, body } = httpRefusal(error, errorCodes, { ...options, id, siteUrl: publicUrl });
-    res.status(status).set(headers).json(body);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    sendJson(res, status, body);
   }
 
-  /** A 2025-era request: one server and one transport for it, closed with the response. */
-  async function serveLegacy(req: Request, res: Response, state: McpRequestState, body: unknown): Promise<void> {
-    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
+  /**
+   * Servers kept connected to their JSON transport, waiting for the next JSON exchange: building
+   * a server (its handler tables, its closures) per request was a fifth of what the SDK costs an
+   * MCP call, and the garbage it left a share of the collector's time (bench/RESULTS-NOTES.md).
+   * Each serves one request at a time, acting for that request alone: its identity, request id
+   * and Idempotency-Key are the bound request's, read while the request runs, so listings still
+   * follow the key of each request. Only the JSON exchange reuses them: it never carries
+   * `initialize`, the one request that leaves state (the client's capabilities) in a server.
+   */
+  const idleExchanges: PooledExchange[] = [];
+
+  async function pooledExchange(): Promise<PooledExchange> {
+    const idle = idleExchanges.pop();
+    if (idle !== undefined) return idle;
+    let bound: McpRequestState | undefined;
+    const current = (): McpRequestState => {
+      if (bound === undefined) throw new Error('A pooled MCP server ran without a request bound to it.');
+      return bound;
+    };
+    const identity: McpIdentity = {
+      get credentials() {
+        return current().identity.credentials;
+      },
+      currentCaller: () => current().identity.currentCaller(),
+      get requestCaller() {
+        return current().identity.requestCaller;
+      },
+    };
+    const server = createMcpServer(core, identity, {
+      tools,
+      errorCodes,
+      requestId: () => current().requestId,
+      get idempotencyKey() {
+        return current().idempotencyKey;
+      },
+    });
+    // A placeholder until the first request binds its own response; never written to.
+    const transport = new JsonResponseTransport(PLACEHOLDER_RESPONSE);
+    await server.connect(transport);
+    const exchange: PooledExchange = {
+      server,
+      transport,
+      bind(res, state) {
+        transport.reset(res);
+        bound = state;
+      },
+      release() {
+        bound = undefined;
+        if (!transport.isClosed && idleExchanges.length < MAX_IDLE_EXCHANGES) idleExchanges.push(exchange);
+      },
+    };
+    // Back to the pool once the answer is out and the SDK's bookkeeping of the request (which
+    // runs in the promise callbacks after the send) is done.
+    transport.onanswered = () => setImmediate(exchange.release);
+    return exchange;
+  }
+
+  /** A 2025-era request: a JSON exchange on a pooled server, or one server and one SDK transport for it, closed with the response. */
+  async function serveLegacy(req: IncomingMessage, res: ServerResponse, state: McpRequestState, body: unknown): Promise<void> {
     // One JSON answer per request, unless a tool call asked for progress: its notifications need
     // the response to be an event stream (the client accepts both, as the transport requires).
     const enableJsonResponse = progressTokenOf(body) === undefined;
     const request = enableJsonResponse ? jsonExchangeRequest(req.headers, body) : undefined;
     if (request !== undefined) {
-      const exchange = new JsonResponseTransport(res);
-      // Closing settles what still runs when the client leaves before the answer. Once answered
-      // nothing runs, and closing would only build the SDK's "Connection closed" error, with its
-      // stack, for no one.
+      const exchange = await pooledExchange();
+      exchange.bind(res, state);
+      // Closing settles what still runs when the client leaves before the answer; that server
+      // is then done (it never goes back to the pool). Once answered nothing runs, and closing
+      // would only build the SDK's "Connection closed" error, with its stack, for no one.
       res.on('close', () => {
-        if (!exchange.answered) void server.close();
+        if (exchange.transport.isServing(res) && !exchange.transport.answered) void exchange.server.close();
       });
-      await server.connect(exchange);
-      exchange.serve(request, headerValue(req.headers, 'mcp-protocol-version'));
+      exchange.transport.serve(request, headerValue(req.headers, 'mcp-protocol-version'));
       return;
     }
+    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse, maxRequestBodySize: bodyLimitBytes });
     res.on('close', () => {
       void transport.close();
@@ -272,8 +389,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     await transport.handleRequest(req, res, body);
   }
 
-  router.post('/', async (req: Request, res: Response) => {
-    const requestId = String(res.locals.requestId ?? '');
+  async function post(req: IncomingMessage, res: ServerResponse, { requestId, scope }: McpRequestContext): Promise<void> {
     const parsed = credentialsFrom(req.headers);
     if ('refusal' in parsed) return refuse(req, res, parsed.refusal, { tokenSent: false });
     const { credentials } = parsed;
@@ -282,10 +398,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
       try {
         caller = await core.authenticator.authenticate(credentials);
         // The tools' invocations find the request's scope from this caller.
-        core.telemetry.setCaller(res.locals.scope, caller);
+        core.telemetry.setCaller(scope, caller);
       } catch (err) {
         const error = toPorchError(err);
-        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP authentication failed');
+        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP authentication failed');
         return refuse(req, res, error, { tokenSent: true });
       }
     }
@@ -305,7 +421,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     });
     const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
     if (malformed) {
-      res.status(200).json(malformed);
+      sendJson(res, 200, malformed);
       return;
     }
     // A keyed request without a key is an authentication challenge, so an MCP host that can
@@ -316,7 +432,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
     }
     try {
       if (route.kind === 'reject') {
-        res.status(route.httpStatus).json({
+        sendJson(res, route.httpStatus, {
           jsonrpc: '2.0',
           id: requestIdOfBody(body),
           error: { code: route.code, message: route.message, ...(route.data === undefined ? {} : { data: route.data }) },
@@ -329,21 +445,42 @@ export function createMcpHttpHandler(options: McpHttpOptions): Router {
         await modern(Object.assign(req, { auth: authInfo }), res, body);
       }
     } catch (err) {
-      core.logger.error({ err, ...logFieldsOf(res.locals.scope) }, 'MCP request failed');
+      core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP request failed');
       if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
     }
-  });
+  }
 
-  router.options('/', (_req, res) => {
+  /** The endpoint's own path, once admitted: POST is MCP; OPTIONS without Origin names the methods; anything else is 405. */
+  function answer(req: IncomingMessage, res: ServerResponse, context: McpRequestContext): Promise<void> | undefined {
+    if (req.method === 'POST') return post(req, res, context);
     res.setHeader('Allow', 'POST, OPTIONS');
-    res.status(204).end();
-  });
-
-  router.all('/', (_req, res) => {
-    res.setHeader('Allow', 'POST, OPTIONS');
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return undefined;
+    }
     sendRpcError(res, 405, 'Method not allowed: this MCP server is stateless; send each JSON-RPC message with POST.');
+    return undefined;
+  }
+
+  const router = Router();
+  router.use((req, res, next) => {
+    if (admitted(req, res)) next();
   });
-  return router;
+  router.all('/', (req, res) => answer(req, res, { requestId: String(res.locals.requestId ?? ''), scope: res.locals.scope }));
+
+  return {
+    router,
+    serve(req, res, context) {
+      if (!admitted(req, res)) return;
+      // What Express's router did with a rejected handler (it cannot happen short of a client
+      // gone mid-body): logged, and answered if anything can still be.
+      answer(req, res, context)?.catch((err: unknown) => {
+        core.logger.error({ err, ...logFieldsOf(context.scope) }, 'MCP request failed');
+        if (!res.headersSent) sendRpcError(res, 500, 'Internal error.');
+      });
+    },
+  };
 }
 
 /**

@@ -43,11 +43,17 @@ export function jsonExchangeRequest(headers: IncomingHttpHeaders, body: unknown)
   return message;
 }
 
-/** One request, one JSON response, on a Node response; built per request like the SDK's stateless transport. */
+/**
+ * One request, one JSON response, on a Node response. A transport serves one request at a time;
+ * `reset` hands it the next one's response, so the server connected to it can be kept and
+ * reused (http.ts pools them) instead of built per request.
+ */
 export class JsonResponseTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Called once the request's response was written (or would have been, had the client stayed). */
+  onanswered?: () => void;
 
   /** The server's revisions (it hands them over on connect); the SDK's list until then. */
   private supportedVersions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
@@ -55,11 +61,29 @@ export class JsonResponseTransport implements Transport {
   private closed = false;
   private written = false;
 
-  constructor(private readonly res: ServerResponse) {}
+  constructor(private res: ServerResponse) {}
 
   /** Whether the response was written: after that, the exchange has nothing left to close. */
   get answered(): boolean {
     return this.written;
+  }
+
+  /** Whether the transport was closed: its server is done, and must not serve another request. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Whether this is the response the transport is serving now (not one it served before). */
+  isServing(res: ServerResponse): boolean {
+    return this.res === res;
+  }
+
+  /** Takes the next request's response; only once the request it served (if any) was answered. */
+  reset(res: ServerResponse): void {
+    if (this.requestId !== undefined && !this.written) throw new Error('A JSON exchange was reset before its response was written.');
+    this.res = res;
+    this.written = false;
+    this.requestId = undefined;
   }
 
   async start(): Promise<void> {}
@@ -100,9 +124,11 @@ export class JsonResponseTransport implements Transport {
   private write(status: number, body: unknown): void {
     this.written = true;
     // The client may have gone; there is no one to answer then.
-    if (this.res.writableEnded || this.res.destroyed) return;
-    this.res.statusCode = status;
-    this.res.setHeader('Content-Type', 'application/json');
-    this.res.end(JSON.stringify(body));
+    if (!this.res.writableEnded && !this.res.destroyed) {
+      this.res.statusCode = status;
+      this.res.setHeader('Content-Type', 'application/json');
+      this.res.end(JSON.stringify(body));
+    }
+    this.onanswered?.();
   }
 }

@@ -17,6 +17,20 @@ export const API_BASE_PATH = SITE_PATHS.apiBase;
 
 export { DEFAULT_BODY_LIMIT_BYTES };
 
+/**
+ * A door answering its one path on Node's own request and response, ahead of Express's router,
+ * as the operation routes do (the MCP endpoint: Express's router cost it about a twentieth of a
+ * request, bench/RESULTS-NOTES.md). The path matches as an Express mount's own path would:
+ * case-insensitive, with one optional trailing slash; paths under it still go to Express.
+ */
+export interface NodeDoor {
+  path: string;
+  /** The access log's and metrics' label, as a mount's. */
+  door: string;
+  /** Answers the request (returning true), or leaves it to Express (false), say while the door is still loading. */
+  serve(req: IncomingMessage, res: ServerResponse, context: RequestContext): boolean;
+}
+
 export interface RestAppOptions {
   core: Core;
   operations: readonly Operation[];
@@ -28,6 +42,8 @@ export interface RestAppOptions {
    * The composition root passes them in, so REST never imports another door.
    */
   mounts?: ReadonlyArray<{ path: string; handler: RequestHandler; door: string }>;
+  /** Doors that get first refusal on their own path, before the operations and Express. */
+  nodeDoors?: readonly NodeDoor[];
   /** PORCH_TRUST_REQUEST_ID: keep a proxy's X-Request-Id. */
   trustRequestId?: boolean;
   /** Called once per answered request, with the door its path leads to (`rest`, `site`, a mount's). */
@@ -75,9 +91,9 @@ function handOverToExpress(res: ServerResponse, context: RequestContext): void {
 }
 
 /**
- * The HTTP server's request listener: every request is opened (ids, span, headers, log line); an
- * operation's route answers it on Node's own request and response; Express serves the rest (the
- * doors mounted here, the API root's discovery, 404 and 405).
+ * The HTTP server's request listener: every request is opened (ids, span, headers, log line); a
+ * node door (the MCP endpoint) or an operation's route answers it on Node's own request and
+ * response; Express serves the rest (the doors mounted here, the API root's discovery, 404 and 405).
  */
 export function createRestApp({
   core,
@@ -86,11 +102,23 @@ export function createRestApp({
   errorCodes,
   bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
   mounts = [],
+  nodeDoors = [],
   trustRequestId = false,
   onAnswered,
 }: RestAppOptions): RestApp {
   const doorOf = (path: string) =>
-    isUnderApiBase(path) ? 'rest' : (mounts.find((mount) => path === mount.path || path.startsWith(`${mount.path}/`))?.door ?? 'site');
+    isUnderApiBase(path)
+      ? 'rest'
+      : (nodeDoorFor(path)?.door ?? mounts.find((mount) => path === mount.path || path.startsWith(`${mount.path}/`))?.door ?? 'site');
+  const doorPaths = nodeDoors.map((door) => ({ door, path: door.path.toLowerCase() }));
+  /** The door whose own path this is (case-insensitive, one optional trailing slash). */
+  function nodeDoorFor(path: string): NodeDoor | undefined {
+    for (const { door, path: doorPath } of doorPaths) {
+      const length = path.length === doorPath.length + 1 && path.endsWith('/') ? doorPath.length : path.length;
+      if (length === doorPath.length && path.slice(0, length).toLowerCase() === doorPath) return door;
+    }
+    return undefined;
+  }
   const open = requestOpener(logger, { telemetry: core.telemetry, trustRequestId, doorOf, onAnswered });
   // RFC 9727: the API root points at the API catalog, so a client that knows only the base URL finds it.
   const catalogLink = apiCatalogLinkHeader(core.settings.siteUrl);
@@ -121,6 +149,7 @@ export function createRestApp({
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const context = open(req, res);
+    if (nodeDoors.length > 0 && nodeDoorFor(context.path)?.serve(req, res, context)) return;
     if (routes.serve(req, res, context)) return;
     handOverToExpress(res, context);
     app(req, res);

@@ -6,9 +6,11 @@
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { createProviderHarness } from '../helpers/provider-harness.js';
 import { connectHttp, describeResult, mcpUrl, operationNamed, sampleFor, toolArguments } from '../helpers/mcp-client.js';
 
 let harness: Harness;
@@ -250,6 +252,64 @@ describe('stateless transport', () => {
     expect(sanitiserTools).toEqual(['analyze_prompt', 'get_account', 'get_health', 'scan_text']);
     expect(cardTools).toContain('create_context_card');
     expect(cardTools).not.toContain('scan_text');
+  });
+
+  it('answers each JSON exchange for its own key while servers are reused: interleaved concurrent calls by three keys and none', async () => {
+    const keys = await Promise.all([1, 2, 3].map(() => harness.expertWithKey({ scopes: ['api:sanitiser'] })));
+    const callers = [...keys.map((key) => ({ key: key.key, accountId: key.accountId })), { key: undefined, accountId: undefined }];
+    // Several rounds, each with more requests in flight than keys, so pooled servers change hands between keys.
+    for (let round = 0; round < 3; round += 1) {
+      const calls = Array.from({ length: 16 }, (_, index) => callers[index % callers.length]).map(async (caller, index) => {
+        const body = { jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: 'get_account', arguments: {} } };
+        const response = await post(body, caller?.key === undefined ? {} : { 'x-api-key': caller.key });
+        return { caller, index, response };
+      });
+      for (const { caller, index, response } of await Promise.all(calls)) {
+        if (caller?.key === undefined) {
+          expect(response.status, response.text).toBe(401);
+          continue;
+        }
+        expect(response.status, response.text).toBe(200);
+        const answer = response.json as { id: number; result: { structuredContent: { account: { id: string } } } };
+        expect(answer.id).toBe(index);
+        expect(answer.result.structuredContent.account.id).toBe(caller.accountId);
+      }
+    }
+  });
+
+  it('keeps answering after a client leaves mid-call: the server it left is not handed to a later request', async () => {
+    const provider = await createProviderHarness();
+    try {
+      const { key, accountId } = await provider.expertWithKey();
+      const { ids } = await provider.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+      provider.fake.setBehaviour({ delayMs: 60_000 });
+      const send = (body: unknown, signal?: AbortSignal) =>
+        fetch(mcpUrl(provider), { method: 'POST', headers: { ...MCP_HEADERS, 'x-api-key': key }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+      const leaving = new AbortController();
+      const execute = { name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input: 'Hello.' } };
+      const left = send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: execute }, leaving.signal).then(
+        () => 'answered',
+        () => 'left',
+      );
+      await provider.fake.waitForRequests(1);
+      leaving.abort();
+      expect(await left).toBe('left');
+      // Rounds of calls in flight together, more than the servers kept idle, so every kept server is handed out.
+      for (let round = 0; round < 3; round += 1) {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, async (_, index) => {
+            const response = await send({ jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: 'get_account', arguments: {} } });
+            return { index, status: response.status, text: await response.text() };
+          }),
+        );
+        for (const { index, status, text } of answers) {
+          expect(status, text).toBe(200);
+          expect((JSON.parse(text) as { id: number }).id).toBe(index);
+        }
+      }
+    } finally {
+      await provider.close();
+    }
   });
 
   it('answers GET and DELETE with 405 and Allow: POST', async () => {
