@@ -76,3 +76,24 @@ describe('operation routes match paths as Express did', () => {
     expect(response.headers.get('link')).toMatch(/rel="api-catalog"/);
   });
 });
+
+describe('requests Express serves', () => {
+  it('keep the prototypes the server built them with, so Node’s HTTP path sees one shape', async () => {
+    const unchanged: Array<{ path: string; same: boolean }> = [];
+    harness.server.server.prependListener('request', (req, res) => {
+      const [request, response] = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+      res.on('finish', () => unchanged.push({ path: req.url ?? '', same: Object.getPrototypeOf(req) === request && Object.getPrototypeOf(res) === response }));
+    });
+    // An operation route, an Express mount (the liveness probe), Express's 404 and 405.
+    for (const [method, path] of [
+      ['GET', '/api/public/v1/context-cards'],
+      ['GET', '/livez'],
+      ['GET', '/no-such-path'],
+      ['DELETE', '/api/public/v1/context-cards'],
+    ] as const) {
+      await (await fetch(`${harness.url}${path}`, { method, headers: { 'x-api-key': key } })).arrayBuffer();
+    }
+    expect(unchanged.map(({ path }) => path)).toHaveLength(4);
+    expect(unchanged.filter(({ same }) => !same)).toEqual([]);
+  });
+});
