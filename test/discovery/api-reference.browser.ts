@@ -153,8 +153,8 @@ describe('in a browser', () => {
     // a second, as long as loading the page into it, and these are 28 pages in four variants.
     const tabs: Array<{ page: Page; width: number; colorScheme: (typeof SCHEMES)[number] }> = [];
     beforeAll(async () => {
+      // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
       for (const viewport of VIEWPORTS)
-        // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
         for (const colorScheme of SCHEMES)
           tabs.push({ page: await browser.newPage({ viewport, colorScheme, bypassCSP: true }), width: viewport.width, colorScheme });
     });
