@@ -112,9 +112,15 @@ export async function openDirect(databaseUrl: string, clock?: Clock): Promise<Ap
   return createApplication(config, { logger: createSilentLogger(), ...(clock ? { clock } : {}) });
 }
 
-export async function api(url: string, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function api(
+  url: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+) {
   const response = await fetch(`${url}/api/public/v1${path}`, {
     method,
+    ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
     headers: {
       ...(options.key ? { 'x-api-key': options.key } : {}),
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -52,8 +52,10 @@ describe('porch serve --workers', () => {
 
       process.kill(first ?? 0, 'SIGKILL');
       // The other worker keeps answering while the replacement starts. A keep-alive connection the
-      // killed worker held is reset, and a client retries an idempotent GET on a new one, as here.
-      const list = () => api(supervisor.url, 'GET', '/context-cards', { key });
+      // killed worker held is reset, or (seen once in a full suite run, which hung here until the
+      // test's timeout) never answered; a client retries an idempotent GET on a new one after an
+      // error or its timeout, as here.
+      const list = () => api(supervisor.url, 'GET', '/context-cards', { key, timeoutMs: 5_000 });
       expect((await list().catch(list)).status).toBe(200);
       await waitFor(() => workerPids(supervisor).length === 2 && !workerPids(supervisor).includes(first ?? 0), 20_000);
       await waitFor(() => /a worker stopped unexpectedly; starting a new one/.test(supervisor.stderr()), 5_000);
