@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LAYOUT_TIMEOUT_MS, layoutOffThread } from '../../src/console/pages/catalog/layout-off-thread.js';
-import { longestEventLoopDelay } from '../helpers/event-loop-delay.js';
+import { longestEventLoopDelay, STALL_BOUND_MS } from '../helpers/event-loop-delay.js';
 
 /** `count` template nodes, each reading the one before it and one far above it (many long edges). */
 function denseWorkflow(count: number) {
@@ -26,10 +26,10 @@ describe('workflow layout off the event loop', () => {
     expect(result.layout.edges.every((edge) => edge.points.length >= 2)).toBe(true);
   });
 
-  it('never holds the event loop 50 ms, even for the largest workflow allowed, and gives up after its time budget', async () => {
+  it('never holds the event loop while it lays out the largest workflow allowed, and gives up after its time budget', async () => {
     const started = performance.now();
     const { longestMs, result } = await longestEventLoopDelay(() => layoutOffThread(denseWorkflow(200)));
-    expect(longestMs).toBeLessThan(50);
+    expect(longestMs, `the event loop was held for ${longestMs.toFixed(0)} ms`).toBeLessThan(STALL_BOUND_MS);
     expect(performance.now() - started).toBeLessThan(LAYOUT_TIMEOUT_MS + 1_000);
     if ('reason' in result) expect(result.reason).toMatch(/too large to lay out/);
     // The worker stopped for the timeout is replaced: the next layout works.

@@ -5,15 +5,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSanitiser } from '../../src/core/sanitiser/index.js';
-import { longestEventLoopDelay } from '../helpers/event-loop-delay.js';
+import { longestEventLoopDelay, STALL_BOUND_MS } from '../helpers/event-loop-delay.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { createProviderHarness } from '../helpers/provider-harness.js';
 
-/**
- * Longer than any stall a request of 1 MB causes off the scan (JSON in and out, GC, a loaded
- * machine), far shorter than the second the scan itself takes.
- */
-const STALL_BOUND_MS = 300;
 const ONE_MB = 1_000_000;
 
 /** `unit` repeated, cut to `length` characters. */

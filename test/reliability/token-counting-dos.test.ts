@@ -5,14 +5,8 @@
  * could repeat it for free because the balance was checked after the count.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { longestEventLoopDelay } from '../helpers/event-loop-delay.js';
+import { longestEventLoopDelay, STALL_BOUND_MS } from '../helpers/event-loop-delay.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
-
-/**
- * Longer than any stall a bounded request causes (JSON of 0.4 MB in and out, GC, a loaded
- * machine), far shorter than the seconds an unbounded count takes.
- */
-const STALL_BOUND_MS = 300;
 
 const PATHOLOGICAL_INPUTS: Array<[string, string]> = [
   ['slashes between line breaks', '/\n'.repeat(100_000)],
