@@ -5,7 +5,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/client';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientCapabilities, JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import type { RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { createMcpServer, createToolset } from '../../src/mcp/create-mcp-server.js';
@@ -33,6 +34,28 @@ export function sharedToolset(): ReturnType<typeof createToolset> {
   return toolset;
 }
 
+/**
+ * One output-schema validator for every test client. A client compiles the output schema of each
+ * listed tool with Ajv when it first calls one, about 130 ms for Porch's tools: most of a tool
+ * test's time. A host pays that once per session; the suites open thousands of sessions on the
+ * same schemas, so each schema is compiled once per run.
+ */
+class CompiledOnceValidator implements jsonSchemaValidator {
+  readonly #ajv = new AjvJsonSchemaValidator();
+  readonly #compiled = new Map<string, JsonSchemaValidator<unknown>>();
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    let validator = this.#compiled.get(key);
+    if (validator === undefined) {
+      validator = this.#ajv.getValidator(schema);
+      this.#compiled.set(key, validator);
+    }
+    return validator as JsonSchemaValidator<T>;
+  }
+}
+export const TEST_SCHEMA_VALIDATOR = new CompiledOnceValidator();
+
 /** A client talking to a server in this process, acting with `key` (none: public tools only). */
 export async function connectInMemory(harness: Harness, options: { key?: string; actingAccountId?: string } = {}): Promise<McpConnection> {
   const server = createMcpServer(harness.core, liveIdentity(harness.core, { apiKey: options.key, actingAccountId: options.actingAccountId }), {
@@ -40,7 +63,7 @@ export async function connectInMemory(harness: Harness, options: { key?: string;
     errorCodes: harness.config.errorCodes,
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const client = new Client(CLIENT_INFO);
+  const client = new Client(CLIENT_INFO, { jsonSchemaValidator: TEST_SCHEMA_VALIDATOR });
   await server.connect(serverTransport);
   await client.connect(clientTransport);
   return {
@@ -73,6 +96,7 @@ export async function connectHttp(harness: Harness, options: HttpConnectOptions 
   const headers: Record<string, string> = { ...(options.key === undefined ? {} : { 'x-api-key': options.key }), ...options.headers };
   const transport = new StreamableHTTPClientTransport(mcpUrl(harness), { requestInit: { headers } });
   const client = new Client(CLIENT_INFO, {
+    jsonSchemaValidator: TEST_SCHEMA_VALIDATOR,
     ...(options.era === 'modern' ? { versionNegotiation: { mode: { pin: CURRENT_REVISION } } } : {}),
     ...(options.capabilities === undefined ? {} : { capabilities: options.capabilities }),
   });
