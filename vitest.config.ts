@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // One PostgreSQL server for the run; tests copy a migrated template database from it.
-    globalSetup: ['test/setup/postgres-server.ts'],
+    // One PostgreSQL server for the run (tests copy a migrated template database from it), and
+    // one bundle of the sources for the tests that start Porch as a process.
+    globalSetup: ['test/setup/postgres-server.ts', 'test/setup/source-bundle.ts'],
     // Each test file opens its own in-memory database. Vitest runs one worker on two cores (cores - 1),
     // leaving the other to the servers and processes the tests start; two workers were no faster
     // and made timing-sensitive tests flaky.

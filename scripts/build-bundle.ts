@@ -16,6 +16,10 @@
  *   worker is found next to the code that starts it.
  * - Native and optional packages stay outside (EXTERNAL) and load from node_modules.
  *
+ * The test suite builds the same bundle once per run with `locations: 'sources'` (each module's
+ * `import.meta.url` is its source file's, as under tsx), so the processes tests start run the
+ * current sources without tsx's loader, which costs over a second per process.
+ *
  * `npx tsx scripts/build-bundle.ts [outdir]` (default dist/bundle).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -76,8 +80,15 @@ function builtLocation(sourcePath: string): string {
   return join(ROOT, 'dist', relative(SOURCE, sourcePath)).replace(/\.tsx?$/, '.js');
 }
 
-/** Gives each source module its dist/ location as `import.meta.url` (see the header), except in worker calls. */
-function ownLocation(outdir: string): Plugin {
+/**
+ * Where a module's `import.meta.url` points in the bundle: `built`, its dist/ location (the
+ * shipped bundle, beside tsc's output); `sources`, its source file (a bundle of the working tree
+ * for tests, which need no build of dist/).
+ */
+export type BundleLocations = 'built' | 'sources';
+
+/** Gives each source module its own location as `import.meta.url` (see the header), except in worker calls. */
+function ownLocation(outdir: string, locations: BundleLocations): Plugin {
   return {
     name: 'porch-own-location',
     setup(setupBuild) {
@@ -87,7 +98,9 @@ function ownLocation(outdir: string): Plugin {
         if (!text.includes('import.meta.url')) return undefined;
         // esbuild bundles a plain require() (into a module evaluated when it is called), not one made by createRequire.
         const lazyRequire = new RegExp(`createRequire\\(import\\.meta\\.url\\)\\('(${BUNDLED_LAZY_REQUIRES.join('|')})'\\)`, 'g');
-        const location = relative(outdir, builtLocation(args.path)).split(sep).join('/');
+        const location = relative(outdir, locations === 'built' ? builtLocation(args.path) : args.path)
+          .split(sep)
+          .join('/');
         const workerCalls: string[] = [];
         const contents = text
           .replace(lazyRequire, (_call, name: string) => `require('${name}')`)
@@ -119,7 +132,7 @@ function englishZodLocalesOnly(): Plugin {
 }
 
 /** Bundles the CLI (and so the server) and its workers into `outdir`, replacing what was there. */
-export async function buildBundle(outdir: string = DEFAULT_BUNDLE_DIR): Promise<Metafile> {
+export async function buildBundle(outdir: string = DEFAULT_BUNDLE_DIR, locations: BundleLocations = 'built'): Promise<Metafile> {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
     entryPoints: { [basename(BUNDLE_ENTRY, '.js')]: join(SOURCE, 'cli', 'index.ts'), ...workerEntries() },
@@ -137,7 +150,7 @@ export async function buildBundle(outdir: string = DEFAULT_BUNDLE_DIR): Promise<
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [ownLocation(outdir), englishZodLocalesOnly()],
+    plugins: [ownLocation(outdir, locations), englishZodLocalesOnly()],
   });
   await chmod(join(outdir, BUNDLE_ENTRY), 0o755);
   return result.metafile;

@@ -1,15 +1,23 @@
 /**
  * Runs the operator CLI. `runPorch` runs it in-process through the same function the `porch`
- * entry calls (milliseconds a command); `runPorchProcess` starts the real entry as a process (a
- * second or more under tsx), for the few tests that cover the entry itself.
+ * entry calls (milliseconds a command); `runPorchProcess` starts the real entry as a process
+ * (about half a second), for the few tests that cover the entry itself.
  */
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 
 const run = promisify(execFile);
-export const CLI_ENTRY_ARGS = ['--import', 'tsx', 'src/cli/index.ts'];
+
+/**
+ * node's arguments up to a `porch` command, for a process running the current sources: this
+ * run's bundle of them (test/setup/source-bundle.ts), which starts a second sooner than tsx.
+ */
+export function porchEntryArgs(): string[] {
+  return [inject('sourceBundleEntry')];
+}
 
 export interface CliResult {
   code: number;
@@ -42,10 +50,10 @@ export async function runPorchIn(cwd: string, env: NodeJS.ProcessEnv, ...args: s
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
-/** `porch ...args` as a real process (`node --import tsx src/cli/index.ts`); resolves with the exit code instead of throwing. */
+/** `porch ...args` as a real process (the bundled sources, `porchEntryArgs`); resolves with the exit code instead of throwing. */
 export async function runPorchProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI_ENTRY_ARGS, ...args], { env, cwd: process.cwd() });
+    const { stdout, stderr } = await run(process.execPath, [...porchEntryArgs(), ...args], { env, cwd: process.cwd() });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failure = err as CliResult;

@@ -33,6 +33,7 @@ import { loadConfig } from '../../src/config.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { createApplication } from '../../src/main.js';
+import { porchEntryArgs } from '../helpers/cli.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { mcpUrl } from '../helpers/mcp-client.js';
 
@@ -300,7 +301,7 @@ beforeAll(async () => {
   stdioEnv = { ...env, PORCH_API_KEY: stdioKey };
   stdioRelay = await startStdioRelay({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/index.ts', 'mcp'],
+    args: [...porchEntryArgs(), 'mcp'],
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? workDir, ...stdioEnv },
     requestTimeoutMs: 30_000,
@@ -465,7 +466,7 @@ function inspectorTargets(): { transport: string; args: string[] }[] {
   const stdioVariables = Object.entries(stdioEnv).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
   return [
     { transport: 'HTTP', args: [mcpUrl(harness).href, '--header', `X-API-Key: ${httpKey}`] },
-    { transport: 'stdio', args: [...stdioVariables, '--cwd', REPO_ROOT, process.execPath, '--import', 'tsx', 'src/cli/index.ts', 'mcp'] },
+    { transport: 'stdio', args: [...stdioVariables, '--cwd', REPO_ROOT, process.execPath, ...porchEntryArgs(), 'mcp'] },
   ];
 }
 

@@ -15,10 +15,10 @@ import { createSilentLogger } from '../../src/logger.js';
 import { createApplication } from '../../src/main.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
+import { porchEntryArgs } from '../helpers/cli.js';
 import { describeResult, resultText } from '../helpers/mcp-client.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
-const CLI_ARGS = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
 
 let dataDir: string;
 let env: Record<string, string>;
@@ -42,7 +42,13 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** An SDK client that starts `porch mcp` itself, as Claude Desktop or Cursor would. */
 async function startClient(extraEnv: Record<string, string>, options: { modern?: boolean } = {}): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: CLI_ARGS, cwd: REPO_ROOT, env: { ...env, ...extraEnv }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...porchEntryArgs(), 'mcp'],
+    cwd: REPO_ROOT,
+    env: { ...env, ...extraEnv },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -59,7 +65,7 @@ async function startClient(extraEnv: Record<string, string>, options: { modern?:
 /** Runs `porch mcp` directly, writes `input` to stdin, closes stdin after `answers` lines came back, and collects what it wrote. */
 function runRaw(extraEnv: Record<string, string>, input: string, answers = 1): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, CLI_ARGS, { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
+    const child = spawn(process.execPath, [...porchEntryArgs(), 'mcp'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -13,6 +13,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
 import { createApplication, type Application } from '../../src/main.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { porchEntryArgs } from '../helpers/cli.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A cold start under tsx takes one to two seconds; this bounds a broken start, not a slow one. */
@@ -64,18 +65,15 @@ export function baseEnv(databaseUrl: string, extra: Record<string, string> = {})
   return { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: '0', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'warn', PORCH_SECRET_KEY: TEST_SECRET_KEY, ...extra };
 }
 
-/** The `porch` entry from the sources, under tsx. */
-export const SOURCE_ENTRY_ARGS: readonly string[] = ['--import', 'tsx', 'src/cli/index.ts'];
-
 /**
  * Starts `porch serve` and resolves once it prints its address. `entryArgs`: node's arguments up
- * to the command (the sources by default; the bundle test passes `npm start`'s).
+ * to the command (the bundled sources by default; the bundle test passes `npm start`'s).
  */
 export function startPorchProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
   serveArgs: string[] = [],
-  entryArgs: readonly string[] = SOURCE_ENTRY_ARGS,
+  entryArgs: readonly string[] = porchEntryArgs(),
 ): Promise<PorchProcess> {
   const child = spawn(process.execPath, [...entryArgs, 'serve', ...serveArgs], {
     cwd: REPO_ROOT,

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPorch } from '../helpers/cli.js';
+import { porchEntryArgs, runPorch } from '../helpers/cli.js';
 import { api, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from './porch-process.js';
 
 let data: Awaited<ReturnType<typeof makeDataDir>>;
@@ -20,10 +20,10 @@ beforeAll(async () => {
 
 afterAll(() => data.cleanup());
 
-/** The supervisor's worker processes, by pid (not the esbuild service tsx runs beside it). */
+/** The supervisor's worker processes, by pid: its children running the `porch` entry. */
 function workerPids(supervisor: PorchProcess): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(supervisor.child.pid), '-f', 'src/cli/index.ts'], { encoding: 'utf8' })
+    return execFileSync('pgrep', ['-P', String(supervisor.child.pid), '-f', porchEntryArgs().join(' ')], { encoding: 'utf8' })
       .trim()
       .split('\n')
       .filter(Boolean)
