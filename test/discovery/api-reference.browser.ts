@@ -1,72 +1,25 @@
 /**
- * The human pages in a real browser (Debian's Chromium driven by playwright-core): the home page
- * and the Swagger UI API reference render every operation, from this server alone; every docs
- * page, the 404 page and the open search pass axe in both colour schemes and at phone width;
- * links keep 4.5:1 contrast; the sidebar, search and copy buttons work.
+ * The site in a real browser (Debian's Chromium driven by playwright-core): the home page and the
+ * Swagger UI API reference render every operation, from this server alone; links keep 4.5:1
+ * contrast; the sidebar, search and copy buttons work. Every written page's axe and width checks
+ * are in doc-pages.browser.ts, so the two halves run side by side.
  * Run with `npm run test:browser` (scripts/install-browser.sh installs Chromium).
  */
-import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { operationId } from '../../src/operations/operation.js';
 import { DOC_SOURCES } from '../../src/rest/discovery/site-pages.js';
+import { COLOR_SCHEMES, describeViolations, launchChromium, seriousViolations, VIEWPORTS } from '../helpers/console-chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
-/** axe-core's browser build, injected into each page it checks. */
-const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-/** The pages Porch writes itself (Swagger UI's page is the npm package's, not ours), and the 404 page. */
-const WRITTEN_PAGES = ['/', '/docs', ...DOC_SOURCES.map((source) => `/docs/${source.slug}`), '/no-such-page'];
-const VIEWPORTS = [
-  { width: 1280, height: 900 },
-  { width: 390, height: 844 },
-] as const;
-const SCHEMES = ['light', 'dark'] as const;
+const [WIDE, NARROW] = VIEWPORTS.map(({ width, height }) => ({ width, height }));
 /** WCAG 2 AA for normal text. */
 const MINIMUM_LINK_CONTRAST = 4.5;
 
-/** WCAG 2.0 and 2.1, levels A and AA. */
-const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: unknown[] }>;
-}
-
 /** Rendering the reference (1.7 MB of script plus the document) takes about a second; allow headroom. */
 const RENDER_TIMEOUT_MS = 20_000;
-
-function chromiumPath(): string {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const candidate of ['chromium', 'chromium-browser']) {
-    try {
-      return execFileSync('which', [candidate], { encoding: 'utf8' }).trim();
-    } catch {
-      // try the next name
-    }
-  }
-  throw new Error('No Chromium found: run scripts/install-browser.sh or set CHROMIUM_PATH.');
-}
-
-/** axe's serious and critical violations of WCAG 2 A and AA on the page as it is now. */
-async function runAxe(page: Page): Promise<Array<{ id: string; impact: string | null; help: string; nodes: number }>> {
-  await page.addScriptTag({ path: AXE_SCRIPT });
-  const violations = await page.evaluate(async (tags) => {
-    // Runs in the page: its globals, typed here.
-    const scope = globalThis as unknown as {
-      document: unknown;
-      axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> };
-    };
-    const result = await scope.axe.run(scope.document, { runOnly: { type: 'tag', values: tags } });
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
-  }, WCAG_TAGS);
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-}
 
 interface LinkContrast {
   text: string;
@@ -105,15 +58,11 @@ const MEASURE_LINK_CONTRAST = `(() => {
     });
 })()`;
 
-/** Evaluated in the page: how far the page scrolls sideways (0 when it does not). */
-const SIDEWAYS_OVERFLOW = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
-
 let harness: Harness;
 let browser: Browser;
 beforeAll(async () => {
   harness = await createHarness();
-  // --no-sandbox: CI containers run as root, where Chromium's sandbox cannot start.
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'], timeout: RENDER_TIMEOUT_MS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -148,41 +97,12 @@ describe('in a browser', () => {
     await page.close();
   });
 
-  describe('every written page', () => {
-    // One tab per width and scheme, navigated from page to page: opening a tab took a quarter of
-    // a second, as long as loading the page into it, and these are 28 pages in four variants.
-    const tabs: Array<{ page: Page; width: number; colorScheme: (typeof SCHEMES)[number] }> = [];
-    beforeAll(async () => {
-      // bypassCSP: the pages allow only their own scripts, and axe is injected from outside.
-      for (const viewport of VIEWPORTS)
-        for (const colorScheme of SCHEMES)
-          tabs.push({ page: await browser.newPage({ viewport, colorScheme, bypassCSP: true }), width: viewport.width, colorScheme });
-    });
-    afterAll(async () => {
-      for (const { page } of tabs) await page.close();
-    });
-
-    it.each(WRITTEN_PAGES)('%s passes axe (WCAG 2 A and AA) in light and dark, and never scrolls sideways at 1280 or 390 px', async (path) => {
-      for (const { page, width, colorScheme } of tabs) {
-        // axe runs in both schemes and at both widths, once each (wide light, narrow dark): the
-        // colours do not change with the width, and all four took two minutes for 28 pages.
-        const audited = (width === VIEWPORTS[0]?.width) === (colorScheme === SCHEMES[0]);
-        const response = await page.goto(`${harness.url}${path}`, { waitUntil: 'load', timeout: RENDER_TIMEOUT_MS });
-        expect(response?.status()).toBe(path === '/no-such-page' ? 404 : 200);
-        const where = `${path} at ${width} px, ${colorScheme}`;
-        if (audited) expect(await runAxe(page), where).toEqual([]);
-        // Wide tables and code scroll inside their own boxes; the page itself never does.
-        expect(await page.evaluate<number>(SIDEWAYS_OVERFLOW), where).toBeLessThanOrEqual(0);
-      }
-    });
-  });
-
   it('keeps every link at 4.5:1 contrast or more against its background, light and dark', async () => {
     const ratios: Record<string, number> = {};
-    for (const colorScheme of SCHEMES) {
+    for (const colorScheme of COLOR_SCHEMES) {
       let lowest = Number.POSITIVE_INFINITY;
       for (const path of ['/', '/docs/quick-start', '/docs/configuration', '/no-such-page']) {
-        const page = await browser.newPage({ viewport: VIEWPORTS[0], colorScheme });
+        const page = await browser.newPage({ viewport: WIDE, colorScheme });
         await page.goto(`${harness.url}${path}`, { waitUntil: 'load', timeout: RENDER_TIMEOUT_MS });
         const measured = await page.evaluate<LinkContrast[]>(MEASURE_LINK_CONTRAST);
         for (const link of measured) {
@@ -198,14 +118,14 @@ describe('in a browser', () => {
   });
 
   it('marks the current page in the sidebar, which folds into "Pages" on a phone and opens', async () => {
-    const wide = await browser.newPage({ viewport: VIEWPORTS[0] });
+    const wide = await browser.newPage({ viewport: WIDE });
     await wide.goto(`${harness.url}/docs/errors`, { waitUntil: 'load' });
     expect(await wide.locator('nav[aria-label="Documentation"] a[aria-current="page"]').textContent()).toBe('Errors');
     expect(await wide.locator('nav[aria-label="Documentation"] a').count()).toBe(DOC_SOURCES.length + 2);
     expect(await wide.locator('a[rel="next"]').count()).toBe(1);
     await wide.close();
 
-    const phone = await browser.newPage({ viewport: VIEWPORTS[1] });
+    const phone = await browser.newPage({ viewport: NARROW });
     await phone.goto(`${harness.url}/docs/errors`, { waitUntil: 'load' });
     const link = phone.locator('nav[aria-label="Documentation"] a', { hasText: 'Webhooks' });
     await phone.waitForFunction("document.querySelector('details.sidebar')?.hasAttribute('open') === false");
@@ -218,8 +138,8 @@ describe('in a browser', () => {
   });
 
   it('finds pages with the search box, by keyboard, and passes axe with the results open', async () => {
-    for (const colorScheme of SCHEMES) {
-      const page = await browser.newPage({ viewport: VIEWPORTS[0], colorScheme, bypassCSP: true });
+    for (const colorScheme of COLOR_SCHEMES) {
+      const page = await browser.newPage({ viewport: WIDE, colorScheme });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${harness.url}/docs/quick-start`, { waitUntil: 'load' });
@@ -229,7 +149,8 @@ describe('in a browser', () => {
       await first.waitFor({ timeout: RENDER_TIMEOUT_MS });
       expect(await page.locator('#search-status').textContent()).toMatch(/\d+ results?\./);
       expect(await first.getAttribute('href')).toMatch(/^\/docs\/byok/);
-      expect(await runAxe(page), `search open, ${colorScheme}`).toEqual([]);
+      const violations = await seriousViolations(page);
+      expect(violations, `search open, ${colorScheme}: ${describeViolations(violations)}`).toEqual([]);
       await page.keyboard.press('ArrowDown');
       expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('href')")).toBe(await first.getAttribute('href'));
       await page.keyboard.press('Enter');
@@ -240,7 +161,7 @@ describe('in a browser', () => {
   });
 
   it('says so when nothing matches', async () => {
-    const page = await browser.newPage({ viewport: VIEWPORTS[1] });
+    const page = await browser.newPage({ viewport: NARROW });
     await page.goto(`${harness.url}/docs`, { waitUntil: 'load' });
     await page.locator('#search-input').fill('zzqxv');
     await page.locator('#search-results .empty').waitFor({ timeout: RENDER_TIMEOUT_MS });
@@ -249,7 +170,7 @@ describe('in a browser', () => {
   });
 
   it('copies a code block to the clipboard with its Copy button', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS[0], permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({ viewport: WIDE, permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();
     await page.goto(`${harness.url}/docs/quick-start`, { waitUntil: 'load' });
     const block = page.locator('.code-block').first();

@@ -1,6 +1,6 @@
 /**
- * The console in a real browser (Debian's Chromium through playwright-core): signing in as a
- * person would, checking a page with axe-core, and taking the four screenshots every page gets
+ * Porch's pages in a real browser (Debian's Chromium through playwright-core): launching it,
+ * checking a page with axe-core, signing in to the console as a person would, and taking the four screenshots every page gets
  * (1280 and 390 px wide, light and dark) into docs/screenshots/console/.
  */
 import { execFileSync } from 'node:child_process';
