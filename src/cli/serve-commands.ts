@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
@@ -24,6 +25,30 @@ function limitHeapGrowth(context: CliContext): void {
   const nodeFlags = [...process.execArgv, ...(context.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (nodeFlags.some((flag) => /^--heap[-_]growing[-_]percent/.test(flag))) return;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+/** A port free on `host` now, chosen by the operating system. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error(`no port on ${host}`))));
+    });
+  });
+}
+
+/**
+ * PORT=0 asks for any free port. Porch's own links name the port (the API URL printed below, the
+ * demo's commands, OAuth's issuer, the refine page's link), and the configuration fixes them before
+ * the server listens, so the port is chosen first and the configuration read with it; the
+ * supervisor of `--workers` passes it on to every worker, which then share it.
+ */
+async function withChosenPort(context: CliContext, config: Config): Promise<{ context: CliContext; config: Config }> {
+  if (config.port !== 0) return { context, config };
+  const chosen: CliContext = { ...context, env: { ...context.env, PORT: String(await freePort(config.host)) } };
+  return { context: chosen, config: loadCliConfig(chosen, { callsModels: true }) };
 }
 
 /** What a newcomer sees once: the demo key and two commands to try it. */
@@ -53,35 +78,35 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .description('Run the server (REST API, MCP and discovery) until interrupted')
     .option('--workers <count>', 'server processes sharing the port: a number, or auto for one per core (default PORCH_WORKERS, else 1)')
     .action(async (options: { workers?: string }) => {
-      const config = loadCliConfig(context, { callsModels: true });
-      limitHeapGrowth(context);
-      const workers = parseWorkerCount(options.workers ?? context.env.PORCH_WORKERS);
+      const { context: serving, config } = await withChosenPort(context, loadCliConfig(context, { callsModels: true }));
+      limitHeapGrowth(serving);
+      const workers = parseWorkerCount(options.workers ?? serving.env.PORCH_WORKERS);
       if (workers > 1 && !isWorkerProcess()) {
-        const logger = createCliLogger(context, config);
+        const logger = createCliLogger(serving, config);
         for (const warning of config.warnings) logger.warn(warning);
         // Migrate and bootstrap once, before the workers start, so they do not race to.
-        await withApplication(context, (application) => bootstrapDemo(application.core, config, context), { createsDatabase: true });
-        await superviseWorkers({ context, config, count: workers, logger });
+        await withApplication(serving, (application) => bootstrapDemo(application.core, config, serving), { createsDatabase: true });
+        await superviseWorkers({ context: serving, config, count: workers, logger });
         return;
       }
       // The one command besides `db init` that creates the database when there is none; its
       // start-up log names the database it uses.
       // The application builds the logger itself, so every line of a request carries its ids.
-      const running = await startServer(config, { logDestination: context.logDestination });
+      const running = await startServer(config, { logDestination: serving.logDestination });
       const { core, logger } = running.application;
       const apiUrl = `${config.publicUrl}/api/public/v1`;
       if (!isWorkerProcess()) {
         for (const warning of config.warnings) logger.warn(warning);
-        await bootstrapDemo(core, config, context);
+        await bootstrapDemo(core, config, serving);
       }
       logger.info({ url: running.url, database: running.application.store.describe().location, defaultModel: config.ai.defaultModel }, 'Porch is listening');
       logModelSetup(logger, config);
       if (running.metricsServer !== null) logger.info({ url: `${running.metricsServer.url}/metrics` }, 'metrics are served on the loopback interface');
       if (isWorkerProcess()) reportListening(running.url);
-      else context.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
+      else serving.stdout.write(`Porch is listening on ${running.url} (API ${apiUrl})\n`);
 
       const stopMaintenance = core.maintenance.start();
-      const signal = await context.waitForStop();
+      const signal = await serving.waitForStop();
       logger.info({ signal }, 'shutting down');
       stopMaintenance();
       try {

@@ -46,6 +46,8 @@ describe('porch serve --workers', () => {
     const supervisor = await startPorchProcess(data.databaseUrl, {}, ['--workers', '2']);
     try {
       expect(supervisor.stdout()).toMatch(/with 2 workers/);
+      // PORT=0: the supervisor chose the port both workers share, and the links name it.
+      expect(supervisor.stdout()).toContain(`(API ${supervisor.url}/api/public/v1)`);
       const [first, second] = workerPids(supervisor);
       expect(second, 'two workers run').toBeDefined();
       for (let index = 0; index < 10; index++) expect((await api(supervisor.url, 'GET', '/context-cards', { key })).status).toBe(200);
