@@ -4,19 +4,45 @@
  * (about half a second), for the few tests that cover the entry itself.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { BUNDLE_ENTRY, buildBundle } from '../../scripts/build-bundle.js';
 import { runCli } from '../../src/cli/run-cli.js';
 
 const run = promisify(execFile);
 
+/** This worker's build of the bundle, shared by every test file it runs. */
+let bundled: Promise<string> | undefined;
+
+/** Bundles the sources into `folder` (another worker may have done it first: then its bundle stays). */
+async function bundleSources(folder: string): Promise<string> {
+  const entry = join(folder, BUNDLE_ENTRY);
+  if (existsSync(entry)) return entry;
+  const building = `${folder}.${process.pid}`;
+  await buildBundle(building, 'sources');
+  try {
+    await rename(building, folder);
+  } catch (err) {
+    if (!existsSync(entry)) throw err;
+    await rm(building, { recursive: true, force: true });
+  }
+  return entry;
+}
+
 /**
  * node's arguments up to a `porch` command, for a process running the current sources: this
- * run's bundle of them (test/setup/source-bundle.ts), which starts a second sooner than tsx.
+ * run's bundle of them (test/setup/source-bundle.ts), built on first use (about 3 s). Under tsx,
+ * every such process loaded ~700 modules through tsx's loader, 1.6 s before it did anything; the
+ * bundle starts in under 0.5 s, and its modules keep their source files' `import.meta.url`
+ * (scripts/build-bundle.ts, `locations: 'sources'`), so they find what the sources find.
  */
-export function porchEntryArgs(): string[] {
-  return [inject('sourceBundleEntry')];
+export async function porchEntryArgs(): Promise<string[]> {
+  bundled ??= bundleSources(inject('sourceBundleDir'));
+  return [await bundled];
 }
 
 export interface CliResult {
@@ -53,7 +79,7 @@ export async function runPorchIn(cwd: string, env: NodeJS.ProcessEnv, ...args: s
 /** `porch ...args` as a real process (the bundled sources, `porchEntryArgs`); resolves with the exit code instead of throwing. */
 export async function runPorchProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...porchEntryArgs(), ...args], { env, cwd: process.cwd() });
+    const { stdout, stderr } = await run(process.execPath, [...(await porchEntryArgs()), ...args], { env, cwd: process.cwd() });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failure = err as CliResult;

@@ -269,6 +269,8 @@ let harness: Harness;
 let httpKey: string;
 /** `porch mcp`'s environment: its database file and key. */
 let stdioEnv: Record<string, string>;
+/** node's arguments up to `porch mcp`: the bundled sources. */
+let porchEntry: string[];
 let keyRelay: Relay;
 let stdioRelay: Relay & { stderr(): string };
 let workDir: string;
@@ -299,9 +301,10 @@ beforeAll(async () => {
     await application.close();
   }
   stdioEnv = { ...env, PORCH_API_KEY: stdioKey };
+  porchEntry = await porchEntryArgs();
   stdioRelay = await startStdioRelay({
     command: process.execPath,
-    args: [...porchEntryArgs(), 'mcp'],
+    args: [...porchEntry, 'mcp'],
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? workDir, ...stdioEnv },
     requestTimeoutMs: 30_000,
@@ -466,7 +469,7 @@ function inspectorTargets(): { transport: string; args: string[] }[] {
   const stdioVariables = Object.entries(stdioEnv).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
   return [
     { transport: 'HTTP', args: [mcpUrl(harness).href, '--header', `X-API-Key: ${httpKey}`] },
-    { transport: 'stdio', args: [...stdioVariables, '--cwd', REPO_ROOT, process.execPath, ...porchEntryArgs(), 'mcp'] },
+    { transport: 'stdio', args: [...stdioVariables, '--cwd', REPO_ROOT, process.execPath, ...porchEntry, 'mcp'] },
   ];
 }
 

@@ -44,7 +44,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function startClient(extraEnv: Record<string, string>, options: { modern?: boolean } = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...porchEntryArgs(), 'mcp'],
+    args: [...(await porchEntryArgs()), 'mcp'],
     cwd: REPO_ROOT,
     env: { ...env, ...extraEnv },
     stderr: 'pipe',
@@ -63,9 +63,10 @@ async function startClient(extraEnv: Record<string, string>, options: { modern?:
 }
 
 /** Runs `porch mcp` directly, writes `input` to stdin, closes stdin after `answers` lines came back, and collects what it wrote. */
-function runRaw(extraEnv: Record<string, string>, input: string, answers = 1): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runRaw(extraEnv: Record<string, string>, input: string, answers = 1): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const entryArgs = await porchEntryArgs();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...porchEntryArgs(), 'mcp'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
+    const child = spawn(process.execPath, [...entryArgs, 'mcp'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

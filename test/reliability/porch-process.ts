@@ -69,13 +69,13 @@ export function baseEnv(databaseUrl: string, extra: Record<string, string> = {})
  * Starts `porch serve` and resolves once it prints its address. `entryArgs`: node's arguments up
  * to the command (the bundled sources by default; the bundle test passes `npm start`'s).
  */
-export function startPorchProcess(
+export async function startPorchProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
   serveArgs: string[] = [],
-  entryArgs: readonly string[] = porchEntryArgs(),
+  entryArgs?: readonly string[],
 ): Promise<PorchProcess> {
-  const child = spawn(process.execPath, [...entryArgs, 'serve', ...serveArgs], {
+  const child = spawn(process.execPath, [...(entryArgs ?? (await porchEntryArgs())), 'serve', ...serveArgs], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(databaseUrl, env) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,8 +9,11 @@ import { api, makeDataDir, openDirect, startPorchProcess, type PorchProcess } fr
 
 let data: Awaited<ReturnType<typeof makeDataDir>>;
 let key: string;
+/** The command line of the `porch` entry, which each worker process runs too. */
+let entry: string;
 
 beforeAll(async () => {
+  entry = (await porchEntryArgs()).join(' ');
   data = await makeDataDir();
   const setup = await openDirect(data.databaseUrl);
   const account = await setup.core.accounts.createAccount({ email: 'workers@example.com', plan: 'expert', credits: 10 });
@@ -23,7 +26,7 @@ afterAll(() => data.cleanup());
 /** The supervisor's worker processes, by pid: its children running the `porch` entry. */
 function workerPids(supervisor: PorchProcess): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(supervisor.child.pid), '-f', porchEntryArgs().join(' ')], { encoding: 'utf8' })
+    return execFileSync('pgrep', ['-P', String(supervisor.child.pid), '-f', entry], { encoding: 'utf8' })
       .trim()
       .split('\n')
       .filter(Boolean)
