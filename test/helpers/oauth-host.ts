@@ -3,7 +3,7 @@
  * tokens and PKCE verifier) in memory, as the SDK's OAuthClientProvider asks for it. The
  * authorization URL the SDK would open in a browser is kept, for the test to open.
  */
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 
 /** Where a test host's authorization ends; tests catch the browser there or read it from a redirect. */
 export const HOST_REDIRECT_URI = 'http://127.0.0.1:6274/oauth/callback';
@@ -13,6 +13,11 @@ export class MemoryOAuthHost implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = '';
   authorizationUrl: URL | undefined;
+  /**
+   * What the SDK discovered before it sent the person to authorize, kept with the verifier: on the
+   * way back it checks that the code is exchanged with the same authorization server (SEP-2352).
+   */
+  discovered: OAuthDiscoveryState | undefined;
 
   constructor(private readonly clientName: string) {}
 
@@ -48,5 +53,11 @@ export class MemoryOAuthHost implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovered = state;
+  }
+  discoveryState() {
+    return this.discovered;
   }
 }

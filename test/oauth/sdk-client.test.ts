@@ -26,6 +26,8 @@ it("the MCP SDK's OAuth client discovers, registers, authorizes with PKCE, lists
   if (!authorizationUrl) throw new Error('the SDK did not redirect');
   expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
   expect(authorizationUrl.searchParams.get('resource')).toBe(serverUrl.href);
+  // Kept for the way back, where the SDK checks the code goes to the same server (SEP-2352).
+  expect(provider.discovered?.authorizationServerMetadata?.issuer).toBe(harness.url);
 
   const { browser } = await signedInBrowser(harness);
   const started = await browser.get(authorizationUrl.pathname + authorizationUrl.search);
