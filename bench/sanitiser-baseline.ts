@@ -41,7 +41,7 @@ export async function loadFirstRoundSanitiser(commit = FIRST_ROUND_COMMIT): Prom
       .toString('utf8')
       .trim();
   } catch {
-    return { available: false, reason: `commit ${commit} is not in this checkout's git history (a tarball or shallow clone)` };
+    return { available: false, reason: `commit ${commit} is not in this checkout's git history (no git, a tarball or a shallow clone)` };
   }
   const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'porch-bench', `first-round-${fullCommit.slice(0, 12)}`);
   const bundle = path.join(cacheDir, 'create-sanitiser.mjs');
