@@ -92,6 +92,16 @@ function fileHidden(outerLength: number, hidden: readonly HiddenOffset[]): Hidde
   return { inside, pastEnd };
 }
 
+/**
+ * The key under which literals are filed by their first two characters (`length` 2) or their one
+ * character (`length` 1): the folded code of the first times 65,536 plus that of the second.
+ * Case-sensitive literals are filed folded too, and occursAt compares them exactly.
+ */
+function leadingPairKey(text: string, at: number, length = Math.min(2, text.length - at)): number {
+  const first = foldAscii(text.charCodeAt(at));
+  return length < 2 ? first * 65_536 + 65_535 : first * 65_536 + foldAscii(text.charCodeAt(at + 1));
+}
+
 /** Does `literal` occur in `text` at `position` (ASCII case folding for case-insensitive ones)? */
 function occursAt(text: string, position: number, literal: Literal): boolean {
   const keyword = literal.text;
@@ -199,8 +209,15 @@ export class Prefilter {
   private readonly literals: Literal[] = [];
   /** Keywords without letters, found by an indexOf sweep each instead of the RE2 pass. */
   private readonly sweptLiterals: Literal[] = [];
-  /** Literals by their first character, lower-cased: for the keyword search inside pattern matches. */
-  private readonly literalsByFirstCharacter = new Map<string, Literal[]>();
+  /**
+   * Literals by their first two characters, ASCII-folded (the code of the first times 65,536 plus
+   * the code of the second; a one-character literal under its only code): for the keyword search
+   * inside pattern matches, which looks at every offset of each match. Filed by one character, a
+   * common letter held 10 to 20 candidates per offset, each compared with the text.
+   */
+  private readonly literalsByLeadingPair = new Map<number, Literal[]>();
+  /** Whether any literal is a single character (then every offset also looks up its one-code key). */
+  private readonly hasSingleCharacterLiteral: boolean;
 
   constructor(detectors: readonly Detector[]) {
     const insensitive = new Set<string>();
@@ -225,9 +242,10 @@ export class Prefilter {
     for (const literal of this.literals) {
       const folded = literal.text.toLowerCase();
       this.literalsByText.set(folded, [...(this.literalsByText.get(folded) ?? []), literal]);
-      const first = folded.charAt(0);
-      this.literalsByFirstCharacter.set(first, [...(this.literalsByFirstCharacter.get(first) ?? []), literal]);
+      const pair = leadingPairKey(literal.text, 0);
+      this.literalsByLeadingPair.set(pair, [...(this.literalsByLeadingPair.get(pair) ?? []), literal]);
     }
+    this.hasSingleCharacterLiteral = this.literals.some((literal) => literal.text.length === 1);
     for (const outer of this.literals) {
       const hidden: HiddenOffset[] = [];
       for (const inner of this.literals) {
@@ -288,7 +306,13 @@ export class Prefilter {
       readonly patternKey: string | null;
       readonly patternHasLetters: boolean;
     }
-    const resolved = new Map<string, Resolution>();
+    // Per distinct match text: the offset of its rarest character, by which it is found again,
+    // and its resolution once it has been placed. One entry, so each match costs one lookup.
+    interface Distinct {
+      readonly anchorOffset: number;
+      resolution: Resolution | undefined;
+    }
+    const distinct = new Map<string, Distinct>();
     let cursor = 0;
     // Lists that received a position at or before their last one (keywords found inside
     // another match): only these need sorting and de-duplicating at the end.
@@ -298,18 +322,16 @@ export class Prefilter {
       if (last !== undefined && last >= position) unordered.add(list);
       list.push(position);
     };
-    // Per distinct match text: the offset of its rarest character, by which it is found again.
-    const anchors = new Map<string, number>();
     for (const match of matches) {
-      let anchorOffset = anchors.get(match);
-      if (anchorOffset === undefined) {
-        anchorOffset = rarestOffset(match);
-        anchors.set(match, anchorOffset);
+      let entry = distinct.get(match);
+      if (entry === undefined) {
+        entry = { anchorOffset: rarestOffset(match), resolution: undefined };
+        distinct.set(match, entry);
       }
-      const position = indexFrom(text, match, anchorOffset, cursor);
+      const position = indexFrom(text, match, entry.anchorOffset, cursor);
       if (position === -1) continue;
       cursor = position + match.length;
-      let resolution = resolved.get(match);
+      let resolution = entry.resolution;
       if (resolution === undefined) {
         const literals = (this.literalsByText.get(match.toLowerCase()) ?? []).filter((literal) => !literal.caseSensitive || literal.text === match);
         const pattern = literals.length === 0 ? this.patternOf(match) : null;
@@ -322,18 +344,19 @@ export class Prefilter {
           patternKey: pattern?.key ?? null,
           patternHasLetters: pattern?.hasLetters ?? false,
         };
-        resolved.set(match, resolution);
+        entry.resolution = resolution;
       }
       if (resolution.patternKey !== null) {
         pushHidden(listFor(resolution.patternKey), position);
         if (resolution.patternHasLetters) {
           // A pattern made of letters may cover keywords; look for them at every offset.
           for (let offset = 0; offset < match.length; offset += 1) {
-            const candidates = this.literalsByFirstCharacter.get(match.charAt(offset).toLowerCase());
-            if (candidates === undefined) continue;
-            for (const literal of candidates) {
-              if (occursAt(text, position + offset, literal)) pushHidden(listFor(literal.key), position + offset);
-            }
+            const at = position + offset;
+            // Every literal starting here has its first two characters at `at` (a one-character
+            // literal only its first), so these lists hold all that may occur here, in the order
+            // the literals were filed; occursAt decides as before.
+            if (this.hasSingleCharacterLiteral) this.pushOccurring(text, at, this.literalsByLeadingPair.get(leadingPairKey(text, at, 1)), listFor, pushHidden);
+            if (at + 1 < text.length) this.pushOccurring(text, at, this.literalsByLeadingPair.get(leadingPairKey(text, at)), listFor, pushHidden);
           }
         }
         continue;
@@ -358,6 +381,20 @@ export class Prefilter {
         );
     }
     return { present, positions };
+  }
+
+  /** Records, for each of `candidates` that occurs at `at`, the position under its key. */
+  private pushOccurring(
+    text: string,
+    at: number,
+    candidates: readonly Literal[] | undefined,
+    listFor: (key: string) => number[],
+    pushHidden: (list: number[], position: number) => void,
+  ): void {
+    if (candidates === undefined) return;
+    for (const literal of candidates) {
+      if (occursAt(text, at, literal)) pushHidden(listFor(literal.key), at);
+    }
   }
 
   /** The pattern a match that is no keyword belongs to. */
