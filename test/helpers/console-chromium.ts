@@ -1,7 +1,8 @@
 /**
  * Porch's pages in a real browser (Debian's Chromium through playwright-core): launching it,
- * checking a page with axe-core, signing in to the console as a person would, and taking the four screenshots every page gets
- * (1280 and 390 px wide, light and dark) into docs/screenshots/console/.
+ * checking a page with axe-core, signing in to the console as a person would, and taking the four
+ * screenshots every console page gets (1280 and 390 px wide, light and dark) into
+ * docs/screenshots/console/.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
