@@ -135,11 +135,6 @@ function decodedParams(route: Route, found: RegExpExecArray): Record<string, str
 }
 
 /**
- * Builds the route table. A path without parameters is looked up directly (lower-cased, without
- * its trailing slash) unless an earlier route would also match it, which keeps Express's rule
- * that the first route in order wins.
- */
-/**
  * A routed request's span, as the HTTP semantic conventions name a server span: by method and
  * route template (`GET /api/public/v1/context-cards/{id}`), which keeps span names few.
  */
@@ -151,6 +146,11 @@ function nameSpanByRoute(context: RequestContext, method: string, operation: Ope
   span.setAttribute('http.route', route);
 }
 
+/**
+ * Builds the route table. A path without parameters is looked up directly (lower-cased, without
+ * its trailing slash) unless an earlier route would also match it, which keeps Express's rule
+ * that the first route in order wins.
+ */
 function routeTable(routes: readonly Route[]): (method: string, path: string) => RouteMatch {
   const byMethod = new Map<string, MethodRoutes>();
   for (const route of routes) {

@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
-// A cold start under tsx takes a second or two per process.
+// A cold start takes about half a second per process, and the run's first builds the bundle (about 3 s).
 describe('the porch entry as a process', { timeout: 60_000 }, () => {
   it('exits 0 with only the output on stdout, and 1 with the message on stderr only', async () => {
     const created = await runPorchProcess(env, 'account', 'create', '--email', 'entry@example.com', '--json');

@@ -16,7 +16,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { porchEntryArgs } from '../helpers/cli.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** A cold start under tsx takes one to two seconds; this bounds a broken start, not a slow one. */
+/** A cold start of the bundle takes about half a second; this bounds a broken start, not a slow one. */
 const START_DEADLINE_MS = 20_000;
 /** A fixed BYOK encryption key, so every process on the file can read what another stored. */
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
