@@ -119,12 +119,12 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     expect(await store.apiKeys.findByHash('no-such-hash')).toBeNull();
   });
 
-  it('findUsableByHash answers a key only while it is neither revoked nor expired', async () => {
+  it('findUsableByHash answers a key with its account only while the key is neither revoked nor expired', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id, { expiresAt: T0 + DAY_MS });
     await store.apiKeys.insertIfBelowLimit({ key, maxActive: 5, now: T0 });
-    expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 })).toEqual(key);
+    expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 })).toEqual({ key, account: await store.accounts.findById(account.id) });
     expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 + DAY_MS })).toBeNull();
     await store.apiKeys.revoke({ id: key.id, at: T0 + 1 });
     expect(await store.apiKeys.findUsableByHash({ hash: key.hash, now: T0 + 2 })).toBeNull();

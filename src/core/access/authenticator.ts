@@ -164,10 +164,9 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
 
       // Revoked and expired keys are filtered out by the query itself: reading their row and
       // deciding here made them measurably slower to refuse than unknown keys.
-      const key = await store.apiKeys.findUsableByHash({ hash, now });
-      if (!key || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(key.hash, hash)) throw invalidKey();
-      const account = await store.accounts.findById(key.accountId);
-      if (!account) throw invalidKey();
+      const found = await store.apiKeys.findUsableByHash({ hash, now });
+      if (!found || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(found.key.hash, hash)) throw invalidKey();
+      const { key, account } = found;
       refuseMalformedActingAccount(actingAccountId);
       await checkPlan(account, now);
       return { account, credential: apiKeyCredential(key) };

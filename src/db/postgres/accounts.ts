@@ -81,13 +81,15 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
     .from(apiKeys)
     .where(eq(apiKeys.hash, sql.placeholder('hash')))
     .prepare('api_key_by_hash');
+  // Read by every request with a key: the key and its account in one round trip.
   const usableByHash = db
-    .select()
+    .select({ key: apiKeys, account: accounts })
     .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .where(
       and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))),
     )
-    .prepare('api_key_usable_by_hash');
+    .prepare('api_key_usable_by_hash_with_account');
   const byId = db
     .select()
     .from(apiKeys)

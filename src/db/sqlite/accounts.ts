@@ -102,12 +102,13 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
       .where(eq(apiKeys.hash, sql.placeholder('hash')))
       .prepare(),
   );
-  // Read by every request with a key.
+  // Read by every request with a key: the key and its account in one read.
   const usableByHash = onFirstUse(() =>
-    rowStatement(db, getTableColumns(apiKeys), (fields) =>
+    rowStatement(db, { key: getTableColumns(apiKeys), account: getTableColumns(accounts) }, (fields) =>
       db
         .select(fields)
         .from(apiKeys)
+        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
         .where(
           and(
             eq(apiKeys.hash, sql.placeholder('hash')),

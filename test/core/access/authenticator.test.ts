@@ -54,6 +54,14 @@ describe('the authenticator', () => {
     expect(await refusalPath(revoked)).toEqual(unknown);
   });
 
+  it('reads a usable key and its account in one lookup', async () => {
+    const { key } = await harness.expertWithKey();
+    const calls: string[] = [];
+    const caller = await createAuthenticator(recordingStore(harness.store, calls), harness.clock).authenticate({ apiKey: key });
+    expect(caller.account.email).toMatch(/@/);
+    expect(calls).toEqual(['apiKeys.findUsableByHash -> a record']);
+  });
+
   it('refuses revoked and unknown partner keys after the same storage work', async () => {
     const { organisationId } = await harness.createAccount();
     const partner = await harness.core.accounts.createPartnerKey({ organisationId });
