@@ -6,7 +6,8 @@
  *
  * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
  * BENCH_NODE_ARGS adds node flags to the Porch servers; BENCH_SAMPLES (default 1000) sets the
- * calls per kind.
+ * calls per kind. Each gateway's CPU time per call (its process, Linux /proc) is reported too:
+ * the work on the call's path, which a profile's shares divide (bench/profile-shares.ts).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,18 @@ import OpenAI from 'openai';
 import { stringify } from 'yaml';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createApplication as CreateApplication } from '../src/main.js';
-import { benchAiConfig, benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX } from './bench-processes.js';
+import {
+  benchAiConfig,
+  benchListBundle,
+  benchPorchEnv,
+  children,
+  cpuNanoseconds,
+  LISTENING,
+  PORCH_READY,
+  startProcess,
+  stopProcess,
+  TSX,
+} from './bench-processes.js';
 import { portkeyHeaders, startPortkey } from './portkey.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -40,7 +52,8 @@ async function main(): Promise<void> {
     const fake = await startProcess(TSX, [join(ROOT, 'bench', 'fake-openai-server.ts')], process.env, LISTENING);
     const configPath = join(directory, 'porch.config.yaml');
     await writeFile(configPath, stringify({ ai: benchAiConfig(fake.url) }));
-    const calls: Array<{ name: string; call: () => Promise<void> }> = [];
+    /** Each kind of call; a gateway's with its process, whose CPU time per call is reported. */
+    const calls: Array<{ name: string; pid?: number; call: () => Promise<void> }> = [];
 
     const sdk = new OpenAI({ baseURL: fake.url, apiKey: GATEWAY_KEY, maxRetries: 0 });
     const request = { model: 'fast', max_tokens: 16, messages: [{ role: 'user' as const, content: 'Say hello to Ada in one word.' }] };
@@ -55,6 +68,7 @@ async function main(): Promise<void> {
     const viaPortkey = new OpenAI({ baseURL: `${portkey.url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0, defaultHeaders: portkeyHeaders(fake.url, GATEWAY_KEY) });
     calls.push({
       name: 'portkey',
+      pid: portkey.process.pid ?? 0,
       call: async () => {
         const completion = await viaPortkey.chat.completions.create(request);
         if (completion.choices[0]?.message.content !== 'ok') throw new Error(`unexpected Portkey answer: ${JSON.stringify(completion).slice(0, 200)}`);
@@ -78,6 +92,7 @@ async function main(): Promise<void> {
       const headers = { 'x-api-key': key.plaintext, 'content-type': 'application/json' };
       calls.push({
         name: dist.name,
+        pid: child.process.pid ?? 0,
         call: async () => {
           const response = await fetch(url, { method: 'POST', headers, body });
           const text = await response.text();
@@ -87,7 +102,9 @@ async function main(): Promise<void> {
     }
 
     const samples = new Map<string, number[]>(calls.map(({ name }) => [name, []]));
+    const cpuBefore = new Map<string, number>();
     for (let round = -WARMUP; round < SAMPLES; round += 1) {
+      if (round === 0) for (const { name, pid } of calls) if (pid !== undefined) cpuBefore.set(name, await cpuNanoseconds(pid));
       for (const { name, call } of calls) {
         const started = performance.now();
         await call();
@@ -97,12 +114,18 @@ async function main(): Promise<void> {
     const direct = [...(samples.get('direct') ?? [])].sort((a, b) => a - b);
     const directP50 = percentile(direct, 0.5);
     const directP99 = percentile(direct, 0.99);
+    const cpuPerCall = new Map<string, number>();
+    for (const { name, pid } of calls) {
+      const before = cpuBefore.get(name);
+      if (pid !== undefined && before !== undefined) cpuPerCall.set(name, ((await cpuNanoseconds(pid)) - before) / 1e6 / SAMPLES);
+    }
     for (const [name, values] of samples) {
       const sorted = [...values].sort((a, b) => a - b);
       const p50 = percentile(sorted, 0.5);
       const p99 = percentile(sorted, 0.99);
+      const cpu = cpuPerCall.get(name);
       process.stdout.write(
-        `${name}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; added p50 ${(p50 - directP50).toFixed(2)} ms, p99 ${(p99 - directP99).toFixed(2)} ms\n`,
+        `${name}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; added p50 ${(p50 - directP50).toFixed(2)} ms, p99 ${(p99 - directP99).toFixed(2)} ms${cpu === undefined ? '' : `; server CPU ${cpu.toFixed(2)} ms per call`}\n`,
       );
     }
   } finally {

@@ -2,7 +2,9 @@
  * `npx tsx bench/list-bench.ts`: the authenticated 20-card list (REST, and MCP's
  * list_context_cards) of one or more Porch builds beside bare Express, in interleaved rounds
  * (each round loads every server once, in turn), so the shared machine's drift falls on all of
- * them alike; each ratio is paired within its round.
+ * them alike; each ratio is paired within its round. Each round also reports every server's CPU
+ * time per request answered (Linux /proc): the cost a CPU-bound server's throughput is the
+ * inverse of, and what a profile's shares divide (bench/profile-shares.ts).
  *
  * BENCH_DISTS="base=/tmp/base/dist,new=dist" compares builds (default: this tree's dist);
  * BENCH_NODE_ARGS adds node flags to the Porch servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
@@ -23,7 +25,18 @@ import autocannon from 'autocannon';
 import { stringify } from 'yaml';
 import type { loadConfig as LoadConfig } from '../src/config.js';
 import type { createApplication as CreateApplication } from '../src/main.js';
-import { benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX, type Child } from './bench-processes.js';
+import {
+  benchListBundle,
+  benchPorchEnv,
+  children,
+  cpuNanoseconds,
+  LISTENING,
+  PORCH_READY,
+  startProcess,
+  stopProcess,
+  TSX,
+  type Child,
+} from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -36,6 +49,8 @@ const NODE_ARGS = ['--max-semi-space-size=8', ...(process.env.BENCH_NODE_ARGS ??
 
 interface Target {
   name: string;
+  /** The server's process, whose CPU time each round reads. */
+  pid: number;
   url: string;
   path: string;
   method: 'GET' | 'POST';
@@ -43,7 +58,9 @@ interface Target {
   body?: string;
 }
 
-async function requestsPerSecond(target: Target, seconds: number): Promise<number> {
+/** Requests per second, and the server's CPU microseconds per request answered. */
+async function throughput(target: Target, seconds: number): Promise<{ rate: number; cpuMicros: number }> {
+  const cpuBefore = await cpuNanoseconds(target.pid);
   const result = await autocannon({
     url: target.url,
     connections: CONNECTIONS,
@@ -53,7 +70,8 @@ async function requestsPerSecond(target: Target, seconds: number): Promise<numbe
     ],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  const cpuMicros = ((await cpuNanoseconds(target.pid)) - cpuBefore) / 1e3 / Math.max(1, result.requests.total);
+  return { rate: result.requests.average, cpuMicros };
 }
 
 /** Sequential calls to every target in turn; p50 and p90 per target, in milliseconds. */
@@ -120,10 +138,12 @@ async function main(): Promise<void> {
       const child: Child = await startProcess(process.execPath, [...NODE_ARGS, join(dist.path, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
       const headers = { 'x-api-key': key.plaintext };
       payload ??= await (await fetch(`${child.url}/api/public/v1/context-cards`, { headers })).json();
-      if (WITH_REST) targets.push({ name: `${dist.name} REST`, url: child.url, path: '/api/public/v1/context-cards', method: 'GET', headers });
+      const pid = child.process.pid ?? 0;
+      if (WITH_REST) targets.push({ name: `${dist.name} REST`, pid, url: child.url, path: '/api/public/v1/context-cards', method: 'GET', headers });
       if (WITH_MCP) {
         targets.push({
           name: `${dist.name} MCP`,
+          pid,
           url: child.url,
           path: '/api/public/mcp',
           method: 'POST',
@@ -135,32 +155,34 @@ async function main(): Promise<void> {
     const payloadPath = join(directory, 'payload.json');
     await writeFile(payloadPath, JSON.stringify(payload));
     const bare = await startProcess(TSX, [join(ROOT, 'bench', 'bare-express-server.ts'), payloadPath], process.env, LISTENING);
-    targets.unshift({ name: 'bare Express', url: bare.url, path: '/cards', method: 'GET' });
+    targets.unshift({ name: 'bare Express', pid: bare.process.pid ?? 0, url: bare.url, path: '/cards', method: 'GET' });
 
     if (LATENCY_CALLS > 0) {
       await pairedLatency(targets, LATENCY_CALLS);
       return;
     }
-    for (const target of targets) await requestsPerSecond(target, 2);
+    for (const target of targets) await throughput(target, 2);
     const rates = new Map<string, number[]>(targets.map((target) => [target.name, []]));
     const ratios = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+    const cpu = new Map<string, number[]>(targets.map((target) => [target.name, []]));
     for (let round = 0; round < ROUNDS; round += 1) {
       const line: string[] = [];
       let bareRate = Number.NaN;
       for (const target of targets) {
-        const rate = await requestsPerSecond(target, SECONDS);
+        const { rate, cpuMicros } = await throughput(target, SECONDS);
         if (target.name === 'bare Express') bareRate = rate;
         rates.get(target.name)?.push(rate);
         ratios.get(target.name)?.push(rate / bareRate);
-        line.push(`${target.name} ${Math.round(rate)} (${((rate / bareRate) * 100).toFixed(0)} %)`);
+        cpu.get(target.name)?.push(cpuMicros);
+        line.push(`${target.name} ${Math.round(rate)} (${((rate / bareRate) * 100).toFixed(0)} %, ${Math.round(cpuMicros)} µs CPU)`);
       }
       process.stdout.write(`round ${round + 1}: ${line.join(', ')}\n`);
     }
+    const range = (values: readonly number[], format: (value: number) => string) =>
+      `${format(median(values))} (${format(Math.min(...values))}-${format(Math.max(...values))})`;
     for (const target of targets) {
-      const values = rates.get(target.name) ?? [];
-      const paired = ratios.get(target.name) ?? [];
       process.stdout.write(
-        `${target.name}: median ${Math.round(median(values))} req/s (${Math.round(Math.min(...values))}-${Math.round(Math.max(...values))}), vs bare median ${(median(paired) * 100).toFixed(0)} % (${(Math.min(...paired) * 100).toFixed(0)}-${(Math.max(...paired) * 100).toFixed(0)} %)\n`,
+        `${target.name}: median ${range(rates.get(target.name) ?? [], (value) => `${Math.round(value)}`)} req/s, vs bare ${range(ratios.get(target.name) ?? [], (value) => `${(value * 100).toFixed(0)} %`)}, server CPU per request ${range(cpu.get(target.name) ?? [], (value) => `${Math.round(value)} µs`)}\n`,
       );
     }
   } finally {

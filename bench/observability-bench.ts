@@ -24,7 +24,7 @@
  * BENCH_QUICK=1 shortens every phase (for checking the harness, not for numbers).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +35,18 @@ import { loadConfig } from '../src/config.js';
 import { createTelemetry } from '../src/core/telemetry/telemetry.js';
 import { createApplication } from '../src/main.js';
 import { createTracing } from '../src/observability/tracing.js';
-import { benchAiConfig, benchListBundle, benchPorchEnv, children, LISTENING, PORCH_READY, startProcess, stopProcess, TSX } from './bench-processes.js';
+import {
+  benchAiConfig,
+  benchListBundle,
+  benchPorchEnv,
+  children,
+  cpuNanoseconds,
+  LISTENING,
+  PORCH_READY,
+  startProcess,
+  stopProcess,
+  TSX,
+} from './bench-processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -51,16 +62,6 @@ const TRACING_CPU_REQUESTS = QUICK ? 5_000 : 20_000;
 const CARDS_IN_LIST = 20;
 const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef';
 const GATEWAY_KEY = 'sk-bench-gateway';
-
-/** On-CPU time of every thread of a process, in nanoseconds (Linux /proc/<pid>/task/<tid>/schedstat). */
-async function cpuNanoseconds(pid: number): Promise<number> {
-  let total = 0;
-  for (const task of await readdir(`/proc/${pid}/task`)) {
-    const schedstat = await readFile(`/proc/${pid}/task/${task}/schedstat`, 'utf8').catch(() => '0');
-    total += Number(schedstat.split(' ')[0] ?? 0);
-  }
-  return total;
-}
 
 /** A port free on 127.0.0.1 now (for a `metrics.port`, which the server does not print). */
 function freePort(): Promise<number> {

@@ -8,8 +8,8 @@
  * Found while measuring observability (bench/RESULTS-NOTES.md, Observability overhead, third look).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { cpuNanoseconds } from './bench-processes.js';
 
 const SERVER = `
 const http = require('node:http');
@@ -30,12 +30,6 @@ server.listen(0, '127.0.0.1', () => console.log('listening http://127.0.0.1:' + 
 `;
 const ROUNDS = 8;
 
-function cpuNanoseconds(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0] ?? 0);
-  return total;
-}
-
 function start(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['-e', SERVER]);
@@ -49,9 +43,9 @@ function start(): Promise<{ child: ChildProcess; url: string }> {
 const servers = [await start(), await start(), await start()];
 const names = ['plain', 'plain2', 'changed'];
 const cpuPerRequest = async (server: (typeof servers)[number], seconds: number) => {
-  const before = cpuNanoseconds(server.child.pid ?? 0);
+  const before = await cpuNanoseconds(server.child.pid ?? 0);
   const result = await autocannon({ url: server.url, connections: 4, duration: seconds });
-  return (cpuNanoseconds(server.child.pid ?? 0) - before) / 1e3 / Math.max(1, result.requests.total);
+  return ((await cpuNanoseconds(server.child.pid ?? 0)) - before) / 1e3 / Math.max(1, result.requests.total);
 };
 try {
   await Promise.all(servers.map((server) => cpuPerRequest(server, 2)));

@@ -23,6 +23,7 @@ import {
   benchListBundle,
   benchPorchEnv,
   children,
+  cpuNanoseconds,
   echoChainWorkflow,
   LISTENING,
   PORCH_READY,
@@ -145,6 +146,8 @@ interface LoadResult {
   p50: number;
   p99: number;
   total: number;
+  /** The server's CPU time per request answered (its process and threads, Linux /proc), in µs. */
+  cpuMicros: number;
 }
 
 interface LoadRequest {
@@ -154,15 +157,26 @@ interface LoadRequest {
   body?: string;
 }
 
-async function load(name: string, origin: string, requests: LoadRequest[], seconds = LOAD_SECONDS): Promise<LoadResult> {
+async function load(name: string, origin: string, serverPid: number, requests: LoadRequest[], seconds = LOAD_SECONDS): Promise<LoadResult> {
   const options = { url: origin, connections: CONNECTIONS, requests };
   await autocannon({ ...options, duration: WARMUP_SECONDS });
+  const cpuBefore = await cpuNanoseconds(serverPid);
   const result = await autocannon({ ...options, duration: seconds });
+  const cpuMicros = ((await cpuNanoseconds(serverPid)) - cpuBefore) / 1e3 / Math.max(1, result.requests.total);
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  const outcome = { name, requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
-  process.stdout.write(`  ${name}: ${Math.round(outcome.requestsPerSecond)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms\n`);
+  const outcome = {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    cpuMicros,
+  };
+  process.stdout.write(
+    `  ${name}: ${Math.round(outcome.requestsPerSecond)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, server CPU ${Math.round(cpuMicros)} µs per request\n`,
+  );
   return outcome;
 }
 
@@ -349,15 +363,16 @@ async function main(): Promise<void> {
     const jsonHeaders = { ...keyHeaders, 'content-type': 'application/json' };
 
     process.stdout.write(`Throughput (${CONNECTIONS} connections, ${LOAD_SECONDS} s each after ${WARMUP_SECONDS} s warm-up):\n`);
-    const rows: Array<[string, string, LoadRequest]> = [
-      ['bare Express res.json (20 cards)', bare.url, { method: 'GET', path: '/cards' }],
-      ['Porch GET /context-cards (20 cards)', porch.url, { method: 'GET', path: '/api/public/v1/context-cards', headers: keyHeaders }],
-      ['Porch MCP tools/call list_context_cards', porch.url, { method: 'POST', path: '/api/public/mcp', headers: mcpHeaders, body: mcpBody }],
-      ['Porch POST /sanitiser/scan (1 KB)', porch.url, { method: 'POST', path: '/api/public/v1/sanitiser/scan', headers: jsonHeaders, body: scanBody }],
+    const barePid = bare.process.pid ?? 0;
+    const rows: Array<[string, string, number, LoadRequest]> = [
+      ['bare Express res.json (20 cards)', bare.url, barePid, { method: 'GET', path: '/cards' }],
+      ['Porch GET /context-cards (20 cards)', porch.url, pid, { method: 'GET', path: '/api/public/v1/context-cards', headers: keyHeaders }],
+      ['Porch MCP tools/call list_context_cards', porch.url, pid, { method: 'POST', path: '/api/public/mcp', headers: mcpHeaders, body: mcpBody }],
+      ['Porch POST /sanitiser/scan (1 KB)', porch.url, pid, { method: 'POST', path: '/api/public/v1/sanitiser/scan', headers: jsonHeaders, body: scanBody }],
     ];
     const throughput: LoadResult[] = [];
-    for (const [index, [name, origin, request]] of rows.entries()) {
-      if (ONLY_ROW === undefined || ONLY_ROW === index) throughput.push(await load(name, origin, [request]));
+    for (const [index, [name, origin, serverPid, request]] of rows.entries()) {
+      if (ONLY_ROW === undefined || ONLY_ROW === index) throughput.push(await load(name, origin, serverPid, [request]));
     }
     await stopProcess(bare.process);
     if (STOP_AFTER_THROUGHPUT) return;
@@ -560,14 +575,14 @@ function renderResults(results: Results): string {
     '',
     '## Throughput',
     '',
-    '| Endpoint | Requests/s | p50 (ms) | p99 (ms) | vs bare |',
-    '|---|---:|---:|---:|---:|',
+    '| Endpoint | Requests/s | p50 (ms) | p99 (ms) | vs bare | server CPU per request (µs) |',
+    '|---|---:|---:|---:|---:|---:|',
     ...results.throughput.map(
       (row) =>
-        `| ${row.name} | ${Math.round(row.requestsPerSecond).toLocaleString('en')} | ${row.p50} | ${row.p99} | ${((row.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(0)} % |`,
+        `| ${row.name} | ${Math.round(row.requestsPerSecond).toLocaleString('en')} | ${row.p50} | ${row.p99} | ${((row.requestsPerSecond / bare.requestsPerSecond) * 100).toFixed(0)} % | ${Math.round(row.cpuMicros)} |`,
     ),
     '',
-    'Latency here is under saturation (32 requests in flight), so it is mostly queueing; the sequential numbers below are the cost of one request.',
+    "Latency here is under saturation (32 requests in flight), so it is mostly queueing; the sequential numbers below are the cost of one request. The server CPU column is the serving process's CPU time (all its threads, from /proc) over the measured seconds, divided by the requests it answered: a server bound by its CPU serves at most the inverse, so the list reaches 60 % of bare Express only if it costs at most bare Express's CPU per request divided by 0.6.",
     '',
     '## Execution: Porch and Portkey vs calling the upstream directly',
     '',
