@@ -10,6 +10,7 @@
  * Each sample is charged to the first category its own frame matches (self time); a sample with
  * module loading anywhere on its stack counts as start-up, which is left out with idle time, so
  * the shares are of the time the server spent serving. Several profiles are reported one by one.
+ * PROFILE_TOP=<n> also lists the n functions with the most self time, with their categories.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -53,7 +54,7 @@ const CATEGORIES: ReadonlyArray<readonly [string, (frame: CallFrame) => boolean]
 
 const STARTUP = /modules\/(cjs|esm)|compileSourceTextModule|bootstrap\/realm|wrapSafe/;
 
-function shares(profile: CpuProfile): { busyMs: number; byCategory: Map<string, number> } {
+function shares(profile: CpuProfile): { busyMs: number; byCategory: Map<string, number>; byFunction: Map<string, { category: string; micros: number }> } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -65,6 +66,7 @@ function shares(profile: CpuProfile): { busyMs: number; byCategory: Map<string, 
     return false;
   };
   const byCategory = new Map<string, number>();
+  const byFunction = new Map<string, { category: string; micros: number }>();
   let busy = 0;
   profile.samples.forEach((id, index) => {
     const frame = byId.get(id)?.callFrame;
@@ -72,10 +74,16 @@ function shares(profile: CpuProfile): { busyMs: number; byCategory: Map<string, 
     if (frame === undefined || frame.functionName === '(idle)' || isStartup(id)) return;
     const category = CATEGORIES.find(([, matches]) => matches(frame))?.[0] ?? 'other';
     byCategory.set(category, (byCategory.get(category) ?? 0) + delta);
+    const name = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-2).join('/')}`;
+    const entry = byFunction.get(name) ?? { category, micros: 0 };
+    entry.micros += delta;
+    byFunction.set(name, entry);
     busy += delta;
   });
-  return { busyMs: busy / 1000, byCategory };
+  return { busyMs: busy / 1000, byCategory, byFunction };
 }
+
+const TOP = Number(process.env.PROFILE_TOP ?? 0);
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -83,9 +91,13 @@ if (files.length === 0) {
   process.exit(2);
 }
 for (const file of files) {
-  const { busyMs, byCategory } = shares(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const { busyMs, byCategory, byFunction } = shares(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
   process.stdout.write(`${basename(file)}: busy ${(busyMs / 1000).toFixed(2)} s\n`);
   for (const [category, micros] of [...byCategory].sort((left, right) => right[1] - left[1])) {
     process.stdout.write(`${((100 * micros) / 1000 / busyMs).toFixed(1).padStart(6)} %  ${category}\n`);
+  }
+  if (TOP > 0) process.stdout.write(`top ${TOP} functions by self time:\n`);
+  for (const [name, { category, micros }] of [...byFunction].sort((left, right) => right[1].micros - left[1].micros).slice(0, TOP)) {
+    process.stdout.write(`${((100 * micros) / 1000 / busyMs).toFixed(1).padStart(6)} %  ${name}  (${category})\n`);
   }
 }

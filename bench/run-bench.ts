@@ -59,6 +59,13 @@ const EXECUTE_CONNECTIONS = 4;
 const LATENCY_SAMPLES = QUICK ? 100 : 2_000;
 const LATENCY_WARMUP = QUICK ? 20 : 200;
 const COLD_START_RUNS = QUICK ? 2 : 7;
+/**
+ * The host's floor for a cold start, timed in turns with Porch's: Node itself starting an HTTP
+ * server and answering one request. Hosts (and one host from hour to hour) differ by more than
+ * the 500 ms target's margin, so a cold start is read beside this.
+ */
+const BARE_NODE_SERVER =
+  "require('node:http').createServer((_, res) => res.end('ok')).listen(0, '127.0.0.1', function () { console.log('listening http://127.0.0.1:' + this.address().port); });";
 const CARDS_IN_LIST = 20;
 const SCAN_TEXT_BYTES = 1024;
 const GROWTH_SIZES = [10, 1_000, 100_000] as const;
@@ -320,7 +327,7 @@ interface Results {
   date: string;
   throughput: LoadResult[];
   execute: { direct: LatencySummary; portkey: LatencySummary; porch: LatencySummary };
-  coldStart: { runs: number[]; median: number };
+  coldStart: { runs: number[]; median: number; bareNodeRuns: number[]; bareNodeMedian: number };
   memory: { rssMb: number; peakMb: number; requests: number } | null;
   growth: Array<{ items: number; listPage: LatencySummary; listAll: LatencySummary; listAllBytes: number; execute: LatencySummary }>;
   workflows: Array<{ kind: 'upstream' | 'echo'; nodes: number; execute: LatencySummary }>;
@@ -491,18 +498,26 @@ async function main(): Promise<void> {
 
     await stopProcess(porch.process);
 
-    process.stdout.write('Cold start (spawn to the first 200 on /health, on the seeded database):\n');
+    process.stdout.write("Cold start (spawn to the first 200 on /health, on the seeded database; Node's own HTTP server in turns):\n");
     const coldRuns: number[] = [];
-    for (let run = 0; run < COLD_START_RUNS; run += 1) {
-      const started = await startProcess(process.execPath, [...PORCH_START_FLAGS, PORCH_ENTRY, 'serve'], porchEnv, PORCH_READY);
-      const response = await fetch(`${started.url}/api/public/v1/health`);
+    const bareNodeRuns: number[] = [];
+    const timeStart = async (command: string[], env: NodeJS.ProcessEnv, ready: RegExp, path: string): Promise<number> => {
+      const started = await startProcess(process.execPath, command, env, ready);
+      const response = await fetch(`${started.url}${path}`);
       await response.text();
-      if (response.status !== 200) throw new Error(`health: ${response.status}`);
-      coldRuns.push(performance.now() - started.spawnedAt);
+      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+      const elapsed = performance.now() - started.spawnedAt;
       await stopProcess(started.process);
+      return elapsed;
+    };
+    for (let run = 0; run < COLD_START_RUNS; run += 1) {
+      bareNodeRuns.push(await timeStart(['-e', BARE_NODE_SERVER], process.env, LISTENING, '/'));
+      coldRuns.push(await timeStart([...PORCH_START_FLAGS, PORCH_ENTRY, 'serve'], porchEnv, PORCH_READY, '/api/public/v1/health'));
     }
-    const coldStart = { runs: coldRuns, median: summarise(coldRuns).p50 };
-    process.stdout.write(`  median ${coldStart.median.toFixed(0)} ms (${coldRuns.map((ms) => ms.toFixed(0)).join(', ')})\n`);
+    const coldStart = { runs: coldRuns, median: summarise(coldRuns).p50, bareNodeRuns, bareNodeMedian: summarise(bareNodeRuns).p50 };
+    process.stdout.write(
+      `  median ${coldStart.median.toFixed(0)} ms (${coldRuns.map((ms) => ms.toFixed(0)).join(', ')}); Node's own HTTP server ${coldStart.bareNodeMedian.toFixed(0)} ms\n`,
+    );
     await stopProcess(fake.process);
 
     const cpu = cpus();
@@ -565,7 +580,7 @@ function renderResults(results: Results): string {
     `| MCP list ≥ 50 % of REST list | ${(mcpRatio * 100).toFixed(0)} % | ${pass(mcpRatio >= 0.5)} |`,
     `| Added execution latency p50 ≤ Portkey's (${ms(portkeyP50)} ms in the same run) | ${ms(addedP50)} ms | ${pass(addedP50 <= portkeyP50)} |`,
     `| Added execution latency p99 ≤ 10 ms | ${ms(addedP99)} ms | ${pass(addedP99 <= 10)} |`,
-    `| Cold start ≤ 500 ms | ${ms(results.coldStart.median, 0)} ms | ${pass(results.coldStart.median <= 500)} |`,
+    `| Cold start ≤ 500 ms | ${ms(results.coldStart.median, 0)} ms (Node's own HTTP server: ${ms(results.coldStart.bareNodeMedian, 0)} ms) | ${pass(results.coldStart.median <= 500)} |`,
     echo100
       ? `| 100-node echo workflow p50 ≤ 30 ms | ${ms(echo100.execute.p50)} ms | ${pass(echo100.execute.p50 <= 30)} |`
       : '| 100-node echo workflow p50 ≤ 30 ms | not measured | |',
@@ -598,7 +613,7 @@ function renderResults(results: Results): string {
     '',
     '## Cold start and memory',
     '',
-    `- Cold start, \`node ${[...PORCH_START_FLAGS, `dist/${PORCH_DIST_ENTRY}`, 'serve'].join(' ')}\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms).`,
+    `- Cold start, \`node ${[...PORCH_START_FLAGS, `dist/${PORCH_DIST_ENTRY}`, 'serve'].join(' ')}\` spawned to the first 200 on \`/health\` (existing database): median ${ms(results.coldStart.median, 0)} ms over ${results.coldStart.runs.length} runs (${results.coldStart.runs.map((run) => ms(run, 0)).join(', ')} ms). In turns with them, Node starting its own HTTP server and answering one request (the host's floor): median ${ms(results.coldStart.bareNodeMedian, 0)} ms (${results.coldStart.bareNodeRuns.map((run) => ms(run, 0)).join(', ')} ms).`,
     results.memory
       ? `- Resident memory after ${MEMORY_LOAD_SECONDS} s of mixed load (list, MCP list, 1 KB scan, execute; ${results.memory.requests.toLocaleString('en')} requests): ${ms(results.memory.rssMb, 0)} MB RSS, peak ${ms(results.memory.peakMb, 0)} MB.`
       : '- Memory: not measured on this platform.',
