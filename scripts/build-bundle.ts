@@ -31,7 +31,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE = join(ROOT, 'src');
 export const DEFAULT_BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
-/** The entry `npm start` and the bin run, inside the bundle folder. */
+/** The entry `npm start` and the bin run, inside the bundle folder (src/cli/start.ts: the compile cache, then the CLI). */
 export const BUNDLE_ENTRY = 'porch.js';
 
 /**
@@ -135,7 +135,7 @@ function englishZodLocalesOnly(): Plugin {
 export async function buildBundle(outdir: string = DEFAULT_BUNDLE_DIR, locations: BundleLocations = 'built'): Promise<Metafile> {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: { [basename(BUNDLE_ENTRY, '.js')]: join(SOURCE, 'cli', 'index.ts'), ...workerEntries() },
+    entryPoints: { [basename(BUNDLE_ENTRY, '.js')]: join(SOURCE, 'cli', 'start.ts'), ...workerEntries() },
     outdir,
     bundle: true,
     splitting: true,

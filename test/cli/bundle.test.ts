@@ -4,6 +4,7 @@
  * sources must still be found from the bundle, so a path or a lazy import that only works
  * unbundled fails here, not in a user's deployment.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,5 +136,17 @@ describe('the bundled server, started as npm start starts it', () => {
       stderr: 'pipe',
     });
     await expectCardListedOver(transport);
+  });
+
+  it("turns Node's compile cache on in the package's node_modules/.cache before loading the CLI", async () => {
+    // Node 20 has no module.enableCompileCache; a stand-in installed before the entry runs records the call.
+    const standIn = `import module from 'node:module'; module.enableCompileCache = (directory) => { process.stderr.write('compile cache: ' + directory + '\\n'); };`;
+    const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(standIn)}`, join(bundleDir, BUNDLE_ENTRY), '--help'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr.split('\n')[0]).toBe(`compile cache: ${join(REPO_ROOT, 'node_modules', '.cache', 'porch-compile-cache')}/`);
+    expect(result.stdout).toContain('Usage: porch');
   });
 });
