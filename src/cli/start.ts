@@ -3,8 +3,8 @@
  * The entry `npm start` and the `porch` bin run (dist/bundle/porch.js): it turns on Node's
  * compile cache, then loads the CLI. From Node 22.1, V8's compiled code for the modules loaded
  * after the call is kept on disk, and later starts read it instead of compiling the bundle again
- * (same bundle on this project's machine: 555 ms → 491 ms; bench/RESULTS-NOTES.md, cold start).
- * Node 20 has no compile cache: there this is one dynamic import more.
+ * (measured in bench/RESULTS-NOTES.md, cold start). Node 20 has no compile cache: there this is
+ * one dynamic import more.
  *
  * The cache lives in the package's own node_modules/.cache, writable by whoever may change the
  * code it caches, not in the shared temporary folder Node uses by default, where another local
