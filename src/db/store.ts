@@ -222,6 +222,23 @@ export interface RateWindowOutcome {
   dayResetSeconds: number;
 }
 
+/**
+ * `outcome` and whether an execution's slot was taken with it, written out as one literal: on
+ * Node 20 a property added to a spread copy gives every copy a map of its own (see `runOutcome`
+ * in core/execution/executions.ts).
+ */
+export function withSlot(outcome: RateWindowOutcome, slotAcquired: boolean): RateWindowOutcome & { slotAcquired: boolean } {
+  return {
+    allowed: outcome.allowed,
+    exceeded: outcome.exceeded,
+    minuteCount: outcome.minuteCount,
+    dayCount: outcome.dayCount,
+    minuteResetSeconds: outcome.minuteResetSeconds,
+    dayResetSeconds: outcome.dayResetSeconds,
+    slotAcquired,
+  };
+}
+
 export interface BundleRecords {
   contextCards: ContextCardRecord[];
   compositions: CompositionRecord[];

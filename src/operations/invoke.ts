@@ -189,7 +189,7 @@ export async function invokeOperation(core: Core, operation: Operation, request:
   // cost it (bench/RESULTS-NOTES.md, Observability).
   const inSpan = operation.runKind === undefined ? telemetry.inRequestSpan : telemetry.span;
   const result = await inSpan(scope, operation.name, { attributes }, async (span) => {
-    const answer = await invokeUntraced(core, operation, { ...request, scope });
+    const answer = await invokeUntraced(core, operation, request, scope);
     if (!answer.ok) recordFailure(span, answer.error);
     return answer;
   });
@@ -202,7 +202,8 @@ export async function invokeOperation(core: Core, operation: Operation, request:
   return result;
 }
 
-async function invokeUntraced(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
+/** `scope` is the request's, or the one the MCP door bound to its caller (`request.scope` is the door's alone). */
+async function invokeUntraced(core: Core, operation: Operation, request: InvocationRequest, scope: RequestScope | undefined): Promise<InvocationResult> {
   const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
   let caller: Caller | null = null;
   let takenSlotId: string | undefined;
@@ -220,7 +221,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     }
 
     caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
-    core.telemetry.setCaller(request.scope, caller);
+    core.telemetry.setCaller(scope, caller);
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }
@@ -317,7 +318,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (takenSlotId !== undefined) await core.executions.concurrency.giveBack(takenSlotId);
     const error = toPorchError(err);
     if (error.code === 'INTERNAL_ERROR') {
-      core.logger.error({ err, requestId: request.requestId, ...logFieldsOf(request.scope), operation: operation.name }, 'operation failed');
+      core.logger.error({ err, requestId: request.requestId, ...logFieldsOf(scope), operation: operation.name }, 'operation failed');
     }
     if (caller) await describeQuota(core, caller, meta);
     return { ok: false, error, meta };

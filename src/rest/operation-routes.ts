@@ -235,27 +235,33 @@ export function operationRoutes({ core, operations, codeSet, logger, bodyLimitBy
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
+      const respondAsync = prefersRespondAsync(req);
+      // Prefer: respond-async wins over Accept: text/event-stream: the run is queued, so there is nothing to stream.
+      const asEvents = !respondAsync && wantsEventStream(req, operation);
+      // Every field in one literal: on Node 20, a property added to a spread copy (`{ ...request,
+      // respondAsync }`) gives each request's object a map of its own, a slow store and a miss at
+      // every property read of it after (bench/RESULTS-NOTES.md).
       const request: InvocationRequest = {
         credentials: credentialsFrom(core, req),
         authenticated: caller,
         params,
         query: parseQuery(context.query ?? ''),
         body,
-        ...(bodyError ? { bodyError } : {}),
+        bodyError,
         requestId: context.requestId,
         idempotencyKey: headerValue(req, 'idempotency-key'),
         signal: abort.signal,
         scope: context.scope,
         door: 'rest',
         pathStyle: 'located',
+        streamLists: !asEvents,
+        respondAsync,
       };
-      const respondAsync = prefersRespondAsync(req);
-      // Prefer: respond-async wins over Accept: text/event-stream: the run is queued, so there is nothing to stream.
-      if (!respondAsync && wantsEventStream(req, operation)) {
+      if (asEvents) {
         await sendOperationAsEvents(core, operation, request, res, codeSet);
         return;
       }
-      const result = await invokeOperation(core, operation, { ...request, streamLists: true, respondAsync });
+      const result = await invokeOperation(core, operation, request);
       setMetaHeaders(res, result.meta);
       for (const [name, value] of headers) res.setHeader(name, value);
       if (result.ok && result.queuedRunId !== undefined) {

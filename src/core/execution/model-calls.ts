@@ -63,6 +63,50 @@ export interface ModelCallResult {
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
+/*
+ * The requests and results below are written out field by field, never as a spread copy with
+ * a property added (`{ ...request, signal }`): on Node 20 each such copy gets a map of its own,
+ * which costs a slow store, a cache miss at every later read of it, and room in V8's shared
+ * cache of property lookups for the whole process (bench/RESULTS-NOTES.md, "Objects of one shape").
+ */
+
+/** `request` serving the request `scope` belongs to. */
+export function withCallScope(request: ModelCallRequest, scope: RequestScope | undefined): ModelCallRequest {
+  return {
+    model: request.model,
+    messages: request.messages,
+    temperature: request.temperature,
+    maxOutputTokens: request.maxOutputTokens,
+    responseFormat: request.responseFormat,
+    scope,
+  };
+}
+
+/** `request` with the guardrails' version of its messages. */
+function withMessages(request: ModelCallRequest, messages: readonly ChatMessage[]): ModelCallRequest {
+  return messages === request.messages ? request : { ...withCallScope(request, request.scope), messages };
+}
+
+/** What the provider is sent for `request`. */
+function completionOf(request: ModelCallRequest, signal: AbortSignal | undefined, byokApiKey: string | null): CompletionRequest {
+  return {
+    model: request.model,
+    messages: request.messages,
+    temperature: request.temperature,
+    maxOutputTokens: request.maxOutputTokens,
+    responseFormat: request.responseFormat,
+    signal,
+    byokApiKey: byokApiKey ?? undefined,
+    traceparent: undefined,
+    scope: request.scope,
+  };
+}
+
+/** A metered call's result with the output guardrail's version of the answer and every finding. */
+function guardedResult(result: Omit<ModelCallResult, 'guardrailFindings'>, content: string, guardrailFindings: GuardrailFinding[]): ModelCallResult {
+  return { content, modelUsed: result.modelUsed, usage: result.usage, byok: result.byok, chargedTokens: result.chargedTokens, guardrailFindings };
+}
+
 export interface ModelCallerDependencies {
   ai: AiGateway;
   credits: CreditService;
@@ -133,7 +177,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
   async function meteredCall(ctx: ModelCallContext, request: ModelCallRequest): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
     const started = clock.now();
     const byokApiKey = await byokKeyFor(ctx, request.model);
-    const completion = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
+    const completion = completionOf(request, ctx.signal, byokApiKey);
 
     if (byokApiKey !== null) {
       try {
@@ -247,7 +291,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
   ): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
     const started = clock.now();
     const byokApiKey = await byokKeyFor(ctx, request.model);
-    const completion: CompletionRequest = { ...request, signal: ctx.signal, ...(byokApiKey === null ? {} : { byokApiKey }) };
+    const completion = completionOf(request, ctx.signal, byokApiKey);
     const byok = byokApiKey !== null;
     let reservation: Reservation | null = null;
     if (!byok) {
@@ -351,9 +395,9 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
      */
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
       const input = await guardrails.checkInput(ctx.organisation, request.messages);
-      const result = await meteredCall(ctx, input.messages === request.messages ? request : { ...request, messages: input.messages });
+      const result = await meteredCall(ctx, withMessages(request, input.messages));
       const output = await guardrails.checkOutput(ctx.organisation, result.content);
-      return { ...result, content: output.content, guardrailFindings: [...input.findings, ...output.findings] };
+      return guardedResult(result, output.content, [...input.findings, ...output.findings]);
     },
 
     /**
@@ -363,11 +407,11 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     async stream(ctx: ModelCallContext, request: ModelCallRequest, onDelta: (text: string) => void): Promise<ModelCallResult> {
       const input = await guardrails.checkInput(ctx.organisation, request.messages);
       const buffered = ctx.organisation.guardrailOutputs === 'redact' || ctx.organisation.guardrailOutputs === 'block';
-      const sent = input.messages === request.messages ? request : { ...request, messages: input.messages };
+      const sent = withMessages(request, input.messages);
       const result = await meteredStream(ctx, sent, buffered ? () => undefined : onDelta);
       const output = await guardrails.checkOutput(ctx.organisation, result.content);
       if (buffered && output.content !== '') onDelta(output.content);
-      return { ...result, content: output.content, guardrailFindings: [...input.findings, ...output.findings] };
+      return guardedResult(result, output.content, [...input.findings, ...output.findings]);
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { CompletionRequest } from '../ai/ai-types.js';
 import type { ExecuteNode } from '../engine/node-kinds/index.js';
-import type { ModelCaller } from '../execution/model-calls.js';
+import { type ModelCaller, withCallScope } from '../execution/model-calls.js';
 import type { ScanResult } from '../sanitiser/types.js';
 import { isPorchError } from '../errors.js';
 import { GEN_AI } from './gen-ai.js';
@@ -91,7 +91,7 @@ export function instrumentModelCaller(modelCaller: ModelCaller, telemetry: Telem
       const scope = telemetry.scopeOf(ctx.caller);
       const nodeSpan = ctx.nodeId === null || ctx.nodeId === undefined ? undefined : scope?.nodeSpans?.get(ctx.nodeId);
       const callScope: RequestScope | undefined = scope === undefined || nodeSpan === undefined ? scope : { ...scope, span: nodeSpan };
-      const result = await modelCaller.call(ctx, callScope === undefined ? request : { ...request, scope: callScope });
+      const result = await modelCaller.call(ctx, callScope === undefined ? request : withCallScope(request, callScope));
       if (result.chargedTokens > 0) telemetry.events.creditsCharged(request.model.id, result.chargedTokens);
       return result;
     },

@@ -3,7 +3,7 @@ import { takeSlotInside } from './instances.js';
 import type { PostgresDatabase } from './open-database.js';
 import { rateLimitCounters } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome } from '../store.js';
+import { type RateLimitRepository, type RateWindowLimits, type RateWindowOutcome, withSlot } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
 const SECONDS_PER_DAY = 86_400;
@@ -97,8 +97,8 @@ export function createRateLimitRepository(db: PostgresDatabase): RateLimitReposi
         const row = await countIn(tx, limits);
         return row ? { row, slotAcquired: await takeSlotInside(tx, slot) } : null;
       });
-      if (admitted === null) return { ...(await refusedOutcome(limits)), slotAcquired: false };
-      return { ...countedOutcome(admitted.row), slotAcquired: admitted.slotAcquired };
+      if (admitted === null) return withSlot(await refusedOutcome(limits), false);
+      return withSlot(countedOutcome(admitted.row), admitted.slotAcquired);
     },
     peek: readWindows,
     async lastCounted(keyIds) {

@@ -4,7 +4,7 @@ import { immediateTransaction } from './immediate-transaction.js';
 import { prepareSlotStatements } from './instances.js';
 import { onFirstUse } from './on-first-use.js';
 import { rateLimitCounters } from './schema.js';
-import type { RateLimitRepository, RateWindowLimits, RateWindowOutcome, SlotRequest } from '../store.js';
+import { type RateLimitRepository, type RateWindowLimits, type RateWindowOutcome, type SlotRequest, withSlot } from '../store.js';
 
 const SECONDS_PER_MINUTE = 60;
 const SECONDS_PER_DAY = 86_400;
@@ -93,10 +93,10 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
   // commits once before its model call instead of twice. A refused count rolls back before any
   // slot is looked at.
   const slots = prepareSlotStatements(db);
-  const countWindowsTakingSlot = immediateTransaction(db, (limits: RateWindowLimits, slot: SlotRequest) => ({
-    ...countInside(limits),
-    slotAcquired: slots.takeInside(slot),
-  }));
+  const countWindowsTakingSlot = immediateTransaction(db, (limits: RateWindowLimits, slot: SlotRequest) => {
+    const outcome = countInside(limits);
+    return withSlot(outcome, slots.takeInside(slot));
+  });
 
   const consumeWindows = <Outcome>(count: () => Outcome, refused: (outcome: RateWindowOutcome) => Outcome): Outcome => {
     try {
@@ -117,7 +117,7 @@ export function createRateLimitRepository(db: PorchDatabase): RateLimitRepositor
     async consumeWithSlot(limits, slot) {
       return consumeWindows(
         () => countWindowsTakingSlot(limits, slot),
-        (outcome) => ({ ...outcome, slotAcquired: false }),
+        (outcome) => withSlot(outcome, false),
       );
     },
     async peek(limits) {
