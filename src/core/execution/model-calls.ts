@@ -70,11 +70,11 @@ const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 
  * cache of property lookups for the whole process (bench/RESULTS-NOTES.md, "Objects of one shape").
  */
 
-/** `request` serving the request `scope` belongs to. */
-export function withCallScope(request: ModelCallRequest, scope: RequestScope | undefined): ModelCallRequest {
+/** `request` with `messages`, for the request whose scope is `scope` (its span's parent, its log lines' ids). */
+function modelCallRequest(request: ModelCallRequest, messages: readonly ChatMessage[], scope: RequestScope | undefined): ModelCallRequest {
   return {
     model: request.model,
-    messages: request.messages,
+    messages,
     temperature: request.temperature,
     maxOutputTokens: request.maxOutputTokens,
     responseFormat: request.responseFormat,
@@ -82,9 +82,14 @@ export function withCallScope(request: ModelCallRequest, scope: RequestScope | u
   };
 }
 
+/** `request` made for the request whose scope is `scope`. */
+export function withCallScope(request: ModelCallRequest, scope: RequestScope | undefined): ModelCallRequest {
+  return modelCallRequest(request, request.messages, scope);
+}
+
 /** `request` with the guardrails' version of its messages. */
 function withMessages(request: ModelCallRequest, messages: readonly ChatMessage[]): ModelCallRequest {
-  return messages === request.messages ? request : { ...withCallScope(request, request.scope), messages };
+  return messages === request.messages ? request : modelCallRequest(request, messages, request.scope);
 }
 
 /** What the provider is sent for `request`. */
