@@ -45,9 +45,16 @@ describe('national identifiers (stdnum checksums)', () => {
     ['pii.cn_resident_id', '440305199405019561 ok', '440305199405019561'],
     ['pii.ch_ahv', 'ahv 756.6358.6611.24', '756.6358.6611.24'],
     ['pii.be_national_number', 'BE 89.01.05-708.48', '89.01.05-708.48'],
+    ['pii.fi_hetu', 'asiakas 210963+760K soitti', '210963+760K'],
+    ['pii.fi_hetu', 'asiakas 010101A123N soitti', '010101A123N'],
+    ['pii.uk_nino', 'payroll JX 5704 00 A', 'JX 5704 00 A'],
+    ['pii.uk_nino', 'payroll JX5704 00A ok', 'JX5704 00A'],
+    ['pii.sg_nric', '10.0.0.1 - - "GET /a/4821 200 183ms" F2287140N', 'F2287140N'],
   ])('finds the standalone %s in %j: at the edges, after other numbers, next to another id', (ruleId, text, match) => {
-    // The standalone formats are tried only near cheap hints (three digit pairs, a NIR's
-    // `1 79 05 `, `dd.dd.dd-`, `756.dddd`): a Corsican NIR (`2A`) has only the NIR hint.
+    // The standalone formats are tried only near cheap hints (digit-shapes.ts: six digits in a
+    // row, a NINO's digit pairs before its letter, a NIR's `79 05 `, `dd.dd.dd-`, `ddd.dddd`):
+    // a Corsican NIR (`2A`) has only the NIR hint, a HETU with `+` or `A` only its six digits,
+    // and an access log's `4821 200 18` is no hint at all.
     expect(found(text)).toContainEqual([ruleId, match]);
   });
 

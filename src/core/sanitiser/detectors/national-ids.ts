@@ -186,7 +186,10 @@ const STANDALONE_HINT_SOURCE = NATIONAL_ID_HINT_SOURCE;
 const STANDALONE_HINT = new RegExp(STANDALONE_HINT_SOURCE, 'g');
 /** The farthest a hint starts from its id's start (`AB 12...` of a spaced NINO). */
 const STANDALONE_HINT_OFFSET = 3;
-/** Whether any hint occurs; tested once per scan, so prose with years and counts costs one pass. */
+/**
+ * Whether any hint occurs: the detector's presence test. detectNationalIds does not test it
+ * again; where no hint occurs, its search of the hints reads the text once, as the test would.
+ */
 const STANDALONE_PRESENT = new RegExp(STANDALONE_HINT_SOURCE);
 const STANDALONE_RULES = {
   nino: 'pii.uk_nino',
@@ -233,7 +236,6 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
       detectAfterLabel(context, position + label.length, candidates);
     }
   }
-  if (!STANDALONE_PRESENT.test(text)) return;
   // Every id starts at most STANDALONE_HINT_OFFSET characters before a hint or inside one (the
   // hints are the leftmost non-overlapping matches, so one that ran over the id's own hint
   // started before it and still covers the id's start). Starts are tried in ascending order, and
