@@ -38,6 +38,26 @@ describe('passwords outside key=value', () => {
     expect(matchesOf(text, 'secret.password_assignment')).toEqual(['Sm7p-R0tat3d!']);
   });
 
+  it.each([
+    ['a quoted name with blanks before it', '- name:   "app.dbPwd"\n  value: Qw8!zRt5-Lm\n', 'Qw8!zRt5-Lm'],
+    ['the password word in the middle of the name', "- name: 'LEGACY_SMTP_PASS_V2'\n  value: 'Vr4#nTq9wZ'\n", 'Vr4#nTq9wZ'],
+    ['a name holding two password words', '- name: PW_PASSPHRASE\n  value: Ph7$kLw2Qz\n', 'Ph7$kLw2Qz'],
+  ])('reads a Helm pair with %s', (_shape, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
+  it('does not read a pair whose name is too far from name: (more than ten blanks)', () => {
+    expect(matchesOf('- name:           DB_PASSWORD\n  value: Qw8!zRt5-Lm\n', 'secret.password_assignment')).toEqual([]);
+  });
+
+  it.each([
+    ['Norwegian', 'Passord: Fj0rd#2025lys', 'Fj0rd#2025lys'],
+    ['Dutch, upper case', 'WACHTWOORD Tulp3n!veld9', 'Tulp3n!veld9'],
+    ['French, several words', 'mot de passe : Cr0issant#7b', 'Cr0issant#7b'],
+  ])('finds the password after the %s word in prose', (_language, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
   it("reports a Docker config's auth when it decodes to user:password, not when it holds a placeholder", () => {
     const encoded = Buffer.from('robot$ci:Qe8#vN2xLp5t').toString('base64');
     expect(matchesOf(`{"auths":{"ghcr.io":{"auth":"${encoded}"}}}`, 'secret.docker_auth')).toEqual([encoded]);

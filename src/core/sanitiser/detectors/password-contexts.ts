@@ -10,7 +10,7 @@ import { defineDetector, type DetectorContext } from '../detector.js';
 import { characterClassCount } from '../validators.js';
 import { classifySecretName } from './assignments/classify-name.js';
 import { isPlausiblePassword } from './credential-values.js';
-import { codeAt, isAsciiLetter, isWordCode, lineEndWithin } from './text-boundaries.js';
+import { codeAt, isAsciiLetter, isRegexSpace, isWordCode, lineEndWithin } from './text-boundaries.js';
 
 const PASSWORD_CONTEXT_RULE_IDS = ['secret.password_assignment', 'secret.docker_auth'] as const;
 type PasswordContextRuleId = (typeof PASSWORD_CONTEXT_RULE_IDS)[number];
@@ -143,27 +143,42 @@ const TRAILING_PUNCTUATION = /[.,;:)?»"'”]+$/;
  */
 function opensAssignment(text: string, from: number, limit: number): boolean {
   let index = from;
-  while (index < limit && /\s/.test(text[index] ?? '')) index += 1;
+  while (index < limit && isRegexSpace(text.charCodeAt(index))) index += 1;
   const code = text.charCodeAt(index);
   if (index >= limit) return false;
   if (code === 61) return true;
-  return code === 58 && index + 1 < limit && !/\s/.test(text[index + 1] ?? ' ');
+  return code === 58 && index + 1 < limit && !isRegexSpace(text.charCodeAt(index + 1));
+}
+
+/**
+ * The length of the password word at `position`. An ASCII word's is known from the prefilter's
+ * keyword: no other spelling in PASSWORD_WORD matches where one of them does (the non-ASCII
+ * spellings hold a letter their ASCII twins lack). Asking PASSWORD_WORD at each of the hundreds
+ * of `password`s in code cost more than the rest of this detector's work on them.
+ */
+function passwordWordLength(text: string, position: number, asciiLength: number | undefined): number {
+  if (asciiLength !== undefined) return asciiLength;
+  PASSWORD_WORD.lastIndex = position;
+  return PASSWORD_WORD.exec(text)?.[0].length ?? 0;
 }
 
 function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
-  const positions = [...ASCII_PASSWORD_WORDS.flatMap((word) => context.positions(word)), ...nonAsciiPasswordWordPositions(text)];
-  for (const position of new Set(positions)) {
+  // Each position with the length of its ASCII word (undefined: a non-ASCII spelling's).
+  const words = new Map<number, number | undefined>();
+  for (const word of ASCII_PASSWORD_WORDS) for (const position of context.positions(word)) if (!words.has(position)) words.set(position, word.length);
+  for (const position of nonAsciiPasswordWordPositions(text)) if (!words.has(position)) words.set(position, undefined);
+  for (const [position, asciiLength] of words) {
     // A word of its own: not `$password`, `user:password@host` or `password_hash`.
     const previous = codeAt(text, position - 1);
     if (isWordCode(previous) || previous === 36 || previous === 58 || previous === 47) continue;
-    PASSWORD_WORD.lastIndex = position;
-    const word = PASSWORD_WORD.exec(text);
-    if (word === null || !/^(?:\s|:|$)/.test(text.slice(position + word[0].length, position + word[0].length + 1))) continue;
-    const limit = lineEndWithin(text, position + word[0].length, PROSE_WINDOW_CHARACTERS);
-    if (opensAssignment(text, position + word[0].length, limit)) continue;
+    const wordEnd = position + passwordWordLength(text, position, asciiLength);
+    const after = text.charCodeAt(wordEnd);
+    if (wordEnd === position || !(wordEnd >= text.length || after === 58 || isRegexSpace(after))) continue;
+    const limit = lineEndWithin(text, wordEnd, PROSE_WINDOW_CHARACTERS);
+    if (opensAssignment(text, wordEnd, limit)) continue;
     const tokenPattern = /\S+/g;
-    const window = text.slice(position + word[0].length, limit);
+    const window = text.slice(wordEnd, limit);
     for (let token = tokenPattern.exec(window), count = 0; token !== null && count < MAX_PROSE_TOKENS; token = tokenPattern.exec(window), count += 1) {
       // `Password=...` and `password: ...` are assignments, read (with their quoting and
       // connection-string rules) by the assignments detector.
@@ -186,7 +201,7 @@ function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
       }
       const mixed = characterClassCount(value) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0);
       if (mixed >= 3 && isPlausiblePassword(value, false)) {
-        const start = position + word[0].length + token.index + leading;
+        const start = wordEnd + token.index + leading;
         context.scan.emit('secret.password_assignment', start, start + value.length);
       }
       break;
@@ -206,21 +221,39 @@ const NAME_VALUE =
  * and this detector (bench/sanitiser-bench-notes.md).
  */
 const PASSWORD_NAME_WORDS = ['pass', 'pwd', 'pw'] as const;
-/** From `name:` to the last character of the longest name NAME_VALUE takes: the colon's word, 10 blanks, a quote, 80 name characters. */
-const NAME_SPAN_CHARACTERS = 'name:'.length + 10 + 1 + 80;
+/** The most blanks NAME_VALUE takes between `name:` and the name. */
+const NAME_KEY_BLANKS = 10;
+/** The longest name NAME_VALUE takes. */
+const NAME_MAX_CHARACTERS = 80;
+
+/** Whether a code unit may be in a name NAME_VALUE takes (`[\w.-]`). */
+function isNameCode(code: number): boolean {
+  return isWordCode(code) || code === 46 || code === 45;
+}
 
 /**
- * The `name:` whose name may hold each password word: the nearest one before it, within the
- * longest span NAME_VALUE accepts (a name holds no `:`, so no other `name:` lies between).
+ * The `name:` whose name holds the password word at `wordPosition`, read backwards the way
+ * NAME_VALUE reads forwards: the name's characters, an optional quote, at most ten blanks.
+ * Where the word is not in such a name (`password = ...`, most of them in code), the walk stops
+ * within a few characters. A name holds no `:`, so no other `name:` can be nearer the word.
  */
+function nameKeyBefore(text: string, wordPosition: number): number {
+  let cursor = wordPosition;
+  while (cursor > 0 && wordPosition - cursor <= NAME_MAX_CHARACTERS && isNameCode(text.charCodeAt(cursor - 1))) cursor -= 1;
+  if (wordPosition - cursor > NAME_MAX_CHARACTERS) return -1;
+  const quote = text.charCodeAt(cursor - 1);
+  if (quote === 34 || quote === 39) cursor -= 1;
+  for (let blanks = 0; blanks < NAME_KEY_BLANKS && (text.charCodeAt(cursor - 1) === 32 || text.charCodeAt(cursor - 1) === 9); blanks += 1) cursor -= 1;
+  return cursor >= 5 && text.startsWith('name:', cursor - 5) ? cursor - 5 : -1;
+}
+
+/** The `name:` of each name that may hold a password word (a `name:` once, however many words its name holds). */
 function nameKeyPositions(context: DetectorContext<PasswordContextRuleId>): number[] {
-  const { text } = context;
   const found = new Set<number>();
   for (const word of PASSWORD_NAME_WORDS) {
     for (const wordPosition of context.positions(word)) {
-      const windowStart = Math.max(0, wordPosition - NAME_SPAN_CHARACTERS);
-      const offset = text.slice(windowStart, wordPosition).lastIndexOf('name:');
-      if (offset !== -1) found.add(windowStart + offset);
+      const position = nameKeyBefore(context.text, wordPosition);
+      if (position !== -1) found.add(position);
     }
   }
   return [...found];

@@ -18,6 +18,13 @@ export function isWordCode(code: number): boolean {
   return isAsciiAlphanumeric(code) || code === 95;
 }
 
+/** Whether a code unit is white space to a regex's `\s` (ASCII answered without the regex). */
+export function isRegexSpace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return NON_ASCII_SPACE.test(String.fromCharCode(code));
+}
+const NON_ASCII_SPACE = /\s/;
+
 /** charCodeAt that answers NaN outside the text, which every test above treats as "no". */
 export function codeAt(text: string, index: number): number {
   return index >= 0 && index < text.length ? text.charCodeAt(index) : Number.NaN;
