@@ -44,6 +44,7 @@ function detectorContext(caseSensitive: ReadonlySet<string>, scan: ScanContext):
     positions: (keyword) => scan.positionsOf(keyword, caseSensitive.has(keyword)),
     patternPresent: (pattern) => scan.hasPattern(pattern),
     patternPositions: (pattern) => scan.patternPositions(pattern),
+    shared: (search) => scan.shared(search),
   };
 }
 

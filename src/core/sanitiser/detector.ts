@@ -67,6 +67,11 @@ export interface DetectorContext<RuleId extends BuiltInRuleId = BuiltInRuleId> {
   patternPresent(pattern: string): boolean;
   /** Where a pattern trigger's matches start (a consumed boundary character included). */
   patternPositions(pattern: string): readonly number[];
+  /**
+   * `search`'s result on this scan's text, computed once however many detectors ask for it: a
+   * pass over the text that several detectors need (digit-shapes.ts).
+   */
+  shared<T>(search: (text: string) => T): T;
 }
 
 /**

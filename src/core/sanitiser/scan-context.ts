@@ -17,6 +17,8 @@ export class ScanContext {
   readonly candidates: Candidate[] = [];
   /** Results of the presence gates tested so far in this scan (Detector.presenceGate). */
   private readonly gates = new Map<object, boolean>();
+  /** Results of the shared searches made so far in this scan (DetectorContext.shared). */
+  private readonly searches = new Map<(text: string) => unknown, unknown>();
 
   constructor(
     readonly text: string,
@@ -54,6 +56,14 @@ export class ScanContext {
       this.gates.set(gate, passes);
     }
     return passes;
+  }
+
+  /** `search`'s result on the text, computed on the first call of this scan. */
+  shared<T>(search: (text: string) => T): T {
+    if (this.searches.has(search)) return this.searches.get(search) as T;
+    const result = search(this.text);
+    this.searches.set(search, result);
+    return result;
   }
 
   hasPattern(pattern: string): boolean {

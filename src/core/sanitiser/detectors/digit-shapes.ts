@@ -1,8 +1,8 @@
 /**
- * The digit shapes whose presence decides whether the numbers and national-id detectors run at
- * all, and the one test both share. Each detector's own presence test reads the whole of a text
- * in which its shape does not occur, prose above all; the shared test reads it once for both,
- * and their own tests run only when it matches (see `presenceGate` in detector.ts).
+ * What the numbers and national-id detectors share: the digit shapes whose presence decides
+ * whether they run at all, with the one test both make (see `presenceGate` in detector.ts), and
+ * the one search of the text for runs of digits both read (`digitRuns`). Each would otherwise read
+ * every digit of the text itself, and logs are full of them.
  */
 
 /** A run of at least seven digits and separators: the shortest card, SSN, IP or phone number (numbers.ts). */
@@ -23,3 +23,36 @@ export const NATIONAL_ID_HINT_SOURCE = String.raw`\d\d(?:\d{4}| ?\d\d ?\d\d ?[A-
 
 /** Matches wherever either shape above occurs: when it does not, neither detector runs. */
 export const DIGIT_SHAPES_PRESENT = new RegExp(`${NUMBER_RUN_PRESENT_SOURCE}|${NATIONAL_ID_HINT_SOURCE}`);
+
+/**
+ * A run of digits and separators: after at most two `+` or `(` (a dialling prefix, an opening
+ * parenthesis), a digit, four to forty digits or separators, a digit. Six characters is the
+ * fewest a standalone national id's digits take (an unspaced NINO's `123456`, a HETU's before its
+ * `+`); the numbers detector reads the runs of seven and more (numbers.ts). The bound keeps a
+ * megabyte of digits linear.
+ */
+const DIGIT_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{4,40}\d/g;
+
+export interface DigitRuns {
+  /** Where each run starts (a `+` or `(` before its first digit included), ascending. */
+  readonly starts: readonly number[];
+  /** Where each run ends (exclusive); a run ends before the next one starts. */
+  readonly ends: readonly number[];
+}
+
+/** Every run, as DIGIT_RUN finds them one after another from the start. A search for DetectorContext.shared. */
+export function digitRuns(text: string): DigitRuns {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  DIGIT_RUN.lastIndex = 0;
+  for (let match = DIGIT_RUN.exec(text); match !== null; match = DIGIT_RUN.exec(text)) {
+    starts.push(match.index);
+    ends.push(match.index + match[0].length);
+  }
+  return { starts, ends };
+}
+
+/** Whether a code unit may follow a run's first digit inside it (`[\d\-. ()/\t]`). */
+export function isRunCharacter(code: number): boolean {
+  return (code >= 48 && code <= 57) || code === 45 || code === 46 || code === 32 || code === 40 || code === 41 || code === 47 || code === 9;
+}

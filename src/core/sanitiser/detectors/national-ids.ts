@@ -23,7 +23,7 @@ import * as sePersonnummer from 'stdnum/lib/cjs/se/personnummer.js';
 import * as trTcKimlik from 'stdnum/lib/cjs/tr/tckimlik.js';
 import * as zaId from 'stdnum/lib/cjs/za/idnr.js';
 import { defineDetector, type DetectorContext } from '../detector.js';
-import { DIGIT_SHAPES_PRESENT, NATIONAL_ID_HINT_SOURCE } from './digit-shapes.js';
+import { DIGIT_SHAPES_PRESENT, digitRuns, NATIONAL_ID_HINT_SOURCE } from './digit-shapes.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiLetter } from './text-boundaries.js';
 
 export const NATIONAL_ID_RULE_IDS = [
@@ -171,8 +171,8 @@ const LABEL_WINDOW_CHARACTERS = 48;
 const MAX_STARTS_AFTER_LABEL = 6;
 
 /**
- * Formats reported without a label, tried (sticky) only where STANDALONE_HINT occurs. They are
- * not prefilter triggers: digit patterns overlap each other and the other detectors' digit
+ * Formats reported without a label, tried (sticky) only in the digit runs that hold a hint. They
+ * are not prefilter triggers: digit patterns overlap each other and the other detectors' digit
  * triggers, and in the prefilter's one combined automaton such overlaps multiply its states
  * (measured: ten times the prefilter's time on code with hashes, bench/sanitiser-bench-notes.md).
  * Nor is this searched over the whole text: a search whose every position may start one of
@@ -181,16 +181,48 @@ const MAX_STARTS_AFTER_LABEL = 6;
  */
 const STANDALONE_AT =
   /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/y;
-/** The piece every standalone format holds (digit-shapes.ts); the formats are tried only near its matches. */
-const STANDALONE_HINT_SOURCE = NATIONAL_ID_HINT_SOURCE;
-const STANDALONE_HINT = new RegExp(STANDALONE_HINT_SOURCE, 'g');
-/** The farthest a hint starts from its id's start (`AB 12...` of a spaced NINO). */
-const STANDALONE_HINT_OFFSET = 3;
 /**
- * Whether any hint occurs: the detector's presence test. detectNationalIds does not test it
- * again; where no hint occurs, its search of the hints reads the text once, as the test would.
+ * The piece every standalone format holds (digit-shapes.ts): the detector's presence test, and
+ * which digit runs the formats are tried in. Every standalone id's digits and separators, from
+ * its first digit, make a digit run (six characters or more), so the shared search's run that
+ * holds that digit starts no later; the id starts at most STANDALONE_START_BEFORE_RUN characters
+ * before the digit, and its hint, which starts at most two characters after it and is at most
+ * ten long, ends within HINT_REACH characters of that run's end.
  */
-const STANDALONE_PRESENT = new RegExp(STANDALONE_HINT_SOURCE);
+const STANDALONE_HINT = new RegExp(NATIONAL_ID_HINT_SOURCE);
+/** The farthest an id starts before its first digit (`AB ` of a spaced NINO). */
+const STANDALONE_START_BEFORE_RUN = 3;
+/** How far past the end of a run a hint that starts in it (or right after it) may reach. */
+const HINT_REACH = 12;
+/** The longest run, from its first digit to its last (digit-shapes.ts). */
+const LONGEST_RUN = 42;
+
+/**
+ * Whether a run may hold an id's digits, read without the regex: every standalone id puts a
+ * blank or a `-` between its digits or four digits in a row (a NINO's or NIR's spaces, a HETU's
+ * or Belgian number's dash, six digits, an AHV's `756.dddd`), and an IPv4 address, the most
+ * frequent run in logs, holds none of them. An id whose first digit is in the run has all its
+ * digits in it, unless the run stopped for its length: an id puts at most one separator between
+ * two digits, so one that goes on past the run has its next digit right after that separator,
+ * which the run would have taken had it been shorter than LONGEST_RUN - 1. Such a run is read.
+ */
+function mayHoldId(text: string, start: number, end: number): boolean {
+  let digits = 0;
+  let firstDigit = -1;
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 48 && code <= 57) {
+      if (firstDigit === -1) firstDigit = index;
+      digits += 1;
+      if (digits === 4) return true;
+    } else {
+      if (code === 32 || code === 45) return true;
+      digits = 0;
+    }
+  }
+  return end - firstDigit >= LONGEST_RUN - 1;
+}
+
 const STANDALONE_RULES = {
   nino: 'pii.uk_nino',
   nric: 'pii.sg_nric',
@@ -236,14 +268,16 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
       detectAfterLabel(context, position + label.length, candidates);
     }
   }
-  // Every id starts at most STANDALONE_HINT_OFFSET characters before a hint or inside one (the
-  // hints are the leftmost non-overlapping matches, so one that ran over the id's own hint
-  // started before it and still covers the id's start). Starts are tried in ascending order, and
-  // none inside an id already found: the ids a search of the whole text would find.
+  // Starts are tried in ascending order, from a few characters before each run that holds a
+  // hint to its end, and none inside an id already found: the ids a search of the whole text
+  // would find (see STANDALONE_HINT).
+  const { starts, ends } = context.shared(digitRuns);
   let next = 0;
-  for (const hint of text.matchAll(STANDALONE_HINT)) {
-    const end = hint.index + hint[0].length;
-    for (let start = Math.max(next, hint.index - STANDALONE_HINT_OFFSET); start < end; start += 1) {
+  for (let index = 0; index < starts.length; index += 1) {
+    const runStart = starts[index] ?? 0;
+    const runEnd = ends[index] ?? 0;
+    if (!mayHoldId(text, runStart, runEnd) || !STANDALONE_HINT.test(text.slice(runStart, runEnd + HINT_REACH))) continue;
+    for (let start = Math.max(next, runStart - STANDALONE_START_BEFORE_RUN); start < runEnd; start += 1) {
       if (isAsciiAlphanumeric(codeAt(text, start - 1))) continue;
       STANDALONE_AT.lastIndex = start;
       const match = STANDALONE_AT.exec(text);
@@ -252,7 +286,7 @@ function detectNationalIds(context: DetectorContext<NationalIdRuleId>): void {
       next = match.index + match[0].length;
       start = next - 1;
     }
-    next = Math.max(next, end);
+    next = Math.max(next, runEnd);
   }
 }
 
@@ -271,6 +305,6 @@ export const nationalIdDetector = defineDetector({
   ruleIds: NATIONAL_ID_RULE_IDS,
   keywords: [...LABELS.keys()],
   presenceGate: DIGIT_SHAPES_PRESENT,
-  presenceTest: STANDALONE_PRESENT,
+  presenceTest: STANDALONE_HINT,
   detect: detectNationalIds,
 });

@@ -5,16 +5,39 @@
  */
 import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidBrazilCpf, isValidUsSsn, passesLuhn, passesVerhoeff } from '../validators.js';
-import { DIGIT_SHAPES_PRESENT, NUMBER_RUN_PRESENT_SOURCE } from './digit-shapes.js';
+import { DIGIT_SHAPES_PRESENT, type DigitRuns, digitRuns, isRunCharacter, NUMBER_RUN_PRESENT_SOURCE } from './digit-shapes.js';
 import { isPossibleInternational, isPossibleNational, isValidNanp } from './phone-validation.js';
-import { codeAt, isAsciiAlphanumeric, isWordCode } from './text-boundaries.js';
+import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isRegexSpace, isWordCode } from './text-boundaries.js';
 
 /**
  * A run of digits joined by separators, with an optional leading '+' or '(' and a phone
  * extension. At least 7 characters: nothing shorter is a card, SSN, IP or phone number; at most
  * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
+ * The detector reads its matches from the digit runs it shares with the national-id detector
+ * (forEachNumberRun); this regex defines them, and searches itself where the runs cannot say.
  */
-const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
+export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
+/** NUMBER_RUN's extension, tried where a run ends. */
+const EXTENSION_AFTER_RUN = /\s?(?:x|ext\.?|#)\s?\d{1,6}/y;
+
+/** Whether an extension may start with this code unit (`x`, `ext`, `#`). */
+function mayOpenExtension(code: number): boolean {
+  return code === 120 || code === 101 || code === 35;
+}
+
+/**
+ * Where NUMBER_RUN's match ends when its run ends at `runEnd`: after the extension when one
+ * follows. Most runs are followed by neither an extension's letter nor a blank and one, so the
+ * regex runs only when the next character or the one after a blank could open one.
+ */
+function extensionEnd(text: string, runEnd: number): number {
+  const next = text.charCodeAt(runEnd);
+  if (!mayOpenExtension(next) && !(isRegexSpace(next) && mayOpenExtension(text.charCodeAt(runEnd + 1)))) return runEnd;
+  EXTENSION_AFTER_RUN.lastIndex = runEnd;
+  return EXTENSION_AFTER_RUN.test(text) ? EXTENSION_AFTER_RUN.lastIndex : runEnd;
+}
+/** The fewest characters from a run's first digit to its last that NUMBER_RUN takes. */
+const MIN_RUN_CHARACTERS = 7;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
 const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
@@ -302,28 +325,79 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
   return emitPhoneIfValid(context, run, start, end);
 }
 
+/**
+ * NUMBER_RUN's matches one after another, read from the shared digit runs (digit-shapes.ts)
+ * rather than searched for. `resume` is where NUMBER_RUN's own search would go on from; a run
+ * that starts there or later is the first place it could match, and a run of seven characters
+ * or more from its first digit is its match (both take the longest run), with the extension
+ * NUMBER_RUN would take after it. A shorter run is none, and nothing inside it is one when the
+ * run's characters stop where it ends. Where the runs cannot say what NUMBER_RUN finds next (a
+ * run that starts before `resume`, inside an extension just taken; a short run followed by more
+ * separators, where a longer run may start a character on), NUMBER_RUN searches for its next
+ * match itself, and the runs take over again after it.
+ */
+export function forEachNumberRun(text: string, runs: DigitRuns, visit: (start: number, end: number) => void): void {
+  const { starts, ends } = runs;
+  let resume = 0;
+  /** NUMBER_RUN's next match from `from`; false when there is none. */
+  const searchFrom = (from: number): boolean => {
+    NUMBER_RUN.lastIndex = from;
+    const match = NUMBER_RUN.exec(text);
+    if (match === null) return false;
+    resume = match.index + match[0].length;
+    visit(match.index, resume);
+    return true;
+  };
+  for (let index = 0; index < starts.length; ) {
+    const start = starts[index] ?? 0;
+    const runEnd = ends[index] ?? 0;
+    if (runEnd <= resume) {
+      index += 1;
+    } else if (start < resume) {
+      // Looked at again once NUMBER_RUN has matched past `resume`.
+      if (!searchFrom(resume)) return;
+    } else {
+      let firstDigit = start;
+      while (!isAsciiDigit(text.charCodeAt(firstDigit))) firstDigit += 1;
+      if (runEnd - firstDigit >= MIN_RUN_CHARACTERS) {
+        resume = extensionEnd(text, runEnd);
+        visit(start, resume);
+      } else if (!isRunCharacter(text.charCodeAt(runEnd))) {
+        resume = runEnd;
+      } else if (!searchFrom(start + 1)) {
+        return;
+      }
+      index += 1;
+    }
+  }
+}
+
+/** Whether `text` holds a `)` in [from, to). */
+function closesWithin(text: string, from: number, to: number): boolean {
+  for (let index = from; index < to; index += 1) if (text.charCodeAt(index) === 41) return true;
+  return false;
+}
+
 function detectNumbers(context: DetectorContext<NumberRuleId>): void {
   const { text } = context;
-  NUMBER_RUN.lastIndex = 0;
-  for (let match = NUMBER_RUN.exec(text); match !== null; match = NUMBER_RUN.exec(text)) {
-    let start = match.index;
-    const end = start + match[0].length;
+  forEachNumberRun(text, context.shared(digitRuns), (matchStart, end) => {
+    let start = matchStart;
     // Parentheses belong to the number only when balanced ("(37) 788-063", not "f(1234567").
-    while (text.charCodeAt(start) === 40 && !match[0].includes(')', start - match.index)) start += 1;
+    while (text.charCodeAt(start) === 40 && !closesWithin(text, start, end)) start += 1;
     const previous = codeAt(text, start - 1);
     const next = codeAt(text, end);
     // Glued to a word, a version or a path ("abc1234567", "v1.2.3.4", "/12345678"): not a number of its own.
-    if (isWordCode(previous) || previous === 46 || previous === 45 || previous === 47 || previous === 43 || previous === 58) continue;
-    if (isAsciiAlphanumeric(next) || next === 95 || (next === 46 && isAsciiAlphanumeric(codeAt(text, end + 1)))) continue;
-    if (classifyRun(context, start, end)) continue;
+    if (isWordCode(previous) || previous === 46 || previous === 45 || previous === 47 || previous === 43 || previous === 58) return;
+    if (isAsciiAlphanumeric(next) || next === 95 || (next === 46 && isAsciiAlphanumeric(codeAt(text, end + 1)))) return;
+    if (classifyRun(context, start, end)) return;
     // Several numbers separated by spaces ("192.168.0.1 255.255.255.0", two phone numbers).
     const run = text.slice(start, end);
-    if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) continue;
+    if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) return;
     const partPattern = /[^ \t]+/g;
     for (let part = partPattern.exec(run); part !== null; part = partPattern.exec(run)) {
       if (part[0].length >= 7) classifyRun(context, start + part.index, start + part.index + part[0].length);
     }
-  }
+  });
 }
 
 export const numberDetector = defineDetector({
