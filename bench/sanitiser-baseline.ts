@@ -1,7 +1,9 @@
 /**
- * The first-round sanitiser (the code before issue 22's rules) as a third engine for
- * bench/sanitiser-bench.ts, so the bench compares today's ratio to secretlint with the ratio the
- * first-round code reaches in the same run instead of a figure measured on another day.
+ * An earlier commit's sanitiser: the first round's (the code before issue 22's rules) as a third
+ * engine for bench/sanitiser-bench.ts, so the bench compares today's ratio to secretlint with the
+ * ratio the first-round code reaches in the same run instead of a figure measured on another day;
+ * any commit's for bench/sanitiser-fuzz-compare.ts, which checks that a change leaves findings as
+ * they were.
  *
  * It is built from git history, not installed: `git archive` of the commit's `src` tree into a
  * cache folder, then one esbuild bundle of its createSanitiser with the npm packages left
@@ -33,8 +35,11 @@ function git(args: readonly string[]): Buffer {
   return execFileSync('git', ['-C', repoRoot, ...args], { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
 }
 
-/** The first-round createSanitiser(), built on first use; `available: false` with the reason when it cannot be. */
-export async function loadFirstRoundSanitiser(commit = FIRST_ROUND_COMMIT): Promise<Baseline> {
+/**
+ * A commit's createSanitiser() (the first round's by default), built on first use; `available:
+ * false` with the reason when it cannot be. bench/sanitiser-fuzz-compare.ts builds any commit's.
+ */
+export async function loadSanitiserAt(commit = FIRST_ROUND_COMMIT): Promise<Baseline> {
   let fullCommit: string;
   try {
     fullCommit = git(['rev-parse', '--verify', '--quiet', `${commit}^{commit}`])
@@ -43,7 +48,7 @@ export async function loadFirstRoundSanitiser(commit = FIRST_ROUND_COMMIT): Prom
   } catch {
     return { available: false, reason: `commit ${commit} is not in this checkout's git history (no git, a tarball or a shallow clone)` };
   }
-  const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'porch-bench', `first-round-${fullCommit.slice(0, 12)}`);
+  const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'porch-bench', `sanitiser-${fullCommit.slice(0, 12)}`);
   const bundle = path.join(cacheDir, 'create-sanitiser.mjs');
   if (!existsSync(bundle)) {
     const tree = path.join(cacheDir, 'tree');

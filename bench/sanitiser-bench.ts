@@ -19,7 +19,7 @@ import RE2 from 're2';
 import { BUILT_IN_DETECTORS } from '../src/core/sanitiser/detectors/index.js';
 import { BUILT_IN_RULES, createSanitiser } from '../src/core/sanitiser/index.js';
 import { Prefilter } from '../src/core/sanitiser/prefilter.js';
-import { FIRST_ROUND_COMMIT, loadFirstRoundSanitiser } from './sanitiser-baseline.js';
+import { FIRST_ROUND_COMMIT, loadSanitiserAt } from './sanitiser-baseline.js';
 import { cleanProse, codeWithSecrets, mixedText, mixedTextParts } from './sanitiser-bench-inputs.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,7 +88,7 @@ async function timeRuns(text: string, run: (input: string) => unknown, runs: num
 }
 
 const sanitiser = createSanitiser();
-const baseline = await loadFirstRoundSanitiser();
+const baseline = await loadSanitiserAt();
 if (!baseline.available) console.log(`First-round engine left out: ${baseline.reason}`);
 const firstRound = baseline.available ? baseline.sanitiser : null;
 const categoryById = new Map(BUILT_IN_RULES.map((rule) => [rule.rule_id, rule.category]));

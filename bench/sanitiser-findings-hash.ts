@@ -11,7 +11,10 @@
  * paragraph, ticket, log excerpt, code block) of the mixed text at 1 MiB for seeds 1 to 3; every
  * text of the three corpora under ../shared/corpora (skipped with a note when absent); every
  * Markdown page under docs/ and the repository's README files; 64 KiB of each of 16 keywords
- * repeated back to back. --verbose prints a hash per group, to see which group changed.
+ * repeated back to back. --verbose prints a hash per group, to see which group changed. The
+ * documents change with the repository: compare hashes made on the same documents (stash the
+ * code change, not the docs). bench/sanitiser-fuzz-compare.ts compares findings with another
+ * commit's directly, on random texts.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
