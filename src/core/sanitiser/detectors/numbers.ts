@@ -15,27 +15,11 @@ import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isRegexSpace, isWordCode } f
  * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
  * The detector reads its matches from the digit runs it shares with the national-id detector
  * (forEachNumberRun); this regex defines them, and searches itself where the runs cannot say.
+ * Exported for the test that the two agree.
  */
 export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
 /** NUMBER_RUN's extension, tried where a run ends. */
 const EXTENSION_AFTER_RUN = /\s?(?:x|ext\.?|#)\s?\d{1,6}/y;
-
-/** Whether an extension may start with this code unit (`x`, `ext`, `#`). */
-function mayOpenExtension(code: number): boolean {
-  return code === 120 || code === 101 || code === 35;
-}
-
-/**
- * Where NUMBER_RUN's match ends when its run ends at `runEnd`: after the extension when one
- * follows. Most runs are followed by neither an extension's letter nor a blank and one, so the
- * regex runs only when the next character or the one after a blank could open one.
- */
-function extensionEnd(text: string, runEnd: number): number {
-  const next = text.charCodeAt(runEnd);
-  if (!mayOpenExtension(next) && !(isRegexSpace(next) && mayOpenExtension(text.charCodeAt(runEnd + 1)))) return runEnd;
-  EXTENSION_AFTER_RUN.lastIndex = runEnd;
-  return EXTENSION_AFTER_RUN.test(text) ? EXTENSION_AFTER_RUN.lastIndex : runEnd;
-}
 /** The fewest characters from a run's first digit to its last that NUMBER_RUN takes. */
 const MIN_RUN_CHARACTERS = 7;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
@@ -323,6 +307,23 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
     return true;
   }
   return emitPhoneIfValid(context, run, start, end);
+}
+
+/** Whether an extension may start with this code unit (`x`, `ext`, `#`). */
+function mayOpenExtension(code: number): boolean {
+  return code === 120 || code === 101 || code === 35;
+}
+
+/**
+ * Where NUMBER_RUN's match ends when its run ends at `runEnd`: after the extension when one
+ * follows. Most runs are followed by neither an extension's letter nor a blank and one, so the
+ * regex runs only when the next character or the one after a blank could open one.
+ */
+function extensionEnd(text: string, runEnd: number): number {
+  const next = text.charCodeAt(runEnd);
+  if (!mayOpenExtension(next) && !(isRegexSpace(next) && mayOpenExtension(text.charCodeAt(runEnd + 1)))) return runEnd;
+  EXTENSION_AFTER_RUN.lastIndex = runEnd;
+  return EXTENSION_AFTER_RUN.test(text) ? EXTENSION_AFTER_RUN.lastIndex : runEnd;
 }
 
 /**
