@@ -69,7 +69,8 @@ export interface DetectorContext<RuleId extends BuiltInRuleId = BuiltInRuleId> {
   patternPositions(pattern: string): readonly number[];
   /**
    * `search`'s result on this scan's text, computed once however many detectors ask for it: a
-   * pass over the text that several detectors need (digit-shapes.ts).
+   * pass over the text that several detectors need (digit-shapes.ts). Results are kept by the
+   * function itself, so pass one defined once (a module's export), never a new closure.
    */
   shared<T>(search: (text: string) => T): T;
 }
