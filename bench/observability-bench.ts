@@ -50,6 +50,8 @@ import {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
+/** BENCH_TRACE_GC=1 runs every server with --trace-gc and counts its collections during the list rounds. */
+const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 const ROUNDS = QUICK ? 2 : 6;
 const ROUND_SECONDS = QUICK ? 2 : 5;
 const WARMUP_SECONDS = QUICK ? 1 : 3;
@@ -120,6 +122,9 @@ interface Server {
   executeP50s: number[];
   /** Server CPU microseconds per execution, one per block. */
   executeCpu: number[];
+  /** Collections so far (BENCH_TRACE_GC=1), and requests the list rounds answered. */
+  gc: { scavenges: number; markCompacts: number };
+  listRequests: number;
 }
 
 async function listThroughput(server: Server, seconds: number, connections: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
@@ -132,6 +137,7 @@ async function listThroughput(server: Server, seconds: number, connections: numb
   });
   const cpuAfter = await cpuNanoseconds(server.process.pid ?? 0);
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  server.listRequests += result.requests.total;
   return { requestsPerSecond: result.requests.average, cpuMicroseconds: (cpuAfter - cpuBefore) / 1e3 / Math.max(1, result.requests.total) };
 }
 
@@ -264,20 +270,28 @@ async function main(): Promise<void> {
     if (process.env.BENCH_POKED === '1') variants.push({ name: 'poked (off, GET /livez each round)', dist: join(ROOT, 'dist'), env: {} });
     // BENCH_ON_VARIANTS=name:KEY=value;KEY=value,... adds servers instrumented as "on" is plus those
     // settings (e.g. `bsp128:OTEL_BSP_MAX_EXPORT_BATCH_SIZE=128`): a setting measured against the
-    // default in the same rounds.
-    for (const spec of (process.env.BENCH_ON_VARIANTS ?? '').split(',').filter(Boolean)) {
-      const [name = '', settings = ''] = spec.split(':');
-      const extra = Object.fromEntries(
+    // default in the same rounds. BENCH_OFF_VARIANTS does the same on top of "off". Two settings
+    // are the bench's, not the server's: NODE_FLAGS (node flags for that server, space-separated)
+    // and EXECUTE_FIRST=<n> (n executions before the list load, so the server has made outbound
+    // calls, as a production server has). `$SINK` in a value is the OTLP sink's URL.
+    const settingsOf = (settings: string) =>
+      Object.fromEntries(
         settings
           .split(';')
           .filter(Boolean)
-          .map((pair) => pair.split('=') as [string, string]),
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1).replace('$SINK', sink.url)]),
       );
+    for (const spec of (process.env.BENCH_ON_VARIANTS ?? '').split(',').filter(Boolean)) {
+      const [name = '', settings = ''] = spec.split(':');
       variants.push({
         name: `${name} (on + ${settings})`,
         dist: join(ROOT, 'dist'),
-        env: { PORCH_METRICS_TOKEN: METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...extra },
+        env: { PORCH_METRICS_TOKEN: METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...settingsOf(settings) },
       });
+    }
+    for (const spec of (process.env.BENCH_OFF_VARIANTS ?? '').split(',').filter(Boolean)) {
+      const [name = '', settings = ''] = spec.split(':');
+      variants.push({ name: `${name} (off + ${settings})`, dist: join(ROOT, 'dist'), env: settingsOf(settings) });
     }
     // BENCH_COMPARE_DIST=<dist of another build> adds that build instrumented as "on" is: a change
     // to instrumentation measured against the build without it, in the same rounds.
@@ -296,7 +310,17 @@ async function main(): Promise<void> {
     for (const [index, variant] of variants.entries()) {
       const env = { ...benchPorchEnv(directory, `porch-${index}.db`, configPath, GATEWAY_KEY), ...variant.env };
       const seeded = await seed(env);
-      const started = await startProcess(process.execPath, [...nodeFlags, join(variant.dist, 'cli', 'index.js'), 'serve'], env, PORCH_READY);
+      const { NODE_FLAGS: extraFlags = '', EXECUTE_FIRST: executeFirst = '0', ...serverEnv } = env;
+      const flags = [...nodeFlags, ...extraFlags.split(' ').filter(Boolean), ...(TRACE_GC ? ['--trace-gc'] : [])];
+      const started = await startProcess(process.execPath, [...flags, join(variant.dist, 'cli', 'index.js'), 'serve'], serverEnv, PORCH_READY);
+      const gc = { scavenges: 0, markCompacts: 0 };
+      if (TRACE_GC) {
+        started.process.stdout?.on('data', (chunk: Buffer) => {
+          const text = chunk.toString();
+          gc.scavenges += text.split('Scavenge').length - 1;
+          gc.markCompacts += text.split('Mark-Compact').length - 1;
+        });
+      }
       servers.push({
         name: variant.name,
         url: started.url,
@@ -308,7 +332,11 @@ async function main(): Promise<void> {
         listCpu: [],
         executeP50s: [],
         executeCpu: [],
+        gc,
+        listRequests: 0,
       });
+      const call = executeOnce(servers[servers.length - 1] as Server);
+      for (let index = 0; index < Number(executeFirst); index++) await call();
       process.stdout.write(`${variant.name}: ${started.url}\n`);
     }
 
@@ -319,6 +347,7 @@ async function main(): Promise<void> {
     );
     for (const server of servers) await listThroughput(server, WARMUP_SECONDS, connections);
     let scrapedBytes = 0;
+    const gcBefore = servers.map((server) => ({ ...server.gc, requests: server.listRequests }));
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       const measured = new Map<Server, Awaited<ReturnType<typeof listThroughput>>>();
@@ -348,6 +377,15 @@ async function main(): Promise<void> {
       );
     }
 
+    if (TRACE_GC) {
+      for (const [position, server] of servers.entries()) {
+        const before = gcBefore[position] ?? { scavenges: 0, markCompacts: 0, requests: 0 };
+        const requests = server.listRequests - before.requests;
+        process.stdout.write(
+          `  ${server.name.split(' ')[0]}: ${requests} list requests, ${server.gc.scavenges - before.scavenges} scavenges, ${server.gc.markCompacts - before.markCompacts} mark-compacts (${(((server.gc.markCompacts - before.markCompacts) / requests) * 1e4).toFixed(2)} per 10,000)\n`,
+        );
+      }
+    }
     process.stdout.write(`Execution latency: ${LATENCY_BLOCKS} blocks of ${LATENCY_SAMPLES_PER_BLOCK} sequential calls per server, taking turns\n`);
     const calls = servers.map(executeOnce);
     for (let index = 0; index < LATENCY_WARMUP; index++) for (const call of calls) await call();
