@@ -29,6 +29,42 @@ const REDACTED_PATHS = [
   '*.token',
 ];
 
+/** How many causes deep a logged error is searched for failed queries. */
+const MAX_CAUSE_DEPTH = 4;
+
+/** drizzle's error for a failed query (DrizzleQueryError): it quotes the query's parameters. */
+function isFailedQuery(err: Error): err is Error & { query: string } {
+  return 'query' in err && typeof err.query === 'string' && 'params' in err;
+}
+
+/** A failed query as it is logged: the SQL and the driver's reason (its cause), without the values. */
+class FailedQueryError extends Error {
+  override name = 'FailedQueryError';
+}
+
+/**
+ * The error a log line carries for `err`. A failed query's error quotes the query's parameters in
+ * its message, its stack and a `params` field: the row's values, which may be a customer's
+ * prompt, an email address or a key's hash. Logged, it keeps the SQL, the driver's reason and
+ * the stack frames, never the values; an error wrapping one is logged with it cleaned.
+ */
+export function withoutQueryParameters(err: unknown, depth = 0): unknown {
+  if (!(err instanceof Error) || depth > MAX_CAUSE_DEPTH) return err;
+  const cause = withoutQueryParameters(err.cause, depth + 1);
+  if (isFailedQuery(err)) {
+    const clean = new FailedQueryError(`Failed query: ${err.query}`, { cause });
+    // The stack begins with the message; only the frames after it are kept (none if it does not).
+    const header = `${err.name}: ${err.message}`;
+    clean.stack = `${clean.name}: ${clean.message}${err.stack?.startsWith(header) ? err.stack.slice(header.length) : ''}`;
+    return clean;
+  }
+  if (cause === err.cause) return err;
+  const copy: Error = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error, err, { cause });
+  Object.defineProperty(copy, 'message', { value: err.message, enumerable: false });
+  Object.defineProperty(copy, 'stack', { value: err.stack, enumerable: false });
+  return copy;
+}
+
 /**
  * A structured logger writing JSON lines to stderr: stdout belongs to CLI output and MCP stdio.
  * A line written for a request carries the request's fields (request id, trace id, account id):
@@ -40,6 +76,7 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
       level,
       base: { service: 'porch' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: (err: unknown) => pino.stdSerializers.err(withoutQueryParameters(err) as Error) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination,

@@ -7,6 +7,7 @@ import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { PorchError } from '../core/errors.js';
 import { DatabaseRefusal } from '../db/store.js';
+import { withoutQueryParameters } from '../logger.js';
 import { CliUsageError, type CliContext } from './context.js';
 import { createProgram } from './program.js';
 
@@ -21,6 +22,13 @@ export interface RunCliOptions {
   logDestination?: Writable | number;
   /** For `porch serve`: resolves when it should shut down. Without it, it serves until the process ends. */
   waitForStop?: () => Promise<string>;
+}
+
+/** A fault's message and its cause's, as the log would have them (a failed query's values left out). */
+function describeUnexpected(err: unknown): string {
+  const shown = withoutQueryParameters(err);
+  if (!(shown instanceof Error)) return String(shown);
+  return shown.cause instanceof Error ? `${shown.message}: ${shown.cause.message}` : shown.message;
 }
 
 /**
@@ -49,6 +57,6 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError || err instanceof DatabaseRefusal) return fail(err.message);
     // Commander has already written its message (or the help) through the context.
     if (err instanceof CommanderError) return err.exitCode;
-    return fail(`unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+    return fail(`unexpected error: ${describeUnexpected(err)}`);
   }
 }

@@ -8,6 +8,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { Core } from '../core/core.js';
 import { ERROR_TABLE, PorchError, toPorchError } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
+import { MAX_JSON_DEPTH, requestPartProblem } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import type { ConsoleAssets } from './assets.js';
@@ -157,6 +158,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
           }
           try {
             if (method === 'POST') cookies.checkCsrf(req, signedIn);
+            checkRequestText(req);
             await handler({
               req,
               res,
@@ -178,6 +180,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
           const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
           try {
             if (method === 'POST') cookies.checkCsrf(req, signedIn);
+            checkRequestText(req);
             await handler({
               req,
               res,
@@ -194,6 +197,21 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
       });
     },
   };
+}
+
+/**
+ * A page's query parameters and form fields are checked as operation inputs are: none may hold
+ * the NUL character, which PostgreSQL can neither store nor compare (a sign-in with one in the
+ * email address was a 500 there).
+ */
+function checkRequestText(req: Request): void {
+  for (const [location, value] of [
+    ['query', req.query],
+    ['form', req.body],
+  ] as const) {
+    const problem = requestPartProblem(value, location, 'plain', MAX_JSON_DEPTH);
+    if (problem !== undefined) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problem}.`);
+  }
 }
 
 function ErrorBody({ message, back }: { message: string; back: string | undefined }): VNode {

@@ -58,3 +58,51 @@ export function formatZodError(error: z.ZodError, options: FormatIssuesOptions =
 export function definedFields<Changes extends object>(changes: Changes): Partial<Changes> {
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<Changes>;
 }
+
+/**
+ * The message for a string or name holding the NUL character (U+0000). PostgreSQL text can
+ * neither store nor compare it, so no input accepts it on either engine: a value SQLite would
+ * store and PostgreSQL refuse would make the same request succeed on one and fail on the other.
+ */
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+
+/** What no input accepts whatever its schema: nesting deeper than a limit, or a NUL character (at `path`). */
+export type JsonValueProblem = { kind: 'too-deep' } | { kind: 'nul'; path: PropertyKey[] };
+
+interface Visit {
+  readonly value: unknown;
+  readonly depth: number;
+  /** The visit of the value holding this one, and this one's name or index in it: the path, built only for a problem. */
+  readonly parent: Visit | undefined;
+  readonly segment: PropertyKey | undefined;
+}
+
+function pathOf(visit: Visit): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let current: Visit | undefined = visit; current?.segment !== undefined; current = current.parent) path.unshift(current.segment);
+  return path;
+}
+
+/**
+ * The first problem of a parsed JSON (or YAML) value: an object or array deeper than
+ * `depthLimit`, or a NUL character in a string or a name. Walked without recursion, so a deep
+ * value cannot overflow the stack; undefined when there is neither.
+ */
+export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueProblem | undefined {
+  const stack: Visit[] = [{ value, depth: 0, parent: undefined, segment: undefined }];
+  for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
+    if (typeof visit.value === 'string') {
+      if (visit.value.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+      continue;
+    }
+    if (visit.value === null || typeof visit.value !== 'object') continue;
+    if (visit.depth >= depthLimit) return { kind: 'too-deep' };
+    const isArray = Array.isArray(visit.value);
+    for (const [name, child] of Object.entries(visit.value)) {
+      const next: Visit = { value: child, depth: visit.depth + 1, parent: visit, segment: isArray ? Number(name) : name };
+      if (!isArray && name.includes('\u0000')) return { kind: 'nul', path: pathOf(next) };
+      if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push(next);
+    }
+  }
+  return undefined;
+}

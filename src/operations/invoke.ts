@@ -12,7 +12,7 @@ import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { type Door, logFieldsOf, recordFailure, type RequestScope } from '../core/telemetry/telemetry.js';
-import { formatZodError } from '../core/validation.js';
+import { formatPath, formatZodError, jsonValueProblem, NUL_MESSAGE } from '../core/validation.js';
 import { holdsInFlightSlot, type Operation } from './operation.js';
 
 export interface InvocationRequest {
@@ -103,16 +103,16 @@ function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, locat
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether a parsed JSON value nests deeper than `limit`, walked without recursion. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const top = stack.pop();
-    if (!top || top.value === null || typeof top.value !== 'object') continue;
-    if (top.depth >= limit) return true;
-    for (const child of Object.values(top.value)) if (child !== null && typeof child === 'object') stack.push({ value: child, depth: top.depth + 1 });
-  }
-  return false;
+/**
+ * What no operation accepts in a parsed request part, whatever its schema (jsonValueProblem:
+ * deeper than `depthLimit`, or a NUL character), worded as validation messages are; undefined
+ * when there is neither. `location` and `style` name the place (`body.tags[1]`, or `tags[1]`).
+ */
+export function requestPartProblem(value: unknown, location: string, style: InvocationRequest['pathStyle'], depthLimit: number): string | undefined {
+  const problem = jsonValueProblem(value, depthLimit);
+  if (problem === undefined) return undefined;
+  if (problem.kind === 'too-deep') return `the ${location} nests deeper than ${depthLimit} levels`;
+  return `${formatPath(problem.path, style === 'plain' ? '' : location) || 'arguments'}: ${NUL_MESSAGE}`;
 }
 
 /** Validates each part against the operation's own schemas and merges them into one input. */
@@ -121,8 +121,14 @@ export function parseOperationInput(
   request: Pick<InvocationRequest, 'params' | 'query' | 'body' | 'bodyError' | 'pathStyle'>,
 ): Record<string, unknown> {
   if (request.bodyError) throw request.bodyError;
-  if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) {
-    throw new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  const parts = [
+    ['path', request.params],
+    ['query', request.query],
+    ['body', request.body],
+  ] as const;
+  for (const [location, value] of parts) {
+    const problem = requestPartProblem(value, location, request.pathStyle, MAX_JSON_DEPTH);
+    if (problem !== undefined) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problem}.`);
   }
   return {
     ...(operation.params ? parsePart(operation.params, request.params, 'path', request.pathStyle) : {}),

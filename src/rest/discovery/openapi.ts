@@ -14,7 +14,7 @@ import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/er
 import { CONTENT_KINDS, DEFAULT_QUOTAS, QUOTA_KIND_NAMES } from '../../core/quotas/quotas.js';
 import { API_VERSION } from '../../core/health.js';
 import { describeScopes, isExposedOn, operationId, type Operation } from '../../operations/operation.js';
-import { QUEUED_STATUS } from '../../operations/invoke.js';
+import { MAX_JSON_DEPTH, QUEUED_STATUS } from '../../operations/invoke.js';
 import { queuedRunSchema } from '../../operations/self-service-schemas.js';
 import { toOpenApiSchema, objectProperties, type JsonSchema } from './json-schema.js';
 import { EXAMPLE_UUID, exampleFor } from './openapi-examples.js';
@@ -483,6 +483,10 @@ Lists return every item the caller owns unless \`limit\` is sent; what that can 
 per-account quotas on items and bytes of stored text per kind (${describeDefaultQuotas()}; the
 operator's \`limits.quotas\`). A create, update or import that would exceed one is refused with
 403 \`QUOTA_EXCEEDED\` and writes nothing; long lists are streamed as they are read.
+
+Two rules hold for every request, whatever its schema says: a JSON body nests at most
+${MAX_JSON_DEPTH} levels, and no string or name in a body, a query or a path holds the NUL character
+(U+0000), which PostgreSQL cannot store. Either is refused with 400 \`VALIDATION_ERROR\`.
 
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
