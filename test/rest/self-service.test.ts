@@ -113,6 +113,26 @@ describe('own keys', () => {
     expect(response.body.error.message).not.toContain('api:sanitiser,');
   });
 
+  it('never rotates a key holding more scopes or higher limits than the calling key (regression: rotating answered the broader key)', async () => {
+    const { key: broad, accountId } = await holder(['manage:keys', 'api:sanitiser', 'api:judge', 'read:usage']);
+    const narrow = await harness.api<{ api_key: string }>('POST', '/keys', { key: broad, body: { scopes: ['manage:keys', 'api:sanitiser'] } });
+    const keys = await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key: broad });
+    const broadId = keys.body.data.items.find((item) => item.scopes.includes('api:judge'))?.id ?? '';
+    const refused = await harness.api('POST', `/keys/${broadId}/rotate`, { key: narrow.body.data.api_key, body: { grace_seconds: 3600 } });
+    expect(refused.status, describeResponse(refused)).toBe(403);
+    expect(refused.body.error.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(refused.body.error.message).toContain('api:judge, read:usage');
+    const unchanged = await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key: broad });
+    expect(unchanged.body.data.items.map((item) => [item.id, item.status, item.expires_at])).toEqual(keys.body.data.items.map((item) => [item.id, item.status, item.expires_at]));
+
+    const fast = await harness.createKey(accountId, { scopes: ['manage:keys', 'api:sanitiser'], rpm: 1000 });
+    const slower = await harness.createKey(accountId, { scopes: ['manage:keys', 'api:sanitiser'], rpm: 60 });
+    const tooFast = await harness.api('POST', `/keys/${fast.id}/rotate`, { key: slower.key });
+    expect(tooFast.status, describeResponse(tooFast)).toBe(403);
+    expect(tooFast.body.error.message).toContain('limits are at most its own');
+    expect((await harness.api('POST', `/keys/${slower.id}/rotate`, { key: fast.key })).status).toBe(201);
+  });
+
   it('refuses an unknown scope, limits above the caller’s, a past expiry and bad fields with 400 naming the field', async () => {
     const { key } = await holder(['manage:keys']);
     const cases: Array<[unknown, RegExp]> = [

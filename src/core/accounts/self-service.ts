@@ -3,7 +3,7 @@
  * account's own API keys. A key can never give another key more than it holds itself: scopes
  * must be a subset of the calling key's, limits at most the calling key's.
  */
-import type { CredentialKind, Store } from '../../db/store.js';
+import type { ApiKeyRecord, CredentialKind, Store } from '../../db/store.js';
 import type { Plan } from '../domain/plans.js';
 import type { Caller } from '../access/caller.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes } from '../access/scopes.js';
@@ -98,6 +98,14 @@ function keyCreationBounds(credential: Caller['credential']): {
   return { scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES, requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE, requestsPerDay: DEFAULT_REQUESTS_PER_DAY };
 }
 
+/** Refuses scopes the calling credential does not hold: a key never hands out more than it has. */
+function requireScopesHeld(own: { scopes: readonly string[] }, scopes: readonly string[], what: string): void {
+  const beyond = scopes.filter((scope) => !own.scopes.includes(scope));
+  if (beyond.length > 0) {
+    throw new PorchError('INSUFFICIENT_PERMISSIONS', `A key can only ${what} it holds itself; this key lacks: ${beyond.join(', ')}. Use a key that holds them.`);
+  }
+}
+
 function limitWithin(requested: number | undefined, own: number, field: string): number {
   if (requested === undefined) return own;
   if (requested > own) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${field}: must be at most ${own}, the calling key's own limit.`);
@@ -108,10 +116,11 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
   const missingKey = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${id}.`);
 
   /** Another account's key reads exactly as a missing one. */
-  async function requireOwnKey(caller: Caller, id: string): Promise<void> {
+  async function requireOwnKey(caller: Caller, id: string): Promise<ApiKeyRecord> {
     const key = await store.apiKeys.findById(id);
     // A connected app's credential is not a key: it is revoked with revoke_connected_app.
     if (!key || key.accountId !== caller.account.id || key.kind !== 'user') throw missingKey(id);
+    return key;
   }
 
   async function withLastUse(keys: KeyView[]): Promise<OwnKeyView[]> {
@@ -164,13 +173,7 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
     async createKey(caller: Caller, input: OwnKeyCreation): Promise<CreatedOwnKey> {
       const own = keyCreationBounds(caller.credential);
       const scopes = input.scopes === undefined ? [...own.defaultScopes] : parseScopes(input.scopes);
-      const beyond = scopes.filter((scope) => !own.scopes.includes(scope));
-      if (beyond.length > 0) {
-        throw new PorchError(
-          'INSUFFICIENT_PERMISSIONS',
-          `A key can only create keys with scopes it holds itself; this key lacks: ${beyond.join(', ')}. Use a key that holds them.`,
-        );
-      }
+      requireScopesHeld(own, scopes, 'create keys with scopes');
       const expiresAt = input.expires_at === undefined ? undefined : Date.parse(input.expires_at);
       if (expiresAt !== undefined && expiresAt <= clock.now()) throw new PorchError('VALIDATION_ERROR', 'Invalid request: expires_at: must be in the future.');
       const created = await accounts.createKey({
@@ -185,7 +188,17 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
     },
 
     async rotateKey(caller: Caller, id: string, graceSeconds: number): Promise<CreatedOwnKey & { previous: OwnKeyView }> {
-      await requireOwnKey(caller, id);
+      const old = await requireOwnKey(caller, id);
+      // The new key is answered to the caller, so a key may rotate only keys that hold no more than
+      // it does (scopes and limits). The account holder signed in to the console may rotate any.
+      const own = keyCreationBounds(caller.credential);
+      requireScopesHeld(own, old.scopes, 'rotate keys whose scopes');
+      if (caller.credential.kind !== 'session' && (old.requestsPerMinute > own.requestsPerMinute || old.requestsPerDay > own.requestsPerDay)) {
+        throw new PorchError(
+          'INSUFFICIENT_PERMISSIONS',
+          `A key can only rotate keys whose limits are at most its own (${own.requestsPerMinute} a minute, ${own.requestsPerDay} a day); key ${id} has ${old.requestsPerMinute} and ${old.requestsPerDay}. Use a key with higher limits.`,
+        );
+      }
       const rotated = await accounts.rotateKey(id, { graceSeconds });
       const [previous] = await withLastUse([rotated.previous]);
       return { key: ownKeyView(rotated.key, undefined), api_key: rotated.plaintext, previous: previous ?? ownKeyView(rotated.previous, undefined) };
