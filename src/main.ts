@@ -134,6 +134,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
       instanceLeaseMs: config.instanceLeaseMs,
       quotas: config.quotas,
       runRetentionDays: config.runRetentionDays,
+      errorCodes: config.errorCodes,
       runQueue: config.runQueue,
       webhooks: { allowHosts: config.webhooks.allowHosts, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency },
     },

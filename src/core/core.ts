@@ -23,6 +23,7 @@ import { createCatalogService } from './catalog/catalog.js';
 import { createLifecycleService } from './catalog/lifecycle.js';
 import { createPromptCatalog } from './catalog/prompt-catalog.js';
 import type { Clock } from './clock.js';
+import type { ErrorCodeSet } from './errors.js';
 import { createContextCardService } from './context-cards/context-cards.js';
 import { createCreditService } from './credits/credits.js';
 import { createDemoService } from './demo/demo.js';
@@ -58,6 +59,8 @@ export interface CoreSettings {
   quotas: ContentQuotas;
   /** Days run payloads are kept before the housekeeping sweep drops them. */
   runRetentionDays: number;
+  /** The error codes the deployment answers with (PORCH_ERROR_CODES), for codes shown inside results: a failed run's. Set A when omitted. */
+  errorCodes?: ErrorCodeSet;
   /** Asynchronous runs: concurrency per process, the per-account bound, how often other processes' runs are looked for. */
   runQueue: RunQueueSettings;
   /** Console sign-in: session idle and absolute expiry, invite and reset link lifetimes (defaults when omitted). */
@@ -118,7 +121,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     telemetry,
   );
   const idempotency = createIdempotencyService(store.idempotency, clock, instance);
-  const runs = createRunService(store, clock, settings.runRetentionDays);
+  const runs = createRunService(store, clock, settings.runRetentionDays, settings.errorCodes ?? 'a');
   const oauth = createOAuthService(store, clock);
   const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
   const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);

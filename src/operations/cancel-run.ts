@@ -18,5 +18,5 @@ export const cancelRun = defineKeyedOperation({
   scopes: ANY_EXECUTE_SCOPES,
   params: idParams,
   output: runDetailSchema,
-  run: async ({ id }, { core, caller }) => runDetailView(await core.runQueue.cancel(caller, id)),
+  run: async ({ id }, { core, caller }) => runDetailView(await core.runQueue.cancel(caller, id), core.settings.errorCodes ?? 'a'),
 });

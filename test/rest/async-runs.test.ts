@@ -118,6 +118,22 @@ describe('Prefer: respond-async', () => {
     expect(await harness.store.credits.balance(accountId), 'a failed run holds nothing back').toEqual({ balanceTokens: 1_000_000, reservedTokens: 0 });
   });
 
+  it("names a failed run's error in the deployment's code set, as the request would have (regression: Set A under PORCH_ERROR_CODES=b)", async () => {
+    const setB = await createProviderHarness({ env: { PORCH_ERROR_CODES: 'b' } });
+    try {
+      const { key: setBKey, accountId: setBAccount } = await setB.expertWithKey({ credits: 1_000 });
+      const path = `/compositions/${(await setB.core.bundles.importBundle(setBAccount, DEMO_BUNDLE)).ids['composition:release-notes']}/execute`;
+      const answered = await setB.api('POST', path, { key: setBKey, body: { variables: { product: 'Porch' } } });
+      expect(answered.body.error.code).toBe('INVALID_REQUEST');
+      const accepted = await setB.api<QueuedRunAcceptance>('POST', path, { key: setBKey, body: { variables: { product: 'Porch' } }, headers: ASYNC });
+      await setB.core.runQueue.idle();
+      const failed = await setB.api<RunDetailView>('GET', `/runs/${accepted.body.data.run_id}`, { key: setBKey });
+      expect(failed.body.data).toMatchObject({ status: 'failed', result: { error: { code: 'INVALID_REQUEST' } } });
+    } finally {
+      await setB.close();
+    }
+  });
+
   it('acts as the key that queued it when it starts: a key revoked meanwhile fails the run', async () => {
     const { id: keyId, key: doomed } = await harness.createKey(accountId);
     harness.fake.setBehaviour({ delayMs: 200 });

@@ -8,7 +8,7 @@ import { grantsAny, runScopes } from '../access/scopes.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
 import { TOKENS_PER_CREDIT } from '../credits/credits.js';
-import { PorchError } from '../errors.js';
+import { ERROR_CODES, type ErrorCode, type ErrorCodeSet, PorchError, publicErrorCode } from '../errors.js';
 import { fetchPage, readPages, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 
@@ -80,14 +80,26 @@ export function requireRunScope(caller: Caller, run: Pick<RunRecord, 'kind'>, ac
   }
 }
 
-/** A run as its owner reads it back, inputs and result included. */
-export function runDetailView(run: RunRecord): RunDetailView {
-  return { ...runView(run, run.payload !== null), inputs: run.payload?.inputs ?? null, result: run.payload?.result ?? null };
+/**
+ * A failed run's result as it is shown: a run keeps its error's code as Porch names it
+ * internally (failedResult), and shows it in the deployment's code set, as the request would
+ * have answered it.
+ */
+function shownResult(result: unknown, codeSet: ErrorCodeSet): unknown {
+  if (codeSet === 'a' || typeof result !== 'object' || result === null || !('error' in result)) return result;
+  const { error } = result;
+  if (typeof error !== 'object' || error === null || !('code' in error) || !(ERROR_CODES as readonly unknown[]).includes(error.code)) return result;
+  return { ...result, error: { ...error, code: publicErrorCode(error.code as ErrorCode, codeSet) } };
+}
+
+/** A run as its owner reads it back, inputs and result included, error codes in the deployment's set. */
+export function runDetailView(run: RunRecord, codeSet: ErrorCodeSet): RunDetailView {
+  return { ...runView(run, run.payload !== null), inputs: run.payload?.inputs ?? null, result: shownResult(run.payload?.result ?? null, codeSet) };
 }
 
 const summaryView = (run: RunSummaryRecord): RunView => runView(run, run.hasPayload);
 
-export function createRunService(store: Store, clock: Clock, retentionDays: number) {
+export function createRunService(store: Store, clock: Clock, retentionDays: number, codeSet: ErrorCodeSet) {
   return {
     async list(accountId: string, request: PageRequest & RunFilter): Promise<Page<RunView>> {
       const filter = { kind: request.kind, resourceId: request.resource_id, status: request.status };
@@ -105,7 +117,7 @@ export function createRunService(store: Store, clock: Clock, retentionDays: numb
       const run = await store.runs.findOwned({ accountId: caller.account.id, id });
       if (!run) throw new PorchError('RESOURCE_NOT_FOUND', `No run with id ${id}.`);
       requireRunScope(caller, run, 'read');
-      return runDetailView(run);
+      return runDetailView(run, codeSet);
     },
 
     /** Drops the payloads of runs older than the retention period; returns how many. */
