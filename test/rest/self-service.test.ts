@@ -123,7 +123,9 @@ describe('own keys', () => {
     expect(refused.body.error.code).toBe('INSUFFICIENT_PERMISSIONS');
     expect(refused.body.error.message).toContain('api:judge, read:usage');
     const unchanged = await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key: broad });
-    expect(unchanged.body.data.items.map((item) => [item.id, item.status, item.expires_at])).toEqual(keys.body.data.items.map((item) => [item.id, item.status, item.expires_at]));
+    expect(unchanged.body.data.items.map((item) => [item.id, item.status, item.expires_at])).toEqual(
+      keys.body.data.items.map((item) => [item.id, item.status, item.expires_at]),
+    );
 
     const fast = await harness.createKey(accountId, { scopes: ['manage:keys', 'api:sanitiser'], rpm: 1000 });
     const slower = await harness.createKey(accountId, { scopes: ['manage:keys', 'api:sanitiser'], rpm: 60 });

@@ -102,7 +102,10 @@ function keyCreationBounds(credential: Caller['credential']): {
 function requireScopesHeld(own: { scopes: readonly string[] }, scopes: readonly string[], what: string): void {
   const beyond = scopes.filter((scope) => !own.scopes.includes(scope));
   if (beyond.length > 0) {
-    throw new PorchError('INSUFFICIENT_PERMISSIONS', `A key can only ${what} it holds itself; this key lacks: ${beyond.join(', ')}. Use a key that holds them.`);
+    throw new PorchError(
+      'INSUFFICIENT_PERMISSIONS',
+      `A key can only ${what} it holds itself; this key lacks: ${beyond.join(', ')}. Use a key that holds them.`,
+    );
   }
 }
 
