@@ -8,6 +8,7 @@ import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { executeComposition } from '../../src/operations/execute-composition.js';
 import type { executePersona } from '../../src/operations/execute-persona.js';
 import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
+import type { RunView } from '../../src/core/runs/runs.js';
 import type { OperationOutput } from '../../src/operations/operation.js';
 import { collectEvents, postEventStream, type ReceivedEvent } from '../helpers/event-stream.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
@@ -155,6 +156,22 @@ describe('streaming through a provider', () => {
     return row;
   }
 
+  /**
+   * The run the failed call was recorded as, once recorded, checked against the usage row: it
+   * shows what the ledger took (regression: a stream cut short showed 0 tokens and 0 credits).
+   */
+  async function failedRunMatching(row: { chargedTokens: number; inputTokens: number; outputTokens: number }) {
+    const run = await vi.waitFor(async () => {
+      const runs = await harness.api<{ items: RunView[] }>('GET', '/runs', { key });
+      const [only] = runs.body.data.items;
+      if (only?.status !== 'failed') throw new Error('not recorded yet');
+      return only;
+    });
+    expect(run.credits_charged).toBe(row.chargedTokens / 1000);
+    expect(run.token_usage).toMatchObject({ input_tokens: row.inputTokens, output_tokens: row.outputTokens });
+    return run;
+  }
+
   it('streams the provider stream, asking for its usage, and charges exactly the usage it reported', async () => {
     harness.fake.setBehaviour({
       content: 'Plainly put, it works.',
@@ -226,6 +243,7 @@ describe('streaming through a provider', () => {
       } else {
         expect(row?.chargedTokens).toBe(reserved);
       }
+      if (row !== undefined) await failedRunMatching(row);
     },
   );
 
@@ -240,6 +258,7 @@ describe('streaming through a provider', () => {
     expect(row).toMatchObject({ status: 'failed' });
     expect(row.chargedTokens).toBeGreaterThan(0);
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 1_000_000 - row.chargedTokens, reservedTokens: 0 });
+    await failedRunMatching(row);
   });
 
   it('answers an upstream failure before the first byte as the JSON error, releasing the reservation', async () => {
@@ -313,6 +332,9 @@ describe('streaming through a provider', () => {
     expect(response.status).toBe(422);
     expect(response.json).toMatchObject({ error: { code: 'CONTENT_BLOCKED' } });
     expect(JSON.stringify(response.json)).not.toContain(TOKEN);
+    const row = await onlyUsageRow();
+    expect(row.chargedTokens, 'the blocked answer was produced, so it is charged').toBeGreaterThan(0);
+    await failedRunMatching(row);
   });
 
   it('passes text through under a reporting guardrail, with the findings in done', async () => {

@@ -26,7 +26,7 @@ import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js'
 import type { JudgeResult } from '../judge/judge-schema.js';
 import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
-import type { ModelCaller, ModelCallContext } from './model-calls.js';
+import { costOfFailedCall, type ModelCaller, type ModelCallContext } from './model-calls.js';
 import { traceNodes } from '../telemetry/instrument.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
@@ -198,11 +198,12 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const request = { model: resolved, messages, temperature: options.temperature };
       result = hooks.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, hooks.onDelta);
     } catch (err) {
+      const cost = costOfFailedCall(err);
       const failed = {
         status: 'failed',
         model: resolved.id,
-        usage: runs.NO_USAGE,
-        chargedTokens: 0,
+        usage: cost?.usage ?? runs.NO_USAGE,
+        chargedTokens: cost?.chargedTokens ?? 0,
         durationMs: clock.now() - started,
         result: failedResult(err),
       } as const;

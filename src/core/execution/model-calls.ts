@@ -63,6 +63,28 @@ export interface ModelCallResult {
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
+/** What a call that failed still used and cost. */
+export interface FailedCallCost {
+  usage: TokenUsage;
+  chargedTokens: number;
+}
+
+/**
+ * The cost of calls that failed after they were charged (a stream cut short, charged on what it
+ * used; an answer the output guardrail blocked), by the error they failed with: the run the call
+ * belongs to records what the ledger holds, not nothing.
+ */
+const failedCallCosts = new WeakMap<object, FailedCallCost>();
+
+function noteCost(err: unknown, cost: FailedCallCost): void {
+  if (typeof err === 'object' && err !== null) failedCallCosts.set(err, cost);
+}
+
+/** What the call that failed with `err` still used and cost; nothing for a call released whole. */
+export function costOfFailedCall(err: unknown): FailedCallCost | undefined {
+  return typeof err === 'object' && err !== null ? failedCallCosts.get(err) : undefined;
+}
+
 /*
  * The requests and results below are written out field by field, never as a spread copy with
  * a property added (`{ ...request, signal }`): on Node 20 each such copy gets a map of its own,
@@ -320,7 +342,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         }
       }
     } catch (err) {
-      await settleInterrupted(ctx, request, { reservation, byok, content, reported, started, callerLeft: ctx.signal?.aborted === true });
+      noteCost(err, await settleInterrupted(ctx, request, { reservation, byok, content, reported, started, callerLeft: ctx.signal?.aborted === true }));
       throw err;
     }
 
@@ -351,7 +373,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     ctx: ModelCallContext,
     request: ModelCallRequest,
     state: { reservation: Reservation | null; byok: boolean; content: string; reported: TokenUsage | null; started: number; callerLeft: boolean },
-  ): Promise<void> {
+  ): Promise<FailedCallCost> {
     const { reservation, byok, content, reported, started } = state;
     const nothingHappened = content === '' && reported === null && !state.callerLeft;
     const usageOfCall = nothingHappened ? NO_USAGE : streamedUsage(request, content, reported);
@@ -359,7 +381,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     if (reservation === null || nothingHappened) {
       if (reservation !== null) await credits.release(reservation);
       await record(ctx, { ...fields, chargedTokens: 0, durationMs: clock.now() - started });
-      return;
+      return { usage: usageOfCall, chargedTokens: 0 };
     }
     // The reservation was sized for the whole answer, so a part of it always fits within it; a
     // provider that reports more than was reserved cannot make an interrupted call cost more.
@@ -372,6 +394,18 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       // reason the stream ended) is what they must see, so the charge is recorded as failed.
       await credits.release(reservation);
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0, durationMs: clock.now() - started });
+      return { usage: usageOfCall, chargedTokens: 0 };
+    }
+    return { usage: usageOfCall, chargedTokens };
+  }
+
+  /** The output guardrail's check of a charged answer: a refusal still cost what the answer did. */
+  async function checkChargedOutput(ctx: ModelCallContext, result: Omit<ModelCallResult, 'guardrailFindings'>) {
+    try {
+      return await guardrails.checkOutput(ctx.organisation, result.content);
+    } catch (err) {
+      noteCost(err, { usage: result.usage, chargedTokens: result.chargedTokens });
+      throw err;
     }
   }
 
@@ -401,7 +435,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
       const input = await guardrails.checkInput(ctx.organisation, request.messages);
       const result = await meteredCall(ctx, withMessages(request, input.messages));
-      const output = await guardrails.checkOutput(ctx.organisation, result.content);
+      const output = await checkChargedOutput(ctx, result);
       return guardedResult(result, output.content, [...input.findings, ...output.findings]);
     },
 
@@ -414,7 +448,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       const buffered = ctx.organisation.guardrailOutputs === 'redact' || ctx.organisation.guardrailOutputs === 'block';
       const sent = withMessages(request, input.messages);
       const result = await meteredStream(ctx, sent, buffered ? () => undefined : onDelta);
-      const output = await guardrails.checkOutput(ctx.organisation, result.content);
+      const output = await checkChargedOutput(ctx, result);
       if (buffered && output.content !== '') onDelta(output.content);
       return guardedResult(result, output.content, [...input.findings, ...output.findings]);
     },
