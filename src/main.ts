@@ -12,7 +12,7 @@ import { loadSecretKey } from './core/ai/byok-crypto.js';
 import type { ConsoleDoor } from './console/create-console-door.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_MOUNT_PATHS } from './oauth/paths.js';
 import { createCore, type Core } from './core/core.js';
-import { createStore } from './db/create-store.js';
+import { createStore, type PendingMigrations } from './db/create-store.js';
 import type { Store } from './db/store.js';
 import { createLogger } from './logger.js';
 import { withOutputCheck, type OutputMismatchError } from './operations/check-output.js';
@@ -66,6 +66,11 @@ export interface ApplicationOptions {
    * queued cannot land in the middle of a later one.
    */
   backgroundWork?: boolean;
+  /**
+   * Whether opening the database applies the migrations it lacks (default) or refuses it: only
+   * the server and the commands that create or migrate a database change its schema.
+   */
+  pendingMigrations?: PendingMigrations;
 }
 
 /** How long the HTTP server waits for slow or idle clients, in milliseconds. */
@@ -112,6 +117,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
   const openedStore = await createStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; it will be replaced'),
+    pendingMigrations: options.pendingMigrations,
   });
   const store = timeStoreTransactions(openedStore, metrics.storeTransaction);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.

@@ -35,6 +35,12 @@ export interface CommandNeeds {
    * refuses, so one run in the wrong folder does not start a new, empty database there.
    */
   createsDatabase?: boolean;
+  /**
+   * It applies the migrations an existing database lacks (`serve`, `db init`). Every other command
+   * refuses such a database and points to `porch db migrate`, so a command run during an upgrade
+   * never changes the schema under servers of the old version.
+   */
+  migratesDatabase?: boolean;
   /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
   logsOnly?: boolean;
 }
@@ -65,7 +71,10 @@ export function refuseMissingDatabase(databaseUrl: string): void {
  */
 export async function openApplication(context: CliContext, config: Config, needs: CommandNeeds): Promise<Application> {
   if (!needs.createsDatabase) refuseMissingDatabase(config.databaseUrl);
-  const application = await createApplication(config, { logger: createCliLogger(context, config) });
+  const application = await createApplication(config, {
+    logger: createCliLogger(context, config),
+    pendingMigrations: needs.migratesDatabase ? 'apply' : 'refuse',
+  });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
   else context.stderr.write(`porch: database ${location}\n`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PorchError } from '../core/errors.js';
+import { DatabaseRefusal } from '../db/store.js';
 import { operations } from '../operations/index.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Application } from '../main.js';
@@ -33,7 +34,7 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
         application = await openApplication(context, config, needs);
       } catch (err) {
         // The client is waiting on stdin/stdout: tell it why, or all it shows is "Connection closed".
-        if (err instanceof ConfigError || err instanceof CliUsageError)
+        if (err instanceof ConfigError || err instanceof CliUsageError || err instanceof DatabaseRefusal)
           await refuseStartup(context.stdin, context.stdout, `porch mcp cannot start: ${err.message}`);
         throw err;
       }

@@ -11,9 +11,11 @@ import { backupSqlite, backupStamp, type SqliteBackup } from './sqlite/backup.js
 import { createSqliteStore, databaseDirectory } from './sqlite/index.js';
 import { databaseLocation, isInMemory, openDatabase } from './sqlite/open-database.js';
 import { existingSqliteRows, openSqliteCopySource, openSqliteCopyTarget } from './sqlite/table-copy.js';
+import type { PendingMigrations } from './migration-journal.js';
 import { DatabaseRefusal, type Store } from './store.js';
 import type { CopySource, CopyTarget, ExistingRows } from './table-copy.js';
 
+export type { PendingMigrations } from './migration-journal.js';
 export type { SqliteBackup } from './sqlite/backup.js';
 
 export type StorageEngine = 'sqlite' | 'postgres';
@@ -47,13 +49,18 @@ export interface StoreOptions {
   poolSize?: number;
   /** Errors of idle PostgreSQL connections, which the pool replaces; for the log. */
   onIdleError?: (err: Error) => void;
+  /** Whether opening applies the migrations the database lacks (the default) or refuses it. */
+  pendingMigrations?: PendingMigrations;
 }
 
-/** Opens the database `DATABASE_URL` names, creating it (SQLite) and applying migrations as needed. */
+/**
+ * Opens the database `DATABASE_URL` names, creating it (SQLite) and applying migrations as needed,
+ * or refusing one that lacks migrations when `options.pendingMigrations` is `refuse`.
+ */
 export async function createStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   switch (engineOf(databaseUrl)) {
     case 'sqlite':
-      return createSqliteStore(databaseUrl);
+      return createSqliteStore(databaseUrl, options.pendingMigrations);
     case 'postgres':
       return (await import('./postgres/index.js')).createPostgresStore(databaseUrl, options);
   }
@@ -148,7 +155,10 @@ export async function existingRows(databaseUrl: string): Promise<ExistingRows> {
   }
 }
 
-/** Opens `databaseUrl` (migrating it) to be copied from, at one snapshot. */
+/**
+ * Opens `databaseUrl` to be copied from, at one snapshot. It is only read: one that lacks
+ * migrations is refused (`porch db migrate` brings it up to date first).
+ */
 export async function openCopySource(databaseUrl: string): Promise<CopySource> {
   switch (engineOf(databaseUrl)) {
     case 'sqlite':

@@ -1,12 +1,19 @@
 /**
  * What both engines know about their committed migrations: the names and creation times that
  * drizzle-kit writes to `meta/_journal.json`, which migrations a database still lacks, and the
- * refusal for a database that a newer Porch migrated.
+ * refusals for a database that a newer Porch migrated or that lacks migrations it may not apply.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DatabaseRefusal } from './store.js';
+
+/**
+ * What opening a database does with the migrations it lacks: `apply` them (the server, `db init`,
+ * `db migrate`), or `refuse` to open it (every other command, so only those three change a
+ * database's schema, and a command run during an upgrade never migrates it behind the operator's back).
+ */
+export type PendingMigrations = 'apply' | 'refuse';
 
 /** One committed migration: its file name without `.sql`, and the time drizzle-kit generated it (epoch milliseconds). */
 export interface KnownMigration {
@@ -46,5 +53,13 @@ export function refuseNewerDatabase(location: string, newestApplied: number, kno
   if (newestApplied <= newestKnown) return;
   throw new DatabaseRefusal(
     `DATABASE_URL: the database ${location} was migrated by a newer version of Porch (${new Date(newestApplied).toISOString()}); this version knows migrations up to ${new Date(newestKnown).toISOString()}. Run the newer Porch, or restore a backup taken before the upgrade.`,
+  );
+}
+
+/** Throws, naming them, when the database lacks migrations and the opener may not apply them. */
+export function refusePendingMigrations(location: string, pending: readonly string[], policy: PendingMigrations): void {
+  if (policy === 'apply' || pending.length === 0) return;
+  throw new DatabaseRefusal(
+    `DATABASE_URL: the database ${location} lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} of this version of Porch (${pending.join(', ')}). Apply them with porch db migrate (porch serve also applies them when it starts), then run this command again.`,
   );
 }

@@ -23,8 +23,8 @@ const porchWith = (url: string, ...args: string[]) =>
   runPorch({ PATH: process.env.PATH ?? '', DATABASE_URL: url, LOG_LEVEL: 'silent', PORCH_SECRET_KEY: SECRET_KEY }, ...args);
 const porch = (...args: string[]) => porchWith(databaseUrl, ...args);
 
-async function postgresDatabase(): Promise<TestDatabase> {
-  const database = await createTestDatabase();
+async function postgresDatabase(options?: { migrated: boolean }): Promise<TestDatabase> {
+  const database = await createTestDatabase(options);
   databases.push(database);
   return database;
 }
@@ -93,6 +93,35 @@ describe('porch db migrate', () => {
     const result = await porchWith(`file:${newer}`, 'db', 'migrate');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/porch: DATABASE_URL: the database .*newer\.db was migrated by a newer version of Porch \(2099-01-01T00:00:00\.000Z\)/);
+  });
+
+  it('is the only command besides serve and db init that migrates: the others refuse a database with pending migrations and change nothing', async () => {
+    const behind = join(directory, 'behind.db');
+    await writeFile(behind, '');
+    const behindUrl = `file:${behind}`;
+    const postgres = await postgresDatabase({ migrated: false });
+    for (const url of [behindUrl, postgres.url]) {
+      for (const args of [
+        ['account', 'list'],
+        ['credits', 'show', '--account', 'acc_unknown'],
+        ['export', '--account', 'acc_unknown'],
+        ['db', 'copy', '--to', join(directory, 'from-behind.db')],
+      ]) {
+        const result = await porchWith(url, ...args);
+        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);
+        expect(result.stderr).toMatch(
+          /^porch: DATABASE_URL: the database \S+ lacks \d+ migrations of this version of Porch \(0000_\w+, .*\)\. Apply them with porch db migrate/,
+        );
+      }
+    }
+    const sqlite = new Database(behind, { readonly: true });
+    expect(sqlite.prepare('select count(*) as tables from sqlite_master').get(), 'nothing was created').toEqual({ tables: 0 });
+    sqlite.close();
+    await expect(createStore(postgres.url, { pendingMigrations: 'refuse' }), 'nothing was migrated').rejects.toThrow(/lacks \d+ migrations/);
+    expect((await porchWith(behindUrl, 'db', 'migrate')).code).toBe(0);
+    const listed = await porchWith(behindUrl, 'account', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 
   it('refuses to create a database where none is', async () => {

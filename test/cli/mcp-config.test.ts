@@ -72,6 +72,17 @@ describe('porch mcp started from another folder', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout.split('\n')[0] ?? '')).toMatchObject({ id: 1, error: { message: expect.stringContaining('No Porch database at') } });
   });
+
+  it('answers with the reason, applying nothing, when the database lacks migrations', async () => {
+    const behind = join(elsewhere, 'behind.db');
+    await writeFile(behind, '');
+    const run = await runMcp(elsewhere, { DATABASE_URL: `file:${behind}`, LOG_LEVEL: 'info' }, INITIALIZE);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout.split('\n')[0] ?? '')).toMatchObject({
+      id: 1,
+      error: { message: expect.stringMatching(/^porch mcp cannot start: DATABASE_URL: .* lacks \d+ migrations .* porch db migrate/) },
+    });
+  });
 });
 
 describe('where the config is looked for without PORCH_CONFIG', () => {

@@ -23,9 +23,10 @@ async function admin<Result>(run: (client: pg.Client) => Promise<Result>): Promi
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A new database, migrated unless `migrated` is false (then it is empty, as an operator's `createdb` leaves it). */
+export async function createTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const name = `porch_test_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`create database ${name} template ${inject('postgresTemplate')}`));
+  await admin((client) => client.query(`create database ${name} template ${migrated ? inject('postgresTemplate') : 'template0'}`));
   const url = new URL(inject('postgresAdminUrl'));
   url.pathname = `/${name}`;
   return {

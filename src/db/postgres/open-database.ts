@@ -3,7 +3,14 @@ import { sql } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { migrationsAfter, readMigrationJournal, refuseNewerDatabase, schemaStatusOf } from '../migration-journal.js';
+import {
+  migrationsAfter,
+  readMigrationJournal,
+  refuseNewerDatabase,
+  refusePendingMigrations,
+  schemaStatusOf,
+  type PendingMigrations,
+} from '../migration-journal.js';
 import { describeStartupError } from './connection-errors.js';
 import * as schema from './schema.js';
 import { DatabaseRefusal } from '../store.js';
@@ -28,6 +35,8 @@ export interface PostgresOptions {
   poolSize?: number;
   /** Called for errors of idle connections (a server restart drops them); the pool replaces them. */
   onIdleError?: (err: Error) => void;
+  /** Whether opening applies the migrations the database lacks (the default) or refuses it. */
+  pendingMigrations?: PendingMigrations;
 }
 
 /**
@@ -70,14 +79,16 @@ async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promis
  * take the lock in turn: one migrates, the others find the work done. A database already up to
  * date costs two reads.
  */
-async function applyMigrations(pool: pg.Pool, location: string): Promise<string[]> {
+async function applyMigrations(pool: pg.Pool, location: string, policy: PendingMigrations): Promise<string[]> {
   const known = readMigrationJournal(MIGRATIONS_FOLDER);
   const client = await pool.connect();
   try {
     const db = drizzle({ client, schema });
     const before = await newestAppliedMigration(db);
     refuseNewerDatabase(location, before, known);
-    if (migrationsAfter(known, before).length === 0) return [];
+    const pending = migrationsAfter(known, before);
+    refusePendingMigrations(location, pending, policy);
+    if (pending.length === 0) return [];
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     try {
       // Another process may have migrated while this one waited for the lock.
@@ -95,7 +106,7 @@ async function applyMigrations(pool: pg.Pool, location: string): Promise<string[
 
 /**
  * Connects, checks that the server answers as the configured user, and applies pending
- * migrations under a lock. Every failure is a message naming DATABASE_URL; nothing is written
+ * migrations under a lock (or refuses them, as `options.pendingMigrations` says). Every failure is a message naming DATABASE_URL; nothing is written
  * unless the migrations run.
  */
 export async function openPostgres(databaseUrl: string, options: PostgresOptions = {}): Promise<OpenedPostgres> {
@@ -111,7 +122,7 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
   pool.on('error', (err) => options.onIdleError?.(err));
   let appliedMigrations: string[];
   try {
-    appliedMigrations = await applyMigrations(pool, location);
+    appliedMigrations = await applyMigrations(pool, location, options.pendingMigrations ?? 'apply');
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (err instanceof DatabaseRefusal) throw err;

@@ -19,6 +19,7 @@ import {
   type TableReader,
   tableOf,
 } from '../table-copy.js';
+import type { PendingMigrations } from '../migration-journal.js';
 import { describeStartupError } from './connection-errors.js';
 import { openPostgres, postgresLocation } from './open-database.js';
 import * as schema from './schema.js';
@@ -75,9 +76,12 @@ function reader(db: NodePgDatabase<typeof schema>): TableReader {
   };
 }
 
-/** Opens one connection (migrating first) and begins `begin`; the caller ends the transaction. */
-async function openInTransaction(databaseUrl: string, begin: string) {
-  const { pool, location } = await openPostgres(databaseUrl, { poolSize: COPY_POOL_SIZE });
+/**
+ * Opens one connection (applying or refusing pending migrations first) and begins `begin`; the
+ * caller ends the transaction.
+ */
+async function openInTransaction(databaseUrl: string, begin: string, pendingMigrations: PendingMigrations) {
+  const { pool, location } = await openPostgres(databaseUrl, { poolSize: COPY_POOL_SIZE, pendingMigrations });
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -107,9 +111,9 @@ async function openInTransaction(databaseUrl: string, begin: string) {
   };
 }
 
-/** Opens the database `DATABASE_URL` names (applying pending migrations) at one read snapshot. */
+/** Opens the database `DATABASE_URL` names at one read snapshot, refusing one that lacks migrations. */
 export async function openPostgresCopySource(databaseUrl: string): Promise<CopySource> {
-  const opened = await openInTransaction(databaseUrl, 'begin isolation level repeatable read read only');
+  const opened = await openInTransaction(databaseUrl, 'begin isolation level repeatable read read only', 'refuse');
   // A REPEATABLE READ transaction takes its snapshot at its first statement: take it now.
   await opened.db.execute(sql`select 1`);
   return {
@@ -153,7 +157,7 @@ export async function existingPostgresRows(databaseUrl: string): Promise<Existin
 
 /** Opens (migrating) the target and begins the one transaction the copy writes in. */
 export async function openPostgresCopyTarget(databaseUrl: string): Promise<CopyTarget> {
-  const opened = await openInTransaction(databaseUrl, 'begin');
+  const opened = await openInTransaction(databaseUrl, 'begin', 'apply');
   return {
     engine: 'postgres',
     location: opened.location,

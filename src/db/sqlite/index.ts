@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { isInMemory, openDatabase, schemaStatus, type OpenedDatabase } from './open-database.js';
+import type { PendingMigrations } from '../migration-journal.js';
 import type { Store } from '../store.js';
 import { createAccountRepository, createApiKeyRepository, createOrganisationRepository, createPartnerKeyRepository } from './accounts.js';
 import { createCatalogRepository, createContextCardRepository } from './content.js';
@@ -26,8 +27,8 @@ export function isSqliteStore(store: Store): store is SqliteStore {
 }
 
 /** The SQLite implementation of every storage port, over one better-sqlite3 connection. */
-export function createSqliteStore(databaseUrl: string): SqliteStore {
-  const database = openDatabase(databaseUrl);
+export function createSqliteStore(databaseUrl: string, pendingMigrations: PendingMigrations = 'apply'): SqliteStore {
+  const database = openDatabase(databaseUrl, pendingMigrations);
   const { db, sqlite, location } = database;
   const description = { engine: 'sqlite', location, ephemeral: isInMemory(location) } as const;
   return {

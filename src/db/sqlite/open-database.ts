@@ -4,7 +4,14 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { migrationsAfter, readMigrationJournal, refuseNewerDatabase, schemaStatusOf } from '../migration-journal.js';
+import {
+  migrationsAfter,
+  readMigrationJournal,
+  refuseNewerDatabase,
+  refusePendingMigrations,
+  schemaStatusOf,
+  type PendingMigrations,
+} from '../migration-journal.js';
 import * as schema from './schema.js';
 
 /** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
@@ -89,20 +96,25 @@ function newestAppliedMigration(sqlite: Database.Database): number {
 }
 
 /**
- * Applies the pending migrations and names them. A database a newer Porch migrated is refused
- * (drizzle alone would open it silently and this code would misread its tables).
+ * Applies the pending migrations (or refuses them, as `policy` says) and names them. A database a
+ * newer Porch migrated is refused (drizzle alone would open it silently and this code would
+ * misread its tables).
  */
-function applyMigrations(db: PorchDatabase, sqlite: Database.Database, location: string): string[] {
+function applyMigrations(db: PorchDatabase, sqlite: Database.Database, location: string, policy: PendingMigrations): string[] {
   const known = readMigrationJournal(MIGRATIONS_FOLDER);
   const newestApplied = newestAppliedMigration(sqlite);
   refuseNewerDatabase(location, newestApplied, known);
   const pending = migrationsAfter(known, newestApplied);
+  refusePendingMigrations(location, pending, policy);
   if (pending.length > 0) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return pending;
 }
 
-/** Opens (creating if needed) the database, sets its pragmas and applies pending migrations. */
-export function openDatabase(databaseUrl: string): OpenedDatabase {
+/**
+ * Opens (creating if needed) the database, sets its pragmas and applies pending migrations, or
+ * refuses a database that has some when `pendingMigrations` is `refuse`.
+ */
+export function openDatabase(databaseUrl: string, pendingMigrations: PendingMigrations = 'apply'): OpenedDatabase {
   const location = databaseLocation(databaseUrl);
   if (!isInMemory(location)) restrictDatabaseFiles(location);
   const sqlite = new Database(location);
@@ -114,7 +126,7 @@ export function openDatabase(databaseUrl: string): OpenedDatabase {
   sqlite.pragma('foreign_keys = ON');
   const db = drizzle(sqlite, { schema });
   try {
-    return { db, sqlite, location, appliedMigrations: applyMigrations(db, sqlite, location) };
+    return { db, sqlite, location, appliedMigrations: applyMigrations(db, sqlite, location, pendingMigrations) };
   } catch (err) {
     sqlite.close();
     throw err;

@@ -108,9 +108,9 @@ function counterWindows(rows: readonly CopiedRow[]): Array<typeof schema.rateLim
   });
 }
 
-/** Opens the database `DATABASE_URL` names (applying pending migrations) at one read snapshot. */
+/** Opens the database `DATABASE_URL` names at one read snapshot, refusing one that lacks migrations. */
 export function openSqliteCopySource(databaseUrl: string): CopySource {
-  const { db, sqlite, location } = openDatabase(databaseUrl);
+  const { db, sqlite, location } = openDatabase(databaseUrl, 'refuse');
   // A deferred transaction takes its snapshot at the first read, so read once now.
   sqlite.exec('begin');
   sqlite.prepare('select count(*) from sqlite_master').get();
