@@ -4,7 +4,7 @@
  * with a message on stderr and a non-zero exit code.
  */
 import { runCli } from './run-cli.js';
-import { STOP_MESSAGE_TYPE } from './workers.js';
+import { releaseWorker, STOP_MESSAGE_TYPE } from './workers.js';
 
 /**
  * Resolves on the first SIGINT or SIGTERM; a second SIGINT then ends the process at once (Node's
@@ -32,3 +32,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   logDestination: 2,
   waitForStop,
 });
+// A worker of `porch serve --workers` ends here however its command ended (a shutdown, or a port it
+// could not listen on): its IPC channel to the supervisor would otherwise keep it alive.
+releaseWorker();

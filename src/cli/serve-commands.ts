@@ -7,7 +7,7 @@ import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
 import { createCliLogger, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
-import { isWorkerProcess, parseWorkerCount, releaseWorker, reportListening, superviseWorkers } from './workers.js';
+import { isWorkerProcess, parseWorkerCount, reportListening, superviseWorkers } from './workers.js';
 
 /**
  * How far V8 lets the old generation grow past what survived the last full collection, in
@@ -114,8 +114,6 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       } catch (err) {
         logger.error({ err }, 'shutdown failed');
         throw err;
-      } finally {
-        releaseWorker();
       }
     });
 

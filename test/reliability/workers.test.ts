@@ -3,9 +3,10 @@
  * that dies is replaced while the others keep serving, and a stop ends every process cleanly.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { porchEntryArgs, runPorch } from '../helpers/cli.js';
-import { api, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from './porch-process.js';
+import { porchEntryArgs, runPorch, runPorchProcess } from '../helpers/cli.js';
+import { api, baseEnv, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from './porch-process.js';
 
 let data: Awaited<ReturnType<typeof makeDataDir>>;
 let key: string;
@@ -75,6 +76,21 @@ describe('porch serve --workers', () => {
       await waitFor(() => workers.every((pid) => !isAlive(pid)), 10_000);
     }
   }, 60_000);
+
+  it('exits 1 when the port is taken, leaving no process behind (regression: the workers printed the error and stayed, and so did the supervisor)', async () => {
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = occupant.address() as AddressInfo;
+      const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(data.databaseUrl, { PORT: String(port), LOG_LEVEL: 'error' }) };
+      const result = await runPorchProcess(env, 'serve', '--workers', '2');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/EADDRINUSE/);
+      expect(result.stderr).toMatch(/A worker stopped while starting/);
+    } finally {
+      occupant.close();
+    }
+  }, 30_000);
 
   it.each(['0', 'two', '-1'])('refuses --workers %s, naming the option', async (value) => {
     const result = await runPorch({ DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'silent' }, 'serve', '--workers', value);
