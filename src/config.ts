@@ -143,6 +143,15 @@ const processesSchema = z.strictObject({
     .max(3_600)
     .default(DEFAULT_LEASE_MS / 1_000)
     .describe('How long a stopped process counts as alive: after a crash, its reservations, slots and claims are released this much later'),
+  drain_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(0)
+    .describe(
+      'After SIGTERM or SIGINT, how long the server keeps accepting requests while /readyz answers 503, so a load balancer takes it out of rotation before its port closes',
+    ),
 });
 
 /** DECISIONS: run payloads (inputs, results, traces) are kept 30 days by default; usage and the ledger are kept. */
@@ -275,6 +284,8 @@ export interface Config {
   maxInFlightPerKey: number;
   /** How long a process counts as alive after renewing its lease (`processes.lease_seconds`), in ms. */
   instanceLeaseMs: number;
+  /** After a stop signal, how long the server still accepts requests with /readyz answering 503 (`processes.drain_seconds`), in ms. */
+  shutdownDrainMs: number;
   /** Asynchronous runs: `runs.*` and `limits.max_running_runs_per_account`. */
   runQueue: RunQueueSettings;
   /** What one account may hold of each kind of content (`limits.quotas`). */
@@ -458,6 +469,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     workflowLimits: { maxConcurrency: workflows.max_concurrency, nodeTimeoutMs: workflows.node_timeout_ms, runTimeoutMs: workflows.run_timeout_ms },
     maxInFlightPerKey: limits.max_in_flight_per_key,
     instanceLeaseMs: parsedFile.data.processes.lease_seconds * 1_000,
+    shutdownDrainMs: parsedFile.data.processes.drain_seconds * 1_000,
     runQueue: {
       concurrency: parsedFile.data.runs.concurrency,
       maxRunningPerAccount: limits.max_running_runs_per_account,

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -266,7 +267,10 @@ export interface RunningServer {
   metricsServer: MetricsServer | null;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Answers /readyz with 503 (for `processes.drain_seconds` before anything else), stops accepting
+   * connections, lets in-flight requests finish, then closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -307,6 +311,10 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     url: `http://${host}:${port}`,
     async close() {
       application.beginShutdown();
+      // With `processes.drain_seconds`, the port stays open while /readyz answers 503, until load
+      // balancers polling it have stopped sending new requests here; closing it at once would
+      // refuse the requests they still send meanwhile.
+      if (config.shutdownDrainMs > 0) await delay(config.shutdownDrainMs);
       // Stop accepting, let requests in flight finish (idle keep-alive sockets close at once),
       // and cut what is still open after the grace period; only then close the database, so no
       // acknowledged write is interrupted.

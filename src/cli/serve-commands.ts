@@ -107,7 +107,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
 
       const stopMaintenance = core.maintenance.start();
       const signal = await serving.waitForStop();
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, drainSeconds: config.shutdownDrainMs / 1_000 }, 'shutting down');
       stopMaintenance();
       try {
         await running.close();

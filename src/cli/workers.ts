@@ -24,7 +24,10 @@ function isListeningMessage(message: unknown): message is ListeningMessage {
   return typeof message === 'object' && message !== null && 'type' in message && message.type === 'porch:listening' && 'url' in message;
 }
 
-/** Longer than a worker's own shutdown grace (DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs, 10 s), after which it is killed. */
+/**
+ * Longer than a worker's own shutdown grace (DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs, 10 s), after
+ * which it is killed; counted from the end of its drain (`processes.drain_seconds`).
+ */
 const STOP_DEADLINE_MS = 15_000;
 
 /** A replacement for a dead worker that itself dies before listening is retried after this pause, not in a tight loop. */
@@ -119,7 +122,7 @@ export async function superviseWorkers({
           if (listening.has(worker)) worker.send({ type: STOP_MESSAGE_TYPE });
           else worker.process.kill('SIGTERM');
           // A worker that outlives its shutdown grace is stuck: end it rather than hang the stop.
-          setTimeout(() => worker.process.kill('SIGKILL'), STOP_DEADLINE_MS).unref();
+          setTimeout(() => worker.process.kill('SIGKILL'), config.shutdownDrainMs + STOP_DEADLINE_MS).unref();
         }),
     );
     await Promise.all(exits);

@@ -158,4 +158,30 @@ describe('the probes', () => {
     expect(storeGone.status).toBe(503);
     expect(storeGone.body).toMatchObject({ checks: { store: 'unavailable' } });
   });
+
+  it('keep answering, /readyz with 503, on new connections for processes.drain_seconds after a stop, then close the port (regression: the port closed at once, so a load balancer never saw the 503)', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'porch-drain-'));
+    cleanup.push(() => rm(configDir, { recursive: true, force: true }));
+    const configPath = join(configDir, 'porch.config.yaml');
+    await writeFile(configPath, stringify({ processes: { drain_seconds: 1 } }));
+    const config = loadConfig({
+      DATABASE_URL: ':memory:',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PORCH_NO_BOOTSTRAP: '1',
+      LOG_LEVEL: 'silent',
+      PORCH_CONFIG: configPath,
+    });
+    expect(config.shutdownDrainMs).toBe(1_000);
+    const server = await startServer(config, { logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }), processMetrics: false });
+    const stopping = server.close();
+    // Each request on a connection of its own, as a load balancer's probe opens it.
+    const fresh = (path: string) => fetch(`${server.url}${path}`, { headers: { connection: 'close' } });
+    const draining = await fresh('/readyz');
+    expect(draining.status).toBe(503);
+    expect(await draining.json()).toMatchObject({ checks: { shutdown: 'in progress' } });
+    expect((await fresh('/api/public/v1/health')).status, 'requests still sent meanwhile are served').toBe(200);
+    await stopping;
+    await expect(fresh('/livez'), 'the port is closed once the drain is over').rejects.toThrow();
+  });
 });
