@@ -44,7 +44,7 @@ export function createMetrics(options: MetricsOptions = {}) {
   const histogram = <Label extends string>(name: string, help: string, labelNames: readonly Label[], buckets: number[]) =>
     new Histogram({ name, help, labelNames, buckets, registers });
 
-  const httpRequests = counter('porch_http_requests_total', 'HTTP requests answered, by door (rest, mcp, site, operations) and status code.', [
+  const httpRequests = counter('porch_http_requests_total', 'HTTP requests answered, by door (rest, mcp, console, oauth, site, operations) and status code.', [
     'door',
     'status',
   ]);
@@ -54,11 +54,11 @@ export function createMetrics(options: MetricsOptions = {}) {
     ['door'],
     LATENCY_BUCKETS,
   );
-  const operationCalls = counter('porch_operation_calls_total', 'Operation calls, by operation, door (rest, mcp) and outcome code (OK or the error code).', [
-    'operation',
-    'door',
-    'code',
-  ]);
+  const operationCalls = counter(
+    'porch_operation_calls_total',
+    'Operation calls, by operation, door (rest, mcp, console) and outcome code (OK or the error code).',
+    ['operation', 'door', 'code'],
+  );
   const operationDuration = histogram(
     'porch_operation_duration_seconds',
     'Time an operation call took, from authentication to its answer, by operation and door.',
