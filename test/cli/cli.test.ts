@@ -68,6 +68,34 @@ describe('porch CLI', () => {
     expect(text.stdout).toContain('the old key is revoked.');
   });
 
+  it('grants only what the ledger keeps exactly: whole tokens, up to a billion credits an account (regression: 0.0001 wrote a zero entry, 10^13 lost precision)', async () => {
+    const tooMany = await porch('account', 'create', '--email', 'rich@example.com', '--plan', 'expert', '--credits', '1000000001');
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toMatch(/^porch: Initial credits must be at most 1,000,000,000, the most an account may hold\.$/m);
+    const account = JSON.parse(
+      (await porch('account', 'create', '--email', 'grants@example.com', '--plan', 'expert', '--credits', '999999000', '--json')).stdout,
+    ) as {
+      id: string;
+    };
+    const grant = (credits: string) => porch('credits', 'grant', '--account', account.id, '--credits', credits);
+    expect((await grant('0.0001')).stderr).toMatch(/Credits to grant must have at most three decimals \(a credit is 1,000 tokens\), got 0\.0001\./);
+    expect((await grant('0')).stderr).toMatch(/Credits to grant must be more than 0\./);
+    expect((await grant('10000000000000')).stderr).toMatch(/Credits to grant must be at most 1,000,000,000/);
+    expect((await grant('1000.001')).stderr).toMatch(
+      /This grant would take the balance to 1000000000\.001 credits; an account may hold at most 1,000,000,000\./,
+    );
+    const granted = await grant('999.999');
+    expect(granted.code, granted.stderr).toBe(0);
+    const store = await createStore(env.DATABASE_URL ?? '');
+    try {
+      const ledger = await store.credits.ledger(account.id);
+      expect(ledger.map((entry) => entry.deltaTokens)).toEqual([999_999_000_000, 999_999]);
+      expect((await store.credits.balance(account.id)).balanceTokens).toBe(999_999_999_999);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("sums an account's usage by the grouping asked, and refuses a bad grouping or timestamp", async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'usage@example.com', '--plan', 'expert', '--json')).stdout) as { id: string };
     const store = await createStore(env.DATABASE_URL ?? '');

@@ -76,8 +76,11 @@ describe('credits ledger', () => {
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
   });
 
-  it('grants only positive amounts', async () => {
-    await expect(harness.core.credits.grant(accountId, -5)).rejects.toThrow(/positive/);
+  it('grants only positive amounts of whole tokens', async () => {
+    await expect(harness.core.credits.grant(accountId, -5)).rejects.toThrow(/must be a number of at least 0/);
+    await expect(harness.core.credits.grant(accountId, 0)).rejects.toThrow(/must be more than 0/);
+    await expect(harness.core.credits.grant(accountId, 0.0004)).rejects.toThrow(/at most three decimals/);
+    await expect(harness.core.credits.grant(accountId, Number.NaN)).rejects.toThrow(/must be a number/);
     expect((await harness.core.credits.grant(accountId, 2.5)).balanceTokens).toBe(12_500);
   });
 });

@@ -4,7 +4,7 @@ import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
 import { parseScopes, DEFAULT_KEY_SCOPES } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
-import { tokensToCredits, TOKENS_PER_CREDIT } from '../credits/credits.js';
+import { creditsToTokens, tokensToCredits } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { PLANS, type Plan } from '../domain/plans.js';
 import { newId } from '../ids.js';
@@ -166,8 +166,7 @@ export function createAccountService(store: Store, clock: Clock) {
       const email = input.email.trim().toLowerCase();
       if (!emailSchema.safeParse(email).success) throw new PorchError('VALIDATION_ERROR', `"${input.email}" is not an email address.`);
       if (!PLANS.includes(input.plan)) throw new PorchError('VALIDATION_ERROR', `Plan must be one of ${PLANS.join(', ')}.`);
-      const credits = input.credits ?? 0;
-      if (!Number.isFinite(credits) || credits < 0) throw new PorchError('VALIDATION_ERROR', 'Credits must be a number of at least 0.');
+      const initialTokens = creditsToTokens(input.credits ?? 0, 'Initial credits');
       if (await store.accounts.findByEmail(email)) throw new PorchError('VALIDATION_ERROR', `An account with email ${email} already exists.`);
       const now = clock.now();
       const accountId = newId();
@@ -200,7 +199,7 @@ export function createAccountService(store: Store, clock: Clock) {
         downgradedAt: null,
         createdAt: now,
       };
-      await store.accounts.create({ account, organisation, initialTokens: Math.round(credits * TOKENS_PER_CREDIT), grantEntryId: newId() });
+      await store.accounts.create({ account, organisation, initialTokens, grantEntryId: newId() });
       return accountView(account);
     },
 

@@ -12,6 +12,31 @@ export const TOKENS_PER_CREDIT = 1_000;
  */
 export const RESERVATION_TTL_MS = 15 * 60 * 1000;
 
+/**
+ * The most credits an account may hold: a billion (10^12 tokens). Both engines keep balances as
+ * exact whole numbers of tokens only below 2^53 (about 9 × 10^15); the bound keeps every balance,
+ * and a few grants racing past it, far inside that, so the ledger always adds up to the balance.
+ */
+export const MAX_BALANCE_CREDITS = 1_000_000_000;
+const MAX_BALANCE_TOKENS = MAX_BALANCE_CREDITS * TOKENS_PER_CREDIT;
+const CREDIT_LIMIT_TEXT = MAX_BALANCE_CREDITS.toLocaleString('en');
+
+/**
+ * An amount of credits an operator gives (a grant, an account's initial credits) in whole tokens.
+ * Refuses a fraction of a token (more than three decimals, which would be rounded away or written
+ * as a zero entry) and more than an account may hold; `what` names the amount in the message.
+ */
+export function creditsToTokens(credits: number, what: string): number {
+  const tokens = credits * TOKENS_PER_CREDIT;
+  if (!Number.isFinite(tokens) || tokens < 0) throw new PorchError('VALIDATION_ERROR', `${what} must be a number of at least 0.`);
+  const whole = Math.round(tokens);
+  if (Math.abs(tokens - whole) > 0.001) {
+    throw new PorchError('VALIDATION_ERROR', `${what} must have at most three decimals (a credit is 1,000 tokens), got ${credits}.`);
+  }
+  if (whole > MAX_BALANCE_TOKENS) throw new PorchError('VALIDATION_ERROR', `${what} must be at most ${CREDIT_LIMIT_TEXT}, the most an account may hold.`);
+  return whole;
+}
+
 /** Credits as shown to callers: whole credits, rounded down. */
 export function tokensToCredits(tokens: number): number {
   return Math.floor(Math.max(0, tokens) / TOKENS_PER_CREDIT);
@@ -240,12 +265,18 @@ export function createCreditService(
     },
 
     async grant(accountId, credits, reference) {
-      if (!Number.isFinite(credits) || credits <= 0) {
-        throw new PorchError('VALIDATION_ERROR', 'Credits to grant must be a positive number.');
+      const tokens = creditsToTokens(credits, 'Credits to grant');
+      if (tokens === 0) throw new PorchError('VALIDATION_ERROR', 'Credits to grant must be more than 0.');
+      const { balanceTokens } = await store.balance(accountId);
+      if (balanceTokens + tokens > MAX_BALANCE_TOKENS) {
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `This grant would take the balance to ${formatCredits(balanceTokens + tokens)} credits; an account may hold at most ${CREDIT_LIMIT_TEXT}.`,
+        );
       }
       return store.grant({
         accountId,
-        tokens: Math.round(credits * TOKENS_PER_CREDIT),
+        tokens,
         reference: reference ?? 'operator grant',
         at: clock.now(),
         entryId: newId(),
