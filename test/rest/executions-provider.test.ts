@@ -1,5 +1,7 @@
 /** Executions against an OpenAI-compatible provider: the fake server, over real HTTP and the openai SDK. */
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encryptSecret } from '../../src/core/ai/byok-crypto.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { OperationOutput } from '../../src/operations/operation.js';
 import type { executePersona } from '../../src/operations/execute-persona.js';
@@ -147,6 +149,29 @@ describe('BYOK', () => {
     expect(response.text).not.toContain(BYOK_KEY);
     expect(harness.fake.requests).toHaveLength(1);
     expect(harness.fake.requests[0]?.authorization).toBe(`Bearer ${BYOK_KEY}`);
+  });
+
+  it('answers 502 BYOK_KEY_INVALID naming the secret key when the stored key cannot be decrypted, calling no provider (regression: 500 INTERNAL_ERROR)', async () => {
+    // As after a move to a new host whose secret key differs from the one the key was stored under.
+    await harness.core.byok.set({ organisationId }, 'fake', BYOK_KEY);
+    const [record] = await harness.store.byokKeys.list({ organisationId });
+    if (record === undefined) throw new Error('the key was not stored');
+    // Storing replaces the provider's active key, as storing it again would.
+    const moved = { ...record, id: `${record.id}x`, encryptedKey: encryptSecret(BYOK_KEY, randomBytes(32), `byok:organisation:${organisationId}:fake`) };
+    await harness.store.byokKeys.put(moved);
+    for (const [path, body] of [
+      [personaPath, { input: 'hi' }],
+      [`/workflows/${await importWorkflow([{ id: 'draft', kind: 'model', prompt: 'Draft a haiku.' }])}/execute`, {}],
+    ] as const) {
+      const response = await harness.api('POST', path, { key, body });
+      expect(response.status, describeResponse(response)).toBe(502);
+      expect(response.body.error.code).toBe('BYOK_KEY_INVALID');
+      expect(response.body.error.message).toBe(
+        `The organisation's fake key (...${moved.keyHint}, id ${moved.id}) cannot be decrypted: this server's secret key (PORCH_SECRET_KEY, or secret.key in its data folder) is not the one the key was stored under. Store the key again, or have the operator restore the secret key it was stored with.`,
+      );
+    }
+    expect(harness.fake.requests, 'no fallback to the shared gateway').toHaveLength(0);
+    expect(await balance()).toEqual({ balanceTokens: 1_000_000, reservedTokens: 0 });
   });
 
   it('answers 502 BYOK_KEY_INVALID when a workflow node is refused the key, and records the run as failed', async () => {

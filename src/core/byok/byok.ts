@@ -37,6 +37,18 @@ function associatedData(owner: ByokOwner, provider: string): string {
   return 'accountId' in owner ? `byok:account:${owner.accountId}:${provider}` : `byok:organisation:${owner.organisationId}:${provider}`;
 }
 
+function decryptOrExplain(record: ByokKeyRecord, owner: ByokOwner, provider: string, secretKey: Buffer): string {
+  try {
+    return decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
+  } catch {
+    const whose = 'accountId' in owner ? "account's" : "organisation's";
+    throw new PorchError(
+      'BYOK_KEY_INVALID',
+      `The ${whose} ${provider} key (...${record.keyHint}, id ${record.id}) cannot be decrypted: this server's secret key (PORCH_SECRET_KEY, or secret.key in its data folder) is not the one the key was stored under. Store the key again, or have the operator restore the secret key it was stored with.`,
+    );
+  }
+}
+
 export interface ByokServiceOptions {
   store: Store;
   clock: Clock;
@@ -84,11 +96,16 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       return view(revoked);
     },
 
-    /** The decrypted key an account's calls to `provider` use: its own first, then its organisation's. */
+    /**
+     * The decrypted key an account's calls to `provider` use: its own first, then its
+     * organisation's. A key this server cannot decrypt (its secret key is not the one the key was
+     * stored under) fails the call with 502 BYOK_KEY_INVALID saying so: never a fallback to the
+     * shared gateway, which would bill calls the owner meant to pay for with their own key.
+     */
     async activeKeyFor(account: AccountRecord, provider: string): Promise<string | null> {
       for (const owner of [{ accountId: account.id }, { organisationId: account.organisationId }] satisfies ByokOwner[]) {
         const record = await store.byokKeys.findActive({ owner, provider });
-        if (record) return decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
+        if (record) return decryptOrExplain(record, owner, provider, secretKey);
       }
       return null;
     },
