@@ -2,7 +2,7 @@
  * `porch db migrate`, `porch db copy` and `porch backup` as an operator runs them: what they
  * print, their exit codes, the files they write, and that no URL's password is ever printed.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +122,26 @@ describe('porch db migrate', () => {
     const listed = await porchWith(behindUrl, 'account', 'list', '--json');
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
+  it('names the file when it is not a SQLite database or cannot be opened (regression: "unexpected error: file is not a database")', async () => {
+    const text = join(directory, 'notes.txt');
+    await writeFile(text, 'Not a database: a text file the operator pointed DATABASE_URL at by mistake.\n'.repeat(20));
+    for (const args of [
+      ['account', 'list'],
+      ['db', 'migrate'],
+    ]) {
+      const result = await porchWith(`file:${text}`, ...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toBe(`porch: DATABASE_URL: cannot open the SQLite database ${text}: file is not a database.\n`);
+    }
+    const backup = await porchWith(`file:${text}`, 'backup', '--to', join(directory, 'notes-backup.db'));
+    expect(backup.stderr).toBe(
+      `porch: DATABASE_URL: cannot back up the SQLite database ${text} to ${join(directory, 'notes-backup.db')}: file is not a database.\n`,
+    );
+    expect(existsSync(join(directory, 'notes-backup.db')), 'no partial backup is left').toBe(false);
+    const folder = await porchWith(`file:${directory}`, 'account', 'list');
+    expect(folder.stderr).toBe(`porch: DATABASE_URL: cannot open the SQLite database ${directory}: unable to open database file.\n`);
   });
 
   it('refuses to create a database where none is', async () => {

@@ -52,14 +52,16 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
       throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
     throw err;
   }
-  const sqlite = new Database(location, { fileMustExist: true });
+  let sqlite: Database.Database | undefined;
   try {
+    sqlite = new Database(location, { fileMustExist: true });
     await sqlite.backup(target);
   } catch (err) {
     rmSync(target, { force: true });
-    throw err;
+    // SQLite's own message ("file is not a database", "database or disk is full") names no file.
+    throw new DatabaseRefusal(`DATABASE_URL: cannot back up the SQLite database ${location} to ${target}: ${(err as Error).message}.`, { cause: err });
   } finally {
-    sqlite.close();
+    sqlite?.close();
   }
   chmodSync(target, BACKUP_FILE_MODE);
   return { location, destination: target, bytes: statSync(target).size };

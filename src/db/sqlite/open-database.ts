@@ -13,6 +13,7 @@ import {
   type PendingMigrations,
 } from '../migration-journal.js';
 import * as schema from './schema.js';
+import { DatabaseRefusal } from '../store.js';
 
 /** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
 export type PorchDatabase = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -111,19 +112,35 @@ function applyMigrations(db: PorchDatabase, sqlite: Database.Database, location:
 }
 
 /**
+ * Opens the file (creating it and its folder when missing) with Porch's pragmas. What stops it (a
+ * file that is not a SQLite database, a folder, no permission) is a refusal naming the file, not
+ * SQLite's bare "file is not a database".
+ */
+function connect(location: string): Database.Database {
+  let sqlite: Database.Database | undefined;
+  try {
+    if (!isInMemory(location)) restrictDatabaseFiles(location);
+    sqlite = new Database(location);
+    // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
+    // (kill -9), which is the failure the server must survive without fsync on every request.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    sqlite.pragma('foreign_keys = ON');
+    return sqlite;
+  } catch (err) {
+    sqlite?.close();
+    throw new DatabaseRefusal(`DATABASE_URL: cannot open the SQLite database ${location}: ${(err as Error).message}.`, { cause: err });
+  }
+}
+
+/**
  * Opens (creating if needed) the database, sets its pragmas and applies pending migrations, or
  * refuses a database that has some when `pendingMigrations` is `refuse`.
  */
 export function openDatabase(databaseUrl: string, pendingMigrations: PendingMigrations = 'apply'): OpenedDatabase {
   const location = databaseLocation(databaseUrl);
-  if (!isInMemory(location)) restrictDatabaseFiles(location);
-  const sqlite = new Database(location);
-  // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
-  // (kill -9), which is the failure the server must survive without fsync on every request.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  sqlite.pragma('foreign_keys = ON');
+  const sqlite = connect(location);
   const db = drizzle(sqlite, { schema });
   try {
     return { db, sqlite, location, appliedMigrations: applyMigrations(db, sqlite, location, pendingMigrations) };
