@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PLANS } from '../core/domain/plans.js';
 import { CREDENTIAL_KINDS } from '../db/store.js';
 import { defineKeyedOperation } from './operation.js';
+import { organisationPoliciesSchema } from './organisation-schemas.js';
 import { ANY_KEY_SCOPES, balanceSchema, keyLimitsSchema } from './self-service-schemas.js';
 import { timestampSchema } from './schemas.js';
 
@@ -31,12 +32,7 @@ export const getAccount = defineKeyedOperation({
         .object({
           id: z.uuid().describe('Organisation id.'),
           name: z.string().describe('Organisation name.'),
-          policies: z
-            .object({
-              eu_only_models: z.boolean().describe('Only models hosted in the EU may be used.'),
-              strict_byok: z.boolean().describe("Model calls must use the organisation's own provider keys."),
-            })
-            .describe("The organisation's policies."),
+          policies: organisationPoliciesSchema,
         })
         .describe('The organisation the account belongs to.'),
       credits: balanceSchema,

@@ -236,11 +236,16 @@ describe('every organisation route', () => {
 describe('a member who is not the admin', () => {
   it('is told why on the page and refused every change, which leaves the organisation as it was', async () => {
     const owner = await harness.createAccount();
+    await harness.core.accounts.setOrganisationPolicy(owner.organisationId, { guardrailInputs: 'redact', guardrailMinSeverity: 'block' });
     const { browser } = await member(owner.organisationId);
     const page = await browser.get(PAGE);
     expect(page.status).toBe(403);
     expect(page.html).toContain("Only the organisation's admin (the account that owns it)");
     expect(page.html).toContain('EU-only models: off');
+    // The guardrails apply to the member's calls too (regression: the page left them out).
+    expect(page.html).toContain('Guardrails on what is sent to a model: redact findings');
+    expect(page.html).toContain('Guardrails on what a model answers: off');
+    expect(page.html).toContain('The guardrails act on findings of severity block and above');
     expect(page.html).not.toContain('Save policies');
 
     const attempts = [

@@ -68,7 +68,10 @@ describe('GET /account', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     expect(response.body.data).toMatchObject({
       account: { id: accountId, plan: 'expert' },
-      organisation: { id: organisationId, policies: { eu_only_models: false, strict_byok: false } },
+      organisation: {
+        id: organisationId,
+        policies: { eu_only_models: false, strict_byok: false, guardrails: { inputs: 'off', outputs: 'off', min_severity: 'warn' } },
+      },
       credits: { balance_tokens: 12_500, reserved_tokens: 0, available_tokens: 12_500, available_credits: 12 },
       key: {
         id: keyId,

@@ -63,7 +63,7 @@ interface Outcome {
 const GUARDRAIL_MODE_LABELS: Record<(typeof GUARDRAIL_MODES)[number], string> = {
   off: 'Off',
   report: 'Report findings',
-  redact: 'Redact before sending',
+  redact: 'Redact findings',
   block: 'Block the call',
 };
 
@@ -593,6 +593,11 @@ async function renderNotAdmin({ api, render }: PageContext, error: PorchError): 
             <ul>
               <li>EU-only models: {policies.eu_only_models ? 'on' : 'off'}</li>
               <li>Strict BYOK: {policies.strict_byok ? 'on' : 'off'}</li>
+              <li>Guardrails on what is sent to a model: {GUARDRAIL_MODE_LABELS[policies.guardrails.inputs].toLowerCase()}</li>
+              <li>Guardrails on what a model answers: {GUARDRAIL_MODE_LABELS[policies.guardrails.outputs].toLowerCase()}</li>
+              {policies.guardrails.inputs === 'off' && policies.guardrails.outputs === 'off' ? null : (
+                <li>The guardrails act on findings of severity {policies.guardrails.min_severity} and above</li>
+              )}
             </ul>
           </div>
         ) : null}

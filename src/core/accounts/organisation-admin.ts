@@ -83,7 +83,8 @@ export interface OrganisationAdminDependencies {
   providers: () => readonly string[];
 }
 
-function policiesOf(organisation: OrganisationRecord): OrganisationPoliciesView {
+/** The policies an organisation applies to its members' calls, as its admin and its members read them. */
+export function policiesOf(organisation: OrganisationRecord): OrganisationPoliciesView {
   return {
     eu_only_models: organisation.euOnlyModels,
     strict_byok: organisation.strictByok,

@@ -12,6 +12,7 @@ import { tokensToCredits } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { isoOrNull, toIsoTimestamp } from '../views.js';
 import { type AccountService, DEFAULT_REQUESTS_PER_DAY, DEFAULT_REQUESTS_PER_MINUTE, type KeyView } from './accounts.js';
+import { type OrganisationPoliciesView, policiesOf } from './organisation-admin.js';
 
 export interface KeyLimitsView {
   requests_per_minute: number;
@@ -34,7 +35,7 @@ export interface OwnKeyView {
 
 export interface AccountSelfView {
   account: { id: string; email: string; name: string | null; plan: Plan; created_at: string };
-  organisation: { id: string; name: string; policies: { eu_only_models: boolean; strict_byok: boolean } };
+  organisation: { id: string; name: string; policies: OrganisationPoliciesView };
   credits: { balance_tokens: number; reserved_tokens: number; available_tokens: number; available_credits: number };
   key: {
     id: string;
@@ -151,7 +152,7 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
         organisation: {
           id: organisation.id,
           name: organisation.name,
-          policies: { eu_only_models: organisation.euOnlyModels, strict_byok: organisation.strictByok },
+          policies: policiesOf(organisation),
         },
         credits: {
           balance_tokens: balance.balanceTokens,
