@@ -3,7 +3,7 @@ import { PLANS, type Plan } from '../core/domain/plans.js';
 import type { AccountTokenPurpose } from '../db/store.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
-import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
+import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
 function parsePlan(value: string): Plan {
@@ -38,12 +38,13 @@ export function registerAccountCommands(program: Command, context: CliContext): 
 
   /** Prints a one-time console link once: only its hash is stored, so it cannot be shown again. */
   const issueLink = (purpose: AccountTokenPurpose) => async (email: string, options: { json?: boolean }) => {
+    const siteUrl = linkableUrl(context, loadCliConfig(context));
     const link = await withApplication(context, async ({ core }) => {
       const found = await core.accounts.accountByEmail(email);
       const issued = await core.consoleSessions.issueLink({ account: found, purpose });
       return {
         email: found.email,
-        url: `${core.settings.siteUrl}${CONSOLE_PATHS.setPassword}?token=${issued.token}`,
+        url: `${siteUrl}${CONSOLE_PATHS.setPassword}?token=${issued.token}`,
         expires_at: new Date(issued.expiresAt).toISOString(),
       };
     });

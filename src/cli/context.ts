@@ -81,6 +81,20 @@ export async function openApplication(context: CliContext, config: Config, needs
   return application;
 }
 
+/**
+ * The server's public URL, for a command that prints links to it (`account invite`, `demo`).
+ * With PORT=0 the server picks its port when it starts, so another command cannot know it: it is
+ * refused (before anything is written) rather than printing a link to port 0.
+ */
+export function linkableUrl(context: CliContext, config: Config): string {
+  if (config.port === 0 && !context.env.PORCH_PUBLIC_URL) {
+    throw new CliUsageError(
+      'PORT is 0, so the server picks its port when it starts and this command cannot know the address its links need. Set PORCH_PUBLIC_URL (or PORT) to the address the server is reached at.',
+    );
+  }
+  return config.publicUrl;
+}
+
 /** Every model id a configuration offers, the built-in echo/echo included. */
 export function configuredModels(config: Config): string[] {
   return [...config.ai.providers.flatMap((provider) => provider.models.map((model) => `${provider.id}/${model.name}`)), 'echo/echo'];

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Core } from '../core/core.js';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
-import { createCliLogger, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
+import { createCliLogger, linkableUrl, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
 import { isWorkerProcess, parseWorkerCount, reportListening, superviseWorkers } from './workers.js';
 
@@ -122,8 +122,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .description('Create a demo Expert account with credits, the sample catalog and an API key')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const config = loadCliConfig(context);
+      const siteUrl = linkableUrl(context, loadCliConfig(context));
       const demo = await withApplication(context, ({ core }) => core.demo.createDemo());
-      print(context.stdout, demo, options, () => demoInstructions(demo, `${config.publicUrl}/api/public/v1`));
+      print(context.stdout, demo, options, () => demoInstructions(demo, `${siteUrl}/api/public/v1`));
     });
 }

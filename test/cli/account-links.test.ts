@@ -47,6 +47,25 @@ describe('porch account invite and reset-password', () => {
     expect(reset.stdout).toMatch(/\/console\/set-password\?token=/);
   });
 
+  it('refuses under PORT=0 without PORCH_PUBLIC_URL, issuing nothing (regression: printed a link to port 0)', async () => {
+    const { PORCH_PUBLIC_URL: _named, ...unnamed } = env;
+    const anyPort = { ...unnamed, PORT: '0' };
+    for (const args of [['account', 'invite', 'links@example.com'], ['demo']]) {
+      const refused = await runPorch(anyPort, ...args);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/^porch: PORT is 0, so the server picks its port when it starts .* Set PORCH_PUBLIC_URL \(or PORT\)/);
+    }
+    const database = new Database(join(directory, 'porch.db'), { readonly: true });
+    try {
+      expect(database.prepare('select count(*) as accounts from accounts').get(), 'no demo account').toEqual({ accounts: 1 });
+    } finally {
+      database.close();
+    }
+    const named = await runPorch({ ...anyPort, PORCH_PUBLIC_URL: 'https://porch.example.com' }, 'account', 'invite', 'links@example.com', '--json');
+    expect(JSON.parse(named.stdout)).toMatchObject({ url: expect.stringMatching(/^https:\/\/porch\.example\.com\/console\/set-password\?token=/) });
+  });
+
   it('names an unknown email', async () => {
     const missing = await porch('account', 'invite', 'nobody@example.com');
     expect(missing.code).not.toBe(0);
