@@ -88,6 +88,7 @@ describe('organisation settings in a browser', () => {
 
   it('photographs what a member who is not the admin sees, passing axe', async () => {
     const owner = await harness.createAccount();
+    await harness.core.accounts.setOrganisationPolicy(owner.organisationId, { guardrailInputs: 'redact' });
     const { context } = await signInWithChromium(browser, {
       url: harness.url,
       core: harness.core,
