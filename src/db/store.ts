@@ -342,12 +342,17 @@ export interface ApiKeyRepository {
   /** Revokes every active key of the account; returns how many. */
   revokeAllForAccount(request: { accountId: string; at: number }): Promise<number>;
   /**
-   * Retires `oldId` and inserts `replacement` in one transaction (rotation); false when `oldId`
-   * was not active at `at`. Without `graceUntil` the old key is revoked at `at`; with it, the old
-   * key stays usable until then (its expiry is set to `graceUntil`, or kept when it is sooner).
+   * Retires `oldId` and inserts `replacement` in one transaction (rotation): `inactive` when
+   * `oldId` was not active at `at`. Without `graceUntil` the old key is revoked at `at`; with it,
+   * the old key stays usable until then (its expiry is set to `graceUntil`, or kept when it is
+   * sooner), so the account has one more working key: `full` when an account holder's key would
+   * take the account's working keys (those in a grace period included) above `maxWorking`.
    */
-  replace(request: { oldId: string; replacement: ApiKeyRecord; at: number; graceUntil?: number }): Promise<boolean>;
+  replace(request: { oldId: string; replacement: ApiKeyRecord; at: number; graceUntil?: number; maxWorking: number }): Promise<KeyReplacement>;
 }
+
+/** What `ApiKeyRepository.replace` did. */
+export type KeyReplacement = 'replaced' | 'inactive' | 'full';
 
 export interface PartnerKeyRepository {
   insert(key: PartnerKeyRecord): Promise<void>;

@@ -160,11 +160,11 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     const old = apiKeyRecord(account.id);
     await store.apiKeys.insertIfBelowLimit({ key: old, maxActive: 5, now: T0 });
     const replacement = apiKeyRecord(account.id, { createdAt: T0 + 1 });
-    expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1 })).toBe(true);
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1, maxWorking: 6 })).toBe('replaced');
     expect((await store.apiKeys.findByHash(old.hash))?.revokedAt).toBe(T0 + 1);
     expect(await store.apiKeys.findByHash(replacement.hash)).toEqual(replacement);
     const second = apiKeyRecord(account.id);
-    expect(await store.apiKeys.replace({ oldId: old.id, replacement: second, at: T0 + 2 })).toBe(false);
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement: second, at: T0 + 2, maxWorking: 6 })).toBe('inactive');
     expect(await store.apiKeys.findById(second.id), 'nothing is inserted when nothing was revoked').toBeNull();
     expect((await store.apiKeys.listByAccount(account.id)).map((key) => key.id)).toEqual([old.id, replacement.id]);
   });

@@ -174,7 +174,7 @@ describeEachEngine('self-service storage', (engine) => {
     await store.apiKeys.insertIfBelowLimit({ key: old, maxActive: 5, now: T0 });
     const replacement = apiKeyRecord(account.id, { createdAt: T0 + 1 });
     const graceUntil = T0 + 60 * MINUTE_MS;
-    expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1, graceUntil })).toBe(true);
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1, graceUntil, maxWorking: 6 })).toBe('replaced');
     expect(await store.apiKeys.findById(old.id)).toEqual({ ...old, expiresAt: graceUntil });
     expect(await store.apiKeys.findUsableByHash({ hash: old.hash, now: graceUntil - 1 })).not.toBeNull();
     expect(await store.apiKeys.findUsableByHash({ hash: old.hash, now: graceUntil })).toBeNull();
@@ -182,15 +182,41 @@ describeEachEngine('self-service storage', (engine) => {
 
     const soon = apiKeyRecord(account.id, { expiresAt: T0 + MINUTE_MS });
     await store.apiKeys.insertIfBelowLimit({ key: soon, maxActive: 5, now: T0 });
-    expect(await store.apiKeys.replace({ oldId: soon.id, replacement: apiKeyRecord(account.id), at: T0, graceUntil })).toBe(true);
+    expect(await store.apiKeys.replace({ oldId: soon.id, replacement: apiKeyRecord(account.id), at: T0, graceUntil, maxWorking: 6 })).toBe('replaced');
     expect((await store.apiKeys.findById(soon.id))?.expiresAt, 'a sooner expiry is kept').toBe(T0 + MINUTE_MS);
 
     const lapsed = apiKeyRecord(account.id);
     expect(
-      await store.apiKeys.replace({ oldId: old.id, replacement: lapsed, at: graceUntil, graceUntil: graceUntil + MINUTE_MS }),
+      await store.apiKeys.replace({ oldId: old.id, replacement: lapsed, at: graceUntil, graceUntil: graceUntil + MINUTE_MS, maxWorking: 6 }),
       'an expired key is not rotated',
-    ).toBe(false);
+    ).toBe('inactive');
     expect(await store.apiKeys.findById(lapsed.id)).toBeNull();
+  });
+
+  it('replace with a grace period refuses when the working keys, those in a grace period included, already number maxWorking', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const first = apiKeyRecord(account.id);
+    const second = apiKeyRecord(account.id);
+    for (const key of [first, second]) await store.apiKeys.insertIfBelowLimit({ key, maxActive: 5, now: T0 });
+    const graceUntil = T0 + 60 * MINUTE_MS;
+    const third = apiKeyRecord(account.id);
+    expect(await store.apiKeys.replace({ oldId: first.id, replacement: third, at: T0, graceUntil, maxWorking: 3 })).toBe('replaced');
+    const fourth = apiKeyRecord(account.id);
+    expect(await store.apiKeys.replace({ oldId: third.id, replacement: fourth, at: T0, graceUntil, maxWorking: 3 }), 'three keys work already').toBe('full');
+    expect(await store.apiKeys.findById(fourth.id), 'nothing is inserted').toBeNull();
+    expect((await store.apiKeys.findById(third.id))?.expiresAt, 'nor the old key retired').toBeNull();
+    expect(await store.apiKeys.replace({ oldId: third.id, replacement: fourth, at: T0, maxWorking: 3 }), 'revoking at once adds no key').toBe('replaced');
+    expect(
+      await store.apiKeys.replace({
+        oldId: second.id,
+        replacement: apiKeyRecord(account.id),
+        at: graceUntil,
+        graceUntil: graceUntil + MINUTE_MS,
+        maxWorking: 3,
+      }),
+      'once the grace period ended',
+    ).toBe('replaced');
   });
 
   it('lastCounted answers the start of the last minute each key was counted in, and nothing for keys never counted', async () => {

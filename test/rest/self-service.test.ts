@@ -194,6 +194,25 @@ describe('own keys', () => {
     ]);
   });
 
+  it('keeps at most six keys working while grace periods run (regression: chained graceful rotations gave any number)', async () => {
+    const { key } = await holder(['manage:keys']);
+    for (let count = 2; count <= 5; count += 1) expect((await harness.api('POST', '/keys', { key, body: {} })).status).toBe(201);
+    const rotate = (id: string, body: object, caller: string) =>
+      harness.api<{ key: OwnKey; api_key: string }>('POST', `/keys/${id}/rotate`, { key: caller, body });
+    const listed = await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key });
+    const target = listed.body.data.items.at(-1)?.id ?? '';
+    const first = await rotate(target, { grace_seconds: 3600 }, key);
+    expect(first.status, describeResponse(first)).toBe(201);
+    const chained = await rotate(first.body.data.key.id, { grace_seconds: 3600 }, key);
+    expect(chained.status, describeResponse(chained)).toBe(400);
+    expect(chained.body.error.message).toMatch(/already has 6 working keys, counting those still in a rotation's grace period/);
+    const revoking = await rotate(first.body.data.key.id, {}, key);
+    expect(revoking.status, 'a rotation without grace adds no key').toBe(201);
+    harness.clock.advance(HOUR_MS);
+    const later = await rotate(revoking.body.data.key.id, { grace_seconds: 60 }, key);
+    expect(later.status, 'once the grace period has ended').toBe(201);
+  });
+
   it('rotates without grace by revoking the old key at once, and refuses a grace over 24 hours', async () => {
     const { keyId, key } = await holder(['manage:keys']);
     const tooLong = await harness.api('POST', `/keys/${keyId}/rotate`, { key, body: { grace_seconds: 86_401 } });

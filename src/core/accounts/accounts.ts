@@ -12,6 +12,12 @@ import { isoOrNull, toIsoTimestamp } from '../views.js';
 
 /** Spec §5: at most 5 keys per account (active ones; revoked keys do not count). */
 export const MAX_ACTIVE_KEYS = 5;
+/**
+ * A rotation with a grace period leaves the old key working beside the new one: one key more
+ * than the limit while it lasts, and no more (chained graceful rotations would otherwise give an
+ * account any number of working keys, each with its own rate limits, for up to 24 h).
+ */
+export const MAX_WORKING_KEYS = MAX_ACTIVE_KEYS + 1;
 /** Spec §8: the Expert plan's per-key limits. */
 export const DEFAULT_REQUESTS_PER_MINUTE = 120;
 export const DEFAULT_REQUESTS_PER_DAY = 20_000;
@@ -302,8 +308,19 @@ export function createAccountService(store: Store, clock: Clock) {
       const generated = generateKey(USER_KEY_PREFIX);
       const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
       const graceUntil = graceSeconds > 0 ? now + graceSeconds * 1_000 : undefined;
-      if (!(await store.apiKeys.replace({ oldId: old.id, replacement, at: now, ...(graceUntil === undefined ? {} : { graceUntil }) }))) {
-        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+      const replaced = await store.apiKeys.replace({
+        oldId: old.id,
+        replacement,
+        at: now,
+        ...(graceUntil === undefined ? {} : { graceUntil }),
+        maxWorking: MAX_WORKING_KEYS,
+      });
+      if (replaced === 'inactive') throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+      if (replaced === 'full') {
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `The account already has ${MAX_WORKING_KEYS} working keys, counting those still in a rotation's grace period; rotate without a grace period, or once a grace period has ended. Nothing was rotated.`,
+        );
       }
       const previous = await store.apiKeys.findById(old.id);
       return { key: keyView(replacement), plaintext: generated.plaintext, previous: keyView(previous ?? old) };

@@ -1,8 +1,8 @@
 import { and, asc, count, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
-import { inTransaction } from './transaction.js';
-import type { AccountRepository, ApiKeyRepository, OrganisationRepository, PartnerKeyRepository } from '../store.js';
+import { inTransaction, type PostgresTransaction } from './transaction.js';
+import type { AccountRepository, ApiKeyRepository, KeyReplacement, OrganisationRepository, PartnerKeyRepository } from '../store.js';
 
 export function createOrganisationRepository(db: PostgresDatabase): OrganisationRepository {
   const byId = db
@@ -75,6 +75,22 @@ export function createAccountRepository(db: PostgresDatabase): AccountRepository
   };
 }
 
+/**
+ * The account holder's working keys at `now`, under the account row's lock: it queues concurrent
+ * creations and rotations for one account (from any process), so two of them cannot both see
+ * room for the last key. Connected apps' credentials do not count.
+ */
+async function lockedActiveCount(tx: PostgresTransaction, accountId: string, now: number): Promise<number> {
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
+  const [active] = await tx
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(
+      and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, 'user'), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))),
+    );
+  return active?.n ?? 0;
+}
+
 export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
   const byHash = db
     .select()
@@ -98,22 +114,7 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
   return {
     async insertIfBelowLimit({ key, maxActive, now }) {
       return inTransaction(db, async (tx) => {
-        // The account row's lock queues concurrent creations for one account (from any process),
-        // so two of them cannot both see room for the last key.
-        await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, key.accountId)).for('update');
-        const [active] = await tx
-          .select({ n: count() })
-          .from(apiKeys)
-          // Only the account holder's own keys count towards the limit; connected apps' credentials do not.
-          .where(
-            and(
-              eq(apiKeys.accountId, key.accountId),
-              eq(apiKeys.kind, 'user'),
-              isNull(apiKeys.revokedAt),
-              or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-            ),
-          );
-        if ((active?.n ?? 0) >= maxActive) return false;
+        if ((await lockedActiveCount(tx, key.accountId, now)) >= maxActive) return false;
         await tx.insert(apiKeys).values(key);
         return true;
       });
@@ -145,8 +146,10 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
         .returning({ id: apiKeys.id });
       return revoked.length;
     },
-    async replace({ oldId, replacement, at, graceUntil }) {
-      return inTransaction(db, async (tx) => {
+    async replace({ oldId, replacement, at, graceUntil, maxWorking }) {
+      return inTransaction(db, async (tx): Promise<KeyReplacement> => {
+        // A graceful rotation adds a working key; a revoking one only swaps one for another.
+        if (graceUntil !== undefined && replacement.kind === 'user' && (await lockedActiveCount(tx, replacement.accountId, at)) >= maxWorking) return 'full';
         const retired = await tx
           .update(apiKeys)
           .set(
@@ -156,9 +159,9 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
           )
           .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
           .returning({ id: apiKeys.id });
-        if (retired.length === 0) return false;
+        if (retired.length === 0) return 'inactive';
         await tx.insert(apiKeys).values(replacement);
-        return true;
+        return 'replaced';
       });
     },
   };

@@ -3,7 +3,15 @@ import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
 import { rowStatement } from './row-statement.js';
 import { accounts, apiKeys, creditBalances, creditLedger, organisations, partnerKeys } from './schema.js';
-import type { AccountRecord, AccountRepository, ApiKeyRepository, OrganisationRepository, PartnerKeyRecord, PartnerKeyRepository } from '../store.js';
+import type {
+  AccountRecord,
+  AccountRepository,
+  ApiKeyRepository,
+  KeyReplacement,
+  OrganisationRepository,
+  PartnerKeyRecord,
+  PartnerKeyRepository,
+} from '../store.js';
 
 export function createOrganisationRepository(db: PorchDatabase): OrganisationRepository {
   const byId = onFirstUse(() =>
@@ -169,17 +177,19 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
         .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
         .run().changes;
     },
-    async replace({ oldId, replacement, at, graceUntil }) {
+    async replace({ oldId, replacement, at, graceUntil, maxWorking }) {
       return db.transaction(
-        (tx) => {
+        (tx): KeyReplacement => {
+          // A graceful rotation adds a working key; a revoking one only swaps one for another.
+          if (graceUntil !== undefined && replacement.kind === 'user' && activeCount(replacement.accountId, at) >= maxWorking) return 'full';
           const retired = tx
             .update(apiKeys)
             .set(graceUntil === undefined ? { revokedAt: at } : { expiresAt: sql`min(coalesce(${apiKeys.expiresAt}, ${graceUntil}), ${graceUntil})` })
             .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
             .run().changes;
-          if (retired === 0) return false;
+          if (retired === 0) return 'inactive';
           tx.insert(apiKeys).values(replacement).run();
-          return true;
+          return 'replaced';
         },
         { behavior: 'immediate' },
       );
