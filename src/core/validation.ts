@@ -60,6 +60,19 @@ export function definedFields<Changes extends object>(changes: Changes): Partial
 }
 
 /**
+ * Applies a partial update as JSON Merge Patch (RFC 7396) does at the top level: a field left
+ * out (or undefined) keeps its value, `null` removes the field, any other value replaces it.
+ */
+export function mergePatch<Current extends object>(current: Current, changes: object): Current {
+  const merged: Record<string, unknown> = { ...(current as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete merged[name];
+    else if (value !== undefined) merged[name] = value;
+  }
+  return merged as Current;
+}
+
+/**
  * The message for a string or name holding the NUL character (U+0000). PostgreSQL text can
  * neither store nor compare it, so no input accepts it on either engine: a value SQLite would
  * store and PostgreSQL refuse would make the same request succeed on one and fail on the other.

@@ -72,15 +72,22 @@ const versionPageQuery = z.object({
 
 const labelsView = z.object({ id: z.uuid().describe('Resource id.'), labels: labelsSchema }).describe('The labels of the resource.');
 
-/** Every field optional and without its default, so a partial update changes only what it sends. */
+/**
+ * Every field optional and without its default, so a partial update changes only what it sends;
+ * a field the definition may leave out (a composition's `model`) also takes `null`, which removes
+ * it, as in JSON Merge Patch.
+ */
 function patchOf<Shape extends AnyShape>(definition: z.ZodObject<Shape>) {
   const shape = Object.fromEntries(
     Object.entries(definition.shape).map(([name, field]) => {
-      const bare = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : (field as z.ZodType);
-      const description = (field as z.ZodType).description ?? bare.description;
-      return [name, description === undefined ? bare.optional() : bare.optional().describe(description)];
+      const removable = field instanceof z.ZodOptional;
+      const bare = field instanceof z.ZodDefault || removable ? (field.unwrap() as z.ZodType) : (field as z.ZodType);
+      const described = (field as z.ZodType).description ?? bare.description;
+      const description = removable ? `${described ?? 'Optional.'} null removes it.` : described;
+      const patched = removable ? bare.nullable().optional() : bare.optional();
+      return [name, description === undefined ? patched : patched.describe(description)];
     }),
-  ) as { [Name in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Name]>, z.input<Shape[Name]>>> };
+  ) as { [Name in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Name]> | null, z.input<Shape[Name]> | null>> };
   return z
     .strictObject(shape)
     .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' })

@@ -75,6 +75,18 @@ describe('composition editor', () => {
     expect(stored.template).toBe('Line one {{product}}\nLine two {{version}}');
   });
 
+  it('an emptied Model field puts the composition back on the default model (regression: the old model stayed)', async () => {
+    const id = await createComposition({ ...COMPOSITION, model: 'echo/echo' });
+    await browser.get(`/console/compositions/${id}`);
+    const saved = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, model: '', intent: 'save' });
+    expect(saved.status, saved.html).toBe(303);
+    const page = await browser.get(`/console/compositions/${id}/versions`);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf(page.html))).id;
+    const version = (number: number) => harness.core.lifecycle.getVersion('composition', accountId, id, number);
+    expect((await version(1)).definition).toMatchObject({ model: 'echo/echo' });
+    expect((await version(2)).definition).not.toHaveProperty('model');
+  });
+
   it("shows one version's definition; a version that does not exist answers the operation's 404", async () => {
     const id = await createComposition();
     await browser.get(`/console/compositions/${id}`);

@@ -210,6 +210,22 @@ describe('the catalog lifecycle', () => {
     expect(refused.body.error.message).toMatch(/model: unknown model "nope\/model"/);
   });
 
+  it('removes an optional field sent as null (merge patch): a composition back on the server default model; a required one is refused', async () => {
+    const created = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'Hi {{who}}', model: 'echo/echo' } });
+    expect(created.status, describeResponse(created)).toBe(201);
+    const id = created.body.data.id;
+    const cleared = await harness.api<Detail>('PATCH', `/compositions/${id}`, { key, body: { model: null } });
+    expect(cleared.status, describeResponse(cleared)).toBe(200);
+    expect(cleared.body.data).toMatchObject({ version: 2, template: 'Hi {{who}}' });
+    expect(cleared.body.data, 'no model of its own: the server default').not.toHaveProperty('model');
+    expect((await harness.api<{ definition: Detail }>('GET', `/compositions/${id}/versions/1`, { key })).body.data.definition).toMatchObject({
+      model: 'echo/echo',
+    });
+    const required = await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: null } });
+    expect(required.status).toBe(400);
+    expect(required.body.error.message).toMatch(/body\.template/);
+  });
+
   it('needs the write scope: a key with only the execute and read scopes cannot create or label', async () => {
     const { key: readOnly } = await harness.createKey(accountId, { scopes: ['read:composition', 'execute:composition'] });
     const refused = await harness.api('POST', '/compositions', { key: readOnly, body: { name: 'C', template: 'Hi' } });

@@ -29,7 +29,7 @@ import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
-import { definedFields, formatIssues, type ValidationIssue } from '../validation.js';
+import { formatIssues, mergePatch, type ValidationIssue } from '../validation.js';
 import { toIsoTimestamp } from '../views.js';
 import {
   checkWorkflowEntry,
@@ -296,7 +296,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     ): Promise<ResourceDetail<Kind>> {
       for (let attempt = 1; ; attempt++) {
         const current = await require(kind, accountId, id);
-        const entry = { ...entryOf(kind, current), ...definedFields(changes) } as EntryOf<Kind>;
+        const entry = mergePatch(entryOf(kind, current), changes);
         const content = await contentOf(kind, accountId, entry);
         const now = clock.now();
         const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;

@@ -407,7 +407,7 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     await renderEditor(ctx, { kind, item, state: shown });
     return;
   }
-  const input = definitionInput(kind, state);
+  const input = definitionInput(kind, state, item === undefined ? 'create' : 'update');
   if (kind.special === 'workflow') {
     const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
     if (!fields.ok) return renderEditor(ctx, { kind, item, state, error: fields.error });

@@ -23,8 +23,12 @@ export interface FieldSpec {
   required?: boolean;
   /** Comma-separated in the form, a list in the operation. */
   tags?: boolean;
-  /** Empty means "not sent" (an optional field with no empty value, such as `model`). */
-  omitWhenEmpty?: boolean;
+  /**
+   * An optional field left empty: not sent on create (the definition's default applies), and sent
+   * as this on update, putting the field back: `null` removes it (`model`: the default model
+   * again), a string is its default (`category`: "general").
+   */
+  emptyMeans?: string | null;
 }
 
 /** One declared (or detected) variable of a composition, as its editor row holds it. */
@@ -64,8 +68,8 @@ export interface CatalogKind {
 
 const NAME: FieldSpec = { name: 'name', label: 'Name', required: true };
 const DESCRIPTION: FieldSpec = { name: 'description', label: 'Description', rows: 2 };
-const MODEL: FieldSpec = { name: 'model', label: 'Model (optional)', hint: '<provider>/<model_name>; empty uses the default model.', omitWhenEmpty: true };
-const CATEGORY: FieldSpec = { name: 'category', label: 'Category', hint: 'For grouping; "general" when empty.', omitWhenEmpty: true };
+const MODEL: FieldSpec = { name: 'model', label: 'Model (optional)', hint: '<provider>/<model_name>; empty uses the default model.', emptyMeans: null };
+const CATEGORY: FieldSpec = { name: 'category', label: 'Category', hint: 'For grouping; "general" when empty.', emptyMeans: 'general' };
 
 const listText = (value: unknown): string => (Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : '');
 
@@ -213,12 +217,14 @@ export function editorStateFromForm(kind: CatalogKind, body: FormBody): EditorSt
 }
 
 /** The operation input of a create or update. The workflow YAML is parsed by the caller. */
-export function definitionInput(kind: CatalogKind, state: EditorState): Record<string, unknown> {
+export function definitionInput(kind: CatalogKind, state: EditorState, purpose: 'create' | 'update'): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const field of kind.fields) {
     const value = state.values[field.name] ?? '';
     if (field.tags) input[field.name] = tagsOf(value);
-    else if (field.omitWhenEmpty && value.trim() === '') continue;
+    else if (field.emptyMeans !== undefined && value.trim() === '') {
+      if (purpose === 'update') input[field.name] = field.emptyMeans;
+    }
     // Sent as typed, empty included, so the operation names an empty required field.
     else input[field.name] = value;
   }
