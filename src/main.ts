@@ -43,7 +43,7 @@ export interface Application {
   telemetry: Telemetry;
   /** Exports every finished span now; nothing to do when tracing is off. */
   flushTraces(): Promise<void>;
-  /** From now on /readyz answers 503, so a load balancer sends no new requests. */
+  /** From now on /readyz answers 503, so a load balancer sends no new requests, and no queued run is claimed here. */
   beginShutdown(): void;
   /** Starts executing queued (asynchronous) runs in this process; `close` stops it. */
   startRunQueue(): void;
@@ -239,6 +239,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     flushTraces: async () => tracing?.flush(),
     beginShutdown() {
       accepting = false;
+      core.runQueue.stopClaiming();
     },
     startRunQueue() {
       core.runQueue.start(queuedRunExecutor(core, operations));

@@ -174,13 +174,25 @@ describe('the probes', () => {
     });
     expect(config.shutdownDrainMs).toBe(1_000);
     const server = await startServer(config, { logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }), processMetrics: false });
+    const { key, accountId } = await accountHelpers(server.application.core).expertWithKey();
+    const compositionId = (await server.application.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids['composition:release-notes'];
     const stopping = server.close();
     // Each request on a connection of its own, as a load balancer's probe opens it.
-    const fresh = (path: string) => fetch(`${server.url}${path}`, { headers: { connection: 'close' } });
+    const fresh = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { ...init, headers: { connection: 'close', ...init.headers } });
     const draining = await fresh('/readyz');
     expect(draining.status).toBe(503);
     expect(await draining.json()).toMatchObject({ checks: { shutdown: 'in progress' } });
     expect((await fresh('/api/public/v1/health')).status, 'requests still sent meanwhile are served').toBe(200);
+    const queued = await fresh(`/api/public/v1/compositions/${compositionId}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ variables: RELEASE_VARIABLES }),
+    });
+    expect(queued.status).toBe(202);
+    const { data } = (await queued.json()) as { data: { run_id: string } };
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const run = await fresh(`/api/public/v1/runs/${data.run_id}`, { headers: { 'x-api-key': key } });
+    expect(((await run.json()) as { data: { status: string } }).data.status, 'a stopping process claims no queued run').toBe('queued');
     await stopping;
     await expect(fresh('/livez'), 'the port is closed once the drain is over').rejects.toThrow();
   });

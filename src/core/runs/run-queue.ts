@@ -91,6 +91,8 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
   let poller: NodeJS.Timeout | null = null;
   let pumping: Promise<void> | null = null;
   let pumpAgain = false;
+  /** False once a shutdown has begun: the runs in flight go on, no new one is claimed. */
+  let claiming = true;
 
   /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
   async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
@@ -140,7 +142,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
 
   /** Claims runs while this process has room; one pump at a time, and one more if asked meanwhile. */
   function pump(): void {
-    if (executor === null) return;
+    if (executor === null || !claiming) return;
     if (pumping) {
       pumpAgain = true;
       return;
@@ -150,7 +152,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
       const instanceId = await instance.ready();
       do {
         pumpAgain = false;
-        while (executor !== null && active.size < settings.concurrency) {
+        while (executor !== null && claiming && active.size < settings.concurrency) {
           const claimed = await store.runs.claim({ instanceId, now: clock.now(), maxRunningPerAccount: settings.maxRunningPerAccount });
           if (!claimed) break;
           start(claimed, instanceId, executeOperation);
@@ -259,6 +261,15 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
       }, settings.pollIntervalMs);
       poller.unref();
       pump();
+    },
+
+    /**
+     * Claims no more runs: a shutdown has begun (during its drain the process still answers
+     * requests, and other processes, or this one's successor, take the runs queued meanwhile).
+     * The runs in flight go on, and cancellations still reach them, until `stop`.
+     */
+    stopClaiming(): void {
+      claiming = false;
     },
 
     /**
