@@ -88,6 +88,12 @@ export interface ServerTimeouts {
   shutdownGraceMs: number;
 }
 
+/**
+ * After a shutdown has cut the connections still open, how long the calls they carried (aborted,
+ * so normally a few milliseconds) may take to settle before the database closes.
+ */
+const SETTLE_AFTER_CUT_MS = 5_000;
+
 /** During shutdown, how often sockets that became idle are closed. */
 const IDLE_SWEEP_INTERVAL_MS = 50;
 
@@ -246,6 +252,11 @@ export async function createApplication(config: Config, options: ApplicationOpti
     },
     async close() {
       accepting = false;
+      // Calls whose connections the server cut were aborted; each still settles its charge, usage
+      // row and run, which needs the store open.
+      if (!(await core.inFlight.idle(SETTLE_AFTER_CUT_MS))) {
+        logger.warn({ calls: core.inFlight.count }, 'calls still running after the shutdown cut their connections; closing the database under them');
+      }
       // Runs in flight get the same grace as requests; what is still running then goes back to the queue.
       await core.runQueue.stop(options.serverTimeouts?.shutdownGraceMs ?? DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs);
       // A clean shutdown releases at once what this process still holds (reservations, slots,

@@ -32,6 +32,7 @@ import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
 import { createOAuthService, mcpResourceUrl } from './access/oauth.js';
+import { createInFlightCalls } from './in-flight.js';
 import { createRunQueue, type RunQueueSettings } from './runs/run-queue.js';
 import { createRunService } from './runs/runs.js';
 import { createUsageService } from './usage/usage.js';
@@ -153,6 +154,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     selfService: createSelfService({ store, accounts, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
     runs,
     runQueue,
+    inFlight: createInFlightCalls(),
     webhooks,
     webhookWorker,
     usage: createUsageService(store, clock),

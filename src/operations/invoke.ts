@@ -184,6 +184,16 @@ export async function describeQuota(core: Core, caller: Caller, meta: Invocation
  * every keyed and public call of every door passes here, so this is the one place they are counted.
  */
 export async function invokeOperation(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
+  // Counted until it settles, so a shutdown closes the store only after it (core/in-flight.ts).
+  core.inFlight.begin();
+  try {
+    return await invokeCounted(core, operation, request);
+  } finally {
+    core.inFlight.end();
+  }
+}
+
+async function invokeCounted(core: Core, operation: Operation, request: InvocationRequest): Promise<InvocationResult> {
   const { telemetry } = core;
   const startedAt = process.hrtime.bigint();
   const attributes = { 'porch.operation': operation.name, 'porch.door': request.door };
