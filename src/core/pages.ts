@@ -35,16 +35,18 @@ export async function fetchPage<Row extends { id: string }, Item>(
 export const STREAM_PAGE_ROWS = 50;
 
 /**
- * Every row the query finds, newest first, read a page at a time after a cursor (the last id of
- * the page before), each page shaped by `view`. Nothing holds more than one page, and each page
- * is a query of its own, so other requests run between pages.
+ * Every row the query finds, newest first (after the cursor `after`, when a caller sent one),
+ * read a page at a time after a cursor (the last id of the page before), each page shaped by
+ * `view`. Nothing holds more than one page, and each page is a query of its own, so other
+ * requests run between pages.
  */
 export async function* readPages<Row extends { id: string }, Item>(
   query: (page: PageRequest) => Promise<Row[]>,
   view: (row: Row) => Item,
+  after?: string,
   pageRows = STREAM_PAGE_ROWS,
 ): AsyncGenerator<Item[]> {
-  let cursor: string | undefined;
+  let cursor = after;
   for (;;) {
     const rows = await query(cursor === undefined ? { limit: pageRows } : { limit: pageRows, cursor });
     if (rows.length > 0) yield rows.map(view);

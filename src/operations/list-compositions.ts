@@ -26,5 +26,5 @@ export const listCompositions = defineKeyedOperation({
     'compositions',
   ),
   run: (input, { core, caller }) => core.catalog.listCompositions(caller.account.id, input),
-  streamItems: (_input, { core, caller }) => core.catalog.compositionPages(caller.account.id),
+  streamItems: (input, { core, caller }) => core.catalog.compositionPages(caller.account.id, input.cursor),
 });

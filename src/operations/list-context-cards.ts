@@ -15,5 +15,5 @@ export const listContextCards = defineKeyedOperation({
   query: pageQuery,
   output: listOf(contextCardSchema, 'context cards'),
   run: (input, { core, caller }) => core.contextCards.list(caller.account.id, input),
-  streamItems: (_input, { core, caller }) => core.contextCards.pages(caller.account.id),
+  streamItems: (input, { core, caller }) => core.contextCards.pages(caller.account.id, input.cursor),
 });

@@ -27,5 +27,5 @@ export const listPersonas = defineKeyedOperation({
     'personas',
   ),
   run: (input, { core, caller }) => core.catalog.listPersonas(caller.account.id, input),
-  streamItems: (_input, { core, caller }) => core.catalog.personaPages(caller.account.id),
+  streamItems: (input, { core, caller }) => core.catalog.personaPages(caller.account.id, input.cursor),
 });

@@ -22,5 +22,5 @@ export const listRuns = defineKeyedOperation({
   }),
   output: listOf(runSchema, 'runs'),
   run: (input, { core, caller }) => core.runs.list(caller.account.id, input),
-  streamItems: (input, { core, caller }) => core.runs.pages(caller.account.id, input),
+  streamItems: (input, { core, caller }) => core.runs.pages(caller.account.id, input, input.cursor),
 });

@@ -25,5 +25,5 @@ export const listSkills = defineKeyedOperation({
     'skills',
   ),
   run: (input, { core, caller }) => core.catalog.listSkills(caller.account.id, input),
-  streamItems: (_input, { core, caller }) => core.catalog.skillPages(caller.account.id),
+  streamItems: (input, { core, caller }) => core.catalog.skillPages(caller.account.id, input.cursor),
 });

@@ -26,5 +26,5 @@ export const listWorkflows = defineKeyedOperation({
     'workflows',
   ),
   run: (input, { core, caller }) => core.catalog.listWorkflows(caller.account.id, input),
-  streamItems: (_input, { core, caller }) => core.catalog.workflowPages(caller.account.id),
+  streamItems: (input, { core, caller }) => core.catalog.workflowPages(caller.account.id, input.cursor),
 });

@@ -82,6 +82,15 @@ describe('streamed lists', () => {
     expect(none.text).toBe('{"success":true,"data":{"items":[],"count":0}}');
   });
 
+  it.each(LISTS)('answers $path?cursor= alone with every item after the cursor (regression: the cursor was ignored)', async ({ path, inMemory }) => {
+    const all = (await inMemory()).items as Array<{ id: string }>;
+    const cursor = all[6]?.id ?? '';
+    const rest = await harness.api<{ items: Array<{ id: string }>; count: number }>('GET', `${path}?cursor=${cursor}`, { key });
+    expect(rest.status, describeResponse(rest)).toBe(200);
+    expect(rest.body.data.items.map((item) => item.id)).toEqual(all.slice(7).map((item) => item.id));
+    expect(rest.body.data.count).toBe(all.length - 7);
+  });
+
   it('still pages with limit and cursor when they are sent', async () => {
     const first = await harness.api<{ items: Array<{ id: string }>; count: number; next_cursor: string | null }>('GET', '/skills?limit=7', { key });
     expect(first.body.data.count).toBe(7);

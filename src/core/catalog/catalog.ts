@@ -111,15 +111,15 @@ export function createCatalogService(store: Store, lifecycle: LifecycleService) 
     listPersonas: (accountId: string, page: PageRequest): Promise<Page<PersonaListItem>> =>
       fetchPage(page, (request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem),
 
-    // The same lists a page at a time, for a door that writes them as they are read.
-    workflowPages: (accountId: string): AsyncGenerator<WorkflowListItem[]> =>
-      readPages((request) => store.catalog.listWorkflows({ accountId, page: request }), workflowListItem),
-    compositionPages: (accountId: string): AsyncGenerator<CompositionListItem[]> =>
-      readPages((request) => store.catalog.listCompositions({ accountId, page: request }), compositionListItem),
-    skillPages: (accountId: string): AsyncGenerator<SkillListItem[]> =>
-      readPages((request) => store.catalog.listSkills({ accountId, page: request }), skillListItem),
-    personaPages: (accountId: string): AsyncGenerator<PersonaListItem[]> =>
-      readPages((request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem),
+    // The same lists a page at a time (after a cursor, if given), for a door that writes them as they are read.
+    workflowPages: (accountId: string, after?: string): AsyncGenerator<WorkflowListItem[]> =>
+      readPages((request) => store.catalog.listWorkflows({ accountId, page: request }), workflowListItem, after),
+    compositionPages: (accountId: string, after?: string): AsyncGenerator<CompositionListItem[]> =>
+      readPages((request) => store.catalog.listCompositions({ accountId, page: request }), compositionListItem, after),
+    skillPages: (accountId: string, after?: string): AsyncGenerator<SkillListItem[]> =>
+      readPages((request) => store.catalog.listSkills({ accountId, page: request }), skillListItem, after),
+    personaPages: (accountId: string, after?: string): AsyncGenerator<PersonaListItem[]> =>
+      readPages((request) => store.contextCards.list({ accountId, page: request, category: PERSONA_CATEGORY }), personaListItem, after),
   };
 }
 

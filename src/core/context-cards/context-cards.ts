@@ -80,9 +80,9 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
       return fetchPage(page, (request) => store.contextCards.list({ accountId, page: request }), contextCardView);
     },
 
-    /** Every card, a page at a time, for a door that writes them as they are read. */
-    pages(accountId: string): AsyncGenerator<ContextCardView[]> {
-      return readPages((request) => store.contextCards.list({ accountId, page: request }), contextCardView);
+    /** Every card (after the cursor `after`, if given), a page at a time, for a door that writes them as they are read. */
+    pages(accountId: string, after?: string): AsyncGenerator<ContextCardView[]> {
+      return readPages((request) => store.contextCards.list({ accountId, page: request }), contextCardView, after);
     },
 
     async get(accountId: string, id: string): Promise<ContextCardView> {

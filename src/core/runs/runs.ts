@@ -106,10 +106,10 @@ export function createRunService(store: Store, clock: Clock, retentionDays: numb
       return fetchPage({ limit: request.limit, cursor: request.cursor }, (page) => store.runs.list({ accountId, page, ...filter }), summaryView);
     },
 
-    /** Every run the filter keeps, a page at a time, for a door that writes them as they are read. */
-    pages(accountId: string, filter: RunFilter): AsyncGenerator<RunView[]> {
+    /** Every run the filter keeps (after the cursor `after`, if given), a page at a time, for a door that writes them as they are read. */
+    pages(accountId: string, filter: RunFilter, after?: string): AsyncGenerator<RunView[]> {
       const where = { kind: filter.kind, resourceId: filter.resource_id, status: filter.status };
-      return readPages((page) => store.runs.list({ accountId, page, ...where }), summaryView);
+      return readPages((page) => store.runs.list({ accountId, page, ...where }), summaryView, after);
     },
 
     /** One of the caller's account's runs, if the caller's scopes cover its kind (see `runScopes`). */
