@@ -749,6 +749,9 @@ export interface RunCompletion {
   result: unknown;
 }
 
+/** A run's token and credit totals over its attempts so far. */
+export type RunAttemptCost = Pick<RunCompletion, 'id' | 'instanceId' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'chargedTokens'>;
+
 export type RunCancellation =
   /** It was queued and now never runs. */
   | { outcome: 'cancelled'; run: RunRecord }
@@ -778,6 +781,12 @@ export interface RunRepository {
    * when it no longer does (another process took it over), and then no event is written.
    */
   complete(completion: RunCompletion, events?: readonly WebhookEventRecord[]): Promise<boolean>;
+  /**
+   * Keeps on a run the instance still holds what its attempts have cost so far (a shutdown cut
+   * the current one off, after it was charged; the run goes back to the queue and the next
+   * attempt adds its own). False when the instance no longer holds it.
+   */
+  noteAttemptCost(cost: RunAttemptCost): Promise<boolean>;
   /** Cancels a queued run at once, or asks the process running it to stop. */
   cancel(request: OwnedId & { now: number }): Promise<RunCancellation>;
   /** Of these running runs, the ones whose cancellation was asked for. */

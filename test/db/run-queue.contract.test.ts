@@ -111,6 +111,25 @@ describeEachEngine('run queue', (engine, definition) => {
     });
   });
 
+  it('keeps the cost of attempts so far on a running run, only for the process holding it', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const [run] = await enqueueMany(store, account.id, 1);
+    const id = run?.id ?? '';
+    const cost = { id, inputTokens: 5, outputTokens: 2, totalTokens: 7, chargedTokens: 7 };
+    expect(await store.runs.noteAttemptCost({ ...cost, instanceId: INSTANCE_ID }), 'a queued run is held by nobody').toBe(false);
+    await claim(store);
+    expect(await store.runs.noteAttemptCost({ ...cost, instanceId: OTHER_INSTANCE })).toBe(false);
+    expect(await store.runs.noteAttemptCost({ ...cost, instanceId: INSTANCE_ID })).toBe(true);
+    expect(await store.runs.findOwned({ accountId: account.id, id })).toMatchObject({
+      status: 'running',
+      inputTokens: 5,
+      outputTokens: 2,
+      totalTokens: 7,
+      chargedTokens: 7,
+    });
+  });
+
   it('cancels a queued run at once, asks a running one to stop, and refuses an ended one', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);

@@ -201,6 +201,67 @@ describe('runs cut off by a stopped process', () => {
   });
 });
 
+describe('the cost of attempts cut off by a shutdown', () => {
+  /** The account's usage charges in the ledger, in tokens. */
+  const ledgerCharges = async () =>
+    (await harness.store.credits.ledger(accountId)).filter((entry) => entry.kind === 'usage').reduce((sum, entry) => sum - entry.deltaTokens, 0);
+
+  it('stays on the run when this process stops mid-run, matching the ledger (regression: the run showed 0)', async () => {
+    const workflowId = (
+      await harness.core.bundles.importBundle(accountId, {
+        workflows: [
+          {
+            key: 'two-steps',
+            name: 'Two steps',
+            nodes: [
+              { id: 'draft', kind: 'model', prompt: 'Draft a haiku.' },
+              { id: 'polish', kind: 'model', prompt: 'Polish: {{draft}}' },
+            ],
+          },
+        ],
+      })
+    ).ids['workflow:two-steps'];
+    // The first node answers at once; the second is still waiting when the process stops.
+    harness.fake.setBehaviour((_request, index) => (index === 0 ? {} : { delayMs: 60_000 }));
+    const queued = await queue(`/workflows/${workflowId}/execute`, {});
+    await harness.fake.waitForRequests(2);
+    await harness.core.runQueue.stop(0);
+    const charged = await ledgerCharges();
+    expect(charged, 'the first node was charged').toBeGreaterThan(0);
+    const kept = await harness.store.runs.findOwned({ accountId, id: queued.body.data.run_id });
+    expect(kept).toMatchObject({ status: 'running', chargedTokens: charged });
+    expect(kept?.totalTokens).toBeGreaterThan(0);
+  });
+
+  it('adds up over the attempts: the attempt that completes the run adds its own to what the earlier ones cost', async () => {
+    const { id: keyId } = await harness.createKey(accountId);
+    const id = '0190a4b0-0000-7000-8000-0000000000bb';
+    await harness.store.runs.enqueue({
+      id,
+      accountId,
+      keyId,
+      keyKind: 'api_key',
+      kind: 'composition',
+      resourceId: ids['composition:release-notes'] ?? '',
+      version: 1,
+      createdAt: harness.clock.now(),
+      inputs: { variables: RELEASE_VARIABLES },
+    });
+    // A process that claimed it, was charged 70 tokens, was stopped, and is gone.
+    expect(await harness.store.runs.claim({ instanceId: 'gone', now: harness.clock.now(), maxRunningPerAccount: 10 })).toMatchObject({ id });
+    expect(await harness.store.runs.noteAttemptCost({ id, instanceId: 'gone', inputTokens: 50, outputTokens: 20, totalTokens: 70, chargedTokens: 70 })).toBe(
+      true,
+    );
+    expect(await harness.core.runQueue.recover()).toEqual({ requeued: 1, failed: 0 });
+    await harness.core.runQueue.idle();
+    const completed = (await run(id)).body.data;
+    const [usage] = await harness.store.usage.listByAccount(accountId);
+    expect(completed).toMatchObject({ status: 'completed', attempts: 2 });
+    expect(completed.token_usage.total_tokens).toBe(70 + (usage?.totalTokens ?? 0));
+    expect(completed.credits_charged).toBeCloseTo((70 + (usage?.chargedTokens ?? 0)) / 1_000, 6);
+  });
+});
+
 describe('cancelling a run', () => {
   it('cancels a queued run before it starts, so it never calls a model', async () => {
     harness.fake.setBehaviour({ delayMs: 200 });

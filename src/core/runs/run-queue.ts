@@ -55,6 +55,19 @@ export interface QueuedRunAcceptance {
 /** How a run ended, as the queue writes it into the queued run. */
 type RunEnding = Omit<RunOutcome, 'kind' | 'resourceId' | 'version' | 'inputs' | 'status'> & { status: FinishedRunStatus };
 
+/**
+ * A run's tokens and credits over its attempts: what earlier attempts, cut off by a shutdown,
+ * were charged (kept on the run) and this one's. Each attempt pays for its own calls.
+ */
+function totalsOverAttempts(run: RunRecord, outcome: RunEnding) {
+  return {
+    inputTokens: run.inputTokens + outcome.usage.input_tokens,
+    outputTokens: run.outputTokens + outcome.usage.output_tokens,
+    totalTokens: run.totalTokens + outcome.usage.total_tokens,
+    chargedTokens: run.chargedTokens + outcome.chargedTokens,
+  };
+}
+
 interface ActiveRun {
   controller: AbortController;
   /** Its owner cancelled it: a failure caused by the abort ends it as cancelled. */
@@ -96,7 +109,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
 
   /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
   async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
-    const fields = { ...outcomeColumns(outcome), finishedAt: clock.now() };
+    const fields = { ...outcomeColumns(outcome), ...totalsOverAttempts(run, outcome), finishedAt: clock.now() };
     const completion = { id: run.id, instanceId, ...fields, result: outcome.result };
     // run.completed / run.failed are written with the run's final state, in its transaction (the outbox).
     const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result: outcome.result } };
@@ -109,7 +122,12 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
     let recorded = false;
     const record = async (outcome: RunEnding) => {
       recorded = true;
-      if (job.stopping) return;
+      if (job.stopping) {
+        // Cut off by this process's shutdown after it was charged: the run goes back to the
+        // queue, and keeps what this attempt cost, so its totals match the ledger in the end.
+        await store.runs.noteAttemptCost({ id: run.id, instanceId, ...totalsOverAttempts(run, outcome) });
+        return;
+      }
       const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
       await complete(run, instanceId, { ...outcome, status });
     };

@@ -84,6 +84,14 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         return true;
       });
     },
+    async noteAttemptCost({ id, instanceId, ...totals }) {
+      const noted = await db
+        .update(runs)
+        .set(totals)
+        .where(and(eq(runs.id, id), eq(runs.status, 'running'), eq(runs.claimedBy, instanceId)))
+        .returning({ id: runs.id });
+      return noted.length > 0;
+    },
     async cancel({ accountId, id, now }) {
       return inTransaction(db, async (tx) => {
         const run = await lockOwned(tx, accountId, id);

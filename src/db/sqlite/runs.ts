@@ -5,7 +5,7 @@ import type { PorchDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { queuedRunRow } from '../queued-runs.js';
 import { runListWhere } from '../run-filters.js';
-import type { RecordedRun, RunCancellation, RunCompletion, RunRecord, RunRepository, WebhookEventRecord } from '../store.js';
+import type { RecordedRun, RunAttemptCost, RunCancellation, RunCompletion, RunRecord, RunRepository, WebhookEventRecord } from '../store.js';
 import { prepareWebhookEnqueue } from './webhooks.js';
 
 const { payload: _payload, ...summaryColumns } = getTableColumns(runs);
@@ -92,6 +92,13 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     return true;
   });
 
+  const noteAttemptCost = ({ id, instanceId, ...totals }: RunAttemptCost): boolean =>
+    db
+      .update(runs)
+      .set(totals)
+      .where(and(eq(runs.id, id), eq(runs.status, 'running'), eq(runs.claimedBy, instanceId)))
+      .run().changes > 0;
+
   const recoverOrphans = immediateTransaction(db, ({ now, maxAttempts }: { now: number; maxAttempts: number }) => {
     const orphaned = sql`${runs.status} = 'running' and (${runs.claimedBy} is null or ${runs.claimedBy} not in (select id from instances where lease_expires_at > ${now}))`;
     const requeued = db
@@ -133,6 +140,9 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     },
     async complete(completion, events = []) {
       return complete(completion, events);
+    },
+    async noteAttemptCost(cost) {
+      return noteAttemptCost(cost);
     },
     async cancel(request) {
       return cancel(request);
