@@ -25,6 +25,7 @@ import { MCP_PATH } from './mcp/mcp-path.js';
 import { answerClientError } from './rest/client-error.js';
 import { createRestApp, type NodeDoor } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
+import { STREAM_KEEP_ALIVE_MS } from './rest/event-stream.js';
 import { CONSOLE_PATHS } from './operations/site-paths.js';
 import { API_VERSION } from './core/health.js';
 import { createTelemetry, type Telemetry } from './core/telemetry/telemetry.js';
@@ -86,6 +87,8 @@ export interface ServerTimeouts {
   connectionsCheckingIntervalMs: number;
   /** After a shutdown starts, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
+  /** How often an event stream with nothing to send writes a keep-alive comment. */
+  streamKeepAliveMs: number;
 }
 
 /**
@@ -110,6 +113,7 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
   connectionsCheckingIntervalMs: 1_000,
   // Executions take seconds; a shutdown (deploy, restart) waits this long for them before cutting.
   shutdownGraceMs: 10_000,
+  streamKeepAliveMs: STREAM_KEEP_ALIVE_MS,
 };
 
 /** Builds every service once; nothing is started or listening yet. */
@@ -233,6 +237,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     mounts,
     nodeDoors: [mcpNodeDoor],
     trustRequestId: config.trustRequestId,
+    streamKeepAliveMs: options.serverTimeouts?.streamKeepAliveMs ?? DEFAULT_SERVER_TIMEOUTS.streamKeepAliveMs,
     onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
   });
   return {

@@ -37,6 +37,8 @@ export interface RestAppOptions {
   logger: Logger;
   errorCodes: ErrorCodeSet;
   bodyLimitBytes?: number;
+  /** How often an event stream with nothing to send writes a keep-alive comment (tests shorten it). */
+  streamKeepAliveMs?: number;
   /**
    * Other doors served by the same app (the MCP endpoint), mounted before the API's 404 handler.
    * The composition root passes them in, so REST never imports another door.
@@ -101,6 +103,7 @@ export function createRestApp({
   logger,
   errorCodes,
   bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
+  streamKeepAliveMs,
   mounts = [],
   nodeDoors = [],
   trustRequestId = false,
@@ -128,6 +131,7 @@ export function createRestApp({
     codeSet: errorCodes,
     logger,
     bodyLimitBytes,
+    ...(streamKeepAliveMs === undefined ? {} : { streamKeepAliveMs }),
     extraHeaders: new Map(operations.filter((operation) => operation.path === '/').map((operation) => [operation.name, [['Link', catalogLink] as const]])),
   });
 

@@ -9,7 +9,7 @@
  *
  * The stream opens (status and headers) with its first event, so everything refused before the
  * model answers (key, scope, rate limit, validation, credits) is the ordinary JSON error with its
- * status. An Idempotency-Key replay runs nothing, so it answers the stored result as one `done`.
+ * status; an execution that sends no event for the keep-alive interval opens it with a comment. An Idempotency-Key replay runs nothing, so it answers the stored result as one `done`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import accepts from 'accepts';
@@ -31,7 +31,7 @@ export type StreamEventName = (typeof STREAM_EVENTS)[number];
  * A comment line sent this often on an open stream while no event is due (a workflow node that
  * takes minutes), so proxies and clients that close idle connections keep it open.
  */
-const HEARTBEAT_INTERVAL_MS = 15_000;
+export const STREAM_KEEP_ALIVE_MS = 15_000;
 
 /** Whether the request asks for the event stream over JSON (`Accept: text/event-stream`). */
 export function wantsEventStream(req: IncomingMessage, operation: Operation): boolean {
@@ -50,6 +50,7 @@ class EventStreamResponse {
   constructor(
     private readonly res: ServerResponse,
     private readonly status: number,
+    private readonly keepAliveMs: number,
   ) {}
 
   get isOpen(): boolean {
@@ -71,8 +72,15 @@ class EventStreamResponse {
     res.setHeader('Cache-Control', 'no-cache');
     // nginx (and proxies that follow it) would otherwise buffer the response and send it whole.
     res.setHeader('X-Accel-Buffering', 'no');
-    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), HEARTBEAT_INTERVAL_MS);
+    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), this.keepAliveMs);
     this.heartbeat.unref();
+  }
+
+  /** Opens the stream with a keep-alive comment alone: an execution admitted long ago has not sent its first event yet. */
+  openIdle(meta: InvocationMeta | null): void {
+    if (this.opened) return;
+    this.open(meta);
+    this.write(': keep-alive\n\n');
   }
 
   send(event: StreamEventName, data: unknown): void {
@@ -101,9 +109,11 @@ export async function sendOperationAsEvents(
   request: InvocationRequest,
   res: ServerResponse,
   codeSet: ErrorCodeSet,
+  keepAliveMs = STREAM_KEEP_ALIVE_MS,
 ): Promise<void> {
-  const stream = new EventStreamResponse(res, operation.successStatus);
+  const stream = new EventStreamResponse(res, operation.successStatus, keepAliveMs);
   let startMeta: InvocationMeta | null = null;
+  let firstHeartbeat: NodeJS.Timeout | undefined;
   const opened = (): EventStreamResponse => {
     stream.open(startMeta);
     return stream;
@@ -113,11 +123,17 @@ export async function sendOperationAsEvents(
     events: {
       onStart: (meta) => {
         startMeta = meta;
+        // A first event that takes long (a workflow's first node, a slow first token) would leave
+        // the connection silent, and proxies cut silent connections (nginx after 60 s): then the
+        // stream opens with a keep-alive comment, and a later error is its `error` event.
+        firstHeartbeat = setTimeout(() => stream.openIdle(startMeta), keepAliveMs);
+        firstHeartbeat.unref();
       },
       onDelta: (text) => opened().send('delta', { text }),
       onNode: (node) => opened().send('node', node),
     },
   });
+  clearTimeout(firstHeartbeat);
   if (!stream.isOpen) {
     setMetaHeaders(res, result.meta);
     if (!result.ok) {

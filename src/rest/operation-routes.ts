@@ -198,6 +198,8 @@ export interface OperationRoutesOptions {
   codeSet: ErrorCodeSet;
   logger: Logger;
   bodyLimitBytes: number;
+  /** How often an event stream with nothing to send writes a keep-alive comment (tests shorten it). */
+  streamKeepAliveMs?: number;
   /** Headers a route adds before it answers (the API root's `Link`), by operation name. */
   extraHeaders?: ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
 }
@@ -212,7 +214,15 @@ export interface OperationRoutes {
   knownPaths: ReadonlyMap<RegExp, HttpMethod[]>;
 }
 
-export function operationRoutes({ core, operations, codeSet, logger, bodyLimitBytes, extraHeaders }: OperationRoutesOptions): OperationRoutes {
+export function operationRoutes({
+  core,
+  operations,
+  codeSet,
+  logger,
+  bodyLimitBytes,
+  streamKeepAliveMs,
+  extraHeaders,
+}: OperationRoutesOptions): OperationRoutes {
   const readBody = jsonBodyReader(bodyLimitBytes);
   const answerError: ErrorResponder = errorResponder(logger, codeSet);
   const answerUnrouted: ErrorResponder = errorResponder(logger, codeSet, quotaOfUnroutedRequest(core));
@@ -258,7 +268,7 @@ export function operationRoutes({ core, operations, codeSet, logger, bodyLimitBy
         respondAsync,
       };
       if (asEvents) {
-        await sendOperationAsEvents(core, operation, request, res, codeSet);
+        await sendOperationAsEvents(core, operation, request, res, codeSet, streamKeepAliveMs);
         return;
       }
       const result = await invokeOperation(core, operation, request);

@@ -5,7 +5,7 @@
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { createSilentLogger } from '../../src/logger.js';
-import { startServer, type RunningServer } from '../../src/main.js';
+import { startServer, type RunningServer, type ServerTimeouts } from '../../src/main.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
 import { accountHelpers, type AccountHelpers } from './core-harness.js';
 import { validateAgainstOpenApi } from './openapi-validation.js';
@@ -21,6 +21,8 @@ export interface HarnessOptions {
    * name port 0.
    */
   publicPort?: boolean;
+  /** Shorter server timeouts (the keep-alive of event streams, the shutdown grace). */
+  serverTimeouts?: Partial<ServerTimeouts>;
 }
 
 /** The envelope as tests read it: `data` on success, `error` on failure. */
@@ -78,6 +80,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     logger: createSilentLogger(),
     onOutputMismatch: (error) => outputMismatches.push(error.message),
     backgroundWork: options.backgroundWork ?? true,
+    ...(options.serverTimeouts === undefined ? {} : { serverTimeouts: options.serverTimeouts }),
   });
   const { core, store } = server.application;
 

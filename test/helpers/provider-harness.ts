@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from './fake-openai.js';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness, type HarnessOptions } from './harness.js';
 
 export const GATEWAY_KEY = 'sk-gateway-test-key-0000';
 
@@ -19,6 +19,7 @@ export interface ProviderHarnessOptions {
   /** Models of provider `fake`; default a fast model any plan may use. */
   models?: Array<Record<string, unknown>>;
   region?: string;
+  serverTimeouts?: HarnessOptions['serverTimeouts'];
 }
 
 export async function createProviderHarness(options: ProviderHarnessOptions = {}): Promise<ProviderHarness> {
@@ -34,7 +35,10 @@ export async function createProviderHarness(options: ProviderHarnessOptions = {}
   );
   let harness: Harness;
   try {
-    harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: GATEWAY_KEY, ...options.env } });
+    harness = await createHarness({
+      env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: GATEWAY_KEY, ...options.env },
+      ...(options.serverTimeouts === undefined ? {} : { serverTimeouts: options.serverTimeouts }),
+    });
   } catch (err) {
     // A config a test wrote wrong must not leave the fake upstream listening or the folder behind.
     await fake.close();

@@ -133,6 +133,31 @@ describe('streaming with the echo model (offline)', () => {
   });
 });
 
+describe('a stream whose first event is slow', () => {
+  it('opens with a keep-alive comment once the interval passes, so proxies do not cut a silent connection (regression: nothing was sent until the first node finished)', async () => {
+    const harness = await createProviderHarness({ serverTimeouts: { streamKeepAliveMs: 200 } });
+    try {
+      const { key, accountId } = await harness.expertWithKey();
+      const summary = await harness.core.bundles.importBundle(accountId, {
+        workflows: [{ key: 'slow', name: 'Slow first node', nodes: [{ id: 'first', kind: 'model', prompt: 'Take your time.' }] }],
+      });
+      harness.fake.setBehaviour({ delayMs: 700 });
+      const response = await fetch(`${harness.url}/api/public/v1/workflows/${summary.ids['workflow:slow']}/execute`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', 'x-api-key': key },
+        body: '{}',
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      const text = await response.text();
+      expect(text.startsWith(': keep-alive\n\n'), text).toBe(true);
+      expect(text).toMatch(/event: node\n[\s\S]*event: done\n/);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe('streaming through a provider', () => {
   let harness: ProviderHarness;
   let key: string;
