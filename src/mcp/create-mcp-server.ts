@@ -44,9 +44,6 @@ import { progressEvents } from './progress.js';
 /** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
 export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
 
-/** Longest Idempotency-Key accepted from `_meta` or the header; longer ones are ignored, not stored. */
-const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
 const INSTRUCTIONS = [
   'Porch runs your prompt workflows, compositions, custom skills and personas, and manages your context cards.',
   'analyze_prompt needs no API key: it scores a prompt and suggests improvements.',
@@ -100,9 +97,15 @@ function toolIndexOf(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
   return index;
 }
 
+/**
+ * The idempotency key a call sent, for core to check as it checks REST's header: a key that is
+ * not 1 to 255 visible ASCII characters (a number included) is refused with VALIDATION_ERROR,
+ * never dropped, or a retry the client believes safe would run and be charged again (regression).
+ */
 function idempotencyKeyOf(meta: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
   const candidate = meta?.[IDEMPOTENCY_META_KEY] ?? header;
-  return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? candidate : undefined;
+  if (candidate === undefined) return undefined;
+  return typeof candidate === 'string' ? candidate : '';
 }
 
 export function createMcpServer(core: Core, identity: McpIdentity, options: McpServerOptions): Server {

@@ -226,4 +226,21 @@ describe('tool calls', () => {
     expect(second.structuredContent).toEqual(first.structuredContent);
     expect(await harness.store.usage.listByAccount(accountId)).toHaveLength(1);
   });
+
+  it('refuses an idempotency key REST would refuse, running nothing (regression: a long or numeric key was dropped, so the retry ran again)', async () => {
+    const { accountId, key } = await harness.expertWithKey();
+    const sample = await sampleFor(harness, 'execute_persona', accountId);
+    const executePersona = operationNamed('execute_persona');
+    const { connection } = await session(key);
+    for (const idempotencyKey of ['k'.repeat(256), 12345, '']) {
+      const result = await connection.client.callTool({
+        name: 'execute_persona',
+        arguments: toolArguments(executePersona, sample),
+        _meta: { 'porch/idempotency-key': idempotencyKey },
+      });
+      expect(result.isError, String(idempotencyKey)).toBe(true);
+      expect(resultText(result)).toMatch(/^VALIDATION_ERROR: Idempotency-Key must be 1 to 255 visible ASCII characters\./);
+    }
+    expect(await harness.store.usage.listByAccount(accountId)).toHaveLength(0);
+  });
 });
