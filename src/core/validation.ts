@@ -79,8 +79,18 @@ export function mergePatch<Current extends object>(current: Current, changes: ob
  */
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 
-/** What no input accepts whatever its schema: nesting deeper than a limit, or a NUL character (at `path`). */
-export type JsonValueProblem = { kind: 'too-deep' } | { kind: 'nul'; path: PropertyKey[] };
+/**
+ * The message for an object key `__proto__`. JSON.parse makes it an ordinary own key, which a
+ * strict schema did not see as unknown (regression), and copying it with an assignment would set
+ * the copy's prototype instead; no input has a use for it.
+ */
+export const PROTO_KEY_MESSAGE = 'is not a name any input may use (__proto__)';
+
+/**
+ * What no input accepts whatever its schema: nesting deeper than a limit, or (at `path`, with its
+ * message) a NUL character or a `__proto__` key.
+ */
+export type JsonValueProblem = { kind: 'too-deep' } | { kind: 'value'; path: PropertyKey[]; message: string };
 
 interface Visit {
   readonly value: unknown;
@@ -105,7 +115,7 @@ export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueP
   const stack: Visit[] = [{ value, depth: 0, parent: undefined, segment: undefined }];
   for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
     if (typeof visit.value === 'string') {
-      if (visit.value.includes('\u0000')) return { kind: 'nul', path: pathOf(visit) };
+      if (visit.value.includes('\u0000')) return { kind: 'value', path: pathOf(visit), message: NUL_MESSAGE };
       continue;
     }
     if (visit.value === null || typeof visit.value !== 'object') continue;
@@ -113,7 +123,8 @@ export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueP
     const isArray = Array.isArray(visit.value);
     for (const [name, child] of Object.entries(visit.value)) {
       const next: Visit = { value: child, depth: visit.depth + 1, parent: visit, segment: isArray ? Number(name) : name };
-      if (!isArray && name.includes('\u0000')) return { kind: 'nul', path: pathOf(next) };
+      if (!isArray && name.includes('\u0000')) return { kind: 'value', path: pathOf(next), message: NUL_MESSAGE };
+      if (!isArray && name === '__proto__') return { kind: 'value', path: pathOf(next), message: PROTO_KEY_MESSAGE };
       if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push(next);
     }
   }

@@ -12,7 +12,7 @@ import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { type Door, logFieldsOf, recordFailure, type RequestScope } from '../core/telemetry/telemetry.js';
-import { formatPath, formatZodError, jsonValueProblem, NUL_MESSAGE } from '../core/validation.js';
+import { formatPath, formatZodError, jsonValueProblem } from '../core/validation.js';
 import { holdsInFlightSlot, type Operation } from './operation.js';
 
 export interface InvocationRequest {
@@ -105,14 +105,14 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * What no operation accepts in a parsed request part, whatever its schema (jsonValueProblem:
- * deeper than `depthLimit`, or a NUL character), worded as validation messages are; undefined
- * when there is neither. `location` and `style` name the place (`body.tags[1]`, or `tags[1]`).
+ * deeper than `depthLimit`, a NUL character, a `__proto__` key), worded as validation messages
+ * are; undefined when there is none. `location` and `style` name the place (`body.tags[1]`, or `tags[1]`).
  */
 export function requestPartProblem(value: unknown, location: string, style: InvocationRequest['pathStyle'], depthLimit: number): string | undefined {
   const problem = jsonValueProblem(value, depthLimit);
   if (problem === undefined) return undefined;
   if (problem.kind === 'too-deep') return `the ${location} nests deeper than ${depthLimit} levels`;
-  return `${formatPath(problem.path, style === 'plain' ? '' : location) || 'arguments'}: ${NUL_MESSAGE}`;
+  return `${formatPath(problem.path, style === 'plain' ? '' : location) || 'arguments'}: ${problem.message}`;
 }
 
 /** Validates each part against the operation's own schemas and merges them into one input. */

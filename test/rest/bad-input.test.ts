@@ -99,6 +99,18 @@ describe('bad input never gets a 500', () => {
     expect(response.status, describeResponse(response)).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('refuses a __proto__ key alone, which a strict schema did not see as unknown, naming where it is (regression: accepted)', async () => {
+    for (const [path, rawBody, field] of [
+      ['/context-cards', '{"title":"t","content":"c","__proto__":{"admin":true}}', 'body.__proto__'],
+      ['/context-cards', '{"title":"t","content":"c","tags":["a"],"emoji":"x","description":"d","category":"c","__proto__":null}', 'body.__proto__'],
+    ] as const) {
+      const response = await harness.api<never>('POST', path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status, describeResponse(response)).toBe(400);
+      expect((response.body as { error: { message: string } }).error.message).toContain(`${field}: is not a name any input may use (__proto__)`);
+    }
+    expect((await harness.api<{ count: number }>('GET', '/context-cards', { key })).body.data.count, 'nothing was created').toBe(0);
+  });
 });
 
 describe('error code sets', () => {

@@ -26,7 +26,7 @@ import { definitionResourceRefs, type ResourceRef, type WorkflowDefinition } fro
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
-import { formatIssues, jsonValueProblem, NUL_MESSAGE, type ValidationIssue } from '../validation.js';
+import { formatIssues, jsonValueProblem, type ValidationIssue } from '../validation.js';
 import { parseYaml, yaml } from '../yaml.js';
 import { BUNDLE_VERSION, bundleSchema, type Bundle } from './bundle-schema.js';
 
@@ -286,9 +286,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     async importBundle(accountId: string, raw: unknown, options: ImportOptions = {}): Promise<ImportSummary> {
       const account = await store.accounts.findById(accountId);
       if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
-      // Depth is the schema's to judge here; the walk only looks for NUL characters.
+      // Depth is the schema's to judge here; the walk only looks for NUL characters and __proto__ keys.
       const problem = jsonValueProblem(raw, Number.POSITIVE_INFINITY);
-      if (problem?.kind === 'nul') throw invalid([{ path: problem.path, message: NUL_MESSAGE }]);
+      if (problem?.kind === 'value') throw invalid([{ path: problem.path, message: problem.message }]);
       const parsed = bundleSchema.safeParse(raw);
       if (!parsed.success) throw invalid(parsed.error.issues);
       const bundle = parsed.data;
