@@ -31,16 +31,12 @@ export interface CommandNeeds {
   /** It calls models (`serve`, `mcp`): the provider key variables the config names must be set. */
   callsModels?: boolean;
   /**
-   * It may create the database when there is none (`serve`, `db init`). Every other command
-   * refuses, so one run in the wrong folder does not start a new, empty database there.
+   * It may create the database when there is none, and apply the migrations an existing one lacks
+   * (`serve`, `db init`). Every other command refuses both: one run in the wrong folder does not
+   * start a new, empty database there, and a command run during an upgrade never changes the
+   * schema under servers of the old version (it points to `porch db migrate`).
    */
   createsDatabase?: boolean;
-  /**
-   * It applies the migrations an existing database lacks (`serve`, `db init`). Every other command
-   * refuses such a database and points to `porch db migrate`, so a command run during an upgrade
-   * never changes the schema under servers of the old version.
-   */
-  migratesDatabase?: boolean;
   /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
   logsOnly?: boolean;
 }
@@ -73,7 +69,7 @@ export async function openApplication(context: CliContext, config: Config, needs
   if (!needs.createsDatabase) refuseMissingDatabase(config.databaseUrl);
   const application = await createApplication(config, {
     logger: createCliLogger(context, config),
-    pendingMigrations: needs.migratesDatabase ? 'apply' : 'refuse',
+    pendingMigrations: needs.createsDatabase ? 'apply' : 'refuse',
   });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');

@@ -25,7 +25,7 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const existed = locateDatabase(loadCliConfig(context).databaseUrl).exists;
-      const location = await withApplication(context, async ({ store }) => store.describe().location, { createsDatabase: true, migratesDatabase: true });
+      const location = await withApplication(context, async ({ store }) => store.describe().location, { createsDatabase: true });
       print(context.stdout, { location, created: !existed }, options, () =>
         existed ? `The database at ${location} exists and is up to date.` : `Created the database at ${location}.`,
       );

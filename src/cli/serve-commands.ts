@@ -85,7 +85,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
         const logger = createCliLogger(serving, config);
         for (const warning of config.warnings) logger.warn(warning);
         // Migrate and bootstrap once, before the workers start, so they do not race to.
-        await withApplication(serving, (application) => bootstrapDemo(application.core, config, serving), { createsDatabase: true, migratesDatabase: true });
+        await withApplication(serving, (application) => bootstrapDemo(application.core, config, serving), { createsDatabase: true });
         await superviseWorkers({ context: serving, config, count: workers, logger });
         return;
       }

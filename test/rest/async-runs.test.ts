@@ -168,24 +168,28 @@ describe('Prefer: respond-async', () => {
   });
 });
 
+/** Queues a run of the demo composition straight into the store, as another process's request would. */
+async function enqueueComposition(id: string, inputs: Record<string, unknown>): Promise<void> {
+  const { id: keyId } = await harness.createKey(accountId);
+  await harness.store.runs.enqueue({
+    id,
+    accountId,
+    keyId,
+    keyKind: 'api_key',
+    kind: 'composition',
+    resourceId: ids['composition:release-notes'] ?? '',
+    version: 1,
+    createdAt: harness.clock.now(),
+    inputs,
+  });
+}
+
 describe('runs cut off by a stopped process', () => {
   it('goes back to the queue once, and is failed when cut off a second time', async () => {
     // This server's own queue stays out of it: the test plays the processes that claim the run.
     await harness.core.runQueue.stop(0);
-    const compositionId = ids['composition:release-notes'] ?? '';
-    const { id: keyId } = await harness.createKey(accountId);
     const id = '0190a4b0-0000-7000-8000-0000000000aa';
-    await harness.store.runs.enqueue({
-      id,
-      accountId,
-      keyId,
-      keyKind: 'api_key',
-      kind: 'composition',
-      resourceId: compositionId,
-      version: 1,
-      createdAt: harness.clock.now(),
-      inputs: {},
-    });
+    await enqueueComposition(id, {});
     // Claimed by processes that then vanished (they never held a lease), twice.
     for (const [attempt, expected] of [
       [1, { requeued: 1, failed: 0 }],
@@ -234,19 +238,8 @@ describe('the cost of attempts cut off by a shutdown', () => {
   });
 
   it('adds up over the attempts: the attempt that completes the run adds its own to what the earlier ones cost', async () => {
-    const { id: keyId } = await harness.createKey(accountId);
     const id = '0190a4b0-0000-7000-8000-0000000000bb';
-    await harness.store.runs.enqueue({
-      id,
-      accountId,
-      keyId,
-      keyKind: 'api_key',
-      kind: 'composition',
-      resourceId: ids['composition:release-notes'] ?? '',
-      version: 1,
-      createdAt: harness.clock.now(),
-      inputs: { variables: RELEASE_VARIABLES },
-    });
+    await enqueueComposition(id, { variables: RELEASE_VARIABLES });
     // A process that claimed it, was charged 70 tokens, was stopped, and is gone.
     expect(await harness.store.runs.claim({ instanceId: 'gone', now: harness.clock.now(), maxRunningPerAccount: 10 })).toMatchObject({ id });
     expect(await harness.store.runs.noteAttemptCost({ id, instanceId: 'gone', inputTokens: 50, outputTokens: 20, totalTokens: 70, chargedTokens: 70 })).toBe(
