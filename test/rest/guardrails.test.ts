@@ -325,3 +325,43 @@ describe('guardrails on outputs', () => {
     ]);
   });
 });
+
+describe('guardrails on a text the scan could not read to its end', () => {
+  const CODE_NAME_RULE = { rule_id: 'custom.code-names', label: 'Code name', severity: 'block', kind: 'keywords', keywords: ['bluebird'] };
+
+  it('block refuses a term hidden behind a custom rule’s spent search budget, and nothing reaches the model', async () => {
+    // Each "ébluebird" passes RE2's ASCII \b but fails the whole-word test: 2,001 of them spend
+    // the rule's 2,000 searches before the real "bluebird" at the end (regression: a clean scan).
+    await harness.core.sanitiser.addCustomRule(organisationId, CODE_NAME_RULE);
+    await policy('block');
+    const input = `${Array.from({ length: 2_001 }, () => 'ébluebird').join(' ')} bluebird`;
+    const response = await harness.api('POST', `/personas/${ids['persona:plain-editor']}/execute`, { key, body: { input } });
+    expect(response.status, describeResponse(response)).toBe(422);
+    expect(response.body.error.code).toBe('CONTENT_BLOCKED');
+    expect(response.body.error.message).toContain('could not be checked completely');
+    expect(harness.fake.requests).toHaveLength(0);
+  });
+
+  it('redact refuses rather than send occurrences past a custom rule’s match cap', async () => {
+    // Regression: 1,000 placeholders were sent, and the 100 occurrences past the cap in clear.
+    await harness.core.sanitiser.addCustomRule(organisationId, CODE_NAME_RULE);
+    await policy('redact');
+    const input = Array.from({ length: 1_100 }, () => 'bluebird').join(' ');
+    const response = await harness.api('POST', `/personas/${ids['persona:plain-editor']}/execute`, { key, body: { input } });
+    expect(response.status, describeResponse(response)).toBe(422);
+    expect(response.body.error.code).toBe('CONTENT_BLOCKED');
+    expect(sentToUpstream()).not.toContain('bluebird');
+  });
+
+  it('report still answers, with the findings the scan listed', async () => {
+    await harness.core.sanitiser.addCustomRule(organisationId, CODE_NAME_RULE);
+    await policy('report');
+    const input = Array.from({ length: 1_100 }, () => 'bluebird').join(' ');
+    const response = await harness.api<OperationOutput<typeof executePersona>>('POST', `/personas/${ids['persona:plain-editor']}/execute`, {
+      key,
+      body: { input },
+    });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data.guardrail_findings).toHaveLength(1_000);
+  });
+});

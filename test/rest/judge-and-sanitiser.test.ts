@@ -137,6 +137,20 @@ describe('POST /sanitiser/scan', () => {
     expect(plain.body.data.redacted_text).toBeUndefined();
   });
 
+  it('says when the findings are not all of them, and refuses to redact such a text', async () => {
+    // 10,001 distinct addresses: one more than a scan lists (regression: redacted_text left the
+    // rest in clear, and nothing said so).
+    const text = Array.from({ length: 10_001 }, (_, index) => `u${index}@example.com`).join(' ');
+    const scanned = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text } });
+    expect(scanned.status, describeResponse(scanned)).toBe(200);
+    expect(scanned.body.data.findings).toHaveLength(10_000);
+    expect(scanned.body.data.truncated).toBe(true);
+    const redacted = await harness.api('POST', '/sanitiser/scan', { key, body: { text, redact: true } });
+    expect(redacted.status, describeResponse(redacted)).toBe(400);
+    expect(redacted.body.error.message).toContain('cannot be redacted completely');
+    expect(JSON.stringify(redacted.body)).not.toContain('u10000@example.com');
+  });
+
   it('answers 400 naming the field when redact is not a boolean', async () => {
     const response = await harness.api('POST', '/sanitiser/scan', { key, body: { text: 'x', redact: 'yes' } });
     expect(response.status, describeResponse(response)).toBe(400);
@@ -145,7 +159,7 @@ describe('POST /sanitiser/scan', () => {
 
   it('answers clean for clean text', async () => {
     const response = await harness.api<Scan>('POST', '/sanitiser/scan', { key, body: { text: 'The meeting moved to Thursday at 10:30.' } });
-    expect(response.body.data).toEqual({ findings: [], severity: 'clean' });
+    expect(response.body.data).toEqual({ findings: [], severity: 'clean', truncated: false });
   });
 
   it("applies the organisation's custom rules and overrides, from the next scan on", async () => {

@@ -170,8 +170,11 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
         });
       }
     }
+    let severity: OverallSeverity = 'clean';
+    let truncated = false;
     for (const rule of customRules) {
-      for (const match of rule.find(text)) {
+      const { matches, complete } = rule.find(text);
+      for (const match of matches) {
         ranked.push({
           ruleId: rule.ruleId,
           label: rule.label,
@@ -181,14 +184,21 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
           end: match.end,
         });
       }
+      // What the rule did not read may hold a match of its own: the text is at least that severe.
+      if (!complete) {
+        truncated = true;
+        if (SEVERITY_RANK[rule.severity] > SEVERITY_RANK[severity]) severity = rule.severity;
+      }
     }
-    let severity: OverallSeverity = 'clean';
     for (const candidate of ranked) {
       if (SEVERITY_RANK[candidate.severity] > SEVERITY_RANK[severity]) severity = candidate.severity;
     }
     const findings = resolveOverlaps(text, ranked);
-    if (findings.length > MAX_FINDINGS_PER_SCAN) findings.length = MAX_FINDINGS_PER_SCAN;
-    return { findings, severity };
+    if (findings.length > MAX_FINDINGS_PER_SCAN) {
+      findings.length = MAX_FINDINGS_PER_SCAN;
+      truncated = true;
+    }
+    return { findings, severity, truncated };
   }
 
   return { scan };

@@ -205,12 +205,21 @@ export interface CustomMatch {
   readonly end: number;
 }
 
+/**
+ * A rule's matches in one text. `complete` is false when a cap stopped the rule before it had read
+ * the whole text: what lies past its last search was not looked at.
+ */
+export interface CustomRuleMatches {
+  readonly matches: readonly CustomMatch[];
+  readonly complete: boolean;
+}
+
 export interface CompiledCustomRule {
   readonly ruleId: string;
   readonly label: string;
   readonly severity: FindingSeverity;
   /** Matches in `text`, never empty: at most MAX_MATCHES_PER_CUSTOM_RULE, from at most MAX_SEARCHES_PER_CUSTOM_RULE searches. */
-  find(text: string): CustomMatch[];
+  find(text: string): CustomRuleMatches;
 }
 
 function escapeForRe2(literal: string): string {
@@ -264,20 +273,24 @@ function keywordSource(keyword: string, caseSensitive: boolean): string {
 /**
  * `settle` answers the end of an acceptable match starting at `start`, or -1 to reject it. Every
  * search counts toward MAX_SEARCHES_PER_CUSTOM_RULE, whether its match is kept, empty or rejected.
+ * Stopped by either cap, the rule has not read the rest of the text: the result says so, and a
+ * guardrail must not take the text for clean (a run of rejected near-misses, "ébluebird" two
+ * thousand times, would otherwise hide the "bluebird" after it).
  */
-function collectMatches(pattern: RE2, text: string, settle: (start: number, end: number) => number): CustomMatch[] {
+function collectMatches(pattern: RE2, text: string, settle: (start: number, end: number) => number): CustomRuleMatches {
   const matches: CustomMatch[] = [];
   pattern.lastIndex = 0;
-  for (let searches = 0; searches < MAX_SEARCHES_PER_CUSTOM_RULE && matches.length < MAX_MATCHES_PER_CUSTOM_RULE; searches += 1) {
+  for (let searches = 0; ; searches += 1) {
+    if (searches >= MAX_SEARCHES_PER_CUSTOM_RULE || matches.length >= MAX_MATCHES_PER_CUSTOM_RULE) return { matches, complete: false };
     const match = pattern.exec(text);
-    if (match === null) break;
+    if (match === null) return { matches, complete: true };
     const start = match.index;
     const end = start + match[0].length;
     if (end === start) {
       // An empty match (a pattern emptyMatchExample does not catch, or a rule stored before it
       // was refused on adding): step over it.
       pattern.lastIndex = end + 1;
-      if (pattern.lastIndex > text.length) break;
+      if (pattern.lastIndex > text.length) return { matches, complete: true };
       continue;
     }
     const settledEnd = settle(start, end);
@@ -288,7 +301,6 @@ function collectMatches(pattern: RE2, text: string, settle: (start: number, end:
       pattern.lastIndex = start + 1;
     }
   }
-  return matches;
 }
 
 export function compileCustomRule(rule: CustomRuleDefinition): CompiledCustomRule {

@@ -41,13 +41,17 @@ function actionable(result: ScanResult, minimum: GuardrailSeverity): Finding[] {
   return result.findings.filter((finding) => SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[minimum]);
 }
 
-function blocked(direction: 'input' | 'output', findings: readonly GuardrailFinding[]): PorchError {
+function blocked(direction: 'input' | 'output', findings: readonly GuardrailFinding[], incomplete: boolean): PorchError {
   const named = findings
     .slice(0, MAX_FINDINGS_NAMED)
     .map((finding) => `${finding.rule_id} at ${finding.message_index === null ? '' : `message ${finding.message_index} `}[${finding.start}, ${finding.end})`);
   const more = findings.length > MAX_FINDINGS_NAMED ? ` and ${findings.length - MAX_FINDINGS_NAMED} more` : '';
-  const what = direction === 'input' ? 'The request holds' : "The model's answer holds";
-  return new PorchError('CONTENT_BLOCKED', `${what} content the organisation's guardrail blocks: ${named.join('; ')}${more}.`);
+  const what = direction === 'input' ? 'The request' : "The model's answer";
+  const held = named.length > 0 ? `${what} holds content the organisation's guardrail blocks: ${named.join('; ')}${more}.` : '';
+  const unread = incomplete
+    ? `${held === '' ? what : ' It'} could not be checked completely (more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, or an organisation rule reached its limit of matches or searches), so the guardrail refuses it; send it in smaller parts.`
+    : '';
+  return new PorchError('CONTENT_BLOCKED', `${held}${unread}`);
 }
 
 function report(direction: 'input' | 'output', messageIndex: number | null, findings: readonly Finding[]): GuardrailFinding[] {
@@ -63,11 +67,16 @@ function report(direction: 'input' | 'output', messageIndex: number | null, find
 }
 
 /**
- * `redact` cannot promise the model saw no secret when the scan stopped counting: a text with
- * more findings than one scan returns is refused instead.
+ * What the guardrail does with one scanned text under `mode`: the findings it acts on, and whether
+ * it refuses the call. A scan that stopped early (`truncated`) may hold, past what it read or
+ * listed, something the policy acts on whenever its overall severity reaches the minimum: `block`
+ * refuses it, and so does `redact`, which cannot replace what it was not shown.
  */
-function mustBlock(mode: GuardrailMode, result: ScanResult): boolean {
-  return mode === 'block' || (mode === 'redact' && result.findings.length >= MAX_FINDINGS_PER_SCAN);
+function judge(mode: GuardrailMode, result: ScanResult, minimum: GuardrailSeverity): { acting: Finding[]; refuse: boolean; incomplete: boolean } {
+  const acting = actionable(result, minimum);
+  const incomplete = result.truncated && SEVERITY_RANK[result.severity] >= SEVERITY_RANK[minimum];
+  const refuse = (mode === 'block' && acting.length > 0) || ((mode === 'block' || mode === 'redact') && incomplete);
+  return { acting, refuse, incomplete };
 }
 
 export function createGuardrails(scanner: GuardrailScanner) {
@@ -80,16 +89,17 @@ export function createGuardrails(scanner: GuardrailScanner) {
       const mode = organisation.guardrailInputs;
       if (mode === 'off') return { messages, findings: [] };
       const findings: GuardrailFinding[] = [];
-      let block = false;
+      let refuse = false;
+      let incomplete = false;
       const sent: ChatMessage[] = [];
       for (const [index, message] of messages.entries()) {
-        const result = await scanner.scan(organisation.id, message.content);
-        const acting = actionable(result, organisation.guardrailMinSeverity);
-        findings.push(...report('input', index, acting));
-        if (acting.length > 0 && mustBlock(mode, result)) block = true;
-        sent.push(mode === 'redact' && acting.length > 0 ? { ...message, content: redactText(message.content, acting) } : message);
+        const verdict = judge(mode, await scanner.scan(organisation.id, message.content), organisation.guardrailMinSeverity);
+        findings.push(...report('input', index, verdict.acting));
+        refuse ||= verdict.refuse;
+        incomplete ||= verdict.incomplete;
+        sent.push(mode === 'redact' && verdict.acting.length > 0 ? { ...message, content: redactText(message.content, verdict.acting) } : message);
       }
-      if (block) throw blocked('input', findings);
+      if (refuse) throw blocked('input', findings, incomplete);
       return { messages: mode === 'redact' ? sent : messages, findings };
     },
 
@@ -97,10 +107,9 @@ export function createGuardrails(scanner: GuardrailScanner) {
     async checkOutput(organisation: OrganisationRecord, content: string): Promise<{ content: string; findings: GuardrailFinding[] }> {
       const mode = organisation.guardrailOutputs;
       if (mode === 'off') return { content, findings: [] };
-      const result = await scanner.scan(organisation.id, content);
-      const acting = actionable(result, organisation.guardrailMinSeverity);
+      const { acting, refuse, incomplete } = judge(mode, await scanner.scan(organisation.id, content), organisation.guardrailMinSeverity);
       const findings = report('output', null, acting);
-      if (acting.length > 0 && mustBlock(mode, result)) throw blocked('output', findings);
+      if (refuse) throw blocked('output', findings, incomplete);
       return { content: mode === 'redact' && acting.length > 0 ? redactText(content, acting) : content, findings };
     },
   };

@@ -6,6 +6,9 @@
  */
 import type { Finding } from './types.js';
 
+/** What a placeholder looks like, to find those a text already holds. */
+const PLACEHOLDER_LIKE = /\[[A-Z0-9_]+_\d+\]/g;
+
 /** `pii.email` → `EMAIL`, `secret.github_token` → `GITHUB_TOKEN`, `custom.code-names` → `CODE_NAMES`. */
 export function placeholderType(ruleId: string): string {
   const name = ruleId.slice(ruleId.indexOf('.') + 1);
@@ -22,6 +25,9 @@ export function redactText(text: string, findings: readonly Pick<Finding, 'rule_
   const ordered = [...findings].sort((left, right) => left.start - right.start || right.end - left.end);
   const numberByValue = new Map<string, number>();
   const countByType = new Map<string, number>();
+  // A placeholder the text already holds ("see [EMAIL_1]") is not handed out again: two different
+  // values must not read alike.
+  const taken = new Set(text.match(PLACEHOLDER_LIKE));
   const parts: string[] = [];
   let cursor = 0;
   for (const finding of ordered) {
@@ -34,6 +40,7 @@ export function redactText(text: string, findings: readonly Pick<Finding, 'rule_
     let number = numberByValue.get(key);
     if (number === undefined) {
       number = (countByType.get(type) ?? 0) + 1;
+      while (taken.has(`[${type}_${number}]`)) number += 1;
       countByType.set(type, number);
       numberByValue.set(key, number);
     }

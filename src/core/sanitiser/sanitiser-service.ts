@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { toIsoTimestamp } from '../views.js';
+import { MAX_FINDINGS_PER_SCAN } from './limits.js';
 import { redactText } from './redact.js';
 import type { CustomRuleDefinition, OrganisationRuleset, RuleOverride, Sanitiser, ScanResult } from './types.js';
 import { createWorkerScanner } from './worker-scanner.js';
@@ -110,7 +111,15 @@ export function createSanitiserService(store: Store, clock: Clock) {
       options: { redact?: boolean | undefined } = {},
     ): Promise<ScanResult & { redacted_text?: string }> {
       const result = await this.scan(organisationId, text);
-      return options.redact === true ? { ...result, redacted_text: redactText(text, result.findings) } : result;
+      if (options.redact !== true) return result;
+      // Redacted text is meant to be safe to pass on; a scan that stopped early cannot promise it.
+      if (result.truncated) {
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `redact: the text cannot be redacted completely: its scan stopped early (more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, or an organisation rule reached its limit of matches or searches). Scan it in smaller parts.`,
+        );
+      }
+      return { ...result, redacted_text: redactText(text, result.findings) };
     },
 
     /** Stops the scanning worker thread, if one started. */

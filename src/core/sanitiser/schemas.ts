@@ -11,7 +11,7 @@ export const findingSeveritySchema = z
 
 export const overallSeveritySchema = z
   .enum(['clean', 'info', 'warn', 'block'])
-  .describe("The highest severity among the findings; 'clean' when there are none.");
+  .describe("The highest severity among the findings; 'clean' when there are none. When truncated, at least the severity of each rule that stopped early.");
 
 export const findingSchema = z
   .object({
@@ -30,6 +30,11 @@ export const scanResultSchema = z
   .object({
     findings: z.array(findingSchema).describe('Every finding, sorted by start (longer match first on ties). Empty when the text is clean.'),
     severity: overallSeveritySchema,
+    truncated: z
+      .boolean()
+      .describe(
+        "true when findings does not hold every finding: the text held more than 10,000, or an organisation rule stopped at its limit (1,000 matches or 2,000 searches) before reading the whole text. severity then accounts for what was not read (at least that rule's severity). Scan a text this dense in smaller parts.",
+      ),
   })
   .describe("Result of scanning a text against the built-in rules and the organisation's rules.");
 

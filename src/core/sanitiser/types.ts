@@ -17,7 +17,13 @@ export interface Finding {
 
 export interface ScanResult {
   findings: Finding[];
+  /** The highest severity found, and at least that of a custom rule that stopped early (`truncated`). */
   severity: OverallSeverity;
+  /**
+   * The findings are not every finding the text holds: more than MAX_FINDINGS_PER_SCAN were found,
+   * or a custom rule stopped at its cap of matches or searches before reading the whole text.
+   */
+  truncated: boolean;
 }
 
 export type RuleCategory = 'personal_data' | 'secret';

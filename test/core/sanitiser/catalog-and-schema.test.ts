@@ -22,14 +22,14 @@ describe('built-in rule catalogue', () => {
 describe('scan result schema', () => {
   it('accepts a scan result and rejects an unknown severity', () => {
     const finding = { rule_id: 'pii.email', label: 'Email address', severity: 'warn', match: 'a@b.co', start: 0, end: 6 };
-    expect(scanResultSchema.safeParse({ findings: [finding], severity: 'warn' }).success).toBe(true);
-    expect(scanResultSchema.safeParse({ findings: [], severity: 'danger' }).success).toBe(false);
+    expect(scanResultSchema.safeParse({ findings: [finding], severity: 'warn', truncated: false }).success).toBe(true);
+    expect(scanResultSchema.safeParse({ findings: [], severity: 'danger', truncated: false }).success).toBe(false);
   });
 
   it('describes every field, for the OpenAPI document and MCP tool schema', () => {
     const resultShape = scanResultSchema.shape;
     const findingShape = findingSchema.shape;
-    const fields = [resultShape.findings, resultShape.severity, ...Object.values(findingShape)];
+    const fields = [resultShape.findings, resultShape.severity, resultShape.truncated, ...Object.values(findingShape)];
     expect(fields.every((field) => typeof field.description === 'string' && field.description.length > 0)).toBe(true);
   });
 });

@@ -26,7 +26,7 @@ function keywordRule(keywords: string[], extra: Partial<CustomRuleDefinition> = 
 function matches(rule: CustomRuleDefinition, text: string): string[] {
   return compileCustomRule(validateCustomRule(rule))
     .find(text)
-    .map((match) => text.slice(match.start, match.end));
+    .matches.map((match) => text.slice(match.start, match.end));
 }
 
 /** Lower-case prose: a word boundary every few characters, no upper-case word. */
@@ -107,9 +107,10 @@ describe('the search cap', () => {
     // word is a rejected match. Before: one uncounted search each (5,000 here).
     const compiled = compileCustomRule(validateCustomRule(keywordRule(['café'])));
     const text = 'cafés '.repeat(5_000);
-    let found: unknown[] = [];
+    let found: unknown = null;
     expect(searchesDuring(() => (found = compiled.find(text)))).toBeLessThanOrEqual(MAX_SEARCHES_PER_CUSTOM_RULE);
-    expect(found).toEqual([]);
+    // The budget ran out before the end: nothing found, and the rule says it did not read it all.
+    expect(found).toEqual({ matches: [], complete: false });
   });
 
   it('guards k and s edges too, ignoring case, so thousands of in-word hits cannot hide a match', () => {
@@ -125,9 +126,10 @@ describe('the search cap', () => {
     // Before: each "e" inside a word was a search of its own, rejected afterwards.
     const compiled = compileCustomRule(validateCustomRule(keywordRule(['e', 'ai'])));
     const text = `${prose(100_000)} e`;
-    let found: Array<{ start: number; end: number }> = [];
+    let found: { matches: readonly { start: number; end: number }[]; complete: boolean } = { matches: [], complete: false };
     expect(searchesDuring(() => (found = compiled.find(text)))).toBeLessThan(5);
-    expect(found.map((match) => text.slice(match.start, match.end))).toEqual(['e']);
+    expect(found.matches.map((match) => text.slice(match.start, match.end))).toEqual(['e']);
+    expect(found.complete).toBe(true);
   });
 
   it('keeps whole-word keyword matching exact where \\b cannot decide (non-ASCII letters, Kelvin sign, emoji)', () => {
@@ -137,7 +139,16 @@ describe('the search cap', () => {
   });
 
   it(`still caps kept matches at ${MAX_MATCHES_PER_CUSTOM_RULE}`, () => {
-    expect(compileCustomRule(validateCustomRule(regexRule('\\bx*'))).find('x '.repeat(5_000))).toHaveLength(MAX_MATCHES_PER_CUSTOM_RULE);
+    const found = compileCustomRule(validateCustomRule(regexRule('\\bx*'))).find('x '.repeat(5_000));
+    expect(found.matches).toHaveLength(MAX_MATCHES_PER_CUSTOM_RULE);
+    expect(found.complete).toBe(false);
+  });
+
+  it('reads a text to its end when no cap is reached', () => {
+    expect(compileCustomRule(validateCustomRule(keywordRule(['bluebird']))).find('a bluebird, two bluebirds')).toEqual({
+      matches: [{ start: 2, end: 10 }],
+      complete: true,
+    });
   });
 });
 

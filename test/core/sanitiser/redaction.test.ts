@@ -18,6 +18,12 @@ describe('redactText', () => {
     for (const finding of result.findings) expect(text.slice(finding.start, finding.end)).toBe(finding.match);
   });
 
+  it('never hands out a placeholder the text already holds', () => {
+    // Regression: "x [EMAIL_1] y bob@example.com" became "x [EMAIL_1] y [EMAIL_1]".
+    const text = 'x [EMAIL_1] y bob@example.com, [EMAIL_3] z ann@example.com, bob@example.com';
+    expect(redactText(text, sanitiser.scan(text).findings)).toBe('x [EMAIL_1] y [EMAIL_2], [EMAIL_3] z [EMAIL_4], [EMAIL_2]');
+  });
+
   it('returns the text unchanged when there is nothing to replace', () => {
     expect(redactText('Nothing here.', [])).toBe('Nothing here.');
   });
