@@ -311,3 +311,45 @@ describe('Idempotency-Key with respond-async', () => {
     expect((await harness.api<{ count: number }>('GET', '/runs', { key })).body.data.count).toBe(1);
   });
 });
+
+describe('a queued run whose outcome is too large or cannot be written', () => {
+  it('ends failed instead of staying running and holding the account’s slot (regression: a workflow doubling its output)', async () => {
+    const nodes = [
+      { id: 'n0', kind: 'template', template: 'xxxxxxxxxx' },
+      ...Array.from({ length: 39 }, (_, index) => ({ id: `n${index + 1}`, kind: 'template', template: `{{n${index}}}{{n${index}}}` })),
+    ];
+    const workflowId = (await harness.core.bundles.importBundle(accountId, { workflows: [{ key: 'double', name: 'Doubling', nodes }] })).ids['workflow:double'];
+    const accepted = await queue(`/workflows/${workflowId}/execute`, {});
+    await harness.core.runQueue.idle();
+    const ended = (await run(accepted.body.data.run_id)).body.data;
+    expect(ended.status).toBe('failed');
+    const results = (ended.result as { node_results: Array<{ node_id: string; status: string; error: { code: string } | null }> }).node_results;
+    expect(results.find((node) => node.node_id === 'n18')).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR' } });
+    // The account's only running slot is free again: the next run completes.
+    harness.fake.setBehaviour({ content: 'Notes.' });
+    const next = await queue(compositionPath(), { variables: RELEASE_VARIABLES });
+    await harness.core.runQueue.idle();
+    expect((await run(next.body.data.run_id)).body.data).toMatchObject({ status: 'completed' });
+  });
+
+  it('records the run failed, with what it cost, when the store refuses its outcome', async () => {
+    harness.fake.setBehaviour({ content: 'Notes.', usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 } });
+    const complete = harness.store.runs.complete.bind(harness.store.runs);
+    let refused = 0;
+    harness.store.runs.complete = async (completion, events) => {
+      if (completion.status === 'completed') {
+        refused += 1;
+        throw new RangeError('Invalid string length');
+      }
+      return complete(completion, events);
+    };
+    const accepted = await queue(compositionPath(), { variables: RELEASE_VARIABLES });
+    await harness.core.runQueue.idle();
+    expect(refused).toBe(1);
+    expect((await run(accepted.body.data.run_id)).body.data).toMatchObject({
+      status: 'failed',
+      result: { error: { code: 'INTERNAL_ERROR', message: 'The run finished, but its result could not be stored.' } },
+      token_usage: { total_tokens: 35 },
+    });
+  });
+});

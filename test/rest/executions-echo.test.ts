@@ -97,7 +97,7 @@ describe('executions with the echo model', () => {
     const data = response.body.data;
     expect(data.status).toBe('completed');
     expect(data.outputs.announcement).toBe(RENDERED_NOTES);
-    expect(data.outputs.findings).toEqual({ findings: [], severity: 'clean' });
+    expect(data.outputs.findings).toEqual({ findings: [], severity: 'clean', truncated: false });
     expect(data.node_results.map((node) => [node.node_id, node.status])).toEqual([
       ['draft', 'completed'],
       ['summary', 'completed'],

@@ -45,6 +45,12 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
  * backoff) is the right advice for a timeout too.
  */
 export const TIMEOUT_ERROR_CODE: ErrorCode = 'AI_SERVICE_ERROR';
+/**
+ * The most characters a run's node outputs may hold in all. Each output is at most a rendered
+ * template's MAX_RENDERED_CHARACTERS (or a model's answer), but two hundred nodes of that would
+ * be more than a run's record, or its answer, can hold.
+ */
+export const MAX_RUN_OUTPUT_CHARACTERS = 10_000_000;
 
 export interface RunWorkflowOptions {
   /** Nodes running at once (engine-rendered nodes aside). Default DEFAULT_MAX_CONCURRENCY. */
@@ -229,6 +235,8 @@ class WorkflowRun {
   private resolveRun: (result: WorkflowRunResult) => void = () => undefined;
   private rejectRun: (error: unknown) => void = () => undefined;
   private readonly lookup: (name: string) => unknown;
+  /** Characters of the outputs completed so far (MAX_RUN_OUTPUT_CHARACTERS). */
+  private outputCharacters = 0;
   private readonly onCancel = (): void => {
     const reason: unknown = this.options.signal?.reason;
     this.stop(isPorchError(reason) ? reason : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.'));
@@ -400,6 +408,12 @@ class WorkflowRun {
   private complete(index: number, startedAt: number, result: NodeExecutionResult): void {
     const node = this.compiled.nodes[index];
     if (node === undefined) return;
+    this.outputCharacters += typeof result.output === 'string' ? result.output.length : (JSON.stringify(result.output)?.length ?? 0);
+    if (this.outputCharacters > MAX_RUN_OUTPUT_CHARACTERS) {
+      const message = `The workflow's node outputs come to more than ${MAX_RUN_OUTPUT_CHARACTERS.toLocaleString('en')} characters in all; shorten what its templates repeat.`;
+      this.fail(index, startedAt, new PorchError('VALIDATION_ERROR', message));
+      return;
+    }
     this.states[index] = {
       status: 'completed',
       startedAt,

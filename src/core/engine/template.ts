@@ -182,25 +182,43 @@ export function formatTemplateValue(value: unknown): string {
 }
 
 /**
+ * The longest text a template may render to: twice the largest request body, far more than any
+ * model reads. Without a bound a short template repeating a large value (`{{v}}{{v}}...`), or a
+ * workflow whose nodes each double the one before, renders gigabytes from a few kilobytes.
+ */
+export const MAX_RENDERED_CHARACTERS = 2_000_000;
+
+/**
  * Renders a template with values from `lookup`. Throws MissingVariableError naming every
- * reference whose value is missing; renders nothing partial.
+ * reference whose value is missing, and VALIDATION_ERROR when the text would be longer than
+ * MAX_RENDERED_CHARACTERS (checked before the text is built); renders nothing partial.
  */
 export function renderTemplate(template: string | CompiledTemplate, lookup: TemplateLookup): string {
   const compiled = typeof template === 'string' ? parseTemplate(template) : template;
   const parts: string[] = [];
+  let length = 0;
   let missing: Set<string> | undefined;
   for (const segment of compiled.segments) {
+    let text: string;
     if (segment.kind === 'text') {
-      parts.push(segment.text);
-      continue;
+      text = segment.text;
+    } else {
+      const value = resolveReference(segment.reference, lookup);
+      if (value === MISSING) {
+        missing ??= new Set();
+        missing.add(segment.reference.name);
+        continue;
+      }
+      text = formatTemplateValue(value);
     }
-    const value = resolveReference(segment.reference, lookup);
-    if (value === MISSING) {
-      missing ??= new Set();
-      missing.add(segment.reference.name);
-      continue;
+    length += text.length;
+    if (length > MAX_RENDERED_CHARACTERS) {
+      throw new PorchError(
+        'VALIDATION_ERROR',
+        `The template renders to more than ${MAX_RENDERED_CHARACTERS.toLocaleString('en')} characters; shorten the values it repeats.`,
+      );
     }
-    parts.push(formatTemplateValue(value));
+    parts.push(text);
   }
   if (missing !== undefined) throw new MissingVariableError([...missing]);
   return parts.join('');

@@ -129,7 +129,15 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
         return;
       }
       const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
-      await complete(run, instanceId, { ...outcome, status });
+      try {
+        await complete(run, instanceId, { ...outcome, status });
+      } catch (err) {
+        // The outcome could not be written (a result the store refuses): the run still ends,
+        // failed, with what it cost, rather than stay `running` and hold the account's slot.
+        logger.error({ err, runId: run.id }, "a run's outcome could not be stored; it is recorded as failed");
+        const unstored = new PorchError('INTERNAL_ERROR', 'The run finished, but its result could not be stored.');
+        await complete(run, instanceId, { ...outcome, status: 'failed', result: failedResult(unstored) });
+      }
     };
     try {
       if (run.keyId === null || run.keyKind === null) throw new PorchError('INVALID_API_KEY', 'The key that queued this run is no longer known.');

@@ -3,6 +3,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { PorchError } from '../../../src/core/errors.js';
 import { compileWorkflow } from '../../../src/core/engine/compile-workflow.js';
 import {
+  MAX_RUN_OUTPUT_CHARACTERS,
   TIMEOUT_ERROR_CODE,
   runWorkflow,
   type ExecutableNode,
@@ -217,6 +218,32 @@ describe('runWorkflow: order and data flow', () => {
     expect(run.outputs).toEqual({ shout: 'Hello Ada!' });
     expect(resultOf(run, 'greet')).toMatchObject({ status: 'completed', output: 'Hello Ada', model: null, token_usage: null });
     expect(run.token_usage).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
+  });
+
+  it('fails a node that renders past the template limit, skipping the rest (regression: each node doubling the last)', async () => {
+    const nodes = [
+      { id: 'n0', kind: 'template' as const, template: 'xxxxxxxxxx' },
+      ...Array.from({ length: 39 }, (_, index) => ({ id: `n${index + 1}`, kind: 'template' as const, template: `{{n${index}}}{{n${index}}}` })),
+    ];
+    const run = await runWorkflow(define({ nodes }), {}, new ControlledExecutor().execute);
+    expect(run.status).toBe('failed');
+    // 10 × 2^17 = 1,310,720 characters fit; n18 would render 2,621,440.
+    expect(resultOf(run, 'n17')).toMatchObject({ status: 'completed' });
+    expect(resultOf(run, 'n18')).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR' } });
+    expect(resultOf(run, 'n19')).toMatchObject({ status: 'skipped' });
+  });
+
+  it(`fails the node whose output takes the run past ${MAX_RUN_OUTPUT_CHARACTERS.toLocaleString('en')} characters of outputs`, async () => {
+    const nodes = Array.from({ length: 7 }, (_, index) => ({ id: `copy${index}`, kind: 'template' as const, template: '{{big}}{{big}}' }));
+    const run = await runWorkflow(
+      define({ variables: [{ name: 'big', required: true }], nodes }),
+      { big: 'y'.repeat(900_000) },
+      new ControlledExecutor().execute,
+    );
+    expect(run.status).toBe('failed');
+    // 1,800,000 characters a node: five fit in 10,000,000, the sixth does not.
+    expect(run.node_results.map((node) => node.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed', 'skipped']);
+    expect(resultOf(run, 'copy5')?.error?.message).toContain('more than 10,000,000 characters in all');
   });
 
   it('lets templates pick fields of an object output, such as a judge score', async () => {

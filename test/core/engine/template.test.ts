@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PorchError } from '../../../src/core/errors.js';
-import { MissingVariableError, formatTemplateValue, parseTemplate, renderTemplate, templateReferences } from '../../../src/core/engine/template.js';
+import {
+  MAX_RENDERED_CHARACTERS,
+  MissingVariableError,
+  formatTemplateValue,
+  parseTemplate,
+  renderTemplate,
+  templateReferences,
+} from '../../../src/core/engine/template.js';
 
 function from(values: Record<string, unknown>): (name: string) => unknown {
   return (name) => (Object.hasOwn(values, name) ? values[name] : undefined);
@@ -18,6 +25,15 @@ function missingOf(run: () => unknown): readonly string[] {
 }
 
 describe('renderTemplate', () => {
+  it(`refuses to render more than ${MAX_RENDERED_CHARACTERS.toLocaleString('en')} characters, before building the text`, () => {
+    // Regression: "{{v}}" repeated over a large value rendered without bound.
+    const value = 'x'.repeat(MAX_RENDERED_CHARACTERS / 4);
+    expect(renderTemplate('{{v}}{{v}}{{v}}{{v}}', from({ v: value }))).toHaveLength(MAX_RENDERED_CHARACTERS);
+    expect(() => renderTemplate('{{v}}{{v}}{{v}}{{v}}!', from({ v: value }))).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringContaining('renders to more than 2,000,000 characters') }),
+    );
+  });
+
   it('substitutes names, with or without whitespace inside the braces', () => {
     const text = renderTemplate('Hi {{name}}, {{ greeting }} and {{\tname\n}}!', from({ name: 'Ada', greeting: 'welcome' }));
     expect(text).toBe('Hi Ada, welcome and Ada!');

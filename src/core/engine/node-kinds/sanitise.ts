@@ -9,7 +9,7 @@ export const sanitiseNodeSchema = z
     kind: z.literal('sanitise').describe("Scans text with the organisation's sanitiser rules."),
     text: requiredTemplateSchema.describe('Template of the text to scan.'),
   })
-  .describe('A sanitiser scan; its output is the scan result object (findings, severity).');
+  .describe('A sanitiser scan; its output is the scan result object (findings, severity, truncated).');
 
 export type SanitiseNode = z.output<typeof sanitiseNodeSchema>;
 
