@@ -139,6 +139,19 @@ describe('executions with the echo model', () => {
     expect(await harness.store.usage.listByAccount(accountId)).toEqual([]);
   });
 
+  it('renders a declared optional variable without a default as empty, as a workflow does', async () => {
+    // Regression: `required: false` without a default answered "Missing required variable: note".
+    const created = await harness.api<{ id: string }>('POST', '/compositions', {
+      key,
+      body: { name: 'Optional note', template: 'v=[{{note}}]', variables: [{ name: 'note', required: false }] },
+    });
+    expect(created.status, describeResponse(created)).toBe(201);
+    const id = created.body.data.id;
+    const response = await harness.api<{ content: string }>('POST', `/compositions/${id}/execute`, { key, body: {} });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data.content).toContain('v=[]');
+  });
+
   it('answers 400 for an unknown model and 404 for a missing resource', async () => {
     const unknownModel = await harness.api('POST', `/personas/${ids['persona:plain-editor']}/execute`, { key, body: { input: 'x', model: 'nope/model' } });
     expect(unknownModel.status).toBe(400);

@@ -9,10 +9,17 @@ import { PorchError } from '../errors.js';
 
 export type VariableValues = Readonly<Record<string, unknown>>;
 
-/** Declared defaults first, then the caller's values; null counts as not sent. */
+/**
+ * Declared defaults first, then the caller's values; null counts as not sent. A declared optional
+ * variable without a default renders as the empty string, as in a workflow, so a template may
+ * mention it unconditionally.
+ */
 function withDefaults(declared: readonly CompositionVariable[], values: VariableValues): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
-  for (const variable of declared) if (variable.default !== undefined) merged[variable.name] = variable.default;
+  for (const variable of declared) {
+    if (variable.default !== undefined) merged[variable.name] = variable.default;
+    else if (!variable.required) merged[variable.name] = '';
+  }
   for (const [name, value] of Object.entries(values)) if (value !== null && value !== undefined) merged[name] = value;
   return merged;
 }
@@ -27,7 +34,7 @@ function lookupIn(values: Record<string, unknown>) {
  */
 export function renderComposition(composition: CompositionRecord, values: VariableValues): string {
   const merged = withDefaults(composition.variables, values);
-  const missing = composition.variables.filter((variable) => variable.required && merged[variable.name] === undefined).map((variable) => variable.name);
+  const missing = composition.variables.filter((variable) => merged[variable.name] === undefined).map((variable) => variable.name);
   if (missing.length > 0) {
     throw new PorchError('VALIDATION_ERROR', `Missing required variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`);
   }
