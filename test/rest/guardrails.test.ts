@@ -311,6 +311,39 @@ describe('guardrails on outputs', () => {
     ]);
   });
 
+  it('counts a blocked node’s charged call in the workflow run’s tokens and credits, as the ledger does', async () => {
+    // Regression: the run said 0 tokens and 0 credits while the ledger held the charge.
+    await policy('off', 'block');
+    harness.fake.setBehaviour({ content: `Here you go: ${TOKEN}`, usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 } });
+    const summary = await harness.core.bundles.importBundle(accountId, {
+      workflows: [
+        {
+          key: 'pair',
+          name: 'Two drafts',
+          nodes: [
+            { id: 'a', kind: 'model', prompt: 'Draft one' },
+            { id: 'b', kind: 'model', prompt: 'Draft two' },
+          ],
+        },
+      ],
+    });
+    const before = (await harness.store.credits.balance(accountId)).balanceTokens;
+    const response = await harness.api<{ run_id: string; status: string; token_usage: { total_tokens: number } }>(
+      'POST',
+      `/workflows/${summary.ids['workflow:pair']}/execute`,
+      { key, body: { include_trace: true } },
+    );
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data.status).toBe('failed');
+    expect(harness.fake.requests).toHaveLength(2);
+    expect(response.body.data.token_usage.total_tokens).toBe(50);
+    const charged = before - (await harness.store.credits.balance(accountId)).balanceTokens;
+    expect(charged).toBeGreaterThan(0);
+    const runView = await harness.api<{ credits_charged: number; token_usage: { total_tokens: number } }>('GET', `/runs/${response.body.data.run_id}`, { key });
+    expect(runView.body.data.credits_charged).toBeCloseTo(charged / 1_000, 6);
+    expect(runView.body.data.token_usage.total_tokens).toBe(50);
+  });
+
   it('redact returns the answer with the placeholder', async () => {
     await policy('off', 'redact');
     harness.fake.setBehaviour({ content: `Here you go: ${TOKEN}` });

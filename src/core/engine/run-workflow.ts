@@ -52,6 +52,19 @@ export const TIMEOUT_ERROR_CODE: ErrorCode = 'AI_SERVICE_ERROR';
  */
 export const MAX_RUN_OUTPUT_CHARACTERS = 10_000_000;
 
+/** Tokens nodes used before they failed, by their error (usedBeforeFailing). */
+const usageOfFailures = new WeakMap<object, TokenUsage>();
+
+/**
+ * Marks `err`, the error a node fails with, as having used `usage` first (a model call charged
+ * before the output guardrail refused its answer): the node's trace entry and the run's totals
+ * count it, as the ledger does. Returns `err`, for `throw usedBeforeFailing(err, usage)`.
+ */
+export function usedBeforeFailing<T>(err: T, usage: TokenUsage): T {
+  if (typeof err === 'object' && err !== null) usageOfFailures.set(err, usage);
+  return err;
+}
+
 export interface RunWorkflowOptions {
   /** Nodes running at once (engine-rendered nodes aside). Default DEFAULT_MAX_CONCURRENCY. */
   maxConcurrency?: number;
@@ -109,7 +122,7 @@ export interface WorkflowRunResult {
   outputs: Record<string, NodeOutput>;
   /** One entry per node, in definition order. */
   node_results: NodeResult[];
-  /** Sum over the nodes that reported usage. */
+  /** Sum over the nodes that reported usage, failed nodes whose call was charged included. */
   token_usage: TokenUsage;
   duration_ms: number;
 }
@@ -216,7 +229,7 @@ type NodeState =
       tokenUsage: TokenUsage | null;
       guardrailFindings: GuardrailFinding[];
     }
-  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError };
+  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError; tokenUsage: TokenUsage | null };
 
 /** One run: its bookkeeping lives here so runWorkflow stays a straight line. */
 class WorkflowRun {
@@ -439,6 +452,7 @@ class WorkflowRun {
       startedAt,
       finishedAt: this.options.clock.now(),
       error: toPorchError(err),
+      tokenUsage: typeof err === 'object' && err !== null ? (usageOfFailures.get(err) ?? null) : null,
     };
     this.stopped = true;
     this.options.onNodeError?.(node?.node.id ?? String(index), err);
@@ -483,7 +497,7 @@ class WorkflowRun {
           status: 'failed',
           output: null,
           model: null,
-          token_usage: null,
+          token_usage: state.tokenUsage,
           duration_ms: state.finishedAt - state.startedAt,
           error: { code: state.error.code, message: state.error.message },
           started_at: toIsoTimestamp(state.startedAt),
@@ -525,7 +539,7 @@ class WorkflowRun {
       if (entry === undefined) return;
       const state = this.states[index];
       if (entry.status !== 'completed') failed = true;
-      else if (state?.status === 'completed' && state.tokenUsage !== null) {
+      if ((state?.status === 'completed' || state?.status === 'failed') && state.tokenUsage !== null) {
         tokenUsage.input_tokens += state.tokenUsage.input_tokens;
         tokenUsage.output_tokens += state.tokenUsage.output_tokens;
         tokenUsage.total_tokens += state.tokenUsage.total_tokens;

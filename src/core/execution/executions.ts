@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
-import { runWorkflow, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
+import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -372,6 +372,17 @@ export function createExecutionService(deps: ExecutionDependencies) {
         signal: nodeCtx.signal,
         budget,
       });
+      /** `work`'s answer; a call that failed after it was charged counts toward the run and its node. */
+      const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+        try {
+          return await work();
+        } catch (err) {
+          const cost = costOfFailedCall(err);
+          if (cost === undefined) throw err;
+          chargedTokens += cost.chargedTokens;
+          throw usedBeforeFailing(err, cost.usage);
+        }
+      };
       const services: NodeServices = {
         async callModel(messages, model, options, nodeCtx) {
           const resolvedModel = ai.resolveModel({
@@ -380,12 +391,14 @@ export function createExecutionService(deps: ExecutionDependencies) {
             euOnly: organisation.euOnlyModels,
             field: `nodes.${nodeCtx.nodeId}.model`,
           });
-          const result = await modelCaller.call(nodeCallContext(nodeCtx), {
-            model: resolvedModel,
-            messages,
-            temperature: options.temperature,
-            maxOutputTokens: options.maxOutputTokens,
-          });
+          const result = await counted(() =>
+            modelCaller.call(nodeCallContext(nodeCtx), {
+              model: resolvedModel,
+              messages,
+              temperature: options.temperature,
+              maxOutputTokens: options.maxOutputTokens,
+            }),
+          );
           chargedTokens += result.chargedTokens;
           return { output: result.content, model: result.modelUsed, token_usage: result.usage, ...withFindings(result.guardrailFindings) };
         },
@@ -395,11 +408,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
         messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
         scan: (text) => deps.scanText(organisation.id, text),
         async judge(judgeInput, nodeCtx) {
-          const { result, guardrailFindings } = await deps.judge.judge(
-            caller,
-            organisation,
-            { ...judgeInput, use_byok: input.use_byok },
-            nodeCallContext(nodeCtx),
+          const { result, guardrailFindings } = await counted(() =>
+            deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, nodeCallContext(nodeCtx)),
           );
           return { output: { ...result }, ...withFindings(guardrailFindings) };
         },
