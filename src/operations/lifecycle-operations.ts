@@ -73,19 +73,36 @@ const versionPageQuery = z.object({
 const labelsView = z.object({ id: z.uuid().describe('Resource id.'), labels: labelsSchema }).describe('The labels of the resource.');
 
 /**
- * Every field optional and without its default, so a partial update changes only what it sends;
- * a field the definition may leave out (a composition's `model`) also takes `null`, which removes
- * it, as in JSON Merge Patch.
+ * Every field optional and without its default, so a partial update changes only what it sends.
+ * A field the definition may leave out also takes `null`, as in JSON Merge Patch: one without a
+ * default (a composition's `model`) is removed, one with a default (`description`, `tags`) goes
+ * back to it.
  */
 function patchOf<Shape extends AnyShape>(definition: z.ZodObject<Shape>) {
   const shape = Object.fromEntries(
     Object.entries(definition.shape).map(([name, field]) => {
-      const removable = field instanceof z.ZodOptional;
-      const bare = field instanceof z.ZodDefault || removable ? (field.unwrap() as z.ZodType) : (field as z.ZodType);
-      const described = (field as z.ZodType).description ?? bare.description;
-      const description = removable ? `${described ?? 'Optional.'} null removes it.` : described;
-      const patched = removable ? bare.nullable().optional() : bare.optional();
-      return [name, description === undefined ? patched : patched.describe(description)];
+      const described = (field as z.ZodType).description;
+      if (field instanceof z.ZodDefault) {
+        const bare = field.unwrap() as z.ZodType;
+        const fallback: unknown = field.def.defaultValue;
+        const reset = bare
+          .nullable()
+          .optional()
+          .transform((value) => (value === null ? structuredClone(fallback) : value));
+        return [name, reset.describe(`${described ?? bare.description ?? 'Optional.'} null sets it back to ${JSON.stringify(fallback)}.`)];
+      }
+      if (field instanceof z.ZodOptional) {
+        const bare = field.unwrap() as z.ZodType;
+        return [
+          name,
+          bare
+            .nullable()
+            .optional()
+            .describe(`${described ?? bare.description ?? 'Optional.'} null removes it.`),
+        ];
+      }
+      const patched = (field as z.ZodType).optional();
+      return [name, described === undefined ? patched : patched.describe(described)];
     }),
   ) as { [Name in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Name]> | null, z.input<Shape[Name]> | null>> };
   return z

@@ -226,6 +226,43 @@ describe('the catalog lifecycle', () => {
     expect(required.body.error.message).toMatch(/body\.template/);
   });
 
+  it('sets a field with a default back to it when sent as null, on every kind (regression: 400 "received null")', async () => {
+    const cases = [
+      {
+        path: '/compositions',
+        body: { name: 'C', template: 'Hi', description: 'd', tags: ['t'] },
+        cleared: { description: null, tags: null, variables: null },
+        defaults: { description: '', tags: [], variables: [] },
+      },
+      {
+        path: '/skills',
+        body: { name: 'S', instructions: 'Do.', description: 'd', category: 'c' },
+        cleared: { description: null, category: null },
+        defaults: { description: '', category: 'general' },
+      },
+      {
+        path: '/personas',
+        body: { name: 'P', content: 'Be.', description: 'd', tags: ['t'] },
+        cleared: { description: null, tags: null },
+        defaults: { description: '', tags: [] },
+      },
+      {
+        path: '/workflows',
+        body: { name: 'W', description: 'd', category: 'c', variables: [{ name: 'x' }], nodes: [{ id: 'n', kind: 'template', template: 'hi' }] },
+        cleared: { description: null, category: null, variables: null },
+        defaults: { description: '', variables: [] },
+      },
+    ];
+    for (const { path, body, cleared, defaults } of cases) {
+      const created = await harness.api<Detail>('POST', path, { key, body });
+      expect(created.status, describeResponse(created)).toBe(201);
+      const patched = await harness.api<Record<string, unknown>>('PATCH', `${path}/${created.body.data.id}`, { key, body: cleared });
+      expect(patched.status, `${path} ${describeResponse(patched)}`).toBe(200);
+      expect(patched.body.data, path).toMatchObject({ version: 2, ...defaults });
+      expect(patched.body.data.category, path).not.toBe('c');
+    }
+  });
+
   it('needs the write scope: a key with only the execute and read scopes cannot create or label', async () => {
     const { key: readOnly } = await harness.createKey(accountId, { scopes: ['read:composition', 'execute:composition'] });
     const refused = await harness.api('POST', '/compositions', { key: readOnly, body: { name: 'C', template: 'Hi' } });
