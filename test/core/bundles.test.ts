@@ -207,6 +207,18 @@ describe('bundle import as an upsert', () => {
     expect(await counts(accountId)).toMatchObject({ cards: 1 });
   });
 
+  it('imports its own export of resources made without a key (over the API) without a new version of any', async () => {
+    // Regression: each keyless resource gained a version only to record the key export gave it.
+    await harness.core.contextCards.create(accountId, { title: 'House style', content: 'Plain words.' });
+    await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'Greeting', template: 'Hi {{who}}' }] });
+    const keyless = (await harness.store.catalog.exportAll(accountId)).contextCards[0];
+    expect(keyless?.bundleKey).toBeNull();
+    const again = await harness.core.bundles.importBundle(accountId, await harness.core.bundles.exportBundle(accountId));
+    expect(again.updated).toEqual({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
+    expect(again.unchanged).toMatchObject({ context_cards: 1, compositions: 1 });
+    expect((await harness.store.catalog.exportAll(accountId)).contextCards[0]?.version).toBe(1);
+  });
+
   it('refuses a key used twice across personas and context cards, which share one key space', async () => {
     const error = await harness.core.bundles
       .importBundle(accountId, { personas: [{ key: 'x', name: 'P', content: 'p' }], context_cards: [{ key: 'x', title: 'C', content: 'c' }] })

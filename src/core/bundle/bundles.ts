@@ -195,7 +195,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       if (found) {
         matched.add(found.id);
         ids.set(`${REF_KINDS[section]}:${key}`, found.id);
-        if (found.bundleKey === key && sameContent(kind, found.record, content)) {
+        // Same content: nothing to write, whether the resource has this key or none yet (a
+        // keyless resource adopted by name keeps none rather than gain a version just for it:
+        // importing an export into the same account changes nothing).
+        if ((found.bundleKey === key || found.bundleKey === null) && sameContent(kind, found.record, content)) {
           summary.unchanged[section] += 1;
           return;
         }
