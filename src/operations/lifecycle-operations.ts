@@ -60,7 +60,13 @@ const versionSummary = z
   .describe('One version of the resource.');
 
 const versionPageQuery = z.object({
-  limit: queryInteger(z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1).max(MAX_PAGE_LIMIT))
+  limit: queryInteger(
+    z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`),
+  )
     .optional()
     .describe(`Optional page size (1-${MAX_PAGE_LIMIT}). Without it the list returns every version.`),
   cursor: z

@@ -5,7 +5,11 @@ import { z } from 'zod';
 export const MAX_PAGE_LIMIT = 500;
 
 export const idParams = z.object({
-  id: z.uuid({ error: 'must be a uuid' }).describe('Resource id (uuid).'),
+  // Ids are written in lower case; a uuid's hex digits mean the same in either case (RFC 9562).
+  id: z
+    .uuid({ error: 'must be a uuid' })
+    .transform((id) => id.toLowerCase())
+    .describe('Resource id (uuid).'),
 });
 
 /** A query-string integer as OpenAPI's `integer` reads it: decimal digits only. */

@@ -134,6 +134,24 @@ describe('the catalog lifecycle', () => {
     expect(labelMissing.body.error.message).toMatch(/no version 9; its versions are 1 to 2/);
     const latest = await harness.api('POST', `/compositions/${id}/labels`, { key, body: { label: 'latest', version: 1 } });
     expect(latest.status).toBe(400);
+    // Regression: both said "must be a whole number".
+    for (const [limit, message] of [
+      ['0', 'query.limit: must be at least 1'],
+      ['501', 'query.limit: must be at most 500'],
+    ]) {
+      const page = await harness.api('GET', `/compositions/${id}/versions?limit=${limit}`, { key });
+      expect(page.status).toBe(400);
+      expect(page.body.error.message).toContain(message);
+    }
+  });
+
+  it('finds a resource by its id written in upper case (regression: 404)', async () => {
+    const created = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'Hi' } });
+    const upper = created.body.data.id.toUpperCase();
+    const found = await harness.api<Detail>('GET', `/compositions/${upper}`, { key });
+    expect(found.status, describeResponse(found)).toBe(200);
+    expect(found.body.data.id).toBe(created.body.data.id);
+    expect((await harness.api('GET', `/compositions/${upper}/versions/1`, { key })).status).toBe(200);
   });
 
   it('answers 404 to an update of a deleted resource', async () => {
