@@ -3,6 +3,7 @@
  * not apply: batches are refused under the protocol revisions that removed them, and on stdio a
  * line that cannot be read is answered instead of dropped.
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -106,8 +107,11 @@ export async function readJsonRpcBody(
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) return tooLarge;
   const { chunks, size } = await readBody(req, limitBytes);
   if (size > limitBytes) return tooLarge;
+  const bytes = chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks);
+  // Decoding would replace bytes that are not UTF-8 with U+FFFD: the text used would not be the text sent.
+  if (!isUtf8(bytes)) return { refusal: { status: 400, code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not valid UTF-8' } };
   try {
-    return { body: JSON.parse(chunks.length === 1 && chunks[0] !== undefined ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')) };
+    return { body: JSON.parse(bytes.toString('utf8')) };
   } catch {
     return { refusal: { status: 400, code: ProtocolErrorCode.ParseError, message: 'Parse error: Invalid JSON' } };
   }

@@ -3,6 +3,7 @@
  * not JSON or compressed, 400 malformed or too deeply nested) comes back as a value, which the
  * shared invocation path reports at its validation step (see `jsonBodyReader`).
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
 import typeIs from 'type-is';
@@ -39,14 +40,17 @@ function expectEmptyBody(req: IncomingMessage): Promise<BodyOutcome> {
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const TOO_DEEP = 'entity.too.deep';
+const NOT_UTF8 = 'entity.not.utf8';
 
 /**
- * Refuses, before JSON.parse, a body nesting deeper than MAX_JSON_DEPTH: one linear pass over the
- * bytes is far cheaper than parsing a megabyte of nested arrays, a cost any authenticated
- * caller, or anyone calling a public operation, could otherwise impose (figures in
- * bench/RESULTS-NOTES.md).
+ * Refuses, before JSON.parse, a body that is not UTF-8 (decoding would quietly replace the bad
+ * bytes with U+FFFD, and the text stored would not be the text sent) or that nests deeper than
+ * MAX_JSON_DEPTH: one linear pass over the bytes is far cheaper than parsing a megabyte of nested
+ * arrays, a cost any authenticated caller, or anyone calling a public operation, could otherwise
+ * impose (figures in bench/RESULTS-NOTES.md).
  */
-function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
+function checkBodyBytes(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('the body is not UTF-8'), { type: NOT_UTF8 });
   let depth = 0;
   let inString = false;
   for (let index = 0; index < body.length; index += 1) {
@@ -66,6 +70,18 @@ function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
 /** A request's body as read: its value, a problem with it, or neither (no body was sent). */
 export type BodyOutcome = { body?: unknown; error?: PorchError };
 
+/** Whether `text` is a JSON value other than an object or array (what strict parsing refuses). */
+function isJsonScalar(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first === '{' || first === '[') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What body-parser's JSON reader reports, as the error the caller gets. */
 function bodyParserError(err: unknown, limitBytes: number): PorchError {
   const type = (err as { type?: string }).type;
@@ -74,7 +90,13 @@ function bodyParserError(err: unknown, limitBytes: number): PorchError {
     return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Compressed request bodies are not accepted; send the JSON without Content-Encoding.');
   }
   if (type === 'charset.unsupported') return new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
-  if (type === 'entity.parse.failed') return new PorchError('VALIDATION_ERROR', 'The request body is not valid JSON.');
+  if (type === 'entity.parse.failed') {
+    // Strict JSON bodies start with { or [; a bare value is JSON all the same, just not an object.
+    const body = (err as { body?: unknown }).body;
+    const scalar = typeof body === 'string' && isJsonScalar(body);
+    return new PorchError('VALIDATION_ERROR', scalar ? 'The request body must be a JSON object.' : 'The request body is not valid JSON.');
+  }
+  if (type === NOT_UTF8) return new PorchError('VALIDATION_ERROR', 'The request body is not valid UTF-8.');
   if (type === TOO_DEEP) return new PorchError('VALIDATION_ERROR', `Invalid request: the body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   return new PorchError('VALIDATION_ERROR', 'The request body could not be read.');
 }
@@ -91,7 +113,7 @@ function bodyParserError(err: unknown, limitBytes: number): PorchError {
  * public operations read their body without any key.
  */
 export function jsonBodyReader(limitBytes: number): (req: IncomingMessage, res: ServerResponse) => Promise<BodyOutcome> {
-  const parse = bodyParser.json({ limit: limitBytes, type: () => true, inflate: false, verify: refuseDeepNesting });
+  const parse = bodyParser.json({ limit: limitBytes, type: () => true, inflate: false, verify: checkBodyBytes });
   return async (req, res) => {
     if (!hasBody(req)) return {};
     if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req);

@@ -370,6 +370,13 @@ describe('JSON-RPC batches and body encodings', () => {
     expect(await response.json()).toMatchObject({ id: null, error: { code: -32700 } });
   });
 
+  it('answers a body that is not UTF-8 with -32700, rather than read U+FFFD in place of its bytes', async () => {
+    const body = Buffer.concat([Buffer.from(JSON.stringify(LIST_TOOLS).slice(0, -1)), Buffer.from(',"x":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const response = await fetch(mcpUrl(harness), { method: 'POST', headers: MCP_HEADERS, body });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32700, message: expect.stringContaining('UTF-8') } });
+  });
+
   it('refuses a request under a revision it does not serve with 400, naming the ones it does', async () => {
     const response = await post(LIST_TOOLS, { 'mcp-protocol-version': '1999-01-01' });
     expect(response.status).toBe(400);

@@ -31,7 +31,18 @@ describe('bad input never gets a 500', () => {
       const response = await harness.api('POST', '/context-cards', { key, rawBody, headers: { 'content-type': 'application/json' } });
       expect(response.status, `${rawBody}: ${describeResponse(response)}`).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
+      // Regression: a bare value was "not valid JSON", which it is.
+      if (rawBody !== '[1,2]') expect(response.body.error.message, rawBody).toBe('The request body must be a JSON object.');
     }
+  });
+
+  it('answers 400 for a body that is not UTF-8, rather than store U+FFFD in place of its bytes', async () => {
+    const rawBody = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('","content":"x"}')]);
+    const response = await harness.api('POST', '/context-cards', { key, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(response.body.error.message).toBe('The request body is not valid UTF-8.');
+    const cards = await harness.api<{ items: unknown[] }>('GET', '/context-cards', { key });
+    expect(cards.body.data.items).toEqual([]);
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE for a 2 MiB body', async () => {
