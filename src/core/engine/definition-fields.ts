@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { modelIdSchema } from '../ai/model-id.js';
+import { PROTO_KEY_MESSAGE } from '../validation.js';
 
 // Limits. A definition is operator-written configuration that every run walks, so each
 // dimension is bounded to keep a run's bookkeeping, its trace and its error messages small.
@@ -31,11 +32,16 @@ export const MAX_OUTPUT_TOKENS = 128_000;
 /** Names usable inside `{{ }}`: the template language's identifier. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
+/**
+ * A node id, variable or output name. Never `__proto__`: names become keys of plain objects (the
+ * run's outputs, by default one per final node), where that one sets the prototype instead.
+ */
 export const identifierSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_IDENTIFIER_LENGTH, `must be at most ${MAX_IDENTIFIER_LENGTH} characters`)
-  .regex(IDENTIFIER_PATTERN, 'must start with a letter or underscore and contain only letters, digits, "_" and "-"');
+  .regex(IDENTIFIER_PATTERN, 'must start with a letter or underscore and contain only letters, digits, "_" and "-"')
+  .refine((name) => name !== '__proto__', PROTO_KEY_MESSAGE);
 
 export const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
 

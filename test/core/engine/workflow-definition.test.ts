@@ -131,6 +131,15 @@ describe('validateWorkflowDefinition', () => {
     );
   });
 
+  it('refuses __proto__ as a node id or variable name (regression: a final node so named vanished from the outputs)', () => {
+    expect(validationMessage({ nodes: [{ id: '__proto__', kind: 'template', template: 'x' }] })).toContain(
+      'nodes[0].id: is not a name any input may use (__proto__)',
+    );
+    expect(validationMessage({ variables: [{ name: '__proto__' }], nodes: [{ id: 'n', kind: 'template', template: 'x' }] })).toContain(
+      'variables[0].name: is not a name any input may use',
+    );
+  });
+
   it('rejects outputs that point at unknown nodes or at variables', () => {
     const message = validationMessage({
       variables: [{ name: 'topic' }],
