@@ -50,7 +50,7 @@ import {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
-/** BENCH_TRACE_GC=1 runs every server with --trace-gc and counts its collections during the list rounds. */
+/** BENCH_TRACE_GC=1 runs every server with --trace-gc and reports its collections and their main-thread pauses per list request. */
 const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 const ROUNDS = QUICK ? 2 : 6;
 const ROUND_SECONDS = QUICK ? 2 : 5;
@@ -123,8 +123,32 @@ interface Server {
   /** Server CPU microseconds per execution, one per block. */
   executeCpu: number[];
   /** Collections so far (BENCH_TRACE_GC=1), and requests the list rounds answered. */
-  gc: { scavenges: number; markCompacts: number };
+  gc: GcTally;
   listRequests: number;
+}
+
+/** What --trace-gc printed so far: collections and their pauses on the main thread. */
+interface GcTally {
+  scavenges: number;
+  markCompacts: number;
+  scavengeMs: number;
+  markCompactMs: number;
+}
+
+/** `... Scavenge 12.1 (14.0) -> 10.2 (15.0) MB, 1.25 / 0.00 ms ...`: the first figure after `MB,` is the pause. */
+const GC_LINE = /(Scavenge|Mark-Compact)\b.*?MB, ([\d.]+) \/ [\d.]+ ms/;
+
+function tallyGcLine(tally: GcTally, line: string): void {
+  const match = GC_LINE.exec(line);
+  if (match === null) return;
+  const pause = Number(match[2]);
+  if (match[1] === 'Scavenge') {
+    tally.scavenges += 1;
+    tally.scavengeMs += pause;
+  } else {
+    tally.markCompacts += 1;
+    tally.markCompactMs += pause;
+  }
 }
 
 async function listThroughput(server: Server, seconds: number, connections: number): Promise<{ requestsPerSecond: number; cpuMicroseconds: number }> {
@@ -313,12 +337,13 @@ async function main(): Promise<void> {
       const { NODE_FLAGS: extraFlags = '', EXECUTE_FIRST: executeFirst = '0', ...serverEnv } = env;
       const flags = [...nodeFlags, ...extraFlags.split(' ').filter(Boolean), ...(TRACE_GC ? ['--trace-gc'] : [])];
       const started = await startProcess(process.execPath, [...flags, join(variant.dist, 'cli', 'index.js'), 'serve'], serverEnv, PORCH_READY);
-      const gc = { scavenges: 0, markCompacts: 0 };
+      const gc: GcTally = { scavenges: 0, markCompacts: 0, scavengeMs: 0, markCompactMs: 0 };
       if (TRACE_GC) {
+        let partial = '';
         started.process.stdout?.on('data', (chunk: Buffer) => {
-          const text = chunk.toString();
-          gc.scavenges += text.split('Scavenge').length - 1;
-          gc.markCompacts += text.split('Mark-Compact').length - 1;
+          const lines = (partial + chunk.toString()).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) tallyGcLine(gc, line);
         });
       }
       servers.push({
@@ -379,10 +404,11 @@ async function main(): Promise<void> {
 
     if (TRACE_GC) {
       for (const [position, server] of servers.entries()) {
-        const before = gcBefore[position] ?? { scavenges: 0, markCompacts: 0, requests: 0 };
+        const before = gcBefore[position] ?? { scavenges: 0, markCompacts: 0, scavengeMs: 0, markCompactMs: 0, requests: 0 };
         const requests = server.listRequests - before.requests;
+        const pausePerRequest = (ms: number) => ((ms / requests) * 1000).toFixed(2);
         process.stdout.write(
-          `  ${server.name.split(' ')[0]}: ${requests} list requests, ${server.gc.scavenges - before.scavenges} scavenges, ${server.gc.markCompacts - before.markCompacts} mark-compacts (${(((server.gc.markCompacts - before.markCompacts) / requests) * 1e4).toFixed(2)} per 10,000)\n`,
+          `  ${server.name.split(' ')[0]}: ${requests} list requests, ${server.gc.scavenges - before.scavenges} scavenges, ${server.gc.markCompacts - before.markCompacts} mark-compacts (${(((server.gc.markCompacts - before.markCompacts) / requests) * 1e4).toFixed(2)} per 10,000); pauses per request: scavenges ${pausePerRequest(server.gc.scavengeMs - before.scavengeMs)} µs, mark-compacts ${pausePerRequest(server.gc.markCompactMs - before.markCompactMs)} µs\n`,
         );
       }
     }
