@@ -1,3 +1,4 @@
+import { requireAccountHolder } from '../core/access/caller.js';
 import { toIsoTimestamp } from '../core/views.js';
 import { defineKeyedOperation } from './operation.js';
 import { listOf } from './schemas.js';
@@ -16,6 +17,7 @@ export const listConnectedApps = defineKeyedOperation({
   scopes: keyScopes,
   output: listOf(connectedAppSchema, 'connected apps'),
   run: async (_input, { core, caller }) => {
+    requireAccountHolder(caller, "list an account's connected apps");
     const apps = await core.oauth.listConnectedApps(caller.account.id);
     const items = apps.map((app) => ({
       id: app.keyId,

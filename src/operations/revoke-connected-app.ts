@@ -1,3 +1,4 @@
+import { requireAccountHolder } from '../core/access/caller.js';
 import { toIsoTimestamp } from '../core/views.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
@@ -17,6 +18,7 @@ export const revokeConnectedApp = defineKeyedOperation({
   params: idParams,
   output: connectedAppSchema,
   run: async ({ id }, { core, caller }) => {
+    requireAccountHolder(caller, "disconnect an account's apps");
     const app = await core.oauth.revokeConnectedApp(caller.account.id, id);
     return {
       id: app.keyId,

@@ -191,6 +191,29 @@ describe('everyone else', () => {
     expect(response.body.error.message).toContain('Partner keys cannot manage the organisation');
   });
 
+  it("a partner key cannot list, create, rotate or revoke the account's keys, nor its connected apps", async () => {
+    // Regression: POST /keys minted a key of the owner with manage:organisation, which then
+    // managed the organisation and outlived the partner key's revocation.
+    const { organisationId, accountId } = await owner();
+    const partner = await harness.core.accounts.createPartnerKey({ organisationId, scopes: ['manage:keys', 'manage:organisation'] });
+    const keysBefore = (await harness.core.accounts.listKeys(accountId)).map((key) => key.id);
+    const ownKeyId = keysBefore[0] ?? '';
+    const calls: Array<[string, string, Record<string, unknown>?]> = [
+      ['GET', '/keys'],
+      ['POST', '/keys', { name: 'escalated', scopes: ['manage:organisation'] }],
+      ['POST', `/keys/${ownKeyId}/rotate`, {}],
+      ['POST', `/keys/${ownKeyId}/revoke`, {}],
+      ['GET', '/connected-apps'],
+    ];
+    for (const [method, path, body] of calls) {
+      const response = await harness.api(method, path, { key: partner.plaintext, ...(body === undefined ? {} : { body }) });
+      expect(response.status, `${method} ${path}: ${describeResponse(response)}`).toBe(403);
+      expect(response.body.error.code).toBe('ACCESS_DENIED');
+      expect(response.body.error.message).toContain('Partner keys cannot');
+    }
+    expect((await harness.core.accounts.listKeys(accountId)).map((key) => key.id)).toEqual(keysBefore);
+  });
+
   it('a new key never holds manage:organisation unless asked for', async () => {
     const { accountId } = await harness.createAccount();
     const { key } = await harness.createKey(accountId);
