@@ -122,7 +122,15 @@ describe('the owner with manage:organisation', () => {
     expect(unknown.status).toBe(400);
     const tooLong = await harness.api('POST', '/organisation/byok-keys', { key, body: { provider: 'fake', key: `${BYOK_KEY}${'x'.repeat(1_000)}` } });
     expect(tooLong.status).toBe(400);
-    for (const response of [stored, listed, unknown, tooLong]) expect(response.text).not.toContain(BYOK_KEY.slice(3, -4));
+    // Regression: accepted, then every call failed with a retryable 500 (fetch refuses such a header).
+    const unsendable = [];
+    for (const bad of [`${BYOK_KEY}-ключ`, `${BYOK_KEY}\nsecond-line`, `Bearer ${BYOK_KEY}`]) {
+      const response = await harness.api('POST', '/organisation/byok-keys', { key, body: { provider: 'fake', key: bad } });
+      expect(response.status, describeResponse(response)).toBe(400);
+      expect(response.body.error.message).toContain('characters an HTTP header cannot carry');
+      unsendable.push(response);
+    }
+    for (const response of [stored, listed, unknown, tooLong, ...unsendable]) expect(response.text).not.toContain(BYOK_KEY.slice(3, -4));
     const [record] = await harness.store.byokKeys.list({ organisationId });
     expect(record?.encryptedKey).not.toContain(BYOK_KEY.slice(3));
 

@@ -37,16 +37,33 @@ function associatedData(owner: ByokOwner, provider: string): string {
   return 'accountId' in owner ? `byok:account:${owner.accountId}:${provider}` : `byok:organisation:${owner.organisationId}:${provider}`;
 }
 
+/**
+ * What an HTTP header can carry as a bearer token: visible ASCII. A key holding a space, a line
+ * break or a non-ASCII letter (pasted with its label, or mistyped) could never be sent: fetch
+ * refuses the header before any request, which otherwise surfaced as a retryable 500.
+ */
+const SENDABLE_KEY = /^[\x21-\x7E]+$/;
+const UNSENDABLE_KEY_MESSAGE = 'holds characters an HTTP header cannot carry (spaces, line breaks or non-ASCII letters)';
+
 function decryptOrExplain(record: ByokKeyRecord, owner: ByokOwner, provider: string, secretKey: Buffer): string {
+  const whose = 'accountId' in owner ? "account's" : "organisation's";
+  let key: string;
   try {
-    return decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
+    key = decryptSecret(record.encryptedKey, secretKey, associatedData(owner, provider));
   } catch {
-    const whose = 'accountId' in owner ? "account's" : "organisation's";
     throw new PorchError(
       'BYOK_KEY_INVALID',
       `The ${whose} ${provider} key (...${record.keyHint}, id ${record.id}) cannot be decrypted: this server's secret key (PORCH_SECRET_KEY, or secret.key in its data folder) is not the one the key was stored under. Store the key again, or have the operator restore the secret key it was stored with.`,
     );
   }
+  // Stored before keys were checked for this: refused as the provider would refuse a bad key.
+  if (!SENDABLE_KEY.test(key)) {
+    throw new PorchError(
+      'BYOK_KEY_INVALID',
+      `The ${whose} ${provider} key (id ${record.id}) ${UNSENDABLE_KEY_MESSAGE}. Store the key again, exactly as the provider shows it.`,
+    );
+  }
+  return key;
 }
 
 export interface ByokServiceOptions {
@@ -66,6 +83,8 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       }
       const key = plaintext.trim();
       if (key.length < 8) throw new PorchError('VALIDATION_ERROR', 'The BYOK key is empty or too short to be a provider key.');
+      if (!SENDABLE_KEY.test(key))
+        throw new PorchError('VALIDATION_ERROR', `The BYOK key ${UNSENDABLE_KEY_MESSAGE}; paste it exactly as the provider shows it.`);
       if ('accountId' in owner ? !(await store.accounts.findById(owner.accountId)) : !(await store.organisations.findById(owner.organisationId))) {
         throw new PorchError(
           'RESOURCE_NOT_FOUND',
