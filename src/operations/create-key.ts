@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_ACTIVE_KEYS } from '../core/accounts/accounts.js';
 import { defineKeyedOperation } from './operation.js';
-import { nonBlankText, timestampSchema } from './schemas.js';
+import { instantInputSchema, nonBlankText } from './schemas.js';
 import { createdKeySchema, keyScopes } from './self-service-schemas.js';
 
 const limitField = (what: string) =>
@@ -27,7 +27,7 @@ export const createKey = defineKeyedOperation({
       .describe("Scopes of the new key, each one the calling key holds; default: the calling key's scopes."),
     requests_per_minute: limitField('Requests per minute'),
     requests_per_day: limitField('Requests per UTC day'),
-    expires_at: timestampSchema.optional().describe('Optional: when the key stops working (ISO 8601, in the future).'),
+    expires_at: instantInputSchema.optional().describe('Optional: when the key stops working (ISO 8601, UTC or with an offset, in the future).'),
   }),
   output: createdKeySchema.describe('The new key, and the key itself (shown once).'),
   run: (input, { core, caller }) => core.selfService.createKey(caller, input),

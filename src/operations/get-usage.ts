@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_USAGE_DAYS, MAX_USAGE_RANGE_DAYS } from '../core/usage/usage.js';
 import { USAGE_GROUPINGS } from '../db/store.js';
 import { defineKeyedOperation } from './operation.js';
-import { timestampSchema } from './schemas.js';
+import { instantInputSchema, timestampSchema } from './schemas.js';
 import { usageRowSchema, usageScopes, usageTotalsSchema } from './self-service-schemas.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -19,8 +19,12 @@ export const getUsage = defineKeyedOperation({
   scopes: usageScopes,
   query: z
     .object({
-      from: timestampSchema.optional().describe(`Start of the range, inclusive (ISO 8601); default: ${DEFAULT_USAGE_DAYS} days before \`to\`.`),
-      to: timestampSchema.optional().describe('End of the range, exclusive (ISO 8601); default: now (what was recorded up to this moment counts).'),
+      from: instantInputSchema
+        .optional()
+        .describe(`Start of the range, inclusive (ISO 8601, UTC or with an offset); default: ${DEFAULT_USAGE_DAYS} days before \`to\`.`),
+      to: instantInputSchema
+        .optional()
+        .describe('End of the range, exclusive (ISO 8601, UTC or with an offset); default: now (what was recorded up to this moment counts).'),
       group_by: z.enum(USAGE_GROUPINGS).default('day').describe('What to group by: day (UTC), model, operation, resource or key. Default day.'),
     })
     .superRefine((query, ctx) => {

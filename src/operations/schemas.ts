@@ -54,6 +54,12 @@ export const pageQuery = z.object({
 
 export const timestampSchema = z.iso.datetime().describe('ISO 8601 UTC timestamp.');
 
+/** A point in time a caller sends: ISO 8601 in UTC (`Z`) or with an offset (`+02:00`); answers give it back in UTC. */
+export const instantInputSchema = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date and time, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
+});
+
 /** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`. */
 export function listOf<Item extends z.ZodType>(item: Item, what: string) {
   return z.object({

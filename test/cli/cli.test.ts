@@ -240,6 +240,11 @@ describe('porch CLI', () => {
     const badNumber = await porch('key', 'create', '--account', 'x', '--rpm', 'many');
     expect(badNumber.code).toBe(1);
     expect(badNumber.stderr).toMatch(/--rpm must be a whole number/);
+    // Regression: said "at least 1" of a number above the billion the limit allows.
+    const { stdout } = await porch('account', 'create', '--email', `limits-${Date.now()}@example.com`, '--plan', 'expert', '--json');
+    const tooMany = await porch('key', 'create', '--account', (JSON.parse(stdout) as { id: string }).id, '--rpm', '2147483648');
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain('must be a whole number from 1 to 1,000,000,000');
     const missing = await porch('account', 'show', '0190a4b0-0000-7000-8000-000000000000');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No account with id/);

@@ -116,6 +116,24 @@ describe('own keys', () => {
     expect(response.body.error.message).not.toContain('api:sanitiser,');
   });
 
+  it('never creates a key that outlives the calling key (regression: an expiring key minted permanent ones)', async () => {
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
+    const expiry = new Date(harness.clock.now() + 7 * 86_400_000);
+    // Sent with an offset, as ISO 8601 allows (regression: "Invalid ISO datetime"); answered in UTC.
+    const withOffset = `${expiry.toISOString().slice(0, 19)}+00:00`;
+    const weekly = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', { key, body: { name: 'weekly', expires_at: withOffset } });
+    expect(weekly.status, describeResponse(weekly)).toBe(201);
+    const weeklyExpiry = weekly.body.data.key.expires_at;
+    expect(weeklyExpiry).toBe(`${expiry.toISOString().slice(0, 19)}.000Z`);
+    const child = await harness.api<{ key: OwnKey }>('POST', '/keys', { key: weekly.body.data.api_key, body: { name: 'child' } });
+    expect(child.status, describeResponse(child)).toBe(201);
+    expect(child.body.data.key.expires_at).toBe(weeklyExpiry);
+    const later = new Date(harness.clock.now() + 30 * 86_400_000).toISOString();
+    const refused = await harness.api('POST', '/keys', { key: weekly.body.data.api_key, body: { name: 'forever', expires_at: later } });
+    expect(refused.status, describeResponse(refused)).toBe(400);
+    expect(refused.body.error.message).toContain('when the calling key expires');
+  });
+
   it('never rotates a key holding more scopes or higher limits than the calling key (regression: rotating answered the broader key)', async () => {
     const { key: broad, accountId } = await holder(['manage:keys', 'api:sanitiser', 'api:judge', 'read:usage']);
     const narrow = await harness.api<{ api_key: string }>('POST', '/keys', { key: broad, body: { scopes: ['manage:keys', 'api:sanitiser'] } });
@@ -304,6 +322,16 @@ describe('usage, ledger and runs', () => {
     );
     expect(empty.status, describeResponse(empty)).toBe(200);
     expect(empty.body.data).toMatchObject({ rows: [], from: '2020-01-01T00:00:00.000Z', to: '2020-02-01T00:00:00.000Z' });
+    // An offset is ISO 8601 too (regression: "Invalid ISO datetime"); the answer is in UTC.
+    const offset = await harness.api<{ from: string; to: string }>(
+      'GET',
+      `/usage?from=${encodeURIComponent('2020-01-01T05:00:00+05:00')}&to=2020-02-01T00:00:00Z`,
+      {
+        key,
+      },
+    );
+    expect(offset.status, describeResponse(offset)).toBe(200);
+    expect(offset.body.data).toMatchObject({ from: '2020-01-01T00:00:00.000Z' });
     const cases: Array<[string, RegExp]> = [
       ['/usage?group_by=week', /query\.group_by/],
       ['/usage?from=yesterday', /query\.from/],

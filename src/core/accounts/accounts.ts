@@ -101,11 +101,15 @@ export interface CreatePartnerKeyInput {
 }
 
 const emailSchema = z.email();
-const limitSchema = z.number().int().min(1).max(1_000_000_000);
+/** The largest per-key request limit: far above any real need, and exact in every engine's integer column. */
+const MAX_REQUEST_LIMIT = 1_000_000_000;
+const limitSchema = z.number().int().min(1).max(MAX_REQUEST_LIMIT);
 
 function checkLimit(value: number | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
-  if (!limitSchema.safeParse(value).success) throw new PorchError('VALIDATION_ERROR', `${what} must be a whole number of at least 1.`);
+  if (!limitSchema.safeParse(value).success) {
+    throw new PorchError('VALIDATION_ERROR', `${what} must be a whole number from 1 to ${MAX_REQUEST_LIMIT.toLocaleString('en')}.`);
+  }
   return value;
 }
 

@@ -180,8 +180,15 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
       const own = keyCreationBounds(caller.credential);
       const scopes = input.scopes === undefined ? [...own.defaultScopes] : parseScopes(input.scopes);
       requireScopesHeld(own, scopes, 'create keys with scopes');
-      const expiresAt = input.expires_at === undefined ? undefined : Date.parse(input.expires_at);
-      if (expiresAt !== undefined && expiresAt <= clock.now()) throw new PorchError('VALIDATION_ERROR', 'Invalid request: expires_at: must be in the future.');
+      const requested = input.expires_at === undefined ? undefined : Date.parse(input.expires_at);
+      if (requested !== undefined && requested <= clock.now()) throw new PorchError('VALIDATION_ERROR', 'Invalid request: expires_at: must be in the future.');
+      // Nor does a key outlive the key that made it: a key given out for a week cannot mint a
+      // permanent one. Its own expiry is the default and the latest allowed.
+      const ownExpiry = caller.credential.kind === 'api_key' ? ((await store.apiKeys.findById(caller.credential.id))?.expiresAt ?? null) : null;
+      if (ownExpiry !== null && requested !== undefined && requested > ownExpiry) {
+        throw new PorchError('VALIDATION_ERROR', `Invalid request: expires_at: must be at most ${toIsoTimestamp(ownExpiry)}, when the calling key expires.`);
+      }
+      const expiresAt = requested ?? ownExpiry ?? undefined;
       const created = await accounts.createKey({
         accountId: caller.account.id,
         ...(input.name === undefined ? {} : { name: input.name }),
