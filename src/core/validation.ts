@@ -87,8 +87,15 @@ export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 export const PROTO_KEY_MESSAGE = 'is not a name any input may use (__proto__)';
 
 /**
+ * The message for a string or name holding a lone surrogate (`"\ud800"` in JSON): not text in
+ * any encoding. SQLite stored it as three U+FFFD and PostgreSQL as one, while the create answered
+ * it as sent, so what was read back differed from what was written, and by engine.
+ */
+export const LONE_SURROGATE_MESSAGE = 'must be valid Unicode text (it holds a lone surrogate, such as \\ud800 without its pair)';
+
+/**
  * What no input accepts whatever its schema: nesting deeper than a limit, or (at `path`, with its
- * message) a NUL character or a `__proto__` key.
+ * message) a NUL character, a lone surrogate or a `__proto__` key.
  */
 export type JsonValueProblem = { kind: 'too-deep' } | { kind: 'value'; path: PropertyKey[]; message: string };
 
@@ -108,7 +115,7 @@ function pathOf(visit: Visit): PropertyKey[] {
 
 /**
  * The first problem of a parsed JSON (or YAML) value: an object or array deeper than
- * `depthLimit`, or a NUL character in a string or a name. Walked without recursion, so a deep
+ * `depthLimit`, or a NUL character or a lone surrogate in a string or a name. Walked without recursion, so a deep
  * value cannot overflow the stack; undefined when there is neither.
  */
 export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueProblem | undefined {
@@ -116,6 +123,7 @@ export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueP
   for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
     if (typeof visit.value === 'string') {
       if (visit.value.includes('\u0000')) return { kind: 'value', path: pathOf(visit), message: NUL_MESSAGE };
+      if (!visit.value.isWellFormed()) return { kind: 'value', path: pathOf(visit), message: LONE_SURROGATE_MESSAGE };
       continue;
     }
     if (visit.value === null || typeof visit.value !== 'object') continue;
@@ -124,6 +132,7 @@ export function jsonValueProblem(value: unknown, depthLimit: number): JsonValueP
     for (const [name, child] of Object.entries(visit.value)) {
       const next: Visit = { value: child, depth: visit.depth + 1, parent: visit, segment: isArray ? Number(name) : name };
       if (!isArray && name.includes('\u0000')) return { kind: 'value', path: pathOf(next), message: NUL_MESSAGE };
+      if (!isArray && !name.isWellFormed()) return { kind: 'value', path: pathOf(next), message: LONE_SURROGATE_MESSAGE };
       if (!isArray && name === '__proto__') return { kind: 'value', path: pathOf(next), message: PROTO_KEY_MESSAGE };
       if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push(next);
     }

@@ -62,6 +62,25 @@ describe.each([
     expect(searched.body.error.message).toBe(`Invalid request: query.search: ${NUL_REFUSAL}.`);
   });
 
+  it('a lone surrogate in a string or a name is a 400 too (regression: stored as U+FFFD, differently by engine)', async () => {
+    const before = await compositionCount();
+    for (const [rawBody, field] of [
+      ['{"name":"Greeting \\ud800","template":"Hello"}', 'body.name'],
+      ['{"name":"Greeting","template":"Hello","tags":["\\udfff"]}', 'body.tags[0]'],
+    ]) {
+      const response = await harness.api('POST', '/compositions', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.error.message).toContain(`${field}: must be valid Unicode text`);
+    }
+    const paired = await harness.api('POST', '/compositions', {
+      key,
+      rawBody: '{"name":"Greeting \\ud83d\\ude00","template":"Hello"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(paired.status, paired.text).toBe(201);
+    expect(await compositionCount()).toBe(before + 1);
+  });
+
   it('leaves the same text without it accepted', async () => {
     const response = await harness.api('POST', '/compositions', { key, body: { name: 'Greeting \\u0000', template: 'Hello {{name}}' } });
     expect(response.status, response.text).toBe(201);
