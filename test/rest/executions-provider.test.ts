@@ -103,6 +103,14 @@ describe('executions through a provider', () => {
     expect(response.body.error.code).toBe('BILLING_FAILED');
     expect(response.text).not.toContain('SECRET RESULT');
     expect(await harness.store.credits.balance(small.accountId)).toEqual({ balanceTokens: 2_000, reservedTokens: 0 });
+    // The run says what the model used, charged nothing (regression: 0 tokens while the usage row held 5,001).
+    const reader = await harness.createKey(small.accountId, { scopes: ['read:usage'] });
+    const runs = await harness.api<{ items: Array<{ status: string; token_usage: { total_tokens: number }; credits_charged: number }> }>('GET', '/runs', {
+      key: reader.key,
+    });
+    expect(runs.body.data.items).toEqual([
+      expect.objectContaining({ status: 'failed', token_usage: expect.objectContaining({ total_tokens: 5_001 }), credits_charged: 0 }),
+    ]);
   });
 
   it('never overdraws: fifty concurrent executions against a balance that allows ten', async () => {

@@ -216,6 +216,26 @@ describe('streaming through a provider', () => {
     expect(await onlyUsageRow()).toMatchObject({ status: 'succeeded', chargedTokens: 50, totalTokens: 50 });
   });
 
+  it('charges a sent answer its reservation when the reported usage is more than the balance can pay (regression: BILLING_FAILED after the text, and nothing charged)', async () => {
+    const small = await harness.createAccount({ credits: 2 });
+    const smallKey = await harness.createKey(small.accountId);
+    const ids = (await harness.core.bundles.importBundle(small.accountId, DEMO_BUNDLE)).ids;
+    harness.fake.setBehaviour({ content: 'Plainly put.', usage: { prompt_tokens: 2_000, completion_tokens: 1_000, total_tokens: 3_000 } });
+    const events = await collectEvents(
+      await postEventStream(harness.url, `/personas/${ids['persona:plain-editor']}/execute`, { key: smallKey.key, body: { input: 'Fix this.' } }),
+    );
+    expect(deltasOf(events).join('')).toBe('Plainly put.');
+    const done = doneOf<OperationOutput<typeof executePersona>>(events);
+    expect(done.data.token_usage.total_tokens).toBe(3_000);
+    const balance = await harness.store.credits.balance(small.accountId);
+    expect(balance.reservedTokens).toBe(0);
+    const charged = 2_000 - balance.balanceTokens;
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThan(3_000);
+    const [row] = await harness.store.usage.listByAccount(small.accountId);
+    expect(row).toMatchObject({ status: 'succeeded', chargedTokens: charged, totalTokens: 3_000 });
+  });
+
   it('counts the usage with the tokenizer when the provider reports none', async () => {
     harness.fake.setBehaviour({ content: 'No usage from me.', streamUsage: 'none' });
     const events = await collectEvents(await postEventStream(harness.url, personaPath, { key, body: { input: 'Fix this.' } }));

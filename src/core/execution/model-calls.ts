@@ -258,6 +258,8 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         chargedTokens: 0,
         durationMs: clock.now() - started,
       });
+      // The answer is withheld and nothing charged, but the run says what the model used.
+      noteCost(err, { usage: result.usage, chargedTokens: 0 });
       throw err;
     }
     return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
@@ -362,8 +364,21 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     try {
       await credits.settle(reservation, usageOfCall.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
     } catch (err) {
-      await record(ctx, { model: modelUsed, usage: usageOfCall, status: 'billing_failed', byok: false, chargedTokens: 0, durationMs: clock.now() - started });
-      throw err;
+      // More than the reservation and the balance can cover (a provider reporting past the output
+      // cap): unlike a JSON answer, this one cannot be withheld, its text has been sent. It is
+      // charged what was reserved for it, as a stream cut short is, rather than nothing. The
+      // failed settlement closed the reservation, so the capped charge is reserved anew.
+      const capped = Math.min(usageOfCall.total_tokens, reservation.tokens);
+      const fields = { model: modelUsed, usage: usageOfCall, status: 'succeeded' as const, byok: false, durationMs: clock.now() - started };
+      try {
+        const again = await credits.reserve(ctx.caller.account.id, capped);
+        await credits.settle(again, capped, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, usageRecord(ctx, { ...fields, chargedTokens: capped }));
+      } catch {
+        await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+        noteCost(err, { usage: usageOfCall, chargedTokens: 0 });
+        throw err;
+      }
+      return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: capped };
     }
     return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: usageOfCall.total_tokens };
   }
