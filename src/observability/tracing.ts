@@ -43,13 +43,26 @@ function samplerOf(sdk: TraceSdk, config: TracingConfig) {
  */
 export const DEFAULT_BATCH = { scheduledDelayMs: 5000, exportTimeoutMs: 30_000, maxQueueSize: 2048, maxExportBatchSize: 512 } as const;
 
+/**
+ * A CommonJS package's exports, imported dynamically. Node gives them as named exports and as
+ * `default`; the bundle (esbuild, ESM with code splitting) gives only `default`, so named exports
+ * read from the namespace are undefined there (regression: tracing on made the bundled server
+ * exit with "OTLPTraceExporter is not a constructor"). `default` is the exports object in both.
+ */
+function commonJsExports<Exports>(namespace: Exports): Exports {
+  return (namespace as { default?: Exports }).default ?? namespace;
+}
+
 /** The SDK loads on demand: an operator who does not trace pays nothing for it at start-up. */
 export async function createTracing(config: TracingConfig, serviceVersion: string): Promise<Tracing> {
-  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+  const [sdkModule, exporterModule, resourcesModule] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
+  const sdk = commonJsExports(sdkModule);
+  const { OTLPTraceExporter } = commonJsExports(exporterModule);
+  const { resourceFromAttributes } = commonJsExports(resourcesModule);
   const exporter = new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
   const batch = config.batch ?? {};
   const provider = new sdk.TracerProvider({

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUNDLE_ENTRY, buildBundle } from '../../scripts/build-bundle.js';
 import { MCP_PATH } from '../../src/mcp/http.js';
 import { CONSOLE_PATHS, SITE_PATHS } from '../../src/operations/site-paths.js';
 import { describeResult, resultText } from '../helpers/mcp-client.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { api, baseEnv, makeDataDir, openDirect, startPorchProcess, type PorchProcess } from '../reliability/porch-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -125,6 +126,21 @@ describe('the bundled server, started as npm start starts it', () => {
     const scan = await api(server.url, 'POST', '/sanitiser/scan', { key, body: { text } });
     expect(scan.status, scan.text).toBe(200);
     expect(scan.text).toContain('pii.email');
+  });
+
+  it('starts with tracing on and exports its spans (regression: the bundle exited, "OTLPTraceExporter is not a constructor")', async () => {
+    // The OpenTelemetry packages are CommonJS chunks of the bundle, loaded only when tracing is on.
+    const receiver = await startOtlpReceiver();
+    const traced = await startPorchProcess(data.databaseUrl, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' }, [], entryArgs);
+    try {
+      const cards = await api(traced.url, 'GET', '/context-cards', { key });
+      expect(cards.status, cards.text).toBe(200);
+      await vi.waitFor(() => expect(receiver.spans.map((span) => span.attributes['porch.operation'])).toContain('list_context_cards'), { timeout: 10_000 });
+    } finally {
+      traced.child.kill('SIGTERM');
+      await traced.exited;
+      await receiver.close();
+    }
   });
 
   it('serves MCP over stdio as `porch mcp`', async () => {
