@@ -161,6 +161,11 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       },
       revocation: { enabled: true },
       userinfo: { enabled: false },
+      // Off, not advertised: the MCP endpoint accepts bearer tokens only, so a DPoP-bound token
+      // would work there without its proof (RFC 9449 says it must not), and pushed authorization
+      // requests would need a route of their own under /oauth (both were advertised, neither held).
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       resourceIndicators: {
         enabled: true,
         // A host that names no resource gets a token for the only one there is.
@@ -293,12 +298,15 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
         requestedScopes: requestedScopesOf(interaction.params.scope).filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope)),
       };
     },
-    async approve(req, res, { uid, accountId, scopes }) {
+    async approve(req, res, { uid, accountId, scopes: ticked }) {
       const interaction = await interactionOf(req, res, uid);
       const account = await core.oauth.findAccount(accountId);
       if (!account) throw new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
       const details = await consent.details(req, res, uid);
       const requested = requestedScopesOf(interaction.params.scope);
+      // Only what the app asked for can be granted: its tokens carry no other scope, and the
+      // connection must not hold more than they do (regression: a box ticked beyond the request).
+      const scopes = ticked.filter((scope) => requested.includes(scope));
       const grant = new provider.Grant({ accountId, clientId: details.clientId });
       const oidcRequested = requested.filter((scope) => (OIDC_SCOPES as readonly string[]).includes(scope));
       if (oidcRequested.length + scopes.length > 0) grant.addOIDCScope([...oidcRequested, ...scopes].join(' '));

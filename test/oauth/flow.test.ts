@@ -175,6 +175,10 @@ describe('discovery', () => {
         code_challenge_methods_supported: ['S256'],
         response_types_supported: ['code'],
       });
+      // Nothing advertised that the server does not hold to (regression: DPoP, which the MCP
+      // endpoint never checked, and a PAR endpoint that answered 404).
+      expect(response.body).not.toHaveProperty('dpop_signing_alg_values_supported');
+      expect(response.body).not.toHaveProperty('pushed_authorization_request_endpoint');
     }
   });
 
@@ -279,6 +283,27 @@ describe('tokens', () => {
     const reused = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
+  });
+
+  it('a token acts with its own scope: narrower after a narrowing refresh, never a box ticked beyond the request', async () => {
+    // Regression: both tokens could call list_keys, though their scope said read:workflow.
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser, { scope: 'read:workflow manage:keys', scopes: ['read:workflow', 'manage:keys'] });
+    const first = await exchange(authorized);
+    expect(toolNamesOf((await mcp(first.accessToken)).text)).toContain('list_keys');
+    const narrowed = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId, scope: 'read:workflow' });
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    expect(narrowed.body.scope).toBe('read:workflow');
+    const names = toolNamesOf((await mcp(String(narrowed.body.access_token))).text);
+    expect(names).toContain('list_workflows');
+    expect(names).not.toContain('list_keys');
+
+    const extra = await authorize(browser, { scope: 'read:workflow', scopes: ['read:workflow', 'manage:keys', 'read:usage'] });
+    const extraTokens = await exchange(extra);
+    expect(toolNamesOf((await mcp(extraTokens.accessToken)).text)).not.toContain('list_keys');
+    const apps = await harness.core.oauth.listConnectedApps(accountId);
+    expect(apps.length).toBeGreaterThan(0);
+    for (const app of apps) expect(app.scopes).not.toContain('read:usage');
   });
 
   it('refreshes a day later, long after the sign-in that approved the app has ended', async () => {

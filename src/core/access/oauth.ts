@@ -301,10 +301,17 @@ export function createOAuthService(store: Store, clock: Clock) {
       return app;
     },
 
-    /** The credential of an unexpired access token whose connection is active; null otherwise. */
+    /**
+     * The credential of an unexpired access token whose connection is active; null otherwise. It
+     * holds the connection's scopes that the token itself was issued with: a token refreshed with
+     * a narrower scope is narrower (RFC 6749, 6), whatever its connection holds.
+     */
     async findAccessToken(token: string): Promise<AccessTokenCredential | null> {
       const found = await store.oauth.findAccessToken({ idHash: hash(token), now: clock.now() });
-      return found && { key: found.key, audience: audienceOf(parsePayload(found.record)) };
+      if (!found) return null;
+      const payload = parsePayload(found.record);
+      const issued = typeof payload.scope === 'string' ? new Set(payload.scope.split(' ')) : new Set<string>();
+      return { key: { ...found.key, scopes: found.key.scopes.filter((scope) => issued.has(scope)) }, audience: audienceOf(payload) };
     },
 
     /** Deletes the objects that expired more than a day ago (a day's margin, as for sessions). */
