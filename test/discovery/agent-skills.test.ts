@@ -92,6 +92,11 @@ describe('the Agent Skills index', () => {
     if (!skill) throw new Error('no skills');
     const { response } = await fetchBytes(skill.url, { 'if-none-match': `"${skill.digest}"` });
     expect(response.status).toBe(304);
+    // A weak tag matches too (weak comparison, RFC 9110), and so does `*` (regression: both got 200).
+    for (const header of [`W/"${skill.digest}"`, '*', `"other", W/"${skill.digest}"`]) {
+      expect((await fetchBytes(skill.url, { 'if-none-match': header })).response.status, header).toBe(304);
+    }
+    expect((await fetchBytes(skill.url, { 'if-none-match': '"other"' })).response.status).toBe(200);
   });
 
   it('packs every file of a skill with scripts into its archive, SKILL.md first, readable by tar', async () => {

@@ -36,6 +36,13 @@ describe('Markdown negotiation', () => {
     expect(Number(response.headers.get('x-markdown-tokens'))).toBe(countTextTokens(response.text));
   });
 
+  it('answers Markdown to an Accept with parameters or in upper case (regression: a charset parameter got HTML)', async () => {
+    for (const accept of ['text/markdown; charset=utf-8', 'TEXT/MARKDOWN', 'text/markdown;q=0.9, text/html;q=0.5']) {
+      const response = await markdown('/docs/quick-start', accept);
+      expect(response.headers.get('content-type'), accept).toBe(MARKDOWN);
+    }
+  });
+
   it('answers browsers with HTML on the same URL, also with Vary, and names the Markdown twin', async () => {
     const response = await harness.site('GET', '/docs/quick-start', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(response.status).toBe(200);

@@ -15,7 +15,7 @@ import { PorchError } from '../../core/errors.js';
 import { exposedOn, type Operation } from '../../operations/operation.js';
 import { loadAgentSkills, type AgentSkillsCatalog, type ServedFile } from './agent-skills.js';
 import { apiCatalogLinkHeader, API_CATALOG_MEDIA_TYPE, buildApiCatalog } from './api-catalog.js';
-import { addVary, encodedOnce, sendEncoded, type EncodedBody } from './encoded-body.js';
+import { addVary, encodedOnce, ifNoneMatchHolds, sendEncoded, type EncodedBody } from './encoded-body.js';
 import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { PACKAGE_ROOT } from './package-root.js';
@@ -73,10 +73,14 @@ function encodedPage(page: SitePage): EncodedPage {
   };
 }
 
+const MARKDOWN_OFFER = 'text/markdown; charset=utf-8';
+
 /** HTML or Markdown on the same URL, chosen by Accept (HTML when both are equally acceptable). */
 async function sendPage(req: Request, res: Response, page: SitePage, encoded: EncodedPage, forceMarkdown: boolean, extraLinks: string[]): Promise<void> {
   res.setHeader('Vary', 'Accept, Accept-Encoding');
-  const markdown = forceMarkdown || req.accepts(['text/html', 'text/markdown']) === 'text/markdown';
+  // Offered with its charset, so `Accept: text/markdown; charset=utf-8` matches it as plain
+  // `text/markdown` does (regression: a parameter in Accept fell back to HTML).
+  const markdown = forceMarkdown || req.accepts(['text/html', MARKDOWN_OFFER]) === MARKDOWN_OFFER;
   const links = [...extraLinks];
   if (markdown) {
     res.setHeader('x-markdown-tokens', String(page.markdownTokens));
@@ -98,8 +102,7 @@ function sendServedFile(req: Request, res: Response, file: ServedFile, maxAgeSec
   res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   res.setHeader('ETag', etag);
   res.setHeader('Access-Control-Allow-Origin', '*');
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) {
+  if (ifNoneMatchHolds(req.headers['if-none-match'], [etag])) {
     res.status(304).end();
     return;
   }

@@ -141,6 +141,18 @@ export interface SendEncodedOptions {
 }
 
 /**
+ * Whether If-None-Match matches one of the representation's `etags` (RFC 9110, 13.1.2): `*`, or
+ * any listed tag by weak comparison, `W/` ignored on either side (regression: a weak tag or `*`
+ * got the whole body again).
+ */
+export function ifNoneMatchHolds(header: string | undefined, etags: readonly string[]): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const known = new Set(etags.map((tag) => tag.replace(/^W\//, '')));
+  return header.split(',').some((tag) => known.has(tag.trim().replace(/^W\//, '')));
+}
+
+/**
  * Sends the variant the client accepts best, with Content-Encoding, Vary: Accept-Encoding, an
  * ETag and Cache-Control; a matching If-None-Match (any coding's tag) gets 304.
  */
@@ -152,9 +164,7 @@ export function sendEncoded(req: Request, res: Response, body: EncodedBody, { ca
   res.setHeader('Cache-Control', cacheControl);
   if (status === 200) {
     res.setHeader('ETag', etag);
-    const ifNoneMatch = req.headers['if-none-match'];
-    const known = new Set([etagOf(body, 'identity'), etagOf(body, 'br'), etagOf(body, 'gzip')]);
-    if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => known.has(tag.trim().replace(/^W\//, '')))) {
+    if (ifNoneMatchHolds(req.headers['if-none-match'], [etagOf(body, 'identity'), etagOf(body, 'br'), etagOf(body, 'gzip')])) {
       res.status(304).end();
       return;
     }
