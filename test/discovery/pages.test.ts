@@ -26,6 +26,23 @@ afterAll(() => harness.close());
 
 const markdown = (path: string, accept = 'text/markdown') => harness.site('GET', path, { headers: { accept } });
 
+describe('links on the served documentation', () => {
+  it('every link of every docs page answers 200 (regression: repository-relative links such as ../examples/bundle.yaml were dead)', async () => {
+    const checked = new Set<string>();
+    for (const source of DOC_SOURCES) {
+      const page = await harness.site('GET', `/docs/${source.slug}`, { headers: { accept: 'text/html' } });
+      expect(page.status, source.slug).toBe(200);
+      for (const [, href = ''] of page.text.matchAll(/<a [^>]*href="([^"#]*)(?:#[^"]*)?"/g)) {
+        if (href === '' || /^[a-z][a-z0-9+.-]*:/i.test(href) || checked.has(href)) continue;
+        checked.add(href);
+        const target = await harness.site('GET', href.replaceAll('&amp;', '&'));
+        expect(target.status, `${source.slug} links to ${href}`).toBe(200);
+      }
+    }
+    expect(checked.size).toBeGreaterThan(10);
+  });
+});
+
 describe('Markdown negotiation', () => {
   it('answers Accept: text/markdown on /docs/quick-start with the Markdown of docs/quick-start.md, a token estimate and Vary', async () => {
     const response = await markdown('/docs/quick-start');

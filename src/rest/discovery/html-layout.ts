@@ -190,6 +190,11 @@ export function createMarkdownRenderer(pageForFile: (file: string) => string | u
         if (page) token.href = `${page}${match?.[2] ?? ''}`;
       },
       renderer: {
+        // A relative link still relative here names a file of the repository (`../examples/
+        // bundle.yaml`), which the site does not serve: its text stays, without a dead link.
+        link(this: { parser: { parseInline(tokens: Tokens.Link['tokens']): string } }, { href, tokens }: Tokens.Link) {
+          return /^(?:[a-z][a-z0-9+.-]*:|[/#?])/i.test(href) ? false : this.parser.parseInline(tokens);
+        },
         heading(this: { parser: { parseInline(tokens: Tokens.Heading['tokens']): string } }, { tokens, depth }: Tokens.Heading) {
           const inner = this.parser.parseInline(tokens);
           return `<h${depth} id="${escapeHtml(uniqueSlug(textOfHtml(inner)))}">${inner}</h${depth}>\n`;
