@@ -310,12 +310,17 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       const grant = new provider.Grant({ accountId, clientId: details.clientId });
       const oidcRequested = requested.filter((scope) => (OIDC_SCOPES as readonly string[]).includes(scope));
       if (oidcRequested.length + scopes.length > 0) grant.addOIDCScope([...oidcRequested, ...scopes].join(' '));
-      if (scopes.length > 0) grant.addResourceScope(mcpResource, scopes.join(' '));
+      // Under the resource as the app wrote it too: `.../mcp/` is the MCP resource, but
+      // oidc-provider looks the grant up by the indicator it was sent (regression: a trailing
+      // slash asked for consent again, then answered 500).
+      const asked = [interaction.params.resource].flat().filter((resource): resource is string => typeof resource === 'string');
+      const resources = [...new Set([mcpResource, ...asked.filter((resource) => normalisedResource(resource) === mcpResource)])];
+      for (const resource of resources) if (scopes.length > 0) grant.addResourceScope(resource, scopes.join(' '));
       // Asked for and not granted: recorded as refused, so oidc-provider does not ask again.
       const refused = requested.filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope) && !scopes.includes(scope));
       if (refused.length > 0) {
         grant.rejectOIDCScope(refused.join(' '));
-        grant.rejectResourceScope(mcpResource, refused.join(' '));
+        for (const resource of resources) grant.rejectResourceScope(resource, refused.join(' '));
       }
       const grantId = await grant.save();
       await core.oauth.connect({ account, clientId: details.clientId, clientName: details.clientName, grantId, scopes });

@@ -120,14 +120,14 @@ async function token(fields: Record<string, string>): Promise<{ status: number; 
   return { status: response.status, body: await json(response) };
 }
 
-async function exchange({ code, verifier, clientId }: Authorized) {
+async function exchange({ code, verifier, clientId }: Authorized, resource = mcpResource()) {
   const exchanged = await token({
     grant_type: 'authorization_code',
     code,
     redirect_uri: REDIRECT_URI,
     client_id: clientId,
     code_verifier: verifier,
-    resource: mcpResource(),
+    resource,
   });
   expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
   return { accessToken: String(exchanged.body.access_token), refreshToken: String(exchanged.body.refresh_token), body: exchanged.body };
@@ -304,6 +304,14 @@ describe('tokens', () => {
     const apps = await harness.core.oauth.listConnectedApps(accountId);
     expect(apps.length).toBeGreaterThan(0);
     for (const app of apps) expect(app.scopes).not.toContain('read:usage');
+  });
+
+  it('connects a host that names the MCP resource with a trailing slash (regression: consent asked again, then 500)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser, { resource: `${mcpResource()}/` }), `${mcpResource()}/`);
+    const listed = await mcp(tokens.accessToken);
+    expect(listed.status, listed.text).toBe(200);
+    expect(toolNamesOf(listed.text)).toContain('list_workflows');
   });
 
   it('refreshes a day later, long after the sign-in that approved the app has ended', async () => {
