@@ -315,7 +315,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       // slash asked for consent again, then answered 500).
       const asked = [interaction.params.resource].flat().filter((resource): resource is string => typeof resource === 'string');
       const resources = [...new Set([mcpResource, ...asked.filter((resource) => normalisedResource(resource) === mcpResource)])];
-      for (const resource of resources) if (scopes.length > 0) grant.addResourceScope(resource, scopes.join(' '));
+      if (scopes.length > 0) for (const resource of resources) grant.addResourceScope(resource, scopes.join(' '));
       // Asked for and not granted: recorded as refused, so oidc-provider does not ask again.
       const refused = requested.filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope) && !scopes.includes(scope));
       if (refused.length > 0) {
