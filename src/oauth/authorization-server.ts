@@ -254,9 +254,18 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   };
 
   const metadataHandler: RequestHandler = (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') return next();
     if (req.path !== '/' && req.path !== MCP_RESOURCE_PATH) return next();
     res.setHeader('Access-Control-Allow-Origin', '*');
+    // A browser-based MCP client sends MCP-Protocol-Version, so it asks first (CORS preflight).
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+      const asked = req.headers['access-control-request-headers'];
+      if (typeof asked === 'string') res.setHeader('Access-Control-Allow-Headers', asked);
+      res.setHeader('Access-Control-Max-Age', '86400');
+      res.status(204).end();
+      return;
+    }
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.json(protectedResourceMetadata(siteUrl));
   };

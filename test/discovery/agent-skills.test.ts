@@ -188,4 +188,15 @@ describe('the index response', () => {
     expect(response.headers.get('cache-control')).toMatch(/public, max-age=\d+/);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
+
+  it('answers the CORS preflight of the public documents (regression: 404, which blocked the GET in a browser)', async () => {
+    for (const path of ['/.well-known/agent-skills/index.json', '/openapi.json', '/llms.txt', '/.well-known/api-catalog']) {
+      const response = await harness.site('OPTIONS', path, {
+        headers: { origin: 'https://tool.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+      });
+      expect(response.status, `${path}: ${describeResponse(response)}`).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-headers')).toBe('mcp-protocol-version');
+    }
+  });
 });

@@ -159,6 +159,13 @@ describe('discovery', () => {
         bearer_methods_supported: ['header'],
         scopes_supported: expect.arrayContaining(['read:workflow', 'manage:keys']),
       });
+      // A browser-based MCP client sends MCP-Protocol-Version, so it asks first (regression: 404).
+      const preflight = await harness.site('OPTIONS', path, {
+        headers: { origin: 'https://inspector.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+      });
+      expect(preflight.status, describeResponse(preflight)).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-headers')).toBe('mcp-protocol-version');
     }
   });
 

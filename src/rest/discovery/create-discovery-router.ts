@@ -109,6 +109,20 @@ function sendServedFile(req: Request, res: Response, file: ServedFile, maxAgeSec
   res.send(Buffer.from(file.bytes));
 }
 
+/**
+ * The CORS preflight of a public, credential-free document: a browser-based tool on another origin
+ * that sends a header of its own (`MCP-Protocol-Version`, as the MCP SDK does) asks first, and a
+ * 404 there blocked the GET the document answers with `Access-Control-Allow-Origin: *`.
+ */
+function answerPreflight(req: Request, res: Response): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+  const asked = req.headers['access-control-request-headers'];
+  if (typeof asked === 'string') res.setHeader('Access-Control-Allow-Headers', asked);
+  res.setHeader('Access-Control-Max-Age', '86400');
+  res.status(204).end();
+}
+
 /** A discovery document: public and credential-free, so browser-based tools on other origins may read it. */
 async function sendDocument(req: Request, res: Response, body: () => Promise<EncodedBody>, extra: Record<string, string> = {}): Promise<void> {
   res.setHeader('Access-Control-Allow-Origin', '*');
@@ -188,13 +202,15 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
   get(SITE_PATHS.openApiYaml, (req, res) => sendDocument(req, res, encodedDocuments.openApiYaml));
   get(SITE_PATHS.apiCatalog, (req, res) => sendDocument(req, res, encodedDocuments.catalog, { Link: catalogLink }));
   get(SITE_PATHS.llmsTxt, (req, res) => sendDocument(req, res, encodedDocuments.llmsTxt));
+  router.options([SITE_PATHS.openApiJson, SITE_PATHS.openApiYaml, SITE_PATHS.apiCatalog, SITE_PATHS.llmsTxt], answerPreflight);
 
   // Agent Skills: the index, each skill's files and the archives; anything else is a 404.
   router.use(SITE_PATHS.agentSkillsBase, (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') return next();
     const path = SITE_PATHS.agentSkillsBase + req.path;
     const file = site().skills.files.get(path);
     if (!file) return next(new PorchError('NOT_FOUND', `No Agent Skills file at ${path}.`));
+    if (req.method === 'OPTIONS') return answerPreflight(req, res);
     sendServedFile(req, res, file, path === SITE_PATHS.agentSkillsIndex ? DOCUMENT_MAX_AGE_SECONDS : SKILL_FILE_MAX_AGE_SECONDS);
   });
 
