@@ -551,6 +551,9 @@ describe('consent', () => {
       pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams({ ...base, scope: 'read:skill api:judge' })}`)).location),
     );
     expect(checked(named.html)).toEqual(['read:skill', 'api:judge']);
+    // Only what was asked for is offered: nothing else could be granted.
+    const offered = [...named.html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)"/g)].map((match) => match[1]);
+    expect(offered).toEqual(['read:skill', 'api:judge']);
     const unnamed = await browser.get(pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams(base)}`)).location));
     expect(checked(unnamed.html)).not.toContain('manage:keys');
     expect(checked(unnamed.html)).toContain('execute:workflow');

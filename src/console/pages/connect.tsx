@@ -46,6 +46,8 @@ function initiallyChecked(request: ConsentRequest, bounds: ConsentBounds): reado
 function ConsentForm({ request, bounds, csrfToken, email, error }: { request: ConsentRequest; bounds: ConsentBounds; csrfToken: string; email: string; error?: string }) {
   const action = `${CONNECT_PATH}/${encodeURIComponent(request.uid)}`;
   const checked = initiallyChecked(request, bounds);
+  // Only what the app asked for can be granted (its tokens carry no other scope), so only that is offered.
+  const offered = bounds.scopes.filter((scope) => request.requestedScopes.includes(scope));
   return (
     <section class="auth-box consent">
       <h1>Connect {request.clientName} to Porch?</h1>
@@ -59,7 +61,7 @@ function ConsentForm({ request, bounds, csrfToken, email, error }: { request: Co
           <fieldset>
             <legend>What the app may do</legend>
             <div class="checkboxes">
-              {bounds.scopes.map((scope: Scope) => (
+              {offered.map((scope: Scope) => (
                 <label key={scope}>
                   <input type="checkbox" name="scope" value={scope} checked={checked.includes(scope)} /> {scope}
                   <span class="hint"> {SCOPE_DESCRIPTIONS[scope]}</span>
