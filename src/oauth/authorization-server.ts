@@ -233,6 +233,18 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     const presented = Buffer.from(hashedSecret(actual));
     return Promise.resolve(expected.length === presented.length && timingSafeEqual(expected, presented));
   };
+  // A client reading its registration (RFC 7592) would get the stored hash as its secret, and a
+  // client that keeps what it reads would then fail to authenticate; the secret is left out, as
+  // RFC 7591's client information response allows.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== 'client' || typeof ctx.body !== 'object' || ctx.body === null) return;
+    const body = ctx.body as Record<string, unknown>;
+    if (typeof body.client_secret === 'string' && body.client_secret.startsWith(HASHED_SECRET_PREFIX)) {
+      delete body.client_secret;
+      delete body.client_secret_expires_at;
+    }
+  });
   provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err }, 'the OAuth server failed'));
 
   const callback = provider.callback();

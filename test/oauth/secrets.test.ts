@@ -87,3 +87,22 @@ it('keeps client secrets, registration tokens, codes, access and refresh tokens 
   };
   for (const [name, secret] of Object.entries(secrets)) expect(bytes.includes(secret), `${name} is in the database file`).toBe(false);
 });
+
+it('leaves the client secret out of a registration read, which holds only its hash', async () => {
+  const registered = await fetch(`${harness.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Reading Host', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_post' }),
+  });
+  const client = (await registered.json()) as { client_id: string; client_secret: string; registration_access_token: string; registration_client_uri: string };
+  expect(registered.status, JSON.stringify(client)).toBe(201);
+
+  const read = await fetch(`${harness.url}${new URL(client.registration_client_uri).pathname}`, {
+    headers: { authorization: `Bearer ${client.registration_access_token}` },
+  });
+  const record = (await read.json()) as Record<string, unknown>;
+  expect(read.status, JSON.stringify(record)).toBe(200);
+  expect(record).toMatchObject({ client_id: client.client_id, client_name: 'Reading Host', token_endpoint_auth_method: 'client_secret_post' });
+  expect(record).not.toHaveProperty('client_secret');
+  expect(record).not.toHaveProperty('client_secret_expires_at');
+});
