@@ -98,6 +98,23 @@ function adapterClass(core: Core): new (model: string) => Adapter {
   };
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The MCP authorization spec: every redirect URI is a localhost URL or uses HTTPS. oidc-provider
+ * holds native clients to that, but lets a web client register `http://` on any host, where the
+ * authorization code would travel in clear. Malformed values are left to oidc-provider's checks.
+ */
+function requireSecureRedirects(redirectUris: unknown): void {
+  if (!Array.isArray(redirectUris)) return;
+  for (const uri of redirectUris) {
+    const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
+    if (parsed?.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
+      throw new errors.InvalidClientMetadata('redirect_uris must use https, or http only on localhost');
+    }
+  }
+}
+
 /** The resource as sent, without a trailing slash, so `.../mcp/` and `.../mcp` are one resource. */
 function normalisedResource(value: string): string {
   return value.replace(/\/+$/, '');
@@ -144,6 +161,16 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       clientAuthSigningAlgValues: ['EdDSA', 'ES256', 'RS256', 'PS256'],
     },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // RFC 7591's software metadata, kept and answered instead of dropped. Their validator is also
+    // where a registration is checked as a whole, as oidc-provider offers no other hook for it.
+    extraClientMetadata: {
+      properties: ['software_id', 'software_version'],
+      validator(ctx, key, value, metadata) {
+        if (value !== undefined && typeof value !== 'string') throw new errors.InvalidClientMetadata(`${key} must be a string`);
+        // Only a registration has a request: a client read back from storage is not checked again.
+        if (ctx !== undefined && key === 'software_id') requireSecureRedirects(metadata.redirect_uris);
+      },
+    },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },

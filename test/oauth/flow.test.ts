@@ -579,6 +579,37 @@ describe('reconnecting', () => {
 describe('registrations', () => {
   const DAY_MS = 24 * 60 * 60 * 1000;
 
+  async function registration(body: Record<string, unknown>) {
+    const response = await fetch(`${harness.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Web Host', token_endpoint_auth_method: 'none', ...body }),
+    });
+    return { status: response.status, body: await json(response) };
+  }
+
+  it('accepts redirect URIs on https or on localhost only, as the MCP authorization spec requires', async () => {
+    for (const uri of ['https://host.example/callback', 'http://localhost:6274/callback', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb']) {
+      const accepted = await registration({ redirect_uris: [uri] });
+      expect(accepted.status, `${uri}: ${JSON.stringify(accepted.body)}`).toBe(201);
+    }
+    // A web client on plain http elsewhere would receive its codes in clear (regression: accepted).
+    // oidc-provider answers a refused redirect URI with RFC 7591's own error code.
+    for (const uris of [['http://host.example/callback'], ['https://host.example/callback', 'http://10.0.0.5/callback']]) {
+      const refused = await registration({ redirect_uris: uris });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'invalid_redirect_uri', error_description: 'redirect_uris must use https, or http only on localhost' });
+    }
+  });
+
+  it("keeps the host's software_id and software_version (RFC 7591), which must be strings", async () => {
+    const registered = await registration({ redirect_uris: [REDIRECT_URI], software_id: 'example-host', software_version: '2.4.0' });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    expect(registered.body).toMatchObject({ software_id: 'example-host', software_version: '2.4.0' });
+    const refused = await registration({ redirect_uris: [REDIRECT_URI], software_version: 2 });
+    expect(refused.body).toMatchObject({ error: 'invalid_client_metadata', error_description: 'software_version must be a string' });
+  });
+
   it('forgets a client unused for longer than a refresh token lives, and keeps one in use', async () => {
     const idle = await register();
     const used = await register();
