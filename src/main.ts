@@ -48,6 +48,11 @@ export interface Application {
   beginShutdown(): void;
   /** Starts executing queued (asynchronous) runs in this process; `close` stops it. */
   startRunQueue(): void;
+  /**
+   * Starts what every Porch process that serves calls does in the background: executing queued
+   * runs and delivering webhooks (both claimed atomically, so processes share them); `close` stops both.
+   */
+  startBackgroundWork(): void;
   close(): Promise<void>;
 }
 
@@ -240,6 +245,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     streamKeepAliveMs: options.serverTimeouts?.streamKeepAliveMs ?? DEFAULT_SERVER_TIMEOUTS.streamKeepAliveMs,
     onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
   });
+  const startRunQueue = () => core.runQueue.start(queuedRunExecutor(core, operations));
   return {
     core,
     store,
@@ -252,8 +258,10 @@ export async function createApplication(config: Config, options: ApplicationOpti
       accepting = false;
       core.runQueue.stopClaiming();
     },
-    startRunQueue() {
-      core.runQueue.start(queuedRunExecutor(core, operations));
+    startRunQueue,
+    startBackgroundWork() {
+      startRunQueue();
+      core.webhookWorker.start(config.webhooks.pollIntervalMs);
     },
     async close() {
       accepting = false;
@@ -313,11 +321,7 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     });
   });
   const metricsServer = config.metrics.port === undefined ? null : await startMetricsServer(application.metrics, config.metrics.port);
-  if (options.backgroundWork ?? true) {
-    application.startRunQueue();
-    // Every serving process delivers webhooks: the outbox is claimed atomically, so they share it.
-    application.core.webhookWorker.start(config.webhooks.pollIntervalMs);
-  }
+  if (options.backgroundWork ?? true) application.startBackgroundWork();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -40,6 +40,9 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
       }
       try {
         logModelSetup(application.logger, config);
+        // A task (or any run) queued here starts here: without a `porch serve` on the database it
+        // would wait for good. Its webhooks are delivered as from any serving process.
+        application.startBackgroundWork();
         await serveMcpOverStdio({
           core: application.core,
           operations,

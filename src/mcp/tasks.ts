@@ -53,14 +53,28 @@ function isErrorCode(code: string): code is ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code);
 }
 
-/** A failed run's stored error as the tool result the synchronous call would have returned. */
-function failedRunResult(result: unknown, errorCodes: ErrorCodeSet) {
-  const stored = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).safeParse(result);
-  const error =
-    stored.success && isErrorCode(stored.data.error.code)
-      ? new PorchError(stored.data.error.code, stored.data.error.message)
-      : new PorchError('INTERNAL_ERROR', 'An internal error occurred.');
-  return toolErrorResult(error, errorCodes);
+const storedErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A finished run's result as the tool result the synchronous call would have returned. A run that
+ * failed with a Porch error stored that error; a workflow whose node failed stored its answer
+ * (status `failed`), which the synchronous call returns as data. A run stores a workflow's trace
+ * whether or not it was asked for (get_run shows it); the task, like the call, has it only when
+ * the request set include_trace.
+ */
+function toolResultOfRun(run: Run, errorCodes: ErrorCodeSet): CallToolResult {
+  const stored = storedErrorSchema.safeParse(run.result);
+  if (run.status === 'failed' && stored.success) {
+    const { code, message } = stored.data.error;
+    return toolErrorResult(isErrorCode(code) ? new PorchError(code, message) : new PorchError('INTERNAL_ERROR', 'An internal error occurred.'), errorCodes);
+  }
+  if (!isRecord(run.result)) return toolErrorResult(new PorchError('INTERNAL_ERROR', 'An internal error occurred.'), errorCodes);
+  const askedForTrace = isRecord(run.inputs) && run.inputs.include_trace === true;
+  return toolDataResult(run.kind === 'workflow' && !askedForTrace ? { ...run.result, node_results: [] } : run.result);
 }
 
 /**
@@ -96,10 +110,7 @@ export function taskOfRun(run: Run, retentionDays: number, errorCodes: ErrorCode
         const pruned = toolErrorResult(new PorchError('RESOURCE_NOT_FOUND', 'The run ended and its result was pruned by retention.'), errorCodes);
         return { ...base, status: 'completed', result: wireToolResult(pruned) };
       }
-      const result =
-        run.status === 'completed' && typeof run.result === 'object' && run.result !== null && !Array.isArray(run.result)
-          ? toolDataResult(run.result as Record<string, unknown>)
-          : failedRunResult(run.result, errorCodes);
+      const result = toolResultOfRun(run, errorCodes);
       return { ...base, status: 'completed', statusMessage: run.status === 'completed' ? 'Completed.' : 'Failed.', result: wireToolResult(result) };
     }
   }

@@ -102,12 +102,23 @@ describe('tasks', () => {
       expect(result.isError, describeResult(result)).toBeFalsy();
       const data = result.structuredContent as { run_id: string; status: string; node_results: unknown[] };
       expect(data.status).toBe('completed');
-      expect(data.node_results).toHaveLength(4);
-      // The task id is the run id: the REST API shows the same run, completed, with the same result.
-      const run = await harness.api<{ status: string; result: { run_id: string } }>('GET', `/runs/${taskId}`, { key });
+      // As the synchronous call, without include_trace the answer has no trace (regression: it had four nodes).
+      expect(data.node_results).toEqual([]);
+      // The task id is the run id: the REST API shows the same run, completed, with the same result
+      // and, as get_run always does, the trace.
+      const run = await harness.api<{ status: string; result: { run_id: string; node_results: unknown[] } }>('GET', `/runs/${taskId}`, { key });
       expect(run.status).toBe(200);
       expect(run.body.data.status).toBe('completed');
       expect(run.body.data.result.run_id).toBe(data.run_id);
+      expect(run.body.data.result.node_results).toHaveLength(4);
+
+      const traced = await session.callTool('execute_workflow', {
+        id: ids['workflow:release-announcement'] ?? '',
+        variables: RELEASE_VARIABLES,
+        include_trace: true,
+      });
+      const tracedResult = resultFromTaskOutcome((await traced.settle()).outcome) as CallToolResult;
+      expect((tracedResult.structuredContent as { node_results: unknown[] }).node_results).toHaveLength(4);
     } finally {
       await session.close();
     }
@@ -196,6 +207,45 @@ describe('tasks: ownership, cancellation and failures', () => {
       result: { resultType: 'complete', isError: true },
     });
     expect(JSON.stringify(failed)).toMatch(/"text":"INSUFFICIENT_CREDITS: Not enough credits\./);
+  });
+
+  it('gives a workflow whose node failed its answer as data, as the synchronous call does (regression: INTERNAL_ERROR)', () => {
+    const answer = {
+      run_id: '0190a4b0-0000-7000-8000-000000000003',
+      version: 1,
+      status: 'failed',
+      outputs: {},
+      node_results: [{ node_id: 'j', status: 'failed', error: { code: 'AI_SERVICE_ERROR', message: 'Unreadable verdict.' } }],
+      duration_ms: 5,
+      token_usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    };
+    const failed = taskOfRun(
+      {
+        id: answer.run_id,
+        kind: 'workflow',
+        operation: 'execute_workflow',
+        resource_id: '0190a4b0-0000-7000-8000-000000000004',
+        version: 1,
+        status: 'failed',
+        model: null,
+        key_id: null,
+        token_usage: answer.token_usage,
+        credits_charged: 0.015,
+        duration_ms: 5,
+        created_at: '2026-11-28T00:00:00.000Z',
+        started_at: '2026-11-28T00:00:01.000Z',
+        finished_at: '2026-11-28T00:00:02.000Z',
+        attempts: 1,
+        cancel_requested: false,
+        payload_available: true,
+        inputs: { variables: {}, include_trace: true },
+        result: answer,
+      },
+      30,
+      harness.config.errorCodes,
+    );
+    expect(failed).toMatchObject({ status: 'completed', statusMessage: 'Failed.', result: { resultType: 'complete', structuredContent: answer } });
+    expect(failed.result).not.toHaveProperty('isError', true);
   });
 });
 

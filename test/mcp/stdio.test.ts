@@ -16,6 +16,7 @@ import { createApplication } from '../../src/main.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { porchEntryArgs } from '../helpers/cli.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { describeResult, resultText } from '../helpers/mcp-client.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -24,6 +25,7 @@ let dataDir: string;
 let env: Record<string, string>;
 let key: string;
 let cardId: string;
+let workflowId: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'porch-mcp-stdio-'));
@@ -33,7 +35,8 @@ beforeAll(async () => {
     const account = await application.core.accounts.createAccount({ email: 'stdio@example.com', plan: 'expert', credits: 100 });
     key = (await application.core.accounts.createKey({ accountId: account.id })).plaintext;
     cardId = (await application.core.contextCards.create(account.id, { title: 'Stdio card', content: 'Read over stdio' })).id;
-    await application.core.bundles.importBundle(account.id, DEMO_BUNDLE);
+    const { ids } = await application.core.bundles.importBundle(account.id, DEMO_BUNDLE);
+    workflowId = ids['workflow:release-announcement'] ?? '';
   } finally {
     await application.close();
   }
@@ -82,6 +85,38 @@ async function runRaw(extraEnv: Record<string, string>, input: string, answers =
     child.stdin.on('error', () => undefined);
     child.stdin.write(input);
   });
+}
+
+/** `porch mcp` started directly, asked one JSON-RPC request at a time: each answer is found by its id. */
+async function startRaw(extraEnv: Record<string, string>) {
+  const child = spawn(process.execPath, [...(await porchEntryArgs()), 'mcp'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv },
+  });
+  const waiting = new Map<number, (answer: Record<string, unknown>) => void>();
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+      const answer = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+      buffered = buffered.slice(newline + 1);
+      if (typeof answer.id === 'number') waiting.get(answer.id)?.(answer);
+    }
+  });
+  let nextId = 1;
+  return {
+    request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+      const id = nextId++;
+      const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(id, resolve));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      return answered;
+    },
+    close: () =>
+      new Promise<number | null>((resolve) => {
+        child.on('close', resolve);
+        child.stdin.end();
+      }),
+  };
 }
 
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
@@ -147,6 +182,34 @@ describe('porch mcp', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'porch' } } });
     for (const line of run.stderr.split('\n').filter((entry) => entry.length > 0)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('runs a task it queued itself, with no porch serve on the database (regression: it stayed queued)', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
+    const server = await startRaw({ PORCH_API_KEY: key });
+    try {
+      const created = await server.request('tools/call', {
+        name: 'execute_workflow',
+        arguments: { id: workflowId, variables: RELEASE_VARIABLES },
+        _meta: envelope,
+      });
+      const task = created.result as { resultType: string; taskId: string };
+      expect(task.resultType, JSON.stringify(created)).toBe('task');
+      let status = 'working';
+      let answer: Record<string, unknown> = {};
+      for (const deadline = Date.now() + 20_000; status === 'working' && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await server.request('tasks/get', { taskId: task.taskId, _meta: envelope });
+        status = String((answer.result as { status?: string } | undefined)?.status);
+      }
+      expect(answer.result, JSON.stringify(answer)).toMatchObject({ status: 'completed', result: { structuredContent: { status: 'completed' } } });
+    } finally {
+      expect(await server.close()).toBe(0);
+    }
   });
 
   it('keeps serving, with its database, a client that opens with server/discover and falls back to initialize', async () => {
