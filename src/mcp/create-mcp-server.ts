@@ -141,8 +141,8 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     const requestId = nextRequestId();
     try {
       const caller = await identity.currentCaller();
-      const scopes = caller ? caller.credential.scopes : null;
-      const listed = tools.filter((tool) => tool.isListed(scopes)).map((tool) => tool.definition);
+      const credential = caller ? caller.credential : null;
+      const listed = tools.filter((tool) => tool.isListed(credential)).map((tool) => tool.definition);
       const { page, nextCursor } = pageOf(listed, start, pageSize);
       return { tools: page, ...(nextCursor ? { nextCursor } : {}) };
     } catch (err) {

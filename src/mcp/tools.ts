@@ -6,10 +6,11 @@
  */
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, type ErrorCodeSet } from '../core/errors.js';
-import { invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { invokeOperation, isOperationOpenTo } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
 import { toolDataResult, toolErrorResult, toolTextResult } from './to-tool-result.js';
@@ -40,8 +41,8 @@ export interface McpTool {
   readonly definition: Tool;
   /** The operation the tool mirrors. */
   readonly operation: Operation;
-  /** Whether `tools/list` shows the tool to a key with these scopes (null: no key). */
-  isListed(scopes: readonly string[] | null): boolean;
+  /** Whether `tools/list` shows the tool to this credential (null: no key): whether it may call it. */
+  isListed(credential: Caller['credential'] | null): boolean;
   call(args: Record<string, unknown>, ctx: McpToolContext): Promise<McpToolOutcome>;
 }
 
@@ -153,7 +154,7 @@ export function operationTool(operation: Operation): McpTool {
   return {
     definition,
     operation,
-    isListed: (scopes) => operation.access === 'public' || (scopes !== null && isOperationAllowed(operation, scopes)),
+    isListed: (credential) => operation.access === 'public' || (credential !== null && isOperationOpenTo(operation, credential)),
     async call(args, ctx) {
       const split = splitArguments(operation, args);
       const result = await invokeOperation(ctx.core, operation, {

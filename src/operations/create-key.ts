@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_ACTIVE_KEYS } from '../core/accounts/accounts.js';
 import { defineKeyedOperation } from './operation.js';
 import { instantInputSchema, nonBlankText } from './schemas.js';
-import { createdKeySchema, keyScopes } from './self-service-schemas.js';
+import { createdKeySchema, keyScopes, MINTS_KEYS } from './self-service-schemas.js';
 
 const limitField = (what: string) =>
   z.number().int('must be a whole number').min(1, 'must be at least 1').optional().describe(`${what}; at most the calling key's own, which is the default.`);
@@ -17,6 +17,7 @@ export const createKey = defineKeyedOperation({
   effect: 'write',
   successStatus: 201,
   scopes: keyScopes,
+  refuses: MINTS_KEYS,
   body: z.strictObject({
     name: nonBlankText(100).optional().describe('Key name (1-100 characters); default "API key".'),
     scopes: z

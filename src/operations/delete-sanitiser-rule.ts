@@ -1,5 +1,5 @@
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, organisationScopes, organisationTag, ruleIdParams } from './organisation-schemas.js';
+import { ADMIN_ONLY, ORGANISATION_ADMIN_ONLY, organisationScopes, organisationTag, ruleIdParams } from './organisation-schemas.js';
 
 export const deleteSanitiserRule = defineKeyedOperation({
   name: 'delete_sanitiser_rule',
@@ -11,6 +11,7 @@ export const deleteSanitiserRule = defineKeyedOperation({
   effect: 'destructive',
   successStatus: 204,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   params: ruleIdParams,
   output: null,
   run: ({ rule_id }, { core, caller }) => core.organisationAdmin.deleteSanitiserRule(caller, rule_id),

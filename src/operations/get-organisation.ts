@@ -1,5 +1,5 @@
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, organisationSchema, organisationScopes, organisationTag } from './organisation-schemas.js';
+import { ADMIN_ONLY, ORGANISATION_ADMIN_ONLY, organisationSchema, organisationScopes, organisationTag } from './organisation-schemas.js';
 
 export const getOrganisation = defineKeyedOperation({
   name: 'get_organisation',
@@ -11,6 +11,7 @@ export const getOrganisation = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   output: organisationSchema,
   run: (_input, { core, caller }) => core.organisationAdmin.get(caller),
 });

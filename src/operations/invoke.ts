@@ -4,7 +4,7 @@
  * for executions). Business denials come back as values; only faults are logged.
  */
 import type { z } from 'zod';
-import type { Caller } from '../core/access/caller.js';
+import { type Caller, credentialClassOf } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
@@ -86,6 +86,13 @@ export type InvocationResult =
 /** Whether a key with these scopes may call the operation (public operations: always). */
 export function isOperationAllowed(operation: Operation, scopes: readonly string[]): boolean {
   return operation.access === 'public' || grantsAny(scopes, operation.scopes);
+}
+
+/** Whether `credential` may call the operation: its scopes grant it and its kind is not refused (`refuses`). */
+export function isOperationOpenTo(operation: Operation, credential: Caller['credential']): boolean {
+  if (operation.access === 'public') return true;
+  const credentialClass = credentialClassOf(credential);
+  return grantsAny(credential.scopes, operation.scopes) && (credentialClass === null || !operation.refuses?.includes(credentialClass));
 }
 
 function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, location: string, style: InvocationRequest['pathStyle']): z.output<Schema> {

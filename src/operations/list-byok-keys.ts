@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, byokKeySchema, organisationScopes, organisationTag } from './organisation-schemas.js';
+import { ADMIN_ONLY, byokKeySchema, ORGANISATION_ADMIN_ONLY, organisationScopes, organisationTag } from './organisation-schemas.js';
 
 export const listByokKeys = defineKeyedOperation({
   name: 'list_byok_keys',
@@ -12,6 +12,7 @@ export const listByokKeys = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   output: z
     .object({
       items: z.array(byokKeySchema).describe('The BYOK keys, oldest first.'),

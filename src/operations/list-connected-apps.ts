@@ -2,7 +2,7 @@ import { requireAccountHolder } from '../core/access/caller.js';
 import { toIsoTimestamp } from '../core/views.js';
 import { defineKeyedOperation } from './operation.js';
 import { listOf } from './schemas.js';
-import { connectedAppSchema, keyScopes } from './self-service-schemas.js';
+import { ACCOUNT_HOLDER_ONLY, connectedAppSchema, keyScopes } from './self-service-schemas.js';
 
 export const listConnectedApps = defineKeyedOperation({
   name: 'list_connected_apps',
@@ -15,6 +15,7 @@ export const listConnectedApps = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: keyScopes,
+  refuses: ACCOUNT_HOLDER_ONLY,
   output: listOf(connectedAppSchema, 'connected apps'),
   run: async (_input, { core, caller }) => {
     requireAccountHolder(caller, "list an account's connected apps");

@@ -1,6 +1,6 @@
 import { defineKeyedOperation } from './operation.js';
 import { listOf } from './schemas.js';
-import { keyScopes, ownKeySchema } from './self-service-schemas.js';
+import { ACCOUNT_HOLDER_ONLY, keyScopes, ownKeySchema } from './self-service-schemas.js';
 
 export const listKeys = defineKeyedOperation({
   name: 'list_keys',
@@ -13,6 +13,7 @@ export const listKeys = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: keyScopes,
+  refuses: ACCOUNT_HOLDER_ONLY,
   output: listOf(ownKeySchema, 'keys'),
   run: async (_input, { core, caller }) => {
     const items = await core.selfService.listKeys(caller);

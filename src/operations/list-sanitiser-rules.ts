@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, builtInRuleStateSchema, organisationScopes, organisationTag, sanitiserRuleSchema } from './organisation-schemas.js';
+import {
+  ADMIN_ONLY,
+  builtInRuleStateSchema,
+  ORGANISATION_ADMIN_ONLY,
+  organisationScopes,
+  organisationTag,
+  sanitiserRuleSchema,
+} from './organisation-schemas.js';
 
 export const listSanitiserRules = defineKeyedOperation({
   name: 'list_sanitiser_rules',
@@ -12,6 +19,7 @@ export const listSanitiserRules = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   output: z
     .object({
       items: z.array(sanitiserRuleSchema).describe('The custom rules and overrides, in rule id order.'),

@@ -4,7 +4,7 @@
  * file in this folder and one line in `index.ts`.
  */
 import type { z } from 'zod';
-import type { Caller } from '../core/access/caller.js';
+import type { Caller, CredentialClass } from '../core/access/caller.js';
 import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import type { QueuedRunHooks } from '../core/execution/executions.js';
@@ -133,6 +133,13 @@ export interface KeyedOperation<
   access: 'keyed';
   /** Any one of these scopes grants the operation. */
   scopes: readonly Scope[];
+  /**
+   * Credentials refused whatever their scopes: `partner_key` where only the account holder acts
+   * (its keys, connected apps and organisation), `connected_app` where a key would be minted that
+   * outlives the app's connection. Core refuses them (ACCESS_DENIED, saying who may); tools/list
+   * leaves such a tool out for them, and a test holds the two to each other.
+   */
+  refuses?: readonly CredentialClass[];
   run(input: Infer<Params> & Infer<Query> & Infer<Body>, ctx: OperationContext<Caller>): Promise<OutputOf<Output>>;
   /**
    * Lists only: the items `run` answers when no `limit` is sent, as successive pages read one

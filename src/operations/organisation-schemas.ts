@@ -4,6 +4,7 @@
  * key holding manage:organisation or signed in to the console.
  */
 import { z } from 'zod';
+import type { CredentialClass } from '../core/access/caller.js';
 import type { Scope } from '../core/access/scopes.js';
 import { PLANS } from '../core/domain/plans.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
@@ -11,6 +12,8 @@ import { customRuleDefinitionSchema, findingSeveritySchema, ruleOverrideSchema }
 import { timestampSchema } from './schemas.js';
 
 export const organisationScopes: readonly Scope[] = ['manage:organisation'];
+/** The organisation's admin acts through their own credentials, never through a partner key. */
+export const ORGANISATION_ADMIN_ONLY: readonly CredentialClass[] = ['partner_key'];
 export const organisationTag = 'Organisation';
 
 /** What every organisation operation's description ends with: who may call it. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, byokKeySchema, organisationScopes, organisationTag } from './organisation-schemas.js';
+import { ADMIN_ONLY, byokKeySchema, ORGANISATION_ADMIN_ONLY, organisationScopes, organisationTag } from './organisation-schemas.js';
 
 /** Longer than any provider's keys; a bound so a body cannot make the encryption work on megabytes. */
 const MAX_PROVIDER_KEY_LENGTH = 1_000;
@@ -16,6 +16,7 @@ export const putByokKey = defineKeyedOperation({
   successStatus: 201,
   exposure: ['rest', 'console', 'discovery'],
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   body: z.strictObject({
     provider: z
       .string()

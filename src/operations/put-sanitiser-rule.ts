@@ -1,5 +1,5 @@
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, organisationScopes, organisationTag, sanitiserRuleBody, sanitiserRuleSchema } from './organisation-schemas.js';
+import { ADMIN_ONLY, ORGANISATION_ADMIN_ONLY, organisationScopes, organisationTag, sanitiserRuleBody, sanitiserRuleSchema } from './organisation-schemas.js';
 
 export const putSanitiserRule = defineKeyedOperation({
   name: 'put_sanitiser_rule',
@@ -11,6 +11,7 @@ export const putSanitiserRule = defineKeyedOperation({
   effect: 'write',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   body: sanitiserRuleBody,
   output: sanitiserRuleSchema,
   run: (input, { core, caller }) => core.organisationAdmin.putSanitiserRule(caller, input),

@@ -1,5 +1,5 @@
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, byokKeySchema, organisationScopes, organisationTag } from './organisation-schemas.js';
+import { ADMIN_ONLY, byokKeySchema, ORGANISATION_ADMIN_ONLY, organisationScopes, organisationTag } from './organisation-schemas.js';
 import { idParams } from './schemas.js';
 
 export const revokeByokKey = defineKeyedOperation({
@@ -12,6 +12,7 @@ export const revokeByokKey = defineKeyedOperation({
   effect: 'destructive',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   params: idParams,
   output: byokKeySchema,
   run: ({ id }, { core, caller }) => core.organisationAdmin.revokeByokKey(caller, id),

@@ -2,7 +2,7 @@ import { requireAccountHolder } from '../core/access/caller.js';
 import { toIsoTimestamp } from '../core/views.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
-import { connectedAppSchema, keyScopes } from './self-service-schemas.js';
+import { ACCOUNT_HOLDER_ONLY, connectedAppSchema, keyScopes } from './self-service-schemas.js';
 
 export const revokeConnectedApp = defineKeyedOperation({
   name: 'revoke_connected_app',
@@ -15,6 +15,7 @@ export const revokeConnectedApp = defineKeyedOperation({
   effect: 'destructive',
   successStatus: 200,
   scopes: keyScopes,
+  refuses: ACCOUNT_HOLDER_ONLY,
   params: idParams,
   output: connectedAppSchema,
   run: async ({ id }, { core, caller }) => {

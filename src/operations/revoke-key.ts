@@ -1,6 +1,6 @@
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
-import { keyScopes, ownKeySchema } from './self-service-schemas.js';
+import { ACCOUNT_HOLDER_ONLY, keyScopes, ownKeySchema } from './self-service-schemas.js';
 
 export const revokeKey = defineKeyedOperation({
   name: 'revoke_key',
@@ -13,6 +13,7 @@ export const revokeKey = defineKeyedOperation({
   effect: 'destructive',
   successStatus: 200,
   scopes: keyScopes,
+  refuses: ACCOUNT_HOLDER_ONLY,
   params: idParams,
   output: ownKeySchema,
   run: ({ id }, { core, caller }) => core.selfService.revokeKey(caller, id),

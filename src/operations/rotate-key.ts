@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_ROTATION_GRACE_SECONDS } from '../core/accounts/accounts.js';
 import { defineKeyedOperation } from './operation.js';
 import { idParams } from './schemas.js';
-import { createdKeySchema, keyScopes, ownKeySchema } from './self-service-schemas.js';
+import { createdKeySchema, keyScopes, MINTS_KEYS, ownKeySchema } from './self-service-schemas.js';
 
 export const rotateKey = defineKeyedOperation({
   name: 'rotate_key',
@@ -14,6 +14,7 @@ export const rotateKey = defineKeyedOperation({
   effect: 'write',
   successStatus: 201,
   scopes: keyScopes,
+  refuses: MINTS_KEYS,
   params: idParams,
   body: z.strictObject({
     grace_seconds: z

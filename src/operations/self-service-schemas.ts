@@ -1,5 +1,6 @@
 /** Schemas shared by the self-service operations: the account, its keys, usage, the ledger and runs. */
 import { z } from 'zod';
+import type { CredentialClass } from '../core/access/caller.js';
 import { ALL_SCOPES, type Scope } from '../core/access/scopes.js';
 import { RUN_STATUSES } from '../db/store.js';
 import { timestampSchema } from './schemas.js';
@@ -10,6 +11,10 @@ import { timestampSchema } from './schemas.js';
  */
 export const ANY_KEY_SCOPES: readonly Scope[] = ALL_SCOPES;
 export const keyScopes: readonly Scope[] = ['manage:keys'];
+/** Only the account holder manages its keys and connected apps: never a partner key. */
+export const ACCOUNT_HOLDER_ONLY: readonly CredentialClass[] = ['partner_key'];
+/** Nor does anything that mints a key, which would outlive a connected app's disconnection. */
+export const MINTS_KEYS: readonly CredentialClass[] = ['partner_key', 'connected_app'];
 export const usageScopes: readonly Scope[] = ['read:usage'];
 
 export const keyLimitsSchema = z

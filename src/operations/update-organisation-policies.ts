@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
 import { defineKeyedOperation } from './operation.js';
-import { ADMIN_ONLY, organisationSchema, organisationScopes, organisationTag } from './organisation-schemas.js';
+import { ADMIN_ONLY, ORGANISATION_ADMIN_ONLY, organisationSchema, organisationScopes, organisationTag } from './organisation-schemas.js';
 
 export const updateOrganisationPolicies = defineKeyedOperation({
   name: 'update_organisation_policies',
@@ -13,6 +13,7 @@ export const updateOrganisationPolicies = defineKeyedOperation({
   effect: 'write',
   successStatus: 200,
   scopes: organisationScopes,
+  refuses: ORGANISATION_ADMIN_ONLY,
   body: z.strictObject({
     eu_only_models: z.boolean().optional().describe('Only models hosted in the EU may be used.'),
     strict_byok: z.boolean().optional().describe("Model calls must use the organisation's own provider keys."),

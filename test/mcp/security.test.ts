@@ -142,6 +142,16 @@ describe.each(keyed.map((operation) => [operation.name, operation] as const))('%
     }
   });
 
+  it('is listed for a partner key holding every scope exactly when it does not refuse partner keys, and a call agrees', async () => {
+    const { accountId, organisationId } = await harness.createAccount();
+    const partner = await harness.core.accounts.createPartnerKey({ organisationId, scopes: [...ALL_SCOPES] });
+    const refused = operation.refuses?.includes('partner_key') === true;
+    expect((await listedTools(partner.plaintext)).includes(name)).toBe(!refused);
+    const { result, text } = await call(operation, partner.plaintext, accountId);
+    if (refused) expect(text, describeResult(result)).toMatch(/^ACCESS_DENIED: Partner keys cannot/);
+    else expect(text, describeResult(result)).not.toMatch(/Partner keys cannot/);
+  });
+
   it('is listed for a key with its scope, and succeeds, counted against the rate limit', async () => {
     const { accountId } = await harness.createAccount();
     const { key } = await harness.createKey(accountId, { scopes: [...operation.scopes] });

@@ -254,6 +254,27 @@ describe('the flow', () => {
     expect(rest.body.error.message).toContain('MCP endpoint');
   });
 
+  it('a token with manage:keys cannot mint a key, which would outlive the app (regression: create_key worked)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const tokens = await exchange(await authorize(browser, { scope: 'manage:keys', scopes: ['manage:keys'] }));
+    const names = toolNamesOf((await mcp(tokens.accessToken)).text);
+    expect(names).toEqual(expect.arrayContaining(['list_keys', 'revoke_key', 'list_connected_apps']));
+    expect(names).not.toContain('create_key');
+    expect(names).not.toContain('rotate_key');
+
+    const { key: existing } = await harness.createKey(accountId);
+    const keyId = (await harness.core.accounts.listKeys(accountId))[0]?.id ?? '';
+    expect(existing).toMatch(/^mdi_/);
+    for (const [name, args] of [
+      ['create_key', { name: 'From the app' }],
+      ['rotate_key', { id: keyId }],
+    ] as const) {
+      const called = await mcp(tokens.accessToken, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+      expect(called.text).toContain('ACCESS_DENIED: Connected apps cannot');
+    }
+    expect(await harness.core.accounts.listKeys(accountId)).toHaveLength(1);
+  });
+
   it('stores no token, code or refresh token in plaintext', async () => {
     const { browser } = await signedInBrowser(harness);
     const authorized = await authorize(browser);

@@ -69,7 +69,14 @@ function partnerKeyCredential(key: PartnerKeyRecord): Caller['credential'] {
 }
 
 function apiKeyCredential(key: ApiKeyRecord): Caller['credential'] {
-  return { kind: 'api_key', id: key.id, scopes: key.scopes, requestsPerMinute: key.requestsPerMinute, requestsPerDay: key.requestsPerDay };
+  return {
+    kind: 'api_key',
+    id: key.id,
+    scopes: key.scopes,
+    requestsPerMinute: key.requestsPerMinute,
+    requestsPerDay: key.requestsPerDay,
+    ...(key.kind === 'oauth' ? { connectedApp: true } : {}),
+  };
 }
 
 export interface Authenticator {

@@ -14,7 +14,20 @@ export interface Caller {
     scopes: readonly string[];
     requestsPerMinute: number;
     requestsPerDay: number;
+    /** An `api_key` that is an OAuth-connected app's credential: its caller holds an access token, not a key. */
+    connectedApp?: boolean;
   };
+}
+
+/**
+ * The credentials some operations refuse whatever their scopes (`refuses` on an operation):
+ * partner keys, which act for an account without managing it, and connected apps' tokens.
+ */
+export type CredentialClass = 'partner_key' | 'connected_app';
+
+export function credentialClassOf(credential: Caller['credential']): CredentialClass | null {
+  if (credential.kind === 'partner_key') return 'partner_key';
+  return credential.connectedApp === true ? 'connected_app' : null;
 }
 
 /**
@@ -27,6 +40,19 @@ export function requireAccountHolder(caller: Caller, what: string): void {
     throw new PorchError(
       'ACCESS_DENIED',
       `Partner keys cannot ${what}; the account holder does, in the console or with one of their own keys holding manage:keys.`,
+    );
+  }
+}
+
+/**
+ * Refuses an OAuth-connected app where a credential would be minted (creating or rotating a key):
+ * the key would outlive the app's disconnection, which ends its tokens and nothing else.
+ */
+export function refuseConnectedApp(caller: Caller, what: string): void {
+  if (caller.credential.connectedApp === true) {
+    throw new PorchError(
+      'ACCESS_DENIED',
+      `Connected apps cannot ${what}: the key would outlive the app's disconnection. The account holder does, in the console or with one of their own keys holding manage:keys.`,
     );
   }
 }

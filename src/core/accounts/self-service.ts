@@ -5,7 +5,7 @@
  */
 import type { ApiKeyRecord, CredentialKind, Store } from '../../db/store.js';
 import type { Plan } from '../domain/plans.js';
-import { requireAccountHolder, type Caller } from '../access/caller.js';
+import { refuseConnectedApp, requireAccountHolder, type Caller } from '../access/caller.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { tokensToCredits } from '../credits/credits.js';
@@ -177,6 +177,7 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
 
     async createKey(caller: Caller, input: OwnKeyCreation): Promise<CreatedOwnKey> {
       requireAccountHolder(caller, "create an account's keys");
+      refuseConnectedApp(caller, "create an account's keys");
       const own = keyCreationBounds(caller.credential);
       const scopes = input.scopes === undefined ? [...own.defaultScopes] : parseScopes(input.scopes);
       requireScopesHeld(own, scopes, 'create keys with scopes');
@@ -202,6 +203,7 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
 
     async rotateKey(caller: Caller, id: string, graceSeconds: number): Promise<CreatedOwnKey & { previous: OwnKeyView }> {
       requireAccountHolder(caller, "rotate an account's keys");
+      refuseConnectedApp(caller, "rotate an account's keys");
       const old = await requireOwnKey(caller, id);
       // The new key is answered to the caller, so a key may rotate only keys that hold no more than
       // it does (scopes and limits). The account holder signed in to the console may rotate any.
