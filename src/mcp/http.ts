@@ -62,7 +62,13 @@ const ALLOWED_REQUEST_HEADERS = [
   'X-Request-Id',
   'Mcp-Protocol-Version',
   'Mcp-Session-Id',
+  // Revision 2026-07-28 names every request's method and tool in headers (SEP-2243).
+  'Mcp-Method',
+  'Mcp-Name',
   'Last-Event-ID',
+  // W3C Trace Context, which Porch continues (docs/operations.md).
+  'traceparent',
+  'tracestate',
 ];
 
 /** Response headers a browser client may read. */

@@ -457,7 +457,10 @@ describe('Origin and Host validation', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     const allowed = response.headers.get('access-control-allow-headers') ?? '';
-    for (const header of ['X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Content-Type']) expect(allowed).toContain(header);
+    // Mcp-Method and Mcp-Name: a 2026-07-28 client sends them on every request (regression: missing, so browsers refused the call).
+    for (const header of ['X-API-Key', 'Authorization', 'Mcp-Protocol-Version', 'Content-Type', 'Mcp-Method', 'Mcp-Name', 'traceparent']) {
+      expect(allowed).toContain(header);
+    }
   });
 
   it('refuses a Host that is neither the public URL host nor localhost with 403 (DNS rebinding)', async () => {
