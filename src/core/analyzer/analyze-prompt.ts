@@ -76,6 +76,6 @@ export function analyzePrompt(request: AnalyzePromptRequest, options: AnalyzerOp
     scores: { ...assessment.scores },
     overall: assessment.overall,
     suggestions: buildSuggestions(assessment.scores, assessment.findings, request.goal),
-    refine_url: buildRefineUrl(options.siteUrl, request.prompt),
+    refine_url: buildRefineUrl(options.siteUrl, request.prompt, request.goal),
   };
 }

@@ -63,7 +63,7 @@ export const promptAnalysisSchema = z
     refine_url: z
       .url()
       .describe(
-        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=... (prompts over 2,000 characters, or over 6,000 bytes once percent-encoded, are cut at that length in the link).',
+        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=...&goal=... (goal only when given; prompts over 2,000 characters, or over 6,000 bytes once percent-encoded, are cut at that length in the link, goals at 500 characters or 1,500 bytes).',
       ),
   })
   .describe('Deterministic analysis of a prompt by Porch’s rubric (no AI model involved).');

@@ -7,7 +7,14 @@ export {
   promptAnalysisSchema,
 } from './analyzer-schema.js';
 export type { AnalyzePromptInput, PromptAnalysis } from './analyzer-schema.js';
-export { REFINE_PROMPT_MAX_CODE_POINTS, REFINE_PROMPT_MAX_ENCODED_BYTES, buildRefineUrl, truncateToCodePoints } from './refine-url.js';
+export {
+  REFINE_GOAL_MAX_CODE_POINTS,
+  REFINE_GOAL_MAX_ENCODED_BYTES,
+  REFINE_PROMPT_MAX_CODE_POINTS,
+  REFINE_PROMPT_MAX_ENCODED_BYTES,
+  buildRefineUrl,
+  truncateToCodePoints,
+} from './refine-url.js';
 export {
   DIMENSIONS,
   DIMENSION_WEIGHTS,

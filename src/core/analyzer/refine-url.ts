@@ -18,6 +18,13 @@ export const REFINE_PROMPT_MAX_CODE_POINTS = 2_000;
  */
 export const REFINE_PROMPT_MAX_ENCODED_BYTES = 6_000;
 
+/**
+ * The goal, when the analysis had one, rides along cut at these bounds: a sentence or two is
+ * whole, and the longest link stays well within the request headers a server accepts.
+ */
+export const REFINE_GOAL_MAX_CODE_POINTS = 500;
+export const REFINE_GOAL_MAX_ENCODED_BYTES = 1_500;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** The first `maxCodePoints` code points, so a surrogate pair is never split in two. */
@@ -47,12 +54,19 @@ function encodeWithin(text: string, maxBytes: number): string {
   return encoded;
 }
 
+/** `text` cut at both bounds and percent-encoded, its lone surrogates replaced with U+FFFD. */
+function linkParameter(text: string, maxCodePoints: number, maxEncodedBytes: number): string {
+  return encodeWithin(truncateToCodePoints(text, maxCodePoints).replace(LONE_SURROGATE, '\uFFFD'), maxEncodedBytes);
+}
+
 /**
- * `{siteUrl}/refine?prompt=...`. Lone surrogates (which `encodeURIComponent` rejects with a
- * URIError) are replaced with U+FFFD, the replacement character, so any string yields a link.
+ * `{siteUrl}/refine?prompt=...`, with `&goal=...` when there is a goal, so the page shows the
+ * analysis the caller got. Lone surrogates (which `encodeURIComponent` rejects with a URIError)
+ * are replaced with U+FFFD, the replacement character, so any string yields a link.
  */
-export function buildRefineUrl(siteUrl: string, prompt: string): string {
+export function buildRefineUrl(siteUrl: string, prompt: string, goal?: string): string {
   const base = siteUrl.replace(/\/+$/, '');
-  const wellFormed = truncateToCodePoints(prompt, REFINE_PROMPT_MAX_CODE_POINTS).replace(LONE_SURROGATE, '\uFFFD');
-  return `${base}/refine?prompt=${encodeWithin(wellFormed, REFINE_PROMPT_MAX_ENCODED_BYTES)}`;
+  const link = `${base}/refine?prompt=${linkParameter(prompt, REFINE_PROMPT_MAX_CODE_POINTS, REFINE_PROMPT_MAX_ENCODED_BYTES)}`;
+  const carriedGoal = goal === undefined || goal.trim() === '' ? '' : linkParameter(goal, REFINE_GOAL_MAX_CODE_POINTS, REFINE_GOAL_MAX_ENCODED_BYTES);
+  return carriedGoal === '' ? link : `${link}&goal=${carriedGoal}`;
 }

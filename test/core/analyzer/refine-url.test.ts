@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  REFINE_GOAL_MAX_CODE_POINTS,
   REFINE_PROMPT_MAX_CODE_POINTS,
   REFINE_PROMPT_MAX_ENCODED_BYTES,
   analyzePrompt,
@@ -18,6 +19,17 @@ describe('refine link', () => {
     const analysis = analyzePrompt({ prompt }, { siteUrl: 'https://porch.example.com' });
     expect(analysis.refine_url).toBe(`https://porch.example.com/refine?prompt=${encodeURIComponent(prompt)}`);
     expect(promptInLink(analysis.refine_url)).toBe(prompt);
+  });
+
+  it('carries the goal, when there is one, so the page shows the same suggestions (regression: dropped)', () => {
+    const analysis = analyzePrompt({ prompt: 'List the invoice fields', goal: 'extract invoice fields as JSON & CSV' }, { siteUrl: 'https://p.example' });
+    const link = new URL(analysis.refine_url);
+    expect(link.searchParams.get('prompt')).toBe('List the invoice fields');
+    expect(link.searchParams.get('goal')).toBe('extract invoice fields as JSON & CSV');
+    expect(buildRefineUrl('http://h', 'p', '  ')).toBe('http://h/refine?prompt=p');
+    expect(new URL(buildRefineUrl('http://h', 'p', 'g'.repeat(REFINE_GOAL_MAX_CODE_POINTS + 1))).searchParams.get('goal')).toHaveLength(
+      REFINE_GOAL_MAX_CODE_POINTS,
+    );
   });
 
   it('does not double the slash when the site URL ends with one', () => {
