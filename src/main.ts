@@ -308,6 +308,8 @@ export async function startServer(config: Config, options: ApplicationOptions = 
       requestTimeout: timeouts.requestTimeoutMs,
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs,
+      // The application refuses a request without Host itself, in the error envelope.
+      requireHostHeader: false,
       ...application.app.serverClasses,
     },
     application.app,

@@ -23,8 +23,10 @@ function encodeCursor(offset: number): string {
 }
 
 /**
- * Where the requested page starts: 0 without a cursor. A cursor Porch did not issue is the
- * client's mistake, -32602 Invalid params, as the specification asks; checked before any work.
+ * Where the requested page starts: 0 without a cursor. A cursor not of the form Porch issues is
+ * the client's mistake, -32602 Invalid params, as the specification asks; checked before any
+ * work. (One made by hand with a well-formed offset reads from there: it can reveal nothing a
+ * cursor Porch issued would not.)
  */
 export function pageStart(cursor: string | undefined): number {
   if (cursor === undefined) return 0;

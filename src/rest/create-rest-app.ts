@@ -3,7 +3,8 @@ import express, { type RequestHandler } from 'express';
 import parseUrl from 'parseurl';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
-import type { ErrorCodeSet } from '../core/errors.js';
+import { type ErrorCodeSet, PorchError } from '../core/errors.js';
+import { sendError } from './envelope.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
 import { SITE_PATHS } from '../operations/site-paths.js';
 import { apiCatalogLinkHeader } from './discovery/api-catalog.js';
@@ -153,6 +154,13 @@ export function createRestApp({
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const context = open(req, res);
+    // HTTP/1.1 requires Host (RFC 9112, 3.2). Node would refuse it with a bare 400 before any
+    // handler, so its check is off (requireHostHeader, main.ts) and the refusal is made here.
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      res.setHeader('Connection', 'close');
+      sendError(res, new PorchError('VALIDATION_ERROR', 'The request has no Host header, which HTTP/1.1 requires.'), errorCodes, context.requestId);
+      return;
+    }
     if (nodeDoors.length > 0 && nodeDoorFor(context.path)?.serve(req, res, context)) return;
     if (routes.serve(req, res, context)) return;
     handOverToExpress(res, context);

@@ -44,6 +44,20 @@ describe("Node's own refusals in the error envelope (regression: bare status lin
     expect(JSON.parse(response.body)).toMatchObject({ success: false, error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) } });
   });
 
+  it('answers an HTTP/1.1 request without Host 400 VALIDATION_ERROR, on the API and the MCP endpoint alike', async () => {
+    for (const path of ['/api/public/v1/health', '/api/public/mcp', '/console']) {
+      const response = await sendRaw(harness.url, `GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+      expect(response.status, response.raw).toBe(400);
+      expect(response.headers.get('x-api-version')).toBe('2026-05-05');
+      expect(JSON.parse(response.body)).toMatchObject({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/no Host header/) },
+      });
+    }
+    // HTTP/1.0 has no Host requirement.
+    expect((await sendRaw(harness.url, 'GET /api/public/v1/health HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
   it('still serves the next connection', async () => {
     await sendRaw(harness.url, 'G@T / HTTP/1.1\r\n\r\n');
     expect((await harness.api('GET', '/health')).status).toBe(200);
