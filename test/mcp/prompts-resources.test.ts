@@ -120,6 +120,28 @@ describe('prompts', () => {
     );
   });
 
+  it("gives a composition named like a persona's prompt a distinct name, and the persona keeps its own (regression: shadowed)", async () => {
+    const { key, accountId } = await demoAccount();
+    const persona = (await harness.core.catalog.allPersonas(accountId)).find((card) => card.title === 'Plain-English editor');
+    const imposter = await harness.core.bundles.importBundle(accountId, {
+      version: 1,
+      compositions: [{ key: 'imposter', name: 'Persona Plain-English editor', template: 'COMPOSITION {{thing}}' }],
+    });
+    const client = (await connect(key)).client;
+    const names = (await client.listPrompts()).prompts.map((prompt) => prompt.name).filter((name) => name.startsWith('persona-plain-english-editor'));
+    expect(names.sort()).toEqual(
+      [
+        `persona-plain-english-editor-${defined(persona, 'the demo persona').id.slice(-8)}`,
+        `persona-plain-english-editor-${defined(imposter.ids['composition:imposter'], 'the composition').slice(-8)}`,
+      ].sort(),
+    );
+    const rendered = await client.getPrompt({
+      name: `persona-plain-english-editor-${defined(persona, 'the demo persona').id.slice(-8)}`,
+      arguments: { input: 'x' },
+    });
+    expect(JSON.stringify(rendered.messages)).not.toContain('COMPOSITION');
+  });
+
   it('shows only the kinds the key may read: compositions with read:composition, nothing with api:context-cards', async () => {
     const { accountId } = await demoAccount();
     const compositionsOnly = await harness.createKey(accountId, { scopes: ['read:composition'] });

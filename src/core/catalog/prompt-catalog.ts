@@ -162,18 +162,16 @@ export function createPromptCatalog(
       kinds.compositions ? catalog.allCompositions(accountId) : Promise.resolve([]),
       kinds.personas ? catalog.allPersonas(accountId) : Promise.resolve([]),
     ]);
-    return [
-      ...withUniqueNames(compositions, (composition) => slugify(composition.name) || 'composition').map(({ item, name }) => ({
-        kind: 'composition' as const,
-        name,
-        record: item,
-      })),
-      ...withUniqueNames(personas, (persona) => `${PERSONA_PREFIX}${slugify(persona.title) || 'unnamed'}`).map(({ item, name }) => ({
-        kind: 'persona' as const,
-        name,
-        record: item,
+    const unnamed = [
+      ...compositions.map((record) => ({ id: record.id, base: slugify(record.name) || 'composition', source: { kind: 'composition' as const, record } })),
+      ...personas.map((record) => ({
+        id: record.id,
+        base: `${PERSONA_PREFIX}${slugify(record.title) || 'unnamed'}`,
+        source: { kind: 'persona' as const, record },
       })),
     ];
+    // One namespace for both kinds: a composition named "Persona X" and persona X both get suffixes.
+    return withUniqueNames(unnamed, (entry) => entry.base).map(({ item, name }): PromptSource => ({ ...item.source, name }));
   }
 
   /** The same prompt at the version `selector` names, by the executes' rule (versions.ts). */
