@@ -51,11 +51,27 @@ function revisionOfBatch(headers: IncomingHttpHeaders, batch: readonly unknown[]
   return REVISION_WITHOUT_HEADER;
 }
 
-/** A batch sent under a revision that has none is refused; single messages always pass. */
+/**
+ * A batch sent under a revision that has none is refused; single messages always pass. So is a
+ * batch the SDK would serve wrongly, before any of it runs: one holding `initialize` (2025-03-26:
+ * it MUST NOT be batched), and one whose requests share an id, of which the SDK answered only one
+ * though it executed both (an execution charged, its answer never sent).
+ */
 export function refuseBatchIfRemoved(headers: IncomingHttpHeaders, body: unknown): JsonRpcRefusal | null {
   if (!Array.isArray(body)) return null;
   const revision = revisionOfBatch(headers, body);
-  return revision >= BATCHING_REMOVED_IN ? batchRefusal(revision) : null;
+  if (revision >= BATCHING_REMOVED_IN) return batchRefusal(revision);
+  const invalid = (message: string): JsonRpcRefusal => ({ status: 400, code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${message}` });
+  const ids = new Set<unknown>();
+  for (const message of body) {
+    if (!isRecord(message)) continue;
+    if (message.method === 'initialize') return invalid('initialize must be sent alone, not in a batch.');
+    if (typeof message.method === 'string' && 'id' in message) {
+      if (ids.has(message.id)) return invalid(`two requests of the batch have the id ${JSON.stringify(message.id)}; each needs its own.`);
+      ids.add(message.id);
+    }
+  }
+  return null;
 }
 
 /**

@@ -357,6 +357,27 @@ describe('JSON-RPC batches and body encodings', () => {
     }
   });
 
+  it('refuses, before running any of it, a 2025-03-26 batch holding initialize or two requests with one id (regression: one executed unanswered)', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const refusedInitialize = await post([initialize, PING(2)], { 'mcp-protocol-version': '2025-03-26' });
+    expect(refusedInitialize.status, refusedInitialize.text).toBe(400);
+    expect(refusedInitialize.json).toMatchObject({ error: { code: -32600, message: expect.stringContaining('initialize must be sent alone') } });
+
+    const { key, accountId } = await harness.expertWithKey();
+    const card = await harness.core.contextCards.create(accountId, { title: 'Once', content: 'x' });
+    const remove = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'delete_context_card', arguments: { id: card.id } } });
+    const duplicated = await post([PING(7), remove(7)], { 'mcp-protocol-version': '2025-03-26', 'x-api-key': key });
+    expect(duplicated.status, duplicated.text).toBe(400);
+    expect(duplicated.json).toMatchObject({ error: { code: -32600, message: expect.stringContaining('the id 7') } });
+    // Nothing of the batch ran.
+    expect((await harness.api('GET', `/context-cards/${card.id}`, { key })).status).toBe(200);
+  });
+
   it('refuses a gzip-compressed body with 415, as REST does (regression: a -32700 parse error that hid the reason)', async () => {
     const compressed = gzipSync(JSON.stringify(LIST_TOOLS));
     const response = await fetch(mcpUrl(harness), { method: 'POST', headers: { ...MCP_HEADERS, 'content-encoding': 'gzip' }, body: compressed });
