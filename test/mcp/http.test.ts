@@ -294,6 +294,10 @@ describe('stateless transport', () => {
       await provider.fake.waitForRequests(1);
       leaving.abort();
       expect(await left).toBe('left');
+      // Leaving aborted the call (docs/mcp.md, cancelling a call): its run ended without waiting out the upstream's minute.
+      await expect
+        .poll(async () => (await provider.api<{ items: Array<{ status: string }> }>('GET', '/runs', { key })).body.data.items[0]?.status, { timeout: 10_000 })
+        .toMatch(/failed|cancelled/);
       // Rounds of calls in flight together, more than the servers kept idle, so every kept server is handed out.
       for (let round = 0; round < 3; round += 1) {
         const answers = await Promise.all(
