@@ -28,6 +28,12 @@ export interface RenderedPage {
   active?: SectionId;
   body: VNode;
   status?: number;
+  /**
+   * Where the page is read with GET. A page answering a POST (an action) shows this address
+   * instead of the action's (console.js), so reloading it reads the page again rather than
+   * repeating the action: a second key, a second webhook, a second charged run.
+   */
+  address?: string;
 }
 
 /** One request of a signed-in page. */
@@ -113,7 +119,7 @@ export interface PageRegistrar {
 /** Registers pages on a router mounted at `basePath`; pages name their full paths (CONSOLE_PATHS). */
 export function createPageRegistrar(router: Router, basePath: string, deps: ConsoleDependencies): PageRegistrar {
   const { core, operations, assets, cookies } = deps;
-  const frame = (signedIn: SignedIn | null, csrfToken: string, page: RenderedPage) =>
+  const frame = (signedIn: SignedIn | null, csrfToken: string, page: RenderedPage, method = 'GET') =>
     (
       <Page
         title={page.title}
@@ -121,6 +127,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
         account={signedIn && { email: signedIn.caller.account.email, plan: signedIn.caller.account.plan }}
         csrfToken={csrfToken}
         active={page.active}
+        address={method === 'POST' ? page.address : undefined}
       >
         {page.body}
       </Page>
@@ -165,7 +172,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
               signedIn,
               api: operationCaller(core, operations, signedIn, req, res),
               siteUrl: core.settings.siteUrl,
-              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page)),
+              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page, method)),
               fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
               redirect: (to) => res.redirect(303, to),
             });
@@ -188,7 +195,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
               api: operationCaller(core, operations, signedIn, req, res),
               siteUrl: core.settings.siteUrl,
               csrfToken,
-              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page)),
+              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page, method)),
               fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
             });
           } catch (err) {

@@ -47,6 +47,28 @@ describe('sign-in and API access in a browser', () => {
     await context.close();
   });
 
+  it('reloading the page that shows a new key reads the page again, creating no second key (regression: a key per reload)', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness);
+    await page.goto(`${harness.url}/console/settings/api-access`);
+    await page.getByLabel('Name').fill('reload key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect((await page.locator('#new-key').textContent()) ?? '').toMatch(/^mdi_/);
+    expect(new URL(page.url()).pathname).toBe('/console/settings/api-access');
+    await page.reload();
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect((await harness.core.accounts.listKeys(accountId)).filter((key) => key.name === 'reload key')).toHaveLength(1);
+
+    // A page that answers a POST to its own address reloads with GET too.
+    await page.goto(`${harness.url}/console/sanitiser`);
+    await page.getByLabel('Text', { exact: true }).fill('mail me at bob@example.com');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    await page.locator('#result').waitFor();
+    const reloaded = page.waitForRequest((request) => request.isNavigationRequest());
+    await page.reload();
+    expect((await reloaded).method()).toBe('GET');
+    await context.close();
+  });
+
   it('photographs the sign-in, overview and API access pages, each passing axe', async () => {
     const anonymous = await browser.newContext();
     await screenshotVariants(anonymous, 'sign-in', async (page) => {

@@ -1,6 +1,14 @@
 // Porch console: the few behaviours server-rendered pages cannot have on their own.
 // Everything works without this script; it only adds conveniences.
 
+/**
+ * A page answering a form's POST names the address it is read at (data-address). Replacing the
+ * history entry with it (even at the same address, which drops the entry's form data) makes a
+ * reload read the page again instead of sending the form again.
+ */
+const address = document.body.dataset.address;
+if (address) history.replaceState(history.state, '', address);
+
 /** The navigation is a sidebar on wide screens (always open) and a menu to open on phones. */
 const wide = window.matchMedia('(min-width: 761px)');
 const syncMenu = () => {

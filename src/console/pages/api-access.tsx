@@ -224,6 +224,7 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
     render({
       title: 'API access',
       active: 'api-access',
+      address: PATH,
       status: outcome.error?.status ?? 200,
       body: (
         <section>
@@ -245,6 +246,7 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
   render({
     title: 'API access',
     active: 'api-access',
+    address: PATH,
     status: outcome.error?.status ?? 200,
     body: (
       <section>

@@ -60,6 +60,7 @@ function show(ctx: PageContext, state: { prompt?: string; criteria?: string; jud
   ctx.render({
     title: 'Judge',
     active: 'judge',
+    address: ctx.req.originalUrl,
     status: state.error ? ERROR_TABLE[state.error.code].status : undefined,
     body: (
       <section>

@@ -52,10 +52,12 @@ export interface FrameProps {
   account: { email: string; plan: string } | null;
   csrfToken: string;
   active?: SectionId;
+  /** Set on a page answering a POST: the GET address console.js puts in the address bar. */
+  address?: string | undefined;
   children: ComponentChildren;
 }
 
-export function Page({ title, assetUrl, account, csrfToken, active, children }: FrameProps): JSX.Element {
+export function Page({ title, assetUrl, account, csrfToken, active, address, children }: FrameProps): JSX.Element {
   return (
     <html lang="en">
       <head>
@@ -69,7 +71,7 @@ export function Page({ title, assetUrl, account, csrfToken, active, children }: 
         <script src={assetUrl('htmx.js')} defer />
         <script src={assetUrl('console.js')} type="module" />
       </head>
-      <body hx-headers={JSON.stringify({ 'X-CSRF-Token': csrfToken })}>
+      <body hx-headers={JSON.stringify({ 'X-CSRF-Token': csrfToken })} data-address={address}>
         <a class="skip-link" href="#main">
           Skip to content
         </a>

@@ -581,6 +581,7 @@ async function renderNotAdmin({ api, render }: PageContext, error: PorchError): 
   render({
     title: 'Organisation',
     active: 'organisation',
+    address: PATH,
     status: error.status,
     body: (
       <section>
@@ -625,6 +626,7 @@ async function renderPage(ctx: PageContext, outcome: Outcome = {}): Promise<void
   render({
     title: 'Organisation',
     active: 'organisation',
+    address: PATH,
     status: outcome.error?.status ?? 200,
     body: (
       <section>

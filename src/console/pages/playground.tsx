@@ -241,6 +241,7 @@ async function show(
   ctx.render({
     title: runnable ? `Playground: ${runnable.name}` : 'Playground',
     active: 'playground',
+    address: ctx.req.originalUrl,
     status: state.status,
     body: (
       <section>

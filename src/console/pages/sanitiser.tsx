@@ -87,6 +87,7 @@ function show(ctx: PageContext, state: { text?: string; redact?: boolean; scanne
   ctx.render({
     title: 'Sanitiser',
     active: 'sanitiser',
+    address: ctx.req.originalUrl,
     status: state.error ? ERROR_TABLE[state.error.code].status : undefined,
     body: (
       <section>

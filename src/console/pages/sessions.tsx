@@ -14,6 +14,7 @@ export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSess
     render({
       title: 'Sessions',
       active: 'sessions',
+      address: PATH,
       body: (
         <section>
           <h1>Sessions</h1>

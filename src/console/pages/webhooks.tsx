@@ -199,6 +199,7 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
   ctx.render({
     title: 'Webhooks',
     active: 'webhooks',
+    address: PATH,
     status: outcome.error?.status ?? 200,
     body: (
       <section>
@@ -371,6 +372,7 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
   ctx.render({
     title: `Webhook ${endpoint.data.url}`,
     active: 'webhooks',
+    address: `${PATH}/${id}`,
     status: outcome.error?.status ?? 200,
     body: (
       <section>
