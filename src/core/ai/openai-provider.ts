@@ -185,6 +185,10 @@ export class OpenAiCompatibleProvider {
    * (`stream_options.include_usage`). Text is yielded as it arrives; a server that sends running
    * usage with every chunk has each one reported, so a call cut short still knows what it cost.
    * The abort signal stops the upstream request; the error it raises is mapped like any other.
+   *
+   * `timeout_ms` bounds the wait for each chunk too: the SDK's timeout ends when the answer's
+   * headers arrive, and a provider that stalls after them would otherwise hold the call, its
+   * credit reservation and the key's in-flight slot for as long as the client stays.
    */
   async *stream(request: CompletionRequest): AsyncGenerator<CompletionStreamEvent> {
     const byok = request.byokApiKey !== undefined;
@@ -192,12 +196,23 @@ export class OpenAiCompatibleProvider {
     const body: ChatCompletionCreateParamsStreaming = { ...this.buildBody(request), stream: true, stream_options: { include_usage: true } };
     let usage: TokenUsage | null = null;
     let upstreamModel: string | undefined;
+    const stalled = new AbortController();
+    const stall = () =>
+      new PorchError('AI_SERVICE_ERROR', `The AI provider '${this.id}' sent nothing for ${this.config.timeoutMs} ms mid-answer. Retry with backoff.`);
+    let stallTimer: NodeJS.Timeout | undefined;
+    const waitForNextChunk = () => {
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => stalled.abort(stall()), this.config.timeoutMs);
+    };
     try {
       const chunks = await client.chat.completions.create(body, {
-        signal: request.signal,
+        signal: request.signal === undefined ? stalled.signal : AbortSignal.any([request.signal, stalled.signal]),
         ...(request.traceparent === undefined ? {} : { headers: { traceparent: request.traceparent } }),
       });
+      // Timed while waiting on the provider only: not while the caller takes each event (a slow client, a scan).
+      waitForNextChunk();
       for await (const raw of chunks) {
+        clearTimeout(stallTimer);
         const chunk = chunkSchema.safeParse(raw);
         if (!chunk.success) throw new MalformedUpstreamResponseError('A streamed chunk did not have the expected shape.');
         if (chunk.data.model !== undefined && chunk.data.model !== '') upstreamModel = chunk.data.model;
@@ -209,11 +224,15 @@ export class OpenAiCompatibleProvider {
           usage = reported;
           yield { type: 'usage', usage };
         }
+        waitForNextChunk();
       }
       // The SDK ends a stream its signal aborted as if it had finished; it did not.
       if (request.signal?.aborted === true) throw abortedError(this.id, request.signal);
+      if (stalled.signal.aborted) throw stalled.signal.reason;
     } catch (err) {
-      throw this.fail(err, request, byok);
+      throw this.fail(request.signal?.aborted !== true && stalled.signal.aborted ? stalled.signal.reason : err, request, byok);
+    } finally {
+      clearTimeout(stallTimer);
     }
     yield { type: 'end', modelUsed: this.modelUsed(request, upstreamModel), usage };
   }

@@ -293,6 +293,35 @@ describe('OpenAI-compatible provider over HTTP', () => {
       expect(elapsedMs).toBeLessThan(5_000);
     });
 
+    it('gives up on a stream that stalls after its first chunk, after timeout_ms without a chunk (regression: held for good)', async () => {
+      const { gateway, model } = buildHarness(fake.baseUrl, { timeout_ms: 200 });
+      fake.setBehaviour({ chunks: ['First ', 'second'], chunkDelayMs: 30_000 });
+      const seen: string[] = [];
+      const started = performance.now();
+      const error = await failureOf(
+        (async () => {
+          for await (const event of gateway.stream({ model, messages: MESSAGES })) if (event.type === 'delta') seen.push(event.text);
+        })(),
+      );
+      expect(seen).toEqual(['First ']);
+      expect(error.code).toBe('AI_SERVICE_ERROR');
+      expect(error.message).toBe("The AI provider 'openai' sent nothing for 200 ms mid-answer. Retry with backoff.");
+      expect(performance.now() - started).toBeLessThan(5_000);
+      await fake.waitForClosedStreams(1);
+    });
+
+    it('times only the provider: a caller slower than timeout_ms to take each chunk keeps its stream', async () => {
+      const { gateway, model } = buildHarness(fake.baseUrl, { timeout_ms: 100 });
+      fake.setBehaviour({ chunks: ['one ', 'two ', 'three'] });
+      const seen: string[] = [];
+      for await (const event of gateway.stream({ model, messages: MESSAGES })) {
+        if (event.type !== 'delta') continue;
+        seen.push(event.text);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(seen.join('')).toBe('one two three');
+    });
+
     it("stops when the caller's signal aborts, without waiting for the upstream", async () => {
       const { gateway, model } = buildHarness(fake.baseUrl, { max_retries: 2 });
       fake.setBehaviour({ delayMs: 30_000 });
