@@ -16,6 +16,9 @@ import ipaddr from 'ipaddr.js';
 /** Cloud metadata services, named apart: the most valuable target of a server-side request. */
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
 
+/** IANA's reserved ::/8, which holds the IPv4-compatible addresses (::/96). */
+const RESERVED_IPV6_BLOCK = ipaddr.parseCIDR('::/8');
+
 /** What each ipaddr.js range is called in a refusal. Anything but `unicast` is refused. */
 const RANGE_NAMES: Readonly<Record<string, string>> = {
   loopback: 'a loopback address',
@@ -56,8 +59,11 @@ export function refusedAddress(address: string): string | null {
   const normal = parsed.toNormalizedString();
   if (METADATA_ADDRESSES.has(normal) || METADATA_ADDRESSES.has(parsed.toString())) return 'a cloud metadata address';
   const range = parsed.range();
-  if (range === 'unicast') return null;
-  return RANGE_NAMES[range] ?? `a non-public address (${range})`;
+  if (range !== 'unicast') return RANGE_NAMES[range] ?? `a non-public address (${range})`;
+  // ipaddr.js calls the rest of IANA's reserved ::/8 unicast: IPv4-compatible addresses
+  // (`::7f00:1` is 127.0.0.1 written the deprecated way), which some stacks still route as IPv4.
+  if (parsed.kind() === 'ipv6' && parsed.match(RESERVED_IPV6_BLOCK)) return RANGE_NAMES.reserved ?? 'a reserved address';
+  return null;
 }
 
 /**

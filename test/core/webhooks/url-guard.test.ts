@@ -47,6 +47,11 @@ describe('refusedAddress', () => {
     ['fe80::1', 'a link-local address'],
     ['::', 'an unspecified address'],
     ['224.0.0.1', 'a multicast address'],
+    // IPv4-compatible IPv6 (::/96, in IANA's reserved ::/8): 127.0.0.1, 10.0.0.1 and the metadata address (regression: allowed).
+    ['::7f00:1', 'a reserved address'],
+    ['::a00:1', 'a reserved address'],
+    ['::a9fe:a9fe', 'a reserved address'],
+    ['::1:0:0:1', 'a reserved address'],
   ])('refuses %s as %s', (address, reason) => {
     expect(refusedAddress(address)).toBe(reason);
   });
