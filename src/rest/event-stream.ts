@@ -33,9 +33,18 @@ export type StreamEventName = (typeof STREAM_EVENTS)[number];
  */
 export const STREAM_KEEP_ALIVE_MS = 15_000;
 
+/**
+ * What the door offers, in order of preference. The stream is also offered with the charset it
+ * is sent in, so `Accept: text/event-stream; charset=utf-8` (a range with a parameter matches
+ * only an offer with it, RFC 9110) asks for the stream too (regression: it got JSON).
+ */
+const STREAM_OFFERS = ['application/json', EVENT_STREAM_MEDIA_TYPE, `${EVENT_STREAM_MEDIA_TYPE}; charset=utf-8`];
+
 /** Whether the request asks for the event stream over JSON (`Accept: text/event-stream`). */
 export function wantsEventStream(req: IncomingMessage, operation: Operation): boolean {
-  return operation.streams !== undefined && accepts(req).type(['application/json', EVENT_STREAM_MEDIA_TYPE]) === EVENT_STREAM_MEDIA_TYPE;
+  if (operation.streams === undefined) return false;
+  const chosen = accepts(req).type(STREAM_OFFERS);
+  return typeof chosen === 'string' && chosen.startsWith(EVENT_STREAM_MEDIA_TYPE);
 }
 
 /** One SSE event: `event:` and a one-line JSON `data:` (JSON never holds a raw newline). */

@@ -70,6 +70,21 @@ describe('streaming with the echo model (offline)', () => {
     expect(done.credits_remaining).toBe(Number(plain.headers.get('x-credits-remaining')) + Math.floor(plain.body.data.token_usage.total_tokens / 1000));
   });
 
+  it('streams for an Accept naming the charset too, and answers JSON to an Accept that prefers it (regression: the charset meant JSON)', async () => {
+    const path = `/personas/${ids['persona:plain-editor']}/execute`;
+    for (const accept of ['text/event-stream; charset=utf-8', 'text/event-stream;charset=UTF-8', 'TEXT/EVENT-STREAM']) {
+      const response = await postEventStream(harness.url, path, { key, body: { input: 'Shorter, please.' }, headers: { accept } });
+      expect(response.headers.get('content-type'), accept).toBe('text/event-stream; charset=utf-8');
+      expect(names(await collectEvents(response))).toEqual(expect.arrayContaining(['delta', 'done']));
+    }
+    const json = await postEventStream(harness.url, path, {
+      key,
+      body: { input: 'Shorter.' },
+      headers: { accept: 'application/json, text/event-stream;q=0.5' },
+    });
+    expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('streams compositions and skills the same way', async () => {
     const composition = await collectEvents(
       await postEventStream(harness.url, `/compositions/${ids['composition:release-notes']}/execute`, { key, body: { variables: RELEASE_VARIABLES } }),
