@@ -66,6 +66,23 @@ describe('executions through a provider', () => {
     });
   });
 
+  it('records a run executed in its request as created when it started (regression: created when it ended)', async () => {
+    // Two seconds pass on the harness's clock while the provider answers.
+    harness.fake.setBehaviour(() => {
+      harness.clock.advance(2_000);
+      return {};
+    });
+    const executed = await harness.api('POST', personaPath, { key, body: { input: 'Hello.' } });
+    expect(executed.status, describeResponse(executed)).toBe(200);
+    const runs = await harness.api<{ items: Array<{ created_at: string; started_at: string; finished_at: string; duration_ms: number }> }>('GET', '/runs', {
+      key,
+    });
+    const [run] = runs.body.data.items;
+    expect(run?.duration_ms).toBe(2_000);
+    expect(run?.created_at).toBe(run?.started_at);
+    expect(Date.parse(run?.finished_at ?? '') - Date.parse(run?.started_at ?? '')).toBe(2_000);
+  });
+
   it('honours a model override and refuses a model the plan or the EU-only policy does not allow', async () => {
     const echo = await harness.api<OperationOutput<typeof executePersona>>('POST', personaPath, { key, body: { input: 'hi', model: 'echo/echo' } });
     expect(echo.body.data.model_used).toBe('echo/echo');

@@ -61,6 +61,8 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
     async record(caller: Caller, outcome: RunOutcome): Promise<string> {
       const id = outcome.runId ?? newId();
       const finishedAt = clock.now();
+      // Executed in its request: it was created when the request's execution started, and was never queued.
+      const startedAt = finishedAt - outcome.durationMs;
       const run: RunRecord = {
         id,
         accountId: caller.account.id,
@@ -70,12 +72,11 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         resourceId: outcome.resourceId,
         version: outcome.version,
         ...outcomeColumns(outcome),
-        createdAt: finishedAt,
+        createdAt: startedAt,
         payload: { inputs: outcome.inputs, result: outcome.result },
-        // Executed in its request: it started when the request's execution did, and was never queued.
         attempts: 0,
         claimedBy: null,
-        startedAt: finishedAt - outcome.durationMs,
+        startedAt,
         finishedAt,
         cancelRequestedAt: null,
       };
