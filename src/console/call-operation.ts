@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Core } from '../core/core.js';
-import { PorchError } from '../core/errors.js';
+import { CallStopped, PorchError } from '../core/errors.js';
 import { type InvocationMeta, invokeOperation } from '../operations/invoke.js';
 import { exposedOn, type Operation, type OutputOf } from '../operations/operation.js';
 import type { SignedIn } from './session.js';
@@ -44,7 +44,7 @@ export function operationCaller(core: Core, operations: readonly Operation[], si
       if (!target) return { ok: false, error: new PorchError('NOT_FOUND', `The console does not expose ${operation.name}.`) };
       if (target.access === 'keyed' && signedIn === null) return { ok: false, error: new PorchError('MISSING_API_KEY', 'Sign in first.') };
       const controller = new AbortController();
-      const abort = () => controller.abort();
+      const abort = () => controller.abort(new CallStopped('the page was closed'));
       req.once('close', abort);
       try {
         const result = await invokeOperation(core, target, {

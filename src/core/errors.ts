@@ -206,6 +206,14 @@ export class PorchError extends Error {
   }
 }
 
+/**
+ * Why a call was stopped from outside (its client went away, its run was cancelled, the process
+ * is shutting down): the abort reason, which the error the call ends with names.
+ */
+export class CallStopped extends Error {
+  override readonly name = 'CallStopped';
+}
+
 export function isPorchError(value: unknown): value is PorchError {
   return value instanceof PorchError;
 }

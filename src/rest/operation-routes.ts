@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
-import { toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { CallStopped, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
 import type { HttpMethod, Operation } from '../operations/operation.js';
@@ -243,7 +243,7 @@ export function operationRoutes({
       const { body, error: bodyError } = readsBody ? await readBody(req, res) : {};
       const abort = new AbortController();
       res.on('close', () => {
-        if (!res.writableFinished) abort.abort();
+        if (!res.writableFinished) abort.abort(new CallStopped('the client closed the request'));
       });
       const respondAsync = prefersRespondAsync(req);
       // Prefer: respond-async wins over Accept: text/event-stream: the run is queued, so there is nothing to stream.

@@ -5,7 +5,7 @@
  */
 import { openAiSdk } from './openai-sdk.js';
 
-import { PorchError } from '../errors.js';
+import { CallStopped, PorchError } from '../errors.js';
 
 /** Statuses with which a provider says "this key is not acceptable". */
 const KEY_REJECTED_STATUSES: ReadonlySet<number> = new Set([401, 403]);
@@ -25,7 +25,9 @@ export function abortedError(provider: string, signal: AbortSignal, cause?: unkn
   const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
   const message = timedOut
     ? `The call to the AI provider '${provider}' timed out before it answered. Retry with backoff.`
-    : `The call to the AI provider '${provider}' was cancelled before it answered.`;
+    : reason instanceof CallStopped
+      ? `The call to the AI provider '${provider}' was stopped: ${reason.message}.`
+      : `The call to the AI provider '${provider}' was stopped before it finished.`;
   return new PorchError('AI_SERVICE_ERROR', message, {}, { cause: cause ?? reason });
 }
 

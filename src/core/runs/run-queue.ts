@@ -18,7 +18,7 @@ import { executeScopes, grantsAny } from '../access/scopes.js';
 import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
-import { PorchError } from '../errors.js';
+import { CallStopped, PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
@@ -201,7 +201,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
     const job = active.get(id);
     if (job) {
       job.cancelled = true;
-      job.controller.abort();
+      job.controller.abort(new CallStopped('its run was cancelled'));
     }
     return job;
   }
@@ -313,7 +313,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
       clearTimeout(timer);
       for (const job of active.values()) {
         job.stopping = true;
-        job.controller.abort();
+        job.controller.abort(new CallStopped('the process running it is shutting down'));
       }
       await inFlight();
     },

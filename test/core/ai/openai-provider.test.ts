@@ -331,7 +331,7 @@ describe('OpenAI-compatible provider over HTTP', () => {
       controller.abort();
       const error = await pending;
       expect(error.code).toBe('AI_SERVICE_ERROR');
-      expect(error.message).toBe("The call to the AI provider 'openai' was cancelled before it answered.");
+      expect(error.message).toBe("The call to the AI provider 'openai' was stopped before it finished.");
       expect(fake.requests).toHaveLength(1);
     });
 
