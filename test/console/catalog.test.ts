@@ -119,6 +119,17 @@ describe('composition editor', () => {
     expect(live.html).toContain('Hi Grace');
   });
 
+  it('drops, on detecting, the rows of variables the template no longer uses, and flags them until then (regression: kept and still required)', async () => {
+    const edited = { name: 'Greeting', template: 'Only {{who}} now', 'variables[0].name': 'who', 'variables[1].name': 'what', 'variables[1].required': 'on' };
+    const saved = await browser.post('/console/compositions/new', { ...edited, intent: 'save' });
+    const page = await browser.get(new URL(saved.location ?? '', 'http://x').pathname);
+    expect(page.html).toContain('not in the template');
+    const detected = await browser.post('/console/compositions/new', { ...edited, intent: 'preview' });
+    expect(detected.html).toContain('name="variables[0].name" value="who"');
+    expect(detected.html).not.toContain('value="what"');
+    expect(detected.html).not.toContain('not in the template');
+  });
+
   it('shows a validation message at the field it names and keeps what was typed', async () => {
     await browser.get('/console/compositions/new');
     const refused = await browser.post('/console/compositions/new', { ...COMPOSITION, name: '', 'variables[0].name': '9bad', intent: 'save' });

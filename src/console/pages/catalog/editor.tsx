@@ -158,7 +158,8 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
     <fieldset class="variables">
       <legend>Variables</legend>
       <p class="hint">
-        Variables found in the template are listed; a row is declared when saved. An undeclared placeholder is required. Sample values only feed the preview.
+        Variables found in the template are listed; a row is declared when saved. An undeclared placeholder is required. Detect variables drops the rows the
+        template no longer uses. Sample values only feed the preview.
       </p>
       <TableWrap label="Variables">
         <table>
@@ -198,6 +199,7 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
                   <td>
                     <input type="checkbox" id={fieldId(at('required'))} name={at('required')} value="on" checked={row.required} aria-label={`Variable ${index + 1} is required`} />
                     {row.detected ? <span class="badge badge-warn">detected</span> : null}
+                    {row.unused ? <span class="badge badge-warn">not in the template</span> : null}
                   </td>
                   {cell('default', 'Default')}
                   {cell('description', 'Description')}
@@ -212,13 +214,17 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
   );
 }
 
-/** Declared rows plus the template's placeholders that no row declares yet (required, as undeclared ones are). */
+/**
+ * Declared rows, those the template no longer uses flagged, plus the template's placeholders that
+ * no row declares yet (required, as undeclared ones are).
+ */
 export function withDetectedVariables(state: EditorState): VariableRow[] {
+  const used = new Set(templateReferences(state.values.template ?? ''));
   const declared = new Set(state.variables.map((row) => row.name));
-  const detected = templateReferences(state.values.template ?? '')
+  const detected = [...used]
     .filter((name) => !declared.has(name))
     .map((name) => ({ name, required: true, default: '', description: '', sample: '', detected: true }));
-  return [...state.variables, ...detected];
+  return [...state.variables.map((row) => (used.has(row.name) ? row : { ...row, unused: true })), ...detected];
 }
 
 export function CompositionPreview({ state }: { state: EditorState }): JSX.Element {
@@ -402,8 +408,10 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
   const state = editorStateFromForm(kind, body);
   const item = id === undefined ? undefined : await fetchItem(kind, ctx, id);
   if (formValue(body, 'intent') === 'preview') {
-    // What was detected becomes declared rows, so the author can set each one's default and description.
-    const shown = kind.special === 'composition' ? { ...state, variables: withDetectedVariables(state).map((row) => ({ ...row, detected: false })) } : state;
+    // What was detected becomes declared rows, so the author can set each one's default and
+    // description; a row whose placeholder left the template goes (regression: kept, and still required).
+    const rows = withDetectedVariables(state).filter((row) => !row.unused);
+    const shown = kind.special === 'composition' ? { ...state, variables: rows.map((row) => ({ ...row, detected: false })) } : state;
     await renderEditor(ctx, { kind, item, state: shown });
     return;
   }

@@ -41,6 +41,8 @@ export interface VariableRow {
   sample: string;
   /** Found in the template but not declared yet. */
   detected?: boolean;
+  /** Declared, but the template no longer uses it: required, it would still be asked for. */
+  unused?: boolean;
 }
 
 export interface EditorState {
