@@ -181,8 +181,13 @@ describe('labels, roll back and delete', () => {
     expect(confirm.html).toContain('Delete Release notes?');
     const deleted = await browser.post(`/console/compositions/${id}/delete`, {});
     expect(deleted.status).toBe(303);
-    expect(deleted.location).toBe('/console/compositions?deleted=Release%20notes');
+    expect(deleted.location).toBe('/console/compositions?deleted=1');
+    expect((await browser.get(deleted.location ?? '')).html).toContain('Deleted the composition.');
     expect((await browser.get(`/console/compositions/${id}`)).status).toBe(404);
+    // The notice is a flag: words in the address never reach the page (regression: any text shown as a success).
+    const spoofed = await browser.get('/console/compositions?deleted=your%20account.%20Sign%20in%20at%20evil.example');
+    expect(spoofed.html).not.toContain('evil.example');
+    expect(spoofed.html).not.toContain('Deleted');
   });
 
   it("another account's composition answers the 404 page, and its actions change nothing", async () => {
@@ -272,7 +277,9 @@ describe('skills, personas and context cards', () => {
     expect(saved.status).toBe(303);
     expect((await browser.get('/console/context-cards?q=house')).html).toContain('House style');
     const deleted = await browser.post(`${path}/delete`, {});
-    expect(deleted.location).toBe('/console/context-cards?deleted=House%20style');
+    expect(deleted.location).toBe('/console/context-cards?deleted=1');
+    expect((await browser.get(deleted.location ?? '')).html).toContain('Deleted the context card.');
+    expect((await browser.get('/console/context-cards?deleted=evil.example')).html).not.toContain('evil.example');
     expect((await browser.get(path)).status).toBe(404);
   });
 });

@@ -35,7 +35,8 @@ async function renderList(ctx: PageContext): Promise<void> {
   const listed = await ctx.api.call(listContextCards);
   if (!listed.ok) throw listed.error;
   const cards = listed.data.items.filter((card) => searchMatches(query, [card.title, card.description ?? '', card.category ?? '', ...card.tags]));
-  const deleted = typeof ctx.req.query.deleted === 'string' ? ctx.req.query.deleted : undefined;
+  // A flag, never text from the address: a link could otherwise put any words in a success notice.
+  const deleted = ctx.req.query.deleted === '1';
   ctx.render({
     title: 'Context cards',
     active: 'context-cards',
@@ -48,7 +49,7 @@ async function renderList(ctx: PageContext): Promise<void> {
           </a>
         </div>
         <p class="lead">Reusable context for prompts. A card of category “persona” is also listed under Personas.</p>
-        {deleted ? <Notice kind="success">Deleted {deleted}.</Notice> : null}
+        {deleted ? <Notice kind="success">Deleted the context card.</Notice> : null}
         <form method="get" action={PATH} class="search" role="search">
           <label for="catalog-search">Search context cards</label>
           <input id="catalog-search" type="search" name="q" value={query} placeholder="Title, description, category or tag" />
@@ -218,6 +219,6 @@ export function registerContextCardPages(pages: PageRegistrar): void {
     const card = await fetchCard(ctx, param(ctx, 'id'));
     const deleted = await ctx.api.call(deleteContextCard, { id: card.id });
     if (!deleted.ok) throw deleted.error;
-    ctx.redirect(`${PATH}?deleted=${encodeURIComponent(card.title)}`);
+    ctx.redirect(`${PATH}?deleted=1`);
   });
 }

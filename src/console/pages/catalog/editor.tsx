@@ -39,7 +39,8 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
   const items = (listed.data.items as Array<Record<string, unknown> & { id: string; name: string; description: string; created_at: string }>).filter((item) =>
     searchMatches(query, [item.name, item.description, kind.column.value(item)]),
   );
-  const deleted = typeof ctx.req.query.deleted === 'string' ? ctx.req.query.deleted : undefined;
+  // A flag, never text from the address: a link could otherwise put any words in a success notice.
+  const deleted = ctx.req.query.deleted === '1';
   ctx.render({
     title: kind.title,
     active: kind.section,
@@ -52,7 +53,7 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
           </a>
         </div>
         <p class="lead">{kind.lead}</p>
-        {deleted ? <Notice kind="success">Deleted {deleted}.</Notice> : null}
+        {deleted ? <Notice kind="success">Deleted the {kind.noun}.</Notice> : null}
         <form method="get" action={kind.path} class="search" role="search">
           <label for="catalog-search">Search {kind.title.toLowerCase()}</label>
           <input id="catalog-search" type="search" name="q" value={query} placeholder="Name, description or tag" />

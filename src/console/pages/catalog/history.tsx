@@ -304,10 +304,10 @@ export async function renderDeleteConfirmation(kind: CatalogKind, ctx: PageConte
 }
 
 export async function deleteItem(kind: CatalogKind, ctx: PageContext, id: string): Promise<void> {
-  const item = await fetchItem(kind, ctx, id);
+  await fetchItem(kind, ctx, id);
   const result = await ctx.api.call(kind.lifecycle.delete, { id });
   if (!result.ok) throw result.error;
-  ctx.redirect(`${kind.path}?deleted=${encodeURIComponent(item.name)}`);
+  ctx.redirect(`${kind.path}?deleted=1`);
 }
 
 export async function renderVersion(kind: CatalogKind, ctx: PageContext, id: string, versionText: string): Promise<void> {
