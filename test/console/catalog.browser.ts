@@ -44,6 +44,45 @@ async function expectNoSeriousViolations(page: Page, where: string): Promise<voi
   expect(describeViolations(await seriousViolations(page)), where).toBe('');
 }
 
+/** Elements that reach past the right edge of the viewport: what makes a phone's page scroll sideways. */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    return document.documentElement.scrollWidth <= width
+      ? []
+      : [...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > width + 1)
+          .slice(0, 5)
+          .map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
+  });
+}
+
+describe('the catalog at 390 px', () => {
+  it('never scrolls the page sideways: not the lists, nor an editor holding a name without spaces (regression)', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: { width: 390, height: 844 } });
+    const longName = `Quarterly${'-release'.repeat(20)}`;
+    const card = await harness.core.contextCards.create(accountId, { title: longName, content: 'x' });
+    const { ids } = await harness.core.bundles.importBundle(accountId, {
+      version: 1,
+      compositions: [{ key: 'long', name: longName, template: 'Hi {{who}}' }],
+      skills: [{ key: 'skill', name: 'Summarise', instructions: 'Summarise.' }],
+    });
+    for (const path of [
+      '/console/compositions',
+      '/console/skills',
+      '/console/personas',
+      '/console/workflows',
+      '/console/context-cards',
+      `/console/context-cards/${card.id}`,
+      `/console/compositions/${ids['composition:long']}`,
+    ]) {
+      await page.goto(`${harness.url}${path}`);
+      expect(await overflowing(page), path).toEqual([]);
+    }
+    await context.close();
+  });
+});
+
 describe('the catalog in a browser', () => {
   it(
     'edits a composition, sees version 2, promotes it to production and rolls back, with a workflow DAG; every page passes axe',
