@@ -81,6 +81,21 @@ describe('the catalog at 390 px', () => {
     }
     await context.close();
   });
+
+  it('lets a graph wider than the screen scroll from the keyboard (regression: axe scrollable-region-focusable)', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: { width: 390, height: 844 } });
+    const branches = Array.from({ length: 12 }, (_, index) => ({ id: `branch${index}`, kind: 'template', template: `Part ${index}` }));
+    const join = { id: 'join', kind: 'template', template: branches.map((branch) => `{{${branch.id}}}`).join(' ') };
+    const { ids } = await harness.core.bundles.importBundle(accountId, { version: 1, workflows: [{ key: 'wide', name: 'Wide', nodes: [...branches, join] }] });
+    await page.goto(`${harness.url}/console/workflows/${ids['workflow:wide']}`);
+    const figure = page.locator('.dag-figure');
+    expect(await figure.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    await expectNoSeriousViolations(page, 'wide workflow graph');
+    await figure.focus();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => figure.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    await context.close();
+  });
 });
 
 describe('the catalog in a browser', () => {
