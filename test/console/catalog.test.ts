@@ -47,6 +47,8 @@ describe('composition editor', () => {
     expect(page.html).toContain('Write release notes for {{product}}');
     const list = await browser.get('/console/compositions?q=release');
     expect(list.html).toContain(`/console/compositions/${id}`);
+    // One is counted in the singular (regression: "1 compositions").
+    expect((await browser.get('/console/compositions')).html).toMatch(/<caption class="muted">\s*1 composition\s*<\/caption>/);
     const miss = await browser.get('/console/compositions?q=nothing-matches-this');
     expect(miss.html).not.toContain(`/console/compositions/${id}`);
     expect(miss.html).toContain('No compositions match');

@@ -160,6 +160,12 @@ describe('runs', () => {
     expect(refused.html).toContain('must be a uuid');
   });
 
+  it('answers an address that cannot name a run with the 404 page (regression: 400 "must be a uuid")', async () => {
+    const missing = await browser.get('/console/runs/does-not-exist');
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain('There is no run at this address.');
+  });
+
   it('shows a workflow run’s inputs and node trace', async () => {
     const list = await browser.get('/console/runs?kind=workflow');
     const detail = await browser.get(`/console/runs/${runIdIn(list.html)}`);

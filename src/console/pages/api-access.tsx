@@ -205,7 +205,7 @@ function NewSecret({ created }: { created: NonNullable<Outcome['created']> }) {
   return (
     <Notice kind="success">
       <p>
-        {created.replaced ? `Rotated ${created.replaced}. ` : ''}Your new key <strong>{created.name}</strong> is below. Copy it now: it is shown only this once, and
+        {created.replaced ? `Rotated ${created.replaced}. ` : ''}Your new key, “<strong>{created.name}</strong>”, is below. Copy it now: it is shown only this once, and
         Porch keeps only its hash.
       </p>
       <div class="secret">

@@ -5,7 +5,8 @@
  */
 import type { JSX } from 'preact';
 import type { z } from 'zod';
-import { ERROR_TABLE, type PorchError } from '../../core/errors.js';
+import { ERROR_TABLE, PorchError } from '../../core/errors.js';
+import { isUuid } from '../../core/ids.js';
 import { RUN_KINDS, RUN_STATUSES } from '../../db/store.js';
 import { cancelRun } from '../../operations/cancel-run.js';
 import { getRun } from '../../operations/get-run.js';
@@ -320,7 +321,10 @@ export function registerRunsPages(pages: PageRegistrar): void {
   });
 
   pages.page('GET', `${PATH}/:id`, async (ctx) => {
-    const run = await ctx.api.call(getRun, { id: String(ctx.req.params.id) });
+    const id = String(ctx.req.params.id);
+    // An address that cannot name a run is a page that does not exist, not a bad request.
+    if (!isUuid(id)) throw new PorchError('RESOURCE_NOT_FOUND', 'There is no run at this address.');
+    const run = await ctx.api.call(getRun, { id });
     if (!run.ok) throw run.error;
     const done = ctx.req.query.cancelled === '1' ? 'Cancellation requested.' : undefined;
     await showRun(ctx, run.data, { done });

@@ -67,7 +67,7 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
           <TableWrap label={kind.title}>
             <table>
               <caption class="muted">
-                {query === '' ? `${items.length} ${kind.title.toLowerCase()}` : `${items.length} matching “${query}”`}
+                {query === '' ? `${items.length} ${items.length === 1 ? kind.noun : kind.title.toLowerCase()}` : `${items.length} matching “${query}”`}
               </caption>
               <thead>
                 <tr>
