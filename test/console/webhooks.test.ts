@@ -204,6 +204,10 @@ describe('endpoints', () => {
     const page = await browser.get(PATH);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Webhooks are part of the Expert plan');
+    // Nothing offered that could only be refused (regression: "Register one below" and both forms).
+    expect(page.html).not.toContain('Register one below');
+    expect(page.html).not.toContain(`action="${PATH}/endpoints"`);
+    expect(page.html).not.toContain(`action="${PATH}/credits-low"`);
     const refused = await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/z`, events: ['run.failed'] });
     expect(refused.html).toContain('Webhooks are an Expert-plan feature; this account is on the builder plan.');
   });

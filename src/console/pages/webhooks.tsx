@@ -214,11 +214,14 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
           </Notice>
         )}
         <Outcomes outcome={outcome} />
-        <EndpointsTable endpoints={endpoints.data.items} />
-        <div class="webhook-panels">
-          <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
-          <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
-        </div>
+        {/* Off Expert the forms could only be refused: endpoints kept from before are still listed. */}
+        {plan === 'expert' || endpoints.data.items.length > 0 ? <EndpointsTable endpoints={endpoints.data.items} /> : null}
+        {plan === 'expert' ? (
+          <div class="webhook-panels">
+            <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
+            <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
+          </div>
+        ) : null}
       </section>
     ),
   });
