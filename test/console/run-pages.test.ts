@@ -265,6 +265,10 @@ describe('overview chart', () => {
     expect(page.html).toMatch(/<script type="module" src="\/console\/assets\/usage-chart\.[0-9a-f]{12}\.js">/);
     expect(page.html).toContain('Last 30 days by model');
 
+    // The latest runs name their resources, as the Runs page does (regression: only ids, alike within a minute).
+    const recent = page.html.slice(page.html.indexOf('Recent runs'));
+    expect(recent).toContain('Release notes');
+
     const byOperation = await browser.get('/console?split=operation');
     expect(byOperation.html).toContain('execute_composition');
     expect(byOperation.html).toContain('Last 30 days by operation');

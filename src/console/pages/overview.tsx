@@ -11,6 +11,7 @@ import type { ConsoleAssets } from '../assets.js';
 import type { PageRegistrar } from '../console-pages.js';
 import { credits, dateTime, wholeNumber } from './format.js';
 import { Notice, TableWrap } from './layout.js';
+import { listResources } from './run/resources.js';
 import { RunsTable } from './runs.js';
 import { loadUsageBreakdown, USAGE_SPLITS, UsageChart, type UsageSplit } from './run/usage-chart.js';
 
@@ -36,6 +37,8 @@ export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: Ov
     ]);
     if (!account.ok) throw account.error;
     const breakdown = usage.ok && usage.data.rows.length > 0 ? await loadUsageBreakdown(api, { from, to }, usage.data.rows, split) : null;
+    // The runs name their resources, as on the Runs page: ids made in the same minute look alike.
+    const names = runs.ok && runs.data.items.length > 0 ? new Map((await listResources(api)).map((resource) => [resource.id, resource.name])) : new Map<string, string>();
     const balance = account.data.credits;
     render({
       title: 'Overview',
@@ -118,7 +121,7 @@ export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: Ov
             runs.data.items.length === 0 ? (
               <p class="empty">No runs yet. Try one in the playground.</p>
             ) : (
-              <RunsTable runs={runs.data.items} names={new Map()} caption="The latest runs" />
+              <RunsTable runs={runs.data.items} names={names} caption="The latest runs" />
             )
           ) : (
             <Notice kind="error">{runs.error.message}</Notice>
