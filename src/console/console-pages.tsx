@@ -137,7 +137,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
     const error = toPorchError(err);
     if (ERROR_TABLE[error.code].status >= 500) core.logger.error({ ...logFieldsOf(res.locals.scope), err }, 'console page failed');
     if (error.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
-    const body = <ErrorBody message={error.message} back={req.get('referer')} />;
+    const body = <ErrorBody message={error.message} back={req.get('referer')} signIn={error.code === 'MISSING_API_KEY' ? signInLink(req) : undefined} />;
     sendHtml(res, ERROR_TABLE[error.code].status, frame(signedIn, csrfToken, { title: 'Something went wrong', body }));
   };
 
@@ -161,7 +161,13 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
           const signedIn = await cookies.signedIn(req);
           if (!signedIn) {
             if (method === 'GET') return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
-            return failed(req, res, null, cookies.formToken(req, res), new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.'));
+            // A form another site posted arrives without the session cookie (SameSite): say so,
+            // rather than tell a person who is still signed in that their session ended.
+            const refusal =
+              req.get('sec-fetch-site') === 'cross-site'
+                ? new PorchError('ACCESS_DENIED', 'This form was sent from another site; the console accepts forms from its own pages only.')
+                : new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
+            return failed(req, res, null, cookies.formToken(req, res), refusal);
           }
           try {
             if (method === 'POST') cookies.checkCsrf(req, signedIn);
@@ -221,14 +227,35 @@ function checkRequestText(req: Request): void {
   }
 }
 
-function ErrorBody({ message, back }: { message: string; back: string | undefined }): VNode {
+/** The sign-in page, coming back to the page the refused form was on (a path of this site only). */
+function signInLink(req: Request): string {
+  const referer = URL.parse(req.get('referer') ?? '');
+  const back = referer !== null && referer.host === req.get('host') && referer.pathname.startsWith(CONSOLE_PATHS.root) ? referer.pathname + referer.search : undefined;
+  return back === undefined ? CONSOLE_PATHS.signIn : `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(back)}`;
+}
+
+function ErrorBody({ message, back, signIn }: { message: string; back: string | undefined; signIn?: string | undefined }): VNode {
   return (
     <section>
       <h1>Something went wrong</h1>
       <p class="notice notice-error" role="alert">
         {message}
       </p>
-      {back ? <a href={back}>Go back</a> : null}
+      {signIn ? (
+        <>
+          <p>
+            Nothing was saved. To keep what you typed, sign in again in another tab, then come back here with the browser’s Back button and send the form
+            again: the browser keeps what was in it.
+          </p>
+          <p>
+            <a class="button" href={signIn} target="_blank" rel="noopener">
+              Sign in again (new tab)
+            </a>
+          </p>
+        </>
+      ) : back ? (
+        <a href={back}>Go back</a>
+      ) : null}
     </section>
   );
 }

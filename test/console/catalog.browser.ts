@@ -98,6 +98,20 @@ describe('the catalog at 390 px', () => {
   });
 });
 
+describe('the editor when the session ends', () => {
+  it('says so where the live preview would update, keeping what was typed (regression: the preview silently stopped)', async () => {
+    const { context, page } = await signInWithChromium(browser, harness);
+    await page.goto(`${harness.url}/console/compositions/new`);
+    await page.getByLabel('Template', { exact: true }).fill('Hello {{who}}');
+    await page.locator('#composition-preview').getByText('Detected variables: who.').waitFor();
+    await context.clearCookies();
+    await page.getByLabel('Template', { exact: true }).fill('Hello {{who}} and {{whom}}');
+    await page.getByText('Your session has ended, so this part stopped updating.').waitFor();
+    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe('Hello {{who}} and {{whom}}');
+    await context.close();
+  });
+});
+
 describe('the catalog in a browser', () => {
   it(
     'edits a composition, sees version 2, promotes it to production and rolls back, with a workflow DAG; every page passes axe',

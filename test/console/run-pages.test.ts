@@ -288,6 +288,14 @@ describe('sessions and CSRF', () => {
     for (const path of ['/console/playground', `/console/runs/${RUN_ID}/cancel`, '/console/judge', '/console/sanitiser']) {
       expect((await anonymous.post(path, { text: 'x', prompt: 'x' })).status, path).toBe(401);
     }
+    // The page says how to keep what was typed, with a way back in (regression: a dead end).
+    const ended = await anonymous.post('/console/judge', { prompt: 'x' }, { headers: { referer: `${harness.url}/console/judge?x=1` } });
+    expect(ended.html).toContain('Your session has ended; sign in again.');
+    expect(ended.html).toContain(`href="/console/sign-in?next=${encodeURIComponent('/console/judge?x=1')}"`);
+    // A form posted from another site arrives without the cookie: named as such, not as a session that ended.
+    const foreign = await anonymous.post('/console/judge', { prompt: 'x' }, { headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.html).toContain('This form was sent from another site');
   });
 
   it('a POST without the session’s CSRF token runs nothing', async () => {

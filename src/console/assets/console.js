@@ -41,3 +41,20 @@ document.addEventListener('submit', (event) => {
   const message = submitter?.getAttribute('data-confirm') ?? (event.target instanceof Element ? event.target.getAttribute('data-confirm') : null);
   if (message && !window.confirm(message)) event.preventDefault();
 });
+
+/**
+ * A part of the page that updates in place (a live preview, a scan) stops when the session has
+ * ended in another tab: htmx swaps nothing for an error, so say why where the update would go.
+ */
+document.addEventListener('htmx:responseError', (event) => {
+  const { xhr, target } = event.detail;
+  if (!(target instanceof Element) || (xhr.status !== 401 && xhr.status !== 403)) return;
+  const notice = document.createElement('p');
+  notice.className = 'notice notice-error';
+  notice.setAttribute('role', 'alert');
+  notice.textContent =
+    xhr.status === 401
+      ? 'Your session has ended, so this part stopped updating. Sign in again in another tab; what you typed here stays.'
+      : 'This part could not update: reload the page.';
+  target.replaceChildren(notice);
+});
