@@ -60,7 +60,7 @@ describe('porch sanitiser rule', () => {
   it('set names the command listing the built-in rules for an unknown id, and says how to add a missing custom rule', async () => {
     const unknown = await porch('sanitiser', 'rule', 'set', 'pii.shoe_size', '--org', org, '--enabled', 'off');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/"pii\.shoe_size" is not a built-in rule; .*"porch sanitiser builtins"/);
+    expect(unknown.stderr).toMatch(/"pii\.shoe_size" is not a built-in rule: .*"porch sanitiser builtins"/);
     expect(unknown.stderr).not.toMatch(/BUILT_IN_RULES/);
     const missing = await porch('sanitiser', 'rule', 'set', 'custom.none', '--org', org, '--enabled', 'off');
     expect(missing.code).toBe(1);

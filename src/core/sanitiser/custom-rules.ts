@@ -142,18 +142,20 @@ export function validateNewCustomRule(input: unknown): CustomRuleDefinition {
 
 /** Parses and checks one override of a built-in rule; unknown rule ids are refused. */
 export function validateOverride(input: unknown): RuleOverride {
+  // The id first: a custom rule whose id lacks the "custom." prefix would otherwise be told that
+  // an override has no label, kind or keywords.
+  const ruleId = typeof input === 'object' && input !== null && 'rule_id' in input && typeof input.rule_id === 'string' ? input.rule_id : undefined;
+  if (ruleId !== undefined && !isBuiltInRuleId(ruleId)) {
+    const kind = CUSTOM_RULE_ID_PATTERN.test(ruleId)
+      ? 'a custom rule, not a built-in one; overrides apply to the built-in rules that "porch sanitiser builtins" lists'
+      : 'not a built-in rule: a custom rule\'s id is "custom." and a slug in lower case (custom.project-names), and an override names one of the built-in rules that "porch sanitiser builtins" lists';
+    throw new PorchError('VALIDATION_ERROR', `rule_id: "${ruleId.slice(0, 80)}" is ${kind}.`);
+  }
   const parsed = ruleOverrideSchema.safeParse(input);
   if (!parsed.success) {
     throw new PorchError('VALIDATION_ERROR', `Invalid rule override: ${formatZodError(parsed.error, { whole: 'override' })}.`);
   }
   const override = parsed.data;
-  if (!isBuiltInRuleId(override.rule_id)) {
-    const kind = CUSTOM_RULE_ID_PATTERN.test(override.rule_id) ? 'a custom rule, not a built-in one' : 'not a built-in rule';
-    throw new PorchError(
-      'VALIDATION_ERROR',
-      `rule_id: "${override.rule_id.slice(0, 80)}" is ${kind}; overrides apply to the built-in rules that "porch sanitiser builtins" lists.`,
-    );
-  }
   if (override.enabled === undefined && override.severity === undefined) {
     throw new PorchError('VALIDATION_ERROR', 'An override must set enabled, severity or both.');
   }

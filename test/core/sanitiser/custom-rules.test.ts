@@ -190,9 +190,19 @@ describe('which regex constructs are refused', () => {
 describe('overrides of built-in rules', () => {
   it('name the command that lists the built-in rules, not a code constant', () => {
     const unknown = validationMessage(() => validateOverride({ rule_id: 'pii.shoe_size', enabled: false }));
-    expect(unknown).toBe('rule_id: "pii.shoe_size" is not a built-in rule; overrides apply to the built-in rules that "porch sanitiser builtins" lists.');
+    expect(unknown).toBe(
+      'rule_id: "pii.shoe_size" is not a built-in rule: a custom rule\'s id is "custom." and a slug in lower case (custom.project-names), and an override names one of the built-in rules that "porch sanitiser builtins" lists.',
+    );
     expect(validationMessage(() => validateOverride({ rule_id: 'custom.x', enabled: false }))).toMatch(/"custom\.x" is a custom rule, not a built-in one/);
     expect(unknown).not.toContain('BUILT_IN_RULES');
+  });
+
+  it('tell a custom rule without the custom. prefix what its id lacks (regression: "override: Unrecognized keys")', () => {
+    for (const ruleId of ['foo', 'Custom.Upper', 'mycustom.x']) {
+      const message = validationMessage(() => validateOverride({ rule_id: ruleId, label: 'Projects', kind: 'keywords', keywords: ['bluebird'] }));
+      expect(message).toContain(`"${ruleId}" is not a built-in rule: a custom rule's id is "custom."`);
+      expect(message).not.toContain('Unrecognized keys');
+    }
   });
 });
 
