@@ -83,6 +83,20 @@ export function formValue(body: FormBody, name: string): string | undefined {
   return single === undefined || single === '' ? undefined : single;
 }
 
+/** A number as people type one: `-5`, `2.5`, `1e3`, `1,000`. */
+const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * A form field read as a number whenever its text is one, so the operation's own rule names
+ * what is wrong with it (`must be at least 1`) rather than its type (`expected number, received
+ * string`). Other text goes through as typed, for the operation to name the field; empty is absent.
+ */
+export function numberField(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim().replaceAll(',', '');
+  return NUMBER_TEXT.test(text) ? Number(text) : value;
+}
+
 /** Every value of a repeated field (checkboxes). */
 export function formValues(body: FormBody, name: string): string[] {
   const value = body[name];

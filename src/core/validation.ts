@@ -51,7 +51,15 @@ export function formatIssues(issues: readonly ValidationIssue[], options: Format
 
 /** The issues of a failed zod parse, formatted as above. */
 export function formatZodError(error: z.ZodError, options: FormatIssuesOptions = {}): string {
-  return formatIssues(error.issues, options);
+  return formatIssues(error.issues.map(plainIssue), options);
+}
+
+/** zod's words for a field that is missing altogether, which say nothing a person can act on. */
+const MISSING_FIELD = /^Invalid input: expected [\w ]+, received undefined$/;
+
+/** `label: Invalid input: expected string, received undefined` → `label: is required`. */
+function plainIssue(issue: z.core.$ZodIssue): ValidationIssue {
+  return issue.code === 'invalid_type' && MISSING_FIELD.test(issue.message) ? { path: issue.path, message: 'is required' } : issue;
 }
 
 /** The fields a partial update sent: undefined means "not sent", so merging keeps the current value. */

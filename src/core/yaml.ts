@@ -13,6 +13,20 @@ export function yaml(): typeof YamlModule {
   return loaded;
 }
 
+/**
+ * A YAML parse error in one sentence, where first: `Line 3, column 1: all mapping items must
+ * start at the same column`. The package's message ends with ` at line 3, column 1:` and a
+ * drawing of the line, which cut at its first line reads as unfinished.
+ */
+export function describeYamlError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const [first = ''] = err.message.split('\n');
+  const what = first.replace(/ at line \d+, column \d+:?$/, '');
+  const sentence = what.charAt(0).toLowerCase() + what.slice(1);
+  const position = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+  return position === undefined ? sentence : `Line ${position.line}, column ${position.col}: ${sentence}`;
+}
+
 export interface ParseYamlOptions {
   /** How many alias expansions a document may make (the "billion laughs" bound). */
   maxAliasCount?: number;

@@ -248,6 +248,9 @@ nodes:
     const notYaml = await browser.post('/console/workflows/new', { name: 'Broken', definition: 'nodes: [', intent: 'save' });
     expect(notYaml.status).toBe(400);
     expect(notYaml.html).toMatch(/id="f-definition-errors"><li>not valid YAML/);
+    // Where, then what, as one sentence (regression: cut after "at line 3, column 1:").
+    const misaligned = await browser.post('/console/workflows/new', { name: 'Broken', definition: 'nodes:\n  - id: a\n kind: template\n', intent: 'save' });
+    expect(misaligned.html).toContain('not valid YAML. Line 3, column 1: all mapping items must start at the same column.');
   });
 });
 

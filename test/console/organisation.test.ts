@@ -145,6 +145,15 @@ describe('the admin', () => {
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('lookahead and lookbehind');
     expect(refused.html).toContain('value="a(?=b)"');
+    // A field left empty is named as required (regression: "expected string, received undefined").
+    const unlabelled = await browser.post(`${PAGE}/sanitiser-rules`, {
+      rule_id: 'custom.nolabel',
+      label: '',
+      severity: 'warn',
+      kind: 'keywords',
+      keywords: 'x',
+    });
+    expect(unlabelled.html).toContain('label: is required');
   });
 
   it('turns a built-in rule off with an override, and resets it', async () => {

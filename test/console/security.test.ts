@@ -95,6 +95,19 @@ describe("another account's things", () => {
   });
 });
 
+describe('numbers typed in forms', () => {
+  it('are read as numbers, so the operation says what is wrong with them (regression: "expected number, received string")', async () => {
+    const { browser } = await signedInBrowser(harness);
+    await browser.get('/console/settings/api-access');
+    const negative = await browser.post('/console/settings/api-access/keys', { name: 'n', scopes: 'read:workflow', requests_per_minute: '-5' });
+    expect(negative.status).toBe(400);
+    expect(negative.html).toContain('requests_per_minute: must be at least 1');
+    expect(negative.html).not.toContain('expected number');
+    const threshold = await browser.post('/console/settings/webhooks/credits-low', { threshold_credits: '1e3' });
+    expect(threshold.html).toContain('credits.low now fires below 1,000 credits.');
+  });
+});
+
 describe('bad requests', () => {
   it('an unknown console page is an HTML 404, and an oversized form an HTML 413, never the API envelope or a 500', async () => {
     const { browser } = await signedInBrowser(harness);

@@ -16,7 +16,7 @@ import { revokeKey } from '../../operations/revoke-key.js';
 import { rotateKey } from '../../operations/rotate-key.js';
 import type { connectedAppSchema, ownKeySchema } from '../../operations/self-service-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
-import { formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -265,12 +265,6 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
       </section>
     ),
   });
-}
-
-/** A whole number from a form field, or the text itself so the operation's validation names the field. */
-function numberField(value: string | undefined): number | string | undefined {
-  if (value === undefined) return undefined;
-  return /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 }
 
 /** `datetime-local` sends `2026-12-01T10:00` with no zone; the form says UTC. */

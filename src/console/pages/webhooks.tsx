@@ -21,7 +21,7 @@ import { setCreditsLowThreshold } from '../../operations/set-credits-low-thresho
 import { updateWebhook } from '../../operations/update-webhook.js';
 import type { webhookDeliverySchema, webhookEndpointSchema } from '../../operations/webhook-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
-import { type FormBody, formBody, formValue, formValues, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { type FormBody, formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { credits, dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -414,17 +414,9 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
   });
 }
 
-/** A whole number from a form field, or the text itself so the operation's validation names the field. */
-function wholeNumberField(value: string | undefined): number | string | undefined {
-  if (value === undefined) return undefined;
-  return /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-}
-
-/** Credits (decimals allowed); empty turns the alert off (null); other text goes through for the operation to name. */
+/** Credits; empty turns the alert off (null). */
 function creditsField(value: string | undefined): number | string | null {
-  if (value === undefined || value.trim() === '') return null;
-  const trimmed = value.trim().replaceAll(',', '');
-  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : value;
+  return value === undefined || value.trim() === '' ? null : (numberField(value) ?? null);
 }
 
 /** A route parameter as one string (Express types a wildcard's as a list; these routes have none). */
@@ -473,7 +465,7 @@ export function registerWebhookPages(pages: PageRegistrar): void {
 
   pages.page('POST', `${PATH}/:id/rotate`, async (ctx) => {
     const id = param(ctx, 'id');
-    const result = await ctx.api.call(rotateWebhookSecret, { id, grace_seconds: wholeNumberField(formValue(formBody(ctx.req), 'grace_seconds')) });
+    const result = await ctx.api.call(rotateWebhookSecret, { id, grace_seconds: numberField(formValue(formBody(ctx.req), 'grace_seconds')) });
     await renderEndpoint(ctx, id, result.ok ? { secret: { url: result.data.endpoint.url, secret: result.data.secret, rotated: true } } : { error: result.error });
   });
 

@@ -4,7 +4,7 @@
  * then Markdown instructions. Parsing is strict about what the format requires and tolerant of
  * extra front-matter keys other tools add.
  */
-import { parseYaml, yaml } from '../yaml.js';
+import { describeYamlError, parseYaml, yaml } from '../yaml.js';
 import { z } from 'zod';
 import { PorchError } from '../errors.js';
 import { formatZodError } from '../validation.js';
@@ -61,7 +61,7 @@ export function parseSkillMd(text: string): AgentSkillDocument {
   try {
     raw = parseYaml(match[1] ?? '', { maxAliasCount: 10 });
   } catch (err) {
-    throw invalid(`the front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw invalid(`the front matter is not valid YAML: ${describeYamlError(err)}`);
   }
   const parsed = frontMatterSchema.safeParse(raw ?? {});
   if (!parsed.success) {

@@ -6,6 +6,7 @@
  */
 import type { JSX } from 'preact';
 import { isNode, LineCounter, parse, parseDocument } from 'yaml';
+import { describeYamlError } from '../../../core/yaml.js';
 import { renderTemplate, templateReferences } from '../../../core/engine/template.js';
 import { PorchError } from '../../../core/errors.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
@@ -380,8 +381,7 @@ function workflowFields(yamlText: string): { ok: true; fields: Record<string, un
   try {
     parsed = parse(yamlText);
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: not valid YAML (${reason})`) };
+    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: not valid YAML. ${describeYamlError(err)}.`) };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: must be a mapping with variables, nodes and outputs`) };
