@@ -69,6 +69,23 @@ describe('sign-in and API access in a browser', () => {
     await context.close();
   });
 
+  it('focuses why a form was refused, and closes the phone menu with Escape (regression: focus stayed on the page; Escape did nothing)', async () => {
+    const { context, page } = await signInWithChromium(browser, harness, { viewport: { width: 390, height: 844 } });
+    await page.goto(`${harness.url}/console/settings/api-access`);
+    await page.getByLabel('Name').fill('refused');
+    await page.getByLabel('Requests per minute').fill('2000000000');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('main .notice-error').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.className)).toContain('notice-error');
+
+    const menu = page.locator('details.nav-menu');
+    await menu.locator('summary').click();
+    expect(await menu.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true);
+    await page.keyboard.press('Escape');
+    expect(await menu.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    await context.close();
+  });
+
   it('photographs the sign-in, overview and API access pages, each passing axe', async () => {
     const anonymous = await browser.newContext();
     await screenshotVariants(anonymous, 'sign-in', async (page) => {

@@ -7,7 +7,11 @@
  * reload read the page again instead of sending the form again.
  */
 const address = document.body.dataset.address;
-if (address) history.replaceState(history.state, '', address);
+if (address) {
+  history.replaceState(history.state, '', address);
+  // A refused form: focus goes to why, which a screen reader then reads (WCAG 3.3.1).
+  document.querySelector('main .notice-error')?.focus();
+}
 
 /** The navigation is a sidebar on wide screens (always open) and a menu to open on phones. */
 const wide = window.matchMedia('(min-width: 761px)');
@@ -16,6 +20,15 @@ const syncMenu = () => {
 };
 syncMenu();
 wide.addEventListener('change', syncMenu);
+
+/** On a phone, Escape closes the open menu and leaves focus on its toggle. */
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || wide.matches) return;
+  for (const menu of document.querySelectorAll('details.nav-menu[open]')) {
+    menu.open = false;
+    menu.querySelector('summary')?.focus();
+  }
+});
 
 /** Copy buttons: <button data-copy="#element-id"> copies that element's text. */
 document.addEventListener('click', async (event) => {

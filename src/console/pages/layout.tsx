@@ -139,7 +139,7 @@ function SignedInFrame({ account, csrfToken, active }: { account: { email: strin
 /** A notice at the top of a page: an operation's error message, or what just happened. */
 export function Notice({ kind, children }: { kind: 'error' | 'success' | 'info'; children: ComponentChildren }): JSX.Element {
   return (
-    <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'} tabIndex={kind === 'error' ? -1 : undefined}>
       {children}
     </div>
   );

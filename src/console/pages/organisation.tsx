@@ -470,7 +470,7 @@ function ByokSection({ keys, csrfToken }: { keys: ByokKeys; csrfToken: string })
       {keys.items.length === 0 ? (
         <p class="empty">No BYOK keys: model calls go through the shared gateway.</p>
       ) : (
-        <TableWrap label="BYOK keys">
+        <TableWrap label="Stored BYOK keys">
           <table>
             <caption class="muted">BYOK keys</caption>
             <thead>
@@ -542,7 +542,7 @@ function MembersSection({ organisation }: { organisation: Organisation }) {
   return (
     <section class="panel" id="members" aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
-      <TableWrap label="Members">
+      <TableWrap label="Member accounts">
         <table>
           <caption class="muted">Members of {organisation.name}</caption>
           <thead>
