@@ -83,7 +83,7 @@ describe('signing in', () => {
     const unknown = await browser.post('/console/sign-in', { email: `nobody-${Date.now()}@example.com`, password: 'not the password at all' });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    const message = (html: string) => /<div class="notice notice-error" role="alert">([^<]*)<\/div>/.exec(html)?.[1];
+    const message = (html: string) => /<div class="notice notice-error" role="alert"[^>]*>([^<]*)<\/div>/.exec(html)?.[1];
     expect(message(wrong.html)).toBe('The email or password is incorrect.');
     expect(message(unknown.html)).toBe(message(wrong.html));
   });
