@@ -111,7 +111,7 @@ it('connects a host with OAuth: challenge, discovery, registration, sign-in and 
     rawDispatch: taskDispatch(mcpUrl, () => ({ authorization: `Bearer ${provider.saved?.access_token ?? ''}` })),
     v2RequestFraming: { protocolVersion: CURRENT_REVISION, clientInfo: CLIENT_INFO, clientCapabilities: TASK_CAPABILITIES },
   });
-  const execution = await session.callTool('execute_workflow', { id: workflowId, variables: RELEASE_VARIABLES });
+  const execution = await session.callTool('execute_workflow', { id: workflowId, variables: RELEASE_VARIABLES, include_trace: true });
   expect(execution.kind).toBe('task');
   const { outcome } = await execution.settle();
   const result = resultFromTaskOutcome(outcome) as { isError?: boolean; structuredContent?: { status?: string; node_results?: unknown[] } };
