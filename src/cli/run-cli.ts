@@ -6,6 +6,7 @@ import { Readable, type Writable } from 'node:stream';
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { PorchError } from '../core/errors.js';
+import { describeFileError } from '../db/file-errors.js';
 import { DatabaseRefusal } from '../db/store.js';
 import { withoutQueryParameters } from '../logger.js';
 import { CliUsageError, type CliContext } from './context.js';
@@ -57,6 +58,9 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError || err instanceof DatabaseRefusal) return fail(err.message);
     // Commander has already written its message (or the help) through the context.
     if (err instanceof CommanderError) return err.exitCode;
+    // A path the operator gave that the file system refused (--output to a folder, a missing folder).
+    const fileError = describeFileError(err);
+    if (fileError !== undefined) return fail(`${fileError}.`);
     return fail(`unexpected error: ${describeUnexpected(err)}`);
   }
 }

@@ -180,6 +180,10 @@ describe('porch CLI', () => {
     const exported = await runPorchIn(directory, env, 'export', '--account', account.id, '--output', 'exported.yaml');
     expect(exported.code, exported.stderr).toBe(0);
     expect(await readFile(join(directory, 'exported.yaml'), 'utf8')).toContain('Release announcement');
+    // A path the file system refuses is named with the reason (regression: "unexpected error: EISDIR").
+    const toFolder = await runPorchIn(directory, env, 'export', '--account', account.id, '--output', '.');
+    expect(toFolder.code).toBe(1);
+    expect(toFolder.stderr).toContain(`porch: cannot use ${directory}: it is a folder.\n`);
   });
 
   it('stores a BYOK key from an environment variable and never prints it', async () => {

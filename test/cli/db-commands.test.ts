@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/db/create-store.js';
+import { stallGuard } from '../../src/db/sqlite/backup.js';
 import { runPorch } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
@@ -210,6 +211,32 @@ describe('porch backup', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/named-backup\.db already exists; a backup never overwrites a file/);
     expect((await readdir(directory)).filter((name) => name.startsWith('named-backup'))).toEqual(['named-backup.db']);
+  });
+
+  it('names a second default backup within the same second -2, and refuses a missing folder plainly', async () => {
+    const first = await porch('backup', '--json');
+    const second = await porch('backup', '--json');
+    expect(second.code, second.stderr).toBe(0);
+    const names = [first, second].map((result) => (JSON.parse(result.stdout) as { destination: string }).destination);
+    expect(names[1]).not.toBe(names[0]);
+    const missing = await porch('backup', '--to', join(directory, 'no-such-folder', 'b.db'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`porch: cannot write the backup ${join(directory, 'no-such-folder', 'b.db')}: it, or its folder, does not exist.\n`);
+  });
+
+  it('gives up a copy that makes no progress for the stall time, and keeps one that does (regression: it spun for good)', () => {
+    let clock = 0;
+    const guard = stallGuard(1_000, () => clock);
+    // Pages keep going: any pace is fine, a restart (the source changed) included.
+    for (const remaining of [90, 80, 95, 70]) {
+      clock += 900;
+      expect(guard({ remainingPages: remaining })).toBe(100);
+    }
+    // Then nothing moves: SQLite answering "busy" for a database this user cannot read.
+    clock += 500;
+    expect(guard({ remainingPages: 70 })).toBe(100);
+    clock += 501;
+    expect(() => guard({ remainingPages: 70 })).toThrow(/no page could be copied for 1 s/);
   });
 
   it('refuses on PostgreSQL with the pg_dump command line, without the password', async () => {

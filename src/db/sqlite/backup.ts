@@ -3,9 +3,10 @@
  * page by page while a server keeps serving from it, which copying the file (and its -wal)
  * by hand does not guarantee.
  */
-import { chmodSync, closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, openSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { fileErrorReason } from '../file-errors.js';
 import { DatabaseRefusal } from '../store.js';
 import { databaseLocation, isInMemory } from './open-database.js';
 
@@ -28,41 +29,83 @@ export function backupStamp(now: Date): string {
     .replace(/[-:]/g, '');
 }
 
-/** `porch-backup-20260115T120000Z.db` beside `porch.db`: sorts by time, and says what it is. */
+/**
+ * `porch-backup-20260115T120000Z.db` beside `porch.db`: sorts by time, and says what it is. A
+ * second backup within the same second gets `-2` (then `-3`...), so a script may take two in a row.
+ */
 export function defaultBackupPath(location: string, now: Date): string {
   const name = basename(location).replace(/\.db$/, '');
-  return join(dirname(location), `${name}-backup-${backupStamp(now)}.db`);
+  const base = join(dirname(location), `${name}-backup-${backupStamp(now)}`);
+  let candidate = `${base}.db`;
+  for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = `${base}-${suffix}.db`;
+  return candidate;
 }
+
+/**
+ * How long the copy may go without copying a page before it is given up. SQLite's backup step
+ * answers "busy, try again" for a database it cannot read at all (a read-only -shm file left by
+ * another user), and better-sqlite3 then retries for ever at full speed (regression: it spun for
+ * 23 minutes). A server's writes never hold a reader back for long in WAL mode.
+ */
+const BACKUP_STALL_MS = 10_000;
+
+/** Pages copied per step, better-sqlite3's default: steps yield to the event loop between them. */
+const BACKUP_PAGES_PER_STEP = 100;
 
 /**
  * Writes an online backup of the database `DATABASE_URL` names to `destination` (resolved
  * against `cwd`), or beside the database. Opens the file as it is, without migrating: a backup
  * taken before an upgrade must be the old schema. Never overwrites a file.
  */
-export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date): Promise<SqliteBackup> {
+export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date, options: { stallMs?: number } = {}): Promise<SqliteBackup> {
+  const stallMs = options.stallMs ?? BACKUP_STALL_MS;
   const location = databaseLocation(databaseUrl);
   if (isInMemory(location)) throw new DatabaseRefusal('DATABASE_URL names an in-memory database, which has nothing to back up.');
   if (!existsSync(location)) throw new DatabaseRefusal(`No Porch database at ${location} to back up.`);
   const target = destination === undefined ? defaultBackupPath(location, now) : resolve(destination);
+  if (existsSync(target)) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
+  // Written under a name of its own, and given the backup's name only once whole: a backup cut
+  // short (an error, Ctrl-C) never leaves a file that looks like a backup or blocks the next one.
+  const partial = `${target}.partial-${process.pid}`;
   // Created empty and owner-only before SQLite writes to it, so it is never readable by others.
   try {
-    closeSync(openSync(target, 'wx', BACKUP_FILE_MODE));
+    closeSync(openSync(partial, 'wx', BACKUP_FILE_MODE));
   } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === 'EEXIST')
-      throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
-    throw err;
+    throw new DatabaseRefusal(`cannot write the backup ${target}: ${fileErrorReason(err) ?? (err as Error).message}.`, { cause: err });
   }
   let sqlite: Database.Database | undefined;
   try {
     sqlite = new Database(location, { fileMustExist: true });
-    await sqlite.backup(target);
+    await sqlite.backup(partial, { progress: stallGuard(stallMs) });
+    chmodSync(partial, BACKUP_FILE_MODE);
+    linkSync(partial, target);
   } catch (err) {
-    rmSync(target, { force: true });
+    const exists = err instanceof Error && 'code' in err && err.code === 'EEXIST';
+    if (exists) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
     // SQLite's own message ("file is not a database", "database or disk is full") names no file.
     throw new DatabaseRefusal(`DATABASE_URL: cannot back up the SQLite database ${location} to ${target}: ${(err as Error).message}.`, { cause: err });
   } finally {
     sqlite?.close();
+    rmSync(partial, { force: true });
   }
-  chmodSync(target, BACKUP_FILE_MODE);
   return { location, destination: target, bytes: statSync(target).size };
+}
+
+/**
+ * The backup's progress callback: it throws once `stallMs` passed without a page copied, which
+ * ends the copy with that error. `now` is the clock (tests give their own).
+ */
+export function stallGuard(stallMs: number, now: () => number = Date.now): (progress: { remainingPages: number }) => number {
+  let remaining = Number.POSITIVE_INFINITY;
+  let progressedAt = now();
+  return ({ remainingPages }) => {
+    if (remainingPages < remaining) progressedAt = now();
+    remaining = remainingPages;
+    if (now() - progressedAt > stallMs) {
+      throw new Error(
+        `no page could be copied for ${stallMs / 1000} s: the database is locked, or cannot be read by this user (check the owner and mode of the database and its -wal and -shm files)`,
+      );
+    }
+    return BACKUP_PAGES_PER_STEP;
+  };
 }
