@@ -31,6 +31,8 @@ export function registerResourceCommands(program: Command, context: CliContext):
     .action(async (kindName: string, options: { account: string; json?: boolean }) => {
       const kind = kindOf(kindName);
       const details = await withApplication(context, async ({ core }) => {
+        // A mistyped id is refused, not shown as an account without resources.
+        await core.accounts.showAccount(options.account);
         const lists = {
           workflow: () => core.catalog.listWorkflows(options.account, {}),
           composition: () => core.catalog.listCompositions(options.account, {}),

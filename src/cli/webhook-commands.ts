@@ -70,7 +70,11 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const endpoints = await withApplication(context, ({ core }) => core.webhooks.list(options.account));
+      const endpoints = await withApplication(context, async ({ core }) => {
+        // A mistyped id is refused, not shown as an account without endpoints.
+        await core.accounts.showAccount(options.account);
+        return core.webhooks.list(options.account);
+      });
       print(context.stdout, endpoints, options, () =>
         endpoints.length === 0
           ? 'No webhook endpoints.'

@@ -68,6 +68,20 @@ describe('porch webhook', () => {
     expect(events.stderr).toMatch(/--events must list events among run.completed, run.failed, credits.low; unknown: run.started/);
   });
 
+  it('refuses an id that names no account or organisation rather than list nothing (regression: exit 0, "No webhook endpoints.")', async () => {
+    const missing = '0190a4b0-0000-7000-8000-00000000dead';
+    for (const args of [
+      ['webhook', 'list', '--account', missing],
+      ['resource', 'list', 'composition', '--account', missing],
+      ['byok', 'list', '--account', missing],
+      ['byok', 'list', '--org', missing],
+    ]) {
+      const listed = await porch(...args);
+      expect(listed.code, args.join(' ')).toBe(1);
+      expect(listed.stderr, args.join(' ')).toMatch(new RegExp(`No (account|organisation) with id ${missing}`));
+    }
+  });
+
   it('refuses an account that is not on Expert', async () => {
     const free = (JSON.parse((await porch('account', 'create', '--email', 'free-hooks@example.com', '--plan', 'free', '--json')).stdout) as { id: string }).id;
     const refused = await porch('webhook', 'add', '--account', free, '--url', 'http://127.0.0.1:9/', '--events', 'run.completed');

@@ -76,6 +76,15 @@ export interface ByokServiceOptions {
 
 /** Bring-your-own-key: provider keys of an account or organisation, encrypted at rest. */
 export function createByokService({ store, clock, secretKey, providers }: ByokServiceOptions) {
+  async function requireOwner(owner: ByokOwner): Promise<void> {
+    if ('accountId' in owner ? !(await store.accounts.findById(owner.accountId)) : !(await store.organisations.findById(owner.organisationId))) {
+      throw new PorchError(
+        'RESOURCE_NOT_FOUND',
+        'accountId' in owner ? `No account with id ${owner.accountId}.` : `No organisation with id ${owner.organisationId}.`,
+      );
+    }
+  }
+
   return {
     async set(owner: ByokOwner, provider: string, plaintext: string): Promise<ByokKeyView> {
       if (!providers().includes(provider)) {
@@ -85,12 +94,7 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       if (key.length < 8) throw new PorchError('VALIDATION_ERROR', 'The BYOK key is empty or too short to be a provider key.');
       if (!SENDABLE_KEY.test(key))
         throw new PorchError('VALIDATION_ERROR', `The BYOK key ${UNSENDABLE_KEY_MESSAGE}; paste it exactly as the provider shows it.`);
-      if ('accountId' in owner ? !(await store.accounts.findById(owner.accountId)) : !(await store.organisations.findById(owner.organisationId))) {
-        throw new PorchError(
-          'RESOURCE_NOT_FOUND',
-          'accountId' in owner ? `No account with id ${owner.accountId}.` : `No organisation with id ${owner.organisationId}.`,
-        );
-      }
+      await requireOwner(owner);
       const record: ByokKeyRecord = {
         id: newId(),
         accountId: 'accountId' in owner ? owner.accountId : null,
@@ -105,7 +109,9 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       return view(record);
     },
 
+    /** An owner that does not exist is refused, not listed as one without keys (a mistyped id). */
     async list(owner: ByokOwner): Promise<ByokKeyView[]> {
+      await requireOwner(owner);
       return (await store.byokKeys.list(owner)).map(view);
     },
 
