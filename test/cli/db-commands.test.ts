@@ -188,6 +188,16 @@ describe('porch db copy', () => {
   });
 });
 
+describe('a database folder that cannot be made', () => {
+  it('is refused at once under /proc, where Node’s recursive mkdir never returns (regression: db init spun)', async () => {
+    const started = Date.now();
+    const result = await porchWith('/proc/porch-nope/x.db', 'db', 'init');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/\/proc\/porch-nope/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
 describe('porch backup', () => {
   it('writes an openable owner-only backup beside the database, named by the time', async () => {
     const result = await porch('backup', '--json');

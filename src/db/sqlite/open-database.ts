@@ -69,13 +69,30 @@ export function databaseDirectory(databaseUrl: string): string | null {
 }
 
 /**
+ * Creates `folder` and the folders above it that do not exist, owner-only, one at a time: Node's
+ * recursive mkdirSync never returns under /proc, where every mkdir answers ENOENT (regression:
+ * `porch db init` spun for twenty minutes). An existing folder keeps its mode.
+ */
+function createFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current) && dirname(current) !== current; current = dirname(current)) missing.push(current);
+  for (const path of missing.reverse()) {
+    try {
+      mkdirSync(path, { mode: DATA_FOLDER_MODE });
+    } catch (err) {
+      // Another process starting on the same database made it first.
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+    }
+  }
+}
+
+/**
  * Creates the database file (and its folder) owner-only before SQLite opens it, and takes group
  * and world access away from files an older version created. An existing folder keeps its mode:
  * it may be shared (`/var/lib`), and only the files in it are Porch's.
  */
 function restrictDatabaseFiles(location: string): void {
-  // mkdirSync applies the mode only to the folders it creates.
-  mkdirSync(dirname(location), { recursive: true, mode: DATA_FOLDER_MODE });
+  createFolders(dirname(location));
   if (!existsSync(location)) closeSync(openSync(location, 'a', DATABASE_FILE_MODE));
   for (const suffix of SQLITE_COMPANION_SUFFIXES) {
     const path = `${location}${suffix}`;
