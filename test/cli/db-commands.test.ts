@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/db/create-store.js';
-import { stallGuard } from '../../src/db/sqlite/backup.js';
+import { stallGuard } from '../../src/db/stall-guard.js';
 import { runPorch } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 

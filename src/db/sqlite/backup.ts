@@ -7,6 +7,7 @@ import { chmodSync, closeSync, existsSync, linkSync, openSync, rmSync, statSync 
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileErrorReason } from '../file-errors.js';
+import { stallGuard } from '../stall-guard.js';
 import { DatabaseRefusal } from '../store.js';
 import { databaseLocation, isInMemory } from './open-database.js';
 
@@ -49,9 +50,6 @@ export function defaultBackupPath(location: string, now: Date): string {
  */
 const BACKUP_STALL_MS = 10_000;
 
-/** Pages copied per step, better-sqlite3's default: steps yield to the event loop between them. */
-const BACKUP_PAGES_PER_STEP = 100;
-
 /**
  * Writes an online backup of the database `DATABASE_URL` names to `destination` (resolved
  * against `cwd`), or beside the database. Opens the file as it is, without migrating: a backup
@@ -89,23 +87,4 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
     rmSync(partial, { force: true });
   }
   return { location, destination: target, bytes: statSync(target).size };
-}
-
-/**
- * The backup's progress callback: it throws once `stallMs` passed without a page copied, which
- * ends the copy with that error. `now` is the clock (tests give their own).
- */
-export function stallGuard(stallMs: number, now: () => number = Date.now): (progress: { remainingPages: number }) => number {
-  let remaining = Number.POSITIVE_INFINITY;
-  let progressedAt = now();
-  return ({ remainingPages }) => {
-    if (remainingPages < remaining) progressedAt = now();
-    remaining = remainingPages;
-    if (now() - progressedAt > stallMs) {
-      throw new Error(
-        `no page could be copied for ${stallMs / 1000} s: the database is locked, or cannot be read by this user (check the owner and mode of the database and its -wal and -shm files)`,
-      );
-    }
-    return BACKUP_PAGES_PER_STEP;
-  };
 }
