@@ -136,11 +136,15 @@ export function parseWholeNumber(name: string) {
   };
 }
 
+/**
+ * Parses a decimal number option (`500`, `2.5`), or fails with a message naming the option. Only
+ * decimal digits: JavaScript's Number() also reads `0x10` as 16 and `1e3` as 1000, which an
+ * operator granting credits never means (regression: `--credits 0x10` granted 16).
+ */
 export function parsePositiveNumber(name: string) {
   return (value: string): number => {
-    const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new CliUsageError(`${name} must be a number of at least 0, got "${value}".`);
-    return number;
+    if (!/^\d+(\.\d+)?$/.test(value)) throw new CliUsageError(`${name} must be a decimal number of at least 0 (such as 500 or 2.5), got "${value}".`);
+    return Number(value);
   };
 }
 

@@ -80,6 +80,10 @@ describe('porch CLI', () => {
     const grant = (credits: string) => porch('credits', 'grant', '--account', account.id, '--credits', credits);
     expect((await grant('0.0001')).stderr).toMatch(/Credits to grant must have at most three decimals \(a credit is 1,000 tokens\), got 0\.0001\./);
     expect((await grant('0')).stderr).toMatch(/Credits to grant must be more than 0\./);
+    // Decimal digits only (regression: 0x10 granted 16 credits).
+    for (const odd of ['0x10', '1e3', ' 7', '-5']) {
+      expect((await grant(odd)).stderr, odd).toMatch(/--credits must be a decimal number of at least 0 \(such as 500 or 2\.5\)/);
+    }
     expect((await grant('10000000000000')).stderr).toMatch(/Credits to grant must be at most 1,000,000,000/);
     expect((await grant('1000.001')).stderr).toMatch(
       /This grant would take the balance to 1000000000\.001 credits; an account may hold at most 1,000,000,000\./,
