@@ -55,8 +55,7 @@ const BACKUP_STALL_MS = 10_000;
  * against `cwd`), or beside the database. Opens the file as it is, without migrating: a backup
  * taken before an upgrade must be the old schema. Never overwrites a file.
  */
-export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date, options: { stallMs?: number } = {}): Promise<SqliteBackup> {
-  const stallMs = options.stallMs ?? BACKUP_STALL_MS;
+export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date): Promise<SqliteBackup> {
   const location = databaseLocation(databaseUrl);
   if (isInMemory(location)) throw new DatabaseRefusal('DATABASE_URL names an in-memory database, which has nothing to back up.');
   if (!existsSync(location)) throw new DatabaseRefusal(`No Porch database at ${location} to back up.`);
@@ -74,7 +73,7 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
   let sqlite: Database.Database | undefined;
   try {
     sqlite = new Database(location, { fileMustExist: true });
-    await sqlite.backup(partial, { progress: stallGuard(stallMs) });
+    await sqlite.backup(partial, { progress: stallGuard(BACKUP_STALL_MS) });
     chmodSync(partial, BACKUP_FILE_MODE);
     linkSync(partial, target);
   } catch (err) {
