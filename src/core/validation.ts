@@ -6,6 +6,11 @@
  */
 import type { z } from 'zod';
 
+/** A JSON object (not an array, not null): what a parsed body, reply or stored payload must be to be read by field. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** One problem: where (path segments below the root) and what. */
 export interface ValidationIssue {
   readonly path: readonly PropertyKey[];

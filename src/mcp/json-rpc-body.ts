@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { isSpecType, ProtocolErrorCode, type RequestId } from '@modelcontextprotocol/server';
+import { isRecord } from '../core/validation.js';
 
 /**
  * The revision that removed JSON-RPC batching (added in 2025-03-26). Revisions are dates, so
@@ -33,10 +34,6 @@ export function batchRefusal(revision: string): JsonRpcRefusal {
     code: ProtocolErrorCode.InvalidRequest,
     message: `Invalid Request: JSON-RPC batches are not accepted under protocol revision ${revision} (batching was removed in ${BATCHING_REMOVED_IN}); send one message per request.`,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The revision a batch is sent under: the request's header, else the one an `initialize` in it asks for. */

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult } from '@modelcontextprotocol/server';
 import { ERROR_CODES, PorchError, type ErrorCode, type ErrorCodeSet } from '../core/errors.js';
+import { isRecord } from '../core/validation.js';
 import { cancelRun } from '../operations/cancel-run.js';
 import { getRun } from '../operations/get-run.js';
 import type { OperationOutput } from '../operations/operation.js';
@@ -54,10 +55,6 @@ function isErrorCode(code: string): code is ErrorCode {
 }
 
 const storedErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A finished run's result as the tool result the synchronous call would have returned. A run that

@@ -10,6 +10,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, type ErrorCodeSet } from '../core/errors.js';
+import { isRecord } from '../core/validation.js';
 import { invokeOperation, isOperationOpenTo } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
@@ -133,10 +134,6 @@ export function splitArguments(operation: Operation, args: Record<string, unknow
  */
 function answersWithDocument(operation: Operation): boolean {
   return operation.responseType === 'markdown';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The tool that mirrors one operation. */

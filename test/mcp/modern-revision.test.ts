@@ -176,27 +176,12 @@ describe('tasks: ownership, cancellation and failures', () => {
 
   it('gives a run that failed as a completed task whose result is the isError answer, code first', () => {
     const failed = taskOfRun(
-      {
-        id: '0190a4b0-0000-7000-8000-000000000001',
+      failedRun({
         kind: 'composition',
         operation: 'execute_composition',
-        resource_id: '0190a4b0-0000-7000-8000-000000000002',
-        version: 1,
-        status: 'failed',
-        model: null,
-        key_id: null,
-        token_usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
-        credits_charged: 0,
-        duration_ms: 5,
-        created_at: '2026-11-28T00:00:00.000Z',
-        started_at: '2026-11-28T00:00:01.000Z',
-        finished_at: '2026-11-28T00:00:02.000Z',
-        attempts: 1,
-        cancel_requested: false,
-        payload_available: true,
         inputs: {},
         result: { error: { code: 'INSUFFICIENT_CREDITS', message: 'Not enough credits.' } },
-      },
+      }),
       30,
       harness.config.errorCodes,
     );
@@ -220,27 +205,15 @@ describe('tasks: ownership, cancellation and failures', () => {
       token_usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
     };
     const failed = taskOfRun(
-      {
+      failedRun({
         id: answer.run_id,
         kind: 'workflow',
         operation: 'execute_workflow',
-        resource_id: '0190a4b0-0000-7000-8000-000000000004',
-        version: 1,
-        status: 'failed',
-        model: null,
-        key_id: null,
         token_usage: answer.token_usage,
         credits_charged: 0.015,
-        duration_ms: 5,
-        created_at: '2026-11-28T00:00:00.000Z',
-        started_at: '2026-11-28T00:00:01.000Z',
-        finished_at: '2026-11-28T00:00:02.000Z',
-        attempts: 1,
-        cancel_requested: false,
-        payload_available: true,
         inputs: { variables: {}, include_trace: true },
         result: answer,
-      },
+      }),
       30,
       harness.config.errorCodes,
     );
@@ -248,6 +221,32 @@ describe('tasks: ownership, cancellation and failures', () => {
     expect(failed.result).not.toHaveProperty('isError', true);
   });
 });
+
+/** A run that failed, as get_run answers it, with what a test sets on top. */
+function failedRun(overrides: Partial<Parameters<typeof taskOfRun>[0]>): Parameters<typeof taskOfRun>[0] {
+  return {
+    id: '0190a4b0-0000-7000-8000-000000000001',
+    kind: 'composition',
+    operation: 'execute_composition',
+    resource_id: '0190a4b0-0000-7000-8000-000000000002',
+    version: 1,
+    status: 'failed',
+    model: null,
+    key_id: null,
+    token_usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    credits_charged: 0,
+    duration_ms: 5,
+    created_at: '2026-11-28T00:00:00.000Z',
+    started_at: '2026-11-28T00:00:01.000Z',
+    finished_at: '2026-11-28T00:00:02.000Z',
+    attempts: 1,
+    cancel_requested: false,
+    payload_available: true,
+    inputs: {},
+    result: null,
+    ...overrides,
+  };
+}
 
 /** The per-request envelope a 2026-07-28 client with the tasks extension puts on every request. */
 function modernEnvelope() {

@@ -19,7 +19,7 @@
  */
 import type { JudgeReply } from './judge-schema.js';
 import { judgeReplySchema } from './judge-schema.js';
-import { formatZodError } from '../validation.js';
+import { formatZodError, isRecord } from '../validation.js';
 
 export type JudgeReplyRepair = 'code_fence' | 'surrounding_text' | 'trailing_comma' | 'control_characters' | 'numeric_string_score';
 
@@ -173,10 +173,6 @@ function parseJson(source: string): { value: unknown; repairs: readonly JudgeRep
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function tryCandidate(candidate: Candidate): Attempt {
