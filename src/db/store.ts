@@ -109,6 +109,8 @@ export interface UsageRecord {
   byok: boolean;
   durationMs: number;
   status: 'succeeded' | 'failed' | 'billing_failed';
+  /** A repeat of the request's model call (the judge's retry after an unreadable verdict): counted as a model call, not as a request. */
+  retry: boolean;
   createdAt: number;
 }
 
@@ -485,9 +487,9 @@ export interface UsageAggregateRequest {
 /**
  * One group's totals. A workflow execution writes one row for the run and one per model call of
  * its nodes, so the totals read each fact once: `requests` and `errors` count the rows that
- * stand for an execution or call answered to a client (no `nodeId`); `modelCalls`, tokens and
- * charges count the rows of model calls (every row but a workflow run's own, which repeats its
- * nodes' sums).
+ * stand for an execution or call answered to a client (no `nodeId`; a retry's row counts only
+ * as an error, when it failed); `modelCalls`, tokens and charges count the rows of model calls
+ * (every row but a workflow run's own, which repeats its nodes' sums).
  */
 export interface UsageAggregateRow {
   /** The group's key: `YYYY-MM-DD` (UTC) for days, else the model, operation, resource or key id; null when the rows have none. */

@@ -101,6 +101,7 @@ export function usageRecord(accountId: string, overrides: Partial<UsageRecord> =
     byok: false,
     durationMs: 5,
     status: 'succeeded',
+    retry: false,
     createdAt: T0,
     ...overrides,
   };

@@ -2,6 +2,7 @@
  * What a usage aggregate must answer, computed in the test from the usage rows one by one, as
  * UsageRepository.aggregate defines the totals: requests and errors of the rows answered to a
  * client, tokens and charges of the model calls (a workflow run's own row repeats its nodes').
+ * A retry's row (the judge's second call) is a model call and, when it failed, the request's error.
  */
 import type { UsageAggregateRow, UsageGrouping, UsageRecord } from '../../src/db/store.js';
 
@@ -20,7 +21,7 @@ export function expectedAggregate(rows: readonly UsageRecord[], groupBy: UsageGr
     const group = groups.get(key) ?? { group: key, requests: 0, errors: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, chargedTokens: 0 };
     const answered = row.nodeId === null;
     const modelCall = !(row.operation === 'execute_workflow' && row.nodeId === null);
-    if (answered) group.requests += 1;
+    if (answered && !row.retry) group.requests += 1;
     if (answered && row.status !== 'succeeded') group.errors += 1;
     if (modelCall) {
       group.modelCalls += 1;

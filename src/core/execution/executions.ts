@@ -470,6 +470,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
           byok: false,
           durationMs: result.duration_ms,
           status: result.status === 'completed' ? 'succeeded' : 'failed',
+          retry: false,
           createdAt: clock.now(),
         });
       } catch (err) {

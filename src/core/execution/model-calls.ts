@@ -34,6 +34,8 @@ export interface ModelCallContext {
   resourceVersion?: number | null;
   runId?: string | null;
   nodeId?: string | null;
+  /** A repeat of the request's model call (the judge's retry after an unreadable verdict): its usage record counts no request. */
+  retry?: boolean | undefined;
   /** The body's `use_byok`: false forces the shared gateway. */
   useByok?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -166,6 +168,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       byok: fields.byok,
       durationMs: fields.durationMs,
       status: fields.status,
+      retry: ctx.retry ?? false,
       createdAt: clock.now(),
     };
   }

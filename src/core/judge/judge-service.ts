@@ -61,9 +61,9 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
       const findings = new Map<string, GuardrailFinding>();
       const result = await runJudge(
         request,
-        async (judgeRequest) => {
+        async (judgeRequest, retry) => {
           const answer = await modelCaller.call(
-            { caller, organisation, useByok: input.use_byok, ...context },
+            { caller, organisation, useByok: input.use_byok, retry, ...context },
             { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
           );
           for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);

@@ -11,8 +11,11 @@ import { parseJudgeReply } from './parse-judge-reply.js';
 import type { JudgeThresholds } from './thresholds.js';
 import { DEFAULT_JUDGE_THRESHOLDS, parseJudgeThresholds, toJudgeResult } from './thresholds.js';
 
-/** The model call, provided by the AI gateway: sends the request, resolves to the reply text. */
-export type JudgeModelCall = (request: JudgeRequest) => Promise<string>;
+/**
+ * The model call, provided by the AI gateway: sends the request, resolves to the reply text.
+ * `retry` is true for the second call after an unreadable reply (a model call of the same request).
+ */
+export type JudgeModelCall = (request: JudgeRequest, retry: boolean) => Promise<string>;
 
 export interface RunJudgeOptions {
   readonly thresholds?: JudgeThresholds | undefined;
@@ -48,10 +51,10 @@ export async function runJudge(input: JudgeRequestInput, complete: JudgeModelCal
   const thresholds = parseJudgeThresholds(options.thresholds ?? DEFAULT_JUDGE_THRESHOLDS);
   const request = buildJudgeRequest(input);
 
-  const first = parseJudgeReply(await complete(request));
+  const first = parseJudgeReply(await complete(request, false));
   if (first.ok) return toJudgeResult(first.reply, thresholds);
 
-  const second = parseJudgeReply(await complete(buildRetryRequest(request, first.failure)));
+  const second = parseJudgeReply(await complete(buildRetryRequest(request, first.failure), true));
   if (second.ok) return toJudgeResult(second.reply, thresholds);
 
   throw new PorchError(

@@ -140,10 +140,10 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
       // insert and then charges it, or closed it first and nothing is written.
       const inserted = await db.execute(sql`
         insert into usage_records (id, account_id, api_key_id, partner_key_id, operation, resource_id, resource_version, run_id, reservation_id,
-          node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, created_at)
+          node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, retry, created_at)
         select ${usage.id}, ${usage.accountId}, ${usage.apiKeyId}, ${usage.partnerKeyId}, ${usage.operation}, ${usage.resourceId}, ${usage.resourceVersion},
           ${usage.runId}, ${reservationId}, ${usage.nodeId}, ${usage.model}, ${usage.inputTokens}, ${usage.outputTokens}, ${usage.totalTokens},
-          ${usage.chargedTokens}, ${usage.byok}, ${usage.durationMs}, ${usage.status}, ${usage.createdAt}
+          ${usage.chargedTokens}, ${usage.byok}, ${usage.durationMs}, ${usage.status}, ${usage.retry}, ${usage.createdAt}
         where exists (select 1 from credit_reservations where id = ${reservationId} for share)`);
       return (inserted.rowCount ?? 0) > 0;
     },

@@ -182,6 +182,11 @@ export const usageRecords = pgTable(
     byok: boolean('byok').notNull(),
     durationMs: integer('duration_ms').notNull(),
     status: text('status', { enum: ['succeeded', 'failed', 'billing_failed'] }).notNull(),
+    /**
+     * A repeat of the request's model call (the judge's second call after an unreadable verdict):
+     * a model call, but not a request of its own, so /usage counts the request once.
+     */
+    retry: boolean('retry').notNull().default(false),
     ...timestamps,
   },
   (table) => [

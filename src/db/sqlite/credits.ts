@@ -211,13 +211,13 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
   const accrueStatement = onFirstUse(() =>
     db.$client.prepare<Record<string, string | number | null>>(`
       insert into usage_records (id, account_id, api_key_id, partner_key_id, operation, resource_id, resource_version, run_id, reservation_id,
-        node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, created_at)
+        node_id, model, input_tokens, output_tokens, total_tokens, charged_tokens, byok, duration_ms, status, retry, created_at)
       select @id, @accountId, @apiKeyId, @partnerKeyId, @operation, @resourceId, @resourceVersion, @runId, @reservationId,
-        @nodeId, @model, @inputTokens, @outputTokens, @totalTokens, @chargedTokens, @byok, @durationMs, @status, @createdAt
+        @nodeId, @model, @inputTokens, @outputTokens, @totalTokens, @chargedTokens, @byok, @durationMs, @status, @retry, @createdAt
       where exists (select 1 from credit_reservations where id = @reservationId)`),
   );
   const accrueUsage = ({ reservationId, usage }: { reservationId: string; usage: UsageRecord }): boolean =>
-    accrueStatement().run({ ...usage, byok: usage.byok ? 1 : 0, reservationId }).changes > 0;
+    accrueStatement().run({ ...usage, byok: usage.byok ? 1 : 0, retry: usage.retry ? 1 : 0, reservationId }).changes > 0;
 
   const settleReservation = immediateTransaction(
     db,
@@ -347,12 +347,14 @@ function prepareUsageInsert(db: PorchDatabase): (record: UsageRecord, reservatio
         byok: sql.placeholder('byok'),
         durationMs: sql.placeholder('durationMs'),
         status: sql.placeholder('status'),
+        retry: sql.placeholder('retry'),
         createdAt: sql.placeholder('createdAt'),
       })
       .prepare(),
   );
-  // Placeholders bypass the boolean column's mapping, so the flag is bound as SQLite's 0/1.
-  return (record, reservationId) => void insert().run({ ...record, byok: record.byok ? 1 : 0, reservationId: reservationId ?? null });
+  // Placeholders bypass the boolean columns' mapping, so the flags are bound as SQLite's 0/1.
+  return (record, reservationId) =>
+    void insert().run({ ...record, byok: record.byok ? 1 : 0, retry: record.retry ? 1 : 0, reservationId: reservationId ?? null });
 }
 
 /** A usage record's columns: the reservation that paid for an accrued call is the ledger's business, not the record's. */

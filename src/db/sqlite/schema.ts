@@ -186,6 +186,11 @@ export const usageRecords = sqliteTable(
     byok: integer('byok', { mode: 'boolean' }).notNull(),
     durationMs: integer('duration_ms').notNull(),
     status: text('status', { enum: ['succeeded', 'failed', 'billing_failed'] }).notNull(),
+    /**
+     * A repeat of the request's model call (the judge's second call after an unreadable verdict):
+     * a model call, but not a request of its own, so /usage counts the request once.
+     */
+    retry: integer('retry', { mode: 'boolean' }).notNull().default(false),
     ...timestamps,
   },
   (table) => [

@@ -1,0 +1,3 @@
+-- The judge's second call after an unreadable verdict is marked, so /usage counts the request it
+-- serves once (its model call still counts). Rows written before were never retries.
+ALTER TABLE "usage_records" ADD COLUMN "retry" boolean DEFAULT false NOT NULL;
