@@ -12,6 +12,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { PACKAGE_ROOT } from '../../src/rest/discovery/package-root.js';
+import { MAX_FINDINGS_PER_SCAN } from '../../src/core/sanitiser/index.js';
+import { freePort } from '../helpers/free-port.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 const execFileAsync = promisify(execFile);
@@ -102,6 +104,13 @@ describe('porch.mjs against a real server', () => {
     expect((await node('porch-api/scripts/porch.mjs', ['GET', '/workflows'], { PORCH_API_KEY: '' })).code).toBe(2);
     expect((await node('porch-api/scripts/porch.mjs', ['PUT', '/workflows'])).code).toBe(2);
     expect((await node('porch-api/scripts/porch.mjs', ['POST', '/judge/run', '{not json'])).code).toBe(2);
+  });
+
+  it('exits 1 naming the server and the reason when nothing answers, not with a stack trace', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await node('porch-api/scripts/porch.mjs', ['GET', '/workflows'], { PORCH_URL: closed });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toBe(`UNREACHABLE: cannot reach ${closed}: ECONNREFUSED\n`);
   });
 
   it('prints the Markdown of a skill export as it is', async () => {
@@ -305,5 +314,13 @@ describe('redact.mjs', () => {
     const blocked = await node('porch-sanitise/scripts/redact.mjs', [], {}, 'Card 4111 1111 1111 1111.\n');
     expect(blocked.code).toBe(3);
     expect(blocked.stdout).not.toContain('4111');
+  });
+
+  it('prints nothing and exits 4 when the scan stopped at its finding limit (regression: the findings past it were printed)', async () => {
+    const addresses = Array.from({ length: MAX_FINDINGS_PER_SCAN + 5 }, (_, index) => `u${index}@example.com`).join(' ');
+    const truncated = await node('porch-sanitise/scripts/redact.mjs', [], {}, `${addresses}\nLast: grace@example.com\n`);
+    expect(truncated.code, truncated.stderr).toBe(4);
+    expect(truncated.stdout).toBe('');
+    expect(truncated.stderr).toContain('cannot be redacted completely');
   });
 });

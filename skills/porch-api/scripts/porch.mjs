@@ -7,8 +7,8 @@
 //   PORCH_URL      the Porch site, default http://127.0.0.1:3000 (the API is under /api/public/v1)
 //
 // Prints the response's `data` as JSON (the text itself for Markdown answers, nothing for 204).
-// On an API error prints "CODE (status): message [request id]" on stderr and exits 1; a usage
-// error exits 2. It follows the API's client rules: 429 waits Retry-After seconds (60 when
+// On an API error prints "CODE (status): message [request id]" on stderr and exits 1, as it does
+// with "UNREACHABLE: ..." when the server cannot be reached; a usage error exits 2. It follows the API's client rules: 429 waits Retry-After seconds (60 when
 // absent) and retries; 500 AI_SERVICE_ERROR retries after 1 s, 2 s, 4 s; 402 BILLING_FAILED
 // retries once if credits remain; 401, 402 INSUFFICIENT_CREDITS and other errors never retry.
 // POST requests carry an Idempotency-Key, so a retried execution never runs or charges twice.
@@ -76,8 +76,16 @@ export async function porchRequest(method, path, options = {}) {
 
   let billingRetried = false;
   for (let retriesDone = 0; ; retriesDone += 1) {
-    const response = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
+    let response;
+    let text;
+    try {
+      response = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      text = await response.text();
+    } catch (err) {
+      // No answer at all (refused, unknown host, connection cut): say so instead of fetch's bare "fetch failed".
+      const reason = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'no answer';
+      throw new PorchApiError(undefined, 'UNREACHABLE', `cannot reach ${baseUrl}: ${reason}`);
+    }
     const type = response.headers.get('content-type') ?? '';
     if (response.ok) {
       const data = response.status === 204 ? null : type.includes('json') ? JSON.parse(text).data : text;
@@ -102,6 +110,12 @@ export async function porchRequest(method, path, options = {}) {
     onRetry({ error, delaySeconds, attempt: retriesDone + 2 });
     await sleep(delaySeconds * 1000);
   }
+}
+
+/** "CODE (status): message [request id]", or "UNREACHABLE: message" when no answer came. */
+export function describeError(err) {
+  const status = err.status === undefined ? '' : ` (${err.status})`;
+  return `${err.code}${status}: ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}`;
 }
 
 function usage(message) {
@@ -132,7 +146,7 @@ async function main(argv) {
     if (result.data !== null) process.stdout.write(typeof result.data === 'string' ? result.data : `${JSON.stringify(result.data, null, 2)}\n`);
   } catch (err) {
     if (!(err instanceof PorchApiError)) throw err;
-    process.stderr.write(`${err.code} (${err.status}): ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}\n`);
+    process.stderr.write(`${describeError(err)}\n`);
     process.exit(1);
   }
 }

@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PorchApiError, porchRequest } from './porch.mjs';
+import { describeError, PorchApiError, porchRequest } from './porch.mjs';
 
 const KINDS = { workflow: 'workflows', composition: 'compositions', skill: 'skills', persona: 'personas' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -98,7 +98,7 @@ async function main() {
       process.exit(2);
     }
     if (err instanceof PorchApiError) {
-      process.stderr.write(`${err.code} (${err.status}): ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}\n`);
+      process.stderr.write(`${describeError(err)}\n`);
       process.exit(1);
     }
     throw err;

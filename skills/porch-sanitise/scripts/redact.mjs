@@ -7,14 +7,16 @@
 //     --json                       print the scan result (findings, severity) instead
 //
 // A summary goes to stderr. Exit 0 when the overall severity is clean, info or warn; 3 when it is
-// block (the redacted text is still printed: ask the user before sending anything on); 1 on an
-// API error; 2 on a usage error.
+// block (the redacted text is still printed: ask the user before sending anything on); 4 when the
+// text holds more findings than one scan reports (`truncated`), so it cannot be redacted
+// completely and nothing is printed; 1 on an API error; 2 on a usage error.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PorchApiError, porchRequest } from './porch.mjs';
+import { describeError, PorchApiError, porchRequest } from './porch.mjs';
 
 export const BLOCK_EXIT_CODE = 3;
+export const TRUNCATED_EXIT_CODE = 4;
 
 /**
  * Replaces each finding's span with a marker. Positions are JavaScript string indices, exactly
@@ -65,11 +67,16 @@ async function main() {
   try {
     const result = await scan(text);
     process.stderr.write(summary(result));
+    if (result.truncated && !values.json) {
+      // Findings past the scan's limit were not reported: a "redacted" text would still hold them.
+      process.stderr.write('redact.mjs: the text holds more findings than one scan reports, so it cannot be redacted completely; nothing was printed\n');
+      process.exit(TRUNCATED_EXIT_CODE);
+    }
     process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : redact(text, result.findings));
     if (result.severity === 'block') process.exitCode = BLOCK_EXIT_CODE;
   } catch (err) {
     if (!(err instanceof PorchApiError)) throw err;
-    process.stderr.write(`${err.code} (${err.status}): ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}\n`);
+    process.stderr.write(`${describeError(err)}\n`);
     process.exit(1);
   }
 }
