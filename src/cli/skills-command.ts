@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd } from '../core/skills-bridge/index.js';
+import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd, type ImportedAgentSkill } from '../core/skills-bridge/index.js';
 import { CliUsageError, withApplication, type CliContext } from './context.js';
 import { print, rows } from './output.js';
 
@@ -45,7 +45,16 @@ async function readSource(cwd: string, path: string): Promise<SkillSource> {
     throw new CliUsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
   }
   if (!info.isDirectory()) return { text, ignoredFiles: [] };
-  return { text, folderName: basename(path.replace(/[/\\]+$/, '')), ignoredFiles: await filesUnder(resolve(cwd, path)) };
+  // Resolved first, so `.` or `../skill` name the folder itself rather than the path as typed.
+  const folder = resolve(cwd, path);
+  return { text, folderName: basename(folder), ignoredFiles: await filesUnder(folder) };
+}
+
+/** What an import did, in a sentence. */
+function describeImport({ outcome, name, version, account_id }: ImportedAgentSkill): string {
+  if (outcome === 'created') return `Created skill "${name}" in ${account_id}`;
+  if (outcome === 'updated') return `Updated skill "${name}" in ${account_id} to version ${version}`;
+  return `Skill "${name}" in ${account_id} already holds this SKILL.md (version ${version}); nothing changed`;
 }
 
 export function registerSkillsCommands(program: Command, context: CliContext): void {
@@ -53,7 +62,9 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
 
   skills
     .command('import')
-    .description('Create a Porch custom skill from an Agent Skill (a folder with SKILL.md, or a SKILL.md file)')
+    .description(
+      'Create (or update, when imported before or exported from this account) a Porch custom skill from an Agent Skill (a folder with SKILL.md, or a SKILL.md file)',
+    )
     .argument('<folder-or-skill-md>', 'skill folder or SKILL.md file')
     .requiredOption('--account <account-id>', 'account id')
     .option('--category <category>', 'category (default: metadata porch-category, else "agent-skill")')
@@ -62,7 +73,7 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
     .action(async (path: string, options: { account: string; category?: string; model?: string; json?: boolean }) => {
       const source = await readSource(context.cwd, path);
       const imported = await withApplication(context, ({ core }) =>
-        importAgentSkill(core.bundles, options.account, source.text, {
+        importAgentSkill(core, options.account, source.text, {
           ...(source.folderName === undefined ? {} : { expectedName: source.folderName }),
           ...(options.category === undefined ? {} : { category: options.category }),
           ...(options.model === undefined ? {} : { model: options.model }),
@@ -77,7 +88,7 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
         { ...imported, ignored_files: source.ignoredFiles },
         options,
         () =>
-          `Imported skill "${imported.name}" into ${imported.account_id}:\n${rows([
+          `${describeImport(imported)}:\n${rows([
             ['id', imported.id],
             ['category', imported.category],
           ])}`,

@@ -4,11 +4,12 @@
  * a slug name, a description and Markdown instructions. What has no place in the other format
  * travels in SKILL.md `metadata` under `porch-*` keys, so export → import gives the same skill.
  */
+import { createHash } from 'node:crypto';
 import type { SkillRecord } from '../../db/store.js';
-import { IDENTIFIER_PATTERN } from '../engine/workflow-definition.js';
 import type { BundleService } from '../bundle/bundles.js';
 import { BUNDLE_LIMITS } from '../bundle/bundle-schema.js';
-import { PorchError } from '../errors.js';
+import type { LifecycleService } from '../catalog/lifecycle.js';
+import { isPorchError, PorchError } from '../errors.js';
 import { normaliseBody, parseSkillMd, SKILL_DESCRIPTION_MAX_LENGTH, SKILL_NAME_MAX_LENGTH, type AgentSkillDocument } from './skill-md.js';
 
 export const PORCH_METADATA_KEYS = {
@@ -16,8 +17,10 @@ export const PORCH_METADATA_KEYS = {
   name: 'porch-name',
   category: 'porch-category',
   model: 'porch-model',
-  /** The id of the exported skill, so an agent can execute it through the API. */
+  /** The id of the exported skill, so an agent can execute it through the API; importing into its account updates it. */
   id: 'porch-skill-id',
+  /** The Porch description, when the format could not carry it as it is (empty, too long, or padded). */
+  description: 'porch-description',
 } as const;
 
 /** Category of skills imported from agent tools that do not say one. */
@@ -51,7 +54,7 @@ export function agentSkillToPorchSkill(document: AgentSkillDocument, overrides: 
   const name = (metadata[PORCH_METADATA_KEYS.name] ?? document.name).slice(0, BUNDLE_LIMITS.nameLength);
   return {
     name,
-    description: document.description,
+    description: metadata[PORCH_METADATA_KEYS.description] ?? document.description,
     category: overrides.category ?? metadata[PORCH_METADATA_KEYS.category] ?? IMPORTED_SKILL_CATEGORY,
     instructions: document.body,
     ...(model === undefined ? {} : { model }),
@@ -71,7 +74,9 @@ export function porchSkillToAgentSkill(skill: Pick<SkillRecord, 'id' | 'name' | 
     [PORCH_METADATA_KEYS.id]: skill.id,
   };
   if (skill.model) metadata[PORCH_METADATA_KEYS.model] = skill.model;
-  return { name: slugifySkillName(skill.name), description: describeForAgents(skill), metadata, body: normaliseBody(skill.instructions) };
+  const description = describeForAgents(skill);
+  if (description !== skill.description) metadata[PORCH_METADATA_KEYS.description] = skill.description;
+  return { name: slugifySkillName(skill.name), description, metadata, body: normaliseBody(skill.instructions) };
 }
 
 export interface ImportedAgentSkill {
@@ -79,15 +84,50 @@ export interface ImportedAgentSkill {
   name: string;
   category: string;
   account_id: string;
+  /** What the import did: a new skill, a new version of the skill it came from, or nothing (the same content). */
+  outcome: 'created' | 'updated' | 'unchanged';
+  version: number;
+}
+
+/** The prefix of the bundle keys agent skills are imported under, apart from the keys bundles use. */
+const AGENT_SKILL_KEY_PREFIX = 'agent-skill-';
+/** Bundle keys are at most this long. */
+const KEY_MAX_LENGTH = 64;
+
+/**
+ * The bundle key an agent skill is imported under: its slug, in a namespace of its own, so a
+ * SKILL.md that happens to share a name with a bundle's skill (the demo's `summarise`) creates
+ * a skill instead of replacing that one. A slug too long for a key keeps a digest of the rest.
+ */
+export function agentSkillKey(slug: string): string {
+  const key = `${AGENT_SKILL_KEY_PREFIX}${slug}`;
+  if (key.length <= KEY_MAX_LENGTH) return key;
+  const digest = createHash('sha256').update(slug).digest('hex').slice(0, 8);
+  return `${key.slice(0, KEY_MAX_LENGTH - digest.length - 1)}-${digest}`;
+}
+
+type SkillEntryView = Pick<SkillRecord, 'name' | 'description' | 'category' | 'instructions'> & { model?: string | null | undefined };
+
+/** Whether the skill already holds what the SKILL.md says (instructions compared as the format keeps them). */
+function holds(skill: SkillEntryView, entry: PorchSkillEntry): boolean {
+  return (
+    skill.name === entry.name &&
+    skill.description === entry.description &&
+    skill.category === entry.category &&
+    normaliseBody(skill.instructions) === entry.instructions &&
+    (entry.model === undefined || skill.model === entry.model)
+  );
 }
 
 /**
- * Creates (or, for a name imported before, updates) a Porch custom skill from SKILL.md text
- * through the bundle importer, so the same validation and the same all-or-nothing write apply
- * as for `porch import`.
+ * Creates or updates a Porch custom skill from SKILL.md text. A SKILL.md exported from this
+ * account (its `porch-skill-id` names one of the account's skills) updates that skill, as a new
+ * version when it changed; any other is created, or updated when imported before, under the
+ * key `agentSkillKey` gives its name. Both go through the catalog's validation and its
+ * all-or-nothing write, as `porch import` does.
  */
 export async function importAgentSkill(
-  bundles: Pick<BundleService, 'importBundle'>,
+  catalog: { bundles: Pick<BundleService, 'importBundle'>; lifecycle: Pick<LifecycleService, 'get' | 'update'> },
   accountId: string,
   skillMdText: string,
   options: { expectedName?: string; category?: string; model?: string } = {},
@@ -97,11 +137,29 @@ export async function importAgentSkill(
     throw new PorchError('VALIDATION_ERROR', `Invalid SKILL.md: its name "${document.name}" must equal its folder name "${options.expectedName}".`);
   }
   const entry = agentSkillToPorchSkill(document, options);
-  // The skill's name is its key, so importing a SKILL.md again updates the skill (as a new
-  // version when it changed) rather than adding a second one.
-  const key = IDENTIFIER_PATTERN.test(document.name) ? document.name : `skill-${document.name}`;
-  const summary = await bundles.importBundle(accountId, { skills: [{ key, ...entry }] });
+  const exported = await exportedSkill(catalog.lifecycle, accountId, document.metadata[PORCH_METADATA_KEYS.id]);
+  if (exported !== null) {
+    const summary = { id: exported.id, name: entry.name, category: entry.category, account_id: accountId };
+    if (holds(exported, entry)) return { ...summary, outcome: 'unchanged', version: exported.version };
+    const updated = await catalog.lifecycle.update(null, 'skill', accountId, exported.id, entry);
+    return { ...summary, outcome: 'updated', version: updated.version };
+  }
+  const key = agentSkillKey(document.name);
+  const summary = await catalog.bundles.importBundle(accountId, { skills: [{ key, ...entry }] });
   const id = summary.ids[`skill:${key}`];
   if (!id) throw new PorchError('INTERNAL_ERROR', 'The skill was imported but its id was not reported.');
-  return { id, name: entry.name, category: entry.category, account_id: summary.account_id };
+  const outcome = summary.created.skills > 0 ? 'created' : summary.updated.skills > 0 ? 'updated' : 'unchanged';
+  const { version } = await catalog.lifecycle.get('skill', accountId, id);
+  return { id, name: entry.name, category: entry.category, account_id: summary.account_id, outcome, version };
+}
+
+/** The account's skill a SKILL.md was exported from, or null when it names none of the account's. */
+async function exportedSkill(lifecycle: Pick<LifecycleService, 'get'>, accountId: string, id: string | undefined) {
+  if (id === undefined) return null;
+  try {
+    return await lifecycle.get('skill', accountId, id);
+  } catch (err) {
+    if (isPorchError(err) && (err.code === 'RESOURCE_NOT_FOUND' || err.code === 'VALIDATION_ERROR' || err.code === 'ACCESS_DENIED')) return null;
+    throw err;
+  }
 }
