@@ -386,6 +386,41 @@ describe('guardrails on a text the scan could not read to its end', () => {
     expect(sentToUpstream()).not.toContain('bluebird');
   });
 
+  it('redact hides the whole of a database URL whose host holds a custom keyword (regression: the password was sent)', async () => {
+    await harness.core.sanitiser.addCustomRule(organisationId, { ...CODE_NAME_RULE, keywords: ['acme'] });
+    await policy('redact');
+    const input = 'Contact jane.doe@acme.com; db postgres://admin:S3cretPw9x@acme.internal/app';
+    const response = await harness.api<OperationOutput<typeof executePersona>>('POST', `/personas/${ids['persona:plain-editor']}/execute`, {
+      key,
+      body: { input },
+    });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(sentToUpstream()).not.toMatch(/S3cretPw9x|jane\.doe|admin:/);
+    expect(response.body.data.guardrail_findings?.map((finding) => finding.rule_id).sort()).toEqual([
+      'custom.code-names',
+      'custom.code-names',
+      'pii.email',
+      'secret.url_credentials',
+    ]);
+  });
+
+  it('redact numbers placeholders across the messages of one call: one value, one placeholder (regression: two addresses read alike)', async () => {
+    await policy('redact');
+    const skill = await harness.core.lifecycle.create(null, 'skill', accountId, {
+      name: 'Customer mail',
+      description: '',
+      category: 'support',
+      instructions: 'VIP customers: {{customers}}. Never reply to eve@example.net.',
+    });
+    const response = await harness.api('POST', `/skills/${skill.id}/execute`, {
+      key,
+      body: { input: 'Reply to ada@example.com', variables: { customers: 'bob@example.org, ada@example.com' } },
+    });
+    expect(response.status, describeResponse(response)).toBe(200);
+    const sent = harness.fake.requests[0]?.body as { messages: Array<{ role: string; content: string }> } | undefined;
+    expect(sent?.messages.map((message) => message.content)).toEqual(['VIP customers: [EMAIL_1], [EMAIL_2]. Never reply to [EMAIL_3].', 'Reply to [EMAIL_2]']);
+  });
+
   it('report still answers, with the findings the scan listed', async () => {
     await harness.core.sanitiser.addCustomRule(organisationId, CODE_NAME_RULE);
     await policy('report');

@@ -16,11 +16,9 @@ import { isDocumentationExample } from './validators.js';
 import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
 
 import { MAX_FINDINGS_PER_SCAN } from './limits.js';
+import { CUSTOM_RULE_SPECIFICITY } from './overlap.js';
 
 export { MAX_FINDINGS_PER_SCAN };
-
-/** Custom rules outrank built-ins at equal severity (see overlap.ts). */
-const CUSTOM_RULE_SPECIFICITY = 1_000;
 
 interface EffectiveRule {
   readonly label: string;

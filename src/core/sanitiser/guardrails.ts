@@ -13,7 +13,7 @@ import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type Guardra
 import type { ChatMessage } from '../ai/ai-types.js';
 import { PorchError } from '../errors.js';
 import { MAX_FINDINGS_PER_SCAN } from './limits.js';
-import { redactText } from './redact.js';
+import { createRedactor, redactText } from './redact.js';
 import { SEVERITY_RANK, type Finding, type ScanResult } from './types.js';
 
 export { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type GuardrailSeverity };
@@ -92,12 +92,14 @@ export function createGuardrails(scanner: GuardrailScanner) {
       let refuse = false;
       let incomplete = false;
       const sent: ChatMessage[] = [];
+      // One numbering for the call: a value in two messages reads alike, two values never do.
+      const redactor = createRedactor(messages.map((message) => message.content));
       for (const [index, message] of messages.entries()) {
         const verdict = judge(mode, await scanner.scan(organisation.id, message.content), organisation.guardrailMinSeverity);
         findings.push(...report('input', index, verdict.acting));
         refuse ||= verdict.refuse;
         incomplete ||= verdict.incomplete;
-        sent.push(mode === 'redact' && verdict.acting.length > 0 ? { ...message, content: redactText(message.content, verdict.acting) } : message);
+        sent.push(mode === 'redact' && verdict.acting.length > 0 ? { ...message, content: redactor.redact(message.content, verdict.acting) } : message);
       }
       if (refuse) throw blocked('input', findings, incomplete);
       return { messages: mode === 'redact' ? sent : messages, findings };

@@ -7,8 +7,16 @@
  *   3. then the longer match, then the earlier one.
  * Custom rules rank above every built-in rule at equal severity: the organisation wrote them
  * for exactly that text. Candidates of one rule that overlap are resolved the same way.
+ *
+ * One exception: an organisation rule never hides a built-in finding that reaches past it. A
+ * keyword ("acme") inside an email or a URL with a password would otherwise leave the rest of
+ * that value unreported, and unredacted under a `redact` guardrail. Both are then kept, the
+ * only findings that may overlap, and redaction replaces the text either covers.
  */
 import { SEVERITY_RANK, type Finding, type FindingSeverity } from './types.js';
+
+/** The specificity of organisation rules: above every built-in rule's (rule-catalog.ts). */
+export const CUSTOM_RULE_SPECIFICITY = 1_000;
 
 export interface RankedCandidate {
   readonly ruleId: string;
@@ -43,24 +51,61 @@ function toFinding(text: string, candidate: RankedCandidate): Finding {
 /** Above this many candidates a cluster is resolved with a claim map instead of pairwise checks. */
 const PAIRWISE_CLUSTER_LIMIT = 32;
 
+function isCustom(candidate: RankedCandidate): boolean {
+  return candidate.specificity >= CUSTOM_RULE_SPECIFICITY;
+}
+
+function overlaps(left: RankedCandidate, right: RankedCandidate): boolean {
+  return left.start < right.end && right.start < left.end;
+}
+
+/** Whether `spans` together cover every unit of `candidate`. */
+function coveredBy(candidate: RankedCandidate, spans: readonly RankedCandidate[]): boolean {
+  let reach = candidate.start;
+  for (const span of [...spans].sort((left, right) => left.start - right.start)) {
+    if (span.start > reach) return false;
+    reach = Math.max(reach, span.end);
+  }
+  return reach >= candidate.end;
+}
+
+/**
+ * Whether `candidate` survives the candidates `kept` before it: it overlaps none of them, or it
+ * is a built-in finding that overlaps only organisation rules and reaches past them.
+ */
+function survives(candidate: RankedCandidate, kept: readonly RankedCandidate[]): boolean {
+  const overlapping = kept.filter((other) => overlaps(candidate, other));
+  if (overlapping.length === 0) return true;
+  return !isCustom(candidate) && overlapping.every(isCustom) && !coveredBy(candidate, overlapping);
+}
+
+/** What a unit of a cluster's claim map holds. */
+const UNCLAIMED = 0;
+const BUILT_IN_CLAIM = 1;
+const CUSTOM_CLAIM = 2;
+
 /** Resolves one group of transitively overlapping candidates by priority. */
 function resolveCluster(cluster: readonly RankedCandidate[], clusterStart: number, clusterEnd: number, accepted: RankedCandidate[]): void {
   const byPriority = [...cluster].sort(outranks);
   if (cluster.length <= PAIRWISE_CLUSTER_LIMIT) {
     const kept: RankedCandidate[] = [];
-    for (const candidate of byPriority) {
-      if (kept.every((other) => candidate.end <= other.start || other.end <= candidate.start)) kept.push(candidate);
-    }
+    for (const candidate of byPriority) if (survives(candidate, kept)) kept.push(candidate);
     accepted.push(...kept);
     return;
   }
   // One flag per UTF-16 unit of the cluster's range: checking and claiming a span costs its
   // length, so a large cluster (many custom-rule matches inside one long match) stays linear.
+  // It decides as `survives` does.
   const claimed = new Uint8Array(clusterEnd - clusterStart);
   for (const candidate of byPriority) {
     const span = claimed.subarray(candidate.start - clusterStart, candidate.end - clusterStart);
-    if (span.includes(1)) continue;
-    span.fill(1);
+    if (isCustom(candidate)) {
+      if (span.includes(BUILT_IN_CLAIM) || span.includes(CUSTOM_CLAIM)) continue;
+      span.fill(CUSTOM_CLAIM);
+    } else {
+      if (span.includes(BUILT_IN_CLAIM) || !span.includes(UNCLAIMED)) continue;
+      span.fill(BUILT_IN_CLAIM);
+    }
     accepted.push(candidate);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Redaction: a copy of the text with every finding replaced by a typed placeholder such as
  * `[EMAIL_1]`. The placeholder's type comes from the rule id, so a reader (or a model) still knows
- * what kind of value stood there; its number is stable within one text, so the same value always
- * gets the same placeholder and a model can still tell "the same address twice" from "two addresses".
+ * what kind of value stood there; its number is stable within one text (and across the messages
+ * of one model call), so the same value always gets the same placeholder and a model can still
+ * tell "the same address twice" from "two addresses".
  */
 import type { Finding } from './types.js';
 
@@ -16,26 +17,23 @@ export function placeholderType(ruleId: string): string {
   return type.length === 0 ? 'REDACTED' : type.toUpperCase();
 }
 
+/** Replaces findings by placeholders, numbered across every text it redacts. */
+export interface Redactor {
+  redact(text: string, findings: readonly Pick<Finding, 'rule_id' | 'start' | 'end'>[]): string;
+}
+
 /**
- * Replaces each finding in `text` by its placeholder. Findings never overlap (the overlap policy
- * keeps one per group) and their offsets refer to `text`; they may come in any order.
+ * A redactor for `texts`, which share one numbering: the messages of one model call, so a value
+ * in two messages gets one placeholder and two values never get the same one. A placeholder any
+ * of the texts already holds ("see [EMAIL_1]") is not handed out again.
  */
-export function redactText(text: string, findings: readonly Pick<Finding, 'rule_id' | 'start' | 'end'>[]): string {
-  if (findings.length === 0) return text;
-  const ordered = [...findings].sort((left, right) => left.start - right.start || right.end - left.end);
+export function createRedactor(texts: readonly string[]): Redactor {
   const numberByValue = new Map<string, number>();
   const countByType = new Map<string, number>();
-  // A placeholder the text already holds ("see [EMAIL_1]") is not handed out again: two different
-  // values must not read alike.
-  const taken = new Set(text.match(PLACEHOLDER_LIKE));
-  const parts: string[] = [];
-  let cursor = 0;
-  for (const finding of ordered) {
-    // A finding inside one already replaced adds nothing (findings do not overlap, but a caller
-    // may pass its own list).
-    if (finding.start < cursor) continue;
-    const type = placeholderType(finding.rule_id);
-    const value = text.slice(finding.start, finding.end);
+  const taken = new Set<string>();
+  for (const text of texts) for (const placeholder of text.match(PLACEHOLDER_LIKE) ?? []) taken.add(placeholder);
+
+  function placeholderOf(type: string, value: string): string {
     const key = `${type}\u0000${value}`;
     let number = numberByValue.get(key);
     if (number === undefined) {
@@ -44,9 +42,36 @@ export function redactText(text: string, findings: readonly Pick<Finding, 'rule_
       countByType.set(type, number);
       numberByValue.set(key, number);
     }
-    parts.push(text.slice(cursor, finding.start), `[${type}_${number}]`);
-    cursor = finding.end;
+    return `[${type}_${number}]`;
   }
-  parts.push(text.slice(cursor));
-  return parts.join('');
+
+  return {
+    /**
+     * Replaces each finding in `text` by its placeholder; offsets refer to `text`, in any order.
+     * Findings that overlap (an organisation rule inside a longer built-in finding, overlap.ts)
+     * are replaced as one span, under the placeholder of the one that starts first.
+     */
+    redact(text, findings) {
+      if (findings.length === 0) return text;
+      const ordered = [...findings].sort((left, right) => left.start - right.start || right.end - left.end);
+      const parts: string[] = [];
+      let cursor = 0;
+      for (const finding of ordered) {
+        if (finding.start < cursor) {
+          // Overlaps the span just replaced: widen it, so none of this one is left in clear.
+          cursor = Math.max(cursor, finding.end);
+          continue;
+        }
+        parts.push(text.slice(cursor, finding.start), placeholderOf(placeholderType(finding.rule_id), text.slice(finding.start, finding.end)));
+        cursor = finding.end;
+      }
+      parts.push(text.slice(cursor));
+      return parts.join('');
+    },
+  };
+}
+
+/** `text` with each finding replaced by its placeholder, numbered within this text alone. */
+export function redactText(text: string, findings: readonly Pick<Finding, 'rule_id' | 'start' | 'end'>[]): string {
+  return findings.length === 0 ? text : createRedactor([text]).redact(text, findings);
 }

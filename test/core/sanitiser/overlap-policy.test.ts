@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSanitiser } from '../../../src/core/sanitiser/index.js';
+import { createSanitiser, redactText } from '../../../src/core/sanitiser/index.js';
 import { ALPHANUMERIC, fakeToken, findingsOf, randomText, scan } from './fixtures.js';
 
 describe('overlap policy and overall severity', () => {
@@ -41,4 +41,19 @@ describe('overlap policy and overall severity', () => {
     });
     expect(sanitiser.scan('write to partner@acme.example').findings.map((finding) => finding.rule_id)).toEqual(['custom.partner-mail']);
   });
+
+  it.each([1, 40])(
+    'keeps a built-in finding that reaches past an organisation rule inside it (%i matches; regression: the rest of the URL went unreported)',
+    (hosts) => {
+      const sanitiser = createSanitiser({
+        custom: [{ rule_id: 'custom.client', label: 'Client', severity: 'block', enabled: true, kind: 'keywords', keywords: ['acme'] }],
+        overrides: [],
+      });
+      const url = `postgres://admin:S3cretPw9x@${'acme.'.repeat(hosts)}internal/app`;
+      const findings = sanitiser.scan(`db ${url} and acme alone`).findings;
+      expect(findings.filter((finding) => finding.rule_id === 'secret.url_credentials').map((finding) => finding.match)).toEqual([url]);
+      expect(findings.filter((finding) => finding.rule_id === 'custom.client')).toHaveLength(hosts + 1);
+      expect(redactText(`db ${url} and acme alone`, findings)).toBe('db [URL_CREDENTIALS_1] and [CLIENT_1] alone');
+    },
+  );
 });

@@ -28,6 +28,16 @@ describe('redactText', () => {
     expect(redactText('Nothing here.', [])).toBe('Nothing here.');
   });
 
+  it('replaces two findings that overlap as one span, leaving neither in part (regression: the tail of the second was kept)', () => {
+    expect(
+      redactText('mail jane@acme.com now', [
+        { rule_id: 'pii.email', start: 5, end: 18 },
+        { rule_id: 'custom.client', start: 10, end: 14 },
+        { rule_id: 'custom.tail', start: 16, end: 22 },
+      ]),
+    ).toBe('mail [EMAIL_1]');
+  });
+
   it('accepts findings in any order and skips one nested inside another', () => {
     const text = 'a SECRET b';
     expect(
