@@ -505,6 +505,12 @@ export interface UsageAggregateRow {
 
 export interface UsageRepository {
   insert(record: UsageRecord): Promise<void>;
+  /**
+   * Marks a succeeded call's record failed: the model answered and was charged, but the request
+   * it served failed after (its answer blocked by the output guardrail, or an unreadable verdict).
+   * A record written as failed or not succeeded stays as it is.
+   */
+  markFailed(id: string): Promise<void>;
   listByAccount(accountId: string): Promise<UsageRecord[]>;
   /** Totals per group over a time range, summed in the database (never by reading the rows); groups in ascending order. */
   aggregate(request: UsageAggregateRequest): Promise<UsageAggregateRow[]>;

@@ -76,6 +76,21 @@ describeEachEngine('credits', (engine, definition) => {
     ]);
   });
 
+  it('markFailed marks a succeeded usage row failed, keeps its charge, and leaves other rows as they are', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    const answered = usageRecord(account.id, { chargedTokens: 250 });
+    const billingFailed = usageRecord(account.id, { status: 'billing_failed', chargedTokens: 0 });
+    await store.usage.insert(answered);
+    await store.usage.insert(billingFailed);
+    await store.usage.markFailed(answered.id);
+    await store.usage.markFailed(billingFailed.id);
+    await store.usage.markFailed(newId());
+    const rows = await store.usage.listByAccount(account.id);
+    expect(rows.find((row) => row.id === answered.id)).toEqual({ ...answered, status: 'failed' });
+    expect(rows.find((row) => row.id === billingFailed.id)).toEqual(billingFailed);
+  });
+
   it('a refused settle writes neither the charge nor the usage row, and releases the reservation', async () => {
     const { store } = engine();
     const { account } = await createAccount(store, 1_000);

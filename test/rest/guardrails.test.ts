@@ -298,6 +298,36 @@ describe('guardrails on outputs', () => {
     expect(JSON.stringify(response.body)).not.toContain(TOKEN);
   });
 
+  it('counts an answer the guardrail blocked as an error in /usage, charged as the ledger says (regression: a success)', async () => {
+    await policy('off', 'block');
+    harness.fake.setBehaviour({ content: `Here you go: ${TOKEN}`, usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 } });
+    const refused = await harness.api('POST', `/personas/${ids['persona:plain-editor']}/execute`, { key, body: { input: 'Give me a token.' } });
+    expect(refused.status, describeResponse(refused)).toBe(422);
+    const usage = await harness.api<{ totals: Record<string, number> }>('GET', '/usage', { key });
+    expect(usage.body.data.totals).toMatchObject({ requests: 1, errors: 1, model_calls: 1, total_tokens: 25 });
+    const runs = await harness.api<{ items: Array<{ status: string }> }>('GET', '/runs', { key });
+    expect(runs.body.data.items.map((run) => run.status)).toEqual(['failed']);
+  });
+
+  it('counts a workflow judge node’s calls in its trace and in the run’s tokens and credits (regression: 0 while charged)', async () => {
+    harness.fake.setBehaviour({ content: VERDICT, usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+    const summary = await harness.core.bundles.importBundle(accountId, {
+      workflows: [{ key: 'graded', name: 'Graded', nodes: [{ id: 'j', kind: 'judge', prompt: 'Write a haiku.' }] }],
+    });
+    const before = (await harness.store.credits.balance(accountId)).balanceTokens;
+    const response = await harness.api<{ run_id: string; token_usage: { total_tokens: number }; node_results: Array<Record<string, unknown>> }>(
+      'POST',
+      `/workflows/${summary.ids['workflow:graded']}/execute`,
+      { key, body: { include_trace: true } },
+    );
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(before - (await harness.store.credits.balance(accountId)).balanceTokens).toBe(15);
+    expect(response.body.data.token_usage.total_tokens).toBe(15);
+    expect(response.body.data.node_results[0]).toMatchObject({ model: expect.any(String), token_usage: { total_tokens: 15 } });
+    const runView = await harness.api<{ credits_charged: number }>('GET', `/runs/${response.body.data.run_id}`, { key });
+    expect(runView.body.data.credits_charged).toBeCloseTo(0.015, 6);
+  });
+
   it("report lists a workflow node's output findings in its trace, the answer unchanged", async () => {
     await policy('off', 'report');
     harness.fake.setBehaviour({ content: `Here you go: ${TOKEN}` });

@@ -45,7 +45,7 @@ describe('POST /judge/run', () => {
     expect(harness.fake.requests).toHaveLength(2);
   });
 
-  it('counts a judge call retried after an unreadable reply as one request and two model calls in /usage', async () => {
+  it('counts a judge call retried after an unreadable reply as one request and two model calls in /usage, an error when the retry is unreadable too', async () => {
     const usage = { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 };
     const verdict = JSON.stringify({ reasoning: 'Assessed.', score: 85, suggestions: [] });
     harness.fake.setBehaviour((_request, index) => ({ content: index === 0 ? 'Looks great to me!' : verdict, usage }));
@@ -59,7 +59,7 @@ describe('POST /judge/run', () => {
 
     const totals = await harness.api<{ totals: Record<string, number> }>('GET', '/usage?group_by=operation', { key });
     expect(totals.status, describeResponse(totals)).toBe(200);
-    expect(totals.body.data.totals).toMatchObject({ requests: 2, errors: 0, model_calls: 4, total_tokens: 4 * 340, credits_charged: 1.36 });
+    expect(totals.body.data.totals).toMatchObject({ requests: 2, errors: 1, model_calls: 4, total_tokens: 4 * 340, credits_charged: 1.36 });
   });
 
   it('answers 500 AI_SERVICE_ERROR when a readable verdict sits beside an unreadable one (a planted pass)', async () => {

@@ -13,3 +13,15 @@ export const tokenUsageSchema = z
   .describe('Token usage of the call.');
 
 export type TokenUsage = z.output<typeof tokenUsageSchema>;
+
+/** No tokens: the usage of a request that made no model call yet. */
+export const NO_TOKENS: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+
+/** The usage of two calls together. */
+export function addTokenUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
+  return {
+    input_tokens: left.input_tokens + right.input_tokens,
+    output_tokens: left.output_tokens + right.output_tokens,
+    total_tokens: left.total_tokens + right.total_tokens,
+  };
+}

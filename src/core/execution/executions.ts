@@ -408,10 +408,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
         messages: { skill: skillMessages, composition: compositionMessages, persona: personaMessages },
         scan: (text) => deps.scanText(organisation.id, text),
         async judge(judgeInput, nodeCtx) {
-          const { result, guardrailFindings } = await counted(() =>
-            deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, nodeCallContext(nodeCtx)),
-          );
-          return { output: { ...result }, ...withFindings(guardrailFindings) };
+          const outcome = await counted(() => deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, nodeCallContext(nodeCtx)));
+          chargedTokens += outcome.chargedTokens;
+          return { output: { ...outcome.result }, model: outcome.model, token_usage: outcome.usage, ...withFindings(outcome.guardrailFindings) };
         },
       };
 

@@ -16,6 +16,7 @@ import type { OrganisationRecord, UsageRecord, UsageRepository } from '../../db/
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, JsonSchemaResponseFormat, ResolvedModel, TokenUsage } from '../ai/ai-types.js';
+import { addTokenUsage } from '../ai/token-usage.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
 import type { CreditService, Reservation, RunBudget } from '../credits/credits.js';
@@ -59,6 +60,8 @@ export interface ModelCallResult {
   usage: TokenUsage;
   byok: boolean;
   chargedTokens: number;
+  /** The call's usage record, which `markFailed` marks when the request it served fails after it. */
+  usageRecordId: string;
   /** What the organisation's guardrails found in the input and output (rule ids and positions only). */
   guardrailFindings: GuardrailFinding[];
 }
@@ -85,6 +88,15 @@ function noteCost(err: unknown, cost: FailedCallCost): void {
 /** What the call that failed with `err` still used and cost; nothing for a call released whole. */
 export function costOfFailedCall(err: unknown): FailedCallCost | undefined {
   return typeof err === 'object' && err !== null ? failedCallCosts.get(err) : undefined;
+}
+
+/**
+ * Adds `cost` to what the failure `err` cost: calls of the same request that answered and were
+ * charged before it failed (the judge's first call, when its retry fails or cannot be read).
+ */
+export function addFailedCallCost(err: unknown, cost: FailedCallCost): void {
+  const known = costOfFailedCall(err);
+  noteCost(err, known === undefined ? cost : { usage: addTokenUsage(known.usage, cost.usage), chargedTokens: known.chargedTokens + cost.chargedTokens });
 }
 
 /*
@@ -133,7 +145,15 @@ function completionOf(request: ModelCallRequest, signal: AbortSignal | undefined
 
 /** A metered call's result with the output guardrail's version of the answer and every finding. */
 function guardedResult(result: Omit<ModelCallResult, 'guardrailFindings'>, content: string, guardrailFindings: GuardrailFinding[]): ModelCallResult {
-  return { content, modelUsed: result.modelUsed, usage: result.usage, byok: result.byok, chargedTokens: result.chargedTokens, guardrailFindings };
+  return {
+    content,
+    modelUsed: result.modelUsed,
+    usage: result.usage,
+    byok: result.byok,
+    chargedTokens: result.chargedTokens,
+    usageRecordId: result.usageRecordId,
+    guardrailFindings,
+  };
 }
 
 export interface ModelCallerDependencies {
@@ -173,8 +193,11 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     };
   }
 
-  async function record(ctx: ModelCallContext, fields: Parameters<typeof usageRecord>[1]): Promise<void> {
-    await usage.insert(usageRecord(ctx, fields));
+  /** Writes the call's usage record; resolves to its id. */
+  async function record(ctx: ModelCallContext, fields: Parameters<typeof usageRecord>[1]): Promise<string> {
+    const row = usageRecord(ctx, fields);
+    await usage.insert(row);
+    return row.id;
   }
 
   /** The BYOK key this call must use, or null for the shared gateway; enforces strict_byok. */
@@ -212,7 +235,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     if (byokApiKey !== null) {
       try {
         const result = await ai.complete(completion);
-        await record(ctx, {
+        const usageRecordId = await record(ctx, {
           model: result.modelUsed,
           usage: result.usage,
           status: 'succeeded',
@@ -220,7 +243,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
           chargedTokens: 0,
           durationMs: clock.now() - started,
         });
-        return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0 };
+        return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: true, chargedTokens: 0, usageRecordId };
       } catch (err) {
         await record(ctx, { model: request.model.id, usage: NO_USAGE, status: 'failed', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
         throw err;
@@ -265,7 +288,14 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       noteCost(err, { usage: result.usage, chargedTokens: 0 });
       throw err;
     }
-    return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+    return {
+      content: result.content,
+      modelUsed: result.modelUsed,
+      usage: result.usage,
+      byok: false,
+      chargedTokens: result.usage.total_tokens,
+      usageRecordId: succeeded.id,
+    };
   }
 
   /**
@@ -293,13 +323,21 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       throw err;
     }
     const fields = { model: result.modelUsed, usage: result.usage, byok: false, durationMs: clock.now() - started };
+    const accrued = usageRecord(ctx, { ...fields, status: 'succeeded', chargedTokens: result.usage.total_tokens });
     try {
-      await budget.charge(held, usageRecord(ctx, { ...fields, status: 'succeeded', chargedTokens: result.usage.total_tokens }));
+      await budget.charge(held, accrued);
     } catch (err) {
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
       throw err;
     }
-    return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens };
+    return {
+      content: result.content,
+      modelUsed: result.modelUsed,
+      usage: result.usage,
+      byok: false,
+      chargedTokens: result.usage.total_tokens,
+      usageRecordId: accrued.id,
+    };
   }
 
   /** Usage of a streamed answer: what the provider reported, else the tokenizer's count of prompt and text. */
@@ -353,8 +391,15 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
 
     const usageOfCall = streamedUsage(request, content, reported);
     if (reservation === null) {
-      await record(ctx, { model: modelUsed, usage: usageOfCall, status: 'succeeded', byok: true, chargedTokens: 0, durationMs: clock.now() - started });
-      return { content, modelUsed, usage: usageOfCall, byok: true, chargedTokens: 0 };
+      const usageRecordId = await record(ctx, {
+        model: modelUsed,
+        usage: usageOfCall,
+        status: 'succeeded',
+        byok: true,
+        chargedTokens: 0,
+        durationMs: clock.now() - started,
+      });
+      return { content, modelUsed, usage: usageOfCall, byok: true, chargedTokens: 0, usageRecordId };
     }
     const succeeded = usageRecord(ctx, {
       model: modelUsed,
@@ -373,17 +418,18 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       // failed settlement closed the reservation, so the capped charge is reserved anew.
       const capped = Math.min(usageOfCall.total_tokens, reservation.tokens);
       const fields = { model: modelUsed, usage: usageOfCall, status: 'succeeded' as const, byok: false, durationMs: clock.now() - started };
+      const cappedRecord = usageRecord(ctx, { ...fields, chargedTokens: capped });
       try {
         const again = await credits.reserve(ctx.caller.account.id, capped);
-        await credits.settle(again, capped, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, usageRecord(ctx, { ...fields, chargedTokens: capped }));
+        await credits.settle(again, capped, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, cappedRecord);
       } catch {
         await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
         noteCost(err, { usage: usageOfCall, chargedTokens: 0 });
         throw err;
       }
-      return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: capped };
+      return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: capped, usageRecordId: cappedRecord.id };
     }
-    return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: usageOfCall.total_tokens };
+    return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: usageOfCall.total_tokens, usageRecordId: succeeded.id };
   }
 
   /** The settlement of a stream that ended early: charged on what it cost, capped at its reservation. */
@@ -417,17 +463,26 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     return { usage: usageOfCall, chargedTokens };
   }
 
-  /** The output guardrail's check of a charged answer: a refusal still cost what the answer did. */
+  /**
+   * The output guardrail's check of a charged answer: a refusal still cost what the answer did,
+   * and its usage record says the request failed.
+   */
   async function checkChargedOutput(ctx: ModelCallContext, result: Omit<ModelCallResult, 'guardrailFindings'>) {
     try {
       return await guardrails.checkOutput(ctx.organisation, result.content);
     } catch (err) {
       noteCost(err, { usage: result.usage, chargedTokens: result.chargedTokens });
+      await usage.markFailed(result.usageRecordId);
       throw err;
     }
   }
 
   return {
+    /** Marks the call that gave `result` failed in usage: the request it served failed after it answered. */
+    async markFailed(result: Pick<ModelCallResult, 'usageRecordId'>): Promise<void> {
+      await usage.markFailed(result.usageRecordId);
+    },
+
     /**
      * Work done in place of a model call (the judge's rubric when the model is echo): no tokens,
      * nothing charged, but a usage row like any execution's, so the audit trail is complete.

@@ -2,7 +2,8 @@
 import type { OrganisationRecord } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
-import type { ModelCaller, ModelCallContext } from '../execution/model-calls.js';
+import { addTokenUsage, NO_TOKENS, type TokenUsage } from '../ai/token-usage.js';
+import { addFailedCallCost, type ModelCaller, type ModelCallContext, type ModelCallResult } from '../execution/model-calls.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { JudgeResult } from './judge-schema.js';
 import { judgeWithAnalyzer } from './judge-with-analyzer.js';
@@ -18,6 +19,11 @@ export interface JudgeServiceInput {
 
 export interface JudgeOutcome {
   result: JudgeResult;
+  /** The model that graded (the configured id), for a workflow node's trace. */
+  model: string;
+  /** Every call's tokens and charge together (two calls when the first reply was unreadable). */
+  usage: TokenUsage;
+  chargedTokens: number;
   /**
    * What the organisation's guardrails found on the judge's model calls (report or redact). The
    * retry after an unreadable reply resends the judged prompt, so its findings are listed once.
@@ -56,22 +62,39 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
         const result = await modelCaller.runLocally({ caller, organisation, ...context }, model, () =>
           judgeWithAnalyzer(request, { siteUrl, thresholds, reason }),
         );
-        return { result, guardrailFindings: [] };
+        return { result, model: model.id, usage: NO_TOKENS, chargedTokens: 0, guardrailFindings: [] };
       }
       const findings = new Map<string, GuardrailFinding>();
-      const result = await runJudge(
-        request,
-        async (judgeRequest, retry) => {
-          const answer = await modelCaller.call(
-            { caller, organisation, useByok: input.use_byok, retry, ...context },
-            { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
-          );
-          for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);
-          return answer.content;
-        },
-        { thresholds },
-      );
-      return { result, guardrailFindings: [...findings.values()] };
+      let usage = NO_TOKENS;
+      let chargedTokens = 0;
+      /** The last call that answered, until its reply is read; a call that fails leaves none. */
+      let unread: ModelCallResult | undefined;
+      try {
+        const result = await runJudge(
+          request,
+          async (judgeRequest, retry) => {
+            unread = undefined;
+            const answer = await modelCaller.call(
+              { caller, organisation, useByok: input.use_byok, retry, ...context },
+              { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
+            );
+            unread = answer;
+            usage = addTokenUsage(usage, answer.usage);
+            chargedTokens += answer.chargedTokens;
+            for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);
+            return answer.content;
+          },
+          { thresholds },
+        );
+        return { result, model: model.id, usage, chargedTokens, guardrailFindings: [...findings.values()] };
+      } catch (err) {
+        // A reply that could not be read answered the call but failed the request: its usage
+        // record says so, and the failure carries what the answered calls cost (a workflow run
+        // counts it, as it counts any call charged before failing).
+        if (unread !== undefined) await modelCaller.markFailed(unread);
+        if (chargedTokens > 0 || usage.total_tokens > 0) addFailedCallCost(err, { usage, chargedTokens });
+        throw err;
+      }
     },
   };
 }

@@ -242,6 +242,12 @@ export function createUsageRepository(db: PostgresDatabase): UsageRepository {
     async insert(record) {
       await db.insert(usageRecords).values(record);
     },
+    async markFailed(id) {
+      await db
+        .update(usageRecords)
+        .set({ status: 'failed' })
+        .where(and(eq(usageRecords.id, id), eq(usageRecords.status, 'succeeded')));
+    },
     async listByAccount(accountId) {
       return db.select(USAGE_RECORD_COLUMNS).from(usageRecords).where(eq(usageRecords.accountId, accountId)).orderBy(asc(usageRecords.id));
     },

@@ -366,6 +366,12 @@ export function createUsageRepository(db: PorchDatabase): UsageRepository {
     async insert(record) {
       insert(record);
     },
+    async markFailed(id) {
+      db.update(usageRecords)
+        .set({ status: 'failed' })
+        .where(and(eq(usageRecords.id, id), eq(usageRecords.status, 'succeeded')))
+        .run();
+    },
     async listByAccount(accountId) {
       return db
         .select(USAGE_RECORD_COLUMNS)
