@@ -77,7 +77,14 @@ export const guardrailFindingsSchema = z
     z
       .object({
         direction: z.enum(['input', 'output']).describe("input: a message sent to the model; output: the model's answer."),
-        message_index: z.number().int().min(0).nullable().describe('Index of the message sent (input findings); null for the answer.'),
+        message_index: z
+          .number()
+          .int()
+          .min(0)
+          .nullable()
+          .describe(
+            "Index of the message sent (input findings); for the answer, null, or for the judge's verdict the part: 0 its reasoning, then each suggestion.",
+          ),
         rule_id: z.string().describe('Sanitiser rule that matched, e.g. "secret.github_token".'),
         label: z.string().describe('What was found, e.g. "GitHub token".'),
         severity: findingSeveritySchema,

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import type { OperationOutput } from '../../src/operations/operation.js';
 import type { executePersona } from '../../src/operations/execute-persona.js';
+import type { runJudge } from '../../src/operations/run-judge.js';
 import { describeResponse } from '../helpers/harness.js';
 import { connectInMemory, resultText, type McpConnection } from '../helpers/mcp-client.js';
 import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
@@ -296,6 +297,30 @@ describe('guardrails on outputs', () => {
     expect(response.body.error.code).toBe('CONTENT_BLOCKED');
     expect(response.body.error.message).toContain('secret.github_token');
     expect(JSON.stringify(response.body)).not.toContain(TOKEN);
+  });
+
+  /** A judge reply whose strings escape what they hold, as JSON encoders with ensure_ascii do. */
+  const ESCAPED_VERDICT = String.raw`{"reasoning": "Write to ada@example.com.", "score": 80, "suggestions": ["Card 4111 1111 1111 1111 on file."]}`;
+
+  it('block refuses a judge verdict whose text holds what the guardrail blocks, escaped in the raw reply (regression: returned in clear)', async () => {
+    await policy('off', 'block');
+    harness.fake.setBehaviour({ content: ESCAPED_VERDICT });
+    const response = await harness.api('POST', '/judge/run', { key, body: { prompt: 'Write a haiku.' } });
+    expect(response.status, describeResponse(response)).toBe(422);
+    expect(response.body.error.message).toMatch(/pii\.payment_card at part 1 \[\d+, \d+\)/);
+    expect(JSON.stringify(response.body)).not.toContain('4111');
+  });
+
+  it("redact returns the judge verdict's reasoning and suggestions with placeholders, naming each part", async () => {
+    await policy('off', 'redact');
+    harness.fake.setBehaviour({ content: ESCAPED_VERDICT });
+    const response = await harness.api<OperationOutput<typeof runJudge>>('POST', '/judge/run', { key, body: { prompt: 'Write a haiku.' } });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data).toMatchObject({ reasoning: 'Write to [EMAIL_1].', suggestions: ['Card [PAYMENT_CARD_1] on file.'] });
+    expect(response.body.data.guardrail_findings?.map((finding) => [finding.direction, finding.message_index, finding.rule_id])).toEqual([
+      ['output', 0, 'pii.email'],
+      ['output', 1, 'pii.payment_card'],
+    ]);
   });
 
   it('counts an answer the guardrail blocked as an error in /usage, charged as the ledger says (regression: a success)', async () => {

@@ -37,6 +37,11 @@ export interface ModelCallContext {
   nodeId?: string | null;
   /** A repeat of the request's model call (the judge's retry after an unreadable verdict): its usage record counts no request. */
   retry?: boolean | undefined;
+  /**
+   * The caller applies the output guardrail itself, to what it returns instead of the answer
+   * (the judge, to its verdict's text through `checkOutputParts`): the raw answer is not checked.
+   */
+  guardsOwnOutput?: boolean | undefined;
   /** The body's `use_byok`: false forces the shared gateway. */
   useByok?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -478,6 +483,9 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
   }
 
   return {
+    /** The output guardrail over the parts of an answer a caller returns instead of it (see `guardsOwnOutput`). */
+    checkOutputParts: (organisation: OrganisationRecord, parts: readonly string[]) => guardrails.checkOutputParts(organisation, parts),
+
     /** Marks the call that gave `result` failed in usage: the request it served failed after it answered. */
     async markFailed(result: Pick<ModelCallResult, 'usageRecordId'>): Promise<void> {
       await usage.markFailed(result.usageRecordId);
@@ -508,6 +516,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
       const input = await guardrails.checkInput(ctx.organisation, request.messages);
       const result = await meteredCall(ctx, withMessages(request, input.messages));
+      if (ctx.guardsOwnOutput === true) return guardedResult(result, result.content, input.findings);
       const output = await checkChargedOutput(ctx, result);
       return guardedResult(result, output.content, [...input.findings, ...output.findings]);
     },

@@ -67,18 +67,20 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
       const findings = new Map<string, GuardrailFinding>();
       let usage = NO_TOKENS;
       let chargedTokens = 0;
-      /** The last call that answered, until its reply is read; a call that fails leaves none. */
-      let unread: ModelCallResult | undefined;
+      /** The call whose answer the request now rests on; none while a call is under way (one that fails records itself). */
+      let answered: ModelCallResult | undefined;
       try {
-        const result = await runJudge(
+        const verdict = await runJudge(
           request,
           async (judgeRequest, retry) => {
-            unread = undefined;
+            answered = undefined;
+            // The raw reply is JSON the caller never sees (its strings may be escaped: "ada\u0040example.com");
+            // the output guardrail checks the verdict's text instead, below.
             const answer = await modelCaller.call(
-              { caller, organisation, useByok: input.use_byok, retry, ...context },
+              { caller, organisation, useByok: input.use_byok, retry, guardsOwnOutput: true, ...context },
               { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
             );
-            unread = answer;
+            answered = answer;
             usage = addTokenUsage(usage, answer.usage);
             chargedTokens += answer.chargedTokens;
             for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);
@@ -86,12 +88,15 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
           },
           { thresholds },
         );
-        return { result, model: model.id, usage, chargedTokens, guardrailFindings: [...findings.values()] };
+        const output = await modelCaller.checkOutputParts(organisation, [verdict.reasoning, ...verdict.suggestions]);
+        const [reasoning = verdict.reasoning, ...suggestions] = output.parts;
+        const result = { ...verdict, reasoning, suggestions };
+        return { result, model: model.id, usage, chargedTokens, guardrailFindings: [...findings.values(), ...output.findings] };
       } catch (err) {
-        // A reply that could not be read answered the call but failed the request: its usage
-        // record says so, and the failure carries what the answered calls cost (a workflow run
-        // counts it, as it counts any call charged before failing).
-        if (unread !== undefined) await modelCaller.markFailed(unread);
+        // A reply that could not be read, or a verdict the output guardrail refused, answered the
+        // call but failed the request: its usage record says so, and the failure carries what
+        // the answered calls cost (a workflow run counts it, as it counts any call charged before failing).
+        if (answered !== undefined) await modelCaller.markFailed(answered);
         if (chargedTokens > 0 || usage.total_tokens > 0) addFailedCallCost(err, { usage, chargedTokens });
         throw err;
       }

@@ -21,7 +21,7 @@ export { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type Guardra
 /** A finding as a guardrail reports it: where and what rule, never the matched text. */
 export interface GuardrailFinding {
   direction: 'input' | 'output';
-  /** Index of the message in the call's messages (input), or null for the output. */
+  /** Index of the message in the call's messages (input); for the output, null, or the index of the part checked (checkOutputParts). */
   message_index: number | null;
   rule_id: string;
   label: string;
@@ -44,7 +44,10 @@ function actionable(result: ScanResult, minimum: GuardrailSeverity): Finding[] {
 function blocked(direction: 'input' | 'output', findings: readonly GuardrailFinding[], incomplete: boolean): PorchError {
   const named = findings
     .slice(0, MAX_FINDINGS_NAMED)
-    .map((finding) => `${finding.rule_id} at ${finding.message_index === null ? '' : `message ${finding.message_index} `}[${finding.start}, ${finding.end})`);
+    .map(
+      (finding) =>
+        `${finding.rule_id} at ${finding.message_index === null ? '' : `${finding.direction === 'input' ? 'message' : 'part'} ${finding.message_index} `}[${finding.start}, ${finding.end})`,
+    );
   const more = findings.length > MAX_FINDINGS_NAMED ? ` and ${findings.length - MAX_FINDINGS_NAMED} more` : '';
   const what = direction === 'input' ? 'The request' : "The model's answer";
   const held = named.length > 0 ? `${what} holds content the organisation's guardrail blocks: ${named.join('; ')}${more}.` : '';
@@ -80,6 +83,33 @@ function judge(mode: GuardrailMode, result: ScanResult, minimum: GuardrailSeveri
 }
 
 export function createGuardrails(scanner: GuardrailScanner) {
+  /**
+   * `texts` after the guardrail `mode` of `direction`, each finding naming its text's index;
+   * throws CONTENT_BLOCKED under `block`. One redaction numbering spans the texts: a value in
+   * two of them reads alike, two values never do.
+   */
+  async function checkTexts(
+    organisation: OrganisationRecord,
+    direction: 'input' | 'output',
+    mode: GuardrailMode,
+    texts: readonly string[],
+  ): Promise<{ texts: readonly string[]; findings: GuardrailFinding[] }> {
+    const findings: GuardrailFinding[] = [];
+    let refuse = false;
+    let incomplete = false;
+    const redactor = createRedactor(texts);
+    const checked: string[] = [];
+    for (const [index, text] of texts.entries()) {
+      const verdict = judge(mode, await scanner.scan(organisation.id, text), organisation.guardrailMinSeverity);
+      findings.push(...report(direction, index, verdict.acting));
+      refuse ||= verdict.refuse;
+      incomplete ||= verdict.incomplete;
+      checked.push(mode === 'redact' && verdict.acting.length > 0 ? redactor.redact(text, verdict.acting) : text);
+    }
+    if (refuse) throw blocked(direction, findings, incomplete);
+    return { texts: checked, findings };
+  }
+
   return {
     /** The messages to send, after the input guardrail; throws CONTENT_BLOCKED under `block`. */
     async checkInput(
@@ -88,21 +118,29 @@ export function createGuardrails(scanner: GuardrailScanner) {
     ): Promise<{ messages: readonly ChatMessage[]; findings: GuardrailFinding[] }> {
       const mode = organisation.guardrailInputs;
       if (mode === 'off') return { messages, findings: [] };
-      const findings: GuardrailFinding[] = [];
-      let refuse = false;
-      let incomplete = false;
-      const sent: ChatMessage[] = [];
-      // One numbering for the call: a value in two messages reads alike, two values never do.
-      const redactor = createRedactor(messages.map((message) => message.content));
-      for (const [index, message] of messages.entries()) {
-        const verdict = judge(mode, await scanner.scan(organisation.id, message.content), organisation.guardrailMinSeverity);
-        findings.push(...report('input', index, verdict.acting));
-        refuse ||= verdict.refuse;
-        incomplete ||= verdict.incomplete;
-        sent.push(mode === 'redact' && verdict.acting.length > 0 ? { ...message, content: redactor.redact(message.content, verdict.acting) } : message);
-      }
-      if (refuse) throw blocked('input', findings, incomplete);
-      return { messages: mode === 'redact' ? sent : messages, findings };
+      const { texts, findings } = await checkTexts(
+        organisation,
+        'input',
+        mode,
+        messages.map((message) => message.content),
+      );
+      if (mode !== 'redact') return { messages, findings };
+      return {
+        messages: messages.map((message, index) => (texts[index] === message.content ? message : { ...message, content: texts[index] ?? '' })),
+        findings,
+      };
+    },
+
+    /**
+     * The parts of an answer its caller returns instead of the answer itself (the judge's
+     * reasoning, then each suggestion), after the output guardrail; findings name each part's
+     * index. Throws CONTENT_BLOCKED under `block`.
+     */
+    async checkOutputParts(organisation: OrganisationRecord, parts: readonly string[]): Promise<{ parts: readonly string[]; findings: GuardrailFinding[] }> {
+      const mode = organisation.guardrailOutputs;
+      if (mode === 'off') return { parts, findings: [] };
+      const { texts, findings } = await checkTexts(organisation, 'output', mode, parts);
+      return { parts: texts, findings };
     },
 
     /** The answer to return, after the output guardrail; throws CONTENT_BLOCKED under `block`. */
