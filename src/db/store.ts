@@ -801,10 +801,10 @@ export interface RunRepository {
   cancelRequested(ids: readonly string[]): Promise<string[]>;
   /**
    * Runs left running by processes whose lease is gone (they crashed): those claimed fewer than
-   * `maxAttempts` times go back to the queue; the others are returned, still running, for the
-   * caller to fail.
+   * `maxAttempts` times, and not cancelled meanwhile, go back to the queue; the others are
+   * returned, still running, for the caller to end (cancelled when their owner asked, else failed).
    */
-  recoverOrphans(request: { now: number; maxAttempts: number }): Promise<{ requeued: number; exhausted: RunRecord[] }>;
+  recoverOrphans(request: { now: number; maxAttempts: number }): Promise<{ requeued: number; stranded: RunRecord[] }>;
   findOwned(request: OwnedId): Promise<RunRecord | null>;
   /** The account's runs, newest first, filtered as asked; payloads are not read. */
   list(request: RunListRequest): Promise<RunSummaryRecord[]>;

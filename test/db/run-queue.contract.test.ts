@@ -161,16 +161,28 @@ describeEachEngine('run queue', (engine, definition) => {
     const [run] = await enqueueMany(store, account.id, 1);
     await claim(store);
     const beforeExpiry = { now: T0 + MINUTE_MS - 1, maxAttempts: 2 };
-    expect(await store.runs.recoverOrphans(beforeExpiry), "a live process's runs are left alone").toEqual({ requeued: 0, exhausted: [] });
+    expect(await store.runs.recoverOrphans(beforeExpiry), "a live process's runs are left alone").toEqual({ requeued: 0, stranded: [] });
 
     const afterExpiry = { now: T0 + MINUTE_MS, maxAttempts: 2 };
-    expect(await store.runs.recoverOrphans(afterExpiry)).toEqual({ requeued: 1, exhausted: [] });
+    expect(await store.runs.recoverOrphans(afterExpiry)).toEqual({ requeued: 1, stranded: [] });
     expect(await store.runs.findOwned({ accountId: account.id, id: run?.id ?? '' })).toMatchObject({ status: 'queued', claimedBy: null, attempts: 1 });
 
     expect(await claim(store)).toMatchObject({ id: run?.id, attempts: 2 });
-    const { requeued, exhausted } = await store.runs.recoverOrphans(afterExpiry);
+    const { requeued, stranded } = await store.runs.recoverOrphans(afterExpiry);
     expect(requeued).toBe(0);
-    expect(exhausted.map((orphan) => [orphan.id, orphan.status, orphan.attempts])).toEqual([[run?.id, 'running', 2]]);
+    expect(stranded.map((orphan) => [orphan.id, orphan.status, orphan.attempts])).toEqual([[run?.id, 'running', 2]]);
+  });
+
+  it("hands back a crashed process's run cancelled meanwhile instead of requeueing it (regression: it ran again and was charged)", async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    await store.instances.renew({ id: INSTANCE_ID, now: T0, leaseExpiresAt: T0 + MINUTE_MS });
+    const [run] = await enqueueMany(store, account.id, 1);
+    await claim(store);
+    expect(await store.runs.cancel({ accountId: account.id, id: run?.id ?? '', now: T0 + 1 })).toMatchObject({ outcome: 'requested' });
+    const { requeued, stranded } = await store.runs.recoverOrphans({ now: T0 + MINUTE_MS, maxAttempts: 2 });
+    expect(requeued).toBe(0);
+    expect(stranded.map((orphan) => [orphan.id, orphan.status, orphan.cancelRequestedAt])).toEqual([[run?.id, 'running', T0 + 1]]);
   });
 
   it("keeps a queued run's inputs when payloads are pruned", async () => {

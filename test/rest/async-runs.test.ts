@@ -192,8 +192,8 @@ describe('runs cut off by a stopped process', () => {
     await enqueueComposition(id, {});
     // Claimed by processes that then vanished (they never held a lease), twice.
     for (const [attempt, expected] of [
-      [1, { requeued: 1, failed: 0 }],
-      [2, { requeued: 0, failed: 1 }],
+      [1, { requeued: 1, failed: 0, cancelled: 0 }],
+      [2, { requeued: 0, failed: 1, cancelled: 0 }],
     ] as const) {
       const claimed = await harness.store.runs.claim({ instanceId: `gone-${attempt}`, now: harness.clock.now(), maxRunningPerAccount: 10 });
       expect(claimed).toMatchObject({ id, attempts: attempt });
@@ -202,6 +202,23 @@ describe('runs cut off by a stopped process', () => {
     const failed = (await run(id)).body.data;
     expect(failed).toMatchObject({ status: 'failed', attempts: 2, result: { error: { code: 'INTERNAL_ERROR' } } });
     expect((failed.result as { error: { message: string } }).error.message).toContain('cut off 2 times');
+  });
+
+  it('ends a run cancelled while its process was gone as cancelled: never run again nor charged again (regression)', async () => {
+    await harness.core.runQueue.stop(0);
+    const id = '0190a4b0-0000-7000-8000-0000000000ac';
+    await enqueueComposition(id, { variables: RELEASE_VARIABLES });
+    expect(await harness.store.runs.claim({ instanceId: 'gone', now: harness.clock.now(), maxRunningPerAccount: 10 })).toMatchObject({ id });
+    // Charged 70 tokens by an earlier attempt that a shutdown cut off.
+    await harness.store.runs.noteAttemptCost({ id, instanceId: 'gone', inputTokens: 50, outputTokens: 20, totalTokens: 70, chargedTokens: 70 });
+    const cancelling = await harness.api<RunDetailView>('POST', `/runs/${id}/cancel`, { key });
+    expect(cancelling.body.data).toMatchObject({ status: 'running', cancel_requested: true });
+
+    expect(await harness.core.runQueue.recover()).toEqual({ requeued: 0, failed: 0, cancelled: 1 });
+    const ended = (await run(id)).body.data;
+    expect(ended).toMatchObject({ status: 'cancelled', attempts: 1, token_usage: { total_tokens: 70 } });
+    expect(ended.credits_charged).toBeCloseTo(0.07, 6);
+    expect(harness.fake.requests).toHaveLength(0);
   });
 });
 
@@ -245,7 +262,7 @@ describe('the cost of attempts cut off by a shutdown', () => {
     expect(await harness.store.runs.noteAttemptCost({ id, instanceId: 'gone', inputTokens: 50, outputTokens: 20, totalTokens: 70, chargedTokens: 70 })).toBe(
       true,
     );
-    expect(await harness.core.runQueue.recover()).toEqual({ requeued: 1, failed: 0 });
+    expect(await harness.core.runQueue.recover()).toEqual({ requeued: 1, failed: 0, cancelled: 0 });
     await harness.core.runQueue.idle();
     const completed = (await run(id)).body.data;
     const [usage] = await harness.store.usage.listByAccount(accountId);

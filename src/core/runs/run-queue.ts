@@ -17,6 +17,7 @@ import type { Caller } from '../access/caller.js';
 import { executeScopes, grantsAny } from '../access/scopes.js';
 import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
+import { NO_TOKENS } from '../ai/token-usage.js';
 import type { Clock } from '../clock.js';
 import { CallStopped, PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
@@ -206,22 +207,28 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
     return job;
   }
 
-  /** Puts the runs of processes that stopped back in the queue (or fails those cut off too often). */
-  async function recover(): Promise<{ requeued: number; failed: number }> {
-    const { requeued, exhausted } = await store.runs.recoverOrphans({ now: clock.now(), maxAttempts: MAX_RUN_ATTEMPTS });
-    for (const run of exhausted) {
-      const usage = { input_tokens: run.inputTokens, output_tokens: run.outputTokens, total_tokens: run.totalTokens };
+  /**
+   * Puts the runs of processes that stopped back in the queue; ends those cancelled meanwhile
+   * (never run again, nor charged again) and fails those cut off too often. The run keeps what
+   * its earlier attempts were charged; the cut-off attempt adds nothing it knows of.
+   */
+  async function recover(): Promise<{ requeued: number; failed: number; cancelled: number }> {
+    const { requeued, stranded } = await store.runs.recoverOrphans({ now: clock.now(), maxAttempts: MAX_RUN_ATTEMPTS });
+    let cancelled = 0;
+    for (const run of stranded) {
+      const wasCancelled = run.cancelRequestedAt !== null;
+      if (wasCancelled) cancelled += 1;
       await complete(run, run.claimedBy ?? '', {
-        status: 'failed',
+        status: wasCancelled ? 'cancelled' : 'failed',
         model: run.model,
-        usage,
-        chargedTokens: run.chargedTokens,
+        usage: NO_TOKENS,
+        chargedTokens: 0,
         durationMs: clock.now() - (run.startedAt ?? run.createdAt),
-        result: failedResult(interruptedTwice()),
+        result: wasCancelled ? null : failedResult(interruptedTwice()),
       });
     }
     if (requeued > 0) pump();
-    return { requeued, failed: exhausted.length };
+    return { requeued, failed: stranded.length - cancelled, cancelled };
   }
 
   return {

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { runs } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
@@ -122,10 +122,10 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         const requeued = await tx
           .update(runs)
           .set({ status: 'queued', claimedBy: null, startedAt: null })
-          .where(and(orphaned, lt(runs.attempts, maxAttempts)))
+          .where(and(orphaned, lt(runs.attempts, maxAttempts), isNull(runs.cancelRequestedAt)))
           .returning({ id: runs.id });
-        const exhausted = await tx.select().from(runs).where(orphaned);
-        return { requeued: requeued.length, exhausted };
+        const stranded = await tx.select().from(runs).where(orphaned);
+        return { requeued: requeued.length, stranded };
       });
     },
     async findOwned({ accountId, id }) {

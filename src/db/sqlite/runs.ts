@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import type { PorchDatabase } from './open-database.js';
@@ -104,10 +104,10 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     const requeued = db
       .update(runs)
       .set({ status: 'queued', claimedBy: null, startedAt: null })
-      .where(and(orphaned, lt(runs.attempts, maxAttempts)))
+      .where(and(orphaned, lt(runs.attempts, maxAttempts), isNull(runs.cancelRequestedAt)))
       .run().changes;
-    const exhausted = db.select().from(runs).where(orphaned).all();
-    return { requeued, exhausted };
+    const stranded = db.select().from(runs).where(orphaned).all();
+    return { requeued, stranded };
   });
 
   return {
