@@ -30,6 +30,7 @@ import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
 import { formatIssues, mergePatch, type ValidationIssue } from '../validation.js';
+import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from './write-retry.js';
 import { toIsoTimestamp } from '../views.js';
 import {
   checkWorkflowEntry,
@@ -105,9 +106,6 @@ export interface ResolvedResource<Kind extends ExecutableResource> {
 
 /** Who wrote a version: the calling key, when there is one. */
 export type Author = Pick<Caller, 'credential'> | null;
-
-/** How many times a write read afresh after a concurrent writer got there first, before giving up. */
-const MAX_WRITE_ATTEMPTS = 8;
 
 function notFound(kind: ExecutableResource, id: string): PorchError {
   return new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} was not found.`);
@@ -314,6 +312,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
         if (attempt >= MAX_WRITE_ATTEMPTS) {
           throw new PorchError('CONFLICT', `${RESOURCE_NOUNS[kind]} ${id} is being changed by other writers; read it again and retry.`);
         }
+        await pauseBeforeRetry(attempt);
       }
     },
 

@@ -6,6 +6,7 @@ import { fetchPage, readPages, type Page } from '../pages.js';
 import { quotaExceededError } from '../quotas/quotas.js';
 import { definedFields } from '../validation.js';
 import { toIsoTimestamp } from '../views.js';
+import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from '../catalog/write-retry.js';
 
 /** Cards are prompt context: generous, but bounded so one card cannot fill the database. */
 export const CARD_LIMITS = {
@@ -63,9 +64,6 @@ function notFound(id: string): PorchError {
   return new PorchError('RESOURCE_NOT_FOUND', `Context card ${id} was not found.`);
 }
 
-/** How many times an update reads afresh after a concurrent writer got there first, before giving up. */
-const MAX_UPDATE_ATTEMPTS = 8;
-
 /**
  * Cards are versioned like every catalog resource (a persona is a card), so each write goes
  * through the catalog's write, which records the version; the quotas bound the account's cards,
@@ -113,7 +111,7 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
     },
 
     async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
-      for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
         const current = await store.contextCards.findOwned({ accountId, id });
         if (!current) throw notFound(id);
         const { productionVersion: _production, ...stored } = current;
@@ -122,6 +120,7 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
         if (outcome.ok) return contextCardView(card);
         if ('excess' in outcome) throw quotaExceededError(outcome.excess);
         if ('stale' in outcome && outcome.stale.version === null) throw notFound(id);
+        if (attempt < MAX_WRITE_ATTEMPTS) await pauseBeforeRetry(attempt);
       }
       throw new PorchError('CONFLICT', `Context card ${id} is being changed by other writers; read it again and retry.`);
     },
