@@ -13,7 +13,7 @@ import type { operations } from '../operations/index.js';
 import type { queuedRunSchema } from '../operations/self-service-schemas.js';
 import type { ExposedOn, OperationId, OperationOutput } from '../operations/operation.js';
 import { type PorchApiError, readApiError } from './errors.js';
-import { decideRetry } from './retry-policy.js';
+import { DEFAULT_MAX_RETRY_DELAY_MS, decideRetry } from './retry-policy.js';
 import type { ClientRoute } from './route.js';
 import { CLIENT_ROUTES } from './routes.js';
 import { type PorchStreamClient, streamOperation, type StreamOptions } from './stream.js';
@@ -107,6 +107,11 @@ export interface PorchClientOptions {
   fetch?: typeof fetch;
   /** Called before every retry. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * The longest wait before a retry, in ms (default a minute). A 429 asking for longer (a daily
+   * limit) fails at once with the error and its `retryAfter` instead of waiting for hours.
+   */
+  maxRetryDelayMs?: number;
 }
 
 const API_BASE_PATH = '/api/public/v1';
@@ -179,9 +184,15 @@ export function createPorchClient(options: PorchClientOptions): PorchClient {
     });
   }
 
-  /** A cheap authenticated call whose X-Credits-Remaining tells the balance (any status carries it). */
-  async function creditsRemaining(signal: AbortSignal | undefined): Promise<number | null> {
-    const response = await fetchImpl(`${base}/context-cards?limit=1`, { headers: { 'x-api-key': options.apiKey }, ...(signal ? { signal } : {}) });
+  /**
+   * A cheap authenticated call whose X-Credits-Remaining tells the balance (any status carries
+   * it), with the call's own headers, so a partner key reads the account it acts for.
+   */
+  async function creditsRemaining(callOptions: CallOptions): Promise<number | null> {
+    const response = await fetchImpl(`${base}/context-cards?limit=1`, {
+      headers: { ...callOptions.headers, 'x-api-key': options.apiKey },
+      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+    });
     await response.body?.cancel();
     const header = response.headers.get('x-credits-remaining');
     return header === null ? null : Number(header);
@@ -196,11 +207,11 @@ export function createPorchClient(options: PorchClientOptions): PorchClient {
       if (response.ok) return response;
       const error = await readApiError(response);
       const kind = `${error.status}:${error.code}`;
-      const decision = decideRetry(error, { retries: retries.get(kind) ?? 0 });
+      const decision = decideRetry(error, { retries: retries.get(kind) ?? 0, maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS });
       if (decision.action === 'stop') throw error;
       retries.set(kind, (retries.get(kind) ?? 0) + 1);
       if (decision.action === 'check-balance') {
-        const credits = await creditsRemaining(callOptions.signal);
+        const credits = await creditsRemaining(callOptions);
         options.onRetry?.({ operation: name, attempt, delayMs: 0, error, creditsRemaining: credits });
         // With nothing left the retry can only fail again; the caller must add credits first.
         if (credits === 0) throw error;

@@ -14,6 +14,7 @@ interface Received {
   method: string;
   url: string;
   idempotencyKey: string | undefined;
+  account: string | undefined;
 }
 
 let server: Server;
@@ -31,7 +32,12 @@ beforeEach(async () => {
   replies = [];
   received = [];
   server = createServer((req: IncomingMessage, res) => {
-    received.push({ method: req.method ?? '', url: req.url ?? '', idempotencyKey: req.headers['idempotency-key'] as string | undefined });
+    received.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      account: req.headers['x-porch-account'] as string | undefined,
+    });
     req.resume();
     const reply =
       req.url === '/api/public/v1/context-cards?limit=1'
@@ -53,18 +59,27 @@ afterEach(async () => {
 
 const PERSONA = '0190a4b0-0000-7000-8000-000000000001';
 
-function client(events: RetryEvent[] = []) {
-  return createPorchClient({ baseUrl, apiKey: 'mdi_test', onRetry: (event) => events.push(event) });
+function client(events: RetryEvent[] = [], maxRetryDelayMs?: number) {
+  return createPorchClient({
+    baseUrl,
+    apiKey: 'mdi_test',
+    onRetry: (event) => events.push(event),
+    ...(maxRetryDelayMs === undefined ? {} : { maxRetryDelayMs }),
+  });
 }
 
-/** Lets the client run until it waits, then moves the fake clock past each wait. */
+/**
+ * Lets the client run until it waits, then moves the fake clock past each wait. Each turn yields
+ * to the event loop once; an answer over real HTTP can take many turns on a loaded machine
+ * (regression: 20 turns timed the first test out now and then).
+ */
 async function settle<T>(promise: Promise<T>, events: RetryEvent[]): Promise<T> {
   let done = false;
   const tracked = promise.finally(() => {
     done = true;
   });
   tracked.catch(() => undefined);
-  for (let guard = 0; !done && guard < 20; guard += 1) {
+  for (let guard = 0; !done && guard < 1_000; guard += 1) {
     await vi.advanceTimersByTimeAsync(events.at(-1)?.delayMs ?? 0);
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -79,6 +94,18 @@ describe('retry rules', () => {
     expect(result).toEqual({ content: 'done' });
     expect(events.map((event) => event.delayMs)).toEqual([7_000, 2_000]);
     expect(received).toHaveLength(3);
+  });
+
+  it('fails at once on a 429 asking for a longer wait than maxRetryDelayMs, a daily limit (regression: it slept for hours)', async () => {
+    const events: RetryEvent[] = [];
+    replies = [errorReply(429, 'DAILY_LIMIT_EXCEEDED', { 'retry-after': '65820' }), OK];
+    await expect(client(events).getAccount()).rejects.toMatchObject({ status: 429, code: 'DAILY_LIMIT_EXCEEDED', retryAfter: 65_820 });
+    expect(events).toEqual([]);
+    expect(received).toHaveLength(1);
+
+    replies = [errorReply(429, 'RATE_LIMITED', { 'retry-after': '90' }), OK];
+    await expect(settle(client(events, 120_000).getAccount(), events)).resolves.toBeDefined();
+    expect(events.map((event) => event.delayMs)).toEqual([90_000]);
   });
 
   it('waits 60 seconds on a 429 without Retry-After, and gives up after 3 retries', async () => {
@@ -126,6 +153,18 @@ describe('retry rules', () => {
     ]);
     expect(events).toHaveLength(1);
     expect(events[0]?.creditsRemaining).toBe(5);
+  });
+
+  it("checks the balance of the account a partner key acts for, with the call's headers (regression: the owner's)", async () => {
+    const events: RetryEvent[] = [];
+    replies = [errorReply(402, 'BILLING_FAILED'), OK];
+    const call = client(events).executeComposition({ id: PERSONA }, { headers: { 'X-Porch-Account': 'acct-bob' } });
+    await settle(call, events);
+    expect(received.map((request) => [request.url, request.account])).toEqual([
+      [`/api/public/v1/compositions/${PERSONA}/execute`, 'acct-bob'],
+      ['/api/public/v1/context-cards?limit=1', 'acct-bob'],
+      [`/api/public/v1/compositions/${PERSONA}/execute`, 'acct-bob'],
+    ]);
   });
 
   it('does not retry BILLING_FAILED when the balance is empty', async () => {

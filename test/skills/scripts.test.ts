@@ -202,6 +202,14 @@ describe("porch.mjs follows the spec's client rules", () => {
     expect(outcome.slept).toEqual([7_000, 60_000]);
   });
 
+  it('429: does not sleep through a daily limit, it reports it (regression: it waited until midnight)', async () => {
+    scripted = [failure(429, 'DAILY_LIMIT_EXCEEDED', { 'retry-after': '65820' }, { retry_after: 65_820 }), ok];
+    const outcome = await scriptedRequest();
+    expect(outcome.error?.code).toBe('DAILY_LIMIT_EXCEEDED');
+    expect(outcome.slept).toEqual([]);
+    expect(received).toHaveLength(1);
+  });
+
   it('429: gives up after three retries', async () => {
     scripted = Array.from({ length: 5 }, () => failure(429, 'RATE_LIMITED', { 'retry-after': '1' }));
     const outcome = await scriptedRequest();

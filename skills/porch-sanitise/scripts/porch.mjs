@@ -8,9 +8,11 @@
 //
 // Prints the response's `data` as JSON (the text itself for Markdown answers, nothing for 204).
 // On an API error prints "CODE (status): message [request id]" on stderr and exits 1, as it does
-// with "UNREACHABLE: ..." when the server cannot be reached; a usage error exits 2. It follows the API's client rules: 429 waits Retry-After seconds (60 when
-// absent) and retries; 500 AI_SERVICE_ERROR retries after 1 s, 2 s, 4 s; 402 BILLING_FAILED
-// retries once if credits remain; 401, 402 INSUFFICIENT_CREDITS and other errors never retry.
+// with "UNREACHABLE: ..." when the server cannot be reached; a usage error exits 2.
+// It follows the API's client rules: 429 waits Retry-After seconds (60 when absent) and retries,
+// unless the wait is over a minute (a daily limit: the error is printed instead); 500
+// AI_SERVICE_ERROR retries after 1 s, 2 s, 4 s; 402 BILLING_FAILED retries once if credits
+// remain; 401, 402 INSUFFICIENT_CREDITS and other errors never retry.
 // POST requests carry an Idempotency-Key, so a retried execution never runs or charges twice.
 // The same file is also a module: import { porchRequest } from './porch.mjs'.
 import { randomUUID } from 'node:crypto';
@@ -23,6 +25,8 @@ export const DEFAULT_URL = 'http://127.0.0.1:3000';
 export const MAX_RETRIES = 3;
 /** Retry-After is absent: wait this long (the API's rule: 60 seconds). */
 export const DEFAULT_RETRY_AFTER_SECONDS = 60;
+/** The longest wait before a retry: a 429 asking for longer (a daily limit, until UTC midnight) fails at once. */
+export const MAX_RETRY_WAIT_SECONDS = 60;
 /** Waits before each retry of 500 AI_SERVICE_ERROR (the API's rule: 1 s, 2 s, 4 s). */
 export const AI_ERROR_BACKOFF_SECONDS = [1, 2, 4];
 
@@ -43,7 +47,8 @@ function retryDelaySeconds(error, retriesDone, headers, billingRetried) {
   if (error.status === 429) {
     const header = headers.get('retry-after');
     const seconds = header === null || header.trim() === '' ? Number.NaN : Number(header);
-    return Number.isFinite(seconds) && seconds >= 0 ? seconds : (error.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+    const wait = Number.isFinite(seconds) && seconds >= 0 ? seconds : (error.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
+    return wait <= MAX_RETRY_WAIT_SECONDS ? wait : null;
   }
   if (error.status === 500 && error.code === 'AI_SERVICE_ERROR') return AI_ERROR_BACKOFF_SECONDS[retriesDone] ?? null;
   if (error.code === 'BILLING_FAILED' && !billingRetried) {
