@@ -936,7 +936,12 @@ export interface WebhookRepository {
   /** The account's endpoints, oldest first. */
   listEndpoints(accountId: string): Promise<WebhookEndpointRecord[]>;
   updateEndpoint(request: OwnedId & { changes: WebhookEndpointChanges; at: number }): Promise<WebhookEndpointRecord | null>;
-  /** Makes `encryptedSecret` the secret; the old one keeps signing until `previousExpiresAt` (none when null). */
+  /**
+   * Makes `encryptedSecret` the secret; the old one keeps signing until `previousExpiresAt` (none
+   * when null). A rotation with a grace period while an earlier one's still runs changes nothing
+   * and answers null, as for an endpoint the account does not have: only one previous secret is
+   * kept, and replacing it would end the earlier grace early.
+   */
   rotateSecret(request: OwnedId & { encryptedSecret: string; previousExpiresAt: number | null; at: number }): Promise<WebhookEndpointRecord | null>;
   /** Removes the endpoint with its deliveries and their attempts; false when the account had no such endpoint. */
   deleteEndpoint(request: OwnedId): Promise<boolean>;

@@ -248,6 +248,9 @@ describeEachEngine('webhook storage', (engine, definition) => {
       at: T0,
     });
     expect(rotated).toMatchObject({ encryptedSecret: 'v1.secret-next', previousEncryptedSecret: 'v1.secret-now', previousSecretExpiresAt: T0 + MINUTE_MS });
+    const duringGrace = { accountId: account.id, id: endpoint.id, encryptedSecret: 'v1.secret-cut', previousExpiresAt: T0 + 2 * MINUTE_MS };
+    expect(await store.webhooks.rotateSecret({ ...duringGrace, at: T0 + 1 }), 'a graceful rotation would cut the running grace short').toBeNull();
+    expect(await store.webhooks.findEndpoint({ accountId: account.id, id: endpoint.id })).toMatchObject({ encryptedSecret: 'v1.secret-next' });
     const again = await store.webhooks.rotateSecret({
       accountId: account.id,
       id: endpoint.id,

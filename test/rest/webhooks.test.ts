@@ -349,6 +349,9 @@ describe('secrets', () => {
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(oldSecret);
     expect(Date.parse(rotated.body.data.endpoint.previous_secret_expires_at ?? '')).toBe(harness.clock.now() + 3_600_000);
+    const cut = await harness.api('POST', `/webhooks/${endpoint.id}/rotate-secret`, { key: owner.key, body: { grace_seconds: 60 } });
+    expect(cut.status, 'a second rotation in the grace period would end it early (regression: the first old secret stopped at once)').toBe(409);
+    expect(cut.body.error.message).toContain("rotation's grace period until");
 
     await execute(owner);
     await drain();

@@ -198,7 +198,14 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
         previousExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1_000 : null,
         at: now,
       });
-      if (!rotated) throw missing(id);
+      if (!rotated) {
+        const endpoint = await requireEndpoint(accountId, id);
+        const graceEnds = endpoint.previousSecretExpiresAt === null ? 'now' : new Date(endpoint.previousSecretExpiresAt).toISOString();
+        throw new PorchError(
+          'CONFLICT',
+          `Webhook endpoint ${id} is in a rotation's grace period until ${graceEnds}: its previous secret still signs. Rotate again once it ends, or now with grace_seconds 0, which ends that grace too.`,
+        );
+      }
       return { endpoint: endpointView(rotated, now), secret };
     },
 

@@ -3,7 +3,7 @@
  * (src/db/sqlite/webhooks.ts). Deliveries are claimed with `FOR UPDATE SKIP LOCKED`, so any
  * number of processes share the outbox without two of them sending one delivery at once.
  */
-import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
@@ -54,6 +54,8 @@ const numberOrNull = (value: string | null): number | null => (value === null ? 
 
 export function createWebhookRepository(db: PostgresDatabase): WebhookRepository {
   const owned = (accountId: string, id: string) => and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId));
+  /** No rotation's grace period runs at `at`: no previous secret still signs. */
+  const outsideGrace = (at: number) => or(isNull(webhookEndpoints.previousSecretExpiresAt), lte(webhookEndpoints.previousSecretExpiresAt, at));
   const findOwned = async (accountId: string, id: string) => (await db.select().from(webhookEndpoints).where(owned(accountId, id)))[0];
 
   return {
@@ -91,7 +93,8 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
           encryptedSecret,
           updatedAt: at,
         })
-        .where(owned(accountId, id))
+        // A graceful rotation while an earlier one's grace runs would cut that grace short (one previous secret is kept).
+        .where(previousExpiresAt === null ? owned(accountId, id) : and(owned(accountId, id), outsideGrace(at)))
         .returning();
       return row ? toEndpoint(row) : null;
     },

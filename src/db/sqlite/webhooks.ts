@@ -6,7 +6,7 @@
  * written exactly when what it reports is. It is one INSERT ... SELECT per event over the
  * account's endpoints (an index probe that finds nothing for an account without any).
  */
-import { and, asc, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
@@ -61,6 +61,8 @@ const toDelivery = (row: DeliveryRow): WebhookDeliveryRecord => ({ ...row });
 export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
   const enqueue = prepareWebhookEnqueue(db);
   const owned = (accountId: string, id: string) => and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId));
+  /** No rotation's grace period runs at `at`: no previous secret still signs. */
+  const outsideGrace = (at: number) => or(isNull(webhookEndpoints.previousSecretExpiresAt), lte(webhookEndpoints.previousSecretExpiresAt, at));
   const findOwned = (accountId: string, id: string) => db.select().from(webhookEndpoints).where(owned(accountId, id)).get();
 
   const insertIfBelowLimit = immediateTransaction(db, (endpoint: WebhookEndpointRecord, maxPerAccount: number): boolean => {
@@ -194,7 +196,8 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
           encryptedSecret,
           updatedAt: at,
         })
-        .where(owned(accountId, id))
+        // A graceful rotation while an earlier one's grace runs would cut that grace short (one previous secret is kept).
+        .where(previousExpiresAt === null ? owned(accountId, id) : and(owned(accountId, id), outsideGrace(at)))
         .returning()
         .get();
       return row ? toEndpoint(row) : null;
