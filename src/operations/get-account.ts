@@ -44,7 +44,9 @@ export const getAccount = defineKeyedOperation({
             .describe('An account API key (mdi_), a partner key (mpk_), or `session` when the web console calls as its signed-in account.'),
           name: z.string().describe('Key name.'),
           scopes: z.array(z.string()).describe('Scopes the key holds.'),
-          limits: keyLimitsSchema.extend({ max_in_flight: z.number().int().min(1).describe('Executions the key may have running at once.') }),
+          limits: keyLimitsSchema.extend({
+            max_in_flight: z.number().int().min(1).describe('Executions and sanitiser scans the key may have running at once.'),
+          }),
         })
         .describe('The key making this call.'),
     })

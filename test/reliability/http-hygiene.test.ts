@@ -114,7 +114,7 @@ describe('slow clients and limits', () => {
     expect(refused.status, describeResponse(refused)).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
     expect(refused.body.error.message).toBe(
-      `Too many concurrent executions for this key: at most ${limit} may be in flight at once. Wait for one to finish, then retry.`,
+      `Too many calls in flight for this key (executions and sanitiser scans): at most ${limit} at once. Wait for one to finish, then retry.`,
     );
     expect(refused.headers.get('retry-after')).toBe('1');
     const other = await provider.expertWithKey({ credits: 1_000 });

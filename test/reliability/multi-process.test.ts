@@ -111,7 +111,7 @@ describe.each(DEPLOYMENTS)('$processes porch serve processes on one $name databa
       const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => execute(index, key, compositionId)));
       const counts = statusCounts(responses.map((response) => response.status));
       expect(counts, JSON.stringify(counts)).toEqual({ 200: MAX_IN_FLIGHT, 429: 12 - MAX_IN_FLIGHT });
-      expect(responses.find((response) => response.status === 429)?.text).toMatch(/Too many concurrent executions/);
+      expect(responses.find((response) => response.status === 429)?.text).toMatch(/Too many calls in flight/);
     } finally {
       fake.setBehaviour({});
     }

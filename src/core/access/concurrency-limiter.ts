@@ -67,7 +67,7 @@ export function createConcurrencyLimiter({
   const refusal = () =>
     new PorchError(
       'RATE_LIMITED',
-      `Too many concurrent executions for this key: at most ${maxPerKey} may be in flight at once. Wait for one to finish, then retry.`,
+      `Too many calls in flight for this key (executions and sanitiser scans): at most ${maxPerKey} at once. Wait for one to finish, then retry.`,
       { retryAfterSeconds: RETRY_AFTER_SECONDS },
     );
   // The task's own outcome (an answer already charged for, or its error) is what the caller

@@ -25,8 +25,6 @@ import { SITE_PATHS } from '../../operations/site-paths.js';
 
 /** How long caches may keep discovery documents: they change only with a new release. */
 const DOCUMENT_MAX_AGE_SECONDS = 300;
-/** Skill files and archives carry digests and ETags, so clients can keep them longer. */
-const SKILL_FILE_MAX_AGE_SECONDS = 3600;
 /**
  * Pages are revalidated on every use (a 304 costs a few bytes), so a browser never shows a page
  * that names assets of a release the server has left behind.
@@ -211,7 +209,10 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     const file = site().skills.files.get(path);
     if (!file) return next(new PorchError('NOT_FOUND', `No Agent Skills file at ${path}.`));
     if (req.method === 'OPTIONS') return answerPreflight(req, res);
-    sendServedFile(req, res, file, path === SITE_PATHS.agentSkillsIndex ? DOCUMENT_MAX_AGE_SECONDS : SKILL_FILE_MAX_AGE_SECONDS);
+    // Skill files sit at URLs that do not change between releases, while the index names their
+    // digests: a file cached longer than the index would fail a client's digest check after an
+    // upgrade (agent-skills discovery: clients must respect cache headers and verify digests).
+    sendServedFile(req, res, file, DOCUMENT_MAX_AGE_SECONDS);
   });
 
   // Swagger UI under its package version (immutable), and under the unversioned URLs of earlier releases.
