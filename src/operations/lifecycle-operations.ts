@@ -41,7 +41,8 @@ const labelsSchema = z
 const labelName = z
   .string()
   .regex(LABEL_PATTERN, 'must be 1-32 lowercase letters, digits, _ or -, starting with a letter')
-  .describe('Label name: `production`, `staging`, ... (`latest` is implicit and cannot be set).');
+  .describe('Label name: `production`, `staging`, ... (`latest` is implicit and cannot be set).')
+  .meta({ examples: ['production'] });
 
 const versionParams = idParams.extend({
   version: queryInteger(z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1')).describe(
@@ -72,6 +73,7 @@ const versionPageQuery = z.object({
   cursor: z
     .string()
     .regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (a next_cursor value)')
+    .meta({ examples: ['3'] })
     .optional()
     .describe('Optional: the next_cursor of the previous page; returns the older versions after it.'),
 });

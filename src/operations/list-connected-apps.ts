@@ -16,7 +16,7 @@ export const listConnectedApps = defineKeyedOperation({
   successStatus: 200,
   scopes: keyScopes,
   refuses: ACCOUNT_HOLDER_ONLY,
-  output: listOf(connectedAppSchema, 'connected apps'),
+  output: listOf(connectedAppSchema, 'connected apps', 'oldest first'),
   run: async (_input, { core, caller }) => {
     requireAccountHolder(caller, "list an account's connected apps");
     const apps = await core.oauth.listConnectedApps(caller.account.id);

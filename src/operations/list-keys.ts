@@ -14,7 +14,7 @@ export const listKeys = defineKeyedOperation({
   successStatus: 200,
   scopes: keyScopes,
   refuses: ACCOUNT_HOLDER_ONLY,
-  output: listOf(ownKeySchema, 'keys'),
+  output: listOf(ownKeySchema, 'keys', 'oldest first'),
   run: async (_input, { core, caller }) => {
     const items = await core.selfService.listKeys(caller);
     return { items, count: items.length };

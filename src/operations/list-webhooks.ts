@@ -13,7 +13,7 @@ export const listWebhooks = defineKeyedOperation({
   effect: 'read',
   successStatus: 200,
   scopes: webhookScopes,
-  output: listOf(webhookEndpointSchema, 'webhook endpoints'),
+  output: listOf(webhookEndpointSchema, 'webhook endpoints', 'oldest first'),
   run: async (_input, { core, caller }) => {
     const items = await core.webhooks.list(caller.account.id);
     return { items, count: items.length };

@@ -60,10 +60,10 @@ export const instantInputSchema = z.iso.datetime({
   error: 'must be an ISO 8601 date and time, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
 });
 
-/** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`. */
-export function listOf<Item extends z.ZodType>(item: Item, what: string) {
+/** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`; `order` as the list answers them. */
+export function listOf<Item extends z.ZodType>(item: Item, what: string, order: 'newest first' | 'oldest first' = 'newest first') {
   return z.object({
-    items: z.array(item).describe(`The ${what}, newest first.`),
+    items: z.array(item).describe(`The ${what}, ${order}.`),
     count: z.number().int().min(0).describe('Number of items in `items`.'),
     next_cursor: z.uuid().nullable().optional().describe('Present when `limit` was sent: the cursor of the next page, or null on the last page.'),
   });

@@ -20,7 +20,8 @@ export const webhookWriteFields = {
     .max(MAX_URL_LENGTH)
     .describe(
       'Where events are POSTed: an https URL whose host resolves to public addresses only (loopback, private, link-local, CGNAT and metadata addresses are refused unless the operator lists the host in webhooks.allow_hosts, which also allows http).',
-    ),
+    )
+    .meta({ examples: ['https://hooks.example.com/porch'] }),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES))
     .min(1, 'must name at least one event')
@@ -33,7 +34,10 @@ export const webhookWriteFields = {
 export const webhookEndpointSchema = z
   .object({
     id: z.uuid().describe('Endpoint id.'),
-    url: z.string().describe('Where events are POSTed.'),
+    url: z
+      .string()
+      .describe('Where events are POSTed.')
+      .meta({ examples: ['https://hooks.example.com/porch'] }),
     description: z.string().nullable().describe('A note for people.'),
     events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).describe('The events delivered to it.'),
     enabled: z.boolean().describe('Whether events are delivered.'),

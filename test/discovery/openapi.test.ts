@@ -138,6 +138,12 @@ describe('the OpenAPI document', () => {
           check(`${method} ${path} request`, body.schema, body.example);
           examples += 1;
         }
+        // Path and query parameters too (regression: a label and a cursor showed "Example text").
+        for (const parameter of entry.parameters ?? []) {
+          if (!('name' in parameter) || parameter.example === undefined) continue;
+          check(`${method} ${path} parameter ${parameter.name}`, parameter.schema as JsonSchema, parameter.example);
+          examples += 1;
+        }
         for (const [status, declared] of Object.entries(entry.responses)) {
           for (const [type, media] of Object.entries(deref<ResponseObject>(declared).content ?? {})) {
             if (media.example !== undefined) {

@@ -301,9 +301,13 @@ function parametersOf(operation: Operation, shared: Record<string, JsonSchema>):
     if (!schema) continue;
     const json = toOpenApiSchema(schema, 'input', shared);
     const { properties, required } = objectProperties(json);
+    const fields: Readonly<Record<string, z.core.$ZodType>> = schema instanceof z.ZodObject ? schema.shape : {};
     for (const [name, property] of Object.entries(properties)) {
       const { description, ...propertySchema } = property;
-      const example = exampleFor(property, { includeOptional: true, shared });
+      // Kept only when the parameter's own schema accepts it, as bodies' examples are.
+      const candidate = exampleFor(property, { includeOptional: true, shared });
+      const field = fields[name];
+      const example = candidate !== undefined && field !== undefined && z.safeParse(field, candidate).success ? candidate : undefined;
       parameters.push({
         name,
         in: location,
