@@ -154,6 +154,25 @@ describe('the catalog lifecycle', () => {
     expect((await harness.api('GET', `/compositions/${upper}/versions/1`, { key })).status).toBe(200);
   });
 
+  it('drops a placeholder the new template no longer uses when a PATCH leaves out variables (regression: it stayed required)', async () => {
+    const created = await harness.api<Detail & { variables: unknown[] }>('POST', '/compositions', {
+      key,
+      body: { name: 'Greeting', template: 'Hello {{name}}', variables: [{ name: 'tone', required: false, description: 'How formal' }] },
+    });
+    expect(created.status, describeResponse(created)).toBe(201);
+    const updated = await harness.api<Detail & { variables: unknown[] }>('PATCH', `/compositions/${created.body.data.id}`, {
+      key,
+      body: { template: 'Hello {{who}}' },
+    });
+    expect(updated.status, describeResponse(updated)).toBe(200);
+    expect(updated.body.data.variables).toEqual([
+      { name: 'tone', required: false, description: 'How formal' },
+      { name: 'who', required: true },
+    ]);
+    const executed = await harness.api('POST', `/compositions/${created.body.data.id}/execute`, { key, body: { variables: { who: 'Ada' } } });
+    expect(executed.status, describeResponse(executed)).toBe(200);
+  });
+
   it('answers 404 to an update of a deleted resource', async () => {
     const created = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'S', instructions: 'Do.' } });
     const id = created.body.data.id;

@@ -84,6 +84,19 @@ export function compositionContent(entry: CompositionEntry): CompositionContent 
   };
 }
 
+/**
+ * A composition entry after a PATCH that changed its template without sending `variables`: the
+ * variables only the old template implied (required, no default, no description: what
+ * `compositionContent` adds for a placeholder) go when the new template no longer uses them.
+ * Kept, they stayed required, and every execution was refused for a value nothing reads.
+ */
+export function withoutUnusedPlaceholders(entry: CompositionEntry): CompositionEntry {
+  const used = new Set(templateReferences(entry.template));
+  const implied = (variable: CompositionEntry['variables'][number]) =>
+    variable.required && variable.default === undefined && variable.description === undefined;
+  return { ...entry, variables: entry.variables.filter((variable) => used.has(variable.name) || !implied(variable)) };
+}
+
 export function compositionEntry(composition: CompositionContent): CompositionEntry {
   return {
     name: composition.name,

@@ -42,6 +42,7 @@ import {
   skillContent,
   skillEntry,
   unknownModelIssues,
+  withoutUnusedPlaceholders,
   workflowEntry,
   type CompositionEntry,
   type KnownModels,
@@ -294,7 +295,9 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     ): Promise<ResourceDetail<Kind>> {
       for (let attempt = 1; ; attempt++) {
         const current = await require(kind, accountId, id);
-        const entry = mergePatch(entryOf(kind, current), changes);
+        const merged = mergePatch(entryOf(kind, current), changes);
+        const newTemplate = kind === 'composition' && 'template' in changes && !('variables' in changes);
+        const entry = newTemplate ? (withoutUnusedPlaceholders(merged as CompositionEntry) as EntryOf<Kind>) : merged;
         const content = await contentOf(kind, accountId, entry);
         const now = clock.now();
         const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;
