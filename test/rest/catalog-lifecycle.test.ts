@@ -173,6 +173,25 @@ describe('the catalog lifecycle', () => {
     expect(executed.status, describeResponse(executed)).toBe(200);
   });
 
+  it('updates a workflow whose step names a deleted skill, leaving that step as it is (regression: every change refused)', async () => {
+    const skill = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'Gone soon', instructions: 'Do it.' } });
+    const workflow = await harness.api<Detail>('POST', '/workflows', {
+      key,
+      body: { name: 'Uses it', nodes: [{ id: 's', kind: 'skill', skill: skill.body.data.id, input: 'hi' }] },
+    });
+    expect(workflow.status, describeResponse(workflow)).toBe(201);
+    expect((await harness.api('DELETE', `/skills/${skill.body.data.id}`, { key })).status).toBe(204);
+    const described = await harness.api<Detail>('PATCH', `/workflows/${workflow.body.data.id}`, { key, body: { description: 'New words' } });
+    expect(described.status, describeResponse(described)).toBe(200);
+    // A new reference to something that does not exist is still refused.
+    const moved = await harness.api('PATCH', `/workflows/${workflow.body.data.id}`, {
+      key,
+      body: { nodes: [{ id: 's', kind: 'composition', composition: skill.body.data.id }] },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.message).toContain('nodes[0].composition');
+  });
+
   it('answers 404 to an update of a deleted resource', async () => {
     const created = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'S', instructions: 'Do.' } });
     const id = created.body.data.id;

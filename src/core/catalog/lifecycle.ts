@@ -25,6 +25,7 @@ import type {
 import type { Caller } from '../access/caller.js';
 import type { ExecutableResource } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
+import { definitionResourceRefs, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -130,6 +131,17 @@ function entryOf(kind: ExecutableResource, record: RecordOf<ExecutableResource>)
   }
 }
 
+/** The nodes of `entry` whose resource reference is the one `stored` already holds (same node, kind and id). */
+function unchangedRefNodes(stored: WorkflowRecord, entry: WorkflowEntry): string[] {
+  const storedRefs = new Set(definitionResourceRefs(stored.definition as WorkflowDefinition).map((ref) => `${ref.nodeId}\u0000${ref.kind}\u0000${ref.ref}`));
+  const nodes: string[] = [];
+  for (const node of entry.nodes) {
+    const fields: Readonly<Record<string, unknown>> = node;
+    if (['skill', 'composition', 'persona'].some((kind) => storedRefs.has(`${node.id}\u0000${kind}\u0000${String(fields[kind])}`))) nodes.push(node.id);
+  }
+  return nodes;
+}
+
 function catalogItem(kind: ExecutableResource, record: RecordOf<ExecutableResource>): CatalogItem {
   return { kind: STORE_KINDS[kind], record } as CatalogItem;
 }
@@ -172,9 +184,19 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     return id !== null && (await find(ref.kind, accountId, id)) ? id : null;
   }
 
-  /** The content a definition stores, after the checks import makes (models, a workflow's graph and references). */
-  async function contentOf<Kind extends ExecutableResource>(kind: Kind, accountId: string, entry: EntryOf<Kind>): Promise<Partial<RecordOf<Kind>>>;
-  async function contentOf(kind: ExecutableResource, accountId: string, entry: EntryOf<ExecutableResource>): Promise<object> {
+  /**
+   * The content a definition stores, after the checks import makes (models, a workflow's graph
+   * and references). `keptRefs` names workflow nodes whose reference is the one already stored,
+   * which may name a resource deleted since: an update leaves it as it is, as import does with
+   * an export's `dangling_refs`, instead of refusing every change to the workflow.
+   */
+  async function contentOf<Kind extends ExecutableResource>(
+    kind: Kind,
+    accountId: string,
+    entry: EntryOf<Kind>,
+    keptRefs?: readonly string[],
+  ): Promise<Partial<RecordOf<Kind>>>;
+  async function contentOf(kind: ExecutableResource, accountId: string, entry: EntryOf<ExecutableResource>, keptRefs: readonly string[] = []): Promise<object> {
     switch (kind) {
       case 'composition': {
         const composition = entry as CompositionEntry;
@@ -191,7 +213,12 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       case 'persona':
         return personaContent(entry as PersonaEntry);
       case 'workflow': {
-        const checked = await checkWorkflowEntry(entry as WorkflowEntry, { models, root: [], resolveRef: (ref) => resolveRef(accountId, ref) });
+        const checked = await checkWorkflowEntry(entry as WorkflowEntry, {
+          models,
+          root: [],
+          resolveRef: (ref) => resolveRef(accountId, ref),
+          danglingNodes: keptRefs,
+        });
         if ('issues' in checked) throw invalid(checked.issues);
         return checked.content;
       }
@@ -298,7 +325,12 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
         const merged = mergePatch(entryOf(kind, current), changes);
         const newTemplate = kind === 'composition' && 'template' in changes && !('variables' in changes);
         const entry = newTemplate ? (withoutUnusedPlaceholders(merged as CompositionEntry) as EntryOf<Kind>) : merged;
-        const content = await contentOf(kind, accountId, entry);
+        const content = await contentOf(
+          kind,
+          accountId,
+          entry,
+          kind === 'workflow' ? unchangedRefNodes(current as WorkflowRecord, entry as WorkflowEntry) : [],
+        );
         const now = clock.now();
         const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;
         const outcome = await store.catalog.write({
