@@ -219,6 +219,48 @@ describe('bundle import as an upsert', () => {
     expect((await harness.store.catalog.exportAll(accountId)).contextCards[0]?.version).toBe(1);
   });
 
+  it('refuses an item whose key is held by the other kind, never turning a persona into a card or back (regression)', async () => {
+    const first = await harness.core.bundles.importBundle(accountId, {
+      personas: [{ key: 'vp', name: 'VP', content: 'Speak as the VP.' }],
+      context_cards: [{ key: 'style', title: 'Style', content: 'Plain words.', category: 'style' }],
+    });
+    for (const bundle of [
+      { context_cards: [{ key: 'vp', title: 'VP notes', content: 'x', category: 'notes' }] },
+      { personas: [{ key: 'style', name: 'Style persona', content: 'x' }] },
+    ]) {
+      const error = await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err);
+      expect((error as PorchError).message).toMatch(/(context_cards|personas)\[0\]\.key: "(vp|style)" is the key of a (persona|context card) of this account/);
+    }
+    const persona = await harness.core.lifecycle.get('persona', accountId, first.ids['persona:vp'] ?? '');
+    expect(persona).toMatchObject({ name: 'VP', version: 1 });
+  });
+
+  it('changes nothing importing the export of a persona made as a card with no description (regression: a version per import)', async () => {
+    await harness.core.contextCards.create(accountId, { title: 'Card persona', content: 'cp', category: 'persona' });
+    const again = await harness.core.bundles.importBundle(accountId, await harness.core.bundles.exportBundle(accountId));
+    expect(again.updated.personas).toBe(0);
+    expect((await harness.store.catalog.exportAll(accountId)).contextCards[0]?.version).toBe(1);
+  });
+
+  it('imports the export of a card that was a persona with a long description (regression: refused, 1,000 characters)', async () => {
+    const made = await harness.core.bundles.importBundle(accountId, {
+      personas: [{ key: 'long', name: 'Long', content: 'c', description: 'd'.repeat(1_500) }],
+    });
+    await harness.core.contextCards.update(accountId, made.ids['persona:long'] ?? '', { category: 'notes' });
+    const exported = await harness.core.bundles.exportBundle(accountId);
+    const other = await harness.createAccount();
+    expect((await harness.core.bundles.importBundle(other.accountId, exported)).context_cards).toBe(1);
+  });
+
+  it('with prune, refuses to delete what a workflow of the bundle uses by id, and writes nothing (regression: it arrived broken)', async () => {
+    const first = await harness.core.bundles.importBundle(accountId, { skills: [{ key: 'used', name: 'Used', instructions: 'u' }] });
+    const usedId = first.ids['skill:used'] ?? '';
+    const bundle = { workflows: [{ key: 'w', name: 'W', nodes: [{ id: 'a', kind: 'skill', skill: usedId, input: 'hi' }] }] };
+    const error = await harness.core.bundles.importBundle(accountId, bundle, { prune: true }).catch((err: unknown) => err);
+    expect((error as PorchError).message).toContain(`workflows[0].nodes[0].skill: refers to ${usedId}, which --prune would delete`);
+    expect(await counts(accountId)).toMatchObject({ skills: 1, workflows: 0 });
+  });
+
   it('refuses a key used twice across personas and context cards, which share one key space', async () => {
     const error = await harness.core.bundles
       .importBundle(accountId, { personas: [{ key: 'x', name: 'P', content: 'p' }], context_cards: [{ key: 'x', title: 'C', content: 'c' }] })

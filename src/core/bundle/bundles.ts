@@ -119,7 +119,12 @@ function createKeyMaker(kindOfKey: (space: ContentKind) => Set<string>) {
 /** Whether two records hold the same content for their kind (what a version holds). */
 function sameContent(kind: ContentKind, stored: object, incoming: object): boolean {
   const pick = (record: object) =>
-    JSON.parse(JSON.stringify(Object.fromEntries(VERSIONED_CONTENT_FIELDS[kind].map((field) => [field, (record as Record<string, unknown>)[field]]))));
+    JSON.parse(
+      JSON.stringify(
+        // No value and an empty one are the same content: an export writes a card's null description as "" (regression: a version per import).
+        Object.fromEntries(VERSIONED_CONTENT_FIELDS[kind].map((field) => [field, (record as Record<string, unknown>)[field] ?? ''])),
+      ),
+    );
   return isDeepStrictEqual(pick(stored), pick(incoming));
 }
 
@@ -213,8 +218,22 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       summary.created[section] += 1;
     };
 
-    for (const entry of bundle.personas) upsert('personas', keyOf('personas', entry, entry.name), cardName(true, entry.name), personaContent(entry), {});
-    for (const entry of bundle.context_cards) {
+    /**
+     * Personas and context cards share one key space, but an item never turns one into the other:
+     * a workflow step using a persona would lose it (regression: an import made it a plain card).
+     */
+    const crossesKind = (section: 'personas' | 'context_cards', position: number, key: string, persona: boolean): boolean => {
+      const found = existing.get('contextCards')?.byKey.get(key);
+      if (found === undefined || ((found.record as ContextCardRecord).category === PERSONA_CATEGORY) === persona) return false;
+      const held = persona ? 'a context card' : 'a persona';
+      issues.push({ path: [section, position, 'key'], message: `"${key}" is the key of ${held} of this account; use another key, or delete that one first` });
+      return true;
+    };
+    for (const [position, entry] of bundle.personas.entries()) {
+      const key = keyOf('personas', entry, entry.name);
+      if (!crossesKind('personas', position, key, true)) upsert('personas', key, cardName(true, entry.name), personaContent(entry), {});
+    }
+    for (const [position, entry] of bundle.context_cards.entries()) {
       const content = {
         title: entry.title,
         content: entry.content,
@@ -223,7 +242,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         description: entry.description ?? null,
         emoji: entry.emoji ?? null,
       };
-      upsert('context_cards', keyOf('context_cards', entry, entry.title), cardName(entry.category === PERSONA_CATEGORY, entry.title), content, {});
+      const key = keyOf('context_cards', entry, entry.title);
+      const persona = entry.category === PERSONA_CATEGORY;
+      if (!crossesKind('context_cards', position, key, persona)) upsert('context_cards', key, cardName(persona, entry.title), content, {});
     }
     for (const [position, entry] of bundle.compositions.entries()) {
       issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
@@ -234,6 +255,8 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       upsert('skills', keyOf('skills', entry, entry.name), entry.name, skillContent(entry), {});
     }
 
+    /** Where the bundle's workflows use each resource (by id), so --prune never deletes one of them. */
+    const referenced = new Map<string, PropertyKey[]>();
     /** A reference is a key of the bundle's, else what the API would resolve it to: the account's resource with that id or key. */
     const resolveRef = async (ref: ResourceRef): Promise<string | null> => ids.get(`${ref.kind}:${ref.ref}`) ?? resolveAccountRef(accountId, ref);
     for (const [position, entry] of bundle.workflows.entries()) {
@@ -252,6 +275,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       }
       // References that resolved are ids now; one that did not is as written.
       const refs = definitionResourceRefs(checked.content.definition as WorkflowDefinition);
+      for (const ref of refs) {
+        const nodeIndex = definition.nodes.findIndex((node) => node.id === ref.nodeId);
+        if (!referenced.has(ref.ref)) referenced.set(ref.ref, [...root, 'nodes', nodeIndex, ref.kind]);
+      }
       for (const [danglingIndex, nodeId] of danglingNodes.entries()) {
         const ref = refs.find((candidate) => candidate.nodeId === nodeId);
         if (!ref)
@@ -269,6 +296,15 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         const known = existing.get(kind);
         for (const item of [...(known?.byKey.values() ?? []), ...(known?.keyless ?? [])]) {
           if (matched.has(item.id)) continue;
+          const usedAt = referenced.get(item.id);
+          if (usedAt !== undefined) {
+            // The workflow would arrive broken: its step names what this import deletes.
+            issues.push({
+              path: usedAt,
+              message: `refers to ${item.id}, which --prune would delete as it is not in the bundle; add it to the bundle or refer to another`,
+            });
+            continue;
+          }
           deletes.push({ kind, id: item.id });
           summary.deleted[section(item.record)] += 1;
         }
@@ -277,6 +313,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       pruned('compositions', () => 'compositions');
       pruned('skills', () => 'skills');
       pruned('workflows', () => 'workflows');
+      if (issues.length > 0) throw invalid(issues);
     }
     return { changes: { accountId, creates, updates, deletes, at: now, authorKeyId: null, quotas }, summary, ids };
   }

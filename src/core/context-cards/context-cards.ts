@@ -15,7 +15,9 @@ export const CARD_LIMITS = {
   categoryLength: 64,
   tags: 32,
   tagLength: 64,
-  descriptionLength: 1_000,
+  // A persona is a card: one limit for both (a persona's description may be 2,000 characters,
+  // and a card that was a persona keeps it, so a bundle exporting it must import again).
+  descriptionLength: 2_000,
   emojiLength: 16,
 } as const;
 
