@@ -41,6 +41,23 @@ describe('links on the served documentation', () => {
     }
     expect(checked.size).toBeGreaterThan(10);
   });
+
+  it('every link of every Markdown twin answers 200, resolved against the twin (regression: ../porch.config.example.yaml was dead)', async () => {
+    const checked = new Set<string>();
+    for (const source of DOC_SOURCES) {
+      const twin = `/docs/${source.slug}.md`;
+      const page = await markdown(twin);
+      expect(page.status, twin).toBe(200);
+      for (const [, href = ''] of page.text.matchAll(/(?<!!)\[[^\]\n]+\]\(([^)#\s]*)(?:#[^)\s]*)?\)/g)) {
+        if (href === '' || /^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
+        const target = new URL(href, `http://porch.test${twin}`).pathname;
+        if (checked.has(target)) continue;
+        checked.add(target);
+        expect((await harness.site('GET', target)).status, `${twin} links to ${href}`).toBe(200);
+      }
+    }
+    expect(checked.size).toBeGreaterThan(10);
+  });
 });
 
 describe('Markdown negotiation', () => {

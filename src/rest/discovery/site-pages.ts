@@ -226,6 +226,18 @@ export interface SitePages {
   notFoundHtml: string;
 }
 
+/**
+ * A relative link that names no doc page (`../examples/bundle.yaml`) points at a file of the
+ * repository, which the site does not serve: in the Markdown twin it would be a dead link, so its
+ * text stays without it, as the HTML page renders it. Links to pages (`runs.md#cancel-it`),
+ * anchors, absolute paths and URLs are kept.
+ */
+const REPOSITORY_LINK = /(?<!!)\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|[/#?])(?!(?:\.\/)?[a-z0-9-]+\.md(?:#[^)\s]*)?\))[^)\s]+\)/gi;
+
+export function withoutRepositoryLinks(markdown: string): string {
+  return markdown.replace(REPOSITORY_LINK, '$1');
+}
+
 export function markdownPathOf(path: string): string {
   return path === SITE_PATHS.home ? '/index.md' : `${path}.md`;
 }
@@ -392,7 +404,13 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
     ),
     draft(SITE_PATHS.docs, 'Documentation', 'Every documentation page and the Agent Skills.', 'docs', docsIndexMarkdown(docs, skills)),
     ...docs.map((doc) =>
-      draft(`${SITE_PATHS.docs}/${doc.slug}`, doc.title, doc.summary, doc.optional ? 'optional' : 'docs', readFileSync(join(rootDir, doc.file), 'utf8')),
+      draft(
+        `${SITE_PATHS.docs}/${doc.slug}`,
+        doc.title,
+        doc.summary,
+        doc.optional ? 'optional' : 'docs',
+        withoutRepositoryLinks(readFileSync(join(rootDir, doc.file), 'utf8')),
+      ),
     ),
     draft(
       SITE_PATHS.apiReference,
