@@ -190,13 +190,18 @@ describe('the index response', () => {
   });
 
   it('answers the CORS preflight of the public documents (regression: 404, which blocked the GET in a browser)', async () => {
-    for (const path of ['/.well-known/agent-skills/index.json', '/openapi.json', '/llms.txt', '/.well-known/api-catalog']) {
+    const markdown = ['/docs/quick-start.md', '/index.md', '/api/public/markdown-gateway'];
+    for (const path of ['/.well-known/agent-skills/index.json', '/openapi.json', '/llms.txt', '/.well-known/api-catalog', ...markdown]) {
       const response = await harness.site('OPTIONS', path, {
         headers: { origin: 'https://tool.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
       });
       expect(response.status, `${path}: ${describeResponse(response)}`).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('access-control-allow-headers')).toBe('mcp-protocol-version');
+    }
+    // The Markdown the preflight opens the way to (regression: no Access-Control-Allow-Origin).
+    for (const path of ['/docs/quick-start.md', '/api/public/markdown-gateway?path=/docs/quick-start']) {
+      expect((await harness.site('GET', path)).headers.get('access-control-allow-origin'), path).toBe('*');
     }
   });
 });

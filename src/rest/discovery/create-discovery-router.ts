@@ -72,6 +72,8 @@ function encodedPage(page: SitePage): EncodedPage {
 }
 
 const MARKDOWN_OFFER = 'text/markdown; charset=utf-8';
+/** The Markdown twin of a page: `/index.md`, `/docs/quick-start.md`. */
+const MARKDOWN_TWIN = /^\/(?:index|docs\/[a-z0-9-]+)\.md$/;
 
 /** HTML or Markdown on the same URL, chosen by Accept (HTML when both are equally acceptable). */
 async function sendPage(req: Request, res: Response, page: SitePage, encoded: EncodedPage, forceMarkdown: boolean, extraLinks: string[]): Promise<void> {
@@ -81,6 +83,9 @@ async function sendPage(req: Request, res: Response, page: SitePage, encoded: En
   const markdown = forceMarkdown || req.accepts(['text/html', MARKDOWN_OFFER]) === MARKDOWN_OFFER;
   const links = [...extraLinks];
   if (markdown) {
+    // The Markdown is for agents, which may run in a browser on another origin (as they read
+    // llms.txt, which points here); the pages are public and credential-free.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('x-markdown-tokens', String(page.markdownTokens));
     links.push(`<${page.path}>; rel="canonical"`);
   } else {
@@ -237,6 +242,8 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     if (!asset) return next();
     sendEncoded(req, res, await encodedAssetOf(asset)(), { cacheControl: IMMUTABLE_CACHE_CONTROL });
   });
+
+  router.options([SITE_PATHS.markdownGateway, MARKDOWN_TWIN], answerPreflight);
 
   // The Markdown gateway: the Markdown of an allowlisted page, looked up by path, never fetched.
   get(SITE_PATHS.markdownGateway, (req, res, next) => {
