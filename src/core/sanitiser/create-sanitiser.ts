@@ -20,6 +20,19 @@ import { CUSTOM_RULE_SPECIFICITY } from './overlap.js';
 
 export { MAX_FINDINGS_PER_SCAN };
 
+/**
+ * No-break spaces: word processors and mail clients put them between the groups of a phone,
+ * card or IBAN number (`+33 6 12 34 56 78` with U+00A0, `4111 1111...` with U+202F), where the
+ * built-in rules expect a space (regression: such numbers were never found). Each is one UTF-16
+ * code unit, as the space that replaces it is, so offsets into the text are unchanged; matches
+ * are still cut from the text as sent. Organisation rules read the text as sent.
+ */
+const NO_BREAK_SPACES = /[\u00a0\u202f]/g;
+
+function withPlainSpaces(text: string): string {
+  return text.includes('\u00a0') || text.includes('\u202f') ? text.replace(NO_BREAK_SPACES, ' ') : text;
+}
+
 interface EffectiveRule {
   readonly label: string;
   readonly severity: FindingSeverity;
@@ -155,7 +168,7 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
   function scan(text: string): ScanResult {
     const ranked: RankedCandidate[] = [];
     if (detectors.length > 0 && text.length > 0) {
-      for (const candidate of builtInCandidates(text)) {
+      for (const candidate of builtInCandidates(withPlainSpaces(text))) {
         const rule = rules.get(candidate.ruleId);
         if (rule === undefined) continue;
         ranked.push({

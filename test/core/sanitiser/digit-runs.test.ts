@@ -87,3 +87,17 @@ describe('the digit runs the numbers and national-id detectors share', () => {
     }
   });
 });
+
+describe('numbers grouped with no-break spaces', () => {
+  it.each([
+    ['a phone number', 'Mobile: +33\u00a06\u00a012\u00a034\u00a056\u00a078', 'pii.phone'],
+    ['a card number', 'Card 4111\u202f1111\u202f1111\u202f1111 on file', 'pii.payment_card'],
+    ['an IBAN', 'IBAN FR14\u00a02004\u00a01010\u00a00505\u00a00001\u00a03M02\u00a0606', 'pii.iban'],
+  ])('finds %s whose groups a word processor joined with no-break spaces, matched as sent (regression: missed)', (_, text, ruleId) => {
+    const findings = createSanitiser().scan(text).findings;
+    expect(findings.map((finding) => finding.rule_id)).toEqual([ruleId]);
+    const [finding] = findings;
+    expect(finding?.match).toBe(text.slice(finding?.start, finding?.end));
+    expect(finding?.match).toMatch(/[\u00a0\u202f]/);
+  });
+});
