@@ -192,6 +192,35 @@ describe('the catalog lifecycle', () => {
     expect(moved.body.error.message).toContain('nodes[0].composition');
   });
 
+  it("gives a workflow whose nodes a PATCH replaces the new nodes' default outputs (regression: refused for outputs never written)", async () => {
+    const created = await harness.api<Detail & { outputs: Record<string, string> }>('POST', '/workflows', {
+      key,
+      body: { name: 'Steps', nodes: [{ id: 'a', kind: 'template', template: 'A' }] },
+    });
+    expect(created.body.data.outputs).toEqual({ a: 'a' });
+    const replaced = await harness.api<Detail & { outputs: Record<string, string> }>('PATCH', `/workflows/${created.body.data.id}`, {
+      key,
+      body: { nodes: [{ id: 'b', kind: 'template', template: 'B' }] },
+    });
+    expect(replaced.status, describeResponse(replaced)).toBe(200);
+    expect(replaced.body.data.outputs).toEqual({ b: 'b' });
+    // Outputs the caller chose stay, and are checked against the new nodes.
+    const chosen = await harness.api('PATCH', `/workflows/${created.body.data.id}`, {
+      key,
+      body: {
+        nodes: [
+          { id: 'b', kind: 'template', template: 'B' },
+          { id: 'c', kind: 'template', template: '{{b}}' },
+        ],
+        outputs: { first: 'b' },
+      },
+    });
+    expect(chosen.status, describeResponse(chosen)).toBe(200);
+    const again = await harness.api('PATCH', `/workflows/${created.body.data.id}`, { key, body: { nodes: [{ id: 'c', kind: 'template', template: 'C' }] } });
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toContain('outputs.first');
+  });
+
   it('answers 404 to an update of a deleted resource', async () => {
     const created = await harness.api<Detail>('POST', '/skills', { key, body: { name: 'S', instructions: 'Do.' } });
     const id = created.body.data.id;

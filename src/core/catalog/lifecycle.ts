@@ -7,6 +7,7 @@
  * lands only if nobody wrote a newer version meanwhile; otherwise it is read and checked again.
  * Concurrent updates therefore each get their own version number, and none is lost.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type {
   CatalogItem,
   CatalogWriteOutcome,
@@ -25,7 +26,7 @@ import type {
 import type { Caller } from '../access/caller.js';
 import type { ExecutableResource } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
-import { definitionResourceRefs, type WorkflowDefinition } from '../engine/workflow-definition.js';
+import { definitionResourceRefs, validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -129,6 +130,26 @@ function entryOf(kind: ExecutableResource, record: RecordOf<ExecutableResource>)
     case 'workflow':
       return workflowEntry(record as WorkflowRecord);
   }
+}
+
+/**
+ * A workflow entry after a PATCH that sent `nodes` without `outputs`: outputs the stored
+ * definition only had by default (each node no other reads, under its own id) are left to the
+ * new nodes' default. Kept, they named nodes the PATCH removed, and it was refused for a field
+ * the caller never wrote.
+ */
+function withoutDefaultOutputs(stored: WorkflowRecord, entry: WorkflowEntry): WorkflowEntry {
+  const definition = stored.definition as WorkflowDefinition;
+  let byDefault: WorkflowDefinition['outputs'];
+  try {
+    byDefault = validateWorkflowDefinition({ ...definition, outputs: undefined }).outputs;
+  } catch {
+    // A stored definition an older release accepted and this one would not: its outputs stay.
+    return entry;
+  }
+  if (!isDeepStrictEqual(byDefault, definition.outputs)) return entry;
+  const { outputs: _byDefault, ...rest } = entry;
+  return rest;
 }
 
 /** The nodes of `entry` whose resource reference is the one `stored` already holds (same node, kind and id). */
@@ -324,7 +345,12 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
         const current = await require(kind, accountId, id);
         const merged = mergePatch(entryOf(kind, current), changes);
         const newTemplate = kind === 'composition' && 'template' in changes && !('variables' in changes);
-        const entry = newTemplate ? (withoutUnusedPlaceholders(merged as CompositionEntry) as EntryOf<Kind>) : merged;
+        const newNodes = kind === 'workflow' && 'nodes' in changes && !('outputs' in changes);
+        const entry = newTemplate
+          ? (withoutUnusedPlaceholders(merged as CompositionEntry) as EntryOf<Kind>)
+          : newNodes
+            ? (withoutDefaultOutputs(current as WorkflowRecord, merged as WorkflowEntry) as EntryOf<Kind>)
+            : merged;
         const content = await contentOf(
           kind,
           accountId,
