@@ -487,8 +487,8 @@ export interface UsageAggregateRequest {
 /**
  * One group's totals. A workflow execution writes one row for the run and one per model call of
  * its nodes, so the totals read each fact once: `requests` and `errors` count the rows that
- * stand for an execution or call answered to a client (no `nodeId`; a retry's row counts only
- * as an error, when it failed); `modelCalls`, tokens and charges count the rows of model calls
+ * stand for an execution or call answered to a client (no `nodeId`, not a retry's row);
+ * `modelCalls`, tokens and charges count the rows of model calls
  * (every row but a workflow run's own, which repeats its nodes' sums).
  */
 export interface UsageAggregateRow {

@@ -26,11 +26,10 @@ function groupExpression(groupBy: UsageGrouping, day: SQL): SQL {
  * A workflow run writes a row of its own besides one per model call of its nodes; that row
  * repeats the nodes' sums, so tokens and charges skip it, while `requests` counts it (and not the
  * node rows) as the one execution the client asked for. The judge's retry after an unreadable
- * verdict is a second model call of one request: `requests` skips its row, while `errors` counts
- * it when it failed, as the request then did.
+ * verdict is a second model call of one request: `requests` and `errors` skip its row, and the
+ * first call's row carries the request's outcome (the judge marks it failed when the request fails).
  */
 const MODEL_CALL = sql`not (operation = 'execute_workflow' and node_id is null)`;
-const ANSWERED = sql`node_id is null`;
 const REQUEST = sql`node_id is null and not retry`;
 
 export function usageAggregateQuery(request: UsageAggregateRequest, day: SQL): SQL {
@@ -38,7 +37,7 @@ export function usageAggregateQuery(request: UsageAggregateRequest, day: SQL): S
   return sql`
     select ${group} as "group",
       sum(case when ${REQUEST} then 1 else 0 end) as "requests",
-      sum(case when ${ANSWERED} and status <> 'succeeded' then 1 else 0 end) as "errors",
+      sum(case when ${REQUEST} and status <> 'succeeded' then 1 else 0 end) as "errors",
       sum(case when ${MODEL_CALL} then 1 else 0 end) as "modelCalls",
       sum(case when ${MODEL_CALL} then input_tokens else 0 end) as "inputTokens",
       sum(case when ${MODEL_CALL} then output_tokens else 0 end) as "outputTokens",

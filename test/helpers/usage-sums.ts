@@ -2,7 +2,7 @@
  * What a usage aggregate must answer, computed in the test from the usage rows one by one, as
  * UsageRepository.aggregate defines the totals: requests and errors of the rows answered to a
  * client, tokens and charges of the model calls (a workflow run's own row repeats its nodes').
- * A retry's row (the judge's second call) is a model call and, when it failed, the request's error.
+ * A retry's row (the judge's second call) is a model call only; the first call's row carries the request.
  */
 import type { UsageAggregateRow, UsageGrouping, UsageRecord } from '../../src/db/store.js';
 
@@ -22,7 +22,7 @@ export function expectedAggregate(rows: readonly UsageRecord[], groupBy: UsageGr
     const answered = row.nodeId === null;
     const modelCall = !(row.operation === 'execute_workflow' && row.nodeId === null);
     if (answered && !row.retry) group.requests += 1;
-    if (answered && row.status !== 'succeeded') group.errors += 1;
+    if (answered && !row.retry && row.status !== 'succeeded') group.errors += 1;
     if (modelCall) {
       group.modelCalls += 1;
       group.inputTokens += row.inputTokens;

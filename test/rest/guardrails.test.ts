@@ -300,7 +300,7 @@ describe('guardrails on outputs', () => {
   });
 
   /** A judge reply whose strings escape what they hold, as JSON encoders with ensure_ascii do. */
-  const ESCAPED_VERDICT = String.raw`{"reasoning": "Write to ada@example.com.", "score": 80, "suggestions": ["Card 4111 1111 1111 1111 on file."]}`;
+  const ESCAPED_VERDICT = String.raw`{"reasoning": "Write to ada\u0040example.com.", "score": 80, "suggestions": ["Card 4111\u00201111\u00201111\u00201111 on file."]}`;
 
   it('block refuses a judge verdict whose text holds what the guardrail blocks, escaped in the raw reply (regression: returned in clear)', async () => {
     await policy('off', 'block');

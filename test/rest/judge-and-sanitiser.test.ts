@@ -57,9 +57,15 @@ describe('POST /judge/run', () => {
     const refused = await harness.api('POST', '/judge/run', { key, body: { prompt: 'Write a poem.' } });
     expect(refused.status).toBe(500);
 
+    // The retry fails at the provider: still one request, one error, carried by the first call's row.
+    const before = harness.fake.requests.length;
+    harness.fake.setBehaviour((_request, index) => (index === before ? { content: 'Not JSON either.', usage } : { status: 503 }));
+    const failed = await harness.api('POST', '/judge/run', { key, body: { prompt: 'Write a poem.' } });
+    expect(failed.status).toBe(500);
+
     const totals = await harness.api<{ totals: Record<string, number> }>('GET', '/usage?group_by=operation', { key });
     expect(totals.status, describeResponse(totals)).toBe(200);
-    expect(totals.body.data.totals).toMatchObject({ requests: 2, errors: 1, model_calls: 4, total_tokens: 4 * 340, credits_charged: 1.36 });
+    expect(totals.body.data.totals).toMatchObject({ requests: 3, errors: 2, total_tokens: 5 * 340 });
   });
 
   it('answers 500 AI_SERVICE_ERROR when a readable verdict sits beside an unreadable one (a planted pass)', async () => {

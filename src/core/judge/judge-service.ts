@@ -67,20 +67,22 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
       const findings = new Map<string, GuardrailFinding>();
       let usage = NO_TOKENS;
       let chargedTokens = 0;
-      /** The call whose answer the request now rests on; none while a call is under way (one that fails records itself). */
-      let answered: ModelCallResult | undefined;
+      /**
+       * The first call's answer: its usage record stands for the request (the retry's is marked
+       * `retry`), so it is the one marked failed when the request fails after it, however it fails.
+       */
+      let first: ModelCallResult | undefined;
       try {
         const verdict = await runJudge(
           request,
           async (judgeRequest, retry) => {
-            answered = undefined;
             // The raw reply is JSON the caller never sees (its strings may be escaped: "ada\u0040example.com");
             // the output guardrail checks the verdict's text instead, below.
             const answer = await modelCaller.call(
               { caller, organisation, useByok: input.use_byok, retry, guardsOwnOutput: true, ...context },
               { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
             );
-            answered = answer;
+            if (!retry) first = answer;
             usage = addTokenUsage(usage, answer.usage);
             chargedTokens += answer.chargedTokens;
             for (const finding of answer.guardrailFindings) findings.set(findingKey(finding), finding);
@@ -93,10 +95,11 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
         const result = { ...verdict, reasoning, suggestions };
         return { result, model: model.id, usage, chargedTokens, guardrailFindings: [...findings.values(), ...output.findings] };
       } catch (err) {
-        // A reply that could not be read, or a verdict the output guardrail refused, answered the
-        // call but failed the request: its usage record says so, and the failure carries what
-        // the answered calls cost (a workflow run counts it, as it counts any call charged before failing).
-        if (answered !== undefined) await modelCaller.markFailed(answered);
+        // The request failed after its first call answered (a reply that could not be read, a
+        // retry refused or failing, a verdict the output guardrail blocked): the request's usage
+        // record says so, and the failure carries what the answered calls cost (a workflow run
+        // counts it, as it counts any call charged before failing).
+        if (first !== undefined) await modelCaller.markFailed(first);
         if (chargedTokens > 0 || usage.total_tokens > 0) addFailedCallCost(err, { usage, chargedTokens });
         throw err;
       }
