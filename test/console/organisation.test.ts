@@ -105,6 +105,9 @@ describe('the admin', () => {
     expect(scanned.status, scanned.html).toBe(200);
     expect(scanned.html.startsWith('<div>'), 'an htmx answer is the fragment alone').toBe(true);
     expect(scanned.html).toMatch(/<mark class="finding finding-block" title="Project codename \(custom.codenames\)">Bluebird<\/mark>/);
+    // A built-in finding reaching past the rule's keyword is marked whole with it (regression: only the keyword).
+    const overlapping = await browser.post(`${PAGE}/sanitiser-test`, { text: 'Mail ops@bluebird.example now' }, { headers: { 'HX-Request': 'true' } });
+    expect(overlapping.html).toMatch(/<mark class="finding finding-block" title="[^"]*pii\.email[^"]*custom\.codenames[^"]*">ops@bluebird\.example<\/mark>/);
 
     const editing = await browser.get(`${PAGE}?edit=custom.codenames`);
     expect(editing.html).toContain('Edit custom.codenames');

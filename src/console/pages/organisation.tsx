@@ -9,6 +9,7 @@ import type { JSX } from 'preact';
 import type { z } from 'zod';
 import type { PorchError } from '../../core/errors.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../../core/sanitiser/guardrails.js';
+import { findingSpans } from '../../core/sanitiser/overlap.js';
 import type { findingSchema } from '../../core/sanitiser/schemas.js';
 import { deleteSanitiserRule } from '../../operations/delete-sanitiser-rule.js';
 import { getAccount } from '../../operations/get-account.js';
@@ -368,19 +369,22 @@ function BuiltInRules({ rules }: { rules: SanitiserRules }) {
   );
 }
 
-/** The scanned text with each finding marked in place (findings never overlap, sorted by start). */
+/** The scanned text with each finding marked in place (sorted by start; overlapping ones share one mark). */
 function HighlightedText({ text, findings }: { text: string; findings: readonly Finding[] }) {
   const parts: Array<string | JSX.Element> = [];
   let at = 0;
-  findings.forEach((finding, index) => {
-    if (finding.start < at) return;
-    parts.push(text.slice(at, finding.start));
+  findingSpans(findings).forEach((span, index) => {
+    parts.push(text.slice(at, span.start));
     parts.push(
-      <mark class={`finding finding-${finding.severity}`} title={`${finding.label} (${finding.rule_id})`} key={index}>
-        {text.slice(finding.start, finding.end)}
+      <mark
+        class={`finding finding-${span.severity}`}
+        title={span.findings.map((finding) => `${finding.label} (${finding.rule_id})`).join(', ')}
+        key={index}
+      >
+        {text.slice(span.start, span.end)}
       </mark>,
     );
-    at = finding.end;
+    at = span.end;
   });
   parts.push(text.slice(at));
   return <pre class="scanned">{parts}</pre>;

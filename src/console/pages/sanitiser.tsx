@@ -5,6 +5,7 @@
  */
 import type { JSX } from 'preact';
 import { ERROR_TABLE, type PorchError } from '../../core/errors.js';
+import { findingSpans } from '../../core/sanitiser/overlap.js';
 import type { OperationOutput } from '../../operations/operation.js';
 import { MAX_SCAN_TEXT_LENGTH, scanText } from '../../operations/scan-text.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
@@ -20,23 +21,23 @@ type Finding = Scanned['findings'][number];
 
 const SEVERITY_BADGES: Record<Scanned['severity'], string> = { clean: 'badge-success', info: '', warn: 'badge-warn', block: 'badge-danger' };
 
-/** The text cut at the findings (which never overlap), each finding a <mark> naming its rule and severity. */
+/** The text cut at the findings, each a <mark> naming its rule and severity (overlapping ones share one, naming every rule). */
 export function Highlighted({ text, findings }: { text: string; findings: Finding[] }): JSX.Element {
   const parts: Array<string | JSX.Element> = [];
   let cursor = 0;
-  findings.forEach((finding, index) => {
-    if (finding.start < cursor) return;
-    if (finding.start > cursor) parts.push(text.slice(cursor, finding.start));
+  findingSpans(findings).forEach((span, index) => {
+    if (span.start > cursor) parts.push(text.slice(cursor, span.start));
+    const rules = span.findings.map((finding) => finding.rule_id).join(', ');
     parts.push(
-      <mark class={`finding finding-${finding.severity}`} title={`${finding.label}: ${finding.rule_id}, ${finding.severity}`} key={index}>
-        {text.slice(finding.start, finding.end)}
+      <mark class={`finding finding-${span.severity}`} title={span.findings.map((finding) => `${finding.label}: ${finding.rule_id}, ${finding.severity}`).join('; ')} key={index}>
+        {text.slice(span.start, span.end)}
         <span class="finding-tag">
           {' '}
-          [{finding.rule_id} · {finding.severity}]
+          [{rules} · {span.severity}]
         </span>
       </mark>,
     );
-    cursor = finding.end;
+    cursor = span.end;
   });
   if (cursor < text.length) parts.push(text.slice(cursor));
   return <pre class="output highlighted">{parts}</pre>;

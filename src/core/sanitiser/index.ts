@@ -5,6 +5,7 @@ export {
   validateCustomRule,
   validateOverride,
 } from './custom-rules.js';
+export { findingSpans, type FindingSpan } from './overlap.js';
 export { BUILT_IN_RULES } from './rule-catalog.js';
 export { placeholderType, redactText } from './redact.js';
 export {

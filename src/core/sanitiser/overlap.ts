@@ -152,3 +152,31 @@ export function resolveOverlaps(text: string, candidates: readonly RankedCandida
   if (!isSortedByStart(accepted)) accepted.sort(byStartThenLonger);
   return accepted.map((candidate) => toFinding(text, candidate));
 }
+
+/** Findings that overlap, as one stretch of the text: what a highlighter marks, or redaction replaces. */
+export interface FindingSpan<Found extends Pick<Finding, 'start' | 'end' | 'severity'>> {
+  start: number;
+  end: number;
+  /** The highest severity of its findings. */
+  severity: FindingSeverity;
+  findings: Found[];
+}
+
+/**
+ * Groups findings sorted by start into spans of those that overlap: only an organisation rule
+ * and a built-in finding reaching past it do (see above), and each must be shown whole.
+ */
+export function findingSpans<Found extends Pick<Finding, 'start' | 'end' | 'severity'>>(findings: readonly Found[]): FindingSpan<Found>[] {
+  const spans: FindingSpan<Found>[] = [];
+  for (const finding of findings) {
+    const last = spans.at(-1);
+    if (last !== undefined && finding.start < last.end) {
+      last.end = Math.max(last.end, finding.end);
+      if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[last.severity]) last.severity = finding.severity;
+      last.findings.push(finding);
+    } else {
+      spans.push({ start: finding.start, end: finding.end, severity: finding.severity, findings: [finding] });
+    }
+  }
+  return spans;
+}

@@ -49,22 +49,30 @@ export function createRedactor(texts: readonly string[]): Redactor {
     /**
      * Replaces each finding in `text` by its placeholder; offsets refer to `text`, in any order.
      * Findings that overlap (an organisation rule inside a longer built-in finding, overlap.ts)
-     * are replaced as one span, under the placeholder of the one that starts first.
+     * are replaced as one span, typed by the widest of them and numbered by the whole span's
+     * text, so none of them is left in part and two different spans never read alike.
      */
     redact(text, findings) {
       if (findings.length === 0) return text;
       const ordered = [...findings].sort((left, right) => left.start - right.start || right.end - left.end);
       const parts: string[] = [];
       let cursor = 0;
+      let span: { start: number; end: number; widest: (typeof ordered)[number] } | null = null;
+      const replaceSpan = (): void => {
+        if (span === null) return;
+        parts.push(text.slice(cursor, span.start), placeholderOf(placeholderType(span.widest.rule_id), text.slice(span.start, span.end)));
+        cursor = span.end;
+      };
       for (const finding of ordered) {
-        if (finding.start < cursor) {
-          // Overlaps the span just replaced: widen it, so none of this one is left in clear.
-          cursor = Math.max(cursor, finding.end);
+        if (span !== null && finding.start < span.end) {
+          if (finding.end - finding.start > span.widest.end - span.widest.start) span.widest = finding;
+          span.end = Math.max(span.end, finding.end);
           continue;
         }
-        parts.push(text.slice(cursor, finding.start), placeholderOf(placeholderType(finding.rule_id), text.slice(finding.start, finding.end)));
-        cursor = finding.end;
+        replaceSpan();
+        span = { start: finding.start, end: finding.end, widest: finding };
       }
+      replaceSpan();
       parts.push(text.slice(cursor));
       return parts.join('');
     },

@@ -24,7 +24,9 @@ export const findingSchema = z
     start: z.number().int().min(0).describe('Start of the match in the scanned text, as a JavaScript string index (UTF-16 code units, 0-based, inclusive).'),
     end: z.number().int().min(0).describe('End of the match, as a JavaScript string index (UTF-16 code units, exclusive).'),
   })
-  .describe('One finding. Findings never overlap: where rules overlap, the most specific one is kept.');
+  .describe(
+    'One finding. Where rules overlap, the most specific one is kept; the one exception is an organisation rule inside a longer built-in finding, when both are listed and overlap.',
+  );
 
 export const scanResultSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSanitiser, redactText } from '../../../src/core/sanitiser/index.js';
+import { createSanitiser, findingSpans, redactText } from '../../../src/core/sanitiser/index.js';
 import { ALPHANUMERIC, fakeToken, findingsOf, randomText, scan } from './fixtures.js';
 
 describe('overlap policy and overall severity', () => {
@@ -19,7 +19,19 @@ describe('overlap policy and overall severity', () => {
     expect(findings.map((finding) => [finding.rule_id, finding.match])).toEqual([['pii.email', 'anna@example.org']]);
   });
 
-  it('returns findings sorted by start, findings never overlap', () => {
+  it('groups overlapping findings into one span with the highest severity, others each alone', () => {
+    const spans = findingSpans([
+      { start: 0, end: 4, severity: 'warn' as const },
+      { start: 2, end: 10, severity: 'block' as const },
+      { start: 12, end: 14, severity: 'info' as const },
+    ]);
+    expect(spans.map((span) => [span.start, span.end, span.severity, span.findings.length])).toEqual([
+      [0, 10, 'block', 2],
+      [12, 14, 'info', 1],
+    ]);
+  });
+
+  it('returns findings sorted by start, built-in findings never overlap', () => {
     const text = `b@x.io ${fakeToken(['gh', 'p_'], ALPHANUMERIC, 36)} a@y.io 203.0.113.9`;
     const starts = scan(text).findings.map((finding) => finding.start);
     expect(starts).toEqual([...starts].sort((left, right) => left - right));

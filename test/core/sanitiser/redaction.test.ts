@@ -38,6 +38,17 @@ describe('redactText', () => {
     ).toBe('mail [EMAIL_1]');
   });
 
+  it('types an overlapping span by its widest finding and numbers it by the whole span (regression: two emails read alike)', () => {
+    const text = 'client jane@acme.com, client bob@other.org';
+    const findings = [
+      { rule_id: 'custom.client', start: 0, end: 8 },
+      { rule_id: 'pii.email', start: 7, end: 20 },
+      { rule_id: 'custom.client', start: 22, end: 30 },
+      { rule_id: 'pii.email', start: 29, end: 42 },
+    ];
+    expect(redactText(text, findings)).toBe('[EMAIL_1], [EMAIL_2]');
+  });
+
   it('accepts findings in any order and skips one nested inside another', () => {
     const text = 'a SECRET b';
     expect(
