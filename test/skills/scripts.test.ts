@@ -111,6 +111,9 @@ describe('porch.mjs against a real server', () => {
     const unreachable = await node('porch-api/scripts/porch.mjs', ['GET', '/workflows'], { PORCH_URL: closed });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toBe(`UNREACHABLE: cannot reach ${closed}: ECONNREFUSED\n`);
+    const withCredentials = await node('porch-api/scripts/porch.mjs', ['GET', '/workflows'], { PORCH_URL: closed.replace('//', '//ops:s3cret@') });
+    expect(withCredentials.stderr.startsWith(`UNREACHABLE: cannot reach ${closed}: `), withCredentials.stderr).toBe(true);
+    expect(withCredentials.stderr, 'the password in PORCH_URL never appears (review)').not.toMatch(/s3cret|ops:/);
   });
 
   it('prints the Markdown of a skill export as it is', async () => {

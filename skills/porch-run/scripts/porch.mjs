@@ -88,8 +88,9 @@ export async function porchRequest(method, path, options = {}) {
       text = await response.text();
     } catch (err) {
       // No answer at all (refused, unknown host, connection cut): say so instead of fetch's bare "fetch failed".
-      const reason = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'no answer';
-      throw new PorchApiError(undefined, 'UNREACHABLE', `cannot reach ${baseUrl}: ${reason}`);
+      // fetch's own messages may quote the URL, with any user name and password in it: those are cut.
+      const reason = String(err?.cause?.code ?? err?.cause?.message ?? err?.message ?? 'no answer').replace(/\/\/[^/@\s]*@/g, '//');
+      throw new PorchApiError(undefined, 'UNREACHABLE', `cannot reach ${withoutCredentials(baseUrl)}: ${reason}`);
     }
     const type = response.headers.get('content-type') ?? '';
     if (response.ok) {
@@ -114,6 +115,18 @@ export async function porchRequest(method, path, options = {}) {
     if (error.code === 'BILLING_FAILED') billingRetried = true;
     onRetry({ error, delaySeconds, attempt: retriesDone + 2 });
     await sleep(delaySeconds * 1000);
+  }
+}
+
+/** `url` without a user name or password it may carry, so a message never shows them. */
+function withoutCredentials(url) {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href.replace(/\/$/, '');
+  } catch {
+    return '(PORCH_URL, not a valid URL)';
   }
 }
 

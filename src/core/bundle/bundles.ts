@@ -29,6 +29,7 @@ import { quotaExceededError } from '../quotas/quotas.js';
 import { formatIssues, jsonValueProblem, type ValidationIssue } from '../validation.js';
 import { parseYaml, yaml } from '../yaml.js';
 import { BUNDLE_VERSION, bundleSchema, type Bundle } from './bundle-schema.js';
+import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from '../catalog/write-retry.js';
 
 export type { KnownModels } from '../catalog/definitions.js';
 
@@ -52,9 +53,6 @@ export interface ImportOptions {
   /** Delete the account's personas, cards, compositions, skills and workflows that the bundle does not hold. */
   prune?: boolean;
 }
-
-/** How many times an import reads the account afresh when a concurrent write changed it, before giving up. */
-const MAX_IMPORT_ATTEMPTS = 3;
 
 function invalid(issues: readonly ValidationIssue[]): PorchError {
   return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${formatIssues(issues, { whole: '(root)' })}`);
@@ -347,8 +345,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         }
         if ('excess' in outcome) throw quotaExceededError(outcome.excess);
         // The account's catalog changed between reading and writing: read it again.
-        if (attempt >= MAX_IMPORT_ATTEMPTS)
+        if (attempt >= MAX_WRITE_ATTEMPTS)
           throw new PorchError('CONFLICT', 'The account’s catalog kept changing during the import; nothing was written. Try again.');
+        // As an update does: a random pause, so writers that collided do not collide again.
+        await pauseBeforeRetry(attempt);
       }
     },
 

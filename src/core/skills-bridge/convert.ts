@@ -121,8 +121,8 @@ function holds(skill: SkillEntryView, entry: PorchSkillEntry): boolean {
 
 /**
  * Creates or updates a Porch custom skill from SKILL.md text. A SKILL.md exported from this
- * account (its `porch-skill-id` names one of the account's skills) updates that skill, as a new
- * version when it changed; any other is created, or updated when imported before, under the
+ * account (its `porch-skill-id` names one of the account's skills, and its name is that skill's
+ * slug) updates that skill, as a new version when it changed; any other is created, or updated when imported before, under the
  * key `agentSkillKey` gives its name. Both go through the catalog's validation and its
  * all-or-nothing write, as `porch import` does.
  */
@@ -138,7 +138,9 @@ export async function importAgentSkill(
   }
   const entry = agentSkillToPorchSkill(document, options);
   const exported = await exportedSkill(catalog.lifecycle, accountId, document.metadata[PORCH_METADATA_KEYS.id]);
-  if (exported !== null) {
+  // An id alone is no proof (ids are in every export and URL): the SKILL.md must also carry the
+  // name that skill exports under, so a file written for another skill cannot take this one over.
+  if (exported !== null && slugifySkillName(exported.name) === document.name) {
     const summary = { id: exported.id, name: entry.name, category: entry.category, account_id: accountId };
     if (holds(exported, entry)) return { ...summary, outcome: 'unchanged', version: exported.version };
     const updated = await catalog.lifecycle.update(null, 'skill', accountId, exported.id, entry);
