@@ -191,20 +191,26 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
       await requireEndpoint(accountId, id);
       const now = clock.now();
       const secret = newWebhookSecret();
-      const rotated = await store.webhooks.rotateSecret({
-        accountId,
-        id,
-        encryptedSecret: encryptWebhookSecret(secret, secretKey, id),
-        previousExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1_000 : null,
-        at: now,
-      });
+      const rotate = () =>
+        store.webhooks.rotateSecret({
+          accountId,
+          id,
+          encryptedSecret: encryptWebhookSecret(secret, secretKey, id),
+          previousExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1_000 : null,
+          at: now,
+        });
+      let rotated = await rotate();
       if (!rotated) {
-        const endpoint = await requireEndpoint(accountId, id);
-        const graceEnds = endpoint.previousSecretExpiresAt === null ? 'now' : new Date(endpoint.previousSecretExpiresAt).toISOString();
-        throw new PorchError(
-          'CONFLICT',
-          `Webhook endpoint ${id} is in a rotation's grace period until ${graceEnds}: its previous secret still signs. Rotate again once it ends, or now with grace_seconds 0, which ends that grace too.`,
-        );
+        const graceEnd = (await requireEndpoint(accountId, id)).previousSecretExpiresAt;
+        const running = graceEnd !== null && graceEnd > now;
+        // The grace that refused it ended (or another rotation ended it) in between: once more.
+        if (!running) rotated = await rotate();
+        if (!rotated) {
+          throw new PorchError(
+            'CONFLICT',
+            `Webhook endpoint ${id} is in a rotation's grace period${running ? ` until ${new Date(graceEnd).toISOString()}` : ''}: its previous secret still signs. Rotate again once it ends, or now with grace_seconds 0, which ends that grace too.`,
+          );
+        }
       }
       return { endpoint: endpointView(rotated, now), secret };
     },
