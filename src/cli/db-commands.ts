@@ -24,11 +24,17 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .description('Create the database (or bring an existing one up to date); other commands than serve never create one')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const existed = locateDatabase(loadCliConfig(context).databaseUrl).exists;
+      const { databaseUrl } = loadCliConfig(context);
+      const existed = locateDatabase(databaseUrl).exists;
+      // An existing database may lack migrations (an empty PostgreSQL database has them all to
+      // apply): they are applied and named, rather than the database called up to date.
+      const applied = existed ? (await migrateDatabase(databaseUrl)).applied : [];
       const location = await withApplication(context, async ({ store }) => store.describe().location, { createsDatabase: true });
-      print(context.stdout, { location, created: !existed }, options, () =>
-        existed ? `The database at ${location} exists and is up to date.` : `Created the database at ${location}.`,
-      );
+      print(context.stdout, { location, created: !existed, applied }, options, () => {
+        if (!existed) return `Created the database at ${location}.`;
+        if (applied.length === 0) return `The database at ${location} exists and is up to date.`;
+        return `The database at ${location} existed; applied ${applied.length} migration${applied.length === 1 ? '' : 's'}: ${applied.join(', ')}.`;
+      });
     });
 
   db.command('migrate')

@@ -71,7 +71,7 @@ describe('the database a command uses', () => {
     const freshEnv = { ...env, DATABASE_URL: fresh };
     const created = await runPorchIn(directory, freshEnv, 'db', 'init', '--json');
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toEqual({ location: fresh, created: true });
+    expect(JSON.parse(created.stdout)).toEqual({ location: fresh, created: true, applied: [] });
     const again = await runPorchIn(directory, freshEnv, 'db', 'init');
     expect(again.stdout).toBe(`The database at ${fresh} exists and is up to date.\n`);
     expect((await runPorchIn(directory, freshEnv, 'account', 'list')).code).toBe(0);

@@ -73,6 +73,14 @@ describe('porch db migrate', () => {
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
   });
 
+  it('init names the migrations it applies to an empty PostgreSQL database (regression: "exists and is up to date")', async () => {
+    const database = await postgresDatabase({ migrated: false });
+    const result = await porchWith(database.url, 'db', 'init');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^The database at 127\.0\.0\.1:\d+\/porch_test_\w+ existed; applied \d+ migrations: 0000_init, /);
+    expect((await porchWith(database.url, 'db', 'init')).stdout).toMatch(/exists and is up to date\.\n$/);
+  });
+
   it('names every migration it applies to a database that has none yet', async () => {
     const empty = join(directory, 'empty.db');
     await writeFile(empty, '');
