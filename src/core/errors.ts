@@ -93,7 +93,7 @@ export const ERROR_TABLE = {
   RESOURCE_NOT_FOUND: {
     status: 404,
     summary: 'The resource does not exist or is not owned by the caller',
-    hint: 'List the resources to find a valid id.',
+    hint: "List the resources (or the resource's versions) to find a valid id or version.",
   },
   NOT_FOUND: {
     status: 404,
