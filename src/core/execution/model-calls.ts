@@ -161,6 +161,11 @@ function guardedResult(result: Omit<ModelCallResult, 'guardrailFindings'>, conte
   };
 }
 
+/** A call through the shared gateway, charged every token it used, as its usage record `usageRecordId` says. */
+function paidCall(result: CompletionResult, usageRecordId: string): Omit<ModelCallResult, 'guardrailFindings'> {
+  return { content: result.content, modelUsed: result.modelUsed, usage: result.usage, byok: false, chargedTokens: result.usage.total_tokens, usageRecordId };
+}
+
 export interface ModelCallerDependencies {
   ai: AiGateway;
   credits: CreditService;
@@ -293,14 +298,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       noteCost(err, { usage: result.usage, chargedTokens: 0 });
       throw err;
     }
-    return {
-      content: result.content,
-      modelUsed: result.modelUsed,
-      usage: result.usage,
-      byok: false,
-      chargedTokens: result.usage.total_tokens,
-      usageRecordId: succeeded.id,
-    };
+    return paidCall(result, succeeded.id);
   }
 
   /**
@@ -335,14 +333,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
       throw err;
     }
-    return {
-      content: result.content,
-      modelUsed: result.modelUsed,
-      usage: result.usage,
-      byok: false,
-      chargedTokens: result.usage.total_tokens,
-      usageRecordId: accrued.id,
-    };
+    return paidCall(result, accrued.id);
   }
 
   /** Usage of a streamed answer: what the provider reported, else the tokenizer's count of prompt and text. */
