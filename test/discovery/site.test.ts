@@ -245,6 +245,28 @@ describe('the 404 page', () => {
     }
   });
 
+  it('answers a document or page called with a method it does not take 405 with Allow, and an unknown path 404 (regression: POST /openapi.json was 404)', async () => {
+    const cases: Array<[string, string, number, string | undefined]> = [
+      ['POST', '/openapi.json', 405, 'GET, HEAD, OPTIONS'],
+      ['PUT', '/api/openapi.yaml', 405, 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/.well-known/api-catalog', 405, 'GET, HEAD, OPTIONS'],
+      ['POST', '/llms.txt', 405, 'GET, HEAD, OPTIONS'],
+      ['POST', '/.well-known/agent-skills/index.json', 405, 'GET, HEAD, OPTIONS'],
+      ['POST', '/docs/quick-start.md', 405, 'GET, HEAD, OPTIONS'],
+      ['POST', '/docs/quick-start', 405, 'GET, HEAD'],
+      ['POST', '/', 405, 'GET, HEAD'],
+      ['POST', '/docs/nope', 404, undefined],
+      ['POST', '/.well-known/agent-skills/nope', 404, undefined],
+    ];
+    for (const [method, path, status, allow] of cases) {
+      const response = await fetch(`${harness.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(response.status, `${method} ${path}`).toBe(status);
+      expect(response.headers.get('allow') ?? undefined, `${method} ${path}`).toBe(allow);
+      const body = (await response.json()) as { error: { code: string } };
+      expect(body.error.code, `${method} ${path}`).toBe(status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND');
+    }
+  });
+
   it('keeps the JSON envelope for the API, MCP, the well-known tree and clients that do not ask for HTML', async () => {
     const cases: Array<[string, Record<string, string>]> = [
       ['/nope', {}],

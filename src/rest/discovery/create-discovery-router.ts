@@ -267,6 +267,28 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     return sendPage(req, res, page, encodedPageOf(page), forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
   });
 
+  // A document or page called with a method it does not take is 405 with Allow, as the API's paths
+  // are, not the 404 a path nobody serves gets.
+  const documentPaths = new Set<string>([
+    SITE_PATHS.openApiJson,
+    SITE_PATHS.openApiYaml,
+    SITE_PATHS.apiCatalog,
+    SITE_PATHS.llmsTxt,
+    SITE_PATHS.markdownGateway,
+  ]);
+  router.use((req, _res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    const crossOrigin =
+      documentPaths.has(req.path) || MARKDOWN_TWIN.test(req.path) || (req.path.startsWith(SITE_PATHS.agentSkillsBase) && site().skills.files.has(req.path));
+    const isPage = !crossOrigin && (req.path === SITE_PATHS.home || req.path.startsWith(SITE_PATHS.docs)) && pages().find(req.path) !== undefined;
+    if (!crossOrigin && !isPage) return next();
+    next(
+      new PorchError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}.`, {
+        allow: crossOrigin ? ['GET', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD'],
+      }),
+    );
+  });
+
   // The HTML 404 page, for a browser asking for a site path nobody answered: this router is the
   // last door before the JSON 404, so everything mounted before it (MCP, the console) has had its turn.
   router.use(async (req, res, next) => {
