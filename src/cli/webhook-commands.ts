@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus, type WebhookEventType } from '../db/store.js';
 import { CliUsageError, parseList, parsePositiveNumber, parseWholeNumber, withApplication, type CliContext } from './context.js';
+import { thresholdSchema } from '../operations/set-credits-low-threshold.js';
 import { print, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this secret now: it is shown once, and the receiver verifies every delivery with it.';
@@ -183,10 +184,17 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .requiredOption('--credits <n|off>', 'credits, or off')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; credits: string; json?: boolean }) => {
-      const credits = options.credits === 'off' ? null : parsePositiveNumber('--credits')(options.credits);
+      const credits = options.credits === 'off' ? null : parseThreshold(parsePositiveNumber('--credits')(options.credits));
       const set = await withApplication(context, ({ core }) => core.webhooks.setLowBalanceThreshold(options.account, credits));
       print(context.stdout, set, options, () =>
         set.threshold_credits === null ? 'credits.low is off.' : `credits.low fires when the balance falls below ${set.threshold_credits} credits.`,
       );
     });
+}
+
+/** The bounds the operation holds a threshold to (at most a billion credits, three decimals). */
+function parseThreshold(credits: number): number {
+  const parsed = thresholdSchema.shape.threshold_credits.safeParse(credits);
+  if (!parsed.success) throw new CliUsageError(`--credits ${parsed.error.issues[0]?.message ?? 'is not a valid threshold'}, got ${credits}.`);
+  return credits;
 }

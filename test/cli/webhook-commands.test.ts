@@ -52,6 +52,15 @@ describe('porch webhook', () => {
 
     const threshold = await porch('webhook', 'threshold', '--account', account, '--credits', '25');
     expect(threshold.stdout).toContain('below 25 credits');
+    // The operation's bounds hold on the CLI too (regression: 2000000000 was stored).
+    for (const [credits, message] of [
+      ['2000000000', /--credits must be at most 1000000000, got 2000000000/],
+      ['2.0005', /--credits must have at most three decimals/],
+    ] as const) {
+      const refused = await porch('webhook', 'threshold', '--account', account, '--credits', credits);
+      expect(refused.code, credits).toBe(1);
+      expect(refused.stderr, credits).toMatch(message);
+    }
 
     expect((await porch('webhook', 'remove', endpoint.id, '--account', account)).code).toBe(0);
     expect((await porch('webhook', 'list', '--account', account)).stdout).toContain('No webhook endpoints.');
