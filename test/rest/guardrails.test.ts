@@ -383,7 +383,7 @@ describe('guardrails on outputs', () => {
       ],
     });
     const before = (await harness.store.credits.balance(accountId)).balanceTokens;
-    const response = await harness.api<{ run_id: string; status: string; token_usage: { total_tokens: number } }>(
+    const response = await harness.api<{ run_id: string; status: string; token_usage: { total_tokens: number }; node_results: Array<Record<string, unknown>> }>(
       'POST',
       `/workflows/${summary.ids['workflow:pair']}/execute`,
       { key, body: { include_trace: true } },
@@ -392,6 +392,9 @@ describe('guardrails on outputs', () => {
     expect(response.body.data.status).toBe('failed');
     expect(harness.fake.requests).toHaveLength(2);
     expect(response.body.data.token_usage.total_tokens).toBe(50);
+    // The blocked node names the model that answered (regression: null beside its tokens).
+    const failedNode = response.body.data.node_results.find((node) => node.status === 'failed');
+    expect(failedNode).toMatchObject({ model: expect.stringMatching(/\S/), token_usage: { total_tokens: 25 }, error: { code: 'CONTENT_BLOCKED' } });
     const charged = before - (await harness.store.credits.balance(accountId)).balanceTokens;
     expect(charged).toBeGreaterThan(0);
     const runView = await harness.api<{ credits_charged: number; token_usage: { total_tokens: number } }>('GET', `/runs/${response.body.data.run_id}`, { key });

@@ -52,16 +52,23 @@ export const TIMEOUT_ERROR_CODE: ErrorCode = 'AI_SERVICE_ERROR';
  */
 export const MAX_RUN_OUTPUT_CHARACTERS = 10_000_000;
 
-/** Tokens nodes used before they failed, by their error (usedBeforeFailing). */
-const usageOfFailures = new WeakMap<object, TokenUsage>();
+/** What a node's model answered before the node failed. */
+export interface UsageBeforeFailing {
+  model: string;
+  usage: TokenUsage;
+}
+
+/** What nodes used before they failed, by their error (usedBeforeFailing). */
+const usageOfFailures = new WeakMap<object, UsageBeforeFailing>();
 
 /**
- * Marks `err`, the error a node fails with, as having used `usage` first (a model call charged
- * before the output guardrail refused its answer): the node's trace entry and the run's totals
- * count it, as the ledger does. Returns `err`, for `throw usedBeforeFailing(err, usage)`.
+ * Marks `err`, the error a node fails with, as having used a model first (a call charged before
+ * the output guardrail refused its answer): the node's trace entry names the model, and it and
+ * the run's totals count the tokens, as the ledger does. Returns `err`, for
+ * `throw usedBeforeFailing(err, used)`.
  */
-export function usedBeforeFailing<T>(err: T, usage: TokenUsage): T {
-  if (typeof err === 'object' && err !== null) usageOfFailures.set(err, usage);
+export function usedBeforeFailing<T>(err: T, used: UsageBeforeFailing): T {
+  if (typeof err === 'object' && err !== null) usageOfFailures.set(err, { model: used.model, usage: used.usage });
   return err;
 }
 
@@ -229,7 +236,7 @@ type NodeState =
       tokenUsage: TokenUsage | null;
       guardrailFindings: GuardrailFinding[];
     }
-  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError; tokenUsage: TokenUsage | null };
+  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError; model: string | null; tokenUsage: TokenUsage | null };
 
 /** One run: its bookkeeping lives here so runWorkflow stays a straight line. */
 class WorkflowRun {
@@ -447,12 +454,14 @@ class WorkflowRun {
 
   private fail(index: number, startedAt: number, err: unknown): void {
     const node = this.compiled.nodes[index];
+    const used = typeof err === 'object' && err !== null ? usageOfFailures.get(err) : undefined;
     this.states[index] = {
       status: 'failed',
       startedAt,
       finishedAt: this.options.clock.now(),
       error: toPorchError(err),
-      tokenUsage: typeof err === 'object' && err !== null ? (usageOfFailures.get(err) ?? null) : null,
+      model: used?.model ?? null,
+      tokenUsage: used?.usage ?? null,
     };
     this.stopped = true;
     this.options.onNodeError?.(node?.node.id ?? String(index), err);
@@ -496,7 +505,7 @@ class WorkflowRun {
           kind,
           status: 'failed',
           output: null,
-          model: null,
+          model: state.model,
           token_usage: state.tokenUsage,
           duration_ms: state.finishedAt - state.startedAt,
           error: { code: state.error.code, message: state.error.message },

@@ -380,7 +380,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
           const cost = costOfFailedCall(err);
           if (cost === undefined) throw err;
           chargedTokens += cost.chargedTokens;
-          throw usedBeforeFailing(err, cost.usage);
+          throw usedBeforeFailing(err, cost);
         }
       };
       const services: NodeServices = {

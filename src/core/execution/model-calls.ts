@@ -75,6 +75,8 @@ const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 
 
 /** What a call that failed still used and cost. */
 export interface FailedCallCost {
+  /** The model that answered (or, for a stream cut short, was asked). */
+  model: string;
   usage: TokenUsage;
   chargedTokens: number;
 }
@@ -101,7 +103,10 @@ export function costOfFailedCall(err: unknown): FailedCallCost | undefined {
  */
 export function addFailedCallCost(err: unknown, cost: FailedCallCost): void {
   const known = costOfFailedCall(err);
-  noteCost(err, known === undefined ? cost : { usage: addTokenUsage(known.usage, cost.usage), chargedTokens: known.chargedTokens + cost.chargedTokens });
+  noteCost(
+    err,
+    known === undefined ? cost : { model: known.model, usage: addTokenUsage(known.usage, cost.usage), chargedTokens: known.chargedTokens + cost.chargedTokens },
+  );
 }
 
 /*
@@ -295,7 +300,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         durationMs: clock.now() - started,
       });
       // The answer is withheld and nothing charged, but the run says what the model used.
-      noteCost(err, { usage: result.usage, chargedTokens: 0 });
+      noteCost(err, { model: result.modelUsed, usage: result.usage, chargedTokens: 0 });
       throw err;
     }
     return paidCall(result, succeeded.id);
@@ -420,7 +425,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         await credits.settle(again, capped, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, cappedRecord);
       } catch {
         await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
-        noteCost(err, { usage: usageOfCall, chargedTokens: 0 });
+        noteCost(err, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
         throw err;
       }
       return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: capped, usageRecordId: cappedRecord.id };
@@ -441,7 +446,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     if (reservation === null || nothingHappened) {
       if (reservation !== null) await credits.release(reservation);
       await record(ctx, { ...fields, chargedTokens: 0, durationMs: clock.now() - started });
-      return { usage: usageOfCall, chargedTokens: 0 };
+      return { model: request.model.id, usage: usageOfCall, chargedTokens: 0 };
     }
     // The reservation was sized for the whole answer, so a part of it always fits within it; a
     // provider that reports more than was reserved cannot make an interrupted call cost more.
@@ -454,9 +459,9 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       // reason the stream ended) is what they must see, so the charge is recorded as failed.
       await credits.release(reservation);
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0, durationMs: clock.now() - started });
-      return { usage: usageOfCall, chargedTokens: 0 };
+      return { model: request.model.id, usage: usageOfCall, chargedTokens: 0 };
     }
-    return { usage: usageOfCall, chargedTokens };
+    return { model: request.model.id, usage: usageOfCall, chargedTokens };
   }
 
   /**
@@ -467,7 +472,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     try {
       return await guardrails.checkOutput(ctx.organisation, result.content);
     } catch (err) {
-      noteCost(err, { usage: result.usage, chargedTokens: result.chargedTokens });
+      noteCost(err, { model: result.modelUsed, usage: result.usage, chargedTokens: result.chargedTokens });
       await usage.markFailed(result.usageRecordId);
       throw err;
     }

@@ -100,7 +100,7 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
         // record says so, and the failure carries what the answered calls cost (a workflow run
         // counts it, as it counts any call charged before failing).
         if (first !== undefined) await modelCaller.markFailed(first);
-        if (chargedTokens > 0 || usage.total_tokens > 0) addFailedCallCost(err, { usage, chargedTokens });
+        if (chargedTokens > 0 || usage.total_tokens > 0) addFailedCallCost(err, { model: model.id, usage, chargedTokens });
         throw err;
       }
     },
