@@ -60,6 +60,8 @@ export interface ApiKeyRecord {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The key that replaced this one in a rotation; a key is rotated at most once. */
+  replacedBy: string | null;
 }
 
 export interface PartnerKeyRecord {
@@ -344,8 +346,8 @@ export interface ApiKeyRepository {
   /** Revokes every active key of the account; returns how many. */
   revokeAllForAccount(request: { accountId: string; at: number }): Promise<number>;
   /**
-   * Retires `oldId` and inserts `replacement` in one transaction (rotation): `inactive` when
-   * `oldId` was not active at `at`. Without `graceUntil` the old key is revoked at `at`; with it,
+   * Retires `oldId` and inserts `replacement` in one transaction (rotation), marking `oldId` as
+   * replaced by it: `inactive` when `oldId` was not active at `at`, or was already rotated. Without `graceUntil` the old key is revoked at `at`; with it,
    * the old key stays usable until then (its expiry is set to `graceUntil`, or kept when it is
    * sooner), so the account has one more working key: `full` when an account holder's key would
    * take the account's working keys (those in a grace period included) above `maxWorking`.

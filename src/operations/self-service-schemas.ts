@@ -38,6 +38,10 @@ export const ownKeySchema = z
       .describe('Start of the last minute in which the key made a request (minute precision, UTC), or null when it never has.'),
     expires_at: timestampSchema.nullable().describe('When the key stops working (set by rotation with a grace period, or at creation), or null.'),
     revoked_at: timestampSchema.nullable().describe('When the key was revoked, or null.'),
+    replaced_by: z
+      .uuid()
+      .nullable()
+      .describe('The id of the key that replaced this one when it was rotated, or null. A key is rotated once: rotate its successor instead.'),
   })
   .describe("One of the account's API keys.");
 

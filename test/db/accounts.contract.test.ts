@@ -161,12 +161,30 @@ describeEachEngine('accounts and keys', (engine, definition) => {
     await store.apiKeys.insertIfBelowLimit({ key: old, maxActive: 5, now: T0 });
     const replacement = apiKeyRecord(account.id, { createdAt: T0 + 1 });
     expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1, maxWorking: 6 })).toBe('replaced');
-    expect((await store.apiKeys.findByHash(old.hash))?.revokedAt).toBe(T0 + 1);
+    expect(await store.apiKeys.findByHash(old.hash)).toMatchObject({ revokedAt: T0 + 1, replacedBy: replacement.id });
     expect(await store.apiKeys.findByHash(replacement.hash)).toEqual(replacement);
     const second = apiKeyRecord(account.id);
     expect(await store.apiKeys.replace({ oldId: old.id, replacement: second, at: T0 + 2, maxWorking: 6 })).toBe('inactive');
     expect(await store.apiKeys.findById(second.id), 'nothing is inserted when nothing was revoked').toBeNull();
     expect((await store.apiKeys.listByAccount(account.id)).map((key) => key.id)).toEqual([old.id, replacement.id]);
+  });
+
+  it('replace rotates a key once: a key in its grace period, already replaced, is not replaced again (regression: a second successor)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const old = apiKeyRecord(account.id);
+    await store.apiKeys.insertIfBelowLimit({ key: old, maxActive: 5, now: T0 });
+    const graceUntil = T0 + 3_600_000;
+    const first = apiKeyRecord(account.id, { createdAt: T0 + 1 });
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement: first, at: T0 + 1, graceUntil, maxWorking: 6 })).toBe('replaced');
+    expect(await store.apiKeys.findById(old.id)).toMatchObject({ revokedAt: null, expiresAt: graceUntil, replacedBy: first.id });
+    const second = apiKeyRecord(account.id, { createdAt: T0 + 2 });
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement: second, at: T0 + 2, graceUntil, maxWorking: 6 })).toBe('inactive');
+    expect(await store.apiKeys.replace({ oldId: old.id, replacement: second, at: T0 + 2, maxWorking: 6 }), 'nor revoked by a rotation without grace').toBe(
+      'inactive',
+    );
+    expect(await store.apiKeys.findById(second.id)).toBeNull();
+    expect(await store.apiKeys.findById(old.id)).toMatchObject({ revokedAt: null, replacedBy: first.id });
   });
 
   it('partner keys are found by hash and organisation, and their revocation is visible at once', async () => {

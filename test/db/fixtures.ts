@@ -78,6 +78,7 @@ export function apiKeyRecord(accountId: string, overrides: Partial<ApiKeyRecord>
     createdAt: T0,
     expiresAt: null,
     revokedAt: null,
+    replacedBy: null,
     ...overrides,
   };
 }

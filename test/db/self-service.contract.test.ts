@@ -175,7 +175,7 @@ describeEachEngine('self-service storage', (engine) => {
     const replacement = apiKeyRecord(account.id, { createdAt: T0 + 1 });
     const graceUntil = T0 + 60 * MINUTE_MS;
     expect(await store.apiKeys.replace({ oldId: old.id, replacement, at: T0 + 1, graceUntil, maxWorking: 6 })).toBe('replaced');
-    expect(await store.apiKeys.findById(old.id)).toEqual({ ...old, expiresAt: graceUntil });
+    expect(await store.apiKeys.findById(old.id)).toEqual({ ...old, expiresAt: graceUntil, replacedBy: replacement.id });
     expect(await store.apiKeys.findUsableByHash({ hash: old.hash, now: graceUntil - 1 })).not.toBeNull();
     expect(await store.apiKeys.findUsableByHash({ hash: old.hash, now: graceUntil })).toBeNull();
     expect(await store.apiKeys.findById(replacement.id)).toEqual(replacement);

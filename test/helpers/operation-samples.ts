@@ -50,6 +50,7 @@ async function ownedConnection(harness: Harness, accountId: string): Promise<str
       requestsPerDay: 1_000,
       createdAt: now,
       expiresAt: null,
+      replacedBy: null,
       revokedAt: null,
     },
     connection: { keyId, accountId, clientId: `client-${keyId}`, clientName: 'Sample host', grantId: `grant-${keyId}`, createdAt: now, revokedAt: null },
@@ -76,7 +77,7 @@ async function ownedKey(harness: Harness, accountId: string): Promise<string> {
     requestsPerMinute: 60,
     requestsPerDay: 1_000,
   };
-  await harness.store.apiKeys.insertIfBelowLimit({ key: { ...key, createdAt: now, expiresAt: null, revokedAt: null }, maxActive: 5, now });
+  await harness.store.apiKeys.insertIfBelowLimit({ key: { ...key, createdAt: now, expiresAt: null, revokedAt: null, replacedBy: null }, maxActive: 5, now });
   return id;
 }
 

@@ -28,6 +28,7 @@ interface OwnKey {
   status: string;
   last_used_at: string | null;
   expires_at: string | null;
+  replaced_by: string | null;
 }
 
 /** An Expert account with a key holding `scopes`. */
@@ -192,8 +193,16 @@ describe('own keys', () => {
     expect(rotated.status, describeResponse(rotated)).toBe(201);
     const graceEnd = new Date(harness.clock.now() + HOUR_MS).toISOString();
     expect(rotated.body.data.previous).toMatchObject({ id: keyId, status: 'active', expires_at: graceEnd });
-    expect(rotated.body.data.key).toMatchObject({ scopes: ['manage:keys', 'api:sanitiser'], status: 'active', expires_at: null });
+    expect(rotated.body.data.key).toMatchObject({ scopes: ['manage:keys', 'api:sanitiser'], status: 'active', expires_at: null, replaced_by: null });
+    expect(rotated.body.data.previous.replaced_by).toBe(rotated.body.data.key.id);
     const fresh = rotated.body.data.api_key;
+
+    // A key is rotated once (regression: rotating it again during its grace made a second successor).
+    const again = await harness.api('POST', `/keys/${keyId}/rotate`, { key, body: { grace_seconds: 60 } });
+    expect(again.status, describeResponse(again)).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'CONFLICT' });
+    expect(again.body.error.message).toBe(`Key ${keyId} was already rotated; its successor is key ${rotated.body.data.key.id}. Rotate that key instead.`);
+    expect((await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key })).body.data.items).toHaveLength(2);
 
     harness.clock.advance(HOUR_MS - 1_000);
     for (const candidate of [key, fresh]) {

@@ -39,13 +39,24 @@ const ROTATION_GRACE_CHOICES = [
   { seconds: MAX_ROTATION_GRACE_SECONDS, label: 'Keep the old key for 24 hours' },
 ] as const;
 
-function KeyStatus({ item }: { item: OwnKey }) {
+function KeyStatus({ item, successor }: { item: OwnKey; successor: OwnKey | undefined }) {
   const kind = item.status === 'active' ? (item.expires_at ? 'badge-warn' : 'badge-success') : 'badge-danger';
-  return <span class={`badge ${kind}`}>{item.status === 'active' && item.expires_at ? `active until ${dateTime(item.expires_at)}` : item.status}</span>;
+  return (
+    <>
+      <span class={`badge ${kind}`}>{item.status === 'active' && item.expires_at ? `active until ${dateTime(item.expires_at)}` : item.status}</span>
+      {item.replaced_by ? (
+        <span class="hint">
+          {' '}
+          rotated; replaced by {successor ? <code>{successor.prefix}…</code> : 'a newer key'}
+        </span>
+      ) : null}
+    </>
+  );
 }
 
 function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
+  const byId = new Map(keys.map((item) => [item.id, item]));
   return (
     <TableWrap label="API keys">
       <table>
@@ -70,7 +81,7 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
                 <code>{item.prefix}…</code>
               </td>
               <td>
-                <KeyStatus item={item} />
+                <KeyStatus item={item} successor={item.replaced_by ? byId.get(item.replaced_by) : undefined} />
               </td>
               <td>{item.scopes.join(', ')}</td>
               <td class="number">
@@ -83,6 +94,8 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
               <td>
                 {item.status === 'active' ? (
                   <div class="actions">
+                    {/* A key is rotated once: the one in its grace period can only be revoked (ending the grace now). */}
+                    {item.replaced_by ? null : (
                     <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
                       <label class="hint" for={`grace-${item.id}`}>
                         Rotate
@@ -98,6 +111,7 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
                         Rotate
                       </button>
                     </PostForm>
+                    )}
                     <PostForm action={`${PATH}/keys/${item.id}/revoke`} csrfToken={csrfToken}>
                       <button type="submit" class="danger" data-confirm={`Revoke ${item.name}? Clients using it stop working at once.`}>
                         Revoke

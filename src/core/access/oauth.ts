@@ -270,6 +270,7 @@ export function createOAuthService(store: Store, clock: Clock) {
           createdAt: now,
           expiresAt: null,
           revokedAt: null,
+          replacedBy: null,
         },
         connection: {
           keyId,

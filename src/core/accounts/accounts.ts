@@ -45,6 +45,8 @@ export interface KeyView {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  /** The key's successor when it was rotated; null otherwise. */
+  replaced_by: string | null;
 }
 
 export interface PartnerKeyView {
@@ -119,6 +121,14 @@ function keyStatus(key: ApiKeyRecord, now: number): KeyView['status'] {
   return 'active';
 }
 
+/**
+ * A key is rotated once: rotating it again during its grace period would add a second successor
+ * the client never asked for, so the caller is pointed at the successor to rotate instead.
+ */
+function alreadyRotated(keyId: string, successorId: string): PorchError {
+  return new PorchError('CONFLICT', `Key ${keyId} was already rotated; its successor is key ${successorId}. Rotate that key instead.`);
+}
+
 export function createAccountService(store: Store, clock: Clock) {
   async function requireAccount(id: string): Promise<AccountRecord> {
     const account = await store.accounts.findById(id);
@@ -153,6 +163,7 @@ export function createAccountService(store: Store, clock: Clock) {
       created_at: toIsoTimestamp(key.createdAt),
       expires_at: isoOrNull(key.expiresAt),
       revoked_at: isoOrNull(key.revokedAt),
+      replaced_by: key.replacedBy,
     };
   }
 
@@ -275,6 +286,7 @@ export function createAccountService(store: Store, clock: Clock) {
         createdAt: now,
         expiresAt: input.expiresAt ?? null,
         revokedAt: null,
+        replacedBy: null,
       };
       if (!(await store.apiKeys.insertIfBelowLimit({ key: record, maxActive: MAX_ACTIVE_KEYS, now }))) {
         throw new PorchError('VALIDATION_ERROR', `The account already has ${MAX_ACTIVE_KEYS} active keys, the most allowed; revoke one first.`);
@@ -309,8 +321,17 @@ export function createAccountService(store: Store, clock: Clock) {
       const now = clock.now();
       if (keyStatus(old, now) !== 'active')
         throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
+      if (old.replacedBy !== null) throw alreadyRotated(keyId, old.replacedBy);
       const generated = generateKey(USER_KEY_PREFIX);
-      const replacement: ApiKeyRecord = { ...old, id: newId(), prefix: generated.prefix, hash: generated.hash, createdAt: now, revokedAt: null };
+      const replacement: ApiKeyRecord = {
+        ...old,
+        id: newId(),
+        prefix: generated.prefix,
+        hash: generated.hash,
+        createdAt: now,
+        revokedAt: null,
+        replacedBy: null,
+      };
       const graceUntil = graceSeconds > 0 ? now + graceSeconds * 1_000 : undefined;
       const replaced = await store.apiKeys.replace({
         oldId: old.id,
@@ -319,7 +340,11 @@ export function createAccountService(store: Store, clock: Clock) {
         ...(graceUntil === undefined ? {} : { graceUntil }),
         maxWorking: MAX_WORKING_KEYS,
       });
-      if (replaced === 'inactive') throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+      if (replaced === 'inactive') {
+        const current = await store.apiKeys.findById(keyId);
+        if (current?.replacedBy) throw alreadyRotated(keyId, current.replacedBy);
+        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+      }
       if (replaced === 'full') {
         throw new PorchError(
           'VALIDATION_ERROR',

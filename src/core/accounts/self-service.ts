@@ -31,6 +31,7 @@ export interface OwnKeyView {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  replaced_by: string | null;
 }
 
 export interface AccountSelfView {
@@ -80,6 +81,7 @@ function ownKeyView(key: KeyView, lastCountedSeconds: number | undefined): OwnKe
     last_used_at: isoOrNull(lastCountedSeconds === undefined ? null : lastCountedSeconds * 1_000),
     expires_at: key.expires_at,
     revoked_at: key.revoked_at,
+    replaced_by: key.replaced_by,
   };
 }
 

@@ -154,10 +154,10 @@ export function createApiKeyRepository(db: PostgresDatabase): ApiKeyRepository {
           .update(apiKeys)
           .set(
             graceUntil === undefined
-              ? { revokedAt: at }
-              : { expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${graceUntil}::bigint), ${graceUntil}::bigint)` },
+              ? { revokedAt: at, replacedBy: replacement.id }
+              : { expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${graceUntil}::bigint), ${graceUntil}::bigint)`, replacedBy: replacement.id },
           )
-          .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
+          .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), isNull(apiKeys.replacedBy), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
           .returning({ id: apiKeys.id });
         if (retired.length === 0) return 'inactive';
         await tx.insert(apiKeys).values(replacement);

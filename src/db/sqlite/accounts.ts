@@ -184,8 +184,12 @@ export function createApiKeyRepository(db: PorchDatabase): ApiKeyRepository {
           if (graceUntil !== undefined && replacement.kind === 'user' && activeCount(replacement.accountId, at) >= maxWorking) return 'full';
           const retired = tx
             .update(apiKeys)
-            .set(graceUntil === undefined ? { revokedAt: at } : { expiresAt: sql`min(coalesce(${apiKeys.expiresAt}, ${graceUntil}), ${graceUntil})` })
-            .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
+            .set(
+              graceUntil === undefined
+                ? { revokedAt: at, replacedBy: replacement.id }
+                : { expiresAt: sql`min(coalesce(${apiKeys.expiresAt}, ${graceUntil}), ${graceUntil})`, replacedBy: replacement.id },
+            )
+            .where(and(eq(apiKeys.id, oldId), isNull(apiKeys.revokedAt), isNull(apiKeys.replacedBy), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, at))))
             .run().changes;
           if (retired === 0) return 'inactive';
           tx.insert(apiKeys).values(replacement).run();

@@ -78,6 +78,8 @@ export const apiKeys = sqliteTable(
     ...timestamps,
     expiresAt: integer('expires_at'),
     revokedAt: integer('revoked_at'),
+    /** The key that replaced this one in a rotation (its successor); null until rotated. */
+    replacedBy: text('replaced_by'),
   },
   (table) => [uniqueIndex('api_keys_hash_unique').on(table.hash), index('api_keys_account_idx').on(table.accountId)],
 );
