@@ -1142,11 +1142,12 @@ export interface OAuthRepository {
   /** The object unless it expired by `now`. */
   find(request: { model: string; idHash: string; now: number }): Promise<OAuthRecord | null>;
   findByUid(request: { model: string; uidHash: string; now: number }): Promise<OAuthRecord | null>;
-  /** Marks a code or refresh token used; oidc-provider refuses it afterwards (and revokes its grant on reuse). */
-  consume(request: { model: string; idHash: string; at: number }): Promise<void>;
+  /**
+   * Marks a code or refresh token used; oidc-provider refuses it afterwards (and revokes its grant
+   * on reuse). False when it already was: of concurrent uses, exactly one gets true.
+   */
+  consume(request: { model: string; idHash: string; at: number }): Promise<boolean>;
   destroy(request: { model: string; idHash: string }): Promise<void>;
-  /** Deletes every object of `model` that belongs to the grant. */
-  revokeByGrantId(request: { model: string; grantId: string }): Promise<void>;
   /** Inserts the connection's credential (an `oauth` key) and the connection in one transaction. */
   connect(request: { key: ApiKeyRecord; connection: OAuthConnectionRecord }): Promise<void>;
   /**
@@ -1162,6 +1163,11 @@ export interface OAuthRepository {
    * grant (tokens, codes, the grant). Null when the account has no such active connection.
    */
   revokeConnection(request: { keyId: string; accountId: string; at: number }): Promise<OAuthConnectionRecord | null>;
+  /**
+   * Revokes a grant in one transaction: every object of it, and its connection and the
+   * connection's key when they are active (a grant oidc-provider revoked leaves no app connected).
+   */
+  revokeGrant(request: { grantId: string; at: number }): Promise<void>;
   /** Deletes objects that expired before `before`; the number removed. */
   pruneExpired(before: number): Promise<number>;
 }

@@ -87,7 +87,8 @@ function adapterClass(core: Core): new (model: string) => Adapter {
       return undefined;
     }
     async consume(id: string) {
-      await objects.consume(this.model, id);
+      // Lost to a concurrent use of the same code or refresh token: refused as the reuse it is.
+      if (!(await objects.consume(this.model, id))) throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
     }
     async destroy(id: string) {
       await objects.destroy(this.model, id);

@@ -1,7 +1,8 @@
 /**
  * Storage contract: the OAuth authorization server's objects and connected apps. Objects are
- * found by the hash of their id while unexpired, a used code or refresh token reads as consumed,
- * a grant takes its tokens with it; an access token authenticates only while its connection and
+ * found by the hash of their id while unexpired, a used code or refresh token reads as consumed
+ * and only one of concurrent uses consumes it, revoking a grant takes its tokens and ends its
+ * connection; an access token authenticates only while its connection and
  * key are active; revoking a connection ends its key and every token at once, for its own
  * account only; the maintenance sweep prunes what expired.
  */
@@ -57,21 +58,39 @@ describeEachEngine('oauth', (engine) => {
     const { store } = engine();
     const code = oauthRecord({ model: 'AuthorizationCode', grantId: 'g1' });
     await store.oauth.upsert(code);
-    await store.oauth.consume({ model: 'AuthorizationCode', idHash: code.idHash, at: T0 + MINUTE_MS });
-    await store.oauth.consume({ model: 'AuthorizationCode', idHash: code.idHash, at: T0 + 2 * MINUTE_MS });
+    expect(await store.oauth.consume({ model: 'AuthorizationCode', idHash: code.idHash, at: T0 + MINUTE_MS })).toBe(true);
+    expect(await store.oauth.consume({ model: 'AuthorizationCode', idHash: code.idHash, at: T0 + 2 * MINUTE_MS })).toBe(false);
     expect((await store.oauth.find({ model: 'AuthorizationCode', idHash: code.idHash, now: T0 }))?.consumedAt).toBe(T0 + MINUTE_MS);
   });
 
-  it("revokes a grant's objects of one model and leaves other grants alone", async () => {
+  it('lets exactly one of concurrent uses consume a refresh token (regression: every parallel refresh won on PostgreSQL)', async () => {
     const { store } = engine();
-    const mine = oauthRecord({ model: 'RefreshToken', grantId: 'grant-a' });
-    const sibling = oauthRecord({ model: 'AccessToken', grantId: 'grant-a' });
+    const refresh = oauthRecord({ model: 'RefreshToken', grantId: 'g2' });
+    await store.oauth.upsert(refresh);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.oauth.consume({ model: 'RefreshToken', idHash: refresh.idHash, at: T0 })));
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("revoking a grant deletes its objects and ends its connection and the connection's key, leaving other grants alone", async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const key = apiKeyRecord(account.id, { kind: 'oauth' });
+    const connection = connectionRecord(account.id, key.id);
+    await store.oauth.connect({ key, connection });
+    const mine = oauthRecord({ model: 'RefreshToken', grantId: connection.grantId });
+    const sibling = oauthRecord({ grantId: connection.grantId });
     const other = oauthRecord({ model: 'RefreshToken', grantId: 'grant-b' });
     for (const record of [mine, sibling, other]) await store.oauth.upsert(record);
-    await store.oauth.revokeByGrantId({ model: 'RefreshToken', grantId: 'grant-a' });
+    await store.oauth.revokeGrant({ grantId: connection.grantId, at: T0 + MINUTE_MS });
     expect(await store.oauth.find({ model: 'RefreshToken', idHash: mine.idHash, now: T0 })).toBeNull();
-    expect(await store.oauth.find({ model: 'AccessToken', idHash: sibling.idHash, now: T0 })).not.toBeNull();
+    expect(await store.oauth.find({ model: 'AccessToken', idHash: sibling.idHash, now: T0 })).toBeNull();
     expect(await store.oauth.find({ model: 'RefreshToken', idHash: other.idHash, now: T0 })).not.toBeNull();
+    expect(await store.oauth.listConnections(account.id)).toEqual([]);
+    expect((await store.apiKeys.findById(key.id))?.revokedAt).toBe(T0 + MINUTE_MS);
+    // A grant without a connection (not yet approved), or revoked twice, is no error.
+    await store.oauth.revokeGrant({ grantId: connection.grantId, at: T0 + 2 * MINUTE_MS });
+    await store.oauth.revokeGrant({ grantId: 'grant-c', at: T0 });
+    expect((await store.apiKeys.findById(key.id))?.revokedAt).toBe(T0 + MINUTE_MS);
   });
 
   it("finds an access token's key only while the token, the connection and the key are usable", async () => {

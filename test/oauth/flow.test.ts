@@ -11,6 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearerChallenge } from '../../src/core/access/oauth.js';
 import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { TEST_SECRET_KEY } from '../reliability/porch-process.js';
 
 let harness: Harness;
 beforeEach(async () => {
@@ -299,7 +301,7 @@ describe('the flow', () => {
 
 describe('tokens', () => {
   it('refresh rotates the refresh token: the new pair works, the old refresh token is refused', async () => {
-    const { browser } = await signedInBrowser(harness);
+    const { browser, accountId } = await signedInBrowser(harness);
     const authorized = await authorize(browser);
     const first = await exchange(authorized);
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
@@ -311,6 +313,10 @@ describe('tokens', () => {
     const reused = await token({ grant_type: 'refresh_token', refresh_token: first.refreshToken, client_id: authorized.clientId });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
+    // Reuse revokes the grant: the new pair stops working and the app is no longer connected
+    // (regression: Connected apps still listed it).
+    expect((await mcp(second.accessToken)).status).toBe(401);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
   });
 
   it('a token acts with its own scope: narrower after a narrowing refresh, never a box ticked beyond the request', async () => {
@@ -378,8 +384,8 @@ describe('tokens', () => {
     }
   });
 
-  it('revoking an access token (RFC 7009) makes the next MCP call 401', async () => {
-    const { browser } = await signedInBrowser(harness);
+  it('revoking an access token (RFC 7009) makes the next MCP call 401 and ends the connection', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
     const authorized = await authorize(browser);
     const tokens = await exchange(authorized);
     expect((await mcp(tokens.accessToken)).status).toBe(200);
@@ -390,6 +396,10 @@ describe('tokens', () => {
     });
     expect(revoked.status).toBe(200);
     expect((await mcp(tokens.accessToken)).status).toBe(401);
+    // oidc-provider revoked every token of the grant: nothing of the app works, so it is not listed as connected.
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: authorized.clientId });
+    expect(refreshed.status).toBe(400);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
   });
 
   it('refuses a token for another resource at the authorization endpoint', async () => {
@@ -578,6 +588,56 @@ describe('consent', () => {
     const unnamed = await browser.get(pathOf((await browser.get(`/oauth/authorize?${new URLSearchParams(base)}`)).location));
     expect(checked(unnamed.html)).not.toContain('manage:keys');
     expect(checked(unnamed.html)).toContain('execute:workflow');
+  });
+});
+
+describe('concurrent uses on PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    await harness.close();
+    database = await createTestDatabase();
+    harness = await createHarness({ env: { DATABASE_URL: database.url, PORCH_SECRET_KEY: TEST_SECRET_KEY } });
+  });
+  afterEach(async () => {
+    await harness.close();
+    await database.drop();
+    // The file's own afterEach closes the harness again: give it one to close.
+    harness = await createHarness();
+  });
+
+  it('of one refresh token: one refresh wins, the others are reuse and revoke the grant (regression: every parallel refresh won)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    const refreshes = await Promise.all(
+      Array.from({ length: 6 }, () => token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: authorized.clientId })),
+    );
+    expect(refreshes.map((refresh) => refresh.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    const winner = refreshes.find((refresh) => refresh.status === 200);
+    const next = await token({ grant_type: 'refresh_token', refresh_token: String(winner?.body.refresh_token), client_id: authorized.clientId });
+    expect(next.status, 'the grant was revoked with the reuse').toBe(400);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
+  });
+
+  it('of one authorization code: one exchange wins', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const exchanges = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        token({
+          grant_type: 'authorization_code',
+          code: authorized.code,
+          redirect_uri: REDIRECT_URI,
+          client_id: authorized.clientId,
+          code_verifier: authorized.verifier,
+          resource: mcpResource(),
+        }),
+      ),
+    );
+    expect(exchanges.map((exchanged) => exchanged.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const exchanged of exchanges.filter((candidate) => candidate.status === 200)) {
+      expect((await mcp(String(exchanged.body.access_token))).status, 'the grant was revoked with the reuse').toBe(401);
+    }
   });
 });
 

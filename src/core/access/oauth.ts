@@ -227,14 +227,32 @@ export function createOAuthService(store: Store, clock: Clock) {
         const record = await store.oauth.findByUid({ model, uidHash: hash(uid), now: clock.now() });
         return record && { payload: parsePayload(record), consumedAt: record.consumedAt };
       },
-      async consume(model: string, id: string): Promise<void> {
-        await store.oauth.consume({ model, idHash: hash(id), at: clock.now() });
+      /**
+       * Marks a code or refresh token used; false when another request used it first. oidc-provider
+       * reads, checks and then consumes, so concurrent uses all pass its check (on PostgreSQL, or
+       * with several processes): the loser is a reuse, and reuse revokes the grant, as
+       * oidc-provider does when it sees one (RFC 9700, 4.14.2).
+       */
+      async consume(model: string, id: string): Promise<boolean> {
+        const idHash = hash(id);
+        const at = clock.now();
+        if (await store.oauth.consume({ model, idHash, at })) return true;
+        const record = await store.oauth.find({ model, idHash, now: at });
+        if (record?.grantId) await store.oauth.revokeGrant({ grantId: record.grantId, at });
+        return false;
       },
+      /** Deleting a grant (oidc-provider revoking it) ends the app's connection with it. */
       async destroy(model: string, id: string): Promise<void> {
-        await store.oauth.destroy({ model, idHash: hash(id) });
+        if (model === 'Grant') await store.oauth.revokeGrant({ grantId: id, at: clock.now() });
+        else await store.oauth.destroy({ model, idHash: hash(id) });
       },
-      async revokeByGrantId(model: string, grantId: string): Promise<void> {
-        await store.oauth.revokeByGrantId({ model, grantId });
+      /**
+       * oidc-provider revokes a grant's tokens model by model when a token is revoked (RFC 7009)
+       * or a code or refresh token reused; the app is left with nothing that works, so the whole
+       * grant goes and its connection ends, and Connected apps no longer lists it.
+       */
+      async revokeByGrantId(_model: string, grantId: string): Promise<void> {
+        await store.oauth.revokeGrant({ grantId, at: clock.now() });
       },
     },
 

@@ -49,16 +49,16 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
       return rows[0] ?? null;
     },
     async consume({ model, idHash, at }) {
-      await db
+      // The UPDATE's WHERE is the check: of concurrent uses only one gets the row.
+      const consumed = await db
         .update(oauthRecords)
         .set({ consumedAt: at })
-        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)));
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)))
+        .returning({ idHash: oauthRecords.idHash });
+      return consumed.length > 0;
     },
     async destroy({ model, idHash }) {
       await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)));
-    },
-    async revokeByGrantId({ model, grantId }) {
-      await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.grantId, grantId)));
     },
     async connect({ key, connection }) {
       await inTransaction(db, async (tx) => {
@@ -93,6 +93,22 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
           .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
         await tx.delete(oauthRecords).where(eq(oauthRecords.grantId, revoked.grantId));
         return revoked;
+      });
+    },
+    async revokeGrant({ grantId, at }) {
+      await inTransaction(db, async (tx) => {
+        const [ended] = await tx
+          .update(oauthConnections)
+          .set({ revokedAt: at })
+          .where(and(eq(oauthConnections.grantId, grantId), isNull(oauthConnections.revokedAt)))
+          .returning({ keyId: oauthConnections.keyId });
+        if (ended) {
+          await tx
+            .update(apiKeys)
+            .set({ revokedAt: at })
+            .where(and(eq(apiKeys.id, ended.keyId), isNull(apiKeys.revokedAt)));
+        }
+        await tx.delete(oauthRecords).where(eq(oauthRecords.grantId, grantId));
       });
     },
     async pruneExpired(before) {

@@ -54,19 +54,18 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
       );
     },
     async consume({ model, idHash, at }) {
-      db.update(oauthRecords)
-        .set({ consumedAt: at })
-        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)))
-        .run();
+      // The UPDATE's WHERE is the check: of concurrent uses (several processes) only one gets the row.
+      return (
+        db
+          .update(oauthRecords)
+          .set({ consumedAt: at })
+          .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash), isNull(oauthRecords.consumedAt)))
+          .run().changes > 0
+      );
     },
     async destroy({ model, idHash }) {
       db.delete(oauthRecords)
         .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)))
-        .run();
-    },
-    async revokeByGrantId({ model, grantId }) {
-      db.delete(oauthRecords)
-        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.grantId, grantId)))
         .run();
     },
     async connect({ key, connection }) {
@@ -107,6 +106,26 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
             .run();
           tx.delete(oauthRecords).where(eq(oauthRecords.grantId, revoked.grantId)).run();
           return revoked;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    async revokeGrant({ grantId, at }) {
+      db.transaction(
+        (tx) => {
+          const ended = tx
+            .update(oauthConnections)
+            .set({ revokedAt: at })
+            .where(and(eq(oauthConnections.grantId, grantId), isNull(oauthConnections.revokedAt)))
+            .returning({ keyId: oauthConnections.keyId })
+            .get();
+          if (ended) {
+            tx.update(apiKeys)
+              .set({ revokedAt: at })
+              .where(and(eq(apiKeys.id, ended.keyId), isNull(apiKeys.revokedAt)))
+              .run();
+          }
+          tx.delete(oauthRecords).where(eq(oauthRecords.grantId, grantId)).run();
         },
         { behavior: 'immediate' },
       );
