@@ -459,6 +459,19 @@ describe('connected apps', () => {
     expect((await harness.api('POST', `/connected-apps/${app?.id}/revoke`, { key })).status).toBe(404);
   });
 
+  it("the operator's key commands never act on an app's credential (regression: porch key rotate made a hidden mdi_ key)", async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const tokens = await exchange(authorized);
+    const [app] = await harness.core.oauth.listConnectedApps(accountId);
+    const keyId = String(app?.keyId);
+    await expect(harness.core.accounts.rotateKey(keyId, { graceSeconds: 60 })).rejects.toThrow(`No API key with id ${keyId}.`);
+    await expect(harness.core.accounts.revokeKey(keyId)).rejects.toThrow(`No API key with id ${keyId}.`);
+    expect((await harness.core.accounts.showAccount(accountId)).keys.map((key) => key.id)).not.toContain(keyId);
+    expect((await mcp(tokens.accessToken)).status, 'the app still works').toBe(200);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toHaveLength(1);
+  });
+
   it('disconnects from Settings → API access with the Revoke button', async () => {
     const { browser } = await signedInBrowser(harness);
     const tokens = await exchange(await authorize(browser));

@@ -136,6 +136,19 @@ export function createAccountService(store: Store, clock: Clock) {
     return account;
   }
 
+  const missingKey = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${id}.`);
+
+  /**
+   * An account holder's key. A connected app's credential reads as missing: it is disconnected
+   * with the app (revoke_connected_app), and a key rotated from it would be an `oauth` key no
+   * list shows and no limit counts.
+   */
+  async function requireUserKey(id: string): Promise<ApiKeyRecord> {
+    const key = await store.apiKeys.findById(id);
+    if (!key || key.kind !== 'user') throw missingKey(id);
+    return key;
+  }
+
   async function accountView(account: AccountRecord): Promise<AccountView> {
     const balance = await store.credits.balance(account.id);
     return {
@@ -245,7 +258,8 @@ export function createAccountService(store: Store, clock: Clock) {
 
     async showAccount(id: string): Promise<AccountView & { keys: KeyView[] }> {
       const account = await requireAccount(id);
-      const keys = await store.apiKeys.listByAccount(id);
+      // Connected apps' credentials are connected apps, not keys (as in listKeys).
+      const keys = (await store.apiKeys.listByAccount(id)).filter((key) => key.kind === 'user');
       return { ...(await accountView(account)), keys: keys.map(keyView) };
     },
 
@@ -301,8 +315,9 @@ export function createAccountService(store: Store, clock: Clock) {
     },
 
     async revokeKey(keyId: string): Promise<KeyView> {
+      await requireUserKey(keyId);
       const key = await store.apiKeys.revoke({ id: keyId, at: clock.now() });
-      if (!key) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
+      if (!key) throw missingKey(keyId);
       return keyView(key);
     },
 
@@ -316,8 +331,7 @@ export function createAccountService(store: Store, clock: Clock) {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_ROTATION_GRACE_SECONDS) {
         throw new PorchError('VALIDATION_ERROR', `The grace period must be a whole number of seconds from 0 to ${MAX_ROTATION_GRACE_SECONDS}.`);
       }
-      const old = await store.apiKeys.findById(keyId);
-      if (!old) throw new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${keyId}.`);
+      const old = await requireUserKey(keyId);
       const now = clock.now();
       if (keyStatus(old, now) !== 'active')
         throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
