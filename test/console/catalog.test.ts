@@ -289,6 +289,91 @@ describe('skills, personas and context cards', () => {
   });
 });
 
+/** The hidden base an editor page carries, as a browser sends it back. */
+function baseOf(html: string): string {
+  const value = /<input type="hidden" name="base" value="([^"]*)"/.exec(html)?.[1];
+  if (value === undefined) throw new Error('no base in the editor');
+  return value.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+}
+
+describe('two editors of one item (regression: the second save undid the first)', () => {
+  it('keeps both changes when each tab changed a different field', async () => {
+    const id = await createComposition();
+    const tabA = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const tabB = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const templateB = 'B wrote this for {{product}} {{version}}.';
+    expect((await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: templateB, base: tabB, intent: 'save' })).status).toBe(303);
+    const savedA = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, description: 'A wrote this', base: tabA, intent: 'save' });
+    expect(savedA.status, savedA.html).toBe(303);
+    expect(savedA.location).toBe(`/console/compositions/${id}/versions?saved=3`);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf((await browser.get('/console')).html))).id;
+    const newest = await harness.core.lifecycle.get('composition', accountId, id);
+    expect(newest).toMatchObject({ version: 3, template: templateB, description: 'A wrote this' });
+  });
+
+  it('refuses, naming the field, when both changed the same field; the refused edit is kept and a second save keeps it', async () => {
+    const id = await createComposition();
+    const tabA = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const tabB = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'B: {{product}} {{version}}', base: tabB, intent: 'save' });
+    const refused = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'A: {{product}} {{version}}', base: tabA, intent: 'save' });
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain('Since you opened this page, version 2 was saved with another Template; saving yours would undo that change.');
+    expect(refused.html).toContain('A: {{product}} {{version}}');
+    const again = await browser.post(`/console/compositions/${id}`, {
+      ...COMPOSITION,
+      template: 'A: {{product}} {{version}}',
+      base: baseOf(refused.html),
+      intent: 'save',
+    });
+    expect(again.location).toBe(`/console/compositions/${id}/versions?saved=3`);
+  });
+
+  it('writes no version when nothing changed', async () => {
+    const id = await createComposition();
+    const base = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const unchanged = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, base, intent: 'save' });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.html).toContain('Nothing changed since version 1, so no version was written.');
+    expect((await browser.get(`/console/compositions/${id}/versions`)).html).not.toMatch(/<th scope="row">v2<\/th>/);
+  });
+
+  it('merges a workflow whose YAML one tab changed and whose description the other did', async () => {
+    await browser.get('/console/workflows/new');
+    const definition = 'nodes:\n  - id: a\n    kind: template\n    template: "one"\n';
+    const created = await browser.post('/console/workflows/new', { name: 'Pair', definition, intent: 'save' });
+    const path = (created.location ?? '').replace('?created=1', '');
+    const tabA = baseOf((await browser.get(path)).html);
+    const page = await browser.get(path);
+    const tabB = baseOf(page.html);
+    const shownYaml = /<textarea[^>]*name="definition"[^>]*>([\s\S]*?)<\/textarea>/.exec(page.html)?.[1]?.replaceAll('&quot;', '"') ?? '';
+    expect(
+      (await browser.post(path, { name: 'Pair', definition: shownYaml.replace('template: one', 'template: two'), base: tabB, intent: 'save' })).status,
+    ).toBe(303);
+    const savedA = await browser.post(path, { name: 'Pair', description: 'from A', definition: shownYaml, base: tabA, intent: 'save' });
+    expect(savedA.status, savedA.html).toBe(303);
+    const html = (await browser.get(path)).html;
+    expect(html).toContain('from A');
+    expect(html).toContain('template: two');
+  });
+
+  it('keeps both changes to a context card, which has no versions', async () => {
+    await browser.get('/console/context-cards/new');
+    const created = await browser.post('/console/context-cards/new', { title: 'Tone', content: 'Original content', tags: 'style' });
+    const path = (created.location ?? '').replace('?saved=1', '');
+    const tabA = baseOf((await browser.get(path)).html);
+    const tabB = baseOf((await browser.get(path)).html);
+    expect((await browser.post(path, { title: 'Tone', content: 'Content from B', tags: 'style', base: tabB })).status).toBe(303);
+    expect((await browser.post(path, { title: 'Tone', description: 'From A', content: 'Original content', tags: 'style', base: tabA })).status).toBe(303);
+    const html = (await browser.get(path)).html;
+    expect(html).toContain('Content from B');
+    expect(html).toContain('From A');
+    const conflict = await browser.post(path, { title: 'Tone', content: 'A again', tags: 'style', base: tabA });
+    expect(conflict.status).toBe(409);
+    expect(conflict.html).toContain('Since you opened this page, the card was saved with another Content');
+  });
+});
+
 function emailOf(html: string): string {
   const email = /<span class="email">([^<]+)<\/span>/.exec(html)?.[1];
   if (email === undefined) throw new Error('no email in the page');

@@ -3,17 +3,18 @@
  * no versions, so their pages are a list with search, an editor, and delete with confirmation.
  */
 import type { JSX } from 'preact';
-import type { PorchError } from '../../../core/errors.js';
+import { PorchError } from '../../../core/errors.js';
 import { createContextCard } from '../../../operations/create-context-card.js';
 import { deleteContextCard } from '../../../operations/delete-context-card.js';
 import { getContextCard } from '../../../operations/get-context-card.js';
 import { listContextCards } from '../../../operations/list-context-cards.js';
 import { CONSOLE_PATHS } from '../../../operations/site-paths.js';
 import { updateContextCard } from '../../../operations/update-context-card.js';
-import { formBody, type PageContext, type PageRegistrar } from '../../console-pages.js';
+import { formBody, formValue, type PageContext, type PageRegistrar } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, mergeEdit, parseBase } from './edit-base.js';
 import { param, textOf } from './kinds.js';
 import { Field, issuesOf, tagsOf } from './form-parts.js';
 
@@ -93,7 +94,22 @@ async function renderList(ctx: PageContext): Promise<void> {
   });
 }
 
-function CardEditor({ ctx, id, values, error }: { ctx: PageContext; id?: string; values: CardValues; error?: PorchError }): JSX.Element {
+function CardEditor({
+  ctx,
+  id,
+  values,
+  base,
+  error,
+  notice,
+}: {
+  ctx: PageContext;
+  id?: string;
+  values: CardValues;
+  /** The digests of the fields as the edit started from (edit-base.ts). */
+  base?: Digests | null;
+  error?: PorchError;
+  notice?: string;
+}): JSX.Element {
   const issues = issuesOf(error);
   return (
     <section>
@@ -101,8 +117,10 @@ function CardEditor({ ctx, id, values, error }: { ctx: PageContext; id?: string;
         <a href={PATH}>Context cards</a>
       </p>
       <h1>{id ? values.title || 'Context card' : 'New context card'}</h1>
+      {notice ? <Notice kind="success">{notice}</Notice> : null}
       {error ? <Notice kind="error">{error.message}</Notice> : null}
       <PostForm action={id ? `${PATH}/${id}` : `${PATH}/new`} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+        {id && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
         {FIELDS.map((field) => (
           <Field
             key={field.name}
@@ -150,6 +168,18 @@ async function fetchCard(ctx: PageContext, id: string) {
   return got.data;
 }
 
+/** The card's fields as its editor shows them. */
+function valuesOf(card: Awaited<ReturnType<typeof fetchCard>>): CardValues {
+  return {
+    title: card.title,
+    description: card.description ?? '',
+    category: card.category ?? '',
+    emoji: card.emoji ?? '',
+    tags: card.tags.join(', '),
+    content: card.content,
+  };
+}
+
 export function registerContextCardPages(pages: PageRegistrar): void {
   pages.page('GET', PATH, renderList);
   pages.page('GET', `${PATH}/new`, async (ctx) => {
@@ -159,40 +189,57 @@ export function registerContextCardPages(pages: PageRegistrar): void {
     const values = valuesFromForm(ctx);
     const created = await ctx.api.call(createContextCard, inputOf(values, false));
     if (!created.ok) {
-      ctx.render({ title: 'New context card', active: 'context-cards', status: created.error.status, body: <CardEditor ctx={ctx} values={values} error={created.error} /> });
+      ctx.render({
+        title: 'New context card',
+        active: 'context-cards',
+        status: created.error.status,
+        address: `${PATH}/new`,
+        body: <CardEditor ctx={ctx} values={values} error={created.error} />,
+      });
       return;
     }
     ctx.redirect(`${PATH}/${created.data.id}?saved=1`);
   });
   pages.page('GET', `${PATH}/:id`, async (ctx) => {
     const card = await fetchCard(ctx, param(ctx, 'id'));
-    const values: CardValues = {
-      title: card.title,
-      description: card.description ?? '',
-      category: card.category ?? '',
-      emoji: card.emoji ?? '',
-      tags: card.tags.join(', '),
-      content: card.content,
-    };
+    const values = valuesOf(card);
     ctx.render({
       title: card.title,
       active: 'context-cards',
-      body: (
-        <>
-          {ctx.req.query.saved ? <Notice kind="success">Saved.</Notice> : null}
-          <CardEditor ctx={ctx} id={card.id} values={values} />
-        </>
-      ),
+      body: <CardEditor ctx={ctx} id={card.id} values={values} base={digestsOf(values)} notice={ctx.req.query.saved ? 'Saved.' : undefined} />,
     });
   });
   pages.page('POST', `${PATH}/:id`, async (ctx) => {
     const id = param(ctx, 'id');
     const values = valuesFromForm(ctx);
-    const updated = await ctx.api.call(updateContextCard, { id, ...inputOf(values, true) });
+    const base = parseBase(formValue(formBody(ctx.req), BASE_FIELD));
+    const shown = (options: { status?: number; base?: Digests | null; error?: PorchError; notice?: string }) =>
+      ctx.render({
+        title: values.title || 'Context card',
+        active: 'context-cards',
+        status: options.status ?? options.error?.status ?? 200,
+        address: `${PATH}/${id}`,
+        body: <CardEditor ctx={ctx} id={id} values={values} base={options.base} error={options.error} notice={options.notice} />,
+      });
+    // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
+    const current = valuesOf(await fetchCard(ctx, id));
+    const merge = mergeEdit(base, values, current);
+    if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
+    if (merge.kind === 'conflict') {
+      const labels = merge.fields.map((name) => FIELDS.find((field) => field.name === name)?.label.replace(/ \(optional\)$/, '') ?? name);
+      const error = new PorchError(
+        'CONFLICT',
+        `Since you opened this page, the card was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: save again to keep yours.`,
+      );
+      // The next save is made knowing the card as it is now: its digests become the base.
+      return shown({ base: digestsOf(current), error });
+    }
+    const input = inputOf(values, true);
+    const changes = Object.fromEntries(Object.entries(input).filter(([key]) => merge.fields.includes(key)));
+    const updated = await ctx.api.call(updateContextCard, { id, ...changes });
     if (!updated.ok) {
       if (updated.error.code !== 'VALIDATION_ERROR') throw updated.error;
-      ctx.render({ title: values.title || 'Context card', active: 'context-cards', status: updated.error.status, body: <CardEditor ctx={ctx} id={id} values={values} error={updated.error} /> });
-      return;
+      return shown({ base, error: updated.error });
     }
     ctx.redirect(`${PATH}/${id}?saved=1`);
   });

@@ -12,6 +12,7 @@ import { PorchError } from '../../../core/errors.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase } from './edit-base.js';
 import { Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
 import {
   type CatalogKind,
@@ -258,12 +259,37 @@ export interface EditorOptions {
   /** The saved item, or undefined for a new one. */
   item?: { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
   state: EditorState;
+  /** The digests of the fields as the author's edit started from (edit-base.ts); a saved item's editor has one. */
+  base?: Digests | null;
   error?: PorchError;
   notice?: string;
   status?: number;
 }
 
-export async function renderEditor(ctx: PageContext, { kind, item, state, error, notice, status }: EditorOptions): Promise<void> {
+const VARIABLES_UNIT = 'variables';
+
+/**
+ * The editor's fields as text, as its form sends them: each field, a composition's variable rows
+ * (as the table shows them, detected ones included) and a workflow's YAML. The unit of merging.
+ */
+export function editorTexts(kind: CatalogKind, state: EditorState): FieldTexts {
+  const texts: Record<string, string> = {};
+  for (const field of kind.fields) texts[field.name] = state.values[field.name] ?? '';
+  if (kind.special === 'composition') {
+    texts[VARIABLES_UNIT] = JSON.stringify(withDetectedVariables(state).map((row) => [row.name, row.required, row.default, row.description]));
+  }
+  if (kind.special === 'workflow') texts[DEFINITION_FIELD] = state.values[DEFINITION_FIELD] ?? '';
+  return texts;
+}
+
+/** The operation fields a unit of editorTexts writes, and its name in messages. */
+function unitOf(kind: CatalogKind, name: string): { keys: readonly string[]; label: string } {
+  if (name === DEFINITION_FIELD) return { keys: WORKFLOW_DEFINITION_KEYS, label: 'Definition' };
+  if (name === VARIABLES_UNIT) return { keys: [VARIABLES_UNIT], label: 'Variables' };
+  return { keys: [name], label: kind.fields.find((field) => field.name === name)?.label ?? name };
+}
+
+export async function renderEditor(ctx: PageContext, { kind, item, state, base, error, notice, status }: EditorOptions): Promise<void> {
   const issues = issuesOf(error);
   const action = item ? `${kind.path}/${item.id}` : `${kind.path}/new`;
   const title = item ? `${item.name} — ${kind.title}` : `New ${kind.noun}`;
@@ -281,6 +307,8 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, error,
     title,
     active: kind.section,
     status: status ?? error?.status ?? 200,
+    // A form answered here is re-read with GET on reload, never sent again.
+    address: action,
     body: (
       <section>
         <p class="breadcrumb">
@@ -303,6 +331,7 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, error,
           </Notice>
         ) : null}
         <PostForm action={action} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+          {item && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
           {kind.fields.map((field) => (
             <Field
               key={field.name}
@@ -407,19 +436,20 @@ export async function fetchItem(kind: CatalogKind, ctx: PageContext, id: string)
 export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: string | undefined): Promise<void> {
   const body: FormBody = formBody(ctx.req);
   const state = editorStateFromForm(kind, body);
+  const base = parseBase(formValue(body, BASE_FIELD));
   const item = id === undefined ? undefined : await fetchItem(kind, ctx, id);
   if (formValue(body, 'intent') === 'preview') {
     // What was detected becomes declared rows, so the author can set each one's default and
     // description; a row whose placeholder left the template goes (regression: kept, and still required).
     const rows = withDetectedVariables(state).filter((row) => !row.unused);
     const shown = kind.special === 'composition' ? { ...state, variables: rows.map((row) => ({ ...row, detected: false })) } : state;
-    await renderEditor(ctx, { kind, item, state: shown });
+    await renderEditor(ctx, { kind, item, state: shown, base });
     return;
   }
   const input = definitionInput(kind, state, item === undefined ? 'create' : 'update');
   if (kind.special === 'workflow') {
     const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
-    if (!fields.ok) return renderEditor(ctx, { kind, item, state, error: fields.error });
+    if (!fields.ok) return renderEditor(ctx, { kind, item, state, base, error: fields.error });
     Object.assign(input, fields.fields);
   }
   if (item === undefined) {
@@ -428,7 +458,24 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     ctx.redirect(`${kind.path}/${created.data.id}?created=1`);
     return;
   }
-  const updated = await ctx.api.call(kind.lifecycle.update, { id: item.id, ...input });
-  if (!updated.ok) return renderEditor(ctx, { kind, item, state, error: updated.error });
+  // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
+  const current = editorTexts(kind, editorStateOf(kind, item));
+  const merge = mergeEdit(base, editorTexts(kind, state), current);
+  if (merge.kind === 'unchanged') {
+    return renderEditor(ctx, { kind, item, state, base, notice: `Nothing changed since version ${item.version}, so no version was written.` });
+  }
+  if (merge.kind === 'conflict') {
+    const labels = merge.fields.map((name) => unitOf(kind, name).label);
+    const error = new PorchError(
+      'CONFLICT',
+      `Since you opened this page, version ${item.version} was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: compare them with version ${item.version} under Versions, then save again to keep yours.`,
+    );
+    // The next save is made knowing version `item.version`: its digests become the base.
+    return renderEditor(ctx, { kind, item, state, base: digestsOf(current), error });
+  }
+  const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));
+  const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
+  const updated = await ctx.api.call(kind.lifecycle.update, { id: item.id, ...changes });
+  if (!updated.ok) return renderEditor(ctx, { kind, item, state, base, error: updated.error });
   ctx.redirect(`${kind.path}/${item.id}/versions?saved=${updated.data.version}`);
 }

@@ -5,7 +5,8 @@
  */
 import type { PageRegistrar } from '../../console-pages.js';
 import { registerContextCardPages } from './context-cards.js';
-import { blankState, CompositionPreview, fetchItem, renderEditor, renderList, saveFromForm } from './editor.js';
+import { digestsOf } from './edit-base.js';
+import { blankState, CompositionPreview, editorTexts, fetchItem, renderEditor, renderList, saveFromForm } from './editor.js';
 import { deleteItem, removeLabel, renderDeleteConfirmation, renderHistory, renderVersion, rollBack, setLabel } from './history.js';
 import { CATALOG_KINDS, editorStateFromForm, editorStateOf, param } from './kinds.js';
 import { formBody } from '../../console-pages.js';
@@ -21,7 +22,14 @@ export function registerCatalogPages(pages: PageRegistrar): void {
     }
     pages.page('GET', `${kind.path}/:id`, async (ctx) => {
       const item = await fetchItem(kind, ctx, param(ctx, 'id'));
-      await renderEditor(ctx, { kind, item, state: editorStateOf(kind, item), notice: ctx.req.query.created ? `Created as version ${item.version}.` : undefined });
+      const state = editorStateOf(kind, item);
+      await renderEditor(ctx, {
+        kind,
+        item,
+        state,
+        base: digestsOf(editorTexts(kind, state)),
+        notice: ctx.req.query.created ? `Created as version ${item.version}.` : undefined,
+      });
     });
     pages.page('POST', `${kind.path}/:id`, (ctx) => saveFromForm(kind, ctx, param(ctx, 'id')));
     pages.page('GET', `${kind.path}/:id/versions`, (ctx) => renderHistory(kind, ctx, param(ctx, 'id')));

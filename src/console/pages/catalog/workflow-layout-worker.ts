@@ -10,3 +10,5 @@ export interface LayoutRequest {
 parentPort?.on('message', ({ id, definition }: LayoutRequest) => {
   parentPort?.postMessage({ id, result: layoutWorkflow(definition) });
 });
+// Loaded: the parent's layout timeout starts now (layout-off-thread.ts).
+parentPort?.postMessage({ ready: true });

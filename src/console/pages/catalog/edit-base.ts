@@ -1,0 +1,64 @@
+/**
+ * Saves from an editor that never undo someone else's (docs/versions-and-labels.md: "Updates
+ * never lose each other"). An editor's form sends every field, so sending it whole as an update
+ * would also write back the fields the author never touched, undoing what another tab or client
+ * saved to them since the page was opened. The form therefore carries a digest of each field as
+ * it was opened (its base); a save sends only the fields whose text differs from the base, and is
+ * refused, naming them, when a field it changes was changed by someone else too: the three-way
+ * merge a version control system makes, field by field.
+ */
+import { createHash } from 'node:crypto';
+
+/** The hidden form field holding the base digests. */
+export const BASE_FIELD = 'base';
+
+/** A form's fields as text, by the name the merge reports them under. */
+export type FieldTexts = Readonly<Record<string, string>>;
+
+/** A digest of each field's text. */
+export type Digests = Readonly<Record<string, string>>;
+
+export function digestsOf(texts: FieldTexts): Digests {
+  return Object.fromEntries(Object.entries(texts).map(([name, text]) => [name, createHash('sha256').update(text).digest('base64url').slice(0, 22)]));
+}
+
+/** The base digests as the hidden field's value. */
+export function encodeBase(digests: Digests): string {
+  return JSON.stringify(digests);
+}
+
+/** The base a form sent; null when it sent none, or one that is not a map of digests. */
+export function parseBase(value: string | undefined): Digests | null {
+  if (value === undefined || value === '') return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    const entries = Object.entries(parsed);
+    return entries.every(([, digest]) => typeof digest === 'string') ? (Object.fromEntries(entries) as Digests) : null;
+  } catch {
+    return null;
+  }
+}
+
+export type MergeOutcome =
+  /** Nothing differs from the base: there is nothing to save. */
+  | { kind: 'unchanged' }
+  /** The fields to send: those the author changed, none of which anyone else changed differently. */
+  | { kind: 'changes'; fields: string[] }
+  /** Fields the author changed that were also changed, differently, since the base. */
+  | { kind: 'conflict'; fields: string[] };
+
+/**
+ * What saving `mine` over `current` (the item as it is now) does, given the `base` the form was
+ * opened with. Without a base (a form from an earlier release) every field counts as changed.
+ */
+export function mergeEdit(base: Digests | null, mine: FieldTexts, current: FieldTexts): MergeOutcome {
+  const names = Object.keys(mine);
+  if (base === null) return { kind: 'changes', fields: names };
+  const mineDigests = digestsOf(mine);
+  const currentDigests = digestsOf(current);
+  const changed = names.filter((name) => mineDigests[name] !== base[name]);
+  if (changed.length === 0) return { kind: 'unchanged' };
+  const conflicts = changed.filter((name) => currentDigests[name] !== base[name] && currentDigests[name] !== mineDigests[name]);
+  return conflicts.length > 0 ? { kind: 'conflict', fields: conflicts } : { kind: 'changes', fields: changed };
+}
