@@ -186,6 +186,57 @@ describe('prompt versions and labels', () => {
     expect(variable.completion.values).toEqual([]);
   });
 
+  it('names the selectors after the variables listed, not the newest version’s (regression: two arguments named version, and the documented example refused)', async () => {
+    const account = await harness.expertWithKey();
+    const id = defined((await harness.core.bundles.importBundle(account.accountId, DEMO_BUNDLE)).ids['composition:release-notes'], 'the demo composition');
+    // Version 2 has no `version` variable; production stays on version 1, which has one.
+    await harness.core.lifecycle.update(null, 'composition', account.accountId, id, {
+      template: 'V2 notes for {{product}} {{newvar}}',
+      variables: [
+        { name: 'product', required: true },
+        { name: 'newvar', required: true },
+      ],
+    });
+    await harness.core.lifecycle.setLabel('composition', account.accountId, id, 'production', 1);
+    const { client } = await connect('in-memory', account.key);
+    const listed = (await client.listPrompts()).prompts.find((prompt) => prompt.name === 'release-notes');
+    const names = listed?.arguments?.map((argument) => argument.name) ?? [];
+    expect(new Set(names).size, names.join(', ')).toBe(names.length);
+    expect(names).toEqual(expect.arrayContaining(['version', 'porch_version', 'label']));
+    const notes = await client.getPrompt({ name: 'release-notes', arguments: { product: 'Porch', version: '1.2', changes: '- Faster lists' } });
+    expect(JSON.stringify(notes.messages)).toContain('1.2');
+    const newer = await client.getPrompt({ name: 'release-notes', arguments: { product: 'Porch', newvar: 'x', porch_version: '2' } });
+    expect(JSON.stringify(newer.messages)).toContain('V2 notes for Porch x');
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'release-notes' }, argument: { name: 'porch_version', value: '' } });
+    expect(completion.completion.values).toEqual(['2', '1']);
+  });
+
+  it('prefixes a selector again when a variable already has the prefixed name', async () => {
+    const { key, accountId } = await harness.expertWithKey();
+    await harness.core.bundles.importBundle(accountId, {
+      version: 1,
+      compositions: [
+        {
+          key: 'odd',
+          name: 'Odd',
+          template: '{{version}} {{porch_version}} {{label}}',
+          variables: [
+            { name: 'version', required: true },
+            { name: 'porch_version', required: true },
+            { name: 'label', required: true },
+          ],
+        },
+      ],
+    });
+    const { client } = await connect('in-memory', key);
+    const listed = (await client.listPrompts()).prompts.find((prompt) => prompt.name === 'odd');
+    expect(listed?.arguments?.map((argument) => argument.name)).toEqual(['version', 'porch_version', 'label', 'porch_porch_version', 'porch_label']);
+    const result = await client.getPrompt({ name: 'odd', arguments: { version: 'a', porch_version: 'b', label: 'c', porch_porch_version: '1' } });
+    expect(JSON.stringify(result.messages)).toContain('a b c');
+    // The description is the one the listing gave (regression: "" for a composition without one).
+    expect(result.description).toBe(listed?.description);
+  });
+
   it('renders a persona at its production version, and at the label asked for', async () => {
     const { key, accountId } = await harness.expertWithKey();
     const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);

@@ -90,9 +90,17 @@ function ownArguments(source: PromptSource): PromptArgument[] {
   return source.kind === 'composition' ? compositionArguments(source.record) : PERSONA_ARGUMENTS;
 }
 
+/**
+ * The selector arguments' names beside `own`, the arguments of the version rendered by default
+ * (the ones listed): `version` and `label`, each prefixed until no argument has that name.
+ */
 function selectorNames(own: readonly PromptArgument[]): SelectorNames {
   const taken = new Set(own.map((argument) => argument.name));
-  const free = (name: string) => (taken.has(name) ? `${SHADOWED_SELECTOR_PREFIX}${name}` : name);
+  const free = (name: string): string => {
+    let candidate = name;
+    while (taken.has(candidate)) candidate = `${SHADOWED_SELECTOR_PREFIX}${candidate}`;
+    return candidate;
+  };
   return { version: free('version'), label: free('label') };
 }
 
@@ -126,11 +134,13 @@ function describe(source: PromptSource): Pick<PromptListing, 'name' | 'title' | 
 }
 
 function renderSource(source: PromptSource, args: Readonly<Record<string, string>>): RenderedPrompt {
-  if (source.kind === 'composition') return { description: source.record.description, messages: compositionMessages(source.record, args) };
+  // The description prompts/list gave, at the version rendered.
+  const { description } = describe(source);
+  if (source.kind === 'composition') return { description, messages: compositionMessages(source.record, args) };
   const persona = source.record;
   const input = args.input;
   if (input === undefined || input.trim() === '') throw new PorchError('VALIDATION_ERROR', 'Invalid request: input: the persona needs an input.');
-  return { description: persona.description, messages: personaMessages(persona, input, args.context) };
+  return { description, messages: personaMessages(persona, input, args.context) };
 }
 
 /** A blank selector counts as none: clients fill optional arguments they were not given with "". */
@@ -184,17 +194,26 @@ export function createPromptCatalog(
     return (await sources(accountId, kinds)).find((candidate) => candidate.name === name);
   }
 
+  /**
+   * What a prompt takes without a selector: the arguments of the version rendered by default (its
+   * variables may differ from the newest's), and the selectors' names beside them, the same for
+   * listing, rendering and completing.
+   */
+  async function argumentsOf(item: PromptSource, accountId: string) {
+    const latest = item.record.version;
+    const labels = await lifecycle.listLabels(accountId, item.record.id);
+    const byDefault = defaultVersion(latest, labels);
+    const own = ownArguments(byDefault === latest ? item : await atVersion(item, accountId, { version: byDefault }));
+    return { own, names: selectorNames(own), latest, labels };
+  }
+
   return {
     /** Each prompt with its arguments, described at the version it renders by default (as an execute runs it). */
     async list(accountId: string, kinds: PromptKinds): Promise<PromptListing[]> {
       return Promise.all(
         (await sources(accountId, kinds)).map(async (item) => {
-          const { version: latest } = item.record;
-          const labels = await lifecycle.listLabels(accountId, item.record.id);
-          // The arguments a render takes without a selector are the default version's (its variables may differ from the newest's).
-          const byDefault = defaultVersion(latest, labels);
-          const own = ownArguments(byDefault === latest ? item : await atVersion(item, accountId, { version: byDefault }));
-          return { ...describe(item), arguments: [...own, ...selectorArguments(selectorNames(ownArguments(item)), latest, labels)] };
+          const { own, names, latest, labels } = await argumentsOf(item, accountId);
+          return { ...describe(item), arguments: [...own, ...selectorArguments(names, latest, labels)] };
         }),
       );
     },
@@ -206,7 +225,7 @@ export function createPromptCatalog(
     async render(accountId: string, kinds: PromptKinds, name: string, args: Readonly<Record<string, string>>): Promise<RenderedPrompt> {
       const found = await source(accountId, kinds, name);
       if (!found) throw new PorchError('RESOURCE_NOT_FOUND', `Prompt ${name} was not found.`);
-      const names = selectorNames(ownArguments(found));
+      const { names } = await argumentsOf(found, accountId);
       const selected = await atVersion(found, accountId, selectorOf(names, args));
       const { [names.version]: _version, [names.label]: _label, ...values } = args;
       return renderSource(selected, values);
@@ -220,11 +239,11 @@ export function createPromptCatalog(
     async complete(accountId: string, kinds: PromptKinds, name: string, argument: string, typed: string): Promise<string[]> {
       const found = await source(accountId, kinds, name);
       if (!found) return [];
-      const names = selectorNames(ownArguments(found));
-      const latest = found.record.version;
+      const { names, latest, labels } = await argumentsOf(found, accountId);
       if (argument === names.label) {
-        const labels = selectableLabels(latest, await lifecycle.listLabels(accountId, found.record.id));
-        return labels.map(({ label }) => label).filter((label) => label.startsWith(typed.trim()));
+        return selectableLabels(latest, labels)
+          .map(({ label }) => label)
+          .filter((label) => label.startsWith(typed.trim()));
       }
       if (argument === names.version) {
         return Array.from({ length: latest }, (_, index) => String(latest - index)).filter((version) => version.startsWith(typed.trim()));
