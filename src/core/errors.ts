@@ -229,6 +229,16 @@ export function publicErrorCode(code: ErrorCode, codeSet: ErrorCodeSet): string 
   return code;
 }
 
+/**
+ * The code whose public name in `codeSet` is `name` (what publicErrorCode gave), for reading back
+ * an error a view already renamed; undefined for a name of neither set. A Set B name several codes
+ * share reads as the last of them in the table (`UNAUTHORIZED` as `INVALID_API_KEY`: what is
+ * stored, a run or a replay, was made with a key, so never lacked one).
+ */
+export function errorCodeNamed(name: string, codeSet: ErrorCodeSet): ErrorCode | undefined {
+  return ERROR_CODES.findLast((code) => publicErrorCode(code, codeSet) === name);
+}
+
 /** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
 export function toPorchError(err: unknown): PorchError {
   if (err instanceof PorchError) return err;

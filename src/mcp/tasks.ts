@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult } from '@modelcontextprotocol/server';
-import { ERROR_CODES, PorchError, type ErrorCode, type ErrorCodeSet } from '../core/errors.js';
+import { errorCodeNamed, PorchError, type ErrorCodeSet } from '../core/errors.js';
 import { isRecord } from '../core/validation.js';
 import { cancelRun } from '../operations/cancel-run.js';
 import { getRun } from '../operations/get-run.js';
@@ -50,10 +50,6 @@ export function declaresTasks(envelope: unknown): boolean {
   return extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION);
 }
 
-function isErrorCode(code: string): code is ErrorCode {
-  return (ERROR_CODES as readonly string[]).includes(code);
-}
-
 const storedErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 /**
@@ -66,8 +62,10 @@ const storedErrorSchema = z.object({ error: z.object({ code: z.string(), message
 function toolResultOfRun(run: Run, errorCodes: ErrorCodeSet): CallToolResult {
   const stored = storedErrorSchema.safeParse(run.result);
   if (run.status === 'failed' && stored.success) {
+    // get_run answered the code under the deployment's set: read it back, so the result names it as a synchronous call would.
     const { code, message } = stored.data.error;
-    return toolErrorResult(isErrorCode(code) ? new PorchError(code, message) : new PorchError('INTERNAL_ERROR', 'An internal error occurred.'), errorCodes);
+    const known = errorCodeNamed(code, errorCodes);
+    return toolErrorResult(known ? new PorchError(known, message) : new PorchError('INTERNAL_ERROR', 'An internal error occurred.'), errorCodes);
   }
   if (!isRecord(run.result)) return toolErrorResult(new PorchError('INTERNAL_ERROR', 'An internal error occurred.'), errorCodes);
   const askedForTrace = isRecord(run.inputs) && run.inputs.include_trace === true;

@@ -194,6 +194,22 @@ describe('tasks: ownership, cancellation and failures', () => {
     expect(JSON.stringify(failed)).toMatch(/"text":"INSUFFICIENT_CREDITS: Not enough credits\./);
   });
 
+  it('reads back a code get_run answered under Set B, so a failed task names it (regression: INTERNAL_ERROR with PORCH_ERROR_CODES=b)', () => {
+    for (const [shown, named] of [
+      ['INVALID_REQUEST', 'INVALID_REQUEST: Missing required variable: secs.'],
+      ['UNAUTHORIZED', 'UNAUTHORIZED: The key was revoked. Do not retry'],
+      ['AI_SERVICE_ERROR', 'AI_SERVICE_ERROR: The provider failed.'],
+    ] as const) {
+      const message = named.slice(shown.length + 2).replace(/ Do not retry$/, '');
+      const failed = taskOfRun(
+        failedRun({ kind: 'composition', operation: 'execute_composition', inputs: {}, result: { error: { code: shown, message } } }),
+        30,
+        'b',
+      );
+      expect(JSON.stringify(failed), shown).toContain(`"text":"${named}`);
+    }
+  });
+
   it('gives a workflow whose node failed its answer as data, as the synchronous call does (regression: INTERNAL_ERROR)', () => {
     const answer = {
       run_id: '0190a4b0-0000-7000-8000-000000000003',
