@@ -99,7 +99,9 @@ function parsePart<Schema extends z.ZodType>(schema: Schema, raw: unknown, locat
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const names = style === 'plain' ? { whole: 'arguments' } : { root: location };
-  throw new PorchError('VALIDATION_ERROR', `Invalid request: ${formatZodError(result.error, names)}.`);
+  const problems = formatZodError(result.error, names);
+  // A schema's own message may end a sentence already ("The prompt must not be blank.").
+  throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problems}${problems.endsWith('.') ? '' : '.'}`);
 }
 
 /**

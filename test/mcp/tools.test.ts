@@ -174,6 +174,8 @@ describe('analyze_prompt', () => {
       const result = await connection.client.callTool({ name: 'analyze_prompt', arguments: args });
       expect(result.isError, describeResult(result)).toBe(true);
       expect(resultText(result)).toMatch(/^VALIDATION_ERROR: Invalid request: (prompt|goal): /);
+      // One full stop after a message that ends its sentence (regression: "blank.. Fix").
+      expect(resultText(result)).not.toContain('..');
     }
   });
 });
