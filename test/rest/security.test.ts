@@ -194,6 +194,23 @@ describe('partner keys', () => {
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.code).toBe('INVALID_API_KEY');
   });
+
+  it("acting for an account past its downgrade's grace period are told the plan, not that they are invalid (regression: INVALID_API_KEY)", async () => {
+    const owner = await harness.createAccount();
+    const member = await harness.core.accounts.createAccount({
+      email: `lapsed-${Date.now()}@example.com`,
+      plan: 'expert',
+      organisationId: owner.organisationId,
+    });
+    const partner = await harness.core.accounts.createPartnerKey({ organisationId: owner.organisationId, scopes: ['api:context-cards'] });
+    await harness.core.accounts.setPlan(member.id, 'builder');
+    harness.clock.advance(KEY_GRACE_PERIOD_MS);
+    const lapsed = await harness.api('GET', '/context-cards', { key: partner.plaintext, headers: { 'x-porch-account': member.id } });
+    expect(lapsed.status, describeResponse(lapsed)).toBe(401);
+    expect(lapsed.body.error.code).toBe('API_EXPERT_ONLY');
+    // The partner key itself still works for the organisation's other accounts.
+    expect((await harness.api('GET', '/context-cards', { key: partner.plaintext })).status).toBe(200);
+  });
 });
 
 describe('plans', () => {

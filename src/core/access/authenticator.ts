@@ -93,11 +93,16 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
    * The plan rule of spec §3: a key works only while its account is on Expert. Inside the grace
    * period after a downgrade the keys are suspended; once it ends they are revoked for good.
    */
-  async function checkPlan(account: AccountRecord, now: number): Promise<void> {
+  /**
+   * The plan rule. Past the downgrade's grace period the account's own keys are revoked for good,
+   * so a key of the account is refused as one; a partner key acting for it is not the account's
+   * and stays valid: it is told the account is not on Expert, as during the grace period.
+   */
+  async function checkPlan(account: AccountRecord, now: number, credential: 'own' | 'partner' = 'own'): Promise<void> {
     if (account.plan === 'expert') return;
     if (account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS) {
       await store.apiKeys.revokeAllForAccount({ accountId: account.id, at: now });
-      throw invalidKey();
+      if (credential === 'own') throw invalidKey();
     }
     throw new PorchError('API_EXPERT_ONLY', 'The API is available on the Expert plan only; this account is not on Expert.');
   }
@@ -116,7 +121,7 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
       if (keyKind === 'partner_key') {
         const key = await store.partnerKeys.findById(keyId);
         if (!key || key.revokedAt !== null || key.organisationId !== account.organisationId) throw invalidKey();
-        await checkPlan(account, now);
+        await checkPlan(account, now, 'partner');
         return { account, credential: partnerKeyCredential(key) };
       }
       const key = await store.apiKeys.findById(keyId);
@@ -144,7 +149,7 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
         if (!account || account.organisationId !== key.organisationId) {
           throw new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation.");
         }
-        await checkPlan(account, now);
+        await checkPlan(account, now, 'partner');
         return { account, credential: partnerKeyCredential(key) };
       }
 
