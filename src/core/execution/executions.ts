@@ -16,7 +16,7 @@ import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
 import type { CreditService } from '../credits/credits.js';
-import { executeNodeWith, isMeteredNode } from '../engine/node-kinds/index.js';
+import { executeNodeWith, isMeteredNode, meteredModelChoices } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
 import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
@@ -171,6 +171,46 @@ export function createExecutionService(deps: ExecutionDependencies) {
     const organisation = await store.organisations.findById(caller.account.organisationId);
     if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
     return organisation;
+  }
+
+  /**
+   * A run that will call models must be able to start: refused up front (as a single execute
+   * is) rather than with a failed first node. `use_byok: false` under strict BYOK is 403; else
+   * 402 without the minimum balance, unless every call will go out on the caller's own key: the
+   * providers checked are those of the models the metered nodes will ask for (node, resource
+   * default, deployment default), not the default model's alone.
+   */
+  async function checkRunCanStart(
+    caller: Caller,
+    organisation: OrganisationRecord,
+    definition: WorkflowDefinition,
+    useByok: boolean | undefined,
+  ): Promise<void> {
+    const accountId = caller.account.id;
+    const choices = await meteredModelChoices(definition.nodes, {
+      getSkill: (ref) => catalog.getSkill(accountId, ref),
+      getComposition: (ref) => catalog.getComposition(accountId, ref),
+    });
+    const providers = new Set<string>();
+    // The echo model runs locally on the shared gateway's credits: there is no key to bring.
+    let paidFromCredits = false;
+    for (const choice of choices) {
+      try {
+        const model = ai.resolveModel({ ...choice, plan: caller.account.plan, euOnly: organisation.euOnlyModels });
+        if (ai.isEcho(model)) paidFromCredits = true;
+        else providers.add(model.provider);
+      } catch {
+        // A model the node may not use fails that node, naming it.
+      }
+    }
+    if (useByok === false && organisation.strictByok && providers.size > 0) {
+      throw new PorchError('ACCESS_DENIED', 'This organisation requires its own provider keys (strict BYOK); use_byok: false is not allowed.');
+    }
+    if (useByok === false && providers.size > 0) paidFromCredits = true;
+    for (const provider of paidFromCredits ? [] : providers) {
+      if ((await deps.byok.activeKeyFor(caller.account, provider)) === null) paidFromCredits = true;
+    }
+    if (paidFromCredits) await deps.credits.requireMinimum(accountId);
   }
 
   /**
@@ -344,17 +384,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const { record: workflow, version } = await deps.lifecycle.resolve('workflow', caller.account.id, id, input);
       const definition = definitionOf(workflow.id, version, workflow.definition);
       const organisation = await organisationOf(caller);
-      // A run that will call models must be able to start: answer 402 up front rather than
-      // with a failed first node, unless the calls will go out on the caller's own key.
-      if (definition.nodes.some(isMeteredNode)) {
-        const defaultProvider = ai.providerOf(ai.defaultModel);
-        const coveredByByok =
-          input.use_byok !== false &&
-          defaultProvider !== undefined &&
-          !ai.isEcho(ai.defaultModel) &&
-          (await deps.byok.activeKeyFor(caller.account, defaultProvider)) !== null;
-        if (!coveredByByok) await deps.credits.requireMinimum(caller.account.id);
-      }
+      if (definition.nodes.some(isMeteredNode)) await checkRunCanStart(caller, organisation, definition, input.use_byok);
       const runId = hooks.queuedRun?.id ?? newId();
       let chargedTokens = 0;
       // The run's calls are paid from one reservation, settled once when it ends (RunBudget).

@@ -21,6 +21,9 @@ export const compositionNodeKind = {
   templateFields: ['variables'],
   resourceRefs: [{ field: 'composition', kind: 'composition' }],
   metered: true,
+  async modelChoice(node, lookups) {
+    return { requested: node.model, resourceDefault: (await lookups.getComposition(node.composition)).defaultModel };
+  },
   async execute(node, services, ctx) {
     const composition = await services.getComposition(node.composition);
     return services.callModel(

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { compositionNodeKind } from './composition.js';
 import { judgeNodeKind } from './judge.js';
 import { modelNodeKind } from './model.js';
-import type { NodeExecutionContext, NodeExecutionResult, NodeKind, NodeServices } from './node-kind.js';
+import type { ModelChoice, NodeExecutionContext, NodeExecutionResult, NodeKind, NodeServices, ResourceLookups } from './node-kind.js';
 import { personaNodeKind } from './persona.js';
 import { sanitiseNodeKind } from './sanitise.js';
 import { skillNodeKind } from './skill.js';
@@ -53,6 +53,24 @@ export function nodeKindOf(kind: string): NodeKind<WorkflowNode> {
 
 export function isExecutableNode(node: WorkflowNode): node is ExecutableNode {
   return nodeKindOf(node.kind).execute !== undefined;
+}
+
+/**
+ * The model choice of each metered node, before the run starts. A node whose choice cannot be
+ * known (it names a resource that is gone) is left out: running it fails with that error.
+ */
+export async function meteredModelChoices(nodes: readonly WorkflowNode[], lookups: ResourceLookups): Promise<ModelChoice[]> {
+  const choices: ModelChoice[] = [];
+  for (const node of nodes) {
+    const kind = nodeKindOf(node.kind);
+    if (!kind.metered || kind.modelChoice === undefined) continue;
+    try {
+      choices.push(await kind.modelChoice(node, lookups));
+    } catch {
+      // The node fails when it runs, naming what is missing.
+    }
+  }
+  return choices;
 }
 
 /** Whether running the node calls a model, and so spends credits. */

@@ -21,6 +21,9 @@ export const judgeNodeKind = {
   templateFields: ['prompt', 'criteria'],
   resourceRefs: [],
   metered: true,
+  async modelChoice(node) {
+    return { requested: node.model };
+  },
   async execute(node, services, ctx) {
     return services.judge({ prompt: node.prompt, criteria: node.criteria, model: node.model }, ctx);
   },

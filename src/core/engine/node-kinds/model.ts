@@ -38,6 +38,9 @@ export const modelNodeKind = {
   templateFields: ['prompt', 'system'],
   resourceRefs: [{ field: 'persona', kind: 'persona' }],
   metered: true,
+  async modelChoice(node) {
+    return { requested: node.model };
+  },
   async execute(node, services, ctx) {
     const persona = node.persona === undefined ? null : await services.getPersona(node.persona);
     const system = [persona?.content, node.system].filter((part): part is string => part !== undefined && part !== '').join('\n\n');

@@ -75,6 +75,9 @@ export interface NodeServices {
   judge(input: { prompt: string; criteria?: string | undefined; model?: string | undefined }, ctx: NodeExecutionContext): Promise<NodeExecutionResult>;
 }
 
+/** The catalog lookups a node's model choice may need before the run starts. */
+export type ResourceLookups = Pick<NodeServices, 'getSkill' | 'getComposition'>;
+
 export type ResourceRefKind = 'skill' | 'composition' | 'persona';
 
 /** The fields every node has, whatever its kind. */
@@ -129,6 +132,12 @@ export interface EngineRenderedNodeKind<N extends NodeFields> extends NodeKindFa
 export interface ExecutedNodeKind<N extends NodeFields> extends NodeKindFacts<N> {
   /** Whether running it calls a model, so that a run is refused up front without credits. */
   readonly metered: boolean;
+  /**
+   * The model a metered node will ask for, known before the run starts (a skill's or a
+   * composition's default is read from the catalog), so the run is checked up front against the
+   * providers it will call: their BYOK keys, else the credits.
+   */
+  modelChoice?(node: N, lookups: ResourceLookups): Promise<ModelChoice>;
   /** Runs the node; `resolved` has every template field rendered. */
   execute(resolved: N, services: NodeServices, ctx: NodeExecutionContext): Promise<NodeExecutionResult>;
   readonly render?: undefined;

@@ -23,6 +23,9 @@ export const personaNodeKind = {
   templateFields: ['input', 'context'],
   resourceRefs: [{ field: 'persona', kind: 'persona' }],
   metered: true,
+  async modelChoice(node) {
+    return { requested: node.model };
+  },
   async execute(node, services, ctx) {
     const persona = await services.getPersona(node.persona);
     return services.callModel(services.messages.persona(persona, node.input, node.context), { requested: node.model }, { temperature: node.temperature }, ctx);

@@ -22,6 +22,9 @@ export const skillNodeKind = {
   templateFields: ['input', 'variables'],
   resourceRefs: [{ field: 'skill', kind: 'skill' }],
   metered: true,
+  async modelChoice(node, lookups) {
+    return { requested: node.model, resourceDefault: (await lookups.getSkill(node.skill)).model };
+  },
   async execute(node, services, ctx) {
     const skill = await services.getSkill(node.skill);
     return services.callModel(
