@@ -1083,6 +1083,8 @@ export interface SignInRepository {
    * every session of the account. Null, and nothing written, when the token is unknown, used or expired.
    */
   redeemToken(request: { tokenHash: string; passwordHash: string; now: number }): Promise<{ accountId: string; purpose: AccountTokenPurpose } | null>;
+  /** Whether a one-time token is unused and unexpired at `now` (the link's page says so before a password is typed). */
+  isTokenUsable(request: { tokenHash: string; now: number }): Promise<boolean>;
   createSession(session: ConsoleSessionRecord): Promise<void>;
   /** A session by id, whatever its state (a queued run started from the console checks it is still usable). */
   findSession(id: string): Promise<ConsoleSessionRecord | null>;

@@ -171,9 +171,18 @@ describe('labels, roll back and delete', () => {
   it('refuses a bad label name with the operation’s message', async () => {
     const id = await createComposition();
     await browser.get(`/console/compositions/${id}/versions`);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Second {{product}}', intent: 'save' });
+    await browser.get(`/console/compositions/${id}/versions`);
     const refused = await browser.post(`/console/compositions/${id}/labels`, { label: 'Not A Label', version: '1' });
     expect(refused.status).toBe(400);
-    expect(refused.html).toContain('must be 1-32 lowercase letters');
+    // At the field, with what was typed and the version chosen kept (regression: both reset).
+    expect(refused.html).toMatch(/id="label-name-errors"><li>must be 1-32 lowercase letters/);
+    expect(refused.html).toContain('value="Not A Label"');
+    expect(refused.html).toMatch(/<option value="1" selected>v1<\/option>/);
+    // The page's own address replaces the action's, so a reload reads the page (regression: it sent the form again).
+    expect(refused.html).toContain(`data-address="/console/compositions/${id}/versions"`);
+    const set = await browser.post(`/console/compositions/${id}/labels`, { label: 'beta', version: '1' });
+    expect(set.html).toContain(`data-address="/console/compositions/${id}/versions"`);
   });
 
   it('deletes after the confirmation page; the item then answers 404', async () => {

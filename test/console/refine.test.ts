@@ -120,6 +120,11 @@ describe('analysing again', () => {
     expect(fragment.html).toMatch(/^<section id="analysis"/);
     expect(shownScores(fragment.html)).toEqual(expectedScores(await analyseOverMcp(PROMPT)));
     expect(fragment.headers.get('hx-replace-url')).toBe(`/refine?prompt=${encodeURIComponent(PROMPT)}`);
+    // Cleared or refused, the address drops the earlier prompt, so a reload shows what is on screen.
+    for (const prompt of ['', '   ']) {
+      const cleared = await browser.post('/refine/analysis', { prompt, goal: '' }, { headers: { 'hx-request': 'true' } });
+      expect(cleared.headers.get('hx-replace-url'), JSON.stringify(prompt)).toBe('/refine');
+    }
   });
 
   it('a goal sharpens the suggestions and travels in the address', async () => {
@@ -137,7 +142,7 @@ describe('analysing again', () => {
     const fragment = await browser.post('/refine/analysis', { prompt: tooLong });
     expect(fragment.status).toBe(200);
     expect(fragment.html).toContain('This prompt has 2,001 characters; the refine page analyses prompts of up to 2,000.');
-    expect(fragment.headers.get('hx-replace-url')).toBeNull();
+    expect(fragment.headers.get('hx-replace-url'), 'an address that cannot hold it drops the earlier prompt').toBe('/refine');
     const page = await browser.post('/refine', { prompt: tooLong });
     expect(page.status).toBe(400);
     expect(page.html).toContain('analyses prompts of up to 2,000');

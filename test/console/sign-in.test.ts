@@ -28,7 +28,14 @@ describe('one-time links', () => {
     const set = await browser.post('/console/set-password', { token: link.token, password: 'a long enough password', confirm: 'a long enough password' });
     expect(set.status, set.html).toBe(303);
     expect(set.location).toBe('/console/sign-in?password=set');
-    await browser.get(`/console/set-password?token=${link.token}`);
+    // The used link says so before a password is typed (regression: it showed the form).
+    const used = await browser.get(`/console/set-password?token=${link.token}`);
+    expect(used.status).toBe(400);
+    expect(used.html).toContain('This link is invalid, expired or already used');
+    expect(used.html).not.toContain('name="password"');
+    for (const path of ['/console/set-password', '/console/set-password?token=not-a-token']) {
+      expect((await browser.get(path)).html, path).toContain('This link does not work');
+    }
     const again = await browser.post('/console/set-password', { token: link.token, password: 'another long password', confirm: 'another long password' });
     expect(again.status).toBe(400);
     expect(again.html).toContain('This link is invalid, expired or already used');
@@ -51,11 +58,12 @@ describe('one-time links', () => {
     const email = `expired-${Date.now()}@example.com`;
     await harness.createAccount({ email });
     const link = await harness.core.consoleSessions.issueLink({ account: await harness.core.accounts.accountByEmail(email), purpose: 'reset' });
-    harness.clock.advance(HOUR_MS + 1);
     const browser = consoleBrowser(harness);
     await browser.get(`/console/set-password?token=${link.token}`);
+    harness.clock.advance(HOUR_MS + 1);
     const used = await browser.post('/console/set-password', { token: link.token, password: 'a long enough password', confirm: 'a long enough password' });
     expect(used.status).toBe(400);
+    expect((await browser.get(`/console/set-password?token=${link.token}`)).html).toContain('This link is invalid, expired or already used');
   });
 
   it('a reset signs every session of the account out', async () => {

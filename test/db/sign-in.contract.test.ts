@@ -47,6 +47,21 @@ describeEachEngine('console sign-in', (engine, definition) => {
     expect(await store.signIn.passwordHash(account.id)).toBe('$argon2id$first');
   });
 
+  it('says a token is usable while it is unused, unexpired and the newest of its account', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const first = tokenRecord(account.id, { expiresAt: T0 + DAY_MS });
+    await store.signIn.issueToken(first);
+    expect(await store.signIn.isTokenUsable({ tokenHash: first.tokenHash, now: T0 })).toBe(true);
+    expect(await store.signIn.isTokenUsable({ tokenHash: first.tokenHash, now: T0 + DAY_MS }), 'expired').toBe(false);
+    expect(await store.signIn.isTokenUsable({ tokenHash: 'unknown', now: T0 })).toBe(false);
+    const second = tokenRecord(account.id, { expiresAt: T0 + DAY_MS, createdAt: T0 + MINUTE_MS });
+    await store.signIn.issueToken(second);
+    expect(await store.signIn.isTokenUsable({ tokenHash: first.tokenHash, now: T0 + MINUTE_MS }), 'replaced').toBe(false);
+    await store.signIn.redeemToken({ tokenHash: second.tokenHash, passwordHash: 'x', now: T0 + MINUTE_MS });
+    expect(await store.signIn.isTokenUsable({ tokenHash: second.tokenHash, now: T0 + MINUTE_MS }), 'used').toBe(false);
+  });
+
   it('refuses an expired token and writes nothing', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);

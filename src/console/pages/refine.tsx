@@ -216,8 +216,10 @@ export function registerRefinePages(pages: PageRegistrar): void {
     const body = formBody(ctx.req);
     const prompt = formValue(body, 'prompt');
     const outcome = await analyse(ctx, prompt, formValue(body, 'goal'));
-    // The address bar follows the text, so reloading or sharing the page keeps the prompt.
-    if (outcome.kind === 'analysed' && prompt !== undefined) ctx.res.setHeader('HX-Replace-Url', refinePath(prompt, formValue(body, 'goal')));
+    // The address bar follows the text, so reloading or sharing the page keeps the prompt; a
+    // prompt cleared or refused leaves the bare page there (regression: reloading brought back
+    // the last prompt analysed).
+    ctx.res.setHeader('HX-Replace-Url', outcome.kind === 'analysed' && prompt !== undefined ? refinePath(prompt, formValue(body, 'goal')) : PATH);
     // htmx swaps only successful answers: a refusal is still a 200, its message in the fragment.
     ctx.fragment(<Analysis outcome={outcome} />);
   });

@@ -57,7 +57,7 @@ function SetPasswordForm({ csrfToken, token, error }: { csrfToken: string; token
     <section class="auth-box">
       <h1>Choose a password</h1>
       <p class="lead">
-        At least {MIN_PASSWORD_LENGTH} characters. Setting it signs out every other session of your account.
+        At least {MIN_PASSWORD_LENGTH} characters. Setting it signs out every session of your account, this browser's too: you then sign in with it.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <form method="post" action={CONSOLE_PATHS.setPassword} class="stack">
@@ -75,6 +75,18 @@ function SetPasswordForm({ csrfToken, token, error }: { csrfToken: string; token
           <button type="submit">Set password</button>
         </div>
       </form>
+    </section>
+  );
+}
+
+function LinkInvalid({ message }: { message: string }): JSX.Element {
+  return (
+    <section class="auth-box">
+      <h1>This link does not work</h1>
+      <Notice kind="error">{message}</Notice>
+      <p class="muted">
+        Each link sets a password once, and a newer link replaces it. <a href={CONSOLE_PATHS.signIn}>Sign in</a> if your password is set.
+      </p>
     </section>
   );
 }
@@ -115,6 +127,12 @@ export function registerSignInPages(pages: PageRegistrar, cookies: ConsoleCookie
 
   pages.publicPage('GET', CONSOLE_PATHS.setPassword, async ({ req, csrfToken, render }) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
+    // Said before a password is typed (regression: a used link showed the form, and refused it after).
+    if (!(await sessions.isLinkUsable(token))) {
+      const error = new PorchError('LINK_INVALID', 'This link is invalid, expired or already used; ask the operator for a new one.');
+      render({ title: 'Link not valid', status: error.status, body: <LinkInvalid message={error.message} /> });
+      return;
+    }
     render({ title: 'Choose a password', body: <SetPasswordForm csrfToken={csrfToken} token={token} /> });
   });
 

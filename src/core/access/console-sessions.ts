@@ -121,6 +121,8 @@ export interface ConsoleSessions {
   issueLink(request: { account: AccountRecord; purpose: AccountTokenPurpose }): Promise<IssuedLink>;
   /** Sets the password from a one-time link and signs every session out; the account id. */
   redeemLink(request: { token: string; password: string }): Promise<string>;
+  /** Whether a one-time link can still set a password (unused, unexpired, the newest of its account). */
+  isLinkUsable(token: string): Promise<boolean>;
   signOut(session: ConsoleSessionRecord): Promise<void>;
   /** Signs out every session of the account but the one asking; the number ended. */
   signOutOthers(session: ConsoleSessionRecord): Promise<number>;
@@ -205,6 +207,10 @@ export function createConsoleSessions(store: Store, clock: Clock, settings: Cons
       const redeemed = await store.signIn.redeemToken({ tokenHash: hashKey(token), passwordHash, now: clock.now() });
       if (!redeemed) throw new PorchError('LINK_INVALID', 'This link is invalid, expired or already used; ask the operator for a new one.');
       return redeemed.accountId;
+    },
+
+    async isLinkUsable(token) {
+      return token !== '' && store.signIn.isTokenUsable({ tokenHash: hashKey(token), now: clock.now() });
     },
 
     async signOut(session) {

@@ -52,6 +52,13 @@ export function createSignInRepository(db: PostgresDatabase): SignInRepository {
         return { accountId: token.accountId, purpose: token.purpose };
       });
     },
+    async isTokenUsable({ tokenHash, now }) {
+      const [token] = await db
+        .select({ id: accountTokens.id })
+        .from(accountTokens)
+        .where(and(eq(accountTokens.tokenHash, tokenHash), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)));
+      return token !== undefined;
+    },
     async createSession(session) {
       await db.insert(consoleSessions).values(session);
     },

@@ -59,6 +59,14 @@ export function createSignInRepository(db: PorchDatabase): SignInRepository {
         { behavior: 'immediate' },
       );
     },
+    async isTokenUsable({ tokenHash, now }) {
+      const token = db
+        .select({ id: accountTokens.id })
+        .from(accountTokens)
+        .where(and(eq(accountTokens.tokenHash, tokenHash), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)))
+        .get();
+      return token !== undefined;
+    },
     async createSession(session) {
       db.insert(consoleSessions).values(session).run();
     },

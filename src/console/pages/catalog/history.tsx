@@ -13,6 +13,7 @@ import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { fetchItem, ItemTabs, LabelBadges } from './editor.js';
 import type { CatalogKind } from './kinds.js';
+import { FieldErrors, issuesOf, messagesAt } from './form-parts.js';
 
 /** The label a roll back moves: executions that name no version run it. */
 export const PRODUCTION_LABEL = 'production';
@@ -84,6 +85,8 @@ function DiffTable({ rows, from, to }: { rows: readonly DiffRow[]; from: number;
 interface Outcome {
   notice?: string;
   error?: PorchError;
+  /** What the label form held when it was refused, shown again with the message at its field. */
+  typed?: { label: string; version: string };
 }
 
 function queryNumber(value: unknown): number | undefined {
@@ -106,10 +109,14 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
   const csrfToken = ctx.signedIn.csrfToken;
   const rows = from === to ? [] : diffRows(await definitionYaml(kind, ctx, id, from), await definitionYaml(kind, ctx, id, to));
   const numbers = versions.data.items.map((version) => version.version);
+  const typed = outcome.typed;
+  const labelIssues = typed ? messagesAt(issuesOf(outcome.error), 'label') : [];
   ctx.render({
     title: `Versions of ${item.name}`,
     active: kind.section,
     status: outcome.error?.status ?? 200,
+    // An action answered here (a label set, a roll back) is re-read with GET on reload, never sent again.
+    address: `${kind.path}/${id}/versions`,
     body: (
       <section>
         <p class="breadcrumb">
@@ -176,7 +183,17 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
             <h2>Set or move a label</h2>
             <div class="field">
               <label for="label-name">Label</label>
-              <input id="label-name" name="label" type="text" list="label-suggestions" required placeholder="production" />
+              <input
+                id="label-name"
+                name="label"
+                type="text"
+                list="label-suggestions"
+                required
+                placeholder="production"
+                value={typed?.label ?? ''}
+                {...(labelIssues.length > 0 ? { 'aria-invalid': 'true', 'aria-describedby': 'label-name-errors' } : {})}
+              />
+              {labelIssues.length > 0 ? <FieldErrors id="label-name-errors" messages={labelIssues} /> : null}
               <datalist id="label-suggestions">
                 {SUGGESTED_LABELS.map((label) => (
                   <option key={label} value={label} />
@@ -188,7 +205,7 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
               <label for="label-version">Version</label>
               <select id="label-version" name="version">
                 {numbers.map((number) => (
-                  <option key={number} value={String(number)}>
+                  <option key={number} value={String(number)} selected={typed?.version === String(number)}>
                     v{number}
                   </option>
                 ))}
@@ -263,7 +280,12 @@ export async function setLabel(kind: CatalogKind, ctx: PageContext, id: string):
   const label = formValue(body, 'label') ?? '';
   const version = queryNumber(formValue(body, 'version')) ?? formValue(body, 'version');
   const result = await ctx.api.call(kind.lifecycle.setLabel, { id, label, version });
-  await renderHistory(kind, ctx, id, result.ok ? { notice: `${label} now names version ${String(version)}.` } : { error: result.error });
+  await renderHistory(
+    kind,
+    ctx,
+    id,
+    result.ok ? { notice: `${label} now names version ${String(version)}.` } : { error: result.error, typed: { label, version: String(version) } },
+  );
 }
 
 export async function rollBack(kind: CatalogKind, ctx: PageContext, id: string): Promise<void> {
