@@ -1,6 +1,7 @@
 /**
- * Settings → API Access over the console door: a key rotated with a grace period names its
- * successor and offers no second rotation, which the operation refuses.
+ * Settings → API Access over the console door: a refused create form keeps what was typed, with
+ * each message at its field; a key rotated with a grace period names its successor and offers no
+ * second rotation, which the operation refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInBrowser } from '../helpers/console-browser.js';
@@ -38,5 +39,22 @@ describe('rotating a key', () => {
     expect(again.status).toBe(409);
     expect(again.html).toContain(`Key ${id} was already rotated; its successor is key ${successor?.id}.`);
     expect((await harness.core.accounts.showAccount(accountId)).keys).toHaveLength(2);
+  });
+});
+
+describe('creating a key', () => {
+  it('keeps what was typed when refused, the message at its field and worded for the console (regression: the defaults came back)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    await browser.get(PATH);
+    const refused = await browser.post(`${PATH}/keys`, { name: 'my key', scopes: ['write:workflow', 'read:workflow'], requests_per_minute: '500' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/id="rpm-errors"><li>must be at most 120, the most a key created in the console may have/);
+    expect(refused.html).not.toContain("the calling key's own limit");
+    expect(refused.html).toContain('value="my key"');
+    expect(refused.html).toContain('value="500"');
+    expect(refused.html).toMatch(/value="write:workflow" checked/);
+    // A default scope left unticked stays unticked, so a second submit gives the key no more than asked.
+    expect(refused.html).not.toMatch(/value="execute:workflow" checked/);
+    expect((await harness.core.accounts.showAccount(accountId)).keys).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ import { rotateKey } from '../../operations/rotate-key.js';
 import type { connectedAppSchema, ownKeySchema } from '../../operations/self-service-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 import { formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { FieldErrors, issuesOf, messagesAt } from './catalog/form-parts.js';
 import { dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -31,6 +32,16 @@ interface Outcome {
   revoked?: string;
   disconnected?: string;
   error?: PorchError;
+  /** The create form as it was sent, shown again when the operation refused it. */
+  typed?: TypedKey;
+}
+
+interface TypedKey {
+  name: string;
+  scopes: readonly string[];
+  requestsPerMinute: string;
+  requestsPerDay: string;
+  expiresAt: string;
 }
 
 const ROTATION_GRACE_CHOICES = [
@@ -175,37 +186,76 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
   );
 }
 
-function CreateKeyForm({ csrfToken }: { csrfToken: string }) {
+/** The attributes that tie an input to the messages shown below it, when there are any. */
+function invalidWhen(messages: readonly string[], id: string) {
+  return messages.length > 0 ? { 'aria-invalid': 'true' as const, 'aria-describedby': id } : {};
+}
+
+function CreateKeyForm({ csrfToken, typed, error }: { csrfToken: string; typed: TypedKey | undefined; error: PorchError | undefined }) {
+  // A refused form keeps what was typed (regression: it came back with the default scopes, which a
+  // second submit would have given the key), with each message at its field.
+  const issues = typed ? issuesOf(error) : [];
+  const at = (path: string) => messagesAt(issues, path);
+  const scopes: readonly string[] = typed?.scopes ?? DEFAULT_KEY_SCOPES;
   return (
     <PostForm action={`${PATH}/keys`} csrfToken={csrfToken} class="stack panel">
       <h2>Create a key</h2>
       <div class="field">
         <label for="key-name">Name</label>
-        <input id="key-name" name="name" type="text" maxLength={100} placeholder="e.g. production backend" />
+        <input
+          id="key-name"
+          name="name"
+          type="text"
+          maxLength={100}
+          placeholder="e.g. production backend"
+          value={typed?.name ?? ''}
+          {...invalidWhen(at('name'), 'key-name-errors')}
+        />
+        <FieldErrors id="key-name-errors" messages={at('name')} />
       </div>
       <fieldset>
         <legend>Scopes</legend>
         <div class="checkboxes">
           {ALL_SCOPES.map((scope) => (
             <label key={scope} title={SCOPE_DESCRIPTIONS[scope]}>
-              <input type="checkbox" name="scopes" value={scope} checked={DEFAULT_KEY_SCOPES.includes(scope)} /> {scope}
+              <input type="checkbox" name="scopes" value={scope} checked={scopes.includes(scope)} /> {scope}
             </label>
           ))}
         </div>
+        <FieldErrors id="key-scopes-errors" messages={at('scopes')} />
         <p class="hint">Write, key-management, usage and webhook scopes are never given by default: tick them only for keys that need them.</p>
       </fieldset>
       <div class="cards">
         <div class="field">
           <label for="rpm">Requests per minute</label>
-          <input id="rpm" name="requests_per_minute" type="number" min={1} placeholder="120" />
+          <input
+            id="rpm"
+            name="requests_per_minute"
+            type="number"
+            min={1}
+            placeholder="120"
+            value={typed?.requestsPerMinute ?? ''}
+            {...invalidWhen(at('requests_per_minute'), 'rpm-errors')}
+          />
+          <FieldErrors id="rpm-errors" messages={at('requests_per_minute')} />
         </div>
         <div class="field">
           <label for="rpd">Requests per day</label>
-          <input id="rpd" name="requests_per_day" type="number" min={1} placeholder="20000" />
+          <input
+            id="rpd"
+            name="requests_per_day"
+            type="number"
+            min={1}
+            placeholder="20000"
+            value={typed?.requestsPerDay ?? ''}
+            {...invalidWhen(at('requests_per_day'), 'rpd-errors')}
+          />
+          <FieldErrors id="rpd-errors" messages={at('requests_per_day')} />
         </div>
         <div class="field">
           <label for="expires">Expires (UTC, optional)</label>
-          <input id="expires" name="expires_at" type="datetime-local" />
+          <input id="expires" name="expires_at" type="datetime-local" value={typed?.expiresAt ?? ''} {...invalidWhen(at('expires_at'), 'expires-errors')} />
+          <FieldErrors id="expires-errors" messages={at('expires_at')} />
         </div>
       </div>
       <div class="actions">
@@ -274,7 +324,7 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
         {outcome.revoked ? <Notice kind="success">Revoked {outcome.revoked}. Requests with it are refused from now on.</Notice> : null}
         {outcome.disconnected ? <Notice kind="success">Disconnected {outcome.disconnected}. Its tokens are refused from now on.</Notice> : null}
         <KeysTable keys={keys.data.items} csrfToken={signedIn.csrfToken} />
-        <CreateKeyForm csrfToken={signedIn.csrfToken} />
+        <CreateKeyForm csrfToken={signedIn.csrfToken} typed={outcome.typed} error={outcome.error} />
         <ConnectedAppsTable apps={apps.data.items} csrfToken={signedIn.csrfToken} />
       </section>
     ),
@@ -293,6 +343,13 @@ export function registerApiAccessPages(pages: PageRegistrar): void {
   pages.page('POST', `${PATH}/keys`, async (ctx) => {
     const body = formBody(ctx.req);
     const scopes = formValues(body, 'scopes');
+    const typed: TypedKey = {
+      name: formValue(body, 'name') ?? '',
+      scopes,
+      requestsPerMinute: formValue(body, 'requests_per_minute') ?? '',
+      requestsPerDay: formValue(body, 'requests_per_day') ?? '',
+      expiresAt: formValue(body, 'expires_at') ?? '',
+    };
     const result = await ctx.api.call(createKey, {
       name: formValue(body, 'name'),
       // No box ticked is a key with no scope: sent as is, so the operation's message explains it.
@@ -301,7 +358,7 @@ export function registerApiAccessPages(pages: PageRegistrar): void {
       requests_per_day: numberField(formValue(body, 'requests_per_day')),
       expires_at: utcTimestamp(formValue(body, 'expires_at')),
     });
-    await renderPage(ctx, result.ok ? { created: { name: result.data.key.name, secret: result.data.api_key } } : { error: result.error });
+    await renderPage(ctx, result.ok ? { created: { name: result.data.key.name, secret: result.data.api_key } } : { error: result.error, typed });
   });
 
   pages.page('POST', `${PATH}/keys/:id/rotate`, async (ctx) => {

@@ -112,10 +112,16 @@ function requireScopesHeld(own: { scopes: readonly string[] }, scopes: readonly 
   }
 }
 
-function limitWithin(requested: number | undefined, own: number, field: string): number {
+/** A limit for a new key: the bound when not given, never above it (`bound` says whose it is). */
+function limitWithin(requested: number | undefined, own: number, field: string, bound: string): number {
   if (requested === undefined) return own;
-  if (requested > own) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${field}: must be at most ${own}, the calling key's own limit.`);
+  if (requested > own) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${field}: must be at most ${own}, ${bound}.`);
   return requested;
+}
+
+/** Whose limit bounds a new key's: the calling key's, or, in the console, the default a key gets. */
+function boundOf(credential: Caller['credential']): string {
+  return credential.kind === 'session' ? 'the most a key created in the console may have' : "the calling key's own limit";
 }
 
 export function createSelfService({ store, accounts, clock, maxInFlightPerKey }: SelfServiceDependencies) {
@@ -196,8 +202,8 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
         accountId: caller.account.id,
         ...(input.name === undefined ? {} : { name: input.name }),
         scopes,
-        requestsPerMinute: limitWithin(input.requests_per_minute, own.requestsPerMinute, 'requests_per_minute'),
-        requestsPerDay: limitWithin(input.requests_per_day, own.requestsPerDay, 'requests_per_day'),
+        requestsPerMinute: limitWithin(input.requests_per_minute, own.requestsPerMinute, 'requests_per_minute', boundOf(caller.credential)),
+        requestsPerDay: limitWithin(input.requests_per_day, own.requestsPerDay, 'requests_per_day', boundOf(caller.credential)),
         ...(expiresAt === undefined ? {} : { expiresAt }),
       });
       return { key: ownKeyView(created.key, undefined), api_key: created.plaintext };
