@@ -141,10 +141,14 @@ describe('endpoints', () => {
     expect(saved.html).toContain('Events: credits.low');
     const enabled = await browser.post(`${PATH}/${id}`, { url: `${receiver.url}/after`, events: ['credits.low', 'run.failed'], enabled: 'on' });
     expect(enabled.html).toContain('badge-success">enabled');
-    const refused = await browser.post(`${PATH}/${id}`, { url: 'http://169.254.169.254/latest', events: ['run.failed'], enabled: 'on' });
+    const refused = await browser.post(`${PATH}/${id}`, { url: 'http://169.254.169.254/latest', description: 'new words', events: ['run.failed'] });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('notice-error');
-    expect(refused.html).toContain(`${receiver.url}/after`);
+    // The stored URL still heads the page; the form keeps the edits (regression: it showed the stored values).
+    expect(refused.html).toContain(`<code>${receiver.url}/after</code>`);
+    expect(refused.html).toMatch(/id="edit-url"[^>]*value="http:\/\/169\.254\.169\.254\/latest"/);
+    expect(refused.html).toMatch(/id="edit-description"[^>]*value="new words"/);
+    expect(refused.html).not.toMatch(/id="edit-enabled"[^>]*checked/);
   });
 
   it('rotates the secret (shown once) and keeps the old one signing for the grace chosen', async () => {
@@ -237,6 +241,7 @@ describe('the credits.low threshold', () => {
     const refused = await browser.post(`${PATH}/credits-low`, { threshold_credits: '0.0001' });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('must have at most three decimals');
+    expect(refused.html).toMatch(/id="threshold"[^>]*value="0\.0001"/);
     const words = await browser.post(`${PATH}/credits-low`, { threshold_credits: 'ten' });
     expect(words.status).toBe(400);
     expect(words.html).toContain('threshold_credits');

@@ -171,7 +171,7 @@ function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody
   );
 }
 
-function ThresholdForm({ csrfToken, thresholdCredits }: { csrfToken: string; thresholdCredits: number | null }) {
+function ThresholdForm({ csrfToken, thresholdCredits, typed }: { csrfToken: string; thresholdCredits: number | null; typed: string | undefined }) {
   return (
     <PostForm action={`${PATH}/credits-low`} csrfToken={csrfToken} class="stack panel">
       <h2>Low-balance alert</h2>
@@ -182,7 +182,13 @@ function ThresholdForm({ csrfToken, thresholdCredits }: { csrfToken: string; thr
       </p>
       <div class="field">
         <label for="threshold">Threshold, in credits (empty: off)</label>
-        <input id="threshold" name="threshold_credits" type="text" inputMode="decimal" value={thresholdCredits === null ? '' : String(thresholdCredits)} />
+        <input
+          id="threshold"
+          name="threshold_credits"
+          type="text"
+          inputMode="decimal"
+          value={typed ?? (thresholdCredits === null ? '' : String(thresholdCredits))}
+        />
       </div>
       <div class="actions">
         <button type="submit">Save threshold</button>
@@ -191,7 +197,11 @@ function ThresholdForm({ csrfToken, thresholdCredits }: { csrfToken: string; thr
   );
 }
 
-async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues: FormBody = {}): Promise<void> {
+/**
+ * The endpoints page. A refused form is shown again as it was sent (`createValues`, or the
+ * threshold `typedThreshold`), so the author corrects rather than retypes.
+ */
+async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues: FormBody = {}, typedThreshold?: string): Promise<void> {
   const [endpoints, threshold] = await Promise.all([ctx.api.call(listWebhooks), ctx.api.call(getCreditsLowThreshold)]);
   if (!endpoints.ok) throw endpoints.error;
   if (!threshold.ok) throw threshold.error;
@@ -219,7 +229,7 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
         {plan === 'expert' ? (
           <div class="webhook-panels">
             <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
-            <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} />
+            <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} typed={typedThreshold} />
           </div>
         ) : null}
       </section>
@@ -302,21 +312,30 @@ function DeliveriesTable({ endpoint, deliveries, csrfToken }: { endpoint: Endpoi
   );
 }
 
-function EditForm({ endpoint, csrfToken }: { endpoint: Endpoint; csrfToken: string }) {
+/** The endpoint's settings; `typed`, a refused save as it was sent, shown again instead of the stored values. */
+function EditForm({ endpoint, csrfToken, typed }: { endpoint: Endpoint; csrfToken: string; typed: FormBody | undefined }) {
+  const shown = typed
+    ? {
+        url: formValue(typed, 'url') ?? '',
+        description: formValue(typed, 'description') ?? '',
+        events: formValues(typed, 'events'),
+        enabled: formValue(typed, 'enabled') === 'on',
+      }
+    : { url: endpoint.url, description: endpoint.description ?? '', events: endpoint.events, enabled: endpoint.enabled };
   return (
     <PostForm action={endpointPath(endpoint.id)} csrfToken={csrfToken} class="stack panel">
       <h2>Settings</h2>
       <div class="field">
         <label for="edit-url">URL</label>
-        <input id="edit-url" name="url" type="text" inputMode="url" maxLength={2_048} value={endpoint.url} />
+        <input id="edit-url" name="url" type="text" inputMode="url" maxLength={2_048} value={shown.url} />
       </div>
       <div class="field">
         <label for="edit-description">Description (optional)</label>
-        <input id="edit-description" name="description" type="text" maxLength={500} value={endpoint.description ?? ''} />
+        <input id="edit-description" name="description" type="text" maxLength={500} value={shown.description} />
       </div>
-      <EventBoxes idPrefix="edit-event" checked={endpoint.events} />
+      <EventBoxes idPrefix="edit-event" checked={shown.events} />
       <label for="edit-enabled">
-        <input id="edit-enabled" type="checkbox" name="enabled" value="on" checked={endpoint.enabled} /> Enabled: deliver new events to this endpoint
+        <input id="edit-enabled" type="checkbox" name="enabled" value="on" checked={shown.enabled} /> Enabled: deliver new events to this endpoint
       </label>
       <div class="actions">
         <button type="submit">Save changes</button>
@@ -362,7 +381,7 @@ function statusFilter(value: unknown): WebhookDeliveryStatus | undefined {
   return WEBHOOK_DELIVERY_STATUSES.find((status) => status === value);
 }
 
-async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {}): Promise<void> {
+async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {}, typed?: FormBody): Promise<void> {
   const status = statusFilter(ctx.req.query.status);
   const cursor = typeof ctx.req.query.cursor === 'string' && ctx.req.query.cursor !== '' ? ctx.req.query.cursor : undefined;
   const endpoint = await ctx.api.call(getWebhook, { id });
@@ -406,7 +425,7 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
           </p>
         ) : null}
         <div class="webhook-panels">
-          <EditForm endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
+          <EditForm endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} typed={typed} />
           <SecretAndDelete endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
         </div>
       </section>
@@ -442,8 +461,9 @@ export function registerWebhookPages(pages: PageRegistrar): void {
   });
 
   pages.page('POST', `${PATH}/credits-low`, async (ctx) => {
-    const result = await ctx.api.call(setCreditsLowThreshold, { threshold_credits: creditsField(formValue(formBody(ctx.req), 'threshold_credits')) });
-    if (!result.ok) return renderList(ctx, { error: result.error });
+    const typed = formValue(formBody(ctx.req), 'threshold_credits');
+    const result = await ctx.api.call(setCreditsLowThreshold, { threshold_credits: creditsField(typed) });
+    if (!result.ok) return renderList(ctx, { error: result.error }, {}, typed ?? '');
     const value = result.data.threshold_credits;
     await renderList(ctx, { done: value === null ? 'The low-balance alert is off.' : `credits.low now fires below ${credits(value)} credits.` });
   });
@@ -460,7 +480,8 @@ export function registerWebhookPages(pages: PageRegistrar): void {
       description: formValue(body, 'description') ?? null,
       enabled: formValue(body, 'enabled') === 'on',
     });
-    await renderEndpoint(ctx, id, result.ok ? { done: 'Saved.' } : { error: result.error });
+    // A refused save keeps what was typed (regression: the stored values came back, the edits lost).
+    await renderEndpoint(ctx, id, result.ok ? { done: 'Saved.' } : { error: result.error }, result.ok ? undefined : body);
   });
 
   pages.page('POST', `${PATH}/:id/rotate`, async (ctx) => {
