@@ -9,7 +9,7 @@ import { ProtocolErrorCode, type RequestId } from '@modelcontextprotocol/server'
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Core } from '../core/core.js';
-import type { ErrorCodeSet } from '../core/errors.js';
+import { type ErrorCodeSet, PorchError } from '../core/errors.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { hasApiKey, liveIdentity } from './identity.js';
@@ -31,7 +31,18 @@ export interface StdioOptions {
  */
 export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   const { core, operations, errorCodes, credentials, input = process.stdin, output = process.stdout } = options;
-  if (hasApiKey(credentials)) await core.authenticator.authenticate(credentials);
+  if (hasApiKey(credentials)) {
+    try {
+      await core.authenticator.authenticate(credentials);
+    } catch (err) {
+      if (!(err instanceof PorchError)) throw err;
+      // Over stdio the acting account is PORCH_ACCOUNT: the refusal names the setting the user has.
+      const refused = new PorchError(err.code, err.message.replaceAll('X-Porch-Account', 'PORCH_ACCOUNT'));
+      // The client is waiting: it is told why, or all it shows is "Connection closed".
+      await refuseStartup(input, output, `porch mcp cannot start: PORCH_API_KEY was refused: ${refused.code}: ${refused.message}`);
+      throw refused;
+    }
+  }
 
   // Lines the SDK would drop in silence are answered with a JSON-RPC error on the same output.
   const readable = input.pipe(answerUnreadableLines((line) => output.write(line)));

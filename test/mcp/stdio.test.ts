@@ -168,11 +168,16 @@ describe('porch mcp', () => {
     }
   });
 
-  it('exits non-zero with a clear message on stderr, and nothing on stdout, for an invalid key', async () => {
+  it('exits non-zero for an invalid key, with the reason on stderr and as the answer to the first request', async () => {
     const run = await runRaw({ PORCH_API_KEY: 'mdi_notARealKey000000000000000000000000000000' }, INITIALIZE);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('porch: PORCH_API_KEY was refused: INVALID_API_KEY: The API key is invalid, expired or revoked.');
-    expect(run.stdout).toBe('');
+    // The client's first request is answered with the reason (regression: it saw only "Connection closed").
+    expect(JSON.parse(run.stdout)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'porch mcp cannot start: PORCH_API_KEY was refused: INVALID_API_KEY: The API key is invalid, expired or revoked.' },
+    });
   });
 
   it('writes only protocol messages to stdout and exits 0 when stdin closes', async () => {
