@@ -60,6 +60,11 @@ interface GuardedCall {
 interface GuardedPath {
   operation: string;
   node?: string;
+  /**
+   * The texts the input guardrail reads when the caller checks parts of its own (the judge: its
+   * prompt and criteria), whose indexes and positions its findings name instead of the messages'.
+   */
+  parts?: readonly string[];
   prepare(owner: string, owned: Record<string, string>): Promise<GuardedCall>;
 }
 
@@ -96,6 +101,7 @@ const PATHS: Record<string, GuardedPath> = {
   'execute_workflow (a judge node)': {
     operation: 'execute_workflow',
     node: 'review',
+    parts: [`Deploy with ${TOKEN}`, 'Safe'],
     prepare: async (owner) => {
       const id = await importWorkflow(owner, { id: 'review', kind: 'judge', prompt: 'Deploy with {{notes}}', criteria: 'Safe' });
       return { path: `/workflows/${id}/execute`, id, body: { variables: { notes: TOKEN }, include_trace: true } };
@@ -103,6 +109,7 @@ const PATHS: Record<string, GuardedPath> = {
   },
   run_judge: {
     operation: 'run_judge',
+    parts: [`Deploy with ${TOKEN}`, 'Safe'],
     prepare: async () => ({ path: '/judge/run', body: { prompt: `Deploy with ${TOKEN}`, criteria: 'Safe' } }),
   },
 };
@@ -202,12 +209,20 @@ function findingsIn(path: GuardedPath, data: Record<string, unknown>): unknown {
   return (data.node_results as NodeTrace[]).find((node) => node.node_id === path.node)?.guardrail_findings;
 }
 
-/** The text each input finding points at, read from the messages the fake upstream received. */
-function textsAtFindings(findings: unknown): string[] {
+/** The text each input finding points at: in the caller's parts when it checks its own, else in the messages the fake upstream received. */
+function textsAtFindings(path: GuardedPath, findings: unknown): string[] {
   const sent = harness.fake.requests.map((request) => (request.body as { messages: Array<{ content: string }> }).messages);
+  const texts = path.parts ?? (sent[0] ?? []).map((message) => message.content);
   return (findings as Array<{ message_index: number; start: number; end: number }>).map((finding) =>
-    (sent[0]?.[finding.message_index]?.content ?? '').slice(finding.start, finding.end),
+    (texts[finding.message_index] ?? '').slice(finding.start, finding.end),
   );
+}
+
+/** How a refusal names a finding: by the message, or the caller's own part (the judge's, regression: offsets into the hidden wrapper). */
+function blockedAt(path: GuardedPath): RegExp {
+  if (path.parts === undefined) return /secret\.github_token at message \d+ \[\d+, \d+\)/;
+  const start = path.parts[0]?.indexOf(TOKEN) ?? -1;
+  return new RegExp(`secret\\.github_token at part 0 \\[${start}, ${start + TOKEN.length}\\)`);
 }
 
 describe('guardrails on inputs, on every path and door', () => {
@@ -224,11 +239,11 @@ describe('guardrails on inputs, on every path and door', () => {
       const node = (data.node_results as NodeTrace[]).find((entry) => entry.node_id === path.node);
       expect(node?.status).toBe('failed');
       expect(node?.error?.code).toBe('CONTENT_BLOCKED');
-      expect(node?.error?.message).toMatch(/secret\.github_token at message \d+ \[\d+, \d+\)/);
+      expect(node?.error?.message).toMatch(blockedAt(path));
     } else {
       expect(answer.ok, answer.raw).toBe(false);
       expect(answer.ok ? '' : answer.code).toBe('CONTENT_BLOCKED');
-      expect(answer.ok ? '' : answer.message).toMatch(/secret\.github_token at message \d+ \[\d+, \d+\)/);
+      expect(answer.ok ? '' : answer.message).toMatch(blockedAt(path));
     }
     expect(answer.raw).not.toContain(TOKEN);
     expect(harness.fake.requests).toHaveLength(0);
@@ -264,7 +279,7 @@ describe('guardrails on inputs, on every path and door', () => {
         end: expect.any(Number),
       },
     ]);
-    expect(textsAtFindings(findings)).toEqual([TOKEN]);
+    expect(textsAtFindings(path, findings)).toEqual([TOKEN]);
     expect(answer.raw).not.toContain(TOKEN);
   });
 });

@@ -42,6 +42,11 @@ export interface ModelCallContext {
    * (the judge, to its verdict's text through `checkOutputParts`): the raw answer is not checked.
    */
   guardsOwnOutput?: boolean | undefined;
+  /**
+   * The caller applied the input guardrail itself, to the parts it built the messages from (the
+   * judge, to the prompt and criteria through `checkInputParts`): the messages are not checked again.
+   */
+  guardsOwnInput?: boolean | undefined;
   /** The body's `use_byok`: false forces the shared gateway. */
   useByok?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -481,6 +486,8 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
   return {
     /** The output guardrail over the parts of an answer a caller returns instead of it (see `guardsOwnOutput`). */
     checkOutputParts: (organisation: OrganisationRecord, parts: readonly string[]) => guardrails.checkOutputParts(organisation, parts),
+    /** The input guardrail over the parts a caller builds its messages from (see `guardsOwnInput`). */
+    checkInputParts: (organisation: OrganisationRecord, parts: readonly string[]) => guardrails.checkInputParts(organisation, parts),
 
     /** Marks the call that gave `result` failed in usage: the request it served failed after it answered. */
     async markFailed(result: Pick<ModelCallResult, 'usageRecordId'>): Promise<void> {
@@ -510,7 +517,8 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
      * redacted) before anything is reserved or sent, the answer before it is returned.
      */
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
-      const input = await guardrails.checkInput(ctx.organisation, request.messages);
+      const input =
+        ctx.guardsOwnInput === true ? { messages: request.messages, findings: [] } : await guardrails.checkInput(ctx.organisation, request.messages);
       const result = await meteredCall(ctx, withMessages(request, input.messages));
       if (ctx.guardsOwnOutput === true) return guardedResult(result, result.content, input.findings);
       const output = await checkChargedOutput(ctx, result);

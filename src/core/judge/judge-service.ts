@@ -65,6 +65,12 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
         return { result, model: model.id, usage: NO_TOKENS, chargedTokens: 0, guardrailFindings: [] };
       }
       const findings = new Map<string, GuardrailFinding>();
+      // The input guardrail reads the prompt and criteria as sent, so its positions are theirs
+      // (part 0, part 1), not offsets into the message built around them (regression).
+      const checked = await modelCaller.checkInputParts(organisation, request.criteria === undefined ? [request.prompt] : [request.prompt, request.criteria]);
+      for (const finding of checked.findings) findings.set(findingKey(finding), finding);
+      const [guardedPrompt = request.prompt, guardedCriteria] = checked.parts;
+      const guardedRequest = { prompt: guardedPrompt, ...(guardedCriteria === undefined ? {} : { criteria: guardedCriteria }) };
       let usage = NO_TOKENS;
       let chargedTokens = 0;
       /**
@@ -74,12 +80,12 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
       let first: ModelCallResult | undefined;
       try {
         const verdict = await runJudge(
-          request,
+          guardedRequest,
           async (judgeRequest, retry) => {
             // The raw reply is JSON the caller never sees (its strings may be escaped: "ada\u0040example.com");
             // the output guardrail checks the verdict's text instead, below.
             const answer = await modelCaller.call(
-              { caller, organisation, useByok: input.use_byok, retry, guardsOwnOutput: true, ...context },
+              { caller, organisation, useByok: input.use_byok, retry, guardsOwnInput: true, guardsOwnOutput: true, ...context },
               { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
             );
             if (!retry) first = answer;

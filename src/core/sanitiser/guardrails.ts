@@ -21,7 +21,11 @@ export { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, type GuardrailMode, type Guardra
 /** A finding as a guardrail reports it: where and what rule, never the matched text. */
 export interface GuardrailFinding {
   direction: 'input' | 'output';
-  /** Index of the message in the call's messages (input); for the output, null, or the index of the part checked (checkOutputParts). */
+  /**
+   * Index of the message in the call's messages (input), or of the part checked when the caller
+   * checks parts of its own (checkInputParts, checkOutputParts: the judge's prompt and criteria, its
+   * verdict's text); null for a whole answer.
+   */
   message_index: number | null;
   rule_id: string;
   label: string;
@@ -41,13 +45,13 @@ function actionable(result: ScanResult, minimum: GuardrailSeverity): Finding[] {
   return result.findings.filter((finding) => SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[minimum]);
 }
 
-function blocked(direction: 'input' | 'output', findings: readonly GuardrailFinding[], incomplete: boolean): PorchError {
+/** What a finding's index counts: the call's messages, or the parts a caller checks itself. */
+type TextUnit = 'message' | 'part';
+
+function blocked(direction: 'input' | 'output', unit: TextUnit, findings: readonly GuardrailFinding[], incomplete: boolean): PorchError {
   const named = findings
     .slice(0, MAX_FINDINGS_NAMED)
-    .map(
-      (finding) =>
-        `${finding.rule_id} at ${finding.message_index === null ? '' : `${finding.direction === 'input' ? 'message' : 'part'} ${finding.message_index} `}[${finding.start}, ${finding.end})`,
-    );
+    .map((finding) => `${finding.rule_id} at ${finding.message_index === null ? '' : `${unit} ${finding.message_index} `}[${finding.start}, ${finding.end})`);
   const more = findings.length > MAX_FINDINGS_NAMED ? ` and ${findings.length - MAX_FINDINGS_NAMED} more` : '';
   const what = direction === 'input' ? 'The request' : "The model's answer";
   const held = named.length > 0 ? `${what} holds content the organisation's guardrail blocks: ${named.join('; ')}${more}.` : '';
@@ -91,6 +95,7 @@ export function createGuardrails(scanner: GuardrailScanner) {
   async function checkTexts(
     organisation: OrganisationRecord,
     direction: 'input' | 'output',
+    unit: TextUnit,
     mode: GuardrailMode,
     texts: readonly string[],
   ): Promise<{ texts: readonly string[]; findings: GuardrailFinding[] }> {
@@ -106,7 +111,7 @@ export function createGuardrails(scanner: GuardrailScanner) {
       incomplete ||= verdict.incomplete;
       checked.push(mode === 'redact' && verdict.acting.length > 0 ? redactor.redact(text, verdict.acting) : text);
     }
-    if (refuse) throw blocked(direction, findings, incomplete);
+    if (refuse) throw blocked(direction, unit, findings, incomplete);
     return { texts: checked, findings };
   }
 
@@ -121,6 +126,7 @@ export function createGuardrails(scanner: GuardrailScanner) {
       const { texts, findings } = await checkTexts(
         organisation,
         'input',
+        'message',
         mode,
         messages.map((message) => message.content),
       );
@@ -139,7 +145,19 @@ export function createGuardrails(scanner: GuardrailScanner) {
     async checkOutputParts(organisation: OrganisationRecord, parts: readonly string[]): Promise<{ parts: readonly string[]; findings: GuardrailFinding[] }> {
       const mode = organisation.guardrailOutputs;
       if (mode === 'off') return { parts, findings: [] };
-      const { texts, findings } = await checkTexts(organisation, 'output', mode, parts);
+      const { texts, findings } = await checkTexts(organisation, 'output', 'part', mode, parts);
+      return { parts: texts, findings };
+    },
+
+    /**
+     * The parts of a request its caller builds its messages from (the judge's prompt, then its
+     * criteria), after the input guardrail, so positions name what the caller sent rather than
+     * the messages built around it; findings name each part's index. Throws CONTENT_BLOCKED under `block`.
+     */
+    async checkInputParts(organisation: OrganisationRecord, parts: readonly string[]): Promise<{ parts: readonly string[]; findings: GuardrailFinding[] }> {
+      const mode = organisation.guardrailInputs;
+      if (mode === 'off') return { parts, findings: [] };
+      const { texts, findings } = await checkTexts(organisation, 'input', 'part', mode, parts);
       return { parts: texts, findings };
     },
 
@@ -149,7 +167,7 @@ export function createGuardrails(scanner: GuardrailScanner) {
       if (mode === 'off') return { content, findings: [] };
       const { acting, refuse, incomplete } = judge(mode, await scanner.scan(organisation.id, content), organisation.guardrailMinSeverity);
       const findings = report('output', null, acting);
-      if (refuse) throw blocked('output', findings, incomplete);
+      if (refuse) throw blocked('output', 'part', findings, incomplete);
       return { content: mode === 'redact' && acting.length > 0 ? redactText(content, acting) : content, findings };
     },
   };
