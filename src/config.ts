@@ -9,6 +9,7 @@ import { parseYaml } from './core/yaml.js';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
+import { decodeSecretKey } from './core/ai/byok-crypto.js';
 import { DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY } from './core/access/concurrency-limiter.js';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_ACCOUNT, DEFAULT_RUN_CONCURRENCY, DEFAULT_RUN_POLL_INTERVAL_MS, type RunQueueSettings } from './core/runs/run-queue.js';
 import { TOKENS_PER_CREDIT } from './core/credits/credits.js';
@@ -38,7 +39,15 @@ const envSchema = z.object({
   PORCH_NO_BOOTSTRAP: flag.default(false),
   PORCH_MIN_CREDITS: z.coerce.number().min(0).default(1),
   PORCH_CONFIG: z.string().min(1).optional(),
-  PORCH_SECRET_KEY: z.string().min(1).optional(),
+  // Checked with the configuration, so a malformed key is named like every other setting (never echoed).
+  PORCH_SECRET_KEY: z
+    .string()
+    .min(1)
+    .refine(
+      (value) => value.trim() === '' || decodeSecretKey(value) !== undefined,
+      'must be 32 random bytes written as 64 hex characters or as base64 (e.g. the output of `openssl rand -base64 32`)',
+    )
+    .optional(),
   PORCH_DATA_DIR: z.string().min(1).optional(),
   PORCH_ALLOWED_ORIGINS: z.string().optional(),
   PORCH_ALLOWED_HOSTS: z.string().optional(),

@@ -59,3 +59,18 @@ describe('webhook settings', () => {
     expect(() => load({ PORCH_CONFIG: path })).toThrow(/webhooks\.allow_hosts/);
   });
 });
+
+describe('the secret key', () => {
+  it('is refused with the configuration when malformed, as a setting, never echoed (regression: "unexpected error")', () => {
+    const malformed = 'not-32-bytes-of-anything-secret';
+    let message = '';
+    try {
+      load({ PORCH_SECRET_KEY: malformed });
+    } catch (err) {
+      message = (err as Error).name === 'ConfigError' ? (err as Error).message : `not a ConfigError: ${String(err)}`;
+    }
+    expect(message).toContain('PORCH_SECRET_KEY: must be 32 random bytes written as 64 hex characters or as base64');
+    expect(message).not.toContain(malformed);
+    expect(load({ PORCH_SECRET_KEY: 'ab'.repeat(32) }).secretKey).toBe('ab'.repeat(32));
+  });
+});

@@ -8,7 +8,7 @@ export function registerBackupCommand(program: Command, context: CliContext): vo
   program
     .command('backup')
     .description('Write an online backup of the SQLite database (PostgreSQL: prints the pg_dump command instead)')
-    .option('--to <file>', 'the backup file (never overwritten); by default porch-backup-<UTC time>.db beside the database')
+    .option('--to <file>', 'the backup file (never overwritten); by default <name>-backup-<UTC time>.db beside the database <name>.db')
     .option('--json', 'print JSON')
     .action(async (options: { to?: string; json?: boolean }) => {
       const { databaseUrl } = loadCliConfig(context);

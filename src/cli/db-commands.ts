@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { copyDatabase, type CopyReport } from '../db/copy-database.js';
-import { absoluteDatabaseUrl, locateDatabase, migrateDatabase } from '../db/create-store.js';
-import { loadCliConfig, refuseMissingDatabase, withApplication, type CliContext } from './context.js';
+import { absoluteDatabaseUrl, engineOf, locateDatabase, migrateDatabase } from '../db/create-store.js';
+import { CliUsageError, loadCliConfig, refuseMissingDatabase, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
 function describeCopy(report: CopyReport): string {
@@ -58,6 +58,12 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .action(async (options: { to: string; json?: boolean }) => {
       const { databaseUrl } = loadCliConfig(context);
       refuseMissingDatabase(databaseUrl);
+      try {
+        engineOf(options.to, '--to');
+      } catch (err) {
+        // A target naming no engine is the caller's mistake, said about the option they gave.
+        throw new CliUsageError((err as Error).message);
+      }
       const report = await copyDatabase(databaseUrl, absoluteDatabaseUrl(options.to, context.cwd));
       print(context.stdout, report, options, () => describeCopy(report));
     });

@@ -61,6 +61,20 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     // A path the operator gave that the file system refused (--output to a folder, a missing folder).
     const fileError = describeFileError(err);
     if (fileError !== undefined) return fail(`${fileError}.`);
+    const listenError = describeListenError(err);
+    if (listenError !== undefined) return fail(listenError);
     return fail(`unexpected error: ${describeUnexpected(err)}`);
   }
+}
+
+/** A port `porch serve` could not listen on, said as the operator's to fix; undefined for any other error. */
+function describeListenError(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { syscall, code, address, port } = err as { syscall?: unknown; code?: unknown; address?: unknown; port?: unknown };
+  if (syscall !== 'listen' || typeof code !== 'string') return undefined;
+  const where = `${typeof address === 'string' ? address : 'the host'}:${typeof port === 'number' ? port : '?'}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: another process uses that port. Stop it, or set PORT (or HOST) to another.`;
+  if (code === 'EACCES') return `cannot listen on ${where}: this user may not use that port. Choose a port above 1023 with PORT.`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this host has no such address. Set HOST to one of its addresses, or 0.0.0.0.`;
+  return `cannot listen on ${where} (${code}).`;
 }

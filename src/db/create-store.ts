@@ -27,20 +27,20 @@ export type StorageEngine = 'sqlite' | 'postgres';
 const URL_SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 
 /**
- * The engine `DATABASE_URL` names. Errors quote only the scheme, never the URL, which may hold a
- * password.
+ * The engine `DATABASE_URL` (or the setting named `setting`) names. Errors quote only the scheme,
+ * never the URL, which may hold a password.
  */
-export function engineOf(databaseUrl: string): StorageEngine {
+export function engineOf(databaseUrl: string, setting = 'DATABASE_URL'): StorageEngine {
   const scheme = URL_SCHEME.exec(databaseUrl)?.[1]?.toLowerCase();
   if (scheme === undefined || scheme === 'file') return 'sqlite';
   if (scheme === 'postgres' || scheme === 'postgresql') {
     // Malformed URLs are refused here, at configuration time, with a message naming the setting.
-    postgresLocation(databaseUrl);
+    postgresLocation(databaseUrl, setting);
     return 'postgres';
   }
   // Used as a path, `foo:bar` would quietly become an empty SQLite file of that name.
   throw new Error(
-    `DATABASE_URL starts with ${scheme}:, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite), or postgres://user:password@host/database (PostgreSQL).`,
+    `${setting} starts with ${scheme}:, which names no database Porch supports: use a file: URL, a path or :memory: (SQLite), or postgres://user:password@host/database (PostgreSQL).`,
   );
 }
 

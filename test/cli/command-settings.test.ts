@@ -3,6 +3,7 @@
  * the commands that use it"), and the database a command uses is the one the operator meant.
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,27 @@ describe('the database a command uses', () => {
     const lines = served.stderr.split('\n').filter((line) => line.length > 0);
     const logs = lines.map((line) => JSON.parse(line) as { msg?: string; database?: string });
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'using the database', database: join(directory, 'porch.db') }));
+  });
+});
+
+describe('porch serve', () => {
+  it('says a port in use is taken, as the operator’s to fix (regression: "unexpected error: listen EADDRINUSE")', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const address = holder.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const served = await runPorchIn(
+        directory,
+        { ...env, HOST: '127.0.0.1', PORT: String(port), PORCH_NO_BOOTSTRAP: '1', PORCH_TEST_UNSET_VENDOR_KEY: 'sk-test' },
+        'serve',
+      );
+      expect(served.code).toBe(1);
+      expect(served.stderr).toContain(`porch: cannot listen on 127.0.0.1:${port}: another process uses that port.`);
+      expect(served.stderr).not.toContain('unexpected error');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
 

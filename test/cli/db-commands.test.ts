@@ -174,6 +174,13 @@ describe('porch db copy', () => {
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
   });
 
+  it('refuses a target that names no engine, saying so about --to (regression: "unexpected error" naming DATABASE_URL)', async () => {
+    const result = await porch('db', 'copy', '--to', 'mysql://user:secret-9@host/db');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^porch: --to starts with mysql:, which names no database Porch supports/);
+    expect(result.stderr).not.toContain('secret-9');
+  });
+
   it('refuses a non-empty target with exit code 1, naming what it holds', async () => {
     const target = join(directory, 'copy-target.db');
     expect((await porch('db', 'copy', '--to', target)).code).toBe(0);

@@ -88,7 +88,7 @@ export function decryptSecret(blob: string, key: Buffer, associatedData?: string
 }
 
 /** Decodes a 32-byte key written as 64 hex characters or as base64/base64url; undefined otherwise. */
-function decodeSecretKey(text: string): Buffer | undefined {
+export function decodeSecretKey(text: string): Buffer | undefined {
   const trimmed = text.trim();
   if (HEX_KEY_PATTERN.test(trimmed)) return Buffer.from(trimmed, 'hex');
   if (BASE64_KEY_PATTERN.test(trimmed)) {

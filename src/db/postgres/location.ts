@@ -16,24 +16,24 @@ interface PostgresAddress {
 }
 
 /** Host, port and database of a PostgreSQL URL, without user or password; throws a message naming the setting when malformed. */
-function postgresAddress(databaseUrl: string): PostgresAddress {
+function postgresAddress(databaseUrl: string, setting = 'DATABASE_URL'): PostgresAddress {
   let url: URL;
   try {
     url = new URL(databaseUrl);
   } catch {
-    throw new Error('DATABASE_URL is not a valid PostgreSQL URL: expected postgres://user:password@host:5432/database.');
+    throw new Error(`${setting} is not a valid PostgreSQL URL: expected postgres://user:password@host:5432/database.`);
   }
-  if (!POSTGRES_SCHEMES.has(url.protocol)) throw new Error('DATABASE_URL is not a PostgreSQL URL.');
+  if (!POSTGRES_SCHEMES.has(url.protocol)) throw new Error(`${setting} is not a PostgreSQL URL.`);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const host = url.hostname || url.searchParams.get('host') || '';
-  if (host === '') throw new Error('DATABASE_URL names no PostgreSQL host: expected postgres://user:password@host:5432/database.');
-  if (database === '') throw new Error('DATABASE_URL names no PostgreSQL database: expected postgres://user:password@host:5432/database.');
+  if (host === '') throw new Error(`${setting} names no PostgreSQL host: expected postgres://user:password@host:5432/database.`);
+  if (database === '') throw new Error(`${setting} names no PostgreSQL database: expected postgres://user:password@host:5432/database.`);
   return { host, port: url.port || '5432', database };
 }
 
 /** `host:port/database` of a PostgreSQL URL, safe to log; throws a message naming the setting when malformed. */
-export function postgresLocation(databaseUrl: string): string {
-  const { host, port, database } = postgresAddress(databaseUrl);
+export function postgresLocation(databaseUrl: string, setting?: string): string {
+  const { host, port, database } = postgresAddress(databaseUrl, setting);
   return `${host}:${port}/${database}`;
 }
 
