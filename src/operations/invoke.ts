@@ -139,6 +139,18 @@ export function parseOperationInput(
     const problem = requestPartProblem(value, location, request.pathStyle, MAX_JSON_DEPTH);
     if (problem !== undefined) throw new PorchError('VALIDATION_ERROR', `Invalid request: ${problem}.`);
   }
+  // No query parameter takes several values: a repeated one is named as such, not as a value of
+  // the wrong type (regression: `?limit=1&limit=2` said "must be a whole number").
+  if (operation.query && request.pathStyle !== 'plain' && typeof request.query === 'object' && request.query !== null) {
+    const known = 'shape' in operation.query ? Object.keys(operation.query.shape as object) : [];
+    const repeated = Object.entries(request.query).filter(([name, value]) => Array.isArray(value) && known.includes(name));
+    if (repeated.length > 0) {
+      throw new PorchError(
+        'VALIDATION_ERROR',
+        `Invalid request: ${repeated.map(([name, value]) => `query.${name}: given ${(value as unknown[]).length} times; send it once`).join('; ')}.`,
+      );
+    }
+  }
   return {
     ...(operation.params ? parsePart(operation.params, request.params, 'path', request.pathStyle) : {}),
     ...(operation.query ? parsePart(operation.query, request.query, 'query', request.pathStyle) : {}),

@@ -94,6 +94,14 @@ describe('bad input never gets a 500', () => {
     }
   });
 
+  it('names a repeated query parameter as repeated, not as a value of the wrong type (regression: "must be a whole number")', async () => {
+    const response = await harness.api('GET', '/context-cards?limit=1&limit=2', { key });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(response.body.error.message).toBe('Invalid request: query.limit: given 2 times; send it once.');
+    // A parameter the operation does not take is still ignored, repeated or not.
+    expect((await harness.api('GET', '/context-cards?utm=a&utm=b', { key })).status).toBe(200);
+  });
+
   it('answers 404 NOT_FOUND for unknown routes and 405 with Allow for a wrong method', async () => {
     const unknown = await harness.api('GET', '/nothing-here', { key });
     expect(unknown.status).toBe(404);
