@@ -222,10 +222,19 @@ describeEachEngine('webhook storage', (engine, definition) => {
       at: T0 + 1,
     });
     expect(updated).toMatchObject({ events: ['credits.low'], description: 'ops', updatedAt: T0 + 1 });
-    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low'));
+    const event = eventRecord(account.id, 'credits.low');
+    await store.webhooks.enqueue(event);
+    expect(await claimAll(store)).toHaveLength(1);
     expect(await store.webhooks.deleteEndpoint({ accountId: account.id, id: endpoint.id })).toBe(true);
     expect(await store.webhooks.listEndpoints(account.id)).toEqual([]);
-    expect(await claimAll(store)).toEqual([]);
+    expect(await claimAll(store, T0 + 60 * MINUTE_MS)).toEqual([]);
+    // An attempt that was running when the endpoint went logs nothing (regression: an orphaned attempt row).
+    await store.webhooks.recordAttempt({
+      attempt: { id: newId(), endpointId: endpoint.id, eventId: event.id, attemptedAt: T0, statusCode: 204, durationMs: 5, error: null },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    });
+    expect(await store.webhooks.listAttempts({ endpointId: endpoint.id, eventIds: [event.id] })).toEqual([]);
   });
 
   it('at most the limit of endpoints per account', async () => {

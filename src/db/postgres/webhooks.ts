@@ -165,8 +165,7 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
     },
     async recordAttempt({ attempt, status, nextAttemptAt }) {
       await inTransaction(db, async (tx) => {
-        await tx.insert(webhookAttempts).values(attempt);
-        await tx
+        const moved = await tx
           .update(webhookDeliveries)
           .set({
             status,
@@ -177,7 +176,10 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
             lastStatusCode: attempt.statusCode,
             lastError: attempt.error,
           })
-          .where(and(eq(webhookDeliveries.endpointId, attempt.endpointId), eq(webhookDeliveries.eventId, attempt.eventId)));
+          .where(and(eq(webhookDeliveries.endpointId, attempt.endpointId), eq(webhookDeliveries.eventId, attempt.eventId)))
+          .returning({ eventId: webhookDeliveries.eventId });
+        // An endpoint deleted while the attempt ran took its deliveries and log with it: nothing to log.
+        if (moved.length > 0) await tx.insert(webhookAttempts).values(attempt);
       });
     },
     async listDeliveries({ accountId, id, status, page }) {

@@ -129,8 +129,8 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
   });
 
   const recordAttempt = immediateTransaction(db, ({ attempt, status, nextAttemptAt }: Parameters<WebhookRepository['recordAttempt']>[0]) => {
-    db.insert(webhookAttempts).values(attempt).run();
-    db.update(webhookDeliveries)
+    const moved = db
+      .update(webhookDeliveries)
       .set({
         status,
         attempts: sql`${webhookDeliveries.attempts} + 1`,
@@ -141,7 +141,9 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
         lastError: attempt.error,
       })
       .where(and(eq(webhookDeliveries.endpointId, attempt.endpointId), eq(webhookDeliveries.eventId, attempt.eventId)))
-      .run();
+      .run().changes;
+    // An endpoint deleted while the attempt ran took its deliveries and log with it: nothing to log.
+    if (moved > 0) db.insert(webhookAttempts).values(attempt).run();
   });
 
   const deleteEndpoint = immediateTransaction(db, (accountId: string, id: string): boolean => {
