@@ -25,7 +25,7 @@ import { createPromptCatalog } from './catalog/prompt-catalog.js';
 import type { Clock } from './clock.js';
 import type { ErrorCodeSet } from './errors.js';
 import { createContextCardService } from './context-cards/context-cards.js';
-import { createCreditService } from './credits/credits.js';
+import { accruedChargingAt, createCreditService } from './credits/credits.js';
 import { createDemoService } from './demo/demo.js';
 import { createHealthService } from './health.js';
 import { createIdempotencyService } from './idempotency.js';
@@ -84,7 +84,8 @@ export interface CoreDependencies {
 
 export function createCore({ store, clock, logger, settings, ai: bareAi, secretKey, telemetry = createTelemetry() }: CoreDependencies) {
   const ai = instrumentAiGateway(bareAi, telemetry);
-  const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs });
+  const accruedCharging = () => accruedChargingAt(clock.now(), lowBalanceEvent);
+  const instance = createInstance({ store: store.instances, clock, logger, leaseMs: settings.instanceLeaseMs, accruedCharging });
   const credits = createCreditService(store.credits, clock, settings.minimumTokens, instance, lowBalanceEvent, store.usage);
   const accounts = createAccountService(store, clock);
   const models = {
@@ -121,7 +122,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     }),
     telemetry,
   );
-  const idempotency = createIdempotencyService(store.idempotency, clock, instance);
+  const idempotency = createIdempotencyService(store.idempotency, clock, instance, accruedCharging);
   const runs = createRunService(store, clock, settings.runRetentionDays, settings.errorCodes ?? 'a');
   const oauth = createOAuthService(store, clock);
   const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
@@ -168,6 +169,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
       oauth,
       catalog: lifecycle,
       instances: store.instances,
+      accruedCharging,
       instance,
       clock,
       logger,

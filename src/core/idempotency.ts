@@ -4,7 +4,7 @@
  * Only successful responses are stored, so a failed attempt (500, 402 BILLING_FAILED) can be retried.
  */
 import { createHash } from 'node:crypto';
-import type { IdempotencyRepository } from '../db/store.js';
+import type { AccruedCharging, IdempotencyRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
 import { PorchError } from './errors.js';
 import type { Instance } from './instance.js';
@@ -27,7 +27,8 @@ function canonicalJson(value: unknown): string {
 
 export type IdempotencyStart = { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed' };
 
-export function createIdempotencyService(store: IdempotencyRepository, clock: Clock, instance: Instance) {
+/** `accruedCharging`: how what a dead claim's process accrued is charged when a retry takes the key over. */
+export function createIdempotencyService(store: IdempotencyRepository, clock: Clock, instance: Instance, accruedCharging: () => AccruedCharging) {
   return {
     async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown): Promise<IdempotencyStart> {
       if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
@@ -36,7 +37,16 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
       const instanceId = await instance.ready();
       const now = clock.now();
       const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
-      const claim = await store.claim({ accountId, idempotencyKey, operation, requestHash, now, expiresAt: now + IDEMPOTENCY_TTL_MS, instanceId });
+      const claim = await store.claim({
+        accountId,
+        idempotencyKey,
+        operation,
+        requestHash,
+        now,
+        expiresAt: now + IDEMPOTENCY_TTL_MS,
+        instanceId,
+        charging: accruedCharging(),
+      });
       if (claim.kind === 'conflict') {
         throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
       }

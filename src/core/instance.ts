@@ -6,7 +6,7 @@
  * host), when any process's sweep or the retry of a claimed request finds it expired.
  */
 import type { Logger } from 'pino';
-import type { InstanceRepository } from '../db/store.js';
+import type { AccruedCharging, InstanceRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
 
@@ -36,11 +36,14 @@ export function createInstance({
   clock,
   logger,
   leaseMs = DEFAULT_LEASE_MS,
+  accruedCharging,
 }: {
   store: InstanceRepository;
   clock: Clock;
   logger: Logger;
   leaseMs?: number;
+  /** How what this process's reservations accrued is charged when it retires (credits.ts, accruedChargingAt). */
+  accruedCharging: () => AccruedCharging;
 }): Instance {
   const id = newId();
   let registered: Promise<string> | null = null;
@@ -77,7 +80,7 @@ export function createInstance({
       timer = null;
       if (registered === null || retired) return;
       retired = true;
-      await store.retire(id);
+      await store.retire(id, accruedCharging());
     },
   };
 }

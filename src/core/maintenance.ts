@@ -8,7 +8,7 @@
  * console sessions and one-time links that ended, and the OAuth server's expired codes and tokens.
  */
 import type { Logger } from 'pino';
-import type { InstanceRepository } from '../db/store.js';
+import type { AccruedCharging, InstanceRepository } from '../db/store.js';
 import type { ConsoleSessions } from './access/console-sessions.js';
 import type { OAuthService } from './access/oauth.js';
 import type { Clock } from './clock.js';
@@ -49,6 +49,8 @@ export interface MaintenanceDependencies {
   oauth: Pick<OAuthService, 'pruneExpired'>;
   catalog: Pick<LifecycleService, 'pruneDeletedVersions'>;
   instances: InstanceRepository;
+  /** How what an expired process's reservations accrued is charged (credits.ts, accruedChargingAt). */
+  accruedCharging: () => AccruedCharging;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
   instance: Instance;
   clock: Clock;
@@ -65,13 +67,14 @@ export function createMaintenance({
   oauth,
   catalog,
   instances,
+  accruedCharging,
   instance,
   clock,
   logger,
 }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {
     await instance.renew();
-    const retiredInstances = await instances.retireExpired(clock.now());
+    const retiredInstances = await instances.retireExpired(accruedCharging());
     // After the retirements: the runs of the processes just retired are recovered in the same sweep.
     const recovered = await runQueue.recover();
     const report = {

@@ -435,6 +435,18 @@ export interface CreditSettlement {
  */
 export type LowBalanceEventBuilder = (crossing: { accountId: string; balanceTokens: number; thresholdTokens: number; at: number }) => WebhookEventRecord;
 
+/**
+ * How a charge accrued under a reservation that closes without a settlement (released, expired,
+ * its process gone) is written, as a settlement's charge is: at `at`, the time it is written,
+ * under a new ledger entry id (ids order the ledger), with `credits.low` when it takes the
+ * balance across the account's threshold.
+ */
+export interface AccruedCharging {
+  at: number;
+  newEntryId: () => string;
+  lowBalanceEvent?: LowBalanceEventBuilder | undefined;
+}
+
 export interface CreditRepository {
   balance(accountId: string): Promise<CreditBalance>;
   /** The balance below which a settlement emits `credits.low`; null: never (the default). */
@@ -464,10 +476,10 @@ export interface CreditRepository {
    * without its record, or the reverse.
    */
   settle(settlement: CreditSettlement): Promise<SettleOutcome>;
-  /** Closes the reservation; what was accrued under it is charged, the rest goes back. */
-  release(reservationId: string): Promise<void>;
-  /** Releases reservations that expired (left behind by a crash), charging what they accrued; returns how many. */
-  releaseExpired(at: number): Promise<number>;
+  /** Closes the reservation; what was accrued under it is charged (see AccruedCharging), the rest goes back. */
+  release(reservationId: string, charging: AccruedCharging): Promise<void>;
+  /** Releases reservations expired at `charging.at` (left behind by a crash), charging what they accrued; returns how many. */
+  releaseExpired(charging: AccruedCharging): Promise<number>;
   ledger(accountId: string): Promise<LedgerEntry[]>;
   /** A page of the account's ledger, newest first. */
   ledgerPage(request: OwnedPageRequest): Promise<LedgerEntry[]>;
@@ -666,6 +678,8 @@ export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
    * retry claims the key afresh.
    */
   instanceId: string;
+  /** How what a dead claim's process accrued is charged, when the claim is taken over (see `instanceId`). */
+  charging: AccruedCharging;
 }
 
 export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_progress' };
@@ -978,10 +992,10 @@ export interface WebhookRepository {
 export interface InstanceRepository {
   /** Registers the instance, or renews its lease, until `leaseExpiresAt`. */
   renew(request: { id: string; now: number; leaseExpiresAt: number }): Promise<void>;
-  /** Ends the instance and releases what it held, in one transaction. */
-  retire(id: string): Promise<void>;
-  /** Retires every instance whose lease ended at or before `now`; returns how many. */
-  retireExpired(now: number): Promise<number>;
+  /** Ends the instance and releases what it held, in one transaction, charging what its reservations accrued. */
+  retire(id: string, charging: AccruedCharging): Promise<void>;
+  /** Retires every instance whose lease ended at or before `charging.at`; returns how many. */
+  retireExpired(charging: AccruedCharging): Promise<number>;
 }
 
 export interface SlotRequest {

@@ -15,7 +15,7 @@ import { COPIED_TABLES, type CopiedRow, type CopiedTable } from '../../src/db/ta
 import { runPorch } from '../helpers/cli.js';
 import { defined } from '../helpers/defined.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { INSTANCE_ID, MINUTE_MS, T0, byokKeyRecord, usageRecord } from './fixtures.js';
+import { INSTANCE_ID, MINUTE_MS, T0, accruedCharging, byokKeyRecord, usageRecord } from './fixtures.js';
 
 /** Small batches, so every table of more than a few rows is read and written in several. */
 const BATCH_ROWS = 7;
@@ -95,7 +95,7 @@ async function populate(): Promise<void> {
         operation: 'execute_composition',
         requestHash: `hash-${index}`,
       };
-      await store.idempotency.claim({ ...claim, now: T0, expiresAt: T0 + 86_400_000, instanceId: INSTANCE_ID });
+      await store.idempotency.claim({ ...claim, now: T0, expiresAt: T0 + 86_400_000, instanceId: INSTANCE_ID, charging: accruedCharging(T0) });
       if (index < 10) await store.idempotency.complete({ ...claim, status: 200, body: { output: `answer ${index}`, nested: { z: 1, a: [true, null] } } });
     }
     await store.runs.insert({
@@ -202,6 +202,7 @@ async function readThroughPorts(databaseUrl: string) {
           now: T0,
           expiresAt: T0 + 86_400_000,
           instanceId: INSTANCE_ID,
+          charging: accruedCharging(T0),
         }),
       })),
     );

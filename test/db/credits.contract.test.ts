@@ -4,9 +4,9 @@
  */
 import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import type { CreditRepository, Store, UsageRecord } from '../../src/db/store.js';
+import type { AccruedCharging, CreditRepository, Store, UsageRecord } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { createAccount, INSTANCE_ID, MINUTE_MS, T0, usageRecord } from './fixtures.js';
+import { accruedCharging, createAccount, INSTANCE_ID, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
 function reserve(credits: CreditRepository, accountId: string, tokens: number, options: { minimumAvailableTokens?: number; expiresAt?: number } = {}) {
   const reservationId = newId();
@@ -129,10 +129,10 @@ describeEachEngine('credits', (engine, definition) => {
     const { account } = await createAccount(store, 1_000);
     const kept = await reserve(store.credits, account.id, 300);
     const released = await reserve(store.credits, account.id, 200);
-    await store.credits.release(released.reservationId);
+    await store.credits.release(released.reservationId, accruedCharging(T0 + 2 * MINUTE_MS));
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 300 });
-    await store.credits.release(released.reservationId);
-    await store.credits.release(newId());
+    await store.credits.release(released.reservationId, accruedCharging(T0 + 2 * MINUTE_MS));
+    await store.credits.release(newId(), accruedCharging(T0 + 2 * MINUTE_MS));
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 300 });
     expect((await settle(store, kept.reservationId, 300)).ok).toBe(true);
   });
@@ -143,9 +143,9 @@ describeEachEngine('credits', (engine, definition) => {
     await reserve(store.credits, account.id, 100, { expiresAt: T0 + MINUTE_MS });
     await reserve(store.credits, account.id, 200, { expiresAt: T0 + 2 * MINUTE_MS });
     const live = await reserve(store.credits, account.id, 400, { expiresAt: T0 + 10 * MINUTE_MS });
-    expect(await store.credits.releaseExpired(T0 + 5 * MINUTE_MS)).toBe(2);
+    expect(await store.credits.releaseExpired(accruedCharging(T0 + 5 * MINUTE_MS))).toBe(2);
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 400 });
-    expect(await store.credits.releaseExpired(T0 + 5 * MINUTE_MS)).toBe(0);
+    expect(await store.credits.releaseExpired(accruedCharging(T0 + 5 * MINUTE_MS))).toBe(0);
     expect((await settle(store, live.reservationId, 400)).ok, 'a live reservation can still be settled').toBe(true);
   });
 
@@ -160,7 +160,7 @@ describeEachEngine('credits', (engine, definition) => {
     });
     expect(await store.credits.extend({ reservationId: run.reservationId, tokens: 101, at: T0 })).toMatchObject({ ok: false });
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 1_000, reservedTokens: 900 });
-    await store.credits.release(run.reservationId);
+    await store.credits.release(run.reservationId, accruedCharging(T0 + 2 * MINUTE_MS));
     expect(await store.credits.balance(account.id), 'the grown reservation goes back whole').toEqual({ balanceTokens: 1_000, reservedTokens: 200 });
     expect((await store.credits.extend({ reservationId: run.reservationId, tokens: 1, at: T0 })).ok).toBe(false);
     expect((await store.credits.extend({ reservationId: newId(), tokens: 1, at: T0 })).ok).toBe(false);
@@ -195,7 +195,7 @@ describeEachEngine('credits', (engine, definition) => {
       false,
     );
     expect(await store.usage.listByAccount(account.id)).toHaveLength(3);
-    await store.credits.release(run.reservationId);
+    await store.credits.release(run.reservationId, accruedCharging(T0 + 2 * MINUTE_MS));
     expect((await store.credits.balance(account.id)).balanceTokens, 'closing again charges nothing twice').toBe(800);
   });
 
@@ -207,19 +207,40 @@ describeEachEngine('credits', (engine, definition) => {
     await store.credits.accrue({ reservationId: released.reservationId, usage: usageRecord(account.id, { chargedTokens: 50 }) });
     await store.credits.accrue({ reservationId: expired.reservationId, usage: usageRecord(account.id, { chargedTokens: 70 }) });
     await store.credits.accrue({ reservationId: expired.reservationId, usage: usageRecord(account.id, { chargedTokens: 30 }) });
-    await store.credits.release(released.reservationId);
+    await store.credits.release(released.reservationId, accruedCharging(T0 + 2 * MINUTE_MS));
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 950, reservedTokens: 400 });
-    expect(await store.credits.releaseExpired(T0 + 2 * MINUTE_MS)).toBe(1);
+    expect(await store.credits.releaseExpired(accruedCharging(T0 + 2 * MINUTE_MS))).toBe(1);
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 850, reservedTokens: 0 });
     const ledger = await store.credits.ledger(account.id);
     const charges = ledger.filter((entry) => entry.kind === 'usage');
-    expect(charges.map((entry) => [entry.id, entry.deltaTokens]).sort()).toEqual(
-      [
-        [released.reservationId, -50],
-        [expired.reservationId, -100],
-      ].sort(),
-    );
+    // Each under an entry id of its own and the time it was written, in the order written
+    // (regression: under its reservation's older id and its calls' time, so out of order).
+    expect(charges.map((entry) => [entry.deltaTokens, entry.balanceAfterTokens, entry.createdAt])).toEqual([
+      [-50, 950, T0 + 2 * MINUTE_MS],
+      [-100, 850, T0 + 2 * MINUTE_MS],
+    ]);
+    expect(charges.map((entry) => entry.id)).not.toContain(released.reservationId);
     expect(charges.every((entry) => entry.reference === 'usage:accrued')).toBe(true);
+  });
+
+  it('an accrued charge that takes the balance across the threshold writes credits.low, as a settlement does (regression: none after a crash)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 1_000);
+    await store.credits.setLowBalanceThreshold({ accountId: account.id, thresholdTokens: 900, at: T0 });
+    const events: Array<{ balanceTokens: number; thresholdTokens: number }> = [];
+    const lowBalanceEvent: NonNullable<AccruedCharging['lowBalanceEvent']> = (crossing) => {
+      events.push({ balanceTokens: crossing.balanceTokens, thresholdTokens: crossing.thresholdTokens });
+      return { id: newId(), type: 'credits.low', accountId: crossing.accountId, payload: '{}', createdAt: crossing.at };
+    };
+    const first = await reserve(store.credits, account.id, 300);
+    await store.credits.accrue({ reservationId: first.reservationId, usage: usageRecord(account.id, { chargedTokens: 150 }) });
+    await store.credits.release(first.reservationId, accruedCharging(T0 + MINUTE_MS, lowBalanceEvent));
+    expect(events).toEqual([{ balanceTokens: 850, thresholdTokens: 900 }]);
+    // Already below: the next accrued charge stays quiet.
+    const second = await reserve(store.credits, account.id, 300, { expiresAt: T0 + MINUTE_MS });
+    await store.credits.accrue({ reservationId: second.reservationId, usage: usageRecord(account.id, { chargedTokens: 50 }) });
+    await store.credits.releaseExpired(accruedCharging(T0 + 2 * MINUTE_MS, lowBalanceEvent));
+    expect(events).toHaveLength(1);
   });
 
   it('grant adds to the balance and writes a ledger entry under the given id', async () => {

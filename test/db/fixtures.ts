@@ -8,6 +8,7 @@ import type {
   CatalogItem,
   CatalogWriteOutcome,
   AccountRecord,
+  AccruedCharging,
   ApiKeyRecord,
   ByokKeyRecord,
   BundleRecords,
@@ -234,4 +235,9 @@ export async function insertRecords(store: Store, records: Partial<BundleRecords
 /** Inserts one card past any quota. */
 export async function insertCard(store: Store, card: ContextCardRecord): Promise<void> {
   await insertRecords(store, { contextCards: [card] });
+}
+
+/** How the store writes accrued charges at `at`: a fresh entry id each, no credits.low builder unless given. */
+export function accruedCharging(at: number, lowBalanceEvent?: AccruedCharging['lowBalanceEvent']): AccruedCharging {
+  return { at, newEntryId: newId, lowBalanceEvent };
 }

@@ -5,7 +5,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import type { IdempotencyClaimRequest } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { DAY_MS, INSTANCE_ID, T0 } from './fixtures.js';
+import { accruedCharging, DAY_MS, INSTANCE_ID, T0 } from './fixtures.js';
 
 function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): IdempotencyClaimRequest {
   return {
@@ -16,6 +16,7 @@ function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): Idempot
     now: T0,
     expiresAt: T0 + DAY_MS,
     instanceId: INSTANCE_ID,
+    charging: accruedCharging(T0),
     ...overrides,
   };
 }

@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import type { IdempotencyClaimRequest, Store } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
-import { createAccount, DAY_MS, MINUTE_MS, T0, usageRecord } from './fixtures.js';
+import { accruedCharging, createAccount, DAY_MS, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
 const LEASE_MS = 30_000;
 
@@ -31,6 +31,7 @@ function claim(instanceId: string, now: number, overrides: Partial<IdempotencyCl
     now,
     expiresAt: T0 + DAY_MS,
     instanceId,
+    charging: accruedCharging(now),
     ...overrides,
   };
 }
@@ -54,7 +55,7 @@ describeEachEngine('process leases', (engine, definition) => {
     await store.idempotency.claim(claim('gone', T0, { idempotencyKey: 'finished' }));
     await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'finished', status: 200, body: { data: 1 } });
 
-    await store.instances.retire('gone');
+    await store.instances.retire('gone', accruedCharging(T0));
 
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 10_000, reservedTokens: 500 });
     expect(await store.executionSlots.count({ keyId: 'key-1', now: T0 })).toBe(1);
@@ -73,10 +74,13 @@ describeEachEngine('process leases', (engine, definition) => {
     for (const chargedTokens of [400, 250]) {
       expect(await store.credits.accrue({ reservationId: run, usage: usageRecord(account.id, { chargedTokens }) })).toBe(true);
     }
-    await store.instances.retire('gone');
+    await store.instances.retire('gone', accruedCharging(T0));
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 9_350, reservedTokens: 0 });
     const charges = (await store.credits.ledger(account.id)).filter((entry) => entry.kind === 'usage');
-    expect(charges.map((entry) => [entry.id, entry.deltaTokens, entry.balanceAfterTokens])).toEqual([[run, -650, 9_350]]);
+    expect(charges.map((entry) => [entry.deltaTokens, entry.balanceAfterTokens, entry.createdAt, entry.reference])).toEqual([
+      [-650, 9_350, T0, 'usage:accrued'],
+    ]);
+    expect(charges[0]?.id, 'an entry id of its own, ordered as written').not.toBe(run);
     expect(await store.usage.listByAccount(account.id), 'the calls keep their records').toHaveLength(2);
   });
 
@@ -87,17 +91,17 @@ describeEachEngine('process leases', (engine, definition) => {
     await startInstance(store, 'alive', T0 + LEASE_MS);
     await reserveFor(store, account.id, 'crashed', 2_000);
     await reserveFor(store, account.id, 'alive', 1_000);
-    expect(await store.instances.retireExpired(T0 + LEASE_MS - 1)).toBe(0);
-    expect(await store.instances.retireExpired(T0 + LEASE_MS)).toBe(1);
+    expect(await store.instances.retireExpired(accruedCharging(T0 + LEASE_MS - 1))).toBe(0);
+    expect(await store.instances.retireExpired(accruedCharging(T0 + LEASE_MS))).toBe(1);
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 10_000, reservedTokens: 1_000 });
-    expect(await store.instances.retireExpired(T0 + LEASE_MS)).toBe(0);
+    expect(await store.instances.retireExpired(accruedCharging(T0 + LEASE_MS))).toBe(0);
   });
 
   it('a renewed lease keeps a process alive past its first expiry', async () => {
     const { store } = engine();
     await startInstance(store, 'renewing', T0);
     await startInstance(store, 'renewing', T0 + LEASE_MS / 2);
-    expect(await store.instances.retireExpired(T0 + LEASE_MS)).toBe(0);
+    expect(await store.instances.retireExpired(accruedCharging(T0 + LEASE_MS))).toBe(0);
   });
 
   it('a retry finds the claim of a live process in progress, and claims the key once that process is gone, releasing its reservation', async () => {

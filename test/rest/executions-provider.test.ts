@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encryptSecret } from '../../src/core/ai/byok-crypto.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { newId } from '../../src/core/ids.js';
 import type { OperationOutput } from '../../src/operations/operation.js';
 import type { executePersona } from '../../src/operations/execute-persona.js';
 import type { executeWorkflow } from '../../src/operations/execute-workflow.js';
@@ -302,7 +303,7 @@ describe('workflow engine over a provider', () => {
     const pending = harness.api('POST', `/workflows/${id}/execute`, { key, body: {} });
     await harness.fake.waitForRequests(2);
     // What another process does when this one's lease runs out: everything it held is released.
-    await harness.store.instances.retire(await harness.core.instance.ready());
+    await harness.store.instances.retire(await harness.core.instance.ready(), { at: harness.clock.now(), newEntryId: newId });
     expect(await balance(), 'the first call is charged; the rest of the reservation is back').toEqual({ balanceTokens: 1_000_000 - 200, reservedTokens: 0 });
     const response = await pending;
     expect(response.status, describeResponse(response)).toBe(402);

@@ -1,4 +1,4 @@
-import type { CreditBalance, CreditRepository, LowBalanceEventBuilder, UsageRecord, UsageRepository } from '../../db/store.js';
+import type { AccruedCharging, CreditBalance, CreditRepository, LowBalanceEventBuilder, UsageRecord, UsageRepository } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -108,6 +108,15 @@ function insufficient(available: number, required: number): PorchError {
   );
 }
 
+/**
+ * How the store charges, at `at`, what a reservation closed without a settlement accrued: as a
+ * settlement's charge (its own new entry id, credits.low on a crossing), for every path that
+ * closes one (a release, an expiry, a retired process, a taken-over idempotency claim).
+ */
+export function accruedChargingAt(at: number, lowBalanceEvent: LowBalanceEventBuilder | undefined): AccruedCharging {
+  return { at, newEntryId: newId, lowBalanceEvent };
+}
+
 const BILLING_FAILED_MESSAGE = 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.';
 
 export function createCreditService(
@@ -118,6 +127,8 @@ export function createCreditService(
   lowBalanceEvent?: LowBalanceEventBuilder,
   usageRecords?: UsageRepository,
 ): CreditService {
+  const charging = () => accruedChargingAt(clock.now(), lowBalanceEvent);
+
   async function reserve(accountId: string, estimatedTokens: number): Promise<Reservation> {
     const tokens = Math.max(0, Math.ceil(estimatedTokens));
     const instanceId = await instance.ready();
@@ -155,7 +166,7 @@ export function createCreditService(
             heldTokens = opened.tokens;
           } else {
             // Another call of the run opened it meanwhile: this reservation is not needed.
-            await store.release(opened.id);
+            await store.release(opened.id, charging());
           }
           continue;
         }
@@ -238,7 +249,7 @@ export function createCreditService(
       async release() {
         if (reservation === null || closed) return;
         closed = true;
-        await store.release(reservation.id);
+        await store.release(reservation.id, charging());
       },
     };
   }
@@ -300,9 +311,9 @@ export function createCreditService(
     },
 
     async release(reservation) {
-      await store.release(reservation.id);
+      await store.release(reservation.id, charging());
     },
 
-    releaseExpired: () => store.releaseExpired(clock.now()),
+    releaseExpired: () => store.releaseExpired(charging()),
   };
 }

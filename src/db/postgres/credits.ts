@@ -3,7 +3,8 @@ import type { PostgresDatabase } from './open-database.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
 import { enqueueWebhookEvents } from './webhooks.js';
-import type { CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
+import { lowBalanceCrossing } from '../low-balance-crossing.js';
+import type { AccruedCharging, CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
@@ -18,26 +19,34 @@ export const ACCRUED_REFERENCE = 'usage:accrued';
 
 /**
  * Charges what the reservations matching `where` (a condition on `r`, the reservation) accrued,
- * before they are deleted: one ledger entry per reservation, under the reservation's id (unique,
- * and written once: the reservation goes in the same transaction). The reservations are locked
- * first, so an accrual in flight either lands before (and is charged here) or finds them gone.
+ * before they are deleted: one ledger entry per reservation, written as `charging` says (a new
+ * entry id, its time, credits.low on a crossing); written once, as the reservation goes in the
+ * same transaction. The reservations are locked first, so an accrual in flight either lands
+ * before (and is charged here) or finds them gone.
  */
-export async function chargeAccrued(tx: PostgresTransaction, where: SQL): Promise<void> {
-  const accrued = await tx.execute<{ id: string; account_id: string; tokens: string; at: string }>(sql`
+export async function chargeAccrued(tx: PostgresTransaction, where: SQL, charging: AccruedCharging): Promise<void> {
+  const accrued = await tx.execute<{ account_id: string; tokens: string }>(sql`
     with doomed as (select r.id, r.account_id from credit_reservations r where ${where} for update)
-    select d.id, d.account_id, sum(u.charged_tokens)::text as tokens, max(u.created_at)::text as at
+    select d.account_id, sum(u.charged_tokens)::text as tokens
     from doomed d join usage_records u on u.reservation_id = d.id
     group by d.id, d.account_id having sum(u.charged_tokens) > 0`);
   for (const row of accrued.rows) {
     const tokens = Number(row.tokens);
-    const at = Number(row.at);
-    await tx.execute(sql`
+    const charged = await tx.execute<{ balance_tokens: string; low_balance_threshold_tokens: string | null }>(sql`
       with charged as (
-        update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${at} where account_id = ${row.account_id}
-        returning balance_tokens
+        update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${charging.at} where account_id = ${row.account_id}
+        returning balance_tokens, low_balance_threshold_tokens
+      ), entry as (
+        insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
+        select ${charging.newEntryId()}, ${row.account_id}, 'usage', ${-tokens}, balance_tokens, ${ACCRUED_REFERENCE}, ${charging.at} from charged
       )
-      insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
-      select ${row.id}, ${row.account_id}, 'usage', ${-tokens}, balance_tokens, ${ACCRUED_REFERENCE}, ${at} from charged`);
+      select balance_tokens::text, low_balance_threshold_tokens::text from charged`);
+    const [balance] = charged.rows;
+    if (balance === undefined) continue;
+    const after = Number(balance.balance_tokens);
+    const thresholdTokens = balance.low_balance_threshold_tokens === null ? null : Number(balance.low_balance_threshold_tokens);
+    const events = lowBalanceCrossing(charging.lowBalanceEvent, { accountId: row.account_id, before: after + tokens, after, thresholdTokens, at: charging.at });
+    if (events.length > 0) await enqueueWebhookEvents(tx, events);
   }
 }
 
@@ -183,20 +192,25 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
             createdAt: at,
           });
         }
+        // Only the charge that crosses the threshold reports it (what was accrued too, when the rest
+        // is refused): a balance already below stays quiet.
+        const events = lowBalanceCrossing(lowBalanceEvent, {
+          accountId: reservation.accountId,
+          before: released.balanceTokens,
+          after: next.balanceTokens,
+          thresholdTokens: locked?.thresholdTokens ?? null,
+          at,
+        });
+        if (events.length > 0) await enqueueWebhookEvents(tx, events);
         if (!affordable) return { ok: false, reason: 'insufficient_balance', balance: next };
         if (usage !== undefined) await tx.insert(usageRecords).values(usage);
-        const thresholdTokens = locked?.thresholdTokens ?? null;
-        // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
-        if (lowBalanceEvent !== undefined && thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
-          await enqueueWebhookEvents(tx, [lowBalanceEvent({ accountId: reservation.accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
-        }
         return { ok: true, balance: next };
       });
     },
 
-    async release(reservationId) {
+    async release(reservationId, charging) {
       await inTransaction(db, async (tx) => {
-        await chargeAccrued(tx, sql`r.id = ${reservationId}`);
+        await chargeAccrued(tx, sql`r.id = ${reservationId}`, charging);
         await tx.execute(sql`
           with gone as (delete from credit_reservations where id = ${reservationId} returning account_id, tokens)
           update credit_balances b set reserved_tokens = greatest(0, b.reserved_tokens - gone.tokens)
@@ -204,9 +218,10 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
       });
     },
 
-    async releaseExpired(at) {
+    async releaseExpired(charging) {
+      const { at } = charging;
       return inTransaction(db, async (tx) => {
-        await chargeAccrued(tx, sql`r.expires_at < ${at}`);
+        await chargeAccrued(tx, sql`r.expires_at < ${at}`, charging);
         const released = await tx.execute<{ released: string }>(sql`
           with gone as (delete from credit_reservations where expires_at < ${at} returning account_id, tokens),
           per_account as (select account_id, sum(tokens) as tokens, count(*) as reservations from gone group by account_id),

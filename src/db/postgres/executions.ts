@@ -75,7 +75,7 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
           if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
           if (existing.instanceId === null || (await isInstanceLive(tx, existing.instanceId, request.now))) return { kind: 'in_progress' };
           // The process running the first request is gone: release what it held, and run this retry.
-          await retireInstance(tx, existing.instanceId);
+          await retireInstance(tx, existing.instanceId, request.charging);
         }
         // Expired (or deleted meanwhile): the key starts over with this request.
         await tx

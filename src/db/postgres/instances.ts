@@ -3,16 +3,16 @@ import { chargeAccrued } from './credits.js';
 import type { PostgresDatabase } from './open-database.js';
 import { instances } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import type { ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
+import type { AccruedCharging, ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
  * accounts (less what they accrued, which is charged), its execution slots are freed, and its unfinished idempotency claims are dropped so a
  * retry runs. Runs inside the caller's transaction.
  */
-export async function retireInstance(tx: PostgresTransaction, instanceId: string): Promise<void> {
+export async function retireInstance(tx: PostgresTransaction, instanceId: string, charging: AccruedCharging): Promise<void> {
   // A run cut off with the process was paying its calls from its reservation: they are charged.
-  await chargeAccrued(tx, sql`r.instance_id = ${instanceId}`);
+  await chargeAccrued(tx, sql`r.instance_id = ${instanceId}`, charging);
   await tx.execute(sql`
     with gone as (delete from credit_reservations where instance_id = ${instanceId} returning account_id, tokens),
     per_account as (select account_id, sum(tokens) as tokens from gone group by account_id)
@@ -34,14 +34,14 @@ export function createInstanceRepository(db: PostgresDatabase): InstanceReposito
     async renew({ id, now, leaseExpiresAt }) {
       await db.insert(instances).values({ id, startedAt: now, leaseExpiresAt }).onConflictDoUpdate({ target: instances.id, set: { leaseExpiresAt } });
     },
-    async retire(id) {
-      await inTransaction(db, (tx) => retireInstance(tx, id));
+    async retire(id, charging) {
+      await inTransaction(db, (tx) => retireInstance(tx, id, charging));
     },
-    async retireExpired(now) {
+    async retireExpired(charging) {
       return inTransaction(db, async (tx) => {
         // SKIP LOCKED: when several processes sweep at once, each retires a different instance instead of queueing.
-        const expired = await tx.execute<{ id: string }>(sql`select id from instances where lease_expires_at <= ${now} for update skip locked`);
-        for (const { id } of expired.rows) await retireInstance(tx, id);
+        const expired = await tx.execute<{ id: string }>(sql`select id from instances where lease_expires_at <= ${charging.at} for update skip locked`);
+        for (const { id } of expired.rows) await retireInstance(tx, id, charging);
         return expired.rows.length;
       });
     },

@@ -5,8 +5,18 @@ import { onFirstUse } from './on-first-use.js';
 import { rowStatement } from './row-statement.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { prepareWebhookEnqueue } from './webhooks.js';
-import type { CreditBalance, CreditRepository, CreditReservationRequest, CreditSettlement, SettleOutcome, UsageRecord, UsageRepository } from '../store.js';
+import type {
+  AccruedCharging,
+  CreditBalance,
+  CreditRepository,
+  CreditReservationRequest,
+  CreditSettlement,
+  SettleOutcome,
+  UsageRecord,
+  UsageRepository,
+} from '../store.js';
 import type { SQL } from 'drizzle-orm';
+import { lowBalanceCrossing } from '../low-balance-crossing.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
 const EMPTY_BALANCE: CreditBalance = { balanceTokens: 0, reservedTokens: 0 };
@@ -16,22 +26,27 @@ export const ACCRUED_REFERENCE = 'usage:accrued';
 
 /**
  * Charges what the reservations matching `where` (a condition on `r`, the reservation) accrued,
- * before they are deleted: one ledger entry per reservation, under the reservation's id (unique,
- * and written once: the reservation goes in the same transaction). Runs inside the caller's
- * transaction; for the bulk releases (expiry, a process's end).
+ * before they are deleted: one ledger entry per reservation, written as `charging` says (a new
+ * entry id, its time, credits.low on a crossing); written once, as the reservation goes in the
+ * same transaction. Runs inside the caller's transaction; for the bulk releases (a process's end).
  */
-export function chargeAccrued(db: PorchDatabase, where: SQL): void {
-  const accrued = db.all<{ id: string; accountId: string; tokens: number; at: number }>(sql`
-    select r.id as id, r.account_id as accountId, sum(u.charged_tokens) as tokens, max(u.created_at) as at
+export function chargeAccrued(db: PorchDatabase, where: SQL, charging: AccruedCharging): void {
+  const accrued = db.all<{ accountId: string; tokens: number }>(sql`
+    select r.account_id as accountId, sum(u.charged_tokens) as tokens
     from credit_reservations r join usage_records u on u.reservation_id = r.id
     where ${where} group by r.id, r.account_id having sum(u.charged_tokens) > 0`);
-  for (const { id, accountId, tokens, at } of accrued) {
-    const after = db.get<{ balance: number }>(sql`
-      update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${at} where account_id = ${accountId}
-      returning balance_tokens as balance`);
+  const enqueue = prepareWebhookEnqueue(db);
+  for (const { accountId, tokens } of accrued) {
+    const charged = db.get<{ balance: number; threshold: number | null }>(sql`
+      update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${charging.at} where account_id = ${accountId}
+      returning balance_tokens as balance, low_balance_threshold_tokens as threshold`);
+    const after = charged?.balance ?? -tokens;
     db.run(sql`
       insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
-      values (${id}, ${accountId}, 'usage', ${-tokens}, ${after?.balance ?? -tokens}, ${ACCRUED_REFERENCE}, ${at})`);
+      values (${charging.newEntryId()}, ${accountId}, 'usage', ${-tokens}, ${after}, ${ACCRUED_REFERENCE}, ${charging.at})`);
+    enqueue(
+      lowBalanceCrossing(charging.lowBalanceEvent, { accountId, before: after + tokens, after, thresholdTokens: charged?.threshold ?? null, at: charging.at }),
+    );
   }
 }
 
@@ -173,12 +188,16 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     return next;
   };
 
-  /** Closes the reservation, charging what it accrued (a ledger entry under the reservation's id). */
-  const releaseInside = (reservationId: string): void => {
+  /** Closes the reservation, charging what it accrued as `charging` says. */
+  const releaseInside = (reservationId: string, charging: AccruedCharging): void => {
     const closed = closeInside(reservationId);
-    if (closed && closed.accruedTokens > 0) {
-      charge(closed.accountId, closed.balance, closed.accruedTokens, { id: reservationId, reference: ACCRUED_REFERENCE, at: closed.accruedAt });
-    }
+    if (!closed || closed.accruedTokens === 0) return;
+    const { accountId, balance } = closed;
+    const next = charge(accountId, balance, closed.accruedTokens, { id: charging.newEntryId(), reference: ACCRUED_REFERENCE, at: charging.at });
+    const thresholdTokens = readThreshold().get({ accountId })?.thresholdTokens ?? null;
+    enqueueWebhooks(
+      lowBalanceCrossing(charging.lowBalanceEvent, { accountId, before: balance.balanceTokens, after: next.balanceTokens, thresholdTokens, at: charging.at }),
+    );
   };
 
   const reserveTokens = immediateTransaction(
@@ -227,7 +246,10 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       const { accountId, balance: released, accruedTokens } = closed;
       if (released.balanceTokens - accruedTokens - chargeTokens < released.reservedTokens) {
         // What was accrued was covered by the reservation and is charged whatever happens to the rest.
-        const after = accruedTokens > 0 ? charge(accountId, released, accruedTokens, { id: entryId, reference, at }) : released;
+        if (accruedTokens === 0) return { ok: false as const, reason: 'insufficient_balance' as const, balance: released };
+        const after = charge(accountId, released, accruedTokens, { id: entryId, reference, at });
+        const thresholdTokens = readThreshold().get({ accountId })?.thresholdTokens ?? null;
+        enqueueWebhooks(lowBalanceCrossing(lowBalanceEvent, { accountId, before: released.balanceTokens, after: after.balanceTokens, thresholdTokens, at }));
         return { ok: false as const, reason: 'insufficient_balance' as const, balance: after };
       }
       if (usage !== undefined) insertUsage(usage);
@@ -236,16 +258,14 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       const next = charge(accountId, released, totalTokens, { id: entryId, reference, at });
       if (lowBalanceEvent !== undefined) {
         const thresholdTokens = readThreshold().get({ accountId })?.thresholdTokens ?? null;
-        // Only the settlement that crosses the threshold reports it: a balance already below stays quiet.
-        if (thresholdTokens !== null && released.balanceTokens >= thresholdTokens && next.balanceTokens < thresholdTokens) {
-          enqueueWebhooks([lowBalanceEvent({ accountId, balanceTokens: next.balanceTokens, thresholdTokens, at })]);
-        }
+        // Only the charge that crosses the threshold reports it: a balance already below stays quiet.
+        enqueueWebhooks(lowBalanceCrossing(lowBalanceEvent, { accountId, before: released.balanceTokens, after: next.balanceTokens, thresholdTokens, at }));
       }
       return { ok: true as const, balance: next };
     },
   );
 
-  const releaseReservation = immediateTransaction(db, (reservationId: string) => void releaseInside(reservationId));
+  const releaseReservation = immediateTransaction(db, (reservationId: string, charging: AccruedCharging) => void releaseInside(reservationId, charging));
 
   return {
     async balance(accountId) {
@@ -292,15 +312,15 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       return settleReservation(settlement);
     },
 
-    async release(reservationId) {
-      releaseReservation(reservationId);
+    async release(reservationId, charging) {
+      releaseReservation(reservationId, charging);
     },
 
-    async releaseExpired(at) {
+    async releaseExpired(charging) {
       return db.transaction(
         () => {
-          const expired = db.select({ id: creditReservations.id }).from(creditReservations).where(lt(creditReservations.expiresAt, at)).all();
-          for (const { id } of expired) releaseInside(id);
+          const expired = db.select({ id: creditReservations.id }).from(creditReservations).where(lt(creditReservations.expiresAt, charging.at)).all();
+          for (const { id } of expired) releaseInside(id, charging);
           return expired.length;
         },
         { behavior: 'immediate' },

@@ -69,7 +69,7 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
             if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
             if (existing.instanceId === null || isInstanceLive(db, existing.instanceId, request.now)) return { kind: 'in_progress' };
             // The process running the first request is gone: release what it held, and run this retry.
-            retireInstance(db, existing.instanceId);
+            retireInstance(db, existing.instanceId, request.charging);
           }
           if (existing) tx.delete(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).run();
           tx.insert(idempotencyRecords)

@@ -4,16 +4,16 @@ import { immediateTransaction } from './immediate-transaction.js';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
 import { instances } from './schema.js';
-import type { ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
+import type { AccruedCharging, ExecutionSlotRepository, InstanceRepository, SlotRequest } from '../store.js';
 
 /**
  * Releases everything the instance held and forgets it: its credit reservations go back to their
  * accounts (less what they accrued, which is charged), its execution slots are freed, and its unfinished idempotency claims are dropped so a
  * retry runs. Runs inside the caller's transaction.
  */
-export function retireInstance(db: PorchDatabase, instanceId: string): void {
+export function retireInstance(db: PorchDatabase, instanceId: string, charging: AccruedCharging): void {
   // A run cut off with the process was paying its calls from its reservation: they are charged.
-  chargeAccrued(db, sql`r.instance_id = ${instanceId}`);
+  chargeAccrued(db, sql`r.instance_id = ${instanceId}`, charging);
   db.run(sql`
     update credit_balances set reserved_tokens = max(0, reserved_tokens - (
       select coalesce(sum(tokens), 0) from credit_reservations r where r.account_id = credit_balances.account_id and r.instance_id = ${instanceId}
@@ -31,21 +31,21 @@ export function isInstanceLive(db: PorchDatabase, instanceId: string, now: numbe
 }
 
 export function createInstanceRepository(db: PorchDatabase): InstanceRepository {
-  const retire = immediateTransaction(db, (instanceId: string) => retireInstance(db, instanceId));
-  const retireExpired = immediateTransaction(db, (now: number) => {
-    const expired = db.all<{ id: string }>(sql`select id from instances where lease_expires_at <= ${now}`);
-    for (const { id } of expired) retireInstance(db, id);
+  const retire = immediateTransaction(db, (instanceId: string, charging: AccruedCharging) => retireInstance(db, instanceId, charging));
+  const retireExpired = immediateTransaction(db, (charging: AccruedCharging) => {
+    const expired = db.all<{ id: string }>(sql`select id from instances where lease_expires_at <= ${charging.at}`);
+    for (const { id } of expired) retireInstance(db, id, charging);
     return expired.length;
   });
   return {
     async renew({ id, now, leaseExpiresAt }) {
       db.insert(instances).values({ id, startedAt: now, leaseExpiresAt }).onConflictDoUpdate({ target: instances.id, set: { leaseExpiresAt } }).run();
     },
-    async retire(id) {
-      retire(id);
+    async retire(id, charging) {
+      retire(id, charging);
     },
-    async retireExpired(now) {
-      return retireExpired(now);
+    async retireExpired(charging) {
+      return retireExpired(charging);
     },
   };
 }
