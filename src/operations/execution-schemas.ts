@@ -25,7 +25,10 @@ function variableValue(levels: number): z.ZodType {
   const scalars = [z.string(), z.number(), z.boolean(), z.null()] as const;
   if (levels === 0) return z.union(scalars).meta({ id: 'VariableValue0', description: 'A string, number, boolean or null.' });
   const inner = variableValue(levels - 1);
-  const error = `must be a JSON value whose arrays and objects nest at most ${levels} levels`;
+  const nesting = `must be a JSON value whose arrays and objects nest at most ${levels} levels`;
+  // A number too large for a double (1e400) parses as Infinity: said as such, not as nesting.
+  const error = (issue: { input?: unknown }) =>
+    typeof issue.input === 'number' && !Number.isFinite(issue.input) ? 'must be a finite number (1e400 is too large for one)' : nesting;
   return z.union([...scalars, z.array(inner), z.record(z.string(), inner)], { error }).meta({
     id: `VariableValue${levels}`,
     description: `Any JSON value whose arrays and objects nest at most ${levels} levels.`,

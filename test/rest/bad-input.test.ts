@@ -4,9 +4,10 @@ import { createHarness, describeResponse, type Harness } from '../helpers/harnes
 
 let harness: Harness;
 let key: string;
+let accountId: string;
 beforeEach(async () => {
   harness = await createHarness();
-  ({ key } = await harness.expertWithKey());
+  ({ key, accountId } = await harness.expertWithKey());
 });
 afterEach(() => harness.close());
 
@@ -92,6 +93,17 @@ describe('bad input never gets a 500', () => {
       expect(response.status, `${query}: ${describeResponse(response)}`).toBe(400);
       expect(response.body.error.message).toMatch(/query\.(limit|cursor)/);
     }
+  });
+
+  it('names a number too large for a double in a variable as such (regression: a message about nesting)', async () => {
+    const { ids } = await harness.core.bundles.importBundle(accountId, { compositions: [{ key: 'c', name: 'C', template: 'Count {{n}}' }] });
+    const response = await harness.api('POST', `/compositions/${ids['composition:c']}/execute`, {
+      key,
+      rawBody: '{"variables":{"n":1e400}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status, describeResponse(response)).toBe(400);
+    expect(response.body.error.message).toContain('body.variables.n: must be a finite number');
   });
 
   it('names a repeated query parameter as repeated, not as a value of the wrong type (regression: "must be a whole number")', async () => {
