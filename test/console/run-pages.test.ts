@@ -190,6 +190,8 @@ describe('runs', () => {
     expect(before.html).toContain('Cancel run');
     expect(before.html).toContain('>queued<');
     expect(before.html, 'a run in flight refreshes itself').toContain('hx-trigger="every 2s"');
+    // No duration yet (regression: "0 ms").
+    expect(before.html).toContain('<dt>Duration</dt><dd>—</dd>');
     const cancelled = await browser.post(`/console/runs/${runId}/cancel`, {});
     expect(cancelled.status, cancelled.html).toBe(303);
     const after = await browser.get(cancelled.location ?? '');

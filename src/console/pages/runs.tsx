@@ -34,6 +34,11 @@ interface Filters {
   cursor?: string | undefined;
 }
 
+/** A run's duration; none yet while it is queued or running (regression: "0 ms"). */
+function durationText(run: { status: string; duration_ms: number }): string {
+  return run.status === 'queued' || run.status === 'running' ? '—' : `${wholeNumber(run.duration_ms)} ms`;
+}
+
 function queryString(filters: Partial<Filters>): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(filters)) if (value !== undefined && value !== '') query.set(name, String(value));
@@ -154,7 +159,7 @@ export function RunsTable({ runs, names, caption = 'Runs, newest first' }: { run
               <td>{run.model ?? '—'}</td>
               <td class="number">{wholeNumber(run.token_usage.total_tokens)}</td>
               <td class="number">{creditsText(run.credits_charged)}</td>
-              <td class="number">{wholeNumber(run.duration_ms)} ms</td>
+              <td class="number">{durationText(run)}</td>
             </tr>
           ))}
         </tbody>
@@ -208,7 +213,7 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
           ['Model', run.model ?? (run.kind === 'workflow' ? 'per node' : '—')],
           ['Tokens', tokensText(run.token_usage)],
           ['Credits', creditsText(run.credits_charged)],
-          ['Duration', `${wholeNumber(run.duration_ms)} ms`],
+          ['Duration', durationText(run)],
           ['Created', dateTime(run.created_at)],
           ['Finished', run.finished_at ? dateTime(run.finished_at) : '—'],
           ['Operation', <code key="operation">{run.operation}</code>],
