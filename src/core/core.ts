@@ -171,7 +171,6 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
       instances: store.instances,
       accruedCharging,
       instance,
-      clock,
       logger,
     }),
     judge,

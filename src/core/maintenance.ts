@@ -11,7 +11,6 @@ import type { Logger } from 'pino';
 import type { AccruedCharging, InstanceRepository } from '../db/store.js';
 import type { ConsoleSessions } from './access/console-sessions.js';
 import type { OAuthService } from './access/oauth.js';
-import type { Clock } from './clock.js';
 import type { CreditService } from './credits/credits.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { Instance } from './instance.js';
@@ -53,7 +52,6 @@ export interface MaintenanceDependencies {
   accruedCharging: () => AccruedCharging;
   /** This process: its own lease is renewed before expired ones are retired, so a late renewal never retires itself. */
   instance: Instance;
-  clock: Clock;
   logger: Logger;
 }
 
@@ -69,7 +67,6 @@ export function createMaintenance({
   instances,
   accruedCharging,
   instance,
-  clock,
   logger,
 }: MaintenanceDependencies) {
   async function sweep(): Promise<SweepReport> {

@@ -61,10 +61,46 @@ export function formatZodError(error: z.ZodError, options: FormatIssuesOptions =
 
 /** zod's words for a field that is missing altogether, which say nothing a person can act on. */
 const MISSING_FIELD = /^Invalid input: expected [\w ]+, received undefined$/;
+/** zod's own messages (a schema's message of its own is kept as written). */
+const ZOD_DEFAULT = /^(Too small|Too big|Invalid option|Invalid input):/;
 
-/** `label: Invalid input: expected string, received undefined` → `label: is required`. */
+const ARTICLE = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+const UNITS: Readonly<Record<string, string>> = { string: 'characters', array: 'items', set: 'items', file: 'bytes' };
+
+/** A bound in the words the rest of Porch's messages use: `must be at least 3 characters`. */
+function boundMessage(side: 'least' | 'most', issue: { origin?: string; inclusive?: boolean }, bound: unknown): string | undefined {
+  const unit = issue.origin === undefined ? undefined : UNITS[issue.origin];
+  if (unit !== undefined) {
+    if (side === 'least' && Number(bound) === 1) return 'must not be empty';
+    return `must ${issue.origin === 'string' ? 'be' : 'have'} at ${side} ${String(bound)} ${unit}`;
+  }
+  if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {
+    if (issue.inclusive === false) return `must be ${side === 'least' ? 'more' : 'less'} than ${String(bound)}`;
+    return `must be at ${side} ${String(bound)}`;
+  }
+  return undefined;
+}
+
+/**
+ * zod's default words, which read like a parser's ("Too small: expected string to have >=1
+ * characters", `Invalid option: expected one of "a"|"b"`), in the words of Porch's own messages:
+ * `is required`, `must not be empty`, `must be one of a, b`, `must be a number`.
+ */
 function plainIssue(issue: z.core.$ZodIssue): ValidationIssue {
-  return issue.code === 'invalid_type' && MISSING_FIELD.test(issue.message) ? { path: issue.path, message: 'is required' } : issue;
+  if (!ZOD_DEFAULT.test(issue.message)) return issue;
+  const plain = (message: string | undefined): ValidationIssue => (message === undefined ? issue : { path: issue.path, message });
+  switch (issue.code) {
+    case 'invalid_type':
+      return plain(MISSING_FIELD.test(issue.message) ? 'is required' : `must be ${ARTICLE(issue.expected)}`);
+    case 'too_small':
+      return plain(boundMessage('least', issue, issue.minimum));
+    case 'too_big':
+      return plain(boundMessage('most', issue, issue.maximum));
+    case 'invalid_value':
+      return plain(issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map(String).join(', ')}`);
+    default:
+      return issue;
+  }
 }
 
 /** The fields a partial update sent: undefined means "not sent", so merging keeps the current value. */

@@ -145,7 +145,7 @@ export function createAccountService(store: Store, clock: Clock) {
    */
   async function requireUserKey(id: string): Promise<ApiKeyRecord> {
     const key = await store.apiKeys.findById(id);
-    if (!key || key.kind !== 'user') throw missingKey(id);
+    if (key?.kind !== 'user') throw missingKey(id);
     return key;
   }
 
