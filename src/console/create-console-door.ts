@@ -73,10 +73,16 @@ function consoleRouter(
       )
       .catch(next);
   };
-  // A body the parser refused (too large, malformed) or a fault in a page: an HTML answer, never the API's JSON.
+  // A body the parser refused (too large, malformed) or a fault in a page: an HTML answer, never
+  // the API's JSON, in the frame of whoever is signed in (regression: a signed-in author sent too
+  // large a form saw the signed-out frame, without navigation).
   const failed: ErrorRequestHandler = (err, req, res, next) => {
     if (res.headersSent) return next(err);
-    pages.fail(req, res, null, '', err);
+    deps.cookies
+      .signedIn(req)
+      .catch(() => null)
+      .then((signedIn) => pages.fail(req, res, signedIn, signedIn?.csrfToken ?? '', err))
+      .catch(next);
   };
   router.use(notFound);
   router.use(failed);

@@ -119,5 +119,8 @@ describe('bad requests', () => {
     const huge = await browser.post('/console/settings/api-access/keys', { name: 'x'.repeat(2 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     expect(huge.headers.get('content-type')).toMatch(/^text\/html/);
+    // In the signed-in frame, with its navigation and token (regression: the signed-out frame, an empty token).
+    expect(huge.html).toContain('action="/console/sign-out"');
+    expect(huge.html).not.toContain('&quot;X-CSRF-Token&quot;:&quot;&quot;');
   });
 });
