@@ -25,11 +25,20 @@ export const ACCRUED_REFERENCE = 'usage:accrued';
  * before (and is charged here) or finds them gone.
  */
 export async function chargeAccrued(tx: PostgresTransaction, where: SQL, charging: AccruedCharging): Promise<void> {
+  // Two statements: one that waits for the locks, then one that reads what was accrued. Under READ
+  // COMMITTED a statement that waited re-reads only the rows it locked, so a single statement
+  // would miss a usage row whose accrual committed during the wait, and never charge it.
+  const doomed = await tx.execute<{ id: string }>(sql`select r.id from credit_reservations r where ${where} for update`);
+  if (doomed.rows.length === 0) return;
+  const ids = doomed.rows.map((row) => row.id);
   const accrued = await tx.execute<{ account_id: string; tokens: string }>(sql`
-    with doomed as (select r.id, r.account_id from credit_reservations r where ${where} for update)
-    select d.account_id, sum(u.charged_tokens)::text as tokens
-    from doomed d join usage_records u on u.reservation_id = d.id
-    group by d.id, d.account_id having sum(u.charged_tokens) > 0`);
+    select r.account_id, sum(u.charged_tokens)::text as tokens
+    from credit_reservations r join usage_records u on u.reservation_id = r.id
+    where r.id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})
+    group by r.id, r.account_id having sum(u.charged_tokens) > 0`);
   for (const row of accrued.rows) {
     const tokens = Number(row.tokens);
     const charged = await tx.execute<{ balance_tokens: string; low_balance_threshold_tokens: string | null }>(sql`
