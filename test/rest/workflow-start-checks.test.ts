@@ -88,4 +88,28 @@ describe('a workflow run is refused before any node runs', () => {
     expect(response.body.error).toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringContaining('use_byok: false is not allowed') });
     expect(fake.requests).toHaveLength(0);
   });
+
+  it('with 403 in a strict BYOK organisation when a node calls a provider without the caller’s key, credits or not (regression: 402, or 200 failed)', async () => {
+    for (const credits of [0, 1000]) {
+      const account = await harness.expertWithKey({ credits });
+      const summary = await harness.core.bundles.importBundle(account.accountId, {
+        workflows: [
+          {
+            key: 'w',
+            name: 'Two providers',
+            nodes: [
+              { id: 'a', kind: 'model', model: 'other/m1', prompt: 'Say hi.' },
+              { id: 'b', kind: 'model', prompt: 'After {{a}}.' },
+            ],
+          },
+        ],
+      });
+      await harness.core.byok.set({ accountId: account.accountId }, 'other', BYOK_KEY);
+      await harness.core.accounts.setOrganisationPolicy(account.organisationId, { strictByok: true });
+      const response = await harness.api('POST', `/workflows/${summary.ids['workflow:w']}/execute`, { key: account.key, body: {} });
+      expect(response.status, `${credits} credits: ${describeResponse(response)}`).toBe(403);
+      expect(response.body.error.message).toBe('This organisation requires its own provider keys (strict BYOK), and none is set for provider "fake".');
+      expect(fake.requests).toHaveLength(0);
+    }
+  });
 });

@@ -26,7 +26,7 @@ import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js'
 import type { JudgeResult } from '../judge/judge-schema.js';
 import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
-import { costOfFailedCall, type ModelCaller, type ModelCallContext } from './model-calls.js';
+import { costOfFailedCall, type ModelCaller, type ModelCallContext, strictByokForbidsGateway, strictByokNeedsKey } from './model-calls.js';
 import { traceNodes } from '../telemetry/instrument.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
@@ -175,10 +175,10 @@ export function createExecutionService(deps: ExecutionDependencies) {
 
   /**
    * A run that will call models must be able to start: refused up front (as a single execute
-   * is) rather than with a failed first node. `use_byok: false` under strict BYOK is 403; else
-   * 402 without the minimum balance, unless every call will go out on the caller's own key: the
-   * providers checked are those of the models the metered nodes will ask for (node, resource
-   * default, deployment default), not the default model's alone.
+   * is) rather than with a failed first node. Under strict BYOK, `use_byok: false` or a provider
+   * without the caller's key is 403; else 402 without the minimum balance, unless every call will
+   * go out on the caller's own key: the providers checked are those of the models the metered
+   * nodes will ask for (node, resource default, deployment default), not the default model's alone.
    */
   async function checkRunCanStart(
     caller: Caller,
@@ -203,12 +203,15 @@ export function createExecutionService(deps: ExecutionDependencies) {
         // A model the node may not use fails that node, naming it.
       }
     }
-    if (useByok === false && organisation.strictByok && providers.size > 0) {
-      throw new PorchError('ACCESS_DENIED', 'This organisation requires its own provider keys (strict BYOK); use_byok: false is not allowed.');
-    }
-    if (useByok === false && providers.size > 0) paidFromCredits = true;
-    for (const provider of paidFromCredits ? [] : providers) {
-      if ((await deps.byok.activeKeyFor(caller.account, provider)) === null) paidFromCredits = true;
+    if (useByok === false) {
+      if (providers.size > 0 && organisation.strictByok) throw strictByokForbidsGateway();
+      if (providers.size > 0) paidFromCredits = true;
+    } else {
+      for (const provider of providers) {
+        if ((await deps.byok.activeKeyFor(caller.account, provider)) !== null) continue;
+        if (organisation.strictByok) throw strictByokNeedsKey(provider);
+        paidFromCredits = true;
+      }
     }
     if (paidFromCredits) await deps.credits.requireMinimum(accountId);
   }

@@ -78,6 +78,16 @@ export interface ModelCallResult {
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
+/** Strict BYOK refusing `use_byok: false`: no call of the organisation may use the shared gateway. */
+export function strictByokForbidsGateway(): PorchError {
+  return new PorchError('ACCESS_DENIED', 'This organisation requires its own provider keys (strict BYOK); use_byok: false is not allowed.');
+}
+
+/** Strict BYOK refusing a call to a provider the caller has no key for. */
+export function strictByokNeedsKey(provider: string): PorchError {
+  return new PorchError('ACCESS_DENIED', `This organisation requires its own provider keys (strict BYOK), and none is set for provider "${provider}".`);
+}
+
 /** What a call that failed still used and cost. */
 export interface FailedCallCost {
   /** The model that answered (or, for a stream cut short, was asked). */
@@ -225,18 +235,11 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     // The echo model runs locally: there is no provider key to bring.
     if (ai.isEcho(model)) return null;
     if (ctx.useByok === false) {
-      if (ctx.organisation.strictByok) {
-        throw new PorchError('ACCESS_DENIED', 'This organisation requires its own provider keys (strict BYOK); use_byok: false is not allowed.');
-      }
+      if (ctx.organisation.strictByok) throw strictByokForbidsGateway();
       return null;
     }
     const key = await byok.activeKeyFor(ctx.caller.account, model.provider);
-    if (key === null && ctx.organisation.strictByok) {
-      throw new PorchError(
-        'ACCESS_DENIED',
-        `This organisation requires its own provider keys (strict BYOK), and none is set for provider "${model.provider}".`,
-      );
-    }
+    if (key === null && ctx.organisation.strictByok) throw strictByokNeedsKey(model.provider);
     return key;
   }
 
