@@ -381,6 +381,46 @@ describe('two editors of one item (regression: the second save undid the first)'
     expect(conflict.status).toBe(409);
     expect(conflict.html).toContain('Since you opened this page, the card was saved with another Content');
   });
+
+  it('after a refusal shows the fields the author did not touch as they are now, so saving again keeps the other change (regression: undid it)', async () => {
+    await browser.get('/console/context-cards/new');
+    const created = await browser.post('/console/context-cards/new', { title: 'Voice', content: 'Original content', tags: 'style' });
+    const path = (created.location ?? '').replace('?saved=1', '');
+    const tabA = baseOf((await browser.get(path)).html);
+    const tabB = baseOf((await browser.get(path)).html);
+    expect((await browser.post(path, { title: 'Voice', description: 'From B', content: 'Content from B', tags: 'style', base: tabB })).status).toBe(303);
+    const refused = await browser.post(path, { title: 'Voice', description: '', content: 'Content from A', tags: 'style', base: tabA });
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain('value="From B" id="f-description"');
+    expect(refused.html).toContain('Content from A');
+    // Sent back as shown: the author's content, B's description.
+    const again = await browser.post(path, { title: 'Voice', description: 'From B', content: 'Content from A', tags: 'style', base: baseOf(refused.html) });
+    expect(again.status).toBe(303);
+    const html = (await browser.get(path)).html;
+    expect(html).toContain('Content from A');
+    expect(html).toContain('From B');
+
+    // The same for a composition: B changed the description and the template, A the template.
+    const id = await createComposition();
+    const compositionA = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const compositionB = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    await browser.post(`/console/compositions/${id}`, {
+      ...COMPOSITION,
+      description: 'Described by B',
+      template: 'B: {{product}} {{version}}',
+      base: compositionB,
+      intent: 'save',
+    });
+    const clash = await browser.post(`/console/compositions/${id}`, {
+      ...COMPOSITION,
+      template: 'A: {{product}} {{version}}',
+      base: compositionA,
+      intent: 'save',
+    });
+    expect(clash.status).toBe(409);
+    expect(clash.html).toContain('Described by B');
+    expect(clash.html).toContain('A: {{product}} {{version}}');
+  });
 });
 
 function emailOf(html: string): string {

@@ -14,7 +14,7 @@ import { formBody, formValue, type PageContext, type PageRegistrar } from '../..
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, mergeEdit, parseBase } from './edit-base.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { param, textOf } from './kinds.js';
 import { Field, issuesOf, tagsOf } from './form-parts.js';
 
@@ -213,13 +213,13 @@ export function registerContextCardPages(pages: PageRegistrar): void {
     const id = param(ctx, 'id');
     const values = valuesFromForm(ctx);
     const base = parseBase(formValue(formBody(ctx.req), BASE_FIELD));
-    const shown = (options: { status?: number; base?: Digests | null; error?: PorchError; notice?: string }) =>
+    const shown = (options: { status?: number; base?: Digests | null; error?: PorchError; notice?: string; values?: CardValues }) =>
       ctx.render({
         title: values.title || 'Context card',
         active: 'context-cards',
         status: options.status ?? options.error?.status ?? 200,
         address: `${PATH}/${id}`,
-        body: <CardEditor ctx={ctx} id={id} values={values} base={options.base} error={options.error} notice={options.notice} />,
+        body: <CardEditor ctx={ctx} id={id} values={options.values ?? values} base={options.base} error={options.error} notice={options.notice} />,
       });
     // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
     const current = valuesOf(await fetchCard(ctx, id));
@@ -231,8 +231,11 @@ export function registerContextCardPages(pages: PageRegistrar): void {
         'CONFLICT',
         `Since you opened this page, the card was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: save again to keep yours.`,
       );
-      // The next save is made knowing the card as it is now: its digests become the base.
-      return shown({ base: digestsOf(current), error });
+      // The next save is made knowing the card as it is now: the fields the author did not touch
+      // show its values, and its digests become the base.
+      const untouched = untouchedFields(base, values);
+      const merged = Object.fromEntries(FIELDS.map(({ name }) => [name, untouched.has(name) ? current[name] : values[name]])) as CardValues;
+      return shown({ base: digestsOf(current), error, values: merged });
     }
     const input = inputOf(values, true);
     const changes = Object.fromEntries(Object.entries(input).filter(([key]) => merge.fields.includes(key)));

@@ -40,6 +40,18 @@ export function parseBase(value: string | undefined): Digests | null {
   }
 }
 
+/**
+ * The fields the author left as they were opened: after a refused save, the form shows these as
+ * they are now (someone else's change included), and the author's own edits for the rest, so the
+ * next save sends only what the author changed (regression: it sent back the old text of untouched
+ * fields, undoing the other change it had just reported).
+ */
+export function untouchedFields(base: Digests | null, mine: FieldTexts): Set<string> {
+  if (base === null) return new Set();
+  const mineDigests = digestsOf(mine);
+  return new Set(Object.keys(mine).filter((name) => mineDigests[name] === base[name]));
+}
+
 export type MergeOutcome =
   /** Nothing differs from the base: there is nothing to save. */
   | { kind: 'unchanged' }

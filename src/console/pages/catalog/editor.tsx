@@ -12,7 +12,7 @@ import { PorchError } from '../../../core/errors.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase } from './edit-base.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
 import {
   type CatalogKind,
@@ -404,6 +404,13 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
   });
 }
 
+/** `mine` with the units named in `untouched` (editorTexts' names) taken from `current`. */
+function withUntouchedFrom(kind: CatalogKind, mine: EditorState, current: EditorState, untouched: ReadonlySet<string>): EditorState {
+  const values = { ...mine.values };
+  for (const name of Object.keys(values)) if (untouched.has(name)) values[name] = current.values[name] ?? '';
+  return { values, variables: untouched.has(VARIABLES_UNIT) ? current.variables : mine.variables };
+}
+
 /** The YAML of a workflow editor as operation fields, or the error naming the field. */
 function workflowFields(yamlText: string): { ok: true; fields: Record<string, unknown> } | { ok: false; error: PorchError } {
   let parsed: unknown;
@@ -459,7 +466,8 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     return;
   }
   // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
-  const current = editorTexts(kind, editorStateOf(kind, item));
+  const currentState = editorStateOf(kind, item);
+  const current = editorTexts(kind, currentState);
   const merge = mergeEdit(base, editorTexts(kind, state), current);
   if (merge.kind === 'unchanged') {
     return renderEditor(ctx, { kind, item, state, base, notice: `Nothing changed since version ${item.version}, so no version was written.` });
@@ -470,8 +478,9 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
       'CONFLICT',
       `Since you opened this page, version ${item.version} was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: compare them with version ${item.version} under Versions, then save again to keep yours.`,
     );
-    // The next save is made knowing version `item.version`: its digests become the base.
-    return renderEditor(ctx, { kind, item, state, base: digestsOf(current), error });
+    // The next save is made knowing version `item.version`: its digests become the base, and the
+    // fields the author did not touch show that version's values.
+    return renderEditor(ctx, { kind, item, state: withUntouchedFrom(kind, state, currentState, untouchedFields(base, editorTexts(kind, state))), base: digestsOf(current), error });
   }
   const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));
   const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
