@@ -223,6 +223,15 @@ describe('plans', () => {
     expect(response.status, describeResponse(response)).toBe(200);
   });
 
+  it('lists keys past the grace period as revoked, before any request has revoked them (regression: listed as active)', async () => {
+    const { accountId, keyId } = await harness.expertWithKey();
+    await harness.core.accounts.setPlan(accountId, 'builder');
+    expect((await harness.core.accounts.listKeys(accountId)).find((key) => key.id === keyId)?.status, 'suspended keys are not revoked').toBe('active');
+    harness.clock.advance(KEY_GRACE_PERIOD_MS);
+    expect((await harness.core.accounts.listKeys(accountId)).find((key) => key.id === keyId)?.status).toBe('revoked');
+    expect((await harness.core.accounts.showAccount(accountId)).keys.map((key) => key.status)).toEqual(['revoked']);
+  });
+
   it('refuses to create keys for Free and Builder accounts, and a sixth active key', async () => {
     const builder = await harness.createAccount({ plan: 'builder' });
     await expect(harness.core.accounts.createKey({ accountId: builder.accountId })).rejects.toThrow(/Only Expert accounts/);

@@ -149,6 +149,22 @@ export function createAccountService(store: Store, clock: Clock) {
     return key;
   }
 
+  /**
+   * The account holder's keys, as they stand: past a downgrade's grace period they are revoked for
+   * good, and revoked here if no request has done it yet (regression: listed as active until one
+   * did). Connected apps' credentials are connected apps (list_connected_apps), not keys.
+   */
+  async function userKeysOf(account: AccountRecord): Promise<ApiKeyRecord[]> {
+    const now = clock.now();
+    let keys = await store.apiKeys.listByAccount(account.id);
+    const graceOver = account.plan !== 'expert' && account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS;
+    if (graceOver && keys.some((key) => key.revokedAt === null)) {
+      await store.apiKeys.revokeAllForAccount({ accountId: account.id, at: now });
+      keys = await store.apiKeys.listByAccount(account.id);
+    }
+    return keys.filter((key) => key.kind === 'user');
+  }
+
   async function accountView(account: AccountRecord): Promise<AccountView> {
     const balance = await store.credits.balance(account.id);
     return {
@@ -258,9 +274,7 @@ export function createAccountService(store: Store, clock: Clock) {
 
     async showAccount(id: string): Promise<AccountView & { keys: KeyView[] }> {
       const account = await requireAccount(id);
-      // Connected apps' credentials are connected apps, not keys (as in listKeys).
-      const keys = (await store.apiKeys.listByAccount(id)).filter((key) => key.kind === 'user');
-      return { ...(await accountView(account)), keys: keys.map(keyView) };
+      return { ...(await accountView(account)), keys: (await userKeysOf(account)).map(keyView) };
     },
 
     /**
@@ -309,9 +323,7 @@ export function createAccountService(store: Store, clock: Clock) {
     },
 
     async listKeys(accountId: string): Promise<KeyView[]> {
-      await requireAccount(accountId);
-      // Connected apps' credentials are listed as connected apps (list_connected_apps), not as keys.
-      return (await store.apiKeys.listByAccount(accountId)).filter((key) => key.kind === 'user').map(keyView);
+      return (await userKeysOf(await requireAccount(accountId))).map(keyView);
     },
 
     async revokeKey(keyId: string): Promise<KeyView> {
