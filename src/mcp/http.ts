@@ -495,6 +495,12 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
  * listings, the public tools, and everything the SDK answers itself).
  */
 function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpTool>): readonly string[] | undefined {
+  if (Array.isArray(body)) {
+    // A batch (revisions before 2025-06-18) holding such a request is challenged as a whole, as
+    // that request alone would be (regression: an isError result inside a 200 answer).
+    const keyed = body.flatMap((message) => keyedRequestScopes(message, toolsByName) ?? []);
+    return keyed.length === 0 ? undefined : [...new Set(keyed)];
+  }
   if (!isSpecType.JSONRPCRequest(body)) return undefined;
   const params: Record<string, unknown> = body.params ?? {};
   switch (body.method) {

@@ -382,6 +382,16 @@ describe('JSON-RPC batches and body encodings', () => {
     expect((await harness.api('GET', `/context-cards/${card.id}`, { key })).status).toBe(200);
   });
 
+  it('challenges a keyless 2025-03-26 batch that holds a keyed call with 401, as the call alone is (regression: an isError result in a 200)', async () => {
+    const keyed = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_context_cards', arguments: {} } };
+    const response = await post([PING(1), keyed], { 'mcp-protocol-version': '2025-03-26' });
+    expect(response.status, response.text).toBe(401);
+    expect(response.json).toMatchObject({ id: null, error: { data: { code: 'MISSING_API_KEY' } } });
+    expect(response.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // A keyless batch of what needs no key is still answered.
+    expect((await post([PING(1), PING(2)], { 'mcp-protocol-version': '2025-03-26' })).status).toBe(200);
+  });
+
   it('refuses a gzip-compressed body with 415, as REST does (regression: a -32700 parse error that hid the reason)', async () => {
     const compressed = gzipSync(JSON.stringify(LIST_TOOLS));
     const response = await fetch(mcpUrl(harness), { method: 'POST', headers: { ...MCP_HEADERS, 'content-encoding': 'gzip' }, body: compressed });
