@@ -100,7 +100,7 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
   );
   const readAccrued = onFirstUse(() =>
     db
-      .select({ tokens: sql<number>`coalesce(sum(${usageRecords.chargedTokens}), 0)`, at: sql<number | null>`max(${usageRecords.createdAt})` })
+      .select({ tokens: sql<number>`coalesce(sum(${usageRecords.chargedTokens}), 0)` })
       .from(usageRecords)
       .where(eq(usageRecords.reservationId, sql.placeholder('id')))
       .prepare(),
@@ -170,7 +170,7 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     const balance = { ...current, reservedTokens: Math.max(0, current.reservedTokens - reservation.tokens) };
     updateReserved().run({ accountId: reservation.accountId, reservedTokens: balance.reservedTokens });
     const accrued = readAccrued().get({ id: reservationId });
-    return { accountId: reservation.accountId, balance, accruedTokens: accrued?.tokens ?? 0, accruedAt: accrued?.at ?? reservation.createdAt };
+    return { accountId: reservation.accountId, balance, accruedTokens: accrued?.tokens ?? 0 };
   };
 
   const charge = (accountId: string, balance: CreditBalance, tokens: number, entry: { id: string; reference: string | null; at: number }): CreditBalance => {
