@@ -142,8 +142,8 @@ export function parseOperationInput(
   // No query parameter takes several values: a repeated one is named as such, not as a value of
   // the wrong type (regression: `?limit=1&limit=2` said "must be a whole number").
   if (operation.query && request.pathStyle !== 'plain' && typeof request.query === 'object' && request.query !== null) {
-    const known = 'shape' in operation.query ? Object.keys(operation.query.shape as object) : [];
-    const repeated = Object.entries(request.query).filter(([name, value]) => Array.isArray(value) && known.includes(name));
+    const known = operation.query.shape;
+    const repeated = Object.entries(request.query).filter(([name, value]) => Array.isArray(value) && Object.hasOwn(known, name));
     if (repeated.length > 0) {
       throw new PorchError(
         'VALIDATION_ERROR',

@@ -48,7 +48,7 @@ describe('creating a key', () => {
     await browser.get(PATH);
     const refused = await browser.post(`${PATH}/keys`, { name: 'my key', scopes: ['write:workflow', 'read:workflow'], requests_per_minute: '500' });
     expect(refused.status).toBe(400);
-    expect(refused.html).toMatch(/id="rpm-errors"><li>must be at most 120, the most a key created in the console may have/);
+    expect(refused.html).toMatch(/id="f-requests_per_minute-errors"><li>must be at most 120, the most a key created in the console may have/);
     expect(refused.html).not.toContain("the calling key's own limit");
     expect(refused.html).toContain('value="my key"');
     expect(refused.html).toContain('value="500"');

@@ -17,7 +17,7 @@ import { rotateKey } from '../../operations/rotate-key.js';
 import type { connectedAppSchema, ownKeySchema } from '../../operations/self-service-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths.js';
 import { formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
-import { FieldErrors, issuesOf, messagesAt } from './catalog/form-parts.js';
+import { Field, FieldErrors, fieldId, issuesOf, messagesAt } from './catalog/form-parts.js';
 import { dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -186,33 +186,15 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
   );
 }
 
-/** The attributes that tie an input to the messages shown below it, when there are any. */
-function invalidWhen(messages: readonly string[], id: string) {
-  return messages.length > 0 ? { 'aria-invalid': 'true' as const, 'aria-describedby': id } : {};
-}
-
 function CreateKeyForm({ csrfToken, typed, error }: { csrfToken: string; typed: TypedKey | undefined; error: PorchError | undefined }) {
   // A refused form keeps what was typed (regression: it came back with the default scopes, which a
   // second submit would have given the key), with each message at its field.
   const issues = typed ? issuesOf(error) : [];
-  const at = (path: string) => messagesAt(issues, path);
   const scopes: readonly string[] = typed?.scopes ?? DEFAULT_KEY_SCOPES;
   return (
     <PostForm action={`${PATH}/keys`} csrfToken={csrfToken} class="stack panel">
       <h2>Create a key</h2>
-      <div class="field">
-        <label for="key-name">Name</label>
-        <input
-          id="key-name"
-          name="name"
-          type="text"
-          maxLength={100}
-          placeholder="e.g. production backend"
-          value={typed?.name ?? ''}
-          {...invalidWhen(at('name'), 'key-name-errors')}
-        />
-        <FieldErrors id="key-name-errors" messages={at('name')} />
-      </div>
+      <Field path="name" label="Name" maxLength={100} placeholder="e.g. production backend" value={typed?.name ?? ''} issues={issues} />
       <fieldset>
         <legend>Scopes</legend>
         <div class="checkboxes">
@@ -222,41 +204,13 @@ function CreateKeyForm({ csrfToken, typed, error }: { csrfToken: string; typed: 
             </label>
           ))}
         </div>
-        <FieldErrors id="key-scopes-errors" messages={at('scopes')} />
+        <FieldErrors id={`${fieldId('scopes')}-errors`} messages={messagesAt(issues, 'scopes')} />
         <p class="hint">Write, key-management, usage and webhook scopes are never given by default: tick them only for keys that need them.</p>
       </fieldset>
       <div class="cards">
-        <div class="field">
-          <label for="rpm">Requests per minute</label>
-          <input
-            id="rpm"
-            name="requests_per_minute"
-            type="number"
-            min={1}
-            placeholder="120"
-            value={typed?.requestsPerMinute ?? ''}
-            {...invalidWhen(at('requests_per_minute'), 'rpm-errors')}
-          />
-          <FieldErrors id="rpm-errors" messages={at('requests_per_minute')} />
-        </div>
-        <div class="field">
-          <label for="rpd">Requests per day</label>
-          <input
-            id="rpd"
-            name="requests_per_day"
-            type="number"
-            min={1}
-            placeholder="20000"
-            value={typed?.requestsPerDay ?? ''}
-            {...invalidWhen(at('requests_per_day'), 'rpd-errors')}
-          />
-          <FieldErrors id="rpd-errors" messages={at('requests_per_day')} />
-        </div>
-        <div class="field">
-          <label for="expires">Expires (UTC, optional)</label>
-          <input id="expires" name="expires_at" type="datetime-local" value={typed?.expiresAt ?? ''} {...invalidWhen(at('expires_at'), 'expires-errors')} />
-          <FieldErrors id="expires-errors" messages={at('expires_at')} />
-        </div>
+        <Field path="requests_per_minute" label="Requests per minute" type="number" min={1} placeholder="120" value={typed?.requestsPerMinute ?? ''} issues={issues} />
+        <Field path="requests_per_day" label="Requests per day" type="number" min={1} placeholder="20000" value={typed?.requestsPerDay ?? ''} issues={issues} />
+        <Field path="expires_at" label="Expires (UTC, optional)" type="datetime-local" value={typed?.expiresAt ?? ''} issues={issues} />
       </div>
       <div class="actions">
         <button type="submit">Create key</button>

@@ -59,6 +59,10 @@ interface InputProps {
   maxLength?: number;
   /** A textarea of this many rows instead of a one-line input. */
   rows?: number;
+  /** The one-line input's type (text by default). */
+  type?: 'text' | 'number' | 'datetime-local';
+  /** The least value of a number input. */
+  min?: number;
   code?: boolean;
   placeholder?: string;
   /** Problems shown by the children (a YAML field's list of paths inside it). */
@@ -67,8 +71,31 @@ interface InputProps {
   children?: ComponentChildren;
 }
 
+/** An input's type attributes; Preact types each input type apart, so the choice is made here. */
+function inputType(type: NonNullable<InputProps['type']>, min: number | undefined) {
+  if (type === 'number') return { type: 'number' as const, min };
+  if (type === 'datetime-local') return { type: 'datetime-local' as const };
+  return { type: 'text' as const };
+}
+
 /** A labelled input or textarea named by its field path, with its hint and the messages that name it. */
-export function Field({ path, label, value, issues, hint, required, maxLength, rows, code, placeholder, invalid, describedBy: extra, children }: InputProps): JSX.Element {
+export function Field({
+  path,
+  label,
+  value,
+  issues,
+  hint,
+  required,
+  maxLength,
+  rows,
+  type = 'text',
+  min,
+  code,
+  placeholder,
+  invalid,
+  describedBy: extra,
+  children,
+}: InputProps): JSX.Element {
   const id = fieldId(path);
   const messages = messagesAt(issues, path);
   const isInvalid = messages.length > 0 || invalid === true;
@@ -85,7 +112,7 @@ export function Field({ path, label, value, issues, hint, required, maxLength, r
   return (
     <div class={isInvalid ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {rows === undefined ? <input type="text" value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{value}</textarea>}
+      {rows === undefined ? <input {...inputType(type, min)} value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{value}</textarea>}
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}
