@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { readScopes, writeScopes, type ExecutableResource } from '../core/access/scopes.js';
 import { LABEL_PATTERN } from '../core/catalog/versions.js';
 import { defineKeyedOperation } from './operation.js';
-import { idParams, MAX_PAGE_LIMIT, queryInteger, timestampSchema } from './schemas.js';
+import { changesSomething, expectedVersionSchema, idParams, MAX_PAGE_LIMIT, queryInteger, timestampSchema } from './schemas.js';
 
 type AnyShape = z.ZodRawShape;
 
@@ -114,8 +114,8 @@ function patchOf<Shape extends AnyShape>(definition: z.ZodObject<Shape>) {
     }),
   ) as { [Name in keyof Shape]: z.ZodOptional<z.ZodType<z.output<Shape[Name]> | null, z.input<Shape[Name]> | null>> };
   return z
-    .strictObject(shape)
-    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' })
+    .strictObject({ ...shape, expected_version: expectedVersionSchema })
+    .refine(changesSomething, { message: 'send at least one field to change' })
     .meta({ minProperties: 1 });
 }
 
@@ -174,7 +174,7 @@ export function lifecycleOperations<Kind extends ExecutableResource, Shape exten
     update: defineKeyedOperation({
       name: `update_${kind}`,
       title: `Update a ${noun}`,
-      description: `Changes some fields of a ${noun} (a partial update: send at least one field), writing a new version; the whole definition is checked again. Executions without a version or label keep running the \`production\` version when one is labelled.`,
+      description: `Changes some fields of a ${noun} (a partial update: send at least one field), writing a new version; the whole definition is checked again. Send \`expected_version\` to have it refused with 409 if someone changed the ${noun} since you read it. Executions without a version or label keep running the \`production\` version when one is labelled.`,
       method: 'PATCH',
       path: `${path}/{id}`,
       tag,
@@ -184,7 +184,10 @@ export function lifecycleOperations<Kind extends ExecutableResource, Shape exten
       params: idParams,
       body: patchOf(definition),
       output: detail,
-      run: ({ id, ...changes }, { core, caller }) => core.lifecycle.update(caller, kind, caller.account.id, id, changes as never) as never,
+      run: (input, { core, caller }) => {
+        const { id, expected_version, ...changes } = input as { id: string; expected_version?: number };
+        return core.lifecycle.update(caller, kind, caller.account.id, id, changes as never, expected_version) as never;
+      },
     }),
     delete: defineKeyedOperation({
       name: `delete_${kind}`,

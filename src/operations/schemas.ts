@@ -54,6 +54,24 @@ export const pageQuery = z.object({
 
 export const timestampSchema = z.iso.datetime().describe('ISO 8601 UTC timestamp.');
 
+/**
+ * The optimistic-concurrency check of a partial update: the version the change was made from.
+ * Not a field of the resource, so an update sending only this changes nothing and is refused.
+ */
+export const expectedVersionSchema = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .optional()
+  .describe(
+    'Optional: the `version` this change was made from, as you read it. When the newest version is another, nothing is written and the answer is 409 `CONFLICT`: someone changed it since, and your change would undo theirs unseen. Without it the change applies to the newest version.',
+  );
+
+/** A partial update's body changes something: at least one field besides `expected_version`. */
+export function changesSomething(body: Record<string, unknown>): boolean {
+  return Object.entries(body).some(([name, value]) => name !== 'expected_version' && value !== undefined);
+}
+
 /** A point in time a caller sends: ISO 8601 in UTC (`Z`) or with an offset (`+02:00`); answers give it back in UTC. */
 export const instantInputSchema = z.iso.datetime({
   offset: true,

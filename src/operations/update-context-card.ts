@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { contextCardSchema, contextCardScopes, contextCardTag, contextCardWriteFields } from './context-card-schemas.js';
 import { defineKeyedOperation } from './operation.js';
-import { idParams } from './schemas.js';
+import { changesSomething, expectedVersionSchema, idParams } from './schemas.js';
 
 export const updateContextCard = defineKeyedOperation({
   name: 'update_context_card',
   title: 'Update a context card',
-  description: "Changes some fields of one of the caller's context cards (a partial update: send at least one field).",
+  description:
+    "Changes some fields of one of the caller's context cards (a partial update: send at least one field), writing a new version. Send `expected_version` to have it refused with 409 if someone changed the card since you read it.",
   method: 'PATCH',
   path: '/context-cards/{id}',
   tag: contextCardTag,
@@ -15,10 +16,15 @@ export const updateContextCard = defineKeyedOperation({
   scopes: contextCardScopes,
   params: idParams,
   body: z
-    .strictObject({ ...contextCardWriteFields, title: contextCardWriteFields.title.optional(), content: contextCardWriteFields.content.optional() })
-    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' })
+    .strictObject({
+      ...contextCardWriteFields,
+      title: contextCardWriteFields.title.optional(),
+      content: contextCardWriteFields.content.optional(),
+      expected_version: expectedVersionSchema,
+    })
+    .refine(changesSomething, { message: 'send at least one field to change' })
     // The refinement as JSON Schema, so the document refuses an empty PATCH as the server does.
     .meta({ minProperties: 1 }),
   output: contextCardSchema,
-  run: ({ id, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes),
+  run: ({ id, expected_version, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes, expected_version),
 });

@@ -421,6 +421,48 @@ describe('two editors of one item (regression: the second save undid the first)'
     expect(clash.html).toContain('Described by B');
     expect(clash.html).toContain('A: {{product}} {{version}}');
   });
+
+  it('merges again when another save lands between its read of the item and its update (regression: that save was undone)', async () => {
+    const id = await createComposition();
+    const base = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf((await browser.get('/console')).html))).id;
+    // Another tab's save of the same field, landing after this save read version 1 and merged.
+    const lifecycle = harness.core.lifecycle;
+    const update = lifecycle.update;
+    lifecycle.update = async (...args) => {
+      lifecycle.update = update;
+      await update(null, 'composition', accountId, id, { template: 'Other: {{product}} {{version}}' });
+      return update(...args);
+    };
+    try {
+      const clash = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Mine: {{product}} {{version}}', base, intent: 'save' });
+      expect(clash.status, clash.html).toBe(409);
+      expect(clash.html).toContain('Since you opened this page, version 2 was saved with another Template');
+    } finally {
+      lifecycle.update = update;
+    }
+    expect(await harness.core.lifecycle.get('composition', accountId, id)).toMatchObject({ version: 2, template: 'Other: {{product}} {{version}}' });
+
+    // The same for a context card, whose other save changed another field: both are kept.
+    await browser.get('/console/context-cards/new');
+    const created = await browser.post('/console/context-cards/new', { title: 'Pace', content: 'Original content', tags: 'style' });
+    const path = (created.location ?? '').replace('?saved=1', '');
+    const cardId = path.split('/').at(-1) ?? '';
+    const cardBase = baseOf((await browser.get(path)).html);
+    const cards = harness.core.contextCards;
+    const updateCard = cards.update;
+    cards.update = async (...args) => {
+      cards.update = updateCard;
+      await updateCard(accountId, cardId, { description: 'From the other tab' });
+      return updateCard(...args);
+    };
+    try {
+      expect((await browser.post(path, { title: 'Pace', content: 'Mine', tags: 'style', base: cardBase })).status).toBe(303);
+    } finally {
+      cards.update = updateCard;
+    }
+    expect(await harness.core.contextCards.get(accountId, cardId)).toMatchObject({ version: 3, content: 'Mine', description: 'From the other tab' });
+  });
 });
 
 function emailOf(html: string): string {

@@ -230,6 +230,44 @@ describe('the catalog lifecycle', () => {
     expect(update.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
+  it('lands an update sent with expected_version only on that version: a stale one is 409 and writes nothing', async () => {
+    const created = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'One.' } });
+    const id = created.body.data.id;
+    const fromOne = await harness.api<Detail>('PATCH', `/compositions/${id}`, { key, body: { template: 'Two.', expected_version: 1 } });
+    expect(fromOne.status, describeResponse(fromOne)).toBe(200);
+    expect(fromOne.body.data).toMatchObject({ version: 2, template: 'Two.' });
+
+    const stale = await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'Made from one.', expected_version: 1 } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({
+      code: 'CONFLICT',
+      message: `Composition ${id} is at version 2, not 1 (expected_version): it was changed since you read it. Read it again and apply your change to version 2.`,
+    });
+    const ahead = await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'Too soon.', expected_version: 3 } });
+    expect(ahead.status).toBe(409);
+    expect(ahead.body.error.message).toBe(`Composition ${id} is at version 2; version 3 (expected_version) does not exist yet.`);
+    const newest = await harness.api<Detail>('GET', `/compositions/${id}`, { key });
+    expect(newest.body.data).toMatchObject({ version: 2, template: 'Two.' });
+
+    // It is not a change: sent alone, the update is refused as empty; malformed, it is named.
+    const alone = await harness.api('PATCH', `/compositions/${id}`, { key, body: { expected_version: 2 } });
+    expect(alone.status).toBe(400);
+    expect(alone.body.error.message).toContain('send at least one field to change');
+    const malformed = await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'x', expected_version: 1.5 } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.message).toContain('expected_version');
+
+    // Of concurrent updates made from one version, exactly one lands.
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        harness.api<Detail>('PATCH', `/compositions/${id}`, { key, body: { template: `Race ${index}.`, expected_version: 2 } }),
+      ),
+    );
+    expect(racing.map((response) => response.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const versions = await harness.api<{ items: unknown[] }>('GET', `/compositions/${id}/versions`, { key });
+    expect(versions.body.data.items).toHaveLength(3);
+  });
+
   it('gives each of many concurrent updates its own version, losing none', async () => {
     const created = await harness.api<Detail>('POST', '/personas', { key, body: { name: 'P', content: 'start' } });
     const id = created.body.data.id;

@@ -58,6 +58,22 @@ describe('context cards', () => {
     expect(gone.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
+  it('lands an update sent with expected_version only on that version, else 409 with nothing written', async () => {
+    const created = await harness.api<Card>('POST', '/context-cards', { key, body: { title: 'A', content: 'alpha' } });
+    const id = created.body.data.id;
+    expect(created.body.data.version).toBe(1);
+    const updated = await harness.api<Card>('PATCH', `/context-cards/${id}`, { key, body: { content: 'beta', expected_version: 1 } });
+    expect(updated.body.data).toMatchObject({ version: 2, content: 'beta' });
+    const stale = await harness.api('PATCH', `/context-cards/${id}`, { key, body: { content: 'gamma', expected_version: 1 } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.message).toBe(
+      `Context card ${id} is at version 2, not 1 (expected_version): it was changed since you read it. Read it again and apply your change to version 2.`,
+    );
+    expect((await harness.api<Card>('GET', `/context-cards/${id}`, { key })).body.data).toMatchObject({ version: 2, content: 'beta' });
+    const alone = await harness.api('PATCH', `/context-cards/${id}`, { key, body: { expected_version: 2 } });
+    expect(alone.status).toBe(400);
+  });
+
   it('lists every card newest first and pages with limit and cursor', async () => {
     for (const title of ['one', 'two', 'three']) {
       await harness.api('POST', '/context-cards', { key, body: { title, content: title } });

@@ -52,7 +52,7 @@ import {
   type SkillEntry,
   type WorkflowEntry,
 } from './definitions.js';
-import { checkSettableLabel, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
+import { checkExpectedVersion, checkSettableLabel, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
 
 /** Each kind's stored record and authored definition. */
 export interface KindModel {
@@ -333,16 +333,21 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       return detail(kind, await require(kind, accountId, id));
     },
 
-    /** A partial update: the fields sent replace the newest version's, and the whole is checked as a create would be. */
+    /**
+     * A partial update: the fields sent replace the newest version's, and the whole is checked as
+     * a create would be. With `expectedVersion` it lands only on that version (else 409).
+     */
     async update<Kind extends ExecutableResource>(
       author: Author,
       kind: Kind,
       accountId: string,
       id: string,
       changes: Partial<EntryOf<Kind>>,
+      expectedVersion?: number,
     ): Promise<ResourceDetail<Kind>> {
       for (let attempt = 1; ; attempt++) {
         const current = await require(kind, accountId, id);
+        checkExpectedVersion({ noun: RESOURCE_NOUNS[kind], id }, current.version, expectedVersion);
         const merged = mergePatch(entryOf(kind, current), changes);
         const newTemplate = kind === 'composition' && 'template' in changes && !('variables' in changes);
         const newNodes = kind === 'workflow' && 'nodes' in changes && !('outputs' in changes);

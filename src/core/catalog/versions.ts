@@ -74,3 +74,18 @@ export function selectableLabels(latest: number, labels: readonly LabelRecord[])
 export function defaultVersion(latest: number, labels: readonly LabelRecord[]): number {
   return labels.find((candidate) => candidate.label === PRODUCTION_LABEL)?.version ?? latest;
 }
+
+/**
+ * Refuses an update made from an older version than the newest (`expected_version`): the caller
+ * read version `expected`, someone wrote since, and writing now would undo their change unseen.
+ * Without `expected` an update applies to whatever is newest, as before.
+ */
+export function checkExpectedVersion(name: ResourceName, newest: number, expected: number | undefined): void {
+  if (expected === undefined || expected === newest) return;
+  throw new PorchError(
+    'CONFLICT',
+    expected < newest
+      ? `${name.noun} ${name.id} is at version ${newest}, not ${expected} (expected_version): it was changed since you read it. Read it again and apply your change to version ${newest}.`
+      : `${name.noun} ${name.id} is at version ${newest}; version ${expected} (expected_version) does not exist yet.`,
+  );
+}

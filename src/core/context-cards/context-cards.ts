@@ -7,6 +7,7 @@ import { quotaExceededError } from '../quotas/quotas.js';
 import { definedFields } from '../validation.js';
 import { toIsoTimestamp } from '../views.js';
 import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from '../catalog/write-retry.js';
+import { checkExpectedVersion } from '../catalog/versions.js';
 
 /** Cards are prompt context: generous, but bounded so one card cannot fill the database. */
 export const CARD_LIMITS = {
@@ -112,10 +113,12 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
       return contextCardView(card);
     },
 
-    async update(accountId: string, id: string, changes: Partial<ContextCardWrite>): Promise<ContextCardView> {
+    /** A partial update; with `expectedVersion` it lands only on that version (else 409). */
+    async update(accountId: string, id: string, changes: Partial<ContextCardWrite>, expectedVersion?: number): Promise<ContextCardView> {
       for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
         const current = await store.contextCards.findOwned({ accountId, id });
         if (!current) throw notFound(id);
+        checkExpectedVersion({ noun: 'Context card', id }, current.version, expectedVersion);
         const { productionVersion: _production, ...stored } = current;
         const card: ContextCardRecord = { ...stored, ...definedFields(changes), version: current.version + 1, updatedAt: clock.now() };
         const outcome = await write(accountId, { creates: [], updates: [{ kind: 'contextCards', record: card, baseVersion: current.version }], deletes: [] });

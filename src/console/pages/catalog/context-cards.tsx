@@ -14,7 +14,7 @@ import { formBody, formValue, type PageContext, type PageRegistrar } from '../..
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { param, textOf } from './kinds.js';
 import { Field, issuesOf, tagsOf } from './form-parts.js';
 
@@ -222,26 +222,30 @@ export function registerContextCardPages(pages: PageRegistrar): void {
         body: <CardEditor ctx={ctx} id={id} values={options.values ?? values} base={options.base} error={options.error} notice={options.notice} />,
       });
     // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
-    const current = valuesOf(await fetchCard(ctx, id));
-    const merge = mergeEdit(base, values, current);
-    if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
-    if (merge.kind === 'conflict') {
-      const labels = merge.fields.map((name) => FIELDS.find((field) => field.name === name)?.label.replace(/ \(optional\)$/, '') ?? name);
-      const error = new PorchError(
-        'CONFLICT',
-        `Since you opened this page, the card was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: save again to keep yours.`,
-      );
-      // The next save is made knowing the card as it is now: the fields the author did not touch
-      // show its values, and its digests become the base.
-      const untouched = untouchedFields(base, values);
-      const merged = Object.fromEntries(FIELDS.map(({ name }) => [name, untouched.has(name) ? current[name] : values[name]])) as CardValues;
-      return shown({ base: digestsOf(current), error, values: merged });
-    }
-    const input = inputOf(values, true);
-    const changes = Object.fromEntries(Object.entries(input).filter(([key]) => merge.fields.includes(key)));
-    const updated = await ctx.api.call(updateContextCard, { id, ...changes });
-    if (!updated.ok) {
-      if (updated.error.code !== 'VALIDATION_ERROR') throw updated.error;
+    for (let attempt = 1; ; attempt++) {
+      const card = await fetchCard(ctx, id);
+      const current = valuesOf(card);
+      const merge = mergeEdit(base, values, current);
+      if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
+      if (merge.kind === 'conflict') {
+        const labels = merge.fields.map((name) => FIELDS.find((field) => field.name === name)?.label.replace(/ \(optional\)$/, '') ?? name);
+        const error = new PorchError(
+          'CONFLICT',
+          `Since you opened this page, the card was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: save again to keep yours.`,
+        );
+        // The next save is made knowing the card as it is now: the fields the author did not touch
+        // show its values, and its digests become the base.
+        const untouched = untouchedFields(base, values);
+        const merged = Object.fromEntries(FIELDS.map(({ name }) => [name, untouched.has(name) ? current[name] : values[name]])) as CardValues;
+        return shown({ base: digestsOf(current), error, values: merged });
+      }
+      const input = inputOf(values, true);
+      const changes = Object.fromEntries(Object.entries(input).filter(([key]) => merge.fields.includes(key)));
+      const updated = await ctx.api.call(updateContextCard, { id, ...changes, expected_version: card.version });
+      if (updated.ok) break;
+      // Saved by someone else since the read above: merge again with what they saved.
+      if (updated.error.code === 'CONFLICT' && attempt < MERGE_ATTEMPTS) continue;
+      if (updated.error.code !== 'VALIDATION_ERROR' && updated.error.code !== 'CONFLICT') throw updated.error;
       return shown({ base, error: updated.error });
     }
     ctx.redirect(`${PATH}/${id}?saved=1`);

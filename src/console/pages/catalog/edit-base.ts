@@ -5,9 +5,18 @@
  * saved to them since the page was opened. The form therefore carries a digest of each field as
  * it was opened (its base); a save sends only the fields whose text differs from the base, and is
  * refused, naming them, when a field it changes was changed by someone else too: the three-way
- * merge a version control system makes, field by field.
+ * merge a version control system makes, field by field. The update carries the version the merge
+ * was made against, so a save landing between the merge and the write is merged again, not undone.
  */
 import { createHash } from 'node:crypto';
+
+/**
+ * How many times a save merges afresh when another save lands between its read of the item and
+ * its update (the update names the version it merged against, `expected_version`, and is refused
+ * with 409 otherwise). Two people saving the same item within milliseconds of each other, three
+ * times running, is no longer a race to win but a conflict to show.
+ */
+export const MERGE_ATTEMPTS = 3;
 
 /** The hidden form field holding the base digests. */
 export const BASE_FIELD = 'base';

@@ -12,7 +12,7 @@ import { PorchError } from '../../../core/errors.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
 import {
   type CatalogKind,
@@ -466,25 +466,30 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     return;
   }
   // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
-  const currentState = editorStateOf(kind, item);
-  const current = editorTexts(kind, currentState);
-  const merge = mergeEdit(base, editorTexts(kind, state), current);
-  if (merge.kind === 'unchanged') {
-    return renderEditor(ctx, { kind, item, state, base, notice: `Nothing changed since version ${item.version}, so no version was written.` });
+  for (let attempt = 1, latest = item; ; attempt++, latest = await fetchItem(kind, ctx, item.id)) {
+    const currentState = editorStateOf(kind, latest);
+    const current = editorTexts(kind, currentState);
+    const merge = mergeEdit(base, editorTexts(kind, state), current);
+    if (merge.kind === 'unchanged') {
+      return renderEditor(ctx, { kind, item: latest, state, base, notice: `Nothing changed since version ${latest.version}, so no version was written.` });
+    }
+    if (merge.kind === 'conflict') {
+      const labels = merge.fields.map((name) => unitOf(kind, name).label);
+      const error = new PorchError(
+        'CONFLICT',
+        `Since you opened this page, version ${latest.version} was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: compare them with version ${latest.version} under Versions, then save again to keep yours.`,
+      );
+      // The next save is made knowing version `latest.version`: its digests become the base, and
+      // the fields the author did not touch show that version's values.
+      const shown = withUntouchedFrom(kind, state, currentState, untouchedFields(base, editorTexts(kind, state)));
+      return renderEditor(ctx, { kind, item: latest, state: shown, base: digestsOf(current), error });
+    }
+    const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));
+    const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
+    const updated = await ctx.api.call(kind.lifecycle.update, { id: latest.id, ...changes, expected_version: latest.version });
+    if (updated.ok) return ctx.redirect(`${kind.path}/${latest.id}/versions?saved=${updated.data.version}`);
+    // Saved by someone else since the read above: merge again with what they saved.
+    if (updated.error.code === 'CONFLICT' && attempt < MERGE_ATTEMPTS) continue;
+    return renderEditor(ctx, { kind, item: latest, state, base, error: updated.error });
   }
-  if (merge.kind === 'conflict') {
-    const labels = merge.fields.map((name) => unitOf(kind, name).label);
-    const error = new PorchError(
-      'CONFLICT',
-      `Since you opened this page, version ${item.version} was saved with another ${labels.join(', ')}; saving yours would undo that change. Your edits are kept below: compare them with version ${item.version} under Versions, then save again to keep yours.`,
-    );
-    // The next save is made knowing version `item.version`: its digests become the base, and the
-    // fields the author did not touch show that version's values.
-    return renderEditor(ctx, { kind, item, state: withUntouchedFrom(kind, state, currentState, untouchedFields(base, editorTexts(kind, state))), base: digestsOf(current), error });
-  }
-  const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));
-  const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
-  const updated = await ctx.api.call(kind.lifecycle.update, { id: item.id, ...changes });
-  if (!updated.ok) return renderEditor(ctx, { kind, item, state, base, error: updated.error });
-  ctx.redirect(`${kind.path}/${item.id}/versions?saved=${updated.data.version}`);
 }
