@@ -7,7 +7,7 @@ import { createdKeySchema, keyScopes, MINTS_KEYS, ownKeySchema } from './self-se
 export const rotateKey = defineKeyedOperation({
   name: 'rotate_key',
   title: 'Rotate an API key',
-  description: `Issues a new key with the same name, scopes and limits as one of the account's active keys, and answers it once (api_key). The old key is revoked at once, or with grace_seconds (up to ${MAX_ROTATION_GRACE_SECONDS}, 24 h) keeps working until then, so clients can switch without a gap. A key may rotate itself, or another key with no scope it lacks and no higher limits. A key is rotated once: the old key's replaced_by names its successor, and rotating it again is 409 CONFLICT naming the successor to rotate instead.`,
+  description: `Issues a new key with the same name, scopes, limits and expiry as one of the account's active keys, and answers it once (api_key). The old key is revoked at once, or with grace_seconds (up to ${MAX_ROTATION_GRACE_SECONDS}, 24 h) keeps working until then, so clients can switch without a gap. A key may rotate itself, or another key with no scope it lacks, no higher limits and no later expiry. A key is rotated once: the old key's replaced_by names its successor, and rotating it again is 409 CONFLICT naming the successor to rotate instead.`,
   method: 'POST',
   path: '/keys/{id}/rotate',
   tag: 'Keys',

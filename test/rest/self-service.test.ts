@@ -135,6 +135,24 @@ describe('own keys', () => {
     expect(refused.body.error.message).toContain('when the calling key expires');
   });
 
+  it('never rotates a key that outlives the calling key (regression: a ten-minute key rotated a permanent one and held its successor)', async () => {
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
+    const permanent = await harness.api<{ key: OwnKey }>('POST', '/keys', { key, body: { name: 'permanent' } });
+    const inTen = new Date(harness.clock.now() + 600_000).toISOString();
+    const brief = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', { key, body: { name: 'brief', expires_at: inTen } });
+    const refused = await harness.api('POST', `/keys/${permanent.body.data.key.id}/rotate`, { key: brief.body.data.api_key });
+    expect(refused.status, describeResponse(refused)).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      code: 'INSUFFICIENT_PERMISSIONS',
+      message: `A key can only rotate keys that expire no later than it does (${brief.body.data.key.expires_at}); key ${permanent.body.data.key.id} never expires. Use a key that expires later, or none.`,
+    });
+    expect((await harness.api<{ items: OwnKey[] }>('GET', '/keys', { key })).body.data.items.filter((item) => item.status === 'active')).toHaveLength(3);
+    // A key expiring no later than the caller's, itself included, it rotates.
+    const sooner = await harness.api<{ key: OwnKey }>('POST', '/keys', { key: brief.body.data.api_key, body: { name: 'sooner' } });
+    expect((await harness.api('POST', `/keys/${sooner.body.data.key.id}/rotate`, { key: brief.body.data.api_key })).status).toBe(201);
+    expect((await harness.api('POST', `/keys/${brief.body.data.key.id}/rotate`, { key: brief.body.data.api_key })).status).toBe(201);
+  });
+
   it('never rotates a key holding more scopes or higher limits than the calling key (regression: rotating answered the broader key)', async () => {
     const { key: broad, accountId } = await holder(['manage:keys', 'api:sanitiser', 'api:judge', 'read:usage']);
     const narrow = await harness.api<{ api_key: string }>('POST', '/keys', { key: broad, body: { scopes: ['manage:keys', 'api:sanitiser'] } });

@@ -147,6 +147,11 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
     return { name: 'Console session' };
   }
 
+  /** When the calling key expires (null: never, or not a key: a session, an OAuth token, a partner). */
+  async function expiryOf(caller: Caller): Promise<number | null> {
+    return caller.credential.kind === 'api_key' ? ((await store.apiKeys.findById(caller.credential.id))?.expiresAt ?? null) : null;
+  }
+
   return {
     async account(caller: Caller): Promise<AccountSelfView> {
       const { account, credential } = caller;
@@ -193,7 +198,7 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
       if (requested !== undefined && requested <= clock.now()) throw new PorchError('VALIDATION_ERROR', 'Invalid request: expires_at: must be in the future.');
       // Nor does a key outlive the key that made it: a key given out for a week cannot mint a
       // permanent one. Its own expiry is the default and the latest allowed.
-      const ownExpiry = caller.credential.kind === 'api_key' ? ((await store.apiKeys.findById(caller.credential.id))?.expiresAt ?? null) : null;
+      const ownExpiry = await expiryOf(caller);
       if (ownExpiry !== null && requested !== undefined && requested > ownExpiry) {
         throw new PorchError('VALIDATION_ERROR', `Invalid request: expires_at: must be at most ${toIsoTimestamp(ownExpiry)}, when the calling key expires.`);
       }
@@ -221,6 +226,15 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
         throw new PorchError(
           'INSUFFICIENT_PERMISSIONS',
           `A key can only rotate keys whose limits are at most its own (${own.requestsPerMinute} a minute, ${own.requestsPerDay} a day); key ${id} has ${old.requestsPerMinute} and ${old.requestsPerDay}. Use a key with higher limits.`,
+        );
+      }
+      // Nor a key that outlives it: the successor keeps the old key's expiry (regression: a key
+      // given out for ten minutes rotated a permanent one and held its successor for good).
+      const ownExpiry = await expiryOf(caller);
+      if (ownExpiry !== null && (old.expiresAt === null || old.expiresAt > ownExpiry)) {
+        throw new PorchError(
+          'INSUFFICIENT_PERMISSIONS',
+          `A key can only rotate keys that expire no later than it does (${toIsoTimestamp(ownExpiry)}); key ${id} ${old.expiresAt === null ? 'never expires' : `expires ${toIsoTimestamp(old.expiresAt)}`}. Use a key that expires later, or none.`,
         );
       }
       const rotated = await accounts.rotateKey(id, { graceSeconds });
