@@ -467,18 +467,20 @@ describe('usage, ledger and runs', () => {
     expect((await harness.api<{ count: number }>('GET', '/runs', { key: intruder.key })).body.data.count).toBe(0);
   });
 
-  it('records a failed execution as a failed run with its error', async () => {
-    const { accountId, key } = await holder(['read:usage', 'execute:composition'], 0.001);
+  it('records an execution that failed after its model call as a failed run with its error', async () => {
+    const { accountId, organisationId, key } = await holder(['read:usage', 'execute:composition']);
     const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
     const compositionId = ids['composition:release-notes'] ?? '';
-    await harness.core.credits.grant(accountId, 1);
+    // The echo model answers the prompt, secret included, which the output guardrail blocks: charged, and failed.
+    await harness.core.accounts.setOrganisationPolicy(organisationId, { guardrailOutputs: 'block' });
     const response = await harness.api('POST', `/compositions/${compositionId}/execute`, {
       key,
-      body: { variables: { ...RELEASE_VARIABLES, changes: 'x'.repeat(20_000) } },
+      body: { variables: { ...RELEASE_VARIABLES, changes: `token ghp_${'A1b2C3d4E5'.repeat(3)}123456` } },
     });
-    expect(response.status, describeResponse(response)).toBe(402);
+    expect(response.status, describeResponse(response)).toBe(422);
     const runs = await harness.api<{ items: Array<{ id: string; status: string; credits_charged: number }> }>('GET', '/runs', { key });
-    expect(runs.body.data.items).toMatchObject([{ status: 'failed', credits_charged: 0 }]);
+    expect(runs.body.data.items).toMatchObject([{ status: 'failed' }]);
+    expect(runs.body.data.items[0]?.credits_charged).toBeGreaterThan(0);
     const run = await harness.api<{ result: { error: { code: string } } }>('GET', `/runs/${runs.body.data.items[0]?.id}`, { key });
     expect(run.body.data.result.error.code).toBe(response.body.error.code);
   });

@@ -48,14 +48,15 @@ async function receiver(): Promise<WebhookReceiver> {
 
 interface Holder {
   accountId: string;
+  organisationId: string;
   key: string;
   compositionId: string;
 }
 
 async function holder(credits = 1_000): Promise<Holder> {
-  const { accountId, key } = await harness.expertWithKey({ credits, scopes: ['manage:webhooks', 'execute:composition', 'read:usage'] });
+  const { accountId, organisationId, key } = await harness.expertWithKey({ credits, scopes: ['manage:webhooks', 'execute:composition', 'read:usage'] });
   const compositionId = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids['composition:release-notes'] ?? '';
-  return { accountId, key, compositionId };
+  return { accountId, organisationId, key, compositionId };
 }
 
 async function createEndpoint(
@@ -161,12 +162,13 @@ describe('events', () => {
   });
 
   it('a failing execution fires run.failed with the error code', async () => {
-    const owner = await holder(0.001);
+    const owner = await holder();
     const hooks = await receiver();
     const { secret } = await createEndpoint(owner, hooks.url);
-    // One token cannot pay for the reservation: the execution fails with 402 and its run is recorded as failed.
-    const executed = await execute(owner, { variables: { ...RELEASE_VARIABLES, changes: 'x'.repeat(20_000) } });
-    expect(executed.status, describeResponse(executed)).toBe(402);
+    // The echo model answers the prompt, secret included, which the output guardrail blocks: the run fails.
+    await harness.core.accounts.setOrganisationPolicy(owner.organisationId, { guardrailOutputs: 'block' });
+    const executed = await execute(owner, { variables: { ...RELEASE_VARIABLES, changes: `token ghp_${'A1b2C3d4E5'.repeat(3)}123456` } });
+    expect(executed.status, describeResponse(executed)).toBe(422);
     await drain();
     const body = verifyReceived(await hooks.nextRequest(), secret) as { type: string; data: { status: string } };
     expect(body).toMatchObject({ type: 'run.failed', data: { status: 'failed' } });

@@ -113,3 +113,35 @@ describe('a workflow run is refused before any node runs', () => {
     }
   });
 });
+
+describe('a single execute refused before it calls a model is not a run, as a workflow refused at its start is not (regression: a failed run, and a run.failed event)', () => {
+  it('for too few credits, strict BYOK and an input the guardrail blocks; a queued run so refused still ends failed', async () => {
+    const account = await harness.expertWithKey({ credits: 0 });
+    const summary = await harness.core.bundles.importBundle(account.accountId, {
+      compositions: [{ key: 'c', name: 'Echo', template: 'Repeat {{text}}' }],
+    });
+    const path = `/compositions/${summary.ids['composition:c']}/execute`;
+    const runs = async () => (await harness.api<{ items: Array<{ status: string }> }>('GET', '/runs', { key: account.key })).body.data.items;
+
+    const broke = await harness.api('POST', path, { key: account.key, body: { variables: { text: 'hello' } } });
+    expect(broke.status, describeResponse(broke)).toBe(402);
+    await harness.core.accounts.setOrganisationPolicy(account.organisationId, { strictByok: true });
+    const strict = await harness.api('POST', path, { key: account.key, body: { variables: { text: 'hello' } } });
+    expect(strict.status, describeResponse(strict)).toBe(403);
+    await harness.core.accounts.setOrganisationPolicy(account.organisationId, { strictByok: false, guardrailInputs: 'block' });
+    const secret = `ghp_${'A1b2C3d4E5'.repeat(3)}123456`;
+    const blocked = await harness.api('POST', path, { key: account.key, body: { variables: { text: secret } } });
+    expect(blocked.status, describeResponse(blocked)).toBe(422);
+    expect(fake.requests).toHaveLength(0);
+    expect(await runs()).toEqual([]);
+
+    // Queued, the run exists before it is refused: it ends failed, naming why.
+    const queued = await harness.api<{ run_id: string }>('POST', path, {
+      key: account.key,
+      body: { variables: { text: 'hello' } },
+      headers: { prefer: 'respond-async' },
+    });
+    expect(queued.status, describeResponse(queued)).toBe(202);
+    await expect.poll(async () => (await runs()).map((run) => run.status), { timeout: 5_000 }).toEqual(['failed']);
+  });
+});

@@ -26,7 +26,14 @@ import type { JudgeService, JudgeServiceInput } from '../judge/judge-service.js'
 import type { JudgeResult } from '../judge/judge-schema.js';
 import { createRunRecorder, failedResult, type RunOutcome } from '../runs/run-recorder.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
-import { costOfFailedCall, type ModelCaller, type ModelCallContext, strictByokForbidsGateway, strictByokNeedsKey } from './model-calls.js';
+import {
+  costOfFailedCall,
+  type ModelCaller,
+  type ModelCallContext,
+  refusedBeforeCalling,
+  strictByokForbidsGateway,
+  strictByokNeedsKey,
+} from './model-calls.js';
 import { traceNodes } from '../telemetry/instrument.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { compositionMessages, personaMessages, skillMessages, type VariableValues } from './prompt-builders.js';
@@ -241,6 +248,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const request = { model: resolved, messages, temperature: options.temperature };
       result = hooks.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, hooks.onDelta);
     } catch (err) {
+      // Refused before any model was called: not a run, unless it is a queued run's, which exists.
+      if (hooks.queuedRun === undefined && refusedBeforeCalling(err)) throw err;
       const cost = costOfFailedCall(err);
       const failed = {
         status: 'failed',

@@ -113,6 +113,24 @@ export function costOfFailedCall(err: unknown): FailedCallCost | undefined {
 }
 
 /**
+ * Refusals made before anything was sent to a model (the input guardrail's block, strict BYOK,
+ * too few credits): the request did not run, so a single execute records no run for it, as a
+ * workflow refused at its start records none (docs/self-service.md, Runs).
+ */
+const refusals = new WeakSet<object>();
+
+/** Marks `err` as a refusal made before any model was called, and answers it (to be thrown). */
+function refused(err: unknown): unknown {
+  if (typeof err === 'object' && err !== null) refusals.add(err);
+  return err;
+}
+
+/** Whether the call failed with `err` before anything was sent to a model. */
+export function refusedBeforeCalling(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && refusals.has(err);
+}
+
+/**
  * Adds `cost` to what the failure `err` cost: calls of the same request that answered and were
  * charged before it failed (the judge's first call, when its retry fails or cannot be read).
  */
@@ -252,7 +270,12 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
   /** Reserve → call → settle → usage record, as described at the top of this file. */
   async function meteredCall(ctx: ModelCallContext, request: ModelCallRequest): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
     const started = clock.now();
-    const byokApiKey = await byokKeyFor(ctx, request.model);
+    let byokApiKey: string | null;
+    try {
+      byokApiKey = await byokKeyFor(ctx, request.model);
+    } catch (err) {
+      throw refused(err);
+    }
     const completion = completionOf(request, ctx.signal, byokApiKey);
 
     if (byokApiKey !== null) {
@@ -277,8 +300,13 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
 
     // The balance check needs no estimate, so an account that cannot start a call is refused
     // before its prompt is counted: counting is the costly step, and it must not be free to repeat.
-    await credits.requireMinimum(ctx.caller.account.id);
-    const reservation: Reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
+    let reservation: Reservation;
+    try {
+      await credits.requireMinimum(ctx.caller.account.id);
+      reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
+    } catch (err) {
+      throw refused(err);
+    }
     let result: CompletionResult;
     try {
       result = await ai.complete(completion);
@@ -369,14 +397,19 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     onDelta: (text: string) => void,
   ): Promise<Omit<ModelCallResult, 'guardrailFindings'>> {
     const started = clock.now();
-    const byokApiKey = await byokKeyFor(ctx, request.model);
+    let byokApiKey: string | null;
+    let reservation: Reservation | null = null;
+    try {
+      byokApiKey = await byokKeyFor(ctx, request.model);
+      if (byokApiKey === null) {
+        await credits.requireMinimum(ctx.caller.account.id);
+        reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
+      }
+    } catch (err) {
+      throw refused(err);
+    }
     const completion = completionOf(request, ctx.signal, byokApiKey);
     const byok = byokApiKey !== null;
-    let reservation: Reservation | null = null;
-    if (!byok) {
-      await credits.requireMinimum(ctx.caller.account.id);
-      reservation = await credits.reserve(ctx.caller.account.id, reservationTokens(request));
-    }
 
     let content = '';
     let reported: TokenUsage | null = null;
@@ -520,8 +553,12 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
      * redacted) before anything is reserved or sent, the answer before it is returned.
      */
     async call(ctx: ModelCallContext, request: ModelCallRequest): Promise<ModelCallResult> {
-      const input =
-        ctx.guardsOwnInput === true ? { messages: request.messages, findings: [] } : await guardrails.checkInput(ctx.organisation, request.messages);
+      let input: Awaited<ReturnType<typeof guardrails.checkInput>>;
+      try {
+        input = ctx.guardsOwnInput === true ? { messages: request.messages, findings: [] } : await guardrails.checkInput(ctx.organisation, request.messages);
+      } catch (err) {
+        throw refused(err);
+      }
       const result = await meteredCall(ctx, withMessages(request, input.messages));
       if (ctx.guardsOwnOutput === true) return guardedResult(result, result.content, input.findings);
       const output = await checkChargedOutput(ctx, result);
@@ -533,7 +570,12 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
      * when the output guardrail is `redact` or `block`); the result is what `call` answers.
      */
     async stream(ctx: ModelCallContext, request: ModelCallRequest, onDelta: (text: string) => void): Promise<ModelCallResult> {
-      const input = await guardrails.checkInput(ctx.organisation, request.messages);
+      let input: Awaited<ReturnType<typeof guardrails.checkInput>>;
+      try {
+        input = await guardrails.checkInput(ctx.organisation, request.messages);
+      } catch (err) {
+        throw refused(err);
+      }
       const buffered = ctx.organisation.guardrailOutputs === 'redact' || ctx.organisation.guardrailOutputs === 'block';
       const sent = withMessages(request, input.messages);
       const result = await meteredStream(ctx, sent, buffered ? () => undefined : onDelta);
