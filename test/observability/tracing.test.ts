@@ -72,16 +72,18 @@ function outline(spans: readonly ReceivedSpan[]): string {
   return lines.join('\n');
 }
 
-async function harnessWith(env: Record<string, string> = {}): Promise<{ harness: Harness; key: string; compositionId: string; workflowId: string }> {
+async function harnessWith(
+  env: Record<string, string> = {},
+): Promise<{ harness: Harness; key: string; organisationId: string; compositionId: string; workflowId: string }> {
   const harness = await createHarness({
     env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: PROVIDER_KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, ...env },
   });
-  const { key, accountId } = await harness.expertWithKey({ credits: 1_000 });
+  const { key, accountId, organisationId } = await harness.expertWithKey({ credits: 1_000 });
   const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
   const compositionId = ids['composition:release-notes'];
   const workflowId = ids['workflow:release-announcement'];
   if (compositionId === undefined || workflowId === undefined) throw new Error('the demo bundle changed');
-  return { harness, key, compositionId, workflowId };
+  return { harness, key, organisationId, compositionId, workflowId };
 }
 
 describe('traces exported over OTLP/HTTP', () => {
@@ -141,6 +143,28 @@ describe('traces exported over OTLP/HTTP', () => {
       'gen_ai.usage.output_tokens': FAKE_USAGE.completion_tokens,
     });
 
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]?.headers.traceparent).toBe(`00-${CALLER_TRACE_ID}-${call.spanId}-01`);
+  });
+
+  it('gives a streamed execution its model call span, and passes the trace to the provider (regression: neither)', async () => {
+    const response = await harness.api('POST', `/compositions/${compositionId}/execute`, {
+      key,
+      body: { variables: RELEASE_VARIABLES },
+      headers: { traceparent: CALLER_TRACEPARENT, accept: 'text/event-stream' },
+    });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.text).toContain('event: done');
+    await harness.server.application.flushTraces();
+
+    const spans = receiver.spans.filter((span) => span.traceId === CALLER_TRACE_ID);
+    const execution = only(
+      spans.filter((span) => span.name === 'execute composition'),
+      `execution span\n${outline(spans)}`,
+    );
+    const call = only(childrenOf(spans, execution), `model call span\n${outline(spans)}`);
+    expect(call).toMatchObject({ name: 'chat fast', kind: OTLP_KIND.client });
+    expect(call.attributes).toMatchObject({ 'gen_ai.request.model': 'fast', 'gen_ai.response.model': 'fast' });
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.headers.traceparent).toBe(`00-${CALLER_TRACE_ID}-${call.spanId}-01`);
   });
@@ -247,6 +271,36 @@ describe('traces with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', 
       expect(String(call.attributes['gen_ai.input.messages'])).toContain('Faster lists');
       expect(String(call.attributes['gen_ai.output.messages'])).toContain(ANSWER);
       expect(receiver.bodies.join('\n')).not.toContain(PROVIDER_KEY);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('traces with content capture and an output guardrail that blocks or redacts', () => {
+  it('carry the prompt but not the answer, which the guardrail may withhold (regression: a blocked answer was exported)', async () => {
+    const { harness, key, organisationId, compositionId } = await harnessWith({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    const leaked = `Leaked: ghp_${'Z9y8X7w6V5'.repeat(3)}123456`;
+    fake.setBehaviour({ usage: FAKE_USAGE, content: leaked });
+    try {
+      await harness.core.accounts.setOrganisationPolicy(organisationId, { guardrailOutputs: 'block' });
+      for (const accept of ['application/json', 'text/event-stream']) {
+        receiver.spans.length = 0;
+        const response = await harness.api('POST', `/compositions/${compositionId}/execute`, {
+          key,
+          body: { variables: RELEASE_VARIABLES },
+          headers: { accept },
+        });
+        expect(response.text).toContain('CONTENT_BLOCKED');
+        await harness.server.application.flushTraces();
+        const call = only(
+          receiver.spans.filter((span) => span.name === 'chat fast'),
+          `model call span (${accept})`,
+        );
+        expect(String(call.attributes['gen_ai.input.messages'])).toContain('Faster lists');
+        expect(call.attributes['gen_ai.output.messages'], accept).toBeUndefined();
+      }
+      expect(receiver.bodies.join('\n')).not.toContain('Z9y8X7w6V5');
     } finally {
       await harness.close();
     }

@@ -73,6 +73,11 @@ export interface CompletionRequest {
   traceparent?: string | undefined;
   /** The request this call serves: its span is the call's parent, its ids go into the provider's log lines. */
   scope?: RequestScope | undefined;
+  /**
+   * The answer goes through an output guardrail that may redact or withhold it before anyone
+   * sees it: a trace records no answer for such a call, even when it records message content.
+   */
+  answerGuarded?: boolean | undefined;
 }
 
 import type { TokenUsage } from './token-usage.js';

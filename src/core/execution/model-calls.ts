@@ -171,18 +171,20 @@ function withMessages(request: ModelCallRequest, messages: readonly ChatMessage[
   return messages === request.messages ? request : modelCallRequest(request, messages, request.scope);
 }
 
-/** What the provider is sent for `request`. */
-function completionOf(request: ModelCallRequest, signal: AbortSignal | undefined, byokApiKey: string | null): CompletionRequest {
+/** What the provider is sent for `request`, made under `ctx`. */
+function completionOf(request: ModelCallRequest, ctx: ModelCallContext, byokApiKey: string | null): CompletionRequest {
+  const outputs = ctx.organisation.guardrailOutputs;
   return {
     model: request.model,
     messages: request.messages,
     temperature: request.temperature,
     maxOutputTokens: request.maxOutputTokens,
     responseFormat: request.responseFormat,
-    signal,
+    signal: ctx.signal,
     byokApiKey: byokApiKey ?? undefined,
     traceparent: undefined,
     scope: request.scope,
+    answerGuarded: outputs === 'redact' || outputs === 'block',
   };
 }
 
@@ -276,7 +278,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     } catch (err) {
       throw refused(err);
     }
-    const completion = completionOf(request, ctx.signal, byokApiKey);
+    const completion = completionOf(request, ctx, byokApiKey);
 
     if (byokApiKey !== null) {
       try {
@@ -408,7 +410,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     } catch (err) {
       throw refused(err);
     }
-    const completion = completionOf(request, ctx.signal, byokApiKey);
+    const completion = completionOf(request, ctx, byokApiKey);
     const byok = byokApiKey !== null;
 
     let content = '';

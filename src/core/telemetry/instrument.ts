@@ -4,13 +4,13 @@
  */
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
-import type { CompletionRequest } from '../ai/ai-types.js';
+import type { CompletionRequest, CompletionStreamEvent, TokenUsage } from '../ai/ai-types.js';
 import type { ExecuteNode } from '../engine/node-kinds/index.js';
-import { type ModelCaller, withCallScope } from '../execution/model-calls.js';
+import { type ModelCallContext, type ModelCaller, type ModelCallRequest, type ModelCallResult, withCallScope } from '../execution/model-calls.js';
 import type { ScanResult } from '../sanitiser/types.js';
 import { isPorchError } from '../errors.js';
 import { GEN_AI } from './gen-ai.js';
-import { type RequestScope, type Span, SpanKind, type Telemetry, traceparentOf } from './telemetry.js';
+import { recordFailure, type RequestScope, type Span, SpanKind, type Telemetry, traceparentOf } from './telemetry.js';
 
 function isCaller(value: unknown): value is Caller {
   return typeof value === 'object' && value !== null && 'account' in value && 'credential' in value;
@@ -30,7 +30,8 @@ function secondsSince(startedAt: bigint): number {
  * a trace continues into an upstream that speaks W3C Trace Context.
  */
 export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGateway {
-  const complete = (request: CompletionRequest) => {
+  /** The call's span name and attributes, as the conventions say. */
+  const spanOf = (request: CompletionRequest) => {
     const provider = request.model.provider;
     const attributes = {
       [GEN_AI.operationName]: 'chat',
@@ -40,43 +41,92 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
       ...(request.temperature === undefined ? {} : { [GEN_AI.requestTemperature]: request.temperature }),
       ...(request.maxOutputTokens === undefined ? {} : { [GEN_AI.requestMaxTokens]: request.maxOutputTokens }),
     };
-    const scope = request.scope;
-    return telemetry.leafSpan(scope?.span, `chat ${request.model.name}`, { kind: SpanKind.CLIENT, attributes }, async (span: Span) => {
-      if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
-      // The provider continues the trace from this call's span, or from the caller's when not recording.
-      const traceparent = traceparentOf(telemetry.tracing ? span : scope?.span);
+    return { name: `chat ${request.model.name}`, options: { kind: SpanKind.CLIENT, attributes } };
+  };
+  /** Starts the call on `span`: its prompt recorded when asked for, and the request the provider is sent. */
+  const begin = (request: CompletionRequest, span: Span): CompletionRequest => {
+    if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
+    // The provider continues the trace from this call's span, or from the caller's when not recording.
+    const traceparent = traceparentOf(telemetry.tracing ? span : request.scope?.span);
+    return traceparent === undefined ? request : { ...request, traceparent };
+  };
+  /** Reports a call that answered. An answer an output guardrail checks next is not recorded: it may be what it withholds. */
+  const succeeded = (request: CompletionRequest, span: Span, startedAt: bigint, answer: { content: string; modelUsed: string; usage: TokenUsage | null }) => {
+    const provider = request.model.provider;
+    const usage = answer.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    telemetry.events.modelCall({
+      provider,
+      model: request.model.id,
+      code: 'OK',
+      durationSeconds: secondsSince(startedAt),
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+    });
+    span.setAttributes({
+      [GEN_AI.responseModel]: answer.modelUsed.slice(provider.length + 1) || answer.modelUsed,
+      [GEN_AI.inputTokens]: usage.input_tokens,
+      [GEN_AI.outputTokens]: usage.output_tokens,
+    });
+    if (telemetry.captureMessageContent && request.answerGuarded !== true) {
+      span.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', content: answer.content }]));
+    }
+  };
+  const failed = (request: CompletionRequest, startedAt: bigint, err: unknown) => {
+    telemetry.events.modelCall({
+      provider: request.model.provider,
+      model: request.model.id,
+      code: errorCodeOf(err),
+      durationSeconds: secondsSince(startedAt),
+      inputTokens: 0,
+      outputTokens: 0,
+    });
+  };
+
+  const complete = (request: CompletionRequest) => {
+    const { name, options } = spanOf(request);
+    return telemetry.leafSpan(request.scope?.span, name, options, async (span: Span) => {
+      const sent = begin(request, span);
       const startedAt = process.hrtime.bigint();
       try {
-        const result = await ai.complete(traceparent === undefined ? request : { ...request, traceparent });
-        telemetry.events.modelCall({
-          provider,
-          model: request.model.id,
-          code: 'OK',
-          durationSeconds: secondsSince(startedAt),
-          inputTokens: result.usage.input_tokens,
-          outputTokens: result.usage.output_tokens,
-        });
-        span.setAttributes({
-          [GEN_AI.responseModel]: result.modelUsed.slice(provider.length + 1) || result.modelUsed,
-          [GEN_AI.inputTokens]: result.usage.input_tokens,
-          [GEN_AI.outputTokens]: result.usage.output_tokens,
-        });
-        if (telemetry.captureMessageContent) span.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', content: result.content }]));
+        const result = await ai.complete(sent);
+        succeeded(request, span, startedAt, result);
         return result;
       } catch (err) {
-        telemetry.events.modelCall({
-          provider,
-          model: request.model.id,
-          code: errorCodeOf(err),
-          durationSeconds: secondsSince(startedAt),
-          inputTokens: 0,
-          outputTokens: 0,
-        });
+        failed(request, startedAt, err);
         throw err;
       }
     });
   };
-  return { ...ai, complete };
+
+  /** A streamed call: its span lasts as long as the stream, and ends however the stream does. */
+  async function* stream(request: CompletionRequest): AsyncGenerator<CompletionStreamEvent> {
+    const { name, options } = spanOf(request);
+    const span = telemetry.startLeafSpan(request.scope?.span, name, options);
+    const sent = begin(request, span);
+    const startedAt = process.hrtime.bigint();
+    let content = '';
+    let usage: TokenUsage | null = null;
+    try {
+      for await (const event of ai.stream(sent)) {
+        if (event.type === 'delta') {
+          if (telemetry.captureMessageContent) content += event.text;
+        } else if (event.type === 'usage') {
+          usage = event.usage;
+        } else {
+          succeeded(request, span, startedAt, { content, modelUsed: event.modelUsed, usage: event.usage ?? usage });
+        }
+        yield event;
+      }
+    } catch (err) {
+      failed(request, startedAt, err);
+      recordFailure(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  return { ...ai, complete, stream };
 }
 
 /**
@@ -85,15 +135,24 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
  * the call serves, else under the execution.
  */
 export function instrumentModelCaller(modelCaller: ModelCaller, telemetry: Telemetry): ModelCaller {
+  const scoped = (ctx: ModelCallContext, request: ModelCallRequest): ModelCallRequest => {
+    const scope = telemetry.scopeOf(ctx.caller);
+    const nodeSpan = ctx.nodeId === null || ctx.nodeId === undefined ? undefined : scope?.nodeSpans?.get(ctx.nodeId);
+    const callScope: RequestScope | undefined = scope === undefined || nodeSpan === undefined ? scope : { ...scope, span: nodeSpan };
+    return callScope === undefined ? request : withCallScope(request, callScope);
+  };
+  const charged = (request: ModelCallRequest, result: ModelCallResult): ModelCallResult => {
+    if (result.chargedTokens > 0) telemetry.events.creditsCharged(request.model.id, result.chargedTokens);
+    return result;
+  };
   return {
     ...modelCaller,
     async call(ctx, request) {
-      const scope = telemetry.scopeOf(ctx.caller);
-      const nodeSpan = ctx.nodeId === null || ctx.nodeId === undefined ? undefined : scope?.nodeSpans?.get(ctx.nodeId);
-      const callScope: RequestScope | undefined = scope === undefined || nodeSpan === undefined ? scope : { ...scope, span: nodeSpan };
-      const result = await modelCaller.call(ctx, callScope === undefined ? request : withCallScope(request, callScope));
-      if (result.chargedTokens > 0) telemetry.events.creditsCharged(request.model.id, result.chargedTokens);
-      return result;
+      return charged(request, await modelCaller.call(ctx, scoped(ctx, request)));
+    },
+    // Regression: streamed calls were outside the request's trace and their charges uncounted.
+    async stream(ctx, request, onDelta) {
+      return charged(request, await modelCaller.stream(ctx, scoped(ctx, request), onDelta));
     },
   };
 }

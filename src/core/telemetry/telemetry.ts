@@ -228,6 +228,14 @@ export function createTelemetry(options: TelemetryOptions = {}) {
       }
     },
 
+    /**
+     * Starts a leaf span under `parent` that the caller ends (with `recordFailure` first when it
+     * failed): for work that is not one promise, such as a streamed model call.
+     */
+    startLeafSpan(parent: Span | undefined, name: string, spanOptions: SpanOptions): Span {
+      return tracer === undefined ? NON_RECORDING : startSpan(tracer, name, SpanKind.INTERNAL, spanOptions, parent);
+    },
+
     /** Runs a leaf span (a model call) under `parent`, without touching any scope. */
     async leafSpan<T>(parent: Span | undefined, name: string, spanOptions: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
       if (tracer === undefined) return work(NON_RECORDING);
