@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RUN_KINDS, RUN_STATUSES } from '../db/store.js';
 import { defineKeyedOperation } from './operation.js';
-import { listOf, pageQuery } from './schemas.js';
+import { idInput, listOf, pageQuery } from './schemas.js';
 import { runSchema, usageScopes } from './self-service-schemas.js';
 
 export const listRuns = defineKeyedOperation({
@@ -17,7 +17,7 @@ export const listRuns = defineKeyedOperation({
   scopes: usageScopes,
   query: pageQuery.extend({
     kind: z.enum(RUN_KINDS).optional().describe('Only runs of this kind.'),
-    resource_id: z.uuid({ error: 'must be a uuid' }).optional().describe('Only runs of this workflow, composition, skill or persona.'),
+    resource_id: idInput().optional().describe('Only runs of this workflow, composition, skill or persona.'),
     status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status (queued, running, completed, failed, cancelled).'),
   }),
   output: listOf(runSchema, 'runs'),

@@ -4,12 +4,17 @@ import { z } from 'zod';
 /** Lists return everything by default; a page can be at most this large. */
 export const MAX_PAGE_LIMIT = 500;
 
+/**
+ * An id a caller sends. Ids are written in lower case; a uuid's hex digits mean the same in either
+ * case (RFC 9562), so one sent in upper case is read in lower case (regression: an upper-case
+ * cursor answered an empty page, an upper-case filter no runs).
+ */
+export function idInput(error = 'must be a uuid') {
+  return z.uuid({ error }).transform((id) => id.toLowerCase());
+}
+
 export const idParams = z.object({
-  // Ids are written in lower case; a uuid's hex digits mean the same in either case (RFC 9562).
-  id: z
-    .uuid({ error: 'must be a uuid' })
-    .transform((id) => id.toLowerCase())
-    .describe('Resource id (uuid).'),
+  id: idInput().describe('Resource id (uuid).'),
 });
 
 /** A query-string integer as OpenAPI's `integer` reads it: decimal digits only. */
@@ -46,10 +51,7 @@ export const pageQuery = z.object({
   )
     .optional()
     .describe(`Optional page size (1-${MAX_PAGE_LIMIT}). Without it the list returns every item.`),
-  cursor: z
-    .uuid({ error: 'must be a uuid (a next_cursor value)' })
-    .optional()
-    .describe('Optional: the next_cursor of the previous page; returns the items after it.'),
+  cursor: idInput('must be a uuid (a next_cursor value)').optional().describe('Optional: the next_cursor of the previous page; returns the items after it.'),
 });
 
 export const timestampSchema = z.iso.datetime().describe('ISO 8601 UTC timestamp.');

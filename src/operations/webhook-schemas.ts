@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Scope } from '../core/access/scopes.js';
 import { DEFAULT_SECRET_GRACE_SECONDS, MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../db/store.js';
-import { timestampSchema } from './schemas.js';
+import { idInput, timestampSchema } from './schemas.js';
 
 export const webhookScopes: readonly Scope[] = ['manage:webhooks'];
 export const webhookTag = 'Webhooks';
@@ -96,6 +96,6 @@ export const webhookDeliverySchema = z
   .describe('One event sent (or being sent) to one endpoint, with its attempts.');
 
 export const deliveryParams = z.object({
-  id: z.uuid({ error: 'must be a uuid' }).describe('Endpoint id (uuid).'),
-  delivery_id: z.uuid({ error: 'must be a uuid' }).describe('Delivery id (uuid): the event id, as sent in webhook-id.'),
+  id: idInput().describe('Endpoint id (uuid).'),
+  delivery_id: idInput().describe('Delivery id (uuid): the event id, as sent in webhook-id.'),
 });

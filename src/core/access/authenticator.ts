@@ -130,7 +130,9 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
       return { account, credential: apiKeyCredential(key) };
     },
 
-    async authenticate({ apiKey, actingAccountId, resource }) {
+    async authenticate({ apiKey, actingAccountId: sentAccountId, resource }) {
+      // Ids are stored in lower case; a uuid means the same in either (regression: 403 "not in this organisation").
+      const actingAccountId = sentAccountId?.toLowerCase();
       if (apiKey === undefined || apiKey.trim() === '') {
         throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
       }

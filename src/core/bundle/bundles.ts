@@ -263,6 +263,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       const checked = await checkWorkflowEntry(definition, {
         models,
         root,
+        lookedIn: 'the bundle or the account',
         resolveRef,
         // Only an id can be kept as it is: a bundle key names nothing outside the bundle.
         danglingNodes: danglingNodes.filter((nodeId) => definition.nodes.some((node) => node.id === nodeId)),

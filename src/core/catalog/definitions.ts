@@ -132,6 +132,8 @@ export interface WorkflowCheck {
   root: readonly PropertyKey[];
   /** Nodes whose references are kept as they are although they resolve to nothing (an export's `dangling_refs`). */
   danglingNodes?: readonly string[];
+  /** Where references are looked for, for messages: `the bundle or the account` on import, else `the account`. */
+  lookedIn: string;
 }
 
 /**
@@ -160,7 +162,7 @@ export async function checkWorkflowEntry(entry: WorkflowEntry, check: WorkflowCh
     // A reference the exporting account had already lost stays as it was (an id), so the
     // workflow moves whole and fails at that node as it did there.
     if (id === null && dangling.includes(ref.nodeId)) continue;
-    if (id === null) issues.push({ path: [...check.root, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in the bundle or the account` });
+    if (id === null) issues.push({ path: [...check.root, 'nodes', nodeIndex, ref.kind], message: `no ${ref.kind} "${ref.ref}" in ${check.lookedIn}` });
     else resolved.set(`${ref.kind}:${ref.ref}`, id);
   }
   if (issues.length > 0) return { issues };

@@ -200,7 +200,11 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
 
   /** A workflow node's reference: a bundle key of the account's resource of that kind, or its id. */
   async function resolveRef(accountId: string, ref: { kind: 'skill' | 'composition' | 'persona'; ref: string }): Promise<string | null> {
-    if (isUuid(ref.ref)) return (await find(ref.kind, accountId, ref.ref)) ? ref.ref : null;
+    if (isUuid(ref.ref)) {
+      // Stored in lower case; a uuid means the same in either (regression: an upper-case id was "no skill").
+      const id = ref.ref.toLowerCase();
+      return (await find(ref.kind, accountId, id)) ? id : null;
+    }
     const id = await store.catalog.findIdByKey({ accountId, kind: STORE_KINDS[ref.kind], key: ref.ref });
     return id !== null && (await find(ref.kind, accountId, id)) ? id : null;
   }
@@ -237,6 +241,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
         const checked = await checkWorkflowEntry(entry as WorkflowEntry, {
           models,
           root: [],
+          lookedIn: 'the account',
           resolveRef: (ref) => resolveRef(accountId, ref),
           danglingNodes: keptRefs,
         });
