@@ -122,12 +122,29 @@ export function validateCustomRule(input: unknown): CustomRuleDefinition {
 }
 
 /**
+ * Whether the pattern uses RE2's `\C` (one byte, not one character): a match could then start or
+ * end inside a UTF-8 sequence, and its offsets would not map back to the text (regression: a
+ * finding past the text's end, and a redaction that swallowed a character the pattern cannot
+ * match). Text quoted with \Q...\E is literal; an escaped backslash (`\\C`) is not the escape.
+ */
+function matchesSingleBytes(pattern: string): boolean {
+  const unquoted = pattern.replace(/\\Q[\s\S]*?(?:\\E|$)/g, '');
+  return /(?:^|[^\\])(?:\\\\)*\\C/.test(unquoted);
+}
+
+/**
  * validateCustomRule, plus the checks only a rule being added gets: a regex that can match empty
  * text at some positions is refused (see emptyMatchExample). Stored rules are not re-checked, so
  * a rule saved before a check existed keeps working.
  */
 export function validateNewCustomRule(input: unknown): CustomRuleDefinition {
   const rule = validateCustomRule(input);
+  if (rule.kind === 'regex' && matchesSingleBytes(rule.pattern ?? '')) {
+    throw new PorchError(
+      'VALIDATION_ERROR',
+      'pattern: \\C (any single byte) is not supported: it can match part of a character, so a finding would not start or end on one; use . instead.',
+    );
+  }
   if (rule.kind === 'regex') {
     const example = emptyMatchExample(rule.pattern ?? '', rule.flags ?? '');
     if (example !== null) {

@@ -175,6 +175,13 @@ describe('which regex constructs are refused', () => {
     expect(refusal('(?>ab)')).toMatch(/^pattern: atomic groups .* are not supported/);
   });
 
+  it('refuses to add \\C, which matches one byte and so part of a character (regression: offsets past the text), unless escaped or quoted', () => {
+    const refusal = (pattern: string): string => validationMessage(() => validateNewCustomRule(regexRule(pattern)));
+    for (const pattern of ['\\Cq', 'a\\C+', '\\\\\\C']) expect(refusal(pattern), pattern).toMatch(/^pattern: \\C \(any single byte\) is not supported/);
+    expect(validateNewCustomRule(regexRule('\\\\Cq')).kind).toBe('regex');
+    expect(validateNewCustomRule(regexRule('\\Q\\C\\E')).kind).toBe('regex');
+  });
+
   it('names the RE2 error otherwise, never echoing the pattern', () => {
     expect(validationMessage(() => validateCustomRule(regexRule('SECRET\\Z')))).toBe(
       'pattern: not a valid RE2 regular expression (invalid escape sequence \\Z).',

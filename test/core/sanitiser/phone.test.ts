@@ -18,6 +18,8 @@ describe('phone rule (pii.phone, validated with libphonenumber-js)', () => {
 
   it('does not report a national-looking number without a phone word', () => {
     expect(matchesOf('Order 0490 39 07 81 shipped in batch 9472 7916.', 'pii.phone')).toEqual([]);
+    // A label after a number counts on its line only (regression: the next line's "Tel" made a build id a phone number).
+    expect(matchesOf('Version 1.2.3.4 build 20240315123456\nTel office ext. 4021', 'pii.phone')).toEqual([]);
   });
 
   it('does not report dates, times or ZIP+4 codes as phone numbers', () => {

@@ -121,6 +121,32 @@ describe('generic secret assignments (secret.generic_secret)', () => {
     expect(secrets(text), summarise(secrets(text))).toEqual([]);
   });
 
+  it('does not report identifiers in code: camelCase and PascalCase names, bind parameters, type names (regression: blocked as secrets)', () => {
+    const text = [
+      'body.max_tokens = maxOutputTokens;',
+      'refreshToken: refreshTokenFromCookie,',
+      'Secret: webhookSecretEnv,',
+      'auth_token: AuthTokenService',
+      'WHERE api_key = :apiKeyParam',
+      'estimateTokens: estimateChatTokens',
+      'interface T { readonly pass: number; }',
+      'pass: Boolean',
+    ].join('\n');
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+    // What a person or a generator makes is still found: alternating case, digits, passwords of words.
+    expect(matchesOf('secret: AbCdEfGhIjKlMnOp', 'secret.generic_secret')).toEqual(['AbCdEfGhIjKlMnOp']);
+    expect(matchesOf('api_key = "sk9aB3xQ7mP2kL"', 'secret.generic_secret')).toEqual(['sk9aB3xQ7mP2kL']);
+    expect(matchesOf('password: CorrectHorseBattery', 'secret.password_assignment')).toEqual(['CorrectHorseBattery']);
+  });
+
+  it('reads an unquoted value through an & that separates nothing, and stops at one that does (regression: half a password redacted)', () => {
+    expect(matchesOf('DB_PASSWORD=Tr0ub4dor&3xyzQ', 'secret.password_assignment')).toEqual(['Tr0ub4dor&3xyzQ']);
+    expect(matchesOf('pwd=Tr0ub4dor&amp;3xy', 'secret.password_assignment')).toEqual(['Tr0ub4dor&amp;3xy']);
+    expect(matchesOf('jdbc:mysql://h/db?user=app&password=Xy7kP2mQ9w&ssl=true', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+    expect(matchesOf('<a href="/login?pwd=Xy7kP2mQ9w&amp;next=/home">', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+    expect(matchesOf('password=Xy7kP2mQ9w && echo ok', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+  });
+
   it('does not report low-entropy or single-word values', () => {
     const text = 'api_key = "aaaaaaaaaaaaaaaaaaaa"\ntoken: abcabcabcabcabcabc\nsecret_key = "user_profile_settings"\nAPI_TOKEN=true';
     expect(secrets(text), summarise(secrets(text))).toEqual([]);

@@ -108,8 +108,11 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness, q
   const classes = characterClassCount(value) + (NON_NAME_SYMBOL.test(value) ? 1 : 0);
   const entropy = shannonEntropy(value);
   if (classes < 2 && !/^\d+$/.test(value) && (value.length < MIN_SINGLE_CLASS_LENGTH || entropy < MIN_SINGLE_CLASS_ENTROPY)) return false;
-  // snake_case or kebab-case words ("user_profile_settings_v2") are names, not keys.
+  // snake_case or kebab-case words ("user_profile_settings_v2") are names, not keys; so are
+  // camelCase and PascalCase ones ("maxOutputTokens", "AuthTokenService"), and a SQL bind
+  // parameter (":apiKeyParam"): code that reads a secret, not one (regression: blocked as secrets).
   if (/^[a-z]+(?:[_-][a-z]+\d{0,2})+$/.test(value)) return false;
+  if (/^[:@$]?(?:[a-z]{2,}|[A-Z][a-z]{2,})(?:[A-Z][a-z]{2,})+\d{0,2}$/.test(value)) return false;
   if (isBase64OfReadableText(value)) return false;
   return entropy >= minimumEntropy;
 }

@@ -27,7 +27,8 @@ const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
 const PHONE_CONTEXT_BEFORE =
   /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
-const PHONE_CONTEXT_AFTER = /^\s*[-–(/]?\s*(?:office|fax|mobile|cell|home|work|tel|phone|landline|direct)\b/i;
+/** A label after the number, on its line ("555 0100 (office)"); a word on the next line is another line's label. */
+const PHONE_CONTEXT_AFTER = /^[ \t]*[-–(/]?[ \t]*(?:office|fax|mobile|cell|home|work|tel|phone|landline|direct)\b/i;
 /** How far before a number a context word counts (a label such as "Mobile:" or "call me on"). */
 const PHONE_CONTEXT_BEFORE_CHARACTERS = 48;
 const PHONE_CONTEXT_AFTER_CHARACTERS = 16;

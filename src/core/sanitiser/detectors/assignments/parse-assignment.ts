@@ -84,9 +84,20 @@ function endsUnquotedValue(code: number): boolean {
     code === RIGHT_CURLY_BRACKET ||
     code === RIGHT_SQUARE_BRACKET ||
     code === LESS_THAN ||
-    code === GREATER_THAN ||
-    code === AMPERSAND
+    code === GREATER_THAN
   );
+}
+
+/**
+ * Whether the `&` at `at` ends an unquoted value: one that separates URL query parameters
+ * (`&name=`, also written `&amp;name=` in markup), a shell's `&&` or `& `, or the end. Any other
+ * `&` is part of the value (regression: `DB_PASSWORD=Tr0ub4dor&3xyzQ` was redacted up to the `&`,
+ * and the rest of the password reached the model).
+ */
+const SEPARATING_AMPERSAND = /^&(?:amp;)?(?:[A-Za-z_][\w.[\]-]*=|&|\s|$)/;
+
+function endsAtAmpersand(text: string, at: number): boolean {
+  return SEPARATING_AMPERSAND.test(text.slice(at, at + 80));
 }
 
 /**
@@ -108,7 +119,15 @@ function readValue(text: string, start: number): { start: number; end: number; q
     return { start: open + 1, end: close, quoted: true, overlong: false };
   }
   let end = start;
-  while (end < text.length && end - start <= MAX_VALUE_LENGTH && !endsUnquotedValue(text.charCodeAt(end))) end += 1;
+  for (; end < text.length && end - start <= MAX_VALUE_LENGTH; end += 1) {
+    const code = text.charCodeAt(end);
+    if (endsUnquotedValue(code)) break;
+    if (code === AMPERSAND) {
+      if (endsAtAmpersand(text, end)) break;
+      // `&amp;` inside a value is its `&` written for markup: its `;` does not end the value.
+      if (text.startsWith('&amp;', end)) end += 4;
+    }
+  }
   while (end > start && text.charCodeAt(end - 1) === BACKSLASH) end -= 1; // a line continuation or escape
   if (end === start) return null;
   return { start, end, quoted: false, overlong: end - start > MAX_VALUE_LENGTH };
