@@ -72,7 +72,11 @@ export function factsNeeded(changes: CatalogChanges) {
   for (const { kind, record } of changes.updates) push(ids, kind, record.id);
   for (const { kind, id } of changes.deletes) push(ids, kind, id);
   for (const { kind, record } of changes.creates) if (record.bundleKey !== null) push(keys, kind, record.bundleKey);
-  // Every kind the write touches: updates and deletes are in `ids`, creates are not.
+  for (const { kind, id, key } of changes.keys ?? []) {
+    push(ids, kind, id);
+    push(keys, kind, key);
+  }
+  // Every kind the write touches: updates, deletes and keys are in `ids`, creates are not.
   const kinds = CONTENT_KINDS.filter((kind) => ids.has(kind) || changes.creates.some((item) => item.kind === kind));
   return { ids, keys, kinds };
 }
@@ -121,6 +125,16 @@ export function planCatalogWrite(changes: CatalogChanges, facts: CatalogFacts): 
     plan.versions.push(version(update, next));
   }
   const claimed = new Set<string>();
+  for (const { kind, id, key, baseVersion } of changes.keys ?? []) {
+    const stored = facts.stored.get(storedKey(kind, id));
+    if (!stored || stored.version !== baseVersion || deleted.has(id))
+      return { ok: false, stale: { kind, id, version: stored && !deleted.has(id) ? stored.version : null } };
+    const holder = facts.keyHolders.get(storedKey(kind, key));
+    const claim = storedKey(kind, key);
+    if ((holder !== undefined && holder !== id && !deleted.has(holder)) || claimed.has(claim)) return { ok: false, keyTaken: { kind, key } };
+    claimed.add(claim);
+    plan.updates.push({ kind, id, set: { bundleKey: key } });
+  }
   for (const create of changes.creates) {
     const { kind, record } = create;
     if (record.bundleKey !== null) {

@@ -570,6 +570,12 @@ export interface CatalogChanges {
   creates: CatalogItem[];
   updates: CatalogUpdate[];
   deletes: Array<{ kind: ContentKind; id: string }>;
+  /**
+   * Bundle keys given to resources that had none, whose content does not change: no new version
+   * (an import adopting a resource made without a key). Refused as an update would be when the
+   * resource moved on from `baseVersion`, and as a create would be when another holds the key.
+   */
+  keys?: Array<{ kind: ContentKind; id: string; key: string; baseVersion: number }>;
   at: number;
   /** The API key that made the change, recorded on each version (null: the CLI or an import). */
   authorKeyId: string | null;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defined } from '../helpers/defined.js';
+import { compositionEntrySchema } from '../../src/core/bundle/bundle-schema.js';
 import { parseBundleText } from '../../src/core/bundle/bundles.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { PorchError } from '../../src/core/errors.js';
@@ -217,6 +218,51 @@ describe('bundle import as an upsert', () => {
     expect(again.updated).toEqual({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
     expect(again.unchanged).toMatchObject({ context_cards: 1, compositions: 1 });
     expect((await harness.store.catalog.exportAll(accountId)).contextCards[0]?.version).toBe(1);
+  });
+
+  it('records the key of an item that adopts a resource made without one, with no new version, so references by that key work (regression: refused)', async () => {
+    const made = await harness.core.lifecycle.create(null, 'composition', accountId, compositionEntrySchema.parse({ name: 'Foo', template: 'foo {{a}}' }));
+    const adopted = await harness.core.bundles.importBundle(accountId, { compositions: [{ key: 'foo-key', name: 'Foo', template: 'foo {{a}}' }] });
+    expect(adopted.unchanged.compositions).toBe(1);
+    expect(adopted.ids['composition:foo-key']).toBe(made.id);
+    const stored = await harness.store.catalog.findComposition({ accountId, id: made.id });
+    expect(stored).toMatchObject({ bundleKey: 'foo-key', version: 1 });
+    const later = await harness.core.bundles.importBundle(accountId, {
+      workflows: [{ key: 'w', name: 'Uses foo', nodes: [{ id: 'a', kind: 'composition', composition: 'foo-key', variables: { a: 'x' } }] }],
+    });
+    expect(later.created.workflows).toBe(1);
+    expect((await harness.core.bundles.exportBundle(accountId)).compositions.map((item) => item.key)).toEqual(['foo-key']);
+  });
+
+  it('refuses an item without a key whose name gives the key of a resource of another name (regression: it silently replaced that one)', async () => {
+    await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'Hello World', template: 'Greets the world' }] });
+    const error = await harness.core.bundles
+      .importBundle(accountId, { compositions: [{ name: 'Hello, world!', template: 'Something else' }] })
+      .catch((err: unknown) => err);
+    expect((error as PorchError).message).toContain(
+      'compositions[0].key: has no key, and the key its name gives, "hello-world", is that of another composition of this account, named "Hello World"; give the item a key ("hello-world" to update that one)',
+    );
+    const [only] = (await harness.store.catalog.exportAll(accountId)).compositions;
+    expect(only).toMatchObject({ name: 'Hello World', template: 'Greets the world', version: 1 });
+  });
+
+  it('keys names a key cannot spell by a digest of the name, whatever their order in the file (regression: skill, skill-2 by position)', async () => {
+    const both = await harness.core.bundles.importBundle(accountId, {
+      skills: [
+        { name: '日本語', instructions: 'a' },
+        { name: '中文', instructions: 'b' },
+      ],
+    });
+    const keys = Object.keys(both.ids);
+    expect(keys).toHaveLength(2);
+    expect(keys.every((key) => /^skill:skill-[0-9a-f]{8}$/.test(key))).toBe(true);
+    const alone = await harness.core.bundles.importBundle(accountId, { skills: [{ name: '中文', instructions: 'b' }] });
+    expect(alone.unchanged.skills).toBe(1);
+    const skills = (await harness.store.catalog.exportAll(accountId)).skills;
+    expect(skills.map((skill) => [skill.name, skill.instructions, skill.version]).sort()).toEqual([
+      ['中文', 'b', 1],
+      ['日本語', 'a', 1],
+    ]);
   });
 
   it('refuses an item whose key is held by the other kind, never turning a persona into a card or back (regression)', async () => {

@@ -153,6 +153,21 @@ describeEachEngine('owned content', (engine) => {
     expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'skills', key: 'triage' })).toBe(again.id);
   });
 
+  it('gives a resource without a key the key a write names, with no new version, unless another holds it or the resource moved on', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const keyless = skillRecord(account.id, { bundleKey: null });
+    const holder = skillRecord(account.id, { bundleKey: 'triage' });
+    await insertRecords(store, { skills: [keyless, holder] });
+    const adopt = (key: string, baseVersion = 1) => writeCatalog(store, account.id, { keys: [{ kind: 'skills', id: keyless.id, key, baseVersion }] });
+    expect(await adopt('triage')).toEqual({ ok: false, keyTaken: { kind: 'skills', key: 'triage' } });
+    expect(await adopt('summarise', 2)).toEqual({ ok: false, stale: { kind: 'skills', id: keyless.id, version: 1 } });
+    expect(await adopt('summarise')).toEqual({ ok: true });
+    expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'skills', key: 'summarise' })).toBe(keyless.id);
+    expect((await store.catalog.findSkill({ accountId: account.id, id: keyless.id }))?.version).toBe(1);
+    expect(await store.catalog.listVersions({ accountId: account.id, id: keyless.id, page: {} })).toHaveLength(1);
+  });
+
   it('labels name existing versions of the owner’s live resources, and a find reads the production label', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);

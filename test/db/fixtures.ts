@@ -217,7 +217,7 @@ export function createsOf(records: Partial<BundleRecords>): CatalogItem[] {
 export function writeCatalog(
   store: Store,
   accountId: string,
-  changes: Partial<Pick<CatalogChanges, 'creates' | 'updates' | 'deletes' | 'at'>>,
+  changes: Partial<Pick<CatalogChanges, 'creates' | 'updates' | 'deletes' | 'keys' | 'at'>>,
   quotas: ContentQuotas = UNBOUNDED_QUOTAS,
 ): Promise<CatalogWriteOutcome> {
   return store.catalog.write({ accountId, creates: [], updates: [], deletes: [], at: T0, authorKeyId: null, quotas, ...changes });

@@ -268,6 +268,13 @@ describe('the catalog lifecycle', () => {
     expect(versions.body.data.items).toHaveLength(3);
   });
 
+  it("names a persona's key taken by a context card as such: they share one key space (regression: 'another persona')", async () => {
+    await harness.core.bundles.importBundle(accountId, { context_cards: [{ key: 'refund-policy', title: 'Refunds', content: 'Within 30 days.' }] });
+    const taken = await harness.api('POST', '/personas', { key, body: { key: 'refund-policy', name: 'Refunder', content: 'Speak as support.' } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.message).toBe('key: another persona or context card of this account already has the key "refund-policy".');
+  });
+
   it('gives each of many concurrent updates its own version, losing none', async () => {
     const created = await harness.api<Detail>('POST', '/personas', { key, body: { name: 'P', content: 'start' } });
     const id = created.body.data.id;

@@ -5,8 +5,9 @@
  * is deleted. Everything is checked first and written in one transaction, so importing the
  * same bundle twice changes nothing, and a bad bundle writes nothing.
  */
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { CatalogItem, CatalogUpdate, ContentKind, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
+import type { CatalogChanges, CatalogItem, CatalogUpdate, ContentKind, ContentQuotas, ContextCardRecord, Store } from '../../db/store.js';
 import { VERSIONED_CONTENT_FIELDS } from '../../db/store.js';
 import {
   checkWorkflowEntry,
@@ -91,20 +92,22 @@ const STORE_KINDS: Record<SectionName, ContentKind> = {
 /**
  * Keys for items that have none, derived from their names: lowercase, dashes, at most 56
  * characters, `-2`, `-3` ... for repeats. Deterministic in file order, so a keyless bundle
- * imported twice matches itself.
+ * imported twice matches itself. A name with letters a key cannot hold (日本語, Café) also gets
+ * a short digest of the name, so such names keep keys of their own, whatever their order in the
+ * file (regression: every name without a Latin letter was `skill`, `skill-2` ..., by position).
  */
 function createKeyMaker(kindOfKey: (space: ContentKind) => Set<string>) {
   const nextSuffix = new Map<string, number>();
   return (space: ContentKind, fallback: string, name: string): string => {
     const used = kindOfKey(space);
-    const base = (
+    const slug = (
       name
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '-')
         .replace(/^-+|-+$/g, '') || fallback
-    )
-      .replace(/^(\d)/, `${fallback}-$1`)
-      .slice(0, 56);
+    ).replace(/^(\d)/, `${fallback}-$1`);
+    const digest = /[\u0080-\uffff]/.test(name) ? `-${createHash('sha256').update(name.normalize('NFC')).digest('hex').slice(0, 8)}` : '';
+    const base = `${slug.slice(0, 56 - digest.length)}${digest}`;
     let key = base;
     let suffix = nextSuffix.get(`${space}:${base}`) ?? 2;
     for (; used.has(key); suffix += 1) key = `${base}-${suffix}`;
@@ -176,8 +179,15 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       }
     }
     const makeKey = createKeyMaker(space);
-    const keyOf = (section: SectionName, entry: { key?: string | undefined }, name: string) =>
-      entry.key ?? makeKey(STORE_KINDS[section], REF_KINDS[section].replace('_', '-'), name);
+    /** Keys this import derived from names, by `${kind}:${key}`, with the item's place for messages. */
+    const derived = new Map<string, { section: SectionName; position: number }>();
+    const keyOf = (section: SectionName, entry: { key?: string | undefined }, name: string, position: number) => {
+      if (entry.key !== undefined) return entry.key;
+      const key = makeKey(STORE_KINDS[section], REF_KINDS[section].replace('_', '-'), name);
+      derived.set(`${STORE_KINDS[section]}:${key}`, { section, position });
+      return key;
+    };
+    const keys: NonNullable<CatalogChanges['keys']> = [];
 
     const creates: CatalogItem[] = [];
     const updates: CatalogUpdate[] = [];
@@ -195,13 +205,24 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         found = adoptable >= 0 ? known.keyless[adoptable] : undefined;
       }
       if (found && matched.has(found.id)) found = undefined;
+      // An item without a key is its name: one whose name only gives the key of a resource of
+      // another name is not that resource (regression: "Hello, world!" silently replaced "Hello World").
+      const place = derived.get(`${kind}:${key}`);
+      if (found && place !== undefined && found.bundleKey === key && found.name !== name) {
+        issues.push({
+          path: [place.section, place.position, 'key'],
+          message: `has no key, and the key its name gives, "${key}", is that of another ${REF_KINDS[section].replace('_', ' ')} of this account, named "${found.name.replace(/^(?:persona|card):/, '')}"; give the item a key ("${key}" to update that one)`,
+        });
+        return;
+      }
       if (found) {
         matched.add(found.id);
         ids.set(`${REF_KINDS[section]}:${key}`, found.id);
-        // Same content: nothing to write, whether the resource has this key or none yet (a
-        // keyless resource adopted by name keeps none rather than gain a version just for it:
-        // importing an export into the same account changes nothing).
+        // Same content: no new version. A resource made without a key takes the item's key
+        // (without a version), so workflows and later bundles find it by that key
+        // (regression: the import said it had the key, and a reference to it was refused).
         if ((found.bundleKey === key || found.bundleKey === null) && sameContent(kind, found.record, content)) {
+          if (found.bundleKey === null) keys.push({ kind, id: found.id, key, baseVersion: found.version });
           summary.unchanged[section] += 1;
           return;
         }
@@ -228,7 +249,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       return true;
     };
     for (const [position, entry] of bundle.personas.entries()) {
-      const key = keyOf('personas', entry, entry.name);
+      const key = keyOf('personas', entry, entry.name, position);
       if (!crossesKind('personas', position, key, true)) upsert('personas', key, cardName(true, entry.name), personaContent(entry), {});
     }
     for (const [position, entry] of bundle.context_cards.entries()) {
@@ -240,17 +261,17 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         description: entry.description ?? null,
         emoji: entry.emoji ?? null,
       };
-      const key = keyOf('context_cards', entry, entry.title);
+      const key = keyOf('context_cards', entry, entry.title, position);
       const persona = entry.category === PERSONA_CATEGORY;
       if (!crossesKind('context_cards', position, key, persona)) upsert('context_cards', key, cardName(persona, entry.title), content, {});
     }
     for (const [position, entry] of bundle.compositions.entries()) {
       issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
-      upsert('compositions', keyOf('compositions', entry, entry.name), entry.name, compositionContent(entry), { timesUsed: 0 });
+      upsert('compositions', keyOf('compositions', entry, entry.name, position), entry.name, compositionContent(entry), { timesUsed: 0 });
     }
     for (const [position, entry] of bundle.skills.entries()) {
       issues.push(...unknownModelIssues(models, ['skills', position, 'model'], entry.model));
-      upsert('skills', keyOf('skills', entry, entry.name), entry.name, skillContent(entry), {});
+      upsert('skills', keyOf('skills', entry, entry.name, position), entry.name, skillContent(entry), {});
     }
 
     /** Where the bundle's workflows use each resource (by id), so --prune never deletes one of them. */
@@ -285,7 +306,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
         else if (!isUuid(ref.ref))
           issues.push({ path: [...root, 'dangling_refs', danglingIndex], message: `node "${nodeId}" refers by key; only an id can be kept dangling` });
       }
-      upsert('workflows', keyOf('workflows', { key }, entry.name), entry.name, checked.content, { usageCount: 0 });
+      upsert('workflows', keyOf('workflows', { key }, entry.name, position), entry.name, checked.content, { usageCount: 0 });
     }
     if (issues.length > 0) throw invalid(issues);
 
@@ -314,7 +335,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       pruned('workflows', () => 'workflows');
       if (issues.length > 0) throw invalid(issues);
     }
-    return { changes: { accountId, creates, updates, deletes, at: now, authorKeyId: null, quotas }, summary, ids };
+    return { changes: { accountId, creates, updates, deletes, keys, at: now, authorKeyId: null, quotas }, summary, ids };
   }
 
   return {
@@ -335,7 +356,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       for (let attempt = 1; ; attempt++) {
         const { changes, summary, ids } = await plan(accountId, bundle, options);
         const outcome =
-          changes.creates.length + changes.updates.length + changes.deletes.length === 0 ? ({ ok: true } as const) : await store.catalog.write(changes);
+          changes.creates.length + changes.updates.length + changes.deletes.length + (changes.keys?.length ?? 0) === 0
+            ? ({ ok: true } as const)
+            : await store.catalog.write(changes);
         if (outcome.ok) {
           return {
             account_id: accountId,

@@ -255,7 +255,9 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
   function refusal(kind: ExecutableResource, outcome: Exclude<CatalogWriteOutcome, { ok: true }>): 'retry' {
     if ('excess' in outcome) throw quotaExceededError(outcome.excess);
     if ('keyTaken' in outcome) {
-      throw new PorchError('CONFLICT', `key: another ${RESOURCE_NOUNS[kind].toLowerCase()} of this account already has the key "${outcome.keyTaken.key}".`);
+      // Personas are context cards, and share their keys (regression: a card's key was "another persona's").
+      const holders = kind === 'persona' ? 'persona or context card' : RESOURCE_NOUNS[kind].toLowerCase();
+      throw new PorchError('CONFLICT', `key: another ${holders} of this account already has the key "${outcome.keyTaken.key}".`);
     }
     if (outcome.stale.version === null) throw notFound(kind, outcome.stale.id);
     return 'retry';
