@@ -97,3 +97,17 @@ export function stringifyYamlForAnyParser(value: unknown, options: { lineWidth?:
   });
   return document.toString({ lineWidth: options.lineWidth ?? 0 });
 }
+
+/**
+ * Characters YAML 1.2 does not allow unescaped (DEL and the C1 controls but NEL). The package
+ * double-quotes a string holding one but writes the character itself, which strict parsers
+ * (PyYAML, libyaml) refuse; inside double quotes `\xHH` is the escape they read.
+ */
+const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f]/g;
+
+/** YAML text of `value`, as the package writes it, readable by every YAML 1.2 parser. */
+export function stringifyYaml(value: unknown, options: YamlModule.ToStringOptions = {}): string {
+  return yaml()
+    .stringify(value, options)
+    .replace(NON_PRINTABLE, (character) => `\\x${character.charCodeAt(0).toString(16).toUpperCase()}`);
+}

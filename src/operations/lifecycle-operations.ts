@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { readScopes, writeScopes, type ExecutableResource } from '../core/access/scopes.js';
-import { LABEL_PATTERN } from '../core/catalog/versions.js';
+import { LABEL_PATTERN, LATEST_LABEL } from '../core/catalog/versions.js';
 import { defineKeyedOperation } from './operation.js';
 import { changesSomething, expectedVersionSchema, idParams, MAX_PAGE_LIMIT, queryInteger, timestampSchema } from './schemas.js';
 
@@ -41,6 +41,8 @@ const labelsSchema = z
 const labelName = z
   .string()
   .regex(LABEL_PATTERN, 'must be 1-32 lowercase letters, digits, _ or -, starting with a letter')
+  // Here, not only in core, so the refusal names where the label was sent, as every other does.
+  .refine((label) => label !== LATEST_LABEL, `"${LATEST_LABEL}" always names the newest version and cannot be set or removed`)
   .describe('Label name: `production`, `staging`, ... (`latest` is implicit and cannot be set).')
   .meta({ examples: ['production'] });
 

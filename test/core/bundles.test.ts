@@ -140,6 +140,15 @@ describe('bundle export', () => {
       expect(reexported).toEqual(exported);
     }
   });
+
+  it('escapes the characters YAML 1.2 forbids raw, which strict parsers refuse (regression: a raw DEL)', async () => {
+    const instructions = 'Delete\u007f and C1 \u0081\u009f, keep NEL \u0085 and \u00e9.';
+    await harness.core.bundles.importBundle(accountId, { skills: [{ key: 'odd', name: 'Odd', instructions }] });
+    const text = harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(accountId), 'yaml');
+    expect(text).not.toMatch(/[\u007f-\u0084\u0086-\u009f]/);
+    expect(text).toContain('Delete\\x7F and C1 \\x81\\x9F');
+    expect((parseBundleText(text, 'yaml') as { skills: Array<{ instructions: string }> }).skills[0]?.instructions).toBe(instructions);
+  });
 });
 
 describe('bundle import as an upsert', () => {

@@ -134,6 +134,10 @@ describe('the catalog lifecycle', () => {
     expect(labelMissing.body.error.message).toMatch(/no version 9; its versions are 1 to 2/);
     const latest = await harness.api('POST', `/compositions/${id}/labels`, { key, body: { label: 'latest', version: 1 } });
     expect(latest.status).toBe(400);
+    // Named where it was sent, as every other refusal is (regression: "label: ..." alone).
+    expect(latest.body.error.message).toBe('Invalid request: body.label: "latest" always names the newest version and cannot be set or removed.');
+    const removeLatest = await harness.api('DELETE', `/compositions/${id}/labels/latest`, { key });
+    expect(removeLatest.body.error.message).toBe('Invalid request: path.label: "latest" always names the newest version and cannot be set or removed.');
     // Regression: both said "must be a whole number".
     for (const [limit, message] of [
       ['0', 'query.limit: must be at least 1'],
