@@ -1,12 +1,27 @@
+import { z } from 'zod';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
 import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
+/** What the API reads as an instant: a date and time in UTC (`Z`) or with an offset. */
+const INSTANT = z.iso.datetime({ offset: true });
+/** A day, read as its start in UTC, the time zone usage days are counted in. */
+const DAY = z.iso.date();
+
+/**
+ * An instant as the API reads it, or a day (its start in UTC). Never the host's time zone
+ * (regression: `2026-11-28T05:00:00` meant 10:00 UTC on a host in New York, and `1` the year 2001).
+ */
 function parseTimestamp(name: string) {
   return (value: string): string => {
-    if (Number.isNaN(Date.parse(value))) throw new CliUsageError(`${name} must be an ISO 8601 timestamp (2026-05-01T00:00:00Z), got "${value}".`);
+    if (DAY.safeParse(value).success) return new Date(`${value}T00:00:00Z`).toISOString();
+    if (!INSTANT.safeParse(value).success) {
+      throw new CliUsageError(
+        `${name} must be a day (2026-05-01, from 00:00 UTC) or a date and time with Z or an offset (2026-05-01T09:00:00Z), got "${value}".`,
+      );
+    }
     return new Date(value).toISOString();
   };
 }
@@ -54,13 +69,17 @@ export function registerCreditCommands(program: Command, context: CliContext): v
     .description("Sum an account's usage over a time range, by UTC day, model, operation, resource or key")
     .requiredOption('--account <account-id>', 'account id')
     .addOption(new Option('--group-by <grouping>', 'what to group by').choices(USAGE_GROUPINGS).default('day'))
-    .option('--from <iso>', 'start of the range, inclusive (default: 30 days before --to)', parseTimestamp('--from'))
-    .option('--to <iso>', 'end of the range, exclusive (default: now)', parseTimestamp('--to'))
+    .option(
+      '--from <iso>',
+      'start of the range, inclusive: a day (UTC) or a date and time with Z or an offset (default: 30 days before --to)',
+      parseTimestamp('--from'),
+    )
+    .option('--to <iso>', 'end of the range, exclusive: a day (UTC) or a date and time with Z or an offset (default: now)', parseTimestamp('--to'))
     .option('--json', 'print JSON')
     .action(async (options: { account: string; groupBy: UsageGrouping; from?: string; to?: string; json?: boolean }) => {
       const usage = await withApplication(context, async ({ core }) => {
         await core.accounts.showAccount(options.account);
-        return core.usage.aggregate(options.account, { group_by: options.groupBy, from: options.from, to: options.to });
+        return core.usage.aggregate(options.account, { group_by: options.groupBy, from: options.from, to: options.to }, { from: '--from', to: '--to' });
       });
       print(context.stdout, usage, options, () => {
         const columns = ['requests', 'errors', 'model_calls', 'input_tokens', 'output_tokens', 'total_tokens', 'credits_charged'] as const;

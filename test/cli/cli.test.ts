@@ -119,9 +119,17 @@ describe('porch CLI', () => {
     expect(usage.totals.requests).toBe(3);
     expect((await porch('usage', '--account', account.id)).stdout).toMatch(/total\s+3\s+0\s+3\s+30\s+60\s+90\s+0\.09/);
     expect((await porch('usage', '--account', account.id, '--group-by', 'week')).code).toBe(1);
-    const badTime = await porch('usage', '--account', account.id, '--from', 'yesterday');
-    expect(badTime.code).toBe(1);
-    expect(badTime.stderr).toMatch(/--from must be an ISO 8601 timestamp/);
+    // Times as the API reads them, never in the host's time zone (regression: no offset meant local time, "1" the year 2001).
+    for (const time of ['yesterday', '2026-11-28T05:00:00', '1', '2026-11-28 05:00']) {
+      const badTime = await porch('usage', '--account', account.id, '--from', time);
+      expect(badTime.code, time).toBe(1);
+      expect(badTime.stderr, time).toMatch(/--from must be a day \(2026-05-01, from 00:00 UTC\) or a date and time with Z or an offset/);
+    }
+    const days = await porch('usage', '--account', account.id, '--from', '2026-11-28', '--to', '2026-11-29T01:00:00+01:00', '--json');
+    expect(days.code, days.stderr).toBe(0);
+    expect(JSON.parse(days.stdout)).toMatchObject({ from: '2026-11-28T00:00:00.000Z', to: '2026-11-29T00:00:00.000Z' });
+    const backwards = await porch('usage', '--account', account.id, '--from', '2026-11-29', '--to', '2026-11-28');
+    expect(backwards.stderr).toContain('--from: must be before --to.');
   });
 
   it('imports and exports bundles, and refuses an invalid one writing nothing', async () => {

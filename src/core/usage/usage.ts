@@ -103,13 +103,14 @@ function totalsOf(rows: readonly UsageRowView[]): UsageView['totals'] {
 
 export function createUsageService(store: Store, clock: Clock) {
   return {
-    async aggregate(accountId: string, query: UsageQuery): Promise<UsageView> {
+    /** `names` are how the caller's door calls `from` and `to` in messages (the CLI's `--from`). */
+    async aggregate(accountId: string, query: UsageQuery, names = { from: 'query.from', to: 'query.to' }): Promise<UsageView> {
       // Without `to`, the range ends just after now (it is exclusive), so what was recorded this millisecond counts.
       const to = query.to === undefined ? clock.now() + 1 : Date.parse(query.to);
       const from = query.from === undefined ? to - DEFAULT_USAGE_DAYS * MS_PER_DAY : Date.parse(query.from);
-      if (from >= to) throw new PorchError('VALIDATION_ERROR', 'query.from: must be before query.to.');
+      if (from >= to) throw new PorchError('VALIDATION_ERROR', `${names.from}: must be before ${names.to}.`);
       if (to - from > MAX_USAGE_RANGE_DAYS * MS_PER_DAY) {
-        throw new PorchError('VALIDATION_ERROR', `query.from: the range from query.from to query.to must be at most ${MAX_USAGE_RANGE_DAYS} days.`);
+        throw new PorchError('VALIDATION_ERROR', `${names.from}: the range from ${names.from} to ${names.to} must be at most ${MAX_USAGE_RANGE_DAYS} days.`);
       }
       const rows = (await store.usage.aggregate({ accountId, from, to, groupBy: query.group_by })).map(rowView);
       return { from: toIsoTimestamp(from), to: toIsoTimestamp(to), group_by: query.group_by, rows, totals: totalsOf(rows) };
