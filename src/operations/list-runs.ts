@@ -8,7 +8,7 @@ export const listRuns = defineKeyedOperation({
   name: 'list_runs',
   title: 'List runs',
   description:
-    "Lists the account's executions of workflows, compositions, skills and personas, newest first: status, model, tokens, credits, duration, version. Filter by kind, resource_id or status; page with limit and cursor. GET /runs/{id} adds the inputs and the result or trace.",
+    "Lists the account's executions of workflows, compositions, skills and personas, newest recorded first (a run executed in its request is recorded when it ends, a queued run when it is queued, so new runs always arrive at the top): status, model, tokens, credits, duration, version. Filter by kind, resource_id or status; page with limit and cursor. GET /runs/{id} adds the inputs and the result or trace.",
   method: 'GET',
   path: '/runs',
   tag: 'Runs',

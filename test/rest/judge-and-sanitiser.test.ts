@@ -33,6 +33,8 @@ describe('POST /judge/run', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     expect(response.body.data).toEqual({ verdict, score, reasoning: 'Assessed.', suggestions: ['Be specific.'] });
     expect((await harness.store.credits.balance(accountId)).balanceTokens).toBe(1_000_000 - 340);
+    // The judge executes no resource: its charge is usage:run_judge (regression: a trailing colon).
+    expect((await harness.store.credits.ledger(accountId)).map((entry) => entry.reference)).toContain('usage:run_judge');
     const request = harness.fake.requests[0]?.body as { response_format?: { type: string } };
     expect(request.response_format?.type).toBe('json_schema');
   });

@@ -149,6 +149,11 @@ export function addFailedCallCost(err: unknown, cost: FailedCallCost): void {
  * cache of property lookups for the whole process (bench/RESULTS-NOTES.md, "Objects of one shape").
  */
 
+/** The ledger reference of a call's charge: `usage:<operation>:<resource id>`, or `usage:run_judge` without a resource (regression: a trailing colon). */
+function chargeReference(ctx: ModelCallContext): string {
+  return ctx.resourceId === null || ctx.resourceId === undefined ? `usage:${ctx.operation}` : `usage:${ctx.operation}:${ctx.resourceId}`;
+}
+
 /** `request` with `messages`, for the request whose scope is `scope` (its span's parent, its log lines' ids). */
 function modelCallRequest(request: ModelCallRequest, messages: readonly ChatMessage[], scope: RequestScope | undefined): ModelCallRequest {
   return {
@@ -327,7 +332,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     });
     try {
       // The record is written with the charge, in one transaction (one commit less per call).
-      await credits.settle(reservation, result.usage.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
+      await credits.settle(reservation, result.usage.total_tokens, chargeReference(ctx), succeeded);
     } catch (err) {
       await record(ctx, {
         model: result.modelUsed,
@@ -454,7 +459,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       durationMs: clock.now() - started,
     });
     try {
-      await credits.settle(reservation, usageOfCall.total_tokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, succeeded);
+      await credits.settle(reservation, usageOfCall.total_tokens, chargeReference(ctx), succeeded);
     } catch (err) {
       // More than the reservation and the balance can cover (a provider reporting past the output
       // cap): unlike a JSON answer, this one cannot be withheld, its text has been sent. It is
@@ -465,7 +470,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       const cappedRecord = usageRecord(ctx, { ...fields, chargedTokens: capped });
       try {
         const again = await credits.reserve(ctx.caller.account.id, capped);
-        await credits.settle(again, capped, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, cappedRecord);
+        await credits.settle(again, capped, chargeReference(ctx), cappedRecord);
       } catch {
         await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
         noteCost(err, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
@@ -496,7 +501,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     const chargedTokens = Math.min(usageOfCall.total_tokens, reservation.tokens);
     const failed = usageRecord(ctx, { ...fields, chargedTokens, durationMs: clock.now() - started });
     try {
-      await credits.settle(reservation, chargedTokens, `usage:${ctx.operation}:${ctx.resourceId ?? ''}`, failed);
+      await credits.settle(reservation, chargedTokens, chargeReference(ctx), failed);
     } catch {
       // Only a reservation already closed by the sweeper lands here; the caller's error (the
       // reason the stream ended) is what they must see, so the charge is recorded as failed.
