@@ -46,6 +46,12 @@ export interface Application {
   flushTraces(): Promise<void>;
   /** From now on /readyz answers 503, so a load balancer sends no new requests, and no queued run is claimed here. */
   beginShutdown(): void;
+  /**
+   * Starts stopping the background work: the runs in flight get `graceMs` from now (the same
+   * grace as the requests in flight, counted from the same moment), then go back to the queue;
+   * webhook attempts in flight finish. `close` waits for it, and starts it if nothing did.
+   */
+  windDown(graceMs: number): Promise<void>;
   /** Starts executing queued (asynchronous) runs in this process; `close` stops it. */
   startRunQueue(): void;
   /**
@@ -246,6 +252,11 @@ export async function createApplication(config: Config, options: ApplicationOpti
     onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
   });
   const startRunQueue = () => core.runQueue.start(queuedRunExecutor(core, operations));
+  let windingDown: Promise<void> | undefined;
+  const windDown = (graceMs: number): Promise<void> => {
+    windingDown ??= Promise.all([core.runQueue.stop(graceMs), core.webhookWorker.stop()]).then(() => undefined);
+    return windingDown;
+  };
   return {
     core,
     store,
@@ -263,19 +274,23 @@ export async function createApplication(config: Config, options: ApplicationOpti
       startRunQueue();
       core.webhookWorker.start(config.webhooks.pollIntervalMs);
     },
+    windDown,
     async close() {
       accepting = false;
+      // Runs in flight get the same grace as requests, from the same moment when the server started
+      // it (regression: theirs began only after the requests' and the settling, so a shutdown took
+      // 20 s and more, and `--workers` killed a worker before it released what it held). What is
+      // still running then goes back to the queue; webhook attempts in flight finish (each within
+      // its timeout) before the database closes under them.
+      const background = windDown(options.serverTimeouts?.shutdownGraceMs ?? DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs);
       // Calls whose connections the server cut were aborted; each still settles its charge, usage
       // row and run, which needs the store open.
       if (!(await core.inFlight.idle(SETTLE_AFTER_CUT_MS))) {
         logger.warn({ calls: core.inFlight.count }, 'calls still running after the shutdown cut their connections; closing the database under them');
       }
-      // Runs in flight get the same grace as requests; what is still running then goes back to the queue.
-      await core.runQueue.stop(options.serverTimeouts?.shutdownGraceMs ?? DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs);
+      await background;
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
-      // Attempts in flight finish (each within its timeout) before the database closes under them.
-      await core.webhookWorker.stop();
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
       await core.sanitiser.close();
       await store.close();
@@ -338,6 +353,8 @@ export async function startServer(config: Config, options: ApplicationOptions = 
       // balancers polling it have stopped sending new requests here; closing it at once would
       // refuse the requests they still send meanwhile.
       if (config.shutdownDrainMs > 0) await delay(config.shutdownDrainMs);
+      // Runs in flight get their grace from now, as the requests do.
+      const background = application.windDown(timeouts.shutdownGraceMs);
       // Stop accepting, let requests in flight finish (idle keep-alive sockets close at once),
       // and cut what is still open after the grace period; only then close the database, so no
       // acknowledged write is interrupted.
@@ -356,6 +373,7 @@ export async function startServer(config: Config, options: ApplicationOptions = 
         server.closeIdleConnections();
       });
       await metricsServer?.close();
+      await background;
       await application.close();
     },
   };

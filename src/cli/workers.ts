@@ -25,10 +25,13 @@ function isListeningMessage(message: unknown): message is ListeningMessage {
 }
 
 /**
- * Longer than a worker's own shutdown grace (DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs, 10 s), after
- * which it is killed; counted from the end of its drain (`processes.drain_seconds`).
+ * How long a worker may take to stop after its drain (`processes.drain_seconds`) before it is
+ * killed: its requests' and runs' grace (DEFAULT_SERVER_TIMEOUTS.shutdownGraceMs, 10 s, both from
+ * the same moment), up to 5 s for the calls it cut to settle, then releasing its lease and
+ * closing the database, with room to spare. Killed sooner, it left its reservations and runs to
+ * be recovered when its lease ran out, as after a crash (regression: 15 s, shorter than that).
  */
-const STOP_DEADLINE_MS = 15_000;
+const STOP_DEADLINE_MS = 25_000;
 
 /** A replacement for a dead worker that itself dies before listening is retried after this pause, not in a tight loop. */
 const RESTART_PAUSE_MS = 1_000;

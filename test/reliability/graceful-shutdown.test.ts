@@ -96,3 +96,47 @@ describe.each(SUITE_ENGINES)('a shutdown that cuts running executions on $name',
     }
   }, 30_000);
 });
+
+describe('a shutdown with a request and a queued run both running', () => {
+  it('gives the run the same grace as the request, from the same moment (regression: the run’s began after the request’s)', async () => {
+    const database = await SUITE_ENGINES[0]?.open();
+    if (database === undefined) throw new Error('no SQLite engine');
+    try {
+      const setup = await openDirect(database.url);
+      const account = await setup.core.accounts.createAccount({ email: 'both@example.com', plan: 'expert', credits: 100 });
+      const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id });
+      const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
+      await setup.close();
+
+      const graceMs = 3_000;
+      const config = loadConfig(baseEnv(database.url, { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-shutdown', LOG_LEVEL: 'silent' }));
+      const server = await startServer(config, {
+        logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }),
+        processMetrics: false,
+        serverTimeouts: { shutdownGraceMs: graceMs },
+      });
+      fake.setBehaviour({ delayMs: 60_000 });
+      const execute = (headers: Record<string, string>) =>
+        fetch(`${server.url}/api/public/v1/compositions/${compositionId}/execute`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ variables: RELEASE_VARIABLES }),
+        });
+      const requestsBefore = fake.requests.length;
+      const queued = await execute({ prefer: 'respond-async' });
+      expect(queued.status).toBe(202);
+      const waiting = execute({}).catch((err: unknown) => err);
+      await fake.waitForRequests(requestsBefore + 2);
+
+      const started = performance.now();
+      await server.close();
+      const tookMs = performance.now() - started;
+      await waiting;
+      // One grace period and the settling of what it cut; two grace periods one after the other before.
+      expect(tookMs, `the shutdown took ${Math.round(tookMs)} ms`).toBeLessThan(graceMs * 1.5);
+      expect(tookMs).toBeGreaterThanOrEqual(graceMs - 50);
+    } finally {
+      await database.remove();
+    }
+  }, 30_000);
+});
