@@ -59,7 +59,8 @@ async function aboutTarget<Result>(run: () => Promise<Result>): Promise<Result> 
     return await run();
   } catch (err) {
     if (err instanceof DatabaseRefusal || !(err instanceof Error)) throw err;
-    throw new DatabaseRefusal(`The copy target (--to): ${err.message.replace(/^DATABASE_URL:?\s*/, '')}`, { cause: err });
+    // The target is --to's: the fix it names is there, not in DATABASE_URL (regression: "Fix the credentials in DATABASE_URL").
+    throw new DatabaseRefusal(`The copy target (--to): ${err.message.replace(/^DATABASE_URL:?\s*/, '').replaceAll('DATABASE_URL', '--to')}`, { cause: err });
   }
 }
 

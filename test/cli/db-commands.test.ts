@@ -199,6 +199,9 @@ describe('porch db copy', () => {
     const result = await porch('db', 'copy', '--to', url.toString());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/The copy target \(--to\): PostgreSQL at 127\.0\.0\.1:\d+\/porch_test_\w+ refused the user name or password/);
+    // The fix is in --to (regression: "Fix the credentials in DATABASE_URL").
+    expect(result.stderr).toContain('Fix the credentials in --to.');
+    expect(result.stderr).not.toContain('DATABASE_URL');
     expect(result.stdout + result.stderr).not.toContain('not-the-password-4711');
   });
 });
