@@ -289,6 +289,8 @@ export async function createApplication(config: Config, options: ApplicationOpti
         logger.warn({ calls: core.inFlight.count }, 'calls still running after the shutdown cut their connections; closing the database under them');
       }
       await background;
+      // Writes still waiting for the store get one more try while it is open.
+      await core.deferredWrites.flush();
       // A clean shutdown releases at once what this process still holds (reservations, slots,
       // claims of requests cut off by the shutdown), instead of waiting for its lease to run out.
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));

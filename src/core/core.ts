@@ -28,6 +28,7 @@ import { createContextCardService } from './context-cards/context-cards.js';
 import { accruedChargingAt, createCreditService } from './credits/credits.js';
 import { createDemoService } from './demo/demo.js';
 import { createHealthService } from './health.js';
+import { createDeferredWrites } from './deferred-writes.js';
 import { createIdempotencyService } from './idempotency.js';
 import { createInstance } from './instance.js';
 import { createMaintenance } from './maintenance.js';
@@ -127,11 +128,13 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const oauth = createOAuthService(store, clock);
   const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
   const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);
-  const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings: settings.runQueue });
+  const deferredWrites = createDeferredWrites(logger);
+  const runQueue = createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, deferredWrites, settings: settings.runQueue });
   const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
   const webhooks = createWebhookService(store, clock, secretKey, { allowHosts: webhookSettings.allowHosts, retentionDays: settings.runRetentionDays });
   const webhookWorker = createWebhookWorker({ store: store.webhooks, clock, logger, secretKey, ...webhookSettings });
   return {
+    deferredWrites,
     ai,
     settings,
     clock,

@@ -173,14 +173,19 @@ async function runIdempotently(
     core.telemetry.events.idempotentReplay(operation.name);
     return { status: start.status, data: start.body };
   }
+  // With the store out of reach, ending the claim waits until it lands (core/deferred-writes.ts),
+  // rather than leave the key "still running" for a day; the caller gets the outcome meanwhile,
+  // and a retry with the key the stored answer once it has.
+  const { deferredWrites, idempotency } = core;
+  const what = `the Idempotency-Key claim of ${operation.name}`;
   let data: unknown;
   try {
     data = await run();
   } catch (err) {
-    await core.idempotency.abandon(caller.account.id, idempotencyKey);
+    await deferredWrites.attempt(what, () => idempotency.abandon(caller.account.id, idempotencyKey));
     throw err;
   }
-  await core.idempotency.complete(caller.account.id, idempotencyKey, status, data);
+  await deferredWrites.attempt(what, () => idempotency.complete(caller.account.id, idempotencyKey, status, data));
   return { status, data };
 }
 

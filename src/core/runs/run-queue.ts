@@ -10,6 +10,7 @@
  * cut off twice is failed rather than retried for ever. A run that started model calls before it
  * was cut off has paid for them; the retry pays for its own.
  */
+import type { DeferredWrites } from '../deferred-writes.js';
 import type { Logger } from 'pino';
 import type { FinishedRunStatus, RunKind, RunRecord, Store } from '../../db/store.js';
 import type { Authenticator } from '../access/authenticator.js';
@@ -85,6 +86,8 @@ export interface RunQueueDependencies {
   instance: Instance;
   clock: Clock;
   logger: Logger;
+  /** Where an ending the store could not take (it was out of reach) waits until it lands. */
+  deferredWrites: DeferredWrites;
   settings: RunQueueSettings;
 }
 
@@ -99,7 +102,7 @@ function selectorOf(inputs: Record<string, unknown>): VersionSelector {
 const interruptedTwice = () =>
   new PorchError('INTERNAL_ERROR', `The run was cut off ${MAX_RUN_ATTEMPTS} times by a Porch process that stopped while it ran; it is not tried again.`);
 
-export function createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, settings }: RunQueueDependencies) {
+export function createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, deferredWrites, settings }: RunQueueDependencies) {
   const active = new Map<string, ActiveRun>();
   let executor: QueuedRunExecutor | null = null;
   let poller: NodeJS.Timeout | null = null;
@@ -131,13 +134,16 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
       }
       const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
       try {
-        await complete(run, instanceId, { ...outcome, status });
+        // With the store out of reach, the ending waits until it lands (deferred-writes.ts).
+        await deferredWrites.attempt(`the ending of run ${run.id}`, () => complete(run, instanceId, { ...outcome, status }));
       } catch (err) {
         // The outcome could not be written (a result the store refuses): the run still ends,
         // failed, with what it cost, rather than stay `running` and hold the account's slot.
         logger.error({ err, runId: run.id }, "a run's outcome could not be stored; it is recorded as failed");
         const unstored = new PorchError('INTERNAL_ERROR', 'The run finished, but its result could not be stored.');
-        await complete(run, instanceId, { ...outcome, status: 'failed', result: failedResult(unstored) });
+        await deferredWrites.attempt(`the ending of run ${run.id}`, () =>
+          complete(run, instanceId, { ...outcome, status: 'failed', result: failedResult(unstored) }),
+        );
       }
     };
     try {

@@ -1,0 +1,38 @@
+/** Writes retried while the store is out of reach (core/deferred-writes.ts), and only then. */
+import { describe, expect, it } from 'vitest';
+import { createDeferredWrites } from '../../src/core/deferred-writes.js';
+import { StoreUnavailableError } from '../../src/db/store.js';
+import { createSilentLogger } from '../../src/logger.js';
+
+describe('deferred writes', () => {
+  it('retries a write the store could not take until it lands, answering at once', async () => {
+    const writes = createDeferredWrites(createSilentLogger());
+    let attempts = 0;
+    await writes.attempt('a write', async () => {
+      attempts += 1;
+      if (attempts < 3) throw new StoreUnavailableError('out of reach');
+    });
+    expect(attempts).toBe(1);
+    expect(writes.pending).toBe(1);
+    await expect.poll(() => writes.pending, { timeout: 5_000 }).toBe(0);
+    expect(attempts).toBe(3);
+  });
+
+  it('throws any other failure at once and keeps nothing', async () => {
+    const writes = createDeferredWrites(createSilentLogger());
+    await expect(writes.attempt('a refused write', () => Promise.reject(new Error('constraint')))).rejects.toThrow('constraint');
+    expect(writes.pending).toBe(0);
+  });
+
+  it('tries what is pending once more on flush, and then forgets it', async () => {
+    const writes = createDeferredWrites(createSilentLogger());
+    let attempts = 0;
+    await writes.attempt('a write', async () => {
+      attempts += 1;
+      throw new StoreUnavailableError('out of reach');
+    });
+    await writes.flush();
+    expect(attempts).toBe(2);
+    expect(writes.pending).toBe(0);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Writes the store could not take because it was out of reach, made again until they land
+ * (core/deferred-writes.ts). Regression: a few seconds of PostgreSQL outage left an
+ * Idempotency-Key answering "still running" for a day and a queued run `running` for good, until
+ * the process restarted. The outage is the store's own error for it, thrown by the first attempt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { StoreUnavailableError } from '../../src/db/store.js';
+import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
+
+let harness: Harness;
+let key: string;
+let path: string;
+beforeAll(async () => {
+  harness = await createHarness();
+  const account = await harness.expertWithKey();
+  key = account.key;
+  path = `/compositions/${(await harness.core.bundles.importBundle(account.accountId, DEMO_BUNDLE)).ids['composition:release-notes']}/execute`;
+});
+afterAll(() => harness.close());
+
+/** Makes the next call of `object[method]` fail as an unreachable database does. */
+function outageOnce<Target extends object>(object: Target, method: keyof Target & string): void {
+  const original = object[method] as (...args: unknown[]) => Promise<unknown>;
+  (object as Record<string, unknown>)[method] = async () => {
+    (object as Record<string, unknown>)[method] = original;
+    throw new StoreUnavailableError('The PostgreSQL database cannot be reached.');
+  };
+}
+
+async function landed(): Promise<void> {
+  await expect.poll(() => harness.core.deferredWrites.pending, { timeout: 10_000 }).toBe(0);
+}
+
+describe('a write the store could not take for a moment', () => {
+  it('stores an Idempotency-Key’s answer later: the caller has it at once, and a retry replays it', async () => {
+    outageOnce(harness.store.idempotency, 'complete');
+    const headers = { 'idempotency-key': 'outage-complete' };
+    const first = await harness.api<{ content: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers });
+    expect(first.status, describeResponse(first)).toBe(200);
+    await landed();
+    const runs = async () => (await harness.api<{ count: number }>('GET', '/runs', { key })).body.data.count;
+    const before = await runs();
+    const retry = await harness.api<{ content: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers });
+    expect(retry.status, describeResponse(retry)).toBe(200);
+    expect(retry.body.data).toEqual(first.body.data);
+    expect(await runs(), 'a replay runs nothing').toBe(before);
+  });
+
+  it('releases a failed request’s Idempotency-Key later, so a retry runs again instead of "still running"', async () => {
+    outageOnce(harness.store.idempotency, 'abandon');
+    const headers = { 'idempotency-key': 'outage-abandon' };
+    const body = { variables: { product: 'Porch' } };
+    const first = await harness.api('POST', path, { key, body, headers });
+    expect(first.status, describeResponse(first)).toBe(400);
+    await landed();
+    const retry = await harness.api('POST', path, { key, body, headers });
+    expect(retry.status, describeResponse(retry)).toBe(400);
+    expect(retry.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('records a queued run’s ending later, rather than leave it running', async () => {
+    outageOnce(harness.store.runs, 'complete');
+    const queued = await harness.api<{ run_id: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers: { prefer: 'respond-async' } });
+    expect(queued.status, describeResponse(queued)).toBe(202);
+    await expect
+      .poll(async () => (await harness.api<{ status: string }>('GET', `/runs/${queued.body.data.run_id}`, { key })).body.data.status, { timeout: 10_000 })
+      .toBe('completed');
+  });
+});
