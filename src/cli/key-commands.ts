@@ -12,7 +12,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .description('Create an API key for an Expert account (at most 5 active keys)')
     .requiredOption('--account <account-id>', 'account id')
     .option('--name <name>', 'a name to tell keys apart')
-    .option('--scopes <list>', 'comma-separated scopes (default: all but write:*, manage:keys, manage:webhooks and read:usage)', parseList)
+    .option('--scopes <list>', 'comma-separated scopes (default: all but write:*, manage:keys, manage:webhooks, manage:organisation and read:usage)', parseList)
     .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
     .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
     .option('--json', 'print JSON')

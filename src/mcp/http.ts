@@ -16,8 +16,16 @@
  */
 import { type IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { hostHeaderValidation, NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, classifyInboundRequest, createMcpHandler, isSpecType, type RequestId, type Server } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  isSpecType,
+  type RequestId,
+  type Server,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
 import { Router } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
@@ -266,7 +274,7 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   const tools = createToolset(options.operations);
   const toolsByName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const originAllowed = originCheck(options.publicUrl, options.allowedOrigins);
-  const validHost = hostHeaderValidation(allowedHostnames(options.publicUrl, options.allowedHosts));
+  const hostnames = allowedHostnames(options.publicUrl, options.allowedHosts);
   // The SDK's check parses the Host header as a URL on every request; its verdict depends only on
   // the header's text, so a text it accepted is accepted again without parsing. Every other text,
   // refused or new, still goes through the SDK's check. Bounded: ports make many spellings.
@@ -274,7 +282,13 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   const hostAllowed = (req: IncomingMessage, res: ServerResponse): boolean => {
     const host = req.headers.host;
     if (host !== undefined && acceptedHosts.has(host)) return true;
-    if (!validHost(req, res)) return false;
+    const verdict = validateHostHeader(host, hostnames);
+    if (!verdict.ok) {
+      // The SDK's words, plus the setting that fixes a name the operator meant to serve, as the Origin refusal names its own.
+      const fix = verdict.errorCode === 'invalid_host' ? '; add it to PORCH_ALLOWED_HOSTS if this server is meant to answer it' : '';
+      sendRpcError(res, 403, `${verdict.message}${fix}.`);
+      return false;
+    }
     if (host !== undefined && acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host);
     return true;
   };

@@ -7,6 +7,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { RequestHandler } from 'express';
+import { PorchError } from '../core/errors.js';
 import type { Store } from '../db/store.js';
 import type { Metrics } from './metrics.js';
 
@@ -20,10 +21,24 @@ function bearerMatches(authorization: string | undefined, token: string): boolea
   return timingSafeEqual(digest(authorization.slice('bearer '.length).trim()), digest(token));
 }
 
+/**
+ * Whether a route of this file answers this request: GET or HEAD of its own path. Another method
+ * there is 405 with Allow, as on every other known path (regression: POST /livez answered 404).
+ */
+function answersHere(req: Parameters<RequestHandler>[0], next: Parameters<RequestHandler>[2]): boolean {
+  if (req.path !== '/') {
+    next();
+    return false;
+  }
+  if (req.method === 'GET' || req.method === 'HEAD') return true;
+  next(new PorchError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.baseUrl}.`, { allow: ['GET', 'HEAD'] }));
+  return false;
+}
+
 /** Mounted at /metrics on the main port; only when PORCH_METRICS_TOKEN is set. */
 export function metricsRoute(metrics: Metrics, token: string): RequestHandler {
   return (req, res, next) => {
-    if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    if (!answersHere(req, next)) return;
     if (!bearerMatches(req.headers.authorization, token)) {
       res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"').type('text/plain').send('A bearer token (PORCH_METRICS_TOKEN) is required.\n');
       return;
@@ -77,7 +92,7 @@ export async function startMetricsServer(metrics: Metrics, port: number): Promis
 /** GET /livez: the process answers HTTP. Nothing else is checked, so a slow database never gets a live process restarted. */
 export function livenessRoute(): RequestHandler {
   return (req, res, next) => {
-    if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    if (!answersHere(req, next)) return;
     res.status(200).type('application/json').setHeader('Cache-Control', 'no-store').send({ status: 'ok' });
   };
 }
@@ -97,7 +112,7 @@ export interface ReadinessChecks {
  */
 export function readinessRoute({ store, providersLoaded, accepting }: ReadinessChecks): RequestHandler {
   return (req, res, next) => {
-    if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    if (!answersHere(req, next)) return;
     Promise.all([store.ping(), store.schemaStatus()]).then(
       ([reachable, schema]) => {
         const checks = {

@@ -20,6 +20,7 @@ export const getRun = defineKeyedOperation({
   scopes: [...usageScopes, ...ANY_EXECUTE_SCOPES],
   params: idParams,
   output: runDetailSchema,
+  pollsAfter: 'While the run is queued or running: the seconds after which to read it again.',
   run: async ({ id }, { core, caller, pollAfter }) => {
     const run = await core.runs.get(caller, id);
     if (run.status === 'queued' || run.status === 'running') pollAfter?.(RUN_POLL_AFTER_SECONDS);

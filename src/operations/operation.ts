@@ -121,6 +121,8 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
   responseType?: 'json' | 'markdown';
   /** What the operation streams to a door that asks for it (absent: it cannot stream). */
   streams?: StreamKind;
+  /** When a success carries `Retry-After` (set through `pollAfter`), for the OpenAPI document; absent: never. */
+  pollsAfter?: string;
 }
 
 export interface KeyedOperation<

@@ -103,6 +103,10 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(list.headers ?? {})).toEqual(expect.arrayContaining(['X-API-Version', 'X-RateLimit-Limit', 'X-Credits-Remaining']));
     const tooMany = deref<ResponseObject>(document.paths['/workflows']?.get?.responses['429'] ?? { $ref: '' });
     expect(deref<{ required?: boolean }>(tooMany.headers?.['Retry-After'] ?? { $ref: '' }).required).toBe(true);
+    // A run read while it has not ended says when to read it again (regression: sent, not declared).
+    const run = document.paths['/runs/{id}']?.get?.responses['200'] as ResponseObject;
+    expect(run.headers?.['Retry-After']).toMatchObject({ required: false, schema: { type: 'integer' } });
+    expect(list.headers?.['Retry-After']).toBeUndefined();
   });
 
   it('documents query parameters by their input shape (a coerced number is an integer parameter)', () => {

@@ -281,6 +281,8 @@ describe('the 404 page', () => {
       expect(response.status, path).toBe(404);
       expect(response.headers['content-type'], path).toMatch(/^application\/json/);
       expect(JSON.parse(response.body.toString('utf8')).error.code, path).toBe('NOT_FOUND');
+      // A site path's JSON 404 depends on Accept too: a shared cache must not give it to a browser (regression: no Vary).
+      if (!path.startsWith('/api') && !path.startsWith('/.well-known')) expect(response.headers.vary, path).toContain('Accept');
     }
   });
 });

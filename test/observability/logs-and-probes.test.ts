@@ -128,8 +128,14 @@ describe('the probes', () => {
     const ready = await harness.site('GET', '/readyz');
     expect(ready.status, ready.text).toBe(200);
     expect(ready.body).toEqual({ status: 'ready', checks: { store: 'ok', migrations: 'ok', providers: 'ok', shutdown: 'no' } });
+    // Another method is 405 with Allow, as on every known path (regression: 404).
+    for (const path of ['/livez', '/readyz']) {
+      const posted = await harness.site<{ error: { code: string; message: string } }>('POST', path);
+      expect(posted.status, path).toBe(405);
+      expect(posted.headers.get('allow')).toBe('GET, HEAD');
+      expect(posted.body.error.message).toBe(`POST is not allowed on ${path}.`);
+    }
     expect(ready.headers.get('cache-control')).toBe('no-store');
-    expect((await harness.site('POST', '/readyz')).status).toBe(404);
     // The spec-shaped health answer is unchanged.
     const health = await harness.api<Record<string, unknown>>('GET', '/health');
     expect(Object.keys(health.body.data).sort()).toEqual(['database', 'status', 'time', 'version']);

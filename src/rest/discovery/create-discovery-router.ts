@@ -133,14 +133,18 @@ async function sendDocument(req: Request, res: Response, body: () => Promise<Enc
   sendEncoded(req, res, await body(), { cacheControl: DOCUMENT_CACHE_CONTROL });
 }
 
-/** Whether a request for a path the site does not have should get the HTML 404 page rather than the JSON error. */
-function wantsHtmlNotFound(req: Request): boolean {
+/** Whether a 404 for this request depends on its Accept header: a site path read with GET or HEAD. */
+function negotiatesNotFound(req: Request): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = req.path;
   // The API, MCP and the machine-readable trees keep their JSON error envelope whatever the client accepts.
-  if (path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/')) return false;
+  return !(path.startsWith('/api/') || path === '/api' || path.startsWith('/.well-known/'));
+}
+
+/** Whether a request for a path the site does not have should get the HTML 404 page rather than the JSON error. */
+function wantsHtmlNotFound(req: Request): boolean {
   // Browsers name text/html first; curl's */* and API clients' application/json get the envelope.
-  return req.accepts(['application/json', 'text/html']) === 'text/html';
+  return negotiatesNotFound(req) && req.accepts(['application/json', 'text/html']) === 'text/html';
 }
 
 export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT }: DiscoveryRouterOptions): Router {
@@ -292,8 +296,9 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
   // The HTML 404 page, for a browser asking for a site path nobody answered: this router is the
   // last door before the JSON 404, so everything mounted before it (MCP, the console) has had its turn.
   router.use(async (req, res, next) => {
+    // Either answer depends on Accept, the JSON one too: a shared cache must not hand it to a browser.
+    if (negotiatesNotFound(req)) addVary(res, 'Accept');
     if (!wantsHtmlNotFound(req)) return next();
-    addVary(res, 'Accept');
     sendEncoded(req, res, await encodedDocuments.notFound(), { cacheControl: 'no-store', status: 404 });
   });
 

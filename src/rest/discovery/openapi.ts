@@ -348,6 +348,8 @@ function successResponse(operation: Operation, shared: Record<string, JsonSchema
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
   if (operation.access === 'keyed') for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
+  if (operation.pollsAfter !== undefined)
+    headers['Retry-After'] = { description: operation.pollsAfter, required: false, schema: { type: 'integer', minimum: 0 } };
   const response: ResponseObject = {
     description: operation.successStatus === 204 ? `${operation.title}: done, no body.` : `${operation.title}: success.`,
     headers,
