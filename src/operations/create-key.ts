@@ -24,11 +24,15 @@ export const createKey = defineKeyedOperation({
       .array(z.string().max(64))
       .min(1, 'must name at least one scope')
       .max(64)
+      .meta({ examples: [['execute:workflow', 'read:usage']] })
       .optional()
       .describe("Scopes of the new key, each one the calling key holds; default: the calling key's scopes."),
     requests_per_minute: limitField('Requests per minute'),
     requests_per_day: limitField('Requests per UTC day'),
-    expires_at: instantInputSchema.optional().describe('Optional: when the key stops working (ISO 8601, UTC or with an offset, in the future).'),
+    expires_at: instantInputSchema
+      .meta({ examples: ['2030-01-01T00:00:00Z'] })
+      .optional()
+      .describe('Optional: when the key stops working (ISO 8601, UTC or with an offset, in the future).'),
   }),
   output: createdKeySchema.describe('The new key, and the key itself (shown once).'),
   run: (input, { core, caller }) => core.selfService.createKey(caller, input),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { modelIdSchema } from '../core/ai/model-id.js';
 import { tokenUsageSchema } from '../core/ai/token-usage.js';
 import { findingSeveritySchema } from '../core/sanitiser/schemas.js';
+import { EXCLUSIVE_WITH } from './schemas.js';
 
 /** Text fields sent to models: generous, and well inside the 1 MiB body limit. */
 export const MAX_INPUT_TEXT_LENGTH = 200_000;
@@ -55,12 +56,14 @@ export const versionSelectorFields = {
     .number({ error: 'must be a whole number' })
     .int('must be a whole number')
     .min(1, 'must be at least 1')
+    .meta({ [EXCLUSIVE_WITH]: ['label'] })
     .optional()
     .describe('Run this version (1, 2, ...). Send version or label, not both.'),
   label: z
     .string()
     .min(1)
     .max(32)
+    .meta({ [EXCLUSIVE_WITH]: ['version'], examples: ['production'] })
     .optional()
     .describe(
       'Run the version this label names: `latest` (the newest), `production`, or any label set on the resource. Without version and label: `production` if set, else `latest`.',

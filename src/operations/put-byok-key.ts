@@ -22,6 +22,7 @@ export const putByokKey = defineKeyedOperation({
       .string()
       .min(1, 'must not be empty')
       .max(100, 'must be at most 100 characters')
+      .meta({ examples: ['openai'] })
       .describe('A configured provider id (list_byok_keys lists them), e.g. "openai".'),
     key: z
       .string()

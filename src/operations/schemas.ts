@@ -1,6 +1,13 @@
 /** Schemas shared by several operations. Every field is described: the text reaches OpenAPI and MCP. */
 import { z } from 'zod';
 
+/**
+ * The OpenAPI extension naming the sibling fields a field may not be sent with (an execution's
+ * `version` and `label`): set with `.meta({ [EXCLUSIVE_WITH]: [...] })`, it reaches the document,
+ * where clients can read it, and the document's examples send only the first of them.
+ */
+export const EXCLUSIVE_WITH = 'x-porch-exclusive-with';
+
 /** Lists return everything by default; a page can be at most this large. */
 export const MAX_PAGE_LIMIT = 500;
 

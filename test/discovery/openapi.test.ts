@@ -119,6 +119,26 @@ describe('the OpenAPI document', () => {
     expect(idParameter).toMatchObject({ name: 'id', in: 'path', required: true });
   });
 
+  it('gives request examples the server accepts as written: one of version and label, real scopes and providers, a future expiry (regression: refused)', () => {
+    const bodyExample = (path: string, method: 'post' | 'patch' = 'post') =>
+      (document.paths[path]?.[method]?.requestBody as { content: Record<string, { example?: Record<string, unknown> }> } | undefined)?.content[
+        'application/json'
+      ]?.example;
+    for (const path of ['/compositions/{id}/execute', '/workflows/{id}/execute', '/personas/{id}/execute', '/skills/{id}/execute']) {
+      const example = bodyExample(path) ?? {};
+      expect('version' in example && 'label' in example, path).toBe(false);
+    }
+    const version = document.paths['/compositions/{id}/execute']?.post?.requestBody as { content: Record<string, { schema: unknown }> };
+    expect(JSON.stringify(version.content['application/json']?.schema)).toContain('"x-porch-exclusive-with"');
+    const key = bodyExample('/keys') ?? {};
+    expect(key.scopes).toEqual(['execute:workflow', 'read:usage']);
+    expect(Date.parse(String(key.expires_at))).toBeGreaterThan(Date.now());
+    expect(key.name).not.toBe('echo/echo');
+    expect(bodyExample('/organisation/byok-keys')?.provider).toBe('openai');
+    expect(bodyExample('/context-cards')?.title).not.toBe('echo/echo');
+    expect(bodyExample('/judge/run')?.prompt).not.toBe('echo/echo');
+  });
+
   it('gives every example a value its own schema accepts', () => {
     const ajv = new Ajv2020({ strict: false });
     ajvFormats.default(ajv);

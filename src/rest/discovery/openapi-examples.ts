@@ -4,6 +4,7 @@
  * otherwise a value is built from the type and format. The caller keeps an example only when the
  * operation's real zod schema accepts it, so an example can never show something the API refuses.
  */
+import { EXCLUSIVE_WITH } from '../../operations/schemas.js';
 import { isJsonObject, type JsonSchema } from './json-schema.js';
 
 /** Fixed, valid values so the document is byte-stable between starts (no random ids or clocks). */
@@ -57,8 +58,10 @@ function stringFor(schema: JsonSchema, key: string): string {
     default:
       break;
   }
-  if (typeof schema.pattern === 'string' && new RegExp(schema.pattern, 'u').test(EXAMPLE_MODEL_ID)) return EXAMPLE_MODEL_ID;
   const base = key ? `Example ${key.replace(/_/g, ' ')}` : 'Example text';
+  // A model id where one is asked for, not in every field whose pattern it happens to fit (regression: a title "echo/echo").
+  const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : null;
+  if (pattern !== null && /model/i.test(key) && pattern.test(EXAMPLE_MODEL_ID)) return EXAMPLE_MODEL_ID;
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
   return base.padEnd(minLength, '.').slice(0, maxLength);
@@ -97,6 +100,9 @@ function build(schema: JsonSchema, key: string, options: ExampleOptions, depth: 
       for (const [name, property] of Object.entries(properties)) {
         if (!options.includeOptional && !required.has(name)) continue;
         if (!isJsonObject(property)) continue;
+        // Fields sent one or the other (`version`, `label`): an example shows the first only.
+        const exclusive = resolve(property, options.shared)[EXCLUSIVE_WITH];
+        if (Array.isArray(exclusive) && exclusive.some((other) => typeof other === 'string' && other in value)) continue;
         const example = build(property, name, options, depth + 1);
         if (example !== undefined) value[name] = example;
       }
