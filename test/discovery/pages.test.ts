@@ -66,8 +66,30 @@ describe('Markdown negotiation', () => {
     expect(response.status, describeResponse(response)).toBe(200);
     expect(response.headers.get('content-type')).toBe(MARKDOWN);
     expect(response.headers.get('vary')).toBe(NEGOTIATED_VARY);
-    expect(response.text).toBe(await readFile(join(PACKAGE_ROOT, 'docs/quick-start.md'), 'utf8'));
+    // The file as written, but for links to other pages, which point at their twins from the site's root.
+    const written = await readFile(join(PACKAGE_ROOT, 'docs/quick-start.md'), 'utf8');
+    expect(response.text).toBe(written.replace(/\]\(([a-z0-9-]+\.md)(#[^)\s]*)?\)/g, '](/docs/$1$2)'));
     expect(Number(response.headers.get('x-markdown-tokens'))).toBe(countTextTokens(response.text));
+  });
+
+  it('redirects a page’s address with a trailing slash to the page, where its relative links resolve (regression: served there)', async () => {
+    const get = (path: string) => fetch(`${harness.url}${path}`, { redirect: 'manual' });
+    const slashed = await get('/docs/quick-start/?from=nav');
+    expect(slashed.status).toBe(301);
+    expect(slashed.headers.get('location')).toBe('/docs/quick-start?from=nav');
+    expect((await get('/docs/')).headers.get('location')).toBe('/docs');
+  });
+
+  it('gives a page’s Markdown links that resolve from every address it is read at: the gateway’s too (regression: dead there)', async () => {
+    const viaGateway = await harness.site('GET', '/api/public/markdown-gateway?path=/docs/quick-start');
+    expect(viaGateway.status).toBe(200);
+    const links = [...viaGateway.text.matchAll(/(?<!!)\[[^\]\n]+\]\(([^)\s]+)\)/g)].map((match) => match[1] ?? '');
+    expect(links.length).toBeGreaterThan(3);
+    for (const link of links.filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith('#'))) {
+      const resolved = new URL(link, `${harness.url}/api/public/markdown-gateway?path=/docs/quick-start`);
+      const target = await harness.site('GET', `${resolved.pathname}${resolved.search}`);
+      expect(target.status, link).toBe(200);
+    }
   });
 
   it('answers Markdown to an Accept with parameters or in upper case (regression: a charset parameter got HTML)', async () => {

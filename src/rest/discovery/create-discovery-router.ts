@@ -267,6 +267,13 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     if (req.path !== SITE_PATHS.home && req.path !== '/index.md' && !req.path.startsWith(SITE_PATHS.docs)) return next();
     const page = pages().find(req.path);
     if (!page) return next();
+    // One address per page: relative links in it resolve against that one (regression: from
+    // /docs/quick-start/, a link to configuration.md named /docs/quick-start/configuration.md).
+    if (req.path.length > 1 && req.path.endsWith('/')) {
+      const query = req.originalUrl.indexOf('?');
+      res.redirect(301, `${req.path.replace(/\/+$/, '')}${query === -1 ? '' : req.originalUrl.slice(query)}`);
+      return;
+    }
     const forceMarkdown = req.path.endsWith('.md');
     return sendPage(req, res, page, encodedPageOf(page), forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
   });

@@ -5,7 +5,7 @@
  * Built with them: the search index the pages' search box loads, and the HTML 404 page.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { countTextTokens } from '../../core/ai/index.js';
 import type { AgentSkillsIndex } from './agent-skills.js';
 import { renderApiReferenceMarkdown } from './api-reference-markdown.js';
@@ -234,6 +234,9 @@ export interface SitePages {
  */
 const REPOSITORY_LINK = /(?<!!)\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|[/#?])(?!(?:\.\/)?[a-z0-9-]+\.md(?:#[^)\s]*)?\))[^)\s]+\)/gi;
 
+/** A link to another doc page by its file (`[Runs](runs.md#cancel-it)`, `./runs.md`). */
+const PAGE_LINK = /(?<!!)\[([^\]\n]+)\]\((?:\.\/)?([a-z0-9-]+\.md)(#[^)\s]*)?\)/gi;
+
 export function withoutRepositoryLinks(markdown: string): string {
   return markdown.replace(REPOSITORY_LINK, '$1');
 }
@@ -380,12 +383,22 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
     body: string;
     head?: string;
   }
+  // A Markdown twin is read from several addresses (/docs/x.md, /docs/x with Accept, the Markdown
+  // gateway's query URL), against which a relative link resolves differently; its links to other
+  // pages are therefore absolute, to their twins (regression: through the gateway, 8 of quick
+  // start's 10 links were dead). The HTML page is rendered from the text as written.
+  const twinOfFile = new Map(docs.map((doc) => [basename(doc.file), `${SITE_PATHS.docs}/${doc.slug}.md`]));
+  const absoluteLinks = (markdown: string) =>
+    markdown.replace(PAGE_LINK, (whole, text: string, file: string, fragment: string | undefined) => {
+      const twin = twinOfFile.get(file);
+      return twin === undefined ? whole : `[${text}](${twin}${fragment ?? ''})`;
+    });
   const draft = (path: string, title: string, summary: string, section: PageSection, markdown: string, html?: { head: string; body: string }): Draft => ({
     path,
     title,
     summary,
     section,
-    markdown,
+    markdown: absoluteLinks(markdown),
     body: html?.body ?? renderMarkdown(markdown),
     ...(html ? { head: html.head } : {}),
   });
