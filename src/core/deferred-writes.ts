@@ -31,25 +31,48 @@ export function isStoreUnavailable(err: unknown): boolean {
   return err instanceof StoreUnavailableError;
 }
 
-export function createDeferredWrites(logger: Logger): DeferredWrites {
-  const waiting = new Map<symbol, { what: string; write: () => Promise<void>; timer: NodeJS.Timeout | null }>();
+/** How long a shutdown's last try of the pending writes may take, all of them at once. */
+const FLUSH_LIMIT_MS = 3_000;
 
-  const retry = (id: symbol, pauseMs: number) => {
-    const entry = waiting.get(id);
-    if (entry === undefined) return;
+interface Waiting {
+  what: string;
+  write: () => Promise<void>;
+  /** The pause before the next attempt, while one is scheduled. */
+  timer: NodeJS.Timeout | null;
+  /** The attempt under way, while one is. */
+  attempt: Promise<void> | null;
+}
+
+export function createDeferredWrites(logger: Logger): DeferredWrites {
+  const waiting = new Set<Waiting>();
+
+  /** One attempt; true when the write landed or will never land, false to try again. */
+  const tryOnce = (entry: Waiting): Promise<boolean> => {
+    const attempt = entry.write().then(
+      () => {
+        waiting.delete(entry);
+        logger.info({ write: entry.what }, 'a write delayed while the database was out of reach has landed');
+        return true;
+      },
+      (err: unknown) => {
+        if (isStoreUnavailable(err)) return false;
+        waiting.delete(entry);
+        logger.error({ err, write: entry.what }, 'a write delayed while the database was out of reach was refused; it is not retried');
+        return true;
+      },
+    );
+    entry.attempt = attempt.then(() => undefined);
+    return attempt.finally(() => {
+      entry.attempt = null;
+    });
+  };
+
+  const schedule = (entry: Waiting, pauseMs: number) => {
     entry.timer = setTimeout(() => {
       entry.timer = null;
-      entry.write().then(
-        () => {
-          waiting.delete(id);
-          logger.info({ write: entry.what }, 'a write delayed while the database was out of reach has landed');
-        },
-        (err: unknown) => {
-          if (isStoreUnavailable(err)) return retry(id, Math.min(pauseMs * 2, LONGEST_PAUSE_MS));
-          waiting.delete(id);
-          logger.error({ err, write: entry.what }, 'a write delayed while the database was out of reach was refused; it is not retried');
-        },
-      );
+      void tryOnce(entry).then((done) => {
+        if (!done && waiting.has(entry)) schedule(entry, Math.min(pauseMs * 2, LONGEST_PAUSE_MS));
+      });
     }, pauseMs);
     // A process with nothing else to do may exit: its lease then releases what the write would have.
     entry.timer.unref();
@@ -62,23 +85,27 @@ export function createDeferredWrites(logger: Logger): DeferredWrites {
       } catch (err) {
         if (!isStoreUnavailable(err)) throw err;
         logger.warn({ write: what }, 'the database is out of reach; the write is retried until it lands');
-        const id = Symbol(what);
-        waiting.set(id, { what, write, timer: null });
-        retry(id, FIRST_PAUSE_MS);
+        const entry: Waiting = { what, write, timer: null, attempt: null };
+        waiting.add(entry);
+        schedule(entry, FIRST_PAUSE_MS);
       }
     },
 
     async flush() {
-      for (const [id, entry] of [...waiting]) {
+      // Each write once more, all at once and within a bound: an attempt under way is awaited,
+      // not made twice; a scheduled one is made now. What has not landed is left to the lease.
+      const last = [...waiting].map(async (entry) => {
         if (entry.timer !== null) clearTimeout(entry.timer);
-        try {
-          await entry.write();
-          waiting.delete(id);
-        } catch (err) {
-          logger.warn({ err, write: entry.what }, 'a delayed write did not land before the shutdown; the lease releases what it held');
-          waiting.delete(id);
-        }
-      }
+        entry.timer = null;
+        if (entry.attempt !== null) await entry.attempt;
+        if (waiting.has(entry)) await tryOnce(entry);
+      });
+      let limit: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(last), new Promise<void>((resolve) => (limit = setTimeout(resolve, FLUSH_LIMIT_MS)))]);
+      clearTimeout(limit);
+      if (waiting.size > 0)
+        logger.warn({ writes: [...waiting].map((entry) => entry.what) }, 'delayed writes did not land before the shutdown; the lease releases what they held');
+      waiting.clear();
     },
 
     get pending() {

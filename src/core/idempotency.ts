@@ -58,8 +58,11 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
       }
       return claim;
     },
-    complete: (accountId: string, idempotencyKey: string, status: number, body: unknown) => store.complete({ accountId, idempotencyKey, status, body }),
-    abandon: (accountId: string, idempotencyKey: string) => store.abandon({ accountId, idempotencyKey }),
+    // Only the claim this process made: a write that lands late (core/deferred-writes.ts) never
+    // ends a claim another process took over once this one's lease ran out.
+    complete: async (accountId: string, idempotencyKey: string, status: number, body: unknown) =>
+      store.complete({ accountId, idempotencyKey, instanceId: await instance.ready(), status, body }),
+    abandon: async (accountId: string, idempotencyKey: string) => store.abandon({ accountId, idempotencyKey, instanceId: await instance.ready() }),
     deleteExpired: () => store.deleteExpired(clock.now()),
   };
 }

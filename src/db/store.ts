@@ -693,10 +693,13 @@ export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: n
 export interface IdempotencyRepository {
   /** Claims the key for this request, or says what an earlier request with it left; atomic. */
   claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
-  /** Stores the response a replay will answer with. */
-  complete(request: IdempotencyKeyRef & { status: number; body: unknown }): Promise<void>;
-  /** Forgets a claim whose request failed, so a retry runs again. */
-  abandon(request: IdempotencyKeyRef): Promise<void>;
+  /**
+   * Stores the response a replay will answer with, while the claim is still `instanceId`'s: one
+   * another process took over (this one's lease ran out meanwhile) is that process's to end.
+   */
+  complete(request: IdempotencyKeyRef & { instanceId: string; status: number; body: unknown }): Promise<void>;
+  /** Forgets a claim whose request failed, so a retry runs again; only while the claim is still `instanceId`'s. */
+  abandon(request: IdempotencyKeyRef & { instanceId: string }): Promise<void>;
   deleteExpired(at: number): Promise<number>;
 }
 

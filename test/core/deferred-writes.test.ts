@@ -35,4 +35,28 @@ describe('deferred writes', () => {
     expect(attempts).toBe(2);
     expect(writes.pending).toBe(0);
   });
+
+  it('awaits an attempt under way on flush instead of writing twice at once (regression: two at once)', async () => {
+    const writes = createDeferredWrites(createSilentLogger());
+    let running = 0;
+    let mostAtOnce = 0;
+    let attempts = 0;
+    await writes.attempt('a slow write', async () => {
+      attempts += 1;
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        if (attempts === 1) throw new StoreUnavailableError('out of reach');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      } finally {
+        running -= 1;
+      }
+    });
+    // The retry starts after its first pause; flush while it is under way.
+    await expect.poll(() => running, { timeout: 5_000, interval: 10 }).toBe(1);
+    await writes.flush();
+    expect(mostAtOnce).toBe(1);
+    expect(attempts).toBe(2);
+    expect(writes.pending).toBe(0);
+  });
 });

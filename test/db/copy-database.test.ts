@@ -96,7 +96,13 @@ async function populate(): Promise<void> {
         requestHash: `hash-${index}`,
       };
       await store.idempotency.claim({ ...claim, now: T0, expiresAt: T0 + 86_400_000, instanceId: INSTANCE_ID, charging: accruedCharging(T0) });
-      if (index < 10) await store.idempotency.complete({ ...claim, status: 200, body: { output: `answer ${index}`, nested: { z: 1, a: [true, null] } } });
+      if (index < 10)
+        await store.idempotency.complete({
+          ...claim,
+          instanceId: INSTANCE_ID,
+          status: 200,
+          body: { output: `answer ${index}`, nested: { z: 1, a: [true, null] } },
+        });
     }
     await store.runs.insert({
       id: newId(),

@@ -41,7 +41,13 @@ describeEachEngine('idempotency', (engine, definition) => {
   it('after complete, the same request replays the stored response', async () => {
     const { store } = engine();
     await store.idempotency.claim(claimRequest());
-    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'key-1', status: 201, body: { data: { id: 'x', nested: [1, 'two'] } } });
+    await store.idempotency.complete({
+      accountId: 'account-a',
+      idempotencyKey: 'key-1',
+      instanceId: INSTANCE_ID,
+      status: 201,
+      body: { data: { id: 'x', nested: [1, 'two'] } },
+    });
     expect(await store.idempotency.claim(claimRequest({ now: T0 + 1 }))).toEqual({
       kind: 'replay',
       status: 201,
@@ -59,8 +65,23 @@ describeEachEngine('idempotency', (engine, definition) => {
   it('abandon frees the key for the next claim', async () => {
     const { store } = engine();
     await store.idempotency.claim(claimRequest());
-    await store.idempotency.abandon({ accountId: 'account-a', idempotencyKey: 'key-1' });
+    await store.idempotency.abandon({ accountId: 'account-a', idempotencyKey: 'key-1', instanceId: INSTANCE_ID });
     expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2' }))).toEqual({ kind: 'claimed' });
+  });
+
+  it('complete and abandon end only a claim that is still the writing process’s (regression: a late write undid a takeover)', async () => {
+    const { store } = engine();
+    await store.idempotency.claim(claimRequest());
+    // Another process took the key over (this one's lease ran out): a late write of the first one changes nothing.
+    await store.idempotency.claim(claimRequest({ now: T0 + DAY_MS + 1, expiresAt: T0 + 2 * DAY_MS, instanceId: 'other-instance' }));
+    await store.idempotency.abandon({ accountId: 'account-a', idempotencyKey: 'key-1', instanceId: INSTANCE_ID });
+    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'key-1', instanceId: 'other-instance', status: 200, body: { fresh: true } });
+    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'key-1', instanceId: INSTANCE_ID, status: 200, body: { stale: true } });
+    expect(await store.idempotency.claim(claimRequest({ now: T0 + DAY_MS + 3, expiresAt: T0 + 2 * DAY_MS, instanceId: 'third' }))).toEqual({
+      kind: 'replay',
+      status: 200,
+      body: { fresh: true },
+    });
   });
 
   it('keys are scoped per account', async () => {

@@ -53,7 +53,7 @@ describeEachEngine('process leases', (engine, definition) => {
     expect(await store.executionSlots.acquire(slot('staying'))).toBe(true);
     expect(await store.idempotency.claim(claim('gone', T0))).toEqual({ kind: 'claimed' });
     await store.idempotency.claim(claim('gone', T0, { idempotencyKey: 'finished' }));
-    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'finished', status: 200, body: { data: 1 } });
+    await store.idempotency.complete({ accountId: 'account-a', idempotencyKey: 'finished', instanceId: 'gone', status: 200, body: { data: 1 } });
 
     await store.instances.retire('gone', accruedCharging(T0));
 

@@ -34,6 +34,17 @@ async function landed(): Promise<void> {
   await expect.poll(() => harness.core.deferredWrites.pending, { timeout: 10_000 }).toBe(0);
 }
 
+/** The next call fails as an unreachable database does, the one after as a store refusing the write does. */
+function outageThenRefusal<Target extends object>(object: Target, method: keyof Target & string): void {
+  const original = object[method] as (...args: unknown[]) => Promise<unknown>;
+  let calls = 0;
+  (object as Record<string, unknown>)[method] = async () => {
+    calls += 1;
+    if (calls === 2) (object as Record<string, unknown>)[method] = original;
+    throw calls === 1 ? new StoreUnavailableError('The PostgreSQL database cannot be reached.') : new Error('invalid input for type jsonb');
+  };
+}
+
 describe('a write the store could not take for a moment', () => {
   it('stores an Idempotency-Key’s answer later: the caller has it at once, and a retry replays it', async () => {
     outageOnce(harness.store.idempotency, 'complete');
@@ -68,5 +79,15 @@ describe('a write the store could not take for a moment', () => {
     await expect
       .poll(async () => (await harness.api<{ status: string }>('GET', `/runs/${queued.body.data.run_id}`, { key })).body.data.status, { timeout: 10_000 })
       .toBe('completed');
+  });
+
+  it('records a queued run as failed when its retried ending is refused, rather than drop it (regression: running for good)', async () => {
+    outageThenRefusal(harness.store.runs, 'complete');
+    const queued = await harness.api<{ run_id: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers: { prefer: 'respond-async' } });
+    expect(queued.status, describeResponse(queued)).toBe(202);
+    const read = async () =>
+      (await harness.api<{ status: string; result: { error?: { code: string } } }>('GET', `/runs/${queued.body.data.run_id}`, { key })).body.data;
+    await expect.poll(async () => (await read()).status, { timeout: 10_000 }).toBe('failed');
+    expect((await read()).result.error?.code).toBe('INTERNAL_ERROR');
   });
 });

@@ -10,7 +10,7 @@
  * cut off twice is failed rather than retried for ever. A run that started model calls before it
  * was cut off has paid for them; the retry pays for its own.
  */
-import type { DeferredWrites } from '../deferred-writes.js';
+import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import type { Logger } from 'pino';
 import type { FinishedRunStatus, RunKind, RunRecord, Store } from '../../db/store.js';
 import type { Authenticator } from '../access/authenticator.js';
@@ -133,18 +133,21 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
         return;
       }
       const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
-      try {
-        // With the store out of reach, the ending waits until it lands (deferred-writes.ts).
-        await deferredWrites.attempt(`the ending of run ${run.id}`, () => complete(run, instanceId, { ...outcome, status }));
-      } catch (err) {
-        // The outcome could not be written (a result the store refuses): the run still ends,
-        // failed, with what it cost, rather than stay `running` and hold the account's slot.
-        logger.error({ err, runId: run.id }, "a run's outcome could not be stored; it is recorded as failed");
-        const unstored = new PorchError('INTERNAL_ERROR', 'The run finished, but its result could not be stored.');
-        await deferredWrites.attempt(`the ending of run ${run.id}`, () =>
-          complete(run, instanceId, { ...outcome, status: 'failed', result: failedResult(unstored) }),
-        );
-      }
+      // With the store out of reach, the ending waits until it lands (deferred-writes.ts), and so
+      // does its fallback, wherever the refusal comes: now or in a later attempt (regression: a
+      // retried ending the store refused was dropped, and the run stayed `running`).
+      await deferredWrites.attempt(`the ending of run ${run.id}`, async () => {
+        try {
+          await complete(run, instanceId, { ...outcome, status });
+        } catch (err) {
+          if (isStoreUnavailable(err)) throw err;
+          // The outcome could not be written (a result the store refuses): the run still ends,
+          // failed, with what it cost, rather than stay `running` and hold the account's slot.
+          logger.error({ err, runId: run.id }, "a run's outcome could not be stored; it is recorded as failed");
+          const unstored = new PorchError('INTERNAL_ERROR', 'The run finished, but its result could not be stored.');
+          await complete(run, instanceId, { ...outcome, status: 'failed', result: failedResult(unstored) });
+        }
+      });
     };
     try {
       if (run.keyId === null || run.keyKind === null) throw new PorchError('INVALID_API_KEY', 'The key that queued this run is no longer known.');

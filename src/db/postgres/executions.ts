@@ -85,11 +85,14 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
         return { kind: 'claimed' };
       });
     },
-    async complete({ accountId, idempotencyKey, status, body }) {
-      await db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(keyWhere(accountId, idempotencyKey));
+    async complete({ accountId, idempotencyKey, instanceId, status, body }) {
+      await db
+        .update(idempotencyRecords)
+        .set({ responseStatus: status, responseBody: body })
+        .where(and(keyWhere(accountId, idempotencyKey), eq(idempotencyRecords.instanceId, instanceId)));
     },
-    async abandon({ accountId, idempotencyKey }) {
-      await db.delete(idempotencyRecords).where(keyWhere(accountId, idempotencyKey));
+    async abandon({ accountId, idempotencyKey, instanceId }) {
+      await db.delete(idempotencyRecords).where(and(keyWhere(accountId, idempotencyKey), eq(idempotencyRecords.instanceId, instanceId)));
     },
     async deleteExpired(at) {
       const deleted = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, at)).returning({ accountId: idempotencyRecords.accountId });

@@ -90,11 +90,16 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
         { behavior: 'immediate' },
       );
     },
-    async complete({ accountId, idempotencyKey, status, body }) {
-      db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(keyWhere(accountId, idempotencyKey)).run();
+    async complete({ accountId, idempotencyKey, instanceId, status, body }) {
+      db.update(idempotencyRecords)
+        .set({ responseStatus: status, responseBody: body })
+        .where(and(keyWhere(accountId, idempotencyKey), eq(idempotencyRecords.instanceId, instanceId)))
+        .run();
     },
-    async abandon({ accountId, idempotencyKey }) {
-      db.delete(idempotencyRecords).where(keyWhere(accountId, idempotencyKey)).run();
+    async abandon({ accountId, idempotencyKey, instanceId }) {
+      db.delete(idempotencyRecords)
+        .where(and(keyWhere(accountId, idempotencyKey), eq(idempotencyRecords.instanceId, instanceId)))
+        .run();
     },
     async deleteExpired(at) {
       return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, at)).run().changes;
