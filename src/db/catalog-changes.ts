@@ -121,7 +121,10 @@ export function planCatalogWrite(changes: CatalogChanges, facts: CatalogFacts): 
     const sizeBytes = itemSizeBytes(update);
     add(kind, 0, sizeBytes - stored.sizeBytes);
     const next = baseVersion + 1;
-    plan.updates.push({ kind, id: record.id, set: { ...versionContent(update), bundleKey: record.bundleKey, version: next, updatedAt: at, sizeBytes } });
+    // A key is given, never taken away: an update read before a key adoption carries null, which
+    // must not undo it (regression: an import's adopted key was lost to a concurrent update).
+    const key = record.bundleKey === null ? {} : { bundleKey: record.bundleKey };
+    plan.updates.push({ kind, id: record.id, set: { ...versionContent(update), ...key, version: next, updatedAt: at, sizeBytes } });
     plan.versions.push(version(update, next));
   }
   const claimed = new Set<string>();

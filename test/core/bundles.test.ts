@@ -255,6 +255,28 @@ describe('bundle import as an upsert', () => {
     expect(only).toMatchObject({ name: 'Hello World', template: 'Greets the world', version: 1 });
   });
 
+  it('updates the resource a keyless item made when only the case of its name changed, or when the resource was renamed since (regression: refused as another)', async () => {
+    const first = await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'Hello world', template: 'One' }] });
+    const id = first.ids['composition:hello-world'] ?? '';
+    const recased = await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'Hello World', template: 'One' }] });
+    expect(recased.updated.compositions).toBe(1);
+    await harness.core.lifecycle.update(null, 'composition', accountId, id, { name: 'Greeting' });
+    const back = await harness.core.bundles.importBundle(accountId, { compositions: [{ name: 'Hello World', template: 'Two' }] });
+    expect(back.updated.compositions).toBe(1);
+    const compositions = (await harness.store.catalog.exportAll(accountId)).compositions;
+    expect(compositions.map((item) => [item.id, item.name, item.template])).toEqual([[id, 'Hello World', 'Two']]);
+  });
+
+  it('finds again a name keyed before keys carried a digest, rather than add a second (regression: a duplicate after upgrading)', async () => {
+    // As an earlier release keyed them: the slug alone.
+    await harness.core.bundles.importBundle(accountId, { skills: [{ key: 'caf', name: 'Café', instructions: 'a' }] });
+    const again = await harness.core.bundles.importBundle(accountId, { skills: [{ name: 'Café', instructions: 'a' }] });
+    expect(again.unchanged.skills).toBe(1);
+    expect(again.created.skills).toBe(0);
+    const skills = (await harness.store.catalog.exportAll(accountId)).skills;
+    expect(skills.map((skill) => [skill.name, skill.bundleKey, skill.version])).toEqual([['Café', 'caf', 1]]);
+  });
+
   it('keys names a key cannot spell by a digest of the name, whatever their order in the file (regression: skill, skill-2 by position)', async () => {
     const both = await harness.core.bundles.importBundle(accountId, {
       skills: [

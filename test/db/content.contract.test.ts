@@ -166,6 +166,10 @@ describeEachEngine('owned content', (engine) => {
     expect(await store.catalog.findIdByKey({ accountId: account.id, kind: 'skills', key: 'summarise' })).toBe(keyless.id);
     expect((await store.catalog.findSkill({ accountId: account.id, id: keyless.id }))?.version).toBe(1);
     expect(await store.catalog.listVersions({ accountId: account.id, id: keyless.id, page: {} })).toHaveLength(1);
+    // An update made from a read before the adoption (its key null) keeps the key (regression: it was lost).
+    const staleRead = { ...keyless, bundleKey: null, instructions: 'Newer instructions.', version: 2 };
+    expect(await writeCatalog(store, account.id, { updates: [{ kind: 'skills', record: staleRead, baseVersion: 1 }] })).toEqual({ ok: true });
+    expect(await store.catalog.findSkill({ accountId: account.id, id: keyless.id })).toMatchObject({ bundleKey: 'summarise', version: 2 });
   });
 
   it('labels name existing versions of the owner’s live resources, and a find reads the production label', async () => {

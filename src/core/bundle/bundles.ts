@@ -96,17 +96,33 @@ const STORE_KINDS: Record<SectionName, ContentKind> = {
  * a short digest of the name, so such names keep keys of their own, whatever their order in the
  * file (regression: every name without a Latin letter was `skill`, `skill-2` ..., by position).
  */
+/** The lowercase, dashed form of a name that a key is made from (`Hello, world!` and `Hello World`: `hello-world`). */
+function slugOf(name: string, fallback: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || fallback
+  ).replace(/^(\d)/, `${fallback}-$1`);
+}
+
+/** Whether a key cannot spell the name: then its key also carries a digest of the name. */
+function hasLettersBeyondKeys(name: string): boolean {
+  return /[\u0080-\uffff]/.test(name);
+}
+
+/** A name as a person reads it: case and runs of blanks aside (renaming `Hello world` to `Hello World` is the same item). */
+function sameName(a: string, b: string): boolean {
+  const plain = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+  return plain(a) === plain(b);
+}
+
 function createKeyMaker(kindOfKey: (space: ContentKind) => Set<string>) {
   const nextSuffix = new Map<string, number>();
   return (space: ContentKind, fallback: string, name: string): string => {
     const used = kindOfKey(space);
-    const slug = (
-      name
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-+|-+$/g, '') || fallback
-    ).replace(/^(\d)/, `${fallback}-$1`);
-    const digest = /[\u0080-\uffff]/.test(name) ? `-${createHash('sha256').update(name.normalize('NFC')).digest('hex').slice(0, 8)}` : '';
+    const slug = slugOf(name, fallback);
+    const digest = hasLettersBeyondKeys(name) ? `-${createHash('sha256').update(name.normalize('NFC')).digest('hex').slice(0, 8)}` : '';
     const base = `${slug.slice(0, 56 - digest.length)}${digest}`;
     let key = base;
     let suffix = nextSuffix.get(`${space}:${base}`) ?? 2;
@@ -196,19 +212,39 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     const summary = { created: emptyCounts(), updated: emptyCounts(), unchanged: emptyCounts(), deleted: emptyCounts() };
 
     /** Matches an item to the resource imported under its key (or a keyless one of its name), and says what to write. */
-    const upsert = (section: SectionName, key: string, name: string, content: object, counters: object) => {
+    const upsert = (section: SectionName, derivedOrGiven: string, name: string, content: object, counters: object) => {
       const kind = STORE_KINDS[section];
       const known = existing.get(kind);
+      const place = derived.get(`${kind}:${derivedOrGiven}`);
+      const fallback = REF_KINDS[section].replace('_', '-');
+      const plainName = (stored: string) => stored.replace(/^(?:persona|card):/, '');
+      let key = derivedOrGiven;
       let found = known?.byKey.get(key);
+      // A name with letters a key cannot spell was keyed by its slug alone before its keys carried
+      // a digest (`caf`, `skill-2`): the resource of that name under such a key is this item's.
+      if (!found && known && place !== undefined && hasLettersBeyondKeys(plainName(name))) {
+        const legacy = new RegExp(
+          `^${slugOf(plainName(name), fallback)
+            .slice(0, 56)
+            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:-\\d+)?$`,
+        );
+        found = [...known.byKey.values()].find(
+          (candidate) => candidate.bundleKey !== null && legacy.test(candidate.bundleKey) && candidate.name === name && !matched.has(candidate.id),
+        );
+        if (found?.bundleKey) key = found.bundleKey;
+      }
       if (!found && known) {
         const adoptable = known.keyless.findIndex((candidate) => candidate.name === name && !matched.has(candidate.id));
         found = adoptable >= 0 ? known.keyless[adoptable] : undefined;
       }
       if (found && matched.has(found.id)) found = undefined;
-      // An item without a key is its name: one whose name only gives the key of a resource of
-      // another name is not that resource (regression: "Hello, world!" silently replaced "Hello World").
-      const place = derived.get(`${kind}:${key}`);
-      if (found && place !== undefined && found.bundleKey === key && found.name !== name) {
+      // An item without a key is its name: one whose name only gives the key of a resource whose
+      // own name gives it too, another name, is not that resource (regression: "Hello, world!"
+      // silently replaced "Hello World"). The same name in other case, or a resource renamed since
+      // it was imported (its name gives another key), is this item's.
+      const collides = (stored: string) =>
+        !sameName(plainName(stored), plainName(name)) && slugOf(plainName(stored), fallback) === slugOf(plainName(name), fallback);
+      if (found && place !== undefined && found.bundleKey === key && collides(found.name)) {
         issues.push({
           path: [place.section, place.position, 'key'],
           message: `has no key, and the key its name gives, "${key}", is that of another ${REF_KINDS[section].replace('_', ' ')} of this account, named "${found.name.replace(/^(?:persona|card):/, '')}"; give the item a key ("${key}" to update that one)`,
@@ -218,6 +254,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       if (found) {
         matched.add(found.id);
         ids.set(`${REF_KINDS[section]}:${key}`, found.id);
+        ids.set(`${REF_KINDS[section]}:${derivedOrGiven}`, found.id);
         // Same content: no new version. A resource made without a key takes the item's key
         // (without a version), so workflows and later bundles find it by that key
         // (regression: the import said it had the key, and a reference to it was refused).
