@@ -3,10 +3,9 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
 import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
+import { instantInputSchema } from '../operations/schemas.js';
 import { print, rows, table } from './output.js';
 
-/** What the API reads as an instant: a date and time in UTC (`Z`) or with an offset. */
-const INSTANT = z.iso.datetime({ offset: true });
 /** A day, read as its start in UTC, the time zone usage days are counted in. */
 const DAY = z.iso.date();
 
@@ -17,7 +16,7 @@ const DAY = z.iso.date();
 function parseTimestamp(name: string) {
   return (value: string): string => {
     if (DAY.safeParse(value).success) return new Date(`${value}T00:00:00Z`).toISOString();
-    if (!INSTANT.safeParse(value).success) {
+    if (!instantInputSchema.safeParse(value).success) {
       throw new CliUsageError(
         `${name} must be a day (2026-05-01, from 00:00 UTC) or a date and time with Z or an offset (2026-05-01T09:00:00Z), got "${value}".`,
       );

@@ -71,6 +71,14 @@ function lineOf(text: string, offset: number): number {
 const MAX_AMBIGUOUS_LENGTH = 64;
 
 /**
+ * Characters YAML 1.2 does not allow unescaped (DEL and the C1 controls but NEL). The package
+ * double-quotes a string holding one but writes the character itself, which strict parsers
+ * (PyYAML, libyaml) refuse (regression: a bundle export PyYAML could not read); inside double
+ * quotes `\xHH` is the escape they read.
+ */
+const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f]/g;
+
+/**
  * YAML that every parser reads back as `value`. The package writes YAML 1.2, where
  * `2026-05-05` is a string, but YAML 1.1 parsers (PyYAML, SnakeYAML, Ruby's Psych, most OpenAPI
  * tools) read it as a date, `yes` as a boolean and `1:30` as a number (regression: the
@@ -95,19 +103,7 @@ export function stringifyYamlForAnyParser(value: unknown, options: { lineWidth?:
       if (!readsBack(text, '1.1') || !readsBack(text, '1.2')) node.type = Scalar.QUOTE_DOUBLE;
     },
   });
-  return document.toString({ lineWidth: options.lineWidth ?? 0 });
-}
-
-/**
- * Characters YAML 1.2 does not allow unescaped (DEL and the C1 controls but NEL). The package
- * double-quotes a string holding one but writes the character itself, which strict parsers
- * (PyYAML, libyaml) refuse; inside double quotes `\xHH` is the escape they read.
- */
-const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f]/g;
-
-/** YAML text of `value`, as the package writes it, readable by every YAML 1.2 parser. */
-export function stringifyYaml(value: unknown, options: YamlModule.ToStringOptions = {}): string {
-  return yaml()
-    .stringify(value, options)
+  return document
+    .toString({ lineWidth: options.lineWidth ?? 0 })
     .replace(NON_PRINTABLE, (character) => `\\x${character.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -8,6 +8,12 @@ import { z } from 'zod';
  */
 export const EXCLUSIVE_WITH = 'x-porch-exclusive-with';
 
+/**
+ * The OpenAPI extension that keeps a field out of the document's examples: one whose only sound
+ * value depends on what the caller read (`expected_version`), which an example would get wrong.
+ */
+export const NOT_IN_EXAMPLES = 'x-porch-not-in-examples';
+
 /** Lists return everything by default; a page can be at most this large. */
 export const MAX_PAGE_LIMIT = 500;
 
@@ -71,6 +77,8 @@ export const expectedVersionSchema = z
   .number({ error: 'must be a whole number' })
   .int('must be a whole number')
   .min(1, 'must be at least 1')
+  // An example's version would be refused by every item past it (regression: Try it out answered 409).
+  .meta({ [NOT_IN_EXAMPLES]: true })
   .optional()
   .describe(
     'Optional: the `version` this change was made from, as you read it. When the newest version is another, nothing is written and the answer is 409 `CONFLICT`: someone changed it since, and your change would undo theirs unseen. Without it the change applies to the newest version.',

@@ -28,7 +28,7 @@ import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
 import { formatIssues, jsonValueProblem, type ValidationIssue } from '../validation.js';
-import { parseYaml, stringifyYaml } from '../yaml.js';
+import { parseYaml, stringifyYamlForAnyParser } from '../yaml.js';
 import { BUNDLE_VERSION, bundleSchema, type Bundle } from './bundle-schema.js';
 import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from '../catalog/write-retry.js';
 
@@ -467,8 +467,8 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     },
 
     formatBundle(bundle: Bundle, format: 'json' | 'yaml'): string {
-      // Strict parsers must read it too (regression: a raw DEL that PyYAML refuses).
-      return format === 'json' ? `${JSON.stringify(bundle, null, 2)}\n` : stringifyYaml(bundle, { lineWidth: 0 });
+      // Every parser must read it back as written: YAML 1.1 ones, strict ones (regression: a raw DEL that PyYAML refuses).
+      return format === 'json' ? `${JSON.stringify(bundle, null, 2)}\n` : stringifyYamlForAnyParser(bundle, { lineWidth: 0 });
     },
   };
 }

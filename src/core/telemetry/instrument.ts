@@ -17,6 +17,7 @@ function isCaller(value: unknown): value is Caller {
 }
 
 function errorCodeOf(err: unknown): string {
+  if (err === STREAM_ABANDONED) return STREAM_ABANDONED.code;
   return isPorchError(err) ? err.code : 'INTERNAL_ERROR';
 }
 
@@ -29,6 +30,9 @@ function secondsSince(startedAt: bigint): number {
  * latency, tokens and failures as events, and the current traceparent passed to the provider, so
  * a trace continues into an upstream that speaks W3C Trace Context.
  */
+/** What a streamed call whose reader stopped before its end is reported as: not a fault of the provider's or Porch's. */
+const STREAM_ABANDONED = { code: 'CANCELLED' } as const;
+
 export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGateway {
   /** The call's span name and attributes, as the conventions say. */
   const spanOf = (request: CompletionRequest) => {
@@ -106,6 +110,7 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
     const startedAt = process.hrtime.bigint();
     let content = '';
     let usage: TokenUsage | null = null;
+    let settled = false;
     try {
       for await (const event of ai.stream(sent)) {
         if (event.type === 'delta') {
@@ -113,15 +118,23 @@ export function instrumentAiGateway(ai: AiGateway, telemetry: Telemetry): AiGate
         } else if (event.type === 'usage') {
           usage = event.usage;
         } else {
+          settled = true;
           succeeded(request, span, startedAt, { content, modelUsed: event.modelUsed, usage: event.usage ?? usage });
         }
         yield event;
       }
     } catch (err) {
+      settled = true;
       failed(request, startedAt, err);
       recordFailure(span, err);
       throw err;
     } finally {
+      // Its reader stopped before the end (the caller went away, a delta could not be sent): the
+      // call did not answer, which the span and the metrics say (regression: it looked like a success).
+      if (!settled) {
+        failed(request, startedAt, STREAM_ABANDONED);
+        span.setAttribute('error.type', STREAM_ABANDONED.code);
+      }
       span.end();
     }
   }

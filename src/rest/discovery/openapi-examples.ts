@@ -4,7 +4,7 @@
  * otherwise a value is built from the type and format. The caller keeps an example only when the
  * operation's real zod schema accepts it, so an example can never show something the API refuses.
  */
-import { EXCLUSIVE_WITH } from '../../operations/schemas.js';
+import { EXCLUSIVE_WITH, NOT_IN_EXAMPLES } from '../../operations/schemas.js';
 import { isJsonObject, type JsonSchema } from './json-schema.js';
 
 /** Fixed, valid values so the document is byte-stable between starts (no random ids or clocks). */
@@ -100,6 +100,7 @@ function build(schema: JsonSchema, key: string, options: ExampleOptions, depth: 
       for (const [name, property] of Object.entries(properties)) {
         if (!options.includeOptional && !required.has(name)) continue;
         if (!isJsonObject(property)) continue;
+        if (resolve(property, options.shared)[NOT_IN_EXAMPLES] === true) continue;
         // Fields sent one or the other (`version`, `label`): an example shows the first only.
         const exclusive = resolve(property, options.shared)[EXCLUSIVE_WITH];
         if (Array.isArray(exclusive) && exclusive.some((other) => typeof other === 'string' && other in value)) continue;
