@@ -175,6 +175,18 @@ describe('the admin', () => {
     expect(reset.html).toContain('>ada@example.com</mark>');
   });
 
+  it('keeps the setting an override form leaves as it is (regression: setting the state alone put a blocking rule back on warn)', async () => {
+    const { browser, organisationId } = await admin();
+    await browser.get(PAGE);
+    await browser.post(`${PAGE}/overrides`, { rule_id: 'pii.email', enabled: '', severity: 'block' });
+    await browser.post(`${PAGE}/overrides`, { rule_id: 'pii.email', enabled: 'on', severity: '' });
+    const rules = await harness.core.sanitiser.listRules(organisationId);
+    expect(rules.find((rule) => rule.rule_id === 'pii.email')?.definition).toMatchObject({ enabled: true, severity: 'block' });
+    await browser.post(`${PAGE}/overrides`, { rule_id: 'pii.email', enabled: 'off', severity: '' });
+    const after = await harness.core.sanitiser.listRules(organisationId);
+    expect(after.find((rule) => rule.rule_id === 'pii.email')?.definition).toMatchObject({ enabled: false, severity: 'block' });
+  });
+
   it('stores a BYOK key that no answer ever shows again and the database holds only encrypted', async () => {
     const { browser, organisationId, accountId } = await admin();
     await browser.get(PAGE);

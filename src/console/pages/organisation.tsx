@@ -738,10 +738,16 @@ export function registerOrganisationPages(pages: PageRegistrar): void {
 
   pages.page('POST', `${PATH}/overrides`, async (ctx) => {
     const body = formBody(ctx.req);
+    const ruleId = formValue(body, 'rule_id');
+    // put_sanitiser_rule replaces an override whole, so "Leave as it is" sends what is stored
+    // (regression: setting the state alone put a rule the organisation blocks back on warn).
+    const rules = await ctx.api.call(listSanitiserRules);
+    const stored = rules.ok ? rules.data.items.find((item) => item.kind === 'override' && item.rule_id === ruleId)?.definition : undefined;
+    const kept = (stored ?? {}) as { enabled?: boolean; severity?: string };
     const result = await ctx.api.call(putSanitiserRule, {
-      rule_id: formValue(body, 'rule_id'),
-      enabled: toggleValue(body, 'enabled'),
-      severity: formValue(body, 'severity'),
+      rule_id: ruleId,
+      enabled: toggleValue(body, 'enabled') ?? kept.enabled,
+      severity: formValue(body, 'severity') ?? kept.severity,
     });
     await renderPage(ctx, result.ok ? { success: `Saved the override of ${result.data.rule_id}.` } : { error: result.error });
   });
