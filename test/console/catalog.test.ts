@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { PorchError } from '../../src/core/errors.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -380,6 +381,26 @@ describe('two editors of one item (regression: the second save undid the first)'
     const conflict = await browser.post(path, { title: 'Tone', content: 'A again', tags: 'style', base: tabA });
     expect(conflict.status).toBe(409);
     expect(conflict.html).toContain('Since you opened this page, the card was saved with another Content');
+  });
+
+  it('keeps a context card’s form, with the message, when a save goes over the quota (regression: the error page)', async () => {
+    await browser.get('/console/context-cards/new');
+    const created = await browser.post('/console/context-cards/new', { title: 'Big', content: 'small', tags: '' });
+    const path = (created.location ?? '').replace('?saved=1', '');
+    const base = baseOf((await browser.get(path)).html);
+    const cards = harness.core.contextCards;
+    const update = cards.update;
+    cards.update = async () => {
+      throw new PorchError('QUOTA_EXCEEDED', 'Context cards are limited to 3,000 bytes; this would make 4,512.');
+    };
+    try {
+      const refused = await browser.post(path, { title: 'Big', content: 'x'.repeat(4_500), tags: '', base });
+      expect(refused.status).toBe(403);
+      expect(refused.html).toContain('Context cards are limited to 3,000 bytes');
+      expect(refused.html).toContain('x'.repeat(4_500));
+    } finally {
+      cards.update = update;
+    }
   });
 
   it('after a refusal shows the fields the author did not touch as they are now, so saving again keeps the other change (regression: undid it)', async () => {

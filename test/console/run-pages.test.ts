@@ -201,6 +201,8 @@ describe('runs', () => {
     const again = await browser.post(`/console/runs/${runId}/cancel`, {});
     expect(again.status).toBe(409);
     expect(again.html).toContain('notice-error');
+    // The run's own address replaces the action's, so a reload reads the run (regression: it sent the cancel again).
+    expect(again.html).toContain(`data-address="/console/runs/${runId}"`);
   });
 
   it('answers 404 for another account’s run, as for a missing one', async () => {

@@ -277,6 +277,8 @@ async function showRun(ctx: PageContext, run: RunDetail, notice?: { error?: Porc
     title: `Run ${run.id.slice(0, 8)}`,
     active: 'runs',
     status: notice?.error ? ERROR_TABLE[notice.error.code].status : undefined,
+    // The run's own address, also after a cancel: a reload must not send the cancel again.
+    address: `${PATH}/${run.id}`,
     body: (
       <RunDetailBody
         run={run}

@@ -245,7 +245,8 @@ export function registerContextCardPages(pages: PageRegistrar): void {
       if (updated.ok) break;
       // Saved by someone else since the read above: merge again with what they saved.
       if (updated.error.code === 'CONFLICT' && attempt < MERGE_ATTEMPTS) continue;
-      if (updated.error.code !== 'VALIDATION_ERROR' && updated.error.code !== 'CONFLICT') throw updated.error;
+      // A refusal the author can act on (a field, a conflict, a quota) keeps the form; a fault is the error page.
+      if (updated.error.status >= 500) throw updated.error;
       return shown({ base, error: updated.error });
     }
     ctx.redirect(`${PATH}/${id}?saved=1`);
