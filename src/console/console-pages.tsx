@@ -174,7 +174,12 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
       route(method, path, 'signed-in', async (req, res) => {
           const signedIn = await cookies.signedIn(req);
           if (!signedIn) {
-            if (method === 'GET') return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
+            // A page goes to sign-in; a part of a page updating itself (htmx) is told the session
+            // ended, which console.js shows in its place (regression: a run's page followed the
+            // redirect, found nothing to show, and went blank).
+            if (method === 'GET' && req.get('HX-Request') !== 'true') {
+              return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
+            }
             // A form another site posted arrives without the session cookie (SameSite): say so,
             // rather than tell a person who is still signed in that their session ended.
             const refusal =

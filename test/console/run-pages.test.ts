@@ -188,6 +188,8 @@ describe('runs', () => {
     const runId = queued.body.data.run_id;
     const before = await browser.get(`/console/runs/${runId}`);
     expect(before.html).toContain('Cancel run');
+    // An id lets htmx give the focus back to the button after each refresh (regression: lost every 2 s).
+    expect(before.html).toContain('id="cancel-run"');
     expect(before.html).toContain('>queued<');
     expect(before.html, 'a run in flight refreshes itself').toContain('hx-trigger="every 2s"');
     // No duration yet (regression: "0 ms").
@@ -292,6 +294,11 @@ describe('sessions and CSRF', () => {
     for (const path of ['/console/playground', `/console/runs/${RUN_ID}/cancel`, '/console/judge', '/console/sanitiser']) {
       expect((await anonymous.post(path, { text: 'x', prompt: 'x' })).status, path).toBe(401);
     }
+    // A part of a page polling itself (htmx) is told the session ended, which the page shows in its
+    // place, not sent to the sign-in page (regression: a run's page went blank).
+    const polled = await fetch(`${harness.url}/console/runs/${RUN_ID}`, { headers: { 'HX-Request': 'true' }, redirect: 'manual' });
+    expect(polled.status).toBe(401);
+    expect(await polled.text()).toContain('Your session has ended; sign in again.');
     // The page says how to keep what was typed, with a way back in (regression: a dead end).
     const ended = await anonymous.post('/console/judge', { prompt: 'x' }, { headers: { referer: `${harness.url}/console/judge?x=1` } });
     expect(ended.html).toContain('Your session has ended; sign in again.');

@@ -222,7 +222,8 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
       {cancellable ? (
         <PostForm action={`${PATH}/${run.id}/cancel`} csrfToken={csrfToken} class="actions">
           {run.cancel_requested ? <p class="hint">Cancelling: the process running it stops it within about a second.</p> : null}
-          <button type="submit" class="danger" data-confirm="Cancel this run?">
+          {/* An id, so htmx gives the focus back to it when the poll below replaces the section (regression: lost every 2 s). */}
+          <button type="submit" id="cancel-run" class="danger" data-confirm="Cancel this run?">
             Cancel run
           </button>
         </PostForm>
