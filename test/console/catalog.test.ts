@@ -339,6 +339,25 @@ describe('two editors of one item (regression: the second save undid the first)'
     expect(again.location).toBe(`/console/compositions/${id}/versions?saved=3`);
   });
 
+  it('keeps another tab’s change of a variable when this one only adds a placeholder to the template (regression: a false Variables conflict)', async () => {
+    const id = await createComposition();
+    const tabA = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const tabB = baseOf((await browser.get(`/console/compositions/${id}`)).html);
+    const savedA = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, 'variables[1].default': '2.0', base: tabA, intent: 'save' });
+    expect(savedA.status, savedA.html).toBe(303);
+    const template = 'Write release notes for {{product}} version {{version}}. Ref {{ref}}.';
+    const savedB = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template, base: tabB, intent: 'save' });
+    expect(savedB.status, savedB.html).toBe(303);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf((await browser.get('/console')).html))).id;
+    const newest = await harness.core.lifecycle.get('composition', accountId, id);
+    expect(newest.template).toBe(template);
+    expect(newest.variables.map((variable) => [variable.name, variable.default ?? null])).toEqual([
+      ['product', null],
+      ['version', '2.0'],
+      ['ref', null],
+    ]);
+  });
+
   it('writes no version when nothing changed', async () => {
     const id = await createComposition();
     const base = baseOf((await browser.get(`/console/compositions/${id}`)).html);

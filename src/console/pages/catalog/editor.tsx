@@ -276,7 +276,11 @@ export function editorTexts(kind: CatalogKind, state: EditorState): FieldTexts {
   const texts: Record<string, string> = {};
   for (const field of kind.fields) texts[field.name] = state.values[field.name] ?? '';
   if (kind.special === 'composition') {
-    texts[VARIABLES_UNIT] = JSON.stringify(withDetectedVariables(state).map((row) => [row.name, row.required, row.default, row.description]));
+    // The rows the form holds, not those the template would add: a placeholder typed into the
+    // template changes the template, and the server declares it (regression: it counted as a
+    // change of Variables, refused beside another tab's change of a default, and saving again
+    // undid that change).
+    texts[VARIABLES_UNIT] = JSON.stringify(state.variables.map((row) => [row.name, row.required, row.default, row.description]));
   }
   if (kind.special === 'workflow') texts[DEFINITION_FIELD] = state.values[DEFINITION_FIELD] ?? '';
   return texts;
