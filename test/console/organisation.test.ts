@@ -87,6 +87,24 @@ describe('the admin', () => {
     expect(await harness.store.organisations.findById(organisationId)).toMatchObject({ euOnlyModels: false, strictByok: true, guardrailInputs: 'off' });
   });
 
+  it('saves only the policies the admin changed, keeping one set elsewhere meanwhile (regression: the form sent every field back)', async () => {
+    const { browser, organisationId } = await admin();
+    const page = await browser.get(PAGE);
+    const base = /name="base" value="([^"]*)"/.exec(page.html)?.[1]?.replaceAll('&quot;', '"') ?? '';
+    expect(base).not.toBe('');
+    const opened = { eu_only_models: 'off', strict_byok: 'off', guardrail_inputs: 'off', guardrail_outputs: 'off', guardrail_min_severity: 'warn' };
+    await harness.core.accounts.setOrganisationPolicy(organisationId, { strictByok: true });
+    const saved = await browser.post(`${PAGE}/policies`, { ...opened, guardrail_outputs: 'block', base });
+    expect(saved.html).toContain('Saved the policies');
+    expect(await harness.store.organisations.findById(organisationId)).toMatchObject({ strictByok: true, guardrailOutputs: 'block' });
+    // Both changed the same policy: refused, naming it, and nothing written.
+    await harness.core.accounts.setOrganisationPolicy(organisationId, { guardrailInputs: 'report' });
+    const clash = await browser.post(`${PAGE}/policies`, { ...opened, guardrail_outputs: 'block', guardrail_inputs: 'redact', base });
+    expect(clash.status).toBe(409);
+    expect(clash.html).toContain('Since you opened this page, What is sent to a model was changed elsewhere');
+    expect(await harness.store.organisations.findById(organisationId)).toMatchObject({ guardrailInputs: 'report' });
+  });
+
   it('adds a keyword rule that the live test box then marks, edits it and deletes it', async () => {
     const { browser, organisationId } = await admin();
     await browser.get(PAGE);

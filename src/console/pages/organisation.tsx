@@ -7,13 +7,14 @@
  */
 import type { JSX } from 'preact';
 import type { z } from 'zod';
-import type { PorchError } from '../../core/errors.js';
+import { PorchError } from '../../core/errors.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../../core/sanitiser/guardrails.js';
 import { findingSpans } from '../../core/sanitiser/overlap.js';
 import type { findingSchema } from '../../core/sanitiser/schemas.js';
 import { deleteSanitiserRule } from '../../operations/delete-sanitiser-rule.js';
 import { getAccount } from '../../operations/get-account.js';
 import { getOrganisation } from '../../operations/get-organisation.js';
+import { BASE_FIELD, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase } from './catalog/edit-base.js';
 import { listByokKeys } from '../../operations/list-byok-keys.js';
 import { listSanitiserRules } from '../../operations/list-sanitiser-rules.js';
 import type { OperationOutput } from '../../operations/operation.js';
@@ -96,6 +97,25 @@ function Select({ id, name, label, value, options }: { id: string; name: string;
   );
 }
 
+/** The policies as the form's fields send them, for the merge of a save with what changed since (edit-base.ts). */
+function policyTexts(policies: Organisation['policies']): FieldTexts {
+  return {
+    eu_only_models: policies.eu_only_models ? 'on' : 'off',
+    strict_byok: policies.strict_byok ? 'on' : 'off',
+    guardrail_inputs: policies.guardrails.inputs,
+    guardrail_outputs: policies.guardrails.outputs,
+    guardrail_min_severity: policies.guardrails.min_severity,
+  };
+}
+
+const POLICY_LABELS: Readonly<Record<string, string>> = {
+  eu_only_models: 'EU-only models',
+  strict_byok: 'Strict BYOK',
+  guardrail_inputs: 'What is sent to a model',
+  guardrail_outputs: 'What a model answers',
+  guardrail_min_severity: 'Act on findings from',
+};
+
 function PoliciesForm({ organisation, csrfToken }: { organisation: Organisation; csrfToken: string }) {
   const { policies } = organisation;
   const modes = GUARDRAIL_MODES.map((mode) => ({ value: mode, label: GUARDRAIL_MODE_LABELS[mode] }));
@@ -104,6 +124,7 @@ function PoliciesForm({ organisation, csrfToken }: { organisation: Organisation;
       <h2 id="policies-title">Policies</h2>
       <p class="hint">They apply to every member's model calls, through the API, MCP and the console, from the next call on.</p>
       <PostForm action={`${PATH}/policies`} csrfToken={csrfToken} class="stack">
+        <input type="hidden" name={BASE_FIELD} value={encodeBase(digestsOf(policyTexts(policies)))} />
         <Toggle name="eu_only_models" label="EU-only models" checked={policies.eu_only_models} hint="Only models hosted in the EU may be used; others answer 403 MODEL_ACCESS_DENIED." />
         <Toggle
           name="strict_byok"
@@ -717,14 +738,26 @@ export function registerOrganisationPages(pages: PageRegistrar): void {
 
   pages.page('POST', `${PATH}/policies`, async (ctx) => {
     const body = formBody(ctx.req);
-    const guardrails = {
-      inputs: formValue(body, 'guardrail_inputs'),
-      outputs: formValue(body, 'guardrail_outputs'),
-      min_severity: formValue(body, 'guardrail_min_severity'),
-    };
+    // Only what the admin changed is sent, so a policy set meanwhile elsewhere (the API, `porch
+    // org set`, another tab) stays as it was set (regression: the form sent every field back).
+    const base = parseBase(formValue(body, BASE_FIELD));
+    const mine = Object.fromEntries(Object.keys(POLICY_LABELS).map((name) => [name, formValue(body, name) ?? ''])) as FieldTexts;
+    const organisation = await ctx.api.call(getOrganisation);
+    if (!organisation.ok) throw organisation.error;
+    const merge = mergeEdit(base, mine, policyTexts(organisation.data.policies));
+    if (merge.kind === 'unchanged') return renderPage(ctx, { success: 'Nothing changed, so nothing was saved.' });
+    if (merge.kind === 'conflict') {
+      const names = merge.fields.map((name) => POLICY_LABELS[name] ?? name).join(', ');
+      return renderPage(ctx, {
+        error: new PorchError('CONFLICT', `Since you opened this page, ${names} was changed elsewhere; the form now shows it as it is. Choose again and save.`),
+      });
+    }
+    const sent = (name: string) => (merge.fields.includes(name) ? formValue(body, name) : undefined);
+    const guardrails = { inputs: sent('guardrail_inputs'), outputs: sent('guardrail_outputs'), min_severity: sent('guardrail_min_severity') };
+    const toggle = (name: string) => (merge.fields.includes(name) ? toggleValue(body, name) : undefined);
     const result = await ctx.api.call(updateOrganisationPolicies, {
-      eu_only_models: toggleValue(body, 'eu_only_models'),
-      strict_byok: toggleValue(body, 'strict_byok'),
+      eu_only_models: toggle('eu_only_models'),
+      strict_byok: toggle('strict_byok'),
       guardrails: Object.values(guardrails).some((value) => value !== undefined) ? guardrails : undefined,
     });
     await renderPage(ctx, result.ok ? { success: 'Saved the policies. They apply from the next call on.' } : { error: result.error });
