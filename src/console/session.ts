@@ -6,8 +6,11 @@
  * - Every state change carries a CSRF token in the form (`_csrf`) or the `X-CSRF-Token` header.
  *   Signed in, it is an HMAC of the session token, so it needs no storage and dies with the
  *   session; before sign-in (the sign-in and set-password forms) it is a random value that must
- *   match a SameSite=Strict cookie (double submit). A request a browser marks `Sec-Fetch-Site:
- *   cross-site` is refused whatever it carries.
+ *   match a SameSite=Lax cookie (double submit). Lax, not Strict: a page opened from another
+ *   site (the refine link an MCP client shows) must see the cookie it already has, or it would
+ *   set a new one under the forms of the tabs already open (regression: they were refused). A
+ *   request a browser marks `Sec-Fetch-Site: cross-site` is refused whatever it carries, and a
+ *   cross-site POST never carries a Lax cookie.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
@@ -87,7 +90,7 @@ export function createConsoleCookies(core: Core, names: CookieNames): ConsoleCoo
       const existing = cookiesOf(req)[names.form];
       if (existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
       const token = randomBytes(32).toString('base64url');
-      res.append('Set-Cookie', serializeCookie(names.form, token, { ...base, sameSite: 'strict' }));
+      res.append('Set-Cookie', serializeCookie(names.form, token, { ...base, sameSite: 'lax' }));
       return token;
     },
     checkCsrf(req, signedIn) {

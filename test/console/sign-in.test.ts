@@ -110,6 +110,13 @@ describe('signing in', () => {
     expect(offsite.location).toBe('/console');
   });
 
+  it('binds the forms of a visitor without a session to a SameSite=Lax cookie, which a page opened from another site still sees (regression: Strict, so such a page replaced it and the open tabs’ forms were refused)', async () => {
+    const response = await fetch(`${harness.url}/refine`, { headers: { 'sec-fetch-site': 'cross-site' } });
+    const cookie = response.headers.getSetCookie().find((value) => value.startsWith('porch_form='));
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/HttpOnly/);
+  });
+
   it('sets an HttpOnly, SameSite=Lax session cookie holding no account data', async () => {
     const { email, password } = await signedInBrowser(harness);
     const browser = consoleBrowser(harness);
