@@ -126,7 +126,7 @@ export function RunsTable({ runs, names, caption = 'Runs, newest first' }: { run
         <caption class="muted table-caption">{caption}</caption>
         <thead>
           <tr>
-            <th scope="col">Started</th>
+            <th scope="col">Created</th>
             <th scope="col">Kind</th>
             <th scope="col">Resource</th>
             <th scope="col">Status</th>
