@@ -46,6 +46,14 @@ describe('organisation settings in a browser', () => {
     expect(await page.locator('#scan-result mark').count()).toBe(2);
     expect(describeViolations(await seriousViolations(page))).toBe('');
 
+    // A text over the form limit is refused (413): the box says so instead of keeping the last
+    // text's findings (regression: Bluebird stayed marked for a text without it).
+    await page.getByLabel('Text to scan').fill('é'.repeat(200_000));
+    await page.locator('#scan-result', { hasText: 'too large to update here' }).waitFor();
+    expect(await page.locator('#scan-result mark').count()).toBe(0);
+    await page.getByLabel('Text to scan').fill('Ship Bluebird to ada@example.com');
+    await marked.waitFor();
+
     await page.getByLabel('Key', { exact: true }).fill(BYOK_KEY);
     await page.getByRole('button', { name: 'Save key' }).click();
     await page.getByText('Stored the fake key ...5e4f').waitFor();

@@ -61,13 +61,17 @@ document.addEventListener('submit', (event) => {
  */
 document.addEventListener('htmx:responseError', (event) => {
   const { xhr, target } = event.detail;
-  if (!(target instanceof Element) || (xhr.status !== 401 && xhr.status !== 403)) return;
+  if (!(target instanceof Element)) return;
+  // Whatever the error, the part must not keep showing an answer to what is no longer there
+  // (regression: a live test of a text over the form limit kept the previous text's findings).
   const notice = document.createElement('p');
   notice.className = 'notice notice-error';
   notice.setAttribute('role', 'alert');
   notice.textContent =
     xhr.status === 401
       ? 'Your session has ended, so this part stopped updating. Sign in again in another tab; what you typed here stays.'
-      : 'This part could not update: reload the page.';
+      : xhr.status === 413
+        ? 'This is too large to update here (the console takes forms of up to 1 MB).'
+        : 'This part could not update: reload the page.';
   target.replaceChildren(notice);
 });
