@@ -119,7 +119,7 @@ function FilterForm({ filters, resources }: { filters: Filters; resources: Resou
 }
 
 /** Runs, newest first, each linked to its detail page (also the overview's recent runs). */
-export function RunsTable({ runs, names, caption = 'Runs, newest first' }: { runs: Run[]; names: Map<string, string>; caption?: string }): JSX.Element {
+export function RunsTable({ runs, names, caption = 'Runs, newest recorded first' }: { runs: Run[]; names: Map<string, string>; caption?: string }): JSX.Element {
   return (
     <TableWrap label="Runs">
       <table>
@@ -304,7 +304,7 @@ export function registerRunsPages(pages: PageRegistrar): void {
       body: (
         <section>
           <h1>Runs</h1>
-          <p class="lead">Every execution of your compositions, skills, personas and workflows, newest first.</p>
+          <p class="lead">Every execution of your compositions, skills, personas and workflows, the newest recorded first (a run is recorded when it ends, or when it is queued).</p>
           <FilterForm filters={filters} resources={resources} />
           {runs.ok ? (
             runs.data.items.length === 0 ? (
