@@ -422,6 +422,9 @@ export const PLACEHOLDER_VALUES: ReadonlySet<string> = new Set([
   'unknown',
   'string',
   'str',
+  // JavaScript's typeof answers (`typeof key === 'function'`), as 'string' and 'object' above.
+  'function',
+  'symbol',
   // Type names: `password: number` declares a field, it sets none (regression: blocked as a password).
   'number',
   'boolean',
@@ -509,6 +512,10 @@ const DOCUMENTED_EXAMPLE_KEYS: ReadonlySet<string> = new Set([
   'sk_test_4eC39HqLyjWDarjtT1zdp7dc',
   'pk_test_TYooMQauvdEDq54NiTphI7jx',
   'sk_test_BQokikJOvBiI2HlWgH4olfQ2',
+  // The token jwt.io's debugger opens with, quoted in countless JWT tutorials and libraries' docs.
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+  // The Azure Storage emulator's (Azurite's) fixed, published account key for devstoreaccount1.
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==',
 ]);
 
 /**

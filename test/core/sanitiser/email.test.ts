@@ -23,6 +23,14 @@ describe('email rule (pii.email)', () => {
     expect(matchesOf(text, 'pii.email')).toEqual([]);
   });
 
+  it('does not report the ids of Message-ID headers indented, quoted or in a roff comment (regression: git log output and man pages)', () => {
+    const text = ['    Message-ID: <54574397.4060000@DemoRecorder.com>', '> In-Reply-To: <abc.123@mail.example.org>', '.\\" Message-ID: <2752@sun.uucp>'].join(
+      '\n',
+    );
+    expect(matchesOf(text, 'pii.email')).toEqual([]);
+    expect(matchesOf('    Reported-by: <ada@example.com>', 'pii.email')).toEqual(['ada@example.com']);
+  });
+
   it('requires a dotted domain with an alphabetic top-level domain', () => {
     expect(matchesOf('root@localhost and user@host.123', 'pii.email')).toEqual([]);
   });

@@ -119,6 +119,17 @@ describe('addresses and encoded values', () => {
     expect(found('IMEI: 490154203237518')).toEqual([]);
     expect(found('upgraded Microsoft.Extensions.Http 8.0.0.1 today')).toEqual([]);
     expect(found('aws_access_key_id = AKIAIOSFODNN7EXAMPLE')).toEqual([]);
+    // jwt.io's example token and the Azure Storage emulator's published key (regression: blocked).
+    expect(
+      found(
+        'Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+      ),
+    ).toEqual([]);
+    expect(
+      found(
+        'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;',
+      ),
+    ).toEqual([]);
   });
 
   it('decodes Kubernetes Secret data and maps the finding onto the base64 that carries it', () => {

@@ -20,6 +20,9 @@ describe('phone rule (pii.phone, validated with libphonenumber-js)', () => {
     expect(matchesOf('Order 0490 39 07 81 shipped in batch 9472 7916.', 'pii.phone')).toEqual([]);
     // A label after a number counts on its line only (regression: the next line's "Tel" made a build id a phone number).
     expect(matchesOf('Version 1.2.3.4 build 20240315123456\nTel office ext. 4021', 'pii.phone')).toEqual([]);
+    // Nor a bug number or the digits of a message id, beside "messages" (regression).
+    expect(matchesOf('* logind: do not emit beep in wall messages (Closes: #1019510)', 'pii.phone')).toEqual([]);
+    expect(matchesOf('    Message-ID: <54574397.4060000@DemoRecorder.com>', 'pii.phone')).toEqual([]);
   });
 
   it('does not report dates, times or ZIP+4 codes as phone numbers', () => {

@@ -139,6 +139,27 @@ describe('generic secret assignments (secret.generic_secret)', () => {
     expect(matchesOf('password: CorrectHorseBattery', 'secret.password_assignment')).toEqual(['CorrectHorseBattery']);
   });
 
+  it('does not report test results, man page markup, ChangeLog entries, pass/fail messages or constants (regression: thousands of blocks in /usr/share/doc)', () => {
+    const text = [
+      'PASS: gdb.ada/assign_1.exp: changing the language to ada',
+      'PASS: addr2line -f option',
+      '    --- PASS: TestToken/expired (0.00s)',
+      'password \\fIstring\\fR',
+      '\\fB\\-\\-key\\-file\\fR=\\fIKEY_FILE\\fR',
+      '* src/chpasswd.c: Likewise.',
+      '- 118_arm_pass_all.dpatch: Regenerated.',
+      '"pass": "No se usan roles abstractos",',
+      'instead pass PNG_TRANSFORM_EXPAND_16 to the interface.',
+      "} else if (typeof key === 'function') {",
+    ].join('\n');
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+    // Settings still are: YAML, logfmt pairs, an env prefix to a command, a value before a comment.
+    expect(matchesOf('pass: Xy7kP2mQ9w', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+    expect(matchesOf('user=bob password=Xy7kP2mQ9w ip=10.0.0.1', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+    expect(matchesOf('PASSWORD=Xy7kP2mQ9w ./run.sh', 'secret.password_assignment')).toEqual(['Xy7kP2mQ9w']);
+    expect(matchesOf('db_password: Tr0ub4dor&3 # prod', 'secret.password_assignment')).toEqual(['Tr0ub4dor&3']);
+  });
+
   it('reads an unquoted value through an & that separates nothing, and stops at one that does (regression: half a password redacted)', () => {
     expect(matchesOf('DB_PASSWORD=Tr0ub4dor&3xyzQ', 'secret.password_assignment')).toEqual(['Tr0ub4dor&3xyzQ']);
     expect(matchesOf('pwd=Tr0ub4dor&amp;3xy', 'secret.password_assignment')).toEqual(['Tr0ub4dor&amp;3xy']);

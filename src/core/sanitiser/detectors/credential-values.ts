@@ -50,9 +50,17 @@ const MIN_PASSWORD_LENGTH = 6;
 /** Below this many bits per character a password is a repetition ("aaaaaa", "abcabc"). */
 const MIN_PASSWORD_ENTROPY = 2.0;
 
+/**
+ * roff (man page) escapes: a word set in bold or italic (`\fIstring\fR`), a hyphen (`\-`) or a
+ * zero-width break (`\&`) is markup around a word, not a credential (regression: hundreds of man
+ * pages blocked).
+ */
+const ROFF_ESCAPE = /\\f[A-Z1-4(]|\\-|\\&|\\\(/;
+
 /** A password value: not a placeholder, not a reference, not trivially repetitive. */
 export function isPlausiblePassword(value: string, quoted: boolean): boolean {
   if (value.length < MIN_PASSWORD_LENGTH || value.length > 128) return false;
+  if (ROFF_ESCAPE.test(value)) return false;
   if (/\s/.test(value) && !quoted) return false;
   if (isPlaceholderValue(value) || isTemplateOrVariable(value)) return false;
   if (value.startsWith('/') || value.includes('://')) return false; // paths and URLs
@@ -95,7 +103,9 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness, q
   const minimumLength = strictness === 'loose' ? MIN_LOOSE_SECRET_LENGTH : MIN_SECRET_LENGTH;
   const minimumEntropy = strictness === 'loose' ? MIN_LOOSE_SECRET_ENTROPY : MIN_SECRET_ENTROPY;
   if (value.length < minimumLength || value.length > 2_048) return false;
-  if (/\s/.test(value)) return false;
+  if (/\s/.test(value) || ROFF_ESCAPE.test(value)) return false;
+  // A constant's name (`PNG_TRANSFORM_EXPAND_16`): code names a setting, it holds none.
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return false;
   if (/^\d+$/.test(value) && value.length < MIN_NUMERIC_SECRET_LENGTH) return false;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^(?:\.{0,2}|~)\//.test(value)) return false; // URLs and paths
   if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(value)) return false; // email addresses

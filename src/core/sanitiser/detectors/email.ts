@@ -108,7 +108,11 @@ function isDomainCode(code: number): boolean {
  * Mail headers whose angle-bracketed values are message ids in address syntax
  * (`Message-ID: <CAKx...@mail.gmail.com>`), not anyone's mailbox.
  */
-const MESSAGE_ID_HEADER = /^(?:message-id|in-reply-to|references|content-id|resent-message-id|x-[\w-]*id)[ \t]*:/i;
+/**
+ * A header naming message ids, also indented (`git log` output), quoted (`> `) or in a roff
+ * comment (`.\\" Message-ID:`) (regression: such ids were reported as addresses).
+ */
+const MESSAGE_ID_HEADER = /^(?:[ \t>]*|\.\\"[ \t]*)(?:message-id|in-reply-to|references|content-id|resent-message-id|x-[\w-]*id)[ \t]*:/i;
 /** How far back the start of a header line is looked for (a References header lists many ids). */
 const HEADER_LINE_CHARACTERS = 2_000;
 

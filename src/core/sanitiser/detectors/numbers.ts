@@ -250,6 +250,10 @@ function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, s
     scan.emit('pii.phone', start, end);
     return true;
   }
+  // A bug or issue number (`Closes: #1019510`), or digits of an address or a message id
+  // (`<5457439.4060000@host>`), is no phone number, whatever word is near (regression: found
+  // beside "messages" and "Message-ID").
+  if (text.charCodeAt(start - 1) === 35 || /^[\w.+-]*@/.test(text.slice(end, end + 64))) return false;
   const hasContext =
     PHONE_CONTEXT_BEFORE.test(windowBefore(text, start, PHONE_CONTEXT_BEFORE_CHARACTERS)) ||
     PHONE_CONTEXT_AFTER.test(text.slice(end, end + PHONE_CONTEXT_AFTER_CHARACTERS));

@@ -159,9 +159,33 @@ function plausibleSecret(verdicts: ValueVerdicts, value: string, strictness: Sec
  */
 const CREDENTIAL_CONSTRUCTORS: ReadonlySet<string> = new Set(['directoryentry']);
 
+/** A name that is a file (`src/chpasswd.c: Likewise.` in a ChangeLog), not a setting. */
+const FILE_NAME =
+  /\.(?:c|h|cc|cpp|cxx|hh|hpp|py|js|mjs|ts|go|rs|java|kt|rb|pl|pm|sh|md|txt|patch|dpatch|diff|in|am|ac|m4|exp|log|json|ya?ml|xml|html?|[1-9])$/i;
+
+/**
+ * Whether the value is a word of a sentence or a list rather than a setting: after `name:`, an
+ * unquoted value followed on its line by more words that are no `key=`/`key:` pairs of their own
+ * (test results: `PASS: gdb.base/break.exp: run until main`, `--- PASS: TestToken (0.00s)`;
+ * logfmt's `password=... ip=...` keeps its pairs). The bare word `pass` before a quoted sentence
+ * is a pass/fail message (`"pass": "No abstract roles are used"`).
+ */
+function isProse(text: string, assignment: Assignment, bareName: string): boolean {
+  if (assignment.quoted) return bareName === 'pass' && /\s\S+\s/.test(assignment.value);
+  if (assignment.form !== 'operator') return false;
+  const between = text.slice(assignment.nameStart + assignment.name.length, assignment.valueStart);
+  if (!/^["']?[ \t]*:[ \t]*$/.test(between)) return false;
+  // The next token is a word (`run`, `-f`, `(0.00s)`), not a pair, a comment or an escape (`\\n"`).
+  const next = /^[ \t]+([^\s]+)/.exec(text.slice(assignment.valueEnd, assignment.valueEnd + 200))?.[1] ?? '';
+  return /^(?:[A-Za-z(]|-[A-Za-z])/.test(next) && !/[=:]/.test(next);
+}
+
 function judgeAssignment(text: string, assignment: Assignment, verdicts: ValueVerdicts): AssignmentRuleId | null {
   const value = assignment.value;
   if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
+  // Man pages, ChangeLogs and test logs (regression: thousands of findings at block severity in /usr/share/doc).
+  if (FILE_NAME.test(assignment.name)) return null;
+  if (isProse(text, assignment, assignment.name.toLowerCase())) return null;
   const profile = profileOfName(assignment.name);
   const owned = ownedName(profile.owned, assignment);
   if (owned !== undefined) return owned.ruleId;
