@@ -5,8 +5,11 @@
  * would.
  */
 import { createServer, type Server, type Socket, connect } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../reliability/porch-process.js';
 
@@ -84,4 +87,31 @@ describe('PostgreSQL out of reach', () => {
     await expect.poll(async () => (await harness.api('GET', '/context-cards', { key })).status, { timeout: 10_000 }).toBe(200);
     expect((await harness.api('GET', '/health')).status).toBe(200);
   });
+});
+
+describe('PostgreSQL restarted under load', () => {
+  it('answers the calls cut by a terminated connection with 503, never crashing the process (regression: an unhandled error event)', async () => {
+    const { key, accountId } = await harness.expertWithKey();
+    const { ids } = await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+    const path = `/compositions/${ids['composition:release-notes']}/execute`;
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const terminate = () =>
+        admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+      for (let round = 0; round < 5; round++) {
+        const calls = Array.from({ length: 6 }, () => harness.api('POST', path, { key, body: { variables: RELEASE_VARIABLES } }));
+        await new Promise((resolve) => setTimeout(resolve, 5 + round * 3));
+        await terminate();
+        const statuses = (await Promise.all(calls)).map((response) => response.status);
+        expect(
+          statuses.every((status) => status === 200 || status === 503),
+          statuses.join(','),
+        ).toBe(true);
+      }
+    } finally {
+      await admin.end();
+    }
+    await expect.poll(async () => (await harness.api('GET', '/context-cards', { key })).status, { timeout: 10_000 }).toBe(200);
+  }, 60_000);
 });

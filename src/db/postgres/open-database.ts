@@ -120,6 +120,14 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
   });
   // Without a listener, an idle connection dropped by a server restart would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
+  // So would one checked out (inside a transaction, between two statements): the pool listens to
+  // its clients only while they are idle (regression: a PostgreSQL restart killed the process
+  // serving transactions, "Unhandled 'error' event ... terminating connection due to
+  // administrator command"). The statement under way fails on its own, and the pool discards
+  // the broken client when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => options.onIdleError?.(err));
+  });
   let appliedMigrations: string[];
   try {
     appliedMigrations = await applyMigrations(pool, location, options.pendingMigrations ?? 'apply');
