@@ -21,6 +21,12 @@ export const DEFAULT_LEASE_MS = 30_000;
 /** Renewing three times per lease survives two missed renewals. */
 const RENEWALS_PER_LEASE = 3;
 
+/**
+ * After a failed renewal (the database out of reach), how soon the next is tried: the lease may
+ * have lapsed meanwhile, and until it is renewed the other processes may take this one for dead.
+ */
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
 export interface Instance {
   readonly id: string;
   /** Registers the lease on first use and keeps renewing it; resolves to the instance id. */
@@ -49,34 +55,57 @@ export function createInstance({
   let registered: Promise<string> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let retired = false;
+  /** When the lease was last renewed, by this process's clock. */
+  let renewedAt = Number.NEGATIVE_INFINITY;
 
-  const renew = () => {
+  const renew = async () => {
     const now = clock.now();
-    return store.renew({ id, now, leaseExpiresAt: now + leaseMs });
+    await store.renew({ id, now, leaseExpiresAt: now + leaseMs });
+    renewedAt = now;
+  };
+
+  /** Renews on schedule: a third of the lease after a renewal, a second after a failed one. */
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(() => {
+      renew().then(
+        () => {
+          if (!retired) schedule(leaseMs / RENEWALS_PER_LEASE);
+        },
+        (err: unknown) => {
+          logger.warn({ err }, 'could not renew this process lease; retrying shortly');
+          if (!retired) schedule(Math.min(RETRY_AFTER_FAILURE_MS, leaseMs / RENEWALS_PER_LEASE));
+        },
+      );
+    }, delayMs);
+    // The lease never keeps a process alive on its own.
+    timer.unref();
   };
 
   return {
     id,
     ready() {
       registered ??= renew().then(() => {
-        timer = setInterval(() => {
-          renew().catch((err: unknown) => logger.warn({ err }, 'could not renew this process lease; retrying at the next interval'));
-        }, leaseMs / RENEWALS_PER_LEASE);
-        // The lease never keeps a process alive on its own.
-        timer.unref();
+        schedule(leaseMs / RENEWALS_PER_LEASE);
         return id;
       });
       // A failed first registration is retried by the next caller rather than cached.
       registered.catch(() => {
         registered = null;
       });
+      // What is claimed under this id (a key, a reservation, a run) must be claimed under a live
+      // lease: once renewals have failed for half a lease (the database was out of reach), the
+      // lease may have lapsed and another process could release the claim as a dead process's
+      // (regression: after an outage one Idempotency-Key ran three times). Renew first.
+      if (renewedAt !== Number.NEGATIVE_INFINITY && clock.now() - renewedAt > leaseMs / 2 && !retired) {
+        return registered.then(() => renew()).then(() => id);
+      }
       return registered;
     },
     async renew() {
       if (registered !== null && !retired) await renew();
     },
     async retire() {
-      if (timer) clearInterval(timer);
+      if (timer) clearTimeout(timer);
       timer = null;
       if (registered === null || retired) return;
       retired = true;
