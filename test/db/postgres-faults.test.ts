@@ -112,6 +112,7 @@ describe('PostgreSQL restarted under load', () => {
     } finally {
       await admin.end();
     }
-    await expect.poll(async () => (await harness.api('GET', '/context-cards', { key })).status, { timeout: 10_000 }).toBe(200);
-  }, 60_000);
+    // A statement cut mid-flight can wait for the driver's query timeout, and the store counts as stalled a while after.
+    await expect.poll(async () => (await harness.api('GET', '/context-cards', { key })).status, { timeout: 90_000, interval: 500 }).toBe(200);
+  }, 240_000);
 });

@@ -22,6 +22,8 @@ const UNAVAILABLE_MESSAGES = [
   /timeout exceeded when trying to connect/i,
   /Client has encountered a connection error/i,
   /connection is closed/i,
+  // The driver's query_timeout (open-database.ts): no answer came, as from a connection that died.
+  /Query read timeout/i,
 ];
 
 function codeOf(err: unknown): string | undefined {

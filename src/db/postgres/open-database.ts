@@ -50,6 +50,8 @@ export const DEFAULT_POOL_SIZE = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Idle connections are closed after this, so a quiet process holds few. */
 const IDLE_TIMEOUT_MS = 30_000;
+/** How long the driver waits for the answer to one statement before failing it (see openPostgres). */
+const QUERY_TIMEOUT_MS = 30_000;
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../src/db/postgres/migrations', import.meta.url));
 
@@ -116,6 +118,11 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    // A safety net, not a limit on work: a statement answers in milliseconds, and a page of a
+    // list in well under a second. A statement sent as its connection was being terminated can
+    // otherwise wait for an answer that never comes, holding its request (and its shutdown) for
+    // good; after this long it fails as an unreachable database does (503).
+    query_timeout: QUERY_TIMEOUT_MS,
     application_name: 'porch',
   });
   // Without a listener, an idle connection dropped by a server restart would crash the process.
