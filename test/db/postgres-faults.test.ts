@@ -62,11 +62,12 @@ beforeAll(async () => {
   harness = await createHarness({ env: { DATABASE_URL: relayed.toString(), PORCH_SECRET_KEY: TEST_SECRET_KEY } });
 });
 
+// Closing waits a bounded time for connections cut mid-statement.
 afterAll(async () => {
   await harness?.close();
   await relay?.cut();
   await database?.drop();
-});
+}, 60_000);
 
 describe('PostgreSQL out of reach', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the database cannot be reached, then serves again by itself', async () => {

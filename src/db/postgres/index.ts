@@ -13,6 +13,9 @@ import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 
+/** How long closing waits for the connections still out (see close). */
+const CLOSE_LIMIT_MS = 5_000;
+
 export { isPostgresUrl, postgresLocation } from './location.js';
 export type { PostgresOptions } from './open-database.js';
 
@@ -92,7 +95,12 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
     async close() {
       if (closed) return;
       closed = true;
-      await pool.end();
+      // The pool ends once every connection is back; one cut mid-statement by a database restart
+      // may never come back, and a shutdown must not wait for it for good (regression: a stop
+      // never finished). Its idle connections are closed at once either way.
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([pool.end(), new Promise<void>((resolve) => (bound = setTimeout(resolve, CLOSE_LIMIT_MS)))]);
+      clearTimeout(bound);
     },
   };
 }

@@ -81,9 +81,14 @@ async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promis
  * take the lock in turn: one migrates, the others find the work done. A database already up to
  * date costs two reads.
  */
-async function applyMigrations(pool: pg.Pool, location: string, policy: PendingMigrations): Promise<string[]> {
+async function applyMigrations(databaseUrl: string, location: string, policy: PendingMigrations): Promise<string[]> {
   const known = readMigrationJournal(MIGRATIONS_FOLDER);
-  const client = await pool.connect();
+  // A connection of its own, without the pool's query timeout: waiting for another process's
+  // migration (the lock) or building an index on a large table may rightly take longer.
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'porch' });
+  // A connection lost between two statements fails the next one; unheard, its event would end the process.
+  client.on('error', () => undefined);
+  await client.connect();
   try {
     const db = drizzle({ client, schema });
     const before = await newestAppliedMigration(db);
@@ -102,7 +107,7 @@ async function applyMigrations(pool: pg.Pool, location: string, policy: PendingM
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
     }
   } finally {
-    client.release();
+    await client.end();
   }
 }
 
@@ -137,7 +142,7 @@ export async function openPostgres(databaseUrl: string, options: PostgresOptions
   });
   let appliedMigrations: string[];
   try {
-    appliedMigrations = await applyMigrations(pool, location, options.pendingMigrations ?? 'apply');
+    appliedMigrations = await applyMigrations(databaseUrl, location, options.pendingMigrations ?? 'apply');
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (err instanceof DatabaseRefusal) throw err;
