@@ -33,6 +33,32 @@ afterAll(async () => {
   await rm(configDir, { recursive: true, force: true });
 });
 
+/**
+ * An Expert account with a key and the demo catalog on `databaseUrl`, and a server over it whose
+ * shutdown grace is `graceMs`; `execute` runs the demo composition with the headers given.
+ */
+async function serveComposition(databaseUrl: string, email: string, graceMs: number) {
+  const setup = await openDirect(databaseUrl);
+  const account = await setup.core.accounts.createAccount({ email, plan: 'expert', credits: 100 });
+  const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id });
+  const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
+  await setup.close();
+
+  const config = loadConfig(baseEnv(databaseUrl, { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-shutdown', LOG_LEVEL: 'silent' }));
+  const server = await startServer(config, {
+    logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }),
+    processMetrics: false,
+    serverTimeouts: { shutdownGraceMs: graceMs },
+  });
+  const execute = (headers: Record<string, string>) =>
+    fetch(`${server.url}/api/public/v1/compositions/${compositionId}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ variables: RELEASE_VARIABLES }),
+    });
+  return { account, server, execute };
+}
+
 describe.each(SUITE_ENGINES)('a shutdown that cuts running executions on $name', (engine) => {
   let database: SuiteDatabase;
   beforeAll(async () => {
@@ -41,26 +67,9 @@ describe.each(SUITE_ENGINES)('a shutdown that cuts running executions on $name',
   afterAll(() => database.remove());
 
   it('settles each one (charge, usage row, run) before the database closes', async () => {
-    const setup = await openDirect(database.url);
-    const account = await setup.core.accounts.createAccount({ email: 'shutdown@example.com', plan: 'expert', credits: 100 });
-    const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id });
-    const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
-    await setup.close();
-
-    const config = loadConfig(baseEnv(database.url, { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-shutdown', LOG_LEVEL: 'silent' }));
-    const server = await startServer(config, {
-      logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }),
-      processMetrics: false,
-      serverTimeouts: { shutdownGraceMs: 300 },
-    });
+    const { account, server, execute } = await serveComposition(database.url, 'shutdown@example.com', 300);
     // The streamed call produces a word every 200 ms; the other waits a minute for its answer.
     fake.setBehaviour((request) => ((request.body as { stream?: boolean }).stream ? { chunkDelayMs: 200 } : { delayMs: 60_000 }));
-    const execute = (headers: Record<string, string>) =>
-      fetch(`${server.url}/api/public/v1/compositions/${compositionId}/execute`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ variables: RELEASE_VARIABLES }),
-      });
     // The fake serves every engine's test: count this test's requests from here.
     const requestsBefore = fake.requests.length;
     const streamed = await execute({ accept: 'text/event-stream' });
@@ -102,26 +111,9 @@ describe('a shutdown with a request and a queued run both running', () => {
     const database = await SUITE_ENGINES[0]?.open();
     if (database === undefined) throw new Error('no SQLite engine');
     try {
-      const setup = await openDirect(database.url);
-      const account = await setup.core.accounts.createAccount({ email: 'both@example.com', plan: 'expert', credits: 100 });
-      const { plaintext: key } = await setup.core.accounts.createKey({ accountId: account.id });
-      const compositionId = (await setup.core.bundles.importBundle(account.id, DEMO_BUNDLE)).ids['composition:release-notes'];
-      await setup.close();
-
       const graceMs = 3_000;
-      const config = loadConfig(baseEnv(database.url, { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-shutdown', LOG_LEVEL: 'silent' }));
-      const server = await startServer(config, {
-        logDestination: new Writable({ write: (_chunk, _encoding, done) => done() }),
-        processMetrics: false,
-        serverTimeouts: { shutdownGraceMs: graceMs },
-      });
+      const { server, execute } = await serveComposition(database.url, 'both@example.com', graceMs);
       fake.setBehaviour({ delayMs: 60_000 });
-      const execute = (headers: Record<string, string>) =>
-        fetch(`${server.url}/api/public/v1/compositions/${compositionId}/execute`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
-          body: JSON.stringify({ variables: RELEASE_VARIABLES }),
-        });
       const requestsBefore = fake.requests.length;
       const queued = await execute({ prefer: 'respond-async' });
       expect(queued.status).toBe(202);
