@@ -56,6 +56,46 @@ describe('private key rule (secret.private_key)', () => {
   });
 });
 
+describe('PuTTY key files (secret.private_key)', () => {
+  function ppk(privateLines: readonly string[], version = 3): string {
+    return [
+      `PuTTY-User-Key-File-${version}: ssh-ed25519`,
+      'Encryption: none',
+      'Comment: ed25519-key-20261129',
+      'Public-Lines: 2',
+      `AAAAC3NzaC1lZDI1NTE5AAAAI${randomText(BASE64, 39, 3)}`,
+      randomText(BASE64, 20, 5),
+      `Private-Lines: ${privateLines.length}`,
+      ...privateLines,
+      `Private-MAC: ${randomText(HEX, 64, 9)}`,
+    ].join('\n');
+  }
+
+  it('finds a key file whole, from its first line to the MAC, in every line ending', () => {
+    for (const version of [2, 3]) {
+      const file = ppk([`AAAAI${randomText(BASE64, 43, version)}`], version);
+      expect(matchesOf(`my key:\n${file}\nthanks`, 'secret.private_key'), `version ${version}`).toEqual([file]);
+      const crlf = file.replace(/\n/g, '\r\n');
+      expect(matchesOf(`${crlf}\r\n`, 'secret.private_key')).toEqual([crlf]);
+      const escaped = file.replace(/\n/g, '\\n');
+      expect(matchesOf(`{"key": "${escaped}\\n"}`, 'secret.private_key')).toEqual([escaped]);
+    }
+  });
+
+  it('finds a file cut after its private lines', () => {
+    const file = ppk([randomText(BASE64, 64, 21), randomText(BASE64, 40, 22)]);
+    const cut = file.slice(0, file.indexOf('Private-MAC'));
+    expect(matchesOf(cut, 'secret.private_key')).toEqual([cut.trimEnd()]);
+  });
+
+  it('does not report documentation placeholders or a public part alone', () => {
+    expect(findingsOf(ppk(['AAAA...']), 'secret.private_key')).toEqual([]);
+    expect(findingsOf(ppk(['AAAAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']), 'secret.private_key')).toEqual([]);
+    const publicOnly = ppk([randomText(BASE64, 48)]).split('\nPrivate-Lines')[0] ?? '';
+    expect(findingsOf(publicOnly)).toEqual([]);
+  });
+});
+
 describe('JWT rule (secret.jwt)', () => {
   const header = base64url({ alg: 'HS256', typ: 'JWT' });
   const payload = base64url({ sub: '1234567890', name: 'Ada', iat: 1516239022 });

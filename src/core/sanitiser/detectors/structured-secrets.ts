@@ -1,6 +1,6 @@
 /**
- * Secrets that describe themselves: PEM/PGP private key blocks, JSON Web Tokens, crypt(3)
- * password hashes and 0x-prefixed 256-bit private keys.
+ * Secrets that describe themselves: PEM/PGP and PuTTY private key blocks, JSON Web Tokens,
+ * crypt(3) password hashes and 0x-prefixed 256-bit private keys.
  */
 import { defineDetector, type DetectorContext } from '../detector.js';
 import { shannonEntropy } from '../validators.js';
@@ -94,9 +94,50 @@ function footerFinder(text: string): (from: number) => { index: number; length: 
  */
 const TRUNCATED_BODY = /^(?:(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*|[A-Za-z0-9+/=\s]|\\[nrt]|["'],?\s*\+?\s*["']?)*/;
 
+/**
+ * A PuTTY key file (`.ppk`, versions 2 and 3) names its private part's length in lines:
+ * `Private-Lines: N`, then N base64 lines, then `Private-MAC: <hex>`. The public lines and the
+ * key-derivation fields come first. Lines may be real or JSON-escaped (`\n`) line breaks.
+ */
+const PPK_HEADER = 'PuTTY-User-Key-File-';
+const PPK_PRIVATE_LINES = /(?:^|\\n)Private-Lines:[ \t]*(\d{1,3})[ \t]*(?:\r?\n|(?:\\r)?\\n)/m;
+const PPK_LINE = /[A-Za-z0-9+/=]+(?:\r?\n|(?:\\r)?\\n|$)/y;
+const PPK_MAC = /Private-MAC:[ \t]*[0-9a-fA-F]+/y;
+/** The smallest private part (an Ed25519 key: a length and 32 bytes) is 48 base64 characters. */
+const MIN_PPK_PRIVATE_BASE64 = 44;
+/** A PuTTY file of an 8192-bit RSA key is under 12,000 characters. */
+const MAX_PPK_LENGTH = 16_384;
+
+function detectPuttyKeys(context: DetectorContext<'secret.private_key'>): void {
+  const { text, scan } = context;
+  let coveredUntil = -1;
+  for (const position of context.positions(PPK_HEADER)) {
+    if (position < coveredUntil) continue;
+    const window = text.slice(position, position + MAX_PPK_LENGTH);
+    const privateLines = PPK_PRIVATE_LINES.exec(window);
+    if (privateLines === null) continue;
+    let end = position + privateLines.index + privateLines[0].length;
+    let body = '';
+    for (let line = Number(privateLines[1]); line > 0; line -= 1) {
+      PPK_LINE.lastIndex = end;
+      const match = PPK_LINE.exec(text);
+      if (match === null) break;
+      body += match[0];
+      end += match[0].length;
+    }
+    PPK_MAC.lastIndex = end;
+    if (PPK_MAC.exec(text) !== null) end = PPK_MAC.lastIndex;
+    const base64 = body.replace(/\\r|\\n|\s/g, '');
+    if (base64.length < MIN_PPK_PRIVATE_BASE64 || shannonEntropy(base64) < 4.0) continue;
+    scan.emit('secret.private_key', position, position + text.slice(position, end).trimEnd().length);
+    coveredUntil = end;
+  }
+}
+
 function detectPrivateKeys(context: DetectorContext<'secret.private_key'>): void {
   const { text, scan } = context;
   detectEncodedPrivateKeys(context);
+  detectPuttyKeys(context);
   const headers = context.positions('-----BEGIN');
   const footerFrom = footerFinder(text);
   let coveredUntil = -1;
@@ -131,7 +172,7 @@ export const privateKeyDetector = defineDetector({
   name: 'private-keys',
   ruleIds: ['secret.private_key'],
   keywords: ['-----BEGIN'],
-  caseSensitiveKeywords: [ENCODED_PEM_PREFIX],
+  caseSensitiveKeywords: [ENCODED_PEM_PREFIX, PPK_HEADER],
   detect: detectPrivateKeys,
 });
 
