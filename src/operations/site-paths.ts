@@ -19,6 +19,7 @@ export const SITE_PATHS = {
   docs: '/docs',
   apiReference: '/docs/api-reference',
   assets: '/assets',
+  favicon: '/favicon.svg',
 } as const;
 
 /** The web console's pages (src/console), under one prefix but the refine page, which needs no sign-in. */

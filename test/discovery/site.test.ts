@@ -201,6 +201,20 @@ describe('the page shell', () => {
     expect(new Set(titles.values()).size).toBe(titles.size);
   });
 
+  it('names an icon the site serves at /favicon.svg and /favicon.ico, on the docs and the console alike (regression: /favicon.ico was 404)', async () => {
+    for (const path of ['/', '/docs/quick-start', '/console/sign-in']) {
+      const html = decoded(await get(path, { accept: BROWSER_ACCEPT })).toString('utf8');
+      expect(html, path).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg"');
+    }
+    const icon = readFileSync(join(import.meta.dirname, '../../site/favicon.svg'));
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers['content-type'], path).toBe('image/svg+xml');
+      expect(decoded(response).equals(icon), path).toBe(true);
+    }
+  });
+
   it('sets dark colours with a media query, not light-dark(), which a browser without it would drop (regression: light accent on a dark canvas, 3.1:1)', async () => {
     const url = (await assetUrlsOf('/docs')).find((candidate) => candidate.endsWith('.css'));
     const css = decoded(await get(url ?? '')).toString('utf8');

@@ -5,7 +5,7 @@
  * charting and graph libraries are the only JavaScript, each a served asset.
  */
 import type { ComponentChildren, JSX } from 'preact';
-import { CONSOLE_PATHS } from '../../operations/site-paths.js';
+import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
 import type { AssetName } from '../assets.js';
 
 /** The console's sections, in the order the navigation lists them. */
@@ -67,6 +67,7 @@ export function Page({ title, assetUrl, account, csrfToken, active, address, chi
         {/* htmx would otherwise add an inline <style>, which the content security policy refuses. */}
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
         <title>{`${title} — Porch console`}</title>
+        <link rel="icon" type="image/svg+xml" href={SITE_PATHS.favicon} />
         <link rel="stylesheet" href={assetUrl('console.css')} />
         <script src={assetUrl('htmx.js')} defer />
         <script src={assetUrl('console.js')} type="module" />

@@ -236,6 +236,11 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     if (!file) return next();
     sendEncoded(req, res, await file(), { cacheControl: LEGACY_ASSET_CACHE_CONTROL });
   });
+  // The icon at the fixed addresses browsers and crawlers ask for (an SVG, which every current
+  // browser takes at either; pages name /favicon.svg).
+  for (const path of [SITE_PATHS.favicon, '/favicon.ico']) {
+    get(path, async (req, res) => sendEncoded(req, res, await encodedAssetOf(assets().favicon)(), { cacheControl: DOCUMENT_CACHE_CONTROL }));
+  }
   // The site's own fingerprinted files and the search index.
   get(`${SITE_PATHS.assets}/:file`, async (req, res, next) => {
     if (req.path === pages().searchIndex.url) {

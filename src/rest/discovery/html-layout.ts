@@ -111,6 +111,7 @@ export function renderLayout({ title, path, markdownPath, body, head = '', wide 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(documentTitle(title))}</title>
 ${markdownPath ? `<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">\n` : ''}<link rel="api-catalog" href="${SITE_PATHS.apiCatalog}">
+<link rel="icon" type="image/svg+xml" href="${SITE_PATHS.favicon}">
 <link rel="stylesheet" href="${escapeHtml(chrome.stylesheetUrl)}">
 <script type="module" src="${escapeHtml(chrome.scriptUrl)}"></script>
 ${head}

@@ -34,6 +34,8 @@ export interface SiteAssets {
   script: StaticAsset;
   searchEngine: StaticAsset;
   apiReferenceScript: StaticAsset;
+  /** The site's and the console's icon, served at /favicon.svg and /favicon.ico. */
+  favicon: StaticAsset;
   /** The swagger-ui-dist version, which names the folder its files are served from. */
   swaggerUiVersion: string;
   swaggerUiDir: string;
@@ -81,6 +83,7 @@ export function loadSiteAssets(rootDir: string): SiteAssets {
     script: asset('site', 'js', JAVASCRIPT, read(join(rootDir, 'site/site.mjs'))),
     searchEngine: asset('minisearch', 'js', JAVASCRIPT, minisearch),
     apiReferenceScript: asset('api-reference', 'js', JAVASCRIPT, apiReferenceScript(SITE_PATHS.openApiJson)),
+    favicon: asset('favicon', 'svg', 'image/svg+xml', read(join(rootDir, 'site/favicon.svg'))),
   };
   const byUrl = new Map<string, StaticAsset>(Object.values(assets).map((entry) => [entry.url, entry]));
   return {
