@@ -52,6 +52,20 @@ describe('run pages in a browser', () => {
     await page.getByRole('link', { name: 'Open the run' }).click();
     await page.waitForURL(/\/console\/runs\/[0-9a-f-]{36}$/);
     expect(await page.locator('h1').textContent()).toBe('Run of composition Release notes');
+    // The operation wraps after its underscore, if at all, never inside a word (regression: "execute_compositio" / "n").
+    const operationLines = await page.locator('.facts code', { hasText: 'execute_' }).evaluate((code) =>
+      [...code.childNodes]
+        .filter((node) => node.nodeType === Node.TEXT_NODE)
+        .map((node) => {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          return { text: node.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+        }),
+    );
+    expect(operationLines).toEqual([
+      { text: 'execute_', lines: 1 },
+      { text: 'composition', lines: 1 },
+    ]);
     await expectAccessible(page, 'run detail');
 
     await runInPlayground(page, `workflow:${ids['workflow:release-announcement']}`, RELEASE_FIELDS);

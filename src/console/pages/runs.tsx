@@ -17,7 +17,7 @@ import type { PageContext, PageRegistrar } from '../console-pages.js';
 import { dateTime, wholeNumber } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 import { KIND_LABELS, listResources, type ResourceChoice, resourceRef } from './run/resources.js';
-import { asText, creditsText, Facts, NodeTrace, nodeResultsOf, StatusBadge, tokensText } from './run/results.js';
+import { asText, breakableAfterUnderscores, creditsText, Facts, NodeTrace, nodeResultsOf, StatusBadge, tokensText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/runs`;
 const PAGE_SIZES = [25, 50, 100] as const;
@@ -216,7 +216,7 @@ function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name:
           ['Duration', durationText(run)],
           ['Created', dateTime(run.created_at)],
           ['Finished', run.finished_at ? dateTime(run.finished_at) : '—'],
-          ['Operation', <code key="operation">{run.operation}</code>],
+          ['Operation', <code key="operation">{breakableAfterUnderscores(run.operation)}</code>],
         ]}
       />
       {cancellable ? (

@@ -47,6 +47,14 @@ export function Facts({ items }: { items: Array<[string, ComponentChildren]> }):
   );
 }
 
+/**
+ * An identifier that may wrap after an underscore (`execute_` / `composition`) rather than
+ * inside a word, where a narrow column would otherwise cut it.
+ */
+export function breakableAfterUnderscores(identifier: string): ComponentChildren {
+  return identifier.split(/(?<=_)/).flatMap((part, index) => (index === 0 ? [part] : [<wbr key={index} />, part]));
+}
+
 export function tokensText(usage: TokenUsage): string {
   return `${wholeNumber(usage.total_tokens)} (${wholeNumber(usage.input_tokens)} in, ${wholeNumber(usage.output_tokens)} out)`;
 }
