@@ -46,6 +46,7 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
         expiresAt: now + IDEMPOTENCY_TTL_MS,
         instanceId,
         charging: accruedCharging(),
+        mayReleaseLapsed: instance.settlesIn() === 0,
       });
       if (claim.kind === 'conflict') {
         throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');

@@ -4,6 +4,11 @@
  * claims) is recorded under its id, so when the process ends the others can release it: at once
  * after a clean shutdown (`retire`), and once the lease runs out after a crash (`kill -9`, a lost
  * host), when any process's sweep or the retry of a claimed request finds it expired.
+ *
+ * An expired lease proves a process dead only to a process that reaches the database itself:
+ * after an outage every lease has lapsed, the live processes' included, and they renew within a
+ * second or two of its end. So a process releases another's holdings only once its own renewals
+ * have succeeded for a renewal period without a failure (`settled`); until then it waits.
  */
 import type { Logger } from 'pino';
 import type { AccruedCharging, InstanceRepository } from '../db/store.js';
@@ -35,6 +40,12 @@ export interface Instance {
   renew(): Promise<void>;
   /** Stops renewing and releases what the process still holds; for a clean shutdown. */
   retire(): Promise<void>;
+  /**
+   * How long until this process may take an expired lease as a dead process's: 0 once its own
+   * renewals have reached the store for a renewal period without a failure; until then, or
+   * while it is not registered, how much longer that takes (the whole period when unknown).
+   */
+  settlesIn(): number;
 }
 
 export function createInstance({
@@ -57,11 +68,20 @@ export function createInstance({
   let retired = false;
   /** When the lease was last renewed, by this process's clock. */
   let renewedAt = Number.NEGATIVE_INFINITY;
+  /** Since when every renewal has succeeded (this process's clock); null after a failure, until the next success. */
+  let steadySince: number | null = null;
+  const renewalPeriodMs = leaseMs / RENEWALS_PER_LEASE;
 
   const renew = async () => {
     const now = clock.now();
-    await store.renew({ id, now, leaseExpiresAt: now + leaseMs });
+    try {
+      await store.renew({ id, now, leaseExpiresAt: now + leaseMs });
+    } catch (err) {
+      steadySince = null;
+      throw err;
+    }
     renewedAt = now;
+    steadySince ??= now;
   };
 
   /** Renews on schedule: a third of the lease after a renewal, a second after a failed one. */
@@ -69,11 +89,11 @@ export function createInstance({
     timer = setTimeout(() => {
       renew().then(
         () => {
-          if (!retired) schedule(leaseMs / RENEWALS_PER_LEASE);
+          if (!retired) schedule(renewalPeriodMs);
         },
         (err: unknown) => {
           logger.warn({ err }, 'could not renew this process lease; retrying shortly');
-          if (!retired) schedule(Math.min(RETRY_AFTER_FAILURE_MS, leaseMs / RENEWALS_PER_LEASE));
+          if (!retired) schedule(Math.min(RETRY_AFTER_FAILURE_MS, renewalPeriodMs));
         },
       );
     }, delayMs);
@@ -85,7 +105,7 @@ export function createInstance({
     id,
     ready() {
       registered ??= renew().then(() => {
-        schedule(leaseMs / RENEWALS_PER_LEASE);
+        schedule(renewalPeriodMs);
         return id;
       });
       // A failed first registration is retried by the next caller rather than cached.
@@ -110,6 +130,9 @@ export function createInstance({
       if (registered === null || retired) return;
       retired = true;
       await store.retire(id, accruedCharging());
+    },
+    settlesIn() {
+      return steadySince === null ? renewalPeriodMs : Math.max(0, steadySince + renewalPeriodMs - clock.now());
     },
   };
 }

@@ -24,6 +24,12 @@ export const SWEEP_INTERVAL_MS = 30_000;
 
 export interface SweepReport {
   retiredInstances: number;
+  /**
+   * How long until expired processes may be released: 0 when this sweep looked for them; else
+   * this process has not reached the database steadily for long enough to tell a dead process
+   * from one that has not renewed since an outage (instance.ts, settlesIn), and nothing was released.
+   */
+  releaseDeferredMs: number;
   releasedReservations: number;
   expiredIdempotencyRecords: number;
   prunedRunPayloads: number;
@@ -69,15 +75,22 @@ export function createMaintenance({
   instance,
   logger,
 }: MaintenanceDependencies) {
-  async function sweep(): Promise<SweepReport> {
-    await instance.renew();
+  /** Retires the processes whose lease ran out, then puts the runs they held back in the queue. */
+  async function releaseDeadProcesses() {
     const retiredInstances = await instances.retireExpired(accruedCharging());
-    // After the retirements: the runs of the processes just retired are recovered in the same sweep.
     const recovered = await runQueue.recover();
+    return { retiredInstances, requeuedRuns: recovered.requeued, failedRuns: recovered.failed };
+  }
+
+  async function sweep(): Promise<SweepReport> {
+    // Registered (an idle process too) and renewed before expired leases are read, so a late renewal never retires this process.
+    await instance.ready();
+    await instance.renew();
+    const releaseDeferredMs = instance.settlesIn();
+    const released = releaseDeferredMs === 0 ? await releaseDeadProcesses() : { retiredInstances: 0, requeuedRuns: 0, failedRuns: 0 };
     const report = {
-      retiredInstances,
-      requeuedRuns: recovered.requeued,
-      failedRuns: recovered.failed,
+      ...released,
+      releaseDeferredMs,
       releasedReservations: await credits.releaseExpired(),
       expiredIdempotencyRecords: await idempotency.deleteExpired(),
       prunedRunPayloads: await runs.prunePayloads(),
@@ -95,13 +108,26 @@ export function createMaintenance({
     sweep,
     /** Sweeps now and then every interval; the timer never keeps the process alive. Returns a stop function. */
     start(intervalMs: number = SWEEP_INTERVAL_MS): () => void {
+      let followUp: NodeJS.Timeout | undefined;
       const run = () => {
-        sweep().catch((err: unknown) => logger.error({ err }, 'maintenance sweep failed'));
+        sweep().then(
+          ({ releaseDeferredMs }) => {
+            // A release put off (at start-up, after an outage) happens once it may, not a whole interval later.
+            if (releaseDeferredMs === 0 || releaseDeferredMs >= intervalMs) return;
+            clearTimeout(followUp);
+            followUp = setTimeout(run, releaseDeferredMs);
+            followUp.unref();
+          },
+          (err: unknown) => logger.error({ err }, 'maintenance sweep failed'),
+        );
       };
       run();
       const timer = setInterval(run, intervalMs);
       timer.unref();
-      return () => clearInterval(timer);
+      return () => {
+        clearInterval(timer);
+        clearTimeout(followUp);
+      };
     },
   };
 }

@@ -686,6 +686,11 @@ export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
   instanceId: string;
   /** How what a dead claim's process accrued is charged, when the claim is taken over (see `instanceId`). */
   charging: AccruedCharging;
+  /**
+   * Whether the caller may take a lapsed lease for a dead process's (core/instance.ts,
+   * settlesIn). When false, an unfinished claim of a process whose lease lapsed is in progress.
+   */
+  mayReleaseLapsed: boolean;
 }
 
 export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_progress' };

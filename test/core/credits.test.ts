@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESERVATION_TTL_MS } from '../../src/core/credits/credits.js';
+import { DEFAULT_LEASE_MS } from '../../src/core/instance.js';
 import type { UsageRecord } from '../../src/db/store.js';
 import type { PorchError } from '../../src/core/errors.js';
 import { usageRecord } from '../db/fixtures.js';
@@ -89,8 +90,10 @@ describe('maintenance sweep', () => {
   it('returns reservations a crash left open and drops expired idempotency records', async () => {
     await harness.core.credits.reserve(accountId, 3_000);
     await harness.core.idempotency.begin(accountId, 'key-1', 'execute_persona', { input: 'x' });
+    // Registered just now, this process does not yet take expired leases for dead processes'.
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      releaseDeferredMs: DEFAULT_LEASE_MS / 3,
       requeuedRuns: 0,
       failedRuns: 0,
       releasedReservations: 0,
@@ -105,6 +108,7 @@ describe('maintenance sweep', () => {
     // The sweeping process renews its own lease first, so what it holds is released by age, never by retiring itself.
     expect(await harness.core.maintenance.sweep()).toEqual({
       retiredInstances: 0,
+      releaseDeferredMs: 0,
       requeuedRuns: 0,
       failedRuns: 0,
       releasedReservations: 1,

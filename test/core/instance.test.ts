@@ -2,7 +2,8 @@
  * This process's lease (core/instance.ts) after the database was out of reach: what it claims
  * next is claimed under a renewed lease, and a failed renewal is retried within a second rather
  * than a third of a lease (regression: after an outage longer than the lease, every process's
- * lease had lapsed, and one Idempotency-Key ran three times).
+ * lease had lapsed, and one Idempotency-Key ran three times); and how long until it may take a
+ * lapsed lease for a dead process's (test/reliability/outage-leases.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
@@ -50,6 +51,26 @@ describe('the process lease after an outage', () => {
     setDown(false);
     await instance.ready();
     expect(renewals).toEqual([renewals[0], clock.now()]);
+    await instance.retire();
+  });
+
+  it('settles a renewal period after registering, and again after any failed renewal', async () => {
+    const clock = new ManualClock();
+    const { instance, setDown } = instanceOver(clock);
+    expect(instance.settlesIn(), 'not registered').toBe(LEASE_MS / 3);
+    await instance.ready();
+    clock.advance(LEASE_MS / 3 - 1);
+    expect(instance.settlesIn()).toBe(1);
+    clock.advance(1);
+    expect(instance.settlesIn()).toBe(0);
+
+    setDown(true);
+    await expect(instance.renew()).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(instance.settlesIn(), 'a failed renewal unsettles it').toBe(LEASE_MS / 3);
+    setDown(false);
+    clock.advance(LEASE_MS);
+    await instance.renew();
+    expect(instance.settlesIn(), 'counted from the first renewal that succeeded').toBeCloseTo(LEASE_MS / 3);
     await instance.retire();
   });
 

@@ -95,7 +95,14 @@ async function populate(): Promise<void> {
         operation: 'execute_composition',
         requestHash: `hash-${index}`,
       };
-      await store.idempotency.claim({ ...claim, now: T0, expiresAt: T0 + 86_400_000, instanceId: INSTANCE_ID, charging: accruedCharging(T0) });
+      await store.idempotency.claim({
+        ...claim,
+        now: T0,
+        expiresAt: T0 + 86_400_000,
+        instanceId: INSTANCE_ID,
+        charging: accruedCharging(T0),
+        mayReleaseLapsed: true,
+      });
       if (index < 10)
         await store.idempotency.complete({
           ...claim,
@@ -209,6 +216,7 @@ async function readThroughPorts(databaseUrl: string) {
           expiresAt: T0 + 86_400_000,
           instanceId: INSTANCE_ID,
           charging: accruedCharging(T0),
+          mayReleaseLapsed: true,
         }),
       })),
     );

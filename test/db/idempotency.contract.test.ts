@@ -17,6 +17,7 @@ function claimRequest(overrides: Partial<IdempotencyClaimRequest> = {}): Idempot
     expiresAt: T0 + DAY_MS,
     instanceId: INSTANCE_ID,
     charging: accruedCharging(T0),
+    mayReleaseLapsed: true,
     ...overrides,
   };
 }

@@ -32,6 +32,7 @@ function claim(instanceId: string, now: number, overrides: Partial<IdempotencyCl
     expiresAt: T0 + DAY_MS,
     instanceId,
     charging: accruedCharging(now),
+    mayReleaseLapsed: true,
     ...overrides,
   };
 }
@@ -113,7 +114,10 @@ describeEachEngine('process leases', (engine, definition) => {
     await reserveFor(store, account.id, 'first', 4_000);
 
     expect(await store.idempotency.claim(claim('second', T0 + 1_000))).toEqual({ kind: 'in_progress' });
-    // Killed: 'first' never renews, and its lease runs out.
+    // Killed: 'first' never renews, and its lease runs out. A caller not yet settled (just started,
+    // or just back from an outage) cannot tell that from a live process yet to renew: it waits.
+    expect(await store.idempotency.claim(claim('second', T0 + LEASE_MS + 1, { mayReleaseLapsed: false }))).toEqual({ kind: 'in_progress' });
+    expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 10_000, reservedTokens: 4_000 });
     expect(await store.idempotency.claim(claim('second', T0 + LEASE_MS + 1))).toEqual({ kind: 'claimed' });
     expect(await store.credits.balance(account.id)).toEqual({ balanceTokens: 10_000, reservedTokens: 0 });
     // The retry holds the key now: a third attempt waits for it.

@@ -11,6 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
+import { DEFAULT_LEASE_MS } from '../../src/core/instance.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
@@ -91,8 +92,12 @@ describe.each(SUITE_ENGINES)('kill -9 with asynchronous runs queued and running 
       expect(statuses.filter((status) => status === 'running')).toHaveLength(RUNNING_AT_ONCE);
       expect(statuses.filter((status) => status === 'queued')).toHaveLength(QUEUED_RUNS - RUNNING_AT_ONCE);
       expect((await after.core.credits.balance(account.id)).reservedTokens, 'the crash left the running runs reserved').toBeGreaterThan(0);
-      clock.advance(LEASE_SECONDS * 1_000 + 1);
-      expect(await after.core.maintenance.sweep()).toMatchObject({ retiredInstances: 1, requeuedRuns: RUNNING_AT_ONCE, failedRuns: 0 });
+      // A process just started waits a renewal period before it takes an expired lease for a dead process's.
+      const settlingMs = DEFAULT_LEASE_MS / 3;
+      expect(await after.core.maintenance.sweep()).toMatchObject({ retiredInstances: 0, requeuedRuns: 0, releaseDeferredMs: settlingMs });
+      // Past both the dead process's lease (5 s) and this one's settling.
+      clock.advance(Math.max(LEASE_SECONDS * 1_000 + 1, settlingMs));
+      expect(await after.core.maintenance.sweep()).toMatchObject({ retiredInstances: 1, requeuedRuns: RUNNING_AT_ONCE, failedRuns: 0, releaseDeferredMs: 0 });
       expect(await after.core.credits.balance(account.id)).toMatchObject({ reservedTokens: 0 });
     } finally {
       await after.close();

@@ -106,6 +106,8 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
   const active = new Map<string, ActiveRun>();
   let executor: QueuedRunExecutor | null = null;
   let poller: NodeJS.Timeout | null = null;
+  /** The start-up recovery, while it waits for this process to settle. */
+  let recovery: NodeJS.Timeout | undefined;
   let pumping: Promise<void> | null = null;
   let pumpAgain = false;
   /** False once a shutdown has begun: the runs in flight go on, no new one is claimed. */
@@ -295,8 +297,20 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
     /** Starts executing queued runs in this process, with `execute` calling their operations. */
     start(execute: QueuedRunExecutor): void {
       executor = execute;
-      // Runs a stopped process left behind are recovered at once rather than at the first sweep.
-      recover().catch((err: unknown) => logger.warn({ err }, 'could not recover the runs of stopped processes; the next sweep retries'));
+      // Runs a stopped process left behind are recovered as soon as this process may take an
+      // expired lease for a dead process's (instance.ts, settlesIn), rather than at the first sweep.
+      const recoverWhenSettled = () => {
+        instance
+          .ready()
+          .then(() => {
+            const waitMs = instance.settlesIn();
+            if (waitMs === 0) return recover();
+            recovery = setTimeout(recoverWhenSettled, waitMs);
+            recovery.unref();
+          })
+          .catch((err: unknown) => logger.warn({ err }, 'could not recover the runs of stopped processes; the next sweep retries'));
+      };
+      recoverWhenSettled();
       poller = setInterval(() => {
         pump();
         abortCancelled().catch((err: unknown) => logger.warn({ err }, 'could not read cancellations of running runs'));
@@ -320,6 +334,7 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
      */
     async stop(graceMs: number): Promise<void> {
       executor = null;
+      clearTimeout(recovery);
       if (poller) clearInterval(poller);
       poller = null;
       await pumping;

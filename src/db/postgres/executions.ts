@@ -73,7 +73,9 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
         if (existing && existing.expiresAt > request.now) {
           if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
           if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
-          if (existing.instanceId === null || (await isInstanceLive(tx, existing.instanceId, request.now))) return { kind: 'in_progress' };
+          if (existing.instanceId === null || !request.mayReleaseLapsed || (await isInstanceLive(tx, existing.instanceId, request.now))) {
+            return { kind: 'in_progress' };
+          }
           // The process running the first request is gone: release what it held, and run this retry.
           await retireInstance(tx, existing.instanceId, request.charging);
         }

@@ -67,7 +67,8 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
           if (existing && existing.expiresAt > request.now) {
             if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
             if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
-            if (existing.instanceId === null || isInstanceLive(db, existing.instanceId, request.now)) return { kind: 'in_progress' };
+            if (existing.instanceId === null || !request.mayReleaseLapsed || isInstanceLive(db, existing.instanceId, request.now))
+              return { kind: 'in_progress' };
             // The process running the first request is gone: release what it held, and run this retry.
             retireInstance(db, existing.instanceId, request.charging);
           }
