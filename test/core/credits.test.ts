@@ -86,6 +86,32 @@ describe('credits ledger', () => {
   });
 });
 
+describe('a run budget (one reservation for a workflow run)', () => {
+  it('covers calls made in parallel with what they need together, not each with what all of them claim (regression: parallel nodes were refused)', async () => {
+    const { accountId: poorer } = await harness.createAccount({ credits: 4 });
+    const budget = harness.core.credits.openRun(poorer);
+    await Promise.all([budget.hold(1_032), budget.hold(1_032)]);
+    expect(await harness.store.credits.balance(poorer)).toEqual({ balanceTokens: 4_000, reservedTokens: 2_064 });
+    await budget.release();
+
+    const run = harness.core.credits.openRun(accountId);
+    await Promise.all([run.hold(1_032), run.hold(1_032), run.hold(1_032), run.hold(1_032)]);
+    // Grown by doubling, never past what the four calls could take: 1,032 + 1,032 + 2,064.
+    expect((await harness.store.credits.balance(accountId)).reservedTokens).toBe(4_128);
+    await run.release();
+  });
+
+  it('refuses, of calls made in parallel, only one the balance cannot cover by itself', async () => {
+    const { accountId: poorer } = await harness.createAccount({ credits: 2.5 });
+    const budget = harness.core.credits.openRun(poorer);
+    const outcomes = await Promise.allSettled([budget.hold(1_000), budget.hold(1_000), budget.hold(1_000)]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    const refusal = (outcomes[2] as PromiseRejectedResult).reason as PorchError;
+    expect(refusal.message).toBe('Insufficient credits: 0.5 available, 1 required to start this execution.');
+    await budget.release();
+  });
+});
+
 describe('maintenance sweep', () => {
   it('returns reservations a crash left open and drops expired idempotency records', async () => {
     await harness.core.credits.reserve(accountId, 3_000);

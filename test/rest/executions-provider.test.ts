@@ -131,6 +131,42 @@ describe('executions through a provider', () => {
     ]);
   });
 
+  it("counts a workflow node's usage in the run when its cost outgrew the balance, as /usage does (regression: the run left it out)", async () => {
+    const small = await harness.createAccount({ credits: 2 });
+    const smallKey = await harness.createKey(small.accountId);
+    const summary = await harness.core.bundles.importBundle(small.accountId, {
+      workflows: [
+        {
+          key: 'w',
+          name: 'Outgrown',
+          nodes: [
+            { id: 'a', kind: 'model', prompt: 'small' },
+            { id: 'b', kind: 'model', prompt: 'BIG {{a}}' },
+          ],
+        },
+      ],
+    });
+    harness.fake.setBehaviour((request) => ({
+      content: 'done',
+      usage: JSON.stringify(request.body).includes('BIG')
+        ? { prompt_tokens: 5_000, completion_tokens: 1, total_tokens: 5_001 }
+        : { prompt_tokens: 150, completion_tokens: 50, total_tokens: 200 },
+    }));
+    const response = await harness.api<OperationOutput<typeof executeWorkflow>>('POST', `/workflows/${summary.ids['workflow:w']}/execute`, {
+      key: smallKey.key,
+      body: {},
+    });
+    expect(response.status, describeResponse(response)).toBe(200);
+    expect(response.body.data).toMatchObject({ status: 'failed', token_usage: { total_tokens: 5_201 } });
+    expect(await harness.store.credits.balance(small.accountId), 'the first node is charged, the second withheld').toEqual({
+      balanceTokens: 1_800,
+      reservedTokens: 0,
+    });
+    const reader = await harness.createKey(small.accountId, { scopes: ['read:usage'] });
+    const usage = await harness.api<{ totals: Record<string, number> }>('GET', '/usage', { key: reader.key });
+    expect(usage.body.data.totals).toMatchObject({ requests: 1, model_calls: 2, total_tokens: 5_201 });
+  });
+
   it('never overdraws: fifty concurrent executions against a balance that allows ten', async () => {
     const ten = await harness.createAccount({ credits: 2 });
     const tenKey = await harness.createKey(ten.accountId, { rpm: 1000 });

@@ -154,20 +154,26 @@ export function createCreditService(
     /** Tokens accrued by finished calls plus those held by calls in flight; never above heldTokens once a hold returns. */
     let claimedTokens = 0;
     let closed = false;
+    /**
+     * Claims are made and covered one at a time: calls running in parallel (a workflow's nodes)
+     * would otherwise each see the others' claims as their own shortfall, and grow the
+     * reservation by all of them at once (regression: four parallel nodes reserved ten calls'
+     * worth, and an account that could pay for them was refused).
+     */
+    let claiming: Promise<unknown> = Promise.resolve();
+    const oneAtATime = <T>(task: () => Promise<T>): Promise<T> => {
+      const result = claiming.then(task);
+      claiming = result.catch(() => undefined);
+      return result;
+    };
 
     /** Grows the reservation until it covers what is claimed; false when the balance cannot. */
     async function cover(generously: boolean): Promise<boolean> {
       while (claimedTokens > heldTokens) {
         if (reservation === null) {
           // Opening: the store checks the minimum balance to start, as for any call.
-          const opened = await reserve(accountId, claimedTokens);
-          if (reservation === null) {
-            reservation = opened;
-            heldTokens = opened.tokens;
-          } else {
-            // Another call of the run opened it meanwhile: this reservation is not needed.
-            await store.release(opened.id, charging());
-          }
+          reservation = await reserve(accountId, claimedTokens);
+          heldTokens = reservation.tokens;
           continue;
         }
         const shortfall = claimedTokens - heldTokens;
@@ -197,13 +203,16 @@ export function createCreditService(
     return {
       async hold(tokens) {
         const needed = Math.max(0, Math.ceil(tokens));
-        claimedTokens += needed;
-        let covered = false;
-        try {
-          covered = await cover(true);
-        } finally {
-          if (!covered) claimedTokens -= needed;
-        }
+        const covered = await oneAtATime(async () => {
+          claimedTokens += needed;
+          let grown = false;
+          try {
+            grown = await cover(true);
+          } finally {
+            if (!grown) claimedTokens -= needed;
+          }
+          return grown;
+        });
         if (!covered) {
           const { balanceTokens, reservedTokens } = await store.balance(accountId);
           throw insufficient(balanceTokens - reservedTokens, Math.max(needed, minimumTokens));
@@ -212,13 +221,16 @@ export function createCreditService(
 
       async charge(held, usage) {
         const cost = Math.max(0, Math.ceil(usage.chargedTokens));
-        claimedTokens += cost - held;
-        let accrued = false;
-        try {
-          accrued = (await cover(false)) && (await store.accrue({ reservationId: openReservation().id, usage: { ...usage, chargedTokens: cost } }));
-        } finally {
-          if (!accrued) claimedTokens -= cost;
-        }
+        const accrued = await oneAtATime(async () => {
+          claimedTokens += cost - held;
+          let done = false;
+          try {
+            done = (await cover(false)) && (await store.accrue({ reservationId: openReservation().id, usage: { ...usage, chargedTokens: cost } }));
+          } finally {
+            if (!done) claimedTokens -= cost;
+          }
+          return done;
+        });
         if (!accrued) throw new PorchError('BILLING_FAILED', BILLING_FAILED_MESSAGE);
       },
 

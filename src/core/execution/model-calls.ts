@@ -379,6 +379,8 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       await budget.charge(held, accrued);
     } catch (err) {
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+      // As for a call of its own: withheld and not charged, but the run says what the model used.
+      noteCost(err, { model: result.modelUsed, usage: result.usage, chargedTokens: 0 });
       throw err;
     }
     return paidCall(result, accrued.id);
