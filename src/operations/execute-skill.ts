@@ -21,8 +21,9 @@ export const executeSkill = defineKeyedOperation({
   params: idParams,
   body: z
     .strictObject({
-      input: inputTextSchema.optional().describe('The text the skill works on (preferred).'),
-      context: inputTextSchema.optional().describe('Legacy alias of `input`; ignored when `input` is sent.'),
+      // Not empty, as a persona's input: an empty `input` would win over a `context` and send the model nothing to work on.
+      input: inputTextSchema.min(1, 'must not be empty').optional().describe('The text the skill works on (preferred).'),
+      context: inputTextSchema.min(1, 'must not be empty').optional().describe('Legacy alias of `input`; ignored when `input` is sent.'),
       model: modelOverrideSchema,
       variables: variablesSchema.optional(),
       use_byok: useByokSchema,

@@ -73,6 +73,15 @@ describe('executions with the echo model', () => {
     const neither = await harness.api('POST', path, { key, body: { variables: {} } });
     expect(neither.status).toBe(400);
     expect(neither.body.error.message).toMatch(/send `input`/);
+    // As a persona's: an empty input is refused, not sent to the model in place of the context (regression: 200, charged).
+    for (const [body, field] of [
+      [{ input: '', context: 'the context' }, 'input'],
+      [{ context: '' }, 'context'],
+    ] as const) {
+      const empty = await harness.api('POST', path, { key, body: { ...body, variables: { bullets: 3 } } });
+      expect(empty.status, field).toBe(400);
+      expect(empty.body.error.message).toContain(`body.${field}: must not be empty`);
+    }
   });
 
   it('executes a persona: the context follows the input after a blank line', async () => {
