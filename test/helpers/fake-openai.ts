@@ -63,6 +63,8 @@ export interface FakeReply {
   streamUsage?: 'last' | 'every-chunk' | 'none';
   /** Streamed requests: after this many content chunks, end the connection abruptly (an upstream dying mid-stream). */
   dropAfterChunks?: number;
+  /** Streamed requests: after this many content chunks, end the response cleanly, with no finish reason nor [DONE] (a proxy cutting the answer short). */
+  endAfterChunks?: number;
 }
 
 export type FakeBehaviour = FakeReply | ((request: RecordedRequest, index: number) => FakeReply);
@@ -194,6 +196,11 @@ export async function startFakeOpenAi(options: StartFakeOpenAiOptions = {}): Pro
       if (res.destroyed) return;
       if (reply.dropAfterChunks !== undefined && sent >= reply.dropAfterChunks) {
         res.destroy();
+        return;
+      }
+      if (reply.endAfterChunks !== undefined && sent >= reply.endAfterChunks) {
+        finished = true;
+        res.end();
         return;
       }
       const text = chunks[sent];

@@ -321,6 +321,30 @@ describe('streaming through a provider', () => {
     await failedRunMatching(row);
   });
 
+  it('reports a stream that ended cleanly before its finish reason as an error event, never as done (regression: the part was stored and charged as an answer)', async () => {
+    harness.fake.setBehaviour({ chunks: ['One ', 'two ', 'three'], endAfterChunks: 1, streamUsage: 'none' });
+    const events = await collectEvents(await postEventStream(harness.url, personaPath, { key, body: { input: 'hi' } }));
+    expect(deltasOf(events)).toEqual(['One ']);
+    expect(events.map((event) => event.event)).not.toContain('done');
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { error: { code: 'AI_SERVICE_ERROR' } } });
+    expect(await onlyUsageRow()).toMatchObject({ status: 'failed' });
+  });
+
+  it('answers a server that ignored stream: true (a JSON completion) as the JSON error, charging nothing', async () => {
+    harness.fake.setBehaviour({
+      rawBody: JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        model: 'fast',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Whole.' }, finish_reason: 'stop' }],
+      }),
+    });
+    const response = await postEventStream(harness.url, personaPath, { key, body: { input: 'hi' } });
+    expect(response.status).toBe(500);
+    expect(response.json).toMatchObject({ error: { code: 'AI_SERVICE_ERROR' } });
+    expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 1_000_000, reservedTokens: 0 });
+  });
+
   it('answers an upstream failure before the first byte as the JSON error, releasing the reservation', async () => {
     harness.fake.setBehaviour({ status: 503 });
     const response = await postEventStream(harness.url, personaPath, { key, body: { input: 'hi' } });

@@ -61,6 +61,7 @@ const chunkSchema = z.object({
             refusal: z.string().nullable().optional(),
           })
           .optional(),
+        finish_reason: z.string().nullable().optional(),
       }),
     )
     .optional(),
@@ -196,6 +197,8 @@ export class OpenAiCompatibleProvider {
     const body: ChatCompletionCreateParamsStreaming = { ...this.buildBody(request), stream: true, stream_options: { include_usage: true } };
     let usage: TokenUsage | null = null;
     let upstreamModel: string | undefined;
+    /** Whether a choice ended with a reason: a stream that stops without one was cut short. */
+    let finished = false;
     const stalled = new AbortController();
     const stall = () =>
       new PorchError('AI_SERVICE_ERROR', `The AI provider '${this.id}' sent nothing for ${this.config.timeoutMs} ms mid-answer. Retry with backoff.`);
@@ -216,7 +219,9 @@ export class OpenAiCompatibleProvider {
         const chunk = chunkSchema.safeParse(raw);
         if (!chunk.success) throw new MalformedUpstreamResponseError('A streamed chunk did not have the expected shape.');
         if (chunk.data.model !== undefined && chunk.data.model !== '') upstreamModel = chunk.data.model;
-        const delta = chunk.data.choices?.[0]?.delta;
+        const choice = chunk.data.choices?.[0];
+        if (typeof choice?.finish_reason === 'string' && choice.finish_reason !== '') finished = true;
+        const delta = choice?.delta;
         const text = delta?.content ?? delta?.refusal;
         if (typeof text === 'string' && text !== '') yield { type: 'delta', text };
         const reported = toTokenUsage(chunk.data.usage);
@@ -229,6 +234,10 @@ export class OpenAiCompatibleProvider {
       // The SDK ends a stream its signal aborted as if it had finished; it did not.
       if (request.signal?.aborted === true) throw abortedError(this.id, request.signal);
       if (stalled.signal.aborted) throw stalled.signal.reason;
+      // A proxy that ends the connection cleanly mid-answer, or a server that answered with
+      // something other than a stream (a JSON completion, an HTML page), leaves no finish reason:
+      // that is a failure, never an answer to charge and store (regression: "done" with the part).
+      if (!finished) throw new MalformedUpstreamResponseError('The streamed completion ended before the model finished its answer.');
     } catch (err) {
       throw this.fail(request.signal?.aborted !== true && stalled.signal.aborted ? stalled.signal.reason : err, request, byok);
     } finally {
