@@ -4,7 +4,7 @@
  * names each problem by its path in one syntax, `body.nodes[2].prompt`: dots before names,
  * brackets around array indices, the root (`body`, `ai`, `workflows[1].definition`) first.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** A JSON object (not an array, not null): what a parsed body, reply or stored payload must be to be read by field. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -24,6 +24,17 @@ export interface FormatIssuesOptions {
   whole?: string;
   /** At most this many problems are listed; the rest are counted ("and 3 more"). */
   limit?: number;
+}
+
+/**
+ * Text that must hold more than whitespace, at most `maxLength` characters as sent. The length is
+ * checked before trimming and `pattern` says "a non-blank character", so the OpenAPI document's
+ * `maxLength`, `minLength` and `pattern` accept exactly what the server does (regressions: a
+ * whitespace-only title, a name over the limit only by its surrounding spaces stored cut to the
+ * limit, were judged differently by the two).
+ */
+export function nonBlankText(maxLength: number) {
+  return z.string().max(maxLength).trim().min(1, 'must not be empty').meta({ pattern: '\\S' });
 }
 
 /** A message listing every problem of a large bad input would bury the first one. */

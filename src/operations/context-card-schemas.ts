@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { expertScopes } from '../core/access/scopes.js';
 import { CARD_LIMITS } from '../core/context-cards/context-cards.js';
-import { nonBlankText, timestampSchema } from './schemas.js';
+import { nonBlankText } from '../core/validation.js';
+import { timestampSchema } from './schemas.js';
 
 export const contextCardScopes = expertScopes('context-cards');
 export const contextCardTag = 'Context cards';

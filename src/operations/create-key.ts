@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { MAX_ACTIVE_KEYS } from '../core/accounts/accounts.js';
 import { defineKeyedOperation } from './operation.js';
-import { instantInputSchema, nonBlankText } from './schemas.js';
+import { nonBlankText } from '../core/validation.js';
+import { instantInputSchema } from './schemas.js';
 import { createdKeySchema, keyScopes, MINTS_KEYS } from './self-service-schemas.js';
 
 const limitField = (what: string) =>

@@ -3,7 +3,7 @@ import { expertScopes } from '../core/access/scopes.js';
 import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, judgeResultSchema } from '../core/judge/index.js';
 import { guardrailFindingsSchema, modelOverrideSchema, useByokSchema } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
-import { nonBlankText } from './schemas.js';
+import { nonBlankText } from '../core/validation.js';
 
 export const runJudge = defineKeyedOperation({
   name: 'run_judge',

@@ -43,17 +43,6 @@ export function queryInteger(number: z.ZodNumber) {
   return z.preprocess((value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value), number);
 }
 
-/**
- * Text that must hold more than whitespace, at most `maxLength` characters as sent. The length is
- * checked before trimming and `pattern` says "a non-blank character", so the OpenAPI document's
- * `maxLength`, `minLength` and `pattern` accept exactly what the server does (regressions: a
- * whitespace-only title, and one over the limit only by its surrounding spaces, were judged
- * differently by the two).
- */
-export function nonBlankText(maxLength: number) {
-  return z.string().max(maxLength).trim().min(1, 'must not be empty').meta({ pattern: '\\S' });
-}
-
 export const pageQuery = z.object({
   limit: queryInteger(
     z

@@ -4,6 +4,7 @@ import type { Scope } from '../core/access/scopes.js';
 import { DEFAULT_SECRET_GRACE_SECONDS, MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../db/store.js';
 import { idInput, timestampSchema } from './schemas.js';
+import { nonBlankText } from '../core/validation.js';
 
 export const webhookScopes: readonly Scope[] = ['manage:webhooks'];
 export const webhookTag = 'Webhooks';
@@ -13,11 +14,7 @@ const MAX_URL_LENGTH = 2_048;
 const MAX_DESCRIPTION_LENGTH = 500;
 
 export const webhookWriteFields = {
-  url: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(MAX_URL_LENGTH)
+  url: nonBlankText(MAX_URL_LENGTH)
     .describe(
       'Where events are POSTed: an https URL whose host resolves to public addresses only (loopback, private, link-local, CGNAT and metadata addresses are refused unless the operator lists the host in webhooks.allow_hosts, which also allows http).',
     )

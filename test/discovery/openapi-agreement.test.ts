@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { BUNDLE_LIMITS } from '../../src/core/bundle/bundle-schema.js';
 import { CARD_LIMITS } from '../../src/core/context-cards/context-cards.js';
 import { MAX_VARIABLE_NESTING } from '../../src/operations/execution-schemas.js';
 import { MAX_JSON_DEPTH } from '../../src/operations/invoke.js';
@@ -104,6 +105,46 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
       method: 'POST',
       path: () => '/context-cards',
       request: { body: { title: '😀'.repeat(CARD_LIMITS.titleLength), content: 'c' } },
+    },
+  },
+  {
+    rule: 'a name is at most its limit as sent, spaces included (regression: stored cut to "a")',
+    refused: {
+      name: 'padded past the limit',
+      method: 'POST',
+      path: () => '/skills',
+      request: { body: { name: `a${' '.repeat(BUNDLE_LIMITS.nameLength)}`, instructions: 'x' } },
+    },
+    accepted: {
+      name: 'at the limit',
+      method: 'POST',
+      path: () => '/skills',
+      request: { body: { name: 'a'.repeat(BUNDLE_LIMITS.nameLength), instructions: 'x' } },
+    },
+  },
+  {
+    rule: 'a name must hold more than whitespace',
+    refused: { name: 'blank name', method: 'PATCH', path: () => `/compositions/${ids['composition:release-notes']}`, request: { body: { name: '   ' } } },
+    accepted: { name: 'a name', method: 'PATCH', path: () => `/compositions/${ids['composition:release-notes']}`, request: { body: { name: 'Renamed' } } },
+  },
+  {
+    rule: 'a category must hold more than whitespace',
+    refused: { name: 'blank category', method: 'POST', path: () => '/skills', request: { body: { name: 's', instructions: 'x', category: ' ' } } },
+    accepted: { name: 'a category', method: 'POST', path: () => '/skills', request: { body: { name: 's', instructions: 'x', category: 'writing' } } },
+  },
+  {
+    rule: "a custom rule's label must hold more than whitespace",
+    refused: {
+      name: 'blank label',
+      method: 'POST',
+      path: () => '/organisation/sanitiser-rules',
+      request: { body: { rule_id: 'custom.blank', label: '  ', severity: 'warn', kind: 'regex', pattern: 'X-[0-9]{4}' } },
+    },
+    accepted: {
+      name: 'a label',
+      method: 'POST',
+      path: () => '/organisation/sanitiser-rules',
+      request: { body: { rule_id: 'custom.blank', label: 'Ticket', severity: 'warn', kind: 'regex', pattern: 'X-[0-9]{4}' } },
     },
   },
   {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { modelIdSchema } from '../ai/model-id.js';
 import { CARD_LIMITS } from '../context-cards/context-cards.js';
 import { IDENTIFIER_PATTERN, variableDeclarationSchema, workflowDefinitionSchema } from '../engine/workflow-definition.js';
+import { nonBlankText } from '../validation.js';
 
 export const BUNDLE_VERSION = 1;
 
@@ -24,7 +25,7 @@ const keySchema = z
   .describe(
     "The item's key: workflows in the bundle refer to it by this, and `porch import` updates the item imported under the same key instead of adding another. Without one, the name (a card's title) is the key.",
   );
-const nameSchema = z.string().trim().min(1, 'must not be empty').max(BUNDLE_LIMITS.nameLength).describe('Display name.');
+const nameSchema = nonBlankText(BUNDLE_LIMITS.nameLength).describe('Display name.');
 const descriptionSchema = z.string().max(BUNDLE_LIMITS.descriptionLength).default('').describe('What it is for.');
 const tagsSchema = z.array(z.string().min(1).max(CARD_LIMITS.tagLength)).max(CARD_LIMITS.tags).default([]).describe('Free-form tags.');
 const modelSchema = modelIdSchema.describe('Model id, <provider>/<model_name>.');
@@ -40,7 +41,7 @@ export const personaEntrySchema = z.strictObject({
 
 export const contextCardEntrySchema = z.strictObject({
   key: keySchema.optional(),
-  title: z.string().trim().min(1).max(CARD_LIMITS.titleLength).describe('Card title.'),
+  title: nonBlankText(CARD_LIMITS.titleLength).describe('Card title.'),
   content: z.string().min(1).max(CARD_LIMITS.contentLength).describe('Card content.'),
   category: z.string().max(CARD_LIMITS.categoryLength).optional().describe('Category; "persona" makes the card a persona.'),
   tags: tagsSchema,
@@ -62,7 +63,7 @@ export const skillEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
   description: descriptionSchema,
-  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
+  category: nonBlankText(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
   instructions: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('System prompt; may hold {{variables}}.'),
   model: modelSchema.optional(),
 });
@@ -71,7 +72,7 @@ export const workflowEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
   description: descriptionSchema,
-  category: z.string().trim().min(1).max(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
+  category: nonBlankText(CARD_LIMITS.categoryLength).default('general').describe('Category, for grouping (default "general").'),
   ...workflowDefinitionSchema.shape,
   dangling_refs: z
     .array(z.string())

@@ -4,6 +4,7 @@
  * what it means.
  */
 import { z } from 'zod';
+import { nonBlankText } from '../validation.js';
 
 export const findingSeveritySchema = z
   .enum(['info', 'warn', 'block'])
@@ -65,7 +66,7 @@ export const customRuleDefinitionSchema = z
       .string()
       .regex(CUSTOM_RULE_ID_PATTERN, 'must be "custom." followed by 1-64 lower-case letters, digits, "_" or "-", starting with a letter or digit')
       .describe('Stable id of the rule, "custom.<slug>" (e.g. "custom.project-codenames").'),
-    label: z.string().trim().min(1).max(MAX_CUSTOM_LABEL_LENGTH).describe('Name shown on findings of this rule.'),
+    label: nonBlankText(MAX_CUSTOM_LABEL_LENGTH).describe('Name shown on findings of this rule.'),
     severity: findingSeveritySchema,
     enabled: z.boolean().default(true).describe('Disabled rules are stored but not applied.'),
     kind: z.enum(['regex', 'keywords']).describe('regex: an RE2 pattern; keywords: a list of words or phrases matched as whole words.'),
