@@ -4,7 +4,7 @@
  * account's items answering 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser, textareaText } from '../helpers/console-browser.js';
 import { PorchError } from '../../src/core/errors.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -76,6 +76,27 @@ describe('composition editor', () => {
     const { accountId } = { accountId: (await harness.core.accounts.accountByEmail(emailOf(page.html))).id };
     const stored = await harness.core.lifecycle.get('composition', accountId, id);
     expect(stored.template).toBe('Line one {{product}}\nLine two {{version}}');
+  });
+
+  it('keeps the line breaks of text nobody touched: stored CRLFs and a leading blank line survive a save of another field (regression: rewritten on every save)', async () => {
+    const id = await createComposition();
+    const page = await browser.get(`/console/compositions/${id}`);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf(page.html))).id;
+    const template = '\n\nWrite release notes\r\nfor {{product}} version {{version}}.';
+    const description = '\nNotes\r\nfor a release';
+    await harness.core.lifecycle.update(null, 'composition', accountId, id, { template, description });
+
+    const editor = await browser.get(`/console/compositions/${id}`);
+    // What a browser reads from the page, and sends back with its line breaks as CRLF.
+    const shown = (attribute: string) => textareaText(editor.html, attribute).replace(/\r?\n/g, '\r\n');
+    expect(textareaText(editor.html, 'name="template"')).toBe(template);
+    const fields = { ...COMPOSITION, template: shown('name="template"'), description: shown('name="description"'), base: baseOf(editor.html) };
+    const untouched = await browser.post(`/console/compositions/${id}`, { ...fields, intent: 'save' });
+    expect(untouched.html).toContain('Nothing changed since version 2, so no version was written.');
+
+    const renamed = await browser.post(`/console/compositions/${id}`, { ...fields, name: 'Renamed notes', intent: 'save' });
+    expect(renamed.status, renamed.html).toBe(303);
+    expect(await harness.core.lifecycle.get('composition', accountId, id)).toMatchObject({ version: 3, name: 'Renamed notes', template, description });
   });
 
   it('an emptied Model field puts the composition back on the default model (regression: the old model stayed)', async () => {
@@ -375,7 +396,7 @@ describe('two editors of one item (regression: the second save undid the first)'
     const tabA = baseOf((await browser.get(path)).html);
     const page = await browser.get(path);
     const tabB = baseOf(page.html);
-    const shownYaml = /<textarea[^>]*name="definition"[^>]*>([\s\S]*?)<\/textarea>/.exec(page.html)?.[1]?.replaceAll('&quot;', '"') ?? '';
+    const shownYaml = textareaText(page.html, 'name="definition"');
     expect(
       (await browser.post(path, { name: 'Pair', definition: shownYaml.replace('template: one', 'template: two'), base: tabB, intent: 'save' })).status,
     ).toBe(303);

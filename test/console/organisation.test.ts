@@ -5,7 +5,7 @@
  * is stored only encrypted; another organisation's ids answer 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser, textareaText } from '../helpers/console-browser.js';
 import { createProviderHarness, type ProviderHarness } from '../helpers/provider-harness.js';
 import { everyStoredRow } from '../helpers/store-inspection.js';
 
@@ -129,7 +129,7 @@ describe('the admin', () => {
 
     const editing = await browser.get(`${PAGE}?edit=custom.codenames`);
     expect(editing.html).toContain('Edit custom.codenames');
-    expect(editing.html).toMatch(/<textarea id="rule-keywords"[^>]*>Bluebird\nFalcon<\/textarea>/);
+    expect(textareaText(editing.html, 'id="rule-keywords"')).toBe('Bluebird\nFalcon');
     await browser.post(`${PAGE}/sanitiser-rules`, {
       rule_id: 'custom.codenames',
       label: 'Codename',

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFINE_PROMPT_MAX_CODE_POINTS } from '../../src/core/analyzer/index.js';
 import type { PromptAnalysis } from '../../src/core/analyzer/index.js';
-import { consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { consoleBrowser, signedInBrowser, textareaText } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { connectHttp, describeResult } from '../helpers/mcp-client.js';
 
@@ -47,8 +47,7 @@ function expectedScores(analysis: PromptAnalysis): Record<string, number> {
 }
 
 function textareaOf(html: string): string {
-  const match = /<textarea[^>]*id="prompt"[^>]*>([\s\S]*?)<\/textarea>/.exec(html);
-  return (match?.[1] ?? '').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  return textareaText(html, 'id="prompt"');
 }
 
 describe('the link analyze_prompt hands out', () => {

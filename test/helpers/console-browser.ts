@@ -81,3 +81,15 @@ export async function signedInBrowser(
   await browser.get('/console');
   return { browser, accountId, email, password };
 }
+
+/**
+ * The text of the first textarea whose start tag holds `attribute` (e.g. `id="prompt"`), as a
+ * browser reads it: the line break right after the start tag dropped, entities decoded.
+ */
+export function textareaText(html: string, attribute: string): string {
+  const start = html.search(new RegExp(`<textarea[^>]*${attribute.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^>]*>`));
+  if (start === -1) return '';
+  const open = html.indexOf('>', start) + 1;
+  const raw = html.slice(open, html.indexOf('</textarea>', open)).replace(/^\r?\n/, '');
+  return raw.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+}

@@ -13,3 +13,12 @@ export function wholeNumber(value: number): string {
 export function credits(value: number): string {
   return value.toLocaleString('en', { maximumFractionDigits: 3 });
 }
+
+/**
+ * A textarea's content as rendered. HTML drops a line break right after `<textarea>`, so one is
+ * put there: a text that starts with a line break keeps it (regression: every save of an editor
+ * dropped a leading blank line of a template nobody had touched).
+ */
+export function textareaContent(value: string): string {
+  return `\n${value}`;
+}

@@ -10,6 +10,7 @@ import { runJudge } from '../../operations/run-judge.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { Notice, PostForm } from './layout.js';
+import { textareaContent } from './format.js';
 import { typedText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/judge`;
@@ -71,13 +72,13 @@ function show(ctx: PageContext, state: { prompt?: string; criteria?: string; jud
           <div class="field">
             <label for="prompt">Prompt</label>
             <textarea id="prompt" name="prompt" rows={8} maxLength={JUDGE_MAX_PROMPT_CHARS} class="code">
-              {state.prompt ?? ''}
+              {textareaContent(state.prompt ?? '')}
             </textarea>
           </div>
           <div class="field">
             <label for="criteria">Criteria (optional)</label>
             <textarea id="criteria" name="criteria" rows={3} maxLength={JUDGE_MAX_CRITERIA_CHARS} aria-describedby="criteria-hint">
-              {state.criteria ?? ''}
+              {textareaContent(state.criteria ?? '')}
             </textarea>
             <p class="hint" id="criteria-hint">
               What a good answer must do; judged in addition to the general rubric.

@@ -25,7 +25,7 @@ import { scanText } from '../../operations/scan-text.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { updateOrganisationPolicies } from '../../operations/update-organisation-policies.js';
 import { type FormBody, formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
-import { dateTime } from './format.js';
+import { dateTime, textareaContent } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/organisation`;
@@ -283,7 +283,7 @@ function CustomRuleForm({ draft, editing, csrfToken }: { draft: RuleDraft; editi
       <div class="field">
         <label for="rule-keywords">Keywords</label>
         <textarea id="rule-keywords" name="keywords" class="short" placeholder={'Bluebird\nProject Falcon'}>
-          {draft.keywords ?? ''}
+          {textareaContent(draft.keywords ?? '')}
         </textarea>
         <span class="hint">For keyword rules: one per line (or separated by commas), matched as whole words.</span>
         <label class="toggle">
@@ -449,7 +449,7 @@ function TestBox({ scan, csrfToken }: { scan: NonNullable<Outcome['scan']>; csrf
           hx-target="#scan-result"
           hx-swap="innerHTML"
         >
-          {scan.text}
+          {textareaContent(scan.text)}
         </textarea>
         <span class="hint">Scanned as you type with the organisation's rules as saved; nothing is stored.</span>
       </div>

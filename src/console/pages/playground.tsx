@@ -10,7 +10,7 @@ import { getRun } from '../../operations/get-run.js';
 import { listRuns } from '../../operations/list-runs.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
-import { dateTime, wholeNumber } from './format.js';
+import { dateTime, textareaContent, wholeNumber } from './format.js';
 import { Notice, PostForm } from './layout.js';
 import {
   type ExecutionOutput,
@@ -103,7 +103,7 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
         <div class="field">
           <label for="input">{runnable.kind === 'persona' ? 'Message' : 'Input'} (required)</label>
           <textarea id="input" name="input" rows={5} required>
-            {request.input ?? ''}
+            {textareaContent(request.input ?? '')}
           </textarea>
         </div>
       ) : null}
@@ -111,7 +111,7 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
         <div class="field">
           <label for="context">Context (optional)</label>
           <textarea id="context" name="context" rows={3}>
-            {request.context ?? ''}
+            {textareaContent(request.context ?? '')}
           </textarea>
         </div>
       ) : null}
@@ -135,7 +135,7 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
                   placeholder={variable.defaultValue}
                   aria-describedby={hint ? `${id}-hint` : undefined}
                 >
-                  {request.variables[variable.name] ?? ''}
+                  {textareaContent(request.variables[variable.name] ?? '')}
                 </textarea>
                 {hint ? (
                   <p class="hint" id={`${id}-hint`}>

@@ -12,7 +12,7 @@ import { PorchError } from '../../core/errors.js';
 import { analyzePrompt } from '../../operations/analyze-prompt.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageRegistrar, type PublicPageContext } from '../console-pages.js';
-import { wholeNumber } from './format.js';
+import { textareaContent, wholeNumber } from './format.js';
 import { Notice } from './layout.js';
 
 const PATH = CONSOLE_PATHS.refine;
@@ -149,7 +149,7 @@ function RefinePage({ prompt, goal, csrfToken, outcome }: { prompt: string; goal
           <div class="field">
             <label for="prompt">Prompt</label>
             <textarea id="prompt" name="prompt" rows={14} aria-describedby="prompt-hint" {...live}>
-              {prompt}
+              {textareaContent(prompt)}
             </textarea>
             <span id="prompt-hint" class="hint">
               Up to {wholeNumber(REFINE_PROMPT_MAX_CODE_POINTS)} characters. Analysed as you type.

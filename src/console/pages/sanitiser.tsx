@@ -10,7 +10,7 @@ import type { OperationOutput } from '../../operations/operation.js';
 import { MAX_SCAN_TEXT_LENGTH, scanText } from '../../operations/scan-text.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import { formBody, formValue, type PageContext, type PageRegistrar } from '../console-pages.js';
-import { wholeNumber } from './format.js';
+import { textareaContent, wholeNumber } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 import { typedText } from './run/results.js';
 
@@ -99,7 +99,7 @@ function show(ctx: PageContext, state: { text?: string; redact?: boolean; scanne
           <div class="field">
             <label for="text">Text</label>
             <textarea id="text" name="text" rows={8} maxLength={MAX_SCAN_TEXT_LENGTH} class="code">
-              {text}
+              {textareaContent(text)}
             </textarea>
           </div>
           <div class="checkboxes">

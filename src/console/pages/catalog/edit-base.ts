@@ -27,8 +27,16 @@ export type FieldTexts = Readonly<Record<string, string>>;
 /** A digest of each field's text. */
 export type Digests = Readonly<Record<string, string>>;
 
+/**
+ * A digest of each field's text, line endings aside: a browser sends a textarea's line breaks as
+ * CRLF whatever the text held, so a field stored with CRLF (or LF) and sent back untouched must
+ * count as the same text (regression: saving an untouched template rewrote its CRLFs, and
+ * "nothing changed" wrote a version).
+ */
 export function digestsOf(texts: FieldTexts): Digests {
-  return Object.fromEntries(Object.entries(texts).map(([name, text]) => [name, createHash('sha256').update(text).digest('base64url').slice(0, 22)]));
+  return Object.fromEntries(
+    Object.entries(texts).map(([name, text]) => [name, createHash('sha256').update(text.replace(/\r\n?/g, '\n')).digest('base64url').slice(0, 22)]),
+  );
 }
 
 /** The base digests as the hidden field's value. */

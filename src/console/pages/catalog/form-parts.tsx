@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren, JSX } from 'preact';
 import type { PorchError } from '../../../core/errors.js';
+import { textareaContent } from '../format.js';
 
 /** One problem of a validation message: the field path it names (`nodes[1].prompt`), or null for the whole request. */
 export interface FieldIssue {
@@ -112,7 +113,7 @@ export function Field({
   return (
     <div class={isInvalid ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {rows === undefined ? <input {...inputType(type, min)} value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{value}</textarea>}
+      {rows === undefined ? <input {...inputType(type, min)} value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{textareaContent(value)}</textarea>}
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}
