@@ -165,6 +165,18 @@ describeEachEngine('webhook storage', (engine, definition) => {
     expect(claimed.filter((delivery) => delivery.endpointId === quiet.id)).toHaveLength(1);
   });
 
+  it("a backlog at an endpoint the claimer has saturated never keeps another endpoint's deliveries from being claimed (regression: a hung receiver starved every account)", async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const hung = await addEndpoint(store, endpointRecord(account.id));
+    const healthy = await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    for (let index = 0; index < 30; index++) await store.webhooks.enqueue(eventRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
+    // Far more of the hung endpoint's deliveries are due, earlier, than the claim reads candidates.
+    const claimed = await store.webhooks.claimDue({ now: T0 + 1, limit: 2, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 4, busy: new Map([[hung.id, 4]]) });
+    expect(claimed.map((delivery) => delivery.endpointId)).toEqual([healthy.id]);
+  });
+
   it('credits.low is written only by the settlement that takes the balance across the threshold', async () => {
     const { store } = engine();
     const { account } = await createAccount(store, 10_000);

@@ -7,7 +7,7 @@ import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizz
 import type { PostgresDatabase } from './open-database.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import { CANDIDATES_PER_SLOT, pickClaims } from '../webhook-claims.js';
+import { CANDIDATES_PER_SLOT, pickClaims, saturatedEndpoints } from '../webhook-claims.js';
 import type { ClaimedWebhookDelivery, WebhookEndpointRecord, WebhookEventRecord, WebhookEventType, WebhookRepository } from '../store.js';
 
 /**
@@ -111,6 +111,14 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
       return enqueueWebhookEvents(db, [event]);
     },
     async claimDue({ now, limit, claimUntil, maxPerEndpoint, busy }) {
+      const saturated = saturatedEndpoints({ maxPerEndpoint, busy });
+      const saturatedClause =
+        saturated.length === 0
+          ? sql``
+          : sql` and d.endpoint_id not in (${sql.join(
+              saturated.map((id) => sql`${id}`),
+              sql`, `,
+            )})`;
       const rows = await inTransaction(db, async (tx) => {
         // Candidates are locked (SKIP LOCKED: another process's are passed over, never waited for);
         // the ones not picked are released when the transaction ends.
@@ -118,7 +126,7 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
           select d.endpoint_id, d.event_id from webhook_deliveries d
           join webhook_endpoints e on e.id = d.endpoint_id
           where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_until is null or d.claimed_until <= ${now})
-            and e.enabled and d.payload is not null
+            and e.enabled and d.payload is not null${saturatedClause}
           order by d.next_attempt_at
           limit ${limit * CANDIDATES_PER_SLOT}
           for update of d skip locked`);

@@ -6,12 +6,12 @@
  * written exactly when what it reports is. It is one INSERT ... SELECT per event over the
  * account's endpoints (an index probe that finds nothing for an account without any).
  */
-import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
-import { CANDIDATES_PER_SLOT, pickClaims } from '../webhook-claims.js';
+import { CANDIDATES_PER_SLOT, pickClaims, saturatedEndpoints } from '../webhook-claims.js';
 import type {
   ClaimedWebhookDelivery,
   WebhookClaimRequest,
@@ -82,6 +82,7 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
   );
 
   const claim = immediateTransaction(db, ({ now, limit, claimUntil, maxPerEndpoint, busy }: WebhookClaimRequest): ClaimedWebhookDelivery[] => {
+    const saturated = saturatedEndpoints({ maxPerEndpoint, busy });
     const rows = db
       .select({
         delivery: webhookDeliveries,
@@ -99,6 +100,7 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
           sql`(${webhookDeliveries.claimedUntil} is null or ${webhookDeliveries.claimedUntil} <= ${now})`,
           eq(webhookEndpoints.enabled, true),
           sql`${webhookDeliveries.payload} is not null`,
+          saturated.length === 0 ? undefined : notInArray(webhookDeliveries.endpointId, saturated),
         ),
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
