@@ -139,12 +139,20 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     let secrets: string[];
     try {
       secrets = [decryptWebhookSecret(delivery.encryptedSecret, secretKey, delivery.endpointId)];
-      if (delivery.previousEncryptedSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > now) {
-        secrets.push(decryptWebhookSecret(delivery.previousEncryptedSecret, secretKey, delivery.endpointId));
-      }
     } catch (err) {
       logger.error({ err, endpointId: delivery.endpointId }, 'a webhook secret could not be decrypted (was PORCH_SECRET_KEY changed?)');
       return { statusCode: null, error: 'secret' };
+    }
+    if (delivery.previousEncryptedSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > now) {
+      // The previous secret only adds a signature for the grace period. One that cannot be read
+      // (sealed under an earlier PORCH_SECRET_KEY: rotating is how an operator recovers from a
+      // changed key) must not stop the current secret from signing (regression: every delivery
+      // failed until the grace period ended).
+      try {
+        secrets.push(decryptWebhookSecret(delivery.previousEncryptedSecret, secretKey, delivery.endpointId));
+      } catch (err) {
+        logger.warn({ err, endpointId: delivery.endpointId }, 'the previous webhook secret could not be decrypted; signing with the current one only');
+      }
     }
     const sentAt = new Date(now);
     const headers = {

@@ -1,7 +1,8 @@
 /**
  * The delivery worker connects to the address the SSRF guard checked, never to what a second DNS
  * lookup would answer: a host name that only the guard's resolver knows (the system resolver
- * cannot resolve `.test` names) is still delivered to, at the checked address.
+ * cannot resolve `.test` names) is still delivered to, at the checked address. And it signs
+ * with the current secret even when the previous one can no longer be read.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newId } from '../../../src/core/ids.js';
@@ -25,22 +26,24 @@ afterEach(async () => {
   await receiver.close();
 });
 
-it('delivers to the checked address of a name the system resolver does not know (the lookup is pinned)', async () => {
+/** One endpoint at the receiver under `host` with a `credits.low` event queued for it; returns what the test checks. */
+async function queuedDelivery(host: string, previousEncryptedSecret: (endpointId: string) => string | null = () => null) {
   const { accountId } = await harness.createAccount();
   const endpointId = newId();
   const secret = newWebhookSecret();
   const port = new URL(receiver.url).port;
+  const previous = previousEncryptedSecret(endpointId);
   await harness.store.webhooks.insertEndpointIfBelowLimit({
     endpoint: {
       id: endpointId,
       accountId,
-      url: `http://hooks.porch.test:${port}/in`,
+      url: `http://${host}:${port}/in`,
       description: null,
       events: ['credits.low'],
       enabled: true,
       encryptedSecret: encryptWebhookSecret(secret, SECRET_KEY, endpointId),
-      previousEncryptedSecret: null,
-      previousSecretExpiresAt: null,
+      previousEncryptedSecret: previous,
+      previousSecretExpiresAt: previous === null ? null : harness.clock.now() + 3_600_000,
       createdAt: harness.clock.now(),
       updatedAt: harness.clock.now(),
     },
@@ -54,13 +57,16 @@ it('delivers to the checked address of a name the system resolver does not know 
     payload: '{"type":"credits.low","timestamp":"x","data":{}}',
     createdAt: harness.clock.now(),
   });
-  const resolved: string[] = [];
-  const worker = createWebhookWorker({
+  return { accountId, endpointId, eventId, secret, port };
+}
+
+function worker(allowHosts: string[], resolved: string[] = []) {
+  return createWebhookWorker({
     store: harness.store.webhooks,
     clock: harness.clock,
     logger: createSilentLogger(),
     secretKey: SECRET_KEY,
-    allowHosts: ['hooks.porch.test'],
+    allowHosts,
     timeoutMs: 2_000,
     concurrency: 4,
     resolve: async (hostname) => {
@@ -68,7 +74,12 @@ it('delivers to the checked address of a name the system resolver does not know 
       return [{ address: '127.0.0.1', family: 4 }];
     },
   });
-  await worker.drain();
+}
+
+it('delivers to the checked address of a name the system resolver does not know (the lookup is pinned)', async () => {
+  const { accountId, endpointId, eventId, secret, port } = await queuedDelivery('hooks.porch.test');
+  const resolved: string[] = [];
+  await worker(['hooks.porch.test'], resolved).drain();
   expect(resolved).toEqual(['hooks.porch.test']);
   const request = await receiver.nextRequest();
   expect(request.path).toBe('/in');
@@ -77,4 +88,14 @@ it('delivers to the checked address of a name the system resolver does not know 
   verifyReceived(request, secret);
   const delivery = await harness.store.webhooks.findDelivery({ accountId, id: endpointId, eventId });
   expect(delivery).toMatchObject({ status: 'succeeded', lastStatusCode: 204 });
+});
+
+it('signs with the current secret when the previous one was sealed under another PORCH_SECRET_KEY (regression: every delivery failed for the grace period)', async () => {
+  const earlierKey = Buffer.alloc(32, 9);
+  const { accountId, endpointId, eventId, secret } = await queuedDelivery('127.0.0.1', (id) => encryptWebhookSecret(newWebhookSecret(), earlierKey, id));
+  await worker(['127.0.0.1']).drain();
+  const request = await receiver.nextRequest();
+  verifyReceived(request, secret);
+  expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  expect(await harness.store.webhooks.findDelivery({ accountId, id: endpointId, eventId })).toMatchObject({ status: 'succeeded' });
 });
