@@ -81,7 +81,7 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         cancelRequestedAt: null,
       };
       // run.completed / run.failed are written with the run, in its transaction (the outbox).
-      await runs.insert(run, runFinishedEvents(run));
+      await runs.insert(run, runFinishedEvents(run, finishedAt));
       return id;
     },
   };

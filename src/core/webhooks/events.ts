@@ -19,10 +19,10 @@ export function webhookEvent(accountId: string, type: WebhookEventType, data: un
  * `run.completed` or `run.failed` for a finished run: its summary as `get_run` shows it, without
  * inputs and result (they may hold personal data; the receiver fetches them with the run id).
  * A run in any other state (queued, running, cancelled) emits nothing. `finishedAt` is the
- * event's time: a synchronous run is recorded when it finishes (its `createdAt`); an
- * asynchronous run's final write passes the time it finished.
+ * event's time, for every run: when it finished, not when it started (regression: a synchronous
+ * run's event was dated its start, minutes before it happened for a long workflow).
  */
-export function runFinishedEvents(run: RunRecord, finishedAt: number = run.createdAt): WebhookEventRecord[] {
+export function runFinishedEvents(run: RunRecord, finishedAt: number): WebhookEventRecord[] {
   if (run.status !== 'completed' && run.status !== 'failed') return [];
   return [webhookEvent(run.accountId, `run.${run.status}`, runView(run, run.payload !== null), finishedAt)];
 }
