@@ -36,6 +36,19 @@ function expectEmptyBody(req: IncomingMessage): Promise<BodyOutcome> {
   });
 }
 
+/** The charset parameter of a Content-Type, lower-cased; undefined when there is none. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * JSON is UTF-8 (RFC 8259 §8.1), and the depth pre-check reads UTF-8 bytes: a body labelled with
+ * any other charset is refused, not decoded (regression: UTF-16 bodies were accepted, and a
+ * UTF-8 body labelled UTF-16 was read as garbage and answered "not valid JSON").
+ */
+function declaresOtherCharset(req: IncomingMessage): boolean {
+  const charset = CHARSET_PARAMETER.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  return charset !== undefined && charset !== 'utf-8';
+}
+
 /** DECISIONS.md: the default body limit is 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -118,6 +131,8 @@ export function jsonBodyReader(limitBytes: number): (req: IncomingMessage, res: 
     if (!hasBody(req)) return {};
     if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req);
     if (!typeIs(req, ['application/json', '+json'])) return { error: notJson() };
+    if (declaresOtherCharset(req))
+      return { error: new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON (charset=utf-8, or no charset).') };
     const parsed = req as IncomingMessage & { body?: unknown };
     return new Promise((resolve) => {
       parse(parsed, res, (err?: unknown) => {

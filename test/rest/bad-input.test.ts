@@ -59,6 +59,27 @@ describe('bad input never gets a 500', () => {
     expect(response.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('answers 415 for a body labelled with a charset other than UTF-8, whatever its bytes (regression: UTF-16 was accepted)', async () => {
+    const json = JSON.stringify({ title: 'Charset', content: 'Ģ' });
+    for (const [charset, bytes] of [
+      ['utf-16le', Buffer.from(json, 'utf16le')],
+      ['utf-16', Buffer.from(json, 'utf8')],
+      ['latin1', Buffer.from(json, 'utf8')],
+    ] as const) {
+      const response = await harness.api('POST', '/context-cards', {
+        key,
+        rawBody: bytes,
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expect(response.status, `${charset}: ${describeResponse(response)}`).toBe(415);
+      expect(response.body.error.message).toContain('UTF-8');
+    }
+    for (const contentType of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json']) {
+      const response = await harness.api('POST', '/context-cards', { key, rawBody: json, headers: { 'content-type': contentType } });
+      expect(response.status, `${contentType}: ${describeResponse(response)}`).toBe(201);
+    }
+  });
+
   it('answers 415 for a compressed body, and a key-less one 401 before its body is read', async () => {
     const compressed = gzipSync(JSON.stringify({ title: 'zipped', content: 'x' }));
     const send = (requestKey: string | undefined) =>
