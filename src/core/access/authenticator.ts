@@ -25,6 +25,11 @@ export interface Credentials {
    * names its API base here, so such a token is refused there. Unset: the MCP endpoint.
    */
   resource?: string | undefined;
+  /**
+   * Why the headers present no usable key although they present something (two keys, another
+   * Authorization scheme): the refusal says so instead of "no key" or using one silently.
+   */
+  problem?: { code: 'MISSING_API_KEY' | 'INVALID_API_KEY'; message: string } | undefined;
 }
 
 /** How OAuth access tokens are checked: the connected apps, and the resource tokens are issued for. */
@@ -130,7 +135,8 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
       return { account, credential: apiKeyCredential(key) };
     },
 
-    async authenticate({ apiKey, actingAccountId: sentAccountId, resource }) {
+    async authenticate({ apiKey, actingAccountId: sentAccountId, resource, problem }) {
+      if (problem !== undefined) throw new PorchError(problem.code, problem.message);
       // Ids are stored in lower case; a uuid means the same in either (regression: 403 "not in this organisation").
       const actingAccountId = sentAccountId?.toLowerCase();
       if (apiKey === undefined || apiKey.trim() === '') {
