@@ -22,7 +22,7 @@ import type { Operation } from './operations/operation.js';
 import { queuedRunExecutor } from './operations/queued-runs.js';
 import type { McpHttpDoor } from './mcp/http.js';
 import { MCP_PATH } from './mcp/mcp-path.js';
-import { answerClientError } from './rest/client-error.js';
+import { answerClientError, answerConnect } from './rest/client-error.js';
 import { createRestApp, type NodeDoor } from './rest/create-rest-app.js';
 import { lazyHandler } from './rest/lazy-handler.js';
 import { STREAM_KEEP_ALIVE_MS } from './rest/event-stream.js';
@@ -332,6 +332,10 @@ export async function startServer(config: Config, options: ApplicationOptions = 
     application.app,
   );
   server.on('clientError', answerClientError(config.errorCodes));
+  server.on('connect', answerConnect(config.errorCodes));
+  // An expectation other than 100-continue may be ignored (RFC 9110 §10.1.1): the request is
+  // served as if it had none, rather than Node's bare 417 without the envelope or X-API-Version.
+  server.on('checkExpectation', (req, res) => server.emit('request', req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -12,7 +12,12 @@ import { errorEnvelope } from '../operations/envelope.js';
 /** Node's own answer to a request whose headers or body did not arrive in time (kept as Node writes it). */
 const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
-const REASON_PHRASES: Readonly<Record<number, string>> = { 400: 'Bad Request', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
+const REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  431: 'Request Header Fields Too Large',
+};
 
 function errorFor(code: string | undefined): PorchError {
   if (code === 'HPE_HEADER_OVERFLOW') return new PorchError('HEADERS_TOO_LARGE', 'The request headers are larger than the server accepts.');
@@ -20,7 +25,7 @@ function errorFor(code: string | undefined): PorchError {
   return new PorchError('VALIDATION_ERROR', 'The request could not be parsed: its request line or a header is malformed.');
 }
 
-function rawResponse(error: PorchError, codeSet: ErrorCodeSet): string {
+function rawResponse(error: PorchError, codeSet: ErrorCodeSet, extraHeaders: readonly string[] = []): string {
   const requestId = randomUUID();
   const status = ERROR_TABLE[error.code].status;
   const body = JSON.stringify(errorEnvelope(error, requestId, codeSet));
@@ -30,10 +35,26 @@ function rawResponse(error: PorchError, codeSet: ErrorCodeSet): string {
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-API-Version: ${API_VERSION}`,
     `X-Request-Id: ${requestId}`,
+    ...extraHeaders,
     'Connection: close',
     '',
     body,
   ].join('\r\n');
+}
+
+/**
+ * The http server's `connect` listener: Porch is no proxy, so CONNECT is 405 in the envelope
+ * (without a listener Node closes the connection with no answer at all).
+ */
+export function answerConnect(codeSet: ErrorCodeSet): (req: unknown, socket: Duplex) => void {
+  return (_req, socket) => {
+    socket.on('error', () => undefined);
+    socket.end(
+      rawResponse(new PorchError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: Porch is not a proxy.'), codeSet, [
+        'Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      ]),
+    );
+  };
 }
 
 /**

@@ -34,6 +34,21 @@ describe("Node's own refusals in the error envelope (regression: bare status lin
     expect(JSON.parse(response.body)).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
   });
 
+  it('answers CONNECT 405 in the envelope (regression: the connection was closed without an answer)', async () => {
+    const response = await sendRaw(harness.url, 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    expect(response.status, response.raw).toBe(405);
+    expect(response.headers.get('x-api-version')).toBe('2026-05-05');
+    expect(response.headers.get('allow')).toContain('GET');
+    expect(JSON.parse(response.body)).toMatchObject({ success: false, error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it('serves a request with an expectation other than 100-continue as if it had none (regression: a bare 417)', async () => {
+    const response = await sendRaw(harness.url, 'GET /api/public/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: foo\r\nConnection: close\r\n\r\n');
+    expect(response.status, response.raw).toBe(200);
+    expect(response.headers.get('x-api-version')).toBe('2026-05-05');
+    expect(JSON.parse(response.body)).toMatchObject({ success: true });
+  });
+
   it('answers oversized headers 431 HEADERS_TOO_LARGE', async () => {
     const response = await sendRaw(
       harness.url,
