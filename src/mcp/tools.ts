@@ -93,12 +93,13 @@ export function operationInputSchema(operation: Operation): z.ZodObject {
  * What the operation's effect tells an MCP client. Only model calls reach outside Porch's own
  * database (open world); a partial update or a delete repeated has no further effect.
  */
-export function annotationsFor(operation: Pick<Operation, 'effect' | 'method'>): ToolAnnotations {
+export function annotationsFor(operation: Pick<Operation, 'effect' | 'idempotent'>): ToolAnnotations {
   switch (operation.effect) {
     case 'read':
       return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
     case 'write':
-      return { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false };
+      // Declared, not read off the method: an update that writes a new version is a PATCH that is not idempotent.
+      return { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.idempotent === true, openWorldHint: false };
     case 'destructive':
       return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
     case 'execute':

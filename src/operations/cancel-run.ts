@@ -13,6 +13,7 @@ export const cancelRun = defineKeyedOperation({
   path: '/runs/{id}/cancel',
   tag: 'Runs',
   effect: 'write',
+  idempotent: true,
   successStatus: 200,
   // A key that may start runs of a kind may cancel them; the run's own kind is checked once it is read.
   scopes: ANY_EXECUTE_SCOPES,

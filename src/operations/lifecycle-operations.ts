@@ -248,6 +248,7 @@ export function lifecycleOperations<Kind extends ExecutableResource, Shape exten
       path: `${path}/{id}/labels`,
       tag,
       effect: 'write',
+      idempotent: true,
       successStatus: 200,
       scopes: write,
       params: idParams,

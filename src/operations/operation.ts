@@ -103,6 +103,12 @@ interface OperationShape<Params, Query, Body, Output extends OutputSchema, Name 
   /** Whether an Idempotency-Key makes retries safe (replayed, never charged twice). */
   idempotencyKey?: boolean;
   /**
+   * A `write` that, repeated with the same input, changes nothing more than the first call did
+   * (setting a label, replacing a rule): MCP's idempotentHint. Not an update that writes a new
+   * version each time, nor a create.
+   */
+  idempotent?: true;
+  /**
    * Executions only: the kind of run the call records. With `Prefer: respond-async` the call is
    * queued as such a run (202 with its id) and executed later, by this same definition's `run`.
    */

@@ -13,6 +13,7 @@ export const putByokKey = defineKeyedOperation({
   path: '/organisation/byok-keys',
   tag: organisationTag,
   effect: 'write',
+  idempotent: true,
   successStatus: 201,
   exposure: ['rest', 'console', 'discovery'],
   scopes: organisationScopes,

@@ -9,6 +9,7 @@ export const putSanitiserRule = defineKeyedOperation({
   path: '/organisation/sanitiser-rules',
   tag: organisationTag,
   effect: 'write',
+  idempotent: true,
   successStatus: 200,
   scopes: organisationScopes,
   refuses: ORGANISATION_ADMIN_ONLY,

@@ -28,6 +28,7 @@ export const setCreditsLowThreshold = defineKeyedOperation({
   path: '/account/credits-low-threshold',
   tag: webhookTag,
   effect: 'write',
+  idempotent: true,
   successStatus: 200,
   scopes: webhookScopes,
   body: z.strictObject({ threshold_credits: thresholdSchema.shape.threshold_credits }),

@@ -11,6 +11,7 @@ export const updateOrganisationPolicies = defineKeyedOperation({
   path: '/organisation/policies',
   tag: organisationTag,
   effect: 'write',
+  idempotent: true,
   successStatus: 200,
   scopes: organisationScopes,
   refuses: ORGANISATION_ADMIN_ONLY,

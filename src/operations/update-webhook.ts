@@ -12,6 +12,7 @@ export const updateWebhook = defineKeyedOperation({
   path: '/webhooks/{id}',
   tag: webhookTag,
   effect: 'write',
+  idempotent: true,
   successStatus: 200,
   scopes: webhookScopes,
   params: idParams,

@@ -46,6 +46,23 @@ function expectedInput(operation: Operation) {
   return { properties, required, strictBody };
 }
 
+/**
+ * The writes a repeat leaves as the first call did (regression: every PATCH was hinted
+ * idempotent, the catalog updates that write a version per call included, and no POST was).
+ */
+const IDEMPOTENT_WRITES = new Set([
+  'set_composition_label',
+  'set_skill_label',
+  'set_persona_label',
+  'set_workflow_label',
+  'put_byok_key',
+  'put_sanitiser_rule',
+  'set_credits_low_threshold',
+  'update_organisation_policies',
+  'update_webhook',
+  'cancel_run',
+]);
+
 const EXPECTED_ANNOTATIONS = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -91,7 +108,7 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
     expect(tool().description).toBe(operation.description);
     const expected =
       operation.effect === 'write'
-        ? { readOnlyHint: false, destructiveHint: false, idempotentHint: operation.method === 'PATCH', openWorldHint: false }
+        ? { readOnlyHint: false, destructiveHint: false, idempotentHint: IDEMPOTENT_WRITES.has(operation.name), openWorldHint: false }
         : EXPECTED_ANNOTATIONS[operation.effect];
     expect(tool().annotations).toEqual(expected);
   });
