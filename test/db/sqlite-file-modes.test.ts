@@ -49,4 +49,16 @@ describe('SQLite file modes', () => {
     expect(permissions(path).toString(8)).toBe('600');
     expect(permissions(folder).toString(8)).toBe('755');
   });
+
+  it('keeps a read-only database read-only, taking away only group and world access (regression: it became 0600, writable)', async () => {
+    const path = join(freshRoot(), 'porch.db');
+    await (await createStore(`file:${path}`)).close();
+    chmodSync(path, 0o444);
+    // Whether it then opens is SQLite's and the operating system's call (root may write anyway).
+    await createStore(`file:${path}`).then(
+      (store) => stores.push(store),
+      () => undefined,
+    );
+    expect(permissions(path).toString(8)).toBe('400');
+  });
 });

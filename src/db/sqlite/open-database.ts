@@ -88,7 +88,7 @@ function createFolders(folder: string): void {
 
 /**
  * Creates the database file (and its folder) owner-only before SQLite opens it, and takes group
- * and world access away from files an older version created. An existing folder keeps its mode:
+ * and world access away from files an older version created, where this user may. An existing folder keeps its mode:
  * it may be shared (`/var/lib`), and only the files in it are Porch's.
  */
 function restrictDatabaseFiles(location: string): void {
@@ -96,7 +96,17 @@ function restrictDatabaseFiles(location: string): void {
   if (!existsSync(location)) closeSync(openSync(location, 'a', DATABASE_FILE_MODE));
   for (const suffix of SQLITE_COMPANION_SUFFIXES) {
     const path = `${location}${suffix}`;
-    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, DATABASE_FILE_MODE);
+    if (!existsSync(path)) continue;
+    const mode = statSync(path).mode & 0o777;
+    if ((mode & 0o077) === 0) continue;
+    // Only group and world access are taken away: a read-only file stays read-only (regression:
+    // it became 0600, writable). A file this user may not chmod (another owner's) is left as it
+    // is, and SQLite's own permission check decides whether it opens (regression: EPERM).
+    try {
+      chmodSync(path, mode & ~0o077);
+    } catch {
+      // Not ours to change.
+    }
   }
 }
 
