@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { backupDatabase } from '../db/create-store.js';
+import { DatabaseRefusal } from '../db/store.js';
 import { loadCliConfig, refuseMissingDatabase, type CliContext } from './context.js';
 import { print } from './output.js';
 
@@ -14,7 +15,11 @@ export function registerBackupCommand(program: Command, context: CliContext): vo
       const { databaseUrl } = loadCliConfig(context);
       refuseMissingDatabase(databaseUrl);
       const destination = options.to === undefined ? undefined : resolve(context.cwd, options.to);
-      const backup = await backupDatabase(databaseUrl, destination, new Date());
+      // Ctrl-C or SIGTERM stops the copy between two steps and removes the part written
+      // (regression: a signal killed the process and left a .partial file of megabytes behind).
+      const stop = new AbortController();
+      void context.waitForStop().then((signal) => stop.abort(new DatabaseRefusal(`The backup was stopped (${signal}); no backup was written.`)));
+      const backup = await backupDatabase(databaseUrl, destination, new Date(), stop.signal);
       print(
         context.stdout,
         backup,

@@ -183,10 +183,10 @@ export async function openCopyTarget(databaseUrl: string): Promise<CopyTarget> {
  * beside it). PostgreSQL is backed up with its own `pg_dump`, which Porch does not ship, so the
  * refusal gives the command line.
  */
-export async function backupDatabase(databaseUrl: string, destination: string | undefined, now: Date): Promise<SqliteBackup> {
+export async function backupDatabase(databaseUrl: string, destination: string | undefined, now: Date, signal?: AbortSignal): Promise<SqliteBackup> {
   switch (engineOf(databaseUrl)) {
     case 'sqlite':
-      return backupSqlite(databaseUrl, destination, now);
+      return backupSqlite(databaseUrl, destination, now, signal);
     case 'postgres': {
       const file = destination ?? `porch-backup-${backupStamp(now)}.dump`;
       throw new DatabaseRefusal(

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/db/create-store.js';
+import { backupDatabase, createStore } from '../../src/db/create-store.js';
 import { stallGuard } from '../../src/db/stall-guard.js';
 import { runPorch } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -250,6 +250,23 @@ describe('porch backup', () => {
     const missing = await porch('backup', '--to', join(directory, 'no-such-folder', 'b.db'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`porch: cannot write the backup ${join(directory, 'no-such-folder', 'b.db')}: it, or its folder, does not exist.\n`);
+  });
+
+  it('stops when asked (Ctrl-C) between two steps and leaves no file behind (regression: a .partial file of megabytes stayed)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'porch-backup-stop-'));
+    try {
+      const source = join(folder, 'big.db');
+      const sqlite = new Database(source);
+      sqlite.exec(`create table filler (text text); with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) insert into filler select hex(randomblob(1000)) from n;`);
+      sqlite.close();
+      const stop = new AbortController();
+      const backup = backupDatabase(`file:${source}`, join(folder, 'copy.db'), new Date(), stop.signal);
+      stop.abort(new Error('stopped by SIGINT'));
+      await expect(backup).rejects.toThrow('stopped by SIGINT');
+      expect(await readdir(folder)).toEqual(['big.db']);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('gives up a copy that makes no progress for the stall time, and keeps one that does (regression: it spun for good)', () => {

@@ -53,9 +53,10 @@ const BACKUP_STALL_MS = 10_000;
 /**
  * Writes an online backup of the database `DATABASE_URL` names to `destination` (resolved
  * against `cwd`), or beside the database. Opens the file as it is, without migrating: a backup
- * taken before an upgrade must be the old schema. Never overwrites a file.
+ * taken before an upgrade must be the old schema. Never overwrites a file. `signal` stops the
+ * copy between two steps (Ctrl-C), leaving no file behind.
  */
-export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date): Promise<SqliteBackup> {
+export async function backupSqlite(databaseUrl: string, destination: string | undefined, now: Date, signal?: AbortSignal): Promise<SqliteBackup> {
   const location = databaseLocation(databaseUrl);
   if (isInMemory(location)) throw new DatabaseRefusal('DATABASE_URL names an in-memory database, which has nothing to back up.');
   if (!existsSync(location)) throw new DatabaseRefusal(`No Porch database at ${location} to back up.`);
@@ -73,10 +74,17 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
   let sqlite: Database.Database | undefined;
   try {
     sqlite = new Database(location, { fileMustExist: true });
-    await sqlite.backup(partial, { progress: stallGuard(BACKUP_STALL_MS) });
+    const guard = stallGuard(BACKUP_STALL_MS);
+    await sqlite.backup(partial, {
+      progress: (progress) => {
+        signal?.throwIfAborted();
+        return guard(progress);
+      },
+    });
     chmodSync(partial, BACKUP_FILE_MODE);
     linkSync(partial, target);
   } catch (err) {
+    if (signal?.aborted) throw signal.reason;
     const exists = err instanceof Error && 'code' in err && err.code === 'EEXIST';
     if (exists) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
     // SQLite's own message ("file is not a database", "database or disk is full") names no file.
