@@ -111,6 +111,24 @@ describe('bundle import', () => {
     expect(error.message).toMatch(/personas\[0\]\.name/);
   });
 
+  it("refuses a composition variable declared twice, as a workflow does (regression: the second declaration hid the first one's required)", async () => {
+    const bundle = {
+      compositions: [
+        {
+          name: 'c',
+          template: '{{x}}',
+          variables: [
+            { name: 'x', required: true },
+            { name: 'x', default: 'two' },
+          ],
+        },
+      ],
+    };
+    const error = (await harness.core.bundles.importBundle(accountId, bundle).catch((err: unknown) => err)) as PorchError;
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toContain('compositions[0].variables[1].name: duplicate variable "x" (also variables[0])');
+  });
+
   it('declares undeclared composition placeholders as required variables', async () => {
     await harness.core.bundles.importBundle(accountId, {
       compositions: [{ name: 'c', template: 'Hi {{name}}, {{greeting}}', variables: [{ name: 'greeting', default: 'hello' }] }],

@@ -49,13 +49,31 @@ export const contextCardEntrySchema = z.strictObject({
   emoji: z.string().max(CARD_LIMITS.emojiLength).optional(),
 });
 
+/**
+ * A name declared twice would leave which declaration counts to chance (the second one's
+ * optional default hid the first one's `required`), so it is refused, as a workflow's is.
+ */
+function refuseDuplicateVariables(variables: ReadonlyArray<{ name: string }>, context: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  variables.forEach(({ name }, index) => {
+    const earlier = first.get(name);
+    if (earlier === undefined) first.set(name, index);
+    else context.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate variable "${name}" (also variables[${earlier}])` });
+  });
+}
+
 export const compositionEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
   description: descriptionSchema,
   tags: tagsSchema,
   template: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('Prompt template with {{variable}} placeholders.'),
-  variables: z.array(variableDeclarationSchema).max(100).default([]).describe('Declared variables; undeclared placeholders are required.'),
+  variables: z
+    .array(variableDeclarationSchema)
+    .max(100)
+    .superRefine(refuseDuplicateVariables)
+    .default([])
+    .describe('Declared variables, each name once; undeclared placeholders are required.'),
   model: modelSchema.optional(),
 });
 
