@@ -122,8 +122,11 @@ export interface ConsoleRoute {
 export interface PageRegistrar {
   /** Every route registered so far. */
   readonly routes: readonly ConsoleRoute[];
-  /** A signed-in page (GET) or action (POST, CSRF-checked). */
-  page(method: 'GET' | 'POST', path: string, handler: PageHandler): void;
+  /**
+   * A signed-in page (GET) or action (POST, CSRF-checked). `signedOut` answers a request without
+   * a session instead of the usual refusal (sign-out: its goal is already met).
+   */
+  page(method: 'GET' | 'POST', path: string, handler: PageHandler, options?: { signedOut?: (res: Response) => void }): void;
   /** A page open to everyone; its POSTs are CSRF-checked all the same. */
   publicPage(method: 'GET' | 'POST', path: string, handler: PublicPageHandler): void;
   /** Answers with an error page (the error's status and message, in the frame). */
@@ -170,9 +173,10 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
   return {
     fail: failed,
     routes,
-    page(method, path, handler) {
+    page(method, path, handler, options = {}) {
       route(method, path, 'signed-in', async (req, res) => {
           const signedIn = await cookies.signedIn(req);
+          if (!signedIn && options.signedOut) return options.signedOut(res);
           if (!signedIn) {
             // A page goes to sign-in; a part of a page updating itself (htmx) is told the session
             // ended, which console.js shows in its place (regression: a run's page followed the

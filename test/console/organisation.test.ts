@@ -231,6 +231,17 @@ describe('the admin', () => {
     expect((await harness.store.byokKeys.list({ organisationId }))[0]?.revokedAt).not.toBeNull();
   });
 
+  it('says what revoking a BYOK key does under strict BYOK: calls are refused, not sent through the shared gateway (regression)', async () => {
+    const { browser, organisationId } = await admin();
+    await harness.core.byok.set({ organisationId }, 'fake', BYOK_KEY);
+    const open = await browser.get(PAGE);
+    expect(open.html).toContain('Then calls go through the shared gateway.');
+    await harness.core.accounts.setOrganisationPolicy(organisationId, { strictByok: true });
+    const strict = await browser.get(PAGE);
+    expect(strict.html).toContain('Then calls to that provider are refused (strict BYOK).');
+    expect(strict.html).not.toContain('shared gateway');
+  });
+
   it("answers 404 for another organisation's BYOK key and leaves it alone", async () => {
     const other = await harness.createAccount();
     const theirs = await harness.core.byok.set({ organisationId: other.organisationId }, 'fake', BYOK_KEY);

@@ -96,6 +96,15 @@ describe('signing in', () => {
     expect(message(unknown.html)).toBe(message(wrong.html));
   });
 
+  it('answers a refused sign-in at the sign-in address, so a reload reads the form rather than sending the password again (regression: re-posted)', async () => {
+    const { email } = await signedInBrowser(harness);
+    const browser = consoleBrowser(harness);
+    await browser.get('/console/sign-in?next=%2Fconsole%2Fruns');
+    const wrong = await browser.post('/console/sign-in', { email, password: 'not the password at all', next: '/console/runs' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.html).toContain('data-address="/console/sign-in?next=%2Fconsole%2Fruns"');
+  });
+
   it('goes back to the page that asked for sign-in, never to another site', async () => {
     const { email, password } = await signedInBrowser(harness);
     const browser = consoleBrowser(harness);
@@ -180,6 +189,18 @@ describe('sessions', () => {
     expect((await browser.post('/console/sign-out', {})).status).toBe(303);
     const replay = await fetch(`${harness.url}/console`, { redirect: 'manual', headers: { cookie: [...stolen].map(([n, v]) => `${n}=${v}`).join('; ') } });
     expect(replay.status).toBe(303);
+  });
+
+  it('signing out of a tab whose session already ended lands on sign-in, not on an error (regression: 401 page)', async () => {
+    const { browser, email, password } = await signedInBrowser(harness);
+    const other = consoleBrowser(harness);
+    await other.get('/console/sign-in');
+    await other.post('/console/sign-in', { email, password });
+    await other.get('/console/settings/sessions');
+    expect((await other.post('/console/settings/sessions/sign-out-others', {})).html).toContain('Signed out one other session');
+    const stale = await browser.post('/console/sign-out', {});
+    expect(stale.status).toBe(303);
+    expect(stale.location).toBe('/console/sign-in');
   });
 
   it('signs out every other session, keeping this one', async () => {

@@ -44,10 +44,11 @@ interface TypedKey {
   expiresAt: string;
 }
 
+/** Read under the select's label, "Old key after rotation": short enough to show whole in the table's last column. */
 const ROTATION_GRACE_CHOICES = [
-  { seconds: 0, label: 'Revoke the old key now' },
-  { seconds: 3_600, label: 'Keep the old key for 1 hour' },
-  { seconds: MAX_ROTATION_GRACE_SECONDS, label: 'Keep the old key for 24 hours' },
+  { seconds: 0, label: 'revoked at once' },
+  { seconds: 3_600, label: 'kept for 1 hour' },
+  { seconds: MAX_ROTATION_GRACE_SECONDS, label: 'kept for 24 hours' },
 ] as const;
 
 function KeyStatus({ item, successor }: { item: OwnKey; successor: OwnKey | undefined }) {
@@ -108,10 +109,11 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
                     {/* A key is rotated once: the one in its grace period can only be revoked (ending the grace now). */}
                     {item.replaced_by ? null : (
                     <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
+                      {/* Not "Rotate", the button's name, nor a choice reading "Revoke" beside the Revoke button (regression: cut to that at 1280 px). */}
                       <label class="hint" for={`grace-${item.id}`}>
-                        Rotate
+                        Old key after rotation
                       </label>
-                      <select id={`grace-${item.id}`} name="grace_seconds">
+                      <select id={`grace-${item.id}`} name="grace_seconds" class="grace">
                         {ROTATION_GRACE_CHOICES.map((choice) => (
                           <option value={String(choice.seconds)} key={choice.seconds}>
                             {choice.label}

@@ -484,7 +484,9 @@ function SanitiserSection({ rules, draft, editing, scan, csrfToken }: { rules: S
   );
 }
 
-function ByokSection({ keys, csrfToken }: { keys: ByokKeys; csrfToken: string }) {
+function ByokSection({ keys, strictByok, csrfToken }: { keys: ByokKeys; strictByok: boolean; csrfToken: string }) {
+  // Under strict BYOK a call without the organisation's own key is refused, not sent through the shared gateway.
+  const withoutKey = strictByok ? 'calls to that provider are refused (strict BYOK)' : 'calls go through the shared gateway';
   return (
     <section class="panel" id="byok" aria-labelledby="byok-title">
       <h2 id="byok-title">BYOK keys</h2>
@@ -493,7 +495,7 @@ function ByokSection({ keys, csrfToken }: { keys: ByokKeys; csrfToken: string })
         characters are ever shown.
       </p>
       {keys.items.length === 0 ? (
-        <p class="empty">No BYOK keys: model calls go through the shared gateway.</p>
+        <p class="empty">No BYOK keys: {strictByok ? 'model calls are refused until one is set (strict BYOK).' : 'model calls go through the shared gateway.'}</p>
       ) : (
         <TableWrap label="Stored BYOK keys">
           <table>
@@ -525,7 +527,7 @@ function ByokSection({ keys, csrfToken }: { keys: ByokKeys; csrfToken: string })
                   <td>
                     {key.status === 'active' ? (
                       <PostForm action={`${PATH}/byok-keys/${key.id}/revoke`} csrfToken={csrfToken}>
-                        <button type="submit" class="danger" data-confirm={`Revoke the ${key.provider} key ${key.key_hint}? Calls go through the shared gateway again.`}>
+                        <button type="submit" class="danger" data-confirm={`Revoke the ${key.provider} key ${key.key_hint}? Then ${withoutKey}.`}>
                           Revoke<span class="visually-hidden"> the {key.provider} key</span>
                         </button>
                       </PostForm>
@@ -673,7 +675,7 @@ async function renderPage(ctx: PageContext, outcome: Outcome = {}): Promise<void
           scan={scan}
           csrfToken={csrfToken}
         />
-        <ByokSection keys={keys.data} csrfToken={csrfToken} />
+        <ByokSection keys={keys.data} strictByok={organisation.data.policies.strict_byok} csrfToken={csrfToken} />
         <MembersSection organisation={organisation.data} />
       </section>
     ),

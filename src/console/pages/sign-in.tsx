@@ -4,6 +4,7 @@
  * the caller is.
  */
 import type { JSX } from 'preact';
+import type { Response } from 'express';
 import { type ConsoleSessions, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/access/console-sessions.js';
 import { PorchError, toPorchError } from '../../core/errors.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
@@ -115,15 +116,30 @@ export function registerSignInPages(pages: PageRegistrar, cookies: ConsoleCookie
       const error = toPorchError(err);
       if (error.code !== 'SIGN_IN_FAILED' && error.code !== 'RATE_LIMITED') throw err;
       if (error.details.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
-      render({ title: 'Sign in', status: error.status, body: <SignInForm csrfToken={csrfToken} next={next} email={email} error={error.message} /> });
+      render({
+        title: 'Sign in',
+        status: error.status,
+        // Read again on reload, not sent again (regression: a reload re-posted the password and counted another failure).
+        address: next === CONSOLE_PATHS.root ? CONSOLE_PATHS.signIn : `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(next)}`,
+        body: <SignInForm csrfToken={csrfToken} next={next} email={email} error={error.message} />,
+      });
     }
   });
 
-  pages.page('POST', CONSOLE_PATHS.signOut, async ({ signedIn, res }) => {
-    await sessions.signOut(signedIn.session);
+  const signedOut = (res: Response) => {
     cookies.endSession(res);
     res.redirect(303, CONSOLE_PATHS.signIn);
-  });
+  };
+  pages.page(
+    'POST',
+    CONSOLE_PATHS.signOut,
+    async ({ signedIn, res }) => {
+      await sessions.signOut(signedIn.session);
+      signedOut(res);
+    },
+    // A tab whose session already ended (signed out elsewhere, or idle) lands on sign-in, not on an error page.
+    { signedOut },
+  );
 
   pages.publicPage('GET', CONSOLE_PATHS.setPassword, async ({ req, csrfToken, render }) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
@@ -149,7 +165,12 @@ export function registerSignInPages(pages: PageRegistrar, cookies: ConsoleCookie
     } catch (err) {
       const error = toPorchError(err);
       if (error.code !== 'VALIDATION_ERROR' && error.code !== 'LINK_INVALID') throw err;
-      render({ title: 'Choose a password', status: error.status, body: <SetPasswordForm csrfToken={csrfToken} token={token} error={error.message} /> });
+      render({
+        title: 'Choose a password',
+        status: error.status,
+        address: `${CONSOLE_PATHS.setPassword}?token=${encodeURIComponent(token)}`,
+        body: <SetPasswordForm csrfToken={csrfToken} token={token} error={error.message} />,
+      });
     }
   });
 }
