@@ -269,6 +269,16 @@ nodes:
     expect((await browser.get('/console/workflows?q=draft only')).html).toContain('No workflows match');
   });
 
+  it('draws nothing for an invalid definition but says why, at its field and line, as a save would (regression: no message until saving)', async () => {
+    await browser.get('/console/workflows/new');
+    const broken = WORKFLOW_YAML.replace('Draft from {{outline}}', 'Draft from {{outlin}}');
+    const drawn = await browser.post('/console/workflows/new', { name: 'Broken', definition: broken, intent: 'preview' });
+    expect(drawn.html).toMatch(/<li>Line 10, <code>nodes\[1\]\.template<\/code>: [^<]*outlin/);
+    const notYaml = await browser.post('/console/workflows/new', { name: 'Broken', definition: 'nodes: [', intent: 'preview' });
+    expect(notYaml.html).toMatch(/id="f-definition-errors"><li>not valid YAML/);
+    expect((await browser.get('/console/workflows?q=broken')).html).toContain('No workflows match');
+  });
+
   it('shows the validation message of a node at its path, with its YAML line', async () => {
     await browser.get('/console/workflows/new');
     const broken = WORKFLOW_YAML.replace('Draft from {{outline}}', 'Draft from {{outlin}}');

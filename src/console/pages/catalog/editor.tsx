@@ -8,7 +8,9 @@ import type { JSX } from 'preact';
 import { isNode, LineCounter, parse, parseDocument } from 'yaml';
 import { describeYamlError } from '../../../core/yaml.js';
 import { renderTemplate, templateReferences } from '../../../core/engine/template.js';
+import { validateWorkflowDefinition, WorkflowDefinitionError } from '../../../core/engine/workflow-definition.js';
 import { PorchError } from '../../../core/errors.js';
+import { formatIssues } from '../../../core/validation.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
@@ -429,6 +431,24 @@ function workflowFields(yamlText: string): { ok: true; fields: Record<string, un
   return { ok: true, fields: parsed as Record<string, unknown> };
 }
 
+/**
+ * What is wrong with the workflow definition typed, as a save would report it, or undefined: a
+ * preview ("Draw the graph") shows each problem at its field and line rather than only saying
+ * that the graph needs a valid definition (regression: the errors appeared only on saving).
+ */
+function definitionProblems(state: EditorState): PorchError | undefined {
+  const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
+  if (!fields.ok) return fields.error;
+  const definition = Object.fromEntries(WORKFLOW_DEFINITION_KEYS.filter((key) => key in fields.fields).map((key) => [key, fields.fields[key]]));
+  try {
+    validateWorkflowDefinition(definition);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof WorkflowDefinitionError)) throw err;
+    return new PorchError('VALIDATION_ERROR', `Invalid request: ${formatIssues(err.issues)}.`);
+  }
+}
+
 /** A new item's editor: blank, or the starter workflow. */
 export function blankState(kind: CatalogKind): EditorState {
   const state = editorStateOf(kind, {});
@@ -454,7 +474,7 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     // description; a row whose placeholder left the template goes (regression: kept, and still required).
     const rows = withDetectedVariables(state).filter((row) => !row.unused);
     const shown = kind.special === 'composition' ? { ...state, variables: rows.map((row) => ({ ...row, detected: false })) } : state;
-    await renderEditor(ctx, { kind, item, state: shown, base });
+    await renderEditor(ctx, { kind, item, state: shown, base, error: kind.special === 'workflow' ? definitionProblems(state) : undefined });
     return;
   }
   const input = definitionInput(kind, state, item === undefined ? 'create' : 'update');
