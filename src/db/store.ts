@@ -1169,6 +1169,12 @@ export interface OAuthConnectionView extends OAuthConnectionRecord {
 export interface OAuthRepository {
   /** Inserts or replaces the object (oidc-provider saves a model again when it changes). */
   upsert(record: Omit<OAuthRecord, 'consumedAt'>): Promise<void>;
+  /**
+   * Replaces the payload and expiry of an object that still exists (a grant extended as its
+   * tokens are refreshed); false, and nothing written, when it is gone (revoked meanwhile), so an
+   * extension never brings a revoked grant back.
+   */
+  update(request: { model: string; idHash: string; payload: string; expiresAt: number | null }): Promise<boolean>;
   /** The object unless it expired by `now`. */
   find(request: { model: string; idHash: string; now: number }): Promise<OAuthRecord | null>;
   findByUid(request: { model: string; uidHash: string; now: number }): Promise<OAuthRecord | null>;
@@ -1186,8 +1192,11 @@ export interface OAuthRepository {
    * unknown token costs what a revoked one does.
    */
   findAccessToken(request: { idHash: string; now: number }): Promise<{ record: OAuthRecord; key: ApiKeyRecord } | null>;
-  /** The account's connections not revoked, oldest first. */
-  listConnections(accountId: string): Promise<OAuthConnectionView[]>;
+  /**
+   * The account's connections not revoked and whose grant has not expired by `now` (no `Grant`
+   * object with the connection's grant id and an expiry at or before `now`), oldest first.
+   */
+  listConnections(request: { accountId: string; now: number }): Promise<OAuthConnectionView[]>;
   /**
    * Revokes a connection in one transaction: the connection, its key, and every object of its
    * grant (tokens, codes, the grant). Null when the account has no such active connection.
@@ -1198,7 +1207,11 @@ export interface OAuthRepository {
    * connection's key when they are active (a grant oidc-provider revoked leaves no app connected).
    */
   revokeGrant(request: { grantId: string; at: number }): Promise<void>;
-  /** Deletes objects that expired before `before`; the number removed. */
+  /**
+   * Deletes objects that expired before `before`; the number removed. A connection whose grant is
+   * among them ends with it, in the same transaction: the connection and its key are revoked as
+   * of the grant's expiry (nothing of the app works any more).
+   */
   pruneExpired(before: number): Promise<number>;
 }
 

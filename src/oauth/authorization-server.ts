@@ -8,7 +8,11 @@
  * - issuer: the public URL; endpoints under `/oauth/`; metadata at
  *   `/.well-known/oauth-authorization-server` and `/.well-known/openid-configuration`;
  * - every access token is opaque, bound to `{public_url}/api/public/mcp` and lives an hour;
- *   refresh tokens 30 days, replaced on each use;
+ *   refresh tokens 30 days, replaced on each use; the grant lives as long as its newest refresh
+ *   token (each token response moves its expiry), so a connection in use never ends by itself;
+ * - a connection (core's record of an approved app) is made when its first tokens are issued,
+ *   at the code exchange, not at the approval: an approval undone on the consent page, or whose
+ *   code is never exchanged, leaves the app's earlier connection as it was;
  * - storage: core's OAuth objects (sha256 of every id; client secrets hashed too);
  * - the interaction (sign-in and consent) is the console's: `/console/connect/<uid>`, signed in
  *   with the console's session. `consentPort` is what that page calls.
@@ -37,6 +41,10 @@ const INTERACTION_TTL_SECONDS = 30 * 60;
  * counts; a host starting another connection later goes through the console again.
  */
 const SESSION_TTL_SECONDS = 10 * 60;
+/** How long a browser may keep a preflight's answer (oidc-provider's, for its other endpoints). */
+const CORS_MAX_AGE_SECONDS = 3600;
+/** The largest body oidc-provider reads (its own limit). */
+const MAX_BODY_KIB = 56;
 /** Client secrets are stored as this prefix and the sha256 of the secret. */
 const HASHED_SECRET_PREFIX = 'sha256:';
 
@@ -114,6 +122,11 @@ function requireSecureRedirects(redirectUris: unknown): void {
       throw new errors.InvalidClientMetadata('redirect_uris must use https, or http only on localhost');
     }
   }
+}
+
+/** The name the consent page and Connected apps show for a client: its registered name, else its id. */
+function displayName(client: { clientId: string; clientName?: unknown }): string {
+  return typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName : client.clientId;
 }
 
 /** The resource as sent, without a trailing slash, so `.../mcp/` and `.../mcp` are one resource. */
@@ -213,8 +226,8 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       },
     },
     // Only the grant the consent page just made: every authorization is approved on that page,
-    // even from a browser that approved the same app before (the approval replaces the earlier
-    // connection), so an app never gets a grant silently.
+    // even from a browser that approved the same app before (its connection, once the code is
+    // exchanged, replaces the earlier one), so an app never gets a grant silently.
     loadExistingGrant: async (ctx) => {
       const consent: unknown = ctx.oidc.result?.consent;
       const grantId = typeof consent === 'object' && consent !== null && 'grantId' in consent ? consent.grantId : undefined;
@@ -232,6 +245,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
       RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      // At its creation; each token response then extends it (extendGrant below).
       Grant: REFRESH_TOKEN_TTL_SECONDS,
       Interaction: INTERACTION_TTL_SECONDS,
       Session: SESSION_TTL_SECONDS,
@@ -275,23 +289,140 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   });
   provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err }, 'the OAuth server failed'));
 
+  // Every token response (the code exchanged, a refresh): the first makes the app's connection,
+  // and each moves the grant's expiry to its new refresh token's. oidc-provider sets a grant's
+  // expiry once, when it is made, and refuses a refresh once it passed ("grant is expired"), so a
+  // fixed ttl.Grant cut off an app refreshing daily 30 days after its approval.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== 'token' || ctx.status !== 200) return;
+    const grantType = ctx.oidc.params?.grant_type;
+    const grant = ctx.oidc.entities.Grant;
+    if ((grantType !== 'authorization_code' && grantType !== 'refresh_token') || grant?.jti === undefined) return;
+    if (grantType === 'authorization_code' && !(await connectOnExchange(ctx as KoaContextWithOIDC, grant))) return;
+    try {
+      await extendGrant(grant.jti);
+    } catch (err) {
+      // The tokens were issued; the grant keeps its earlier expiry until the next refresh.
+      core.logger.error({ err }, 'extending an OAuth grant failed');
+    }
+  });
+
+  /**
+   * The app's connection, made as its first tokens are issued (and replacing its earlier one);
+   * false, with the grant revoked and the token response turned into `invalid_grant`, when the
+   * account may no longer connect apps (its plan changed since the approval).
+   */
+  async function connectOnExchange(ctx: KoaContextWithOIDC, grant: InstanceType<typeof provider.Grant>): Promise<boolean> {
+    const grantId = String(grant.jti);
+    try {
+      const account = grant.accountId === undefined ? null : await core.oauth.findAccount(grant.accountId);
+      if (!account) throw new PorchError('RESOURCE_NOT_FOUND', 'The account that approved the app no longer exists.');
+      const client = ctx.oidc.client;
+      const granted = new Set(grant.getResourceScope(mcpResource).split(' '));
+      const scopes = ALL_SCOPES.filter((scope) => granted.has(scope));
+      await core.oauth.connect({
+        account,
+        clientId: client?.clientId ?? String(grant.clientId),
+        clientName: client ? displayName(client) : String(grant.clientId),
+        grantId,
+        scopes,
+      });
+      return true;
+    } catch (err) {
+      if (!(err instanceof PorchError)) core.logger.error({ err }, 'connecting an OAuth app failed');
+      await core.oauth.objects.destroy('Grant', grantId);
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_grant', error_description: err instanceof PorchError ? err.message : 'The app could not be connected; connect it again.' };
+      return false;
+    }
+  }
+
+  /** The grant lives as long as the refresh token just issued: each use of the connection renews it. */
+  async function extendGrant(grantId: string): Promise<void> {
+    const stored = await core.oauth.objects.find('Grant', grantId);
+    if (!stored) return;
+    // oidc-provider's own clock (epoch seconds) for what it reads, the core's for the storage expiry.
+    const exp = Math.floor(Date.now() / 1000) + REFRESH_TOKEN_TTL_SECONDS;
+    await core.oauth.objects.update('Grant', grantId, { ...stored.payload, exp }, REFRESH_TOKEN_TTL_SECONDS);
+  }
+
+  // Registration answers browsers as the token and revocation endpoints do (oidc-provider gives
+  // those CORS, not this one): a browser-based MCP client registers before it has a client id.
+  // Registration is open and uses no cookie, so any origin may call it, as any server may.
+  provider.use(async (ctx, next) => {
+    const origin = ctx.get('Origin');
+    if (ctx.path !== OAUTH_PATHS.registration || origin === '') return next();
+    ctx.vary('Origin');
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Allow-Methods', 'POST');
+      const asked = ctx.get('Access-Control-Request-Headers');
+      if (asked !== '') ctx.set('Access-Control-Allow-Headers', asked);
+      ctx.set('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
+      ctx.status = 204;
+      return;
+    }
+    if (ctx.method === 'POST') ctx.set('Access-Control-Allow-Origin', origin);
+    return next();
+  });
+
+  // oidc-provider reads at most 56 KiB of a body and answers a larger one 400 "failed to parse the
+  // request body"; it is the 413 it is. The error events fire after the answer is set, before it is sent.
+  const tooLarge = (ctx: KoaContextWithOIDC, err: Error) => {
+    if (!(err.cause instanceof Error) || err.cause.message !== 'request entity too large') return;
+    ctx.status = 413;
+    if (typeof ctx.body === 'object' && ctx.body !== null) {
+      ctx.body = { error: 'invalid_request', error_description: `The request body is larger than ${MAX_BODY_KIB} KiB.` };
+    }
+  };
+  provider.on('registration_create.error', tooLarge);
+  provider.on('grant.error', tooLarge);
+  provider.on('revocation.error', tooLarge);
+
   const callback = provider.callback();
-  const handler: RequestHandler = (req, res) => {
+  const handler: RequestHandler = (req, res, next) => {
     // Express strips the mount path; oidc-provider routes on the full path.
     req.url = req.originalUrl;
     if (req.path === OAUTH_PATHS.authorizationServerMetadata || req.path.startsWith(`${OAUTH_PATHS.authorizationServerMetadata}/`)) {
       // RFC 8414 metadata is the OpenID discovery document (a superset); oidc-provider serves only the latter.
       req.url = OAUTH_PATHS.openidConfiguration;
     }
-    if (req.method === 'GET' && req.path === OAUTH_PATHS.authorization) askForEveryScopeWhenNoneNamed(req);
     // oidc-provider derives its mount path from these (the difference of the URLs, else Express's
     // baseUrl): it is mounted at the root, whatever path Express matched.
-    req.originalUrl = req.url;
     req.baseUrl = '';
     req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
     req.headers['x-forwarded-host'] = publicUrl.host;
-    void callback(req, res);
+    const scopesDefaulted = req.method === 'GET' && req.path === OAUTH_PATHS.authorization ? askForDefaultScopesWhenNoneNamed(req) : Promise.resolve();
+    scopesDefaulted.then(
+      () => {
+        req.originalUrl = req.url;
+        void callback(req, res);
+      },
+      (err: unknown) => next(err),
+    );
   };
+
+  /**
+   * A request that names none of Porch's scopes (many MCP hosts name none; some only `openid` or
+   * `offline_access`) asks for the default: the Porch scopes the client registered (RFC 6749
+   * 3.3), else every Porch scope, of which the consent page ticks a new key's defaults. Without
+   * it the consent page offered no scope to approve, or an app registered with a narrower
+   * `scope` got invalid_scope; oidc-provider grants only scopes that were asked for.
+   */
+  async function askForDefaultScopesWhenNoneNamed(req: IncomingMessage): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://porch.invalid');
+    const named = requestedScopesOf(url.searchParams.get('scope'));
+    if (named.some((scope) => (ALL_SCOPES as readonly string[]).includes(scope))) return;
+    const clientId = url.searchParams.get('client_id');
+    // Read from storage only (a client ID metadata document is not fetched twice): a client
+    // unknown there is left to oidc-provider, which registers or refuses it.
+    const client = clientId === null || clientId === '' ? null : await core.oauth.objects.find('Client', clientId);
+    const registered = requestedScopesOf(client?.payload.scope);
+    const defaults = ALL_SCOPES.filter((scope) => registered.includes(scope));
+    url.searchParams.set('scope', [...named, ...(defaults.length > 0 ? defaults : ALL_SCOPES)].join(' '));
+    req.url = url.pathname + url.search;
+  }
 
   const metadataHandler: RequestHandler = (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') return next();
@@ -322,6 +453,16 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     return typeof scope === 'string' ? scope.split(' ').filter((value) => value !== '') : [];
   }
 
+  /**
+   * The grant an earlier decision on a still-pending interaction saved: no code was issued for it
+   * (the authorization endpoint ends the interaction when it resumes), so nothing uses it.
+   */
+  async function forgetUnusedGrant(result: unknown): Promise<void> {
+    const decided = typeof result === 'object' && result !== null && 'consent' in result ? result.consent : undefined;
+    const grantId = typeof decided === 'object' && decided !== null && 'grantId' in decided ? decided.grantId : undefined;
+    if (typeof grantId === 'string') await core.oauth.objects.destroy('Grant', grantId);
+  }
+
   const consent: ConsentPort = {
     async details(req, res, uid) {
       const interaction = await interactionOf(req, res, uid);
@@ -341,7 +482,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       return {
         uid,
         clientId,
-        clientName: typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName : clientId,
+        clientName: displayName(client),
         redirectHost,
         redirectSource,
         requestedScopes: requestedScopesOf(interaction.params.scope).filter((scope) => (ALL_SCOPES as readonly string[]).includes(scope)),
@@ -356,6 +497,10 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       // Only what the app asked for can be granted: its tokens carry no other scope, and the
       // connection must not hold more than they do (regression: a box ticked beyond the request).
       const scopes = ticked.filter((scope) => requested.includes(scope));
+      // Checked now so the page answers at once; the connection itself is made when the code is
+      // exchanged (connectOnExchange below), which checks again.
+      core.oauth.checkConnectable(account, scopes);
+      await forgetUnusedGrant(interaction.result);
       const grant = new provider.Grant({ accountId, clientId: details.clientId });
       const oidcRequested = requested.filter((scope) => (OIDC_SCOPES as readonly string[]).includes(scope));
       if (oidcRequested.length + scopes.length > 0) grant.addOIDCScope([...oidcRequested, ...scopes].join(' '));
@@ -372,11 +517,14 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
         for (const resource of resources) grant.rejectResourceScope(resource, refused.join(' '));
       }
       const grantId = await grant.save();
-      await core.oauth.connect({ account, clientId: details.clientId, clientName: details.clientName, grantId, scopes });
       return provider.interactionResult(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
     },
     async deny(req, res, uid) {
-      await interactionOf(req, res, uid);
+      const interaction = await interactionOf(req, res, uid);
+      // Denied after an approval on the same page (the back button, a second tab): the approval's
+      // grant never led to a code, as the interaction would be gone; it goes (regression: the
+      // refused app stayed connected, and its earlier connection had been ended by the approval).
+      await forgetUnusedGrant(interaction.result);
       return provider.interactionResult(
         req,
         res,
@@ -390,18 +538,6 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     handler: (req, res, next) => (req.baseUrl === OAUTH_PATHS.protectedResourceMetadata ? metadataHandler(req, res, next) : handler(req, res, next)),
     consent,
   };
-}
-
-/**
- * A host that names no scope (many MCP hosts do not) asks for every Porch scope: oidc-provider
- * grants only scopes that were asked for, and the consent page ticks a new key's defaults, never
- * everything, when everything is asked for; the person decides either way.
- */
-function askForEveryScopeWhenNoneNamed(req: IncomingMessage): void {
-  const url = new URL(req.url ?? '/', 'http://porch.invalid');
-  if ((url.searchParams.get('scope') ?? '').trim() !== '') return;
-  url.searchParams.set('scope', ALL_SCOPES.join(' '));
-  req.url = url.pathname + url.search;
 }
 
 function escapeHtml(text: string): string {

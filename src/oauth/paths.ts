@@ -34,7 +34,10 @@ export const OAUTH_MOUNT_PATHS = [
 export interface ConsentPort {
   /** The pending request of this browser's interaction `uid`; 404 RESOURCE_NOT_FOUND when there is none (expired, another browser). */
   details(req: IncomingMessage, res: ServerResponse, uid: string): Promise<ConsentRequest>;
-  /** Connects the app for the account with the chosen scopes; the URL to send the browser to. */
+  /**
+   * Approves the app for the account with the chosen scopes (the connection is made when the app
+   * exchanges the code); the URL to send the browser to.
+   */
   approve(req: IncomingMessage, res: ServerResponse, request: { uid: string; accountId: string; scopes: readonly string[] }): Promise<string>;
   /** Refuses the request (access_denied to the host); the URL to send the browser to. */
   deny(req: IncomingMessage, res: ServerResponse, uid: string): Promise<string>;

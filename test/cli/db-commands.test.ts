@@ -257,7 +257,9 @@ describe('porch backup', () => {
     try {
       const source = join(folder, 'big.db');
       const sqlite = new Database(source);
-      sqlite.exec(`create table filler (text text); with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) insert into filler select hex(randomblob(1000)) from n;`);
+      sqlite.exec(
+        `create table filler (text text); with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) insert into filler select hex(randomblob(1000)) from n;`,
+      );
       sqlite.close();
       const stop = new AbortController();
       const backup = backupDatabase(`file:${source}`, join(folder, 'copy.db'), new Date(), stop.signal);

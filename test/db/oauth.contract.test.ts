@@ -85,7 +85,7 @@ describeEachEngine('oauth', (engine) => {
     expect(await store.oauth.find({ model: 'RefreshToken', idHash: mine.idHash, now: T0 })).toBeNull();
     expect(await store.oauth.find({ model: 'AccessToken', idHash: sibling.idHash, now: T0 })).toBeNull();
     expect(await store.oauth.find({ model: 'RefreshToken', idHash: other.idHash, now: T0 })).not.toBeNull();
-    expect(await store.oauth.listConnections(account.id)).toEqual([]);
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 })).toEqual([]);
     expect((await store.apiKeys.findById(key.id))?.revokedAt).toBe(T0 + MINUTE_MS);
     // A grant without a connection (not yet approved), or revoked twice, is no error.
     await store.oauth.revokeGrant({ grantId: connection.grantId, at: T0 + 2 * MINUTE_MS });
@@ -126,7 +126,7 @@ describeEachEngine('oauth', (engine) => {
     const refresh = oauthRecord({ model: 'RefreshToken', grantId: connection.grantId });
     const grant = oauthRecord({ model: 'Grant', grantId: connection.grantId });
     for (const record of [token, refresh, grant]) await store.oauth.upsert(record);
-    expect(await store.oauth.listConnections(account.id)).toEqual([{ ...connection, scopes: key.scopes }]);
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 })).toEqual([{ ...connection, scopes: key.scopes }]);
 
     expect(await store.oauth.revokeConnection({ keyId: key.id, accountId: stranger.id, at: T0 + MINUTE_MS })).toBeNull();
     expect(await store.oauth.findAccessToken({ idHash: token.idHash, now: T0 + MINUTE_MS })).not.toBeNull();
@@ -138,7 +138,7 @@ describeEachEngine('oauth', (engine) => {
     expect(await store.oauth.findAccessToken({ idHash: token.idHash, now: T0 + MINUTE_MS })).toBeNull();
     for (const record of [refresh, grant]) expect(await store.oauth.find({ model: record.model, idHash: record.idHash, now: T0 })).toBeNull();
     expect((await store.apiKeys.findById(key.id))?.revokedAt).toBe(T0 + MINUTE_MS);
-    expect(await store.oauth.listConnections(account.id)).toEqual([]);
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 })).toEqual([]);
     // The second revocation finds nothing to revoke.
     expect(await store.oauth.revokeConnection({ keyId: key.id, accountId: account.id, at: T0 + 2 * MINUTE_MS })).toBeNull();
   });
@@ -161,5 +161,49 @@ describeEachEngine('oauth', (engine) => {
     expect(await store.oauth.pruneExpired(T0 + MINUTE_MS)).toBe(1);
     expect(await store.oauth.find({ model: 'AccessToken', idHash: live.idHash, now: T0 })).not.toBeNull();
     expect(await store.oauth.find({ model: 'Client', idHash: lasting.idHash, now: T0 })).not.toBeNull();
+  });
+  it('updates an object only while it exists, so extending a grant never brings a revoked one back', async () => {
+    const { store } = engine();
+    const grant = oauthRecord({ model: 'Grant', grantId: 'grant-u' });
+    await store.oauth.upsert(grant);
+    expect(await store.oauth.update({ model: 'Grant', idHash: grant.idHash, payload: '{"exp":2}', expiresAt: T0 + 2 * HOUR_MS })).toBe(true);
+    expect(await store.oauth.find({ model: 'Grant', idHash: grant.idHash, now: T0 + HOUR_MS })).toMatchObject({
+      payload: '{"exp":2}',
+      expiresAt: T0 + 2 * HOUR_MS,
+    });
+    await store.oauth.revokeGrant({ grantId: 'grant-u', at: T0 });
+    expect(await store.oauth.update({ model: 'Grant', idHash: grant.idHash, payload: '{"exp":3}', expiresAt: T0 + 3 * HOUR_MS })).toBe(false);
+    expect(await store.oauth.find({ model: 'Grant', idHash: grant.idHash, now: T0 })).toBeNull();
+  });
+
+  it('lists a connection only until its grant expires, and the sweep ends it as of that expiry (regression: listed forever)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const key = apiKeyRecord(account.id, { kind: 'oauth' });
+    const connection = connectionRecord(account.id, key.id);
+    await store.oauth.connect({ key, connection });
+    const grant = oauthRecord({ model: 'Grant', grantId: connection.grantId, expiresAt: T0 + HOUR_MS });
+    await store.oauth.upsert(grant);
+    // Another account's connection with a live grant, untouched by the sweep.
+    const { account: other } = await createAccount(store);
+    const otherKey = apiKeyRecord(other.id, { kind: 'oauth' });
+    const otherConnection = connectionRecord(other.id, otherKey.id);
+    await store.oauth.connect({ key: otherKey, connection: otherConnection });
+    await store.oauth.upsert(oauthRecord({ model: 'Grant', grantId: otherConnection.grantId, expiresAt: T0 + 10 * HOUR_MS }));
+
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 + HOUR_MS - 1 })).toEqual([{ ...connection, scopes: key.scopes }]);
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 + HOUR_MS })).toEqual([]);
+    // A grant extended (a refresh) lists it again.
+    await store.oauth.update({ model: 'Grant', idHash: grant.idHash, payload: grant.payload, expiresAt: T0 + 3 * HOUR_MS });
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 + 2 * HOUR_MS })).toHaveLength(1);
+
+    expect(await store.oauth.pruneExpired(T0 + 3 * HOUR_MS)).toBe(0);
+    expect((await store.apiKeys.findById(key.id))?.revokedAt).toBeNull();
+    expect(await store.oauth.pruneExpired(T0 + 4 * HOUR_MS)).toBe(1);
+    expect((await store.apiKeys.findById(key.id))?.revokedAt).toBe(T0 + 3 * HOUR_MS);
+    expect(await store.oauth.revokeConnection({ keyId: key.id, accountId: account.id, at: T0 + 5 * HOUR_MS })).toBeNull();
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 })).toEqual([]);
+    expect(await store.oauth.listConnections({ accountId: other.id, now: T0 + 4 * HOUR_MS })).toEqual([{ ...otherConnection, scopes: otherKey.scopes }]);
+    expect((await store.apiKeys.findById(otherKey.id))?.revokedAt).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bearerChallenge } from '../../src/core/access/oauth.js';
 import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
@@ -719,5 +719,200 @@ describe('registrations', () => {
     // Forty days after it registered, the client in use still refreshes its tokens.
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: used });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+  });
+});
+
+/** Authorize with PKCE up to the consent page: its path and the page, for tests that decide themselves. */
+async function consentPage(browser: ConsoleBrowser, options: { clientId: string; scope?: string }) {
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: options.clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'state-1',
+    resource: mcpResource(),
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+  });
+  const started = await browser.get(`/oauth/authorize?${query}`);
+  expect(started.status, started.html).toBe(303);
+  const path = pathOf(started.location);
+  expect(path, String(started.location)).toMatch(/^\/console\/connect\/[\w-]+$/);
+  const page = await browser.get(path);
+  expect(page.status, page.html).toBe(200);
+  return { path, page, verifier };
+}
+
+const checkedScopes = (html: string) => [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)" checked/g)].map((match) => String(match[1]));
+const offeredScopes = (html: string) => [...html.matchAll(/<input type="checkbox" name="scope" value="([^"]+)"/g)].map((match) => String(match[1]));
+
+describe('a connection in use', () => {
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  // oidc-provider reads the system clock, the store the harness's: both move together.
+  function advance(ms: number) {
+    harness.clock.advance(ms);
+    vi.setSystemTime(harness.clock.now());
+  }
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: harness.clock.now() });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps working while it refreshes, past 30 days after the approval (regression: cut off at day 30, "grant is expired")', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    let { refreshToken } = await exchange(authorized);
+    for (let day = 20; day <= 100; day += 20) {
+      advance(20 * DAY_MS);
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: authorized.clientId });
+      expect(refreshed.status, `day ${day}: ${JSON.stringify(refreshed.body)}`).toBe(200);
+      refreshToken = String(refreshed.body.refresh_token);
+      expect((await mcp(String(refreshed.body.access_token))).status, `day ${day}`).toBe(200);
+      expect(await harness.core.oauth.listConnectedApps(accountId), `day ${day}`).toHaveLength(1);
+    }
+  });
+
+  it('is no longer listed once unused for longer than its refresh token lives, and the sweep ends it (regression: listed forever)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    const { refreshToken } = await exchange(authorized);
+    const [app] = await harness.core.oauth.listConnectedApps(accountId);
+    advance(29 * DAY_MS);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toHaveLength(1);
+    advance(DAY_MS + 60 * 60 * 1000);
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: authorized.clientId });
+    expect(refreshed.body.error, JSON.stringify(refreshed.body)).toBe('invalid_grant');
+    advance(2 * DAY_MS);
+    await harness.core.maintenance.sweep();
+    // Ended with its grant: its credential is revoked, and Revoke finds nothing left to end.
+    expect((await harness.store.apiKeys.findById(String(app?.keyId)))?.revokedAt).not.toBeNull();
+    await expect(harness.core.oauth.revokeConnectedApp(accountId, String(app?.keyId))).rejects.toThrow('No connected app');
+  });
+});
+
+describe('a decision that yields no tokens', () => {
+  it('Approve then Deny on the same consent page connects nothing and keeps the earlier connection (regression: refused app listed, earlier one ended)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const earlier = await exchange(await authorize(browser, { clientId }));
+    const [before] = await harness.core.oauth.listConnectedApps(accountId);
+
+    const { path } = await consentPage(browser, { clientId });
+    const approved = await browser.post(path, { decision: 'approve', scope: ['read:workflow'] });
+    expect(approved.status, approved.html).toBe(303);
+    // The approval's redirect not followed (a second tab, the back button): Deny instead.
+    const denied = await browser.post(path, { decision: 'deny' });
+    expect(denied.status, denied.html).toBe(303);
+    const resumed = await browser.get(pathOf(denied.location));
+    expect(new URL(resumed.location ?? '').searchParams.get('error')).toBe('access_denied');
+
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([before]);
+    expect((await mcp(earlier.accessToken)).status, 'the earlier connection still works').toBe(200);
+  });
+
+  it('an approval whose code is never exchanged lists nothing and leaves the earlier connection working', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    const earlier = await exchange(await authorize(browser, { clientId }));
+    const [before] = await harness.core.oauth.listConnectedApps(accountId);
+    await authorize(browser, { clientId, scopes: ['read:skill'] });
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([before]);
+    expect((await mcp(earlier.accessToken)).status).toBe(200);
+  });
+
+  it('a code exchanged after the account left Expert connects nothing', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const authorized = await authorize(browser);
+    await harness.core.accounts.setPlan(accountId, 'builder');
+    const exchanged = await token({
+      grant_type: 'authorization_code',
+      code: authorized.code,
+      redirect_uri: REDIRECT_URI,
+      client_id: authorized.clientId,
+      code_verifier: authorized.verifier,
+      resource: mcpResource(),
+    });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(400);
+    expect(exchanged.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('Expert') });
+    expect(exchanged.body).not.toHaveProperty('access_token');
+    await harness.core.accounts.setPlan(accountId, 'expert');
+    expect(await harness.core.oauth.listConnectedApps(accountId)).toEqual([]);
+  });
+});
+
+describe('requests naming no Porch scope', () => {
+  it('openid, offline_access or only unknown scopes get a new key’s defaults, and approving them connects (regression: no checkbox, 400)', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const clientId = await register();
+    for (const scope of ['openid', 'offline_access', 'openid offline_access', 'profile unknown:scope']) {
+      const { path, page, verifier } = await consentPage(browser, { clientId, scope });
+      expect(checkedScopes(page.html), scope).toContain('execute:workflow');
+      expect(checkedScopes(page.html), scope).not.toContain('manage:keys');
+      const approved = await browser.post(path, { decision: 'approve', scope: checkedScopes(page.html) });
+      expect(approved.status, `${scope}: ${approved.html}`).toBe(303);
+      const resumed = await browser.get(pathOf(approved.location));
+      const code = new URL(resumed.location ?? '').searchParams.get('code');
+      expect(code, `${scope}: ${resumed.location}`).toBeTruthy();
+      const tokens = await exchange({ code: String(code), verifier, clientId });
+      expect(toolNamesOf((await mcp(tokens.accessToken)).text), scope).toContain('execute_workflow');
+    }
+    expect((await harness.core.oauth.listConnectedApps(accountId)).map((app) => app.clientId)).toEqual([clientId]);
+  });
+
+  it('offline_access just after an approval in the same browser shows the consent page (regression: bare access_denied)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    await exchange(await authorize(browser, { clientId }));
+    const { page } = await consentPage(browser, { clientId, scope: 'offline_access' });
+    expect(offeredScopes(page.html).length).toBeGreaterThan(0);
+  });
+
+  it('a client registered with a scope gets that scope when it names none (RFC 6749 3.3; regression: invalid_scope)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register({ scope: 'read:workflow' });
+    for (const scope of [undefined, 'unknown:scope']) {
+      const { page } = await consentPage(browser, { clientId, scope });
+      expect(offeredScopes(page.html), String(scope)).toEqual(['read:workflow']);
+      expect(checkedScopes(page.html), String(scope)).toEqual(['read:workflow']);
+    }
+  });
+});
+
+describe('registration from a browser', () => {
+  it('answers the CORS preflight and the registration with CORS headers, as the token endpoint does (regression: 404, none)', async () => {
+    const origin = 'http://localhost:6274';
+    const preflight = await fetch(`${harness.url}/oauth/register`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('content-type');
+    const response = await fetch(`${harness.url}/oauth/register`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Browser Host', redirect_uris: [`${origin}/oauth/callback`], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    // The token endpoint, for comparison: oidc-provider's own CORS.
+    const tokenPreflight = await fetch(`${harness.url}/oauth/token`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    expect(tokenPreflight.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+
+  it('answers a registration body over 56 KiB with 413 (regression: 400 "failed to parse the request body")', async () => {
+    const response = await fetch(`${harness.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x'.repeat(60 * 1024), redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    });
+    const body = await json(response);
+    expect(response.status, JSON.stringify(body)).toBe(413);
+    expect(body).toMatchObject({ error: 'invalid_request', error_description: 'The request body is larger than 56 KiB.' });
   });
 });

@@ -2,9 +2,10 @@
  * OAuth 2.1 for MCP hosts, the domain side: what the MCP endpoint publishes as a protected
  * resource (RFC 9728) and answers in its Bearer challenge, the authorization server's objects in
  * storage (by the sha256 of their ids, so the database never holds a usable token or code), and
- * connected apps. Approving a connection creates a key-like credential of the account (an
- * `oauth` key holding the granted scopes); every token of the connection authenticates as that
- * key, so scopes, rate limits, in-flight slots, credits and usage rows work as for any key.
+ * connected apps. Connecting an app (its approval's code exchanged for tokens) creates a key-like
+ * credential of the account (an `oauth` key holding the granted scopes); every token of the
+ * connection authenticates as that key, so scopes, rate limits, in-flight slots, credits and usage
+ * rows work as for any key.
  *
  * The protocol itself (authorization code + PKCE, registration, refresh rotation, revocation) is
  * oidc-provider's, wired in src/oauth/.
@@ -169,8 +170,16 @@ export function createOAuthService(store: Store, clock: Clock) {
     return { allowed: true, reason: null, scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES };
   }
 
+  /** The scopes a connection of the account may hold, parsed; refuses an account that cannot hold keys, and no scope at all. */
+  function checkConnectable(account: AccountRecord, requested: readonly string[]): Scope[] {
+    const bounds = consentBounds(account);
+    if (!bounds.allowed) throw new PorchError('API_EXPERT_ONLY', bounds.reason ?? 'This account cannot hold keys.');
+    if (requested.length === 0) throw new PorchError('VALIDATION_ERROR', 'Choose at least one scope for the app.');
+    return parseScopes(requested);
+  }
+
   async function listConnectedApps(accountId: string): Promise<ConnectedApp[]> {
-    const connections = await store.oauth.listConnections(accountId);
+    const connections = await store.oauth.listConnections({ accountId, now: clock.now() });
     const lastCounted = await store.rateLimits.lastCounted(connections.map((connection) => connection.keyId));
     return connections.map((connection) => {
       const lastMinute = lastCounted.get(connection.keyId);
@@ -220,6 +229,14 @@ export function createOAuthService(store: Store, clock: Clock) {
         return { payload: { ...parsePayload(record), jti: id }, consumedAt: record.consumedAt };
       },
       /**
+       * Replaces an object that still exists, with a new payload and lifetime: a grant extended
+       * as its tokens are issued. False (nothing written) when it is gone, revoked meanwhile.
+       */
+      async update(model: string, id: string, payload: Record<string, unknown>, expiresInSeconds: number): Promise<boolean> {
+        const { jti: _jti, ...rest } = payload;
+        return store.oauth.update({ model, idHash: hash(id), payload: JSON.stringify(rest), expiresAt: clock.now() + expiresInSeconds * 1000 });
+      },
+      /**
        * A Session by its uid (oidc-provider checks an interaction's session this way). Its id is
        * not known here, so the payload comes back without `jti`: it is read, never saved again.
        */
@@ -263,12 +280,16 @@ export function createOAuthService(store: Store, clock: Clock) {
 
     consentBounds,
 
-    /** Approving a connection: the key-like credential its tokens act as, holding the granted scopes. */
+    checkConnectable,
+
+    /**
+     * A connection whose first tokens were just issued (the authorization code exchanged): the
+     * key-like credential its tokens act as, holding the granted scopes. It replaces the app's
+     * earlier connection only now, so an approval that never yields tokens (denied afterwards on
+     * the same consent page, a code never exchanged) changes nothing.
+     */
     async connect(request: { account: AccountRecord; clientId: string; clientName: string; grantId: string; scopes: readonly string[] }): Promise<string> {
-      const bounds = consentBounds(request.account);
-      if (!bounds.allowed) throw new PorchError('API_EXPERT_ONLY', bounds.reason ?? 'This account cannot hold keys.');
-      if (request.scopes.length === 0) throw new PorchError('VALIDATION_ERROR', 'Choose at least one scope for the app.');
-      const scopes = parseScopes(request.scopes);
+      const scopes = checkConnectable(request.account, request.scopes);
       const now = clock.now();
       const keyId = newId();
       // Never presented by anyone: the tokens authenticate through the connection. A random
@@ -302,7 +323,7 @@ export function createOAuthService(store: Store, clock: Clock) {
       });
       // Connecting the same app again (its tokens lost, scopes changed) replaces the earlier
       // connection rather than leaving a second credential behind it.
-      for (const earlier of await store.oauth.listConnections(request.account.id)) {
+      for (const earlier of await store.oauth.listConnections({ accountId: request.account.id, now })) {
         if (earlier.clientId === request.clientId && earlier.keyId !== keyId) {
           await store.oauth.revokeConnection({ keyId: earlier.keyId, accountId: request.account.id, at: now });
         }
@@ -333,7 +354,10 @@ export function createOAuthService(store: Store, clock: Clock) {
       return { key: { ...found.key, scopes: found.key.scopes.filter((scope) => issued.has(scope)) }, audience: audienceOf(payload) };
     },
 
-    /** Deletes the objects that expired more than a day ago (a day's margin, as for sessions). */
+    /**
+     * Deletes the objects that expired more than a day ago (a day's margin, as for sessions); a
+     * connection whose grant is among them ends with it.
+     */
     async pruneExpired(): Promise<number> {
       return store.oauth.pruneExpired(clock.now() - 24 * 60 * 60 * 1000);
     },

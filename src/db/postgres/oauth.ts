@@ -1,10 +1,11 @@
-import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { apiKeys, oauthConnections, oauthRecords } from './schema.js';
 import { inTransaction } from './transaction.js';
 import type { OAuthRepository } from '../store.js';
 
 const ACCESS_TOKEN_MODEL = 'AccessToken';
+const GRANT_MODEL = 'Grant';
 
 export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
   const unexpired = (now: number) => or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now));
@@ -32,6 +33,14 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
         .insert(oauthRecords)
         .values({ ...record, consumedAt: null })
         .onConflictDoUpdate({ target: [oauthRecords.model, oauthRecords.idHash], set: { payload, grantId, uidHash, expiresAt } });
+    },
+    async update({ model, idHash, payload, expiresAt }) {
+      const updated = await db
+        .update(oauthRecords)
+        .set({ payload, expiresAt })
+        .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)))
+        .returning({ idHash: oauthRecords.idHash });
+      return updated.length > 0;
     },
     async find({ model, idHash, now }) {
       const rows = await db
@@ -69,12 +78,24 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
     async findAccessToken(request) {
       return (await accessToken.execute(request))[0] ?? null;
     },
-    async listConnections(accountId) {
+    async listConnections({ accountId, now }) {
+      // A connection whose grant expired has no token that works: it is no longer connected.
+      const grantExpired = db
+        .select({ one: sql`1` })
+        .from(oauthRecords)
+        .where(
+          and(
+            eq(oauthRecords.model, GRANT_MODEL),
+            eq(oauthRecords.grantId, oauthConnections.grantId),
+            isNotNull(oauthRecords.expiresAt),
+            lte(oauthRecords.expiresAt, now),
+          ),
+        );
       const rows = await db
         .select({ connection: oauthConnections, scopes: apiKeys.scopes })
         .from(oauthConnections)
         .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
-        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt), notExists(grantExpired)))
         .orderBy(asc(oauthConnections.createdAt), asc(oauthConnections.keyId));
       return rows.map(({ connection, scopes }) => ({ ...connection, scopes }));
     },
@@ -112,8 +133,27 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
       });
     },
     async pruneExpired(before) {
-      const removed = await db.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).returning({ model: oauthRecords.model });
-      return removed.length;
+      return inTransaction(db, async (tx) => {
+        // Connections whose grant expired end with it, as of its expiry.
+        const ended = await tx
+          .select({ keyId: oauthConnections.keyId, expiresAt: oauthRecords.expiresAt })
+          .from(oauthConnections)
+          .innerJoin(oauthRecords, and(eq(oauthRecords.model, GRANT_MODEL), eq(oauthRecords.grantId, oauthConnections.grantId)))
+          .where(and(isNull(oauthConnections.revokedAt), lt(oauthRecords.expiresAt, before)));
+        for (const { keyId, expiresAt } of ended) {
+          const at = expiresAt ?? before;
+          await tx
+            .update(oauthConnections)
+            .set({ revokedAt: at })
+            .where(and(eq(oauthConnections.keyId, keyId), isNull(oauthConnections.revokedAt)));
+          await tx
+            .update(apiKeys)
+            .set({ revokedAt: at })
+            .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+        }
+        const removed = await tx.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).returning({ model: oauthRecords.model });
+        return removed.length;
+      });
     },
   };
 }

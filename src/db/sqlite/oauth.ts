@@ -1,10 +1,11 @@
-import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import type { PorchDatabase } from './open-database.js';
 import { onFirstUse } from './on-first-use.js';
 import { apiKeys, oauthConnections, oauthRecords } from './schema.js';
 import type { OAuthRepository } from '../store.js';
 
 const ACCESS_TOKEN_MODEL = 'AccessToken';
+const GRANT_MODEL = 'Grant';
 
 export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
   const unexpired = (now: number) => or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now));
@@ -34,6 +35,15 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
         .values({ ...record, consumedAt: null })
         .onConflictDoUpdate({ target: [oauthRecords.model, oauthRecords.idHash], set: { payload, grantId, uidHash, expiresAt } })
         .run();
+    },
+    async update({ model, idHash, payload, expiresAt }) {
+      return (
+        db
+          .update(oauthRecords)
+          .set({ payload, expiresAt })
+          .where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)))
+          .run().changes > 0
+      );
     },
     async find({ model, idHash, now }) {
       return (
@@ -80,12 +90,24 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
     async findAccessToken(request) {
       return accessToken().get(request) ?? null;
     },
-    async listConnections(accountId) {
+    async listConnections({ accountId, now }) {
+      // A connection whose grant expired has no token that works: it is no longer connected.
+      const grantExpired = db
+        .select({ one: sql`1` })
+        .from(oauthRecords)
+        .where(
+          and(
+            eq(oauthRecords.model, GRANT_MODEL),
+            eq(oauthRecords.grantId, oauthConnections.grantId),
+            isNotNull(oauthRecords.expiresAt),
+            lte(oauthRecords.expiresAt, now),
+          ),
+        );
       const rows = db
         .select({ connection: oauthConnections, scopes: apiKeys.scopes })
         .from(oauthConnections)
         .innerJoin(apiKeys, eq(apiKeys.id, oauthConnections.keyId))
-        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt)))
+        .where(and(eq(oauthConnections.accountId, accountId), isNull(oauthConnections.revokedAt), notExists(grantExpired)))
         .orderBy(asc(oauthConnections.createdAt), asc(oauthConnections.keyId))
         .all();
       return rows.map(({ connection, scopes }) => ({ ...connection, scopes }));
@@ -131,7 +153,30 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
       );
     },
     async pruneExpired(before) {
-      return db.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).run().changes;
+      return db.transaction(
+        (tx) => {
+          // Connections whose grant expired end with it, as of its expiry.
+          const ended = tx
+            .select({ keyId: oauthConnections.keyId, expiresAt: oauthRecords.expiresAt })
+            .from(oauthConnections)
+            .innerJoin(oauthRecords, and(eq(oauthRecords.model, GRANT_MODEL), eq(oauthRecords.grantId, oauthConnections.grantId)))
+            .where(and(isNull(oauthConnections.revokedAt), lt(oauthRecords.expiresAt, before)))
+            .all();
+          for (const { keyId, expiresAt } of ended) {
+            const at = expiresAt ?? before;
+            tx.update(oauthConnections)
+              .set({ revokedAt: at })
+              .where(and(eq(oauthConnections.keyId, keyId), isNull(oauthConnections.revokedAt)))
+              .run();
+            tx.update(apiKeys)
+              .set({ revokedAt: at })
+              .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+              .run();
+          }
+          return tx.delete(oauthRecords).where(lt(oauthRecords.expiresAt, before)).run().changes;
+        },
+        { behavior: 'immediate' },
+      );
     },
   };
 }
