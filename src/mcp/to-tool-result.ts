@@ -35,12 +35,15 @@ const MCP_HINTS: Partial<Record<PorchError['code'], string>> = {
   BILLING_FAILED: `Check the balance (${META_CREDITS_REMAINING} in _meta), then retry once.`,
   RATE_LIMITED: 'Wait the retry_after seconds the error reports, then retry.',
   DAILY_LIMIT_EXCEEDED: 'Wait until the limit resets (the retry_after seconds the error reports), then retry.',
+  // Its messages say themselves whether a retry helps (a provider's 400 will not), and how.
+  AI_SERVICE_ERROR: '',
 };
 
 /** `CODE: message Hint` — the code first, so agents and scripts can branch on it. */
 export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
   const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-  return `${publicErrorCode(error.code, codeSet)}: ${message} ${MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint}`;
+  const hint = MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint;
+  return `${publicErrorCode(error.code, codeSet)}: ${message}${hint === '' ? '' : ` ${hint}`}`;
 }
 
 function metaOf(meta: InvocationMeta | null): Record<string, unknown> {

@@ -6,10 +6,11 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_KEY_SCOPES } from '../../src/core/access/scopes.js';
-import { ERROR_TABLE } from '../../src/core/errors.js';
+import { ERROR_TABLE, PorchError } from '../../src/core/errors.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, isExposedOn, type Operation } from '../../src/operations/operation.js';
 import { createToolset } from '../../src/mcp/create-mcp-server.js';
+import { errorText } from '../../src/mcp/to-tool-result.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { connectInMemory, describeResult, operationNamed, resultText, sampleFor, toolArguments, type McpConnection } from '../helpers/mcp-client.js';
 import { defined } from '../helpers/defined.js';
@@ -116,6 +117,15 @@ it('has an error test for every tool: an invalid argument, or (without arguments
     'list_sanitiser_rules',
     'list_byok_keys',
   ]);
+});
+
+describe('error texts', () => {
+  it("gives a provider failure's own advice once, and none a refused request does not need (regression: retry advice twice, for a 400 too)", () => {
+    const failed = new PorchError('AI_SERVICE_ERROR', "The AI provider 'openai' failed (HTTP 500). Retry with backoff.");
+    expect(errorText(failed, 'a')).toBe("AI_SERVICE_ERROR: The AI provider 'openai' failed (HTTP 500). Retry with backoff.");
+    const refused = new PorchError('AI_SERVICE_ERROR', "The AI provider 'openai' refused the request (HTTP 400); sending it again will fail the same way.");
+    expect(errorText(refused, 'a')).not.toMatch(/retry/i);
+  });
 });
 
 describe('get_health', () => {

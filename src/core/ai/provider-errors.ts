@@ -9,6 +9,8 @@ import { CallStopped, PorchError } from '../errors.js';
 
 /** Statuses with which a provider says "this key is not acceptable". */
 const KEY_REJECTED_STATUSES: ReadonlySet<number> = new Set([401, 403]);
+/** Client errors a retry may get past (a timeout, a conflict, a rate limit); any other 4xx will fail again. */
+const RETRYABLE_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
 
 export interface UpstreamErrorContext {
   provider: string;
@@ -65,6 +67,13 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
         {},
         { cause: err },
       );
+    }
+    if (status >= 400 && status < 500 && !RETRYABLE_CLIENT_STATUSES.has(status)) {
+      // The same request would be refused again (regression: agents were told to retry a 400 three times).
+      const fix = KEY_REJECTED_STATUSES.has(status)
+        ? "the server's key for it was not accepted: the operator must fix it"
+        : 'sending it again will fail the same way: check the model and the input';
+      return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' refused the request (HTTP ${status}); ${fix}.`, {}, { cause: err });
     }
     const what = status === 429 ? 'is rate limiting requests' : 'failed';
     return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' ${what} (HTTP ${status}). Retry with backoff.`, {}, { cause: err });

@@ -343,12 +343,25 @@ describe('OpenAI-compatible provider over HTTP', () => {
       expect(error.message).toContain('timed out');
     });
 
+    it('says a refused request (HTTP 400, 404, 422) will fail again, rather than to retry it (regression: agents retried a 400 three times)', async () => {
+      const { gateway, model } = buildHarness(fake.baseUrl, { max_retries: 2 });
+      for (const status of [400, 404, 422]) {
+        fake.setBehaviour({ status });
+        const error = await failureOf(gateway.complete({ model, messages: MESSAGES }));
+        expect(error.message, String(status)).toBe(
+          `The AI provider 'openai' refused the request (HTTP ${status}); sending it again will fail the same way: check the model and the input.`,
+        );
+      }
+    });
+
     it('reports a rejected shared key as AI_SERVICE_ERROR and logs it for the operator without the key', async () => {
       const { gateway, model, logLines } = buildHarness(fake.baseUrl, { max_retries: 2 });
       fake.setBehaviour({ status: 401 });
       const error = await failureOf(gateway.complete({ model, messages: MESSAGES }));
       expect(error.code).toBe('AI_SERVICE_ERROR');
-      expect(error.message).toBe("The AI provider 'openai' failed (HTTP 401). Retry with backoff.");
+      expect(error.message).toBe(
+        "The AI provider 'openai' refused the request (HTTP 401); the server's key for it was not accepted: the operator must fix it.",
+      );
       expect(fake.requests).toHaveLength(1);
       expectSafe(error);
       const log = logLines.join('');
