@@ -279,6 +279,9 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  server.onerror = (err) => core.logger.warn({ err }, 'MCP transport error');
+  // What the SDK reports here is a client's message it could not take (an unknown response id, a
+  // malformed notification), already answered to the client: worth a debug line tied to the
+  // request, not a warning with a stack any anonymous client could fill the logs with.
+  server.onerror = (err) => core.logger.debug({ ...logFields(nextRequestId()), reason: err.message }, 'MCP message not taken');
   return server;
 }

@@ -294,7 +294,10 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   };
   /** The checks every request to the endpoint passes first (in this order); false when one answered it. */
   const admitted = (req: IncomingMessage, res: ServerResponse): boolean => originAllowed(req, res) && hostAllowed(req, res);
-  const onerror = (err: Error) => core.logger.warn({ err }, 'MCP transport error');
+  // The SDK's handlers report here the requests they refused (a protocol revision it does not
+  // serve, headers that contradict the body), which the client was answered: a client's mistake,
+  // logged at debug without a stack (regression: a warning with a kilobyte of stack per request).
+  const onerror = (err: Error) => core.logger.debug({ reason: err.message }, 'MCP request refused by the protocol layer');
 
   // The SDK hands the factory only what it was given for the request (`authInfo`); the request's
   // own state rides on that object, found again here by identity.

@@ -88,6 +88,32 @@ describe('log lines of a request', () => {
   });
 });
 
+describe('log lines of a client mistake at the MCP endpoint', () => {
+  it('are no warning with a stack: an anonymous client cannot fill the logs (regression: a kilobyte of stack per request)', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'info' });
+    const server: RunningServer = await startServer(config, { logDestination: destination, processMetrics: false });
+    cleanup.push(() => server.close());
+    for (const headers of [{ accept: 'application/json' }, { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2030-01-01' }]) {
+      const response = await fetch(`${server.url}/api/public/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(response.status).toBeLessThan(500);
+      await response.text();
+    }
+    const loud = lines.filter((line) => Number(line.level) >= 40);
+    expect(loud, JSON.stringify(loud)).toEqual([]);
+  });
+});
+
 describe('X-Request-Id from a proxy', () => {
   let harness: Harness | undefined;
   afterEach(async () => {
