@@ -29,7 +29,15 @@ const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', '']).transform((val
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-  PORCH_PUBLIC_URL: z.url().optional(),
+  // Links are built by appending paths to it: a query, a fragment or credentials would end up in
+  // the middle of every link (regression: refine_url was https://example.com/porch?x=1#f/refine?...).
+  PORCH_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .refine((value) => {
+      const url = new URL(value);
+      return url.search === '' && url.hash === '' && url.username === '' && url.password === '' && !value.includes('?') && !value.includes('#');
+    }, 'must be an origin, optionally with a path: no query, fragment or user name')
+    .optional(),
   DATABASE_URL: z.string().min(1).default('file:./data/porch.db'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
   PORCH_ERROR_CODES: z

@@ -28,6 +28,13 @@ describe('the public URL', () => {
     expect(config.warnings).toEqual([]);
   });
 
+  it('refuses a PORCH_PUBLIC_URL every link would break on: a query, a fragment, credentials or another scheme', () => {
+    for (const value of ['https://porch.example.com/porch?x=1', 'https://porch.example.com/#f', 'https://user:pw@porch.example.com', 'ftp://porch.example.com']) {
+      expect(() => load({ PORCH_PUBLIC_URL: value }), value).toThrow(/PORCH_PUBLIC_URL/);
+    }
+    expect(load({ PORCH_PUBLIC_URL: 'https://example.com/porch/' }).publicUrl).toBe('https://example.com/porch');
+  });
+
   it('is the listen address when that is one clients can open', () => {
     expect(load({ HOST: '127.0.0.1', PORT: '3001' })).toMatchObject({ publicUrl: 'http://127.0.0.1:3001', warnings: [] });
     expect(load({ HOST: '::1' }).publicUrl).toBe('http://[::1]:3000');
