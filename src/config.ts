@@ -186,7 +186,20 @@ const retentionSchema = z.strictObject({
 
 const webhooksSchema = z.strictObject({
   allow_hosts: z
-    .array(z.string().trim().min(1).max(253))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(253)
+        // A host alone: an entry with a scheme or a port could never match (regression: accepted
+        // silently), and an IPv6 address is taken with or without its URL brackets.
+        .regex(
+          /^(?:\[[0-9A-Fa-f:.]+\]|[^\s/:@[\]]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/,
+          'must be a host name or an IP address alone, without a scheme, port or path',
+        )
+        .transform((host) => host.replace(/^\[|\]$/g, '').toLowerCase()),
+    )
     .max(100)
     .default([])
     .describe(

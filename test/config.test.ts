@@ -29,7 +29,12 @@ describe('the public URL', () => {
   });
 
   it('refuses a PORCH_PUBLIC_URL every link would break on: a query, a fragment, credentials or another scheme', () => {
-    for (const value of ['https://porch.example.com/porch?x=1', 'https://porch.example.com/#f', 'https://user:pw@porch.example.com', 'ftp://porch.example.com']) {
+    for (const value of [
+      'https://porch.example.com/porch?x=1',
+      'https://porch.example.com/#f',
+      'https://user:pw@porch.example.com',
+      'ftp://porch.example.com',
+    ]) {
       expect(() => load({ PORCH_PUBLIC_URL: value }), value).toThrow(/PORCH_PUBLIC_URL/);
     }
     expect(load({ PORCH_PUBLIC_URL: 'https://example.com/porch/' }).publicUrl).toBe('https://example.com/porch');
@@ -38,6 +43,18 @@ describe('the public URL', () => {
   it('is the listen address when that is one clients can open', () => {
     expect(load({ HOST: '127.0.0.1', PORT: '3001' })).toMatchObject({ publicUrl: 'http://127.0.0.1:3001', warnings: [] });
     expect(load({ HOST: '::1' }).publicUrl).toBe('http://[::1]:3000');
+  });
+});
+
+describe('webhooks.allow_hosts', () => {
+  it('takes hosts as written in URLs, IPv6 with or without brackets, and refuses entries that could never match', () => {
+    const path = join(folder, 'allow-hosts.yaml');
+    writeFileSync(path, 'webhooks:\n  allow_hosts: [Hooks.Internal, 127.0.0.1, "[::1]", "fd00::5"]\n');
+    expect(load({ PORCH_CONFIG: path }).webhooks.allowHosts).toEqual(['hooks.internal', '127.0.0.1', '::1', 'fd00::5']);
+    for (const entry of ['http://localhost:43202', 'localhost:8080', 'hooks.internal/path']) {
+      writeFileSync(path, `webhooks:\n  allow_hosts: ["${entry}"]\n`);
+      expect(() => load({ PORCH_CONFIG: path }), entry).toThrow(/allow_hosts\[0\].*host name or an IP address alone/);
+    }
   });
 });
 

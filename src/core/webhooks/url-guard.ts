@@ -83,7 +83,9 @@ export async function checkWebhookUrl(text: string, allowHosts: readonly string[
   if (url.hash !== '') return { ok: false, rule: 'must not have a fragment (#...)', reason: 'invalid' };
   const host = hostOf(url);
   const allowed = allowHosts.some((allowedHost) => allowedHost.toLowerCase() === host);
-  if (!allowed && url.protocol !== 'https:') return { ok: false, rule: 'must use https', reason: 'invalid' };
+  if (!allowed && url.protocol !== 'https:') {
+    return { ok: false, rule: 'must use https (http only for the hosts in webhooks.allow_hosts)', reason: 'invalid' };
+  }
 
   let addresses: ResolvedAddress[];
   if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
