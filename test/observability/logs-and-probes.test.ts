@@ -100,7 +100,11 @@ describe('log lines of a client mistake at the MCP endpoint', () => {
     const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'info' });
     const server: RunningServer = await startServer(config, { logDestination: destination, processMetrics: false });
     cleanup.push(() => server.close());
-    for (const headers of [{ accept: 'application/json' }, { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2030-01-01' }]) {
+    const refusedHeaders: Array<Record<string, string>> = [
+      { accept: 'application/json' },
+      { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2030-01-01' },
+    ];
+    for (const headers of refusedHeaders) {
       const response = await fetch(`${server.url}/api/public/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
