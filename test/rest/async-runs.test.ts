@@ -93,7 +93,7 @@ describe('Prefer: respond-async', () => {
     expect(nodeUsage, "the workflow's node calls name the queued run").toHaveLength(3);
   });
 
-  it('refuses an unknown resource, version or label at once, queueing nothing', async () => {
+  it('refuses an unknown resource, version, label or model at once, queueing nothing', async () => {
     const missing = await harness.api('POST', '/compositions/0190a4b0-0000-7000-8000-000000000000/execute', { key, body: {}, headers: ASYNC });
     expect(missing.status, describeResponse(missing)).toBe(404);
     const badLabel = await harness.api('POST', compositionPath(), { key, body: { variables: RELEASE_VARIABLES, label: 'canary' }, headers: ASYNC });
@@ -101,6 +101,10 @@ describe('Prefer: respond-async', () => {
     expect(badLabel.body.error.message).toContain('canary');
     const invalid = await harness.api('POST', compositionPath(), { key, body: { variables: 'nope' }, headers: ASYNC });
     expect(invalid.status, describeResponse(invalid)).toBe(400);
+    // A model the server does not offer, as a request is refused (regression: 202, then a failed run).
+    const unknownModel = await harness.api('POST', compositionPath(), { key, body: { variables: RELEASE_VARIABLES, model: 'nope/nope' }, headers: ASYNC });
+    expect(unknownModel.status, describeResponse(unknownModel)).toBe(400);
+    expect(unknownModel.body.error.message).toContain('Unknown model "nope/nope"');
     expect((await harness.api<{ count: number }>('GET', '/runs', { key })).body.data.count).toBe(0);
   });
 

@@ -18,6 +18,7 @@ import type { Caller } from '../access/caller.js';
 import { executeScopes, grantsAny } from '../access/scopes.js';
 import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
+import type { AiGateway } from '../ai/ai-gateway.js';
 import { NO_TOKENS } from '../ai/token-usage.js';
 import type { Clock } from '../clock.js';
 import { CallStopped, PorchError } from '../errors.js';
@@ -83,6 +84,8 @@ export interface RunQueueDependencies {
   store: Store;
   authenticator: Authenticator;
   lifecycle: LifecycleService;
+  /** Checks a model the call names as the execution would, so a queued run never fails for it. */
+  ai: Pick<AiGateway, 'resolveModel'>;
   instance: Instance;
   clock: Clock;
   logger: Logger;
@@ -102,7 +105,7 @@ function selectorOf(inputs: Record<string, unknown>): VersionSelector {
 const interruptedTwice = () =>
   new PorchError('INTERNAL_ERROR', `The run was cut off ${MAX_RUN_ATTEMPTS} times by a Porch process that stopped while it ran; it is not tried again.`);
 
-export function createRunQueue({ store, authenticator, lifecycle, instance, clock, logger, deferredWrites, settings }: RunQueueDependencies) {
+export function createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, settings }: RunQueueDependencies) {
   const active = new Map<string, ActiveRun>();
   let executor: QueuedRunExecutor | null = null;
   let poller: NodeJS.Timeout | null = null;
@@ -250,6 +253,12 @@ export function createRunQueue({ store, authenticator, lifecycle, instance, cloc
      */
     async enqueue(caller: Caller, kind: RunKind, resourceId: string, inputs: Record<string, unknown>): Promise<QueuedRunAcceptance> {
       const { version } = await lifecycle.resolve(kind, caller.account.id, resourceId, selectorOf(inputs));
+      // As the execution checks it (regression: an unknown model was accepted with 202, and the
+      // run failed when it started). Its start checks the key, plan and model again.
+      if (typeof inputs.model === 'string') {
+        const organisation = await store.organisations.findById(caller.account.organisationId);
+        ai.resolveModel({ requested: inputs.model, plan: caller.account.plan, euOnly: organisation?.euOnlyModels ?? false });
+      }
       const id = newId();
       await store.runs.enqueue({
         id,
