@@ -7,20 +7,16 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { isSpecType, ProtocolErrorCode, type RequestId } from '@modelcontextprotocol/server';
+import { isSpecType, ProtocolErrorCode, type RequestId, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { isRecord } from '../core/validation.js';
 
 /**
- * The revision that removed JSON-RPC batching (added in 2025-03-26). Revisions are dates, so
- * those from this one on compare greater or equal as strings.
+ * The one revision with JSON-RPC batching: 2025-03-26 added it and 2025-06-18 removed it, so the
+ * earlier revisions (2024-11-05, 2024-10-07) never had it either (regression: they were served).
+ * It is also what Streamable HTTP assumes when a request names no revision (MCP 2025-06-18,
+ * "Protocol Version Header": the server SHOULD assume 2025-03-26).
  */
-export const BATCHING_REMOVED_IN = '2025-06-18';
-
-/**
- * What Streamable HTTP assumes when a request names no revision (MCP 2025-06-18, "Protocol
- * Version Header": the server SHOULD assume 2025-03-26), a revision that still had batches.
- */
-const REVISION_WITHOUT_HEADER = '2025-03-26';
+const REVISION_WITH_BATCHES = '2025-03-26';
 
 export interface JsonRpcRefusal {
   status: number;
@@ -32,7 +28,7 @@ export function batchRefusal(revision: string): JsonRpcRefusal {
   return {
     status: 400,
     code: ProtocolErrorCode.InvalidRequest,
-    message: `Invalid Request: JSON-RPC batches are not accepted under protocol revision ${revision} (batching was removed in ${BATCHING_REMOVED_IN}); send one message per request.`,
+    message: `Invalid Request: JSON-RPC batches are not accepted under protocol revision ${revision} (only ${REVISION_WITH_BATCHES} had them); send one message per request.`,
   };
 }
 
@@ -45,7 +41,7 @@ function revisionOfBatch(headers: IncomingHttpHeaders, batch: readonly unknown[]
       return message.params.protocolVersion;
     }
   }
-  return REVISION_WITHOUT_HEADER;
+  return REVISION_WITH_BATCHES;
 }
 
 /**
@@ -57,7 +53,8 @@ function revisionOfBatch(headers: IncomingHttpHeaders, batch: readonly unknown[]
 export function refuseBatchIfRemoved(headers: IncomingHttpHeaders, body: unknown): JsonRpcRefusal | null {
   if (!Array.isArray(body)) return null;
   const revision = revisionOfBatch(headers, body);
-  if (revision >= BATCHING_REMOVED_IN) return batchRefusal(revision);
+  // A revision the server does not serve is the SDK's to refuse, as for a single message.
+  if (revision !== REVISION_WITH_BATCHES && SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) return batchRefusal(revision);
   const invalid = (message: string): JsonRpcRefusal => ({ status: 400, code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${message}` });
   const ids = new Set<unknown>();
   for (const message of body) {

@@ -338,8 +338,8 @@ describe('stateless transport', () => {
 describe('JSON-RPC batches and body encodings', () => {
   const PING = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
-  it('refuses a batch with -32600 under 2025-06-18 and later, which removed batching (regression: answered as if allowed)', async () => {
-    for (const revision of ['2025-06-18', '2025-11-25']) {
+  it('refuses a batch with -32600 under every revision but 2025-03-26, the only one that had batches (regression: answered as if allowed)', async () => {
+    for (const revision of ['2024-10-07', '2024-11-05', '2025-06-18', '2025-11-25']) {
       const response = await post([PING(1), PING(2)], { 'mcp-protocol-version': revision });
       expect(response.status, response.text).toBe(400);
       expect(response.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining(revision) } });
@@ -348,6 +348,10 @@ describe('JSON-RPC batches and body encodings', () => {
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
     ];
     expect((await post(initializeBatch)).status).toBe(400);
+    // A revision the server does not serve gets the answer a single message gets.
+    const unknown = await post([PING(1), PING(2)], { 'mcp-protocol-version': 'abc' });
+    expect(unknown.status, unknown.text).toBe(400);
+    expect(unknown.text).toMatch(/Unsupported protocol version/i);
   });
 
   it('still answers every message of a batch under 2025-03-26, and without a revision header (which means 2025-03-26)', async () => {
