@@ -184,6 +184,10 @@ describe('prompt versions and labels', () => {
     expect(completion.completion.values).toEqual(['2', '1']);
     const variable = await client.complete({ ref: { type: 'ref/prompt', name: 'release-notes' }, argument: { name: 'version', value: '' } });
     expect(variable.completion.values).toEqual([]);
+    // A refusal names the argument sent, not the variable beside it (regression: "version: ... has no version 9").
+    await expect(client.getPrompt({ name: 'release-notes', arguments: { ...args, porch_version: '9' } })).rejects.toThrow(
+      `porch_version: Composition ${id} has no version 9; its versions are 1 to 2.`,
+    );
   });
 
   it('names the selectors after the variables listed, not the newest version’s (regression: two arguments named version, and the documented example refused)', async () => {

@@ -121,6 +121,8 @@ describe('the catalog lifecycle', () => {
   it('refuses unknown versions and labels, naming the ones there are', async () => {
     const created = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'Hi' } });
     const id = created.body.data.id;
+    const single = await harness.api('POST', `/compositions/${id}/execute`, { key, body: { version: 2 } });
+    expect(single.body.error.message).toMatch(/no version 2; its only version is 1\.$/);
     await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'Hi again' } });
 
     const noVersion = await harness.api('POST', `/compositions/${id}/execute`, { key, body: { version: 7 } });

@@ -52,7 +52,7 @@ import {
   type SkillEntry,
   type WorkflowEntry,
 } from './definitions.js';
-import { checkExpectedVersion, checkSettableLabel, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
+import { checkExpectedVersion, checkSettableLabel, describeVersions, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
 
 /** Each kind's stored record and authored definition. */
 export interface KindModel {
@@ -419,7 +419,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       const labels = await store.catalog.listLabels({ accountId, id });
       const stored = version >= 1 && version <= current.version ? await store.catalog.findVersion({ accountId, id, version }) : null;
       if (!stored) {
-        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; its versions are 1 to ${current.version}.`);
+        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; ${describeVersions(current.version)}.`);
       }
       const record = { ...current, ...stored.content } as RecordOf<Kind>;
       return { ...versionSummary(stored, labels), definition: entryOf(kind, record) };
@@ -438,7 +438,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       const current = outcome === 'no_resource' ? null : await find(kind, accountId, id);
       if (!current) throw notFound(kind, id);
       if (outcome === 'no_version') {
-        throw new PorchError('VALIDATION_ERROR', `version: ${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; its versions are 1 to ${current.version}.`);
+        throw new PorchError('VALIDATION_ERROR', `version: ${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; ${describeVersions(current.version)}.`);
       }
       return { id, labels: labelMap(current.version, await store.catalog.listLabels({ accountId, id })) };
     },

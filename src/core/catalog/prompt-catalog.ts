@@ -104,6 +104,22 @@ function selectorNames(own: readonly PromptArgument[]): SelectorNames {
   return { version: free('version'), label: free('label') };
 }
 
+/**
+ * A selector refusal names the field `version` or `label`; where the prompt renamed its selector
+ * argument (a variable of its own holds that name) it names the argument the client sent
+ * (regression: "version: ... has no version 9" for a `porch_version` of 9, beside a variable
+ * `version`).
+ */
+function namingSelectorArgument(err: unknown, names: SelectorNames): unknown {
+  if (!(err instanceof PorchError) || err.code !== 'VALIDATION_ERROR') return err;
+  for (const field of ['version', 'label'] as const) {
+    if (names[field] !== field && err.message.startsWith(`${field}: `)) {
+      return new PorchError('VALIDATION_ERROR', `${names[field]}: ${err.message.slice(field.length + 2)}`);
+    }
+  }
+  return err;
+}
+
 /** The two optional arguments that pick a version, described with what the resource has now. */
 function selectorArguments(names: SelectorNames, latest: number, labels: readonly LabelRecord[]): PromptArgument[] {
   const byDefault = defaultVersion(latest, labels);
@@ -226,7 +242,9 @@ export function createPromptCatalog(
       const found = await source(accountId, kinds, name);
       if (!found) throw new PorchError('RESOURCE_NOT_FOUND', `Prompt ${name} was not found.`);
       const { names } = await argumentsOf(found, accountId);
-      const selected = await atVersion(found, accountId, selectorOf(names, args));
+      const selected = await atVersion(found, accountId, selectorOf(names, args)).catch((err: unknown) => {
+        throw namingSelectorArgument(err, names);
+      });
       const { [names.version]: _version, [names.label]: _label, ...values } = args;
       return renderSource(selected, values);
     },

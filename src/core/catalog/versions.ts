@@ -24,6 +24,11 @@ export interface ResourceName {
   id: string;
 }
 
+/** The versions a resource has, for a message naming one it has not: `its versions are 1 to 3`, `its only version is 1`. */
+export function describeVersions(latest: number): string {
+  return latest === 1 ? 'its only version is 1' : `its versions are 1 to ${latest}`;
+}
+
 function describeLabels(labels: readonly LabelRecord[], latest: number): string {
   return [`${LATEST_LABEL} (version ${latest})`, ...labels.map((label) => `${label.label} (version ${label.version})`)].join(', ');
 }
@@ -44,7 +49,7 @@ export async function selectVersion(
   }
   if (version !== undefined) {
     if (version >= 1 && version <= resource.version) return version;
-    throw new PorchError('VALIDATION_ERROR', `version: ${name.noun} ${name.id} has no version ${version}; its versions are 1 to ${resource.version}.`);
+    throw new PorchError('VALIDATION_ERROR', `version: ${name.noun} ${name.id} has no version ${version}; ${describeVersions(resource.version)}.`);
   }
   if (label === undefined) return resource.productionVersion ?? resource.version;
   if (label === LATEST_LABEL) return resource.version;
