@@ -6,9 +6,12 @@ import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardra
 import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext } from './context.js';
 import { print, rows, table } from './output.js';
 
-function parsePlan(value: string): Plan {
-  if (!(PLANS as readonly string[]).includes(value)) throw new CliUsageError(`Plan must be one of ${PLANS.join(', ')}, got "${value}".`);
-  return value as Plan;
+/** A plan named by `name` (the option or argument, so the message says which one was wrong). */
+function parsePlan(name: string) {
+  return (value: string): Plan => {
+    if (!(PLANS as readonly string[]).includes(value)) throw new CliUsageError(`${name} must be one of ${PLANS.join(', ')}, got "${value}".`);
+    return value as Plan;
+  };
 }
 
 export function registerAccountCommands(program: Command, context: CliContext): void {
@@ -19,7 +22,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .description('Create an account (with a personal organisation unless --organisation is given)')
     .requiredOption('--email <email>', 'email address (unique)')
     .option('--name <name>', 'display name')
-    .option('--plan <plan>', `plan: ${PLANS.join(', ')}`, parsePlan, 'expert' as Plan)
+    .option('--plan <plan>', `plan: ${PLANS.join(', ')}`, parsePlan('--plan'), 'expert' as Plan)
     .option('--credits <credits>', 'initial credits (1 credit = 1,000 tokens)', parsePositiveNumber('--credits'), 0)
     .option('--organisation <id>', 'join an existing organisation')
     .option('--json', 'print JSON')
@@ -105,7 +108,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .command('set-plan')
     .description('Change the plan. Leaving Expert suspends keys for a 7-day grace period, then revokes them')
     .argument('<account-id>', 'account id')
-    .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan)
+    .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan('<plan>'))
     .option('--json', 'print JSON')
     .action(async (accountId: string, plan: Plan, options: { json?: boolean }) => {
       const updated = await withApplication(context, ({ core }) => core.accounts.setPlan(accountId, plan));

@@ -65,6 +65,8 @@ export function registerDbCommands(program: Command, context: CliContext): void 
         throw new CliUsageError((err as Error).message);
       }
       const report = await copyDatabase(databaseUrl, absoluteDatabaseUrl(options.to, context.cwd));
-      print(context.stdout, report, options, () => describeCopy(report));
+      // The JSON names its fields in snake_case, as every other command's does (regression: ledgerSha256).
+      const { ledgerSha256, ...counts } = report;
+      print(context.stdout, { ...counts, ledger_sha256: ledgerSha256 }, options, () => describeCopy(report));
     });
 }

@@ -80,7 +80,8 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .action(async (options: { workers?: string }) => {
       const { context: serving, config } = await withChosenPort(context, loadCliConfig(context, { callsModels: true }));
       limitHeapGrowth(serving);
-      const workers = parseWorkerCount(options.workers ?? serving.env.PORCH_WORKERS);
+      // An empty PORCH_WORKERS is unset (as compose files leave it); an empty --workers is refused.
+      const workers = parseWorkerCount(options.workers ?? (serving.env.PORCH_WORKERS || undefined));
       if (workers > 1 && !isWorkerProcess()) {
         const logger = createCliLogger(serving, config);
         for (const warning of config.warnings) logger.warn(warning);

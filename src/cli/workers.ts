@@ -38,7 +38,8 @@ const RESTART_PAUSE_MS = 1_000;
 
 /** Resolves `--workers` / PORCH_WORKERS: a whole number of at least 1, or `auto` for one per core. */
 export function parseWorkerCount(value: string | undefined): number {
-  if (value === undefined || value === '') return 1;
+  // Unset is the default; an empty --workers '' is a mistake (regression: it started one process).
+  if (value === undefined) return 1;
   if (value === 'auto') return availableParallelism();
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
     throw new CliUsageError(`--workers (or PORCH_WORKERS) must be a whole number from 1 to 256, or auto, got "${value}".`);

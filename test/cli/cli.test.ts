@@ -43,6 +43,11 @@ describe('porch CLI', () => {
     expect(shown.credits).toBe(1500);
 
     expect((await porch('account', 'set-plan', account.id, 'builder')).code).toBe(0);
+    // A bad plan names where it was given (regression: "Plan must be one of ..." alone).
+    expect((await porch('account', 'create', '--email', 'gold@example.com', '--plan', 'gold')).stderr).toContain(
+      '--plan must be one of free, builder, expert, got "gold"',
+    );
+    expect((await porch('account', 'set-plan', account.id, 'gold')).stderr).toContain('<plan> must be one of');
     const refused = await porch('key', 'create', '--account', account.id);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Only Expert accounts may create API keys/);

@@ -183,7 +183,10 @@ describe('porch db copy', () => {
 
   it('refuses a non-empty target with exit code 1, naming what it holds', async () => {
     const target = join(directory, 'copy-target.db');
-    expect((await porch('db', 'copy', '--to', target)).code).toBe(0);
+    const copied = await porch('db', 'copy', '--to', target, '--json');
+    expect(copied.code, copied.stderr).toBe(0);
+    // snake_case like every other command's JSON (regression: ledgerSha256).
+    expect(Object.keys(JSON.parse(copied.stdout))).toEqual(['source', 'target', 'tables', 'ledger_sha256']);
     const again = await porch('db', 'copy', '--to', target, '--json');
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
@@ -238,6 +241,10 @@ describe('porch backup', () => {
     const again = await porch('backup', '--to', target);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/named-backup\.db already exists; a backup never overwrites a file/);
+    // A folder or nothing is named by mistake: said so (regression: "already exists" for both).
+    const folder = await porch('backup', '--to', directory);
+    expect(folder.stderr).toMatch(/is a folder; name the backup file to write, such as .*porch-backup-\d{8}T\d{6}Z(-\d+)?\.db/);
+    expect((await porch('backup', '--to', '')).stderr).toContain('--to needs the name of the backup file to write.');
     expect((await readdir(directory)).filter((name) => name.startsWith('named-backup'))).toEqual(['named-backup.db']);
   });
 

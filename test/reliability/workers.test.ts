@@ -92,7 +92,7 @@ describe('porch serve --workers', () => {
     }
   }, 30_000);
 
-  it.each(['0', 'two', '-1'])('refuses --workers %s, naming the option', async (value) => {
+  it.each(['0', 'two', '-1', ''])('refuses --workers "%s", naming the option', async (value) => {
     const result = await runPorch({ DATABASE_URL: data.databaseUrl, LOG_LEVEL: 'silent' }, 'serve', '--workers', value);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/--workers \(or PORCH_WORKERS\) must be a whole number from 1 to 256, or auto/);

@@ -61,7 +61,12 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
   if (isInMemory(location)) throw new DatabaseRefusal('DATABASE_URL names an in-memory database, which has nothing to back up.');
   if (!existsSync(location)) throw new DatabaseRefusal(`No Porch database at ${location} to back up.`);
   const target = destination === undefined ? defaultBackupPath(location, now) : resolve(destination);
-  if (existsSync(target)) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
+  if (existsSync(target)) {
+    // A folder is named by mistake more often than a file: say which it is (regression: "already exists" for both).
+    if (statSync(target).isDirectory())
+      throw new DatabaseRefusal(`${target} is a folder; name the backup file to write, such as ${defaultBackupPath(join(target, basename(location)), now)}.`);
+    throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
+  }
   // Written under a name of its own, and given the backup's name only once whole: a backup cut
   // short (an error, Ctrl-C) never leaves a file that looks like a backup or blocks the next one.
   const partial = `${target}.partial-${process.pid}`;
