@@ -122,6 +122,11 @@ describe('composition editor', () => {
     const missing = await browser.get(`/console/compositions/${id}/versions/9`);
     expect(missing.status).toBe(404);
     expect(missing.html).toContain('its versions are 1 to 2');
+    // A comparison of versions it does not have names them and compares the default pair (regression: the page was a 404).
+    const compared = await browser.get(`/console/compositions/${id}/versions?from=abc&to=99`);
+    expect(compared.status).toBe(200);
+    expect(compared.html).toContain('There is no version “abc” or “99” of this composition (versions 1 to 2); comparing v1 and v2 instead.');
+    expect(compared.html).toContain('Version 1 → version 2');
   });
 
   it('detects undeclared variables and previews the template with sample values', async () => {

@@ -104,8 +104,19 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
   const versions = await ctx.api.call(kind.lifecycle.listVersions, { id });
   if (!versions.ok) throw versions.error;
   const saved = queryNumber(ctx.req.query.saved);
-  const to = queryNumber(ctx.req.query.to) ?? item.version;
-  const from = queryNumber(ctx.req.query.from) ?? Math.max(1, to - 1);
+  // A version the item does not have (a hand-edited address, a stale link) is named, and the
+  // default comparison shown, rather than the whole page answering 404 (regression).
+  const asked = (name: 'from' | 'to') => {
+    const value = ctx.req.query[name];
+    if (value === undefined) return { version: undefined, wrong: undefined };
+    const version = queryNumber(value);
+    return version !== undefined && version <= item.version ? { version, wrong: undefined } : { version: undefined, wrong: String(value).slice(0, 20) };
+  };
+  const askedTo = asked('to');
+  const askedFrom = asked('from');
+  const to = askedTo.version ?? item.version;
+  const from = askedFrom.version ?? Math.max(1, to - 1);
+  const wrongVersions = [askedFrom.wrong, askedTo.wrong].filter((wrong): wrong is string => wrong !== undefined);
   const csrfToken = ctx.signedIn.csrfToken;
   const rows = from === to ? [] : diffRows(await definitionYaml(kind, ctx, id, from), await definitionYaml(kind, ctx, id, to));
   const numbers = versions.data.items.map((version) => version.version);
@@ -244,6 +255,11 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
         </div>
 
         <h2 id="diff">Compare versions</h2>
+        {wrongVersions.length > 0 ? (
+          <Notice kind="error">
+            {`There is no version ${wrongVersions.map((wrong) => `“${wrong}”`).join(' or ')} of this ${kind.noun} (versions 1 to ${item.version}); comparing v${from} and v${to} instead.`}
+          </Notice>
+        ) : null}
         <form method="get" action={`${kind.path}/${id}/versions`} class="compare">
           <div class="field">
             <label for="diff-from">From</label>
