@@ -59,3 +59,11 @@ describe('national ids with checksums', () => {
     expect(matchesOf('ref 130 692 544 and SIN: 130 692 545', 'pii.ca_sin')).toEqual([]);
   });
 });
+
+describe('id labels in the tail of a longer word', () => {
+  it('does not read "sin" in "Wisconsin" as a SIN label when the context window cuts the word', () => {
+    // The 40-character window before the number starts at the "sin" of "Wisconsin".
+    expect(matchesOf('Shipped from Madison, Wisconsin; warehouse bins and pallets, lot no 123456782', 'pii.ca_sin')).toEqual([]);
+    expect(matchesOf('SIN 123456782', 'pii.ca_sin')).toEqual(['123456782']);
+  });
+});

@@ -36,6 +36,31 @@ describe('passwords outside key=value', () => {
     expect(matchesOf(text, 'secret.password_assignment')).toEqual([]);
   });
 
+  it.each([
+    ['after a parenthesised aside holding a ticket id', 'Shared admin password (reset after ticket SEC-2291): `Vq_t^R8m!ZpKwL3d`', 'Vq_t^R8m!ZpKwL3d'],
+    ['after the host it is for and a colon', 'root password for web-07: Hn5#kT9vQz2w', 'Hn5#kT9vQz2w'],
+    ['after a dated aside and "is"', 'The password (rotated 2026-10-14) is Jb3$wX8nLq5t', 'Jb3$wX8nLq5t'],
+    ['after a host id and "is"', 'The password for db-02 is Autumn-2026!', 'Autumn-2026!'],
+  ])('reads a prose password %s, not the id before it', (_shape, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
+  it.each([
+    ['a full-width colon after the Chinese word', '数据库密码：Hq4#vT9mWz2k', 'Hq4#vT9mWz2k'],
+    ['a full-width colon after the Japanese word', '管理者パスワード：Rk8$nP3xLw5q', 'Rk8$nP3xLw5q'],
+    ['a Turkish word in title case', 'Şifre: Tm6!bQ9zKx4v', 'Tm6!bQ9zKx4v'],
+    ['a Polish word in capitals', 'HASŁO: Wd3%kL8pNq7s', 'Wd3%kL8pNq7s'],
+    ['a Spanish word in capitals', 'CONTRASEÑA: Jc5#rM2tXv9h', 'Jc5#rM2tXv9h'],
+    ['a Swedish definite form', 'Lösenordet är Ps7#gK4wBn2x', 'Ps7#gK4wBn2x'],
+    ['a Turkish possessive form', 'Wifi şifresi: Yb2@dF6mQs8r', 'Yb2@dF6mQs8r'],
+  ])('finds a password after %s', (_shape, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
+  it('does not take an id or a date in prose for the password', () => {
+    expect(matchesOf('the password for web-01 expired on 2026-11-02 again', 'secret.password_assignment')).toEqual([]);
+  });
+
   it('reads a Helm env entry whose value sits two lines below the name', () => {
     const text = 'env:\n  - name: SMTP_PASSWORD\n    # rotated monthly\n    value: Sm7p-R0tat3d!\n';
     expect(matchesOf(text, 'secret.password_assignment')).toEqual(['Sm7p-R0tat3d!']);

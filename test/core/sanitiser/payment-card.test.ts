@@ -20,6 +20,21 @@ describe('payment card rule (pii.payment_card, Luhn-checked)', () => {
     expect(matchesOf('ts=1700000000007 id 7992739871300000 acct 0000000000000000', 'pii.payment_card')).toEqual([]);
   });
 
+  it('does not report Luhn numbers whose prefix no issuer uses (20, 21, 2721-2999, 31-33)', () => {
+    const text = 'order 2040494836694672, ref 2114505452691493, acct 3155491736310002, id 3392908793501846, x 2750373376703673';
+    expect(matchesOf(text, 'pii.payment_card')).toEqual([]);
+    // Mastercard's 2-series runs from 2221 to 2720, so a 26... number is one.
+    expect(matchesOf('card 2692547568345671', 'pii.payment_card')).toEqual(['2692547568345671']);
+  });
+
+  it('does not report EAN-13 barcodes after a barcode label or in a cell of a product list', () => {
+    // Each passes Luhn and the GS1 check digit.
+    expect(matchesOf('Artikel;EAN;Preis\nSpülmittel;4036160433231;1,99\nSchwamm;4070668043226;0,89', 'pii.payment_card')).toEqual([]);
+    expect(matchesOf('EAN: 4089908355968, Barcode 5040310027538', 'pii.payment_card')).toEqual([]);
+    // In prose, without a barcode label, the 13-digit number may be an old Visa card.
+    expect(matchesOf('card 4036160433231', 'pii.payment_card')).toEqual(['4036160433231']);
+  });
+
   it('does not report numbers with mixed separators', () => {
     expect(matchesOf('4111-1111 1111.1111', 'pii.payment_card')).toEqual([]);
   });

@@ -223,3 +223,107 @@ describe('authorization headers (secret.bearer_token)', () => {
     expect(secrets(`Authorization: Bearer <token>\nAuthorization: Bearer $TOKEN\nBasic ${notCredentials}`)).toEqual([]);
   });
 });
+
+describe('name/value pairs (Kubernetes env lists, ECS task definitions)', () => {
+  it('judges the value of a YAML env entry as the assignment of its name would be', () => {
+    const awsKey = randomText(BASE64, 40);
+    const jwtSecret = randomText(ALPHANUMERIC, 32, 11);
+    const apiToken = randomText(ALPHANUMERIC, 24, 13);
+    const text = [
+      'spec:',
+      '  containers:',
+      '    - name: billing',
+      '      env:',
+      '        - name: AWS_SECRET_ACCESS_KEY',
+      `          value: ${awsKey}`,
+      '        - name: JWT_SECRET',
+      '          # rotated by the platform team',
+      `          value: "${jwtSecret}"`,
+      '        - name: API_TOKEN',
+      `          value: '${apiToken}'`,
+      '        - name: DB_PW',
+      '          value: Lq4!vHs8-Tn2',
+    ].join('\n');
+    expect(secrets(text).map((finding) => `${finding.rule_id}:${finding.match}`)).toEqual([
+      `secret.aws_secret_access_key:${awsKey}`,
+      `secret.generic_secret:${jwtSecret}`,
+      `secret.generic_secret:${apiToken}`,
+      'secret.password_assignment:Lq4!vHs8-Tn2',
+    ]);
+  });
+
+  it('reads the JSON form of an ECS task definition', () => {
+    const awsKey = randomText(BASE64, 40);
+    const text = JSON.stringify(
+      {
+        environment: [
+          { name: 'AWS_SECRET_ACCESS_KEY', value: awsKey },
+          { name: 'DB_PASSWORD', value: 'Rm3#wQz8Lp!v' },
+          { name: 'LOG_LEVEL', value: 'debug' },
+        ],
+      },
+      null,
+      2,
+    );
+    expect(matchesOf(text, 'secret.aws_secret_access_key')).toEqual([awsKey]);
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual(['Rm3#wQz8Lp!v']);
+  });
+
+  it('does not report references, placeholders or names that describe a secret', () => {
+    const text = [
+      '- name: JWT_SECRET',
+      '  valueFrom:',
+      '    secretKeyRef:',
+      '      name: jwt',
+      '      key: signing-key',
+      '- name: API_TOKEN',
+      '  value: ${API_TOKEN}',
+      '- name: SESSION_SECRET',
+      '  value: $(SESSION_SECRET_FROM_VAULT)',
+      '- name: OAUTH_TOKEN_URL',
+      '  value: https://auth.internal/oauth2/token',
+      '{"name": "STRIPE_SECRET", "value": "<your-stripe-secret>"}',
+      '{"name": "SECRET_NAME", "value": "prod-billing-credentials"}',
+    ].join('\n');
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+});
+
+describe('names that hold ids or hashes, not secrets', () => {
+  it.each([
+    ['an idempotency header', 'Idempotency-Key: 3f2c9a7e-41d8-4b0e-9c6a-7e5d1b2f8a90'],
+    ['an idempotency key in JSON', '"idempotency_key": "inv_2026_10_31_004417"'],
+    ['a deduplication key', 'dedup_key: shipment-2026-004417'],
+    ['a deduplication id in camel case', 'deduplicationKey = "evt_2026-10-31T08:15:00Z"'],
+    ['a sort key', 'sort_key = "updated_at#2026-10-31"'],
+    ['a partition key', 'partition_key = "tenant-0815-2026-10"'],
+    ['a range key', 'rangeKey: "order#2026-10-31#000917"'],
+  ])('does not report %s', (_name, text) => {
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it("does not report Helm's checksum/secret annotation, which hashes the rendered Secret", () => {
+    const hex = randomText('0123456789abcdef', 64, 5);
+    const text = `  annotations:\n    checksum/secret: ${hex}\n    checksum/secrets: "${hex}"\n    checksum/config: ${hex}`;
+    expect(secrets(text), summarise(secrets(text))).toEqual([]);
+  });
+
+  it('still reports a secret under a name that merely contains "sort" or sits under another path', () => {
+    const value = randomText(ALPHANUMERIC, 24, 17);
+    expect(matchesOf(`consortium_api_key = "${value}"`, 'secret.generic_secret')).toEqual([value]);
+    expect(matchesOf(`vault/secret: ${value}`, 'secret.generic_secret')).toEqual([value]);
+  });
+});
+
+describe("PHP define() constants (wp-config.php's salts)", () => {
+  it('takes a generated salt whole, brackets and all', () => {
+    const salts = ['u7}Kq(2#Zr|Lw8^Ty[Pm4~Xe)Vb6!Nc9*Hd3@Gs5%Jf1&Qa0-Rt+Yo=Wi:Ul;Op', 'Fz(3m#Qw|T8x[Lk^2vR}p9@Nd~Hs6!Yc*Bj4%Ga7&Ee1-Wu+Io=Zt:Kr;Vl,Sq'];
+    const text = `define( 'AUTH_KEY',         '${salts[0]}' );\ndefine('SECURE_AUTH_KEY', '${salts[1]}');`;
+    expect(matchesOf(text, 'secret.generic_secret')).toEqual(salts);
+  });
+
+  it('still does not report the placeholder wp-config-sample.php ships, nor code in another call', () => {
+    expect(secrets("define( 'AUTH_KEY', 'put your unique phrase here' );")).toEqual([]);
+    expect(secrets("config.set('api_key', 'Math.random().toString(36)')")).toEqual([]);
+  });
+});

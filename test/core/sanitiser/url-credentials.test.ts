@@ -16,6 +16,25 @@ describe('credentials in URLs (secret.url_credentials)', () => {
     expect(matchesOf(url, 'secret.url_credentials')).toEqual([url]);
   });
 
+  it('reads a pasted, unencoded password holding characters that end a URL elsewhere', () => {
+    const urls = [
+      'postgres://billing:Wn4#tR8vQz2pLx@pg-primary.internal:5432/billing',
+      'redis://:Hs9^uB3{kP7}mQ@cache.internal:6379/0',
+      'mysql://report:Ty6|jD2`fL>9q<Zr@mysql.internal:3306/reports',
+      "amqp://svc:Pq3'mV8!xN@rabbit.internal:5672/",
+    ];
+    const text = `DATABASE_URL=${urls[0]}\nREDIS_URL=${urls[1]}\n  url: "${urls[2]}"\nexport AMQP_URL=${urls[3]}`;
+    expect(matchesOf(text, 'secret.url_credentials')).toEqual(urls);
+    const findings = findingsOf(text);
+    expect(findings.map((finding) => finding.rule_id)).toEqual(urls.map(() => 'secret.url_credentials'));
+  });
+
+  it('stops an unencoded password at the quote that opened the URL and skips templates in it', () => {
+    expect(matchesOf("DB='postgres://app:Wn4'tR8@db.internal/x'", 'secret.url_credentials')).toEqual([]);
+    expect(matchesOf('postgres://app:{{ .Values.db.password }}@db.internal/x', 'secret.url_credentials')).toEqual([]);
+    expect(matchesOf('see https://docs.example.com:8443#setup or mail ops@example.com', 'secret.url_credentials')).toEqual([]);
+  });
+
   it('finds a token used as the username', () => {
     const url = `https://${randomText(ALPHANUMERIC, 40)}:x-oauth-basic@github.com/org/repo.git`;
     expect(matchesOf(url, 'secret.url_credentials')).toEqual([url]);

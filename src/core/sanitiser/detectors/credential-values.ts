@@ -100,6 +100,19 @@ export type SecretStrictness = 'assigned' | 'loose';
 
 /** A token-like secret value (API key, token, client secret); see looksLikeCode for `quoted`. */
 export function isPlausibleSecret(value: string, strictness: SecretStrictness, quoted: boolean): boolean {
+  return plausibleSecretValue(value, strictness, (candidate) => looksLikeCode(candidate, quoted));
+}
+
+/**
+ * A token-like secret in a string literal that code cannot be: the value of PHP's
+ * `define('AUTH_KEY', '...')`, whose generated salts hold `(`, `[` and `|` anywhere
+ * (`...pA(-w#|fV...` reads as a call to looksLikeCode). Only an object path is still no secret.
+ */
+export function isPlausibleLiteralSecret(value: string, strictness: SecretStrictness): boolean {
+  return plausibleSecretValue(value, strictness, isDottedIdentifierPath);
+}
+
+function plausibleSecretValue(value: string, strictness: SecretStrictness, looksLikeCodeTest: (value: string) => boolean): boolean {
   const minimumLength = strictness === 'loose' ? MIN_LOOSE_SECRET_LENGTH : MIN_SECRET_LENGTH;
   const minimumEntropy = strictness === 'loose' ? MIN_LOOSE_SECRET_ENTROPY : MIN_SECRET_ENTROPY;
   if (value.length < minimumLength || value.length > 2_048) return false;
@@ -112,7 +125,7 @@ export function isPlausibleSecret(value: string, strictness: SecretStrictness, q
   if (/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/i.test(value) && !/\d{4}/.test(value.slice(value.lastIndexOf('.')))) return false; // host names
   if (/^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return false; // version numbers
   if (/^(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|xxh\d*):[0-9a-f]{32,128}$/i.test(value)) return false; // content digests (cache keys, image layers)
-  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCode(value, quoted)) return false;
+  if (isPlaceholderValue(value) || isTemplateOrVariable(value) || looksLikeCodeTest(value)) return false;
   // A symbol no identifier, path, host or reference uses is a class of its own: a secret typed
   // by a person ("development#product") is no resource name.
   const classes = characterClassCount(value) + (NON_NAME_SYMBOL.test(value) ? 1 : 0);

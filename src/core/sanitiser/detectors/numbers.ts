@@ -25,8 +25,23 @@ const MIN_RUN_CHARACTERS = 7;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
 const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
+/**
+ * Words that make a national number a phone number when they come before it: English, and the
+ * labels of the European languages Porch's users write in (German `Handy`, `Telefonnummer`;
+ * French `Portable`, `Tél`; Polish `komórka`, `nr telefonu`; Swedish `mobilnummer`; Spanish
+ * `Móvil`; Turkish `Cep telefonu`...). `\b` takes `é` for no letter, so `tél` must not run on
+ * into one (`télévision`).
+ */
 const PHONE_CONTEXT_BEFORE =
-  /\b(?:phone|phones|telephone|tel|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone)\b/i;
+  /\b(?:phone|phones|telephone|tel|t[eé]l(?![à-ÿ])|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone|handy|handynummer|mobil|mobilnummer|mobilnr|mobiel|telefonnummer|telefonnr|telefoonnummer|rufnummer|festnetz|portable|tel[eé]fono|telefonu|m[oó]vil|celular|cellulare|telem[oó]vel|kom[oó]rka|gsm)\b/i;
+/** Chinese, Japanese and Korean phone labels (`手机：`, `电话`, `手机号`, `携帯`, `전화`): no `\b` between ideographs. */
+const CJK_PHONE_CONTEXT_BEFORE = /手机|手機|电话|電話|携帯|휴대폰|전화/;
+/**
+ * Turkish `Cep:` (mobile) before a number of ten or more digits: Brazil's CEP is a postal code of
+ * eight (`CEP: 01310-100`), which some plans would call a possible phone number.
+ */
+const TURKISH_MOBILE_LABEL = /\bcep\b/i;
+const MIN_TURKISH_MOBILE_DIGITS = 10;
 /** A label after the number, on its line ("555 0100 (office)"); a word on the next line is another line's label. */
 const PHONE_CONTEXT_AFTER = /^[ \t]*[-–(/]?[ \t]*(?:office|fax|mobile|cell|home|work|tel|phone|landline|direct)\b/i;
 /** How far before a number a context word counts (a label such as "Mobile:" or "call me on"). */
@@ -114,8 +129,27 @@ function followsSoftwareName(text: string, start: number): boolean {
   return SOFTWARE_WORD_BEFORE.test(window) || PACKAGE_NAME_BEFORE.test(window);
 }
 
+/** How far back a window's start is moved to take in the whole word it cuts ("Helpdesk", not "desk"). */
+const MAX_CUT_WORD_CHARACTERS = 32;
+
+/**
+ * Where a window of `length` characters before `start` begins: moved back to the start of a word
+ * it would cut, so that the tail of a longer word ("desk" of "Helpdesk", "tel" of "Intel", "ring"
+ * of "during") never passes a context word's `\b`; a word longer than MAX_CUT_WORD_CHARACTERS is
+ * left out instead.
+ */
+function windowStartBefore(text: string, start: number, length: number): number {
+  let windowStart = Math.max(0, start - length);
+  const floor = Math.max(0, windowStart - MAX_CUT_WORD_CHARACTERS);
+  while (windowStart > floor && isWordCode(text.charCodeAt(windowStart - 1))) windowStart -= 1;
+  if (windowStart > 0 && isWordCode(text.charCodeAt(windowStart - 1))) {
+    while (windowStart < start && isWordCode(text.charCodeAt(windowStart))) windowStart += 1;
+  }
+  return windowStart;
+}
+
 function windowBefore(text: string, start: number, length: number): string {
-  const window = text.slice(Math.max(0, start - length), start);
+  const window = text.slice(windowStartBefore(text, start, length), start);
   // A blank line ends the sentence the context word would belong to.
   const paragraph = window.lastIndexOf('\n\n');
   return paragraph === -1 ? window : window.slice(paragraph + 2);
@@ -207,6 +241,52 @@ function isReportableIpv4(firstOctet: number): boolean {
 
 const CARD_GROUPING = /^\d{4}(?:([ -])\d{4,6})(?:\1\d{1,5}){0,3}$/;
 
+/** The value of `digits`' first four digits. */
+function firstFourDigits(digits: string): number {
+  return (digits.charCodeAt(0) - 48) * 1000 + (digits.charCodeAt(1) - 48) * 100 + (digits.charCodeAt(2) - 48) * 10 + (digits.charCodeAt(3) - 48);
+}
+
+/**
+ * Whether a number of the 2- and 3-series starts in an issuer's range: Mir 2200-2204,
+ * Mastercard 2221-2720, old JCB 2131; Diners 30, 36, 38, 39, JCB 35, Amex 34 and 37. No card
+ * starts 20, 21, 2205-2220, 2721-2999, 31, 32 or 33: such Luhn numbers are order or account
+ * numbers (one in ten of any numbers passes Luhn).
+ */
+function isIssuerRange(digits: string): boolean {
+  const first = digits.charCodeAt(0) - 48;
+  if (first === 3) return digits.charCodeAt(1) - 48 !== 1 && digits.charCodeAt(1) - 48 !== 2 && digits.charCodeAt(1) - 48 !== 3;
+  if (first !== 2) return true;
+  const prefix = firstFourDigits(digits);
+  return (prefix >= 2200 && prefix <= 2204) || (prefix >= 2221 && prefix <= 2720) || prefix === 2131;
+}
+
+/** GS1's check digit (EAN-8, UPC-A, EAN-13, GTIN-14): weights 3 and 1 from the right. */
+function passesGs1Check(digits: string): boolean {
+  let sum = 0;
+  for (let index = digits.length - 2, weight = 3; index >= 0; index -= 1, weight = 4 - weight) sum += (digits.charCodeAt(index) - 48) * weight;
+  return (10 - (sum % 10)) % 10 === digits.charCodeAt(digits.length - 1) - 48;
+}
+
+/** A label naming a product's barcode (`EAN:`, `GTIN`, `Barcode`, `UPC`). */
+const BARCODE_CONTEXT = /\b(?:ean(?:-?1[34]|-?8)?|gtin(?:-?1[234]|-?8)?|barcode|upc)\b/i;
+/** German GS1 prefixes (400-440): the EAN-13s of German product lists. */
+const GERMAN_GS1_PREFIX = /^4[0-4]/;
+/** Characters that delimit a cell of a CSV, TSV, `;`- or `|`-separated row, or a quoted cell. */
+function delimitsCell(code: number): boolean {
+  return Number.isNaN(code) || code === 44 || code === 59 || code === 9 || code === 124 || code === 10 || code === 13 || code === 34;
+}
+
+/**
+ * Whether a Luhn-valid number is a product's barcode instead of a card: a GS1 number after a
+ * barcode label, or a German EAN-13 (40-44...) alone in a cell of a delimited row, where a 13-digit
+ * card (an old Visa) would hardly be.
+ */
+function isBarcode(text: string, start: number, end: number, run: string, digits: string): boolean {
+  if (!passesGs1Check(digits)) return false;
+  if (contextBefore(text, start, BARCODE_CONTEXT)) return true;
+  return digits.length === 13 && run === digits && GERMAN_GS1_PREFIX.test(digits) && delimitsCell(codeAt(text, start - 1)) && delimitsCell(codeAt(text, end));
+}
+
 function isCardNumber(run: string, shape: RunShape): boolean {
   const digits = shape.digits;
   if (digits.length < 12 || digits.length > 19 || shape.dots + shape.slashes + shape.parentheses > 0 || shape.plus) return false;
@@ -219,6 +299,7 @@ function isCardNumber(run: string, shape: RunShape): boolean {
   // 15-digit cards are American Express (34, 37), UATP (1) and old JCB (1800, 2131). Any other
   // 15-digit Luhn number is more likely a device's IMEI (35..., 86...), whose check digit is Luhn too.
   if (digits.length === 15 && !/^(?:3[47]|1|1800|2131)/.test(digits)) return false;
+  if (!isIssuerRange(digits)) return false;
   if (/^(\d)\1+$/.test(digits)) return false;
   return passesLuhn(digits);
 }
@@ -228,6 +309,19 @@ const NANP_FORMAT = /^(?:1[-. ])?(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}$/;
 
 const NUMBER_RULE_IDS = ['pii.payment_card', 'pii.us_ssn', 'pii.br_cpf', 'pii.in_aadhaar', 'pii.ca_sin', 'pii.ip_address', 'pii.phone'] as const;
 type NumberRuleId = (typeof NUMBER_RULE_IDS)[number];
+
+/** Whether the window before a national number of `digitCount` digits holds a phone label. */
+function hasPhoneWordBefore(window: string, digitCount: number): boolean {
+  if (PHONE_CONTEXT_BEFORE.test(window)) return true;
+  // Most texts are ASCII: the CJK labels need a character above it.
+  if (hasCharacterAbove127(window) && CJK_PHONE_CONTEXT_BEFORE.test(window)) return true;
+  return digitCount >= MIN_TURKISH_MOBILE_DIGITS && TURKISH_MOBILE_LABEL.test(window);
+}
+
+function hasCharacterAbove127(window: string): boolean {
+  for (let index = 0; index < window.length; index += 1) if (window.charCodeAt(index) > 127) return true;
+  return false;
+}
 
 function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, start: number, end: number): boolean {
   const { text, scan } = context;
@@ -255,7 +349,7 @@ function emitPhoneIfValid(context: DetectorContext<NumberRuleId>, run: string, s
   // beside "messages" and "Message-ID").
   if (text.charCodeAt(start - 1) === 35 || /^[\w.+-]*@/.test(text.slice(end, end + 64))) return false;
   const hasContext =
-    PHONE_CONTEXT_BEFORE.test(windowBefore(text, start, PHONE_CONTEXT_BEFORE_CHARACTERS)) ||
+    hasPhoneWordBefore(windowBefore(text, start, PHONE_CONTEXT_BEFORE_CHARACTERS), digits.length) ||
     PHONE_CONTEXT_AFTER.test(text.slice(end, end + PHONE_CONTEXT_AFTER_CHARACTERS));
   if (!hasContext || !isPossibleNational(digits)) return false;
   scan.emit('pii.phone', start, end);
@@ -299,7 +393,7 @@ function classifyRun(context: DetectorContext<NumberRuleId>, start: number, end:
     scan.emit('pii.br_cpf', start, end);
     return true;
   }
-  if (isCardNumber(run, shape)) {
+  if (isCardNumber(run, shape) && !isBarcode(text, start, end, run, digits)) {
     scan.emit('pii.payment_card', start, end);
     return true;
   }

@@ -1,14 +1,14 @@
 /**
  * Passwords outside `name = value`: in shell commands (`sshpass -p`, `redis-cli -a`,
  * `--requirepass`, OpenSSL's `pass:`, `mysql -p...`), in prose of many languages ("contraseña:",
- * "mot de passe :", "das Passwort ist ..."), as a Helm / Kubernetes `name:` + `value:` pair, and
- * as a registry's base64 `auth` in a Docker config. Every value passes the gates of an assigned
+ * "mot de passe :", "das Passwort ist ...") and as a registry's base64 `auth` in a Docker config.
+ * A Helm / Kubernetes `name:` + `value:` pair is read as an assignment (assignments/name-value-pair.ts),
+ * so that any secret name's value is judged there. Every value passes the gates of an assigned
  * password (isPlausiblePassword); values found in prose, where no operator says "this is the
  * value", must also mix at least three kinds of character.
  */
 import { defineDetector, type DetectorContext } from '../detector.js';
 import { characterClassCount } from '../validators.js';
-import { classifySecretName } from './assignments/classify-name.js';
 import { isPlausiblePassword } from './credential-values.js';
 import { codeAt, isAsciiLetter, isRegexSpace, isWordCode, lineEndWithin } from './text-boundaries.js';
 
@@ -113,7 +113,7 @@ const NON_ASCII_PASSWORD_WORD_SEARCH = new RegExp(NON_ASCII_PASSWORD_WORDS, 'giu
  * cheap pass, where every extra pattern in the prefilter's combined automaton costs each scan
  * (the automaton's states multiply with its patterns).
  */
-const NON_ASCII_PASSWORD_LETTER = /[ñłöóşпПП密パ비]/;
+const NON_ASCII_PASSWORD_LETTER = /[ñÑłŁöÖóÓşŞпП密パ비]/;
 const PASSWORD_WORD = new RegExp(`${NON_ASCII_PASSWORD_WORDS.slice(0, -1)}|${ASCII_PASSWORD_WORDS.join('|')})`, 'iy');
 
 /**
@@ -134,7 +134,7 @@ const PROSE_WINDOW_CHARACTERS = 48;
 /** Words tried after the password word; past these, the sentence is about something else. */
 const MAX_PROSE_TOKENS = 6;
 /** Punctuation that ends a sentence rather than a password. */
-const TRAILING_PUNCTUATION = /[.,;:)?»"'”]+$/;
+const TRAILING_PUNCTUATION = /[.,;:)?»"'”`]+$/;
 
 /**
  * Whether the first word after `from` (before `limit`) starts with `=` or is `:` glued to a value:
@@ -162,6 +162,121 @@ function passwordWordLength(text: string, position: number, asciiLength: number 
   return PASSWORD_WORD.exec(text)?.[0].length ?? 0;
 }
 
+/**
+ * How much further the words after the password word may reach when a parenthesised aside sits
+ * among them ("password (rotate after incident INC-1140): ..."): the aside does not count toward
+ * PROSE_WINDOW_CHARACTERS.
+ */
+const MAX_ASIDE_CHARACTERS = 64;
+/** The longest word read after the password word: isPlausiblePassword takes none longer. */
+const MAX_PROSE_VALUE_CHARACTERS = 129;
+/** Words that say "what follows is the value" ("the password for db-01 is ..."). */
+const COPULA_WORDS: ReadonlySet<string> = new Set(['is', 'ist', 'es', 'est', 'er', 'är', 'jest', 'é', 'è', 'on', 'was', 'war', 'era']);
+/** The longest of COPULA_WORDS: longer words are not lower-cased to be looked up. */
+const MAX_COPULA_LENGTH = 4;
+/** An identifier of a host, a ticket or a release (`db-01`, `INC-1140`, `web.prod-2`): what the password is for. */
+const NAMED_IDENTIFIER = /^[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*?[-_.]\d+$/;
+/** A date (`2026-11-02`, `02.11.2026`, `11/02/26`). */
+const DATE = /^\d{1,4}[-./]\d{1,2}[-./]\d{1,4}$/;
+
+/**
+ * A word after the password word, read from the text itself (no window is cut out of it): at most
+ * MAX_PROSE_VALUE_CHARACTERS, so a text without blanks is not read to its end once per word.
+ */
+const PROSE_TOKEN = new RegExp(`\\S{1,${MAX_PROSE_VALUE_CHARACTERS}}`, 'g');
+
+/**
+ * The password in the words after the password word at `wordEnd`, or null. Words of letters are
+ * the sentence going on ("für das WLAN:"); a parenthesised aside, a date and, unless a colon or
+ * "is" has just announced the value, an identifier (`db-01`, `INC-1140`) say what the password is
+ * for; a word ending in `:` labels what follows. The first other word is the candidate.
+ */
+function proseValueAfter(text: string, wordEnd: number, readAsAssignment: boolean): { start: number; end: number } | null {
+  // Words must start on the word's line, within the window (and any asides' length) after it.
+  const limit = lineEndWithin(text, wordEnd, PROSE_WINDOW_CHARACTERS + MAX_ASIDE_CHARACTERS);
+  let asideCharacters = 0;
+  let asideStart = -1;
+  let announced = false;
+  PROSE_TOKEN.lastIndex = wordEnd;
+  for (let token = PROSE_TOKEN.exec(text), count = 0; token !== null && token.index < limit && count < MAX_PROSE_TOKENS; token = PROSE_TOKEN.exec(text)) {
+    const raw = token[0];
+    const offset = token.index - wordEnd;
+    if (asideStart === -1 && raw.startsWith('(') && !raw.includes(')')) asideStart = offset;
+    if (asideStart !== -1) {
+      // A multi-word aside: skipped whole, and not counted against the window or the words.
+      if (!raw.includes(')')) continue;
+      asideCharacters += offset + raw.length - asideStart;
+      asideStart = -1;
+      if (raw.endsWith(':')) announced = true;
+      continue;
+    }
+    if (offset - asideCharacters >= PROSE_WINDOW_CHARACTERS) break;
+    count += 1;
+    // `Password=...` and `password: ...` are assignments, read (with their quoting and
+    // connection-string rules) by the assignments detector.
+    if (readAsAssignment && count === 1 && asideCharacters === 0 && /^(?:=|:\S)/.test(raw)) break;
+    if (!/[\p{L}\p{N}]/u.test(raw)) {
+      // A colon, a dash or an arrow is a separator; a rule of dashes is a table's column
+      // border, and what follows belongs to another column.
+      if (/^(?:[:：=>–—-]|->|=>)$/.test(raw)) {
+        announced = true;
+        continue;
+      }
+      break;
+    }
+    // A word running past the window is read whole (PROSE_TOKEN): a password cut in two leaves its
+    // rest in clear. A word PROSE_TOKEN cut is longer than any password isPlausiblePassword takes.
+    if (raw.length >= MAX_PROSE_VALUE_CHARACTERS) return null;
+    let value = raw.replace(/^[«"'“(:：`]+/, '');
+    const leading = raw.length - value.length;
+    // A `;` or `&` ends a value in a connection string or a command line.
+    value = value.replace(/[;&].*$/, '').replace(TRAILING_PUNCTUATION, '');
+    if (value.length === 0) continue;
+    // A word of letters is the sentence going on ("für das WLAN:"), unless it ends the clause.
+    if (/^[\p{L}'-]+$/u.test(value)) {
+      if (/[.;!?]$/.test(raw)) break;
+      if (raw.endsWith(':') || (value.length <= MAX_COPULA_LENGTH && COPULA_WORDS.has(value.toLowerCase()))) announced = true;
+      continue;
+    }
+    // What the password is for: a date, a host or ticket id not announced as the value, a label.
+    if (DATE.test(value) || (!announced && NAMED_IDENTIFIER.test(value))) {
+      if (raw.endsWith(':')) announced = true;
+      continue;
+    }
+    const mixed = characterClassCount(value) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0);
+    if (mixed < 3 || !isPlausiblePassword(value, false)) return null;
+    const start = token.index + leading;
+    return { start, end: start + value.length };
+  }
+  return null;
+}
+
+/** The full-width colon of Chinese and Japanese text (`密码：...`). */
+const FULLWIDTH_COLON = 0xff1a;
+
+/**
+ * Endings of the password words when inflected: Swedish and Norwegian definite `-et`
+ * (`lösenordet`, `passordet`), Danish `-n` (`adgangskoden`), Turkish possessive `-si`, `-(n)iz`
+ * (`şifresi`, `şifreniz`), Finnish `-si` (`salasanasi`). Longest first.
+ */
+const INFLECTIONS = ['niz', 'nız', 'et', 'si', 'n'] as const;
+
+/** The length of an inflection ending right after a password word at `baseEnd`, 0 when none. */
+function inflectionLength(text: string, baseEnd: number): number {
+  if (endsPasswordWord(text, baseEnd)) return 0;
+  for (const inflection of INFLECTIONS) {
+    if (text.startsWith(inflection, baseEnd) && endsPasswordWord(text, baseEnd + inflection.length)) return inflection.length;
+  }
+  return 0;
+}
+
+/** Whether a password word may end at `index`: the text's end, a colon (also full-width) or a blank. */
+function endsPasswordWord(text: string, index: number): boolean {
+  if (index >= text.length) return true;
+  const code = text.charCodeAt(index);
+  return code === 58 || code === FULLWIDTH_COLON || isRegexSpace(code);
+}
+
 function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
   // Each position with the length of its ASCII word (undefined: a non-ASCII spelling's).
@@ -172,105 +287,16 @@ function detectProse(context: DetectorContext<PasswordContextRuleId>): void {
     // A word of its own: not `$password`, `user:password@host` or `password_hash`.
     const previous = codeAt(text, position - 1);
     if (isWordCode(previous) || previous === 36 || previous === 58 || previous === 47) continue;
-    const wordEnd = position + passwordWordLength(text, position, asciiLength);
-    const after = text.charCodeAt(wordEnd);
-    if (wordEnd === position || !(wordEnd >= text.length || after === 58 || isRegexSpace(after))) continue;
-    const limit = lineEndWithin(text, wordEnd, PROSE_WINDOW_CHARACTERS);
-    if (opensAssignment(text, wordEnd, limit)) continue;
-    const tokenPattern = /\S+/g;
-    const window = text.slice(wordEnd, limit);
-    for (let token = tokenPattern.exec(window), count = 0; token !== null && count < MAX_PROSE_TOKENS; token = tokenPattern.exec(window), count += 1) {
-      // `Password=...` and `password: ...` are assignments, read (with their quoting and
-      // connection-string rules) by the assignments detector.
-      if (count === 0 && /^(?:=|:\S)/.test(token[0])) break;
-      if (!/[\p{L}\p{N}]/u.test(token[0])) {
-        // A colon, a dash or an arrow is a separator; a rule of dashes is a table's column
-        // border, and what follows belongs to another column.
-        if (/^(?:[:=>–—-]|->|=>)$/.test(token[0])) continue;
-        break;
-      }
-      let value = token[0].replace(/^[«"'“(:]+/, '');
-      const leading = token[0].length - value.length;
-      // A `;` or `&` ends a value in a connection string or a command line.
-      value = value.replace(/[;&].*$/, '').replace(TRAILING_PUNCTUATION, '');
-      if (value.length === 0) continue;
-      // A word of letters is the sentence going on ("für das WLAN:"), unless it ends the clause.
-      if (/^[\p{L}'-]+$/u.test(value)) {
-        if (/[.;!?]$/.test(token[0])) break;
-        continue;
-      }
-      const mixed = characterClassCount(value) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0);
-      if (mixed >= 3 && isPlausiblePassword(value, false)) {
-        const start = wordEnd + token.index + leading;
-        context.scan.emit('secret.password_assignment', start, start + value.length);
-      }
-      break;
-    }
-  }
-}
-
-/** `- name: DB_PASSWORD` followed by `value: ...` on one of the next three lines, other keys or comments between (Helm values, Pod env). */
-const NAME_VALUE =
-  /name:[ \t]{0,10}["']?([A-Za-z_][\w.-]{0,79})["']?[ \t]{0,10}\r?\n(?:[ \t]{0,40}(?:[\w-]{1,40}:|#)[^\r\n]{0,200}\r?\n){0,2}?[ \t]{0,40}value:[ \t]{0,10}(["']?)([^\s"'#][^\r\n"']{0,199}?)\2[ \t]{0,10}(?:#[^\r\n]{0,200})?(?=\r?\n|$)/y;
-
-/**
- * What a name must hold for classifySecretName to call it a password's (password, passwd,
- * passphrase and passcode hold `pass`; `pwd`; `pw` as a segment). The pairs are found from these
- * words rather than from `name:`, which YAML holds on every other line: as a prefilter keyword
- * it was matched more than a thousand times per MiB of code, each match costing the prefilter
- * and this detector (bench/sanitiser-bench-notes.md).
- */
-const PASSWORD_NAME_WORDS = ['pass', 'pwd', 'pw'] as const;
-/** The most blanks NAME_VALUE takes between `name:` and the name. */
-const NAME_KEY_BLANKS = 10;
-/** The longest name NAME_VALUE takes. */
-const NAME_MAX_CHARACTERS = 80;
-
-/** Whether a code unit may be in a name NAME_VALUE takes (`[\w.-]`). */
-function isNameCode(code: number): boolean {
-  return isWordCode(code) || code === 46 || code === 45;
-}
-
-/**
- * The `name:` whose name holds the password word at `wordPosition`, read backwards the way
- * NAME_VALUE reads forwards: the name's characters, an optional quote, at most ten blanks.
- * Where the word is not in such a name (`password = ...`, most of them in code), the walk stops
- * within a few characters. A name holds no `:`, so no other `name:` can be nearer the word.
- */
-function nameKeyBefore(text: string, wordPosition: number): number {
-  let cursor = wordPosition;
-  while (cursor > 0 && wordPosition - cursor <= NAME_MAX_CHARACTERS && isNameCode(text.charCodeAt(cursor - 1))) cursor -= 1;
-  if (wordPosition - cursor > NAME_MAX_CHARACTERS) return -1;
-  const quote = text.charCodeAt(cursor - 1);
-  if (quote === 34 || quote === 39) cursor -= 1;
-  for (let blanks = 0; blanks < NAME_KEY_BLANKS && (text.charCodeAt(cursor - 1) === 32 || text.charCodeAt(cursor - 1) === 9); blanks += 1) cursor -= 1;
-  return cursor >= 5 && text.startsWith('name:', cursor - 5) ? cursor - 5 : -1;
-}
-
-/** The `name:` of each name that may hold a password word (a `name:` once, however many words its name holds). */
-function nameKeyPositions(context: DetectorContext<PasswordContextRuleId>): number[] {
-  const found = new Set<number>();
-  for (const word of PASSWORD_NAME_WORDS) {
-    for (const wordPosition of context.positions(word)) {
-      const position = nameKeyBefore(context.text, wordPosition);
-      if (position !== -1) found.add(position);
-    }
-  }
-  return [...found];
-}
-
-function detectNameValuePairs(context: DetectorContext<PasswordContextRuleId>): void {
-  const { text } = context;
-  for (const position of nameKeyPositions(context)) {
-    if (isWordCode(codeAt(text, position - 1))) continue;
-    NAME_VALUE.lastIndex = position;
-    const match = NAME_VALUE.exec(text);
-    const name = match?.[1];
-    const value = match?.[3];
-    if (match === null || name === undefined || value === undefined) continue;
-    if (classifySecretName(name)?.kind !== 'password' || !isPlausiblePassword(value, (match[2] ?? '') !== '')) continue;
-    const start = match.index + match[0].lastIndexOf(value);
-    context.scan.emit('secret.password_assignment', start, start + value.length);
+    const baseEnd = position + passwordWordLength(text, position, asciiLength);
+    if (baseEnd === position) continue;
+    const wordEnd = baseEnd + inflectionLength(text, baseEnd);
+    if (!endsPasswordWord(text, wordEnd)) continue;
+    // Only a bare ASCII word is a name the assignments detector reads (`password:X`); after
+    // `密码：` or `lösenordet:` the value is this detector's to find.
+    const readAsAssignment = asciiLength !== undefined && wordEnd === baseEnd;
+    if (readAsAssignment && opensAssignment(text, wordEnd, lineEndWithin(text, wordEnd, PROSE_WINDOW_CHARACTERS))) continue;
+    const value = proseValueAfter(text, wordEnd, readAsAssignment);
+    if (value !== null) context.scan.emit('secret.password_assignment', value.start, value.end);
   }
 }
 
@@ -297,12 +323,11 @@ function detectDockerAuth(context: DetectorContext<PasswordContextRuleId>): void
 export const passwordContextDetector = defineDetector({
   name: 'password-contexts',
   ruleIds: PASSWORD_CONTEXT_RULE_IDS,
-  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', '"auth"', ...PASSWORD_NAME_WORDS, ...ASCII_PASSWORD_WORDS],
+  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', '"auth"', ...ASCII_PASSWORD_WORDS],
   presenceTest: { test: (text) => hasNonAscii(text) && NON_ASCII_PASSWORD_LETTER.test(text) },
   detect: (context) => {
     detectCommandFlags(context);
     detectProse(context);
-    detectNameValuePairs(context);
     detectDockerAuth(context);
   },
 });

@@ -149,6 +149,57 @@ function userinfoIsCredential(userinfo: string): boolean {
   return !isPlaceholderValue(password) && !isTemplateOrVariable(password);
 }
 
+/** The longest user name and password read past the characters that end a URL. */
+const MAX_LOOSE_USER_LENGTH = 128;
+const MAX_LOOSE_PASSWORD_LENGTH = 256;
+
+/** Characters of a user name in a URL pasted unencoded: letters, digits, `.`, `_`, `-`, `%`, `+`, `~`. */
+function isLooseUserCode(code: number): boolean {
+  return isAsciiAlphanumeric(code) || code === 46 || code === 95 || code === 45 || code === 37 || code === 43 || code === 126;
+}
+
+/** The quote (or `>` for `<`) that closes a URL opened right after `before`; NaN when none does. */
+function closingQuoteOf(before: number): number {
+  if (before === 34 || before === 39 || before === 96) return before;
+  return before === 60 ? 62 : Number.NaN;
+}
+
+/**
+ * The `@` ending a `user:password` whose password holds characters that end a URL or its
+ * authority elsewhere (`#`, `^`, `'`, `{`, `}`, `|`, backtick, `<`, `>`): people paste passwords
+ * unencoded into .env files, compose files and shell history, and the strict reading stopped at
+ * `#` or `{` and left the password's first part in clear. Blanks, `/`, `?`, `\`, `"` and the
+ * URL's own closing quote still end it. -1 when there is no such userinfo.
+ */
+function looseUserinfoAt(text: string, hostStart: number, closer: number): number {
+  let index = hostStart;
+  while (index < text.length && index - hostStart < MAX_LOOSE_USER_LENGTH && isLooseUserCode(text.charCodeAt(index))) index += 1;
+  // The user may be empty: Redis URLs carry only a password (`redis://:secret@cache:6379`).
+  if (text.charCodeAt(index) !== 58) return -1;
+  const passwordStart = index + 1;
+  const limit = Math.min(text.length, passwordStart + MAX_LOOSE_PASSWORD_LENGTH);
+  let at = -1;
+  for (index = passwordStart; index < limit; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code <= 32 || code === 47 || code === 63 || code === 92 || code === 34 || code === closer || code === 127) break;
+    if (code === 64) at = index;
+  }
+  if (at === -1) return -1;
+  const hostCode = codeAt(text, at + 1);
+  return isAsciiAlphanumeric(hostCode) || hostCode === 91 ? at : -1;
+}
+
+/**
+ * The end of a URL whose userinfo only the loose reading finds (looseUserinfoAt) and holds a
+ * credential, read from the `@` on as any URL is; -1 otherwise.
+ */
+function looseCredentialsEnd(text: string, start: number, hostStart: number, urlEnd: (from: number) => number, balances: () => BracketBalances): number {
+  const at = looseUserinfoAt(text, hostStart, closingQuoteOf(codeAt(text, start - 1)));
+  if (at === -1 || !userinfoIsCredential(text.slice(hostStart, at))) return -1;
+  const end = trimUrlEnd(text, start, Math.min(urlEnd(at + 1), at + 1 + MAX_URL_LENGTH), balances);
+  return end > at + 1 ? end : -1;
+}
+
 const URL_RULE_IDS = ['pii.url', 'secret.url_credentials', 'secret.webhook_url'] as const;
 
 function detectUrls(context: DetectorContext<(typeof URL_RULE_IDS)[number]>): void {
@@ -172,6 +223,12 @@ function detectUrls(context: DetectorContext<(typeof URL_RULE_IDS)[number]>): vo
     if (authorityEnd === -1) authorityEnd = afterScheme.length;
     const authority = afterScheme.slice(0, authorityEnd);
     const at = authority.lastIndexOf('@');
+    const looseEnd = at === -1 ? looseCredentialsEnd(text, start, hostStart, urlEnd, balancesOfText) : -1;
+    if (looseEnd !== -1) {
+      coveredUntil = looseEnd;
+      scan.emit('secret.url_credentials', start, looseEnd);
+      continue;
+    }
     const host = at === -1 ? authority : authority.slice(at + 1);
     if (host.length === 0 || (!isAsciiAlphanumeric(codeAt(host, 0)) && !host.startsWith('['))) continue;
     coveredUntil = end;

@@ -177,9 +177,13 @@ const METADATA_WORDS: ReadonlySet<string> = new Set([
   'arg',
 ]);
 
-/** Names that never hold a secret however they end ("public_key", "publishable_key", "tokenizer"). */
+/**
+ * Names that never hold a secret however they end ("public_key", "publishable_key", "tokenizer").
+ * Idempotency and deduplication keys, and a table's sort, partition and range keys, are ids
+ * their client makes up (`Idempotency-Key: <uuid>`, `partition_key = "tenant-4711-2026-11"`).
+ */
 const NON_SECRET_NAME =
-  /public|publishable|tokeniz|keyboard|keystroke|keyword|keyframe|keychain|passport|passenger|bypass|compass|author|monkey|turkey|donkey|cache|etag|digest|checksum|fingerprint/i;
+  /public|publishable|tokeniz|keyboard|keystroke|keyword|keyframe|keychain|passport|passenger|bypass|compass|author|monkey|turkey|donkey|cache|etag|digest|checksum|fingerprint|idempoten|dedup|(?:sort|partition|range)[_-]?key/i;
 
 type SecretKind = 'password' | 'secret';
 

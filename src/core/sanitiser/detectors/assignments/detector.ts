@@ -8,9 +8,11 @@
  */
 import { defineDetector, type DetectorContext } from '../../detector.js';
 import { characterClassCount, isPlaceholderValue, shannonEntropy } from '../../validators.js';
-import { isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable, type SecretStrictness } from '../credential-values.js';
+import { isPlausibleLiteralSecret, isPlausiblePassword, isPlausibleSecret, isTemplateOrVariable, type SecretStrictness } from '../credential-values.js';
 import { OWNING_PREFIXES } from '../provider-tokens.js';
-import { profileOf, type NameProfile, type OwnedKind } from './classify-name.js';
+import { codeAt, isWordCode } from '../text-boundaries.js';
+import { MAX_NAME_LENGTH, profileOf, type NameProfile, type OwnedKind } from './classify-name.js';
+import { readNameValuePair } from './name-value-pair.js';
 import { parseAssignment, type Assignment, type Form } from './parse-assignment.js';
 
 /**
@@ -79,6 +81,8 @@ function startsWithOwningPrefix(value: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Detection
 
+const PAIR_ONLY_KEYWORD = 'pw';
+
 const ASSIGNMENT_KEYWORDS = [
   'pass',
   'pwd',
@@ -95,6 +99,9 @@ const ASSIGNMENT_KEYWORDS = [
   'pat_',
   'sonar',
   'directoryentry',
+  // `pw` names a password only as a segment (`DB_PW`); in code it is mostly part of other words,
+  // so it is read only as the name of a name/value pair (`- name: DB_PW` / `value:`).
+  PAIR_ONLY_KEYWORD,
 ];
 
 /** "nimble KEY ...": a plain word before the name qualifies it; "<add key=" is an XML attribute. */
@@ -153,6 +160,23 @@ function plausibleSecret(verdicts: ValueVerdicts, value: string, strictness: Sec
   return verdict;
 }
 
+function plausibleLiteralSecret(verdicts: ValueVerdicts, value: string): boolean {
+  const key = `D${value}`;
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = isPlausibleLiteralSecret(value, 'assigned');
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+/** `define('AUTH_KEY', ` before a pair's quoted name: a PHP constant (wp-config.php's salts). */
+const PHP_DEFINE_BEFORE = /\bdefine\s{0,8}\(\s{0,8}$/i;
+
+function isPhpDefine(text: string, nameStart: number): boolean {
+  return PHP_DEFINE_BEFORE.test(text.slice(Math.max(0, nameStart - 24), nameStart - 1));
+}
+
 /**
  * Constructors whose last string argument is a password although no argument is named so:
  * .NET's `new DirectoryEntry(path, username, password)` (also written with its namespace).
@@ -180,9 +204,25 @@ function isProse(text: string, assignment: Assignment, bareName: string): boolea
   return /^(?:[A-Za-z(]|-[A-Za-z])/.test(next) && !/[=:]/.test(next);
 }
 
+/** A path segment that names a hash: `checksum/secret`, `digest/token`. */
+const HASH_PATH_SEGMENT = /^(?:checksum|digest|fingerprint|etag|hash|sha\d*|md5)s?$/i;
+
+/**
+ * Whether the name is the last segment of a path whose segment before it names a hash: Helm's
+ * `checksum/secret: <sha256 of the rendered Secret>` annotation restarts pods when the Secret
+ * changes, and holds no secret. The name reader stops at `/`, so the name alone says `secret`.
+ */
+function followsHashPathSegment(text: string, nameStart: number): boolean {
+  if (codeAt(text, nameStart - 1) !== 47) return false;
+  let cursor = nameStart - 1;
+  while (cursor > 0 && nameStart - cursor <= MAX_NAME_LENGTH && isWordCode(text.charCodeAt(cursor - 1))) cursor -= 1;
+  return HASH_PATH_SEGMENT.test(text.slice(cursor, nameStart - 1));
+}
+
 function judgeAssignment(text: string, assignment: Assignment, verdicts: ValueVerdicts): AssignmentRuleId | null {
   const value = assignment.value;
   if (assignment.overlong || value.length < shortestAcceptableValue(assignment.form)) return null;
+  if (followsHashPathSegment(text, assignment.nameStart)) return null;
   // Man pages, ChangeLogs and test logs (regression: thousands of findings at block severity in /usr/share/doc).
   if (FILE_NAME.test(assignment.name)) return null;
   if (isProse(text, assignment, assignment.name.toLowerCase())) return null;
@@ -214,12 +254,27 @@ function judgeAssignment(text: string, assignment: Assignment, verdicts: ValueVe
     case 'pair':
       // Two literals in a row may be any list of strings ('password', 'remember_me'): the value
       // must look generated whatever the name's kind.
-      if (!plausibleSecret(verdicts, value, 'assigned', true)) return null;
+      // The value of a PHP `define` is a literal, whatever brackets it holds: no call, no index.
+      if (!(isPhpDefine(text, assignment.nameStart) ? plausibleLiteralSecret(verdicts, value) : plausibleSecret(verdicts, value, 'assigned', true)))
+        return null;
       return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
     case 'whitespace':
     case 'glued':
       return plausibleSecret(verdicts, value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
   }
+}
+
+/**
+ * The assignment whose name holds the keyword at `position`. A pair's name (`name: JWT_SECRET`
+ * with `value:` below it, or JSON's `"name": "JWT_SECRET", "value": ...`) alone reads as no
+ * assignment, or as a pair of string literals whose value is the word `value`: only then is the
+ * pair looked for, which spares its backward walk at the thousands of `key = ...` in code.
+ */
+function readAssignment(text: string, position: number, keyword: string): Assignment | null {
+  const keywordEnd = position + keyword.length;
+  const assignment = keyword === PAIR_ONLY_KEYWORD ? null : parseAssignment(text, position, keywordEnd);
+  if (assignment !== null && assignment.form !== 'pair') return assignment;
+  return readNameValuePair(text, position, keywordEnd) ?? assignment;
 }
 
 function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
@@ -231,7 +286,7 @@ function detectAssignments(context: DetectorContext<AssignmentRuleId>): void {
     let judgedUntil = -1;
     for (const position of context.positions(keyword)) {
       if (position < judgedUntil) continue;
-      const assignment = parseAssignment(text, position, position + keyword.length);
+      const assignment = readAssignment(text, position, keyword);
       if (assignment === null) continue;
       judgedUntil = assignment.valueEnd;
       if (emittedValueStarts.has(assignment.valueStart)) continue;
