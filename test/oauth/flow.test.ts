@@ -122,15 +122,13 @@ async function token(fields: Record<string, string>): Promise<{ status: number; 
   return { status: response.status, body: await json(response) };
 }
 
-async function exchange({ code, verifier, clientId }: Authorized, resource = mcpResource()) {
-  const exchanged = await token({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT_URI,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource,
-  });
+/** The token request exchanging an authorization's code, answered as it comes. */
+function exchangeRequest({ code, verifier, clientId }: Authorized, resource = mcpResource()) {
+  return token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource });
+}
+
+async function exchange(authorized: Authorized, resource = mcpResource()) {
+  const exchanged = await exchangeRequest(authorized, resource);
   expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
   return { accessToken: String(exchanged.body.access_token), refreshToken: String(exchanged.body.refresh_token), body: exchanged.body };
 }
@@ -635,18 +633,7 @@ describe('concurrent uses on PostgreSQL', () => {
   it('of one authorization code: one exchange wins', async () => {
     const { browser } = await signedInBrowser(harness);
     const authorized = await authorize(browser);
-    const exchanges = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        token({
-          grant_type: 'authorization_code',
-          code: authorized.code,
-          redirect_uri: REDIRECT_URI,
-          client_id: authorized.clientId,
-          code_verifier: authorized.verifier,
-          resource: mcpResource(),
-        }),
-      ),
-    );
+    const exchanges = await Promise.all(Array.from({ length: 4 }, () => exchangeRequest(authorized)));
     expect(exchanges.map((exchanged) => exchanged.status).sort()).toEqual([200, 400, 400, 400]);
     for (const exchanged of exchanges.filter((candidate) => candidate.status === 200)) {
       expect((await mcp(String(exchanged.body.access_token))).status, 'the grant was revoked with the reuse').toBe(401);
@@ -828,14 +815,7 @@ describe('a decision that yields no tokens', () => {
     const { browser, accountId } = await signedInBrowser(harness);
     const authorized = await authorize(browser);
     await harness.core.accounts.setPlan(accountId, 'builder');
-    const exchanged = await token({
-      grant_type: 'authorization_code',
-      code: authorized.code,
-      redirect_uri: REDIRECT_URI,
-      client_id: authorized.clientId,
-      code_verifier: authorized.verifier,
-      resource: mcpResource(),
-    });
+    const exchanged = await exchangeRequest(authorized);
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(400);
     expect(exchanged.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('Expert') });
     expect(exchanged.body).not.toHaveProperty('access_token');
