@@ -1184,8 +1184,14 @@ export interface OAuthRepository {
    */
   consume(request: { model: string; idHash: string; at: number }): Promise<boolean>;
   destroy(request: { model: string; idHash: string }): Promise<void>;
-  /** Inserts the connection's credential (an `oauth` key) and the connection in one transaction. */
-  connect(request: { key: ApiKeyRecord; connection: OAuthConnectionRecord }): Promise<void>;
+  /**
+   * Inserts the connection's credential (an `oauth` key) and the connection in one transaction,
+   * if the connection's grant still exists; false, and nothing written, when it is gone (revoked
+   * meanwhile: the other exchange of a code used twice). The grant's row is locked for it, as
+   * `revokeGrant` locks it first, so the two never interleave (regression, on PostgreSQL: a
+   * connection made after its grant's revocation stayed listed, and its token worked).
+   */
+  connect(request: { key: ApiKeyRecord; connection: OAuthConnectionRecord }): Promise<boolean>;
   /**
    * The credential an access token acts as: the token's record and its connection's key, when the
    * token is unexpired at `now`, its connection unrevoked and its key usable. One lookup, so an

@@ -8,7 +8,7 @@
  */
 import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import type { OAuthConnectionRecord, OAuthRecord } from '../../src/db/store.js';
+import type { ApiKeyRecord, OAuthConnectionRecord, OAuthRecord, Store } from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
 import { apiKeyRecord, createAccount, MINUTE_MS, T0 } from './fixtures.js';
 
@@ -28,6 +28,12 @@ function oauthRecord(overrides: Partial<OAuthRecord> = {}): Omit<OAuthRecord, 'c
 
 function connectionRecord(accountId: string, keyId: string, overrides: Partial<OAuthConnectionRecord> = {}): OAuthConnectionRecord {
   return { keyId, accountId, clientId: `client-${newId()}`, clientName: 'Claude', grantId: `grant-${newId()}`, createdAt: T0, revokedAt: null, ...overrides };
+}
+
+/** Connects as the authorization server does once a code is exchanged: its grant saved first. */
+async function connectGranted(store: Store, key: ApiKeyRecord, connection: OAuthConnectionRecord): Promise<void> {
+  await store.oauth.upsert(oauthRecord({ model: 'Grant', grantId: connection.grantId, expiresAt: null }));
+  expect(await store.oauth.connect({ key, connection })).toBe(true);
 }
 
 describeEachEngine('oauth', (engine) => {
@@ -71,12 +77,27 @@ describeEachEngine('oauth', (engine) => {
     expect(outcomes.filter(Boolean)).toHaveLength(1);
   });
 
+  it('connects only while the grant exists: one revoked meanwhile (a code used twice) gets no connection and no key (regression, PostgreSQL)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const key = apiKeyRecord(account.id, { kind: 'oauth' });
+    const connection = connectionRecord(account.id, key.id);
+    expect(await store.oauth.connect({ key, connection })).toBe(false);
+    expect(await store.oauth.listConnections({ accountId: account.id, now: T0 })).toEqual([]);
+    expect(await store.apiKeys.findById(key.id)).toBeNull();
+    // Racing the revocation: each either sees the other's write or is refused; never a connection without its grant.
+    await store.oauth.upsert(oauthRecord({ model: 'Grant', grantId: connection.grantId, expiresAt: null }));
+    const [connected] = await Promise.all([store.oauth.connect({ key, connection }), store.oauth.revokeGrant({ grantId: connection.grantId, at: T0 })]);
+    const listed = await store.oauth.listConnections({ accountId: account.id, now: T0 });
+    expect(listed, `connected: ${connected}`).toEqual([]);
+  });
+
   it("revoking a grant deletes its objects and ends its connection and the connection's key, leaving other grants alone", async () => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id, { kind: 'oauth' });
     const connection = connectionRecord(account.id, key.id);
-    await store.oauth.connect({ key, connection });
+    await connectGranted(store, key, connection);
     const mine = oauthRecord({ model: 'RefreshToken', grantId: connection.grantId });
     const sibling = oauthRecord({ grantId: connection.grantId });
     const other = oauthRecord({ model: 'RefreshToken', grantId: 'grant-b' });
@@ -98,7 +119,7 @@ describeEachEngine('oauth', (engine) => {
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id, { kind: 'oauth', scopes: ['read:workflow'] });
     const connection = connectionRecord(account.id, key.id);
-    await store.oauth.connect({ key, connection });
+    await connectGranted(store, key, connection);
     const token = oauthRecord({ grantId: connection.grantId });
     await store.oauth.upsert(token);
 
@@ -121,7 +142,7 @@ describeEachEngine('oauth', (engine) => {
     const { account: stranger } = await createAccount(store);
     const key = apiKeyRecord(account.id, { kind: 'oauth' });
     const connection = connectionRecord(account.id, key.id);
-    await store.oauth.connect({ key, connection });
+    await connectGranted(store, key, connection);
     const token = oauthRecord({ grantId: connection.grantId });
     const refresh = oauthRecord({ model: 'RefreshToken', grantId: connection.grantId });
     const grant = oauthRecord({ model: 'Grant', grantId: connection.grantId });
@@ -147,7 +168,7 @@ describeEachEngine('oauth', (engine) => {
     const { store } = engine();
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id, { kind: 'oauth' });
-    await store.oauth.connect({ key, connection: connectionRecord(account.id, key.id) });
+    await connectGranted(store, key, connectionRecord(account.id, key.id));
     expect(await store.apiKeys.insertIfBelowLimit({ key: apiKeyRecord(account.id), maxActive: 1, now: T0 })).toBe(true);
     expect(await store.apiKeys.insertIfBelowLimit({ key: apiKeyRecord(account.id), maxActive: 1, now: T0 })).toBe(false);
   });
@@ -181,14 +202,14 @@ describeEachEngine('oauth', (engine) => {
     const { account } = await createAccount(store);
     const key = apiKeyRecord(account.id, { kind: 'oauth' });
     const connection = connectionRecord(account.id, key.id);
-    await store.oauth.connect({ key, connection });
+    await connectGranted(store, key, connection);
     const grant = oauthRecord({ model: 'Grant', grantId: connection.grantId, expiresAt: T0 + HOUR_MS });
     await store.oauth.upsert(grant);
     // Another account's connection with a live grant, untouched by the sweep.
     const { account: other } = await createAccount(store);
     const otherKey = apiKeyRecord(other.id, { kind: 'oauth' });
     const otherConnection = connectionRecord(other.id, otherKey.id);
-    await store.oauth.connect({ key: otherKey, connection: otherConnection });
+    await connectGranted(store, otherKey, otherConnection);
     await store.oauth.upsert(oauthRecord({ model: 'Grant', grantId: otherConnection.grantId, expiresAt: T0 + 10 * HOUR_MS }));
 
     expect(await store.oauth.listConnections({ accountId: account.id, now: T0 + HOUR_MS - 1 })).toEqual([{ ...connection, scopes: key.scopes }]);

@@ -37,6 +37,9 @@ async function demoId(harness: Harness, accountId: string, qualifiedKey: string)
 async function ownedConnection(harness: Harness, accountId: string): Promise<string> {
   const keyId = newId();
   const now = harness.clock.now();
+  // A connection exists only beside its grant, as the authorization server saves it.
+  const grantId = `grant-${keyId}`;
+  await harness.store.oauth.upsert({ model: 'Grant', idHash: `sample-grant-${keyId}`, payload: '{}', grantId, uidHash: null, expiresAt: null });
   await harness.store.oauth.connect({
     key: {
       id: keyId,
@@ -53,7 +56,7 @@ async function ownedConnection(harness: Harness, accountId: string): Promise<str
       replacedBy: null,
       revokedAt: null,
     },
-    connection: { keyId, accountId, clientId: `client-${keyId}`, clientName: 'Sample host', grantId: `grant-${keyId}`, createdAt: now, revokedAt: null },
+    connection: { keyId, accountId, clientId: `client-${keyId}`, clientName: 'Sample host', grantId, createdAt: now, revokedAt: null },
   });
   return keyId;
 }

@@ -295,7 +295,7 @@ export function createOAuthService(store: Store, clock: Clock) {
       // Never presented by anyone: the tokens authenticate through the connection. A random
       // value keeps the column's uniqueness and can match no key a client could send.
       const unusable = hash(`oauth:${newId()}:${newId()}`);
-      await store.oauth.connect({
+      const connected = await store.oauth.connect({
         key: {
           id: keyId,
           accountId: request.account.id,
@@ -321,6 +321,9 @@ export function createOAuthService(store: Store, clock: Clock) {
           revokedAt: null,
         },
       });
+      // The grant was revoked between the code's exchange and now: the other exchange of a code
+      // sent twice found the reuse. Nothing is connected, and the earlier connection stays.
+      if (!connected) throw new PorchError('RESOURCE_NOT_FOUND', 'The authorization was revoked (its code was used twice); connect the app again.');
       // Connecting the same app again (its tokens lost, scopes changed) replaces the earlier
       // connection rather than leaving a second credential behind it.
       for (const earlier of await store.oauth.listConnections({ accountId: request.account.id, now })) {

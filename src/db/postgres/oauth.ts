@@ -1,11 +1,17 @@
 import { and, asc, eq, gt, isNotNull, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { apiKeys, oauthConnections, oauthRecords } from './schema.js';
-import { inTransaction } from './transaction.js';
+import { inTransaction, type PostgresTransaction } from './transaction.js';
 import type { OAuthRepository } from '../store.js';
 
 const ACCESS_TOKEN_MODEL = 'AccessToken';
 const GRANT_MODEL = 'Grant';
+
+/** Locks the grant's row for the transaction; false when there is none (revoked, or never saved). */
+async function lockGrant(tx: PostgresTransaction, grantId: string): Promise<boolean> {
+  const grant = await tx.execute(sql`select 1 from oauth_records where model = ${GRANT_MODEL} and grant_id = ${grantId} for update`);
+  return grant.rows.length > 0;
+}
 
 export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
   const unexpired = (now: number) => or(isNull(oauthRecords.expiresAt), gt(oauthRecords.expiresAt, now));
@@ -70,9 +76,11 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
       await db.delete(oauthRecords).where(and(eq(oauthRecords.model, model), eq(oauthRecords.idHash, idHash)));
     },
     async connect({ key, connection }) {
-      await inTransaction(db, async (tx) => {
+      return inTransaction(db, async (tx) => {
+        if (!(await lockGrant(tx, connection.grantId))) return false;
         await tx.insert(apiKeys).values(key);
         await tx.insert(oauthConnections).values(connection);
+        return true;
       });
     },
     async findAccessToken(request) {
@@ -118,6 +126,8 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
     },
     async revokeGrant({ grantId, at }) {
       await inTransaction(db, async (tx) => {
+        // First, so a connection made concurrently is either seen below or refused (see connect).
+        await lockGrant(tx, grantId);
         const [ended] = await tx
           .update(oauthConnections)
           .set({ revokedAt: at })

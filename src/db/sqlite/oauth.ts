@@ -79,10 +79,18 @@ export function createOAuthRepository(db: PorchDatabase): OAuthRepository {
         .run();
     },
     async connect({ key, connection }) {
-      db.transaction(
+      // IMMEDIATE: serialised with revokeGrant's transaction, so the grant read here is still there at the commit.
+      return db.transaction(
         (tx) => {
+          const grant = tx
+            .select({ one: sql`1` })
+            .from(oauthRecords)
+            .where(and(eq(oauthRecords.model, GRANT_MODEL), eq(oauthRecords.grantId, connection.grantId)))
+            .get();
+          if (grant === undefined) return false;
           tx.insert(apiKeys).values(key).run();
           tx.insert(oauthConnections).values(connection).run();
+          return true;
         },
         { behavior: 'immediate' },
       );
