@@ -20,7 +20,10 @@ describe('checkWebhookUrl', () => {
 
   it('lets an allow-listed host through on any address and over http', async () => {
     expect(await checkWebhookUrl('http://hooks.internal:8080/x', ['HOOKS.internal'], resolvesTo('10.0.0.7'))).toMatchObject({ ok: true });
-    expect(await checkWebhookUrl('http://hooks.internal:8080/x', [], resolvesTo('93.184.215.14'))).toMatchObject({ ok: false, rule: 'must use https (http only for the hosts in webhooks.allow_hosts)' });
+    expect(await checkWebhookUrl('http://hooks.internal:8080/x', [], resolvesTo('93.184.215.14'))).toMatchObject({
+      ok: false,
+      rule: 'must use https (http only for the hosts in webhooks.allow_hosts)',
+    });
   });
 
   it('names a host that does not resolve', async () => {
