@@ -6,6 +6,7 @@ import { DEFAULT_LEASE_MS } from './core/instance.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseYaml } from './core/yaml.js';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
@@ -192,13 +193,14 @@ const webhooksSchema = z.strictObject({
         .trim()
         .min(1)
         .max(253)
-        // A host alone: an entry with a scheme or a port could never match (regression: accepted
-        // silently), and an IPv6 address is taken with or without its URL brackets.
-        .regex(
-          /^(?:\[[0-9A-Fa-f:.]+\]|[^\s/:@[\]]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/,
+        // An IPv6 address is taken with or without its URL brackets.
+        .transform((host) => host.replace(/^\[|\]$/g, '').toLowerCase())
+        // A host alone: an entry with a scheme, port or path could never match (regression:
+        // accepted silently); a colon belongs only in an IPv6 address.
+        .refine(
+          (host) => (host.includes(':') ? isIP(host) === 6 : /^[^\s/@[\]]+$/.test(host)),
           'must be a host name or an IP address alone, without a scheme, port or path',
-        )
-        .transform((host) => host.replace(/^\[|\]$/g, '').toLowerCase()),
+        ),
     )
     .max(100)
     .default([])

@@ -51,7 +51,7 @@ describe('webhooks.allow_hosts', () => {
     const path = join(folder, 'allow-hosts.yaml');
     writeFileSync(path, 'webhooks:\n  allow_hosts: [Hooks.Internal, 127.0.0.1, "[::1]", "fd00::5"]\n');
     expect(load({ PORCH_CONFIG: path }).webhooks.allowHosts).toEqual(['hooks.internal', '127.0.0.1', '::1', 'fd00::5']);
-    for (const entry of ['http://localhost:43202', 'localhost:8080', 'hooks.internal/path']) {
+    for (const entry of ['http://localhost:43202', 'localhost:8080', '127.0.0.1:43202', 'db:5432', 'hooks.internal/path']) {
       writeFileSync(path, `webhooks:\n  allow_hosts: ["${entry}"]\n`);
       expect(() => load({ PORCH_CONFIG: path }), entry).toThrow(/allow_hosts\[0\].*host name or an IP address alone/);
     }
