@@ -54,7 +54,7 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
       if (claim.kind === 'in_progress') {
         throw new PorchError(
           'IDEMPOTENCY_CONFLICT',
-          "A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result. If the server running it stopped, the key is released when that server's lease runs out (processes.lease_seconds, 30 s by default).",
+          "A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result. If the server running it stopped, the key is released when that server's lease runs out (processes.lease_seconds, 30 s by default), or, on a server that has just started, some seconds later.",
         );
       }
       return claim;

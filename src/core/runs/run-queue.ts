@@ -312,6 +312,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         instance
           .ready()
           .then(() => {
+            // Stopped while this process registered: nothing more to recover here.
+            if (executor === null) return;
             const waitMs = instance.settlesIn();
             if (waitMs === 0) return recover();
             recovery = setTimeout(recoverWhenSettled, waitMs);
