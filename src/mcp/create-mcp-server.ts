@@ -40,6 +40,7 @@ import {
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
 import { operationTool, type McpTool } from './tools.js';
 import { progressEvents } from './progress.js';
+import { logSdkError } from './sdk-errors.js';
 
 /** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
 export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
@@ -279,9 +280,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
     }
   });
 
-  // What the SDK reports here is a client's message it could not take (an unknown response id, a
-  // malformed notification), already answered to the client: worth a debug line tied to the
-  // request, not a warning with a stack any anonymous client could fill the logs with.
-  server.onerror = (err) => core.logger.debug({ ...logFields(nextRequestId()), reason: err.message }, 'MCP message not taken');
+  // Tied to the HTTP request where there is one (stdio has no request id to name).
+  server.onerror = (err) => logSdkError(core.logger, err, options.requestId === undefined ? {} : logFields(options.requestId()));
   return server;
 }

@@ -44,6 +44,7 @@ import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
 import { malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
+import { logSdkError } from './sdk-errors.js';
 
 export { MCP_PATH } from './mcp-path.js';
 
@@ -294,10 +295,7 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   };
   /** The checks every request to the endpoint passes first (in this order); false when one answered it. */
   const admitted = (req: IncomingMessage, res: ServerResponse): boolean => originAllowed(req, res) && hostAllowed(req, res);
-  // The SDK's handlers report here the requests they refused (a protocol revision it does not
-  // serve, headers that contradict the body), which the client was answered: a client's mistake,
-  // logged at debug without a stack (regression: a warning with a kilobyte of stack per request).
-  const onerror = (err: Error) => core.logger.debug({ reason: err.message }, 'MCP request refused by the protocol layer');
+  const onerror = (err: Error) => logSdkError(core.logger, err);
 
   // The SDK hands the factory only what it was given for the request (`authInfo`); the request's
   // own state rides on that object, found again here by identity.
