@@ -72,7 +72,7 @@ export function toUpstreamPorchError(err: unknown, context: UpstreamErrorContext
       // The same request would be refused again (regression: agents were told to retry a 400 three times).
       const fix = KEY_REJECTED_STATUSES.has(status)
         ? "the server's key for it was not accepted: the operator must fix it"
-        : 'sending it again will fail the same way: check the model and the input';
+        : 'check the model and the input, as the same request is likely to be refused again';
       return new PorchError('AI_SERVICE_ERROR', `The AI provider '${provider}' refused the request (HTTP ${status}); ${fix}.`, {}, { cause: err });
     }
     const what = status === 429 ? 'is rate limiting requests' : 'failed';

@@ -349,7 +349,7 @@ describe('OpenAI-compatible provider over HTTP', () => {
         fake.setBehaviour({ status });
         const error = await failureOf(gateway.complete({ model, messages: MESSAGES }));
         expect(error.message, String(status)).toBe(
-          `The AI provider 'openai' refused the request (HTTP ${status}); sending it again will fail the same way: check the model and the input.`,
+          `The AI provider 'openai' refused the request (HTTP ${status}); check the model and the input, as the same request is likely to be refused again.`,
         );
       }
     });
