@@ -45,6 +45,7 @@ import { malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
 import { logSdkError } from './sdk-errors.js';
+import { presentedKey } from '../core/access/presented-key.js';
 
 export { MCP_PATH } from './mcp-path.js';
 
@@ -120,30 +121,15 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-/** `scheme token`; the token may be empty. */
-const AUTHORIZATION_PATTERN = /^(\S*)\s*(.*)$/s;
-
 /**
- * The key from X-API-Key, or from `Authorization: Bearer <key>` (what MCP clients' header
- * settings usually send), or a refusal: an Authorization header in any other form (Basic, a bare
- * key) is a client sending its key the wrong way, and reading it as "no key" would hide that
- * behind a public tool list. A non-blank X-API-Key wins, so an Authorization header meant for a
- * proxy in front of Porch does not get in the way. A blank key counts as none (public tools).
+ * The request's key, read as every door reads it (core/access/presented-key.ts: X-API-Key or
+ * `Authorization: Bearer`, a blank key being none), with the account a partner key acts for; or
+ * the refusal of how it was sent (two keys, Authorization of another scheme).
  */
-export function credentialsFrom(headers: IncomingHttpHeaders): { credentials: Credentials } | { refusal: PorchError } {
-  const actingAccountId = headerValue(headers, 'x-porch-account');
-  const apiKey = headerValue(headers, 'x-api-key');
-  const authorization = headerValue(headers, 'authorization');
-  if ((apiKey !== undefined && apiKey.trim() !== '') || authorization === undefined) return { credentials: { apiKey, actingAccountId } };
-  const [, scheme = '', token = ''] = AUTHORIZATION_PATTERN.exec(authorization.trim()) ?? [];
-  if (scheme.toLowerCase() === 'bearer') return { credentials: { apiKey: token, actingAccountId } };
-  // The header's content is not quoted back: a bare key there would be key material.
-  return {
-    refusal: new PorchError(
-      'INVALID_API_KEY',
-      'The Authorization header is not of the form Bearer <key>; send the key as X-API-Key: mdi_... or Authorization: Bearer mdi_...',
-    ),
-  };
+export function credentialsFrom(req: IncomingMessage): { credentials: Credentials } | { refusal: PorchError } {
+  const { apiKey, problem } = presentedKey(req.headersDistinct['x-api-key'] ?? [], req.headersDistinct.authorization ?? []);
+  if (problem) return { refusal: new PorchError(problem.code, problem.message) };
+  return { credentials: { apiKey, actingAccountId: headerValue(req.headers, 'x-porch-account') } };
 }
 
 /**
@@ -411,7 +397,7 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
   }
 
   async function post(req: IncomingMessage, res: ServerResponse, { requestId, scope }: McpRequestContext): Promise<void> {
-    const parsed = credentialsFrom(req.headers);
+    const parsed = credentialsFrom(req);
     if ('refusal' in parsed) return refuse(req, res, parsed.refusal, { tokenSent: false });
     const { credentials } = parsed;
     let caller: Caller | null = null;

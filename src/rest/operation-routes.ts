@@ -13,6 +13,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import type { Caller } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
+import { presentedKey } from '../core/access/presented-key.js';
 import type { Core } from '../core/core.js';
 import { CallStopped, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
@@ -25,35 +26,6 @@ import { sendOperationAsEvents, wantsEventStream } from './event-stream.js';
 import { hasBody, jsonBodyReader } from './json-body.js';
 import { sendListPages } from './list-stream.js';
 import type { RequestContext } from './request-context.js';
-
-const BEARER = /^bearer[ \t]+(.*)$/is;
-
-/**
- * The key from X-API-Key, or from `Authorization: Bearer` (accepted for MCP-style clients). A
- * request presenting two keys (a header twice, or both headers with different keys) or
- * Authorization with another scheme is told so (regressions: the first of two Authorization
- * headers was used silently, and a bare key in Authorization was answered "No API key was sent").
- */
-function apiKeyFrom(req: IncomingMessage): Pick<Credentials, 'apiKey' | 'problem'> {
-  const apiKeys = req.headersDistinct['x-api-key'] ?? [];
-  const authorizations = req.headersDistinct.authorization ?? [];
-  if (apiKeys.length > 1 || authorizations.length > 1) {
-    const header = apiKeys.length > 1 ? 'X-API-Key' : 'Authorization';
-    return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: `The request has more than one ${header} header; send one key, once.` } };
-  }
-  const headerKey = apiKeys[0]?.trim() || undefined;
-  const authorization = authorizations[0]?.trim() || undefined;
-  if (authorization === undefined) return { apiKey: headerKey };
-  const bearer = BEARER.exec(authorization)?.[1]?.trim();
-  if (bearer === undefined) {
-    if (headerKey !== undefined) return { apiKey: headerKey };
-    return { apiKey: undefined, problem: { code: 'MISSING_API_KEY', message: 'Authorization must be `Bearer <key>`; or send the key as X-API-Key.' } };
-  }
-  if (headerKey !== undefined && headerKey !== bearer) {
-    return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: 'X-API-Key and Authorization carry different keys; send one.' } };
-  }
-  return { apiKey: headerKey ?? bearer };
-}
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -74,7 +46,11 @@ function prefersRespondAsync(req: IncomingMessage): boolean {
 
 /** The REST API as a protected resource: OAuth access tokens, bound to the MCP endpoint, are refused here. */
 function credentialsFrom(core: Core, req: IncomingMessage): Credentials {
-  return { ...apiKeyFrom(req), actingAccountId: headerValue(req, 'x-porch-account'), resource: siteLink(core.settings.siteUrl, SITE_PATHS.apiBase) };
+  return {
+    ...presentedKey(req.headersDistinct['x-api-key'] ?? [], req.headersDistinct.authorization ?? []),
+    actingAccountId: headerValue(req, 'x-porch-account'),
+    resource: siteLink(core.settings.siteUrl, SITE_PATHS.apiBase),
+  };
 }
 
 /**

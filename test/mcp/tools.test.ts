@@ -123,7 +123,10 @@ describe('error texts', () => {
   it("gives a provider failure's own advice once, and none a refused request does not need (regression: retry advice twice, for a 400 too)", () => {
     const failed = new PorchError('AI_SERVICE_ERROR', "The AI provider 'openai' failed (HTTP 500). Retry with backoff.");
     expect(errorText(failed, 'a')).toBe("AI_SERVICE_ERROR: The AI provider 'openai' failed (HTTP 500). Retry with backoff.");
-    const refused = new PorchError('AI_SERVICE_ERROR', "The AI provider 'openai' refused the request (HTTP 400); check the model and the input, as the same request is likely to be refused again.");
+    const refused = new PorchError(
+      'AI_SERVICE_ERROR',
+      "The AI provider 'openai' refused the request (HTTP 400); check the model and the input, as the same request is likely to be refused again.",
+    );
     expect(errorText(refused, 'a')).not.toMatch(/retry/i);
   });
 });

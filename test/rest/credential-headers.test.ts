@@ -53,12 +53,12 @@ it('refuses two keys, naming the problem, whichever headers carry them', async (
   }
 });
 
-it('says how to send a key when Authorization uses another scheme', async () => {
+it('says how to send a key when Authorization uses another scheme, as the MCP endpoint does', async () => {
   for (const authorization of [keyA, `Basic ${Buffer.from(`u:${keyA}`).toString('base64')}`]) {
     expect(await getAccount(`Authorization: ${authorization}`)).toEqual({
       status: 401,
-      code: 'MISSING_API_KEY',
-      message: 'Authorization must be `Bearer <key>`; or send the key as X-API-Key.',
+      code: 'INVALID_API_KEY',
+      message: 'The Authorization header is not of the form Bearer <key>; send the key as X-API-Key: mdi_... or Authorization: Bearer mdi_...',
     });
   }
   expect(await getAccount()).toEqual({ status: 401, code: 'MISSING_API_KEY', message: 'No API key was sent.' });

@@ -29,7 +29,7 @@ export interface Credentials {
    * Why the headers present no usable key although they present something (two keys, another
    * Authorization scheme): the refusal says so instead of "no key" or using one silently.
    */
-  problem?: { code: 'MISSING_API_KEY' | 'INVALID_API_KEY'; message: string } | undefined;
+  problem?: { code: 'INVALID_API_KEY'; message: string } | undefined;
 }
 
 /** How OAuth access tokens are checked: the connected apps, and the resource tokens are issued for. */
