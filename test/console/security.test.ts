@@ -31,11 +31,14 @@ describe('every signed-in console route', () => {
     expect(listed.some((route) => route.method === 'POST')).toBe(true);
   });
 
-  it('without a session: a page sends to sign-in, an action is refused', async () => {
+  it('without a session: a page sends to sign-in, an action is refused (but sign-out, whose goal is met, goes to sign-in)', async () => {
     const anonymous = consoleBrowser(harness);
     for (const route of routes().filter((candidate) => candidate.access === 'signed-in')) {
       const path = concrete(route.path);
-      if (route.method === 'GET') {
+      if (route.method === 'POST' && path === '/console/sign-out') {
+        await anonymous.get('/console/sign-in');
+        expect(await anonymous.post(path, {})).toMatchObject({ status: 303, location: '/console/sign-in' });
+      } else if (route.method === 'GET') {
         const page = await anonymous.get(path);
         expect(page.status, `${route.method} ${path}`).toBe(303);
         expect(page.location, `${route.method} ${path}`).toBe(`/console/sign-in?next=${encodeURIComponent(path)}`);
