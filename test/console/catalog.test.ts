@@ -99,6 +99,18 @@ describe('composition editor', () => {
     expect(await harness.core.lifecycle.get('composition', accountId, id)).toMatchObject({ version: 3, name: 'Renamed notes', template, description });
   });
 
+  it('keeps the edits of an item deleted since its page was opened, in a form that creates it again (regression: an error page, the edits lost)', async () => {
+    const id = await createComposition();
+    const editor = await browser.get(`/console/compositions/${id}`);
+    const accountId = (await harness.core.accounts.accountByEmail(emailOf(editor.html))).id;
+    await harness.core.lifecycle.delete('composition', accountId, id);
+    const saved = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, name: 'Rescued notes', base: baseOf(editor.html), intent: 'save' });
+    expect(saved.status).toBe(404);
+    expect(saved.html).toContain('This composition no longer exists');
+    expect(saved.html).toContain('value="Rescued notes"');
+    expect(saved.html).toContain('action="/console/compositions/new"');
+  });
+
   it('an emptied Model field puts the composition back on the default model (regression: the old model stayed)', async () => {
     const id = await createComposition({ ...COMPOSITION, model: 'echo/echo' });
     await browser.get(`/console/compositions/${id}`);

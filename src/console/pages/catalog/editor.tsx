@@ -463,12 +463,31 @@ export async function fetchItem(kind: CatalogKind, ctx: PageContext, id: string)
   return got.data as Record<string, unknown> & { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
 }
 
+/**
+ * The author's edits of an item that is gone (deleted in another tab or by a client since the
+ * page was opened): kept, in the new item's editor, so saving creates it again (regression: an
+ * error page, and the typed edits lost).
+ */
+function renderGone(ctx: PageContext, kind: CatalogKind, state: EditorState): Promise<void> {
+  const error = new PorchError(
+    'RESOURCE_NOT_FOUND',
+    `This ${kind.noun} no longer exists: it was deleted since the page was opened (in another tab, or by a client). Your edits are kept below; saving creates it again as a new ${kind.noun}.`,
+  );
+  return renderEditor(ctx, { kind, state, error });
+}
+
 /** Create or update from the editor's form; preview re-renders the editor with what was typed. */
 export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: string | undefined): Promise<void> {
   const body: FormBody = formBody(ctx.req);
   const state = editorStateFromForm(kind, body);
   const base = parseBase(formValue(body, BASE_FIELD));
-  const item = id === undefined ? undefined : await fetchItem(kind, ctx, id);
+  let item: Awaited<ReturnType<typeof fetchItem>> | undefined;
+  if (id !== undefined) {
+    const got = await ctx.api.call(kind.lifecycle.get, { id });
+    if (!got.ok && got.error.code === 'RESOURCE_NOT_FOUND') return renderGone(ctx, kind, state);
+    if (!got.ok) throw got.error;
+    item = got.data as Awaited<ReturnType<typeof fetchItem>>;
+  }
   if (formValue(body, 'intent') === 'preview') {
     // What was detected becomes declared rows, so the author can set each one's default and
     // description; a row whose placeholder left the template goes (regression: kept, and still required).
@@ -512,6 +531,7 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
     const updated = await ctx.api.call(kind.lifecycle.update, { id: latest.id, ...changes, expected_version: latest.version });
     if (updated.ok) return ctx.redirect(`${kind.path}/${latest.id}/versions?saved=${updated.data.version}`);
+    if (updated.error.code === 'RESOURCE_NOT_FOUND') return renderGone(ctx, kind, state);
     // Saved by someone else since the read above: merge again with what they saved.
     if (updated.error.code === 'CONFLICT' && attempt < MERGE_ATTEMPTS) continue;
     return renderEditor(ctx, { kind, item: latest, state, base, error: updated.error });
