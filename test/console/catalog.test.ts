@@ -450,6 +450,20 @@ describe('two editors of one item (regression: the second save undid the first)'
     expect(conflict.html).toContain('Since you opened this page, the card was saved with another Content');
   });
 
+  it('keeps the edits of a context card deleted since its page was opened, in the new card form', async () => {
+    await browser.get('/console/context-cards/new');
+    const created = await browser.post('/console/context-cards/new', { title: 'Fleeting', content: 'Soon gone', tags: '' });
+    const path = (created.location ?? '').replace('?saved=1', '');
+    const page = await browser.get(path);
+    const base = baseOf(page.html);
+    expect((await browser.post(`${path}/delete`, {})).status).toBe(303);
+    const saved = await browser.post(path, { title: 'Fleeting', content: 'Kept after all', tags: '', base });
+    expect(saved.status).toBe(404);
+    expect(saved.html).toContain('This card no longer exists');
+    expect(saved.html).toContain('Kept after all');
+    expect(saved.html).toContain('action="/console/context-cards/new"');
+  });
+
   it('keeps a context card’s form, with the message, when a save goes over the quota (regression: the error page)', async () => {
     await browser.get('/console/context-cards/new');
     const created = await browser.post('/console/context-cards/new', { title: 'Big', content: 'small', tags: '' });

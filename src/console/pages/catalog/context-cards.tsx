@@ -221,9 +221,33 @@ export function registerContextCardPages(pages: PageRegistrar): void {
         address: `${PATH}/${id}`,
         body: <CardEditor ctx={ctx} id={id} values={options.values ?? values} base={options.base} error={options.error} notice={options.notice} />,
       });
+    // Deleted since the page was opened: the edits are kept in the new card's form, so saving
+    // creates it again (regression: an error page, the edits lost), as the catalog editors do.
+    const gone = () =>
+      ctx.render({
+        title: values.title || 'Context card',
+        active: 'context-cards',
+        status: 404,
+        address: `${PATH}/new`,
+        body: (
+          <CardEditor
+            ctx={ctx}
+            values={values}
+            error={
+              new PorchError(
+                'RESOURCE_NOT_FOUND',
+                'This card no longer exists: it was deleted since the page was opened (in another tab, or by a client). Your edits are kept below; saving creates it again as a new card.',
+              )
+            }
+          />
+        ),
+      });
     // Only what the author changed is sent, so a field saved meanwhile by someone else stays.
     for (let attempt = 1; ; attempt++) {
-      const card = await fetchCard(ctx, id);
+      const got = await ctx.api.call(getContextCard, { id });
+      if (!got.ok && got.error.code === 'RESOURCE_NOT_FOUND') return gone();
+      if (!got.ok) throw got.error;
+      const card = got.data;
       const current = valuesOf(card);
       const merge = mergeEdit(base, values, current);
       if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
@@ -243,6 +267,7 @@ export function registerContextCardPages(pages: PageRegistrar): void {
       const changes = Object.fromEntries(Object.entries(input).filter(([key]) => merge.fields.includes(key)));
       const updated = await ctx.api.call(updateContextCard, { id, ...changes, expected_version: card.version });
       if (updated.ok) break;
+      if (updated.error.code === 'RESOURCE_NOT_FOUND') return gone();
       // Saved by someone else since the read above: merge again with what they saved.
       if (updated.error.code === 'CONFLICT' && attempt < MERGE_ATTEMPTS) continue;
       // A refusal the author can act on (a field, a conflict, a quota) keeps the form; a fault is the error page.
