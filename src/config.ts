@@ -185,6 +185,23 @@ const retentionSchema = z.strictObject({
     .describe("Days a run's payload (inputs, result, trace) is kept; the housekeeping sweep then drops it and keeps the run's summary"),
 });
 
+/**
+ * A host alone (a name, an IPv4 address, an IPv6 address with or without its brackets) as the
+ * WHATWG URL parser writes it in `hostname`, brackets dropped; null for anything else (a scheme,
+ * a port, a path, brackets around a name).
+ */
+function hostAsUrlsWriteIt(entry: string): string | null {
+  const bracketed = entry.startsWith('[') && entry.endsWith(']');
+  const bare = bracketed ? entry.slice(1, -1) : entry;
+  const ipv6 = isIP(bare) === 6;
+  if ((bracketed && !ipv6) || (!ipv6 && !/^[^\s/:@[\]?#\\]+$/.test(bare))) return null;
+  try {
+    return new URL(`http://${ipv6 ? `[${bare}]` : bare}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
+
 const webhooksSchema = z.strictObject({
   allow_hosts: z
     .array(
@@ -193,14 +210,14 @@ const webhooksSchema = z.strictObject({
         .trim()
         .min(1)
         .max(253)
-        // An IPv6 address is taken with or without its URL brackets.
-        .transform((host) => host.replace(/^\[|\]$/g, '').toLowerCase())
-        // A host alone: an entry with a scheme, port or path could never match (regression:
-        // accepted silently); a colon belongs only in an IPv6 address.
-        .refine(
-          (host) => (host.includes(':') ? isIP(host) === 6 : /^[^\s/@[\]]+$/.test(host)),
-          'must be a host name or an IP address alone, without a scheme, port or path',
-        ),
+        // As the URL parser writes the host (what the guard compares): IPv6 compressed and without
+        // brackets, IPv4 in dotted decimal, names lower-cased and in punycode (regression: an
+        // entry such as fd00:0:0:0:0:0:0:5 was accepted and never matched [fd00::5]).
+        .transform((entry, context) => {
+          const host = hostAsUrlsWriteIt(entry);
+          if (host === null) context.addIssue({ code: 'custom', message: 'must be a host name or an IP address alone, without a scheme, port or path' });
+          return host ?? entry;
+        }),
     )
     .max(100)
     .default([])

@@ -49,9 +49,10 @@ describe('the public URL', () => {
 describe('webhooks.allow_hosts', () => {
   it('takes hosts as written in URLs, IPv6 with or without brackets, and refuses entries that could never match', () => {
     const path = join(folder, 'allow-hosts.yaml');
-    writeFileSync(path, 'webhooks:\n  allow_hosts: [Hooks.Internal, 127.0.0.1, "[::1]", "fd00::5"]\n');
-    expect(load({ PORCH_CONFIG: path }).webhooks.allowHosts).toEqual(['hooks.internal', '127.0.0.1', '::1', 'fd00::5']);
-    for (const entry of ['http://localhost:43202', 'localhost:8080', '127.0.0.1:43202', 'db:5432', 'hooks.internal/path']) {
+    writeFileSync(path, 'webhooks:\n  allow_hosts: [Hooks.Internal, 127.0.0.1, "[::1]", "fd00:0:0:0:0:0:0:5", "::ffff:127.0.0.1"]\n');
+    // As the URL parser writes them, which is what the guard compares (regression: the long IPv6 form never matched).
+    expect(load({ PORCH_CONFIG: path }).webhooks.allowHosts).toEqual(['hooks.internal', '127.0.0.1', '::1', 'fd00::5', '::ffff:7f00:1']);
+    for (const entry of ['http://localhost:43202', 'localhost:8080', '127.0.0.1:43202', 'db:5432', 'hooks.internal/path', '[hooks.internal]', '[::1']) {
       writeFileSync(path, `webhooks:\n  allow_hosts: ["${entry}"]\n`);
       expect(() => load({ PORCH_CONFIG: path }), entry).toThrow(/allow_hosts\[0\].*host name or an IP address alone/);
     }

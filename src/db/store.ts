@@ -1187,9 +1187,9 @@ export interface OAuthRepository {
   /**
    * Inserts the connection's credential (an `oauth` key) and the connection in one transaction,
    * if the connection's grant still exists; false, and nothing written, when it is gone (revoked
-   * meanwhile: the other exchange of a code used twice). The grant's row is locked for it, as
-   * `revokeGrant` locks it first, so the two never interleave (regression, on PostgreSQL: a
-   * connection made after its grant's revocation stayed listed, and its token worked).
+   * meanwhile: the other exchange of a code used twice). It and `revokeGrant` are serialised per
+   * grant, so the two never interleave (regression, on PostgreSQL: a connection made after its
+   * grant's revocation stayed listed, and its token worked).
    */
   connect(request: { key: ApiKeyRecord; connection: OAuthConnectionRecord }): Promise<boolean>;
   /**

@@ -7,11 +7,41 @@
  */
 import type { Logger } from 'pino';
 
-/** The SDK's refusals of a request, by how their messages start (its own HTTP-style wording). */
-const CLIENT_MISTAKE =
-  /^(?:Bad Request|Invalid Request|Not Acceptable|Unsupported Media Type|Unsupported protocol version|Method not allowed|Conflict|Parse error|Session not found|Invalid event ID|Received a response for an unknown request id)/i;
+/**
+ * What a client's message can make the SDK report, by how the report starts: the transports'
+ * HTTP-style refusals, and the protocol layer's words for a message it dropped (a response or a
+ * progress notification it was not waiting for, a message of no known type or era, a client gone
+ * before its answer was written).
+ */
+const CLIENT_MISTAKE = new RegExp(
+  `^(?:${[
+    'Bad Request',
+    'Invalid Request',
+    'Not Acceptable',
+    'Unsupported Media Type',
+    'Unsupported protocol version',
+    'Method not allowed',
+    'Conflict',
+    'Parse error',
+    'Session not found',
+    'Invalid event ID',
+    'Received a response for an unknown',
+    'Received a progress notification for an unknown',
+    'Unknown message type',
+    'Era mismatch',
+    'Dropped inbound request',
+    'Failed to write to the response stream',
+  ].join('|')})`,
+  'i',
+);
+
+/** A client's message may be quoted in the report: at most this much of it is logged. */
+const MAX_REASON_CHARACTERS = 200;
 
 export function logSdkError(logger: Logger, err: Error, fields: Record<string, unknown> = {}): void {
-  if (CLIENT_MISTAKE.test(err.message)) logger.debug({ ...fields, reason: err.message }, 'MCP request refused by the protocol layer');
-  else logger.warn({ ...fields, err }, 'MCP protocol layer error');
+  if (CLIENT_MISTAKE.test(err.message)) {
+    logger.debug({ ...fields, reason: err.message.slice(0, MAX_REASON_CHARACTERS) }, 'MCP request refused by the protocol layer');
+  } else {
+    logger.warn({ ...fields, err }, 'MCP protocol layer error');
+  }
 }

@@ -100,15 +100,19 @@ describe('log lines of a client mistake at the MCP endpoint', () => {
     const config = loadConfig({ DATABASE_URL: ':memory:', PORT: '0', HOST: '127.0.0.1', PORCH_NO_BOOTSTRAP: '1', LOG_LEVEL: 'info' });
     const server: RunningServer = await startServer(config, { logDestination: destination, processMetrics: false });
     cleanup.push(() => server.close());
-    const refusedHeaders: Array<Record<string, string>> = [
-      { accept: 'application/json' },
-      { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2030-01-01' },
+    const streamable = { accept: 'application/json, text/event-stream' };
+    const refused: Array<{ headers: Record<string, string>; body: unknown }> = [
+      { headers: { accept: 'application/json' }, body: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+      { headers: { ...streamable, 'mcp-protocol-version': '2030-01-01' }, body: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+      // Messages the protocol layer drops (review: a response to nothing, a stray progress notification).
+      { headers: streamable, body: { jsonrpc: '2.0', id: 77, result: {} } },
+      { headers: streamable, body: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'nobody', progress: 1 } } },
     ];
-    for (const headers of refusedHeaders) {
+    for (const { headers, body } of refused) {
       const response = await fetch(`${server.url}/api/public/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        body: JSON.stringify(body),
       });
       expect(response.status).toBeLessThan(500);
       await response.text();

@@ -4,11 +4,10 @@
  * know bearer tokens send). The doors pass each header's values as received, one per header line.
  *
  * - A blank key is no key.
- * - A non-blank X-API-Key wins over an Authorization header of another scheme, which may be meant
- *   for a proxy in front of Porch.
- * - Two keys (a header repeated, or both headers with different keys) are refused, never one of
- *   them used silently (regression: Node keeps the first of two Authorization headers, so a
- *   request ran as whichever account came first).
+ * - A non-blank X-API-Key is the key, whatever Authorization says: that header may belong to a
+ *   proxy in front of Porch (an auth gateway's own Bearer token), as docs/mcp.md promises.
+ * - A header repeated is refused, never one of its values used silently (regression: Node keeps
+ *   the first of two Authorization headers, so a request ran as whichever account came first).
  * - Authorization of another scheme (Basic, a bare key) with no X-API-Key is refused, naming the
  *   forms accepted, without quoting the header: a bare key there is key material.
  */
@@ -24,16 +23,12 @@ export function presentedKey(apiKeyHeaders: readonly string[], authorizationHead
     return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: `The request has more than one ${header} header; send one key, once.` } };
   }
   const headerKey = apiKeyHeaders[0]?.trim() || undefined;
+  if (headerKey !== undefined) return { apiKey: headerKey };
   const authorization = authorizationHeaders[0]?.trim() || undefined;
-  if (authorization === undefined) return { apiKey: headerKey };
+  if (authorization === undefined) return { apiKey: undefined };
   const [, scheme = '', token = ''] = AUTHORIZATION.exec(authorization) ?? [];
   if (scheme.toLowerCase() !== 'bearer') {
-    if (headerKey !== undefined) return { apiKey: headerKey };
     return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: `The Authorization header is not of the form Bearer <key>; ${ACCEPTED_FORMS}` } };
   }
-  const bearer = token.trim() || undefined;
-  if (headerKey !== undefined && bearer !== undefined && headerKey !== bearer) {
-    return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: 'X-API-Key and Authorization carry different keys; send one.' } };
-  }
-  return { apiKey: headerKey ?? bearer };
+  return { apiKey: token.trim() || undefined };
 }

@@ -7,9 +7,20 @@ import type { OAuthRepository } from '../store.js';
 const ACCESS_TOKEN_MODEL = 'AccessToken';
 const GRANT_MODEL = 'Grant';
 
-/** Locks the grant's row for the transaction; false when there is none (revoked, or never saved). */
-async function lockGrant(tx: PostgresTransaction, grantId: string): Promise<boolean> {
-  const grant = await tx.execute(sql`select 1 from oauth_records where model = ${GRANT_MODEL} and grant_id = ${grantId} for update`);
+/**
+ * Serialises connect and revokeGrant for one grant with an advisory lock held to the end of the
+ * transaction, taken before any row lock: a row lock on the grant here would be taken in the
+ * opposite order to pruneExpired and revokeConnection, which lock the connection first and then
+ * delete the grant's rows (the review found the deadlock). Statements after it see what the other
+ * committed (READ COMMITTED).
+ */
+async function lockGrant(tx: PostgresTransaction, grantId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`oauth-grant:${grantId}`}, 0))`);
+}
+
+/** Whether the grant's object still exists (not revoked). */
+async function grantExists(tx: PostgresTransaction, grantId: string): Promise<boolean> {
+  const grant = await tx.execute(sql`select 1 from oauth_records where model = ${GRANT_MODEL} and grant_id = ${grantId}`);
   return grant.rows.length > 0;
 }
 
@@ -77,7 +88,8 @@ export function createOAuthRepository(db: PostgresDatabase): OAuthRepository {
     },
     async connect({ key, connection }) {
       return inTransaction(db, async (tx) => {
-        if (!(await lockGrant(tx, connection.grantId))) return false;
+        await lockGrant(tx, connection.grantId);
+        if (!(await grantExists(tx, connection.grantId))) return false;
         await tx.insert(apiKeys).values(key);
         await tx.insert(oauthConnections).values(connection);
         return true;
