@@ -9,7 +9,7 @@ import { CallStopped, PorchError } from '../errors.js';
 
 /** Statuses with which a provider says "this key is not acceptable". */
 const KEY_REJECTED_STATUSES: ReadonlySet<number> = new Set([401, 403]);
-/** Client errors a retry may get past (a timeout, a conflict, a rate limit); any other 4xx will fail again. */
+/** Client errors a retry may get past (a timeout, a conflict, a rate limit); any other 4xx is likely to be refused again. */
 const RETRYABLE_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 409, 429]);
 
 export interface UpstreamErrorContext {
