@@ -349,7 +349,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
 
   // Registration answers browsers as the token and revocation endpoints do (oidc-provider gives
   // those CORS, not this one): a browser-based MCP client registers before it has a client id.
-  // Registration is open and uses no cookie, so any origin may call it, as any server may.
+  // Registration is open and uses no cookie, so every origin may call it, as every server may.
   provider.use(async (ctx, next) => {
     const origin = ctx.get('Origin');
     if (ctx.path !== OAUTH_PATHS.registration || origin === '') return next();

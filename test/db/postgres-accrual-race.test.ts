@@ -5,25 +5,15 @@
  * statement; in one, such a call's tokens were never charged (regression found by review).
  */
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import { createStore } from '../../src/db/create-store.js';
-import type { Store } from '../../src/db/store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { postgresStorePerTest } from '../helpers/postgres.js';
 import { accruedCharging, createAccount, INSTANCE_ID, MINUTE_MS, T0, usageRecord } from './fixtures.js';
 
-let database: TestDatabase;
-let store: Store;
-beforeEach(async () => {
-  database = await createTestDatabase();
-  store = await createStore(database.url);
-});
-afterEach(async () => {
-  await store.close();
-  await database.drop();
-});
+const postgres = postgresStorePerTest();
 
 it('charges an accrual that commits while the release waits for the reservation lock', async () => {
+  const { database, store } = postgres;
   const { account } = await createAccount(store, 10_000);
   const reservationId = newId();
   await store.credits.reserve({

@@ -6,27 +6,17 @@
  * the store's retry hid it behind a second's stall).
  */
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createStore } from '../../src/db/create-store.js';
-import type { Store } from '../../src/db/store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { expect, it } from 'vitest';
+import { postgresStorePerTest } from '../helpers/postgres.js';
 import { apiKeyRecord, createAccount, T0 } from './fixtures.js';
 
 /** PostgreSQL's default deadlock_timeout: a deadlock is found, and one side refused, only after it. */
 const DEADLOCK_TIMEOUT_MS = 1_000;
 
-let database: TestDatabase;
-let store: Store;
-beforeEach(async () => {
-  database = await createTestDatabase();
-  store = await createStore(database.url);
-});
-afterEach(async () => {
-  await store.close();
-  await database.drop();
-});
+const postgres = postgresStorePerTest();
 
 it('revokes a grant while a transaction ending its connection (the sweep’s order) is open, without a deadlock', async () => {
+  const { database, store } = postgres;
   const { account } = await createAccount(store);
   const key = apiKeyRecord(account.id, { kind: 'oauth' });
   const grantId = 'grant-lock-order';

@@ -4,7 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterEach, beforeEach, inject } from 'vitest';
+import { createStore } from '../../src/db/create-store.js';
+import type { Store } from '../../src/db/store.js';
 
 export interface TestDatabase {
   /** postgres://... of the new database. */
@@ -32,6 +34,35 @@ export async function createTestDatabase({ migrated = true }: { migrated?: boole
   return {
     url: url.toString(),
     drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
+
+/**
+ * For a file whose every test wants a migrated database of its own with a store open on it: the
+ * current test's, read inside the test (it exists from beforeEach to afterEach).
+ */
+export function postgresStorePerTest(): { readonly database: TestDatabase; readonly store: Store } {
+  let database: TestDatabase | undefined;
+  let store: Store | undefined;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    store = await createStore(database.url);
+  });
+  afterEach(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+  const during = <Value>(value: Value | undefined): Value => {
+    if (value === undefined) throw new Error('postgresStorePerTest: read only inside a test');
+    return value;
+  };
+  return {
+    get database() {
+      return during(database);
+    },
+    get store() {
+      return during(store);
+    },
   };
 }
 

@@ -456,11 +456,23 @@ export function blankState(kind: CatalogKind): EditorState {
   return state;
 }
 
+type ItemDetail = Record<string, unknown> & { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
+
 /** Detail of an item, or the error page (404 for another account's id, as the API answers). */
-export async function fetchItem(kind: CatalogKind, ctx: PageContext, id: string) {
+export async function fetchItem(kind: CatalogKind, ctx: PageContext, id: string): Promise<ItemDetail> {
   const got = await ctx.api.call(kind.lifecycle.get, { id });
   if (!got.ok) throw got.error;
-  return got.data as Record<string, unknown> & { id: string; name: string; version: number; labels: Record<string, number>; updated_at: string };
+  return got.data as ItemDetail;
+}
+
+/** Detail of an item, or null when the account has none with this id (deleted, or another account's). */
+async function findItem(kind: CatalogKind, ctx: PageContext, id: string): Promise<ItemDetail | null> {
+  try {
+    return await fetchItem(kind, ctx, id);
+  } catch (err) {
+    if (err instanceof PorchError && err.code === 'RESOURCE_NOT_FOUND') return null;
+    throw err;
+  }
 }
 
 /**
@@ -481,12 +493,11 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
   const body: FormBody = formBody(ctx.req);
   const state = editorStateFromForm(kind, body);
   const base = parseBase(formValue(body, BASE_FIELD));
-  let item: Awaited<ReturnType<typeof fetchItem>> | undefined;
+  let item: ItemDetail | undefined;
   if (id !== undefined) {
-    const got = await ctx.api.call(kind.lifecycle.get, { id });
-    if (!got.ok && got.error.code === 'RESOURCE_NOT_FOUND') return renderGone(ctx, kind, state);
-    if (!got.ok) throw got.error;
-    item = got.data as Awaited<ReturnType<typeof fetchItem>>;
+    const found = await findItem(kind, ctx, id);
+    if (found === null) return renderGone(ctx, kind, state);
+    item = found;
   }
   if (formValue(body, 'intent') === 'preview') {
     // What was detected becomes declared rows, so the author can set each one's default and

@@ -191,7 +191,7 @@ function looseUserinfoAt(text: string, hostStart: number, closer: number): numbe
 
 /**
  * The end of a URL whose userinfo only the loose reading finds (looseUserinfoAt) and holds a
- * credential, read from the `@` on as any URL is; -1 otherwise.
+ * credential, read from the `@` on as every URL is; -1 otherwise.
  */
 function looseCredentialsEnd(text: string, start: number, hostStart: number, urlEnd: (from: number) => number, balances: () => BracketBalances): number {
   const at = looseUserinfoAt(text, hostStart, closingQuoteOf(codeAt(text, start - 1)));
