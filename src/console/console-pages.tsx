@@ -136,19 +136,18 @@ export interface PageRegistrar {
 /** Registers pages on a router mounted at `basePath`; pages name their full paths (CONSOLE_PATHS). */
 export function createPageRegistrar(router: Router, basePath: string, deps: ConsoleDependencies): PageRegistrar {
   const { core, operations, assets, cookies } = deps;
-  const frame = (signedIn: SignedIn | null, csrfToken: string, page: RenderedPage, method = 'GET') =>
-    (
-      <Page
-        title={page.title}
-        assetUrl={assets.url}
-        account={signedIn && { email: signedIn.caller.account.email, plan: signedIn.caller.account.plan }}
-        csrfToken={csrfToken}
-        active={page.active}
-        address={method === 'POST' ? page.address : undefined}
-      >
-        {page.body}
-      </Page>
-    );
+  const frame = (signedIn: SignedIn | null, csrfToken: string, page: RenderedPage, method = 'GET') => (
+    <Page
+      title={page.title}
+      assetUrl={assets.url}
+      account={signedIn && { email: signedIn.caller.account.email, plan: signedIn.caller.account.plan }}
+      csrfToken={csrfToken}
+      active={page.active}
+      address={method === 'POST' ? page.address : undefined}
+    >
+      {page.body}
+    </Page>
+  );
 
   const failed = (req: Request, res: Response, signedIn: SignedIn | null, csrfToken: string, err: unknown) => {
     const error = toPorchError(err);
@@ -175,61 +174,61 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
     routes,
     page(method, path, handler, options = {}) {
       route(method, path, 'signed-in', async (req, res) => {
-          const signedIn = await cookies.signedIn(req);
-          if (!signedIn && options.signedOut) return options.signedOut(res);
-          if (!signedIn) {
-            // A page goes to sign-in; a part of a page updating itself (htmx) is told the session
-            // ended, which console.js shows in its place (regression: a run's page followed the
-            // redirect, found nothing to show, and went blank).
-            if (method === 'GET' && req.get('HX-Request') !== 'true') {
-              return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
-            }
-            // A form another site posted arrives without the session cookie (SameSite): say so,
-            // rather than tell a person who is still signed in that their session ended.
-            const refusal =
-              req.get('sec-fetch-site') === 'cross-site'
-                ? new PorchError('ACCESS_DENIED', 'This form was sent from another site; the console accepts forms from its own pages only.')
-                : new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
-            return failed(req, res, null, cookies.formToken(req, res), refusal);
+        const signedIn = await cookies.signedIn(req);
+        if (!signedIn && options.signedOut) return options.signedOut(res);
+        if (!signedIn) {
+          // A page goes to sign-in; a part of a page updating itself (htmx) is told the session
+          // ended, which console.js shows in its place (regression: a run's page followed the
+          // redirect, found nothing to show, and went blank).
+          if (method === 'GET' && req.get('HX-Request') !== 'true') {
+            return res.redirect(303, `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(req.originalUrl)}`);
           }
-          try {
-            if (method === 'POST') cookies.checkCsrf(req, signedIn);
-            checkRequestText(req);
-            await handler({
-              req,
-              res,
-              signedIn,
-              api: operationCaller(core, operations, signedIn, req, res),
-              siteUrl: core.settings.siteUrl,
-              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page, method)),
-              fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
-              redirect: (to) => res.redirect(303, to),
-            });
-          } catch (err) {
-            failed(req, res, signedIn, signedIn.csrfToken, err);
-          }
+          // A form another site posted arrives without the session cookie (SameSite): say so,
+          // rather than tell a person who is still signed in that their session ended.
+          const refusal =
+            req.get('sec-fetch-site') === 'cross-site'
+              ? new PorchError('ACCESS_DENIED', 'This form was sent from another site; the console accepts forms from its own pages only.')
+              : new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
+          return failed(req, res, null, cookies.formToken(req, res), refusal);
+        }
+        try {
+          if (method === 'POST') cookies.checkCsrf(req, signedIn);
+          checkRequestText(req);
+          await handler({
+            req,
+            res,
+            signedIn,
+            api: operationCaller(core, operations, signedIn, req, res),
+            siteUrl: core.settings.siteUrl,
+            render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page, method)),
+            fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
+            redirect: (to) => res.redirect(303, to),
+          });
+        } catch (err) {
+          failed(req, res, signedIn, signedIn.csrfToken, err);
+        }
       });
     },
     publicPage(method, path, handler) {
       route(method, path, 'public', async (req, res) => {
-          const signedIn = await cookies.signedIn(req);
-          const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
-          try {
-            if (method === 'POST') cookies.checkCsrf(req, signedIn);
-            checkRequestText(req);
-            await handler({
-              req,
-              res,
-              signedIn,
-              api: operationCaller(core, operations, signedIn, req, res),
-              siteUrl: core.settings.siteUrl,
-              csrfToken,
-              render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page, method)),
-              fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
-            });
-          } catch (err) {
-            failed(req, res, signedIn, csrfToken, err);
-          }
+        const signedIn = await cookies.signedIn(req);
+        const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
+        try {
+          if (method === 'POST') cookies.checkCsrf(req, signedIn);
+          checkRequestText(req);
+          await handler({
+            req,
+            res,
+            signedIn,
+            api: operationCaller(core, operations, signedIn, req, res),
+            siteUrl: core.settings.siteUrl,
+            csrfToken,
+            render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page, method)),
+            fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
+          });
+        } catch (err) {
+          failed(req, res, signedIn, csrfToken, err);
+        }
       });
     },
   };
@@ -253,7 +252,8 @@ function checkRequestText(req: Request): void {
 /** The sign-in page, coming back to the page the refused form was on (a path of this site only). */
 function signInLink(req: Request): string {
   const referer = URL.parse(req.get('referer') ?? '');
-  const back = referer !== null && referer.host === req.get('host') && referer.pathname.startsWith(CONSOLE_PATHS.root) ? referer.pathname + referer.search : undefined;
+  const back =
+    referer !== null && referer.host === req.get('host') && referer.pathname.startsWith(CONSOLE_PATHS.root) ? referer.pathname + referer.search : undefined;
   return back === undefined ? CONSOLE_PATHS.signIn : `${CONSOLE_PATHS.signIn}?next=${encodeURIComponent(back)}`;
 }
 
@@ -267,8 +267,8 @@ function ErrorBody({ message, back, signIn }: { message: string; back: string | 
       {signIn ? (
         <>
           <p>
-            Nothing was saved. To keep what you typed, sign in again in another tab, then come back here with the browser’s Back button and send the form
-            again: the browser keeps what was in it.
+            Nothing was saved. To keep what you typed, sign in again in another tab, then come back here with the browser’s Back button and send the form again:
+            the browser keeps what was in it.
           </p>
           <p>
             <a class="button" href={signIn} target="_blank" rel="noopener">

@@ -56,12 +56,7 @@ function KeyStatus({ item, successor }: { item: OwnKey; successor: OwnKey | unde
   return (
     <>
       <span class={`badge ${kind}`}>{item.status === 'active' && item.expires_at ? `active until ${dateTime(item.expires_at)}` : item.status}</span>
-      {item.replaced_by ? (
-        <span class="hint">
-          {' '}
-          rotated; replaced by {successor ? <code>{successor.prefix}…</code> : 'a newer key'}
-        </span>
-      ) : null}
+      {item.replaced_by ? <span class="hint"> rotated; replaced by {successor ? <code>{successor.prefix}…</code> : 'a newer key'}</span> : null}
     </>
   );
 }
@@ -108,22 +103,22 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
                   <div class="actions">
                     {/* A key is rotated once: the one in its grace period can only be revoked (ending the grace now). */}
                     {item.replaced_by ? null : (
-                    <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
-                      {/* Not "Rotate", the button's name, nor a choice reading "Revoke" beside the Revoke button (regression: cut to that at 1280 px). */}
-                      <label class="hint" for={`grace-${item.id}`}>
-                        Old key after rotation
-                      </label>
-                      <select id={`grace-${item.id}`} name="grace_seconds" class="grace">
-                        {ROTATION_GRACE_CHOICES.map((choice) => (
-                          <option value={String(choice.seconds)} key={choice.seconds}>
-                            {choice.label}
-                          </option>
-                        ))}
-                      </select>
-                      <button type="submit" class="secondary">
-                        Rotate
-                      </button>
-                    </PostForm>
+                      <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
+                        {/* Not "Rotate", the button's name, nor a choice reading "Revoke" beside the Revoke button (regression: cut to that at 1280 px). */}
+                        <label class="hint" for={`grace-${item.id}`}>
+                          Old key after rotation
+                        </label>
+                        <select id={`grace-${item.id}`} name="grace_seconds" class="grace">
+                          {ROTATION_GRACE_CHOICES.map((choice) => (
+                            <option value={String(choice.seconds)} key={choice.seconds}>
+                              {choice.label}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" class="secondary">
+                          Rotate
+                        </button>
+                      </PostForm>
                     )}
                     <PostForm action={`${PATH}/keys/${item.id}/revoke`} csrfToken={csrfToken}>
                       <button type="submit" class="danger" data-confirm={`Revoke ${item.name}? Clients using it stop working at once.`}>
@@ -210,7 +205,15 @@ function CreateKeyForm({ csrfToken, typed, error }: { csrfToken: string; typed: 
         <p class="hint">Write, key-management, usage and webhook scopes are never given by default: tick them only for keys that need them.</p>
       </fieldset>
       <div class="cards">
-        <Field path="requests_per_minute" label="Requests per minute" type="number" min={1} placeholder="120" value={typed?.requestsPerMinute ?? ''} issues={issues} />
+        <Field
+          path="requests_per_minute"
+          label="Requests per minute"
+          type="number"
+          min={1}
+          placeholder="120"
+          value={typed?.requestsPerMinute ?? ''}
+          issues={issues}
+        />
         <Field path="requests_per_day" label="Requests per day" type="number" min={1} placeholder="20000" value={typed?.requestsPerDay ?? ''} issues={issues} />
         <Field path="expires_at" label="Expires (UTC, optional)" type="datetime-local" value={typed?.expiresAt ?? ''} issues={issues} />
       </div>
@@ -225,8 +228,8 @@ function NewSecret({ created }: { created: NonNullable<Outcome['created']> }) {
   return (
     <Notice kind="success">
       <p>
-        {created.replaced ? `Rotated ${created.replaced}. ` : ''}Your new key, “<strong>{created.name}</strong>”, is below. Copy it now: it is shown only this once, and
-        Porch keeps only its hash.
+        {created.replaced ? `Rotated ${created.replaced}. ` : ''}Your new key, “<strong>{created.name}</strong>”, is below. Copy it now: it is shown only this
+        once, and Porch keeps only its hash.
       </p>
       <div class="secret">
         <code id="new-key">{created.secret}</code>
@@ -251,8 +254,8 @@ async function renderPage({ api, render, signedIn, siteUrl }: PageContext, outco
           <h1>API access</h1>
           {outcome.error ? <Notice kind="error">{outcome.error.message}</Notice> : null}
           <Notice kind="info">
-            The REST API, MCP with a key and API keys are part of the Expert plan; this account is on the <strong>{account.plan}</strong> plan. Everything else in the
-            console works on every plan. Ask your Porch operator to move the account to Expert (porch account set-plan).
+            The REST API, MCP with a key and API keys are part of the Expert plan; this account is on the <strong>{account.plan}</strong> plan. Everything else
+            in the console works on every plan. Ask your Porch operator to move the account to Expert (porch account set-plan).
           </Notice>
         </section>
       ),

@@ -43,7 +43,19 @@ function initiallyChecked(request: ConsentRequest, bounds: ConsentBounds): reado
   return requested.length > 0 && !everything ? requested : bounds.defaultScopes;
 }
 
-function ConsentForm({ request, bounds, csrfToken, email, error }: { request: ConsentRequest; bounds: ConsentBounds; csrfToken: string; email: string; error?: string }) {
+function ConsentForm({
+  request,
+  bounds,
+  csrfToken,
+  email,
+  error,
+}: {
+  request: ConsentRequest;
+  bounds: ConsentBounds;
+  csrfToken: string;
+  email: string;
+  error?: string;
+}) {
   const action = `${CONNECT_PATH}/${encodeURIComponent(request.uid)}`;
   const checked = initiallyChecked(request, bounds);
   // Only what the app asked for can be granted (its tokens carry no other scope), so only that is offered.

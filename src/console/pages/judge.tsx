@@ -66,7 +66,9 @@ function show(ctx: PageContext, state: { prompt?: string; criteria?: string; jud
     body: (
       <section>
         <h1>Judge</h1>
-        <p class="lead">Score a prompt, or a model's output, from 0 to 100, with reasoning and concrete suggestions. Costs credits unless a BYOK key is active.</p>
+        <p class="lead">
+          Score a prompt, or a model's output, from 0 to 100, with reasoning and concrete suggestions. Costs credits unless a BYOK key is active.
+        </p>
         {state.error ? <Notice kind="error">{state.error.message}</Notice> : null}
         <PostForm action={PATH} csrfToken={ctx.signedIn.csrfToken} class="stack panel">
           <div class="field">

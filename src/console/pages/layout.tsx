@@ -147,7 +147,17 @@ export function Notice({ kind, children }: { kind: 'error' | 'success' | 'info';
 }
 
 /** A form that changes state: always POST, always with the session's CSRF token. */
-export function PostForm({ action, csrfToken, children, class: className }: { action: string; csrfToken: string; children: ComponentChildren; class?: string }) {
+export function PostForm({
+  action,
+  csrfToken,
+  children,
+  class: className,
+}: {
+  action: string;
+  csrfToken: string;
+  children: ComponentChildren;
+  class?: string;
+}) {
   return (
     <form method="post" action={action} class={className}>
       <input type="hidden" name="_csrf" value={csrfToken} />
@@ -162,8 +172,9 @@ export function PostForm({ action, csrfToken, children, class: className }: { ac
  */
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }): JSX.Element {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus (WCAG 2.1.1, axe's scrollable-region-focusable).
+    <section class="table-wrap" tabIndex={0} aria-label={label}>
       {children}
-    </div>
+    </section>
   );
 }

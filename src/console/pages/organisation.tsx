@@ -82,7 +82,19 @@ function Toggle({ name, label, checked, hint }: { name: string; label: string; c
   );
 }
 
-function Select({ id, name, label, value, options }: { id: string; name: string; label: string; value: string; options: ReadonlyArray<{ value: string; label: string }> }) {
+function Select({
+  id,
+  name,
+  label,
+  value,
+  options,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  options: ReadonlyArray<{ value: string; label: string }>;
+}) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -125,7 +137,12 @@ function PoliciesForm({ organisation, csrfToken }: { organisation: Organisation;
       <p class="hint">They apply to every member's model calls, through the API, MCP and the console, from the next call on.</p>
       <PostForm action={`${PATH}/policies`} csrfToken={csrfToken} class="stack">
         <input type="hidden" name={BASE_FIELD} value={encodeBase(digestsOf(policyTexts(policies)))} />
-        <Toggle name="eu_only_models" label="EU-only models" checked={policies.eu_only_models} hint="Only models hosted in the EU may be used; others answer 403 MODEL_ACCESS_DENIED." />
+        <Toggle
+          name="eu_only_models"
+          label="EU-only models"
+          checked={policies.eu_only_models}
+          hint="Only models hosted in the EU may be used; others answer 403 MODEL_ACCESS_DENIED."
+        />
         <Toggle
           name="strict_byok"
           label="Strict BYOK"
@@ -230,7 +247,9 @@ function RulesTable({ rules, csrfToken }: { rules: SanitiserRules; csrfToken: st
                       <button
                         type="submit"
                         class="danger"
-                        data-confirm={rule.kind === 'custom' ? `Delete the rule ${rule.rule_id}?` : `Remove the override? ${rule.rule_id} goes back to its default.`}
+                        data-confirm={
+                          rule.kind === 'custom' ? `Delete the rule ${rule.rule_id}?` : `Remove the override? ${rule.rule_id} goes back to its default.`
+                        }
                       >
                         {rule.kind === 'custom' ? 'Delete' : 'Reset'}
                         <span class="visually-hidden"> {rule.rule_id}</span>
@@ -397,11 +416,7 @@ function HighlightedText({ text, findings }: { text: string; findings: readonly 
   findingSpans(findings).forEach((span, index) => {
     parts.push(text.slice(at, span.start));
     parts.push(
-      <mark
-        class={`finding finding-${span.severity}`}
-        title={span.findings.map((finding) => `${finding.label} (${finding.rule_id})`).join(', ')}
-        key={index}
-      >
+      <mark class={`finding finding-${span.severity}`} title={span.findings.map((finding) => `${finding.label} (${finding.rule_id})`).join(', ')} key={index}>
         {text.slice(span.start, span.end)}
       </mark>,
     );
@@ -418,7 +433,8 @@ function ScanOutcome({ scan }: { scan: NonNullable<Outcome['scan']> }) {
   return (
     <div>
       <p>
-        Overall: <SeverityBadge severity={severity} /> {findings.length === 0 ? 'nothing found.' : `${findings.length} finding${findings.length === 1 ? '' : 's'}.`}
+        Overall: <SeverityBadge severity={severity} />{' '}
+        {findings.length === 0 ? 'nothing found.' : `${findings.length} finding${findings.length === 1 ? '' : 's'}.`}
       </p>
       <HighlightedText text={scan.text} findings={findings} />
       {findings.length > 0 ? (
@@ -465,7 +481,19 @@ function TestBox({ scan, csrfToken }: { scan: NonNullable<Outcome['scan']>; csrf
   );
 }
 
-function SanitiserSection({ rules, draft, editing, scan, csrfToken }: { rules: SanitiserRules; draft: RuleDraft; editing: boolean; scan: NonNullable<Outcome['scan']>; csrfToken: string }) {
+function SanitiserSection({
+  rules,
+  draft,
+  editing,
+  scan,
+  csrfToken,
+}: {
+  rules: SanitiserRules;
+  draft: RuleDraft;
+  editing: boolean;
+  scan: NonNullable<Outcome['scan']>;
+  csrfToken: string;
+}) {
   return (
     <section class="panel" id="sanitiser" aria-labelledby="sanitiser-title">
       <h2 id="sanitiser-title">Sanitiser rules</h2>
@@ -495,7 +523,9 @@ function ByokSection({ keys, strictByok, csrfToken }: { keys: ByokKeys; strictBy
         characters are ever shown.
       </p>
       {keys.items.length === 0 ? (
-        <p class="empty">No BYOK keys: {strictByok ? 'model calls are refused until one is set (strict BYOK).' : 'model calls go through the shared gateway.'}</p>
+        <p class="empty">
+          No BYOK keys: {strictByok ? 'model calls are refused until one is set (strict BYOK).' : 'model calls go through the shared gateway.'}
+        </p>
       ) : (
         <TableWrap label="Stored BYOK keys">
           <table>
@@ -548,7 +578,13 @@ function ByokSection({ keys, strictByok, csrfToken }: { keys: ByokKeys; strictBy
         <PostForm action={`${PATH}/byok-keys`} csrfToken={csrfToken} class="stack">
           <h3>Add a key</h3>
           <div class="form-grid">
-            <Select id="byok-provider" name="provider" label="Provider" value={keys.providers[0] ?? ''} options={keys.providers.map((provider) => ({ value: provider, label: provider }))} />
+            <Select
+              id="byok-provider"
+              name="provider"
+              label="Provider"
+              value={keys.providers[0] ?? ''}
+              options={keys.providers.map((provider) => ({ value: provider, label: provider }))}
+            />
             <div class="field">
               <label for="byok-key">Key</label>
               {/* Never given a value: the key is not echoed back, not even after an error. */}
@@ -806,7 +842,9 @@ export function registerOrganisationPages(pages: PageRegistrar): void {
     await renderPage(
       ctx,
       result.ok
-        ? { success: `Stored the ${result.data.provider} key ${result.data.key_hint}. It is never shown again; calls to ${result.data.provider} use it from now on.` }
+        ? {
+            success: `Stored the ${result.data.provider} key ${result.data.key_hint}. It is never shown again; calls to ${result.data.provider} use it from now on.`,
+          }
         : { error: result.error },
     );
   });

@@ -9,7 +9,7 @@ import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import type { Clock } from '../../core/clock.js';
 import type { ConsoleAssets } from '../assets.js';
 import type { PageRegistrar } from '../console-pages.js';
-import { credits, dateTime, wholeNumber } from './format.js';
+import { credits, wholeNumber } from './format.js';
 import { Notice, TableWrap } from './layout.js';
 import { listResources } from './run/resources.js';
 import { RunsTable } from './runs.js';
@@ -38,7 +38,8 @@ export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: Ov
     if (!account.ok) throw account.error;
     const breakdown = usage.ok && usage.data.rows.length > 0 ? await loadUsageBreakdown(api, { from, to }, usage.data.rows, split) : null;
     // The runs name their resources, as on the Runs page: ids made in the same minute look alike.
-    const names = runs.ok && runs.data.items.length > 0 ? new Map((await listResources(api)).map((resource) => [resource.id, resource.name])) : new Map<string, string>();
+    const names =
+      runs.ok && runs.data.items.length > 0 ? new Map((await listResources(api)).map((resource) => [resource.id, resource.name])) : new Map<string, string>();
     const balance = account.data.credits;
     render({
       title: 'Overview',

@@ -120,7 +120,9 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
           <legend>Variables</legend>
           {runnable.variables.map((variable) => {
             const id = `variable-${variable.name}`;
-            const hint = [variable.description, variable.defaultValue === undefined ? undefined : `Default: ${variable.defaultValue}`].filter(Boolean).join(' · ');
+            const hint = [variable.description, variable.defaultValue === undefined ? undefined : `Default: ${variable.defaultValue}`]
+              .filter(Boolean)
+              .join(' · ');
             return (
               <div class="field" key={variable.name}>
                 <label for={id}>

@@ -140,8 +140,8 @@ function RefinePage({ prompt, goal, csrfToken, outcome }: { prompt: string; goal
     <section>
       <h1>Refine a prompt</h1>
       <p class="lead">
-        Porch’s analyzer scores a prompt for clarity, role, task, context, format and constraints, and says what would improve it. Edit the prompt and the scores
-        follow. It is deterministic, uses no AI model and costs no credits.
+        Porch’s analyzer scores a prompt for clarity, role, task, context, format and constraints, and says what would improve it. Edit the prompt and the
+        scores follow. It is deterministic, uses no AI model and costs no credits.
       </p>
       <div class="refine-layout">
         <form method="post" action={PATH} class="stack refine-form">

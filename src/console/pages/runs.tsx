@@ -119,7 +119,15 @@ function FilterForm({ filters, resources }: { filters: Filters; resources: Resou
 }
 
 /** Runs, newest first, each linked to its detail page (also the overview's recent runs). */
-export function RunsTable({ runs, names, caption = 'Runs, newest recorded first' }: { runs: Run[]; names: Map<string, string>; caption?: string }): JSX.Element {
+export function RunsTable({
+  runs,
+  names,
+  caption = 'Runs, newest recorded first',
+}: {
+  runs: Run[];
+  names: Map<string, string>;
+  caption?: string;
+}): JSX.Element {
   return (
     <TableWrap label="Runs">
       <table>
@@ -187,7 +195,17 @@ function contentOf(result: unknown): string | null {
   return typeof result === 'object' && result !== null && 'content' in result && typeof result.content === 'string' ? result.content : null;
 }
 
-function RunDetailBody({ run, name, csrfToken, notice }: { run: RunDetail; name: string | undefined; csrfToken: string; notice?: JSX.Element | null }): JSX.Element {
+function RunDetailBody({
+  run,
+  name,
+  csrfToken,
+  notice,
+}: {
+  run: RunDetail;
+  name: string | undefined;
+  csrfToken: string;
+  notice?: JSX.Element | null;
+}): JSX.Element {
   const trace = nodeResultsOf(run.result);
   const error = errorOf(run.result);
   const content = contentOf(run.result);
@@ -304,7 +322,10 @@ export function registerRunsPages(pages: PageRegistrar): void {
       body: (
         <section>
           <h1>Runs</h1>
-          <p class="lead">Every execution of your compositions, skills, personas and workflows, the newest recorded first (a run is recorded when it ends, or when it is queued).</p>
+          <p class="lead">
+            Every execution of your compositions, skills, personas and workflows, the newest recorded first (a run is recorded when it ends, or when it is
+            queued).
+          </p>
           <FilterForm filters={filters} resources={resources} />
           {runs.ok ? (
             runs.data.items.length === 0 ? (

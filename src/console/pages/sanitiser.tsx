@@ -29,7 +29,11 @@ export function Highlighted({ text, findings }: { text: string; findings: Findin
     if (span.start > cursor) parts.push(text.slice(cursor, span.start));
     const rules = span.findings.map((finding) => finding.rule_id).join(', ');
     parts.push(
-      <mark class={`finding finding-${span.severity}`} title={span.findings.map((finding) => `${finding.label}: ${finding.rule_id}, ${finding.severity}`).join('; ')} key={index}>
+      <mark
+        class={`finding finding-${span.severity}`}
+        title={span.findings.map((finding) => `${finding.label}: ${finding.rule_id}, ${finding.severity}`).join('; ')}
+        key={index}
+      >
         {text.slice(span.start, span.end)}
         <span class="finding-tag">
           {' '}

@@ -66,11 +66,27 @@ function SetPasswordForm({ csrfToken, token, error }: { csrfToken: string; token
         <input type="hidden" name="token" value={token} />
         <div class="field">
           <label for="password">New password</label>
-          <input id="password" name="password" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} />
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={MIN_PASSWORD_LENGTH}
+            maxLength={MAX_PASSWORD_LENGTH}
+          />
         </div>
         <div class="field">
           <label for="confirm">Repeat it</label>
-          <input id="confirm" name="confirm" type="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} />
+          <input
+            id="confirm"
+            name="confirm"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={MIN_PASSWORD_LENGTH}
+            maxLength={MAX_PASSWORD_LENGTH}
+          />
         </div>
         <div class="actions">
           <button type="submit">Set password</button>

@@ -77,8 +77,8 @@ function NewSecret({ shown }: { shown: NonNullable<Outcome['secret']> }) {
   return (
     <Notice kind="success">
       <p>
-        {shown.rotated ? 'The endpoint has a new signing secret' : 'The endpoint is registered'} (<code>{shown.url}</code>). Its signing secret is below: copy it
-        into your receiver now. It is shown only this once; verify each delivery's <code>webhook-signature</code> with it (Standard Webhooks).
+        {shown.rotated ? 'The endpoint has a new signing secret' : 'The endpoint is registered'} (<code>{shown.url}</code>). Its signing secret is below: copy
+        it into your receiver now. It is shown only this once; verify each delivery's <code>webhook-signature</code> with it (Standard Webhooks).
       </p>
       <div class="secret">
         <code id="new-secret">{shown.secret}</code>
@@ -115,9 +115,7 @@ function EndpointsTable({ endpoints }: { endpoints: Endpoint[] }) {
               <td>{endpoint.events.join(', ')}</td>
               <td>
                 <EnabledBadge endpoint={endpoint} />
-                {endpoint.previous_secret_expires_at ? (
-                  <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span>
-                ) : null}
+                {endpoint.previous_secret_expires_at ? <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span> : null}
               </td>
               <td>{dateTime(endpoint.created_at)}</td>
               <td>
@@ -156,8 +154,18 @@ function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody
       <h2>Register an endpoint</h2>
       <div class="field">
         <label for="webhook-url">URL</label>
-        <input id="webhook-url" name="url" type="text" inputMode="url" maxLength={2_048} value={formValue(values, 'url') ?? ''} placeholder="https://example.com/porch-events" />
-        <span class="hint">https, on a public address. Loopback and private addresses are refused unless the operator allows the host (webhooks.allow_hosts).</span>
+        <input
+          id="webhook-url"
+          name="url"
+          type="text"
+          inputMode="url"
+          maxLength={2_048}
+          value={formValue(values, 'url') ?? ''}
+          placeholder="https://example.com/porch-events"
+        />
+        <span class="hint">
+          https, on a public address. Loopback and private addresses are refused unless the operator allows the host (webhooks.allow_hosts).
+        </span>
       </div>
       <div class="field">
         <label for="webhook-description">Description (optional)</label>
@@ -176,9 +184,8 @@ function ThresholdForm({ csrfToken, thresholdCredits, typed }: { csrfToken: stri
     <PostForm action={`${PATH}/credits-low`} csrfToken={csrfToken} class="stack panel">
       <h2>Low-balance alert</h2>
       <p class="hint">
-        <code>credits.low</code> is sent to endpoints subscribed to it once, when a charge takes the balance below this many credits, and again only after it went back
-        above and fell again.{' '}
-        {thresholdCredits === null ? 'It is off now.' : `It is set to ${credits(thresholdCredits)} credits now.`}
+        <code>credits.low</code> is sent to endpoints subscribed to it once, when a charge takes the balance below this many credits, and again only after it
+        went back above and fell again. {thresholdCredits === null ? 'It is off now.' : `It is set to ${credits(thresholdCredits)} credits now.`}
       </p>
       <div class="field">
         <label for="threshold">Threshold, in credits (empty: off)</label>
@@ -215,8 +222,8 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
       <section>
         <h1>Webhooks</h1>
         <p class="lead">
-          Porch POSTs <code>run.completed</code>, <code>run.failed</code> and <code>credits.low</code> events to your endpoints, signed with Standard Webhooks, and
-          retries failed deliveries for about a day. See the <a href={`${SITE_PATHS.docs}/webhooks`}>webhooks docs</a>.
+          Porch POSTs <code>run.completed</code>, <code>run.failed</code> and <code>credits.low</code> events to your endpoints, signed with Standard Webhooks,
+          and retries failed deliveries for about a day. See the <a href={`${SITE_PATHS.docs}/webhooks`}>webhooks docs</a>.
         </p>
         {plan === 'expert' ? null : (
           <Notice kind="info">
@@ -487,7 +494,11 @@ export function registerWebhookPages(pages: PageRegistrar): void {
   pages.page('POST', `${PATH}/:id/rotate`, async (ctx) => {
     const id = param(ctx, 'id');
     const result = await ctx.api.call(rotateWebhookSecret, { id, grace_seconds: numberField(formValue(formBody(ctx.req), 'grace_seconds')) });
-    await renderEndpoint(ctx, id, result.ok ? { secret: { url: result.data.endpoint.url, secret: result.data.secret, rotated: true } } : { error: result.error });
+    await renderEndpoint(
+      ctx,
+      id,
+      result.ok ? { secret: { url: result.data.endpoint.url, secret: result.data.secret, rotated: true } } : { error: result.error },
+    );
   });
 
   pages.page('POST', `${PATH}/:id/delete`, async (ctx) => {

@@ -51,13 +51,15 @@ async function renderList(ctx: PageContext): Promise<void> {
         </div>
         <p class="lead">Reusable context for prompts. A card of category “persona” is also listed under Personas.</p>
         {deleted ? <Notice kind="success">Deleted the context card.</Notice> : null}
-        <form method="get" action={PATH} class="search" role="search">
-          <label for="catalog-search">Search context cards</label>
-          <input id="catalog-search" type="search" name="q" value={query} placeholder="Title, description, category or tag" />
-          <button type="submit" class="secondary">
-            Search
-          </button>
-        </form>
+        <search>
+          <form method="get" action={PATH} class="search">
+            <label for="catalog-search">Search context cards</label>
+            <input id="catalog-search" type="search" name="q" value={query} placeholder="Title, description, category or tag" />
+            <button type="submit" class="secondary">
+              Search
+            </button>
+          </form>
+        </search>
         {cards.length === 0 ? (
           <p class="empty">{query === '' ? 'No context cards yet.' : `No context cards match “${query}”.`}</p>
         ) : (

@@ -58,13 +58,15 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
         </div>
         <p class="lead">{kind.lead}</p>
         {deleted ? <Notice kind="success">Deleted the {kind.noun}.</Notice> : null}
-        <form method="get" action={kind.path} class="search" role="search">
-          <label for="catalog-search">Search {kind.title.toLowerCase()}</label>
-          <input id="catalog-search" type="search" name="q" value={query} placeholder="Name, description or tag" />
-          <button type="submit" class="secondary">
-            Search
-          </button>
-        </form>
+        <search>
+          <form method="get" action={kind.path} class="search">
+            <label for="catalog-search">Search {kind.title.toLowerCase()}</label>
+            <input id="catalog-search" type="search" name="q" value={query} placeholder="Name, description or tag" />
+            <button type="submit" class="secondary">
+              Search
+            </button>
+          </form>
+        </search>
         {items.length === 0 ? (
           <p class="empty">{query === '' ? `No ${kind.title.toLowerCase()} yet.` : `No ${kind.title.toLowerCase()} match “${query}”.`}</p>
         ) : (
@@ -202,7 +204,14 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
                 <tr key={`${index}-${row.name}`}>
                   {cell('name', 'Name')}
                   <td>
-                    <input type="checkbox" id={fieldId(at('required'))} name={at('required')} value="on" checked={row.required} aria-label={`Variable ${index + 1} is required`} />
+                    <input
+                      type="checkbox"
+                      id={fieldId(at('required'))}
+                      name={at('required')}
+                      value="on"
+                      checked={row.required}
+                      aria-label={`Variable ${index + 1} is required`}
+                    />
                     {row.detected ? <span class="badge badge-warn">detected</span> : null}
                     {row.unused ? <span class="badge badge-warn">not in the template</span> : null}
                   </td>
@@ -248,9 +257,7 @@ export function CompositionPreview({ state }: { state: EditorState }): JSX.Eleme
   return (
     <section id="composition-preview" class="panel preview" aria-labelledby="preview-heading" aria-live="polite">
       <h2 id="preview-heading">Preview</h2>
-      <p class="hint">
-        Detected variables: {detected.length === 0 ? 'none' : detected.join(', ')}. Placeholders without a sample or default show as ‹name›.
-      </p>
+      <p class="hint">Detected variables: {detected.length === 0 ? 'none' : detected.join(', ')}. Placeholders without a sample or default show as ‹name›.</p>
       {problem ? <Notice kind="error">{problem}</Notice> : <pre class="rendered">{rendered}</pre>}
     </section>
   );
@@ -354,7 +361,13 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
           {kind.special === 'composition' ? (
             <>
               <VariablesTable rows={withDetectedVariables(state)} issues={issues} />
-              <div hx-post={`${kind.path}/preview`} hx-trigger="input delay:400ms from:closest form" hx-include="closest form" hx-target="this" hx-swap="innerHTML">
+              <div
+                hx-post={`${kind.path}/preview`}
+                hx-trigger="input delay:400ms from:closest form"
+                hx-include="closest form"
+                hx-target="this"
+                hx-swap="innerHTML"
+              >
                 <CompositionPreview state={state} />
               </div>
             </>
@@ -411,7 +424,7 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
 }
 
 /** `mine` with the units named in `untouched` (editorTexts' names) taken from `current`. */
-function withUntouchedFrom(kind: CatalogKind, mine: EditorState, current: EditorState, untouched: ReadonlySet<string>): EditorState {
+function withUntouchedFrom(mine: EditorState, current: EditorState, untouched: ReadonlySet<string>): EditorState {
   const values = { ...mine.values };
   for (const name of Object.keys(values)) if (untouched.has(name)) values[name] = current.values[name] ?? '';
   return { values, variables: untouched.has(VARIABLES_UNIT) ? current.variables : mine.variables };
@@ -535,7 +548,7 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
       );
       // The next save is made knowing version `latest.version`: its digests become the base, and
       // the fields the author did not touch show that version's values.
-      const shown = withUntouchedFrom(kind, state, currentState, untouchedFields(base, editorTexts(kind, state)));
+      const shown = withUntouchedFrom(state, currentState, untouchedFields(base, editorTexts(kind, state)));
       return renderEditor(ctx, { kind, item: latest, state: shown, base: digestsOf(current), error });
     }
     const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));

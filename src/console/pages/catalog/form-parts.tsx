@@ -100,7 +100,8 @@ export function Field({
   const id = fieldId(path);
   const messages = messagesAt(issues, path);
   const isInvalid = messages.length > 0 || invalid === true;
-  const describedBy = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-errors` : '', invalid && extra ? extra : ''].filter((part) => part !== '').join(' ') || undefined;
+  const describedBy =
+    [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-errors` : '', invalid && extra ? extra : ''].filter((part) => part !== '').join(' ') || undefined;
   const common = {
     id,
     name: path,
@@ -113,7 +114,13 @@ export function Field({
   return (
     <div class={isInvalid ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {rows === undefined ? <input {...inputType(type, min)} value={value} {...common} /> : <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>{textareaContent(value)}</textarea>}
+      {rows === undefined ? (
+        <input {...inputType(type, min)} value={value} {...common} />
+      ) : (
+        <textarea rows={rows} class={code ? 'code' : undefined} spellcheck={!code} {...common}>
+          {textareaContent(value)}
+        </textarea>
+      )}
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}

@@ -47,7 +47,12 @@ const CHANGE_MARKS = { added: '+', removed: '−', same: '' } as const;
 function DiffTable({ rows, from, to }: { rows: readonly DiffRow[]; from: number; to: number }): JSX.Element {
   const added = rows.filter((row) => row.change === 'added').length;
   const removed = rows.filter((row) => row.change === 'removed').length;
-  if (added === 0 && removed === 0) return <p class="empty">Versions {from} and {to} have the same definition.</p>;
+  if (added === 0 && removed === 0)
+    return (
+      <p class="empty">
+        Versions {from} and {to} have the same definition.
+      </p>
+    );
   return (
     <TableWrap label={`Changes from version ${from} to version ${to}`}>
       <table class="diff">
@@ -307,7 +312,12 @@ export async function setLabel(kind: CatalogKind, ctx: PageContext, id: string):
 export async function rollBack(kind: CatalogKind, ctx: PageContext, id: string): Promise<void> {
   const version = queryNumber(formValue(formBody(ctx.req), 'version')) ?? formValue(formBody(ctx.req), 'version');
   const result = await ctx.api.call(kind.lifecycle.setLabel, { id, label: PRODUCTION_LABEL, version });
-  await renderHistory(kind, ctx, id, result.ok ? { notice: `production now names version ${String(version)}: executions without a version run it.` } : { error: result.error });
+  await renderHistory(
+    kind,
+    ctx,
+    id,
+    result.ok ? { notice: `production now names version ${String(version)}: executions without a version run it.` } : { error: result.error },
+  );
 }
 
 export async function removeLabel(kind: CatalogKind, ctx: PageContext, id: string, label: string): Promise<void> {
@@ -327,8 +337,8 @@ export async function renderDeleteConfirmation(kind: CatalogKind, ctx: PageConte
         </p>
         <h1>Delete {item.name}?</h1>
         <Notice kind="info">
-          The {kind.noun} leaves lists and executions at once, and workflows that use it fail at that node. Its versions stay for the audit trail until retention removes
-          them.
+          The {kind.noun} leaves lists and executions at once, and workflows that use it fail at that node. Its versions stay for the audit trail until
+          retention removes them.
         </Notice>
         <PostForm action={`${kind.path}/${id}/delete`} csrfToken={ctx.signedIn.csrfToken} class="actions">
           <button type="submit" class="danger">
@@ -375,9 +385,7 @@ export async function renderVersion(kind: CatalogKind, ctx: PageContext, id: str
           ))}
         </p>
         <h2>Definition</h2>
-        <pre class="definition" tabIndex={0} aria-label={`Definition at version ${version}`}>
-          {stringify(definition, { lineWidth: 0 })}
-        </pre>
+        <pre class="definition">{stringify(definition, { lineWidth: 0 })}</pre>
       </section>
     ),
   });
