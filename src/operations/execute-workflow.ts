@@ -27,6 +27,13 @@ const nodeResultSchema = z
     guardrail_findings: guardrailFindingsSchema.describe(
       "What the organisation's guardrails found on this node's model calls (policy report or redact), without the matched text; absent when nothing was found. A node the policy blocks fails with CONTENT_BLOCKED instead.",
     ),
+    resource: z
+      .object({
+        id: z.string().describe('Id of the skill, composition or persona.'),
+        version: z.number().int().min(1).describe('The version that ran: the one labelled `production`, else the newest.'),
+      })
+      .optional()
+      .describe('The stored resource a skill, composition or persona node ran, once it was found; absent for other kinds.'),
   })
   .describe('One node of the run trace.');
 

@@ -439,4 +439,35 @@ describe('the catalog lifecycle', () => {
     const runs = await harness.api<{ items: Array<{ resource_id: string; version: number }> }>('GET', '/runs', { key });
     expect(runs.body.data.items[0]).toMatchObject({ resource_id: id, version: 1 });
   });
+
+  it("names in a workflow's trace the version each node's resource ran, a failed node's too (regression: absent)", async () => {
+    const composition = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'C', template: 'One {{x}}.' } });
+    const id = composition.body.data.id;
+    await harness.api('PATCH', `/compositions/${id}`, { key, body: { template: 'Two {{x}} {{y}}.' } });
+    const strict = await harness.api<Detail>('POST', '/compositions', { key, body: { name: 'Needs y', template: 'Needs {{y}}.' } });
+    const workflow = await harness.api<Detail>('POST', '/workflows', {
+      key,
+      body: {
+        name: 'Versions',
+        nodes: [
+          { id: 'pinned', kind: 'composition', composition: id, variables: { x: 'a' } },
+          { id: 'failing', kind: 'composition', composition: strict.body.data.id, variables: { x: '{{pinned}}' } },
+        ],
+      },
+    });
+    expect(workflow.status, describeResponse(workflow)).toBe(201);
+    // Production names version 1: that is what a node runs, not the newest.
+    await harness.api('POST', `/compositions/${id}/labels`, { key, body: { label: 'production', version: 1 } });
+    const run = await harness.api<{ status: string; node_results: Array<{ node_id: string; status: string; resource?: unknown }> }>(
+      'POST',
+      `/workflows/${workflow.body.data.id}/execute`,
+      { key, body: { include_trace: true } },
+    );
+    expect(run.status, describeResponse(run)).toBe(200);
+    expect(run.body.data.status).toBe('failed');
+    expect(run.body.data.node_results.map(({ node_id, status, resource }) => ({ node_id, status, resource }))).toEqual([
+      { node_id: 'pinned', status: 'completed', resource: { id, version: 1 } },
+      { node_id: 'failing', status: 'failed', resource: { id: strict.body.data.id, version: 1 } },
+    ]);
+  });
 });

@@ -25,7 +25,7 @@ import type { TokenUsage } from '../ai/ai-types.js';
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import { compileWorkflow, renderNode, type CompiledWorkflow } from './compile-workflow.js';
 import { isExecutableNode, type ExecutableNode, type ExecuteNode, type WorkflowNode } from './node-kinds/index.js';
-import type { NodeExecutionResult, NodeOutput } from './node-kinds/node-kind.js';
+import type { NodeExecutionResult, NodeOutput, ResourceRan } from './node-kinds/node-kind.js';
 import { MissingVariableError } from './template.js';
 import type { WorkflowDefinition } from './workflow-schema.js';
 
@@ -121,6 +121,8 @@ export interface NodeResult {
    * the guardrail blocked has failed with CONTENT_BLOCKED instead.
    */
   guardrail_findings?: GuardrailFinding[];
+  /** The version of the skill, composition or persona the node ran; absent for other kinds. */
+  resource?: ResourceRan;
 }
 
 export interface WorkflowRunResult {
@@ -241,6 +243,8 @@ type NodeState =
 /** One run: its bookkeeping lives here so runWorkflow stays a straight line. */
 class WorkflowRun {
   private readonly states: NodeState[];
+  /** The resource version each skill, composition or persona node resolved, by node index. */
+  private readonly resources: (ResourceRan | undefined)[] = [];
   private readonly remainingDependencies: number[];
   /** FIFO of ready node indices; `readyHead` is the next one to start. */
   private readonly ready: number[];
@@ -358,7 +362,7 @@ class WorkflowRun {
     }
     this.states[index] = { status: 'running', startedAt };
     this.running += 1;
-    this.callWithLimits(node, resolved).then(
+    this.callWithLimits(index, node, resolved).then(
       (result) =>
         this.guard(() => {
           this.running -= 1;
@@ -382,7 +386,7 @@ class WorkflowRun {
    * Calls executeNode under the node's own time limit and the run's signal. Settles with the
    * limit's error as soon as either fires, whatever the call does with its signal.
    */
-  private callWithLimits(node: ExecutableNode, resolved: ExecutableNode): Promise<NodeExecutionResult> {
+  private callWithLimits(index: number, node: ExecutableNode, resolved: ExecutableNode): Promise<NodeExecutionResult> {
     const runSignal = this.runController.signal;
     const controller = new AbortController();
     return new Promise<NodeExecutionResult>((resolve, reject) => {
@@ -406,7 +410,11 @@ class WorkflowRun {
       };
       let call: Promise<NodeExecutionResult>;
       try {
-        call = Promise.resolve(this.executeNode(node, resolved, { signal: controller.signal, nodeId: node.id }));
+        const ran = (resource: ResourceRan): void => {
+          // A node past its limit may still resolve its resource: its trace entry is written.
+          if (this.states[index]?.status === 'running') this.resources[index] = { id: resource.id, version: resource.version };
+        };
+        call = Promise.resolve(this.executeNode(node, resolved, { signal: controller.signal, nodeId: node.id, ran }));
       } catch (err) {
         settle();
         reject(err);
@@ -478,6 +486,11 @@ class WorkflowRun {
     if (result !== undefined) report(result, { finished: this.finishedCount, total: this.compiled.nodes.length });
   }
 
+  private resourceOf(index: number): { resource?: ResourceRan } {
+    const resource = this.resources[index];
+    return resource === undefined ? {} : { resource };
+  }
+
   /** The trace entry of a node, as it stands now (pending and running nodes are `skipped`). */
   private nodeResult(index: number): NodeResult | undefined {
     const compiledNode = this.compiled.nodes[index];
@@ -498,6 +511,7 @@ class WorkflowRun {
           started_at: toIsoTimestamp(state.startedAt),
           finished_at: toIsoTimestamp(state.finishedAt),
           ...(state.guardrailFindings.length > 0 ? { guardrail_findings: state.guardrailFindings } : {}),
+          ...this.resourceOf(index),
         };
       case 'failed':
         return {
@@ -511,6 +525,7 @@ class WorkflowRun {
           error: { code: state.error.code, message: state.error.message },
           started_at: toIsoTimestamp(state.startedAt),
           finished_at: toIsoTimestamp(state.finishedAt),
+          ...this.resourceOf(index),
         };
       case 'pending':
       case 'running':

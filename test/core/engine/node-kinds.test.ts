@@ -186,7 +186,8 @@ describe('executeNodeWith', () => {
 
   async function run(node: ExecutableNode): Promise<{ calls: unknown[]; output: unknown }> {
     const calls: unknown[] = [];
-    const result = await executeNodeWith(recordingServices(calls))(node, node, { signal: new AbortController().signal, nodeId: node.id });
+    const ran = (resource: unknown) => calls.push({ ran: resource });
+    const result = await executeNodeWith(recordingServices(calls))(node, node, { signal: new AbortController().signal, nodeId: node.id, ran });
     return { calls, output: result.output };
   }
 
@@ -210,6 +211,7 @@ describe('executeNodeWith', () => {
   it("runs skill, composition and persona nodes with their resource's messages and default model", async () => {
     expect((await run({ ...SAMPLES.skill, input: 'text', variables: { a: 'dryly' } })).calls).toEqual([
       { getSkill: 'writer' },
+      { ran: { id: skill.id, version: 1 } },
       {
         callModel: {
           messages: [
@@ -223,6 +225,7 @@ describe('executeNodeWith', () => {
     ]);
     expect((await run({ ...SAMPLES.composition, variables: { x: 'this' } })).calls).toEqual([
       { getComposition: 'polisher' },
+      { ran: { id: 'c1', version: 1 } },
       {
         callModel: {
           messages: [{ role: 'user', content: 'Polish this' }],
@@ -233,6 +236,7 @@ describe('executeNodeWith', () => {
     ]);
     expect((await run({ ...SAMPLES.persona, input: 'in', context: 'ctx' })).calls).toEqual([
       { getPersona: 'house' },
+      { ran: { id: persona.id, version: persona.version } },
       {
         callModel: {
           messages: [

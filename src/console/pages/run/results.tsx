@@ -7,6 +7,7 @@ import type { ComponentChildren, JSX } from 'preact';
 import type { z } from 'zod';
 import type { TokenUsage } from '../../../core/ai/token-usage.js';
 import { executeWorkflow } from '../../../operations/execute-workflow.js';
+import { kindOfSection } from '../catalog/kinds.js';
 import { credits, wholeNumber } from '../format.js';
 import { TableWrap } from '../layout.js';
 
@@ -73,6 +74,17 @@ export function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
 
+/** A node's kind; for a skill, composition or persona node, with a link to the version it ran. */
+function NodeKind({ node }: { node: NodeResult }): JSX.Element {
+  const kind = node.resource === undefined ? undefined : kindOfSection(`${node.kind}s`);
+  if (node.resource === undefined || kind === undefined) return <>{node.kind}</>;
+  return (
+    <>
+      {node.kind} <a href={`${kind.path}/${encodeURIComponent(node.resource.id)}/versions/${node.resource.version}`}>v{node.resource.version}</a>
+    </>
+  );
+}
+
 /** A workflow's nodes in trace order, each with its status, model, tokens, time, and output or error. */
 export function NodeTrace({ nodes }: { nodes: NodeResult[] }): JSX.Element {
   if (nodes.length === 0) return <p class="empty">No node trace.</p>;
@@ -101,7 +113,9 @@ export function NodeTrace({ nodes }: { nodes: NodeResult[] }): JSX.Element {
                 <td>
                   <code>{node.node_id}</code>
                 </td>
-                <td>{node.kind}</td>
+                <td>
+                  <NodeKind node={node} />
+                </td>
                 <td>
                   <StatusBadge status={node.status} />
                 </td>

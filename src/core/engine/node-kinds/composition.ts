@@ -26,6 +26,7 @@ export const compositionNodeKind = {
   },
   async execute(node, services, ctx) {
     const composition = await services.getComposition(node.composition);
+    ctx.ran({ id: composition.id, version: composition.version });
     return services.callModel(
       services.messages.composition(composition, node.variables ?? {}),
       { requested: node.model, resourceDefault: composition.defaultModel },

@@ -19,10 +19,22 @@ import type { GuardrailFinding } from '../../sanitiser/guardrails.js';
 /** A node's output: text, or an object (a judge verdict, a sanitiser scan) whose fields templates can pick. */
 export type NodeOutput = string | Record<string, unknown>;
 
+/** The stored resource a skill, composition or persona node ran, for the trace. */
+export interface ResourceRan {
+  id: string;
+  /** The version resolved at run time: the one labelled `production`, else the newest. */
+  version: number;
+}
+
 export interface NodeExecutionContext {
   /** Fires when the node's or the run's time limit is reached, or the run is cancelled. */
   readonly signal: AbortSignal;
   readonly nodeId: string;
+  /**
+   * Records which version of its resource the node runs, as soon as it is resolved: the trace
+   * names it whether the node then completes or fails.
+   */
+  ran(resource: ResourceRan): void;
 }
 
 export interface NodeExecutionResult {

@@ -28,6 +28,7 @@ export const personaNodeKind = {
   },
   async execute(node, services, ctx) {
     const persona = await services.getPersona(node.persona);
+    ctx.ran({ id: persona.id, version: persona.version });
     return services.callModel(services.messages.persona(persona, node.input, node.context), { requested: node.model }, { temperature: node.temperature }, ctx);
   },
 } satisfies NodeKind<PersonaNode>;

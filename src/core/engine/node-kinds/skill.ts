@@ -27,6 +27,7 @@ export const skillNodeKind = {
   },
   async execute(node, services, ctx) {
     const skill = await services.getSkill(node.skill);
+    ctx.ran({ id: skill.id, version: skill.version });
     return services.callModel(
       services.messages.skill(skill, node.input, node.variables ?? {}),
       { requested: node.model, resourceDefault: skill.model },
