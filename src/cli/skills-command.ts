@@ -102,7 +102,7 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
     .requiredOption('--account <account-id>', 'account id')
     .option('--output <folder>', 'write <folder>/<name>/SKILL.md instead of printing it')
     .action(async (skillId: string, options: { account: string; output?: string }) => {
-      const document = await withApplication(context, async ({ core }) => porchSkillToAgentSkill(await core.catalog.getSkill(options.account, skillId)));
+      const document = await withApplication(context, async ({ core }) => porchSkillToAgentSkill(await core.catalog.getNewestSkill(options.account, skillId)));
       const text = renderSkillMd(document);
       if (!options.output) {
         context.stdout.write(text);

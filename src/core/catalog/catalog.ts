@@ -3,6 +3,7 @@ import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { fetchPage, readPages, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 import type { LifecycleService } from './lifecycle.js';
+import { LATEST_LABEL } from './versions.js';
 
 /** DECISIONS.md: a persona's preview is the first 160 characters of its system prompt. */
 export const PERSONA_PREVIEW_LENGTH = 160;
@@ -97,6 +98,12 @@ export function createCatalogService(store: Store, lifecycle: LifecycleService) 
     getSkill: async (accountId: string, id: string): Promise<SkillRecord> => (await lifecycle.resolve('skill', accountId, id)).record,
     getWorkflow: async (accountId: string, id: string): Promise<WorkflowRecord> => (await lifecycle.resolve('workflow', accountId, id)).record,
     getPersona: async (accountId: string, id: string): Promise<ContextCardRecord> => (await lifecycle.resolve('persona', accountId, id)).record,
+    /**
+     * An owned skill at its newest version, as `GET /skills/{id}` shows it: what a SKILL.md export
+     * holds, so that importing it back never undoes the newest edit (production may be older).
+     */
+    getNewestSkill: async (accountId: string, id: string): Promise<SkillRecord> =>
+      (await lifecycle.resolve('skill', accountId, id, { label: LATEST_LABEL })).record,
     /** Every composition with its template and variables (MCP prompts). */
     allCompositions: (accountId: string): Promise<CompositionRecord[]> => store.catalog.listCompositions({ accountId, page: {} }),
     /** Every persona card with its content (MCP prompts). */
