@@ -10,4 +10,6 @@ export const ADDRESS_AND_CARD_DOCUMENTS: readonly string[] = [
   `Refund please – I paid with my Mastercard «pii.payment_card|2221 0048 1593 0178» on Monday.`,
   `Mir card on file: «pii.payment_card|2200 7043 1892 6046», UnionPay backup «pii.payment_card|6214839201746528100».`,
   `card_number=«pii.payment_card|2720931500661831» exp=09/28`,
+  `Please charge «pii.payment_card|5425 2334 3010 9903» 11/28 412 for the renewal, same as last year.`,
+  `Kartennummer: «pii.payment_card|4917.4845.8989.7107» (gültig bis 03/29)`,
 ];

@@ -38,4 +38,27 @@ describe('payment card rule (pii.payment_card, Luhn-checked)', () => {
   it('does not report numbers with mixed separators', () => {
     expect(matchesOf('4111-1111 1111.1111', 'pii.payment_card')).toEqual([]);
   });
+
+  it('finds a grouped card followed or preceded by its expiry and security code (regression: the run as a whole was no card)', () => {
+    const texts = [
+      'Pay with 4111 1111 1111 1111 12/27 737 please',
+      'card 4111 1111 1111 1111 123',
+      '4111 1111 1111 1111 (12/27)',
+      'Visa 4242 4242 4242 4242 0125',
+      'Order 12 card 4111 1111 1111 1111 2 items',
+      'exp 12/27 4111 1111 1111 1111',
+    ];
+    for (const text of texts)
+      expect(matchesOf(text, 'pii.payment_card'), text).toEqual([text.includes('4242') ? '4242 4242 4242 4242' : '4111 1111 1111 1111']);
+    expect(matchesOf('Amex 3782 822463 10005 12/27', 'pii.payment_card')).toEqual(['3782 822463 10005']);
+    // The numbers beside the card are still classified on their own.
+    expect(findingsOf('call 555 123 4567 4111 1111 1111 1111', 'pii.payment_card')).toHaveLength(1);
+    // A run of four-digit groups with no card at either end stays none.
+    expect(matchesOf('ids 1234 5678 9012 3456 7890 1234', 'pii.payment_card')).toEqual([]);
+  });
+
+  it('finds a card written in four dotted groups, but no other dotted number', () => {
+    expect(matchesOf('card 4111.1111.1111.1111 on file', 'pii.payment_card')).toEqual(['4111.1111.1111.1111']);
+    expect(matchesOf('build 2024.1111.1111.1111 and 4111.1111.1111.1111.1', 'pii.payment_card')).toEqual([]);
+  });
 });

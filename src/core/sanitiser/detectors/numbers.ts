@@ -240,6 +240,8 @@ function isReportableIpv4(firstOctet: number): boolean {
 }
 
 const CARD_GROUPING = /^\d{4}(?:([ -])\d{4,6})(?:\1\d{1,5}){0,3}$/;
+/** Four groups of four split by dots: a card as some forms print it, never a version or an address. */
+const DOTTED_CARD = /^\d{4}\.\d{4}\.\d{4}\.\d{4}$/;
 
 /** The value of `digits`' first four digits. */
 function firstFourDigits(digits: string): number {
@@ -289,9 +291,9 @@ function isBarcode(text: string, start: number, end: number, run: string, digits
 
 function isCardNumber(run: string, shape: RunShape): boolean {
   const digits = shape.digits;
-  if (digits.length < 12 || digits.length > 19 || shape.dots + shape.slashes + shape.parentheses > 0 || shape.plus) return false;
+  if (digits.length < 12 || digits.length > 19 || shape.slashes + shape.parentheses > 0 || shape.plus) return false;
   // Either unseparated, or groups split by one kind of separator (4-4-4-4, 4-6-5 for Amex).
-  if (digits.length !== run.length && !CARD_GROUPING.test(run)) return false;
+  if (shape.dots > 0 ? !DOTTED_CARD.test(run) : digits.length !== run.length && !CARD_GROUPING.test(run)) return false;
   const first = digits.charCodeAt(0) - 48;
   // Issuer identification: major industry identifiers 1-6 are cards. Numbers starting with 1
   // are only UATP and old JCB cards, both 15 digits (13-digit millisecond timestamps are not).
@@ -493,11 +495,47 @@ function detectNumbers(context: DetectorContext<NumberRuleId>): void {
     // Several numbers separated by spaces ("192.168.0.1 255.255.255.0", two phone numbers).
     const run = text.slice(start, end);
     if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) return;
+    const card = cardAtEitherEnd(context, start, run);
     const partPattern = /[^ \t]+/g;
     for (let part = partPattern.exec(run); part !== null; part = partPattern.exec(run)) {
-      if (part[0].length >= 7) classifyRun(context, start + part.index, start + part.index + part[0].length);
+      const partStart = start + part.index;
+      const partEnd = partStart + part[0].length;
+      if (card !== null && partStart < card.end && partEnd > card.start) continue;
+      if (part[0].length >= 7) classifyRun(context, partStart, partEnd);
     }
   });
+}
+
+/** The most characters a card in groups takes: 19 digits in five groups. */
+const MAX_GROUPED_CARD_CHARACTERS = 23;
+
+/**
+ * A card written in space-separated groups runs on into a number written after it with a space
+ * (its expiry and security code: "4111 1111 1111 1111 12/27 737") or before it ("exp 12/27 4111
+ * 1111 1111 1111"), and such a run as a whole is no card. Tries the groups the run starts with,
+ * then those it ends with, the longest first (a 19-digit card ends in a group of three, as a
+ * security code does); emits the first card found and answers where it is.
+ */
+function cardAtEitherEnd(context: DetectorContext<NumberRuleId>, start: number, run: string): { start: number; end: number } | null {
+  const { text, scan } = context;
+  const isCardAt = (from: number, to: number): boolean => {
+    const candidate = run.slice(from, to);
+    const shape = shapeOf(candidate);
+    return shape.spaces > 0 && isCardNumber(candidate, shape) && !isBarcode(text, start + from, start + to, candidate, shape.digits);
+  };
+  for (let cut = Math.min(run.length, MAX_GROUPED_CARD_CHARACTERS + 1); cut > 0; cut -= 1) {
+    if (run.charCodeAt(cut) === 32 && isCardAt(0, cut)) {
+      scan.emit('pii.payment_card', start, start + cut);
+      return { start, end: start + cut };
+    }
+  }
+  for (let cut = Math.max(0, run.length - MAX_GROUPED_CARD_CHARACTERS - 1); cut < run.length; cut += 1) {
+    if (run.charCodeAt(cut) === 32 && isCardAt(cut + 1, run.length)) {
+      scan.emit('pii.payment_card', start + cut + 1, start + run.length);
+      return { start: start + cut + 1, end: start + run.length };
+    }
+  }
+  return null;
 }
 
 export const numberDetector = defineDetector({
