@@ -825,6 +825,12 @@ export interface RunRepository {
    * attempt adds its own). False when the instance no longer holds it.
    */
   noteAttemptCost(cost: RunAttemptCost): Promise<boolean>;
+  /**
+   * Gives a run the instance still holds back to the queue, as if never started (its attempt
+   * stays counted): an attempt the store's outage stopped before anything was charged. False,
+   * leaving the run as it is, when the instance no longer holds it or its cancellation was asked.
+   */
+  requeue(request: { id: string; instanceId: string }): Promise<boolean>;
   /** Cancels a queued run at once, or asks the process running it to stop. */
   cancel(request: OwnedId & { now: number }): Promise<RunCancellation>;
   /** Of these running runs, the ones whose cancellation was asked for. */

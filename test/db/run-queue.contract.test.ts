@@ -185,6 +185,25 @@ describeEachEngine('run queue', (engine, definition) => {
     expect(stranded.map((orphan) => [orphan.id, orphan.status, orphan.cancelRequestedAt])).toEqual([[run?.id, 'running', T0 + 1]]);
   });
 
+  it('gives a run back to the queue only while its instance holds it and nobody asked to cancel it', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    await store.instances.renew({ id: INSTANCE_ID, now: T0, leaseExpiresAt: T0 + MINUTE_MS });
+    const [run, other] = await enqueueMany(store, account.id, 2);
+    const id = run?.id ?? '';
+    await claim(store);
+    expect(await store.runs.requeue({ id, instanceId: 'another-instance' }), "another instance's run").toBe(false);
+    expect(await store.runs.requeue({ id, instanceId: INSTANCE_ID })).toBe(true);
+    expect(await store.runs.findOwned({ accountId: account.id, id })).toMatchObject({ status: 'queued', claimedBy: null, startedAt: null, attempts: 1 });
+    expect(await store.runs.requeue({ id, instanceId: INSTANCE_ID }), 'a queued run').toBe(false);
+    // Claimed again first, ahead of the run queued after it, with its attempts counted.
+    expect(await claim(store)).toMatchObject({ id, attempts: 2 });
+    expect(await store.runs.cancel({ accountId: account.id, id, now: T0 + 1 })).toMatchObject({ outcome: 'requested' });
+    expect(await store.runs.requeue({ id, instanceId: INSTANCE_ID }), 'a run whose cancellation was asked').toBe(false);
+    expect(await store.runs.findOwned({ accountId: account.id, id })).toMatchObject({ status: 'running', claimedBy: INSTANCE_ID });
+    expect(await store.runs.findOwned({ accountId: account.id, id: other?.id ?? '' })).toMatchObject({ status: 'queued' });
+  });
+
   it("keeps a queued run's inputs when payloads are pruned", async () => {
     const { store } = engine();
     const { account } = await createAccount(store);

@@ -91,3 +91,25 @@ describe('a write the store could not take for a moment', () => {
     expect((await read()).result.error?.code).toBe('INTERNAL_ERROR');
   });
 });
+
+describe('a queued run that meets the store out of reach', () => {
+  const queue = () => harness.api<{ run_id: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers: { prefer: 'respond-async' } });
+  const read = async (id: string) =>
+    (await harness.api<{ status: string; attempts: number; result: { error?: { code: string } } }>('GET', `/runs/${id}`, { key })).body.data;
+
+  it('goes back to the queue when nothing was charged yet, and runs once the store is back (regression: failed for good with INTERNAL_ERROR)', async () => {
+    outageOnce(harness.store.credits, 'reserve');
+    const queued = await queue();
+    expect(queued.status, describeResponse(queued)).toBe(202);
+    await expect.poll(async () => (await read(queued.body.data.run_id)).status, { timeout: 10_000 }).toBe('completed');
+    expect((await read(queued.body.data.run_id)).attempts, 'the attempt the outage stopped is counted').toBe(2);
+  });
+
+  it('fails with SERVICE_UNAVAILABLE, not as a fault of Porch, when the outage came after the model answered (regression: INTERNAL_ERROR)', async () => {
+    outageOnce(harness.store.credits, 'settle');
+    const queued = await queue();
+    expect(queued.status, describeResponse(queued)).toBe(202);
+    await expect.poll(async () => (await read(queued.body.data.run_id)).status, { timeout: 10_000 }).toBe('failed');
+    expect((await read(queued.body.data.run_id)).result.error?.code).toBe('SERVICE_UNAVAILABLE');
+  });
+});

@@ -15,6 +15,7 @@ import type { CatalogService } from '../catalog/catalog.js';
 import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
+import { isStoreUnavailable } from '../deferred-writes.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode, meteredModelChoices } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
@@ -248,8 +249,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const request = { model: resolved, messages, temperature: options.temperature };
       result = hooks.onDelta === undefined ? await modelCaller.call(ctx, request) : await modelCaller.stream(ctx, request, hooks.onDelta);
     } catch (err) {
-      // Refused before any model was called: not a run, unless it is a queued run's, which exists.
-      if (hooks.queuedRun === undefined && refusedBeforeCalling(err)) throw err;
+      // Refused before any model was called: not a run, unless it is a queued run's, which exists
+      // (and goes back to the queue when the refusal was the store's outage: run-queue.ts).
+      if (refusedBeforeCalling(err) && (hooks.queuedRun === undefined || isStoreUnavailable(err))) throw err;
       const cost = costOfFailedCall(err);
       const failed = {
         status: 'failed',

@@ -162,11 +162,21 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       }
       await executeOperation(run, caller, { signal: job.controller.signal, queuedRun: { id: run.id, record } });
     } catch (err) {
+      if (recorded) return;
       // Refused before the execution recorded anything (the key, the resource, the input): the run fails with that error.
-      if (!recorded) {
-        const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
-        await record({ status: 'failed', model: null, usage, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
+      const fail = () =>
+        record({ status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
+      // Unless the store was out of reach: nothing was charged, so the run waits in the queue for
+      // the store to be back rather than fail for a few seconds of outage (one more attempt).
+      if (isStoreUnavailable(err) && !job.cancelled && !job.stopping && run.attempts < MAX_RUN_ATTEMPTS) {
+        await deferredWrites.attempt(`the return of run ${run.id} to the queue`, async () => {
+          if (await store.runs.requeue({ id: run.id, instanceId })) pump();
+          // Taken over by another process (then this ends nothing), or cancelled meanwhile.
+          else await fail();
+        });
+        return;
       }
+      await fail();
     }
   }
 

@@ -4,11 +4,11 @@
  * retention drops it. The execute methods call `record` once each, after the execution ended; the
  * run's webhook event (`run.completed` or `run.failed`) is written in the same transaction.
  */
-import type { RunKind, RunRecord, RunRepository } from '../../db/store.js';
+import { type RunKind, type RunRecord, type RunRepository, StoreUnavailableError } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
-import { PorchError } from '../errors.js';
+import { PorchError, toPorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { runFinishedEvents } from '../webhooks/events.js';
 
@@ -30,9 +30,13 @@ export interface RunOutcome {
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
-/** A failed execution's result as a run keeps it: the error's code and safe message, never a stack. */
+/**
+ * A failed execution's result as a run keeps it: the error's code and safe message, never a stack.
+ * The store out of reach is SERVICE_UNAVAILABLE, as the request would have answered, not a fault.
+ */
 export function failedResult(err: unknown): { error: { code: string; message: string } } {
-  const error = err instanceof PorchError ? err : new PorchError('INTERNAL_ERROR', 'The execution failed.');
+  const error =
+    err instanceof PorchError || err instanceof StoreUnavailableError ? toPorchError(err) : new PorchError('INTERNAL_ERROR', 'The execution failed.');
   return { error: { code: error.code, message: error.message } };
 }
 

@@ -92,6 +92,14 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
         .returning({ id: runs.id });
       return noted.length > 0;
     },
+    async requeue({ id, instanceId }) {
+      const requeued = await db
+        .update(runs)
+        .set({ status: 'queued', claimedBy: null, startedAt: null })
+        .where(and(eq(runs.id, id), eq(runs.status, 'running'), eq(runs.claimedBy, instanceId), isNull(runs.cancelRequestedAt)))
+        .returning({ id: runs.id });
+      return requeued.length > 0;
+    },
     async cancel({ accountId, id, now }) {
       return inTransaction(db, async (tx) => {
         const run = await lockOwned(tx, accountId, id);

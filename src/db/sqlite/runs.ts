@@ -144,6 +144,10 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     async noteAttemptCost(cost) {
       return noteAttemptCost(cost);
     },
+    async requeue({ id, instanceId }) {
+      const held = and(eq(runs.id, id), eq(runs.status, 'running'), eq(runs.claimedBy, instanceId), isNull(runs.cancelRequestedAt));
+      return db.update(runs).set({ status: 'queued', claimedBy: null, startedAt: null }).where(held).run().changes > 0;
+    },
     async cancel(request) {
       return cancel(request);
     },
