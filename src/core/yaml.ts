@@ -28,9 +28,28 @@ export function describeYamlError(err: unknown): string {
 }
 
 export interface ParseYamlOptions {
-  /** How many alias expansions a document may make (the "billion laughs" bound). */
+  /**
+   * How many times a document may use each anchored part: where it is anchored (`&name`) and
+   * every alias (`*name`) of it, an alias inside an anchored part counting once for each use of
+   * that part (the "billion laughs" bound).
+   */
   maxAliasCount?: number;
 }
+
+/** A document that uses an anchor more often than `ParseYamlOptions.maxAliasCount` allows. */
+export class YamlAliasLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`an anchored part (&name) is used more than ${limit} times, counting where it is anchored and each alias (*name) of it`);
+    this.name = 'YamlAliasLimitError';
+  }
+}
+
+/**
+ * The package's own warnings (a key that is a collection, say) go to process.emitWarning, which
+ * prints them on stderr in the middle of a command's output; what matters in them reaches the
+ * caller anyway, as the value that comes back or as an error.
+ */
+const QUIET = { logLevel: 'error' } as const;
 
 /**
  * Parses YAML text into plain values, refusing duplicate keys in linear time. The package's own
@@ -40,7 +59,7 @@ export interface ParseYamlOptions {
  */
 export function parseYaml(text: string, options: ParseYamlOptions = {}): unknown {
   const { parseDocument, visit, isScalar, isMap } = yaml();
-  const document = parseDocument(text, { uniqueKeys: false });
+  const document = parseDocument(text, { uniqueKeys: false, ...QUIET });
   const [error] = document.errors;
   if (error) throw error;
   visit(document, {
@@ -58,7 +77,14 @@ export function parseYaml(text: string, options: ParseYamlOptions = {}): unknown
       }
     },
   });
-  return document.toJS({ maxAliasCount: options.maxAliasCount ?? 100 });
+  const maxAliasCount = options.maxAliasCount ?? 100;
+  try {
+    return document.toJS({ maxAliasCount });
+  } catch (err) {
+    // The package says only "Excessive alias count indicates a resource exhaustion attack".
+    if (err instanceof ReferenceError && /excessive alias count/i.test(err.message)) throw new YamlAliasLimitError(maxAliasCount);
+    throw err;
+  }
 }
 
 function lineOf(text: string, offset: number): number {
@@ -90,7 +116,7 @@ export function stringifyYamlForAnyParser(value: unknown, options: { lineWidth?:
   const document = new Document(value, { aliasDuplicateObjects: false });
   const readsBack = (text: string, version: '1.1' | '1.2') => {
     try {
-      return parse(text, { version }) === text;
+      return parse(text, { version, ...QUIET }) === text;
     } catch {
       return false;
     }

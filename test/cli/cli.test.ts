@@ -189,6 +189,23 @@ describe('porch CLI', () => {
     expect(JSON.parse((await porch('resource', 'list', 'skill', '--account', account.id, '--json')).stdout)).toEqual([]);
   });
 
+  it('refuses an export cut short with --prune, saying so and deleting nothing (regression: it deleted everything after the cut)', async () => {
+    const account = JSON.parse((await porch('account', 'create', '--email', 'cut@example.com', '--json')).stdout) as { id: string };
+    await writeFile(join(directory, 'whole.yaml'), stringify(DEMO_BUNDLE));
+    expect((await porch('import', join(directory, 'whole.yaml'), '--account', account.id)).code).toBe(0);
+    const exported = await porch('export', '--account', account.id, '--output', join(directory, 'export.yaml'));
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = await readFile(join(directory, 'export.yaml'), 'utf8');
+    const cut = join(directory, 'cut.yaml');
+    // Cut inside the first workflow: what comes before is valid YAML.
+    await writeFile(cut, text.slice(0, text.indexOf('\nworkflows:') + 40));
+    const refused = await porch('import', cut, '--account', account.id, '--prune');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('The bundle looks cut short');
+    const again = await porch('export', '--account', account.id);
+    expect(again.stdout).toBe(text);
+  });
+
   it('reads and writes relative paths in its working folder, not the test runner’s', async () => {
     const account = JSON.parse((await porch('account', 'create', '--email', 'relative@example.com', '--json')).stdout) as { id: string };
     await writeFile(join(directory, 'relative.yaml'), stringify(DEMO_BUNDLE));

@@ -375,3 +375,125 @@ describe('bundle references', () => {
     expect((workflow.nodes[0] as { skill?: string }).skill).toBe(first.ids['skill:tidy']);
   });
 });
+
+describe('bundle text that was cut short, repeats a key or is otherwise awkward (regressions)', () => {
+  /** An account with an item in every section, a workflow using a persona and a skill. */
+  async function fullAccount(id: string): Promise<void> {
+    await harness.core.contextCards.create(id, { title: 'Made over the API', content: 'You help.', category: 'persona' });
+    await harness.core.bundles.importBundle(id, parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml'));
+  }
+
+  it.each(['yaml', 'json'] as const)(
+    'refuses a %s export cut short at any point, saying so and writing nothing, even with prune (regression: it imported the part before the cut)',
+    async (format) => {
+      await fullAccount(accountId);
+      const text = harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(accountId), format);
+      const before = await harness.store.catalog.exportAll(accountId);
+      let sawCutShort = false;
+      const whole = text.trimEnd().length;
+      // Every third place, and every place in the closing end_of_export.
+      for (let length = 0; length < whole; length += length < whole - 150 ? 3 : 1) {
+        const cut = text.slice(0, length);
+        const outcome = await Promise.resolve()
+          .then(() => harness.core.bundles.importBundle(accountId, parseBundleText(cut, format), { prune: true }))
+          .catch((err: unknown) => err);
+        expect(outcome, `cut after ${length} characters: ${JSON.stringify(cut.slice(-40))}`).toBeInstanceOf(PorchError);
+        if (/looks cut short/.test((outcome as PorchError).message)) sawCutShort = true;
+      }
+      expect(sawCutShort).toBe(true);
+      expect(await harness.store.catalog.exportAll(accountId)).toEqual(before);
+    },
+  );
+
+  it('says a YAML export cut after an item looks cut short, and an export whose counts disagree looks cut short or edited', async () => {
+    await fullAccount(accountId);
+    const text = harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(accountId), 'yaml');
+    const cut = text.slice(0, text.indexOf('\nworkflows:'));
+    const refused = (await harness.core.bundles
+      .importBundle(accountId, parseBundleText(cut, 'yaml'), { prune: true })
+      .catch((err: unknown) => err)) as PorchError;
+    expect(refused.code).toBe('VALIDATION_ERROR');
+    expect(refused.message).toMatch(/^The bundle looks cut short: it begins with `exported_by`.*Nothing was imported/);
+    const edited = parseBundleText(text, 'yaml') as { skills: unknown[] };
+    edited.skills = [];
+    const counted = (await harness.core.bundles.importBundle(accountId, edited).catch((err: unknown) => err)) as PorchError;
+    expect(counted.message).toContain(
+      'The bundle looks cut short or edited: its sections do not hold the items its `end_of_export` counts (skills: 1 counted, 0 held)',
+    );
+  });
+
+  it('still imports a hand-written bundle without the export fields, and round-trips an export to the same bytes', async () => {
+    await fullAccount(accountId);
+    for (const format of ['yaml', 'json'] as const) {
+      const text = harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(accountId), format);
+      expect(text.trimStart()).toMatch(format === 'yaml' ? /^exported_by: porch\n/ : /^\{\n {2}"exported_by": "porch",/);
+      const copy = await harness.createAccount();
+      await harness.core.bundles.importBundle(copy.accountId, parseBundleText(text, format));
+      expect(harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(copy.accountId), format)).toBe(text);
+    }
+    const handWritten = { skills: [{ key: 'plain', name: 'Plain', instructions: 'Be plain.' }] };
+    expect((await harness.core.bundles.importBundle(accountId, handWritten)).skills).toBe(1);
+  });
+
+  it('lets a workflow persona step name a card of category persona from the context_cards section (regression: "no persona")', async () => {
+    const summary = await harness.core.bundles.importBundle(accountId, parseBundleText(PERSONA_CARD_BUNDLE, 'yaml'));
+    const workflow = await harness.core.lifecycle.get('workflow', accountId, defined(summary.ids['workflow:usescardpersona'], 'the workflow'));
+    expect((workflow.nodes[0] as { persona?: string }).persona).toBe(summary.ids['context_card:helper']);
+  });
+
+  it('keeps a persona card without a description without one through export and import (regression: null became "")', async () => {
+    await harness.core.contextCards.create(accountId, { title: 'No description', content: 'You help.', category: 'persona' });
+    for (const format of ['yaml', 'json'] as const) {
+      const copy = await harness.createAccount();
+      const text = harness.core.bundles.formatBundle(await harness.core.bundles.exportBundle(accountId), format);
+      await harness.core.bundles.importBundle(copy.accountId, parseBundleText(text, format));
+      const [card] = (await harness.store.catalog.exportAll(copy.accountId)).contextCards;
+      expect(card).toMatchObject({ title: 'No description', category: 'persona', description: null });
+    }
+    // A hand-written persona without one is still "" as before.
+    const summary = await harness.core.bundles.importBundle(accountId, { personas: [{ key: 'plain', name: 'Plain', content: 'p' }] });
+    const plain = await harness.store.catalog.exportAll(accountId);
+    expect(plain.contextCards.find((card) => card.id === summary.ids['persona:plain'])?.description).toBe('');
+  });
+
+  it('refuses a key a JSON object repeats, naming the key and its line, as YAML does (regression: the last one won)', () => {
+    const text = '{\n  "skills": [\n    {\n      "key": "a",\n      "name": "A",\n      "instructions": "x",\n      "na\\u006de": "B"\n    }\n  ]\n}\n';
+    expect(() => parseBundleText(text, 'json')).toThrow(
+      'The bundle is not valid JSON: Object keys must be unique: "name" appears twice in one object at line 7',
+    );
+    expect(() => parseBundleText('{"version": 1, "version": 1}', 'auto')).toThrow(/"version" appears twice in one object at line 1/);
+    // The same key in different objects, and a key-like string as a value or in an array, are no repeats.
+    expect(parseBundleText('{"a": {"k": "a"}, "b": {"k": ["a", "a"]}, "c": "a"}', 'json')).toEqual({ a: { k: 'a' }, b: { k: ['a', 'a'] }, c: 'a' });
+    expect(parseBundleText('{"a\\"b": 1, "a\\\\": [{}, {"x": 1}], "x": 2}', 'json')).toEqual({ 'a"b': 1, 'a\\': [{}, { x: 1 }], x: 2 });
+  });
+
+  it('reads a JSON or YAML bundle that begins with a byte order mark (regression: JSON refused it as an invisible unexpected token)', () => {
+    const bundle = { skills: [{ key: 'a', name: 'A', instructions: 'x' }] };
+    expect(parseBundleText(`\uFEFF${JSON.stringify(bundle)}`, 'json')).toEqual(bundle);
+    expect(parseBundleText(`\uFEFF${JSON.stringify(bundle)}`, 'auto')).toEqual(bundle);
+    expect(parseBundleText('\uFEFFskills:\n  - key: a\n    name: A\n    instructions: x\n', 'yaml')).toEqual(bundle);
+  });
+
+  it('refuses an anchored part used more than 100 times with a message naming the limit (regression: "Excessive alias count indicates a resource exhaustion attack")', () => {
+    const bundle = (uses: number) =>
+      `compositions:\n${Array.from({ length: uses }, (_, index) => `  - key: c${index}\n    name: C${index}\n    template: "{{tone}}"\n    variables: ${index === 0 ? '&vars\n      - { name: tone, default: calm }' : '*vars'}`).join('\n')}\n`;
+    expect(() => parseBundleText(bundle(100), 'yaml')).not.toThrow();
+    expect(() => parseBundleText(bundle(101), 'yaml')).toThrow(
+      'The bundle uses an anchored part (&name) more than 100 times, counting where it is anchored and each alias (*name) of it, the most a YAML bundle may (an alias inside an anchored part counts once for each use of that part); write some of the repeated parts out.',
+    );
+  });
+});
+
+const PERSONA_CARD_BUNDLE = `context_cards:
+  - key: helper
+    title: Helper
+    content: You help.
+    category: persona
+workflows:
+  - name: UsesCardPersona
+    nodes:
+      - id: p
+        kind: persona
+        persona: helper
+        input: hi
+`;

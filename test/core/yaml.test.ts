@@ -9,8 +9,8 @@
  * process (the suite runs each file in a process of its own), not wall time: on a loaded machine
  * wall time took 16x (40 and 643 ms) while the parse itself had not changed.
  */
-import { describe, expect, it } from 'vitest';
-import { parseYaml } from '../../src/core/yaml.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseYaml, stringifyYamlForAnyParser } from '../../src/core/yaml.js';
 
 const MAX_GROWTH = 15;
 /** Below this the measurement is noise (GC pauses, scheduling). */
@@ -56,5 +56,17 @@ describe('parseYaml', () => {
     const small = fastestMs(mapOfKeys(2_000), 3);
     const large = fastestMs(mapOfKeys(20_000), 2);
     expect(large, `2,000 keys: ${small.toFixed(1)} ms, 20,000 keys: ${large.toFixed(1)} ms`).toBeLessThan(Math.max(FLOOR_MS, small * MAX_GROWTH));
+  });
+});
+
+describe('stringifyYamlForAnyParser', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('quotes a value that reads as a map, such as {{name}}, without printing process warnings (regression: "Keys with collection values will be stringified")', () => {
+    const emitWarning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const text = stringifyYamlForAnyParser({ template: '{{name}}', other: '{a: 1}', plain: 'plain words', date: '2026-05-05' });
+    expect(text).toBe('template: "{{name}}"\nother: "{a: 1}"\nplain: plain words\ndate: "2026-05-05"\n');
+    expect(parseYaml('key: {{name}}\n')).toEqual({ key: { '{ name }': null } });
+    expect(emitWarning).not.toHaveBeenCalled();
   });
 });

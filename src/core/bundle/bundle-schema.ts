@@ -103,13 +103,48 @@ export const workflowEntrySchema = z.strictObject({
 
 const section = <Schema extends z.ZodType>(schema: Schema) => z.array(schema).default([]);
 
+/**
+ * A persona in a bundle may also have no description at all, as a persona card made over the
+ * API without one has (regression: a round trip turned its null into ""); the API's persona
+ * body keeps personaEntrySchema's plain string.
+ */
+const bundlePersonaEntrySchema = personaEntrySchema.extend({
+  description: z
+    .string()
+    .max(BUNDLE_LIMITS.descriptionLength)
+    .nullable()
+    .default('')
+    .describe('What it is for; null: no description (`porch export` writes null for a persona card that has none).'),
+});
+
+/** What `exported_by` holds: the bundle is what `porch export` wrote. */
+export const EXPORT_MARKER = 'porch';
+
+const itemCount = z.number().int().min(0);
+
+/**
+ * `exported_by` and `end_of_export` let an import tell an export cut short from a whole one. A
+ * YAML file cut almost anywhere is still valid YAML, which read as a shorter bundle (regression:
+ * the last item lost its tail, and with --prune everything after the cut was deleted). So
+ * `porch export` writes `exported_by` first and `end_of_export`, the number of items in each
+ * section, last; an import refuses a bundle that has the first but not a matching second.
+ * Hand-written bundles need neither.
+ */
 export const bundleSchema = z.strictObject({
+  exported_by: z
+    .literal(EXPORT_MARKER)
+    .optional()
+    .describe('`porch export` writes `exported_by: porch` first; `end_of_export` must then close the bundle, else it was cut short.'),
   version: z.literal(BUNDLE_VERSION).default(BUNDLE_VERSION).describe('Bundle format version.'),
-  personas: section(personaEntrySchema),
+  personas: section(bundlePersonaEntrySchema),
   context_cards: section(contextCardEntrySchema),
   compositions: section(compositionEntrySchema),
   skills: section(skillEntrySchema),
   workflows: section(workflowEntrySchema),
+  end_of_export: z
+    .strictObject({ personas: itemCount, context_cards: itemCount, compositions: itemCount, skills: itemCount, workflows: itemCount })
+    .optional()
+    .describe('`porch export` writes this last: how many items each section holds, which an import checks.'),
 });
 
 export type Bundle = z.output<typeof bundleSchema>;

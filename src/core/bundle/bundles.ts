@@ -27,9 +27,9 @@ import { definitionResourceRefs, type ResourceRef, type WorkflowDefinition } fro
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
-import { formatIssues, jsonValueProblem, type ValidationIssue } from '../validation.js';
-import { parseYaml, stringifyYamlForAnyParser } from '../yaml.js';
-import { BUNDLE_VERSION, bundleSchema, type Bundle } from './bundle-schema.js';
+import { formatIssues, isRecord, jsonValueProblem, type ValidationIssue } from '../validation.js';
+import { parseYaml, stringifyYamlForAnyParser, YamlAliasLimitError } from '../yaml.js';
+import { BUNDLE_VERSION, bundleSchema, EXPORT_MARKER, type Bundle } from './bundle-schema.js';
 import { MAX_WRITE_ATTEMPTS, pauseBeforeRetry } from '../catalog/write-retry.js';
 
 export type { KnownModels } from '../catalog/definitions.js';
@@ -59,14 +59,89 @@ function invalid(issues: readonly ValidationIssue[]): PorchError {
   return new PorchError('VALIDATION_ERROR', `Invalid bundle: ${formatIssues(issues, { whole: '(root)' })}`);
 }
 
+/**
+ * How many times a YAML bundle may use each anchored part: where it is anchored (`&name`) and each
+ * alias (`*name`) of it, an alias inside an anchored part counting once for each use of that part.
+ * The bound on alias bombs.
+ */
+export const MAX_BUNDLE_ALIASES = 100;
+
+/** Text that begins as `porch export` writes a bundle, in YAML or JSON. */
+const EXPORT_START = /^\s*(?:\{\s*"exported_by"|exported_by)\s*:/;
+
 /** Parses bundle text: JSON when it looks like JSON (or the file says so), YAML otherwise. */
 export function parseBundleText(text: string, format: 'json' | 'yaml' | 'auto' = 'auto'): unknown {
-  const asJson = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(text));
+  // Editors on Windows may start a UTF-8 file with a byte order mark, which JSON.parse refuses
+  // as an invisible "Unexpected token" (the YAML parser skips it).
+  const content = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const asJson = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(content));
   try {
-    return asJson ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    return asJson ? parseJson(content) : parseYaml(content, { maxAliasCount: MAX_BUNDLE_ALIASES });
   } catch (err) {
-    throw new PorchError('VALIDATION_ERROR', `The bundle is not valid ${asJson ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    if (err instanceof YamlAliasLimitError) {
+      throw new PorchError(
+        'VALIDATION_ERROR',
+        `The bundle uses an anchored part (&name) more than ${MAX_BUNDLE_ALIASES} times, counting where it is anchored and each alias (*name) of it, the most a YAML bundle may (an alias inside an anchored part counts once for each use of that part); write some of the repeated parts out.`,
+      );
+    }
+    const cutShort = EXPORT_START.test(content) ? ' (it begins as `porch export` writes a bundle, so it looks cut short: export it again)' : '';
+    throw new PorchError('VALIDATION_ERROR', `The bundle is not valid ${asJson ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}${cutShort}`);
   }
+}
+
+/** JSON.parse, but a key an object repeats is refused, as in YAML, where JSON.parse would keep the last silently. */
+function parseJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const repeated = repeatedJsonKey(text);
+  if (repeated) throw new Error(`Object keys must be unique: "${repeated.key}" appears twice in one object at line ${repeated.line}`);
+  return value;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+
+/**
+ * The first key an object of `text` repeats, with its line. `text` is valid JSON (JSON.parse read
+ * it), so a string is a key exactly when it comes first in an object or after a comma in one,
+ * and line breaks occur only between tokens.
+ */
+function repeatedJsonKey(text: string): { key: string; line: number } | null {
+  /** Per open bracket: the keys of an object so far, or null for an array. */
+  const open: Array<Set<string> | null> = [];
+  let line = 1;
+  let keyNext = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE) line += 1;
+    else if (code === 0x7b /* { */) {
+      open.push(new Set());
+      keyNext = true;
+    } else if (code === 0x5b /* [ */) {
+      open.push(null);
+      keyNext = false;
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) {
+      open.pop();
+      keyNext = false;
+    } else if (code === 0x2c /* , */) keyNext = open.at(-1) instanceof Set;
+    else if (code === QUOTE) {
+      const start = index;
+      let escaped = false;
+      for (index += 1; text.charCodeAt(index) !== QUOTE; index += 1) {
+        if (text.charCodeAt(index) === BACKSLASH) {
+          escaped = true;
+          index += 1;
+        }
+      }
+      const keys = open.at(-1);
+      if (!keyNext || !(keys instanceof Set)) continue;
+      keyNext = false;
+      const key = escaped ? (JSON.parse(text.slice(start, index + 1)) as string) : text.slice(start + 1, index);
+      if (keys.has(key)) return { key, line };
+      keys.add(key);
+    }
+  }
+  return null;
 }
 
 const emptyCounts = (): SectionCounts => ({ personas: 0, context_cards: 0, compositions: 0, skills: 0, workflows: 0 });
@@ -138,7 +213,7 @@ function sameContent(kind: ContentKind, stored: object, incoming: object): boole
   const pick = (record: object) =>
     JSON.parse(
       JSON.stringify(
-        // No value and an empty one are the same content: an export writes a card's null description as "" (regression: a version per import).
+        // No value and an empty one are the same content: a persona without a description is "" in a hand-written bundle and in earlier exports (regression: a version per import).
         Object.fromEntries(VERSIONED_CONTENT_FIELDS[kind].map((field) => [field, (record as Record<string, unknown>)[field] ?? ''])),
       ),
     );
@@ -153,6 +228,37 @@ interface Existing {
 
 /** Finds the account's resource a workflow reference names, by id or by key (the catalog lifecycle's rule). */
 export type AccountRefResolver = (accountId: string, ref: ResourceRef) => Promise<string | null>;
+
+/**
+ * Refuses an export cut short: one that begins with `exported_by` but lacks the `end_of_export`
+ * an export ends with, or whose sections do not hold the items it counts (bundle-schema.ts).
+ */
+function refuseCutShortExport(raw: unknown): void {
+  if (!isRecord(raw)) return;
+  const exported = raw.exported_by === EXPORT_MARKER;
+  const end = raw.end_of_export;
+  if (!exported && end === undefined) return;
+  const sections = SECTIONS.map((section) => {
+    const items = raw[section];
+    return { section, held: Array.isArray(items) ? items.length : 0, counted: isRecord(end) ? end[section] : undefined };
+  });
+  if (!sections.every(({ counted }) => typeof counted === 'number')) {
+    // Without `exported_by` it is no export: the schema says what is wrong with `end_of_export`.
+    if (!exported) return;
+    throw new PorchError(
+      'VALIDATION_ERROR',
+      'The bundle looks cut short: it begins with `exported_by`, as `porch export` writes it, but does not end with the whole `end_of_export` (the number of items in each section) that an export writes last. Nothing was imported; export it again.',
+    );
+  }
+  const wrong = sections.filter(({ held, counted }) => held !== counted);
+  if (wrong.length > 0) {
+    const counts = wrong.map(({ section, held, counted }) => `${section}: ${String(counted)} counted, ${held} held`).join('; ');
+    throw new PorchError(
+      'VALIDATION_ERROR',
+      `The bundle looks cut short or edited: its sections do not hold the items its \`end_of_export\` counts (${counts}). Nothing was imported; export it again, or, for an export edited by hand, correct \`end_of_export\` or remove it and \`exported_by\`.`,
+    );
+  }
+}
 
 export function createBundleService(store: Store, clock: Clock, quotas: ContentQuotas, models: KnownModels, resolveAccountRef: AccountRefResolver) {
   /** Reads the account's catalog and turns the bundle into one catalog write. */
@@ -285,9 +391,13 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       issues.push({ path: [section, position, 'key'], message: `"${key}" is the key of ${held} of this account; use another key, or delete that one first` });
       return true;
     };
+    /** Keys of the cards of category "persona" in `context_cards`: a persona step may name them, as it may a persona (regression: "no persona"). */
+    const personaCardKeys = new Set<string>();
     for (const [position, entry] of bundle.personas.entries()) {
       const key = keyOf('personas', entry, entry.name, position);
-      if (!crossesKind('personas', position, key, true)) upsert('personas', key, cardName(true, entry.name), personaContent(entry), {});
+      // A null description stays null (the bundle's persona may have none), rather than "".
+      const content = { ...personaContent({ ...entry, description: entry.description ?? '' }), description: entry.description };
+      if (!crossesKind('personas', position, key, true)) upsert('personas', key, cardName(true, entry.name), content, {});
     }
     for (const [position, entry] of bundle.context_cards.entries()) {
       const content = {
@@ -301,6 +411,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       const key = keyOf('context_cards', entry, entry.title, position);
       const persona = entry.category === PERSONA_CATEGORY;
       if (!crossesKind('context_cards', position, key, persona)) upsert('context_cards', key, cardName(persona, entry.title), content, {});
+      if (persona) personaCardKeys.add(key);
     }
     for (const [position, entry] of bundle.compositions.entries()) {
       issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
@@ -314,7 +425,10 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     /** Where the bundle's workflows use each resource (by id), so --prune never deletes one of them. */
     const referenced = new Map<string, PropertyKey[]>();
     /** A reference is a key of the bundle's, else what the API would resolve it to: the account's resource with that id or key. */
-    const resolveRef = async (ref: ResourceRef): Promise<string | null> => ids.get(`${ref.kind}:${ref.ref}`) ?? resolveAccountRef(accountId, ref);
+    const resolveRef = async (ref: ResourceRef): Promise<string | null> =>
+      ids.get(`${ref.kind}:${ref.ref}`) ??
+      (ref.kind === 'persona' && personaCardKeys.has(ref.ref) ? ids.get(`context_card:${ref.ref}`) : undefined) ??
+      resolveAccountRef(accountId, ref);
     for (const [position, entry] of bundle.workflows.entries()) {
       const { key, dangling_refs: danglingNodes = [], ...definition } = entry;
       const root = ['workflows', position];
@@ -386,6 +500,8 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       // Depth is the schema's to judge here; the walk only looks for NUL characters and __proto__ keys.
       const problem = jsonValueProblem(raw, Number.POSITIVE_INFINITY);
       if (problem?.kind === 'value') throw invalid([{ path: problem.path, message: problem.message }]);
+      // Before the schema, whose complaints about a half item would hide why it is half.
+      refuseCutShortExport(raw);
       const parsed = bundleSchema.safeParse(raw);
       if (!parsed.success) throw invalid(parsed.error.issues);
       const bundle = parsed.data;
@@ -433,9 +549,16 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       const personas = all.contextCards.filter((card) => card.category === PERSONA_CATEGORY);
       const cards = all.contextCards.filter((card) => card.category !== PERSONA_CATEGORY);
       const optional = <Value>(name: string, value: Value | null | undefined) => (value === null || value === undefined ? {} : { [name]: value });
-      return {
+      const bundle = {
+        // First and last (end_of_export, below): an import can then tell this bundle cut short.
+        exported_by: EXPORT_MARKER,
         version: BUNDLE_VERSION,
-        personas: personas.map((card) => ({ key: keyFor('persona', 'contextCards', card, card.title), ...personaEntry(card) })),
+        personas: personas.map((card) => ({
+          key: keyFor('persona', 'contextCards', card, card.title),
+          ...personaEntry(card),
+          // No description stays none (personaEntry gives the API's "").
+          ...(card.description === null ? { description: null } : {}),
+        })),
         context_cards: cards.map((card) => ({
           key: keyFor('context_card', 'contextCards', card, card.title),
           title: card.title,
@@ -463,7 +586,9 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
             ...(dangling.length > 0 ? { dangling_refs: [...new Set(dangling)] } : {}),
           };
         }),
-      } as Bundle;
+      };
+      const counts = Object.fromEntries(SECTIONS.map((section) => [section, bundle[section].length])) as SectionCounts;
+      return { ...bundle, end_of_export: counts } as Bundle;
     },
 
     formatBundle(bundle: Bundle, format: 'json' | 'yaml'): string {
