@@ -31,8 +31,11 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
+/** A site path, or a skill's url as the index gives it: relative to the index, as a client resolves it. */
+const urlOf = (path: string) => new URL(path, `${harness.url}/.well-known/agent-skills/index.json`);
+
 async function fetchBytes(path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${harness.url}${path}`, { headers });
+  const response = await fetch(urlOf(path), { headers });
   return { response, bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 
@@ -80,7 +83,7 @@ describe('the Agent Skills index', () => {
       expect(response.headers.get('etag')).toBe(`"${skill.digest}"`);
       expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
       expect(response.headers.get('content-type')).toBe(skill.type === 'archive' ? 'application/gzip' : 'text/markdown; charset=utf-8');
-      const head = await fetch(`${harness.url}${skill.url}`, { method: 'HEAD' });
+      const head = await fetch(urlOf(skill.url), { method: 'HEAD' });
       expect(head.status).toBe(200);
       expect(head.headers.get('etag')).toBe(`"${skill.digest}"`);
       expect(await head.text()).toBe('');

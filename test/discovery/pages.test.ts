@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoInstructions } from '../../src/cli/serve-commands.js';
 import { countTextTokens } from '../../src/core/ai/index.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
@@ -48,7 +49,8 @@ describe('links on the served documentation', () => {
       const twin = `/docs/${source.slug}.md`;
       const page = await markdown(twin);
       expect(page.status, twin).toBe(200);
-      for (const [, href = ''] of page.text.matchAll(/(?<!!)\[[^\]\n]+\]\(([^)#\s]*)(?:#[^)\s]*)?\)/g)) {
+      // Link text may wrap onto the next line (not across a blank one).
+      for (const [, href = ''] of page.text.matchAll(/(?<!!)\[(?:[^\]\n]|\n(?![ \t]*\n))+\]\(([^)#\s]*)(?:#[^)\s]*)?\)/g)) {
         if (href === '' || /^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
         const target = new URL(href, `http://porch.test${twin}`).pathname;
         if (checked.has(target)) continue;
@@ -90,6 +92,15 @@ describe('Markdown negotiation', () => {
       const target = await harness.site('GET', `${resolved.pathname}${resolved.search}`);
       expect(target.status, link).toBe(200);
     }
+  });
+
+  it('rewrites a page link whose text wraps onto a second line (regression: byok.md’s “Configuration and providers” link was dead through the gateway)', async () => {
+    const written = await readFile(join(PACKAGE_ROOT, 'docs/byok.md'), 'utf8');
+    expect(written).toMatch(/\[Configuration and\n\s*providers\]\(configuration\.md#models-and-providers\)/);
+    const viaGateway = await harness.site('GET', '/api/public/markdown-gateway?path=/docs/byok');
+    expect(viaGateway.status).toBe(200);
+    expect(viaGateway.text).toMatch(/\[Configuration and\n\s*providers\]\(\/docs\/configuration\.md#models-and-providers\)/);
+    expect(viaGateway.text).not.toMatch(/\]\((?:\.\/)?[a-z0-9-]+\.md[#)]/);
   });
 
   it('answers Markdown to an Accept with parameters or in upper case (regression: a charset parameter got HTML)', async () => {
@@ -238,5 +249,21 @@ describe('llms.txt', () => {
       expect(response.status, link).toBe(200);
       if (path.startsWith('/docs/')) expect(response.headers.get('content-type'), link).toBe(MARKDOWN);
     }
+  });
+
+  it('calls only the pages Markdown, not the JSON, YAML and archives it also lists (regression: "Every page below is Markdown" over openapi.json and health)', async () => {
+    const text = (await harness.site('GET', '/llms.txt')).text;
+    expect(text).not.toMatch(/every page below is markdown/i);
+    const docs = text.slice(text.indexOf('## Docs'), text.indexOf('## API'));
+    for (const [, link = ''] of docs.matchAll(/^- \[[^\]]+\]\(([^)]+)\)/gm)) expect(link, link).toMatch(/\.md$/);
+    expect(text).toContain('the other links are the machine-readable documents themselves');
+  });
+});
+
+describe('the quick start', () => {
+  it('shows the start-up output the server prints, the "Try it:" commands included (regression: they were missing)', async () => {
+    const written = await readFile(join(PACKAGE_ROOT, 'docs/quick-start.md'), 'utf8');
+    const demo = { account_id: 'a', organisation_id: 'o', email: 'demo@porch.local', credits: 1000, key_id: 'k', key: 'mdi_...' };
+    expect(written).toContain(`${demoInstructions(demo, 'http://127.0.0.1:3000/api/public/v1')}\n\nPorch is listening on http://127.0.0.1:3000`);
   });
 });

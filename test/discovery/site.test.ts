@@ -168,6 +168,21 @@ describe('caching', () => {
     expect(identity.headers.etag).not.toBe(etag);
   });
 
+  it('answers 304 only to the tag of the coding it sends, never another coding’s (regression: a gzip-only client with the brotli tag got 304)', async () => {
+    const brotli = String((await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'accept-encoding': 'br' })).headers.etag);
+    const gzip = String((await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'accept-encoding': 'gzip' })).headers.etag);
+    const identity = String((await get('/docs/quick-start', { accept: BROWSER_ACCEPT })).headers.etag);
+    expect(new Set([brotli, gzip, identity]).size).toBe(3);
+    const crossed = await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'accept-encoding': 'gzip', 'if-none-match': brotli });
+    expect(crossed.status).toBe(200);
+    expect(crossed.headers.etag).toBe(gzip);
+    expect(crossed.headers['content-encoding']).toBe('gzip');
+    expect(decoded(crossed).length).toBeGreaterThan(0);
+    expect((await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'if-none-match': `${brotli}, ${gzip}` })).status).toBe(200);
+    expect((await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'accept-encoding': 'gzip', 'if-none-match': `${brotli}, ${gzip}` })).status).toBe(304);
+    expect((await get('/docs/quick-start', { accept: BROWSER_ACCEPT, 'if-none-match': identity })).status).toBe(304);
+  });
+
   it('caches fingerprinted assets and the search index as immutable, and knows no other fingerprint', async () => {
     const urls = await assetUrlsOf('/docs/quick-start');
     expect(urls.some((url) => /\/assets\/site\.[0-9a-f]{10}\.css$/.test(url))).toBe(true);
@@ -267,8 +282,8 @@ describe('the 404 page', () => {
       ['POST', '/llms.txt', 405, 'GET, HEAD, OPTIONS'],
       ['POST', '/.well-known/agent-skills/index.json', 405, 'GET, HEAD, OPTIONS'],
       ['POST', '/docs/quick-start.md', 405, 'GET, HEAD, OPTIONS'],
-      ['POST', '/docs/quick-start', 405, 'GET, HEAD'],
-      ['POST', '/', 405, 'GET, HEAD'],
+      ['POST', '/docs/quick-start', 405, 'GET, HEAD, OPTIONS'],
+      ['POST', '/', 405, 'GET, HEAD, OPTIONS'],
       ['POST', '/docs/nope', 404, undefined],
       ['POST', '/.well-known/agent-skills/nope', 404, undefined],
     ];
@@ -279,6 +294,20 @@ describe('the 404 page', () => {
       const body = (await response.json()) as { error: { code: string } };
       expect(body.error.code, `${method} ${path}`).toBe(status === 405 ? 'METHOD_NOT_ALLOWED' : 'NOT_FOUND');
     }
+  });
+
+  it('answers OPTIONS on every HTML page as on its .md twin: 204 with Allow and CORS (regression: 404 "No route" while PUT there was 405)', async () => {
+    for (const path of ['/docs/errors', '/', '/docs', '/docs/api-reference', '/docs/errors.md']) {
+      const response = await fetch(`${harness.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+      });
+      expect(response.status, path).toBe(204);
+      expect(response.headers.get('allow'), path).toBe('GET, HEAD, OPTIONS');
+      expect(response.headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(response.headers.get('access-control-allow-headers'), path).toBe('mcp-protocol-version');
+    }
+    expect((await fetch(`${harness.url}/docs/nope`, { method: 'OPTIONS' })).status).toBe(404);
   });
 
   it('keeps the JSON envelope for the API, MCP, the well-known tree and clients that do not ask for HTML', async () => {

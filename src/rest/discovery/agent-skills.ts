@@ -20,7 +20,11 @@ export interface AgentSkillsIndexEntry {
   name: string;
   type: 'skill-md' | 'archive';
   description: string;
-  /** Path-absolute, so the committed index is valid on any host (clients resolve it against the index URL). */
+  /**
+   * Relative to the index (`porch-run.tar.gz`, `porch-judge/SKILL.md`): clients resolve it against
+   * the index's URL, so the committed index is valid on any host and under any path a proxy puts
+   * Porch at (regression: `/.well-known/...` led outside a proxy that strips `/porch`).
+   */
   url: string;
   digest: string;
 }
@@ -112,13 +116,12 @@ export function loadAgentSkills(rootDir: string): AgentSkillsCatalog {
     if (hasScripts) {
       // SKILL.md first (the draft's recommendation), then the rest in byte order.
       const ordered = [...entries].sort((a, b) => (a.path === 'SKILL.md' ? -1 : b.path === 'SKILL.md' ? 1 : a.path < b.path ? -1 : 1));
-      const url = `${SITE_PATHS.agentSkillsBase}/${folder}.tar.gz`;
+      const url = `${folder}.tar.gz`;
       const archive = served(tarGzip(ordered), url);
-      files.set(url, archive);
+      files.set(`${SITE_PATHS.agentSkillsBase}/${url}`, archive);
       skills.push({ name: folder, type: 'archive', description: document.description, url, digest: archive.digest });
     } else {
-      const url = `${SITE_PATHS.agentSkillsBase}/${folder}/SKILL.md`;
-      skills.push({ name: folder, type: 'skill-md', description: document.description, url, digest: sha256Digest(skillMd) });
+      skills.push({ name: folder, type: 'skill-md', description: document.description, url: `${folder}/SKILL.md`, digest: sha256Digest(skillMd) });
     }
   }
   const index: AgentSkillsIndex = { $schema: AGENT_SKILLS_SCHEMA_URL, skills };

@@ -20,7 +20,7 @@ import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { PACKAGE_ROOT } from './package-root.js';
 import { loadSiteAssets, SWAGGER_UI_FILES, type StaticAsset } from './site-assets.js';
-import { buildSitePages, type SitePage, type SitePages } from './site-pages.js';
+import { basePathOf, buildSitePages, withoutTrailingSlashes, type SitePage, type SitePages } from './site-pages.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
 
 /** How long caches may keep discovery documents: they change only with a new release. */
@@ -76,7 +76,15 @@ const MARKDOWN_OFFER = 'text/markdown; charset=utf-8';
 const MARKDOWN_TWIN = /^\/(?:index|docs\/[a-z0-9-]+)\.md$/;
 
 /** HTML or Markdown on the same URL, chosen by Accept (HTML when both are equally acceptable). */
-async function sendPage(req: Request, res: Response, page: SitePage, encoded: EncodedPage, forceMarkdown: boolean, extraLinks: string[]): Promise<void> {
+async function sendPage(
+  req: Request,
+  res: Response,
+  page: SitePage,
+  encoded: EncodedPage,
+  forceMarkdown: boolean,
+  extraLinks: string[],
+  basePath: string,
+): Promise<void> {
   res.setHeader('Vary', 'Accept, Accept-Encoding');
   // Offered with its charset, so `Accept: text/markdown; charset=utf-8` matches it as plain
   // `text/markdown` does (regression: a parameter in Accept fell back to HTML).
@@ -87,9 +95,9 @@ async function sendPage(req: Request, res: Response, page: SitePage, encoded: En
     // llms.txt, which points here); the pages are public and credential-free.
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('x-markdown-tokens', String(page.markdownTokens));
-    links.push(`<${page.path}>; rel="canonical"`);
+    links.push(`<${basePath}${page.path}>; rel="canonical"`);
   } else {
-    links.push(`<${page.markdownPath}>; rel="alternate"; type="text/markdown"`);
+    links.push(`<${basePath}${page.markdownPath}>; rel="alternate"; type="text/markdown"`);
   }
   res.setHeader('Link', links.join(', '));
   sendEncoded(req, res, await (markdown ? encoded.markdown() : encoded.html()), { cacheControl: PAGE_CACHE_CONTROL });
@@ -112,12 +120,16 @@ function sendServedFile(req: Request, res: Response, file: ServedFile, maxAgeSec
   res.send(Buffer.from(file.bytes));
 }
 
+/** What every document and page answers; anything else is 405 with these in Allow. */
+const PUBLIC_DOCUMENT_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
 /**
  * The CORS preflight of a public, credential-free document: a browser-based tool on another origin
  * that sends a header of its own (`MCP-Protocol-Version`, as the MCP SDK does) asks first, and a
  * 404 there blocked the GET the document answers with `Access-Control-Allow-Origin: *`.
  */
 function answerPreflight(req: Request, res: Response): void {
+  res.setHeader('Allow', PUBLIC_DOCUMENT_METHODS.join(', '));
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
   const asked = req.headers['access-control-request-headers'];
@@ -149,6 +161,7 @@ function wantsHtmlNotFound(req: Request): boolean {
 
 export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT }: DiscoveryRouterOptions): Router {
   const siteUrl = core.settings.siteUrl;
+  const basePath = basePathOf(siteUrl);
   const catalogLink = apiCatalogLinkHeader(siteUrl);
 
   const openApi = lazy(() => {
@@ -156,8 +169,8 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: stringifyYamlForAnyParser(document) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
-  const assets = lazy(() => loadSiteAssets(rootDir));
-  const pages = lazy(() => buildSitePages({ rootDir, document: openApi().document, skills: skills().index, assets: assets() }));
+  const assets = lazy(() => loadSiteAssets(rootDir, basePath));
+  const pages = lazy(() => buildSitePages({ rootDir, basePath, document: openApi().document, skills: skills().index, assets: assets() }));
   const site = lazy(
     (): SiteDocuments => ({
       openApi: openApi().document,
@@ -262,25 +275,30 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
     }
     const page = path.startsWith('/') ? site().pages.find(path) : undefined;
     if (!page) return next(new PorchError('NOT_FOUND', 'No Markdown page for that path; see /llms.txt for the pages there are.'));
-    return sendPage(req, res, page, encodedPageOf(page), true, []);
+    return sendPage(req, res, page, encodedPageOf(page), true, [], basePath);
   });
 
   // Human pages: every allowlisted path and its .md twin, negotiated on Accept.
   router.use((req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') return next();
     // Cheap check first, so unknown API paths never pay for building the pages.
     if (req.path !== SITE_PATHS.home && req.path !== '/index.md' && !req.path.startsWith(SITE_PATHS.docs)) return next();
     const page = pages().find(req.path);
     if (!page) return next();
+    // As the .md twins answer it: the Markdown a page negotiates is for agents on any origin too
+    // (regression: OPTIONS on /docs/errors was 404 while PUT there was 405).
+    if (req.method === 'OPTIONS') return answerPreflight(req, res);
     // One address per page: relative links in it resolve against that one (regression: from
     // /docs/quick-start/, a link to configuration.md named /docs/quick-start/configuration.md).
+    // The public URL's path goes first: behind a proxy that strips /porch, /porch/docs/ must
+    // lead to /porch/docs (regression: it led to /docs, outside the proxy).
     if (req.path.length > 1 && req.path.endsWith('/')) {
       const query = req.originalUrl.indexOf('?');
-      res.redirect(301, `${req.path.replace(/\/+$/, '')}${query === -1 ? '' : req.originalUrl.slice(query)}`);
+      res.redirect(301, `${basePath}${withoutTrailingSlashes(req.path)}${query === -1 ? '' : req.originalUrl.slice(query)}`);
       return;
     }
     const forceMarkdown = req.path.endsWith('.md');
-    return sendPage(req, res, page, encodedPageOf(page), forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : []);
+    return sendPage(req, res, page, encodedPageOf(page), forceMarkdown, page.path === SITE_PATHS.home ? [catalogLink] : [], basePath);
   });
 
   // A document or page called with a method it does not take is 405 with Allow, as the API's paths
@@ -298,11 +316,7 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
       documentPaths.has(req.path) || MARKDOWN_TWIN.test(req.path) || (req.path.startsWith(SITE_PATHS.agentSkillsBase) && site().skills.files.has(req.path));
     const isPage = !crossOrigin && (req.path === SITE_PATHS.home || req.path.startsWith(SITE_PATHS.docs)) && pages().find(req.path) !== undefined;
     if (!crossOrigin && !isPage) return next();
-    next(
-      new PorchError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}.`, {
-        allow: crossOrigin ? ['GET', 'HEAD', 'OPTIONS'] : ['GET', 'HEAD'],
-      }),
-    );
+    next(new PorchError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}.`, { allow: PUBLIC_DOCUMENT_METHODS }));
   });
 
   // The HTML 404 page, for a browser asking for a site path nobody answered: this router is the

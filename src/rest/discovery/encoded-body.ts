@@ -154,7 +154,10 @@ export function ifNoneMatchHolds(header: string | undefined, etags: readonly str
 
 /**
  * Sends the variant the client accepts best, with Content-Encoding, Vary: Accept-Encoding, an
- * ETag and Cache-Control; a matching If-None-Match (any coding's tag) gets 304.
+ * ETag and Cache-Control; an If-None-Match naming that variant's tag gets 304. Only that one's:
+ * a 304 tells the client to use the body it holds under that tag (RFC 9110, 13.1.2), so a tag of
+ * another coding must get the body (regression: `Accept-Encoding: gzip` with the brotli tag got
+ * 304, and a cache that stored brotli bytes would have handed them to a gzip-only client).
  */
 export function sendEncoded(req: Request, res: Response, body: EncodedBody, { cacheControl, status = 200 }: SendEncodedOptions): void {
   const coding = chooseCoding(req, body);
@@ -164,7 +167,7 @@ export function sendEncoded(req: Request, res: Response, body: EncodedBody, { ca
   res.setHeader('Cache-Control', cacheControl);
   if (status === 200) {
     res.setHeader('ETag', etag);
-    if (ifNoneMatchHolds(req.headers['if-none-match'], [etagOf(body, 'identity'), etagOf(body, 'br'), etagOf(body, 'gzip')])) {
+    if (ifNoneMatchHolds(req.headers['if-none-match'], [etag])) {
       res.status(304).end();
       return;
     }

@@ -46,6 +46,14 @@ export interface NavGroup {
 
 /** What every page shares: the asset URLs and the sidebar. */
 export interface SiteChrome {
+  /**
+   * The public URL's path ('' at the root, `/porch` behind a proxy that strips `/porch`), put
+   * before every site path a page links to: the server sees `/docs`, the browser must ask for
+   * `/porch/docs`. Links are built from it rather than relative to the page, because the 404 page
+   * is served at any depth and the home page may be read without its trailing slash (`/porch`),
+   * against which a relative link resolves outside the prefix.
+   */
+  basePath: string;
   stylesheetUrl: string;
   scriptUrl: string;
   searchIndexUrl: string;
@@ -74,11 +82,12 @@ export function documentTitle(title: string): string {
   return title === 'Porch' ? 'Porch — self-hosted prompt orchestration' : `${title} — Porch`;
 }
 
-function sidebar(groups: readonly NavGroup[], currentPath: string): string {
+function sidebar(groups: readonly NavGroup[], currentPath: string, basePath: string): string {
   const sections = groups.map((group, index) => {
     const id = `nav-group-${index + 1}`;
     const links = group.links.map(
-      (link) => `<li><a href="${escapeHtml(link.path)}"${link.path === currentPath ? ' aria-current="page"' : ''}>${escapeHtml(link.title)}</a></li>`,
+      (link) =>
+        `<li><a href="${escapeHtml(basePath + link.path)}"${link.path === currentPath ? ' aria-current="page"' : ''}>${escapeHtml(link.title)}</a></li>`,
     );
     return `<p class="nav-group" id="${id}">${escapeHtml(group.title)}</p>\n<ul aria-labelledby="${id}">\n${links.join('\n')}\n</ul>`;
   });
@@ -90,10 +99,10 @@ ${sections.join('\n')}
 </details>`;
 }
 
-function pager(previous: NavLink | undefined, next: NavLink | undefined): string {
+function pager(previous: NavLink | undefined, next: NavLink | undefined, basePath: string): string {
   if (!previous && !next) return '';
   const link = (target: NavLink, rel: 'prev' | 'next') =>
-    `<a class="${rel === 'prev' ? 'previous' : 'next'}" rel="${rel}" href="${escapeHtml(target.path)}"><small>${rel === 'prev' ? '← Previous' : 'Next →'}</small>${escapeHtml(target.title)}</a>`;
+    `<a class="${rel === 'prev' ? 'previous' : 'next'}" rel="${rel}" href="${escapeHtml(basePath + target.path)}"><small>${rel === 'prev' ? '← Previous' : 'Next →'}</small>${escapeHtml(target.title)}</a>`;
   return `<nav class="pager" aria-label="Previous and next page">
 ${previous ? link(previous, 'prev') : ''}
 ${next ? link(next, 'next') : ''}
@@ -101,34 +110,36 @@ ${next ? link(next, 'next') : ''}
 }
 
 export function renderLayout({ title, path, markdownPath, body, head = '', wide = false, previous, next, chrome }: LayoutOptions): string {
+  /** A site path as the browser must ask for it, escaped for an attribute. */
+  const at = (sitePath: string) => escapeHtml(`${chrome.basePath}${sitePath}`);
   const footer = markdownPath
-    ? `This page is also available as <a href="${escapeHtml(markdownPath)}">Markdown</a> (or send <code>Accept: text/markdown</code>).`
-    : `Every page is listed in the <a href="${SITE_PATHS.docs}">documentation index</a> and in <a href="${SITE_PATHS.llmsTxt}">llms.txt</a>.`;
+    ? `This page is also available as <a href="${at(markdownPath)}">Markdown</a> (or send <code>Accept: text/markdown</code>).`
+    : `Every page is listed in the <a href="${at(SITE_PATHS.docs)}">documentation index</a> and in <a href="${at(SITE_PATHS.llmsTxt)}">llms.txt</a>.`;
   return `<!doctype html>
 <html lang="en"${wide ? ' data-theme="light"' : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(documentTitle(title))}</title>
-${markdownPath ? `<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">\n` : ''}<link rel="api-catalog" href="${SITE_PATHS.apiCatalog}">
-<link rel="icon" type="image/svg+xml" href="${SITE_PATHS.favicon}">
-<link rel="stylesheet" href="${escapeHtml(chrome.stylesheetUrl)}">
-<script type="module" src="${escapeHtml(chrome.scriptUrl)}"></script>
+${markdownPath ? `<link rel="alternate" type="text/markdown" href="${at(markdownPath)}">\n` : ''}<link rel="api-catalog" href="${at(SITE_PATHS.apiCatalog)}">
+<link rel="icon" type="image/svg+xml" href="${at(SITE_PATHS.favicon)}">
+<link rel="stylesheet" href="${at(chrome.stylesheetUrl)}">
+<script type="module" src="${at(chrome.scriptUrl)}"></script>
 ${head}
 </head>
 <body>
 <a class="skip" href="#content">Skip to content</a>
 <header class="top">
-<a class="brand" href="${SITE_PATHS.home}">Porch</a>
+<a class="brand" href="${at(SITE_PATHS.home)}">Porch</a>
 <nav aria-label="Site">
 <ul>
-<li><a href="${SITE_PATHS.docs}">Docs</a></li>
-<li><a href="${SITE_PATHS.apiReference}">API reference</a></li>
-<li><a href="${SITE_PATHS.openApiJson}">OpenAPI</a></li>
-<li><a href="${SITE_PATHS.llmsTxt}">llms.txt</a></li>
+<li><a href="${at(SITE_PATHS.docs)}">Docs</a></li>
+<li><a href="${at(SITE_PATHS.apiReference)}">API reference</a></li>
+<li><a href="${at(SITE_PATHS.openApiJson)}">OpenAPI</a></li>
+<li><a href="${at(SITE_PATHS.llmsTxt)}">llms.txt</a></li>
 </ul>
 </nav>
-<form class="search" role="search" hidden data-index="${escapeHtml(chrome.searchIndexUrl)}" data-engine="${escapeHtml(chrome.searchEngineUrl)}">
+<form class="search" role="search" hidden data-index="${at(chrome.searchIndexUrl)}" data-engine="${at(chrome.searchEngineUrl)}">
 <label class="visually-hidden" for="search-input">Search the docs</label>
 <input id="search-input" type="search" placeholder="Search the docs (press /)" autocomplete="off" spellcheck="false" aria-controls="search-results">
 <div id="search-results" class="search-results" hidden></div>
@@ -136,10 +147,10 @@ ${head}
 </form>
 </header>
 <div class="shell">
-${sidebar(chrome.groups, path)}
+${sidebar(chrome.groups, path, chrome.basePath)}
 <main id="content" class="${wide ? 'wide' : 'prose'}">
 ${body}
-${pager(previous, next)}
+${pager(previous, next, chrome.basePath)}
 </main>
 </div>
 <footer>${footer}</footer>
@@ -164,12 +175,16 @@ function breakLongCodeInTables(html: string): string {
   );
 }
 
+/** A path-absolute reference (`/docs/runs`), not a network-path one (`//host/x`). */
+const PATH_ABSOLUTE = /^\/(?!\/)/;
+
 /**
  * Markdown → HTML for pages written in the repo. Links between docs are written as relative
- * `.md` files (so they work on a code host too) and become the site's page URLs here; headings
- * get GitHub's anchors.
+ * `.md` files (so they work on a code host too) and become the site's page URLs here
+ * (`pageForFile` answers with the URL to link to); links written from the site's root
+ * (`/openapi.json`) get `basePath` in front; headings get GitHub's anchors.
  */
-export function createMarkdownRenderer(pageForFile: (file: string) => string | undefined): (markdown: string) => string {
+export function createMarkdownRenderer(pageForFile: (file: string) => string | undefined, basePath = ''): (markdown: string) => string {
   // marked loads (from its CommonJS build) when the first page renders, not at start-up.
   let marked: Marked | undefined;
   // Anchors already used in the document being rendered (a repeated heading gets -1, -2, ...).
@@ -185,10 +200,11 @@ export function createMarkdownRenderer(pageForFile: (file: string) => string | u
     return new MarkedClass({
       gfm: true,
       walkTokens(token) {
-        if (token.type !== 'link') return;
+        if (token.type !== 'link' && token.type !== 'image') return;
         const match = /^(?:\.\/)?([a-z0-9-]+\.md)(#.*)?$/.exec(token.href);
         const page = match?.[1] ? pageForFile(match[1]) : undefined;
         if (page) token.href = `${page}${match?.[2] ?? ''}`;
+        else if (PATH_ABSOLUTE.test(token.href)) token.href = `${basePath}${token.href}`;
       },
       renderer: {
         // A relative link still relative here names a file of the repository (`../examples/

@@ -17,7 +17,7 @@ export function buildLlmsTxt(siteUrl: string, pages: SitePages, skills: AgentSki
 
 > Porch is a self-hosted prompt-orchestration server: a REST API at ${at(SITE_PATHS.apiBase)}, an MCP server at ${at(SITE_PATHS.mcp)} and Agent Skills, over one database. It lists and executes your workflows, prompt compositions, custom skills and personas, manages context cards, judges prompts and scans text for personal data and secrets.
 
-Every API request sends an API key in \`X-API-Key\` (keys start with \`mdi_\`; only Expert accounts have them). Responses are \`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "request_id"}}\`. Executions cost credits (1 credit = 1,000 tokens). Every page below is Markdown; any allowlisted page also answers \`Accept: text/markdown\`.
+Every API request sends an API key in \`X-API-Key\` (keys start with \`mdi_\`; only Expert accounts have them). Responses are \`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "request_id"}}\`. Executions cost credits (1 credit = 1,000 tokens). The docs and the API reference below link to their Markdown versions (\`.md\`); the other links are the machine-readable documents themselves (OpenAPI JSON and YAML, the API catalog, the health check, the Agent Skills index and files). Every page of the docs site also answers \`Accept: text/markdown\` on its own URL.
 
 ## Docs
 

@@ -56,7 +56,7 @@ function asset(stem: string, extension: string, contentType: string, body: strin
 function apiReferenceScript(openApiUrl: string): string {
   return `window.addEventListener('DOMContentLoaded', function () {
   window.ui = SwaggerUIBundle({
-    url: '${openApiUrl}',
+    url: ${JSON.stringify(openApiUrl)},
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
@@ -68,8 +68,12 @@ function apiReferenceScript(openApiUrl: string): string {
 `;
 }
 
-/** Reads the assets from the package (rootDir holds site/) and node_modules. */
-export function loadSiteAssets(rootDir: string): SiteAssets {
+/**
+ * Reads the assets from the package (rootDir holds site/) and node_modules. `basePath` is the
+ * public URL's path, which the browser puts before the OpenAPI document's site path when Swagger
+ * UI fetches it (behind a proxy that strips `/porch`, `/openapi.json` is `/porch/openapi.json`).
+ */
+export function loadSiteAssets(rootDir: string, basePath = ''): SiteAssets {
   const require = createRequire(import.meta.url);
   const read = (file: string) => readFileSync(file, 'utf8');
   // The source map comment would make browsers with devtools open ask for a file Porch does not serve.
@@ -82,7 +86,7 @@ export function loadSiteAssets(rootDir: string): SiteAssets {
     stylesheet: asset('site', 'css', CSS, read(join(rootDir, 'site/site.css'))),
     script: asset('site', 'js', JAVASCRIPT, read(join(rootDir, 'site/site.mjs'))),
     searchEngine: asset('minisearch', 'js', JAVASCRIPT, minisearch),
-    apiReferenceScript: asset('api-reference', 'js', JAVASCRIPT, apiReferenceScript(SITE_PATHS.openApiJson)),
+    apiReferenceScript: asset('api-reference', 'js', JAVASCRIPT, apiReferenceScript(`${basePath}${SITE_PATHS.openApiJson}`)),
     favicon: asset('favicon', 'svg', 'image/svg+xml', read(join(rootDir, 'site/favicon.svg'))),
   };
   const byUrl = new Map<string, StaticAsset>(Object.values(assets).map((entry) => [entry.url, entry]));

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { countTextTokens } from '../../core/ai/index.js';
 import type { AgentSkillsIndex } from './agent-skills.js';
 import { renderApiReferenceMarkdown } from './api-reference-markdown.js';
-import { createMarkdownRenderer, renderLayout, textOfHtml, type NavGroup, type NavLink, type SiteChrome } from './html-layout.js';
+import { createMarkdownRenderer, escapeHtml, renderLayout, textOfHtml, type NavGroup, type NavLink, type SiteChrome } from './html-layout.js';
 import type { OpenApiDocument } from './openapi.js';
 import { fingerprintedUrl, swaggerUiUrl, type SiteAssets } from './site-assets.js';
 import { SITE_PATHS } from '../../operations/site-paths.js';
@@ -227,15 +227,35 @@ export interface SitePages {
 }
 
 /**
+ * A link's text: anything but `]`, over several lines if need be (a long text wraps, as
+ * `[Configuration and\n  providers](configuration.md)` in byok.md does: regression, that link
+ * stayed dead in the Markdown twin), but never across a blank line, which ends a paragraph and
+ * so any link in it.
+ */
+const LINK_TEXT = String.raw`((?:[^\]\n]|\n(?![ \t]*\n))+)`;
+
+/**
  * A relative link that names no doc page (`../examples/bundle.yaml`) points at a file of the
  * repository, which the site does not serve: in the Markdown twin it would be a dead link, so its
  * text stays without it, as the HTML page renders it. Links to pages (`runs.md#cancel-it`),
  * anchors, absolute paths and URLs are kept.
  */
-const REPOSITORY_LINK = /(?<!!)\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|[/#?])(?!(?:\.\/)?[a-z0-9-]+\.md(?:#[^)\s]*)?\))[^)\s]+\)/gi;
+const REPOSITORY_LINK = new RegExp(String.raw`(?<!!)\[${LINK_TEXT}\]\((?![a-z][a-z0-9+.-]*:|[/#?])(?!(?:\.\/)?[a-z0-9-]+\.md(?:#[^)\s]*)?\))[^)\s]+\)`, 'gi');
 
 /** A link to another doc page by its file (`[Runs](runs.md#cancel-it)`, `./runs.md`). */
-const PAGE_LINK = /(?<!!)\[([^\]\n]+)\]\((?:\.\/)?([a-z0-9-]+\.md)(#[^)\s]*)?\)/gi;
+const PAGE_LINK = new RegExp(String.raw`(?<!!)\[${LINK_TEXT}\]\((?:\.\/)?([a-z0-9-]+\.md)(#[^)\s]*)?\)`, 'gi');
+
+/** The target of a Markdown link or image written from the site's root (`](/openapi.json)`), not a network-path one (`](//host)`). */
+const PATH_ABSOLUTE_TARGET = /\]\((?=\/(?!\/))/g;
+
+/**
+ * The path of the public URL, without a trailing slash: '' when Porch is served at the root,
+ * `/porch` when a proxy forwards `https://example.com/porch/...` to it with the prefix stripped.
+ * Every link the site writes from its root starts with it.
+ */
+export function basePathOf(siteUrl: string): string {
+  return withoutTrailingSlashes(new URL(siteUrl).pathname).replace(/^\/$/, '');
+}
 
 export function withoutRepositoryLinks(markdown: string): string {
   return markdown.replace(REPOSITORY_LINK, '$1');
@@ -247,12 +267,15 @@ export function markdownPathOf(path: string): string {
 
 export interface SitePagesInput {
   rootDir: string;
+  /** The public URL's path (see basePathOf): '' at the root. */
+  basePath?: string;
   document: OpenApiDocument;
   skills: AgentSkillsIndex;
   assets: SiteAssets;
 }
 
-function homeMarkdown(document: OpenApiDocument, docs: readonly DocSource[]): string {
+/** `at` puts the public URL's path before the site paths the text names as code (links get it later, all at once). */
+function homeMarkdown(document: OpenApiDocument, docs: readonly DocSource[], at: (path: string) => string): string {
   const rows: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -276,17 +299,17 @@ ${docs.map((doc) => `- [${doc.title}](${SITE_PATHS.docs}/${doc.slug}): ${doc.sum
 
 - OpenAPI 3.1: [${SITE_PATHS.openApiJson}](${SITE_PATHS.openApiJson}) (JSON) and [${SITE_PATHS.openApiYaml}](${SITE_PATHS.openApiYaml}) (YAML)
 - API catalog (RFC 9727): [${SITE_PATHS.apiCatalog}](${SITE_PATHS.apiCatalog})
-- REST API base: \`${SITE_PATHS.apiBase}\`, health at [${SITE_PATHS.health}](${SITE_PATHS.health})
-- MCP server (Streamable HTTP): \`${SITE_PATHS.mcp}\`
+- REST API base: \`${at(SITE_PATHS.apiBase)}\`, health at [${at(SITE_PATHS.health)}](${SITE_PATHS.health})
+- MCP server (Streamable HTTP): \`${at(SITE_PATHS.mcp)}\`
 - Agent Skills index: [${SITE_PATHS.agentSkillsIndex}](${SITE_PATHS.agentSkillsIndex})
 - Site summary for LLMs: [${SITE_PATHS.llmsTxt}](${SITE_PATHS.llmsTxt})
-- Any page as Markdown: send \`Accept: text/markdown\`, or use \`${SITE_PATHS.markdownGateway}?path=/docs/quick-start\`
+- Any page as Markdown: send \`Accept: text/markdown\`, or use \`${at(SITE_PATHS.markdownGateway)}?path=/docs/quick-start\`
 
 ## Operations
 
 Every keyed call sends \`X-API-Key: mdi_...\`; any one of the listed scopes grants it.
 
-| Method | Path under \`${SITE_PATHS.apiBase}\` | What it does | Scopes |
+| Method | Path under \`${at(SITE_PATHS.apiBase)}\` | What it does | Scopes |
 |---|---|---|---|
 ${rows.join('\n')}
 `;
@@ -306,14 +329,14 @@ ${skills.skills.map((skill) => `- [${skill.name}](${SITE_PATHS.agentSkillsBase}/
 `;
 }
 
-function apiReferenceHtml(markdownHtml: string, assets: SiteAssets): { head: string; body: string } {
+function apiReferenceHtml(markdownHtml: string, assets: SiteAssets, at: (path: string) => string): { head: string; body: string } {
   return {
-    head: `<link rel="stylesheet" href="${swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui.css')}">`,
+    head: `<link rel="stylesheet" href="${escapeHtml(at(swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui.css')))}">`,
     body: `<h1 class="visually-hidden">API reference</h1>
 <div id="swagger-ui"></div>
 <noscript>${markdownHtml}</noscript>
-<script src="${swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui-bundle.js')}"></script>
-<script src="${assets.apiReferenceScript.url}"></script>`,
+<script src="${escapeHtml(at(swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui-bundle.js')))}"></script>
+<script src="${escapeHtml(at(assets.apiReferenceScript.url))}"></script>`,
   };
 }
 
@@ -347,20 +370,26 @@ function searchSections(path: string, title: string, html: string): Array<Omit<S
   return sections;
 }
 
-const NOT_FOUND_BODY = `<h1>Page not found</h1>
+/** The 404 page's content; it is served at any address, so its links start from the site's root. */
+function notFoundBody(at: (path: string) => string): string {
+  const href = (path: string) => escapeHtml(at(path));
+  return `<h1>Page not found</h1>
 <p>There is no page at this address. It may have moved when the documentation was reorganised.</p>
 <ul>
 <li>Search the docs with the box at the top of the page, or</li>
-<li>start from the <a href="${SITE_PATHS.docs}">documentation index</a>, the <a href="${SITE_PATHS.home}">home page</a> or the <a href="${SITE_PATHS.apiReference}">API reference</a>.</li>
+<li>start from the <a href="${href(SITE_PATHS.docs)}">documentation index</a>, the <a href="${href(SITE_PATHS.home)}">home page</a> or the <a href="${href(SITE_PATHS.apiReference)}">API reference</a>.</li>
 </ul>
-<p>Looking for the API? It lives under <code>${SITE_PATHS.apiBase}</code> and answers unknown paths with a JSON error.</p>`;
+<p>Looking for the API? It lives under <code>${escapeHtml(at(SITE_PATHS.apiBase))}</code> and answers unknown paths with a JSON error.</p>`;
+}
 
-export function buildSitePages({ rootDir, document, skills, assets }: SitePagesInput): SitePages {
+export function buildSitePages({ rootDir, basePath = '', document, skills, assets }: SitePagesInput): SitePages {
+  /** A site path as a browser or agent must ask for it: behind a proxy that strips `/porch`, `/docs` is `/porch/docs`. */
+  const at = (path: string) => `${basePath}${path}`;
   const docs = DOC_SOURCES.filter((doc) => existsSync(join(rootDir, doc.file)));
   const renderMarkdown = createMarkdownRenderer((file) => {
     const doc = docs.find((candidate) => candidate.file === `docs/${file}`);
-    return doc ? `${SITE_PATHS.docs}/${doc.slug}` : undefined;
-  });
+    return doc ? at(`${SITE_PATHS.docs}/${doc.slug}`) : undefined;
+  }, basePath);
 
   // The sidebar: the docs index first, then every doc in its group; the API reference under "Reference".
   const reference: NavLink = { title: 'API reference', path: SITE_PATHS.apiReference };
@@ -388,11 +417,14 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
   // pages are therefore absolute, to their twins (regression: through the gateway, 8 of quick
   // start's 10 links were dead). The HTML page is rendered from the text as written.
   const twinOfFile = new Map(docs.map((doc) => [basename(doc.file), `${SITE_PATHS.docs}/${doc.slug}.md`]));
-  const absoluteLinks = (markdown: string) =>
-    markdown.replace(PAGE_LINK, (whole, text: string, file: string, fragment: string | undefined) => {
+  // Links from the site's root, these and those written so, then get the public URL's path in front.
+  const absoluteLinks = (markdown: string) => {
+    const toTwins = markdown.replace(PAGE_LINK, (whole, text: string, file: string, fragment: string | undefined) => {
       const twin = twinOfFile.get(file);
       return twin === undefined ? whole : `[${text}](${twin}${fragment ?? ''})`;
     });
+    return basePath === '' ? toTwins : toTwins.replace(PATH_ABSOLUTE_TARGET, `](${basePath}`);
+  };
   const draft = (path: string, title: string, summary: string, section: PageSection, markdown: string, html?: { head: string; body: string }): Draft => ({
     path,
     title,
@@ -413,6 +445,7 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
       homeMarkdown(
         document,
         docs.filter((doc) => !doc.optional),
+        at,
       ),
     ),
     draft(SITE_PATHS.docs, 'Documentation', 'Every documentation page and the Agent Skills.', 'docs', docsIndexMarkdown(docs, skills)),
@@ -431,17 +464,18 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
       'Every operation with its parameters, bodies, responses and errors.',
       'api',
       referenceMarkdown,
-      apiReferenceHtml(renderMarkdown(referenceMarkdown), assets),
+      apiReferenceHtml(renderMarkdown(referenceMarkdown), assets, at),
     ),
   ];
 
   // The index covers every page; the API reference by its Markdown rendering, as Swagger UI draws in the browser.
   const sections = drafts.flatMap((entry) =>
-    searchSections(entry.path, entry.title, entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body),
+    searchSections(at(entry.path), entry.title, entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body),
   );
   const searchJson = JSON.stringify(sections.map((section, id) => ({ id, ...section })));
   const searchIndex = { url: fingerprintedUrl('search-index', 'json', searchJson), json: searchJson };
   const chrome: SiteChrome = {
+    basePath,
     stylesheetUrl: assets.stylesheet.url,
     scriptUrl: assets.script.url,
     searchEngineUrl: assets.searchEngine.url,
@@ -486,6 +520,6 @@ export function buildSitePages({ rootDir, document, skills, assets }: SitePagesI
       return byPath.get(withoutTrailingSlashes(path));
     },
     searchIndex,
-    notFoundHtml: renderLayout({ title: 'Page not found', path: '', body: NOT_FOUND_BODY, chrome }),
+    notFoundHtml: renderLayout({ title: 'Page not found', path: '', body: notFoundBody(at), chrome }),
   };
 }
