@@ -104,6 +104,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     telemetry,
   );
   const judge = createJudgeService({ ai, modelCaller, thresholds: settings.judgeThresholds, siteUrl: settings.siteUrl });
+  const deferredWrites = createDeferredWrites(logger);
   const executions = instrumentExecutions(
     createExecutionService({
       store,
@@ -119,6 +120,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
       workflowLimits: settings.workflowLimits,
       maxInFlightPerKey: settings.maxInFlightPerKey,
       instance,
+      deferredWrites,
       telemetry,
     }),
     telemetry,
@@ -128,7 +130,6 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const oauth = createOAuthService(store, clock);
   const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
   const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);
-  const deferredWrites = createDeferredWrites(logger);
   const runQueue = createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, settings: settings.runQueue });
   const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
   const webhooks = createWebhookService(store, clock, secretKey, { allowHosts: webhookSettings.allowHosts, retentionDays: settings.runRetentionDays });

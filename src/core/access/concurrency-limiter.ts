@@ -6,10 +6,14 @@
  *
  * The count is shared by every process on the database: each run holds a slot row recorded
  * under this process's lease, and only slots of live processes count, so a crash never leaves a
- * key's slots taken for longer than the lease.
+ * key's slots taken for longer than the lease. A live process renews its lease, so a slot it
+ * could not give back while the store was out of reach is given back once the store is back
+ * (deferred-writes.ts), not at its next execution, which may never come (regression: on
+ * PostgreSQL, the key kept one slot fewer on every process for as long as this one lived).
  */
 import type { ExecutionSlotRepository, SlotRequest } from '../../db/store.js';
 import type { Clock } from '../clock.js';
+import type { DeferredWrites } from '../deferred-writes.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
@@ -45,6 +49,7 @@ export interface ConcurrencyLimiterDependencies {
   slots: ExecutionSlotRepository;
   instance: Instance;
   clock: Clock;
+  deferredWrites: DeferredWrites;
   maxPerKey?: number;
 }
 
@@ -52,18 +57,10 @@ export function createConcurrencyLimiter({
   slots,
   instance,
   clock,
+  deferredWrites,
   maxPerKey = DEFAULT_MAX_CONCURRENT_EXECUTIONS_PER_KEY,
 }: ConcurrencyLimiterDependencies): ConcurrencyLimiter {
   if (!Number.isInteger(maxPerKey) || maxPerKey < 1) throw new Error('The concurrent execution limit must be a positive integer.');
-  // Slots whose release failed (the database was briefly out of reach). They would otherwise stay
-  // taken for as long as this process lives, so they are given back before the next acquisition.
-  const unreleased = new Set<string>();
-  const releaseLeftovers = async () => {
-    for (const slotId of unreleased) {
-      await slots.release(slotId);
-      unreleased.delete(slotId);
-    }
-  };
   const refusal = () =>
     new PorchError(
       'RATE_LIMITED',
@@ -71,8 +68,9 @@ export function createConcurrencyLimiter({
       { retryAfterSeconds: RETRY_AFTER_SECONDS },
     );
   // The task's own outcome (an answer already charged for, or its error) is what the caller
-  // gets; a failed release must not replace it.
-  const giveBack = (slotId: string) => slots.release(slotId).catch(() => void unreleased.add(slotId));
+  // gets; a failed release must not replace it. A release the store refuses for another reason
+  // than its outage is not retried: it would never land.
+  const giveBack = (slotId: string) => deferredWrites.attempt(`the release of execution slot ${slotId}`, () => slots.release(slotId)).catch(() => undefined);
   const held = async <T>(slotId: string, task: () => Promise<T>): Promise<T> => {
     try {
       return await task();
@@ -80,10 +78,13 @@ export function createConcurrencyLimiter({
       await giveBack(slotId);
     }
   };
-  const slotFor = async (keyId: string): Promise<SlotRequest> => {
-    await releaseLeftovers();
-    return { slotId: newId(), keyId, instanceId: await instance.ready(), maxInFlight: maxPerKey, now: clock.now() };
-  };
+  const slotFor = async (keyId: string): Promise<SlotRequest> => ({
+    slotId: newId(),
+    keyId,
+    instanceId: await instance.ready(),
+    maxInFlight: maxPerKey,
+    now: clock.now(),
+  });
   return {
     async run(keyId, task) {
       const slot = await slotFor(keyId);

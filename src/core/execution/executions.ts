@@ -15,7 +15,7 @@ import type { CatalogService } from '../catalog/catalog.js';
 import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
-import { isStoreUnavailable } from '../deferred-writes.js';
+import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import type { CreditService } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode, meteredModelChoices } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
@@ -96,6 +96,8 @@ export interface ExecutionDependencies {
   maxInFlightPerKey: number;
   /** This process's lease, under which its execution slots are held. */
   instance: Instance;
+  /** Where a slot's release the store's outage refused waits until it lands. */
+  deferredWrites: DeferredWrites;
   /** A span per workflow node. */
   telemetry: Telemetry;
 }
@@ -317,7 +319,13 @@ export function createExecutionService(deps: ExecutionDependencies) {
 
   return {
     /** Bounds the executions in flight per key; the invocation path runs every execution through it. */
-    concurrency: createConcurrencyLimiter({ slots: store.executionSlots, instance: deps.instance, clock, maxPerKey: deps.maxInFlightPerKey }),
+    concurrency: createConcurrencyLimiter({
+      slots: store.executionSlots,
+      instance: deps.instance,
+      clock,
+      deferredWrites: deps.deferredWrites,
+      maxPerKey: deps.maxInFlightPerKey,
+    }),
 
     async judge(caller: Caller, input: JudgeServiceInput, signal?: AbortSignal): Promise<JudgeResult & { guardrail_findings?: GuardrailFinding[] }> {
       const { result, guardrailFindings } = await deps.judge.judge(caller, await organisationOf(caller), input, {
