@@ -39,10 +39,14 @@ const MCP_HINTS: Partial<Record<PorchError['code'], string>> = {
   AI_SERVICE_ERROR: '',
 };
 
-/** `CODE: message Hint` — the code first, so agents and scripts can branch on it. */
+/**
+ * `CODE: message Hint` — the code first, so agents and scripts can branch on it. A message that
+ * already says when to retry ("...; retry shortly", "Wait for one to finish, then retry") gets no
+ * hint saying it again (regression: "retry shortly. Retry later.").
+ */
 export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
   const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-  const hint = MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint;
+  const hint = /\bretry\b/i.test(message) ? '' : (MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint);
   return `${publicErrorCode(error.code, codeSet)}: ${message}${hint === '' ? '' : ` ${hint}`}`;
 }
 
@@ -123,7 +127,10 @@ export class ProtocolError extends Error {
  */
 export function toProtocolError(error: PorchError, codeSet: ErrorCodeSet): ProtocolError {
   const status = ERROR_TABLE[error.code].status;
-  const code = status === 400 || status === 404 ? ProtocolErrorCode.InvalidParams : status >= 500 ? ProtocolErrorCode.InternalError : REFUSAL_RPC_CODE;
+  // A 503 (the database out of reach) is no fault of the request or the server's code: like a
+  // rate limit, a refusal to retry after `retry_after`, not -32603, which clients take as final.
+  const code =
+    status === 400 || status === 404 ? ProtocolErrorCode.InvalidParams : status >= 500 && status !== 503 ? ProtocolErrorCode.InternalError : REFUSAL_RPC_CODE;
   return new ProtocolError(code, errorText(error, codeSet), errorDetails(error, codeSet));
 }
 
@@ -159,9 +166,14 @@ export function httpRefusal(error: PorchError, codeSet: ErrorCodeSet, options: R
       ...(options.tokenSent ? { error: 'invalid_token' as const, errorDescription: error.message } : {}),
       ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
     });
+  const retryAfter = error.details.retryAfterSeconds;
   return {
     status,
-    headers: status === 401 ? { 'WWW-Authenticate': challenge() } : {},
+    headers: {
+      ...(status === 401 ? { 'WWW-Authenticate': challenge() } : {}),
+      // As the REST door sends it with a 429 or a 503 (regression: missing on the MCP endpoint's 503).
+      ...(retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) }),
+    },
     body: { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: options.id },
   };
 }

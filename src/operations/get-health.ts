@@ -20,7 +20,8 @@ export const getHealth = definePublicOperation({
   }),
   async run(_input, { core }) {
     const report = await core.health.check();
-    if (report.database !== 'ok') throw new PorchError('SERVICE_UNAVAILABLE', 'The database is unavailable.');
+    // Retry-After as every 503 of an unreachable database has it (the store's own default wait).
+    if (report.database !== 'ok') throw new PorchError('SERVICE_UNAVAILABLE', 'The database is unavailable.', { retryAfterSeconds: 1 });
     return report;
   },
 });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
+import { StoreUnavailableError } from '../../src/db/store.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { createProviderHarness } from '../helpers/provider-harness.js';
 import { connectHttp, describeResult, mcpUrl, operationNamed, sampleFor, toolArguments } from '../helpers/mcp-client.js';
@@ -213,6 +214,28 @@ describe('an Authorization header that is not Bearer (regression: it was read as
     );
     expect(response.status, response.text).toBe(401);
     expect(response.json).toMatchObject({ id: 2, error: { data: { code: 'MISSING_API_KEY' } } });
+  });
+});
+
+describe('the database out of reach', () => {
+  it('refuses a keyed call with 503, Retry-After and -32000, saying once when to retry (regression: no Retry-After, -32603 and a doubled hint)', async () => {
+    const { key } = await harness.expertWithKey();
+    // What PostgreSQL out of reach makes of the key's lookup (the store's own error for it).
+    harness.store.apiKeys.findUsableByHash = async () => {
+      throw new StoreUnavailableError('The PostgreSQL database cannot be reached.');
+    };
+    const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_skills', arguments: {} } }, { 'x-api-key': key });
+    expect(response.status, response.text).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(response.json).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: {
+        code: -32000,
+        message: 'SERVICE_UNAVAILABLE: The database is unavailable right now; retry shortly.',
+        data: { code: 'SERVICE_UNAVAILABLE', retry_after: 1 },
+      },
+    });
   });
 });
 

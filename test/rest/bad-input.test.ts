@@ -203,5 +203,7 @@ describe('health', () => {
     const response = await harness.api('GET', '/health');
     expect(response.status).toBe(503);
     expect(response.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    // As every other 503 of the database out of reach (regression: none here).
+    expect(response.headers.get('retry-after')).toBe('1');
   });
 });
