@@ -16,7 +16,7 @@ import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
 import { BASE_FIELD, type Digests, digestsOf, encodeBase, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { param, textOf } from './kinds.js';
-import { Field, issuesOf, tagsOf } from './form-parts.js';
+import { CatalogSearch, Field, issuesOf, tagsOf } from './form-parts.js';
 
 const PATH = `${CONSOLE_PATHS.root}/context-cards`;
 
@@ -51,15 +51,7 @@ async function renderList(ctx: PageContext): Promise<void> {
         </div>
         <p class="lead">Reusable context for prompts. A card of category “persona” is also listed under Personas.</p>
         {deleted ? <Notice kind="success">Deleted the context card.</Notice> : null}
-        <search>
-          <form method="get" action={PATH} class="search">
-            <label for="catalog-search">Search context cards</label>
-            <input id="catalog-search" type="search" name="q" value={query} placeholder="Title, description, category or tag" />
-            <button type="submit" class="secondary">
-              Search
-            </button>
-          </form>
-        </search>
+        <CatalogSearch action={PATH} label="Search context cards" query={query} placeholder="Title, description, category or tag" />
         {cards.length === 0 ? (
           <p class="empty">{query === '' ? 'No context cards yet.' : `No context cards match “${query}”.`}</p>
         ) : (

@@ -15,7 +15,7 @@ import { type FormBody, formBody, formValue, type PageContext } from '../../cons
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
-import { Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
+import { CatalogSearch, Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
 import {
   type CatalogKind,
   DEFINITION_FIELD,
@@ -58,15 +58,7 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
         </div>
         <p class="lead">{kind.lead}</p>
         {deleted ? <Notice kind="success">Deleted the {kind.noun}.</Notice> : null}
-        <search>
-          <form method="get" action={kind.path} class="search">
-            <label for="catalog-search">Search {kind.title.toLowerCase()}</label>
-            <input id="catalog-search" type="search" name="q" value={query} placeholder="Name, description or tag" />
-            <button type="submit" class="secondary">
-              Search
-            </button>
-          </form>
-        </search>
+        <CatalogSearch action={kind.path} label={`Search ${kind.title.toLowerCase()}`} query={query} placeholder="Name, description or tag" />
         {items.length === 0 ? (
           <p class="empty">{query === '' ? `No ${kind.title.toLowerCase()} yet.` : `No ${kind.title.toLowerCase()} match “${query}”.`}</p>
         ) : (

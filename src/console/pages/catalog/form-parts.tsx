@@ -139,3 +139,18 @@ export function tagsOf(text: string | undefined): string[] {
     .map((tag) => tag.trim())
     .filter((tag) => tag !== '');
 }
+
+/** The search box above a catalog list: a GET form, so a search is an address to keep or share. */
+export function CatalogSearch({ action, label, query, placeholder }: { action: string; label: string; query: string; placeholder: string }): JSX.Element {
+  return (
+    <search>
+      <form method="get" action={action} class="search">
+        <label for="catalog-search">{label}</label>
+        <input id="catalog-search" type="search" name="q" value={query} placeholder={placeholder} />
+        <button type="submit" class="secondary">
+          Search
+        </button>
+      </form>
+    </search>
+  );
+}
