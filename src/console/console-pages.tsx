@@ -175,7 +175,11 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
     page(method, path, handler, options = {}) {
       route(method, path, 'signed-in', async (req, res) => {
         const signedIn = await cookies.signedIn(req);
-        if (!signedIn && options.signedOut) return options.signedOut(res);
+        // A form another site posted never carries the session cookie (SameSite=Lax), so it must
+        // not reach `signedOut`: it would clear the cookie of a session it never ended
+        // (regression: another site signed the user out of the browser, the session lived on).
+        const crossSite = req.get('sec-fetch-site') === 'cross-site';
+        if (!signedIn && options.signedOut && !crossSite) return options.signedOut(res);
         if (!signedIn) {
           // A page goes to sign-in; a part of a page updating itself (htmx) is told the session
           // ended, which console.js shows in its place (regression: a run's page followed the
@@ -185,10 +189,9 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
           }
           // A form another site posted arrives without the session cookie (SameSite): say so,
           // rather than tell a person who is still signed in that their session ended.
-          const refusal =
-            req.get('sec-fetch-site') === 'cross-site'
-              ? new PorchError('ACCESS_DENIED', 'This form was sent from another site; the console accepts forms from its own pages only.')
-              : new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
+          const refusal = crossSite
+            ? new PorchError('CSRF_TOKEN_INVALID', 'This form was sent from another site; the console accepts forms from its own pages only.')
+            : new PorchError('MISSING_API_KEY', 'Your session has ended; sign in again.');
           return failed(req, res, null, cookies.formToken(req, res), refusal);
         }
         try {

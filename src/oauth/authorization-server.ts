@@ -124,9 +124,32 @@ function requireSecureRedirects(redirectUris: unknown): void {
   }
 }
 
-/** The name the consent page and Connected apps show for a client: its registered name, else its id. */
+/**
+ * Characters a client's name may not hold: control characters (line breaks, escapes) and the
+ * invisible bidirectional marks and overrides (U+202E and its kin), which reorder the text shown
+ * after them, so a name could turn the consent page's account and return host around.
+ */
+const UNSHOWABLE_NAME_CHARACTERS = /[\p{Cc}\p{Bidi_Control}]/gu;
+
+function withoutUnshowableCharacters(name: string): string {
+  return name.replaceAll(UNSHOWABLE_NAME_CHARACTERS, '');
+}
+
+/** A registered name must read as what it is wherever Porch shows it (RFC 7591's invalid_client_metadata otherwise). */
+function requireShowableName(clientName: unknown): void {
+  if (typeof clientName === 'string' && withoutUnshowableCharacters(clientName) !== clientName) {
+    throw new errors.InvalidClientMetadata('client_name must not contain control characters or bidirectional formatting characters (such as U+202E)');
+  }
+}
+
+/**
+ * The name the consent page and Connected apps show for a client: its registered name, else its
+ * id. Registration refuses names with unshowable characters; a client registered before that rule
+ * (or named by a metadata document) has them dropped here.
+ */
 function displayName(client: { clientId: string; clientName?: unknown }): string {
-  return typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName : client.clientId;
+  const name = typeof client.clientName === 'string' ? withoutUnshowableCharacters(client.clientName) : '';
+  return name.trim() !== '' ? name : client.clientId;
 }
 
 /** The resource as sent, without a trailing slash, so `.../mcp/` and `.../mcp` are one resource. */
@@ -182,7 +205,10 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       validator(ctx, key, value, metadata) {
         if (value !== undefined && typeof value !== 'string') throw new errors.InvalidClientMetadata(`${key} must be a string`);
         // Only a registration has a request: a client read back from storage is not checked again.
-        if (ctx !== undefined && key === 'software_id') requireSecureRedirects(metadata.redirect_uris);
+        if (ctx !== undefined && key === 'software_id') {
+          requireSecureRedirects(metadata.redirect_uris);
+          requireShowableName(metadata.client_name);
+        }
       },
     },
     features: {

@@ -110,6 +110,24 @@ describe('analysing again', () => {
     expect(shownScores(posted.html)).not.toEqual(shownScores(first.html));
   });
 
+  it('answers the posted form at the prompt’s own address, so a reload reads the page instead of sending the form again (regression: resubmitted)', async () => {
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const posted = await browser.post('/refine', { prompt: PROMPT, goal: 'a short summary' });
+    expect(posted.status, posted.html).toBe(200);
+    const address = `/refine?prompt=${encodeURIComponent(PROMPT)}&goal=a%20short%20summary`;
+    expect(posted.html).toContain(`data-address="${address.replaceAll('&', '&amp;')}"`);
+    // That address opens the same prompt with the same scores.
+    const reloaded = await browser.get(address);
+    expect(textareaOf(reloaded.html)).toBe(PROMPT);
+    expect(shownScores(reloaded.html)).toEqual(shownScores(posted.html));
+    // A prompt too long for an address that could be reloaded, or a refused one, leaves the bare page there.
+    for (const prompt of ['🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS), 'é'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 1)]) {
+      const long = await browser.post('/refine', { prompt });
+      expect(long.html).toContain('data-address="/refine"');
+    }
+  });
+
   it('the htmx fragment answers the analysis alone and points the address bar at the edited prompt', async () => {
     const browser = consoleBrowser(harness);
     await browser.get('/refine');

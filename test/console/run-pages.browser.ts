@@ -104,6 +104,33 @@ describe('run pages in a browser', () => {
     await context.close();
   });
 
+  it('on a phone, a run brings its result into view with the focus on it, and a reload reopens the resource without running it (regression: below the fold; bare playground)', async () => {
+    const viewport = { width: 390, height: 800 };
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport });
+    const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;
+    const resource = `composition:${ids['composition:release-notes']}`;
+    await runInPlayground(page, resource, RELEASE_FIELDS);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('result-heading');
+    const heading = await page.locator('#result-heading').boundingBox();
+    expect(heading, 'the result heading is laid out').not.toBeNull();
+    expect(heading?.y).toBeGreaterThanOrEqual(0);
+    expect(heading?.y).toBeLessThan(viewport.height);
+    expect(page.url()).toBe(`${harness.url}/console/playground?resource=${encodeURIComponent(resource)}`);
+
+    // A reload that sent the form again would show a result again.
+    await page.reload();
+    expect(await page.locator('#result').count()).toBe(0);
+    expect(await page.locator('textarea[name="var.product"]').count()).toBe(1);
+
+    // The judge's verdict, below its form too, takes the focus the same way.
+    await page.goto(`${harness.url}/console/judge`);
+    await page.getByLabel('Prompt').fill('Write a poem.');
+    await page.getByRole('button', { name: 'Judge' }).click();
+    await page.locator('#result').waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('judged-heading');
+    await context.close();
+  });
+
   it('photographs the playground, runs, run detail, judge, sanitiser and overview', async () => {
     const { context, page, accountId } = await signInWithChromium(browser, harness);
     const ids = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids;

@@ -79,6 +79,19 @@ describe('playground', () => {
     expect(ran.html).toMatch(/class="badge badge-success">completed</);
   });
 
+  it('answers a run at the resource’s own address, with the focus on its result (regression: a reload lost the resource; the result was out of sight)', async () => {
+    const resource = `composition:${ids['composition:release-notes']}`;
+    await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}`);
+    const ran = await browser.post('/console/playground', { resource, ...variableFields(RELEASE_VARIABLES) });
+    expect(ran.status, ran.html).toBe(200);
+    expect(ran.html).toContain(`data-address="/console/playground?resource=${encodeURIComponent(resource)}"`);
+    expect(ran.html).toContain('<h2 id="result-heading" tabindex="-1" autofocus>Result</h2>');
+    // The address reads the resource's form again, without running it.
+    const reloaded = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}`);
+    expect(reloaded.html).toContain('name="var.product"');
+    expect(reloaded.html).not.toContain('id="result-heading"');
+  });
+
   it('shows a failed workflow node with its error, and the run as failed', async () => {
     // Its own account: deleting the composition a node refers to makes that node fail when run.
     const own = await signedInBrowser(harness);

@@ -203,6 +203,26 @@ describe('sessions', () => {
     expect(stale.location).toBe('/console/sign-in');
   });
 
+  it('refuses a sign-out another site posts, leaving the cookie and the session as they were (regression: cookie cleared, session still listed)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    // What a browser sends for a form another site submits: no SameSite=Lax cookie, no token.
+    const foreign = await fetch(`${harness.url}/console/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      body: '',
+    });
+    const html = await foreign.text();
+    expect(foreign.status, html).toBe(403);
+    expect(html).toContain('This form was sent from another site');
+    expect(foreign.headers.getSetCookie().filter((cookie) => cookie.startsWith('porch_session='))).toEqual([]);
+    expect((await browser.get('/console')).status).toBe(200);
+    // With the cookie (a same-site page without the token), it is refused too, and the session lives on.
+    const forged = await browser.post('/console/sign-out', {}, { csrf: null });
+    expect(forged.status, forged.html).toBe(403);
+    expect((await browser.get('/console')).status).toBe(200);
+  });
+
   it('signs out every other session, keeping this one', async () => {
     const { browser, email, password } = await signedInBrowser(harness);
     const other = consoleBrowser(harness);

@@ -696,6 +696,42 @@ describe('registrations', () => {
     expect(refused.body).toMatchObject({ error: 'invalid_client_metadata', error_description: 'software_version must be a string' });
   });
 
+  it('refuses a client_name with control or bidirectional formatting characters (regression: U+202E turned the consent page around)', async () => {
+    for (const name of ['Test <b>App</b> \u202e evil', 'Isolated \u2067name\u2069', 'Marked\u200fname', 'Two\nlines', 'Bell\u0007']) {
+      const refused = await registration({ redirect_uris: [REDIRECT_URI], client_name: name });
+      expect(refused.status, `${JSON.stringify(name)}: ${JSON.stringify(refused.body)}`).toBe(400);
+      expect(refused.body).toMatchObject({
+        error: 'invalid_client_metadata',
+        error_description: 'client_name must not contain control characters or bidirectional formatting characters (such as U+202E)',
+      });
+    }
+    // Markup and scripts of every direction are only text: kept as registered, escaped where shown.
+    const accepted = await registration({ redirect_uris: [REDIRECT_URI], client_name: 'Test <b>App</b> مرحبا' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+    expect(accepted.body.client_name).toBe('Test <b>App</b> مرحبا');
+  });
+
+  it('shows a name registered before that rule without its bidirectional characters, isolated on the consent page and listed so', async () => {
+    const clientId = await register();
+    // As a registration stored before the rule holds it.
+    const stored = await harness.core.oauth.objects.find('Client', clientId);
+    if (stored === null) throw new Error('the client was not stored');
+    await harness.core.oauth.objects.save('Client', clientId, { ...stored.payload, client_name: 'Test Host \u202e evil' }, undefined);
+    const { browser, accountId } = await signedInBrowser(harness);
+    const { path, page, verifier } = await consentPage(browser, { clientId });
+    expect(page.html).not.toContain('\u202e');
+    expect(page.html).toContain('Connect <bdi>Test Host  evil</bdi> to Porch?');
+    expect(page.html).toContain('<strong><bdi>Test Host  evil</bdi></strong> asks to use');
+    const approved = await browser.post(path, { decision: 'approve', scope: ['read:workflow'] });
+    expect(approved.status, approved.html).toBe(303);
+    const resumed = await browser.get(pathOf(approved.location));
+    const code = new URL(resumed.location ?? '').searchParams.get('code');
+    expect(code, resumed.location ?? '').toBeTruthy();
+    await exchange({ code: String(code), verifier, clientId });
+    expect((await harness.core.oauth.listConnectedApps(accountId)).map((app) => app.clientName)).toEqual(['Test Host  evil']);
+    expect((await browser.get('/console/settings/api-access')).html).toContain('<td>Test Host  evil</td>');
+  });
+
   it('forgets a client unused for longer than a refresh token lives, and keeps one in use', async () => {
     const idle = await register();
     const used = await register();

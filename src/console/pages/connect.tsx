@@ -62,10 +62,15 @@ function ConsentForm({
   const offered = bounds.scopes.filter((scope) => request.requestedScopes.includes(scope));
   return (
     <section class="auth-box consent">
-      <h1>Connect {request.clientName} to Porch?</h1>
+      {/* The name is the app's own words: isolated (bdi), so no character in it can reorder the text around it. */}
+      <h1>
+        Connect <bdi>{request.clientName}</bdi> to Porch?
+      </h1>
       <p class="lead">
-        <strong>{request.clientName}</strong> asks to use Porch's MCP server as <strong>{email}</strong>. After you approve, your browser returns to{' '}
-        <code>{request.redirectHost}</code>.
+        <strong>
+          <bdi>{request.clientName}</bdi>
+        </strong>{' '}
+        asks to use Porch's MCP server as <strong>{email}</strong>. After you approve, your browser returns to <code>{request.redirectHost}</code>.
       </p>
       {error ? <Notice kind="error">{error}</Notice> : null}
       {bounds.allowed ? (

@@ -1,10 +1,14 @@
 /**
- * Judge: score a prompt (or an output) against optional criteria with run_judge, and read the
- * verdict, the reasoning and the suggestions. It costs credits as the API call does.
+ * Judge: score a prompt (or an output) against optional criteria with run_judge, with a model
+ * the account may use, and read the verdict, the reasoning and the suggestions. It costs credits
+ * as the API call does.
  */
 import type { JSX } from 'preact';
-import { ERROR_TABLE, type PorchError } from '../../core/errors.js';
-import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS } from '../../core/judge/index.js';
+import type { AiGateway } from '../../core/ai/ai-gateway.js';
+import type { Plan } from '../../core/domain/plans.js';
+import { ERROR_TABLE, PorchError } from '../../core/errors.js';
+import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, type JudgeThresholds } from '../../core/judge/index.js';
+import { getAccount } from '../../operations/get-account.js';
 import type { OperationOutput } from '../../operations/operation.js';
 import { runJudge } from '../../operations/run-judge.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
@@ -19,20 +23,75 @@ type Judged = OperationOutput<typeof runJudge>;
 
 const VERDICT_BADGES: Record<Judged['verdict'], string> = { pass: 'badge-success', needs_revision: 'badge-warn', fail: 'badge-danger' };
 
-function Scores({ judged }: { judged: Judged }): JSX.Element {
+export interface JudgeDependencies {
+  ai: AiGateway;
+  /** The deployment's thresholds (judge.pass_threshold, judge.needs_revision_threshold): what the verdicts follow. */
+  thresholds: JudgeThresholds;
+}
+
+/**
+ * A score as the API gives it, with at most one decimal, cut rather than rounded: 69.96 reads
+ * 69.9, never 70, which would contradict a verdict of needs revision under a pass mark of 70.
+ */
+const SCORE_FORMAT = new Intl.NumberFormat('en', { maximumFractionDigits: 1, roundingMode: 'trunc' });
+
+function scoreText(score: number): string {
+  return SCORE_FORMAT.format(score);
+}
+
+/**
+ * The models the account may name, in configuration order: those the gateway's own access rule
+ * (plan, and the organisation's EU-only policy) lets it resolve, asked rather than restated.
+ */
+function usableModels(ai: AiGateway, plan: Plan, euOnly: boolean): string[] {
+  return ai
+    .listModels()
+    .map((model) => model.id)
+    .filter((id) => {
+      try {
+        ai.resolveModel({ requested: id, plan, euOnly });
+        return true;
+      } catch (err) {
+        if (err instanceof PorchError && err.code === 'MODEL_ACCESS_DENIED') return false;
+        throw err;
+      }
+    });
+}
+
+interface ModelChoice {
+  models: string[];
+  /** What the select starts on: the server's default when the account may use it, else the first it may. */
+  selected: string | undefined;
+}
+
+async function modelChoice(ctx: PageContext, ai: AiGateway, chosen: string | undefined): Promise<ModelChoice> {
+  const account = await ctx.api.call(getAccount, {});
+  if (!account.ok) throw account.error;
+  const models = usableModels(ai, account.data.account.plan, account.data.organisation.policies.eu_only_models);
+  const fallback = models.includes(ai.defaultModel) ? ai.defaultModel : models[0];
+  return { models, selected: chosen ?? fallback };
+}
+
+function Scores({ judged, thresholds }: { judged: Judged; thresholds: JudgeThresholds }): JSX.Element {
   return (
     <section class="panel result" aria-labelledby="judged-heading" id="result">
-      <h2 id="judged-heading">Verdict</h2>
+      {/* biome-ignore lint/a11y/noAutofocus: the verdict sits below the form (out of sight on a phone) and is the answer to the action just taken: focus moves to it, as to an error notice. */}
+      <h2 id="judged-heading" tabIndex={-1} autoFocus>
+        Verdict
+      </h2>
       <div class="cards">
         <div class="card">
           <div class="label">Score</div>
           <div class="figure">
-            {Math.round(judged.score)}
+            {scoreText(judged.score)}
             <span class="muted"> / 100</span>
           </div>
-          <meter min={0} max={100} low={40} high={70} optimum={100} value={judged.score} aria-label="Score out of 100">
-            {Math.round(judged.score)} of 100
+          <meter min={0} max={100} low={thresholds.needsRevision} high={thresholds.pass} optimum={100} value={judged.score} aria-label="Score out of 100">
+            {scoreText(judged.score)} of 100
           </meter>
+          <p class="hint">
+            Pass from {scoreText(thresholds.pass)}, needs revision from {scoreText(thresholds.needsRevision)}.
+          </p>
         </div>
         <div class="card">
           <div class="label">Verdict</div>
@@ -57,7 +116,16 @@ function Scores({ judged }: { judged: Judged }): JSX.Element {
   );
 }
 
-function show(ctx: PageContext, state: { prompt?: string; criteria?: string; judged?: Judged; error?: PorchError } = {}): void {
+interface JudgeState {
+  prompt?: string;
+  criteria?: string;
+  model?: string | undefined;
+  judged?: Judged;
+  error?: PorchError;
+}
+
+async function show(ctx: PageContext, deps: JudgeDependencies, state: JudgeState = {}): Promise<void> {
+  const choice = await modelChoice(ctx, deps.ai, state.model);
   ctx.render({
     title: 'Judge',
     active: 'judge',
@@ -86,25 +154,42 @@ function show(ctx: PageContext, state: { prompt?: string; criteria?: string; jud
               What a good answer must do; judged in addition to the general rubric.
             </p>
           </div>
+          {choice.models.length > 0 ? (
+            <div class="field">
+              <label for="model">Model</label>
+              <select id="model" name="model" aria-describedby="model-hint">
+                {choice.models.map((model) => (
+                  <option value={model} selected={model === choice.selected} key={model}>
+                    {model}
+                  </option>
+                ))}
+              </select>
+              <p class="hint" id="model-hint">
+                The models your plan and organisation allow.
+              </p>
+            </div>
+          ) : null}
           <div class="actions">
             <button type="submit">Judge</button>
           </div>
         </PostForm>
-        {state.judged ? <Scores judged={state.judged} /> : null}
+        {state.judged ? <Scores judged={state.judged} thresholds={deps.thresholds} /> : null}
       </section>
     ),
   });
 }
 
-export function registerJudgePages(pages: PageRegistrar): void {
-  pages.page('GET', PATH, async (ctx) => show(ctx));
+export function registerJudgePages(pages: PageRegistrar, deps: JudgeDependencies): void {
+  pages.page('GET', PATH, async (ctx) => show(ctx, deps));
   pages.page('POST', PATH, async (ctx) => {
     const body = formBody(ctx.req);
     const prompt = typedText(formValue(body, 'prompt') ?? '');
     const typedCriteria = formValue(body, 'criteria');
     const criteria = typedCriteria === undefined ? undefined : typedText(typedCriteria);
-    const judged = await ctx.api.call(runJudge, { prompt, ...(criteria ? { criteria } : {}) });
-    if (!judged.ok) return show(ctx, { prompt, criteria, error: judged.error });
-    show(ctx, { prompt, criteria, judged: judged.data });
+    // Sent as chosen: a model the account may not use is refused by run_judge, with its own message.
+    const model = formValue(body, 'model');
+    const judged = await ctx.api.call(runJudge, { prompt, ...(criteria ? { criteria } : {}), ...(model === undefined ? {} : { model }) });
+    if (!judged.ok) return show(ctx, deps, { prompt, criteria, model, error: judged.error });
+    await show(ctx, deps, { prompt, criteria, model, judged: judged.data });
   });
 }

@@ -158,6 +158,20 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
   );
 }
 
+/**
+ * The result's heading takes the focus when the page loads: on a phone the result sits below the
+ * form, out of sight, and a screen reader would not hear that the run ended (as a refused run's
+ * message takes it). The page only ever shows a result as the answer to a run.
+ */
+function ResultHeading(): JSX.Element {
+  return (
+    // biome-ignore lint/a11y/noAutofocus: moving to the result of the action just taken is the point, as with an error notice.
+    <h2 id="result-heading" tabIndex={-1} autoFocus>
+      Result
+    </h2>
+  );
+}
+
 function Result({ ran }: { ran: Ran }): JSX.Element {
   const { output, run } = ran;
   const runLink = run ? <a href={`${RUNS_PATH}/${run.id}`}>Open the run</a> : null;
@@ -167,7 +181,7 @@ function Result({ ran }: { ran: Ran }): JSX.Element {
     const data = output.data;
     return (
       <section class="panel result" aria-labelledby="result-heading" id="result">
-        <h2 id="result-heading">Result</h2>
+        <ResultHeading />
         <Facts
           items={[
             ['Status', <StatusBadge status={data.status} key="status" />],
@@ -200,7 +214,7 @@ function Result({ ran }: { ran: Ran }): JSX.Element {
   const data = output.data;
   return (
     <section class="panel result" aria-labelledby="result-heading" id="result">
-      <h2 id="result-heading">Result</h2>
+      <ResultHeading />
       <pre class="output">{data.content}</pre>
       <Facts
         items={[
@@ -243,7 +257,9 @@ async function show(
   ctx.render({
     title: runnable ? `Playground: ${runnable.name}` : 'Playground',
     active: 'playground',
-    address: ctx.req.originalUrl,
+    // A run answers at the page's GET address for its resource, so a reload opens the resource's
+    // form again rather than running it again or losing it (regression: the bare playground).
+    address: selected === undefined ? PATH : `${PATH}?resource=${encodeURIComponent(selected)}`,
     status: state.status,
     body: (
       <section>

@@ -179,6 +179,10 @@ async function renderPage(ctx: PublicPageContext, prompt: string | undefined, go
     title: 'Refine a prompt',
     active: 'refine',
     status: statusOf(outcome),
+    // Answering the form without JavaScript: reloading reads the prompt's address rather than
+    // sending the form again (regression: the browser asked to resend). A prompt too long for an
+    // address, or refused, leaves the bare page there, as the live analysis does.
+    address: outcome.kind === 'analysed' && prompt !== undefined ? refinePath(prompt, goal) : PATH,
     body: <RefinePage prompt={prompt ?? ''} goal={goal ?? ''} csrfToken={ctx.csrfToken} outcome={outcome} />,
   });
 }
