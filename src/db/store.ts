@@ -496,6 +496,8 @@ export interface UsageAggregateRequest {
   /** Epoch ms, exclusive. */
   to: number;
   groupBy: UsageGrouping;
+  /** A second grouping within each group (a day's usage by model, say): one row per pair that had usage. */
+  splitBy?: UsageGrouping | undefined;
 }
 
 /**
@@ -508,6 +510,8 @@ export interface UsageAggregateRequest {
 export interface UsageAggregateRow {
   /** The group's key: `YYYY-MM-DD` (UTC) for days, else the model, operation, resource or key id; null when the rows have none. */
   group: string | null;
+  /** With `splitBy`: the second grouping's key, as `group` (null when the rows have none). */
+  split?: string | null;
   requests: number;
   errors: number;
   modelCalls: number;
@@ -526,7 +530,7 @@ export interface UsageRepository {
    */
   markFailed(id: string): Promise<void>;
   listByAccount(accountId: string): Promise<UsageRecord[]>;
-  /** Totals per group over a time range, summed in the database (never by reading the rows); groups in ascending order. */
+  /** Totals per group (or per group and split) over a time range, summed in the database (never by reading the rows); in ascending order. */
   aggregate(request: UsageAggregateRequest): Promise<UsageAggregateRow[]>;
 }
 

@@ -34,8 +34,10 @@ const REQUEST = sql`node_id is null and not retry`;
 
 export function usageAggregateQuery(request: UsageAggregateRequest, day: SQL): SQL {
   const group = groupExpression(request.groupBy, day);
+  // A split is a second column of the same GROUP BY, so a day's usage by model is still one query.
+  const split = request.splitBy === undefined ? null : groupExpression(request.splitBy, day);
   return sql`
-    select ${group} as "group",
+    select ${group} as "group",${split === null ? sql`` : sql` ${split} as "split",`}
       sum(case when ${REQUEST} then 1 else 0 end) as "requests",
       sum(case when ${REQUEST} and status <> 'succeeded' then 1 else 0 end) as "errors",
       sum(case when ${MODEL_CALL} then 1 else 0 end) as "modelCalls",
@@ -45,16 +47,17 @@ export function usageAggregateQuery(request: UsageAggregateRequest, day: SQL): S
       sum(case when ${MODEL_CALL} then charged_tokens else 0 end) as "chargedTokens"
     from usage_records
     where account_id = ${request.accountId} and created_at >= ${request.from} and created_at < ${request.to}
-    group by 1
-    order by 1 nulls first`;
+    group by ${split === null ? sql`1` : sql`1, 2`}
+    order by ${split === null ? sql`1 nulls first` : sql`1 nulls first, 2 nulls first`}`;
 }
 
 /** A result row as either driver returns it (PostgreSQL sums are bigint strings) → numbers. */
-export type RawAggregateRow = { [Field in keyof UsageAggregateRow]: Field extends 'group' ? string | null : number | string | null };
+export type RawAggregateRow = { [Field in keyof UsageAggregateRow]: Field extends 'group' | 'split' ? string | null : number | string | null };
 
 export function toAggregateRow(row: RawAggregateRow): UsageAggregateRow {
   return {
     group: row.group,
+    ...(row.split === undefined ? {} : { split: row.split }),
     requests: Number(row.requests ?? 0),
     errors: Number(row.errors ?? 0),
     modelCalls: Number(row.modelCalls ?? 0),

@@ -10,7 +10,7 @@ const MS_PER_DAY = 86_400_000;
 export const getUsage = defineKeyedOperation({
   name: 'get_usage',
   title: 'Get usage aggregates',
-  description: `Sums the account's usage over a time range (default: the last ${DEFAULT_USAGE_DAYS} days; at most ${MAX_USAGE_RANGE_DAYS}), grouped by UTC day, model, operation, resource or key: requests, errors, model calls, tokens and credits charged per group, plus the totals.`,
+  description: `Sums the account's usage over a time range (default: the last ${DEFAULT_USAGE_DAYS} days; at most ${MAX_USAGE_RANGE_DAYS}), grouped by UTC day, model, operation, resource or key (optionally split by a second of these): requests, errors, model calls, tokens and credits charged per group, plus the totals.`,
   method: 'GET',
   path: '/usage',
   tag: 'Usage',
@@ -26,6 +26,12 @@ export const getUsage = defineKeyedOperation({
         .optional()
         .describe('End of the range, exclusive (ISO 8601, UTC or with an offset); default: now (what was recorded up to this moment counts).'),
       group_by: z.enum(USAGE_GROUPINGS).default('day').describe('What to group by: day (UTC), model, operation, resource or key. Default day.'),
+      split_by: z
+        .enum(USAGE_GROUPINGS)
+        .optional()
+        .describe(
+          'Also split each group by this (day, model, operation, resource or key): one row per group and split that had usage, each naming its `split`. Default: no split.',
+        ),
     })
     .superRefine((query, ctx) => {
       if (query.from === undefined || query.to === undefined) return;
@@ -39,7 +45,10 @@ export const getUsage = defineKeyedOperation({
       from: timestampSchema.describe('Start of the range, inclusive.'),
       to: timestampSchema.describe('End of the range, exclusive.'),
       group_by: z.enum(USAGE_GROUPINGS).describe('What the rows are grouped by.'),
-      rows: z.array(usageRowSchema).describe('One row per group that had usage, in ascending order of group (null first).'),
+      split_by: z.enum(USAGE_GROUPINGS).optional().describe('What each group is split by; only when the request asked for a split.'),
+      rows: z
+        .array(usageRowSchema)
+        .describe('One row per group (per group and split, with `split_by`) that had usage, in ascending order of group, then split (null first).'),
       totals: usageTotalsSchema.describe('The sums over every row.'),
     })
     .describe('Usage aggregates.'),

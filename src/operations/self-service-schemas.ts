@@ -72,6 +72,7 @@ export const usageRowSchema = usageTotalsSchema
       .describe(
         'The group: a UTC day (YYYY-MM-DD), a model id, an operation, a resource id or a key id; null for rows without one (a workflow run has no single model).',
       ),
+    split: z.string().nullable().optional().describe('Only with `split_by`: the split within the group, named as `group` is (null for rows without one).'),
   })
   .describe('Totals of one group.');
 
@@ -88,7 +89,10 @@ export const runSchema = z
         'Where the run is: queued (asynchronous, waiting for a process), running, or how it ended: completed, failed (its error is the result) or cancelled.',
       ),
     model: z.string().nullable().describe('The model that answered; null for workflows (each node names its own).'),
-    key_id: z.string().nullable().describe('The key that started the run.'),
+    key_id: z
+      .string()
+      .nullable()
+      .describe('The key that started the run, as usage grouped by key names it; null for a run started in the web console (signed in, with no key).'),
     token_usage: z
       .object({ input_tokens: tokenFields.input_tokens, output_tokens: tokenFields.output_tokens, total_tokens: tokenFields.total_tokens })
       .describe('Tokens of the whole run.'),

@@ -129,6 +129,21 @@ describe('endpoints', () => {
     expect(refused.html).toContain('must name at least one event');
   });
 
+  it('keeps the boxes the refused form unticked (regression: run.completed and run.failed came back ticked)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const fresh = await browser.get(PATH);
+    expect(fresh.html).toMatch(/id="new-event-run\.completed"[^>]*checked/);
+    const refused = await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/none`, description: 'no events' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('must name at least one event');
+    expect(refused.html).not.toMatch(/id="new-event-[^"]*"[^>]*checked/);
+    expect(refused.html).toMatch(/id="webhook-description"[^>]*value="no events"/);
+    const some = await browser.post(`${PATH}/endpoints`, { url: 'http://10.0.0.7/hook', events: ['credits.low'] });
+    expect(some.status).toBe(400);
+    expect(some.html).toMatch(/id="new-event-credits\.low"[^>]*checked/);
+    expect(some.html).not.toMatch(/id="new-event-run\.[a-z]+"[^>]*checked/);
+  });
+
   it('edits the URL, events and enabled; a disabled endpoint shows as such', async () => {
     const { browser } = await signedInBrowser(harness);
     const { id } = await register(browser, `${receiver.url}/before`);
@@ -214,6 +229,54 @@ describe('endpoints', () => {
     expect(page.html).not.toContain(`action="${PATH}/credits-low"`);
     const refused = await browser.post(`${PATH}/endpoints`, { url: `${receiver.url}/z`, events: ['run.failed'] });
     expect(refused.html).toContain('Webhooks are an Expert-plan feature; this account is on the builder plan.');
+  });
+});
+
+/** The hidden base a settings form carries, as a browser sends it back. */
+function baseOf(html: string): string {
+  const value = /<input type="hidden" name="base" value="([^"]*)"/.exec(html)?.[1];
+  if (value === undefined) throw new Error(`no base in the form: ${html.slice(0, 300)}`);
+  return value.replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+}
+
+describe('two tabs editing one endpoint (regression: a save re-enabled the endpoint the other tab had just disabled)', () => {
+  it('keeps both changes when each tab changed a different field', async () => {
+    const { browser, accountId } = await signedInBrowser(harness);
+    const { id } = await register(browser, `${receiver.url}/two-tabs`);
+    const tabA = baseOf((await browser.get(`${PATH}/${id}`)).html);
+    const tabB = baseOf((await browser.get(`${PATH}/${id}`)).html);
+    const fields = { url: `${receiver.url}/two-tabs`, events: ['run.completed', 'run.failed'], description: 'console test' };
+    // Tab B unticks Enabled; tab A, opened before, changes only the description (its Enabled still ticked).
+    const disabled = await browser.post(`${PATH}/${id}`, { ...fields, base: tabB });
+    expect(disabled.html).toContain('badge-warn">disabled');
+    const described = await browser.post(`${PATH}/${id}`, { ...fields, description: 'from tab A', enabled: 'on', base: tabA });
+    expect(described.status, described.html).toBe(200);
+    expect(described.html).toContain('Saved.');
+    const { key } = await harness.createKey(accountId, { scopes: ['manage:webhooks'] });
+    const stored = await harness.api<{ enabled: boolean; description: string | null; events: string[] }>('GET', `/webhooks/${id}`, { key });
+    expect(stored.body.data, describeResponse(stored)).toMatchObject({ enabled: false, description: 'from tab A', events: ['run.completed', 'run.failed'] });
+  });
+
+  it('refuses a change to a field the other tab changed too, keeps the edit in the form, and saves it the second time', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const { id } = await register(browser, `${receiver.url}/both`);
+    const tabA = baseOf((await browser.get(`${PATH}/${id}`)).html);
+    const tabB = baseOf((await browser.get(`${PATH}/${id}`)).html);
+    const fields = { url: `${receiver.url}/both`, events: ['run.completed', 'run.failed'], enabled: 'on' };
+    await browser.post(`${PATH}/${id}`, { ...fields, description: 'from tab B', events: ['credits.low'], base: tabB });
+    const conflict = await browser.post(`${PATH}/${id}`, { ...fields, description: 'from tab A', base: tabA });
+    expect(conflict.status, conflict.html).toBe(409);
+    expect(conflict.html).toContain('Description was changed elsewhere');
+    expect(conflict.html).toMatch(/id="edit-description"[^>]*value="from tab A"/);
+    // The field tab A left alone shows tab B's change, so the second save does not undo it.
+    expect(conflict.html).toMatch(/id="edit-event-credits\.low"[^>]*checked/);
+    expect(conflict.html).not.toMatch(/id="edit-event-run\.completed"[^>]*checked/);
+    const again = await browser.post(`${PATH}/${id}`, { ...fields, events: ['credits.low'], description: 'from tab A', base: baseOf(conflict.html) });
+    expect(again.html).toContain('Saved.');
+    expect(again.html).toContain('Events: credits.low');
+    expect(again.html).toContain('from tab A');
+    const unchanged = await browser.post(`${PATH}/${id}`, { ...fields, events: ['credits.low'], description: 'from tab A', base: baseOf(again.html) });
+    expect(unchanged.html).toContain('Nothing changed, so nothing was saved.');
   });
 });
 

@@ -33,6 +33,7 @@ function runRecord(accountId: string, overrides: Partial<RunRecord> = {}): RunRe
     startedAt: T0 - 7,
     finishedAt: T0,
     cancelRequestedAt: null,
+    traceContext: null,
     ...overrides,
   };
 }
@@ -144,6 +145,14 @@ describeEachEngine('self-service storage', (engine) => {
     const [from, to] = [T0, T0 + 3 * DAY_MS];
     for (const groupBy of USAGE_GROUPINGS) {
       expect(await store.usage.aggregate({ accountId: account.id, from, to, groupBy }), groupBy).toEqual(expectedAggregate(rows, groupBy, from, to));
+    }
+    // A split is a second grouping within each group: the overview's chart reads a day's usage by model in one query.
+    for (const groupBy of USAGE_GROUPINGS) {
+      for (const splitBy of USAGE_GROUPINGS) {
+        expect(await store.usage.aggregate({ accountId: account.id, from, to, groupBy, splitBy }), `${groupBy} split by ${splitBy}`).toEqual(
+          expectedAggregate(rows, groupBy, from, to, splitBy),
+        );
+      }
     }
     const byDay = await store.usage.aggregate({ accountId: account.id, from, to, groupBy: 'day' });
     expect(byDay.map((row) => row.group)).toEqual(['2026-01-15', '2026-01-16', '2026-01-17']);

@@ -26,6 +26,9 @@ function stackedOptions(element, chart, field, width) {
   return {
     width,
     height: CHART_HEIGHT_PX,
+    // The days are UTC days, as the captions and tables say: ticks and labels in UTC too, never the
+    // browser's zone (regression: west of UTC each bar sat a day before its tick).
+    tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     // Half a day of room on each side, so the first and last days' bars are whole.
     scales: { x: { time: true, range: (_u, min, max) => [min - HALF_DAY_S, max + HALF_DAY_S] } },
     // The legend names the groups; the numbers are in the page's tables.

@@ -30,13 +30,15 @@ export function registerOverviewPage(pages: PageRegistrar, { assets, clock }: Ov
     const split: UsageSplit = req.query.split === 'operation' ? 'operation' : 'model';
     const to = new Date(clock.now());
     const from = new Date(to.getTime() - USAGE_DAYS * DAY_MS);
-    const [account, usage, runs] = await Promise.all([
+    // A constant number of calls whatever the account holds (each counts against the session's rate limit).
+    const [account, usage, breakdownResult, runs] = await Promise.all([
       api.call(getAccount),
       api.call(getUsage, { from: from.toISOString(), to: to.toISOString(), group_by: 'day' }),
+      loadUsageBreakdown(api, { from, to }, split),
       api.call(listRuns, { limit: RECENT_RUNS }),
     ]);
     if (!account.ok) throw account.error;
-    const breakdown = usage.ok && usage.data.rows.length > 0 ? await loadUsageBreakdown(api, { from, to }, usage.data.rows, split) : null;
+    const breakdown = usage.ok && usage.data.rows.length > 0 ? breakdownResult : null;
     // The runs name their resources, as on the Runs page: ids made in the same minute look alike.
     const names =
       runs.ok && runs.data.items.length > 0 ? new Map((await listResources(api)).map((resource) => [resource.id, resource.name])) : new Map<string, string>();

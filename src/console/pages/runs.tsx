@@ -16,7 +16,7 @@ import { CONSOLE_PATHS } from '../../operations/site-paths.js';
 import type { PageContext, PageRegistrar } from '../console-pages.js';
 import { dateTime, wholeNumber } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
-import { KIND_LABELS, listResources, type ResourceChoice, resourceRef } from './run/resources.js';
+import { KIND_LABELS, listResources, type ResourceChoice, resourceName, resourceRef } from './run/resources.js';
 import { asText, breakableAfterUnderscores, creditsText, Facts, NodeTrace, nodeResultsOf, StatusBadge, tokensText } from './run/results.js';
 
 const PATH = `${CONSOLE_PATHS.root}/runs`;
@@ -286,12 +286,8 @@ function RunDetailBody({
   );
 }
 
-async function resourceName(ctx: PageContext, resourceId: string): Promise<string | undefined> {
-  return (await listResources(ctx.api)).find((resource) => resource.id === resourceId)?.name;
-}
-
 async function showRun(ctx: PageContext, run: RunDetail, notice?: { error?: PorchError; done?: string }): Promise<void> {
-  const name = await resourceName(ctx, run.resource_id);
+  const name = await resourceName(ctx.api, run.kind, run.resource_id);
   ctx.render({
     title: `Run ${run.id.slice(0, 8)}`,
     active: 'runs',

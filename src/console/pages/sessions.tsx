@@ -6,7 +6,15 @@ import { Notice, PostForm, TableWrap } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/sessions`;
 
-const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** A time to the minute, in UTC; on a narrow screen it breaks between the day and the time, never inside the day. */
+function When({ ms }: { ms: number }) {
+  const iso = new Date(ms).toISOString();
+  return (
+    <time dateTime={iso}>
+      <span class="nowrap">{iso.slice(0, 10)}</span> {iso.slice(11, 16)} UTC
+    </time>
+  );
+}
 
 export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSessions): void {
   const renderPage = async ({ signedIn, render }: PageContext, ended?: number) => {
@@ -21,7 +29,7 @@ export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSess
           <p class="lead">Browsers signed in to this account. A session ends after 12 hours without use, and after 7 days in any case.</p>
           {ended !== undefined ? <Notice kind="success">Signed out {ended === 1 ? 'one other session' : `${ended} other sessions`}.</Notice> : null}
           <TableWrap label="Sessions">
-            <table>
+            <table class="sessions-table">
               <thead>
                 <tr>
                   <th scope="col">Browser</th>
@@ -33,12 +41,22 @@ export function registerSessionPages(pages: PageRegistrar, sessions: ConsoleSess
               <tbody>
                 {list.map((session) => (
                   <tr key={session.id}>
-                    <td>
-                      {session.userAgent ?? 'unknown'} {session.id === signedIn.session.id ? <span class="badge">this browser</span> : null}
+                    <td class="session-browser">
+                      {/* The marker first, so a long user agent cannot push it out of view. */}
+                      {session.id === signedIn.session.id ? <span class="badge">this browser</span> : null}
+                      <span class="user-agent" title={session.userAgent ?? undefined}>
+                        {session.userAgent ?? 'unknown'}
+                      </span>
                     </td>
-                    <td>{iso(session.createdAt)}</td>
-                    <td>{iso(session.lastSeenAt)}</td>
-                    <td>{iso(session.expiresAt)}</td>
+                    <td>
+                      <When ms={session.createdAt} />
+                    </td>
+                    <td>
+                      <When ms={session.lastSeenAt} />
+                    </td>
+                    <td>
+                      <When ms={session.expiresAt} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -3,10 +3,11 @@
  * URL, events and whether it is enabled; rotate the secret; delete), each endpoint's delivery log
  * with manual redelivery, and the credits.low threshold. Every action is a webhook operation,
  * called as the signed-in account, so refusals (an address the SSRF guard refuses, a plan
- * without webhooks) are the API's own messages.
+ * without webhooks) are the API's own messages. The settings form sends only what was changed
+ * since it was opened (catalog/edit-base.ts), so it never undoes a change saved elsewhere.
  */
 import type { z } from 'zod';
-import type { PorchError } from '../../core/errors.js';
+import { PorchError } from '../../core/errors.js';
 import { DEFAULT_SECRET_GRACE_SECONDS, MAX_SECRET_GRACE_SECONDS } from '../../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus } from '../../db/store.js';
 import { createWebhook } from '../../operations/create-webhook.js';
@@ -22,6 +23,7 @@ import { updateWebhook } from '../../operations/update-webhook.js';
 import type { webhookDeliverySchema, webhookEndpointSchema } from '../../operations/webhook-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
 import { type FormBody, formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './catalog/edit-base.js';
 import { credits, dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -147,8 +149,14 @@ function EventBoxes({ idPrefix, checked }: { idPrefix: string; checked: readonly
   );
 }
 
+/** The events a new endpoint's form offers ticked. */
+const DEFAULT_NEW_EVENTS = ['run.completed', 'run.failed'];
+
 function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody }) {
-  const events = formValues(values, 'events');
+  // A form sent back after a refusal shows the boxes as they were sent, none ticked included
+  // (regression: unticking every box brought the defaults back with the refusal).
+  const sent = Object.keys(values).length > 0;
+  const events = sent ? formValues(values, 'events') : DEFAULT_NEW_EVENTS;
   return (
     <PostForm action={`${PATH}/endpoints`} csrfToken={csrfToken} class="stack panel">
       <h2>Register an endpoint</h2>
@@ -171,7 +179,7 @@ function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody
         <label for="webhook-description">Description (optional)</label>
         <input id="webhook-description" name="description" type="text" maxLength={500} value={formValue(values, 'description') ?? ''} />
       </div>
-      <EventBoxes idPrefix="new-event" checked={events.length > 0 ? events : ['run.completed', 'run.failed']} />
+      <EventBoxes idPrefix="new-event" checked={events} />
       <div class="actions">
         <button type="submit">Register endpoint</button>
       </div>
@@ -319,19 +327,49 @@ function DeliveriesTable({ endpoint, deliveries, csrfToken }: { endpoint: Endpoi
   );
 }
 
-/** The endpoint's settings; `typed`, a refused save as it was sent, shown again instead of the stored values. */
-function EditForm({ endpoint, csrfToken, typed }: { endpoint: Endpoint; csrfToken: string; typed: FormBody | undefined }) {
-  const shown = typed
-    ? {
-        url: formValue(typed, 'url') ?? '',
-        description: formValue(typed, 'description') ?? '',
-        events: formValues(typed, 'events'),
-        enabled: formValue(typed, 'enabled') === 'on',
-      }
-    : { url: endpoint.url, description: endpoint.description ?? '', events: endpoint.events, enabled: endpoint.enabled };
+/** The settings form's fields as text, for the merge of a save with what changed since (catalog/edit-base.ts). */
+interface SettingsFields {
+  url: string;
+  description: string;
+  events: readonly string[];
+  enabled: boolean;
+}
+
+const SETTINGS_LABELS: Readonly<Record<keyof SettingsFields, string>> = { url: 'URL', description: 'Description', events: 'Events', enabled: 'Enabled' };
+
+function settingsOf(endpoint: Endpoint): SettingsFields {
+  return { url: endpoint.url, description: endpoint.description ?? '', events: endpoint.events, enabled: endpoint.enabled };
+}
+
+function settingsFromForm(body: FormBody): SettingsFields {
+  return {
+    url: formValue(body, 'url') ?? '',
+    description: formValue(body, 'description') ?? '',
+    events: formValues(body, 'events'),
+    enabled: formValue(body, 'enabled') === 'on',
+  };
+}
+
+/** Events compare as a set: the order of the boxes is not a change. */
+function settingsTexts(settings: SettingsFields): FieldTexts {
+  return {
+    url: settings.url,
+    description: settings.description,
+    events: [...settings.events].sort().join(','),
+    enabled: settings.enabled ? 'on' : 'off',
+  };
+}
+
+/**
+ * The endpoint's settings as `shown` (the stored ones, or a refused save as it was sent), with
+ * the digests of the fields as they were when the form was first opened (`base`): a save sends
+ * only the fields that differ from it.
+ */
+function EditForm({ endpoint, csrfToken, shown, base }: { endpoint: Endpoint; csrfToken: string; shown: SettingsFields; base: Digests }) {
   return (
     <PostForm action={endpointPath(endpoint.id)} csrfToken={csrfToken} class="stack panel">
       <h2>Settings</h2>
+      <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} />
       <div class="field">
         <label for="edit-url">URL</label>
         <input id="edit-url" name="url" type="text" inputMode="url" maxLength={2_048} value={shown.url} />
@@ -388,7 +426,13 @@ function statusFilter(value: unknown): WebhookDeliveryStatus | undefined {
   return WEBHOOK_DELIVERY_STATUSES.find((status) => status === value);
 }
 
-async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {}, typed?: FormBody): Promise<void> {
+/** A settings form shown again instead of the stored settings: what to show, and the base it was opened with. */
+interface SettingsDraft {
+  shown: SettingsFields;
+  base: Digests;
+}
+
+async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {}, draft?: SettingsDraft): Promise<void> {
   const status = statusFilter(ctx.req.query.status);
   const cursor = typeof ctx.req.query.cursor === 'string' && ctx.req.query.cursor !== '' ? ctx.req.query.cursor : undefined;
   const endpoint = await ctx.api.call(getWebhook, { id });
@@ -432,7 +476,12 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
           </p>
         ) : null}
         <div class="webhook-panels">
-          <EditForm endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} typed={typed} />
+          <EditForm
+            endpoint={endpoint.data}
+            csrfToken={ctx.signedIn.csrfToken}
+            shown={draft?.shown ?? settingsOf(endpoint.data)}
+            base={draft?.base ?? digestsOf(settingsTexts(settingsOf(endpoint.data)))}
+          />
           <SecretAndDelete endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
         </div>
       </section>
@@ -480,15 +529,43 @@ export function registerWebhookPages(pages: PageRegistrar): void {
   pages.page('POST', `${PATH}/:id`, async (ctx) => {
     const id = param(ctx, 'id');
     const body = formBody(ctx.req);
+    // Only what the author changed since opening the form is sent, so a change saved meanwhile
+    // elsewhere (another tab, the API) stays as it was saved (regression: the form sent every
+    // field back, and re-enabled an endpoint another tab had just disabled).
+    const mine = settingsFromForm(body);
+    const current = await ctx.api.call(getWebhook, { id });
+    if (!current.ok) throw current.error;
+    const now = settingsOf(current.data);
+    const base = parseBase(formValue(body, BASE_FIELD));
+    const merge = mergeEdit(base, settingsTexts(mine), settingsTexts(now));
+    if (merge.kind === 'unchanged') return renderEndpoint(ctx, id, { done: 'Nothing changed, so nothing was saved.' });
+    if (merge.kind === 'conflict') {
+      const names = merge.fields.map((name) => SETTINGS_LABELS[name as keyof SettingsFields] ?? name).join(', ');
+      const error = new PorchError(
+        'CONFLICT',
+        `Since you opened this page, ${names} was changed elsewhere. The form shows your edits, over the endpoint as it is now: save again to keep them.`,
+      );
+      // The author's edits over the endpoint as it is now, with that as the base: saving again keeps them.
+      const untouched = untouchedFields(base, settingsTexts(mine));
+      const shown: SettingsFields = {
+        url: untouched.has('url') ? now.url : mine.url,
+        description: untouched.has('description') ? now.description : mine.description,
+        events: untouched.has('events') ? now.events : mine.events,
+        enabled: untouched.has('enabled') ? now.enabled : mine.enabled,
+      };
+      return renderEndpoint(ctx, id, { error }, { shown, base: digestsOf(settingsTexts(now)) });
+    }
+    const sends = (name: keyof SettingsFields) => merge.fields.includes(name);
     const result = await ctx.api.call(updateWebhook, {
       id,
-      url: formValue(body, 'url') ?? '',
-      events: formValues(body, 'events'),
-      description: formValue(body, 'description') ?? null,
-      enabled: formValue(body, 'enabled') === 'on',
+      ...(sends('url') ? { url: mine.url } : {}),
+      ...(sends('events') ? { events: mine.events } : {}),
+      ...(sends('description') ? { description: mine.description === '' ? null : mine.description } : {}),
+      ...(sends('enabled') ? { enabled: mine.enabled } : {}),
     });
-    // A refused save keeps what was typed (regression: the stored values came back, the edits lost).
-    await renderEndpoint(ctx, id, result.ok ? { done: 'Saved.' } : { error: result.error }, result.ok ? undefined : body);
+    // A refused save keeps what was typed (regression: the stored values came back, the edits lost), and the base it was made against.
+    if (!result.ok) return renderEndpoint(ctx, id, { error: result.error }, { shown: mine, base: base ?? digestsOf(settingsTexts(now)) });
+    await renderEndpoint(ctx, id, { done: 'Saved.' });
   });
 
   pages.page('POST', `${PATH}/:id/rotate`, async (ctx) => {

@@ -56,7 +56,10 @@ export function runView(run: Omit<RunRecord, 'payload'>, payloadAvailable: boole
     version: run.version,
     status: run.status,
     model: run.model,
-    key_id: run.keyId,
+    // A key's id (an API key, an OAuth connection's or a partner key), as usage grouped by key
+    // names it. A console session is not a key: the run keeps the session (a queued run resumes
+    // as it), but shows null, as its usage does (regression: a session id no /keys listed).
+    key_id: run.keyKind === 'session' ? null : run.keyId,
     token_usage: { input_tokens: run.inputTokens, output_tokens: run.outputTokens, total_tokens: run.totalTokens },
     credits_charged: run.chargedTokens / TOKENS_PER_CREDIT,
     duration_ms: run.durationMs,

@@ -20,10 +20,13 @@ export interface UsageQuery {
   from?: string | undefined;
   to?: string | undefined;
   group_by: UsageGrouping;
+  split_by?: UsageGrouping | undefined;
 }
 
 export interface UsageRowView {
   group: string | null;
+  /** Only with `split_by`. */
+  split?: string | null;
   requests: number;
   errors: number;
   model_calls: number;
@@ -37,6 +40,7 @@ export interface UsageView {
   from: string;
   to: string;
   group_by: UsageGrouping;
+  split_by?: UsageGrouping;
   rows: UsageRowView[];
   totals: Omit<UsageRowView, 'group'>;
 }
@@ -62,6 +66,7 @@ const LEDGER_KINDS = { grant: 'grant', usage: 'charge', adjustment: 'adjustment'
 function rowView(row: UsageAggregateRow): UsageRowView {
   return {
     group: row.group,
+    ...(row.split === undefined ? {} : { split: row.split }),
     requests: row.requests,
     errors: row.errors,
     model_calls: row.modelCalls,
@@ -112,8 +117,15 @@ export function createUsageService(store: Store, clock: Clock) {
       if (to - from > MAX_USAGE_RANGE_DAYS * MS_PER_DAY) {
         throw new PorchError('VALIDATION_ERROR', `${names.from}: the range from ${names.from} to ${names.to} must be at most ${MAX_USAGE_RANGE_DAYS} days.`);
       }
-      const rows = (await store.usage.aggregate({ accountId, from, to, groupBy: query.group_by })).map(rowView);
-      return { from: toIsoTimestamp(from), to: toIsoTimestamp(to), group_by: query.group_by, rows, totals: totalsOf(rows) };
+      const rows = (await store.usage.aggregate({ accountId, from, to, groupBy: query.group_by, splitBy: query.split_by })).map(rowView);
+      return {
+        from: toIsoTimestamp(from),
+        to: toIsoTimestamp(to),
+        group_by: query.group_by,
+        ...(query.split_by === undefined ? {} : { split_by: query.split_by }),
+        rows,
+        totals: totalsOf(rows),
+      };
     },
 
     async ledger(accountId: string, page: PageRequest): Promise<LedgerView> {

@@ -40,6 +40,17 @@ export async function listResources(api: OperationCaller): Promise<ResourceChoic
   return [...named('composition', compositions), ...named('skill', skills), ...named('persona', personas), ...named('workflow', workflows)];
 }
 
+/**
+ * One resource's name with a single call (its kind's get), for a page that polls: listing all
+ * four kinds would cost four calls of the session's rate limit each time. Undefined when it is
+ * gone (deleted) or cannot be read.
+ */
+export async function resourceName(api: OperationCaller, kind: RunKind, id: string): Promise<string | undefined> {
+  const lifecycle = { composition: compositionLifecycle, skill: skillLifecycle, persona: personaLifecycle, workflow: workflowLifecycle }[kind];
+  const found = await api.call(lifecycle.get, { id });
+  return found.ok ? found.data.name : undefined;
+}
+
 /** `composition:<id>`: how a picker names one resource. */
 export function resourceRef(choice: { kind: RunKind; id: string }): string {
   return `${choice.kind}:${choice.id}`;

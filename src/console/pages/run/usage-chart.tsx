@@ -1,8 +1,7 @@
 /**
  * The overview's usage chart: tokens and credits by UTC day over the last 30 days, split by model
- * or by operation. get_usage groups by one thing at a time, so the page asks it for the days that
- * had usage, then for each such day grouped by the split. The numbers travel to the browser as a
- * JSON data block (which the content security policy allows, unlike an inline script) and
+ * or by operation (get_usage grouped by day and split by either). The numbers travel to the
+ * browser as a JSON data block (which the content security policy allows, unlike an inline script) and
  * assets/usage-chart.js draws them with uPlot; the tables beside it carry the same numbers.
  */
 import type { JSX } from 'preact';
@@ -39,45 +38,43 @@ function dayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
-/** Usage of each day in `dayRows` split by `split`, as chart series over every day of the range. */
+/**
+ * The range's usage split by `split`, as chart series over every day of the range: two get_usage
+ * calls whatever the range holds, the split's totals and its usage by day and split (a page
+ * view's cost against the session's rate limit must not grow with the days that had usage).
+ */
 export async function loadUsageBreakdown(
   api: OperationCaller,
   range: { from: Date; to: Date },
-  dayRows: UsageRow[],
   split: UsageSplit,
 ): Promise<{ ok: true; breakdown: UsageBreakdown } | { ok: false; message: string }> {
   const fromMs = range.from.getTime();
   const toMs = range.to.getTime();
   const days: number[] = [];
   for (let day = dayStart(fromMs); day < toMs; day += DAY_MS) days.push(day);
-  const usedDays = dayRows.map((row) => row.group).filter((group): group is string => group !== null);
-  const [totals, ...perDay] = await Promise.all([
-    api.call(getUsage, { from: range.from.toISOString(), to: range.to.toISOString(), group_by: split }),
-    ...usedDays.map((day) => {
-      const start = Math.max(Date.parse(`${day}T00:00:00Z`), fromMs);
-      const end = Math.min(Date.parse(`${day}T00:00:00Z`) + DAY_MS, toMs);
-      return api.call(getUsage, { from: new Date(start).toISOString(), to: new Date(end).toISOString(), group_by: split });
-    }),
+  const window = { from: range.from.toISOString(), to: range.to.toISOString() };
+  const [totals, byDay] = await Promise.all([
+    api.call(getUsage, { ...window, group_by: split }),
+    api.call(getUsage, { ...window, group_by: 'day', split_by: split }),
   ]);
-  if (!totals?.ok) return { ok: false, message: totals?.ok === false ? totals.error.message : 'No usage.' };
+  if (!totals.ok) return { ok: false, message: totals.error.message };
+  if (!byDay.ok) return { ok: false, message: byDay.error.message };
   const series = new Map<string, { label: string; tokens: number[]; credits: number[] }>();
-  for (const row of totals.data.rows) {
-    const label = row.group ?? UNNAMED_GROUP;
-    series.set(label, { label, tokens: days.map(() => 0), credits: days.map(() => 0) });
+  const seriesOf = (group: string | null | undefined) => {
+    const label = group ?? UNNAMED_GROUP;
+    const entry = series.get(label) ?? { label, tokens: days.map(() => 0), credits: days.map(() => 0) };
+    series.set(label, entry);
+    return entry;
+  };
+  // The totals come first so the series keep the totals table's order.
+  for (const row of totals.data.rows) seriesOf(row.group);
+  for (const row of byDay.data.rows) {
+    const slot = row.group === null ? -1 : days.indexOf(dayStart(Date.parse(`${row.group}T00:00:00Z`)));
+    if (slot < 0) continue;
+    const entry = seriesOf(row.split);
+    entry.tokens[slot] = (entry.tokens[slot] ?? 0) + row.total_tokens;
+    entry.credits[slot] = (entry.credits[slot] ?? 0) + row.credits_charged;
   }
-  perDay.forEach((result, index) => {
-    const day = usedDays[index];
-    if (!result.ok || day === undefined) return;
-    const slot = days.indexOf(dayStart(Date.parse(`${day}T00:00:00Z`)));
-    if (slot < 0) return;
-    for (const row of result.data.rows) {
-      const label = row.group ?? UNNAMED_GROUP;
-      const entry = series.get(label) ?? { label, tokens: days.map(() => 0), credits: days.map(() => 0) };
-      series.set(label, entry);
-      entry.tokens[slot] = (entry.tokens[slot] ?? 0) + row.total_tokens;
-      entry.credits[slot] = (entry.credits[slot] ?? 0) + row.credits_charged;
-    }
-  });
   return {
     ok: true,
     breakdown: {
