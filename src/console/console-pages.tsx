@@ -157,6 +157,20 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
     sendHtml(res, ERROR_TABLE[error.code].status, frame(signedIn, csrfToken, { title: 'Something went wrong', body }));
   };
 
+  /** Checks a request's text (and a POST's CSRF token), then what every handler gets about it. */
+  const opened = (req: Request, res: Response, signedIn: SignedIn | null, csrfToken: string, method: 'GET' | 'POST') => {
+    if (method === 'POST') cookies.checkCsrf(req, signedIn);
+    checkRequestText(req);
+    return {
+      req,
+      res,
+      api: operationCaller(core, operations, signedIn, req, res),
+      siteUrl: core.settings.siteUrl,
+      render: (page: RenderedPage) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page, method)),
+      fragment: (body: VNode, status = 200) => sendHtml(res, status, body, { fragment: true }),
+    };
+  };
+
   const routes: ConsoleRoute[] = [];
   const route = (method: 'GET' | 'POST', path: string, access: ConsoleRoute['access'], handler: (req: Request, res: Response) => Promise<void>) => {
     routes.push({ method, path, access });
@@ -195,18 +209,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
           return failed(req, res, null, cookies.formToken(req, res), refusal);
         }
         try {
-          if (method === 'POST') cookies.checkCsrf(req, signedIn);
-          checkRequestText(req);
-          await handler({
-            req,
-            res,
-            signedIn,
-            api: operationCaller(core, operations, signedIn, req, res),
-            siteUrl: core.settings.siteUrl,
-            render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, signedIn.csrfToken, page, method)),
-            fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
-            redirect: (to) => res.redirect(303, to),
-          });
+          await handler({ ...opened(req, res, signedIn, signedIn.csrfToken, method), signedIn, redirect: (to) => res.redirect(303, to) });
         } catch (err) {
           failed(req, res, signedIn, signedIn.csrfToken, err);
         }
@@ -217,18 +220,7 @@ export function createPageRegistrar(router: Router, basePath: string, deps: Cons
         const signedIn = await cookies.signedIn(req);
         const csrfToken = signedIn ? signedIn.csrfToken : cookies.formToken(req, res);
         try {
-          if (method === 'POST') cookies.checkCsrf(req, signedIn);
-          checkRequestText(req);
-          await handler({
-            req,
-            res,
-            signedIn,
-            api: operationCaller(core, operations, signedIn, req, res),
-            siteUrl: core.settings.siteUrl,
-            csrfToken,
-            render: (page) => sendHtml(res, page.status ?? 200, frame(signedIn, csrfToken, page, method)),
-            fragment: (body, status = 200) => sendHtml(res, status, body, { fragment: true }),
-          });
+          await handler({ ...opened(req, res, signedIn, csrfToken, method), signedIn, csrfToken });
         } catch (err) {
           failed(req, res, signedIn, csrfToken, err);
         }
