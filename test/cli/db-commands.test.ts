@@ -282,15 +282,53 @@ describe('porch backup', () => {
     let clock = 0;
     const guard = stallGuard(1_000, () => clock);
     // Pages keep going: any pace is fine, a restart (the source changed) included.
-    for (const remaining of [90, 80, 95, 70]) {
+    for (const remaining of [900, 800, 950, 700]) {
       clock += 900;
-      expect(guard({ remainingPages: remaining })).toBe(100);
+      guard({ totalPages: 1_000, remainingPages: remaining });
     }
     // Then nothing moves: SQLite answering "busy" for a database this user cannot read.
     clock += 500;
-    expect(guard({ remainingPages: 70 })).toBe(100);
+    guard({ totalPages: 1_000, remainingPages: 700 });
     clock += 501;
-    expect(() => guard({ remainingPages: 70 })).toThrow(/no page could be copied for 1 s/);
+    expect(() => guard({ totalPages: 1_000, remainingPages: 700 })).toThrow(/no page could be copied for 1 s/);
+  });
+
+  it('makes the steps bigger at each restart until one copies the whole database (regression: restarted for ever under writes)', () => {
+    const guard = stallGuard(1_000, () => 0);
+    const total = 100_000;
+    expect(guard({ totalPages: total, remainingPages: total - 100 })).toBe(100);
+    expect(guard({ totalPages: total, remainingPages: total - 200 }), 'no restart: the same pace').toBe(100);
+    const steps: number[] = [];
+    // A write between every two steps: each step starts the copy again.
+    for (let restart = 0; restart < 8; restart++) steps.push(guard({ totalPages: total, remainingPages: total - 100 + restart }));
+    expect(steps).toEqual([400, 1_600, 6_400, 25_600, total, total, total, total]);
+  });
+
+  it('backs up a large database that is written to between every two steps (regression: never finished)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'porch-backup-busy-'));
+    try {
+      const source = join(folder, 'big.db');
+      const sqlite = new Database(source);
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.exec('create table filler (id integer primary key, body text)');
+      const insert = sqlite.prepare('insert into filler (body) values (?)');
+      sqlite.transaction(() => {
+        for (let row = 0; row < 4_000; row++) insert.run('x'.repeat(2_000));
+      })();
+      // Another connection writes at every turn of the event loop, as a busy server does.
+      const writer = setInterval(() => insert.run('y'), 0);
+      try {
+        const backup = await backupDatabase(`file:${source}`, join(folder, 'copy.db'), new Date());
+        const copy = new Database(backup.destination, { readonly: true });
+        expect((copy.prepare('select count(*) as rows from filler').get() as { rows: number }).rows).toBeGreaterThanOrEqual(4_000);
+        copy.close();
+      } finally {
+        clearInterval(writer);
+        sqlite.close();
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('refuses on PostgreSQL with the pg_dump command line, without the password', async () => {
