@@ -7,8 +7,9 @@ import { runCli } from './run-cli.js';
 import { releaseWorker, STOP_MESSAGE_TYPE } from './workers.js';
 
 /**
- * Resolves on the first SIGINT or SIGTERM; a second SIGINT then ends the process at once (Node's
- * default). A worker of `porch serve --workers` is also asked to stop by its supervisor over IPC,
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP (the terminal running the command was closed:
+ * Node's default would end the server at once, cutting requests and leaving its leases to lapse);
+ * a second one then ends the process at once (Node's default). A worker of `porch serve --workers` is also asked to stop by its supervisor over IPC,
  * not by a signal, so that a terminal's Ctrl-C (which reaches every process of the group) and the
  * supervisor's request do not add up to a second signal that would cut its shutdown short.
  */
@@ -16,6 +17,7 @@ function waitForStop(): Promise<string> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGHUP', () => resolve('SIGHUP'));
     process.on('message', (message: unknown) => {
       if (typeof message === 'object' && message !== null && 'type' in message && message.type === STOP_MESSAGE_TYPE) resolve('supervisor');
     });

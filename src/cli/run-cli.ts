@@ -71,7 +71,8 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
 function describeListenError(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { syscall, code, address, port } = err as { syscall?: unknown; code?: unknown; address?: unknown; port?: unknown };
-  if (syscall !== 'listen' || typeof code !== 'string') return undefined;
+  // A worker of `serve --workers` has the primary bind for it, and hears of a taken port as `bind`.
+  if ((syscall !== 'listen' && syscall !== 'bind') || typeof code !== 'string') return undefined;
   const where = `${typeof address === 'string' ? address : 'the host'}:${typeof port === 'number' ? port : '?'}`;
   if (code === 'EADDRINUSE') return `cannot listen on ${where}: another process uses that port. Stop it, or set PORT (or HOST) to another.`;
   if (code === 'EACCES') return `cannot listen on ${where}: this user may not use that port. Choose a port above 1023 with PORT.`;

@@ -5,7 +5,8 @@ import type { Config } from '../config.js';
 import type { Core } from '../core/core.js';
 import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
-import { createCliLogger, linkableUrl, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
+import { locateDatabase } from '../db/create-store.js';
+import { CliUsageError, createCliLogger, linkableUrl, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
 import { print } from './output.js';
 import { isWorkerProcess, parseWorkerCount, reportListening, superviseWorkers } from './workers.js';
 
@@ -82,6 +83,12 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       limitHeapGrowth(serving);
       // An empty PORCH_WORKERS is unset (as compose files leave it); an empty --workers is refused.
       const workers = parseWorkerCount(options.workers ?? (serving.env.PORCH_WORKERS || undefined));
+      // Each process would have a database of its own, so no limit, credit or key would be shared.
+      if (workers > 1 && locateDatabase(config.databaseUrl).location === ':memory:') {
+        throw new CliUsageError(
+          '--workers needs a database the processes share: DATABASE_URL names an in-memory one, which each process would have to itself. Name a file, or run one process.',
+        );
+      }
       if (workers > 1 && !isWorkerProcess()) {
         const logger = createCliLogger(serving, config);
         for (const warning of config.warnings) logger.warn(warning);

@@ -105,7 +105,8 @@ export async function superviseWorkers({
       const reason = signal ?? `exit code ${code}`;
       if (!startupDone && !wasListening) {
         // A worker that cannot start (bad configuration, port taken) would fail the same way again.
-        failStartup(new Error(`A worker stopped while starting (${reason}); its log above says why.`));
+        // The operator's to fix, as its log says: said plainly, not as an unexpected error.
+        failStartup(new CliUsageError(`A worker stopped while starting (${reason}); its log above says why.`));
         return;
       }
       logger.error({ pid: worker.process.pid, reason }, 'a worker stopped unexpectedly; starting a new one');

@@ -53,13 +53,17 @@ function describeRows(nonEmpty: ReadonlyArray<{ table: CopiedTable; rows: number
   return nonEmpty.map(({ table, rows }) => `${table}: ${rows}`).join(', ');
 }
 
-/** Errors about the target name it as `--to`, since the message would otherwise blame DATABASE_URL. */
+/**
+ * Errors about the target name it as `--to`, since the message would otherwise blame DATABASE_URL:
+ * opening a database, refusals included, speaks of the database DATABASE_URL names (regressions:
+ * "Fix the credentials in DATABASE_URL", and "DATABASE_URL: cannot open ... EROFS" for a
+ * read-only target folder).
+ */
 async function aboutTarget<Result>(run: () => Promise<Result>): Promise<Result> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof DatabaseRefusal || !(err instanceof Error)) throw err;
-    // The target is --to's: the fix it names is there, not in DATABASE_URL (regression: "Fix the credentials in DATABASE_URL").
+    if (!(err instanceof Error)) throw err;
     throw new DatabaseRefusal(`The copy target (--to): ${err.message.replace(/^DATABASE_URL:?\s*/, '').replaceAll('DATABASE_URL', '--to')}`, { cause: err });
   }
 }

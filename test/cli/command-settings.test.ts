@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runPorchIn } from '../helpers/cli.js';
+import { runPorchIn, runPorchProcess } from '../helpers/cli.js';
 
 let directory: string;
 let env: NodeJS.ProcessEnv;
@@ -109,9 +109,32 @@ describe('porch serve', () => {
       expect(served.code).toBe(1);
       expect(served.stderr).toContain(`porch: cannot listen on 127.0.0.1:${port}: another process uses that port.`);
       expect(served.stderr).not.toContain('unexpected error');
+      // So does each worker of --workers, whose port the primary binds for it (regression: "unexpected error: bind EADDRINUSE").
+      // A real process: its workers are forks of it.
+      const workers = await runPorchProcess(
+        { ...env, HOST: '127.0.0.1', PORT: String(port), PORCH_NO_BOOTSTRAP: '1', PORCH_TEST_UNSET_VENDOR_KEY: 'sk-test' },
+        'serve',
+        '--workers',
+        '2',
+      );
+      expect(workers.code).toBe(1);
+      expect(workers.stderr).toContain(`porch: cannot listen on 127.0.0.1:${port}: another process uses that port.`);
+      expect(workers.stderr).not.toContain('unexpected error');
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }
+  });
+
+  it('refuses --workers on an in-memory database, which each process would have to itself (regression: N empty databases)', async () => {
+    const served = await runPorchIn(
+      directory,
+      { ...env, DATABASE_URL: ':memory:', PORCH_NO_BOOTSTRAP: '1', PORCH_TEST_UNSET_VENDOR_KEY: 'sk-test' },
+      'serve',
+      '--workers',
+      '2',
+    );
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain('porch: --workers needs a database the processes share');
   });
 });
 

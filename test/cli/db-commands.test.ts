@@ -145,9 +145,7 @@ describe('porch db migrate', () => {
       expect(result.stderr).toBe(`porch: DATABASE_URL: cannot open the SQLite database ${text}: file is not a database.\n`);
     }
     const backup = await porchWith(`file:${text}`, 'backup', '--to', join(directory, 'notes-backup.db'));
-    expect(backup.stderr).toBe(
-      `porch: DATABASE_URL: cannot back up the SQLite database ${text} to ${join(directory, 'notes-backup.db')}: file is not a database.\n`,
-    );
+    expect(backup.stderr).toBe(`porch: cannot back up the SQLite database ${text} to ${join(directory, 'notes-backup.db')}: file is not a database.\n`);
     expect(existsSync(join(directory, 'notes-backup.db')), 'no partial backup is left').toBe(false);
     const folder = await porchWith(`file:${directory}`, 'account', 'list');
     expect(folder.stderr).toBe(`porch: DATABASE_URL: cannot open the SQLite database ${directory}: unable to open database file.\n`);
@@ -174,7 +172,12 @@ describe('porch db copy', () => {
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
   });
 
-  it('refuses a target that names no engine, saying so about --to (regression: "unexpected error" naming DATABASE_URL)', async () => {
+  it('refuses a target that is a folder or names no engine, saying so about --to (regressions: "disk I/O error", "unexpected error" naming DATABASE_URL)', async () => {
+    const folder = await porch('db', 'copy', '--to', directory);
+    // Named as a folder, not as SQLite's "disk I/O error" (regression).
+    expect(folder.stderr).toBe(
+      `porch: The copy target (--to): ${directory} is a folder; name the database file to copy into, such as ${join(directory, 'porch.db')}.\n`,
+    );
     const result = await porch('db', 'copy', '--to', 'mysql://user:secret-9@host/db');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^porch: --to starts with mysql:, which names no database Porch supports/);

@@ -52,4 +52,13 @@ describe('the porch entry as a process', { timeout: 60_000 }, () => {
     expect(server.stdout()).toBe(`Porch is listening on ${server.url} (API ${server.url}/api/public/v1)\n`);
     expect(server.stderr()).toMatch(/"msg":"shutting down"/);
   });
+
+  it('shuts down as gracefully on SIGHUP, the closing of its terminal (regression: cut off at once, exit 129)', async () => {
+    const server = await startPorchProcess(databaseUrl, { LOG_LEVEL: 'info' });
+    // Once it serves: its signal handlers are in place from the moment it prints its address.
+    expect((await api(server.url, 'GET', '/health')).status).toBe(200);
+    server.child.kill('SIGHUP');
+    expect(await server.exited, server.stderr()).toBe(0);
+    expect(server.stderr()).toMatch(/"msg":"shutting down","signal":"SIGHUP"|"signal":"SIGHUP".*"msg":"shutting down"/);
+  });
 });

@@ -93,7 +93,8 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
     const exists = err instanceof Error && 'code' in err && err.code === 'EEXIST';
     if (exists) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
     // SQLite's own message ("file is not a database", "database or disk is full") names no file.
-    throw new DatabaseRefusal(`DATABASE_URL: cannot back up the SQLite database ${location} to ${target}: ${(err as Error).message}.`, { cause: err });
+    // Which of the two files is at fault is SQLite's to say: the message names both, and blames neither setting.
+    throw new DatabaseRefusal(`cannot back up the SQLite database ${location} to ${target}: ${(err as Error).message}.`, { cause: err });
   } finally {
     sqlite?.close();
     rmSync(partial, { force: true });

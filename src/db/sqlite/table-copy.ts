@@ -3,7 +3,8 @@
  * so the copy sees a single snapshot while a server keeps writing (WAL lets both run), and
  * writes under one IMMEDIATE transaction, so a failed copy leaves nothing behind.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { getTableColumns, getTableName, is, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
@@ -133,6 +134,8 @@ export function existingSqliteRows(databaseUrl: string): ExistingRows {
   const location = databaseLocation(databaseUrl);
   if (isInMemory(location)) throw new Error('An in-memory database cannot be copied into: name a file.');
   if (!existsSync(location)) return { location, nonEmpty: [] };
+  // SQLite's own word for a folder is "disk I/O error" (regression: the whole message).
+  if (statSync(location).isDirectory()) throw new Error(`${location} is a folder; name the database file to copy into, such as ${join(location, 'porch.db')}.`);
   const sqlite = new Database(location, { readonly: true, fileMustExist: true });
   try {
     const nonEmpty = COPIED_TABLES.flatMap((table) => {
