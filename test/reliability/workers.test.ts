@@ -85,7 +85,7 @@ describe('porch serve --workers', () => {
       const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(data.databaseUrl, { PORT: String(port), LOG_LEVEL: 'error' }) };
       const result = await runPorchProcess(env, 'serve', '--workers', '2');
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/EADDRINUSE/);
+      expect(result.stderr).toMatch(/another process uses that port/);
       expect(result.stderr).toMatch(/A worker stopped while starting/);
     } finally {
       occupant.close();
