@@ -41,6 +41,7 @@ function run(accountId: string): RunRecord {
     startedAt: Date.now() - 12,
     finishedAt: Date.now(),
     cancelRequestedAt: null,
+    traceContext: null,
   };
 }
 

@@ -27,6 +27,15 @@ export class ConfigError extends Error {
 
 const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
 
+/** OpenTelemetry's booleans, which its specification reads case-insensitively (`TRUE`, `False`). */
+const otelFlag = z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), flag);
+
+/**
+ * An OTLP/HTTP endpoint: a URL with its scheme. `localhost:4318` parses as a URL of scheme
+ * `localhost:` and nothing would ever be sent, so it is refused (regression: accepted in silence).
+ */
+const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'must be an http or https URL with its scheme, such as http://localhost:4318' });
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -65,17 +74,18 @@ const envSchema = z.object({
   PORCH_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (generate one with `openssl rand -hex 32`)').optional(),
   PORCH_TRUST_REQUEST_ID: flag.default(false),
   // The standard OpenTelemetry variables (https://opentelemetry.io/docs/specs/otel/protocol/exporter/).
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpEndpoint.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default('porch'),
-  OTEL_SDK_DISABLED: flag.default(false),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+  OTEL_SDK_DISABLED: otelFlag.default(false),
   OTEL_TRACES_SAMPLER: z
     .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
     .default('parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
-  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: flag.default(false),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: otelFlag.default(false),
   // The batch span processor's (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor).
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).optional(),
   OTEL_BSP_EXPORT_TIMEOUT: z.coerce.number().int().min(1).optional(),
@@ -265,7 +275,10 @@ export interface TracingConfig {
   /** The full URL spans are POSTed to (`.../v1/traces`). */
   endpoint: string;
   headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME, else `service.name` of OTEL_RESOURCE_ATTRIBUTES, else `porch`. */
   serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES: more attributes of the resource every span carries (`deployment.environment.name=prod`). */
+  resourceAttributes?: Record<string, string>;
   /** Prompts and answers in spans (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); off by default. */
   captureMessageContent: boolean;
   /** OTEL_TRACES_SAMPLER: which traces are recorded; a caller's sampled flag is followed by the `parentbased_*` ones. */
@@ -384,20 +397,23 @@ function commaList(value: string | undefined): string[] {
     .filter((item) => item.length > 0);
 }
 
-/** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs separated by commas, values percent-encoded. */
-function parseOtlpHeaders(value: string | undefined, name: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES: `key=value` pairs separated by commas, values percent-encoded. */
+function parseOtlpKeyValues(value: string | undefined, name: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
   for (const pair of commaList(value)) {
     const separator = pair.indexOf('=');
     if (separator <= 0) throw new ConfigError(`${name} must be key=value pairs separated by commas, got an entry without "=".`);
     try {
-      headers[pair.slice(0, separator).trim()] = decodeURIComponent(pair.slice(separator + 1).trim());
+      pairs[pair.slice(0, separator).trim()] = decodeURIComponent(pair.slice(separator + 1).trim());
     } catch {
       throw new ConfigError(`${name} has a value that is not valid percent-encoding.`);
     }
   }
-  return headers;
+  return pairs;
 }
+
+/** What a span's resource names Porch when nothing else does. */
+const DEFAULT_SERVICE_NAME = 'porch';
 
 /** The traces endpoint: the signal-specific variable as given, else the base endpoint plus `/v1/traces`, as the specification says. */
 function tracingConfig(vars: z.infer<typeof envSchema>): TracingConfig | null {
@@ -406,13 +422,15 @@ function tracingConfig(vars: z.infer<typeof envSchema>): TracingConfig | null {
     vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
     (vars.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : `${vars.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   if (endpoint === undefined) return null;
+  const resourceAttributes = parseOtlpKeyValues(vars.OTEL_RESOURCE_ATTRIBUTES, 'OTEL_RESOURCE_ATTRIBUTES');
   return {
     endpoint,
     headers: {
-      ...parseOtlpHeaders(vars.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
-      ...parseOtlpHeaders(vars.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+      ...parseOtlpKeyValues(vars.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...parseOtlpKeyValues(vars.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
     },
-    serviceName: vars.OTEL_SERVICE_NAME,
+    serviceName: vars.OTEL_SERVICE_NAME ?? resourceAttributes['service.name'] ?? DEFAULT_SERVICE_NAME,
+    resourceAttributes,
     captureMessageContent: vars.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
     sampler: vars.OTEL_TRACES_SAMPLER,
     samplerRatio: vars.OTEL_TRACES_SAMPLER_ARG ?? 1,

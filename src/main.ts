@@ -32,7 +32,7 @@ import { createTelemetry, type Telemetry } from './core/telemetry/telemetry.js';
 import { livenessRoute, metricsRoute, readinessRoute, startMetricsServer, type MetricsServer } from './observability/endpoints.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { timeStoreTransactions } from './observability/store-timing.js';
-import { createTracing } from './observability/tracing.js';
+import { createTracing, FINAL_FLUSH_MS } from './observability/tracing.js';
 
 export interface Application {
   core: Core;
@@ -132,9 +132,10 @@ export async function createApplication(config: Config, options: ApplicationOpti
   // One registry and one tracer provider per application: nothing global, so applications
   // sharing a process (tests, the bench) never count into each other.
   const metrics = createMetrics({ processMetrics: options.processMetrics ?? true });
-  const tracing = config.tracing === null ? null : await createTracing(config.tracing, API_VERSION);
-  const telemetry = createTelemetry({ tracer: tracing?.tracer, events: metrics.events, captureMessageContent: config.tracing?.captureMessageContent ?? false });
   const logger = options.logger ?? createLogger(config.logLevel, options.logDestination ?? 2);
+  const tracing =
+    config.tracing === null ? null : await createTracing(config.tracing, API_VERSION, { logger, onSpansDropped: (spans) => metrics.spansDropped(spans) });
+  const telemetry = createTelemetry({ tracer: tracing?.tracer, events: metrics.events, captureMessageContent: config.tracing?.captureMessageContent ?? false });
   const clock = options.clock ?? systemClock;
   const openedStore = await createStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
@@ -296,8 +297,10 @@ export async function createApplication(config: Config, options: ApplicationOpti
       await core.instance.retire().catch((err: unknown) => logger.warn({ err }, 'could not release this process lease'));
       await core.sanitiser.close();
       await store.close();
-      // Spans of the last requests are sent before the process goes.
-      await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'could not send the last spans'));
+      // Spans of the last requests are sent before the process goes, for at most FINAL_FLUSH_MS:
+      // a receiver that hangs must not push a stop past the orchestrator's grace period
+      // (regression: 19 s with one request in flight). What is not sent by then is logged.
+      await tracing?.shutdown(FINAL_FLUSH_MS);
     },
   };
 }

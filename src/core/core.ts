@@ -130,7 +130,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const oauth = createOAuthService(store, clock);
   const authenticator = createAuthenticator(store, clock, { oauth, mcpResource: mcpResourceUrl(settings.siteUrl) });
   const consoleSessions = createConsoleSessions(store, clock, settings.consoleSessions);
-  const runQueue = createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, settings: settings.runQueue });
+  const runQueue = createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, telemetry, settings: settings.runQueue });
   const webhookSettings = settings.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
   const webhooks = createWebhookService(store, clock, secretKey, { allowHosts: webhookSettings.allowHosts, retentionDays: settings.runRetentionDays });
   const webhookWorker = createWebhookWorker({ store: store.webhooks, clock, logger, secretKey, ...webhookSettings });

@@ -1,9 +1,10 @@
 /** The row of a run as it enters the queue, shared by both engines: nothing has run, nothing is charged yet. */
-import type { QueuedRunRecord, RecordedRun } from './store.js';
+import type { QueuedRunRecord, RecordedRun, RunTraceContext } from './store.js';
 
-export function queuedRunRow({ inputs, ...run }: QueuedRunRecord): RecordedRun & { attempts: number } {
+export function queuedRunRow({ inputs, traceContext, ...run }: QueuedRunRecord): RecordedRun & { attempts: number; traceContext: RunTraceContext | null } {
   return {
     ...run,
+    traceContext: traceContext ?? null,
     status: 'queued',
     model: null,
     inputTokens: 0,

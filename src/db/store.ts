@@ -755,10 +755,22 @@ export interface RunRecord {
   startedAt: number | null;
   finishedAt: number | null;
   cancelRequestedAt: number | null;
+  /**
+   * The W3C trace context of the request that queued it (its operation span's), which the run's
+   * spans and provider calls continue when a process executes it; null for a run executed in its
+   * request, and for one queued outside any trace.
+   */
+  traceContext: RunTraceContext | null;
+}
+
+/** W3C Trace Context as its headers carry it: a traceparent and, when the trace has one, its tracestate. */
+export interface RunTraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** A run executed in its request, recorded once it ended: the queue's fields do not apply. */
-export type RecordedRun = Omit<RunRecord, 'attempts' | 'claimedBy' | 'cancelRequestedAt' | 'keyKind' | 'startedAt' | 'finishedAt'> &
+export type RecordedRun = Omit<RunRecord, 'attempts' | 'claimedBy' | 'cancelRequestedAt' | 'keyKind' | 'startedAt' | 'finishedAt' | 'traceContext'> &
   Partial<Pick<RunRecord, 'keyKind' | 'startedAt' | 'finishedAt'>>;
 
 /** A run without its payload: what lists read, so a page never loads traces. */
@@ -773,6 +785,8 @@ export interface RunListRequest extends OwnedPageRequest {
 /** A run asked for asynchronously: queued with its inputs, executed later by whichever process claims it. */
 export type QueuedRunRecord = Pick<RunRecord, 'id' | 'accountId' | 'keyId' | 'keyKind' | 'kind' | 'resourceId' | 'version' | 'createdAt'> & {
   inputs: unknown;
+  /** Absent or null when it was queued outside any trace. */
+  traceContext?: RunTraceContext | null | undefined;
 };
 
 /** How an asynchronous run ended, written by the process that held it. */

@@ -176,7 +176,10 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
               }),
             }),
       });
-      core.logger.debug({ requestId, tool: name, isError: result.toolResult.isError === true, task: result.queuedRunId !== undefined }, 'MCP tool call');
+      core.logger.debug(
+        { ...logFields(requestId), tool: name, isError: result.toolResult.isError === true, task: result.queuedRunId !== undefined },
+        'MCP tool call',
+      );
       if (result.queuedRunId !== undefined) return await createdTask(capability(requestId, ctx), result.queuedRunId, errorCodes);
       return result.toolResult;
     } catch (err) {

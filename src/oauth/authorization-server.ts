@@ -26,6 +26,7 @@ import { hashKey } from '../core/access/key-material.js';
 import { ALL_SCOPES } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import { PorchError } from '../core/errors.js';
+import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { checkWebhookUrl } from '../core/webhooks/url-guard.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_PATHS } from './paths.js';
 
@@ -290,6 +291,13 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   };
 
   const provider = new Provider(siteUrl, configuration);
+  /**
+   * Each request's scope, as its opening left it on Express's response, by the Node request
+   * oidc-provider's Koa context wraps: the lines it logs carry the request's fields, as every
+   * line written while a request is served does.
+   */
+  const requestScopes = new WeakMap<IncomingMessage, RequestScope>();
+  const logFieldsOfRequest = (ctx: { req: IncomingMessage }) => logFieldsOf(requestScopes.get(ctx.req));
   // Every URL the server writes (metadata, redirects) derives from the public URL, also behind a
   // proxy: the wrapper below states the public origin in the forwarded headers, and only it.
   provider.proxy = true;
@@ -313,7 +321,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       delete body.client_secret_expires_at;
     }
   });
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err }, 'the OAuth server failed'));
+  provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err, ...logFieldsOfRequest(ctx) }, 'the OAuth server failed'));
 
   // Every token response (the code exchanged, a refresh): the first makes the app's connection,
   // and each moves the grant's expiry to its new refresh token's. oidc-provider sets a grant's
@@ -330,7 +338,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       await extendGrant(grant.jti);
     } catch (err) {
       // The tokens were issued; the grant keeps its earlier expiry until the next refresh.
-      core.logger.error({ err }, 'extending an OAuth grant failed');
+      core.logger.error({ err, ...logFieldsOfRequest(ctx) }, 'extending an OAuth grant failed');
     }
   });
 
@@ -356,7 +364,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       });
       return true;
     } catch (err) {
-      if (!(err instanceof PorchError)) core.logger.error({ err }, 'connecting an OAuth app failed');
+      if (!(err instanceof PorchError)) core.logger.error({ err, ...logFieldsOfRequest(ctx) }, 'connecting an OAuth app failed');
       await core.oauth.objects.destroy('Grant', grantId);
       ctx.status = 400;
       ctx.body = { error: 'invalid_grant', error_description: err instanceof PorchError ? err.message : 'The app could not be connected; connect it again.' };
@@ -419,6 +427,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     req.baseUrl = '';
     req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
     req.headers['x-forwarded-host'] = publicUrl.host;
+    if (res.locals.scope !== undefined) requestScopes.set(req, res.locals.scope);
     const scopesDefaulted = req.method === 'GET' && req.path === OAUTH_PATHS.authorization ? askForDefaultScopesWhenNoneNamed(req) : Promise.resolve();
     scopesDefaulted.then(
       () => {

@@ -64,7 +64,9 @@ export interface MetricsServer {
  */
 export async function startMetricsServer(metrics: Metrics, port: number): Promise<MetricsServer> {
   const server = createServer((req, res) => {
-    if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    // The query is ignored, as on the main port (regression: GET /metrics?x=1 answered 404 here).
+    const path = req.url?.split('?', 1)[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here.\n');
       return;
     }

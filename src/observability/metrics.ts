@@ -105,6 +105,12 @@ export function createMetrics(options: MetricsOptions = {}) {
     STORE_BUCKETS,
   );
 
+  const droppedSpans = counter(
+    'porch_trace_spans_dropped_total',
+    'Spans never sent to the OTLP receiver: it refused them, failed, timed out or could not be reached, or they were unsent when the process stopped.',
+    [],
+  );
+
   const events: TelemetryEvents = {
     operation({ operation, door, code, durationSeconds }: OperationEvent) {
       operationCalls.inc({ operation, door, code });
@@ -143,6 +149,10 @@ export function createMetrics(options: MetricsOptions = {}) {
     },
     storeTransaction(call: string, durationSeconds: number) {
       storeTransactions.observe({ call }, durationSeconds);
+    },
+    /** Spans tracing could not send (only ever counted with tracing on). */
+    spansDropped(spans: number) {
+      droppedSpans.inc(spans);
     },
     /** The Prometheus text exposition of every metric. */
     async render(): Promise<{ contentType: string; body: string }> {

@@ -11,6 +11,7 @@ import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
+import { recordStopped, STOPPED_CODE, stoppedFromOutside } from '../core/telemetry/stopped-calls.js';
 import { type Door, logFieldsOf, recordFailure, type RequestScope } from '../core/telemetry/telemetry.js';
 import { formatPath, formatZodError, jsonValueProblem } from '../core/validation.js';
 import { holdsInFlightSlot, type Operation } from './operation.js';
@@ -230,15 +231,18 @@ async function invokeCounted(core: Core, operation: Operation, request: Invocati
   // all but alone: half the spans of a read, whose recording and export were most of what tracing
   // cost it (bench/RESULTS-NOTES.md, Observability).
   const inSpan = operation.runKind === undefined ? telemetry.inRequestSpan : telemetry.span;
+  // A call its client stopped by going away failed no one, and whatever it ended with (an error,
+  // a workflow run cut short) reached no one: it is counted and traced as CANCELLED.
   const result = await inSpan(scope, operation.name, { attributes }, async (span) => {
     const answer = await invokeUntraced(core, operation, request, scope);
-    if (!answer.ok) recordFailure(span, answer.error);
+    if (stoppedFromOutside(request.signal)) recordStopped(span);
+    else if (!answer.ok) recordFailure(span, answer.error);
     return answer;
   });
   telemetry.events.operation({
     operation: operation.name,
     door: request.door,
-    code: result.ok ? 'OK' : result.error.code,
+    code: stoppedFromOutside(request.signal) ? STOPPED_CODE : result.ok ? 'OK' : result.error.code,
     durationSeconds: Number(process.hrtime.bigint() - startedAt) / 1e9,
   });
   return result;

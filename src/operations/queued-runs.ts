@@ -3,6 +3,10 @@
  * so an asynchronous run checks, runs and answers exactly like a synchronous one. Its stored input
  * is parsed again at this boundary, against the operation's schemas of today, and the version it
  * was queued for replaces any label it named.
+ *
+ * It runs in a scope of its own, bound to its caller as a request's is, whose span continues the
+ * trace of the request that queued it (kept with the run): otherwise the execution, its nodes and
+ * its model calls would each start a trace of their own, and no provider would see the caller's.
  */
 import type { Core } from '../core/core.js';
 import { PorchError } from '../core/errors.js';
@@ -20,13 +24,17 @@ export function queuedRunExecutor(core: Core, operations: readonly Operation[]):
     const stored = run.payload?.inputs;
     const body = { ...(typeof stored === 'object' && stored !== null ? stored : {}), version: run.version ?? undefined, label: undefined };
     const input = parseOperationInput(operation, { params: { id: run.resourceId }, body, pathStyle: 'plain' });
-    return operation.run(input, {
-      core,
-      caller,
-      requestId: run.id,
-      idempotencyKey: undefined,
-      signal: hooks.signal ?? new AbortController().signal,
-      queuedRun: hooks.queuedRun,
+    const attributes = { 'porch.operation': operation.name, 'porch.run.id': run.id, 'porch.run.attempt': run.attempts };
+    return core.telemetry.queuedRun(run.id, run.traceContext, `process ${operation.name}`, { attributes }, (scope) => {
+      core.telemetry.setCaller(scope, caller);
+      return operation.run(input, {
+        core,
+        caller,
+        requestId: run.id,
+        idempotencyKey: undefined,
+        signal: hooks.signal ?? new AbortController().signal,
+        queuedRun: hooks.queuedRun,
+      });
     });
   };
 }

@@ -12,10 +12,17 @@ import helmet from 'helmet';
 import parseUrl from 'parseurl';
 import type { Logger } from 'pino';
 import { API_VERSION } from '../core/health.js';
+import { recordStopped } from '../core/telemetry/stopped-calls.js';
 import type { RequestScope, Telemetry } from '../core/telemetry/telemetry.js';
 
 /** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The status the access line and the metrics give a request whose client closed the connection
+ * before the answer was sent: nginx's 499 "client closed request", which no answer ever carries.
+ */
+export const CLIENT_CLOSED_STATUS = 499;
 
 /** What the doors Express serves (MCP, the console) read of the request's opening. */
 declare module 'express-serve-static-core' {
@@ -117,19 +124,31 @@ export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorO
     const path = url?.pathname ?? '/';
     const door = doorOf(path);
     const method = req.method ?? 'GET';
-    const traceparent = req.headers.traceparent;
+    const { traceparent, tracestate } = req.headers;
     // Porch itself speaks plain HTTP; TLS, when there is any, ends at a proxy in front.
     const attributes = { 'http.request.method': method, 'url.scheme': 'http', 'url.path': path, 'porch.door': door };
-    const { scope, span } = telemetry.request(requestId, `${method} ${door}`, typeof traceparent === 'string' ? traceparent : undefined, { attributes });
-    res.on('finish', () => {
+    // Node joins repeated tracestate headers with commas, which is how the list's parts combine.
+    const traceHeaders = {
+      traceparent: typeof traceparent === 'string' ? traceparent : undefined,
+      tracestate: typeof tracestate === 'string' ? tracestate : undefined,
+    };
+    const { scope, span } = telemetry.request(requestId, `${method} ${door}`, traceHeaders, { attributes });
+    // 'close' comes once per response, after 'finish' when the answer was sent, alone when the
+    // client went away first (regression: such a request had no access line, no metric, and a
+    // span that was never ended, so its children pointed at a parent that never arrived).
+    res.on('close', () => {
       const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const answered = res.writableFinished;
+      const status = answered ? res.statusCode : CLIENT_CLOSED_STATUS;
       if (telemetry.tracing) {
-        span.setAttribute('http.response.status_code', res.statusCode);
-        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        // The status sent, when the headers were; a client that left is not a server error.
+        if (answered || res.headersSent) span.setAttribute('http.response.status_code', res.statusCode);
+        if (!answered) recordStopped(span);
+        else if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       }
-      onAnswered?.(door, res.statusCode, durationSeconds);
-      if (logger.isLevelEnabled('info')) logger.info(accessLogFields(scope, method, path, res.statusCode, durationSeconds), 'request');
+      onAnswered?.(door, status, durationSeconds);
+      if (logger.isLevelEnabled('info')) logger.info(accessLogFields(scope, method, path, status, durationSeconds), 'request');
     });
     return { requestId, scope, path, query: typeof url?.query === 'string' ? url.query : null };
   };

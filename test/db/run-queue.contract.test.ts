@@ -53,6 +53,20 @@ describeEachEngine('run queue', (engine, definition) => {
     expect(await claim(store), 'nothing is left to claim').toBeNull();
   });
 
+  it('a queued run keeps the trace context of the request that queued it, for the process that claims it (regression: its spans began new traces)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const traceContext = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=abc,other=1' };
+    const traced = queuedRun(account.id, { traceContext });
+    await store.runs.enqueue(traced);
+    const untraced = queuedRun(account.id);
+    await store.runs.enqueue(untraced);
+    expect((await claim(store))?.traceContext).toEqual(traceContext);
+    expect((await claim(store))?.traceContext, 'a run queued outside any trace has none').toBeNull();
+    const recorded = (await store.runs.list({ accountId: account.id, page: {} })).find((run) => run.id === traced.id);
+    expect(recorded?.traceContext).toEqual(traceContext);
+  });
+
   it("skips an account at its bound of running runs and takes another account's run", async () => {
     const { store } = engine();
     const { account: busy } = await createAccount(store);

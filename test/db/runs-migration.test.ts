@@ -85,6 +85,7 @@ describeEachEngine('runs migration', (engine) => {
       startedAt: T0 - 9,
       finishedAt: T0,
       cancelRequestedAt: null,
+      traceContext: null,
     });
     expect(await store.runs.findOwned({ accountId: account.id, id: orphanId }), 'a run without usage rows moves with zeros').toMatchObject({
       keyId: null,

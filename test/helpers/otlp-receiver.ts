@@ -10,6 +10,8 @@ export interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
+  /** The W3C tracestate the span carries; undefined when it has none. */
+  traceState: string | undefined;
   name: string;
   kind: number;
   attributes: Record<string, string | number | boolean>;
@@ -46,6 +48,7 @@ interface ExportRequest {
         traceId: string;
         spanId: string;
         parentSpanId?: string;
+        traceState?: string;
         name: string;
         kind: number;
         attributes?: KeyValue[];
@@ -88,6 +91,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               traceId: span.traceId,
               spanId: span.spanId,
               parentSpanId: span.parentSpanId === '' ? undefined : span.parentSpanId,
+              traceState: span.traceState === '' ? undefined : span.traceState,
               name: span.name,
               kind: span.kind,
               attributes: decode(span.attributes),

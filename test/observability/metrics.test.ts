@@ -119,7 +119,7 @@ describe('GET /metrics after a scripted mix of calls', () => {
     const message = `${describeSamples(samples, 'porch_executions_total')}\n${describeSamples(samples, 'porch_model_calls_total')}`;
     expect(sampleValue(samples, 'porch_executions_total', { kind: 'composition', model: 'echo/echo', outcome: 'succeeded' }), message).toBe(1);
     expect(sampleValue(samples, 'porch_executions_total', { kind: 'composition', model: 'fake/fast', outcome: 'succeeded' }), message).toBe(1);
-    expect(sampleValue(samples, 'porch_executions_total', { kind: 'composition', model: 'unknown', outcome: 'failed' }), message).toBe(1);
+    expect(sampleValue(samples, 'porch_executions_total', { kind: 'composition', model: 'fake/fast', outcome: 'failed' }), message).toBe(1);
     expect(sampleValue(samples, 'porch_model_calls_total', { provider: 'echo', model: 'echo/echo', code: 'OK' }), message).toBe(1);
     expect(sampleValue(samples, 'porch_model_calls_total', { provider: 'fake', model: 'fake/fast', code: 'OK' }), message).toBe(1);
     expect(sampleValue(samples, 'porch_model_calls_total', { provider: 'fake', model: 'fake/fast', code: 'AI_SERVICE_ERROR' }), message).toBe(1);
@@ -163,6 +163,82 @@ describe('GET /metrics after a scripted mix of calls', () => {
     const loopback = await scrape(`${metricsServer.url}/metrics`);
     expect(loopback.status).toBe(200);
     expect(sampleValue(parsePrometheusText(loopback.text), 'porch_idempotent_replays_total', { operation: 'execute_composition' })).toBe(1);
+  });
+});
+
+describe('porch_executions_total', () => {
+  it('names the configured model, never the provider’s answer (regression: "fake/gpt-snap-2024", unbounded and not joinable)', async () => {
+    const harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-metrics', PORCH_METRICS_TOKEN: METRICS_TOKEN } });
+    try {
+      const { key, accountId } = await harness.expertWithKey({ credits: 1_000 });
+      const compositionId = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids['composition:release-notes'];
+      fake.setBehaviour({ usage: FAKE_USAGE, model: 'gpt-snap-2024' });
+      const response = await harness.api<{ model_used: string }>('POST', `/compositions/${compositionId}/execute`, {
+        key,
+        body: { variables: RELEASE_VARIABLES },
+      });
+      expect(response.status, describeResponse(response)).toBe(200);
+      expect(response.body.data.model_used).toBe('fake/gpt-snap-2024');
+      const samples = parsePrometheusText((await scrape(`${harness.url}/metrics`, METRICS_TOKEN)).text);
+      const message = describeSamples(samples, 'porch_executions_total');
+      expect(sampleValue(samples, 'porch_executions_total', { kind: 'composition', model: 'fake/fast', outcome: 'succeeded' }), message).toBe(1);
+      expect(
+        samples.filter((sample) => sample.name === 'porch_executions_total' && sample.labels.model !== 'fake/fast'),
+        message,
+      ).toEqual([]);
+    } finally {
+      fake.setBehaviour({});
+      await harness.close();
+    }
+  });
+
+  it('does not count refusals made before any model was called (regression: 400, 402 and 404 were failed executions)', async () => {
+    const harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-metrics', PORCH_METRICS_TOKEN: METRICS_TOKEN } });
+    try {
+      const { key, accountId } = await harness.expertWithKey({ credits: 1_000 });
+      const compositionId = (await harness.core.bundles.importBundle(accountId, DEMO_BUNDLE)).ids['composition:release-notes'];
+      const missing = '00000000-0000-4000-8000-000000000000';
+      expect((await harness.api('POST', `/compositions/${missing}/execute`, { key, body: {} })).status).toBe(404);
+      expect((await harness.api('POST', `/workflows/${missing}/execute`, { key, body: {} })).status).toBe(404);
+      expect(
+        (await harness.api('POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES, model: 'fake/none' } })).status,
+      ).toBe(400);
+      const broke = await harness.expertWithKey({ credits: 0 });
+      const brokeIds = (await harness.core.bundles.importBundle(broke.accountId, DEMO_BUNDLE)).ids;
+      const refused = [
+        await harness.api('POST', `/compositions/${brokeIds['composition:release-notes']}/execute`, { key: broke.key, body: { variables: RELEASE_VARIABLES } }),
+        await harness.api('POST', `/workflows/${brokeIds['workflow:release-announcement']}/execute`, {
+          key: broke.key,
+          body: { variables: RELEASE_VARIABLES },
+        }),
+      ];
+      for (const response of refused) expect(response.status, describeResponse(response)).toBe(402);
+
+      const samples = parsePrometheusText((await scrape(`${harness.url}/metrics`, METRICS_TOKEN)).text);
+      expect(
+        samples.filter((sample) => sample.name === 'porch_executions_total'),
+        describeSamples(samples, 'porch_executions_total'),
+      ).toEqual([]);
+      expect(sampleValue(samples, 'porch_refusals_total', { code: 'INSUFFICIENT_CREDITS' })).toBe(2);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('GET /metrics on metrics.port', () => {
+  it('ignores a query string, as the main port does (regression: GET /metrics?x=1 answered 404)', async () => {
+    const harness = await createHarness({ env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: 'sk-fake-metrics' } });
+    try {
+      const metricsServer = harness.server.metricsServer;
+      if (metricsServer === null) throw new Error('metrics.port was set, yet no metrics server started');
+      const answer = await scrape(`${metricsServer.url}/metrics?x=1`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.text).toContain('porch_http_requests_total');
+      expect((await scrape(`${metricsServer.url}/other?x=1`)).status).toBe(404);
+    } finally {
+      await harness.close();
+    }
   });
 });
 

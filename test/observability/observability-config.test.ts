@@ -75,6 +75,31 @@ describe('tracing settings', () => {
   });
 });
 
+describe('tracing settings as OpenTelemetry defines them', () => {
+  it('read OTEL_SDK_DISABLED and content capture case-insensitively (regression: OTEL_SDK_DISABLED=TRUE refused to start)', () => {
+    const endpoint = { ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'TRUE' }).tracing).toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'False' }).tracing).not.toBeNull();
+    expect(loadConfig({ ...endpoint, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'True' }).tracing?.captureMessageContent).toBe(true);
+  });
+
+  it('refuse an endpoint without its scheme, naming the setting (regression: localhost:4318 was accepted and nothing was ever sent)', () => {
+    expect(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'localhost:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT.*http:\/\/localhost:4318/);
+    expect(() => loadConfig({ ...BASE, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318/v1/traces' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+  });
+
+  it('read OTEL_RESOURCE_ATTRIBUTES, whose service.name yields to OTEL_SERVICE_NAME (regression: ignored)', () => {
+    const endpoint = { ...BASE, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    const attributes = 'deployment.environment.name=prod,service.name=porch-eu, host.name=web%2C1';
+    expect(loadConfig({ ...endpoint, OTEL_RESOURCE_ATTRIBUTES: attributes }).tracing).toMatchObject({
+      serviceName: 'porch-eu',
+      resourceAttributes: { 'deployment.environment.name': 'prod', 'service.name': 'porch-eu', 'host.name': 'web,1' },
+    });
+    expect(loadConfig({ ...endpoint, OTEL_RESOURCE_ATTRIBUTES: attributes, OTEL_SERVICE_NAME: 'api' }).tracing?.serviceName).toBe('api');
+    expect(() => loadConfig({ ...endpoint, OTEL_RESOURCE_ATTRIBUTES: 'no-value' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES/);
+  });
+});
+
 describe('metrics settings', () => {
   it('give each worker its own metrics port, metrics.port plus its index', async () => {
     const path = join(directory, 'porch.config.yaml');

@@ -5,12 +5,14 @@
  * conventions' attributes, and hold no prompt, answer or key unless content capture is asked for.
  * The trace continues into the provider: the fake upstream records the traceparent it was sent.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { API_VERSION } from '../../src/core/health.js';
 import { fakeProviderAiConfig, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { connectHttp, describeResult } from '../helpers/mcp-client.js';
@@ -18,6 +20,9 @@ import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
 const FAKE_USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
+/** The output cap of fakeProviderAiConfig's model `fast`. */
+const FAST_MAX_OUTPUT_TOKENS = 200;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const PROVIDER_KEY = 'sk-fake-provider-key-for-tracing';
 const ANSWER = 'The release notes, as the fake model wrote them.';
 const CALLER_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -74,7 +79,7 @@ function outline(spans: readonly ReceivedSpan[]): string {
 
 async function harnessWith(
   env: Record<string, string> = {},
-): Promise<{ harness: Harness; key: string; organisationId: string; compositionId: string; workflowId: string }> {
+): Promise<{ harness: Harness; key: string; accountId: string; organisationId: string; compositionId: string; workflowId: string }> {
   const harness = await createHarness({
     env: { PORCH_CONFIG: configPath, FAKE_PROVIDER_KEY: PROVIDER_KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, ...env },
   });
@@ -83,7 +88,7 @@ async function harnessWith(
   const compositionId = ids['composition:release-notes'];
   const workflowId = ids['workflow:release-announcement'];
   if (compositionId === undefined || workflowId === undefined) throw new Error('the demo bundle changed');
-  return { harness, key, organisationId, compositionId, workflowId };
+  return { harness, key, accountId, organisationId, compositionId, workflowId };
 }
 
 describe('traces exported over OTLP/HTTP', () => {
@@ -121,7 +126,13 @@ describe('traces exported over OTLP/HTTP', () => {
       'http.response.status_code': 200,
       'porch.door': 'rest',
     });
-    expect(request.resource['service.name']).toBe('porch');
+    // Regression: service.version held the API date, and nothing told processes apart.
+    expect(request.resource).toMatchObject({
+      'service.name': 'porch',
+      'service.version': PACKAGE_VERSION,
+      'porch.api.version': API_VERSION,
+      'service.instance.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     const operation = only(childrenOf(spans, request), `operation span\n${tree}`);
     expect(operation.name).toBe('execute_composition');
     expect(operation.attributes).toMatchObject({ 'porch.operation': 'execute_composition', 'porch.door': 'rest' });
@@ -144,6 +155,9 @@ describe('traces exported over OTLP/HTTP', () => {
     });
 
     expect(fake.requests).toHaveLength(1);
+    // The cap sent to the provider, the model's own when the request sets none (regression: missing then).
+    expect(fake.requests[0]?.body).toMatchObject({ max_tokens: FAST_MAX_OUTPUT_TOKENS });
+    expect(call.attributes['gen_ai.request.max_tokens']).toBe(FAST_MAX_OUTPUT_TOKENS);
     expect(fake.requests[0]?.headers.traceparent).toBe(`00-${CALLER_TRACE_ID}-${call.spanId}-01`);
   });
 
@@ -258,8 +272,8 @@ describe('traces exported over OTLP/HTTP', () => {
 });
 
 describe('traces with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', () => {
-  it('carry the prompt and the answer on the model call span', async () => {
-    const { harness, key, compositionId } = await harnessWith({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+  it('carry the prompt and the answer on the model call span, as the conventions’ message schemas shape them', async () => {
+    const { harness, key, accountId, compositionId } = await harnessWith({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
     try {
       const response = await harness.api('POST', `/compositions/${compositionId}/execute`, { key, body: { variables: RELEASE_VARIABLES } });
       expect(response.status, describeResponse(response)).toBe(200);
@@ -268,8 +282,26 @@ describe('traces with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', 
         receiver.spans.filter((span) => span.name === 'chat fast'),
         'model call span',
       );
-      expect(String(call.attributes['gen_ai.input.messages'])).toContain('Faster lists');
-      expect(String(call.attributes['gen_ai.output.messages'])).toContain(ANSWER);
+      // Regression: `[{"role":"user","content":"..."}]`, which gen-ai-input-messages.json does not allow.
+      const input = JSON.parse(String(call.attributes['gen_ai.input.messages'])) as unknown;
+      expect(input).toEqual([{ role: 'user', parts: [{ type: 'text', content: expect.stringContaining('Faster lists') }] }]);
+      const output = JSON.parse(String(call.attributes['gen_ai.output.messages'])) as unknown;
+      expect(output).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: ANSWER }], finish_reason: 'stop' }]);
+
+      // A persona's card is the system prompt: sent to the provider as a message of the history, so recorded among the input messages.
+      const persona = await harness.core.contextCards.create(accountId, { title: 'Editor', content: 'You edit release notes.', category: 'persona', tags: [] });
+      receiver.spans.length = 0;
+      const executed = await harness.api('POST', `/personas/${persona.id}/execute`, { key, body: { input: 'Tighten this.' } });
+      expect(executed.status, describeResponse(executed)).toBe(200);
+      await harness.server.application.flushTraces();
+      const personaCall = only(
+        receiver.spans.filter((span) => span.name === 'chat fast'),
+        'persona model call span',
+      );
+      expect(JSON.parse(String(personaCall.attributes['gen_ai.input.messages']))).toEqual([
+        { role: 'system', parts: [{ type: 'text', content: 'You edit release notes.' }] },
+        { role: 'user', parts: [{ type: 'text', content: 'Tighten this.' }] },
+      ]);
       expect(receiver.bodies.join('\n')).not.toContain(PROVIDER_KEY);
     } finally {
       await harness.close();

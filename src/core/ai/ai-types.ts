@@ -80,6 +80,12 @@ export interface CompletionRequest {
   answerGuarded?: boolean | undefined;
 }
 
+/** The output cap a call asks the provider for: the request's, clamped to 1..the model's cap; the model's cap when absent. */
+export function outputTokenCap(request: Pick<CompletionRequest, 'model' | 'maxOutputTokens'>): number {
+  const cap = request.model.maxOutputTokens;
+  return Math.min(cap, Math.max(1, Math.floor(request.maxOutputTokens ?? cap)));
+}
+
 import type { TokenUsage } from './token-usage.js';
 
 export type { TokenUsage };
@@ -89,6 +95,8 @@ export interface CompletionResult {
   /** "<provider>/<model the upstream reported>" (it may name a dated snapshot of the requested model). */
   modelUsed: string;
   usage: TokenUsage;
+  /** Why the model stopped (`stop`, `length`, `content_filter`, ...), as the provider said; undefined when it did not say. */
+  finishReason?: string | undefined;
 }
 
 /**
@@ -104,13 +112,14 @@ export type CompletionStreamEvent =
       /** Usage reported before the end (servers that send running usage with every chunk); the latest one counts. */
       usage: TokenUsage;
     }
-  | { type: 'end'; modelUsed: string; usage: TokenUsage | null };
+  | { type: 'end'; modelUsed: string; usage: TokenUsage | null; finishReason?: string | undefined };
 
 /**
  * The part of a pino logger the gateway uses; a pino Logger satisfies it. Entries carry provider,
  * model, status and error type, never keys, prompts or upstream bodies.
  */
 export interface AiLogger {
+  debug(details: Record<string, unknown>, message: string): void;
   warn(details: Record<string, unknown>, message: string): void;
   error(details: Record<string, unknown>, message: string): void;
 }

@@ -12,9 +12,10 @@ import { openAiSdk } from './openai-sdk.js';
 import { z } from 'zod';
 
 import { PorchError } from '../errors.js';
-import { logFieldsOf } from '../telemetry/telemetry.js';
+import { stoppedFromOutside } from '../telemetry/stopped-calls.js';
+import { logFieldsOf, tracestateOf } from '../telemetry/telemetry.js';
 import type { ProviderConfig } from './ai-config.js';
-import type { AiLogger, CompletionRequest, CompletionResult, CompletionStreamEvent, TokenUsage } from './ai-types.js';
+import { type AiLogger, type CompletionRequest, type CompletionResult, type CompletionStreamEvent, outputTokenCap, type TokenUsage } from './ai-types.js';
 import { MalformedUpstreamResponseError, abortedError, describeUpstreamError, toUpstreamPorchError } from './provider-errors.js';
 import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
@@ -38,6 +39,7 @@ const completionSchema = z.object({
           // Structured outputs put a refusal here instead of in content.
           refusal: z.string().nullable().optional(),
         }),
+        finish_reason: z.string().nullable().optional(),
       }),
     )
     .min(1),
@@ -74,6 +76,16 @@ function toTokenUsage(raw: unknown): TokenUsage | null {
   const { prompt_tokens: input, completion_tokens: output } = parsed.data;
   // total = input + output always, so the ledger's three numbers can never disagree.
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+}
+
+/**
+ * The W3C Trace Context headers of a call: its `traceparent`, and the caller's `tracestate`, which
+ * a participant must pass on with it (any span of the request's trace carries it unchanged).
+ */
+function traceHeadersFor(request: CompletionRequest): { headers: Record<string, string> } | Record<string, never> {
+  if (request.traceparent === undefined) return {};
+  const tracestate = tracestateOf(request.scope?.span);
+  return { headers: tracestate === undefined ? { traceparent: request.traceparent } : { traceparent: request.traceparent, tracestate } };
 }
 
 function buildClient(config: ProviderConfig, apiKey: string | null, fetchFunction: FetchFunction | undefined): OpenAI {
@@ -154,7 +166,7 @@ export class OpenAiCompatibleProvider {
       raw = await client.chat.completions.create(this.buildBody(request), {
         signal: request.signal,
         // The caller's trace continues into a provider (or gateway) that speaks W3C Trace Context.
-        ...(request.traceparent === undefined ? {} : { headers: { traceparent: request.traceparent } }),
+        ...traceHeadersFor(request),
       });
     } catch (err) {
       throw this.fail(err, request, byok);
@@ -163,7 +175,8 @@ export class OpenAiCompatibleProvider {
     if (!parsed.success) {
       throw this.fail(new MalformedUpstreamResponseError('The completion did not have the expected shape.'), request, byok);
     }
-    const message = parsed.data.choices[0]?.message;
+    const choice = parsed.data.choices[0];
+    const message = choice?.message;
     const content = message?.content ?? message?.refusal;
     if (content === undefined || content === null) {
       throw this.fail(new MalformedUpstreamResponseError('The completion carried no text.'), request, byok);
@@ -178,6 +191,7 @@ export class OpenAiCompatibleProvider {
       modelUsed: this.modelUsed(request, parsed.data.model),
       // total = input + output always, so the ledger's three numbers can never disagree.
       usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+      finishReason: choice?.finish_reason ?? undefined,
     };
   }
 
@@ -197,8 +211,8 @@ export class OpenAiCompatibleProvider {
     const body: ChatCompletionCreateParamsStreaming = { ...this.buildBody(request), stream: true, stream_options: { include_usage: true } };
     let usage: TokenUsage | null = null;
     let upstreamModel: string | undefined;
-    /** Whether a choice ended with a reason: a stream that stops without one was cut short. */
-    let finished = false;
+    /** The reason a choice ended with: a stream that stops without one was cut short. */
+    let finishReason: string | undefined;
     const stalled = new AbortController();
     const stall = () =>
       new PorchError('AI_SERVICE_ERROR', `The AI provider '${this.id}' sent nothing for ${this.config.timeoutMs} ms mid-answer. Retry with backoff.`);
@@ -210,7 +224,7 @@ export class OpenAiCompatibleProvider {
     try {
       const chunks = await client.chat.completions.create(body, {
         signal: request.signal === undefined ? stalled.signal : AbortSignal.any([request.signal, stalled.signal]),
-        ...(request.traceparent === undefined ? {} : { headers: { traceparent: request.traceparent } }),
+        ...traceHeadersFor(request),
       });
       // Timed while waiting on the provider only: not while the caller takes each event (a slow client, a scan).
       waitForNextChunk();
@@ -220,7 +234,7 @@ export class OpenAiCompatibleProvider {
         if (!chunk.success) throw new MalformedUpstreamResponseError('A streamed chunk did not have the expected shape.');
         if (chunk.data.model !== undefined && chunk.data.model !== '') upstreamModel = chunk.data.model;
         const choice = chunk.data.choices?.[0];
-        if (typeof choice?.finish_reason === 'string' && choice.finish_reason !== '') finished = true;
+        if (typeof choice?.finish_reason === 'string' && choice.finish_reason !== '') finishReason = choice.finish_reason;
         const delta = choice?.delta;
         const text = delta?.content ?? delta?.refusal;
         if (typeof text === 'string' && text !== '') yield { type: 'delta', text };
@@ -237,18 +251,17 @@ export class OpenAiCompatibleProvider {
       // A proxy that ends the connection cleanly mid-answer, or a server that answered with
       // something other than a stream (a JSON completion, an HTML page), leaves no finish reason:
       // that is a failure, never an answer to charge and store (regression: "done" with the part).
-      if (!finished) throw new MalformedUpstreamResponseError('The streamed completion ended before the model finished its answer.');
+      if (finishReason === undefined) throw new MalformedUpstreamResponseError('The streamed completion ended before the model finished its answer.');
     } catch (err) {
       throw this.fail(request.signal?.aborted !== true && stalled.signal.aborted ? stalled.signal.reason : err, request, byok);
     } finally {
       clearTimeout(stallTimer);
     }
-    yield { type: 'end', modelUsed: this.modelUsed(request, upstreamModel), usage };
+    yield { type: 'end', modelUsed: this.modelUsed(request, upstreamModel), usage, finishReason };
   }
 
   private buildBody(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
-    const cap = request.model.maxOutputTokens;
-    const maxOutputTokens = Math.min(cap, Math.max(1, Math.floor(request.maxOutputTokens ?? cap)));
+    const maxOutputTokens = outputTokenCap(request);
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: request.model.name,
       messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
@@ -280,7 +293,10 @@ export class OpenAiCompatibleProvider {
       signal: request.signal,
     });
     const details = { ...logFieldsOf(request.scope), provider: this.id, model: request.model.id, byok, code: error.code, ...describeUpstreamError(err) };
-    if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof openAiSdk().APIError && (err.status === 401 || err.status === 403)) {
+    if (stoppedFromOutside(request.signal)) {
+      // Stopped from outside (the client went away, the run was cancelled): not the provider's failure.
+      this.logger?.debug(details, `AI provider '${this.id}' call stopped`);
+    } else if (error.code === 'AI_SERVICE_ERROR' && !byok && err instanceof openAiSdk().APIError && (err.status === 401 || err.status === 403)) {
       // The shared key itself is bad: every caller fails until the operator fixes it.
       const keySource = this.config.apiKeyEnv ?? 'no key configured';
       this.logger?.error({ ...details, keySource }, `AI provider '${this.id}' rejected the shared API key`);

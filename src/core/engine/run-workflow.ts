@@ -263,7 +263,10 @@ class WorkflowRun {
   private outputCharacters = 0;
   private readonly onCancel = (): void => {
     const reason: unknown = this.options.signal?.reason;
-    this.stop(isPorchError(reason) ? reason : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.'));
+    // The cause keeps why (a CallStopped: the client went away), which telemetry reads from the nodes' signals.
+    this.stop(
+      isPorchError(reason) ? reason : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.', {}, { cause: reason }),
+    );
   };
 
   constructor(

@@ -25,6 +25,7 @@ import { CallStopped, PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
+import { type Telemetry, traceHeadersOf } from '../telemetry/telemetry.js';
 import { runFinishedEvents } from '../webhooks/events.js';
 import { failedResult, outcomeColumns, type RunOutcome } from './run-recorder.js';
 import { requireRunScope } from './runs.js';
@@ -91,6 +92,8 @@ export interface RunQueueDependencies {
   logger: Logger;
   /** Where an ending the store could not take (it was out of reach) waits until it lands. */
   deferredWrites: DeferredWrites;
+  /** Finds the queuing request's trace, which the run keeps so its execution continues it. */
+  telemetry: Telemetry;
   settings: RunQueueSettings;
 }
 
@@ -105,7 +108,7 @@ function selectorOf(inputs: Record<string, unknown>): VersionSelector {
 const interruptedTwice = () =>
   new PorchError('INTERNAL_ERROR', `The run was cut off ${MAX_RUN_ATTEMPTS} times by a Porch process that stopped while it ran; it is not tried again.`);
 
-export function createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, settings }: RunQueueDependencies) {
+export function createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, telemetry, settings }: RunQueueDependencies) {
   const active = new Map<string, ActiveRun>();
   let executor: QueuedRunExecutor | null = null;
   let poller: NodeJS.Timeout | null = null;
@@ -280,6 +283,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         version,
         createdAt: clock.now(),
         inputs,
+        // The span queuing it (the request's operation span, or the caller's context when
+        // tracing records nothing): the run's spans and provider calls continue its trace.
+        traceContext: traceHeadersOf(telemetry.scopeOf(caller)?.span) ?? null,
       });
       pump();
       return { run_id: id, status: 'queued' };

@@ -83,6 +83,8 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         startedAt,
         finishedAt,
         cancelRequestedAt: null,
+        // Its spans are in its request's trace already.
+        traceContext: null,
       };
       // run.completed / run.failed are written with the run, in its transaction (the outbox).
       await runs.insert(run, runFinishedEvents(run, finishedAt));

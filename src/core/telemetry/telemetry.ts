@@ -12,10 +12,20 @@
  * core finds it from the caller (`scopeOf`), which every service that calls a model already
  * receives, so no service signature carries it.
  */
-import { ROOT_CONTEXT, type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace, INVALID_SPAN_CONTEXT } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  type Attributes,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+  INVALID_SPAN_CONTEXT,
+} from '@opentelemetry/api';
 import type { Caller } from '../access/caller.js';
 import { isPorchError } from '../errors.js';
-import { formatTraceparent, parseTraceparent } from './traceparent.js';
+import { formatTraceparent, formatTracestate, parseTraceparent, parseTracestate } from './traceparent.js';
 
 export { SpanKind };
 export type { Span, Attributes };
@@ -101,6 +111,23 @@ export interface TelemetryOptions {
   captureMessageContent?: boolean;
 }
 
+/** W3C Trace Context as a request's headers carry it, or as a queued run keeps its request's. */
+export interface TraceHeaders {
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
+}
+
+/**
+ * The caller's span context, from a valid `traceparent` and, with it, a valid `tracestate`
+ * (without a valid traceparent the specification has tracestate ignored); undefined for none.
+ */
+function remoteContextOf(headers: TraceHeaders | undefined): SpanContext | undefined {
+  const remote = headers?.traceparent === undefined ? undefined : parseTraceparent(headers.traceparent);
+  if (remote === undefined || headers?.tracestate === undefined) return remote;
+  const traceState = parseTracestate(headers.tracestate);
+  return traceState === undefined ? remote : { ...remote, traceState };
+}
+
 /** A span that records nothing: what every hook gets while tracing is off. */
 const NON_RECORDING = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
@@ -121,6 +148,23 @@ export function logFieldsOf(scope: RequestScope | undefined): Record<string, str
 export function traceparentOf(span: Span | undefined): string | undefined {
   const context = span?.spanContext();
   return context === undefined ? undefined : formatTraceparent(context);
+}
+
+/**
+ * The trace's W3C tracestate, as the caller sent it, from any span of the trace (Porch writes no
+ * member of its own, so each span carries the caller's list): what goes out with a traceparent.
+ */
+export function tracestateOf(span: Span | undefined): string | undefined {
+  const context = span?.spanContext();
+  return context === undefined ? undefined : formatTracestate(context);
+}
+
+/** Both W3C headers of `span`, for work that continues its trace later (a queued run); undefined outside any trace. */
+export function traceHeadersOf(span: Span | undefined): { traceparent: string; tracestate?: string } | undefined {
+  const traceparent = traceparentOf(span);
+  if (traceparent === undefined) return undefined;
+  const tracestate = tracestateOf(span);
+  return tracestate === undefined ? { traceparent } : { traceparent, tracestate };
 }
 
 export function createTelemetry(options: TelemetryOptions = {}) {
@@ -174,11 +218,12 @@ export function createTelemetry(options: TelemetryOptions = {}) {
 
     /**
      * A request's scope with its root span (a child of the caller's `traceparent` when it sent a
-     * valid one), or, when not recording, the caller's span context alone, so the caller's trace
-     * still reaches the providers and the log lines. The door ends the span when it answers.
+     * valid one, carrying its `tracestate`), or, when not recording, the caller's span context
+     * alone, so the caller's trace still reaches the providers and the log lines. The door ends the
+     * span when it answers.
      */
-    request(requestId: string, name: string, traceparent: string | undefined, spanOptions: SpanOptions): { scope: RequestScope; span: Span } {
-      const remote = traceparent === undefined ? undefined : parseTraceparent(traceparent);
+    request(requestId: string, name: string, traceHeaders: TraceHeaders | undefined, spanOptions: SpanOptions): { scope: RequestScope; span: Span } {
+      const remote = remoteContextOf(traceHeaders);
       let span: Span | undefined;
       if (tracer !== undefined) {
         const parent = remote === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, remote);
@@ -194,6 +239,28 @@ export function createTelemetry(options: TelemetryOptions = {}) {
     },
 
     span,
+
+    /**
+     * Runs a queued run's execution in a scope of its own, `requestId` its run id, continuing the
+     * trace of the request that queued it (`queuedBy`, the headers kept with the run): a CONSUMER
+     * span named `name`, a child of that request's operation span, as OpenTelemetry's messaging
+     * conventions model work a consumer does later for a producer. The run's execution, nodes
+     * and model calls nest under it, in the caller's trace. Not recording, the kept context
+     * alone goes on to the providers and the log lines, as a request's does.
+     */
+    async queuedRun<T>(
+      requestId: string,
+      queuedBy: TraceHeaders | null,
+      name: string,
+      spanOptions: SpanOptions,
+      work: (scope: RequestScope) => Promise<T>,
+    ): Promise<T> {
+      const remote = remoteContextOf(queuedBy ?? undefined);
+      const parent = remote === undefined ? undefined : trace.wrapSpanContext(remote);
+      if (tracer === undefined) return work({ requestId, span: parent });
+      const span = startSpan(tracer, name, SpanKind.CONSUMER, spanOptions, parent);
+      return ended(span, () => work({ requestId, span }));
+    },
 
     /**
      * Runs `work` in the request's own span, which gets `spanOptions.attributes` and `work`'s

@@ -12,7 +12,15 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { ACCOUNT_TOKEN_PURPOSES, API_KEY_KINDS, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import {
+  ACCOUNT_TOKEN_PURPOSES,
+  API_KEY_KINDS,
+  CREDENTIAL_KINDS,
+  GUARDRAIL_MODES,
+  GUARDRAIL_SEVERITIES,
+  RUN_STATUSES,
+  type RunTraceContext,
+} from '../store.js';
 
 /** Epoch milliseconds, or a token count: beyond 32 bits, within JavaScript's exact integers. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' });
@@ -365,6 +373,8 @@ export const runs = pgTable(
     finishedAt: epochMs('finished_at'),
     /** Set when the owner asked to cancel it while it ran; the process running it aborts the call. */
     cancelRequestedAt: epochMs('cancel_requested_at'),
+    /** The W3C trace context of the request that queued it, which the run's spans continue; null otherwise. */
+    traceContext: json('trace_context').$type<RunTraceContext>(),
   },
   (table) => [
     index('runs_account_idx').on(table.accountId, table.id),

@@ -6,7 +6,15 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../../core/domain/plans.js';
-import { ACCOUNT_TOKEN_PURPOSES, API_KEY_KINDS, CREDENTIAL_KINDS, GUARDRAIL_MODES, GUARDRAIL_SEVERITIES, RUN_STATUSES } from '../store.js';
+import {
+  ACCOUNT_TOKEN_PURPOSES,
+  API_KEY_KINDS,
+  CREDENTIAL_KINDS,
+  GUARDRAIL_MODES,
+  GUARDRAIL_SEVERITIES,
+  RUN_STATUSES,
+  type RunTraceContext,
+} from '../store.js';
 
 const timestamps = {
   createdAt: integer('created_at').notNull(),
@@ -378,6 +386,8 @@ export const runs = sqliteTable(
     finishedAt: integer('finished_at'),
     /** Set when the owner asked to cancel it while it ran; the process running it aborts the call. */
     cancelRequestedAt: integer('cancel_requested_at'),
+    /** The W3C trace context of the request that queued it, which the run's spans continue (JSON); null otherwise. */
+    traceContext: text('trace_context', { mode: 'json' }).$type<RunTraceContext>(),
   },
   (table) => [
     index('runs_account_idx').on(table.accountId, table.id),

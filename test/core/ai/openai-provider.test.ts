@@ -122,6 +122,7 @@ describe('OpenAI-compatible provider over HTTP', () => {
         content: 'Three fixes and one feature.',
         modelUsed: 'openai/gpt-4o-mini-2024-07-18',
         usage: { input_tokens: 21, output_tokens: 7, total_tokens: 28 },
+        finishReason: 'stop',
       });
       expect(fake.requests).toHaveLength(1);
       expect(fake.requests[0]?.path).toBe('/v1/chat/completions');

@@ -1,0 +1,30 @@
+/**
+ * Calls stopped from outside: the client went away, the run was cancelled, the process is
+ * shutting down. The call then ends with an error (its provider request was aborted), but nothing
+ * failed: metrics, spans and logs report it as stopped, never as the provider's fault or Porch's,
+ * or an alert on provider failures would page whenever users close a tab.
+ */
+import type { Span } from '@opentelemetry/api';
+import { CallStopped } from '../errors.js';
+
+/** The outcome code a stopped call is reported with, in metrics and as the span's `error.type`. */
+export const STOPPED_CODE = 'CANCELLED';
+
+/** How many causes deep a stop is looked for: a workflow hands it to its nodes wrapped in its own error. */
+const MAX_CAUSE_DEPTH = 3;
+
+/** Whether `signal` stopped its call from outside (a CallStopped reason, or one caused by it), rather than a deadline or a fault. */
+export function stoppedFromOutside(signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted !== true) return false;
+  let reason: unknown = signal.reason;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && reason instanceof Error; depth++) {
+    if (reason instanceof CallStopped) return true;
+    reason = reason.cause;
+  }
+  return false;
+}
+
+/** Names the stop on the span without marking it failed: the span's status stays unset. */
+export function recordStopped(span: Span): void {
+  span.setAttribute('error.type', STOPPED_CODE);
+}
