@@ -240,6 +240,15 @@ export function errorCodeNamed(name: string, codeSet: ErrorCodeSet): ErrorCode |
 }
 
 /** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
+/**
+ * Why the store could not answer, in its own words (a locked SQLite file, a full disk, PostgreSQL
+ * out of reach; never a URL), for the operator's log: the client hears only that it was
+ * unavailable. Undefined for any other error.
+ */
+export function storeOutageOf(error: PorchError): string | undefined {
+  return error.cause instanceof StoreUnavailableError ? error.cause.message : undefined;
+}
+
 export function toPorchError(err: unknown): PorchError {
   if (err instanceof PorchError) return err;
   if (err instanceof StoreUnavailableError) {

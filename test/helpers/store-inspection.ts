@@ -53,3 +53,21 @@ export function recordNewerMigration(store: Store): void {
   if (!isSqliteStore(store)) throw new Error(`recordNewerMigration cannot write the ${store.describe().engine} engine yet.`);
   store.database.sqlite.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run('from-a-newer-porch', Date.UTC(2100, 0, 1));
 }
+
+/**
+ * Caps the SQLite file at the pages it holds now, as a full disk does: the next write that needs
+ * a page more fails with SQLITE_FULL. Answers the undo.
+ */
+export function fillSqliteDisk(store: Store): () => void {
+  if (!isSqliteStore(store)) throw new Error(`fillSqliteDisk cannot fill the ${store.describe().engine} engine.`);
+  const { sqlite } = store.database;
+  const before = sqlite.pragma('max_page_count', { simple: true }) as number;
+  sqlite.pragma(`max_page_count = ${sqlite.pragma('page_count', { simple: true }) as number}`);
+  return () => void sqlite.pragma(`max_page_count = ${before}`);
+}
+
+/** The SQLite file of a store, for a second connection to lock it as another process would. */
+export function sqliteFileOf(store: Store): string {
+  if (!isSqliteStore(store)) throw new Error(`sqliteFileOf has no file for the ${store.describe().engine} engine.`);
+  return store.database.location;
+}

@@ -1,3 +1,4 @@
+import { guarded } from '../guarded-repository.js';
 import { translateError } from './connection-errors.js';
 import { openPostgres, schemaStatus, type OpenedPostgres, type PostgresOptions } from './open-database.js';
 import type { Store } from '../store.js';
@@ -29,25 +30,8 @@ export function isPostgresStore(store: Store): store is PostgresStore {
   return store.describe().engine === 'postgres' && 'database' in store;
 }
 
-/**
- * Every method of `repository`, with connection failures turned into StoreUnavailableError so
- * the doors answer 503 with Retry-After instead of 500. Other errors pass unchanged.
- */
-function guarded<Repository extends object>(repository: Repository): Repository {
-  const methods = Object.entries(repository).map(([name, method]) => [
-    name,
-    typeof method === 'function'
-      ? async (...args: unknown[]) => {
-          try {
-            return await method.apply(repository, args);
-          } catch (err) {
-            throw translateError(err);
-          }
-        }
-      : method,
-  ]);
-  return Object.fromEntries(methods) as Repository;
-}
+/** Connection failures become StoreUnavailableError (connection-errors.ts). */
+const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(repository, translateError);
 
 /** The PostgreSQL implementation of every storage port, over one connection pool per process. */
 export async function createPostgresStore(databaseUrl: string, options: PostgresOptions = {}): Promise<PostgresStore> {
@@ -57,24 +41,24 @@ export async function createPostgresStore(databaseUrl: string, options: Postgres
   let closed = false;
   return {
     database,
-    organisations: guarded(createOrganisationRepository(db)),
-    accounts: guarded(createAccountRepository(db)),
-    apiKeys: guarded(createApiKeyRepository(db)),
-    partnerKeys: guarded(createPartnerKeyRepository(db)),
-    rateLimits: guarded(createRateLimitRepository(db)),
-    credits: guarded(createCreditRepository(db)),
-    usage: guarded(createUsageRepository(db)),
-    contextCards: guarded(createContextCardRepository(db)),
-    catalog: guarded(createCatalogRepository(db)),
-    byokKeys: guarded(createByokKeyRepository(db)),
-    idempotency: guarded(createIdempotencyRepository(db)),
-    runs: guarded(createRunRepository(db)),
-    webhooks: guarded(createWebhookRepository(db)),
-    sanitiserRules: guarded(createSanitiserRuleRepository(db)),
-    instances: guarded(createInstanceRepository(db)),
-    executionSlots: guarded(createExecutionSlotRepository(db)),
-    signIn: guarded(createSignInRepository(db)),
-    oauth: guarded(createOAuthRepository(db)),
+    organisations: guardedRepository(createOrganisationRepository(db)),
+    accounts: guardedRepository(createAccountRepository(db)),
+    apiKeys: guardedRepository(createApiKeyRepository(db)),
+    partnerKeys: guardedRepository(createPartnerKeyRepository(db)),
+    rateLimits: guardedRepository(createRateLimitRepository(db)),
+    credits: guardedRepository(createCreditRepository(db)),
+    usage: guardedRepository(createUsageRepository(db)),
+    contextCards: guardedRepository(createContextCardRepository(db)),
+    catalog: guardedRepository(createCatalogRepository(db)),
+    byokKeys: guardedRepository(createByokKeyRepository(db)),
+    idempotency: guardedRepository(createIdempotencyRepository(db)),
+    runs: guardedRepository(createRunRepository(db)),
+    webhooks: guardedRepository(createWebhookRepository(db)),
+    sanitiserRules: guardedRepository(createSanitiserRuleRepository(db)),
+    instances: guardedRepository(createInstanceRepository(db)),
+    executionSlots: guardedRepository(createExecutionSlotRepository(db)),
+    signIn: guardedRepository(createSignInRepository(db)),
+    oauth: guardedRepository(createOAuthRepository(db)),
     describe: () => description,
     async ping() {
       if (closed) return false;

@@ -13,8 +13,17 @@ import { createSanitiserRuleRepository } from './sanitiser-rules.js';
 import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 import { createWebhookRepository } from './webhooks.js';
+import { guarded } from '../guarded-repository.js';
+import { sqliteErrorTranslator } from './unavailable-errors.js';
 
 export { databaseDirectory } from './open-database.js';
+
+/**
+ * How long after the disk or the file refused a write the store reports itself unreachable to
+ * readiness: a full disk lasts until an operator acts, and a load balancer should stop sending
+ * traffic meanwhile, although `select 1` still answers. Each refused write extends it.
+ */
+const LASTING_OUTAGE_MS = 10_000;
 
 export interface SqliteStore extends Store {
   /** The underlying connection, for tests and benchmarks that inspect the file. */
@@ -31,28 +40,34 @@ export function createSqliteStore(databaseUrl: string, pendingMigrations: Pendin
   const database = openDatabase(databaseUrl, pendingMigrations);
   const { db, sqlite, location } = database;
   const description = { engine: 'sqlite', location, ephemeral: isInMemory(location) } as const;
+  let lastingOutageAt = Number.NEGATIVE_INFINITY;
+  const translate = sqliteErrorTranslator(() => {
+    lastingOutageAt = Date.now();
+  });
+  const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(repository, translate);
   return {
     database,
-    organisations: createOrganisationRepository(db),
-    accounts: createAccountRepository(db),
-    apiKeys: createApiKeyRepository(db),
-    partnerKeys: createPartnerKeyRepository(db),
-    rateLimits: createRateLimitRepository(db),
-    credits: createCreditRepository(db),
-    usage: createUsageRepository(db),
-    contextCards: createContextCardRepository(db),
-    catalog: createCatalogRepository(db),
-    byokKeys: createByokKeyRepository(db),
-    idempotency: createIdempotencyRepository(db),
-    runs: createRunRepository(db),
-    webhooks: createWebhookRepository(db),
-    sanitiserRules: createSanitiserRuleRepository(db),
-    instances: createInstanceRepository(db),
-    executionSlots: createExecutionSlotRepository(db),
-    signIn: createSignInRepository(db),
-    oauth: createOAuthRepository(db),
+    organisations: guardedRepository(createOrganisationRepository(db)),
+    accounts: guardedRepository(createAccountRepository(db)),
+    apiKeys: guardedRepository(createApiKeyRepository(db)),
+    partnerKeys: guardedRepository(createPartnerKeyRepository(db)),
+    rateLimits: guardedRepository(createRateLimitRepository(db)),
+    credits: guardedRepository(createCreditRepository(db)),
+    usage: guardedRepository(createUsageRepository(db)),
+    contextCards: guardedRepository(createContextCardRepository(db)),
+    catalog: guardedRepository(createCatalogRepository(db)),
+    byokKeys: guardedRepository(createByokKeyRepository(db)),
+    idempotency: guardedRepository(createIdempotencyRepository(db)),
+    runs: guardedRepository(createRunRepository(db)),
+    webhooks: guardedRepository(createWebhookRepository(db)),
+    sanitiserRules: guardedRepository(createSanitiserRuleRepository(db)),
+    instances: guardedRepository(createInstanceRepository(db)),
+    executionSlots: guardedRepository(createExecutionSlotRepository(db)),
+    signIn: guardedRepository(createSignInRepository(db)),
+    oauth: guardedRepository(createOAuthRepository(db)),
     describe: () => description,
     async ping() {
+      if (Date.now() - lastingOutageAt < LASTING_OUTAGE_MS) return false;
       try {
         return db.get<{ ok: number }>(sql`select 1 as ok`)?.ok === 1;
       } catch {
