@@ -105,6 +105,49 @@ describe('a queued run that meets the store out of reach', () => {
     expect((await read(queued.body.data.run_id)).attempts, 'the attempt the outage stopped is counted').toBe(2);
   });
 
+  it('is tracked by the queue on the attempt after it went back (review: the ending of the first attempt forgot the second one)', async () => {
+    const credits = harness.store.credits;
+    const reserve = credits.reserve.bind(credits);
+    let calls = 0;
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let secondStarted = () => undefined as void;
+    const started = new Promise<void>((resolve) => {
+      secondStarted = resolve;
+    });
+    credits.reserve = async (request) => {
+      calls += 1;
+      if (calls === 1) throw new StoreUnavailableError('The PostgreSQL database cannot be reached.');
+      secondStarted();
+      await held;
+      return reserve(request);
+    };
+    try {
+      const queued = await queue();
+      await started;
+      // Tracked, the attempt is what a cancellation aborts and a shutdown waits for.
+      expect(harness.core.runQueue.activeCount, 'the second attempt is in the queue').toBe(1);
+      release();
+      await expect.poll(async () => (await read(queued.body.data.run_id)).status, { timeout: 10_000 }).toBe('completed');
+    } finally {
+      credits.reserve = reserve;
+      release();
+    }
+  });
+
+  it('ends cancelled when its owner cancels it while it waits to go back to the queue (review: it ended failed)', async () => {
+    outageOnce(harness.store.credits, 'reserve');
+    outageOnce(harness.store.runs, 'requeue');
+    const queued = await queue();
+    await expect.poll(() => harness.core.deferredWrites.pending, { timeout: 5_000 }).toBe(1);
+    const cancel = await harness.api('POST', `/runs/${queued.body.data.run_id}/cancel`, { key });
+    expect(cancel.status, describeResponse(cancel)).toBe(200);
+    await landed();
+    expect((await read(queued.body.data.run_id)).status).toBe('cancelled');
+  });
+
   it('fails with SERVICE_UNAVAILABLE, not as a fault of Porch, when the outage came after the model answered (regression: INTERNAL_ERROR)', async () => {
     outageOnce(harness.store.credits, 'settle');
     const queued = await queue();

@@ -106,7 +106,10 @@ function selectorOf(inputs: Record<string, unknown>): VersionSelector {
 }
 
 const interruptedTwice = () =>
-  new PorchError('INTERNAL_ERROR', `The run was cut off ${MAX_RUN_ATTEMPTS} times by a Porch process that stopped while it ran; it is not tried again.`);
+  new PorchError(
+    'INTERNAL_ERROR',
+    `The run was cut off ${MAX_RUN_ATTEMPTS} times before it finished (the Porch process running it stopped, or the database was out of reach); it is not tried again.`,
+  );
 
 export function createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, telemetry, settings }: RunQueueDependencies) {
   const active = new Map<string, ActiveRun>();
@@ -171,11 +174,16 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         record({ status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
       // Unless the store was out of reach: nothing was charged, so the run waits in the queue for
       // the store to be back rather than fail for a few seconds of outage (one more attempt).
+      // Any process's poll claims it again (this one's too), not a pump from here: this job is
+      // still this run's in `active` (review: a claim here was replaced by this job's ending).
       if (isStoreUnavailable(err) && !job.cancelled && !job.stopping && run.attempts < MAX_RUN_ATTEMPTS) {
         await deferredWrites.attempt(`the return of run ${run.id} to the queue`, async () => {
-          if (await store.runs.requeue({ id: run.id, instanceId })) pump();
-          // Taken over by another process (then this ends nothing), or cancelled meanwhile.
-          else await fail();
+          if (await store.runs.requeue({ id: run.id, instanceId })) return;
+          // Taken over by another process (then this ends nothing), or its owner asked to cancel
+          // it while it waited to go back: it ends cancelled (review: it ended failed).
+          const now = await store.runs.findOwned({ accountId: run.accountId, id: run.id });
+          if (now?.cancelRequestedAt !== null && now?.cancelRequestedAt !== undefined) job.cancelled = true;
+          await fail();
         });
         return;
       }
@@ -189,7 +197,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
     job.done = runClaimed(run, job, instanceId, executeOperation)
       .catch((err: unknown) => logger.error({ err, runId: run.id }, 'a queued run could not be recorded; it goes back to the queue when this process stops'))
       .finally(() => {
-        active.delete(run.id);
+        // Only this job's entry: the run may be another job's by now (claimed again after an outage).
+        if (active.get(run.id) === job) active.delete(run.id);
         pump();
       });
   }
