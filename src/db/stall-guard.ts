@@ -28,7 +28,10 @@ export function stallGuard(stallMs: number, now: () => number = Date.now): (prog
   let pagesPerStep = BACKUP_PAGES_PER_STEP;
   let progressedAt = now();
   return ({ totalPages, remainingPages }) => {
-    if (remainingPages > remaining) pagesPerStep = Math.min(pagesPerStep * STEP_GROWTH, Math.max(totalPages, BACKUP_PAGES_PER_STEP));
+    // A step that left as many pages to copy as the one before (or more) was restarted, or found
+    // the database busy; growing the step is what ends the first and costs the second nothing
+    // (review: a write between every two steps left the same count each time, so never grew).
+    if (remainingPages >= remaining) pagesPerStep = Math.min(pagesPerStep * STEP_GROWTH, Math.max(totalPages, BACKUP_PAGES_PER_STEP));
     if (remainingPages !== remaining) progressedAt = now();
     remaining = remainingPages;
     if (now() - progressedAt > stallMs) {

@@ -25,14 +25,15 @@ export function queuedRunExecutor(core: Core, operations: readonly Operation[]):
     const body = { ...(typeof stored === 'object' && stored !== null ? stored : {}), version: run.version ?? undefined, label: undefined };
     const input = parseOperationInput(operation, { params: { id: run.resourceId }, body, pathStyle: 'plain' });
     const attributes = { 'porch.operation': operation.name, 'porch.run.id': run.id, 'porch.run.attempt': run.attempts };
-    return core.telemetry.queuedRun(run.id, run.traceContext, `process ${operation.name}`, { attributes }, (scope) => {
+    const signal = hooks.signal ?? new AbortController().signal;
+    return core.telemetry.queuedRun(run.id, run.traceContext, `process ${operation.name}`, { attributes, signal }, (scope) => {
       core.telemetry.setCaller(scope, caller);
       return operation.run(input, {
         core,
         caller,
         requestId: run.id,
         idempotencyKey: undefined,
-        signal: hooks.signal ?? new AbortController().signal,
+        signal,
         queuedRun: hooks.queuedRun,
       });
     });

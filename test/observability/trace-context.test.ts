@@ -146,6 +146,27 @@ describe('a queued run, with tracing on', () => {
     expectQueuedRunTree(spans, operation, accepted.body.data.run_id);
   });
 
+  it('ends the run span of a cancelled run as stopped, not failed (review: status ERROR)', async () => {
+    fake.setBehaviour({ usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }, content: 'Done.', delayMs: 5_000 });
+    const accepted = await harness.api<QueuedRunAcceptance>('POST', `/compositions/${ids['composition:release-notes']}/execute`, {
+      key,
+      body: { variables: RELEASE_VARIABLES },
+      headers: { ...CALLER_HEADERS, prefer: 'respond-async' },
+    });
+    expect(accepted.status, describeResponse(accepted)).toBe(202);
+    await fake.waitForRequests(1);
+    const cancel = await harness.api('POST', `/runs/${accepted.body.data.run_id}/cancel`, { key });
+    expect(cancel.status, describeResponse(cancel)).toBe(200);
+    await harness.core.runQueue.idle();
+    await harness.server.application.flushTraces();
+    const consumer = only(
+      receiver.spans.filter((span) => span.name === 'process execute_composition'),
+      `run span\n${outline(receiver.spans)}`,
+    );
+    expect(consumer.statusCode, 'status unset').toBe(0);
+    expect(consumer.attributes['error.type']).toBe('CANCELLED');
+  });
+
   it('is one trace with the MCP request that made it a task', async () => {
     const capabilities = { extensions: { [TASKS_EXTENSION]: {} } };
     const connection = await connectHttp(harness, { key, era: 'modern', capabilities, headers: CALLER_HEADERS });

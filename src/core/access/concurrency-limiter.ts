@@ -67,10 +67,19 @@ export function createConcurrencyLimiter({
       `Too many calls in flight for this key (executions and sanitiser scans): at most ${maxPerKey} at once. Wait for one to finish, then retry.`,
       { retryAfterSeconds: RETRY_AFTER_SECONDS },
     );
+  // Slots whose release the store refused for another reason than its outage: tried again before
+  // this process's next slot, rather than forgotten (review).
+  const unreleased = new Set<string>();
+  const releaseLeftovers = async () => {
+    for (const slotId of unreleased) {
+      await slots.release(slotId);
+      unreleased.delete(slotId);
+    }
+  };
   // The task's own outcome (an answer already charged for, or its error) is what the caller
-  // gets; a failed release must not replace it. A release the store refuses for another reason
-  // than its outage is not retried: it would never land.
-  const giveBack = (slotId: string) => deferredWrites.attempt(`the release of execution slot ${slotId}`, () => slots.release(slotId)).catch(() => undefined);
+  // gets; a failed release must not replace it.
+  const giveBack = (slotId: string) =>
+    deferredWrites.attempt(`the release of execution slot ${slotId}`, () => slots.release(slotId)).catch(() => void unreleased.add(slotId));
   const held = async <T>(slotId: string, task: () => Promise<T>): Promise<T> => {
     try {
       return await task();
@@ -78,13 +87,10 @@ export function createConcurrencyLimiter({
       await giveBack(slotId);
     }
   };
-  const slotFor = async (keyId: string): Promise<SlotRequest> => ({
-    slotId: newId(),
-    keyId,
-    instanceId: await instance.ready(),
-    maxInFlight: maxPerKey,
-    now: clock.now(),
-  });
+  const slotFor = async (keyId: string): Promise<SlotRequest> => {
+    await releaseLeftovers();
+    return { slotId: newId(), keyId, instanceId: await instance.ready(), maxInFlight: maxPerKey, now: clock.now() };
+  };
   return {
     async run(keyId, task) {
       const slot = await slotFor(keyId);

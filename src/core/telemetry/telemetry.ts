@@ -25,6 +25,7 @@ import {
 } from '@opentelemetry/api';
 import type { Caller } from '../access/caller.js';
 import { isPorchError } from '../errors.js';
+import { recordStopped, stoppedFromOutside } from './stopped-calls.js';
 import { formatTraceparent, formatTracestate, parseTraceparent, parseTracestate } from './traceparent.js';
 
 export { SpanKind };
@@ -252,14 +253,23 @@ export function createTelemetry(options: TelemetryOptions = {}) {
       requestId: string,
       queuedBy: TraceHeaders | null,
       name: string,
-      spanOptions: SpanOptions,
+      spanOptions: SpanOptions & { signal?: AbortSignal | undefined },
       work: (scope: RequestScope) => Promise<T>,
     ): Promise<T> {
       const remote = remoteContextOf(queuedBy ?? undefined);
       const parent = remote === undefined ? undefined : trace.wrapSpanContext(remote);
       if (tracer === undefined) return work({ requestId, span: parent });
       const span = startSpan(tracer, name, SpanKind.CONSUMER, spanOptions, parent);
-      return ended(span, () => work({ requestId, span }));
+      try {
+        return await work({ requestId, span });
+      } catch (err) {
+        // Cancelled by its owner, or cut off by a shutdown: stopped, not failed (review: ERROR).
+        if (stoppedFromOutside(spanOptions.signal)) recordStopped(span);
+        else recordFailure(span, err);
+        throw err;
+      } finally {
+        span.end();
+      }
     },
 
     /**
