@@ -16,7 +16,7 @@ import { MissingRequiredClientCapabilityError, Server, type ServerContext } from
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Core } from '../core/core.js';
-import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { CallStopped, PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
 import { API_VERSION } from '../core/health.js';
 import { exposedOn, type Operation } from '../operations/operation.js';
@@ -99,6 +99,20 @@ function toolIndexOf(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
 }
 
 /**
+ * The request's signal, aborting with CallStopped: the SDK aborts it when the client cancels
+ * (notifications/cancelled) or goes away, with a reason of its own, which metrics and spans would
+ * count as the provider failing; a REST client that disconnects stops its call the same way
+ * (review: MCP disconnects were AI_SERVICE_ERROR).
+ */
+function stoppedByClient(signal: AbortSignal): AbortSignal {
+  const stopped = () => new CallStopped('the MCP client cancelled the request or went away');
+  if (signal.aborted) return AbortSignal.abort(stopped());
+  const controller = new AbortController();
+  signal.addEventListener('abort', () => controller.abort(stopped()), { once: true });
+  return controller.signal;
+}
+
+/**
  * The idempotency key a call sent, for core to check as it checks REST's header: a key that is
  * not 1 to 255 visible ASCII characters (a number included) is refused with VALIDATION_ERROR,
  * never dropped, or a retry the client believes safe would run and be charged again (regression).
@@ -128,7 +142,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
     },
   );
-  const capability = (requestId: string, ctx: ServerContext) => ({ core, identity, requestId, signal: ctx.mcpReq.signal });
+  const capability = (requestId: string, ctx: ServerContext) => ({ core, identity, requestId, signal: stoppedByClient(ctx.mcpReq.signal) });
 
   /** Faults are logged here; callers only ever see the safe code, message and hint. */
   function failure(err: unknown, requestId: string): ProtocolError {
@@ -164,7 +178,7 @@ export function createMcpServer(core: Core, identity: McpIdentity, options: McpS
         identity,
         errorCodes,
         requestId,
-        signal: ctx.mcpReq.signal,
+        signal: stoppedByClient(ctx.mcpReq.signal),
         idempotencyKey: idempotencyKeyOf(meta, options.idempotencyKey),
         respondAsync: asTask,
         ...(meta?.progressToken === undefined || asTask

@@ -181,3 +181,38 @@ describe.each([
     for (const span of spans) if (span !== request) expect(ids.has(span.parentSpanId ?? ''), outline).toBe(true);
   });
 });
+
+describe('an MCP client that goes away while its tool call waits for the model', () => {
+  it('counts the call as CANCELLED, not as a provider failure (review: the SDK aborts without CallStopped)', async () => {
+    const before = await scrape();
+    const cancelledBefore = sampleValue(before, 'porch_model_calls_total', { provider: 'fake', model: 'fake/fast', code: 'CANCELLED' });
+    const requestsBefore = fake.requests.length;
+    const controller = new AbortController();
+    const sent = fetch(`${server.url}/api/public/mcp`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'execute_composition', arguments: { id: compositionId, variables: RELEASE_VARIABLES } },
+      }),
+      signal: controller.signal,
+    }).then((response) => response.text());
+    await fake.waitForRequests(requestsBefore + 1);
+    controller.abort();
+    await expect(sent).rejects.toThrow();
+    await vi.waitFor(
+      async () => {
+        const samples = await scrape();
+        expect(sampleValue(samples, 'porch_model_calls_total', { provider: 'fake', model: 'fake/fast', code: 'CANCELLED' })).toBeGreaterThan(cancelledBefore);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    const samples = await scrape();
+    expect(
+      samples.filter((sample) => sample.name === 'porch_model_calls_total' && sample.labels.code === 'AI_SERVICE_ERROR'),
+      describeSamples(samples, 'porch_model_calls_total'),
+    ).toEqual([]);
+  });
+});
