@@ -137,6 +137,14 @@ function resourceAttributesOf(config: TracingConfig, apiVersion: string): Record
   };
 }
 
+/** The endpoint as a log line may show it: a user and password in its URL would be a secret there (review). */
+function withoutCredentials(endpoint: string): string {
+  const url = new URL(endpoint);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
 /** The SDK loads on demand: an operator who does not trace pays nothing for it at start-up. */
 export async function createTracing(config: TracingConfig, apiVersion: string, reports: TracingReports = {}): Promise<Tracing> {
   const [sdkModule, exporterModule, resourcesModule] = await Promise.all([
@@ -161,7 +169,7 @@ export async function createTracing(config: TracingConfig, apiVersion: string, r
     if (now - lastWarningAt < EXPORT_WARNING_INTERVAL_MS) return;
     // The reason only (a status line, "Request timed out", ECONNREFUSED): never the receiver's body or the headers sent.
     logger?.warn(
-      { spans: failedSinceWarning, reason: error?.message ?? 'unknown', endpoint: config.endpoint },
+      { spans: failedSinceWarning, reason: error?.message ?? 'unknown', endpoint: withoutCredentials(config.endpoint) },
       'spans could not be sent to the OTLP receiver; they are dropped (logged at most once a minute, counted in porch_trace_spans_dropped_total)',
     );
     lastWarningAt = now;
@@ -255,7 +263,7 @@ export async function createTracing(config: TracingConfig, apiVersion: string, r
       if (unsent <= 0) return;
       onSpansDropped?.(unsent);
       logger?.warn(
-        { spans: unsent, endpoint: config.endpoint, ...(outcome === 'gave up' ? { timeoutMs } : {}) },
+        { spans: unsent, endpoint: withoutCredentials(config.endpoint), ...(outcome === 'gave up' ? { timeoutMs } : {}) },
         outcome === 'gave up'
           ? 'gave up sending the last spans: the OTLP receiver did not take them in time'
           : 'some spans were never sent to the OTLP receiver',

@@ -51,7 +51,9 @@ describe('an OTLP receiver that fails', () => {
     const endpoint = await receiver((_req, res) => res.writeHead(500).end('collector broke'));
     const { logger, lines } = capture();
     let dropped = 0;
-    const tracing = await createTracing(configFor(endpoint), '2026-05-05', { logger, onSpansDropped: (spans) => (dropped += spans) });
+    // A collector behind credentials in its URL: they never reach the log (review).
+    const withCredentials = endpoint.replace('http://', 'http://collector:s3cret-token@');
+    const tracing = await createTracing(configFor(withCredentials), '2026-05-05', { logger, onSpansDropped: (spans) => (dropped += spans) });
     for (let round = 0; round < 3; round++) {
       tracing.tracer.startSpan(`round ${round}`).end();
       // A flush reports the failed export to its caller too.
@@ -62,6 +64,7 @@ describe('an OTLP receiver that fails', () => {
     expect(warnings, JSON.stringify(lines)).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ spans: 1, endpoint });
     expect(JSON.stringify(lines)).not.toContain('collector broke');
+    expect(JSON.stringify(lines)).not.toContain('s3cret-token');
     await tracing.shutdown();
   });
 });

@@ -162,7 +162,10 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
             <tbody>
               {apps.map((app) => (
                 <tr key={app.id}>
-                  <td>{app.name}</td>
+                  <td>
+                    {/* The app's own words, registered maybe before bidi characters were refused: isolated. */}
+                    <bdi>{app.name}</bdi>
+                  </td>
                   <td>{app.scopes.join(', ')}</td>
                   <td>{dateTime(app.connected_at)}</td>
                   <td>{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
