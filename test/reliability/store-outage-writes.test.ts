@@ -109,11 +109,11 @@ describe('a queued run that meets the store out of reach', () => {
     const credits = harness.store.credits;
     const reserve = credits.reserve.bind(credits);
     let calls = 0;
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let secondStarted = () => undefined as void;
+    let secondStarted: () => void = () => undefined;
     const started = new Promise<void>((resolve) => {
       secondStarted = resolve;
     });
