@@ -80,7 +80,13 @@ function NodeKind({ node }: { node: NodeResult }): JSX.Element {
   if (node.resource === undefined || kind === undefined) return <>{node.kind}</>;
   return (
     <>
-      {node.kind} <a href={`${kind.path}/${encodeURIComponent(node.resource.id)}/versions/${node.resource.version}`}>v{node.resource.version}</a>
+      {node.kind}{' '}
+      <a
+        href={`${kind.path}/${encodeURIComponent(node.resource.id)}/versions/${node.resource.version}`}
+        aria-label={`Version ${node.resource.version} of the ${kind.noun} it ran`}
+      >
+        v{node.resource.version}
+      </a>
     </>
   );
 }
