@@ -45,6 +45,7 @@ import { createWebhookService } from './webhooks/webhooks.js';
 const DEFAULT_WEBHOOK_SETTINGS = { allowHosts: [], timeoutMs: 10_000, concurrency: 16 };
 import { instrumentAiGateway, instrumentExecutions, instrumentModelCaller, instrumentSanitiser } from './telemetry/instrument.js';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
+import { createStoreOutageLog } from './store-outage-log.js';
 
 export interface CoreSettings {
   /** `{site_url}`: the public origin for absolute links. */
@@ -136,6 +137,8 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
   const webhookWorker = createWebhookWorker({ store: store.webhooks, clock, logger, secretKey, ...webhookSettings });
   return {
     deferredWrites,
+    /** Says why the database could not answer, once in a while, wherever a 503 is answered. */
+    logStoreOutage: createStoreOutageLog(logger),
     ai,
     settings,
     clock,

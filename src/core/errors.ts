@@ -239,7 +239,6 @@ export function errorCodeNamed(name: string, codeSet: ErrorCodeSet): ErrorCode |
   return ERROR_CODES.findLast((code) => publicErrorCode(code, codeSet) === name);
 }
 
-/** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
 /**
  * Why the store could not answer, in its own words (a locked SQLite file, a full disk, PostgreSQL
  * out of reach; never a URL), for the operator's log: the client hears only that it was
@@ -249,6 +248,7 @@ export function storeOutageOf(error: PorchError): string | undefined {
   return error.cause instanceof StoreUnavailableError ? error.cause.message : undefined;
 }
 
+/** Wraps anything thrown into a PorchError, hiding what is not safe to show. */
 export function toPorchError(err: unknown): PorchError {
   if (err instanceof PorchError) return err;
   if (err instanceof StoreUnavailableError) {

@@ -137,11 +137,12 @@ function resourceAttributesOf(config: TracingConfig, apiVersion: string): Record
   };
 }
 
-/** The endpoint as a log line may show it: a user and password in its URL would be a secret there (review). */
+/** The endpoint as a log line may show it: a user, password or query (a token) in its URL would be a secret there (review). */
 function withoutCredentials(endpoint: string): string {
   const url = new URL(endpoint);
   url.username = '';
   url.password = '';
+  url.search = '';
   return url.toString();
 }
 

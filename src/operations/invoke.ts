@@ -366,6 +366,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
     if (error.code === 'INTERNAL_ERROR') {
       core.logger.error({ err, requestId: request.requestId, ...logFieldsOf(scope), operation: operation.name }, 'operation failed');
     }
+    core.logStoreOutage(error, { requestId: request.requestId, ...logFieldsOf(scope), operation: operation.name });
     if (caller) await describeQuota(core, caller, meta);
     return { ok: false, error, meta };
   }

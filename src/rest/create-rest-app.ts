@@ -150,7 +150,7 @@ export function createRestApp({
   app.use(notFound(routes.knownPaths));
   // Only answers under the API base report a quota: a key is the API's, not the site's or MCP's.
   const quotaOf = quotaOfUnroutedRequest(core);
-  app.use(errorHandler(errorResponder(logger, errorCodes, (req) => (isUnderApiBase(pathOf(req)) ? quotaOf(req) : Promise.resolve(null)))));
+  app.use(errorHandler(errorResponder(logger, errorCodes, (req) => (isUnderApiBase(pathOf(req)) ? quotaOf(req) : Promise.resolve(null)), core.logStoreOutage)));
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const context = open(req, res);

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { PorchError, storeOutageOf, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import type { StoreOutageLog } from '../core/store-outage-log.js';
 import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import type { InvocationMeta } from '../operations/invoke.js';
 import { sendError, setMetaHeaders } from './envelope.js';
@@ -45,9 +46,6 @@ export function malformedPathError(): PorchError {
  */
 export type QuotaLookup = (req: IncomingMessage) => Promise<InvocationMeta | null>;
 
-/** How often, at most, a database outage is logged while requests keep meeting it. */
-const OUTAGE_LOG_INTERVAL_MS = 10_000;
-
 /** Answers an error for the request, once; `scope` ties the log line of a fault to the request. */
 export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, scope: RequestScope | undefined) => Promise<void>;
 
@@ -56,18 +54,11 @@ export type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerRes
  * sent. `quotaOf` adds the rate-limit and credits headers to answers no operation gave (404,
  * 405, a malformed path) for a caller whose key works.
  */
-export function errorResponder(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: QuotaLookup): ErrorResponder {
-  let outageLoggedAt = Number.NEGATIVE_INFINITY;
+export function errorResponder(logger: Logger, codeSet: ErrorCodeSet, quotaOf?: QuotaLookup, logStoreOutage?: StoreOutageLog): ErrorResponder {
   return async (err, req, res, requestId, scope) => {
     const error = err instanceof PorchError ? err : (fromTransportError(err) ?? toPorchError(err));
     if (error.code === 'INTERNAL_ERROR') logger.error({ err, ...logFieldsOf(scope) }, 'unhandled error');
-    // The operator learns why the database could not answer (a full disk, a lock held elsewhere),
-    // once in a while: during an outage every request gets a 503 (regression: none was logged).
-    const outage = storeOutageOf(error);
-    if (outage !== undefined && Date.now() - outageLoggedAt >= OUTAGE_LOG_INTERVAL_MS) {
-      outageLoggedAt = Date.now();
-      logger.warn({ reason: outage, ...logFieldsOf(scope) }, 'the database could not answer; requests get 503 until it can');
-    }
+    logStoreOutage?.(error, logFieldsOf(scope));
     const meta = quotaOf ? await quotaOf(req) : null;
     if (meta && !res.headersSent) setMetaHeaders(res, meta);
     if (res.headersSent) return;

@@ -220,8 +220,8 @@ export function operationRoutes({
   extraHeaders,
 }: OperationRoutesOptions): OperationRoutes {
   const readBody = jsonBodyReader(bodyLimitBytes);
-  const answerError: ErrorResponder = errorResponder(logger, codeSet);
-  const answerUnrouted: ErrorResponder = errorResponder(logger, codeSet, quotaOfUnroutedRequest(core));
+  const answerError: ErrorResponder = errorResponder(logger, codeSet, undefined, core.logStoreOutage);
+  const answerUnrouted: ErrorResponder = errorResponder(logger, codeSet, quotaOfUnroutedRequest(core), core.logStoreOutage);
   // Where a queued run is polled: GET /runs/{id} under the public origin.
   const runsUrl = `${core.settings.siteUrl}${SITE_PATHS.apiBase}/runs`;
 

@@ -59,4 +59,19 @@ describe('deferred writes', () => {
     expect(attempts).toBe(2);
     expect(writes.pending).toBe(0);
   });
+
+  it('ends a flush at the first write the store still refuses, rather than wait on each in turn (second review: 15 s for three)', async () => {
+    const writes = createDeferredWrites(createSilentLogger());
+    const attempts = [0, 0, 0];
+    for (const index of [0, 1, 2]) {
+      await writes.attempt(`write ${index}`, async () => {
+        attempts[index] = (attempts[index] ?? 0) + 1;
+        throw new StoreUnavailableError('locked');
+      });
+    }
+    await writes.flush();
+    // Each was tried when made; on flush, only the first once more: the others would meet the same outage.
+    expect(attempts).toEqual([2, 1, 1]);
+    expect(writes.pending).toBe(0);
+  });
 });

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { fillSqliteDisk, sqliteFileOf } from '../helpers/store-inspection.js';
 
@@ -43,6 +43,7 @@ it('answers 503 with Retry-After while another process holds the write lock past
 
 it('answers 503 naming a full disk, and is not ready meanwhile although the database still reads', async () => {
   expect((await harness.site('GET', '/readyz')).status).toBe(200);
+  const warn = vi.spyOn(harness.core.logger, 'warn');
   const undo = fillSqliteDisk(harness.store);
   try {
     const big = 'x'.repeat(90_000);
@@ -50,6 +51,11 @@ it('answers 503 naming a full disk, and is not ready meanwhile although the data
     expect(full.status, describeResponse(full)).toBe(503);
     expect(full.body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(full.headers.get('retry-after')).toBe('1');
+    // The operator learns why (second review: an operation's 503 was never logged).
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ reason: 'The disk holding the SQLite database is full.', operation: 'create_context_card' }),
+      'the database could not answer; requests get 503 until it can',
+    );
     const ready = await harness.site('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(JSON.parse(ready.text)).toMatchObject({ status: 'not ready', checks: { store: 'unavailable' } });

@@ -68,12 +68,17 @@ export function createConcurrencyLimiter({
       { retryAfterSeconds: RETRY_AFTER_SECONDS },
     );
   // Slots whose release the store refused for another reason than its outage: tried again before
-  // this process's next slot, rather than forgotten (review).
+  // this process's next slot, rather than forgotten (review). Best effort: a release refused for
+  // good must not fail every later execution of the process (second review), only stay taken.
   const unreleased = new Set<string>();
   const releaseLeftovers = async () => {
-    for (const slotId of unreleased) {
-      await slots.release(slotId);
-      unreleased.delete(slotId);
+    for (const slotId of [...unreleased]) {
+      try {
+        await slots.release(slotId);
+        unreleased.delete(slotId);
+      } catch {
+        // Kept for the next slot's turn; this request goes on.
+      }
     }
   };
   // The task's own outcome (an answer already charged for, or its error) is what the caller

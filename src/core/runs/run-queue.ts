@@ -174,8 +174,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         record({ status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
       // Unless the store was out of reach: nothing was charged, so the run waits in the queue for
       // the store to be back rather than fail for a few seconds of outage (one more attempt).
-      // Any process's poll claims it again (this one's too), not a pump from here: this job is
-      // still this run's in `active` (review: a claim here was replaced by this job's ending).
+      // Claimed again by this job's ending's pump (or any process's poll), not by a pump from here
+      // while this job is still the run's in `active` (review: the new job's entry was deleted).
       if (isStoreUnavailable(err) && !job.cancelled && !job.stopping && run.attempts < MAX_RUN_ATTEMPTS) {
         await deferredWrites.attempt(`the return of run ${run.id} to the queue`, async () => {
           if (await store.runs.requeue({ id: run.id, instanceId })) return;

@@ -63,4 +63,23 @@ describe('concurrency limiter', () => {
     await expect(limiter.run('key-2', async () => 'next')).resolves.toBe('next');
     expect(await limiter.inFlight('key-2')).toBe(0);
   });
+
+  it('lets every later execution run when a slot can never be given back (second review: each one failed with that error)', async () => {
+    const refusing: ExecutionSlotRepository = {
+      acquire: (request) => harness.store.executionSlots.acquire(request),
+      count: (request) => harness.store.executionSlots.count(request),
+      release: async () => {
+        throw new Error('refused for good');
+      },
+    };
+    const limiter = createConcurrencyLimiter({
+      slots: refusing,
+      instance: harness.core.instance,
+      clock: harness.clock,
+      deferredWrites: harness.core.deferredWrites,
+      maxPerKey: 2,
+    });
+    await expect(limiter.run('key-a', async () => 'first')).resolves.toBe('first');
+    await expect(limiter.run('key-b', async () => 'another key')).resolves.toBe('another key');
+  });
 });

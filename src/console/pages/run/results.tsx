@@ -83,7 +83,7 @@ function NodeKind({ node }: { node: NodeResult }): JSX.Element {
       {node.kind}{' '}
       <a
         href={`${kind.path}/${encodeURIComponent(node.resource.id)}/versions/${node.resource.version}`}
-        aria-label={`Version ${node.resource.version} of the ${kind.noun} it ran`}
+        aria-label={`v${node.resource.version}: the version of the ${kind.noun} it ran`}
       >
         v{node.resource.version}
       </a>
