@@ -69,7 +69,9 @@ export function demoInstructions(demo: DemoAccount, apiUrl: string): string {
 /** On a first start (no account yet), creates the demo account and prints its key once. */
 async function bootstrapDemo(core: Core, config: Config, context: CliContext): Promise<void> {
   if (!config.bootstrap || (await core.accounts.countAccounts()) > 0) return;
-  const demo = await core.demo.createDemo();
+  // Another process starting on the same empty database may make it first: then it prints the key.
+  const demo = await core.demo.createFirstDemo();
+  if (demo === null) return;
   context.stdout.write(`${demoInstructions(demo, `${config.publicUrl}/api/public/v1`)}\n\n`);
 }
 
