@@ -363,6 +363,13 @@ export const CLIENT_ROUTES = {
     responseType: 'json',
     queueable: false,
   },
+  list_models: {
+    method: 'GET',
+    path: '/models',
+    idempotent: false,
+    responseType: 'json',
+    queueable: false,
+  },
   list_keys: {
     method: 'GET',
     path: '/keys',

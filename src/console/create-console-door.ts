@@ -110,7 +110,7 @@ export function createConsoleDoor({ core, operations, oauthConsent }: ConsoleDoo
     registerCatalogPages(registrar);
     registerPlaygroundPages(registrar);
     registerRunsPages(registrar);
-    registerJudgePages(registrar, { ai: core.ai, thresholds: core.settings.judgeThresholds });
+    registerJudgePages(registrar, { thresholds: core.settings.judgeThresholds });
     registerSanitiserPages(registrar);
     registerSessionPages(registrar, sessions);
     registerWebhookPages(registrar);

@@ -26,6 +26,7 @@ import { listContextCards } from './list-context-cards.js';
 import { listCreditLedger } from './list-credit-ledger.js';
 import { listConnectedApps } from './list-connected-apps.js';
 import { listKeys } from './list-keys.js';
+import { listModels } from './list-models.js';
 import { listPersonas } from './list-personas.js';
 import { listPrompts } from './list-prompts.js';
 import { listRuns } from './list-runs.js';
@@ -85,6 +86,7 @@ export const operations = [
   getPrompt,
   completeArgument,
   getAccount,
+  listModels,
   listKeys,
   createKey,
   rotateKey,

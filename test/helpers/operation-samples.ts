@@ -312,6 +312,7 @@ export const OPERATION_SAMPLES: Record<string, SampleBuilder> = {
     return { path: '/completions', body: { ref: { type: 'prompt', name: 'release-notes' }, argument: { name: 'label', value: '' } } };
   },
   get_account: async () => ({ path: '/account' }),
+  list_models: async () => ({ path: '/models' }),
   list_keys: async () => ({ path: '/keys' }),
   create_key: async () => ({ path: '/keys', body: { name: 'Sample key', scopes: ['manage:keys'] } }),
   rotate_key: async (harness, accountId) => {

@@ -109,9 +109,9 @@ describe('with a key', () => {
     }
   });
 
-  it('shows a key whose only scope is api:sanitiser analyze_prompt, scan_text, get_health and get_account (any key), and nothing else', async () => {
+  it('shows a key whose only scope is api:sanitiser analyze_prompt, scan_text, get_health, get_account and list_models (any key), and nothing else', async () => {
     const { key } = await harness.expertWithKey({ scopes: ['api:sanitiser'] });
-    expect(await toolNames({ key })).toEqual(['analyze_prompt', 'get_account', 'get_health', 'scan_text']);
+    expect(await toolNames({ key })).toEqual(['analyze_prompt', 'get_account', 'get_health', 'list_models', 'scan_text']);
   });
 
   it('acts for the account named in X-Porch-Account with a partner key', async () => {
@@ -272,7 +272,7 @@ describe('stateless transport', () => {
     const cards = await harness.expertWithKey({ scopes: ['api:context-cards'] });
     const [anonymous, sanitiserTools, cardTools] = await Promise.all([toolNames({}), toolNames({ key: sanitiser.key }), toolNames({ key: cards.key })]);
     expect(anonymous).toEqual(PUBLIC_TOOLS);
-    expect(sanitiserTools).toEqual(['analyze_prompt', 'get_account', 'get_health', 'scan_text']);
+    expect(sanitiserTools).toEqual(['analyze_prompt', 'get_account', 'get_health', 'list_models', 'scan_text']);
     expect(cardTools).toContain('create_context_card');
     expect(cardTools).not.toContain('scan_text');
   });

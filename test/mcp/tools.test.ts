@@ -108,6 +108,7 @@ it('has an error test for every tool: an invalid argument, or (without arguments
   expect(withoutInvalidArgument).toEqual([
     'get_health',
     'get_account',
+    'list_models',
     'list_keys',
     'list_connected_apps',
     'list_webhooks',
@@ -143,6 +144,7 @@ describe('get_health', () => {
 
 describe.each([
   ['get_account', ['api:sanitiser']],
+  ['list_models', ['api:sanitiser']],
   ['list_keys', ['manage:keys']],
   ['list_connected_apps', ['manage:keys']],
   ['list_webhooks', ['manage:webhooks']],

@@ -52,6 +52,7 @@ const POLICY: Record<string, readonly Door[]> = {
   complete_argument: ['mcp-prompt'],
   // Self-service: scope-gated (manage:keys, read:usage are never defaults), so served wherever a key holder works, the console included.
   get_account: EVERYWHERE_BUT_PROMPTS,
+  list_models: EVERYWHERE_BUT_PROMPTS,
   list_keys: EVERYWHERE_BUT_PROMPTS,
   create_key: EVERYWHERE_BUT_PROMPTS,
   rotate_key: EVERYWHERE_BUT_PROMPTS,

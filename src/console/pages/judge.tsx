@@ -4,11 +4,9 @@
  * as the API call does.
  */
 import type { JSX } from 'preact';
-import type { AiGateway } from '../../core/ai/ai-gateway.js';
-import type { Plan } from '../../core/domain/plans.js';
-import { ERROR_TABLE, PorchError } from '../../core/errors.js';
+import { ERROR_TABLE, type PorchError } from '../../core/errors.js';
 import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, type JudgeThresholds } from '../../core/judge/index.js';
-import { getAccount } from '../../operations/get-account.js';
+import { listModels } from '../../operations/list-models.js';
 import type { OperationOutput } from '../../operations/operation.js';
 import { runJudge } from '../../operations/run-judge.js';
 import { CONSOLE_PATHS } from '../../operations/site-paths.js';
@@ -24,7 +22,6 @@ type Judged = OperationOutput<typeof runJudge>;
 const VERDICT_BADGES: Record<Judged['verdict'], string> = { pass: 'badge-success', needs_revision: 'badge-warn', fail: 'badge-danger' };
 
 export interface JudgeDependencies {
-  ai: AiGateway;
   /** The deployment's thresholds (judge.pass_threshold, judge.needs_revision_threshold): what the verdicts follow. */
   thresholds: JudgeThresholds;
 }
@@ -39,37 +36,18 @@ function scoreText(score: number): string {
   return SCORE_FORMAT.format(score);
 }
 
-/**
- * The models the account may name, in configuration order: those the gateway's own access rule
- * (plan, and the organisation's EU-only policy) lets it resolve, asked rather than restated.
- */
-function usableModels(ai: AiGateway, plan: Plan, euOnly: boolean): string[] {
-  return ai
-    .listModels()
-    .map((model) => model.id)
-    .filter((id) => {
-      try {
-        ai.resolveModel({ requested: id, plan, euOnly });
-        return true;
-      } catch (err) {
-        if (err instanceof PorchError && err.code === 'MODEL_ACCESS_DENIED') return false;
-        throw err;
-      }
-    });
-}
-
 interface ModelChoice {
   models: string[];
   /** What the select starts on: the server's default when the account may use it, else the first it may. */
   selected: string | undefined;
 }
 
-async function modelChoice(ctx: PageContext, ai: AiGateway, chosen: string | undefined): Promise<ModelChoice> {
-  const account = await ctx.api.call(getAccount, {});
-  if (!account.ok) throw account.error;
-  const models = usableModels(ai, account.data.account.plan, account.data.organisation.policies.eu_only_models);
-  const fallback = models.includes(ai.defaultModel) ? ai.defaultModel : models[0];
-  return { models, selected: chosen ?? fallback };
+/** The models the account may name (list_models: its plan and the organisation's EU-only policy), in the deployment's order. */
+async function modelChoice(ctx: PageContext, chosen: string | undefined): Promise<ModelChoice> {
+  const listed = await ctx.api.call(listModels, {});
+  if (!listed.ok) throw listed.error;
+  const models = listed.data.items.map((model) => model.id);
+  return { models, selected: chosen ?? listed.data.default_model ?? models[0] };
 }
 
 function Scores({ judged, thresholds }: { judged: Judged; thresholds: JudgeThresholds }): JSX.Element {
@@ -125,7 +103,7 @@ interface JudgeState {
 }
 
 async function show(ctx: PageContext, deps: JudgeDependencies, state: JudgeState = {}): Promise<void> {
-  const choice = await modelChoice(ctx, deps.ai, state.model);
+  const choice = await modelChoice(ctx, state.model);
   ctx.render({
     title: 'Judge',
     active: 'judge',

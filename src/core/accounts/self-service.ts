@@ -1,9 +1,10 @@
 /**
- * What an account holder can do for themselves with a key: see the account, and manage the
- * account's own API keys. A key can never give another key more than it holds itself: scopes
+ * What an account holder can do for themselves with a key: see the account and the models it may
+ * name, and manage the account's own API keys. A key can never give another key more than it holds itself: scopes
  * must be a subset of the calling key's, limits at most the calling key's.
  */
 import type { ApiKeyRecord, CredentialKind, Store } from '../../db/store.js';
+import type { AiGateway } from '../ai/ai-gateway.js';
 import type { Plan } from '../domain/plans.js';
 import { refuseConnectedApp, requireAccountHolder, type Caller } from '../access/caller.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes } from '../access/scopes.js';
@@ -65,8 +66,25 @@ export interface CreatedOwnKey {
 export interface SelfServiceDependencies {
   store: Store;
   accounts: AccountService;
+  /** Which models there are and which an account may use. */
+  ai: Pick<AiGateway, 'usableModels' | 'defaultModel'>;
   clock: Clock;
   maxInFlightPerKey: number;
+}
+
+export interface ModelView {
+  id: string;
+  provider: string;
+  region: string;
+  max_output_tokens: number;
+  context_window: number | null;
+  default: boolean;
+}
+
+export interface ModelsView {
+  /** What a call naming no model (and whose resource names none) runs on; null when this account may not use it. */
+  default_model: string | null;
+  models: ModelView[];
 }
 
 function ownKeyView(key: KeyView, lastCountedSeconds: number | undefined): OwnKeyView {
@@ -124,7 +142,7 @@ function boundOf(credential: Caller['credential']): string {
   return credential.kind === 'session' ? 'the most a key created in the console may have' : "the calling key's own limit";
 }
 
-export function createSelfService({ store, accounts, clock, maxInFlightPerKey }: SelfServiceDependencies) {
+export function createSelfService({ store, accounts, ai, clock, maxInFlightPerKey }: SelfServiceDependencies) {
   const missingKey = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${id}.`);
 
   /** Another account's key reads exactly as a missing one. */
@@ -180,6 +198,24 @@ export function createSelfService({ store, accounts, clock, maxInFlightPerKey }:
           scopes: [...credential.scopes],
           limits: { requests_per_minute: credential.requestsPerMinute, requests_per_day: credential.requestsPerDay, max_in_flight: maxInFlightPerKey },
         },
+      };
+    },
+
+    /** The models the caller's plan and organisation allow, in configuration order: those a call may name. */
+    async models(caller: Caller): Promise<ModelsView> {
+      const organisation = await store.organisations.findById(caller.account.organisationId);
+      if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
+      const usable = ai.usableModels(caller.account.plan, organisation.euOnlyModels);
+      return {
+        default_model: usable.some((model) => model.isDefault) ? ai.defaultModel : null,
+        models: usable.map((model) => ({
+          id: model.id,
+          provider: model.provider,
+          region: model.region,
+          max_output_tokens: model.maxOutputTokens,
+          context_window: model.contextWindow,
+          default: model.isDefault,
+        })),
       };
     },
 

@@ -26,6 +26,8 @@ export interface AiGateway {
   resolveModel(input: ResolveModelInput): ResolvedModel;
   /** Every model, echo included, in configuration order (echo last). */
   listModels(): ModelInfo[];
+  /** The models an account on `plan` may name, under the organisation's EU-only policy or not: what resolveModel accepts. */
+  usableModels(plan: Plan, euOnly: boolean): ModelInfo[];
   /** Prompt tokens of these messages, including OpenAI's per-message overhead; an upper bound for long prompts. */
   estimateTokens(messages: readonly ChatMessage[]): number;
   /** Tokens of a piece of text (an answer, a template); an upper bound for long texts. */
@@ -66,6 +68,11 @@ function isAllowedUnderEuOnly(model: ModelInfo): boolean {
 
 function quote(value: string): string {
   return JSON.stringify(value);
+}
+
+/** A copy the caller may change without changing the registry. */
+function copyOf(model: ModelInfo): ModelInfo {
+  return { ...model, plans: [...model.plans] };
 }
 
 function requireModel(models: ReadonlyMap<string, ModelInfo>, modelId: string): ModelInfo {
@@ -115,9 +122,14 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
   const defaultInfo = requireModel(models, config.defaultModel);
   defaultInfo.isDefault = true;
 
+  function usableModels(plan: Plan, euOnly: boolean): ModelInfo[] {
+    return [...models.values()].filter((model) => model.plans.includes(plan) && (!euOnly || model.euOnlyAllowed)).map(copyOf);
+  }
+
   function usableBy(plan: Plan, euOnly: boolean): string {
-    const usable = [...models.values()].filter((model) => model.plans.includes(plan) && (!euOnly || model.euOnlyAllowed)).map((model) => model.id);
-    return usable.join(', ');
+    return usableModels(plan, euOnly)
+      .map((model) => model.id)
+      .join(', ');
   }
 
   function toResolved(model: ModelInfo, source: ResolvedModel['source']): ResolvedModel {
@@ -195,7 +207,8 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
 
   return {
     resolveModel,
-    listModels: () => [...models.values()].map((model) => ({ ...model, plans: [...model.plans] })),
+    listModels: () => [...models.values()].map(copyOf),
+    usableModels,
     estimateTokens: estimateChatTokens,
     countTokens: estimateTextTokens,
     complete,
