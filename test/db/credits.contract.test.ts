@@ -257,6 +257,41 @@ describeEachEngine('credits', (engine, definition) => {
     ]);
   });
 
+  it('lists entries in the order they were written when an entry made earlier is written later (regression: its balance listed under the older id)', async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store, 0);
+    const madeFirst = newId();
+    const madeSecond = newId();
+    // The entry whose id was made second commits first, as when two processes race on one account.
+    await store.credits.grant({ accountId: account.id, tokens: 100, reference: 'second', at: T0, entryId: madeSecond });
+    await store.credits.grant({ accountId: account.id, tokens: 10, reference: 'first', at: T0, entryId: madeFirst });
+    const ledger = await store.credits.ledger(account.id);
+    expect(ledger.map((entry) => [entry.reference, entry.balanceAfterTokens])).toEqual([
+      ['second', 100],
+      ['first', 110],
+    ]);
+    expect(ledger[0]?.id).toBe(madeSecond);
+    expect(ledger[1]?.id, "written above the account's highest entry").not.toBe(madeFirst);
+    expect((await store.credits.ledgerPage({ accountId: account.id, page: { limit: 1, cursor: ledger[1]?.id } })).map((entry) => entry.reference)).toEqual([
+      'second',
+    ]);
+  });
+
+  it.runIf(definition.shared)('keeps each balance after the one listed before it, with charges racing through two connections', async () => {
+    const { store, openAnother } = engine();
+    const other = await openAnother();
+    const { account } = await createAccount(store, 10_000);
+    const reservations = await Promise.all(Array.from({ length: 24 }, () => reserve(store.credits, account.id, 100)));
+    await Promise.all(reservations.map((reservation, index) => settle(index % 2 === 0 ? store : other, reservation.reservationId, 10 + index)));
+    const ledger = await store.credits.ledger(account.id);
+    expect(ledger).toHaveLength(25);
+    let balance = 0;
+    for (const entry of ledger) {
+      balance += entry.deltaTokens;
+      expect(entry.balanceAfterTokens, `entry ${entry.reference} follows the one listed before it`).toBe(balance);
+    }
+  });
+
   it('usage records written alone are listed for their account only, oldest first', async () => {
     const { store } = engine();
     const { account } = await createAccount(store);

@@ -3,6 +3,7 @@ import type { PostgresDatabase } from './open-database.js';
 import { creditBalances, creditLedger, creditReservations, usageRecords } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
 import { enqueueWebhookEvents } from './webhooks.js';
+import { ledgerEntryId } from '../ledger-order.js';
 import { lowBalanceCrossing } from '../low-balance-crossing.js';
 import type { AccruedCharging, CreditBalance, CreditRepository, SettleOutcome, UsageRepository } from '../store.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
@@ -67,6 +68,17 @@ async function accruedUnder(tx: PostgresTransaction, reservationId: string): Pro
   return Number(accrued.rows[0]?.tokens ?? 0);
 }
 
+/** The id an entry of `accountId` is written under, while the transaction holds the account's balance row: see ledger-order.ts. */
+async function entryIdFor(tx: PostgresTransaction, accountId: string, madeFor: string): Promise<string> {
+  const [highest] = await tx
+    .select({ id: creditLedger.id })
+    .from(creditLedger)
+    .where(eq(creditLedger.accountId, accountId))
+    .orderBy(desc(creditLedger.id))
+    .limit(1);
+  return ledgerEntryId(madeFor, highest?.id);
+}
+
 function toBalance(row: BalanceRow | undefined): CreditBalance {
   return row ? { balanceTokens: Number(row.balance_tokens), reservedTokens: Number(row.reserved_tokens) } : EMPTY_BALANCE;
 }
@@ -111,9 +123,15 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
           on conflict (account_id) do update set balance_tokens = credit_balances.balance_tokens + excluded.balance_tokens, updated_at = excluded.updated_at
           returning balance_tokens, reserved_tokens`);
         const next = toBalance(result.rows[0]);
-        await tx
-          .insert(creditLedger)
-          .values({ id: entryId, accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
+        await tx.insert(creditLedger).values({
+          id: await entryIdFor(tx, accountId, entryId),
+          accountId,
+          kind: 'grant',
+          deltaTokens: tokens,
+          balanceAfterTokens: next.balanceTokens,
+          reference,
+          createdAt: at,
+        });
         return next;
       });
     },
@@ -192,7 +210,7 @@ export function createCreditRepository(db: PostgresDatabase): CreditRepository {
           .where(eq(creditBalances.accountId, reservation.accountId));
         if (totalTokens > 0) {
           await tx.insert(creditLedger).values({
-            id: entryId,
+            id: await entryIdFor(tx, reservation.accountId, entryId),
             accountId: reservation.accountId,
             kind: 'usage',
             deltaTokens: -totalTokens,

@@ -16,6 +16,7 @@ import type {
   UsageRepository,
 } from '../store.js';
 import type { SQL } from 'drizzle-orm';
+import { ledgerEntryId } from '../ledger-order.js';
 import { lowBalanceCrossing } from '../low-balance-crossing.js';
 import { toAggregateRow, usageAggregateQuery, type RawAggregateRow } from '../usage-aggregates.js';
 
@@ -125,6 +126,17 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
       })
       .prepare(),
   );
+  const highestEntry = onFirstUse(() =>
+    db
+      .select({ id: creditLedger.id })
+      .from(creditLedger)
+      .where(eq(creditLedger.accountId, sql.placeholder('accountId')))
+      .orderBy(desc(creditLedger.id))
+      .limit(1)
+      .prepare(),
+  );
+  /** The id an entry of `accountId` is written under, inside the write transaction: see ledger-order.ts. */
+  const entryIdFor = (accountId: string, madeFor: string) => ledgerEntryId(madeFor, highestEntry().get({ accountId })?.id);
   const insertLedger = onFirstUse(() =>
     db
       .insert(creditLedger)
@@ -177,7 +189,7 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
     const next = { ...balance, balanceTokens: balance.balanceTokens - tokens };
     writeBalance(accountId, next, entry.at);
     insertLedger().run({
-      id: entry.id,
+      id: entryIdFor(accountId, entry.id),
       accountId,
       kind: 'usage',
       deltaTokens: -tokens,
@@ -289,7 +301,15 @@ export function createCreditRepository(db: PorchDatabase): CreditRepository {
           const current = balanceOf(accountId);
           const next = { ...current, balanceTokens: current.balanceTokens + tokens };
           writeBalance(accountId, next, at);
-          insertLedger().run({ id: entryId, accountId, kind: 'grant', deltaTokens: tokens, balanceAfterTokens: next.balanceTokens, reference, createdAt: at });
+          insertLedger().run({
+            id: entryIdFor(accountId, entryId),
+            accountId,
+            kind: 'grant',
+            deltaTokens: tokens,
+            balanceAfterTokens: next.balanceTokens,
+            reference,
+            createdAt: at,
+          });
           return next;
         },
         { behavior: 'immediate' },

@@ -166,7 +166,8 @@ export const creditLedger = sqliteTable(
     reference: text('reference'),
     ...timestamps,
   },
-  (table) => [index('credit_ledger_account_idx').on(table.accountId)],
+  // By account in id order: a page of the ledger, and the account's highest entry id (ledger-order.ts), are one seek.
+  (table) => [index('credit_ledger_account_id_idx').on(table.accountId, table.id)],
 );
 
 export const usageRecords = sqliteTable(
