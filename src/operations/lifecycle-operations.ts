@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { readScopes, writeScopes, type ExecutableResource } from '../core/access/scopes.js';
 import { LABEL_PATTERN, LATEST_LABEL } from '../core/catalog/versions.js';
 import { defineKeyedOperation } from './operation.js';
-import { changesSomething, expectedVersionSchema, idParams, MAX_PAGE_LIMIT, queryInteger, timestampSchema } from './schemas.js';
+import { changesSomething, expectedVersionSchema, idParams, MAX_PAGE_LIMIT, oneFieldToChange, queryInteger, timestampSchema } from './schemas.js';
 
 type AnyShape = z.ZodRawShape;
 
@@ -118,7 +118,7 @@ function patchOf<Shape extends AnyShape>(definition: z.ZodObject<Shape>) {
   return z
     .strictObject({ ...shape, expected_version: expectedVersionSchema })
     .refine(changesSomething, { message: 'send at least one field to change' })
-    .meta({ minProperties: 1 });
+    .meta(oneFieldToChange(Object.keys(shape)));
 }
 
 export function lifecycleOperations<Kind extends ExecutableResource, Shape extends AnyShape, Counters extends AnyShape>(

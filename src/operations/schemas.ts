@@ -78,6 +78,14 @@ export function changesSomething(body: Record<string, unknown>): boolean {
   return Object.entries(body).some(([name, value]) => name !== 'expected_version' && value !== undefined);
 }
 
+/**
+ * changesSomething as JSON Schema, for a partial update's body with these fields: one of them
+ * present, so the document refuses what the server does, `expected_version` alone included.
+ */
+export function oneFieldToChange(fields: readonly string[]): { anyOf: Array<{ required: [string] }> } {
+  return { anyOf: fields.filter((name) => name !== 'expected_version').map((name) => ({ required: [name] })) };
+}
+
 /** A point in time a caller sends: ISO 8601 in UTC (`Z`) or with an offset (`+02:00`); answers give it back in UTC. */
 export const instantInputSchema = z.iso.datetime({
   offset: true,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { contextCardSchema, contextCardScopes, contextCardTag, contextCardWriteFields } from './context-card-schemas.js';
 import { defineKeyedOperation } from './operation.js';
-import { changesSomething, expectedVersionSchema, idParams } from './schemas.js';
+import { changesSomething, expectedVersionSchema, idParams, oneFieldToChange } from './schemas.js';
 
 export const updateContextCard = defineKeyedOperation({
   name: 'update_context_card',
@@ -23,8 +23,8 @@ export const updateContextCard = defineKeyedOperation({
       expected_version: expectedVersionSchema,
     })
     .refine(changesSomething, { message: 'send at least one field to change' })
-    // The refinement as JSON Schema, so the document refuses an empty PATCH as the server does.
-    .meta({ minProperties: 1 }),
+    // The refinement as JSON Schema, so the document refuses what the server does.
+    .meta(oneFieldToChange(Object.keys(contextCardWriteFields))),
   output: contextCardSchema,
   run: ({ id, expected_version, ...changes }, { core, caller }) => core.contextCards.update(caller.account.id, id, changes, expected_version),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKeyedOperation } from './operation.js';
-import { idParams } from './schemas.js';
+import { changesSomething, idParams, oneFieldToChange } from './schemas.js';
 import { webhookEndpointSchema, webhookScopes, webhookTag, webhookWriteFields } from './webhook-schemas.js';
 
 export const updateWebhook = defineKeyedOperation({
@@ -18,9 +18,9 @@ export const updateWebhook = defineKeyedOperation({
   params: idParams,
   body: z
     .strictObject({ ...webhookWriteFields, url: webhookWriteFields.url.optional(), events: webhookWriteFields.events.optional() })
-    .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'send at least one field to change' })
+    .refine(changesSomething, { message: 'send at least one field to change' })
     // The refinement as JSON Schema, so the document refuses an empty PATCH as the server does.
-    .meta({ minProperties: 1 }),
+    .meta(oneFieldToChange(Object.keys(webhookWriteFields))),
   output: webhookEndpointSchema,
   run: ({ id, ...changes }, { core, caller }) => core.webhooks.update(caller.account.id, id, changes),
 });

@@ -63,6 +63,16 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
     accepted: { name: 'PATCH of one field', method: 'PATCH', path: () => `/context-cards/${cardId}`, request: { body: { emoji: null } } },
   },
   {
+    rule: 'a PATCH must change a field besides expected_version (regression: the document let expected_version alone pass)',
+    refused: { name: 'expected_version alone', method: 'PATCH', path: () => `/context-cards/${cardId}`, request: { body: { expected_version: 1 } } },
+    accepted: { name: 'a field', method: 'PATCH', path: () => `/context-cards/${cardId}`, request: { body: { emoji: '📌' } } },
+  },
+  {
+    rule: 'a catalog PATCH must change a field besides expected_version',
+    refused: { name: 'expected_version alone', method: 'PATCH', path: () => `/skills/${ids['skill:summarise']}`, request: { body: { expected_version: 1 } } },
+    accepted: { name: 'one field', method: 'PATCH', path: () => `/skills/${ids['skill:summarise']}`, request: { body: { description: 'Shorter.' } } },
+  },
+  {
     rule: 'a skill call needs input or context',
     refused: { name: 'neither', method: 'POST', path: () => `/skills/${ids['skill:summarise']}/execute`, request: { body: { variables: { bullets: '3' } } } },
     accepted: {

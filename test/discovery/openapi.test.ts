@@ -125,8 +125,10 @@ describe('the OpenAPI document', () => {
         'application/json'
       ]?.example;
     for (const path of ['/compositions/{id}/execute', '/workflows/{id}/execute', '/personas/{id}/execute', '/skills/{id}/execute']) {
-      const example = bodyExample(path) ?? {};
-      expect('version' in example && 'label' in example, path).toBe(false);
+      const example = bodyExample(path);
+      // A body whose schema requires one field or another has an example too (regression: the skill's had none).
+      expect(example, path).toBeDefined();
+      expect('version' in (example ?? {}) && 'label' in (example ?? {}), path).toBe(false);
     }
     const version = document.paths['/compositions/{id}/execute']?.post?.requestBody as { content: Record<string, { schema: unknown }> };
     expect(JSON.stringify(version.content['application/json']?.schema)).toContain('"x-porch-exclusive-with"');
@@ -139,7 +141,20 @@ describe('the OpenAPI document', () => {
     expect(bodyExample('/judge/run')?.prompt).not.toBe('echo/echo');
     // expected_version depends on what the caller read: no example names one (regression: 409 past version 1).
     expect(bodyExample('/context-cards/{id}', 'patch')).not.toHaveProperty('expected_version');
-    expect(bodyExample('/compositions/{id}', 'patch') ?? {}).not.toHaveProperty('expected_version');
+    expect(bodyExample('/compositions/{id}', 'patch')).toBeDefined();
+    expect(bodyExample('/compositions/{id}', 'patch')).not.toHaveProperty('expected_version');
+  });
+
+  it('gives every JSON request body an example (regression: none for creating or changing a catalog item, or calling a skill)', () => {
+    const without: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        const body = (operation as { requestBody?: { content: Record<string, { example?: unknown }> } }).requestBody?.content['application/json'];
+        if (body !== undefined && body.example === undefined) without.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    // A sanitiser rule is a regex or a keyword list: no one example fits both kinds.
+    expect(without).toEqual(['POST /organisation/sanitiser-rules']);
   });
 
   it('gives every example a value its own schema accepts', () => {

@@ -62,9 +62,19 @@ function stringFor(schema: JsonSchema, key: string): string {
   // A model id where one is asked for, not in every field whose pattern it happens to fit (regression: a title "echo/echo").
   const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : null;
   if (pattern !== null && /model/i.test(key) && pattern.test(EXAMPLE_MODEL_ID)) return EXAMPLE_MODEL_ID;
+  // An identifier (a key, a node id, a variable name) rather than prose where the pattern asks for one.
+  if (pattern !== null && !pattern.test(base)) {
+    const identifier = `example_${key.replace(/[^A-Za-z0-9]+/g, '_').toLowerCase()}`;
+    if (pattern.test(identifier)) return identifier;
+  }
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
   return base.padEnd(minLength, '.').slice(0, maxLength);
+}
+
+/** A combinator branch that names required fields and nothing else. */
+function isRequirementOnly(branch: unknown): boolean {
+  return isJsonObject(branch) && Object.keys(branch).every((name) => name === 'required');
 }
 
 function build(schema: JsonSchema, key: string, options: ExampleOptions, depth: number): unknown {
@@ -78,6 +88,14 @@ function build(schema: JsonSchema, key: string, options: ExampleOptions, depth: 
   for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const) {
     const branches = resolved[combinator];
     if (!Array.isArray(branches)) continue;
+    // Branches that only require fields of the object beside them ("input or context", "one field
+    // to change") constrain it rather than replace it: the object is built with the first's fields.
+    if (branches.every(isRequirementOnly)) {
+      const firstRequired = isJsonObject(branches[0]) && Array.isArray(branches[0].required) ? branches[0].required : [];
+      const required = [...(Array.isArray(resolved.required) ? resolved.required : []), ...firstRequired];
+      const { [combinator]: _constraint, ...constrained } = resolved;
+      return build({ ...constrained, required }, key, options, depth + 1);
+    }
     const concrete = branches.filter(isJsonObject).filter((branch) => resolve(branch, options.shared).type !== 'null');
     const first = concrete[0];
     if (combinator === 'allOf') {
