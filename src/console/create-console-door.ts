@@ -26,7 +26,8 @@ import { registerWebhookPages } from './pages/webhooks.js';
 import { cookieNamesFor, createConsoleCookies } from './session.js';
 
 /** Forms are small; a playground input or a workflow's YAML is the largest thing a page sends. */
-const FORM_BODY_LIMIT = '1mb';
+const FORM_BODY_LIMIT_MB = 1;
+const FORM_BODY_LIMIT = `${FORM_BODY_LIMIT_MB}mb`;
 
 export interface ConsoleDoor {
   /** Mounted at CONSOLE_PATHS.root. */
@@ -48,7 +49,15 @@ function formParser(): RequestHandler {
     parse(req, res, (err?: unknown) => {
       if (err === undefined || err === null) return next();
       const type = typeof err === 'object' && 'type' in err ? err.type : undefined;
-      if (type === 'entity.too.large') return next(new PorchError('PAYLOAD_TOO_LARGE', `The form is larger than the limit of ${FORM_BODY_LIMIT}.`));
+      if (type === 'entity.too.large') {
+        // What to do next, as the page of an ended session says: the form's text is not lost.
+        return next(
+          new PorchError(
+            'PAYLOAD_TOO_LARGE',
+            `The form is larger than the console accepts (${FORM_BODY_LIMIT_MB} MB of text in all), so nothing was saved. Go back with the browser’s Back button: the form is still there with what you typed. Shorten the longest text, then send it again.`,
+          ),
+        );
+      }
       if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
         return next(new PorchError('UNSUPPORTED_MEDIA_TYPE', 'Send the form as UTF-8, without Content-Encoding.'));
       }

@@ -14,7 +14,7 @@ import type { findingSchema } from '../../core/sanitiser/schemas.js';
 import { deleteSanitiserRule } from '../../operations/delete-sanitiser-rule.js';
 import { getAccount } from '../../operations/get-account.js';
 import { getOrganisation } from '../../operations/get-organisation.js';
-import { BASE_FIELD, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase } from './catalog/edit-base.js';
+import { actionFor, BASE_FIELD, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase } from './catalog/edit-base.js';
 import { listByokKeys } from '../../operations/list-byok-keys.js';
 import { listSanitiserRules } from '../../operations/list-sanitiser-rules.js';
 import type { OperationOutput } from '../../operations/operation.js';
@@ -131,12 +131,14 @@ const POLICY_LABELS: Readonly<Record<string, string>> = {
 function PoliciesForm({ organisation, csrfToken }: { organisation: Organisation; csrfToken: string }) {
   const { policies } = organisation;
   const modes = GUARDRAIL_MODES.map((mode) => ({ value: mode, label: GUARDRAIL_MODE_LABELS[mode] }));
+  const policyBase = digestsOf(policyTexts(policies));
   return (
     <section class="panel" id="policies" aria-labelledby="policies-title">
       <h2 id="policies-title">Policies</h2>
       <p class="hint">They apply to every member's model calls, through the API, MCP and the console, from the next call on.</p>
-      <PostForm action={`${PATH}/policies`} csrfToken={csrfToken} class="stack">
-        <input type="hidden" name={BASE_FIELD} value={encodeBase(digestsOf(policyTexts(policies)))} />
+      {/* The base in the action too, so Back never sends typed choices with a newer base (actionFor). */}
+      <PostForm action={actionFor(`${PATH}/policies`, policyBase)} csrfToken={csrfToken} class="stack">
+        <input type="hidden" name={BASE_FIELD} value={encodeBase(policyBase)} />
         <Toggle
           name="eu_only_models"
           label="EU-only models"

@@ -23,7 +23,7 @@ import { updateWebhook } from '../../operations/update-webhook.js';
 import type { webhookDeliverySchema, webhookEndpointSchema } from '../../operations/webhook-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
 import { type FormBody, formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './catalog/edit-base.js';
+import { actionFor, BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './catalog/edit-base.js';
 import { credits, dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
 
@@ -366,8 +366,9 @@ function settingsTexts(settings: SettingsFields): FieldTexts {
  * only the fields that differ from it.
  */
 function EditForm({ endpoint, csrfToken, shown, base }: { endpoint: Endpoint; csrfToken: string; shown: SettingsFields; base: Digests }) {
+  // The base in the action too, so Back never sends typed values with a newer base (actionFor).
   return (
-    <PostForm action={endpointPath(endpoint.id)} csrfToken={csrfToken} class="stack panel">
+    <PostForm action={actionFor(endpointPath(endpoint.id), base)} csrfToken={csrfToken} class="stack panel">
       <h2>Settings</h2>
       <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} />
       <div class="field">

@@ -3,6 +3,7 @@
  * no versions, so their pages are a list with search, an editor, and delete with confirmation.
  */
 import type { JSX } from 'preact';
+import { PERSONA_CATEGORY } from '../../../core/context-cards/context-cards.js';
 import { PorchError } from '../../../core/errors.js';
 import { createContextCard } from '../../../operations/create-context-card.js';
 import { deleteContextCard } from '../../../operations/delete-context-card.js';
@@ -14,11 +15,19 @@ import { formBody, formValue, type PageContext, type PageRegistrar } from '../..
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
+import { actionFor, BASE_FIELD, type Digests, digestsOf, encodeBase, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
 import { param, textOf } from './kinds.js';
-import { CatalogSearch, Field, issuesOf, tagsOf } from './form-parts.js';
+import { CatalogSearch, Field, isPathWithin, issuesOf, shownBelow, tagsOf } from './form-parts.js';
 
 const PATH = `${CONSOLE_PATHS.root}/context-cards`;
+
+/**
+ * The Category hint of a card that is a persona now: changing the category is allowed (a persona is
+ * a card of category "persona", docs/decisions.md), but it removes the persona, so the editor says
+ * so before the save rather than only "Saved." after it.
+ */
+const PERSONA_CATEGORY_WARNING =
+  'Careful: this card is a persona. Changing its category from "persona" removes the persona: it leaves Personas (its page and GET /personas/{id} answer 404), and the workflows and clients that use it, by id or by label, stop finding it. The card itself stays.';
 
 const FIELDS = [
   { name: 'title', label: 'Title', required: true },
@@ -95,6 +104,7 @@ function CardEditor({
   base,
   error,
   notice,
+  persona,
 }: {
   ctx: PageContext;
   id?: string;
@@ -103,6 +113,8 @@ function CardEditor({
   base?: Digests | null;
   error?: PorchError;
   notice?: string;
+  /** The card as saved is a persona: changing its category removes the persona. */
+  persona?: boolean;
 }): JSX.Element {
   const issues = issuesOf(error);
   return (
@@ -112,8 +124,13 @@ function CardEditor({
       </p>
       <h1>{id ? values.title || 'Context card' : 'New context card'}</h1>
       {notice ? <Notice kind="success">{notice}</Notice> : null}
-      {error ? <Notice kind="error">{error.message}</Notice> : null}
-      <PostForm action={id ? `${PATH}/${id}` : `${PATH}/new`} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+      {error ? (
+        <Notice kind="error">
+          {error.message}
+          {shownBelow(issues, (path) => FIELDS.some((field) => isPathWithin(path, field.name)))}
+        </Notice>
+      ) : null}
+      <PostForm action={id ? actionFor(`${PATH}/${id}`, base) : `${PATH}/new`} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
         {id && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
         {FIELDS.map((field) => (
           <Field
@@ -123,7 +140,7 @@ function CardEditor({
             value={values[field.name]}
             issues={issues}
             required={'required' in field ? field.required : undefined}
-            hint={'hint' in field ? field.hint : undefined}
+            hint={field.name === 'category' && persona ? PERSONA_CATEGORY_WARNING : 'hint' in field ? field.hint : undefined}
             rows={'rows' in field ? field.rows : undefined}
           />
         ))}
@@ -200,20 +217,33 @@ export function registerContextCardPages(pages: PageRegistrar): void {
     ctx.render({
       title: card.title,
       active: 'context-cards',
-      body: <CardEditor ctx={ctx} id={card.id} values={values} base={digestsOf(values)} notice={ctx.req.query.saved ? 'Saved.' : undefined} />,
+      body: (
+        <CardEditor
+          ctx={ctx}
+          id={card.id}
+          values={values}
+          base={digestsOf(values)}
+          notice={ctx.req.query.saved ? 'Saved.' : undefined}
+          persona={card.category === PERSONA_CATEGORY}
+        />
+      ),
     });
   });
   pages.page('POST', `${PATH}/:id`, async (ctx) => {
     const id = param(ctx, 'id');
     const values = valuesFromForm(ctx);
     const base = parseBase(formValue(formBody(ctx.req), BASE_FIELD));
+    // Whether the card, as read for the merge, is a persona: the editor shown again warns so.
+    let persona = false;
     const shown = (options: { status?: number; base?: Digests | null; error?: PorchError; notice?: string; values?: CardValues }) =>
       ctx.render({
         title: values.title || 'Context card',
         active: 'context-cards',
         status: options.status ?? options.error?.status ?? 200,
         address: `${PATH}/${id}`,
-        body: <CardEditor ctx={ctx} id={id} values={options.values ?? values} base={options.base} error={options.error} notice={options.notice} />,
+        body: (
+          <CardEditor ctx={ctx} id={id} values={options.values ?? values} base={options.base} error={options.error} notice={options.notice} persona={persona} />
+        ),
       });
     // Deleted since the page was opened: the edits are kept in the new card's form, so saving
     // creates it again (regression: an error page, the edits lost), as the catalog editors do.
@@ -242,6 +272,7 @@ export function registerContextCardPages(pages: PageRegistrar): void {
       if (!got.ok && got.error.code === 'RESOURCE_NOT_FOUND') return gone();
       if (!got.ok) throw got.error;
       const card = got.data;
+      persona = card.category === PERSONA_CATEGORY;
       const current = valuesOf(card);
       const merge = mergeEdit(base, values, current);
       if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });

@@ -39,6 +39,25 @@ export function digestsOf(texts: FieldTexts): Digests {
   );
 }
 
+/**
+ * The address an editor's form is sent to, marked with its base. A browser going back to an
+ * editor (Back, Forward) loads the page again and puts back what was typed in its visible fields,
+ * but never a hidden field's value: the typed text would be sent with the base of the page just
+ * loaded, which may be of a newer version, and the merge would take the typed (older) text for
+ * the author's change, silently undoing the newer save (regression). Chromium (as WebKit, whose
+ * form-state code it shares) puts typed text back only into a form of the same signature, which
+ * includes its action with its fragment, so a fragment naming the base lets the typed text come
+ * back exactly when it was typed over this same base; otherwise the page shows the fields as
+ * saved (test/console/editor-history.browser.ts). A textarea hidden with `hidden` is no help: a
+ * browser restores only what the author changed. `autocomplete="off"` would be, but would also
+ * lose the typed text when nobody saved, which the 401 and 413 pages promise Back brings back.
+ * The fragment never reaches the server.
+ */
+export function actionFor(path: string, base: Digests | null | undefined): string {
+  if (base === null || base === undefined) return path;
+  return `${path}#base-${createHash('sha256').update(encodeBase(base)).digest('base64url').slice(0, 16)}`;
+}
+
 /** The base digests as the hidden field's value. */
 export function encodeBase(digests: Digests): string {
   return JSON.stringify(digests);

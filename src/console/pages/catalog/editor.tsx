@@ -5,7 +5,7 @@
  * nodes as YAML and draws the DAG. Validation messages appear at the field path they name.
  */
 import type { JSX } from 'preact';
-import { isNode, LineCounter, parse, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parse, parseDocument } from 'yaml';
 import { describeYamlError } from '../../../core/yaml.js';
 import { renderTemplate, templateReferences } from '../../../core/engine/template.js';
 import { validateWorkflowDefinition, WorkflowDefinitionError } from '../../../core/engine/workflow-definition.js';
@@ -14,8 +14,19 @@ import { formatIssues } from '../../../core/validation.js';
 import { type FormBody, formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
-import { BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
-import { CatalogSearch, Field, FieldErrors, type FieldIssue, fieldId, issuesOf, messagesAt } from './form-parts.js';
+import {
+  actionFor,
+  BASE_FIELD,
+  type Digests,
+  digestsOf,
+  encodeBase,
+  type FieldTexts,
+  MERGE_ATTEMPTS,
+  mergeEdit,
+  parseBase,
+  untouchedFields,
+} from './edit-base.js';
+import { CatalogSearch, Field, FieldErrors, type FieldIssue, fieldId, isPathWithin, issuesOf, messagesAt, shownBelow } from './form-parts.js';
 import {
   type CatalogKind,
   DEFINITION_FIELD,
@@ -147,8 +158,11 @@ function lineOf(yamlText: string, path: string): number | undefined {
 }
 
 function isDefinitionPath(path: string | null): path is string {
-  return path !== null && WORKFLOW_DEFINITION_KEYS.some((key) => path === key || path.startsWith(`${key}[`) || path.startsWith(`${key}.`));
+  return WORKFLOW_DEFINITION_KEYS.some((key) => isPathWithin(path, key));
 }
+
+/** The parts of a composition's variable row that show their problems (the Required box shows none). */
+const VARIABLE_CELLS = ['name', 'default', 'description', 'sample'] as const;
 
 function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues: readonly FieldIssue[] }): JSX.Element {
   // One empty row to declare another variable without JavaScript.
@@ -174,7 +188,7 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
           <tbody>
             {shown.map((row, index) => {
               const at = (part: string) => `variables[${index}].${part}`;
-              const cell = (part: 'name' | 'default' | 'description' | 'sample', label: string) => {
+              const cell = (part: (typeof VARIABLE_CELLS)[number], label: string) => {
                 const messages = messagesAt(issues, at(part));
                 return (
                   <td>
@@ -267,11 +281,20 @@ export interface EditorOptions {
   status?: number;
 }
 
-const VARIABLES_UNIT = 'variables';
+/** A composition's variable as a unit of merging: `variable:<name>` (no field name holds a colon). */
+const VARIABLE_UNIT_PREFIX = 'variable:';
+/** The text of a variable no row declares: one side removed it, or never had it. */
+const ABSENT = '';
+
+const isVariableUnit = (name: string) => name.startsWith(VARIABLE_UNIT_PREFIX);
+const variableOfUnit = (name: string) => name.slice(VARIABLE_UNIT_PREFIX.length);
 
 /**
- * The editor's fields as text, as its form sends them: each field, a composition's variable rows
- * (as the table shows them, detected ones included) and a workflow's YAML. The unit of merging.
+ * The editor's fields as text, as its form sends them: each field, each of a composition's
+ * variable rows (as the table shows them, detected ones included) and a workflow's YAML. The
+ * unit of merging. Each variable is a unit of its own, so setting one variable's default merges
+ * with another tab's change of the template, which makes the server declare a new placeholder
+ * (regression: the whole table was one unit, and that save was refused as a conflict of Variables).
  */
 export function editorTexts(kind: CatalogKind, state: EditorState): FieldTexts {
   const texts: Record<string, string> = {};
@@ -281,16 +304,47 @@ export function editorTexts(kind: CatalogKind, state: EditorState): FieldTexts {
     // template changes the template, and the server declares it (regression: it counted as a
     // change of Variables, refused beside another tab's change of a default, and saving again
     // undid that change).
-    texts[VARIABLES_UNIT] = JSON.stringify(state.variables.map((row) => [row.name, row.required, row.default, row.description]));
+    for (const row of state.variables) {
+      const unit = `${VARIABLE_UNIT_PREFIX}${row.name}`;
+      // A name declared twice is one unit holding both rows, so the operation still sees (and names) the repeat.
+      const text = JSON.stringify([row.required, row.default, row.description]);
+      texts[unit] = texts[unit] === undefined ? text : `${texts[unit]}\n${text}`;
+    }
   }
   if (kind.special === 'workflow') texts[DEFINITION_FIELD] = state.values[DEFINITION_FIELD] ?? '';
   return texts;
 }
 
+/**
+ * The three sides of a merge over the same units: a variable that one side declares and another
+ * does not counts, on that other side, as the text ABSENT (a base from before variables were
+ * units of their own counts as declaring none).
+ */
+function alignedUnits(base: Digests | null, mine: FieldTexts, current: FieldTexts): { base: Digests | null; mine: FieldTexts; current: FieldTexts } {
+  const variables = [...new Set([...Object.keys(base ?? {}), ...Object.keys(mine), ...Object.keys(current)].filter(isVariableUnit))];
+  const absent = (texts: FieldTexts) => ({ ...Object.fromEntries(variables.map((name) => [name, ABSENT])), ...texts });
+  return { base: base === null ? null : { ...digestsOf(absent({})), ...base }, mine: absent(mine), current: absent(current) };
+}
+
+/**
+ * The variable rows of `mine`, with those named in `fromCurrent` as `current` has them (kept,
+ * changed or removed there): current's order, then the rows only `mine` declares.
+ */
+function mergedVariables(mine: readonly VariableRow[], current: readonly VariableRow[], fromCurrent: (name: string) => boolean): VariableRow[] {
+  const rows: VariableRow[] = [];
+  const taken = new Set<string>();
+  for (const row of [...current, ...mine]) {
+    if (taken.has(row.name)) continue;
+    taken.add(row.name);
+    rows.push(...(fromCurrent(row.name) ? current : mine).filter((candidate) => candidate.name === row.name));
+  }
+  return rows;
+}
+
 /** The operation fields a unit of editorTexts writes, and its name in messages. */
 function unitOf(kind: CatalogKind, name: string): { keys: readonly string[]; label: string } {
   if (name === DEFINITION_FIELD) return { keys: WORKFLOW_DEFINITION_KEYS, label: 'Definition' };
-  if (name === VARIABLES_UNIT) return { keys: [VARIABLES_UNIT], label: 'Variables' };
+  if (isVariableUnit(name)) return { keys: ['variables'], label: `variable ${variableOfUnit(name)}` };
   return { keys: [name], label: kind.fields.find((field) => field.name === name)?.label ?? name };
 }
 
@@ -298,8 +352,19 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
   const issues = issuesOf(error);
   const action = item ? `${kind.path}/${item.id}` : `${kind.path}/new`;
   const title = item ? `${item.name} — ${kind.title}` : `New ${kind.noun}`;
-  const definitionIssues = issues.filter((issue): issue is FieldIssue & { path: string } => isDefinitionPath(issue.path));
-  const yamlMessages = messagesAt(issues, DEFINITION_FIELD);
+  const definitionIssues = kind.special === 'workflow' ? issues.filter((issue): issue is FieldIssue & { path: string } => isDefinitionPath(issue.path)) : [];
+  const yamlMessages = kind.special === 'workflow' ? messagesAt(issues, DEFINITION_FIELD) : [];
+  const variableRows = kind.special === 'composition' ? withDetectedVariables(state) : [];
+  // The paths the form shows problems at: its fields, a composition's variable cells (the rows
+  // shown, plus the empty one), a workflow's definition.
+  const fieldPaths = [
+    ...kind.fields.map((field) => field.name),
+    ...(kind.special === 'composition'
+      ? Array.from({ length: variableRows.length + 1 }, (_, index) => VARIABLE_CELLS.map((part) => `variables[${index}].${part}`)).flat()
+      : []),
+    ...(kind.special === 'workflow' ? [DEFINITION_FIELD] : []),
+  ];
+  const isShown = (path: string) => (kind.special === 'workflow' && isDefinitionPath(path)) || fieldPaths.some((field) => isPathWithin(path, field));
   const yamlText = state.values[DEFINITION_FIELD] ?? '';
   let parsedDefinition: unknown;
   try {
@@ -332,10 +397,10 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
         {error ? (
           <Notice kind="error">
             {error.message}
-            {issues.some((issue) => issue.path !== null) ? ' Each problem is shown at its field below.' : ''}
+            {shownBelow(issues, isShown)}
           </Notice>
         ) : null}
-        <PostForm action={action} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
+        <PostForm action={actionFor(action, item ? base : undefined)} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
           {item && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
           {kind.fields.map((field) => (
             <Field
@@ -352,7 +417,7 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
           ))}
           {kind.special === 'composition' ? (
             <>
-              <VariablesTable rows={withDetectedVariables(state)} issues={issues} />
+              <VariablesTable rows={variableRows} issues={issues} />
               <div
                 hx-post={`${kind.path}/preview`}
                 hx-trigger="input delay:400ms from:closest form"
@@ -419,11 +484,31 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
 function withUntouchedFrom(mine: EditorState, current: EditorState, untouched: ReadonlySet<string>): EditorState {
   const values = { ...mine.values };
   for (const name of Object.keys(values)) if (untouched.has(name)) values[name] = current.values[name] ?? '';
-  return { values, variables: untouched.has(VARIABLES_UNIT) ? current.variables : mine.variables };
+  return { values, variables: mergedVariables(mine.variables, current.variables, (name) => untouched.has(`${VARIABLE_UNIT_PREFIX}${name}`)) };
+}
+
+/**
+ * The top-level keys of a workflow's YAML that are not part of its definition, each with its
+ * line: what the form's own fields hold (name, description, category), or what a workflow does not
+ * have. Refused at the Definition field, on create as on update (regression: on create a `name:`
+ * line won over the Name field and an unknown key came back as an internal "arguments" message;
+ * on update both were dropped without a word).
+ */
+function keysOutsideDefinition(yamlText: string): Array<{ key: string; line: number | undefined }> {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(yamlText, { lineCounter });
+  if (!isMap(document.contents)) return [];
+  const allowed: readonly string[] = WORKFLOW_DEFINITION_KEYS;
+  return document.contents.items.flatMap((pair) => {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (allowed.includes(key)) return [];
+    const range = isNode(pair.key) ? pair.key.range : undefined;
+    return [{ key, line: range ? lineCounter.linePos(range[0]).line : undefined }];
+  });
 }
 
 /** The YAML of a workflow editor as operation fields, or the error naming the field. */
-function workflowFields(yamlText: string): { ok: true; fields: Record<string, unknown> } | { ok: false; error: PorchError } {
+function workflowFields(kind: CatalogKind, yamlText: string): { ok: true; fields: Record<string, unknown> } | { ok: false; error: PorchError } {
   let parsed: unknown;
   try {
     parsed = parse(yamlText);
@@ -433,6 +518,19 @@ function workflowFields(yamlText: string): { ok: true; fields: Record<string, un
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: must be a mapping with variables, nodes and outputs`) };
   }
+  const outside = keysOutsideDefinition(yamlText);
+  if (outside.length > 0) {
+    const problems = outside.map(({ key, line }) => {
+      const field = kind.fields.find((candidate) => candidate.name === key);
+      const where = line === undefined ? `“${key}”` : `Line ${line}, “${key}”`;
+      const labels = kind.fields.map((candidate) => candidate.label);
+      const problem = field
+        ? `belongs in the ${field.label} field above, not in the definition`
+        : `is not part of the definition, which holds only variables, nodes and outputs (${labels.slice(0, -1).join(', ')} and ${labels.at(-1)} have fields above)`;
+      return `${DEFINITION_FIELD}: ${where} ${problem}`;
+    });
+    return { ok: false, error: new PorchError('VALIDATION_ERROR', `Invalid request: ${problems.join('; ')}.`) };
+  }
   return { ok: true, fields: parsed as Record<string, unknown> };
 }
 
@@ -441,8 +539,8 @@ function workflowFields(yamlText: string): { ok: true; fields: Record<string, un
  * preview ("Draw the graph") shows each problem at its field and line rather than only saying
  * that the graph needs a valid definition (regression: the errors appeared only on saving).
  */
-function definitionProblems(state: EditorState): PorchError | undefined {
-  const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
+function definitionProblems(kind: CatalogKind, state: EditorState): PorchError | undefined {
+  const fields = workflowFields(kind, state.values[DEFINITION_FIELD] ?? '');
   if (!fields.ok) return fields.error;
   const definition = Object.fromEntries(WORKFLOW_DEFINITION_KEYS.filter((key) => key in fields.fields).map((key) => [key, fields.fields[key]]));
   try {
@@ -509,12 +607,12 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     // description; a row whose placeholder left the template goes (regression: kept, and still required).
     const rows = withDetectedVariables(state).filter((row) => !row.unused);
     const shown = kind.special === 'composition' ? { ...state, variables: rows.map((row) => ({ ...row, detected: false })) } : state;
-    await renderEditor(ctx, { kind, item, state: shown, base, error: kind.special === 'workflow' ? definitionProblems(state) : undefined });
+    await renderEditor(ctx, { kind, item, state: shown, base, error: kind.special === 'workflow' ? definitionProblems(kind, state) : undefined });
     return;
   }
   const input = definitionInput(kind, state, item === undefined ? 'create' : 'update');
   if (kind.special === 'workflow') {
-    const fields = workflowFields(state.values[DEFINITION_FIELD] ?? '');
+    const fields = workflowFields(kind, state.values[DEFINITION_FIELD] ?? '');
     if (!fields.ok) return renderEditor(ctx, { kind, item, state, base, error: fields.error });
     Object.assign(input, fields.fields);
   }
@@ -528,7 +626,8 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
   for (let attempt = 1, latest = item; ; attempt++, latest = await fetchItem(kind, ctx, item.id)) {
     const currentState = editorStateOf(kind, latest);
     const current = editorTexts(kind, currentState);
-    const merge = mergeEdit(base, editorTexts(kind, state), current);
+    const sides = alignedUnits(base, editorTexts(kind, state), current);
+    const merge = mergeEdit(sides.base, sides.mine, sides.current);
     if (merge.kind === 'unchanged') {
       return renderEditor(ctx, { kind, item: latest, state, base, notice: `Nothing changed since version ${latest.version}, so no version was written.` });
     }
@@ -540,11 +639,21 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
       );
       // The next save is made knowing version `latest.version`: its digests become the base, and
       // the fields the author did not touch show that version's values.
-      const shown = withUntouchedFrom(state, currentState, untouchedFields(base, editorTexts(kind, state)));
+      const shown = withUntouchedFrom(state, currentState, untouchedFields(sides.base, sides.mine));
       return renderEditor(ctx, { kind, item: latest, state: shown, base: digestsOf(current), error });
     }
     const keys = new Set(merge.fields.flatMap((name) => unitOf(kind, name).keys));
     const changes = Object.fromEntries(Object.entries(input).filter(([key]) => keys.has(key)));
+    if (keys.has('variables')) {
+      // The variables this save changed as typed, the others as saved meanwhile (a placeholder the
+      // server declared for another tab's template stays).
+      const changed = new Set(merge.fields.filter(isVariableUnit).map(variableOfUnit));
+      changes.variables = definitionInput(
+        kind,
+        { ...state, variables: mergedVariables(state.variables, currentState.variables, (name) => !changed.has(name)) },
+        'update',
+      ).variables;
+    }
     const updated = await ctx.api.call(kind.lifecycle.update, { id: latest.id, ...changes, expected_version: latest.version });
     if (updated.ok) return ctx.redirect(`${kind.path}/${latest.id}/versions?saved=${updated.data.version}`);
     if (updated.error.code === 'RESOURCE_NOT_FOUND') return renderGone(ctx, kind, state);

@@ -29,9 +29,29 @@ export function issuesOf(error: PorchError | undefined): FieldIssue[] {
   });
 }
 
-/** The messages that name exactly `path`. */
+/** Whether `path` is `field` or a path inside it (`tags[1]` is inside `tags`, `variables[0].name` inside `variables[0]`). */
+export function isPathWithin(path: string | null, field: string): boolean {
+  return path !== null && (path === field || path.startsWith(`${field}[`) || path.startsWith(`${field}.`));
+}
+
+/**
+ * The messages a field shows: those naming it or a path inside it, so a problem with one tag
+ * (`tags[1]: must be at most 64 characters`) is shown at the Tags field (regression: at no field,
+ * though the notice said each problem was shown at its field).
+ */
 export function messagesAt(issues: readonly FieldIssue[], path: string): string[] {
-  return issues.filter((issue) => issue.path === path).map((issue) => issue.message);
+  return issues.filter((issue) => isPathWithin(issue.path, path)).map((issue) => issue.message);
+}
+
+/**
+ * What a form's error notice adds about the problems shown at their fields: that each is, only
+ * when each is (regression: it said so when none was), else how many are; nothing when none is.
+ */
+export function shownBelow(issues: readonly FieldIssue[], isShown: (path: string) => boolean): string {
+  const shown = issues.filter((issue) => issue.path !== null && isShown(issue.path)).length;
+  if (shown === 0) return '';
+  if (shown === issues.length) return ' Each problem is shown at its field below.';
+  return ` ${shown} of these ${issues.length} problems ${shown === 1 ? 'is' : 'are'} also shown at ${shown === 1 ? 'its field' : 'their fields'} below.`;
 }
 
 /** `variables[0].default` → `f-variables-0-default`: an id a label and aria-describedby can name. */
