@@ -4,7 +4,7 @@
  * for executions). Business denials come back as values; only faults are logged.
  */
 import type { z } from 'zod';
-import { type Caller, credentialClassOf } from '../core/access/caller.js';
+import { type Caller, credentialClassOf, credentialClassRefusal } from '../core/access/caller.js';
 import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
@@ -268,6 +268,10 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
 
     caller = request.authenticated ?? (await core.authenticator.authenticate(request.credentials));
     core.telemetry.setCaller(scope, caller);
+    // Who may call it at all before which scopes grant it (authentication.md: "whatever its scopes").
+    const credentialClass = credentialClassOf(caller.credential);
+    if (credentialClass !== null && operation.refuses?.includes(credentialClass))
+      throw credentialClassRefusal(credentialClass, operation.name, operation.scopes);
     if (!grantsAny(caller.credential.scopes, operation.scopes)) {
       throw new PorchError('INSUFFICIENT_PERMISSIONS', `This key lacks the scope for ${operation.name}; it needs one of: ${operation.scopes.join(', ')}.`);
     }

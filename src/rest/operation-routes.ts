@@ -12,12 +12,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import type { Caller } from '../core/access/caller.js';
-import type { Credentials } from '../core/access/authenticator.js';
-import { presentedKey } from '../core/access/presented-key.js';
+import type { AccountRefusal, Credentials } from '../core/access/authenticator.js';
+import { presentedActingAccount, presentedKey } from '../core/access/presented-key.js';
 import type { Core } from '../core/core.js';
-import { CallStopped, toPorchError, type ErrorCodeSet } from '../core/errors.js';
+import { CallStopped, type PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf } from '../core/telemetry/telemetry.js';
-import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationAllowed } from '../operations/invoke.js';
+import { describeQuota, type InvocationMeta, type InvocationRequest, invokeOperation, isOperationOpenTo } from '../operations/invoke.js';
 import type { HttpMethod, Operation } from '../operations/operation.js';
 import { SITE_PATHS, siteLink } from '../operations/site-paths.js';
 import { sendBody, sendError, sendSuccess, setMetaHeaders } from './envelope.js';
@@ -48,7 +48,7 @@ function prefersRespondAsync(req: IncomingMessage): boolean {
 function credentialsFrom(core: Core, req: IncomingMessage): Credentials {
   return {
     ...presentedKey(req.headersDistinct['x-api-key'] ?? [], req.headersDistinct.authorization ?? []),
-    actingAccountId: headerValue(req, 'x-porch-account'),
+    ...presentedActingAccount(req.headersDistinct['x-porch-account'] ?? []),
     resource: siteLink(core.settings.siteUrl, SITE_PATHS.apiBase),
   };
 }
@@ -73,10 +73,12 @@ export function quotaOfUnroutedRequest(core: Core): QuotaLookup {
   return async (req) => {
     const credentials = credentialsFrom(core, req);
     if (credentials.apiKey === undefined) return null;
-    const caller = await core.authenticator.authenticate(credentials).catch(() => null);
-    if (!caller) return null;
+    const authenticated = await core.authenticator.authenticateKey(credentials).catch(() => null);
+    if (!authenticated) return null;
     const meta: InvocationMeta = { rateLimit: null, creditsRemaining: null };
-    await describeQuota(core, caller, meta);
+    // A good key refused for the account it named reports its windows, and no account's credits.
+    if ('refusal' in authenticated) meta.rateLimit = await core.rateLimiter.peek(authenticated).catch(() => null);
+    else await describeQuota(core, authenticated, meta);
     return meta;
   };
 }
@@ -298,24 +300,49 @@ export function operationRoutes({
      */
     return async (req, res, context, params) => {
       const startedAt = process.hrtime.bigint();
-      let caller: Caller;
-      try {
-        caller = await core.authenticator.authenticate(credentialsFrom(core, req));
-      } catch (err) {
-        closeAfterAnswer(req, res);
-        // Refused before the shared path ran: counted here, so a flood of bad keys shows in the metrics.
+      /** Refused before the shared path ran: counted here, so a flood of bad keys shows in the metrics. */
+      const countRefusal = (err: unknown) => {
         const durationSeconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
         core.telemetry.events.operation({ operation: operation.name, door: 'rest', code: toPorchError(err).code, durationSeconds });
+      };
+      let authenticated: Caller | AccountRefusal;
+      try {
+        authenticated = await core.authenticator.authenticateKey(credentialsFrom(core, req));
+      } catch (err) {
+        closeAfterAnswer(req, res);
+        countRefusal(err);
         await answerError(err, req, res, context.requestId, context.scope);
         return;
       }
+      if ('refusal' in authenticated) {
+        closeAfterAnswer(req, res);
+        const refusal = await countAccountRefusal(authenticated, res);
+        countRefusal(refusal);
+        await answerError(refusal, req, res, context.requestId, context.scope);
+        return;
+      }
+      const caller = authenticated;
       core.telemetry.setCaller(context.scope, caller);
-      if (isOperationAllowed(operation, caller.credential.scopes)) return answer(req, res, context, params, caller, takesBody);
-      // The shared path refuses it at the scope step; with the body left unread it cannot get further.
+      if (isOperationOpenTo(operation, caller.credential)) return answer(req, res, context, params, caller, takesBody);
+      // The shared path refuses it at the scope (or credential) step; with the body left unread it cannot get further.
       closeAfterAnswer(req, res);
       return answer(req, res, context, params, caller, false);
     };
   };
+
+  /**
+   * A good key refused only for the account it named (X-Porch-Account outside its organisation,
+   * say) is still an authenticated key: the request is counted against its limits, as any other
+   * answered request is, and the answer reports them (DECISIONS.md, Headers, limits, small rules;
+   * regression: such refusals were neither counted nor reported, so a partner could send them
+   * without limit). Beyond a limit the answer is the 429 instead. No credits header: the balance
+   * of an account the key may not act for is not the key's to read. Returns the error to answer with.
+   */
+  async function countAccountRefusal({ refusal, credential }: AccountRefusal, res: ServerResponse): Promise<PorchError> {
+    const decision = await core.rateLimiter.consume({ credential });
+    setMetaHeaders(res, { rateLimit: decision.state, creditsRemaining: null });
+    return decision.refusal ?? refusal;
+  }
 
   const routes = operations.map((operation) => compile(operation, handlerFor(operation)));
   const match = routeTable(routes);

@@ -17,8 +17,13 @@ const MAX_KEY_LENGTH = 256;
 export interface Credentials {
   /** The X-API-Key value (or the Bearer token), as sent. */
   apiKey: string | undefined;
-  /** X-Porch-Account: the account a partner key acts for. */
+  /** X-Porch-Account: the account a partner key acts for, as sent (blank included: it is refused, never the owner). */
   actingAccountId?: string | undefined;
+  /**
+   * Why X-Porch-Account cannot be read although it was sent (the header repeated): refused as a
+   * malformed value is, once the key is known good, never one of its values used.
+   */
+  actingAccountProblem?: string | undefined;
   /**
    * The URL of the protected resource the credentials were presented to. An OAuth access token
    * works only for the resource it was issued for (RFC 8707), the MCP endpoint: the REST door
@@ -45,15 +50,35 @@ function invalidKey(): PorchError {
 }
 
 /**
- * X-Porch-Account, when sent, must be an account id, whichever key came with it: a user key has
+ * X-Porch-Account, when sent, must be one account id, whichever key came with it: a user key has
  * no use for it, but the OpenAPI document declares it a uuid for every keyed operation, and a
- * malformed one accepted here would make the server and the document disagree. Checked only
- * once the key is known good, so a bad key is refused the same way with or without the header.
+ * malformed one accepted here would make the server and the document disagree. A blank value is
+ * refused too, not read as "no header" (regression: a partner whose code sent an empty value for
+ * a missing user acted for the organisation's owner and spent the owner's credits); only an
+ * absent header means the owner. Checked only once the key is known good, so a bad key is
+ * refused the same way with or without the header.
  */
-function refuseMalformedActingAccount(actingAccountId: string | undefined): void {
-  if (actingAccountId !== undefined && !isUuid(actingAccountId)) {
-    throw new PorchError('VALIDATION_ERROR', 'X-Porch-Account must be an account id (a uuid).');
+function actingAccountRefusal(actingAccountId: string | undefined, problem: string | undefined): PorchError | null {
+  if (problem !== undefined) return new PorchError('VALIDATION_ERROR', problem);
+  if (actingAccountId === undefined || isUuid(actingAccountId)) return null;
+  if (actingAccountId.trim() === '') {
+    return new PorchError(
+      'VALIDATION_ERROR',
+      "X-Porch-Account is empty; send an account id (a uuid), or leave the header out to act for the organisation's owner.",
+    );
   }
+  return new PorchError('VALIDATION_ERROR', 'X-Porch-Account must be an account id (a uuid).');
+}
+
+/**
+ * A key that is good, refused only for the account it would act for (X-Porch-Account malformed,
+ * outside its organisation, not on Expert): the key's credential comes with the refusal, so the
+ * request is counted against the key's limits and its answer reports them, as every answer to an
+ * authenticated key does (DECISIONS.md, Headers, limits, small rules).
+ */
+export interface AccountRefusal {
+  refusal: PorchError;
+  credential: Caller['credential'];
 }
 
 /** Who started a queued run: the key (and its kind) and the account it acted for. */
@@ -85,7 +110,13 @@ function apiKeyCredential(key: ApiKeyRecord): Caller['credential'] {
 }
 
 export interface Authenticator {
+  /** The caller the credentials present; throws the refusal, whether of the key or of the account it names. */
   authenticate(credentials: Credentials): Promise<Caller>;
+  /**
+   * `authenticate`, answering a refusal of the account a good key names as a value that carries
+   * the key's credential; a refusal of the key itself (missing, unknown, revoked) is still thrown.
+   */
+  authenticateKey(credentials: Credentials): Promise<Caller | AccountRefusal>;
   /**
    * The caller a queued run acts as, checked again when the run starts, as a request would be:
    * a key revoked or expired since, or an account no longer on Expert, refuses the run.
@@ -96,20 +127,98 @@ export interface Authenticator {
 export function createAuthenticator(store: Store, clock: Clock, oauthAuthentication?: OAuthAuthentication): Authenticator {
   /**
    * The plan rule of spec §3: a key works only while its account is on Expert. Inside the grace
-   * period after a downgrade the keys are suspended; once it ends they are revoked for good.
+   * period after a downgrade the keys are suspended; once it ends they are revoked for good, so a
+   * key of the account is refused as one (thrown). A partner key acting for it is not the
+   * account's and stays valid: it is told the account is not on Expert, as during the grace
+   * period. Answers that refusal, or null when the account is on Expert.
    */
-  /**
-   * The plan rule. Past the downgrade's grace period the account's own keys are revoked for good,
-   * so a key of the account is refused as one; a partner key acting for it is not the account's
-   * and stays valid: it is told the account is not on Expert, as during the grace period.
-   */
-  async function checkPlan(account: AccountRecord, now: number, credential: 'own' | 'partner' = 'own'): Promise<void> {
-    if (account.plan === 'expert') return;
+  async function planRefusal(account: AccountRecord, now: number, credential: 'own' | 'partner' = 'own'): Promise<PorchError | null> {
+    if (account.plan === 'expert') return null;
     if (account.downgradedAt !== null && now >= account.downgradedAt + KEY_GRACE_PERIOD_MS) {
       await store.apiKeys.revokeAllForAccount({ accountId: account.id, at: now });
       if (credential === 'own') throw invalidKey();
     }
-    throw new PorchError('API_EXPERT_ONLY', 'The API is available on the Expert plan only; this account is not on Expert.');
+    return new PorchError('API_EXPERT_ONLY', 'The API is available on the Expert plan only; this account is not on Expert.');
+  }
+
+  async function checkPlan(account: AccountRecord, now: number, credential: 'own' | 'partner' = 'own'): Promise<void> {
+    const refusal = await planRefusal(account, now, credential);
+    if (refusal) throw refusal;
+  }
+
+  /** The caller of a good key of the account, or the refusal of the X-Porch-Account it came with. */
+  function ownKeyCaller(
+    account: AccountRecord,
+    credential: Caller['credential'],
+    actingAccountId: string | undefined,
+    problem: string | undefined,
+  ): Caller | AccountRefusal {
+    const refusal = actingAccountRefusal(actingAccountId, problem);
+    return refusal ? { refusal, credential } : { account, credential };
+  }
+
+  async function authenticateKey({
+    apiKey,
+    actingAccountId: sentAccountId,
+    actingAccountProblem,
+    resource,
+    problem,
+  }: Credentials): Promise<Caller | AccountRefusal> {
+    if (problem !== undefined) throw new PorchError(problem.code, problem.message);
+    // Ids are stored in lower case; a uuid means the same in either (regression: 403 "not in this organisation").
+    const actingAccountId = sentAccountId?.toLowerCase();
+    if (apiKey === undefined || apiKey.trim() === '') {
+      throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
+    }
+    const candidate = apiKey.trim().slice(0, MAX_KEY_LENGTH);
+    // Every path hashes and looks up once, so a malformed key costs the same as an unknown one.
+    const hash = hashKey(candidate);
+    const now = clock.now();
+
+    if (candidate.startsWith(PARTNER_KEY_PREFIX)) {
+      const key = await store.partnerKeys.findUsableByHash(hash);
+      if (!key || !hashesEqual(key.hash, hash)) throw invalidKey();
+      // From here the key is good: what is refused is the account it would act for.
+      const credential = partnerKeyCredential(key);
+      const malformed = actingAccountRefusal(actingAccountId, actingAccountProblem);
+      if (malformed) return { refusal: malformed, credential };
+      const organisation = await store.organisations.findById(key.organisationId);
+      const accountId = actingAccountId ?? organisation?.ownerAccountId ?? null;
+      const account = accountId ? await store.accounts.findById(accountId) : null;
+      if (!account || account.organisationId !== key.organisationId) {
+        return { refusal: new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation."), credential };
+      }
+      const refusal = await planRefusal(account, now, 'partner');
+      return refusal ? { refusal, credential } : { account, credential };
+    }
+
+    if (!candidate.startsWith(USER_KEY_PREFIX) && oauthAuthentication !== undefined) {
+      // Not a key of ours by its shape: an OAuth access token (opaque), found by its hash with
+      // its connection's credential in one lookup; revoked connections and expired tokens are
+      // filtered out by that query, as revoked keys are below.
+      const found = await oauthAuthentication.oauth.findAccessToken(candidate);
+      if (!found) throw invalidKey();
+      const { mcpResource } = oauthAuthentication;
+      if (found.audience !== mcpResource) throw invalidKey();
+      if ((resource ?? mcpResource) !== mcpResource) {
+        throw new PorchError(
+          'INVALID_API_KEY',
+          `OAuth access tokens work only on the MCP endpoint (${mcpResource}); call the REST API with an API key (mdi_...).`,
+        );
+      }
+      const account = await store.accounts.findById(found.key.accountId);
+      if (!account) throw invalidKey();
+      await checkPlan(account, now);
+      return ownKeyCaller(account, apiKeyCredential(found.key), actingAccountId, actingAccountProblem);
+    }
+
+    // Revoked and expired keys are filtered out by the query itself: reading their row and
+    // deciding here made them measurably slower to refuse than unknown keys.
+    const found = await store.apiKeys.findUsableByHash({ hash, now });
+    if (!found || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(found.key.hash, hash)) throw invalidKey();
+    const { key, account } = found;
+    await checkPlan(account, now);
+    return ownKeyCaller(account, apiKeyCredential(key), actingAccountId, actingAccountProblem);
   }
 
   return {
@@ -135,61 +244,12 @@ export function createAuthenticator(store: Store, clock: Clock, oauthAuthenticat
       return { account, credential: apiKeyCredential(key) };
     },
 
-    async authenticate({ apiKey, actingAccountId: sentAccountId, resource, problem }) {
-      if (problem !== undefined) throw new PorchError(problem.code, problem.message);
-      // Ids are stored in lower case; a uuid means the same in either (regression: 403 "not in this organisation").
-      const actingAccountId = sentAccountId?.toLowerCase();
-      if (apiKey === undefined || apiKey.trim() === '') {
-        throw new PorchError('MISSING_API_KEY', 'No API key was sent.');
-      }
-      const candidate = apiKey.trim().slice(0, MAX_KEY_LENGTH);
-      // Every path hashes and looks up once, so a malformed key costs the same as an unknown one.
-      const hash = hashKey(candidate);
-      const now = clock.now();
+    authenticateKey,
 
-      if (candidate.startsWith(PARTNER_KEY_PREFIX)) {
-        const key = await store.partnerKeys.findUsableByHash(hash);
-        if (!key || !hashesEqual(key.hash, hash)) throw invalidKey();
-        const organisation = await store.organisations.findById(key.organisationId);
-        const accountId = actingAccountId ?? organisation?.ownerAccountId ?? null;
-        refuseMalformedActingAccount(actingAccountId);
-        const account = accountId ? await store.accounts.findById(accountId) : null;
-        if (!account || account.organisationId !== key.organisationId) {
-          throw new PorchError('ACCESS_DENIED', "The account in X-Porch-Account is not in this partner key's organisation.");
-        }
-        await checkPlan(account, now, 'partner');
-        return { account, credential: partnerKeyCredential(key) };
-      }
-
-      if (!candidate.startsWith(USER_KEY_PREFIX) && oauthAuthentication !== undefined) {
-        // Not a key of ours by its shape: an OAuth access token (opaque), found by its hash with
-        // its connection's credential in one lookup; revoked connections and expired tokens are
-        // filtered out by that query, as revoked keys are below.
-        const found = await oauthAuthentication.oauth.findAccessToken(candidate);
-        if (!found) throw invalidKey();
-        const { mcpResource } = oauthAuthentication;
-        if (found.audience !== mcpResource) throw invalidKey();
-        if ((resource ?? mcpResource) !== mcpResource) {
-          throw new PorchError(
-            'INVALID_API_KEY',
-            `OAuth access tokens work only on the MCP endpoint (${mcpResource}); call the REST API with an API key (mdi_...).`,
-          );
-        }
-        const account = await store.accounts.findById(found.key.accountId);
-        if (!account) throw invalidKey();
-        refuseMalformedActingAccount(actingAccountId);
-        await checkPlan(account, now);
-        return { account, credential: apiKeyCredential(found.key) };
-      }
-
-      // Revoked and expired keys are filtered out by the query itself: reading their row and
-      // deciding here made them measurably slower to refuse than unknown keys.
-      const found = await store.apiKeys.findUsableByHash({ hash, now });
-      if (!found || !candidate.startsWith(USER_KEY_PREFIX) || !hashesEqual(found.key.hash, hash)) throw invalidKey();
-      const { key, account } = found;
-      refuseMalformedActingAccount(actingAccountId);
-      await checkPlan(account, now);
-      return { account, credential: apiKeyCredential(key) };
+    async authenticate(credentials) {
+      const authenticated = await authenticateKey(credentials);
+      if ('refusal' in authenticated) throw authenticated.refusal;
+      return authenticated;
     },
   };
 }

@@ -31,6 +31,30 @@ export function credentialClassOf(credential: Caller['credential']): CredentialC
 }
 
 /**
+ * The refusal of a credential an operation refuses whatever its scopes (`refuses`), checked before
+ * its scopes so that the answer says who may call it rather than which scope to add (regression: a
+ * partner key without manage:keys was told to use a key holding it). `scopes` are those that grant
+ * the operation to the account holder's own keys.
+ */
+export function credentialClassRefusal(credentialClass: CredentialClass, operationName: string, scopes: readonly string[]): PorchError {
+  const holderKey = `in the console or with one of their own keys holding ${scopes.join(' or ')}`;
+  if (credentialClass === 'connected_app') {
+    return new PorchError(
+      'ACCESS_DENIED',
+      `Connected apps cannot call ${operationName}, whatever their scopes: the key it makes would outlive the app's disconnection. The account holder does, ${holderKey}.`,
+    );
+  }
+  // The organisation is its admin's to manage; everything else a partner key is refused, the account holder's.
+  const managesOrganisation = scopes.includes('manage:organisation');
+  return new PorchError(
+    'ACCESS_DENIED',
+    managesOrganisation
+      ? `Partner keys cannot manage the organisation (${operationName}), whatever their scopes; its admin does, ${holderKey}.`
+      : `Partner keys cannot call ${operationName}, whatever their scopes; the account holder does, ${holderKey}.`,
+  );
+}
+
+/**
  * Refuses a partner key where only the account holder may act: its keys and connected apps. A
  * partner key acts for an account on behalf of a partner's product; a key it could mint (with any
  * scope it holds, manage:organisation included) would outlive the partner key's revocation.

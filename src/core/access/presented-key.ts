@@ -10,6 +10,8 @@
  *   the first of two Authorization headers, so a request ran as whichever account came first).
  * - Authorization of another scheme (Basic, a bare key) with no X-API-Key is refused, naming the
  *   forms accepted, without quoting the header: a bare key there is key material.
+ *
+ * X-Porch-Account is read here too (`presentedActingAccount`), so every door takes it alike.
  */
 import type { Credentials } from './authenticator.js';
 
@@ -31,4 +33,20 @@ export function presentedKey(apiKeyHeaders: readonly string[], authorizationHead
     return { apiKey: undefined, problem: { code: 'INVALID_API_KEY', message: `The Authorization header is not of the form Bearer <key>; ${ACCEPTED_FORMS}` } };
   }
   return { apiKey: token.trim() || undefined };
+}
+
+/**
+ * The account a partner key acts for, from the X-Porch-Account values as received, one per
+ * header line: the value as sent (a blank one included, which the authenticator refuses rather
+ * than read as no header), or, for a repeated header, a problem saying so, reported once the key
+ * is known good; never one of the values used silently, as with a repeated key.
+ */
+export function presentedActingAccount(actingAccountHeaders: readonly string[]): Pick<Credentials, 'actingAccountId' | 'actingAccountProblem'> {
+  if (actingAccountHeaders.length > 1) {
+    return {
+      actingAccountId: undefined,
+      actingAccountProblem: `The request has ${actingAccountHeaders.length} X-Porch-Account headers; send one account id (a uuid), once.`,
+    };
+  }
+  return { actingAccountId: actingAccountHeaders[0] };
 }

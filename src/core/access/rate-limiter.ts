@@ -23,19 +23,22 @@ export interface RateLimitDecision {
   refusal: PorchError | null;
 }
 
+/** What the limiter reads of a caller: its credential's id and limits (a key refused for the account it named has no account). */
+export type RateLimited = Pick<Caller, 'credential'>;
+
 export interface RateLimiter {
   /** Counts the request, unless a window is full (then the decision holds the 429). */
-  consume(caller: Caller): Promise<RateLimitDecision>;
+  consume(caller: RateLimited): Promise<RateLimitDecision>;
   /**
    * `consume`, taking the execution slot `slot` in the same atomic step when the request is
    * counted (`slotAcquired`): an execution's admission in one transaction.
    */
-  consumeWithSlot(caller: Caller, slot: SlotRequest): Promise<RateLimitDecision & { slotAcquired: boolean }>;
+  consumeWithSlot(caller: RateLimited, slot: SlotRequest): Promise<RateLimitDecision & { slotAcquired: boolean }>;
   /** The windows as they stand, counting nothing: for answers the limiter never decided (403 scope, 404 route). */
-  peek(caller: Caller): Promise<RateLimitState>;
+  peek(caller: RateLimited): Promise<RateLimitState>;
 }
 
-function stateOf(caller: Caller, outcome: RateWindowOutcome): RateLimitState {
+function stateOf(caller: RateLimited, outcome: RateWindowOutcome): RateLimitState {
   const { requestsPerMinute, requestsPerDay } = caller.credential;
   return {
     limit: requestsPerMinute,
@@ -47,13 +50,13 @@ function stateOf(caller: Caller, outcome: RateWindowOutcome): RateLimitState {
 }
 
 export function createRateLimiter(store: RateLimitRepository, clock: Clock): RateLimiter {
-  const windowsOf = (caller: Caller) => ({
+  const windowsOf = (caller: RateLimited) => ({
     keyId: caller.credential.id,
     requestsPerMinute: caller.credential.requestsPerMinute,
     requestsPerDay: caller.credential.requestsPerDay,
     nowSeconds: Math.floor(clock.now() / 1000),
   });
-  function decide(caller: Caller, limits: RateWindowLimits, outcome: RateWindowOutcome): RateLimitDecision {
+  function decide(caller: RateLimited, limits: RateWindowLimits, outcome: RateWindowOutcome): RateLimitDecision {
     const state = stateOf(caller, outcome);
     const { requestsPerMinute, requestsPerDay } = caller.credential;
     if (outcome.exceeded === 'minute') {

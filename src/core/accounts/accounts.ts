@@ -345,9 +345,13 @@ export function createAccountService(store: Store, clock: Clock) {
       }
       const old = await requireUserKey(keyId);
       const now = clock.now();
-      if (keyStatus(old, now) !== 'active')
-        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} is ${keyStatus(old, now)}; only an active key can be rotated.`);
+      // A key that is not rotatable now (rotated before, revoked or expired) conflicts with the
+      // key's state, whichever it is (regression: a revoked key was a 400, a rotated one a 409).
       if (old.replacedBy !== null) throw alreadyRotated(keyId, old.replacedBy);
+      const status = keyStatus(old, now);
+      if (status !== 'active') {
+        throw new PorchError('CONFLICT', `Key ${keyId} is ${status}; only an active key can be rotated. Create a new key instead.`);
+      }
       const generated = generateKey(USER_KEY_PREFIX);
       const replacement: ApiKeyRecord = {
         ...old,
@@ -369,7 +373,7 @@ export function createAccountService(store: Store, clock: Clock) {
       if (replaced === 'inactive') {
         const current = await store.apiKeys.findById(keyId);
         if (current?.replacedBy) throw alreadyRotated(keyId, current.replacedBy);
-        throw new PorchError('VALIDATION_ERROR', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
+        throw new PorchError('CONFLICT', `Key ${keyId} was revoked meanwhile; nothing was rotated.`);
       }
       if (replaced === 'full') {
         throw new PorchError(
