@@ -52,7 +52,16 @@ import {
   type SkillEntry,
   type WorkflowEntry,
 } from './definitions.js';
-import { checkExpectedVersion, checkSettableLabel, describeVersions, LATEST_LABEL, selectVersion, type VersionSelector } from './versions.js';
+import {
+  checkExpectedVersion,
+  checkSettableLabel,
+  describePersonaVersions,
+  describeVersions,
+  LATEST_LABEL,
+  PRODUCTION_LABEL,
+  selectVersion,
+  type VersionSelector,
+} from './versions.js';
 
 /** Each kind's stored record and authored definition. */
 export interface KindModel {
@@ -173,6 +182,18 @@ export function labelMap(version: number, labels: readonly LabelRecord[]): Recor
 
 const MS_PER_DAY = 24 * 60 * 60 * 1000;
 
+/** How many version rows a persona's listing reads at a time while it skips those its card wrote as another category. */
+const VERSION_SCAN_PAGE = 100;
+
+/**
+ * Whether a stored version is one of `kind`'s. A persona is a context card of category persona,
+ * and a card can change category: a version it wrote as another category (facts) was never a
+ * persona's (regression: such a version was listed, labelled and run as the persona's).
+ */
+function isVersionOf(kind: ExecutableResource, version: Pick<VersionRecord, 'content'>): boolean {
+  return kind !== 'persona' || version.content.category === PERSONA_CATEGORY;
+}
+
 /**
  * `retentionDays`: how long a deleted resource's versions stay for the audit trail
  * (`retention.run_days`, like run payloads).
@@ -263,6 +284,49 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     return 'retry';
   }
 
+  /**
+   * The resource's versions after `page.cursor`, newest first, at most `page.limit` of them: for
+   * a persona, only those written while its card was a persona (isVersionOf).
+   */
+  async function versionRows(kind: ExecutableResource, accountId: string, id: string, page: PageRequest): Promise<VersionRecord[]> {
+    if (kind !== 'persona') return store.catalog.listVersions({ accountId, id, page });
+    const kept: VersionRecord[] = [];
+    let cursor = page.cursor;
+    for (;;) {
+      const rows = await store.catalog.listVersions({
+        accountId,
+        id,
+        page: cursor === undefined ? { limit: VERSION_SCAN_PAGE } : { cursor, limit: VERSION_SCAN_PAGE },
+      });
+      kept.push(...rows.filter((row) => isVersionOf(kind, row)));
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < VERSION_SCAN_PAGE || (page.limit !== undefined && kept.length >= page.limit)) break;
+      cursor = String(last.version);
+    }
+    return page.limit === undefined ? kept : kept.slice(0, page.limit);
+  }
+
+  async function personaVersionsText(accountId: string, id: string): Promise<string> {
+    return describePersonaVersions((await versionRows('persona', accountId, id, {})).map((row) => row.version));
+  }
+
+  /** The versions a resource has, for a message naming one it has not (`its versions are 1 to 3`). */
+  function heldVersions(kind: ExecutableResource, accountId: string, id: string, latest: number): Promise<string> {
+    return kind === 'persona' ? personaVersionsText(accountId, id) : Promise.resolve(describeVersions(latest));
+  }
+
+  /** The refusal of a version its card wrote as another category, by how the request named it. */
+  async function notAPersonaVersion(accountId: string, id: string, version: number, selector: VersionSelector): Promise<PorchError> {
+    const persona = `${RESOURCE_NOUNS.persona} ${id}`;
+    const named =
+      selector.version !== undefined
+        ? `version: ${persona} has no version ${version} as a persona`
+        : selector.label !== undefined
+          ? `label: ${persona}'s label "${selector.label}" names version ${version}, which it has not as a persona`
+          : `${persona}'s label "${PRODUCTION_LABEL}" names version ${version}, which it has not as a persona`;
+    return new PorchError('VALIDATION_ERROR', `${named} (the card had another category then); ${await personaVersionsText(accountId, id)}.`);
+  }
+
   async function detail<Kind extends ExecutableResource>(kind: Kind, record: RecordOf<Kind>): Promise<ResourceDetail<Kind>> {
     const labels = await store.catalog.listLabels({ accountId: record.accountId, id: record.id });
     const counters =
@@ -296,6 +360,12 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     require,
     resolveRef,
 
+    /** The version numbers a request may name, newest first: a persona's are those its card wrote as a persona. */
+    async versionNumbers(kind: ExecutableResource, accountId: string, id: string, latest: number): Promise<number[]> {
+      if (kind !== 'persona') return Array.from({ length: latest }, (_, index) => latest - index);
+      return (await versionRows(kind, accountId, id, {})).map((row) => row.version);
+    },
+
     /** The labels set on a resource (not the implicit `latest`), by name. */
     listLabels: (accountId: string, id: string): Promise<LabelRecord[]> => store.catalog.listLabels({ accountId, id }),
 
@@ -305,10 +375,17 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
      */
     async resolve<Kind extends ExecutableResource>(kind: Kind, accountId: string, id: string, selector: VersionSelector = {}): Promise<ResolvedResource<Kind>> {
       const current = await require(kind, accountId, id);
-      const version = await selectVersion(current, selector, { noun: RESOURCE_NOUNS[kind], id }, () => store.catalog.listLabels({ accountId, id }));
+      const version = await selectVersion(
+        current,
+        selector,
+        { noun: RESOURCE_NOUNS[kind], id },
+        () => store.catalog.listLabels({ accountId, id }),
+        () => heldVersions(kind, accountId, id, current.version),
+      );
       if (version === current.version) return { record: current, version };
       const stored = await store.catalog.findVersion({ accountId, id, version });
       if (!stored) throw new PorchError('INTERNAL_ERROR', `${RESOURCE_NOUNS[kind]} ${id} is missing its version ${version}.`);
+      if (!isVersionOf(kind, stored)) throw await notAPersonaVersion(accountId, id, version, selector);
       return { record: { ...current, ...stored.content, version } as RecordOf<Kind>, version };
     },
 
@@ -406,7 +483,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     async listVersions(kind: ExecutableResource, accountId: string, id: string, page: PageRequest): Promise<VersionPage> {
       await require(kind, accountId, id);
       const labels = await store.catalog.listLabels({ accountId, id });
-      const rows = await store.catalog.listVersions({ accountId, id, page: page.limit === undefined ? page : { ...page, limit: page.limit + 1 } });
+      const rows = await versionRows(kind, accountId, id, page.limit === undefined ? page : { ...page, limit: page.limit + 1 });
       const kept = page.limit !== undefined && rows.length > page.limit ? rows.slice(0, page.limit) : rows;
       const items = kept.map((row) => versionSummary(row, labels));
       if (page.limit === undefined) return { items, count: items.length };
@@ -418,8 +495,9 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       const current = await require(kind, accountId, id);
       const labels = await store.catalog.listLabels({ accountId, id });
       const stored = version >= 1 && version <= current.version ? await store.catalog.findVersion({ accountId, id, version }) : null;
-      if (!stored) {
-        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; ${describeVersions(current.version)}.`);
+      if (!stored || !isVersionOf(kind, stored)) {
+        const held = await heldVersions(kind, accountId, id, current.version);
+        throw new PorchError('RESOURCE_NOT_FOUND', `${RESOURCE_NOUNS[kind]} ${id} has no version ${version}${stored ? ' as a persona' : ''}; ${held}.`);
       }
       const record = { ...current, ...stored.content } as RecordOf<Kind>;
       return { ...versionSummary(stored, labels), definition: entryOf(kind, record) };
@@ -434,11 +512,17 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     async setLabel(kind: ExecutableResource, accountId: string, id: string, label: string, version: number): Promise<LabelsView> {
       checkSettableLabel(label);
       await require(kind, accountId, id);
+      // Versions never change, so a version checked here is still the same when the label is set.
+      const stored = kind === 'persona' ? await store.catalog.findVersion({ accountId, id, version }) : null;
+      if (stored && !isVersionOf(kind, stored)) throw await notAPersonaVersion(accountId, id, version, { version });
       const outcome = await store.catalog.setLabel({ accountId, id, kind: STORE_KINDS[kind], label, version, at: clock.now() });
       const current = outcome === 'no_resource' ? null : await find(kind, accountId, id);
       if (!current) throw notFound(kind, id);
       if (outcome === 'no_version') {
-        throw new PorchError('VALIDATION_ERROR', `version: ${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; ${describeVersions(current.version)}.`);
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `version: ${RESOURCE_NOUNS[kind]} ${id} has no version ${version}; ${await heldVersions(kind, accountId, id, current.version)}.`,
+        );
       }
       return { id, labels: labelMap(current.version, await store.catalog.listLabels({ accountId, id })) };
     },

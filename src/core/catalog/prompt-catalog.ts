@@ -181,7 +181,7 @@ function withUniqueNames<Item extends { id: string }>(items: readonly Item[], ba
 
 export function createPromptCatalog(
   catalog: Pick<CatalogService, 'allCompositions' | 'allPersonas'>,
-  lifecycle: Pick<LifecycleService, 'resolve' | 'listLabels'>,
+  lifecycle: Pick<LifecycleService, 'resolve' | 'listLabels' | 'versionNumbers'>,
 ) {
   async function sources(accountId: string, kinds: PromptKinds): Promise<PromptSource[]> {
     const [compositions, personas] = await Promise.all([
@@ -264,7 +264,8 @@ export function createPromptCatalog(
           .filter((label) => label.startsWith(typed.trim()));
       }
       if (argument === names.version) {
-        return Array.from({ length: latest }, (_, index) => String(latest - index)).filter((version) => version.startsWith(typed.trim()));
+        const versions = await lifecycle.versionNumbers(found.kind, accountId, found.record.id, latest);
+        return versions.map(String).filter((version) => version.startsWith(typed.trim()));
       }
       return [];
     },

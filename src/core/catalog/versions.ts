@@ -29,19 +29,44 @@ export function describeVersions(latest: number): string {
   return latest === 1 ? 'its only version is 1' : `its versions are 1 to ${latest}`;
 }
 
+/** Version numbers, oldest first, with runs joined: [1, 2, 3, 5] is "1 to 3, 5". */
+function versionRanges(versions: readonly number[]): string {
+  const ranges: string[] = [];
+  const sorted = [...versions].sort((a, b) => a - b);
+  for (let start = 0; start < sorted.length; ) {
+    let end = start;
+    while (end + 1 < sorted.length && sorted[end + 1] === (sorted[end] ?? 0) + 1) end++;
+    ranges.push(end === start ? `${sorted[start]}` : `${sorted[start]} to ${sorted[end]}`);
+    start = end + 1;
+  }
+  return ranges.join(', ');
+}
+
+/**
+ * The versions a persona has, for a message naming one it has not: those written while its card
+ * was a persona (`its versions as a persona are 2 to 4`).
+ */
+export function describePersonaVersions(versions: readonly number[]): string {
+  if (versions.length === 0) return 'it has no version as a persona';
+  return versions.length === 1 ? `its only version as a persona is ${versions[0]}` : `its versions as a persona are ${versionRanges(versions)}`;
+}
+
 function describeLabels(labels: readonly LabelRecord[], latest: number): string {
   return [`${LATEST_LABEL} (version ${latest})`, ...labels.map((label) => `${label.label} (version ${label.version})`)].join(', ');
 }
 
 /**
  * The version number `selector` names on `resource`. `labels` is read only when a label other
- * than `latest` and `production` is asked for (the resource row already carries those two).
+ * than `latest` and `production` is asked for (the resource row already carries those two);
+ * `heldVersions` says which versions there are when a number out of range was asked for (a
+ * persona has fewer than its card: describePersonaVersions).
  */
 export async function selectVersion(
   resource: Pick<Labelled<{ version: number }>, 'version' | 'productionVersion'>,
   selector: VersionSelector,
   name: ResourceName,
   labels: () => Promise<LabelRecord[]>,
+  heldVersions: () => Promise<string> = async () => describeVersions(resource.version),
 ): Promise<number> {
   const { version, label } = selector;
   if (version !== undefined && label !== undefined) {
@@ -49,7 +74,7 @@ export async function selectVersion(
   }
   if (version !== undefined) {
     if (version >= 1 && version <= resource.version) return version;
-    throw new PorchError('VALIDATION_ERROR', `version: ${name.noun} ${name.id} has no version ${version}; ${describeVersions(resource.version)}.`);
+    throw new PorchError('VALIDATION_ERROR', `version: ${name.noun} ${name.id} has no version ${version}; ${await heldVersions()}.`);
   }
   if (label === undefined) return resource.productionVersion ?? resource.version;
   if (label === LATEST_LABEL) return resource.version;

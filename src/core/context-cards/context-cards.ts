@@ -73,8 +73,13 @@ function notFound(id: string): PorchError {
  * personas included.
  */
 export function createContextCardService(store: Store, clock: Clock, quotas: ContentQuotas) {
-  const write = (accountId: string, changes: Pick<Parameters<Store['catalog']['write']>[0], 'creates' | 'updates' | 'deletes'>) =>
-    store.catalog.write({ accountId, ...changes, at: clock.now(), authorKeyId: null, quotas });
+  /**
+   * `at` is the instant the card's view already shows (its updated_at, and created_at on a
+   * create): the store writes the row and the version at it, so the answer and a later read agree
+   * (regression: a create answered .354Z and the card was stored at .355Z).
+   */
+  const write = (accountId: string, changes: Pick<Parameters<Store['catalog']['write']>[0], 'creates' | 'updates' | 'deletes'>, at: number) =>
+    store.catalog.write({ accountId, ...changes, at, authorKeyId: null, quotas });
 
   return {
     list(accountId: string, page: PageRequest): Promise<Page<ContextCardView>> {
@@ -108,7 +113,7 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
         version: 1,
         bundleKey: null,
       };
-      const outcome = await write(accountId, { creates: [{ kind: 'contextCards', record: card }], updates: [], deletes: [] });
+      const outcome = await write(accountId, { creates: [{ kind: 'contextCards', record: card }], updates: [], deletes: [] }, now);
       if (!outcome.ok && 'excess' in outcome) throw quotaExceededError(outcome.excess);
       return contextCardView(card);
     },
@@ -120,8 +125,13 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
         if (!current) throw notFound(id);
         checkExpectedVersion({ noun: 'Context card', id }, current.version, expectedVersion);
         const { productionVersion: _production, ...stored } = current;
-        const card: ContextCardRecord = { ...stored, ...definedFields(changes), version: current.version + 1, updatedAt: clock.now() };
-        const outcome = await write(accountId, { creates: [], updates: [{ kind: 'contextCards', record: card, baseVersion: current.version }], deletes: [] });
+        const now = clock.now();
+        const card: ContextCardRecord = { ...stored, ...definedFields(changes), version: current.version + 1, updatedAt: now };
+        const outcome = await write(
+          accountId,
+          { creates: [], updates: [{ kind: 'contextCards', record: card, baseVersion: current.version }], deletes: [] },
+          now,
+        );
         if (outcome.ok) return contextCardView(card);
         if ('excess' in outcome) throw quotaExceededError(outcome.excess);
         if ('stale' in outcome && outcome.stale.version === null) throw notFound(id);
@@ -144,7 +154,7 @@ export function createContextCardService(store: Store, clock: Clock, quotas: Con
     },
 
     async delete(accountId: string, id: string): Promise<void> {
-      const outcome = await write(accountId, { creates: [], updates: [], deletes: [{ kind: 'contextCards', id }] });
+      const outcome = await write(accountId, { creates: [], updates: [], deletes: [{ kind: 'contextCards', id }] }, clock.now());
       if (!outcome.ok) throw notFound(id);
     },
   };

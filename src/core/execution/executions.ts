@@ -17,7 +17,7 @@ import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
 import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import type { CreditService } from '../credits/credits.js';
-import { executeNodeWith, isMeteredNode, meteredModelChoices } from '../engine/node-kinds/index.js';
+import { executeNodeWith, isMeteredNode, meteredModelChoices, type ExecuteNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
 import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
@@ -466,10 +466,30 @@ export function createExecutionService(deps: ExecutionDependencies) {
         },
       };
 
+      /**
+       * The compositions that composition nodes ran to completion, once per node: `times_used`
+       * counts successful executions, and a node's is one as much as a direct execute's
+       * (regression: seven completed workflow runs left it at 0).
+       */
+      const compositionsRun: string[] = [];
+      const runNode = executeNodeWith(services);
+      const executeNode: ExecuteNode = async (node, resolved, nodeCtx) => {
+        let ranId: string | undefined;
+        const output = await runNode(node, resolved, {
+          ...nodeCtx,
+          ran(resource) {
+            ranId = resource.id;
+            nodeCtx.ran(resource);
+          },
+        });
+        if (resolved.kind === 'composition' && ranId !== undefined) compositionsRun.push(ranId);
+        return output;
+      };
+
       let result: Awaited<ReturnType<typeof runWorkflow>>;
       let response: WorkflowExecutionResult;
       try {
-        result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNodeWith(services), deps.telemetry, deps.telemetry.scopeOf(caller)), {
+        result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNode, deps.telemetry, deps.telemetry.scopeOf(caller)), {
           ...deps.workflowLimits,
           clock,
           ...(signal ? { signal } : {}),
@@ -502,6 +522,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
           hooks,
         );
         await store.catalog.incrementWorkflowUse(workflow.id);
+        for (const compositionId of compositionsRun) await store.catalog.incrementCompositionUse(compositionId);
         // The settlement charges what the run's calls accrued and writes the run's own record with it.
         await budget.settle(`usage:execute_workflow:${workflow.id}`, {
           id: newId(),

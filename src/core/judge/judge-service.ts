@@ -1,5 +1,6 @@
 /** The judge as a metered service: model-graded through the model caller, or the analyzer offline. */
 import type { OrganisationRecord } from '../../db/store.js';
+import { PorchError } from '../errors.js';
 import type { Caller } from '../access/caller.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import { addTokenUsage, NO_TOKENS, type TokenUsage } from '../ai/token-usage.js';
@@ -7,7 +8,7 @@ import { addFailedCallCost, type ModelCaller, type ModelCallContext, type ModelC
 import type { GuardrailFinding } from '../sanitiser/guardrails.js';
 import type { JudgeResult } from './judge-schema.js';
 import { judgeWithAnalyzer } from './judge-with-analyzer.js';
-import { runJudge } from './run-judge.js';
+import { runJudge, UNREADABLE_VERDICT_RETRY_UNAFFORDABLE_MESSAGE } from './run-judge.js';
 import type { JudgeThresholds } from './thresholds.js';
 
 export interface JudgeServiceInput {
@@ -33,6 +34,17 @@ export interface JudgeOutcome {
 
 function findingKey(finding: GuardrailFinding): string {
   return `${finding.direction}:${finding.message_index ?? ''}:${finding.rule_id}:${finding.start}:${finding.end}`;
+}
+
+/**
+ * The retry after an unreadable reply is a second metered call, and the balance the first call
+ * left may not cover it. Its refusal is not the request's: 402 INSUFFICIENT_CREDITS says nothing
+ * was started or charged, and the first call was both (regression: a judge charged 700 tokens
+ * answered 402). The request ends as an unreadable verdict does, saying why there was no retry.
+ */
+function retryRefusal(err: unknown): unknown {
+  if (!(err instanceof PorchError) || err.code !== 'INSUFFICIENT_CREDITS') return err;
+  return new PorchError('AI_SERVICE_ERROR', UNREADABLE_VERDICT_RETRY_UNAFFORDABLE_MESSAGE, {}, { cause: err });
 }
 
 /** A judge is a grader, not a writer: no creativity wanted. */
@@ -84,10 +96,14 @@ export function createJudgeService({ ai, modelCaller, thresholds, siteUrl }: Jud
           async (judgeRequest, retry) => {
             // The raw reply is JSON the caller never sees (its strings may be escaped: "ada\u0040example.com");
             // the output guardrail checks the verdict's text instead, below.
-            const answer = await modelCaller.call(
-              { caller, organisation, useByok: input.use_byok, retry, guardsOwnInput: true, guardsOwnOutput: true, ...context },
-              { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
-            );
+            const answer = await modelCaller
+              .call(
+                { caller, organisation, useByok: input.use_byok, retry, guardsOwnInput: true, guardsOwnOutput: true, ...context },
+                { model, messages: judgeRequest.messages, responseFormat: judgeRequest.responseFormat, temperature: JUDGE_TEMPERATURE },
+              )
+              .catch((err: unknown) => {
+                throw retry ? retryRefusal(err) : err;
+              });
             if (!retry) first = answer;
             usage = addTokenUsage(usage, answer.usage);
             chargedTokens += answer.chargedTokens;

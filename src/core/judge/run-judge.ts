@@ -24,6 +24,10 @@ export interface RunJudgeOptions {
 /** The message callers see; the reasons go to `cause` (logged, never sent). */
 export const UNREADABLE_VERDICT_MESSAGE = 'The AI model did not return a readable verdict after a retry, so the prompt was not scored. Try again later.';
 
+/** The message when the reply was unreadable and the balance the first call left could not pay for the retry. */
+export const UNREADABLE_VERDICT_RETRY_UNAFFORDABLE_MESSAGE =
+  'The AI model did not return a readable verdict, and the credits left after that call do not cover a retry, so the prompt was not scored. Add credits, then try again.';
+
 /**
  * The retry repeats the request and tells the model what was wrong with its reply. The bad
  * reply itself is not sent back: it may be long, and it may echo the judged prompt's text.
