@@ -38,12 +38,11 @@ import {
   updateTask,
 } from './tasks.js';
 import { ProtocolError, toolErrorResult, toProtocolError } from './to-tool-result.js';
-import { operationTool, type McpTool } from './tools.js';
+import { IDEMPOTENCY_META_KEY, operationTool, type McpTool } from './tools.js';
 import { progressEvents } from './progress.js';
 import { logSdkError } from './sdk-errors.js';
 
-/** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
-export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
+export { IDEMPOTENCY_META_KEY } from './tools.js';
 
 const INSTRUCTIONS = [
   'Porch runs your prompt workflows, compositions, custom skills and personas, and manages your context cards.',

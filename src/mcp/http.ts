@@ -10,42 +10,49 @@
  *
  * Before MCP starts, the request passes, in order: Origin check (DNS-rebinding and cross-site
  * protection, with CORS for allowed browser origins), Host check, then authentication: no key
- * means the public tools only (a keyed tool then answers MISSING_API_KEY as a tool result); a key
- * that does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401,
- * a Bearer challenge and a JSON-RPC error.
+ * means the public tools only (a request that needs a key is challenged with 401); a key that
+ * does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401, a
+ * Bearer challenge and a JSON-RPC error; an OAuth token calling a tool its scopes do not grant,
+ * with 403 and an `insufficient_scope` challenge.
  */
 import { type IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
   isSpecType,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Server,
   validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { Router } from 'express';
 import type { Credentials } from '../core/access/authenticator.js';
-import type { Caller } from '../core/access/caller.js';
+import { type Caller, credentialClassOf } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { getContextCard } from '../operations/get-context-card.js';
 import { getPrompt } from '../operations/get-prompt.js';
+import { getRun } from '../operations/get-run.js';
+import { cancelRun } from '../operations/cancel-run.js';
+import { isOperationAllowed } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { CONTEXT_CARD_URI_PREFIX } from './resources.js';
+import { declaresTasks } from './tasks.js';
 import type { McpTool } from './tools.js';
 import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
-import { malformedParamsError } from './malformed-params.js';
+import { ENVELOPE_REVISIONS, malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
 import { logSdkError } from './sdk-errors.js';
-import { presentedKey } from '../core/access/presented-key.js';
+import { presentedActingAccount, presentedKey } from '../core/access/presented-key.js';
 
 export { MCP_PATH } from './mcp-path.js';
 
@@ -80,6 +87,13 @@ const ALLOWED_REQUEST_HEADERS = [
   'traceparent',
   'tracestate',
 ];
+
+/**
+ * Every revision Porch serves, newest first: the per-request envelope's (2026-07-28) and the 2025
+ * era's the SDK negotiates with initialize. The SDK's own refusal of an unknown
+ * Mcp-Protocol-Version names only the second list (regression: 2026-07-28 was missing from it).
+ */
+const SERVED_REVISIONS: readonly string[] = [...ENVELOPE_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** Response headers a browser client may read. */
 const EXPOSED_RESPONSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'X-API-Version', 'WWW-Authenticate'];
@@ -129,7 +143,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 export function credentialsFrom(req: IncomingMessage): { credentials: Credentials } | { refusal: PorchError } {
   const { apiKey, problem } = presentedKey(req.headersDistinct['x-api-key'] ?? [], req.headersDistinct.authorization ?? []);
   if (problem) return { refusal: new PorchError(problem.code, problem.message) };
-  return { credentials: { apiKey, actingAccountId: headerValue(req.headers, 'x-porch-account') } };
+  return { credentials: { apiKey, ...presentedActingAccount(req.headersDistinct['x-porch-account'] ?? []) } };
 }
 
 /**
@@ -368,8 +382,41 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     return exchange;
   }
 
+  /**
+   * A JSON-RPC batch (revision 2025-03-26), on one server and the SDK's web-standard transport,
+   * whose JSON answer is read here before it is written: the SDK answers a batch holding one
+   * request with that response alone, where JSON-RPC 2.0 (section 6) answers a batch with an
+   * array whatever its length (regression: a one-message batch got a bare object). Any other
+   * answer (a refusal of the request's headers, the 202 of a batch of notifications only) is
+   * written as the SDK made it.
+   */
+  async function serveBatch(req: IncomingMessage, res: ServerResponse, state: McpRequestState, batch: readonly unknown[]): Promise<void> {
+    const server = createMcpServer(core, state.identity, { tools, errorCodes, requestId: () => state.requestId, idempotencyKey: state.idempotencyKey });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      clientGone.abort();
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    const request = await toWebRequest(req, batch, { signal: clientGone.signal });
+    const response = await transport.handleRequest(request, { parsedBody: batch });
+    let text = await response.text();
+    if (response.status === 200 && (response.headers.get('content-type') ?? '').includes('application/json')) {
+      const answer: unknown = JSON.parse(text);
+      if (!Array.isArray(answer)) text = JSON.stringify([answer]);
+    }
+    if (res.writableEnded || res.destroyed) return;
+    res.statusCode = response.status;
+    for (const [name, value] of response.headers) if (name !== 'content-length') res.setHeader(name, value);
+    if (text !== '') res.setHeader('Content-Length', Buffer.byteLength(text));
+    res.end(text);
+  }
+
   /** A 2025-era request: a JSON exchange on a pooled server, or one server and one SDK transport for it, closed with the response. */
   async function serveLegacy(req: IncomingMessage, res: ServerResponse, state: McpRequestState, body: unknown): Promise<void> {
+    if (Array.isArray(body)) return serveBatch(req, res, state, body);
     // One JSON answer per request, unless a tool call asked for progress: its notifications need
     // the response to be an event stream (the client accepts both, as the transport requires).
     const enableJsonResponse = progressTokenOf(body) === undefined;
@@ -426,6 +473,8 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
       mcpNameHeader: singleHeader(req.headers, 'mcp-name'),
       body,
     });
+    const unservedRevision = route.kind === 'legacy' ? unservedRevisionRefusal(req.headers, body) : null;
+    if (unservedRevision) return sendRpcError(res, 400, unservedRevision);
     const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
     if (malformed) {
       sendJson(res, 200, malformed);
@@ -436,6 +485,15 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     const keyed = caller === null && route.kind !== 'reject' ? keyedRequestScopes(body, toolsByName) : undefined;
     if (keyed !== undefined) {
       return refuse(req, res, new PorchError('MISSING_API_KEY', 'No API key was sent.'), { tokenSent: false, id: requestIdOfBody(body), scopes: keyed });
+    }
+    // An OAuth token whose scopes do not grant the tool called is a step-up challenge (MCP
+    // authorization, "Scope Challenge Handling"): 403 insufficient_scope naming the scopes, so the
+    // host can ask its user for them. A key's holder cannot step up: a key keeps the isError result.
+    const ungranted = caller?.credential.connectedApp === true && route.kind !== 'reject' ? ungrantedToolCall(body, toolsByName, caller.credential) : undefined;
+    if (ungranted !== undefined) {
+      const { name, scopes } = ungranted;
+      const error = new PorchError('INSUFFICIENT_PERMISSIONS', `This token lacks the scope for ${name}; it needs one of: ${scopes.join(', ')}.`);
+      return refuse(req, res, error, { tokenSent: true, id: requestIdOfBody(body), scopes });
     }
     try {
       if (route.kind === 'reject') {
@@ -492,8 +550,8 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
 
 /**
  * The scopes that would grant a request that needs a key: a keyed tool's call, a prompt's
- * rendering, a card's reading; undefined for what a keyless client may do (initialize, the
- * listings, the public tools, and everything the SDK answers itself).
+ * rendering, a card's reading, a task's reading or cancelling; undefined for what a keyless
+ * client may do (initialize, the listings, the public tools, and everything the SDK answers itself).
  */
 function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpTool>): readonly string[] | undefined {
   if (Array.isArray(body)) {
@@ -514,9 +572,53 @@ function keyedRequestScopes(body: unknown, toolsByName: ReadonlyMap<string, McpT
     case 'resources/read':
       // Only a card's address needs a key; any other address is simply not a resource Porch has.
       return typeof params.uri === 'string' && params.uri.startsWith(CONTEXT_CARD_URI_PREFIX) ? getContextCard.scopes : undefined;
+    // A task is the run of a key's account: without a key none is the caller's (regression: a
+    // 200 with -32602 RESOURCE_NOT_FOUND instead of the challenge). A request that does not
+    // declare the extension is refused for that first, by the server, as with a key.
+    case 'tasks/get':
+    case 'tasks/update':
+      return declaresTasks(params._meta) ? getRun.scopes : undefined;
+    case 'tasks/cancel':
+      return declaresTasks(params._meta) ? cancelRun.scopes : undefined;
     default:
       return undefined;
   }
+}
+
+/**
+ * The refusal of a 2025-era request whose Mcp-Protocol-Version names a revision of neither era,
+ * in the words and status of the SDK's transport but naming every revision Porch serves; null
+ * when the header is absent or served, and for initialize, which negotiates the revision in its
+ * body (the SDK's transport does not check the header there either).
+ */
+function unservedRevisionRefusal(headers: IncomingHttpHeaders, body: unknown): string | null {
+  const revision = singleHeader(headers, 'mcp-protocol-version');
+  if (revision === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) return null;
+  if (isSpecType.JSONRPCRequest(body) && body.method === 'initialize') return null;
+  return `Bad Request: Unsupported protocol version: ${revision} (supported versions: ${SERVED_REVISIONS.join(', ')})`;
+}
+
+/**
+ * The tool a `tools/call` names (the first such call, in a batch) whose scopes the credential
+ * lacks; undefined when every call is granted, and for a tool its kind of credential may never
+ * call whatever its scopes (more scopes would not help: the call answers ACCESS_DENIED).
+ */
+function ungrantedToolCall(
+  body: unknown,
+  toolsByName: ReadonlyMap<string, McpTool>,
+  credential: Caller['credential'],
+): { name: string; scopes: readonly string[] } | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const credentialClass = credentialClassOf(credential);
+  for (const message of messages) {
+    if (!isSpecType.JSONRPCRequest(message) || message.method !== 'tools/call') continue;
+    const name = message.params?.name;
+    const operation = typeof name === 'string' ? toolsByName.get(name)?.operation : undefined;
+    if (operation === undefined || operation.access === 'public' || isOperationAllowed(operation, credential.scopes)) continue;
+    if (credentialClass !== null && operation.refuses?.includes(credentialClass)) continue;
+    return { name: operation.name, scopes: operation.scopes };
+  }
+  return undefined;
 }
 
 /** The id of a single JSON-RPC request body, or null (a notification, a batch, not JSON-RPC). */

@@ -6,7 +6,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { isSpecType, ProtocolErrorCode, type RequestId, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { isRecord } from '../core/validation.js';
 
@@ -139,20 +138,30 @@ function errorLine(id: RequestId | null, code: number, message: string): string 
   return `${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`;
 }
 
+/** A line's end: a newline byte never occurs inside a multi-byte UTF-8 character, so lines are cut on bytes. */
+const NEWLINE = 0x0a;
+
 /**
  * Sits between stdin and the SDK's stdio transport, which drops a line it cannot read after
  * reporting it to `onerror`, so the client waits forever. Here such a line is answered as
- * JSON-RPC says: not JSON → -32700 Parse error; JSON that is not one JSON-RPC message (a batch
- * among them: the SDK's stdio transport reads single messages only) → -32600 Invalid Request,
- * with the id when one can be read. Readable lines pass through unchanged; blank lines are skipped.
+ * JSON-RPC says: bytes that are not UTF-8, or text that is not JSON → -32700 Parse error (as the
+ * HTTP endpoint refuses such a body: decoding would put U+FFFD in place of the bytes, and the text
+ * used would not be the text sent); JSON that is not one JSON-RPC message (a batch among them: the
+ * SDK's stdio transport reads single messages only) → -32600 Invalid Request, with the id when one
+ * can be read. Readable lines pass through unchanged; blank lines are skipped.
  */
 export function answerUnreadableLines(answer: (line: string) => void, maxLineBytes: number = MAX_STDIO_LINE_BYTES): Transform {
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
+  // The bytes of the line not ended yet, kept as they came (joined once the line ends).
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   // Set while the rest of an over-long line is skipped, up to its newline.
   let skipping = false;
-  const handle = (line: string): string | null => {
-    const text = line.replace(/\r$/, '');
+  const handle = (bytes: Buffer): string | null => {
+    if (!isUtf8(bytes)) {
+      answer(errorLine(null, ProtocolErrorCode.ParseError, 'Parse error: the line is not valid UTF-8.'));
+      return null;
+    }
+    const text = bytes.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return null;
     let message: unknown;
     try {
@@ -173,25 +182,36 @@ export function answerUnreadableLines(answer: (line: string) => void, maxLineByt
   };
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
-      pending += decoder.write(chunk);
-      let newline = pending.indexOf('\n');
+      let start = 0;
+      let newline = chunk.indexOf(NEWLINE, start);
       while (newline !== -1) {
-        const passed = skipping ? null : handle(pending.slice(0, newline));
+        const end = chunk.subarray(start, newline);
+        const line = pending.length === 0 ? end : Buffer.concat([...pending, end]);
+        const passed = skipping ? null : handle(line);
         skipping = false;
-        pending = pending.slice(newline + 1);
+        pending = [];
+        pendingBytes = 0;
         if (passed !== null) this.push(passed);
-        newline = pending.indexOf('\n');
+        start = newline + 1;
+        newline = chunk.indexOf(NEWLINE, start);
       }
-      if (!skipping && pending.length > maxLineBytes) {
+      if (start < chunk.length && !skipping) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+      }
+      if (!skipping && pendingBytes > maxLineBytes) {
         answer(errorLine(null, ProtocolErrorCode.InvalidRequest, `Invalid Request: a message is longer than ${maxLineBytes} bytes.`));
         skipping = true;
       }
-      if (skipping) pending = '';
+      if (skipping) {
+        pending = [];
+        pendingBytes = 0;
+      }
       done();
     },
     flush(done: TransformCallback) {
       // A last line without its newline was never a message the SDK would have read either.
-      pending = '';
+      pending = [];
       done();
     },
   });

@@ -60,7 +60,7 @@ export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' 
  * The revisions a request with a per-request envelope may name (those of the 2026 era); the 2025
  * revisions are negotiated once, by initialize, and never named per request.
  */
-const ENVELOPE_REVISIONS: readonly string[] = ['2026-07-28'];
+export const ENVELOPE_REVISIONS: readonly string[] = ['2026-07-28'];
 
 /**
  * A request whose per-request envelope names a revision Porch does not serve: answered with

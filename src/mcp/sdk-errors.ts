@@ -9,9 +9,11 @@ import type { Logger } from 'pino';
 
 /**
  * What a client's message can make the SDK report, by how the report starts: the transports'
- * HTTP-style refusals, and the protocol layer's words for a message it dropped (a response or a
- * progress notification it was not waiting for, a message of no known type or era, a client gone
- * before its answer was written).
+ * HTTP-style refusals, the revision 2026-07-28 handler's refusals of a request's headers and
+ * envelope (an Mcp-Protocol-Version or Mcp-Name header missing or contradicting the body, a
+ * capability the request needs but does not declare), and the protocol layer's words for a message
+ * it dropped (a response or a progress notification it was not waiting for, a message of no known
+ * type or era, a client gone before its answer was written).
  */
 const CLIENT_MISTAKE = new RegExp(
   `^(?:${[
@@ -20,6 +22,8 @@ const CLIENT_MISTAKE = new RegExp(
     'Not Acceptable',
     'Unsupported Media Type',
     'Unsupported protocol version',
+    'Rejected inbound request',
+    'Missing required client capabilities',
     'Method not allowed',
     'Conflict',
     'Parse error',

@@ -4,10 +4,11 @@
  * call open, and the task is the durable run that `Prefer: respond-async` queues over REST. Its
  * id is the run id; `tasks/get` reads the run (get_run), `tasks/cancel` cancels it (cancel_run),
  * both through the shared invocation path, so a task is only ever visible to the account (and the
- * scopes) that may read the run. A finished run's task carries exactly the tool result the
- * synchronous call would have returned; a run that failed with a Porch error is a completed task
- * whose result is that `isError` tool result, as the extension asks (its `failed` status is for
- * JSON-RPC errors only).
+ * scopes) that may read the run. A finished run's task carries the tool result the synchronous
+ * call would have returned, less the rate-limit and credits `_meta`, which describe the request
+ * that carries them (the run executed in the queue, in no request); a run that failed with a
+ * Porch error is a completed task whose result is that `isError` tool result, as the extension
+ * asks (its `failed` status is for JSON-RPC errors only).
  */
 import { z } from 'zod';
 import { CLIENT_CAPABILITIES_META_KEY, type CallToolResult } from '@modelcontextprotocol/server';

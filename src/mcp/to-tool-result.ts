@@ -146,31 +146,42 @@ export interface RefusalOptions {
   tokenSent: boolean;
   /** `{site_url}`: the 401's challenge points at the MCP endpoint's protected-resource metadata there. */
   siteUrl: string;
-  /** The scopes that would grant what was asked, for the host's authorization request. */
+  /** The scopes that would grant what was asked, for the host's authorization request (and, on a 403, its step-up). */
   scopes?: readonly string[];
 }
 
 /**
  * A refusal the MCP endpoint answers before MCP starts (a key that does not work, a malformed
- * Authorization header, a keyed request without a key): the status of the error table, on 401 a
- * Bearer challenge naming the protected-resource metadata (how an MCP host learns to sign the
- * user in with OAuth, RFC 9728 §5.1), and a JSON-RPC error body, so an MCP client shows the
- * Porch error code instead of a REST envelope it cannot read.
+ * Authorization header, a keyed request without a key, an OAuth token without the scope of the
+ * tool it calls): the status of the error table, on 401 a Bearer challenge naming the
+ * protected-resource metadata (how an MCP host learns to sign the user in with OAuth, RFC 9728
+ * §5.1), on a 403 for missing scopes the `insufficient_scope` challenge naming them (how it asks
+ * its user for more, RFC 6750 §3.1), and a JSON-RPC error body, so an MCP client shows the Porch
+ * error code instead of a REST envelope it cannot read.
  */
 export function httpRefusal(error: PorchError, codeSet: ErrorCodeSet, options: RefusalOptions): HttpRefusal {
   const status = ERROR_TABLE[error.code].status;
   const { code, message, data } = toProtocolError(error, codeSet);
-  const challenge = () =>
-    bearerChallenge({
-      siteUrl: options.siteUrl,
-      ...(options.tokenSent ? { error: 'invalid_token' as const, errorDescription: error.message } : {}),
-      ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
-    });
+  const scopes = options.scopes === undefined ? {} : { scopes: options.scopes };
+  const challenge = (): string | undefined => {
+    if (status === 401) {
+      return bearerChallenge({
+        siteUrl: options.siteUrl,
+        ...(options.tokenSent ? { error: 'invalid_token' as const, errorDescription: error.message } : {}),
+        ...scopes,
+      });
+    }
+    if (error.code === 'INSUFFICIENT_PERMISSIONS' && options.scopes !== undefined) {
+      return bearerChallenge({ siteUrl: options.siteUrl, error: 'insufficient_scope', errorDescription: error.message, ...scopes });
+    }
+    return undefined;
+  };
+  const wwwAuthenticate = challenge();
   const retryAfter = error.details.retryAfterSeconds;
   return {
     status,
     headers: {
-      ...(status === 401 ? { 'WWW-Authenticate': challenge() } : {}),
+      ...(wwwAuthenticate === undefined ? {} : { 'WWW-Authenticate': wwwAuthenticate }),
       // As the REST door sends it with a 429 or a 503 (regression: missing on the MCP endpoint's 503).
       ...(retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) }),
     },

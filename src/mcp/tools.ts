@@ -137,12 +137,27 @@ function answersWithDocument(operation: Operation): boolean {
   return operation.responseType === 'markdown';
 }
 
+/** A client may pass an Idempotency-Key for execute tools in the call's `_meta` under this name. */
+export const IDEMPOTENCY_META_KEY = 'porch/idempotency-key';
+
+/**
+ * How an MCP client makes an execute's retries safe, added to the description of every operation
+ * that honours an idempotency key: the operation's own text speaks of REST's header, which a stdio
+ * client cannot send (regression: the tool told every client to send the header).
+ */
+export const IDEMPOTENCY_KEY_DESCRIPTION = `Over MCP, send the idempotency key in the call's _meta as "${IDEMPOTENCY_META_KEY}" (over HTTP the Idempotency-Key header works too): a retry with the same key and arguments within 24 h replays the first answer without running or charging again.`;
+
+/** The tool's description: the operation's, plus what only an MCP client needs to know. */
+export function toolDescription(operation: Pick<Operation, 'description' | 'idempotencyKey'>): string {
+  return operation.idempotencyKey === true ? `${operation.description} ${IDEMPOTENCY_KEY_DESCRIPTION}` : operation.description;
+}
+
 /** The tool that mirrors one operation. */
 export function operationTool(operation: Operation): McpTool {
   const definition: Tool = {
     name: operation.name,
     title: operation.title,
-    description: operation.description,
+    description: toolDescription(operation),
     inputSchema: toObjectJsonSchema(operationInputSchema(operation), 'input', `The input of ${operation.name}`),
     ...(operation.output && !answersWithDocument(operation)
       ? { outputSchema: toObjectJsonSchema(operation.output, 'output', `The output of ${operation.name}`) }

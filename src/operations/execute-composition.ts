@@ -8,7 +8,7 @@ export const executeComposition = defineKeyedOperation({
   name: 'execute_composition',
   title: 'Execute a prompt composition',
   description:
-    "Renders one of the caller's compositions with the given variables and sends it to a model. Missing required variables are rejected (400) before any credits are spent. Costs credits (1 credit = 1,000 tokens) unless a BYOK key is active; send an Idempotency-Key header to make retries safe.",
+    "Renders one of the caller's compositions with the given variables and sends it to a model. Missing required variables are rejected (400) before any credits are spent. Costs credits (1 credit = 1,000 tokens) unless a BYOK key is active. A retry with the same idempotency key is replayed, never charged twice.",
   method: 'POST',
   path: '/compositions/{id}/execute',
   tag: 'Compositions',

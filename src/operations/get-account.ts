@@ -41,7 +41,12 @@ export const getAccount = defineKeyedOperation({
           id: z.uuid().describe('Id of the key making this call.'),
           kind: z
             .enum(CREDENTIAL_KINDS)
-            .describe('An account API key (mdi_), a partner key (mpk_), or `session` when the web console calls as its signed-in account.'),
+            .describe(
+              'An account API key (mdi_), or the credential of an app connected with OAuth (then connected_app is true); a partner key (mpk_); or `session` when the web console calls as its signed-in account.',
+            ),
+          connected_app: z
+            .boolean()
+            .describe('Whether the caller is an app connected with OAuth: its access token acts as this credential, which the key list never shows.'),
           name: z.string().describe('Key name.'),
           scopes: z.array(z.string()).describe('Scopes the key holds.'),
           limits: keyLimitsSchema.extend({

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn, type Operation } from '../../src/operations/operation.js';
+import { IDEMPOTENCY_KEY_DESCRIPTION } from '../../src/mcp/tools.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { connectInMemory, type McpConnection } from '../helpers/mcp-client.js';
 
@@ -105,13 +106,20 @@ describe.each(exposedOn(operations as readonly Operation[], 'mcp-tool').map((ope
 
   it('carries the title, description and annotations its effect implies', () => {
     expect(tool().title).toBe(operation.title);
-    expect(tool().description).toBe(operation.description);
+    expect(tool().description).toBe(operation.idempotencyKey === true ? `${operation.description} ${IDEMPOTENCY_KEY_DESCRIPTION}` : operation.description);
     const expected =
       operation.effect === 'write'
         ? { readOnlyHint: false, destructiveHint: false, idempotentHint: IDEMPOTENT_WRITES.has(operation.name), openWorldHint: false }
         : EXPECTED_ANNOTATIONS[operation.effect];
     expect(tool().annotations).toEqual(expected);
   });
+});
+
+it('tells how an MCP client sends an idempotency key, which a stdio client cannot send as a header (regression: "send an Idempotency-Key header")', () => {
+  const executes = tools.filter((tool) => ['execute_workflow', 'execute_composition', 'execute_skill', 'execute_persona', 'run_judge'].includes(tool.name));
+  expect(executes).toHaveLength(5);
+  for (const tool of executes) expect(tool.description, tool.name).toContain('_meta as "porch/idempotency-key"');
+  expect(tools.find((tool) => tool.name === 'list_workflows')?.description).not.toContain('idempotency');
 });
 
 it('describes every argument of every tool, so an agent knows what to send', () => {

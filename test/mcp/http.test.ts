@@ -135,6 +135,30 @@ describe('with a key', () => {
   });
 });
 
+describe('X-Porch-Account sent twice', () => {
+  it('is refused saying so, as over REST (regression: "must be an account id (a uuid)" for the joined values)', async () => {
+    const owner = await harness.createAccount();
+    const partner = await harness.core.accounts.createPartnerKey({ organisationId: owner.organisationId });
+    const url = mcpUrl(harness);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // An array value is sent as one header line per value.
+      const headers = { ...MCP_HEADERS, 'x-api-key': partner.plaintext, 'x-porch-account': [owner.accountId, owner.accountId] };
+      const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      request.end(JSON.stringify(LIST_TOOLS));
+    });
+    expect(answer.status, answer.body).toBe(400);
+    expect(answer.body).toContain('The request has 2 X-Porch-Account headers; send one account id (a uuid), once.');
+  });
+});
+
 describe('a key that does not work (regression: Inspector hid INVALID_API_KEY behind an OAuth prompt)', () => {
   const UNKNOWN_KEY = 'mdi_unknownunknownunknownunknownunknown000000';
 
@@ -388,6 +412,17 @@ describe('JSON-RPC batches and body encodings', () => {
     }
   });
 
+  it('answers a batch of one request, alone or with a notification, with a one-element array (regression: a bare object)', async () => {
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    for (const batch of [[PING(1)], [PING(1), initialized]]) {
+      const response = await post(batch, { 'mcp-protocol-version': '2025-03-26' });
+      expect(response.status, response.text).toBe(200);
+      expect(JSON.parse(response.text)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    }
+    // A batch of notifications only has nothing to answer.
+    expect((await post([initialized], { 'mcp-protocol-version': '2025-03-26' })).status).toBe(202);
+  });
+
   it('refuses, before running any of it, a 2025-03-26 batch holding initialize or two requests with one id (regression: one executed unanswered)', async () => {
     const initialize = {
       jsonrpc: '2.0',
@@ -439,13 +474,16 @@ describe('JSON-RPC batches and body encodings', () => {
     expect(await response.json()).toMatchObject({ id: null, error: { code: -32700, message: expect.stringContaining('UTF-8') } });
   });
 
-  it('refuses a request under a revision it does not serve with 400, naming the ones it does', async () => {
-    const response = await post(LIST_TOOLS, { 'mcp-protocol-version': '1999-01-01' });
-    expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({
-      id: null,
-      error: { code: -32000, message: expect.stringMatching(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: .*2025-06-18/) },
-    });
+  it('refuses a request under a revision it does not serve with 400, naming every one it does, 2026-07-28 included (regression: the SDK list without it)', async () => {
+    const served = '2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07';
+    for (const body of [LIST_TOOLS, [LIST_TOOLS], { ...LIST_TOOLS, params: { _meta: { progressToken: 1 } } }]) {
+      const response = await post(body, { 'mcp-protocol-version': '1999-01-01' });
+      expect(response.status, response.text).toBe(400);
+      expect(response.json).toMatchObject({
+        id: null,
+        error: { code: -32000, message: `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${served})` },
+      });
+    }
     expect((await post(LIST_TOOLS, { 'mcp-protocol-version': '2025-06-18' })).status).toBe(200);
   });
 

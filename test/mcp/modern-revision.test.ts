@@ -144,6 +144,28 @@ describe('tasks: ownership, cancellation and failures', () => {
     }
   });
 
+  it('challenges a keyless tasks/get, tasks/cancel and tasks/update with 401, as other keyed requests (regression: 200 with -32602 "send the key")', async () => {
+    const taskId = '0190a4b0-0000-7000-8000-000000000000';
+    const scopesOf = { 'tasks/get': 'read:usage', 'tasks/update': 'read:usage', 'tasks/cancel': 'execute:workflow' };
+    for (const [method, scope] of Object.entries(scopesOf)) {
+      const response = await fetch(mcpUrl(harness), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': CURRENT_REVISION,
+          'mcp-method': method,
+          'mcp-name': taskId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method, params: { taskId, _meta: modernEnvelope() } }),
+      });
+      const text = await response.text();
+      expect(response.status, `${method}: ${text}`).toBe(401);
+      expect(JSON.parse(text)).toMatchObject({ id: 5, error: { code: -32000, data: { code: 'MISSING_API_KEY' } } });
+      expect(response.headers.get('www-authenticate')).toMatch(new RegExp(`^Bearer realm="porch", resource_metadata="[^"]+", scope="[^"]*${scope}`));
+    }
+  });
+
   it('cancels a queued task: acknowledged, then cancelled, and its run never executes', async () => {
     await harness.close();
     harness = await createHarness({ backgroundWork: false });

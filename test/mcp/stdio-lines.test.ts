@@ -66,3 +66,12 @@ it('passes a message split over two writes, a multi-byte character cut between t
   const answers = await exchange([bytes.subarray(0, cut), bytes.subarray(cut)], 1);
   expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 'é', result: {} });
 });
+
+it('answers a line that is not valid UTF-8 with -32700, as HTTP refuses such a body (regression: the bytes became U+FFFD)', async () => {
+  const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'analyze_prompt', arguments: { prompt: 'caf__ test' } } });
+  const [before, after] = call.split('__');
+  const line = Buffer.concat([Buffer.from(before ?? '', 'utf8'), Buffer.from([0xff, 0xfe]), Buffer.from(`${after ?? ''}\n`, 'utf8')]);
+  const answers = await exchange([line, PING], 2);
+  expect(answers[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringContaining('UTF-8') } });
+  expect(answers[1]).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+});

@@ -77,6 +77,7 @@ describe('GET /account', () => {
       key: {
         id: keyId,
         kind: 'api_key',
+        connected_app: false,
         name: 'API key',
         scopes: ['api:sanitiser'],
         limits: { requests_per_minute: 120, requests_per_day: 20_000, max_in_flight: 8 },

@@ -42,6 +42,8 @@ export interface AccountSelfView {
   key: {
     id: string;
     kind: CredentialKind;
+    /** An app connected with OAuth: its access token acts as this credential, which no key list shows. */
+    connected_app: boolean;
     name: string;
     scopes: string[];
     limits: KeyLimitsView & { max_in_flight: number };
@@ -194,6 +196,7 @@ export function createSelfService({ store, accounts, ai, clock, maxInFlightPerKe
         key: {
           id: credential.id,
           kind: credential.kind,
+          connected_app: credential.connectedApp === true,
           name: keyRecord?.name ?? '',
           scopes: [...credential.scopes],
           limits: { requests_per_minute: credential.requestsPerMinute, requests_per_day: credential.requestsPerDay, max_in_flight: maxInFlightPerKey },
