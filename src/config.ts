@@ -25,7 +25,78 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
+// An empty value never reaches it: loadConfig drops blank variables, which then take their defaults
+// (regression: the refusal listed a trailing empty choice, "..., yes, no, ").
+const flag = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+/**
+ * Numbers as the CLI's own options read them: decimal digits only. z.coerce.number() (JavaScript's
+ * Number()) also read `0x10` as 16 and `1e3` as 1000 (regression: PORT=0x10 listened on port 16).
+ */
+export const WHOLE_NUMBER = /^\d+$/;
+export const DECIMAL_NUMBER = /^\d+(\.\d+)?$/;
+
+/** A whole-number variable, at least `min` and at most `max`. */
+function wholeNumberVariable(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .regex(WHOLE_NUMBER, 'must be a whole number written in decimal digits, such as 3000')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+}
+
+/** A decimal-number variable (`2.5`), at least `min` and at most `max`. */
+function decimalNumberVariable(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .regex(DECIMAL_NUMBER, 'must be a decimal number written in digits, such as 1 or 2.5')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+}
+
+/**
+ * PORCH_ALLOWED_ORIGINS: browser origins (`scheme://host[:port]`), written as browsers send them in
+ * `Origin`, which the MCP endpoint compares as strings. An entry with a trailing slash never
+ * matched (regression), so each entry is reduced to its origin; one with a path, a query, no
+ * scheme or no host could never match, so it is refused.
+ */
+const allowedOrigins = z.string().transform((value, context) => {
+  const origins: string[] = [];
+  for (const entry of commaList(value)) {
+    if (entry === '*') {
+      origins.push(entry);
+      continue;
+    }
+    const origin = originOf(entry);
+    if (origin === null) {
+      context.addIssue({ code: 'custom', message: `"${entry}" is not an origin: write scheme://host[:port], such as https://app.example.com, without a path` });
+      continue;
+    }
+    origins.push(origin);
+  }
+  return origins;
+});
+
+/** `scheme://host[:port]` of `entry` as a browser writes it in `Origin` (default port dropped), or null when it is not an origin. */
+function originOf(entry: string): string | null {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(entry) || !URL.canParse(entry)) return null;
+  const url = new URL(entry);
+  const pathless = url.pathname === '' || url.pathname === '/';
+  if (
+    url.host === '' ||
+    !pathless ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== '' ||
+    entry.includes('?') ||
+    entry.includes('#')
+  )
+    return null;
+  return `${url.protocol}//${url.host}`;
+}
 
 /** OpenTelemetry's booleans, which its specification reads case-insensitively (`TRUE`, `False`). */
 const otelFlag = z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), flag);
@@ -38,36 +109,38 @@ const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'must be an http or ht
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: wholeNumberVariable(0, 65_535).default(3000),
   // Links are built by appending paths to it: a query, a fragment or credentials would end up in
   // the middle of every link (regression: refine_url was https://example.com/porch?x=1#f/refine?...).
   PORCH_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL with its scheme, such as https://porch.example.com' })
     .refine((value) => {
+      // A value that is no URL at all (no scheme) is z.url's to report, naming the variable
+      // (regression: new URL() threw here and the CLI said "unexpected error: Invalid URL").
+      if (!URL.canParse(value)) return true;
       const url = new URL(value);
       return url.search === '' && url.hash === '' && url.username === '' && url.password === '' && !value.includes('?') && !value.includes('#');
     }, 'must be an origin, optionally with a path: no query, fragment or user name')
     .optional(),
   DATABASE_URL: z.string().min(1).default('file:./data/porch.db'),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
+  DATABASE_POOL_SIZE: wholeNumberVariable(1, 1_000).optional(),
   PORCH_ERROR_CODES: z
     .enum(['a', 'b', 'A', 'B'])
     .default('a')
     .transform((value) => value.toLowerCase() as 'a' | 'b'),
   PORCH_NO_BOOTSTRAP: flag.default(false),
-  PORCH_MIN_CREDITS: z.coerce.number().min(0).default(1),
+  PORCH_MIN_CREDITS: decimalNumberVariable(0).default(1),
   PORCH_CONFIG: z.string().min(1).optional(),
   // Checked with the configuration, so a malformed key is named like every other setting (never echoed).
   PORCH_SECRET_KEY: z
     .string()
-    .min(1)
     .refine(
-      (value) => value.trim() === '' || decodeSecretKey(value) !== undefined,
+      (value) => decodeSecretKey(value) !== undefined,
       'must be 32 random bytes written as 64 hex characters or as base64 (e.g. the output of `openssl rand -base64 32`)',
     )
     .optional(),
   PORCH_DATA_DIR: z.string().min(1).optional(),
-  PORCH_ALLOWED_ORIGINS: z.string().optional(),
+  PORCH_ALLOWED_ORIGINS: allowedOrigins.optional(),
   PORCH_ALLOWED_HOSTS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // A guessable token would publish the metrics to anyone who can reach the port.
@@ -84,15 +157,15 @@ const envSchema = z.object({
   OTEL_TRACES_SAMPLER: z
     .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
     .default('parentbased_always_on'),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_TRACES_SAMPLER_ARG: decimalNumberVariable(0, 1).optional(),
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: otelFlag.default(false),
   // The batch span processor's (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#batch-span-processor).
-  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).optional(),
-  OTEL_BSP_EXPORT_TIMEOUT: z.coerce.number().int().min(1).optional(),
-  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).optional(),
-  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).optional(),
+  OTEL_BSP_SCHEDULE_DELAY: wholeNumberVariable(0).optional(),
+  OTEL_BSP_EXPORT_TIMEOUT: wholeNumberVariable(1).optional(),
+  OTEL_BSP_MAX_QUEUE_SIZE: wholeNumberVariable(1).optional(),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: wholeNumberVariable(1).optional(),
   /** Set by `porch serve --workers` for each worker it starts (0, 1, ...), never by hand. */
-  PORCH_WORKER_INDEX: z.coerce.number().int().min(0).max(255).default(0),
+  PORCH_WORKER_INDEX: wholeNumberVariable(0, 255).default(0),
 });
 
 // Defaults come from core, which states each limit once with its reason.
@@ -479,7 +552,10 @@ export interface LoadConfigOptions {
 }
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd(), options: LoadConfigOptions = {}): Config {
-  const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)));
+  // A blank variable is an unset one, which takes its default: compose files write `PORT=${PORT}`
+  // for a variable the shell may not hold (regression: an empty PORT listened on a random port, an
+  // empty PORCH_MIN_CREDITS was 0, and a PORCH_SECRET_KEY of spaces passed "must be set").
+  const parsedEnv = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== '')));
   if (!parsedEnv.success) throw new ConfigError(`Invalid environment: ${formatZodError(parsedEnv.error)}`);
   const vars = parsedEnv.data;
 
@@ -492,7 +568,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (engineOf(vars.DATABASE_URL) === 'postgres' && !vars.PORCH_SECRET_KEY && !vars.PORCH_DATA_DIR) {
     // A key file generated on one host would leave the other hosts unable to read the BYOK keys it encrypted.
     throw new ConfigError(
-      'PORCH_SECRET_KEY must be set with PostgreSQL: every Porch process decrypts the BYOK keys the others stored, so all share one key. ' +
+      `PORCH_SECRET_KEY must be set${env.PORCH_SECRET_KEY === undefined ? '' : ' (it is blank)'} with PostgreSQL: every` +
+        ' Porch process decrypts the BYOK keys the others stored, so all share one key. ' +
         'Generate it once with `openssl rand -base64 32` and give every process the same value.',
     );
   }
@@ -508,7 +585,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   try {
     ai = parseAiConfig(parsedFile.data.ai, env, { requireProviderKeys: options.requireProviderKeys ?? true });
   } catch (err) {
-    throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}: ${(err as Error).message}`);
+    // The AI layer's message starts with its own "Invalid AI configuration:", said once (regression: twice).
+    const problems = (err as Error).message.replace(/^Invalid AI configuration:/, '');
+    throw new ConfigError(`Invalid AI configuration${fileExists ? ` in ${configPath}` : ''}:${problems.startsWith('\n') ? '' : ' '}${problems}`);
   }
   const { judge, workflows, limits } = parsedFile.data;
   const quota = ({ max_items, max_bytes }: { max_items: number; max_bytes: number }): KindQuota => ({ maxItems: max_items, maxBytes: max_bytes });
@@ -525,7 +604,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     bootstrap: !vars.PORCH_NO_BOOTSTRAP,
     minimumTokens: Math.ceil(vars.PORCH_MIN_CREDITS * TOKENS_PER_CREDIT),
     secretKey: vars.PORCH_SECRET_KEY,
-    allowedOrigins: commaList(vars.PORCH_ALLOWED_ORIGINS),
+    allowedOrigins: vars.PORCH_ALLOWED_ORIGINS ?? [],
     allowedHosts: commaList(vars.PORCH_ALLOWED_HOSTS),
     logLevel: vars.LOG_LEVEL,
     configPath,

@@ -3,13 +3,15 @@
  * CLI entry) knows every part.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createAiGateway } from './core/ai/ai-gateway.js';
-import { loadSecretKey } from './core/ai/byok-crypto.js';
+import { loadSecretKey, SECRET_KEY_FILE_NAME } from './core/ai/byok-crypto.js';
 import type { ConsoleDoor } from './console/create-console-door.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_MOUNT_PATHS } from './oauth/paths.js';
 import { createCore, type Core } from './core/core.js';
@@ -84,6 +86,12 @@ export interface ApplicationOptions {
    * the server and the commands that create or migrate a database change its schema.
    */
   pendingMigrations?: PendingMigrations;
+  /**
+   * Whether a missing `secret.key` is generated (default). A command that neither encrypts nor
+   * decrypts (`porch account list`) passes false: it then runs on a throwaway key and writes
+   * nothing to the data folder (regression: every read-only command created the key file).
+   */
+  createsSecretKey?: boolean;
 }
 
 /** How long the HTTP server waits for slow or idle clients, in milliseconds. */
@@ -144,8 +152,10 @@ export async function createApplication(config: Config, options: ApplicationOpti
   });
   const store = timeStoreTransactions(openedStore, metrics.storeTransaction);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
-  const secretKey =
-    config.secretKey === undefined && store.describe().ephemeral ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
+  const throwawayKey =
+    config.secretKey === undefined &&
+    (store.describe().ephemeral || (options.createsSecretKey === false && !existsSync(join(config.dataDir, SECRET_KEY_FILE_NAME))));
+  const secretKey = throwawayKey ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
   const ai = createAiGateway({ config: config.ai, env: config.env, logger });
   const core = createCore({
     store,

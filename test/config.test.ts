@@ -99,3 +99,82 @@ describe('the secret key', () => {
     expect(load({ PORCH_SECRET_KEY: 'ab'.repeat(32) }).secretKey).toBe('ab'.repeat(32));
   });
 });
+
+/** The ConfigError message loading `env` fails with, or a note that it did not fail as one. */
+function refusal(env: Record<string, string>): string {
+  try {
+    load(env);
+  } catch (err) {
+    return (err as Error).name === 'ConfigError' ? (err as Error).message : `not a ConfigError: ${String(err)}`;
+  }
+  return 'accepted';
+}
+
+describe('blank variables', () => {
+  // Regression: compose files' PORT=${PORT} listened on a random port, and PORCH_MIN_CREDITS= let executions run at 0 credits.
+  it('are unset, and take their defaults', () => {
+    const config = load({ PORT: '', PORCH_MIN_CREDITS: ' ', HOST: '', OTEL_SDK_DISABLED: '' });
+    expect(config).toMatchObject({ port: 3000, minimumTokens: 1_000, host: '127.0.0.1' });
+  });
+
+  // Regression: a PORCH_SECRET_KEY of spaces or a newline passed "must be set" and each host then used a key file of its own.
+  it('leave PORCH_SECRET_KEY unset, which PostgreSQL refuses naming the variable', () => {
+    for (const blank of ['', ' ', '\n']) {
+      expect(refusal({ DATABASE_URL: 'postgres://porch:pw@db.internal/porch', PORCH_SECRET_KEY: blank }), JSON.stringify(blank)).toMatch(
+        /^PORCH_SECRET_KEY must be set \(it is blank\) with PostgreSQL/,
+      );
+    }
+    expect(load({ PORCH_SECRET_KEY: ' ' }).secretKey).toBeUndefined();
+  });
+});
+
+describe('numeric variables', () => {
+  // Regression: PORT=0x10 listened on port 16 and PORT=1e3 on 1000.
+  it('take decimal digits only, as the CLI options do, naming the variable otherwise', () => {
+    expect(refusal({ PORT: '0x10' })).toMatch(/PORT: must be a whole number written in decimal digits/);
+    expect(refusal({ PORT: '1e3' })).toMatch(/PORT: must be a whole number/);
+    expect(refusal({ PORCH_MIN_CREDITS: '1e3' })).toMatch(/PORCH_MIN_CREDITS: must be a decimal number/);
+    expect(refusal({ PORT: '70000' })).toMatch(/PORT/);
+    expect(load({ PORT: ' 8080 ', PORCH_MIN_CREDITS: '2.5' })).toMatchObject({ port: 8080, minimumTokens: 2_500 });
+  });
+});
+
+describe('PORCH_PUBLIC_URL without a scheme', () => {
+  // Regression: new URL() threw in the check and the CLI said "unexpected error: Invalid URL".
+  it('is refused naming the variable', () => {
+    for (const value of ['porch.example.com', 'notaurl', 'http://', 'https://exa mple.com']) {
+      expect(refusal({ PORCH_PUBLIC_URL: value }), value).toMatch(/^Invalid environment: PORCH_PUBLIC_URL: must be an http or https URL/);
+    }
+  });
+});
+
+describe('PORCH_ALLOWED_ORIGINS', () => {
+  // Regression: https://app.example.com/ never matched the Origin header https://app.example.com.
+  it('holds origins as browsers send them, and refuses entries that are not origins', () => {
+    expect(load({ PORCH_ALLOWED_ORIGINS: 'https://app.example.com/, http://LOCALHOST:6274, https://x.example.com:443, *' }).allowedOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:6274',
+      'https://x.example.com',
+      '*',
+    ]);
+    for (const entry of ['app.example.com', 'https://app.example.com/path', 'https://app.example.com/?x=1', 'localhost:6274']) {
+      expect(refusal({ PORCH_ALLOWED_ORIGINS: entry }), entry).toMatch(/^Invalid environment: PORCH_ALLOWED_ORIGINS: .* is not an origin/);
+    }
+  });
+});
+
+describe('messages', () => {
+  // Regression: "must be one of ..., yes, no, " listed an empty choice.
+  it('list the true/false spellings without an empty one', () => {
+    expect(refusal({ OTEL_SDK_DISABLED: 'maybe' })).toMatch(/OTEL_SDK_DISABLED: must be one of [^\n]*yes, no$/);
+  });
+
+  // Regression: "Invalid AI configuration in X: Invalid AI configuration:".
+  it('say "Invalid AI configuration" once', () => {
+    const path = join(folder, 'bad-ai.yaml');
+    writeFileSync(path, 'ai:\n  providers: 5\n');
+    const message = refusal({ PORCH_CONFIG: path });
+    expect(message).toMatch(/^Invalid AI configuration in .*bad-ai\.yaml:/);
+    expect(message.match(/Invalid AI configuration/g)).toHaveLength(1);
+  });
+});

@@ -3,7 +3,8 @@ import { PLANS, type Plan } from '../core/domain/plans.js';
 import type { AccountTokenPurpose } from '../db/store.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
-import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext } from './context.js';
+import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
+import { withExactCredits } from './credit-commands.js';
 import { print, rows, table } from './output.js';
 
 /** A plan named by `name` (the option or argument, so the message says which one was wrong). */
@@ -27,14 +28,17 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .option('--organisation <id>', 'join an existing organisation')
     .option('--json', 'print JSON')
     .action(async (options: { email: string; name?: string; plan: Plan; credits: number; organisation?: string; json?: boolean }) => {
-      const created = await withApplication(context, ({ core }) =>
-        core.accounts.createAccount({
-          email: options.email,
-          plan: options.plan,
-          credits: options.credits,
-          ...(options.name ? { name: options.name } : {}),
-          ...(options.organisation ? { organisationId: options.organisation } : {}),
-        }),
+      const created = await withApplication(context, async ({ core }) =>
+        withExactCredits(
+          core,
+          await core.accounts.createAccount({
+            email: options.email,
+            plan: options.plan,
+            credits: options.credits,
+            ...(options.name ? { name: options.name } : {}),
+            ...(options.organisation ? { organisationId: options.organisation } : {}),
+          }),
+        ),
       );
       print(context.stdout, created, options, () => rows(Object.entries(created)));
     });
@@ -73,7 +77,11 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .description('List accounts')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const accounts = await withApplication(context, ({ core }) => core.accounts.listAccounts());
+      const accounts = await withApplication(
+        context,
+        async ({ core }) => Promise.all((await core.accounts.listAccounts()).map((listed) => withExactCredits(core, listed))),
+        READS_ONLY,
+      );
       print(context.stdout, accounts, options, () =>
         accounts.length === 0
           ? 'No accounts.'
@@ -90,7 +98,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .argument('<account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (accountId: string, options: { json?: boolean }) => {
-      const shown = await withApplication(context, ({ core }) => core.accounts.showAccount(accountId));
+      const shown = await withApplication(context, async ({ core }) => withExactCredits(core, await core.accounts.showAccount(accountId)), READS_ONLY);
       print(context.stdout, shown, options, () => {
         const { keys, ...fields } = shown;
         const keyTable =
@@ -111,11 +119,20 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan('<plan>'))
     .option('--json', 'print JSON')
     .action(async (accountId: string, plan: Plan, options: { json?: boolean }) => {
-      const updated = await withApplication(context, ({ core }) => core.accounts.setPlan(accountId, plan));
+      const updated = await withApplication(context, async ({ core }) => withExactCredits(core, await core.accounts.setPlan(accountId, plan)));
       print(context.stdout, updated, options, () => `Account ${updated.id} is now on the ${updated.plan} plan.`);
     });
 
   const organisation = program.command('org').description('Organisation policies');
+  organisation
+    .command('show')
+    .description("Show an organisation's policies")
+    .argument('<organisation-id>', 'organisation id')
+    .option('--json', 'print JSON')
+    .action(async (organisationId: string, options: { json?: boolean }) => {
+      const shown = await withApplication(context, ({ core }) => core.accounts.showOrganisation(organisationId), READS_ONLY);
+      print(context.stdout, shown, options, () => rows(Object.entries(shown)));
+    });
   organisation
     .command('set')
     .description('Set organisation policies')

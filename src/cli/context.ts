@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { loadConfig, type Config } from '../config.js';
+import { DECIMAL_NUMBER, loadConfig, WHOLE_NUMBER, type Config } from '../config.js';
 import { createLogger, type Logger } from '../logger.js';
 import { locateDatabase } from '../db/create-store.js';
 import { createApplication, type Application } from '../main.js';
@@ -37,9 +37,17 @@ export interface CommandNeeds {
    * schema under servers of the old version (it points to `porch db migrate`).
    */
   createsDatabase?: boolean;
+  /**
+   * It may encrypt or decrypt with the secret key (default true). A command that only reads
+   * accounts, keys, credits or usage says false, and then never creates `secret.key`.
+   */
+  usesSecretKey?: boolean;
   /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
   logsOnly?: boolean;
 }
+
+/** What a command that only reads accounts, keys, credits or usage needs: no secret key file. */
+export const READS_ONLY: CommandNeeds = { usesSecretKey: false };
 
 /** The configuration, read from the context's environment and folder. */
 export function loadCliConfig(context: CliContext, needs: CommandNeeds = {}): Config {
@@ -70,6 +78,7 @@ export async function openApplication(context: CliContext, config: Config, needs
   const application = await createApplication(config, {
     logger: createCliLogger(context, config),
     pendingMigrations: needs.createsDatabase ? 'apply' : 'refuse',
+    createsSecretKey: needs.usesSecretKey ?? true,
   });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
@@ -83,7 +92,7 @@ export async function openApplication(context: CliContext, config: Config, needs
  * refused (before anything is written) rather than printing a link to port 0.
  */
 export function linkableUrl(context: CliContext, config: Config): string {
-  if (config.port === 0 && !context.env.PORCH_PUBLIC_URL) {
+  if (config.port === 0 && !context.env.PORCH_PUBLIC_URL?.trim()) {
     throw new CliUsageError(
       'PORT is 0, so the server picks its port when it starts and this command cannot know the address its links need. Set PORCH_PUBLIC_URL (or PORT) to the address the server is reached at.',
     );
@@ -131,7 +140,7 @@ export async function withApplication<Result>(
 /** Parses a whole number option, or fails with a message naming the option. */
 export function parseWholeNumber(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}".`);
+    if (!WHOLE_NUMBER.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}".`);
     return Number(value);
   };
 }
@@ -143,7 +152,7 @@ export function parseWholeNumber(name: string) {
  */
 export function parsePositiveNumber(name: string) {
   return (value: string): number => {
-    if (!/^\d+(\.\d+)?$/.test(value)) throw new CliUsageError(`${name} must be a decimal number of at least 0 (such as 500 or 2.5), got "${value}".`);
+    if (!DECIMAL_NUMBER.test(value)) throw new CliUsageError(`${name} must be a decimal number of at least 0 (such as 500 or 2.5), got "${value}".`);
     return Number(value);
   };
 }

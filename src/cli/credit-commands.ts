@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import type { Core } from '../core/core.js';
+import { TOKENS_PER_CREDIT } from '../core/credits/credits.js';
 import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
-import { CliUsageError, parsePositiveNumber, withApplication, type CliContext } from './context.js';
+import { CliUsageError, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
 import { instantInputSchema } from '../operations/schemas.js';
 import { print, rows, table } from './output.js';
 
@@ -25,6 +27,21 @@ function parseTimestamp(name: string) {
   };
 }
 
+/**
+ * An account's available credits as the CLI shows them: exact, tokens / 1,000 (so at most three
+ * decimals). The API's X-Credits-Remaining shows whole credits; an operator who grants 5.5 credits
+ * expects to see them (regression: "Granted 5.5 credits; the account now has 15." for 15.5).
+ */
+export async function exactCredits(core: Core, accountId: string): Promise<number> {
+  const { balanceTokens, reservedTokens } = await core.credits.balance(accountId);
+  return Math.max(0, balanceTokens - reservedTokens) / TOKENS_PER_CREDIT;
+}
+
+/** An account as the CLI prints it: its `credits` exact (`exactCredits`). */
+export async function withExactCredits<View extends { id: string; credits: number }>(core: Core, view: View): Promise<View> {
+  return { ...view, credits: await exactCredits(core, view.id) };
+}
+
 export function registerCreditCommands(program: Command, context: CliContext): void {
   const credits = program.command('credits').description('Grant and inspect credits (1 credit = 1,000 tokens)');
 
@@ -39,7 +56,7 @@ export function registerCreditCommands(program: Command, context: CliContext): v
       const result = await withApplication(context, async ({ core }) => {
         await core.accounts.showAccount(options.account);
         await core.credits.grant(options.account, options.credits, options.reason);
-        return { account_id: options.account, granted: options.credits, credits: await core.credits.remainingCredits(options.account) };
+        return { account_id: options.account, granted: options.credits, credits: await exactCredits(core, options.account) };
       });
       print(context.stdout, result, options, () => `Granted ${result.granted} credits; the account now has ${result.credits}.`);
     });
@@ -50,16 +67,20 @@ export function registerCreditCommands(program: Command, context: CliContext): v
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const result = await withApplication(context, async ({ core }) => {
-        await core.accounts.showAccount(options.account);
-        const balance = await core.credits.balance(options.account);
-        return {
-          account_id: options.account,
-          credits: await core.credits.remainingCredits(options.account),
-          balance_tokens: balance.balanceTokens,
-          reserved_tokens: balance.reservedTokens,
-        };
-      });
+      const result = await withApplication(
+        context,
+        async ({ core }) => {
+          await core.accounts.showAccount(options.account);
+          const balance = await core.credits.balance(options.account);
+          return {
+            account_id: options.account,
+            credits: await exactCredits(core, options.account),
+            balance_tokens: balance.balanceTokens,
+            reserved_tokens: balance.reservedTokens,
+          };
+        },
+        READS_ONLY,
+      );
       print(context.stdout, result, options, () => rows(Object.entries(result)));
     });
 
@@ -76,10 +97,14 @@ export function registerCreditCommands(program: Command, context: CliContext): v
     .option('--to <iso>', 'end of the range, exclusive: a day (UTC) or a date and time with Z or an offset (default: now)', parseTimestamp('--to'))
     .option('--json', 'print JSON')
     .action(async (options: { account: string; groupBy: UsageGrouping; from?: string; to?: string; json?: boolean }) => {
-      const usage = await withApplication(context, async ({ core }) => {
-        await core.accounts.showAccount(options.account);
-        return core.usage.aggregate(options.account, { group_by: options.groupBy, from: options.from, to: options.to }, { from: '--from', to: '--to' });
-      });
+      const usage = await withApplication(
+        context,
+        async ({ core }) => {
+          await core.accounts.showAccount(options.account);
+          return core.usage.aggregate(options.account, { group_by: options.groupBy, from: options.from, to: options.to }, { from: '--from', to: '--to' });
+        },
+        READS_ONLY,
+      );
       print(context.stdout, usage, options, () => {
         const columns = ['requests', 'errors', 'model_calls', 'input_tokens', 'output_tokens', 'total_tokens', 'credits_charged'] as const;
         const body = [

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { copyDatabase, type CopyReport } from '../db/copy-database.js';
-import { absoluteDatabaseUrl, engineOf, locateDatabase, migrateDatabase } from '../db/create-store.js';
+import { absoluteDatabaseUrl, locateDatabase, migrateDatabase } from '../db/create-store.js';
 import { CliUsageError, loadCliConfig, refuseMissingDatabase, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
@@ -25,7 +25,9 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { databaseUrl } = loadCliConfig(context);
-      const existed = locateDatabase(databaseUrl).exists;
+      const target = locateDatabase(databaseUrl);
+      // An in-memory database is new at every open: created, never one that "existed" (regression).
+      const existed = target.exists && target.location !== ':memory:';
       // An existing database may lack migrations (an empty PostgreSQL database has them all to
       // apply): they are applied and named, rather than the database called up to date.
       const applied = existed ? (await migrateDatabase(databaseUrl)).applied : [];
@@ -58,13 +60,15 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .action(async (options: { to: string; json?: boolean }) => {
       const { databaseUrl } = loadCliConfig(context);
       refuseMissingDatabase(databaseUrl);
+      let target: string;
       try {
-        engineOf(options.to, '--to');
+        target = absoluteDatabaseUrl(options.to, context.cwd, '--to');
       } catch (err) {
-        // A target naming no engine is the caller's mistake, said about the option they gave.
+        // A target naming no engine or no file is the caller's mistake, said about the option they
+        // gave (regression: --to '' said "unexpected error: DATABASE_URL names no file.").
         throw new CliUsageError((err as Error).message);
       }
-      const report = await copyDatabase(databaseUrl, absoluteDatabaseUrl(options.to, context.cwd));
+      const report = await copyDatabase(databaseUrl, target);
       // The JSON names its fields in snake_case, as every other command's does (regression: ledgerSha256).
       const { ledgerSha256, ...counts } = report;
       print(context.stdout, { ...counts, ledger_sha256: ledgerSha256 }, options, () => describeCopy(report));

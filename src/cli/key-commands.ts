@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
-import { parseList, parseWholeNumber, withApplication, type CliContext } from './context.js';
-import { print, rows, table } from './output.js';
+import { parseList, parseWholeNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
+import { print, printShownOnce, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this key now: it is shown once and only its hash is kept.';
+
+/** What to say when a new key's plaintext could not be printed: it exists, works, and cannot be shown again. */
+function unshownKey(command: 'key' | 'partner-key', id: string): string {
+  return `the ${command === 'key' ? 'API key' : 'partner key'} ${id} was created but could not be shown, and it cannot be shown again. Revoke it with porch ${command} revoke ${id}, then create another.`;
+}
 
 export function registerKeyCommands(program: Command, context: CliContext): void {
   const key = program.command('key').description('Create and manage API keys (mdi_...)');
@@ -26,11 +31,12 @@ export function registerKeyCommands(program: Command, context: CliContext): void
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print(
+      await printShownOnce(
         context.stdout,
         { ...created.key, key: created.plaintext },
         options,
         () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
+        unshownKey('key', created.key.id),
       );
     });
 
@@ -40,7 +46,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const keys = await withApplication(context, ({ core }) => core.accounts.listKeys(options.account));
+      const keys = await withApplication(context, ({ core }) => core.accounts.listKeys(options.account), READS_ONLY);
       print(context.stdout, keys, options, () =>
         keys.length === 0
           ? 'No keys.'
@@ -70,11 +76,12 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .action(async (keyId: string, options: { grace?: number; json?: boolean }) => {
       const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId, { graceSeconds: options.grace ?? 0 }));
       const oldKey = rotated.previous.status === 'active' ? `the old key works until ${rotated.previous.expires_at}` : 'the old key is revoked';
-      print(
+      await printShownOnce(
         context.stdout,
         { ...rotated.key, key: rotated.plaintext, previous: rotated.previous },
         options,
         () => `${rows(Object.entries(rotated.key))}\n\nkey  ${rotated.plaintext}\n${SHOWN_ONCE}\n${oldKey}.`,
+        `${unshownKey('key', rotated.key.id)} (${oldKey})`,
       );
     });
 
@@ -98,11 +105,28 @@ export function registerKeyCommands(program: Command, context: CliContext): void
           ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
         }),
       );
-      print(
+      await printShownOnce(
         context.stdout,
         { ...created.key, key: created.plaintext },
         options,
         () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
+        unshownKey('partner-key', created.key.id),
+      );
+    });
+  partner
+    .command('list')
+    .description("List an organisation's partner keys, revoked ones included (never their plaintext)")
+    .requiredOption('--org <organisation-id>', 'organisation id')
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; json?: boolean }) => {
+      const keys = await withApplication(context, ({ core }) => core.accounts.listPartnerKeys(options.org), READS_ONLY);
+      print(context.stdout, keys, options, () =>
+        keys.length === 0
+          ? 'No partner keys.'
+          : table(
+              ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'],
+              keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes === null ? '(all)' : k.scopes.join(',')]),
+            ),
       );
     });
   partner

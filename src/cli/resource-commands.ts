@@ -80,10 +80,11 @@ export function registerResourceCommands(program: Command, context: CliContext):
     .argument('<kind>', EXECUTABLE_RESOURCES.join(' | '))
     .argument('<id>', 'resource id')
     .requiredOption('--account <account-id>', 'account id')
-    .action(async (kindName: string, id: string, options: { account: string }) => {
+    .option('--json', 'print JSON')
+    .action(async (kindName: string, id: string, options: { account: string; json?: boolean }) => {
       const kind = kindOf(kindName);
       await withApplication(context, ({ core }) => core.lifecycle.delete(kind, options.account, id));
-      context.stdout.write(`Deleted ${kind} ${id}.\n`);
+      print(context.stdout, { kind, id, account_id: options.account, deleted: true }, options, () => `Deleted ${kind} ${id}.`);
     });
 
   const label = program.command('label').description('Name versions of a resource: set production to a version to run it by default, or roll back');

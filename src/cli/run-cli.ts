@@ -7,9 +7,10 @@ import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { PorchError } from '../core/errors.js';
 import { describeFileError } from '../db/file-errors.js';
-import { DatabaseRefusal } from '../db/store.js';
+import { DatabaseRefusal, StoreUnavailableError } from '../db/store.js';
 import { withoutQueryParameters } from '../logger.js';
 import { CliUsageError, type CliContext } from './context.js';
+import { describeOutputFailure, outputWritten } from './output.js';
 import { createProgram } from './program.js';
 
 export interface RunCliOptions {
@@ -51,16 +52,26 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     context.stderr.write(`porch: ${message}\n`);
     return 1;
   };
+  // A write to stdout that fails (a full disk, a closed pipe) is reported as an 'error' event, which
+  // with no listener ended the process with a stack trace (regression: `porch account list > /dev/full`).
+  // It is heard here, and the command then fails with a message once it is done.
+  const ignoreUntilDone = (): void => undefined;
+  options.stdout.on('error', ignoreUntilDone);
   try {
     await createProgram(context).parseAsync([...argv], { from: 'user' });
-    return 0;
+    const failure = await outputWritten(options.stdout);
+    return failure === undefined ? 0 : fail(`${describeOutputFailure(failure)}.`);
   } catch (err) {
+    // The database is busy (another process holds SQLite's lock) or unreachable: its message says so and what to do.
+    if (err instanceof StoreUnavailableError) return fail(err.message);
     if (err instanceof PorchError || err instanceof CliUsageError || err instanceof ConfigError || err instanceof DatabaseRefusal) return fail(err.message);
     // Commander has already written its message (or the help) through the context.
     if (err instanceof CommanderError) return err.exitCode;
     // A path the operator gave that the file system refused (--output to a folder, a missing folder).
     const fileError = describeFileError(err);
     if (fileError !== undefined) return fail(`${fileError}.`);
+    const hostError = describeHostError(err);
+    if (hostError !== undefined) return fail(hostError);
     const listenError = describeListenError(err);
     if (listenError !== undefined) return fail(listenError);
     return fail(`unexpected error: ${describeUnexpected(err)}`);
@@ -78,4 +89,15 @@ function describeListenError(err: unknown): string | undefined {
   if (code === 'EACCES') return `cannot listen on ${where}: this user may not use that port. Choose a port above 1023 with PORT.`;
   if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this host has no such address. Set HOST to one of its addresses, or 0.0.0.0.`;
   return `cannot listen on ${where} (${code}).`;
+}
+
+/**
+ * A HOST that names no address of this machine's resolver: said as HOST's to fix (regression:
+ * "unexpected error: getaddrinfo ENOTFOUND porch.example.com"); undefined for any other error.
+ */
+function describeHostError(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { syscall, code, hostname } = err as { syscall?: unknown; code?: unknown; hostname?: unknown };
+  if (syscall !== 'getaddrinfo' || typeof code !== 'string') return undefined;
+  return `cannot listen on HOST ${typeof hostname === 'string' ? hostname : '?'}: the name does not resolve to an address of this host (${code}). Set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface); the public name belongs in PORCH_PUBLIC_URL.`;
 }

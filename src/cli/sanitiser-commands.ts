@@ -118,8 +118,9 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
     .description('Remove a custom rule or an override (the built-in default applies again)')
     .argument('<rule-id>', 'rule id')
     .requiredOption('--org <organisation-id>', 'organisation id')
-    .action(async (ruleId: string, options: { org: string }) => {
+    .option('--json', 'print JSON')
+    .action(async (ruleId: string, options: { org: string; json?: boolean }) => {
       await withApplication(context, ({ core }) => core.sanitiser.removeRule(options.org, ruleId));
-      context.stdout.write(`Removed ${ruleId}.\n`);
+      print(context.stdout, { id: ruleId, organisation_id: options.org, removed: true }, options, () => `Removed ${ruleId}.`);
     });
 }

@@ -84,7 +84,7 @@ export function registerServeCommands(program: Command, context: CliContext): vo
       const { context: serving, config } = await withChosenPort(context, loadCliConfig(context, { callsModels: true }));
       limitHeapGrowth(serving);
       // An empty PORCH_WORKERS is unset (as compose files leave it); an empty --workers is refused.
-      const workers = parseWorkerCount(options.workers ?? (serving.env.PORCH_WORKERS || undefined));
+      const workers = parseWorkerCount(options.workers ?? (serving.env.PORCH_WORKERS?.trim() || undefined));
       // Each process would have a database of its own, so no limit, credit or key would be shared.
       if (workers > 1 && locateDatabase(config.databaseUrl).location === ':memory:') {
         throw new CliUsageError(

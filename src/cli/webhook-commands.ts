@@ -7,7 +7,7 @@ import { MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus, type WebhookEventType } from '../db/store.js';
 import { CliUsageError, parseList, parsePositiveNumber, parseWholeNumber, withApplication, type CliContext } from './context.js';
 import { thresholdSchema } from '../operations/set-credits-low-threshold.js';
-import { print, rows, table } from './output.js';
+import { print, printShownOnce, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this secret now: it is shown once, and the receiver verifies every delivery with it.';
 
@@ -62,7 +62,13 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
           enabled: !options.disabled,
         }),
       );
-      print(context.stdout, created, options, () => `${rows(Object.entries(created.endpoint))}\n\nsecret  ${created.secret}\n${SHOWN_ONCE}`);
+      await printShownOnce(
+        context.stdout,
+        created,
+        options,
+        () => `${rows(Object.entries(created.endpoint))}\n\nsecret  ${created.secret}\n${SHOWN_ONCE}`,
+        `the webhook endpoint ${created.endpoint.id} was added, but its signing secret could not be shown. Make a new one with porch webhook rotate ${created.endpoint.id} --account ${options.account} --grace 0.`,
+      );
     });
 
   webhook
@@ -114,9 +120,10 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .description('Delete an endpoint with its pending deliveries and delivery log')
     .argument('<endpoint-id>', 'endpoint id')
     .requiredOption('--account <account-id>', 'account id')
-    .action(async (endpointId: string, options: { account: string }) => {
+    .option('--json', 'print JSON')
+    .action(async (endpointId: string, options: { account: string; json?: boolean }) => {
       await withApplication(context, ({ core }) => core.webhooks.remove(options.account, endpointId));
-      context.stdout.write(`Webhook endpoint ${endpointId} is deleted.\n`);
+      print(context.stdout, { id: endpointId, account_id: options.account, deleted: true }, options, () => `Webhook endpoint ${endpointId} is deleted.`);
     });
 
   webhook
@@ -132,7 +139,13 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
         rotated.endpoint.previous_secret_expires_at === null
           ? 'The old secret no longer signs.'
           : `The old secret also signs until ${rotated.endpoint.previous_secret_expires_at}.`;
-      print(context.stdout, rotated, options, () => `secret  ${rotated.secret}\n${SHOWN_ONCE}\n${previous}`);
+      await printShownOnce(
+        context.stdout,
+        rotated,
+        options,
+        () => `secret  ${rotated.secret}\n${SHOWN_ONCE}\n${previous}`,
+        `the signing secret of webhook endpoint ${endpointId} was rotated, but the new one could not be shown (${previous}) Rotate it again.`,
+      );
     });
 
   webhook

@@ -111,10 +111,10 @@ export function locateDatabase(databaseUrl: string): DatabaseTarget {
  * `databaseUrl` with a relative SQLite path made absolute against `cwd`, for a URL given on the
  * command line (`porch db copy --to ./other.db`) rather than read from the environment.
  */
-export function absoluteDatabaseUrl(databaseUrl: string, cwd: string): string {
-  if (engineOf(databaseUrl) !== 'sqlite') return databaseUrl;
-  const location = databaseLocation(databaseUrl, cwd);
-  return isInMemory(location) ? location : `file:${location}`;
+export function absoluteDatabaseUrl(databaseUrl: string, cwd: string, setting = 'DATABASE_URL'): string {
+  if (engineOf(databaseUrl, setting) !== 'sqlite') return databaseUrl;
+  // The absolute path as a plain path, which is read as written: as a file: URL, a % or ? in it would be decoded.
+  return databaseLocation(databaseUrl, cwd, setting);
 }
 
 /** What `porch db migrate` did. */

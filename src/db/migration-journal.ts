@@ -63,3 +63,21 @@ export function refusePendingMigrations(location: string, pending: readonly stri
     `DATABASE_URL: the database ${location} lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} of this version of Porch (${pending.join(', ')}). Apply them with porch db migrate (porch serve also applies them when it starts), then run this command again.`,
   );
 }
+
+/** How many of a foreign database's tables a refusal names. */
+const FOREIGN_TABLES_NAMED = 5;
+
+/**
+ * Throws when a database Porch never migrated already holds tables: another application's
+ * database, which Porch would otherwise fill with its own tables, or refuse as "lacking
+ * migrations" and point to `porch db migrate` (regression). A new or empty database has none.
+ * `tables` are the tables found, sorted; Porch's own migration table is not among them.
+ */
+export function refuseForeignDatabase(location: string, tables: readonly string[]): void {
+  if (tables.length === 0) return;
+  const named = tables.slice(0, FOREIGN_TABLES_NAMED).join(', ');
+  const more = tables.length > FOREIGN_TABLES_NAMED ? ` and ${tables.length - FOREIGN_TABLES_NAMED} more` : '';
+  throw new DatabaseRefusal(
+    `DATABASE_URL: the database ${location} is not a Porch database: it holds tables (${named}${more}) and no Porch migration history. Point DATABASE_URL at a Porch database, or at a new file or an empty database for Porch to set up.`,
+  );
+}

@@ -196,6 +196,19 @@ export function createAccountService(store: Store, clock: Clock) {
     };
   }
 
+  function organisationView(organisation: OrganisationRecord) {
+    return {
+      id: organisation.id,
+      name: organisation.name,
+      eu_only_models: organisation.euOnlyModels,
+      strict_byok: organisation.strictByok,
+      owner_account_id: organisation.ownerAccountId,
+      guardrail_inputs: organisation.guardrailInputs,
+      guardrail_outputs: organisation.guardrailOutputs,
+      guardrail_min_severity: organisation.guardrailMinSeverity,
+    };
+  }
+
   function partnerKeyView(key: PartnerKeyRecord): PartnerKeyView {
     return {
       id: key.id,
@@ -428,16 +441,22 @@ export function createAccountService(store: Store, clock: Clock) {
     ) {
       const updated = await store.organisations.update({ id: organisationId, changes: policy });
       if (!updated) throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
-      return {
-        id: updated.id,
-        name: updated.name,
-        eu_only_models: updated.euOnlyModels,
-        strict_byok: updated.strictByok,
-        owner_account_id: updated.ownerAccountId,
-        guardrail_inputs: updated.guardrailInputs,
-        guardrail_outputs: updated.guardrailOutputs,
-        guardrail_min_severity: updated.guardrailMinSeverity,
-      };
+      return organisationView(updated);
+    },
+
+    /** The organisation and its policies, as `setOrganisationPolicy` answers them. */
+    async showOrganisation(organisationId: string) {
+      const found = await store.organisations.findById(organisationId);
+      if (!found) throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
+      return organisationView(found);
+    },
+
+    /** The organisation's partner keys, revoked ones included (never their plaintext). */
+    async listPartnerKeys(organisationId: string): Promise<PartnerKeyView[]> {
+      if (!(await store.organisations.findById(organisationId))) {
+        throw new PorchError('RESOURCE_NOT_FOUND', `No organisation with id ${organisationId}.`);
+      }
+      return (await store.partnerKeys.listByOrganisation(organisationId)).map(partnerKeyView);
     },
   };
 }

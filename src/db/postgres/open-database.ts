@@ -6,6 +6,7 @@ import pg from 'pg';
 import {
   migrationsAfter,
   readMigrationJournal,
+  refuseForeignDatabase,
   refuseNewerDatabase,
   refusePendingMigrations,
   schemaStatusOf,
@@ -75,6 +76,14 @@ async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promis
   return Number(applied.rows[0]?.newest ?? 0);
 }
 
+/** The tables of the schema Porch's tables go in (the first of the search path, `public` by default), sorted. */
+async function tablesOfSchema(db: NodePgDatabase<typeof schema>): Promise<string[]> {
+  const found = await db.execute<{ name: string }>(
+    sql`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`,
+  );
+  return found.rows.map((row) => row.name);
+}
+
 /**
  * Refuses a database that a newer Porch migrated (the code would read tables it does not know),
  * applies what is pending under a lock, and names what it applied. Processes starting together
@@ -92,6 +101,7 @@ async function applyMigrations(databaseUrl: string, location: string, policy: Pe
   try {
     const db = drizzle({ client, schema });
     const before = await newestAppliedMigration(db);
+    if (before === 0) refuseForeignDatabase(location, await tablesOfSchema(db));
     refuseNewerDatabase(location, before, known);
     const pending = migrationsAfter(known, before);
     refusePendingMigrations(location, pending, policy);

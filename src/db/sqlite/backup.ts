@@ -3,6 +3,7 @@
  * page by page while a server keeps serving from it, which copying the file (and its -wal)
  * by hand does not guarantee.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, linkSync, openSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -43,6 +44,25 @@ export function defaultBackupPath(location: string, now: Date): string {
 }
 
 /**
+ * Gives the finished copy its name, never replacing a file: `link` fails when the name is taken.
+ * A default name another backup took meanwhile (two started in the same second) is replaced by
+ * the next free one, `nextName` (regression: the second backup failed with "already exists",
+ * though the documentation promises `-2`); a name the operator gave is never changed.
+ */
+function publish(partial: string, target: string, nextName: (() => string) | undefined): string {
+  for (let name = target; ; ) {
+    try {
+      linkSync(partial, name);
+      return name;
+    } catch (err) {
+      const taken = err instanceof Error && 'code' in err && err.code === 'EEXIST';
+      if (!taken || nextName === undefined) throw err;
+      name = nextName();
+    }
+  }
+}
+
+/**
  * How long the copy may go without copying a page before it is given up. SQLite's backup step
  * answers "busy, try again" for a database it cannot read at all (a read-only -shm file left by
  * another user), and better-sqlite3 then retries for ever at full speed (regression: it spun for
@@ -60,7 +80,7 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
   const location = databaseLocation(databaseUrl);
   if (isInMemory(location)) throw new DatabaseRefusal('DATABASE_URL names an in-memory database, which has nothing to back up.');
   if (!existsSync(location)) throw new DatabaseRefusal(`No Porch database at ${location} to back up.`);
-  const target = destination === undefined ? defaultBackupPath(location, now) : resolve(destination);
+  let target = destination === undefined ? defaultBackupPath(location, now) : resolve(destination);
   if (existsSync(target)) {
     // A folder is named by mistake more often than a file: say which it is (regression: "already exists" for both).
     if (statSync(target).isDirectory())
@@ -69,7 +89,8 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
   }
   // Written under a name of its own, and given the backup's name only once whole: a backup cut
   // short (an error, Ctrl-C) never leaves a file that looks like a backup or blocks the next one.
-  const partial = `${target}.partial-${process.pid}`;
+  // Random as well as the process's: backups started together in one process share its pid.
+  const partial = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   // Created empty and owner-only before SQLite writes to it, so it is never readable by others.
   try {
     closeSync(openSync(partial, 'wx', BACKUP_FILE_MODE));
@@ -87,9 +108,10 @@ export async function backupSqlite(databaseUrl: string, destination: string | un
       },
     });
     chmodSync(partial, BACKUP_FILE_MODE);
-    linkSync(partial, target);
+    target = publish(partial, target, destination === undefined ? () => defaultBackupPath(location, now) : undefined);
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
+    if (err instanceof DatabaseRefusal) throw err;
     const exists = err instanceof Error && 'code' in err && err.code === 'EEXIST';
     if (exists) throw new DatabaseRefusal(`${target} already exists; a backup never overwrites a file.`);
     // SQLite's own message ("file is not a database", "database or disk is full") names no file.

@@ -7,6 +7,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import {
   migrationsAfter,
   readMigrationJournal,
+  refuseForeignDatabase,
   refuseNewerDatabase,
   refusePendingMigrations,
   schemaStatusOf,
@@ -49,13 +50,44 @@ const SQLITE_COMPANION_SUFFIXES = ['', '-wal', '-shm'];
 
 /**
  * Turns `DATABASE_URL` (`file:./data/porch.db`, a plain path, or `:memory:`) into a location;
- * a relative path is resolved against `cwd`.
+ * a relative path is resolved against `cwd`. `setting` names where the URL was given, for errors.
+ *
+ * A plain path is taken as written. A `file:` URL is read as a URL (regression: stripping `file:`
+ * created `/localhost/...` for `file://localhost/...`, a file named `my%20db.db`, and one named
+ * `porch.db?mode=ro`): `file:relative/path`, `file:/absolute/path`, or `file://host/absolute/path`
+ * with no host or `localhost`; the path is percent-decoded; query parameters and fragments,
+ * which SQLite URLs use for open modes Porch does not offer, are refused.
  */
-export function databaseLocation(databaseUrl: string, cwd = process.cwd()): string {
+export function databaseLocation(databaseUrl: string, cwd = process.cwd(), setting = 'DATABASE_URL'): string {
   if (databaseUrl === IN_MEMORY || databaseUrl === `file:${IN_MEMORY}`) return IN_MEMORY;
-  const path = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
-  if (path.length === 0) throw new Error('DATABASE_URL names no file.');
+  const path = /^file:/i.test(databaseUrl) ? fileUrlPath(databaseUrl, setting) : databaseUrl;
+  if (path.length === 0) throw new Error(`${setting} names no file.`);
   return resolve(cwd, path);
+}
+
+/** The path of a `file:` URL, decoded (see `databaseLocation`). Errors never quote the URL beyond its host. */
+function fileUrlPath(fileUrl: string, setting: string): string {
+  const rest = fileUrl.slice('file:'.length);
+  const end = rest.search(/[?#]/);
+  if (end !== -1) {
+    throw new Error(
+      `${setting}: a file: URL takes no query parameters or fragment (${rest[end] === '?' ? rest.slice(end).split('=')[0] : '#'}...); Porch sets SQLite's open mode itself. Write the path alone, percent-encoding a ? or # in a file name (%3F, %23).`,
+    );
+  }
+  let encodedPath = rest;
+  if (rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    const host = rest.slice(2, slash === -1 ? undefined : slash);
+    if (host !== '' && host.toLowerCase() !== 'localhost') {
+      throw new Error(`${setting}: a file: URL names a file on this host: file:///absolute/path or file://localhost/absolute/path, not the host ${host}.`);
+    }
+    encodedPath = slash === -1 ? '' : rest.slice(slash);
+  }
+  try {
+    return decodeURIComponent(encodedPath);
+  } catch {
+    throw new Error(`${setting}: the path of the file: URL is not valid percent-encoding (write % itself as %25).`);
+  }
 }
 
 export function isInMemory(location: string): boolean {
@@ -124,6 +156,19 @@ function newestAppliedMigration(sqlite: Database.Database): number {
 }
 
 /**
+ * Refuses a file that holds tables but no Porch migration history: another application's
+ * database (`refuseForeignDatabase`). Checked before Porch changes anything in it (its journal mode).
+ */
+function refuseForeignSqlite(sqlite: Database.Database, location: string): void {
+  if (newestAppliedMigration(sqlite) !== 0) return;
+  const tables = sqlite
+    .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name <> '__drizzle_migrations' order by name`)
+    .pluck()
+    .all() as string[];
+  refuseForeignDatabase(location, tables);
+}
+
+/**
  * Applies the pending migrations (or refuses them, as `policy` says) and names them. A database a
  * newer Porch migrated is refused (drizzle alone would open it silently and this code would
  * misread its tables).
@@ -133,7 +178,9 @@ function applyMigrations(db: PorchDatabase, sqlite: Database.Database, location:
   const newestApplied = newestAppliedMigration(sqlite);
   refuseNewerDatabase(location, newestApplied, known);
   const pending = migrationsAfter(known, newestApplied);
-  refusePendingMigrations(location, pending, policy);
+  // An in-memory database is new at every open: there is nothing to protect, and `porch db migrate`
+  // could not help (regression: every command on :memory: pointed to it).
+  refusePendingMigrations(location, pending, isInMemory(location) ? 'apply' : policy);
   if (pending.length > 0) migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return pending;
 }
@@ -148,6 +195,7 @@ function connect(location: string): Database.Database {
   try {
     if (!isInMemory(location)) restrictDatabaseFiles(location);
     sqlite = new Database(location);
+    refuseForeignSqlite(sqlite, location);
     // WAL lets readers run beside the writer; NORMAL sync is durable across a process crash
     // (kill -9), which is the failure the server must survive without fsync on every request.
     sqlite.pragma('journal_mode = WAL');
@@ -157,6 +205,7 @@ function connect(location: string): Database.Database {
     return sqlite;
   } catch (err) {
     sqlite?.close();
+    if (err instanceof DatabaseRefusal) throw err;
     throw new DatabaseRefusal(`DATABASE_URL: cannot open the SQLite database ${location}: ${(err as Error).message}.`, { cause: err });
   }
 }

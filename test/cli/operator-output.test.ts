@@ -1,0 +1,173 @@
+/**
+ * What the operator CLI shows: exact credits, partner keys and organisation policies, a JSON
+ * result from every command that changes something, and no key file made by a command that only reads.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
+import { runPorchIn } from '../helpers/cli.js';
+
+let directory: string;
+let env: NodeJS.ProcessEnv;
+
+const porch = (...args: string[]) => runPorchIn(directory, env, ...args);
+
+/** `porch ...args --json`, parsed; fails the test with stderr when the command fails. */
+async function porchJson<Result>(...args: string[]): Promise<Result> {
+  const result = await porch(...args, '--json');
+  expect(result.code, `porch ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as Result;
+}
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'porch-cli-output-'));
+  await writeFile(join(directory, 'porch.config.yaml'), stringify({ webhooks: { allow_hosts: ['127.0.0.1'] } }));
+  env = { PATH: process.env.PATH ?? '', DATABASE_URL: `file:${join(directory, 'porch.db')}`, LOG_LEVEL: 'silent' };
+  expect((await porch('db', 'init')).code).toBe(0);
+});
+afterAll(() => rm(directory, { recursive: true, force: true }));
+
+type AccountJson = { id: string; organisation_id: string; credits: number };
+
+describe('credits', () => {
+  // Regression: "Granted 5.5 credits; the account now has 15." for a balance of 15.5, and `credits` floored in JSON.
+  it('are shown exactly, to the token, in text and JSON', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'exact@example.com', '--credits', '10');
+    const granted = await porch('credits', 'grant', '--account', account.id, '--credits', '5.5');
+    expect(granted.stdout).toBe('Granted 5.5 credits; the account now has 15.5.\n');
+    expect(await porchJson('credits', 'grant', '--account', account.id, '--credits', '6.001')).toMatchObject({ granted: 6.001, credits: 21.501 });
+    expect(await porchJson('credits', 'show', '--account', account.id)).toMatchObject({ credits: 21.501, balance_tokens: 21_501 });
+    expect(await porchJson('account', 'show', account.id)).toMatchObject({ credits: 21.501 });
+    const listed = await porchJson<AccountJson[]>('account', 'list');
+    expect(listed.find((listedAccount) => listedAccount.id === account.id)?.credits).toBe(21.501);
+    expect(await porchJson('account', 'create', '--email', 'half@example.com', '--credits', '0.5')).toMatchObject({ credits: 0.5 });
+    expect((await porch('account', 'list')).stdout).toMatch(/exact@example\.com\s+expert\s+21\.501/);
+  });
+});
+
+describe('partner keys and organisation policies', () => {
+  // Regression: partner keys, which act for any account of the organisation, could be found only with SQL.
+  it('are listed by porch partner-key list, revoked ones included, never with their plaintext', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'partner@example.com');
+    const created = await porchJson<{ id: string; key: string }>(
+      'partner-key',
+      'create',
+      '--org',
+      account.organisation_id,
+      '--name',
+      'Acme',
+      '--scopes',
+      'api:judge',
+    );
+    const other = await porchJson<{ id: string }>('partner-key', 'create', '--org', account.organisation_id);
+    await porch('partner-key', 'revoke', other.id);
+    const listed = await porchJson<Array<{ id: string; name: string; status: string; scopes: string[] | null }>>(
+      'partner-key',
+      'list',
+      '--org',
+      account.organisation_id,
+    );
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: created.id, name: 'Acme', status: 'active', scopes: ['api:judge'] }),
+        expect.objectContaining({ id: other.id, status: 'revoked' }),
+      ]),
+    );
+    expect(listed).toHaveLength(2);
+    const text = await porch('partner-key', 'list', '--org', account.organisation_id);
+    expect(text.stdout).toMatch(new RegExp(`${created.id}\\s+Acme\\s+mpk_\\S+\\s+active`));
+    expect(text.stdout).not.toContain(created.key);
+    const missing = await porch('partner-key', 'list', '--org', '00000000-0000-0000-0000-000000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No organisation with id 00000000-0000-0000-0000-000000000000');
+  });
+
+  // Regression: `porch org set` changed policies that no command could show.
+  it('are shown by porch org show, as org set answers them', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'policy@example.com');
+    const set = await porchJson<Record<string, unknown>>('org', 'set', account.organisation_id, '--eu-only-models', 'on', '--guardrail-inputs', 'redact');
+    const shown = await porchJson<Record<string, unknown>>('org', 'show', account.organisation_id);
+    expect(shown).toEqual(set);
+    expect(shown).toMatchObject({ id: account.organisation_id, eu_only_models: true, guardrail_inputs: 'redact' });
+    expect((await porch('org', 'show', account.organisation_id)).stdout).toMatch(/eu_only_models\s+true/);
+  });
+});
+
+describe('--json', () => {
+  // Regression: refused as an unknown option by resource delete, webhook remove and sanitiser rule remove.
+  it('prints what a delete or remove did', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'json@example.com');
+    const bundle = join(directory, 'bundle.yaml');
+    await writeFile(bundle, stringify(DEMO_BUNDLE));
+    expect((await porch('import', bundle, '--account', account.id)).code).toBe(0);
+    const [composition] = await porchJson<Array<{ id: string }>>('resource', 'list', 'composition', '--account', account.id);
+    const compositionId = composition?.id ?? '';
+    expect(await porchJson('resource', 'delete', 'composition', compositionId, '--account', account.id)).toEqual({
+      kind: 'composition',
+      id: compositionId,
+      account_id: account.id,
+      deleted: true,
+    });
+    const endpoint = await porchJson<{ endpoint: { id: string } }>(
+      'webhook',
+      'add',
+      '--account',
+      account.id,
+      '--url',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'run.completed',
+    );
+    expect(await porchJson('webhook', 'remove', endpoint.endpoint.id, '--account', account.id)).toMatchObject({ id: endpoint.endpoint.id, deleted: true });
+    expect((await porch('sanitiser', 'rule', 'add', '--org', account.organisation_id, '--id', 'custom.x', '--label', 'X', '--keywords', 'a')).code).toBe(0);
+    expect(await porchJson('sanitiser', 'rule', 'remove', 'custom.x', '--org', account.organisation_id)).toEqual({
+      id: 'custom.x',
+      organisation_id: account.organisation_id,
+      removed: true,
+    });
+  });
+});
+
+describe('the secret key file', () => {
+  // Regression: every command, `porch account list` included, generated secret.key.
+  it('is created only by a command that may encrypt with it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'porch-cli-secret-'));
+    const keyFile = join(folder, 'secret.key');
+    const here = { ...env, DATABASE_URL: `file:${join(folder, 'porch.db')}`, PORCH_DATA_DIR: folder };
+    try {
+      // db init creates the database; the key file is left to a command that needs it.
+      expect((await runPorchIn(folder, here, 'db', 'init')).code).toBe(0);
+      const removeKey = async () => rm(keyFile, { force: true });
+      await removeKey();
+      for (const args of [
+        ['account', 'list'],
+        ['account', 'list', '--json'],
+      ]) {
+        const result = await runPorchIn(folder, here, ...args);
+        expect(result.code, result.stderr).toBe(0);
+        expect(existsSync(keyFile), `porch ${args.join(' ')}`).toBe(false);
+      }
+      const created = await runPorchIn(folder, here, 'account', 'create', '--email', 'key@example.com', '--json');
+      const accountId = (JSON.parse(created.stdout) as { id: string }).id;
+      for (const args of [
+        ['account', 'show', accountId],
+        ['credits', 'show', '--account', accountId],
+        ['key', 'list', '--account', accountId],
+        ['usage', '--account', accountId],
+      ]) {
+        await removeKey();
+        const result = await runPorchIn(folder, here, ...args);
+        expect(result.code, result.stderr).toBe(0);
+        expect(existsSync(keyFile), `porch ${args.join(' ')}`).toBe(false);
+      }
+      await runPorchIn(folder, here, 'webhook', 'add', '--account', accountId, '--url', 'https://hooks.example.com/x', '--events', 'run.completed');
+      expect(existsSync(keyFile), 'webhook add encrypts the signing secret').toBe(true);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
