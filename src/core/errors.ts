@@ -214,6 +214,22 @@ export class CallStopped extends Error {
   override readonly name = 'CallStopped';
 }
 
+/** How many causes deep a CallStopped is looked for: a workflow hands it to its nodes wrapped in its own error. */
+const MAX_STOP_CAUSE_DEPTH = 3;
+
+/**
+ * Whether `err` is a CallStopped or was caused by one: what it ended was stopped from outside
+ * (its caller went away or cancelled it), and nothing failed.
+ */
+export function isCallStop(err: unknown): boolean {
+  let cause: unknown = err;
+  for (let depth = 0; depth <= MAX_STOP_CAUSE_DEPTH && cause instanceof Error; depth++) {
+    if (cause instanceof CallStopped) return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
 export function isPorchError(value: unknown): value is PorchError {
   return value instanceof PorchError;
 }

@@ -5,7 +5,7 @@
  */
 import { openAiSdk } from './openai-sdk.js';
 
-import { CallStopped, PorchError } from '../errors.js';
+import { CallStopped, isCallStop, PorchError } from '../errors.js';
 
 /** Statuses with which a provider says "this key is not acceptable". */
 const KEY_REJECTED_STATUSES: ReadonlySet<number> = new Set([401, 403]);
@@ -21,7 +21,12 @@ export interface UpstreamErrorContext {
   signal?: AbortSignal | undefined;
 }
 
-/** The caller's signal fired: distinguish a deadline (AbortSignal.timeout) from a cancellation. */
+/**
+ * The caller's signal fired: distinguish a deadline (AbortSignal.timeout) from a cancellation.
+ * A call stopped from outside keeps its CallStopped as the cause, so whoever records the
+ * execution can tell a stop from a provider failure (a run its caller stopped ends `cancelled`,
+ * with no error code that means an outage: run-recorder.ts).
+ */
 export function abortedError(provider: string, signal: AbortSignal, cause?: unknown): PorchError {
   const reason: unknown = signal.reason;
   const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
@@ -30,7 +35,7 @@ export function abortedError(provider: string, signal: AbortSignal, cause?: unkn
     : reason instanceof CallStopped
       ? `The call to the AI provider '${provider}' was stopped: ${reason.message}.`
       : `The call to the AI provider '${provider}' was stopped before it finished.`;
-  return new PorchError('AI_SERVICE_ERROR', message, {}, { cause: cause ?? reason });
+  return new PorchError('AI_SERVICE_ERROR', message, {}, { cause: isCallStop(reason) ? reason : (cause ?? reason) });
 }
 
 /** An upstream answer Porch could not use (not JSON, no choices, no text). */

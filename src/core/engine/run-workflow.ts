@@ -15,6 +15,10 @@
  * whichever comes first. The engine also races the call against that signal, so a node that
  * ignores the signal still fails on time; its late answer is discarded.
  *
+ * Stops from outside: the caller's signal (its client went away, its owner cancelled the run)
+ * stops the run like a failure, but no node failed: the nodes it cut off are `skipped`, with the
+ * time they ran, and the run's answer is `failed` with no failed node (`stoppedByCaller`).
+ *
  * Errors recorded in the trace are safe to show: a PorchError's code and message as they are,
  * anything else as INTERNAL_ERROR with the generic message (never a stack or an upstream body).
  * The raw error goes to `onNodeError` so the caller can log it.
@@ -82,8 +86,10 @@ export interface RunWorkflowOptions {
   /** Source of timestamps and durations. Default the system clock. */
   clock?: Clock;
   /**
-   * Cancels the run (e.g. the client went away or the server is stopping). Running nodes fail
-   * with the signal's reason when it is a PorchError, otherwise with SERVICE_UNAVAILABLE.
+   * Cancels the run (e.g. the client went away, or its owner cancelled it). Running nodes fail
+   * with the signal's reason when it is a PorchError (a deadline the caller set); any other reason
+   * is a stop from outside: running nodes are cut off, and are `skipped` in the trace with the
+   * time they ran, never failed with an error code (see `stoppedByCaller`).
    */
   signal?: AbortSignal;
   /** Receives every node failure with the raw error, for logging. Must not throw. */
@@ -126,6 +132,7 @@ export interface NodeResult {
 }
 
 export interface WorkflowRunResult {
+  /** `failed` when a node did not complete: it failed, or the run was stopped from outside (`stoppedByCaller`). */
   status: 'completed' | 'failed';
   /** Output name -> node output, for the nodes that completed. */
   outputs: Record<string, NodeOutput>;
@@ -134,6 +141,28 @@ export interface WorkflowRunResult {
   /** Sum over the nodes that reported usage, failed nodes whose call was charged included. */
   token_usage: TokenUsage;
   duration_ms: number;
+}
+
+/**
+ * Whether a workflow's answer (its status and full trace) is that of a run stopped from outside
+ * (its caller went away, or its owner cancelled it) rather than one that failed. Every other way
+ * a run can fail (a node's error, a time limit, a refusal) fails a node; a stopped run only
+ * skips nodes: those it cut off and those it never started.
+ */
+export function stoppedByCaller(result: unknown): boolean {
+  if (typeof result !== 'object' || result === null || !('status' in result) || !('node_results' in result)) return false;
+  const { status, node_results: nodeResults } = result;
+  if (status !== 'failed' || !Array.isArray(nodeResults) || nodeResults.length === 0) return false;
+  return nodeResults.every((node: unknown) => typeof node === 'object' && node !== null && 'status' in node && node.status !== 'failed');
+}
+
+/**
+ * The reason running nodes are aborted with when the caller's signal stops the run: they are cut
+ * off, not failed. Its cause is the signal's reason (a CallStopped from a door or the run queue),
+ * which telemetry reads from the nodes' signals.
+ */
+class RunStopped extends Error {
+  override readonly name = 'RunStopped';
 }
 
 /**
@@ -238,7 +267,9 @@ type NodeState =
       tokenUsage: TokenUsage | null;
       guardrailFindings: GuardrailFinding[];
     }
-  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError; model: string | null; tokenUsage: TokenUsage | null };
+  | { status: 'failed'; startedAt: number; finishedAt: number; error: PorchError; model: string | null; tokenUsage: TokenUsage | null }
+  /** Running when the caller's signal stopped the run: no output, no error. */
+  | { status: 'cut_off'; startedAt: number; finishedAt: number };
 
 /** One run: its bookkeeping lives here so runWorkflow stays a straight line. */
 class WorkflowRun {
@@ -263,10 +294,9 @@ class WorkflowRun {
   private outputCharacters = 0;
   private readonly onCancel = (): void => {
     const reason: unknown = this.options.signal?.reason;
-    // The cause keeps why (a CallStopped: the client went away), which telemetry reads from the nodes' signals.
-    this.stop(
-      isPorchError(reason) ? reason : new PorchError('SERVICE_UNAVAILABLE', 'The workflow run was cancelled before it finished.', {}, { cause: reason }),
-    );
+    // A stop is not an outage: the nodes it cuts off are skipped, not failed with SERVICE_UNAVAILABLE
+    // (regression: a cancelled run's trace and its run.failed webhook read as the database being down).
+    this.stop(isPorchError(reason) ? reason : new RunStopped('The workflow run was stopped before it finished.', { cause: reason }));
   };
 
   constructor(
@@ -309,7 +339,7 @@ class WorkflowRun {
     }
   }
 
-  private stop(reason: PorchError): void {
+  private stop(reason: PorchError | RunStopped): void {
     if (this.finished) return;
     this.stopped = true;
     this.runController.abort(reason);
@@ -464,6 +494,12 @@ class WorkflowRun {
   }
 
   private fail(index: number, startedAt: number, err: unknown): void {
+    if (err instanceof RunStopped) {
+      // Cut off by the stop, which is reported with the run, not as this node's failure.
+      this.states[index] = { status: 'cut_off', startedAt, finishedAt: this.options.clock.now() };
+      this.stopped = true;
+      return;
+    }
     const node = this.compiled.nodes[index];
     const used = typeof err === 'object' && err !== null ? usageOfFailures.get(err) : undefined;
     this.states[index] = {
@@ -526,6 +562,21 @@ class WorkflowRun {
           token_usage: state.tokenUsage,
           duration_ms: state.finishedAt - state.startedAt,
           error: { code: state.error.code, message: state.error.message },
+          started_at: toIsoTimestamp(state.startedAt),
+          finished_at: toIsoTimestamp(state.finishedAt),
+          ...this.resourceOf(index),
+        };
+      case 'cut_off':
+        // Started, then cut off by a stop from outside: skipped, with the time it ran.
+        return {
+          node_id: id,
+          kind,
+          status: 'skipped',
+          output: null,
+          model: null,
+          token_usage: null,
+          duration_ms: state.finishedAt - state.startedAt,
+          error: null,
           started_at: toIsoTimestamp(state.startedAt),
           finished_at: toIsoTimestamp(state.finishedAt),
           ...this.resourceOf(index),

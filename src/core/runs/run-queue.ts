@@ -27,7 +27,7 @@ import { newId } from '../ids.js';
 import type { Instance } from '../instance.js';
 import { type Telemetry, traceHeadersOf } from '../telemetry/telemetry.js';
 import { runFinishedEvents } from '../webhooks/events.js';
-import { failedResult, outcomeColumns, type RunOutcome } from './run-recorder.js';
+import { cancelledResult, failedResult, outcomeColumns, type RunOutcome } from './run-recorder.js';
 import { requireRunScope } from './runs.js';
 
 /** A run cut off by a stopped process is tried this many times in all, then failed. */
@@ -143,13 +143,16 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         await store.runs.noteAttemptCost({ id: run.id, instanceId, ...totalsOverAttempts(run, outcome) });
         return;
       }
-      const status = outcome.status === 'failed' && job.cancelled ? 'cancelled' : outcome.status;
+      // A run its owner cancelled ends cancelled, with no error code in its result (run-recorder.ts).
+      const cancelled = outcome.status === 'failed' && job.cancelled;
+      const status = cancelled ? 'cancelled' : outcome.status;
+      const result = cancelled ? cancelledResult(outcome.result) : outcome.result;
       // With the store out of reach, the ending waits until it lands (deferred-writes.ts), and so
       // does its fallback, wherever the refusal comes: now or in a later attempt (regression: a
       // retried ending the store refused was dropped, and the run stayed `running`).
       await deferredWrites.attempt(`the ending of run ${run.id}`, async () => {
         try {
-          await complete(run, instanceId, { ...outcome, status });
+          await complete(run, instanceId, { ...outcome, status, result });
         } catch (err) {
           if (isStoreUnavailable(err)) throw err;
           // The outcome could not be written (a result the store refuses): the run still ends,
@@ -234,11 +237,21 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
     for (const id of await store.runs.cancelRequested([...active.keys()])) abort(id);
   }
 
+  /**
+   * Cancels the run this process executes. Its calls are aborted only after the event loop has
+   * read what already arrived: a provider's answer that reached this process just before the
+   * cancel did (its bytes waiting on the socket while the cancel was handled) is read, settled
+   * and charged, and the run ends `completed`, rather than the answer being dropped unread and
+   * unpaid (regression: 14 of 26 runs cancelled within a few ms of their answer charged 0 tokens).
+   * One immediate runs after the I/O callbacks of this turn; the second after the next turn's
+   * poll, which does not wait while immediates are due, so it reads every socket already readable.
+   */
   function abort(id: string): ActiveRun | undefined {
     const job = active.get(id);
-    if (job) {
+    if (job && !job.cancelled) {
       job.cancelled = true;
-      job.controller.abort(new CallStopped('its run was cancelled'));
+      const reason = new CallStopped('its run was cancelled');
+      setImmediate(() => setImmediate(() => job.controller.abort(reason)));
     }
     return job;
   }
@@ -302,7 +315,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
 
     /**
      * Cancels one of the account's runs: a queued run at once; a running one is aborted (here,
-     * or by the process running it within a poll interval), keeping the usage it already had.
+     * or by the process running it within a poll interval), keeping the usage it already had. A
+     * run whose last answer had already arrived ends completed instead (see `abort`).
      */
     async cancel(caller: Caller, id: string): Promise<RunRecord> {
       const accountId = caller.account.id;

@@ -3,12 +3,18 @@
  * whom, how it ended, what it cost, and its payload (the inputs and the result or trace) until
  * retention drops it. The execute methods call `record` once each, after the execution ended; the
  * run's webhook event (`run.completed` or `run.failed`) is written in the same transaction.
+ *
+ * An execution its caller stopped (the client went away, the MCP call or the queued run was
+ * cancelled) did not fail: its run ends `cancelled`, which sends no webhook, and its result holds
+ * no error code, as those codes mean a fault to retry (`AI_SERVICE_ERROR`) or an outage
+ * (`SERVICE_UNAVAILABLE`). See `cancelledResult`.
  */
 import { type RunKind, type RunRecord, type RunRepository, StoreUnavailableError } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
-import { PorchError, toPorchError } from '../errors.js';
+import { isCallStop, PorchError, toPorchError } from '../errors.js';
+import { stoppedByCaller } from '../engine/run-workflow.js';
 import { newId } from '../ids.js';
 import { runFinishedEvents } from '../webhooks/events.js';
 
@@ -30,6 +36,9 @@ export interface RunOutcome {
 
 const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
+/** The results `failedResult` made for an execution its caller stopped (see `endedByCaller`). */
+const resultsOfStops = new WeakSet<object>();
+
 /**
  * A failed execution's result as a run keeps it: the error's code and safe message, never a stack.
  * The store out of reach is SERVICE_UNAVAILABLE, as the request would have answered, not a fault.
@@ -37,7 +46,29 @@ const NO_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 
 export function failedResult(err: unknown): { error: { code: string; message: string } } {
   const error =
     err instanceof PorchError || err instanceof StoreUnavailableError ? toPorchError(err) : new PorchError('INTERNAL_ERROR', 'The execution failed.');
-  return { error: { code: error.code, message: error.message } };
+  const result = { error: { code: error.code, message: error.message } };
+  if (isCallStop(err)) resultsOfStops.add(result);
+  return result;
+}
+
+/**
+ * Whether a failed execution was stopped by its caller rather than failing: its call ended with
+ * a CallStopped (the client went away, the MCP call was cancelled), or its workflow was stopped
+ * with nothing failed (`stoppedByCaller`).
+ */
+export function endedByCaller(outcome: { status: string; result: unknown }): boolean {
+  if (outcome.status !== 'failed') return false;
+  const { result } = outcome;
+  return (typeof result === 'object' && result !== null && resultsOfStops.has(result)) || stoppedByCaller(result);
+}
+
+/**
+ * What a cancelled run keeps as its result: nothing for a single call (the call's error would be
+ * a code that means a provider fault); a workflow's answer as it stood, its completed nodes with
+ * their outputs and usage, the nodes the stop cut off or never started `skipped`, and no error.
+ */
+export function cancelledResult(result: unknown): unknown {
+  return typeof result === 'object' && result !== null && 'error' in result ? null : result;
 }
 
 /** How a run ended, as the run's columns hold it: the same for a run recorded in its request and a queued run's final write. */
@@ -65,6 +96,7 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
     async record(caller: Caller, outcome: RunOutcome): Promise<string> {
       const id = outcome.runId ?? newId();
       const finishedAt = clock.now();
+      const cancelled = endedByCaller(outcome);
       // Executed in its request: it was created when the request's execution started, and was never queued.
       const startedAt = finishedAt - outcome.durationMs;
       const run: RunRecord = {
@@ -76,8 +108,9 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         resourceId: outcome.resourceId,
         version: outcome.version,
         ...outcomeColumns(outcome),
+        status: cancelled ? 'cancelled' : outcome.status,
         createdAt: startedAt,
-        payload: { inputs: outcome.inputs, result: outcome.result },
+        payload: { inputs: outcome.inputs, result: cancelled ? cancelledResult(outcome.result) : outcome.result },
         attempts: 0,
         claimedBy: null,
         startedAt,
