@@ -4,7 +4,7 @@ import type { AccountTokenPurpose } from '../db/store.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
 import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
-import { withExactCredits } from './credit-commands.js';
+import { withAvailableBalance } from './credit-commands.js';
 import { print, rows, table } from './output.js';
 
 /** A plan named by `name` (the option or argument, so the message says which one was wrong). */
@@ -29,7 +29,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .option('--json', 'print JSON')
     .action(async (options: { email: string; name?: string; plan: Plan; credits: number; organisation?: string; json?: boolean }) => {
       const created = await withApplication(context, async ({ core }) =>
-        withExactCredits(
+        withAvailableBalance(
           core,
           await core.accounts.createAccount({
             email: options.email,
@@ -79,15 +79,15 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .action(async (options: { json?: boolean }) => {
       const accounts = await withApplication(
         context,
-        async ({ core }) => Promise.all((await core.accounts.listAccounts()).map((listed) => withExactCredits(core, listed))),
+        async ({ core }) => Promise.all((await core.accounts.listAccounts()).map((listed) => withAvailableBalance(core, listed))),
         READS_ONLY,
       );
       print(context.stdout, accounts, options, () =>
         accounts.length === 0
           ? 'No accounts.'
           : table(
-              ['ID', 'EMAIL', 'PLAN', 'CREDITS'],
-              accounts.map((a) => [a.id, a.email, a.plan, a.credits]),
+              ['ID', 'EMAIL', 'PLAN', 'CREDITS', 'AVAILABLE TOKENS'],
+              accounts.map((a) => [a.id, a.email, a.plan, a.credits, a.available_tokens]),
             ),
       );
     });
@@ -98,7 +98,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .argument('<account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (accountId: string, options: { json?: boolean }) => {
-      const shown = await withApplication(context, async ({ core }) => withExactCredits(core, await core.accounts.showAccount(accountId)), READS_ONLY);
+      const shown = await withApplication(context, async ({ core }) => withAvailableBalance(core, await core.accounts.showAccount(accountId)), READS_ONLY);
       print(context.stdout, shown, options, () => {
         const { keys, ...fields } = shown;
         const keyTable =
@@ -119,7 +119,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .argument('<plan>', `plan: ${PLANS.join(', ')}`, parsePlan('<plan>'))
     .option('--json', 'print JSON')
     .action(async (accountId: string, plan: Plan, options: { json?: boolean }) => {
-      const updated = await withApplication(context, async ({ core }) => withExactCredits(core, await core.accounts.setPlan(accountId, plan)));
+      const updated = await withApplication(context, async ({ core }) => withAvailableBalance(core, await core.accounts.setPlan(accountId, plan)));
       print(context.stdout, updated, options, () => `Account ${updated.id} is now on the ${updated.plan} plan.`);
     });
 

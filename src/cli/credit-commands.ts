@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Core } from '../core/core.js';
-import { TOKENS_PER_CREDIT } from '../core/credits/credits.js';
+import { TOKENS_PER_CREDIT, tokensToCredits } from '../core/credits/credits.js';
 import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
 import { CliUsageError, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
 import { instantInputSchema } from '../operations/schemas.js';
@@ -28,18 +28,26 @@ function parseTimestamp(name: string) {
 }
 
 /**
- * An account's available credits as the CLI shows them: exact, tokens / 1,000 (so at most three
- * decimals). The API's X-Credits-Remaining shows whole credits; an operator who grants 5.5 credits
- * expects to see them (regression: "Granted 5.5 credits; the account now has 15." for 15.5).
+ * An account's available balance as the CLI shows it: `credits` whole, rounded down as everywhere
+ * credits are shown (DECISIONS: floor(tokens / 1000)), beside `available_tokens`, exact. An
+ * operator who grants 5.5 credits sees where the half went (regression: "Granted 5.5 credits;
+ * the account now has 15." with nothing to say the balance was 15,500 tokens).
  */
-export async function exactCredits(core: Core, accountId: string): Promise<number> {
+export async function availableBalance(core: Core, accountId: string): Promise<{ credits: number; available_tokens: number }> {
   const { balanceTokens, reservedTokens } = await core.credits.balance(accountId);
-  return Math.max(0, balanceTokens - reservedTokens) / TOKENS_PER_CREDIT;
+  const available = Math.max(0, balanceTokens - reservedTokens);
+  return { credits: tokensToCredits(available), available_tokens: available };
 }
 
-/** An account as the CLI prints it: its `credits` exact (`exactCredits`). */
-export async function withExactCredits<View extends { id: string; credits: number }>(core: Core, view: View): Promise<View> {
-  return { ...view, credits: await exactCredits(core, view.id) };
+/** An account as the CLI prints it: with its whole credits and its exact available tokens (`availableBalance`). */
+export async function withAvailableBalance<View extends { id: string; credits: number }>(core: Core, view: View): Promise<View & { available_tokens: number }> {
+  return { ...view, ...(await availableBalance(core, view.id)) };
+}
+
+/** "15 credits (15,500 tokens)": whole credits, and the tokens when they hold a part of one. */
+export function creditsText({ credits, available_tokens }: { credits: number; available_tokens: number }): string {
+  const whole = `${credits} credit${credits === 1 ? '' : 's'}`;
+  return available_tokens % TOKENS_PER_CREDIT === 0 ? whole : `${whole} (${available_tokens.toLocaleString('en')} tokens)`;
 }
 
 export function registerCreditCommands(program: Command, context: CliContext): void {
@@ -56,9 +64,9 @@ export function registerCreditCommands(program: Command, context: CliContext): v
       const result = await withApplication(context, async ({ core }) => {
         await core.accounts.showAccount(options.account);
         await core.credits.grant(options.account, options.credits, options.reason);
-        return { account_id: options.account, granted: options.credits, credits: await exactCredits(core, options.account) };
+        return { account_id: options.account, granted: options.credits, ...(await availableBalance(core, options.account)) };
       });
-      print(context.stdout, result, options, () => `Granted ${result.granted} credits; the account now has ${result.credits}.`);
+      print(context.stdout, result, options, () => `Granted ${result.granted} credits; the account now has ${creditsText(result)}.`);
     });
 
   credits
@@ -74,7 +82,7 @@ export function registerCreditCommands(program: Command, context: CliContext): v
           const balance = await core.credits.balance(options.account);
           return {
             account_id: options.account,
-            credits: await exactCredits(core, options.account),
+            ...(await availableBalance(core, options.account)),
             balance_tokens: balance.balanceTokens,
             reserved_tokens: balance.reservedTokens,
           };

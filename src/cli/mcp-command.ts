@@ -30,6 +30,12 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
       let config: Config;
       let application: Application;
       try {
+        // Unlike other variables, a blank PORCH_ACCOUNT is no default: leaving it out acts for the
+        // organisation's owner, and a host that templated in a missing user id would spend the
+        // owner's credits (the same refusal as a blank X-Porch-Account).
+        if (actingAccountId !== undefined && actingAccountId.trim() === '') {
+          throw new CliUsageError("PORCH_ACCOUNT is empty: set the account id the partner key acts for, or leave PORCH_ACCOUNT out to act for the organisation's owner.");
+        }
         config = loadCliConfig(context, needs);
         application = await openApplication(context, config, needs);
       } catch (err) {
@@ -47,7 +53,7 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
           core: application.core,
           operations,
           errorCodes: config.errorCodes,
-          credentials: { apiKey, actingAccountId: actingAccountId === '' ? undefined : actingAccountId },
+          credentials: { apiKey, actingAccountId },
           input: context.stdin,
           output: context.stdout,
         });

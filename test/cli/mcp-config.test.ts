@@ -67,6 +67,14 @@ describe('porch mcp started from another folder', () => {
     expect(run.stderr).toContain(`porch: Config file ${broken} is not valid YAML`);
   });
 
+  it("refuses an empty PORCH_ACCOUNT rather than acting for the organisation's owner (regression: a missing user id spent the owner's credits)", async () => {
+    for (const blank of ['', '  ']) {
+      const run = await runMcp(elsewhere, { DATABASE_URL: databaseUrl, PORCH_ACCOUNT: blank, LOG_LEVEL: 'info' }, INITIALIZE);
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout.split('\n')[0] ?? '')).toMatchObject({ id: 1, error: { message: expect.stringContaining('PORCH_ACCOUNT is empty') } });
+    }
+  });
+
   it('answers with the reason when there is no database at DATABASE_URL', async () => {
     const run = await runMcp(elsewhere, { DATABASE_URL: `file:${join(elsewhere, 'missing.db')}`, LOG_LEVEL: 'info' }, INITIALIZE);
     expect(run.code).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * What the operator CLI shows: exact credits, partner keys and organisation policies, a JSON
+ * What the operator CLI shows: whole credits beside exact tokens, partner keys and organisation policies, a JSON
  * result from every command that changes something, and no key file made by a command that only reads.
  */
 import { existsSync } from 'node:fs';
@@ -34,18 +34,20 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 type AccountJson = { id: string; organisation_id: string; credits: number };
 
 describe('credits', () => {
-  // Regression: "Granted 5.5 credits; the account now has 15." for a balance of 15.5, and `credits` floored in JSON.
-  it('are shown exactly, to the token, in text and JSON', async () => {
+  // Regression: "Granted 5.5 credits; the account now has 15." for a balance of 15,500 tokens, with nothing to say so.
+  it('are shown whole, as everywhere, beside the exact available tokens, in text and JSON', async () => {
     const account = await porchJson<AccountJson>('account', 'create', '--email', 'exact@example.com', '--credits', '10');
     const granted = await porch('credits', 'grant', '--account', account.id, '--credits', '5.5');
-    expect(granted.stdout).toBe('Granted 5.5 credits; the account now has 15.5.\n');
-    expect(await porchJson('credits', 'grant', '--account', account.id, '--credits', '6.001')).toMatchObject({ granted: 6.001, credits: 21.501 });
-    expect(await porchJson('credits', 'show', '--account', account.id)).toMatchObject({ credits: 21.501, balance_tokens: 21_501 });
-    expect(await porchJson('account', 'show', account.id)).toMatchObject({ credits: 21.501 });
-    const listed = await porchJson<AccountJson[]>('account', 'list');
-    expect(listed.find((listedAccount) => listedAccount.id === account.id)?.credits).toBe(21.501);
-    expect(await porchJson('account', 'create', '--email', 'half@example.com', '--credits', '0.5')).toMatchObject({ credits: 0.5 });
-    expect((await porch('account', 'list')).stdout).toMatch(/exact@example\.com\s+expert\s+21\.501/);
+    expect(granted.stdout).toBe('Granted 5.5 credits; the account now has 15 credits (15,500 tokens).\n');
+    expect(await porchJson('credits', 'grant', '--account', account.id, '--credits', '6.001')).toMatchObject({ granted: 6.001, credits: 21, available_tokens: 21_501 });
+    expect(await porchJson('credits', 'show', '--account', account.id)).toMatchObject({ credits: 21, available_tokens: 21_501, balance_tokens: 21_501 });
+    expect(await porchJson('account', 'show', account.id)).toMatchObject({ credits: 21, available_tokens: 21_501 });
+    const listed = await porchJson<Array<AccountJson & { available_tokens: number }>>('account', 'list');
+    expect(listed.find((listedAccount) => listedAccount.id === account.id)).toMatchObject({ credits: 21, available_tokens: 21_501 });
+    expect(await porchJson('account', 'create', '--email', 'half@example.com', '--credits', '0.5')).toMatchObject({ credits: 0, available_tokens: 500 });
+    expect((await porch('account', 'list')).stdout).toMatch(/exact@example\.com\s+expert\s+21\s+21501/);
+    const whole = await porch('credits', 'grant', '--account', account.id, '--credits', '0.499');
+    expect(whole.stdout).toBe('Granted 0.499 credits; the account now has 22 credits.\n');
   });
 });
 
