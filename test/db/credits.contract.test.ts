@@ -277,6 +277,28 @@ describeEachEngine('credits', (engine, definition) => {
     ]);
   });
 
+  for (const path of ['release', 'releaseExpired', 'retire'] as const) {
+    it(`writes an accrued charge (${path}) above the account's highest entry (regression: under the id its process made, below an entry committed before)`, async () => {
+      const { store } = engine();
+      const { account } = await createAccount(store, 0);
+      const madeFirst = newId();
+      const madeSecond = newId();
+      await store.credits.grant({ accountId: account.id, tokens: 1_000, reference: 'grant', at: T0, entryId: madeSecond });
+      const { reservationId } = await reserve(store.credits, account.id, 100);
+      await store.credits.accrue({ reservationId, usage: usageRecord(account.id, { chargedTokens: 30 }) });
+      // The process closing the reservation made its id before the grant's (or its clock is behind).
+      const charging = { at: T0 + 2 * MINUTE_MS, newEntryId: () => madeFirst, lowBalanceEvent: undefined };
+      if (path === 'release') await store.credits.release(reservationId, charging);
+      else if (path === 'releaseExpired') await store.credits.releaseExpired(charging);
+      else await store.instances.retire(INSTANCE_ID, charging);
+      const ledger = await store.credits.ledger(account.id);
+      expect(ledger.map((entry) => [entry.reference, entry.balanceAfterTokens])).toEqual([
+        ['grant', 1_000],
+        ['usage:accrued', 970],
+      ]);
+    });
+  }
+
   it.runIf(definition.shared)('keeps each balance after the one listed before it, with charges racing through two connections', async () => {
     const { store, openAnother } = engine();
     const other = await openAnother();

@@ -56,4 +56,11 @@ describe('a PostgreSQL database of another application', () => {
     expect(report.applied.length).toBeGreaterThan(0);
     expect((await migrateDatabase(database.url)).applied).toEqual([]);
   });
+
+  it("takes a new database holding only an extension's objects and a view for empty (regression: refused for pg_stat_statements)", async () => {
+    const database = await emptyDatabase();
+    await query(database.url, 'create extension pg_stat_statements');
+    await query(database.url, 'create view reporting as select 1 as one');
+    expect((await migrateDatabase(database.url)).applied.length).toBeGreaterThan(0);
+  });
 });

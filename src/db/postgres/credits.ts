@@ -42,18 +42,23 @@ export async function chargeAccrued(tx: PostgresTransaction, where: SQL, chargin
     group by r.id, r.account_id having sum(u.charged_tokens) > 0`);
   for (const row of accrued.rows) {
     const tokens = Number(row.tokens);
+    // The update holds the account's balance row, and with it the ledger's order: the entry's id
+    // is taken after it (ledger-order.ts).
     const charged = await tx.execute<{ balance_tokens: string; low_balance_threshold_tokens: string | null }>(sql`
-      with charged as (
-        update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${charging.at} where account_id = ${row.account_id}
-        returning balance_tokens, low_balance_threshold_tokens
-      ), entry as (
-        insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
-        select ${charging.newEntryId()}, ${row.account_id}, 'usage', ${-tokens}, balance_tokens, ${ACCRUED_REFERENCE}, ${charging.at} from charged
-      )
-      select balance_tokens::text, low_balance_threshold_tokens::text from charged`);
+      update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${charging.at} where account_id = ${row.account_id}
+      returning balance_tokens::text, low_balance_threshold_tokens::text`);
     const [balance] = charged.rows;
     if (balance === undefined) continue;
     const after = Number(balance.balance_tokens);
+    await tx.insert(creditLedger).values({
+      id: await entryIdFor(tx, row.account_id, charging.newEntryId()),
+      accountId: row.account_id,
+      kind: 'usage',
+      deltaTokens: -tokens,
+      balanceAfterTokens: after,
+      reference: ACCRUED_REFERENCE,
+      createdAt: charging.at,
+    });
     const thresholdTokens = balance.low_balance_threshold_tokens === null ? null : Number(balance.low_balance_threshold_tokens);
     const events = lowBalanceCrossing(charging.lowBalanceEvent, { accountId: row.account_id, before: after + tokens, after, thresholdTokens, at: charging.at });
     if (events.length > 0) await enqueueWebhookEvents(tx, events);

@@ -76,12 +76,34 @@ async function newestAppliedMigration(db: NodePgDatabase<typeof schema>): Promis
   return Number(applied.rows[0]?.newest ?? 0);
 }
 
-/** The tables of the schema Porch's tables go in (the first of the search path, `public` by default), sorted. */
+/**
+ * The tables of the schema Porch's tables go in (the first of the search path, `public` by
+ * default), sorted: tables only, not views, and not those an extension owns (pg_stat_statements'
+ * views, PostGIS's spatial_ref_sys), which a managed server puts in a new database's `public`.
+ */
 async function tablesOfSchema(db: NodePgDatabase<typeof schema>): Promise<string[]> {
-  const found = await db.execute<{ name: string }>(
-    sql`select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`,
-  );
+  const found = await db.execute<{ name: string }>(sql`
+    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind in ('r', 'p')
+      and not exists (select 1 from pg_depend d where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype = 'e')
+    order by c.relname`);
   return found.rows.map((row) => row.name);
+}
+
+/**
+ * The newest migration applied, having refused a database that holds tables and no Porch
+ * history. The history is read again once tables are found: another process may have migrated
+ * between the two reads, and its tables and history commit together, so the second read sees
+ * them (regression: a process starting beside the one that migrated refused the database).
+ */
+async function newestAppliedToPorch(db: NodePgDatabase<typeof schema>, location: string): Promise<number> {
+  const before = await newestAppliedMigration(db);
+  if (before !== 0) return before;
+  const tables = await tablesOfSchema(db);
+  if (tables.length === 0) return 0;
+  const again = await newestAppliedMigration(db);
+  if (again === 0) refuseForeignDatabase(location, tables);
+  return again;
 }
 
 /**
@@ -100,8 +122,7 @@ async function applyMigrations(databaseUrl: string, location: string, policy: Pe
   await client.connect();
   try {
     const db = drizzle({ client, schema });
-    const before = await newestAppliedMigration(db);
-    if (before === 0) refuseForeignDatabase(location, await tablesOfSchema(db));
+    const before = await newestAppliedToPorch(db, location);
     refuseNewerDatabase(location, before, known);
     const pending = migrationsAfter(known, before);
     refusePendingMigrations(location, pending, policy);

@@ -42,9 +42,11 @@ export function chargeAccrued(db: PorchDatabase, where: SQL, charging: AccruedCh
       update credit_balances set balance_tokens = balance_tokens - ${tokens}, updated_at = ${charging.at} where account_id = ${accountId}
       returning balance_tokens as balance, low_balance_threshold_tokens as threshold`);
     const after = charged?.balance ?? -tokens;
+    // Inside the caller's write transaction: the id is taken above the account's entries (ledger-order.ts).
+    const highest = db.get<{ id: string }>(sql`select id from credit_ledger where account_id = ${accountId} order by id desc limit 1`);
     db.run(sql`
       insert into credit_ledger (id, account_id, kind, delta_tokens, balance_after_tokens, reference, created_at)
-      values (${charging.newEntryId()}, ${accountId}, 'usage', ${-tokens}, ${after}, ${ACCRUED_REFERENCE}, ${charging.at})`);
+      values (${ledgerEntryId(charging.newEntryId(), highest?.id)}, ${accountId}, 'usage', ${-tokens}, ${after}, ${ACCRUED_REFERENCE}, ${charging.at})`);
     enqueue(
       lowBalanceCrossing(charging.lowBalanceEvent, { accountId, before: after + tokens, after, thresholdTokens: charged?.threshold ?? null, at: charging.at }),
     );

@@ -160,12 +160,16 @@ function newestAppliedMigration(sqlite: Database.Database): number {
  * database (`refuseForeignDatabase`). Checked before Porch changes anything in it (its journal mode).
  */
 function refuseForeignSqlite(sqlite: Database.Database, location: string): void {
-  if (newestAppliedMigration(sqlite) !== 0) return;
-  const tables = sqlite
-    .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name <> '__drizzle_migrations' order by name`)
-    .pluck()
-    .all() as string[];
-  refuseForeignDatabase(location, tables);
+  // One read transaction: the history and the tables as of one moment, so a process migrating
+  // beside this one is never seen half done (its tables, not yet its history).
+  const foreignTables = sqlite.transaction(() => {
+    if (newestAppliedMigration(sqlite) !== 0) return [];
+    return sqlite
+      .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name <> '__drizzle_migrations' order by name`)
+      .pluck()
+      .all() as string[];
+  });
+  refuseForeignDatabase(location, foreignTables());
 }
 
 /**
