@@ -34,7 +34,9 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
         // organisation's owner, and a host that templated in a missing user id would spend the
         // owner's credits (the same refusal as a blank X-Porch-Account).
         if (actingAccountId !== undefined && actingAccountId.trim() === '') {
-          throw new CliUsageError("PORCH_ACCOUNT is empty: set the account id the partner key acts for, or leave PORCH_ACCOUNT out to act for the organisation's owner.");
+          throw new CliUsageError(
+            "PORCH_ACCOUNT is empty: set the account id the partner key acts for, or leave PORCH_ACCOUNT out to act for the organisation's owner.",
+          );
         }
         config = loadCliConfig(context, needs);
         application = await openApplication(context, config, needs);

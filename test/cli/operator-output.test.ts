@@ -39,7 +39,11 @@ describe('credits', () => {
     const account = await porchJson<AccountJson>('account', 'create', '--email', 'exact@example.com', '--credits', '10');
     const granted = await porch('credits', 'grant', '--account', account.id, '--credits', '5.5');
     expect(granted.stdout).toBe('Granted 5.5 credits; the account now has 15 credits (15,500 tokens).\n');
-    expect(await porchJson('credits', 'grant', '--account', account.id, '--credits', '6.001')).toMatchObject({ granted: 6.001, credits: 21, available_tokens: 21_501 });
+    expect(await porchJson('credits', 'grant', '--account', account.id, '--credits', '6.001')).toMatchObject({
+      granted: 6.001,
+      credits: 21,
+      available_tokens: 21_501,
+    });
     expect(await porchJson('credits', 'show', '--account', account.id)).toMatchObject({ credits: 21, available_tokens: 21_501, balance_tokens: 21_501 });
     expect(await porchJson('account', 'show', account.id)).toMatchObject({ credits: 21, available_tokens: 21_501 });
     const listed = await porchJson<Array<AccountJson & { available_tokens: number }>>('account', 'list');

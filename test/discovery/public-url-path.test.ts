@@ -95,7 +95,10 @@ describe('the docs site under a path prefix', () => {
       const html = await response.text();
       // The prefix once in every link (text may hold it twice: /var/lib/porch/porch.db).
       const linked = referencesOf(html);
-      expect(linked.filter((reference) => reference.includes(`${PREFIX}${PREFIX}`)), path).toEqual([]);
+      expect(
+        linked.filter((reference) => reference.includes(`${PREFIX}${PREFIX}`)),
+        path,
+      ).toEqual([]);
       for (const reference of linked) references.push({ from, reference });
     }
     expect(await deadReferences(references)).toEqual([]);

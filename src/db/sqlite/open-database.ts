@@ -165,7 +165,9 @@ function refuseForeignSqlite(sqlite: Database.Database, location: string): void 
   const foreignTables = sqlite.transaction(() => {
     if (newestAppliedMigration(sqlite) !== 0) return [];
     return sqlite
-      .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name <> '__drizzle_migrations' order by name`)
+      .prepare(
+        `select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name <> '__drizzle_migrations' order by name`,
+      )
       .pluck()
       .all() as string[];
   });
