@@ -159,7 +159,7 @@ export function createCore({ store, clock, logger, settings, ai: bareAi, secretK
     idempotency,
     instance,
     organisationAdmin: createOrganisationAdmin({ store, sanitiser, byok, providers: byokProviders }),
-    selfService: createSelfService({ store, accounts, ai, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
+    selfService: createSelfService({ store, accounts, ai, byok, clock, maxInFlightPerKey: settings.maxInFlightPerKey }),
     runs,
     runQueue,
     inFlight: createInFlightCalls(),

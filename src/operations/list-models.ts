@@ -11,6 +11,7 @@ const modelSchema = z
     max_output_tokens: z.number().int().min(1).describe('The cap on an answer; credits are reserved for this many output tokens.'),
     context_window: z.number().int().min(1).nullable().describe('Tokens the model reads at most, or null when not configured.'),
     default: z.boolean().describe('Whether this is the deployment’s default model.'),
+    byok: z.boolean().describe('Whether a BYOK key of your account or organisation pays for its calls, which then cost no credits.'),
   })
   .describe('A model the caller may name.');
 
@@ -18,7 +19,7 @@ export const listModels = defineKeyedOperation({
   name: 'list_models',
   title: 'List the models',
   description:
-    "Lists the models the caller's plan and organisation allow (the EU-only policy keeps only EU-hosted ones), in the deployment's order: the ids an execution, a node or the judge may name as `model`. default_model is what a call naming none runs on, or null when the caller may not use it (then every call must name one). Any key may call it.",
+    "Lists the models the caller's plan and organisation allow (the EU-only policy keeps only EU-hosted ones; strict BYOK only those a BYOK key pays for, and the local echo model), in the deployment's order: the ids an execution, a node or the judge may name as `model`. default_model is what a call naming none runs on, or null when the caller may not use it (then every call must name one). Any key may call it.",
   method: 'GET',
   path: '/models',
   tag: 'Account',

@@ -50,4 +50,19 @@ describe('times_used of a composition run by workflow nodes', () => {
     expect(direct.status, describeResponse(direct)).toBe(200);
     expect(await timesUsed(notes.body.data.id)).toBe(5);
   });
+
+  it('does not count a node run whose workflow could not be paid for (402 BILLING_FAILED, the answer withheld)', async () => {
+    const notes = await harness.api<{ id: string }>('POST', '/compositions', { key, body: { name: 'Release notes', template: 'Notes for {{x}}.' } });
+    const workflow = await harness.api<{ id: string }>('POST', '/workflows', {
+      key,
+      body: { name: 'Notes once', nodes: [{ id: 'only', kind: 'composition', composition: notes.body.data.id, variables: { x: 'a' } }] },
+    });
+    // The balance spent by other calls while the run went on: its settlement is refused.
+    const settle = harness.store.credits.settle;
+    harness.store.credits.settle = async () => ({ ok: false, reason: 'insufficient_balance', balance: { balanceTokens: 0, reservedTokens: 0 } });
+    const executed = await harness.api('POST', `/workflows/${workflow.body.data.id}/execute`, { key, body: {} });
+    harness.store.credits.settle = settle;
+    expect(executed.status, describeResponse(executed)).toBe(402);
+    expect(await timesUsed(notes.body.data.id)).toBe(0);
+  });
 });

@@ -71,9 +71,9 @@ describe('GET /models', () => {
     const models = await modelsOf(key);
     expect(models).toEqual({
       items: [
-        { id: 'us/large', provider: 'us', region: 'us-east-1', max_output_tokens: 4096, context_window: 128_000, default: false },
-        { id: 'eu/m1', provider: 'eu', region: 'eu-west-1', max_output_tokens: 2048, context_window: null, default: false },
-        { id: 'echo/echo', provider: 'echo', region: 'local', max_output_tokens: expect.any(Number), context_window: null, default: false },
+        { id: 'us/large', provider: 'us', region: 'us-east-1', max_output_tokens: 4096, context_window: 128_000, default: false, byok: false },
+        { id: 'eu/m1', provider: 'eu', region: 'eu-west-1', max_output_tokens: 2048, context_window: null, default: false, byok: false },
+        { id: 'echo/echo', provider: 'echo', region: 'local', max_output_tokens: expect.any(Number), context_window: null, default: false, byok: false },
       ],
       count: 3,
       default_model: null,
@@ -101,6 +101,22 @@ describe('GET /models', () => {
     expect(models.default_model).toBe('us/small');
     expect(models.models.filter((model) => model.default).map((model) => model.id)).toEqual(['us/small']);
     expect(models.models.map((model) => model.id)).toEqual(acceptedIds('builder', false));
+  });
+
+  it('under strict BYOK lists only the models a BYOK key pays for, and echo, marking them (regression: every model listed, each call refused 403)', async () => {
+    const owner = await harness.expertWithKey({ scopes: ['manage:organisation'] });
+    await harness.core.byok.set({ accountId: owner.accountId }, 'eu', 'sk-customer-key-of-the-eu-provider');
+    const before = await modelsOf(owner.key);
+    expect(before.items.map((model) => [model.id, model.byok])).toEqual([
+      ['us/large', false],
+      ['eu/m1', true],
+      ['echo/echo', false],
+    ]);
+    const changed = await harness.api('PATCH', '/organisation/policies', { key: owner.key, body: { strict_byok: true } });
+    expect(changed.status, describeResponse(changed)).toBe(200);
+    const strict = await modelsOf(owner.key);
+    expect(strict.items.map((model) => model.id)).toEqual(['eu/m1', 'echo/echo']);
+    expect(strict.default_model).toBeNull();
   });
 
   it('answers 401 without a key, as every keyed operation does', async () => {

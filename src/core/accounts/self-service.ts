@@ -5,6 +5,7 @@
  */
 import type { ApiKeyRecord, CredentialKind, Store } from '../../db/store.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
+import type { ByokService } from '../byok/byok.js';
 import type { Plan } from '../domain/plans.js';
 import { refuseConnectedApp, requireAccountHolder, type Caller } from '../access/caller.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes } from '../access/scopes.js';
@@ -69,7 +70,9 @@ export interface SelfServiceDependencies {
   store: Store;
   accounts: AccountService;
   /** Which models there are and which an account may use. */
-  ai: Pick<AiGateway, 'usableModels' | 'defaultModel'>;
+  ai: Pick<AiGateway, 'usableModels' | 'defaultModel' | 'isEcho'>;
+  /** Whose BYOK keys pay for which provider's calls. */
+  byok: Pick<ByokService, 'hasActiveKey'>;
   clock: Clock;
   maxInFlightPerKey: number;
 }
@@ -81,6 +84,8 @@ export interface ModelView {
   max_output_tokens: number;
   context_window: number | null;
   default: boolean;
+  /** A BYOK key of the account or its organisation pays for its calls (no credits). */
+  byok: boolean;
 }
 
 export interface ModelsView {
@@ -144,7 +149,7 @@ function boundOf(credential: Caller['credential']): string {
   return credential.kind === 'session' ? 'the most a key created in the console may have' : "the calling key's own limit";
 }
 
-export function createSelfService({ store, accounts, ai, clock, maxInFlightPerKey }: SelfServiceDependencies) {
+export function createSelfService({ store, accounts, ai, byok, clock, maxInFlightPerKey }: SelfServiceDependencies) {
   const missingKey = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No API key with id ${id}.`);
 
   /** Another account's key reads exactly as a missing one. */
@@ -208,7 +213,13 @@ export function createSelfService({ store, accounts, ai, clock, maxInFlightPerKe
     async models(caller: Caller): Promise<ModelsView> {
       const organisation = await store.organisations.findById(caller.account.organisationId);
       if (!organisation) throw new PorchError('INTERNAL_ERROR', 'The account has no organisation.');
-      const usable = ai.usableModels(caller.account.plan, organisation.euOnlyModels);
+      const allowed = ai.usableModels(caller.account.plan, organisation.euOnlyModels);
+      const providers = [...new Set(allowed.filter((model) => !ai.isEcho(model.id)).map((model) => model.provider))];
+      const keyed = new Set<string>();
+      for (const provider of providers) if (await byok.hasActiveKey(caller.account, provider)) keyed.add(provider);
+      // Under strict BYOK a provider without a key is refused (403), so its models cannot be named
+      // (regression: listed all the same); echo runs locally and needs no key.
+      const usable = organisation.strictByok ? allowed.filter((model) => ai.isEcho(model.id) || keyed.has(model.provider)) : allowed;
       return {
         default_model: usable.some((model) => model.isDefault) ? ai.defaultModel : null,
         models: usable.map((model) => ({
@@ -218,6 +229,7 @@ export function createSelfService({ store, accounts, ai, clock, maxInFlightPerKe
           max_output_tokens: model.maxOutputTokens,
           context_window: model.contextWindow,
           default: model.isDefault,
+          byok: keyed.has(model.provider),
         })),
       };
     },

@@ -121,6 +121,14 @@ export function createByokService({ store, clock, secretKey, providers }: ByokSe
       return view(revoked);
     },
 
+    /** Whether an account's calls to `provider` go out on a BYOK key (its own or its organisation's), without decrypting it. */
+    async hasActiveKey(account: AccountRecord, provider: string): Promise<boolean> {
+      for (const owner of [{ accountId: account.id }, { organisationId: account.organisationId }] satisfies ByokOwner[]) {
+        if (await store.byokKeys.findActive({ owner, provider })) return true;
+      }
+      return false;
+    },
+
     /**
      * The decrypted key an account's calls to `provider` use: its own first, then its
      * organisation's. A key this server cannot decrypt (its secret key is not the one the key was

@@ -121,7 +121,7 @@ function namingSelectorArgument(err: unknown, names: SelectorNames): unknown {
 }
 
 /** The two optional arguments that pick a version, described with what the resource has now. */
-function selectorArguments(names: SelectorNames, latest: number, labels: readonly LabelRecord[]): PromptArgument[] {
+function selectorArguments(kind: PromptSource['kind'], names: SelectorNames, latest: number, labels: readonly LabelRecord[]): PromptArgument[] {
   const byDefault = defaultVersion(latest, labels);
   const hasProduction = labels.some((label) => label.label === PRODUCTION_LABEL);
   const defaultText = hasProduction ? `${PRODUCTION_LABEL} (v${byDefault})` : `the newest (v${byDefault})`;
@@ -129,7 +129,8 @@ function selectorArguments(names: SelectorNames, latest: number, labels: readonl
   return [
     {
       name: names.version,
-      description: `Version to render: ${latest === 1 ? '1' : `1 to ${latest}`}. Without ${names.version} or ${names.label}: ${defaultText}.`,
+      // A persona's versions are those its card wrote as a persona, not every number up to the newest (completion lists them).
+      description: `Version to render: ${kind === 'persona' ? `one the card wrote as a persona, at most ${latest}` : latest === 1 ? '1' : `1 to ${latest}`}. Without ${names.version} or ${names.label}: ${defaultText}.`,
       required: false,
     },
     { name: names.label, description: `Label to render: ${choices.join(', ')}.`, required: false },
@@ -219,7 +220,10 @@ export function createPromptCatalog(
     const latest = item.record.version;
     const labels = await lifecycle.listLabels(accountId, item.record.id);
     const byDefault = defaultVersion(latest, labels);
-    const own = ownArguments(byDefault === latest ? item : await atVersion(item, accountId, { version: byDefault }));
+    // A persona's arguments are the same at every version, and its default version may be one
+    // the card wrote as another category, which resolving refuses: only a composition's is read
+    // (regression: one such persona failed the whole listing).
+    const own = ownArguments(byDefault === latest || item.kind === 'persona' ? item : await atVersion(item, accountId, { version: byDefault }));
     return { own, names: selectorNames(own), latest, labels };
   }
 
@@ -229,7 +233,7 @@ export function createPromptCatalog(
       return Promise.all(
         (await sources(accountId, kinds)).map(async (item) => {
           const { own, names, latest, labels } = await argumentsOf(item, accountId);
-          return { ...describe(item), arguments: [...own, ...selectorArguments(names, latest, labels)] };
+          return { ...describe(item), arguments: [...own, ...selectorArguments(item.kind, names, latest, labels)] };
         }),
       );
     },

@@ -522,7 +522,6 @@ export function createExecutionService(deps: ExecutionDependencies) {
           hooks,
         );
         await store.catalog.incrementWorkflowUse(workflow.id);
-        for (const compositionId of compositionsRun) await store.catalog.incrementCompositionUse(compositionId);
         // The settlement charges what the run's calls accrued and writes the run's own record with it.
         await budget.settle(`usage:execute_workflow:${workflow.id}`, {
           id: newId(),
@@ -545,6 +544,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
           retry: false,
           createdAt: clock.now(),
         });
+        // Counted once paid for, as a direct execute is: a run whose settlement failed withholds
+        // its answer, and its nodes' executions did not succeed (regression: counted before).
+        for (const compositionId of compositionsRun) await store.catalog.incrementCompositionUse(compositionId);
       } catch (err) {
         // Whatever stopped the run, its calls so far are charged and the rest of its reservation
         // goes back; a failure to do so now leaves it to the sweeper, which does the same.

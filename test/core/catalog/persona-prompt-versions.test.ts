@@ -26,4 +26,15 @@ describe('persona prompt versions', () => {
       'its versions as a persona are 2 to 3',
     );
   });
+
+  it("lists every prompt when a persona's production label names a version written as facts (a label set before such versions were refused)", async () => {
+    const card = await harness.core.contextCards.create(accountId, { title: 'Critic', content: 'FACTS v1', category: 'facts' });
+    await harness.core.contextCards.update(accountId, card.id, { category: 'persona', content: 'PERSONA v2' });
+    await harness.core.contextCards.create(accountId, { title: 'Other', content: 'x', category: 'persona' });
+    await harness.store.catalog.setLabel({ accountId, id: card.id, kind: 'contextCards', label: 'production', version: 1, at: Date.now() });
+    const listed = await harness.core.prompts.list(accountId, { compositions: true, personas: true });
+    expect(listed.map((prompt) => prompt.name).sort()).toEqual(['persona-critic', 'persona-other']);
+    const version = listed.find((prompt) => prompt.name === 'persona-critic')?.arguments.find((argument) => argument.name === 'version');
+    expect(version?.description).toContain('one the card wrote as a persona, at most 2');
+  });
 });
