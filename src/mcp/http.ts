@@ -12,8 +12,9 @@
  * protection, with CORS for allowed browser origins), Host check, then authentication: no key
  * means the public tools only (a request that needs a key is challenged with 401); a key that
  * does not work, or an Authorization header that is not `Bearer <key>`, is refused with 401, a
- * Bearer challenge and a JSON-RPC error; an OAuth token calling a tool its scopes do not grant,
- * with 403 and an `insufficient_scope` challenge.
+ * Bearer challenge and a JSON-RPC error; a good key refused for the account it names in
+ * X-Porch-Account, with that refusal counted against the key's windows (429 once used up); an
+ * OAuth token calling a tool its scopes do not grant, with 403 and an `insufficient_scope` challenge.
  */
 import { type IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -30,9 +31,10 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { Router } from 'express';
-import type { Credentials } from '../core/access/authenticator.js';
+import type { AccountRefusal, Credentials } from '../core/access/authenticator.js';
 import { type Caller, credentialClassOf } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
+import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { PorchError, toPorchError, type ErrorCodeSet } from '../core/errors.js';
 import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { getContextCard } from '../operations/get-context-card.js';
@@ -47,7 +49,7 @@ import { declaresTasks } from './tasks.js';
 import type { McpTool } from './tools.js';
 import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
-import { readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
+import { type JsonRpcRefusal, readBodyWithinLimit, readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
 import { ENVELOPE_REVISIONS, malformedParamsError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
@@ -130,6 +132,25 @@ function sendRpcError(res: ServerResponse, status: number, message: string, code
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** A refusal of the body as read (or left unread), closing the connection when the body was not read to its end. */
+function sendBodyRefusal(res: ServerResponse, refusal: JsonRpcRefusal): void {
+  if (refusal.closesConnection === true) res.setHeader('Connection', 'close');
+  sendRpcError(res, refusal.status, refusal.message, refusal.code);
+}
+
+/**
+ * The key's windows, as REST reports them on every answer to an authenticated key (the headers
+ * of DECISIONS.md, Headers, limits, small rules). Over MCP a result carries them in `_meta`; an
+ * HTTP refusal has no result, so it carries the headers themselves.
+ */
+function setRateLimitHeaders(res: ServerResponse, state: RateLimitState): void {
+  res.setHeader('X-RateLimit-Limit', String(state.limit));
+  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
+  res.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
+  res.setHeader('X-RateLimit-Daily-Limit', String(state.dailyLimit));
+  res.setHeader('X-RateLimit-Daily-Remaining', String(state.dailyRemaining));
+}
+
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return typeof value === 'string' ? value : undefined;
@@ -149,19 +170,18 @@ export function credentialsFrom(req: IncomingMessage): { credentials: Credential
 /**
  * The id of the refused JSON-RPC request, so the client can match the error to it: read from a
  * body within the limit holding one request; null otherwise, as JSON-RPC answers a message whose
- * id cannot be read. The body is drained either way, so the connection can be reused.
+ * id cannot be read. A body within the limit is read to its end, so the connection can be reused;
+ * one over it is left unread and the answer closes the connection (regression: a declared
+ * 500 MB, or a chunked body that never ended, held the connection until the request timeout).
  */
-async function refusedRequestId(req: IncomingMessage, limitBytes: number): Promise<RequestId | null> {
-  if (Number(req.headers['content-length'] ?? 0) > limitBytes) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= limitBytes) chunks.push(chunk);
+async function refusedRequestId(req: IncomingMessage, res: ServerResponse, limitBytes: number): Promise<RequestId | null> {
+  const bytes = Number(req.headers['content-length'] ?? 0) > limitBytes ? null : await readBodyWithinLimit(req, limitBytes);
+  if (bytes === null) {
+    res.setHeader('Connection', 'close');
+    return null;
   }
-  if (size > limitBytes) return null;
   try {
-    const message: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const message: unknown = JSON.parse(bytes.toString('utf8'));
     const id = typeof message === 'object' && message !== null && !Array.isArray(message) && 'id' in message ? message.id : null;
     return typeof id === 'string' || typeof id === 'number' ? id : null;
   } catch {
@@ -319,10 +339,23 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     error: PorchError,
     options: { tokenSent: boolean; id?: RequestId | null; scopes?: readonly string[] },
   ) {
-    const id = options.id === undefined ? await refusedRequestId(req, bodyLimitBytes) : options.id;
+    const id = options.id === undefined ? await refusedRequestId(req, res, bodyLimitBytes) : options.id;
     const { status, headers, body } = httpRefusal(error, errorCodes, { ...options, id, siteUrl: publicUrl });
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     sendJson(res, status, body);
+  }
+
+  /**
+   * A good key refused only for the account it named (X-Porch-Account outside its organisation,
+   * not on Expert, malformed, blank or repeated) is still an authenticated key: the request counts
+   * against its windows and the refusal reports them, as over REST (regression: over MCP such
+   * refusals were never counted, so a partner could send them without limit). Beyond a limit the
+   * answer is the 429 instead. Returns the error to answer with.
+   */
+  async function countAccountRefusal({ refusal, credential }: AccountRefusal, res: ServerResponse): Promise<PorchError> {
+    const decision = await core.rateLimiter.consume({ credential });
+    setRateLimitHeaders(res, decision.state);
+    return decision.refusal ?? refusal;
   }
 
   /**
@@ -449,21 +482,26 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     const { credentials } = parsed;
     let caller: Caller | null = null;
     if (hasApiKey(credentials)) {
+      let keyRefusal: PorchError | null = null;
       try {
-        caller = await core.authenticator.authenticate(credentials);
-        // The tools' invocations find the request's scope from this caller.
-        core.telemetry.setCaller(scope, caller);
+        const authenticated = await core.authenticator.authenticateKey(credentials);
+        if ('refusal' in authenticated) keyRefusal = await countAccountRefusal(authenticated, res);
+        else {
+          caller = authenticated;
+          // The tools' invocations find the request's scope from this caller.
+          core.telemetry.setCaller(scope, caller);
+        }
       } catch (err) {
-        const error = toPorchError(err);
-        if (error.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP authentication failed');
-        return refuse(req, res, error, { tokenSent: true });
+        keyRefusal = toPorchError(err);
+        if (keyRefusal.code === 'INTERNAL_ERROR') core.logger.error({ err, ...logFieldsOf(scope) }, 'MCP authentication failed');
       }
+      if (keyRefusal) return refuse(req, res, keyRefusal, { tokenSent: true });
     }
 
     // Read here rather than by the SDK, which accepts a batch under any revision.
     const read = await readJsonRpcBody(req, bodyLimitBytes);
     const refusal = 'refusal' in read ? read.refusal : refuseBatchIfRemoved(req.headers, read.body);
-    if (refusal) return sendRpcError(res, refusal.status, refusal.message, refusal.code);
+    if (refusal) return sendBodyRefusal(res, refusal);
     const body = 'body' in read ? read.body : undefined;
     const state: McpRequestState = { identity: requestIdentity(credentials, caller), requestId, idempotencyKey: headerValue(req.headers, 'idempotency-key') };
     const route = classifyInboundRequest({

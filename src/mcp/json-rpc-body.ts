@@ -21,6 +21,11 @@ export interface JsonRpcRefusal {
   status: number;
   code: number;
   message: string;
+  /**
+   * Set when the body is refused unread (too large, compressed): the answer closes the
+   * connection, which would otherwise be kept by reading the rest of a body that may never end.
+   */
+  closesConnection?: boolean;
 }
 
 export function batchRefusal(revision: string): JsonRpcRefusal {
@@ -68,27 +73,36 @@ export function refuseBatchIfRemoved(headers: IncomingHttpHeaders, body: unknown
 }
 
 /**
- * The body's bytes up to the limit, and its whole size: past the limit bytes are no longer kept,
- * but the rest is drained so the answer reaches the client. Read with stream events rather than
- * `for await`, whose async iterator costs more than the rest of reading a small body.
+ * The body's bytes, or null as soon as it passes the limit: the rest is left unread, and the
+ * refusal closes the connection (regression: a chunked body over the limit was read to its end,
+ * so one that never ended got 408 at the request timeout instead of 413). Read with stream
+ * events rather than `for await`, whose async iterator costs more than the rest of reading a
+ * small body.
  */
-function readBody(req: Readable, limitBytes: number): Promise<{ chunks: Buffer[]; size: number }> {
+export function readBodyWithinLimit(req: Readable, limitBytes: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let ended = false;
+    let settled = false;
     req.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
+      else {
+        // What still comes is discarded by the stream; the answer's Connection: close ends it.
+        settled = true;
+        resolve(null);
+      }
     });
     req.once('end', () => {
-      ended = true;
-      resolve({ chunks, size });
+      if (settled) return;
+      settled = true;
+      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
     });
     req.once('error', reject);
     // A client gone before the end: the body will never be whole.
     req.once('close', () => {
-      if (!ended) reject(new Error('The request was closed before its body was read.'));
+      if (!settled) reject(new Error('The request was closed before its body was read.'));
     });
   });
 }
@@ -96,7 +110,9 @@ function readBody(req: Readable, limitBytes: number): Promise<{ chunks: Buffer[]
 /**
  * The request body, parsed, or the refusal the SDK's own reading would answer (413, -32700), plus
  * one it would not: a compressed body is refused 415 as over REST, instead of failing to parse
- * as JSON (README, Limits). The body is read whole, up to the limit, before any work on it.
+ * as JSON (README, Limits). The body is read whole, up to the limit, before any work on it; one
+ * over the limit is refused as soon as that is known, by its Content-Length before any of it is
+ * read, as REST refuses it (src/rest/json-body.ts).
  */
 export async function readJsonRpcBody(
   req: Readable & { headers: IncomingHttpHeaders },
@@ -109,14 +125,16 @@ export async function readJsonRpcBody(
         status: 415,
         code: -32000,
         message: 'Unsupported Media Type: compressed request bodies are not accepted; send the JSON without Content-Encoding.',
+        closesConnection: true,
       },
     };
   }
-  const tooLarge = { refusal: { status: 413, code: -32000, message: `Payload Too Large: Request body must not exceed ${limitBytes} bytes` } };
+  const tooLarge = {
+    refusal: { status: 413, code: -32000, message: `Payload Too Large: Request body must not exceed ${limitBytes} bytes`, closesConnection: true },
+  };
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) return tooLarge;
-  const { chunks, size } = await readBody(req, limitBytes);
-  if (size > limitBytes) return tooLarge;
-  const bytes = chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks);
+  const bytes = await readBodyWithinLimit(req, limitBytes);
+  if (bytes === null) return tooLarge;
   // Decoding would replace bytes that are not UTF-8 with U+FFFD: the text used would not be the text sent.
   if (!isUtf8(bytes)) return { refusal: { status: 400, code: ProtocolErrorCode.ParseError, message: 'Parse error: the body is not valid UTF-8' } };
   try {
