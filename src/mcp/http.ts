@@ -528,7 +528,11 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     // authorization, "Scope Challenge Handling"): 403 insufficient_scope naming the scopes, so the
     // host can ask its user for them. A key's holder cannot step up: a key keeps the isError result.
     const ungranted = caller?.credential.connectedApp === true && route.kind !== 'reject' ? ungrantedToolCall(body, toolsByName, caller.credential) : undefined;
-    if (ungranted !== undefined) {
+    if (ungranted !== undefined && caller !== null) {
+      // The token is authenticated: the refusal reports its windows without using them up, as a
+      // REST request refused for a missing scope does (regression: no X-RateLimit headers).
+      const state = await core.rateLimiter.peek(caller).catch(() => null);
+      if (state !== null) setRateLimitHeaders(res, state);
       const { name, scopes } = ungranted;
       const error = new PorchError('INSUFFICIENT_PERMISSIONS', `This token lacks the scope for ${name}; it needs one of: ${scopes.join(', ')}.`);
       return refuse(req, res, error, { tokenSent: true, id: requestIdOfBody(body), scopes });

@@ -81,6 +81,11 @@ export function refuseBatchIfRemoved(headers: IncomingHttpHeaders, body: unknown
  */
 export function readBodyWithinLimit(req: Readable, limitBytes: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
+    // A stream already closed emits nothing more: waiting on it would never settle.
+    if (req.destroyed) {
+      reject(new Error('The request was closed before its body was read.'));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;

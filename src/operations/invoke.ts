@@ -168,6 +168,7 @@ async function runIdempotently(
   input: Record<string, unknown>,
   run: () => Promise<unknown>,
   status: number,
+  signal: AbortSignal,
 ): Promise<{ status: number; data: unknown }> {
   const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
   if (start.kind === 'replay') {
@@ -186,7 +187,10 @@ async function runIdempotently(
     await deferredWrites.attempt(what, () => idempotency.abandon(caller.account.id, idempotencyKey));
     throw err;
   }
-  await deferredWrites.attempt(what, () => idempotency.complete(caller.account.id, idempotencyKey, status, data));
+  // An answer its caller stopped (a workflow cut off when its client left) is no answer to keep:
+  // a retry runs again, as after a single call's (regression: the cut-off answer replayed for a day).
+  if (stoppedFromOutside(signal)) await deferredWrites.attempt(what, () => idempotency.abandon(caller.account.id, idempotencyKey));
+  else await deferredWrites.attempt(what, () => idempotency.complete(caller.account.id, idempotencyKey, status, data));
   return { status, data };
 }
 
@@ -319,7 +323,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
       const enqueue = () => core.runQueue.enqueue(queuer, runKind, String(id), inputs);
       const { status, data } =
         operation.idempotencyKey && request.idempotencyKey !== undefined
-          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS)
+          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS, request.signal)
           : { status: QUEUED_STATUS, data: await enqueue() };
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
       return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
@@ -359,7 +363,7 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
           : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
-        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus)
+        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus, request.signal)
         : { status: operation.successStatus, data: await run() };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };

@@ -44,13 +44,15 @@ async function callTool(token: string, name: string) {
     body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name, arguments: {} } }),
   });
   const text = await response.text();
-  return { status: response.status, challenge: response.headers.get('www-authenticate'), text };
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), remaining: response.headers.get('x-ratelimit-remaining'), text };
 }
 
 it('answers an OAuth token calling a tool its scopes do not grant with 403 insufficient_scope naming the scopes (regression: a 200 isError result)', async () => {
   const { token } = await accessToken(['read:workflow']);
   const refused = await callTool(token, 'list_context_cards');
   expect(refused.status, refused.text).toBe(403);
+  // An authenticated credential's answer reports its windows, a refusal included (regression: none).
+  expect(refused.remaining).toMatch(/^\d+$/);
   expect(refused.challenge).toBe(
     `Bearer realm="porch", resource_metadata="${harness.config.publicUrl}/.well-known/oauth-protected-resource/api/public/mcp", error="insufficient_scope", error_description="This token lacks the scope for list_context_cards; it needs one of: api:context-cards, api:expert.", scope="api:context-cards api:expert"`,
   );

@@ -60,6 +60,8 @@ async function startHeldUpstream() {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     },
+    /** Completions asked for and not answered yet. */
+    heldCount: () => held.length,
     async close(): Promise<void> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -119,6 +121,42 @@ describe('a cancel handled just after the provider answered', () => {
     expect(await harness.store.credits.balance(accountId)).toEqual({ balanceTokens: 1_000_000 - 18, reservedTokens: 0 });
     const charges = (await harness.store.credits.ledger(accountId)).filter((entry) => entry.kind === 'usage');
     expect(charges.reduce((sum, entry) => sum - entry.deltaTokens, 0)).toBe(18);
+  });
+
+  it("starts no node of a workflow after its cancel was accepted, though a node's answer arrives meanwhile (regression: the next nodes ran and were charged)", async () => {
+    const { key, accountId } = await harness.expertWithKey({ credits: 1_000 });
+    const nodes = [
+      { id: 'a', kind: 'model', prompt: 'Draft a haiku.' },
+      { id: 'b', kind: 'model', prompt: 'Polish: {{a}}', model: 'echo/echo' },
+      { id: 'c', kind: 'model', prompt: 'Again: {{b}}' },
+    ];
+    const ids = (await harness.core.bundles.importBundle(accountId, { workflows: [{ key: 'three', name: 'Three', nodes }] })).ids;
+    const accepted = await harness.api<QueuedRunAcceptance>('POST', `/workflows/${ids['workflow:three']}/execute`, { key, body: {}, headers: ASYNC });
+    expect(accepted.status, describeResponse(accepted)).toBe(202);
+    const runId = accepted.body.data.run_id;
+    await upstream.arrival;
+    const cancel = harness.store.runs.cancel.bind(harness.store.runs);
+    harness.store.runs.cancel = async (input) => {
+      upstream.answer();
+      return cancel(input);
+    };
+    const cancelled = await harness.api<RunDetailView>('POST', `/runs/${runId}/cancel`, { key });
+    expect(cancelled.status, describeResponse(cancelled)).toBe(200);
+    const run = await vi.waitFor(async () => {
+      const read = await harness.api<RunDetailView>('GET', `/runs/${runId}`, { key });
+      expect(read.body.data.status).toBe('cancelled');
+      return read;
+    });
+    const trace = (run.body.data.result as { node_results: Array<{ node_id: string; status: string }> }).node_results;
+    expect(trace.map((node) => [node.node_id, node.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'skipped'],
+      ['c', 'skipped'],
+    ]);
+    // a's answer, read and charged; nothing after it reached the provider or the ledger.
+    expect(upstream.heldCount()).toBe(0);
+    const usage = (await harness.store.usage.listByAccount(accountId)).filter((row) => row.runId === runId && row.nodeId !== null);
+    expect(usage.map((row) => [row.nodeId, row.status, row.chargedTokens])).toEqual([['a', 'succeeded', 18]]);
   });
 });
 
@@ -219,6 +257,57 @@ describe('runs stopped by their caller', () => {
     expect(nodeOf(run.result, 'b')).toMatchObject({ status: 'skipped', error: null });
     expect(JSON.stringify(run.result)).not.toContain('SERVICE_UNAVAILABLE');
     expect(events).toEqual([{ status: 'cancelled', types: [] }]);
+  });
+
+  it('keeps no Idempotency-Key answer for a workflow whose client went away: a retry runs again (regression: the cut-off answer replayed)', async () => {
+    const url = `${harness.url}/api/public/v1/workflows/${workflowId}/execute`;
+    const init = (signal?: AbortSignal) => ({
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'gone-then-retried' },
+      body: '{}',
+      ...(signal ? { signal } : {}),
+    });
+    const leaving = new AbortController();
+    const first = fetch(url, init(leaving.signal)).catch((err: unknown) => err);
+    await harness.fake.waitForRequests(2);
+    leaving.abort();
+    await first;
+    await vi.waitFor(async () => expect(events).toEqual([{ status: 'cancelled', types: [] }]));
+    harness.fake.setBehaviour({ content: 'Again.' });
+    const retried = await fetch(url, init());
+    expect(retried.status).toBe(200);
+    expect(((await retried.json()) as { data: { status: string } }).data.status).toBe('completed');
+    expect(harness.fake.requests.length).toBe(4);
+  });
+
+  it('records a workflow whose client left after one node had failed as cancelled, as a queued run its owner cancelled is (regression: failed, with run.failed)', async () => {
+    const ids = (
+      await harness.core.bundles.importBundle(accountId, {
+        workflows: [
+          {
+            key: 'side-by-side',
+            name: 'Side by side',
+            nodes: [
+              { id: 'a', kind: 'model', prompt: 'Fail.' },
+              { id: 'b', kind: 'model', prompt: 'Slow.' },
+            ],
+          },
+        ],
+      })
+    ).ids;
+    harness.fake.setBehaviour((request) => (JSON.stringify(request.body).includes('Fail.') ? { status: 400 } : { delayMs: 600_000 }));
+    const leaving = new AbortController();
+    const first = fetch(`${harness.url}/api/public/v1/workflows/${ids['workflow:side-by-side']}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: '{}',
+      signal: leaving.signal,
+    }).catch((err: unknown) => err);
+    await harness.fake.waitForRequests(2);
+    await vi.waitFor(async () => expect((await harness.store.usage.listByAccount(accountId)).some((row) => row.status === 'failed')).toBe(true));
+    leaving.abort();
+    await first;
+    await vi.waitFor(async () => expect(events).toEqual([{ status: 'cancelled', types: [] }]));
   });
 
   it('answers Prefer: respond-async with the 202 JSON answer even when the request also accepts an event stream', async () => {

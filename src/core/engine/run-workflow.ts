@@ -92,6 +92,12 @@ export interface RunWorkflowOptions {
    * time they ran, never failed with an error code (see `stoppedByCaller`).
    */
   signal?: AbortSignal;
+  /**
+   * Aborted when a stop is coming but the nodes running may still finish what already arrived
+   * (the run queue's cancel, `signal` following): no node starts after it, so nothing is run or
+   * charged after the cancel was accepted; one that completes meanwhile keeps its output.
+   */
+  holdBack?: AbortSignal;
   /** Receives every node failure with the raw error, for logging. Must not throw. */
   onNodeError?: (nodeId: string, error: unknown) => void;
   /**
@@ -225,6 +231,7 @@ interface ResolvedOptions {
   runTimeoutMs: number;
   clock: Clock;
   signal: AbortSignal | undefined;
+  holdBack: AbortSignal | undefined;
   onNodeError: ((nodeId: string, error: unknown) => void) | undefined;
   onNodeFinished: ((node: NodeResult, progress: NodeProgress) => void) | undefined;
 }
@@ -250,6 +257,7 @@ function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
     runTimeoutMs,
     clock: options.clock ?? systemClock,
     signal: options.signal,
+    holdBack: options.holdBack,
     onNodeError: options.onNodeError,
     onNodeFinished: options.onNodeFinished,
   };
@@ -347,7 +355,7 @@ class WorkflowRun {
 
   /** Starts every ready node the concurrency bound allows; finishes the run when nothing is left. */
   private pump(): void {
-    while (!this.stopped && this.readyHead < this.ready.length) {
+    while (!this.stopped && this.options.holdBack?.aborted !== true && this.readyHead < this.ready.length) {
       const index = this.ready[this.readyHead];
       const compiledNode = index === undefined ? undefined : this.compiled.nodes[index];
       if (index === undefined || compiledNode === undefined) {

@@ -108,6 +108,11 @@ export interface QueuedRunHooks {
   id: string;
   /** Ends the queued run with how the execution went, in place of inserting a new run. */
   record(outcome: RunOutcome): Promise<void>;
+  /**
+   * Aborted as soon as the run's cancel is accepted, before `signal` is (the run queue lets calls
+   * in flight read what already arrived first): a workflow starts no node after it.
+   */
+  cancelAccepted?: AbortSignal | undefined;
 }
 
 /**
@@ -174,7 +179,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
   /** Records how the execution ended: into the queued run it serves, or as a new run. */
   async function record(caller: Caller, outcome: RunOutcome, hooks: ExecutionHooks): Promise<void> {
     if (hooks.queuedRun) await hooks.queuedRun.record({ ...outcome, runId: hooks.queuedRun.id });
-    else await runs.record(caller, outcome);
+    else await runs.record(caller, outcome, hooks.signal);
   }
 
   async function organisationOf(caller: Caller): Promise<OrganisationRecord> {
@@ -493,6 +498,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
           ...deps.workflowLimits,
           clock,
           ...(signal ? { signal } : {}),
+          ...(hooks.queuedRun?.cancelAccepted ? { holdBack: hooks.queuedRun.cancelAccepted } : {}),
           ...(onNode ? { onNodeFinished: onNode } : {}),
         });
         response = {

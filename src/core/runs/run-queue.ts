@@ -74,6 +74,8 @@ function totalsOverAttempts(run: RunRecord, outcome: RunEnding) {
 
 interface ActiveRun {
   controller: AbortController;
+  /** Aborted the moment a cancel is accepted, before `controller` (see `abort`): no new node starts. */
+  cancelAccepted: AbortController;
   /** Its owner cancelled it: a failure caused by the abort ends it as cancelled. */
   cancelled: boolean;
   /** This process is stopping: the run is left to go back to the queue, not ended here. */
@@ -169,7 +171,7 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       if (!grantsAny(caller.credential.scopes, executeScopes(run.kind))) {
         throw new PorchError('INSUFFICIENT_PERMISSIONS', `The key that queued this run no longer holds ${executeScopes(run.kind).join(' or ')}.`);
       }
-      await executeOperation(run, caller, { signal: job.controller.signal, queuedRun: { id: run.id, record } });
+      await executeOperation(run, caller, { signal: job.controller.signal, queuedRun: { id: run.id, record, cancelAccepted: job.cancelAccepted.signal } });
     } catch (err) {
       if (recorded) return;
       // Refused before the execution recorded anything (the key, the resource, the input): the run fails with that error.
@@ -195,7 +197,13 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
   }
 
   function start(run: RunRecord, instanceId: string, executeOperation: QueuedRunExecutor): void {
-    const job: ActiveRun = { controller: new AbortController(), cancelled: false, stopping: false, done: Promise.resolve() };
+    const job: ActiveRun = {
+      controller: new AbortController(),
+      cancelAccepted: new AbortController(),
+      cancelled: false,
+      stopping: false,
+      done: Promise.resolve(),
+    };
     active.set(run.id, job);
     job.done = runClaimed(run, job, instanceId, executeOperation)
       .catch((err: unknown) => logger.error({ err, runId: run.id }, 'a queued run could not be recorded; it goes back to the queue when this process stops'))
@@ -251,6 +259,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
     if (job && !job.cancelled) {
       job.cancelled = true;
       const reason = new CallStopped('its run was cancelled');
+      // Nothing new starts from now on (a workflow's next node would run and be charged after
+      // the cancel was accepted); what is in flight reads what already arrived first.
+      job.cancelAccepted.abort(reason);
       setImmediate(() => setImmediate(() => job.controller.abort(reason)));
     }
     return job;

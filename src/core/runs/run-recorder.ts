@@ -93,10 +93,11 @@ export function outcomeColumns<Status extends string>(outcome: {
 export function createRunRecorder(runs: RunRepository, clock: Clock) {
   return {
     NO_USAGE,
-    async record(caller: Caller, outcome: RunOutcome): Promise<string> {
+    /** `signal`: the request's; a failed run whose caller stopped it is `cancelled`, as a queued run its owner cancelled is, whatever its nodes did first. */
+    async record(caller: Caller, outcome: RunOutcome, signal?: AbortSignal): Promise<string> {
       const id = outcome.runId ?? newId();
       const finishedAt = clock.now();
-      const cancelled = endedByCaller(outcome);
+      const cancelled = endedByCaller(outcome) || (outcome.status === 'failed' && signal?.aborted === true && isCallStop(signal.reason));
       // Executed in its request: it was created when the request's execution started, and was never queued.
       const startedAt = finishedAt - outcome.durationMs;
       const run: RunRecord = {
