@@ -5,23 +5,18 @@
  * or an alert on provider failures would page whenever users close a tab.
  */
 import type { Span } from '@opentelemetry/api';
-import { CallStopped } from '../errors.js';
+import { isCallStop } from '../errors.js';
 
 /** The outcome code a stopped call is reported with, in metrics and as the span's `error.type`. */
 export const STOPPED_CODE = 'CANCELLED';
 
-/** How many causes deep a stop is looked for: a workflow hands it to its nodes wrapped in its own error. */
-const MAX_CAUSE_DEPTH = 3;
-
-/** Whether `signal` stopped its call from outside (a CallStopped reason, or one caused by it), rather than a deadline or a fault. */
+/**
+ * Whether `signal` stopped its call from outside (a CallStopped reason, or one caused by it),
+ * rather than a deadline or a fault: the test a run's status uses too (`isCallStop`), so the two
+ * never disagree on a stop wrapped a few causes deep.
+ */
 export function stoppedFromOutside(signal: AbortSignal | undefined): boolean {
-  if (signal?.aborted !== true) return false;
-  let reason: unknown = signal.reason;
-  for (let depth = 0; depth < MAX_CAUSE_DEPTH && reason instanceof Error; depth++) {
-    if (reason instanceof CallStopped) return true;
-    reason = reason.cause;
-  }
-  return false;
+  return signal?.aborted === true && isCallStop(signal.reason);
 }
 
 /** Names the stop on the span without marking it failed: the span's status stays unset. */
