@@ -75,6 +75,28 @@ export async function startPorchProcess(
   serveArgs: string[] = [],
   entryArgs?: readonly string[],
 ): Promise<PorchProcess> {
+  // PORT=0 makes porch serve choose a free port, then listen on it (its links name the port
+  // first); a process started beside it may take that port in between (CI: "another process uses
+  // that port"). Such a start is tried again; any other failure is the test's.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(databaseUrl, env, serveArgs, entryArgs);
+    } catch (err) {
+      const portTaken = err instanceof Error && err.message.includes('another process uses that port');
+      if (!portTaken || (env.PORT ?? baseEnv(databaseUrl).PORT) !== '0' || attempt >= PORT_RACE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** How many times a start that lost its chosen port to another process is tried. */
+const PORT_RACE_ATTEMPTS = 3;
+
+async function startOnce(
+  databaseUrl: string,
+  env: Record<string, string>,
+  serveArgs: string[],
+  entryArgs: readonly string[] | undefined,
+): Promise<PorchProcess> {
   const child = spawn(process.execPath, [...(entryArgs ?? (await porchEntryArgs())), 'serve', ...serveArgs], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...baseEnv(databaseUrl, env) },
