@@ -332,7 +332,7 @@ export function operationRoutes({
 
   /**
    * A good key refused only for the account it named (X-Porch-Account outside its organisation,
-   * say) is still an authenticated key: the request is counted against its limits, as any other
+   * say) is still an authenticated key: the request is counted against its limits, as every other
    * answered request is, and the answer reports them (DECISIONS.md, Headers, limits, small rules;
    * regression: such refusals were neither counted nor reported, so a partner could send them
    * without limit). Beyond a limit the answer is the 429 instead. No credits header: the balance
