@@ -94,9 +94,9 @@ export function createDeferredWrites(logger: Logger): DeferredWrites {
     async flush() {
       // Each write once more, one after another within a bound: an attempt under way is awaited,
       // not made twice; a scheduled one is made now. The first that still finds the store out of
-      // reach ends the flush, as the others would too: on SQLite each such write holds the event
-      // loop for the busy timeout, so writes started all at once ran in turn past the bound
-      // (second review: 15 s for three). What has not landed is left to the lease.
+      // reach ends the flush, as the others would too: on SQLite each such write waits up to 5 s
+      // for another process's lock, so writes made one after another ran past the bound (second
+      // review: 15 s for three). What has not landed is left to the lease.
       const deadline = Date.now() + FLUSH_LIMIT_MS;
       for (const entry of [...waiting]) {
         const remaining = deadline - Date.now();

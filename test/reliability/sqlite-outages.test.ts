@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { longestEventLoopDelay, STALL_BOUND_MS } from '../helpers/event-loop-delay.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { fillSqliteDisk, sqliteFileOf } from '../helpers/store-inspection.js';
 
@@ -39,6 +41,30 @@ it('answers 503 with Retry-After while another process holds the write lock past
   }
   const freed = await harness.api('POST', '/context-cards', { key, body: { title: 'T', content: 'C' } });
   expect(freed.status, describeResponse(freed)).toBe(201);
+});
+
+it("keeps serving while a write waits for another process's lock, and the write succeeds once it is freed (regression: the wait held the event loop)", async () => {
+  const other = new Database(sqliteFileOf(harness.store));
+  other.exec('begin immediate');
+  let writeAnswered = false;
+  const { longestMs, result } = await longestEventLoopDelay(async () => {
+    const write = harness.api('POST', '/context-cards', { key, body: { title: 'T', content: 'C' } }).finally(() => {
+      writeAnswered = true;
+    });
+    try {
+      await sleep(500);
+      // Served meanwhile (an authenticated read would wait too: it counts toward the key's
+      // rate limit, a write).
+      const health = await harness.api('GET', '/health');
+      expect([health.status, writeAnswered]).toEqual([200, false]);
+    } finally {
+      other.exec('rollback');
+      other.close();
+    }
+    return await write;
+  });
+  expect(result.status, describeResponse(result)).toBe(201);
+  expect(longestMs).toBeLessThan(STALL_BOUND_MS);
 });
 
 it('answers 503 naming a full disk, and is not ready meanwhile although the database still reads', async () => {

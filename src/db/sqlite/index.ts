@@ -14,6 +14,7 @@ import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 import { createWebhookRepository } from './webhooks.js';
 import { guarded } from '../guarded-repository.js';
+import { waitingOutLocks } from './lock-waits.js';
 import { sqliteErrorTranslator } from './unavailable-errors.js';
 
 export { databaseDirectory } from './open-database.js';
@@ -39,12 +40,15 @@ export function isSqliteStore(store: Store): store is SqliteStore {
 export function createSqliteStore(databaseUrl: string, pendingMigrations: PendingMigrations = 'apply'): SqliteStore {
   const database = openDatabase(databaseUrl, pendingMigrations);
   const { db, sqlite, location } = database;
+  // Opening waited for locks inside SQLite (migrations run before anything is served); from
+  // here a lock is waited out on a timer, so the process keeps serving meanwhile (lock-waits.ts).
+  sqlite.pragma('busy_timeout = 0');
   const description = { engine: 'sqlite', location, ephemeral: isInMemory(location) } as const;
   let lastingOutageAt = Number.NEGATIVE_INFINITY;
   const translate = sqliteErrorTranslator(() => {
     lastingOutageAt = Date.now();
   });
-  const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(repository, translate);
+  const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(waitingOutLocks(repository, sqlite), translate);
   return {
     database,
     organisations: guardedRepository(createOrganisationRepository(db)),

@@ -14,6 +14,7 @@ import {
   type PendingMigrations,
 } from '../migration-journal.js';
 import * as schema from './schema.js';
+import { LOCK_WAIT_MS } from './lock-waits.js';
 import { DatabaseRefusal } from '../store.js';
 
 /** drizzle over better-sqlite3; `$client` is the connection, for transactions built once. */
@@ -30,12 +31,6 @@ export interface OpenedDatabase {
 
 /** Migrations are committed SQL; the folder sits beside the sources and ships with the package. */
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../src/db/sqlite/migrations', import.meta.url));
-
-/**
- * How long a connection waits for another process's write lock before giving up. Two Porch
- * processes may share one database file; writes are short, so a few seconds is ample.
- */
-const BUSY_TIMEOUT_MS = 5_000;
 
 const IN_MEMORY = ':memory:';
 
@@ -206,7 +201,9 @@ function connect(location: string): Database.Database {
     // (kill -9), which is the failure the server must survive without fsync on every request.
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Two Porch processes may share one database file: while opening (and migrating), another's
+    // write lock is waited out inside SQLite, as long as a store's calls wait it out on a timer.
+    sqlite.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
     sqlite.pragma('foreign_keys = ON');
     return sqlite;
   } catch (err) {

@@ -2,8 +2,9 @@
  * Which SQLite errors mean "the database cannot answer right now", as opposed to a bug or a bad
  * query. Those become StoreUnavailableError (503 with Retry-After, "never a 500"), as PostgreSQL's
  * connection failures do (postgres/connection-errors.ts):
- * - busy or locked: another process held the write lock past the busy timeout (an import with
- *   --prune, a backup tool, the sqlite3 shell in a transaction), which goes away by itself;
+ * - busy or locked: another process held the write lock for longer than a call waits for it
+ *   (lock-waits.ts: an import with --prune, a backup tool, the sqlite3 shell in a transaction),
+ *   which goes away by itself;
  * - full, I/O error, read-only: the disk or the file refuses writes, which lasts until an
  *   operator acts, so the store also reports itself unready for a while (index.ts).
  */
