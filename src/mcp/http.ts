@@ -97,8 +97,20 @@ const ALLOWED_REQUEST_HEADERS = [
  */
 const SERVED_REVISIONS: readonly string[] = [...ENVELOPE_REVISIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
+/** The key's windows, on every refusal to an authenticated key (setRateLimitHeaders). */
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Daily-Limit', 'X-RateLimit-Daily-Remaining'];
+
 /** Response headers a browser client may read. */
-const EXPOSED_RESPONSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'X-API-Version', 'WWW-Authenticate'];
+const EXPOSED_RESPONSE_HEADERS = [
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'X-Request-Id',
+  'X-API-Version',
+  'WWW-Authenticate',
+  // A refusal's windows and when to come back, which a page's script needs to back off.
+  ...RATE_LIMIT_HEADERS,
+  'Retry-After',
+];
 
 export interface McpHttpOptions {
   core: Core;

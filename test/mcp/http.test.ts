@@ -522,6 +522,20 @@ describe('Origin and Host validation', () => {
     }
   });
 
+  it("lets a page read a refusal's rate-limit windows and Retry-After (regression: not exposed, so a browser client could not back off)", async () => {
+    const exposed = (await post(LIST_TOOLS, { origin: 'http://localhost:6274' })).headers.get('access-control-expose-headers')?.split(', ') ?? [];
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-RateLimit-Daily-Limit',
+        'X-RateLimit-Daily-Remaining',
+        'Retry-After',
+      ]),
+    );
+  });
+
   it('accepts the public origin spelled localhost, 127.0.0.1 or [::1] (same scheme and port), as the Host check does', async () => {
     await harness.close();
     harness = await createHarness({ env: { PORCH_PUBLIC_URL: 'http://127.0.0.1:3000' } });
