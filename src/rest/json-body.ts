@@ -25,15 +25,29 @@ function notJson(): PorchError {
  * POST that way), and no body means `{}` (DECISIONS.md: an execute without a body). Whether it is
  * empty is known only at its end; its first byte settles that it is a body that is not JSON.
  */
-function expectEmptyBody(req: IncomingMessage): Promise<BodyOutcome> {
+function expectEmptyBody(req: IncomingMessage, res: ServerResponse): Promise<BodyOutcome> {
   return new Promise((resolve) => {
     const settle = (error?: PorchError) => resolve(error ? { error } : {});
-    req.on('data', (chunk: Buffer) => {
-      if (chunk.length > 0) settle(notJson());
-    });
+    const refuseOnFirstByte = (chunk: Buffer) => {
+      if (chunk.length === 0) return;
+      req.off('data', refuseOnFirstByte);
+      resolve(refusedUnread(res, notJson()));
+    };
+    req.on('data', refuseOnFirstByte);
     req.on('end', () => settle());
     req.on('error', () => settle(new PorchError('VALIDATION_ERROR', 'The request body could not be read.')));
   });
+}
+
+/**
+ * A body refused before it is read (not JSON, another charset, compressed, too large): the
+ * connection is closed after the answer, so the rest of the body is not received. Node would
+ * otherwise read it to its end to reuse the connection (regression: a compressed or non-JSON
+ * body of any declared size was received in full after its 415).
+ */
+function refusedUnread(res: ServerResponse, error: PorchError): BodyOutcome {
+  res.setHeader('Connection', 'close');
+  return { error };
 }
 
 /** The charset parameter of a Content-Type, lower-cased; undefined when there is none. */
@@ -118,6 +132,12 @@ function bodyParserError(err: unknown, limitBytes: number): PorchError {
   return new PorchError('VALIDATION_ERROR', 'The request body could not be read.');
 }
 
+/** Whether body-parser refused the body from its headers alone (a Content-Encoding, a charset), not reading it. */
+function refusedBeforeReading(err: unknown): boolean {
+  const type = (err as { type?: string }).type;
+  return type === 'encoding.unsupported' || type === 'charset.unsupported';
+}
+
 /**
  * JSON bodies only, read by the routes of operations that take a body, so a body sent to an
  * unknown path or with GET/DELETE is ignored (Node discards it, bounded by the request timeout)
@@ -133,17 +153,14 @@ export function jsonBodyReader(limitBytes: number): (req: IncomingMessage, res: 
   const parse = bodyParser.json({ limit: limitBytes, type: () => true, inflate: false, verify: checkBodyBytes });
   return async (req, res) => {
     if (!hasBody(req)) return {};
-    if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req);
-    if (!typeIs(req, ['application/json', '+json'])) return { error: notJson() };
+    if (req.headers['content-type'] === undefined && req.headers['content-length'] === undefined) return expectEmptyBody(req, res);
+    if (!typeIs(req, ['application/json', '+json'])) return refusedUnread(res, notJson());
     if (declaresOtherCharset(req))
-      return { error: new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON (charset=utf-8, or no charset).') };
-    // A body refused for its size is refused at once, the connection closed after the answer:
-    // body-parser reads a too-large body to its end before it reports it (regression: 5 MiB, or
-    // a declared 500 MB, were received in full before the 413).
-    const refuseTooLarge = (): BodyOutcome => {
-      res.setHeader('Connection', 'close');
-      return { error: tooLarge(limitBytes) };
-    };
+      return refusedUnread(res, new PorchError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON (charset=utf-8, or no charset).'));
+    // A body refused for its size is refused at once: body-parser reads a too-large body to its
+    // end before it reports it (regression: 5 MiB, or a declared 500 MB, were received in full
+    // before the 413).
+    const refuseTooLarge = (): BodyOutcome => refusedUnread(res, tooLarge(limitBytes));
     if (Number(req.headers['content-length']) > limitBytes) return refuseTooLarge();
     const parsed = req as IncomingMessage & { body?: unknown };
     return new Promise((resolve) => {
@@ -161,6 +178,7 @@ export function jsonBodyReader(limitBytes: number): (req: IncomingMessage, res: 
       parse(parsed, res, (err?: unknown) => {
         req.off('data', countBytes);
         if (err === undefined || err === null) resolve({ body: parsed.body });
+        else if (refusedBeforeReading(err)) resolve(refusedUnread(res, bodyParserError(err, limitBytes)));
         else resolve({ error: bodyParserError(err, limitBytes) });
       });
     });

@@ -61,3 +61,17 @@ describe('a body over the limit, from an authenticated caller', () => {
     expect(response.status, response.raw).toBe(200);
   });
 });
+
+describe('a body refused from its headers alone', () => {
+  it.each([
+    ['not JSON', { 'content-type': 'text/plain' }],
+    ['compressed', { 'content-encoding': 'gzip' }],
+    ['in another charset', { 'content-type': 'application/json; charset=utf-16' }],
+  ])('is answered 415 at once when %s, and the connection closed rather than the body received (regression: read to its end)', async (_, headers) => {
+    // 900 KB declared, within the limit, and none of it sent: only a closed connection ends this.
+    const response = await sendRaw(server.url, scanHead({ 'content-length': '900000', ...headers }));
+    expect(response.status, response.raw).toBe(415);
+    expect(JSON.parse(response.body)).toMatchObject({ success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+    expect(response.headers.get('connection')).toBe('close');
+  });
+});
