@@ -9,36 +9,63 @@ function unshownKey(command: 'key' | 'partner-key', id: string): string {
   return `the ${command === 'key' ? 'API key' : 'partner key'} ${id} was created but could not be shown, and it cannot be shown again. Revoke it with porch ${command} revoke ${id}, then create another.`;
 }
 
+/** The settings both kinds of key are created with, as their `create` commands read them. */
+interface KeySettingOptions {
+  name?: string;
+  scopes?: string[];
+  rpm?: number;
+  rpd?: number;
+  json?: boolean;
+}
+
+/** `create`'s options for a key's name, scopes and limits; `scopesHelp` says what the scopes default to. */
+function withKeySettings(command: Command, scopesHelp: string): Command {
+  return command
+    .option('--name <name>', 'a name to tell keys apart')
+    .option('--scopes <list>', `comma-separated scopes (${scopesHelp})`, parseList)
+    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
+    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
+    .option('--json', 'print JSON');
+}
+
+/** The given settings as a create request's fields; those left out take the defaults. */
+function keySettings(options: KeySettingOptions) {
+  return {
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.rpm === undefined ? {} : { requestsPerMinute: options.rpm }),
+    ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
+  };
+}
+
+/** Prints a new key with its plaintext, the one time it can be shown. */
+async function printCreatedKey(
+  context: CliContext,
+  command: 'key' | 'partner-key',
+  created: { key: { id: string }; plaintext: string },
+  options: KeySettingOptions,
+): Promise<void> {
+  await printShownOnce(
+    context.stdout,
+    { ...created.key, key: created.plaintext },
+    options,
+    () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
+    unshownKey(command, created.key.id),
+  );
+}
+
+const KEY_LIST_HEADERS = ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'];
+
 export function registerKeyCommands(program: Command, context: CliContext): void {
   const key = program.command('key').description('Create and manage API keys (mdi_...)');
 
-  key
-    .command('create')
-    .description('Create an API key for an Expert account (at most 5 active keys)')
-    .requiredOption('--account <account-id>', 'account id')
-    .option('--name <name>', 'a name to tell keys apart')
-    .option('--scopes <list>', 'comma-separated scopes (default: all but write:*, manage:keys, manage:webhooks, manage:organisation and read:usage)', parseList)
-    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
-    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
-    .option('--json', 'print JSON')
-    .action(async (options: { account: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
-      const created = await withApplication(context, ({ core }) =>
-        core.accounts.createKey({
-          accountId: options.account,
-          ...(options.name ? { name: options.name } : {}),
-          ...(options.scopes ? { scopes: options.scopes } : {}),
-          ...(options.rpm === undefined ? {} : { requestsPerMinute: options.rpm }),
-          ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
-        }),
-      );
-      await printShownOnce(
-        context.stdout,
-        { ...created.key, key: created.plaintext },
-        options,
-        () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
-        unshownKey('key', created.key.id),
-      );
-    });
+  withKeySettings(
+    key.command('create').description('Create an API key for an Expert account (at most 5 active keys)').requiredOption('--account <account-id>', 'account id'),
+    'default: all but write:*, manage:keys, manage:webhooks, manage:organisation and read:usage',
+  ).action(async (options: KeySettingOptions & { account: string }) => {
+    const created = await withApplication(context, ({ core }) => core.accounts.createKey({ accountId: options.account, ...keySettings(options) }));
+    await printCreatedKey(context, 'key', created, options);
+  });
 
   key
     .command('list')
@@ -51,7 +78,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         keys.length === 0
           ? 'No keys.'
           : table(
-              ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'],
+              KEY_LIST_HEADERS,
               keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')]),
             ),
       );
@@ -86,33 +113,16 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     });
 
   const partner = program.command('partner-key').description('Issue and revoke partner keys (mpk_...)');
-  partner
-    .command('create')
-    .description("Issue a partner key bound to an organisation; calls act for X-Porch-Account (default: the organisation's owner)")
-    .requiredOption('--org <organisation-id>', 'organisation id')
-    .option('--name <name>', 'partner name')
-    .option('--scopes <list>', 'comma-separated scopes: the product surface (default: all)', parseList)
-    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
-    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
-    .option('--json', 'print JSON')
-    .action(async (options: { org: string; name?: string; scopes?: string[]; rpm?: number; rpd?: number; json?: boolean }) => {
-      const created = await withApplication(context, ({ core }) =>
-        core.accounts.createPartnerKey({
-          organisationId: options.org,
-          ...(options.name ? { name: options.name } : {}),
-          ...(options.scopes ? { scopes: options.scopes } : {}),
-          ...(options.rpm === undefined ? {} : { requestsPerMinute: options.rpm }),
-          ...(options.rpd === undefined ? {} : { requestsPerDay: options.rpd }),
-        }),
-      );
-      await printShownOnce(
-        context.stdout,
-        { ...created.key, key: created.plaintext },
-        options,
-        () => `${rows(Object.entries(created.key))}\n\nkey  ${created.plaintext}\n${SHOWN_ONCE}`,
-        unshownKey('partner-key', created.key.id),
-      );
-    });
+  withKeySettings(
+    partner
+      .command('create')
+      .description("Issue a partner key bound to an organisation; calls act for X-Porch-Account (default: the organisation's owner)")
+      .requiredOption('--org <organisation-id>', 'organisation id'),
+    'the product surface; default: all',
+  ).action(async (options: KeySettingOptions & { org: string }) => {
+    const created = await withApplication(context, ({ core }) => core.accounts.createPartnerKey({ organisationId: options.org, ...keySettings(options) }));
+    await printCreatedKey(context, 'partner-key', created, options);
+  });
   partner
     .command('list')
     .description("List an organisation's partner keys, revoked ones included (never their plaintext)")
@@ -124,7 +134,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
         keys.length === 0
           ? 'No partner keys.'
           : table(
-              ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'],
+              KEY_LIST_HEADERS,
               keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes === null ? '(all)' : k.scopes.join(',')]),
             ),
       );
