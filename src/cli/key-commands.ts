@@ -118,7 +118,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
       .command('create')
       .description("Issue a partner key bound to an organisation; calls act for X-Porch-Account (default: the organisation's owner)")
       .requiredOption('--org <organisation-id>', 'organisation id'),
-    'the product surface; default: all',
+    "the product surface; default: an API key's default scopes",
   ).action(async (options: KeySettingOptions & { org: string }) => {
     const created = await withApplication(context, ({ core }) => core.accounts.createPartnerKey({ organisationId: options.org, ...keySettings(options) }));
     await printCreatedKey(context, 'partner-key', created, options);
@@ -135,7 +135,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
           ? 'No partner keys.'
           : table(
               KEY_LIST_HEADERS,
-              keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes === null ? '(all)' : k.scopes.join(',')]),
+              keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')]),
             ),
       );
     });

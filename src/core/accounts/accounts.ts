@@ -54,7 +54,8 @@ export interface PartnerKeyView {
   organisation_id: string;
   name: string;
   prefix: string;
-  scopes: string[] | null;
+  /** What the key may call: its product surface, or an API key's default scopes when it was issued without one. */
+  scopes: string[];
   requests_per_minute: number;
   requests_per_day: number;
   status: 'active' | 'revoked';
@@ -215,7 +216,9 @@ export function createAccountService(store: Store, clock: Clock) {
       organisation_id: key.organisationId,
       name: key.name,
       prefix: key.prefix,
-      scopes: key.scopes,
+      // As authenticateKey reads it (regression: shown as null, "(all)" in the CLI, while the key
+      // held only the default scopes).
+      scopes: [...(key.scopes ?? DEFAULT_KEY_SCOPES)],
       requests_per_minute: key.requestsPerMinute,
       requests_per_day: key.requestsPerDay,
       status: key.revokedAt === null ? 'active' : 'revoked',
