@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseYaml } from './core/yaml.js';
 import { isIP } from 'node:net';
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { formatZodError } from './core/validation.js';
 import { parseAiConfig, type AiConfig } from './core/ai/ai-config.js';
@@ -107,6 +108,30 @@ const otelFlag = z.preprocess((value) => (typeof value === 'string' ? value.trim
  */
 const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'must be an http or https URL with its scheme, such as http://localhost:4318' });
 
+/**
+ * PORCH_TRUSTED_PROXIES, in Express's `trust proxy` terms (which Porch hands it to): a hop count
+ * (`1`: the connection comes from one proxy, and the client is the address it appended to
+ * X-Forwarded-For), or the proxies' addresses, CIDR ranges and proxy-addr's names (`loopback`,
+ * `linklocal`, `uniquelocal`), comma-separated. Each list is compiled here with proxy-addr, as
+ * Express will compile it, so a bad entry stops the process naming the setting rather than
+ * failing as the server starts. Express's `true` (trust every hop) is not offered: it makes the
+ * client address whatever the client writes in X-Forwarded-For.
+ */
+const trustedProxies = z.string().transform((value, context): number | string[] => {
+  const trimmed = value.trim();
+  if (WHOLE_NUMBER.test(trimmed)) return Number(trimmed);
+  const entries = commaList(trimmed);
+  try {
+    proxyAddr.compile(entries);
+  } catch (err) {
+    context.addIssue({
+      code: 'custom',
+      message: `${(err as Error).message}: write a hop count (such as 1), or IP addresses and CIDR ranges (such as 127.0.0.1, 10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas`,
+    });
+  }
+  return entries;
+});
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: wholeNumberVariable(0, 65_535).default(3000),
@@ -146,6 +171,7 @@ const envSchema = z.object({
   // A guessable token would publish the metrics to anyone who can reach the port.
   PORCH_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (generate one with `openssl rand -hex 32`)').optional(),
   PORCH_TRUST_REQUEST_ID: flag.default(false),
+  PORCH_TRUSTED_PROXIES: trustedProxies.optional(),
   // The standard OpenTelemetry variables (https://opentelemetry.io/docs/specs/otel/protocol/exporter/).
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint.optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpEndpoint.optional(),
@@ -436,6 +462,12 @@ export interface Config {
   metrics: MetricsConfig;
   /** PORCH_TRUST_REQUEST_ID: keep a well-formed X-Request-Id a proxy in front sent, instead of making a new one. */
   trustRequestId: boolean;
+  /**
+   * PORCH_TRUSTED_PROXIES: Express's `trust proxy` (a hop count, or proxy addresses and ranges),
+   * so the client address of a request that came through those proxies is the one they wrote in
+   * X-Forwarded-For; undefined trusts no proxy (the connection's own address).
+   */
+  trustedProxies: number | string[] | undefined;
   /** Null unless OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing: TracingConfig | null;
 }
@@ -645,6 +677,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
           : parsedFile.data.metrics.port + vars.PORCH_WORKER_INDEX,
     },
     trustRequestId: vars.PORCH_TRUST_REQUEST_ID,
+    trustedProxies: vars.PORCH_TRUSTED_PROXIES,
     tracing: tracingConfig(vars),
   };
 }

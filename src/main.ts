@@ -259,6 +259,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
     mounts,
     nodeDoors: [mcpNodeDoor],
     trustRequestId: config.trustRequestId,
+    trustedProxies: config.trustedProxies,
     streamKeepAliveMs: options.serverTimeouts?.streamKeepAliveMs ?? DEFAULT_SERVER_TIMEOUTS.streamKeepAliveMs,
     onAnswered: (door, status, seconds) => metrics.httpRequest(door, status, seconds),
   });

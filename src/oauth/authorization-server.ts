@@ -19,7 +19,7 @@
  */
 import { createHmac, createPrivateKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import Provider, { type Adapter, type AdapterPayload, type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { ACCESS_TOKEN_TTL_SECONDS, MCP_RESOURCE_PATH, mcpResourceUrl, protectedResourceMetadata, REFRESH_TOKEN_TTL_SECONDS } from '../core/access/oauth.js';
 import { hashKey } from '../core/access/key-material.js';
@@ -112,15 +112,52 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * The MCP authorization spec: every redirect URI is a localhost URL or uses HTTPS. oidc-provider
- * holds native clients to that, but lets a web client register `http://` on any host, where the
- * authorization code would travel in clear. Malformed values are left to oidc-provider's checks.
+ * lets a web client register `http://` on any host, where the authorization code would travel in
+ * clear, and a native client (`application_type: native`) any custom scheme (`com.example.app:/cb`,
+ * `ms-settings:x`), which any app on the device may claim (regression: both accepted, and the
+ * flow completed). Malformed values are left to oidc-provider's checks.
  */
 function requireSecureRedirects(redirectUris: unknown): void {
   if (!Array.isArray(redirectUris)) return;
   for (const uri of redirectUris) {
     const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
-    if (parsed?.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) {
-      throw new errors.InvalidClientMetadata('redirect_uris must use https, or http only on localhost');
+    if (parsed === null || parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname))) continue;
+    throw new errors.InvalidClientMetadata('redirect_uris must use https, or http only on localhost');
+  }
+}
+
+/**
+ * The longest a registration's text may be, per field (in characters), and how many entries its
+ * lists may hold. Registration is open to anyone and a client is kept a month, so what one may
+ * store is bounded (regression: 500 clients named with 50,000 characters each were kept). A name
+ * is shown on the consent page and under Connected apps; a URL as long as browsers commonly take.
+ */
+const MAX_CLIENT_NAME_LENGTH = 200;
+const MAX_SOFTWARE_FIELD_LENGTH = 200;
+const MAX_URI_LENGTH = 2_048;
+const MAX_LIST_ENTRIES = 10;
+const METADATA_LENGTH_LIMITS: Readonly<Record<string, number>> = {
+  client_name: MAX_CLIENT_NAME_LENGTH,
+  software_id: MAX_SOFTWARE_FIELD_LENGTH,
+  software_version: MAX_SOFTWARE_FIELD_LENGTH,
+};
+
+/**
+ * Refuses a registration whose text is longer than its field allows: every string (URIs and the
+ * rest at most MAX_URI_LENGTH, names less), and every list of strings (redirect URIs, contacts,
+ * ...) at most MAX_LIST_ENTRIES entries of as many characters. RFC 7591's invalid_client_metadata
+ * (invalid_redirect_uri for redirect_uris) names the field. Types are left to oidc-provider's checks.
+ */
+function requireBoundedMetadata(metadata: Readonly<Record<string, unknown>>): void {
+  for (const [field, value] of Object.entries(metadata)) {
+    const maxLength = METADATA_LENGTH_LIMITS[field] ?? MAX_URI_LENGTH;
+    if (typeof value === 'string' && value.length > maxLength) {
+      throw new errors.InvalidClientMetadata(`${field} must be at most ${maxLength} characters long`);
+    }
+    if (!Array.isArray(value)) continue;
+    if (value.length > MAX_LIST_ENTRIES) throw new errors.InvalidClientMetadata(`${field} must have at most ${MAX_LIST_ENTRIES} entries`);
+    if (value.some((entry) => typeof entry === 'string' && entry.length > maxLength)) {
+      throw new errors.InvalidClientMetadata(`${field} entries must be at most ${maxLength} characters long`);
     }
   }
 }
@@ -156,6 +193,12 @@ function displayName(client: { clientId: string; clientName?: unknown }): string
 /** The resource as sent, without a trailing slash, so `.../mcp/` and `.../mcp` are one resource. */
 function normalisedResource(value: string): string {
   return value.replace(/\/+$/, '');
+}
+
+/** oidc-provider's error page for a person (a bad authorization request), and Porch's for a failed one. */
+async function renderError(ctx: KoaContextWithOIDC, out: { error?: string | undefined; error_description?: string | undefined }): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = errorPage(out.error ?? 'error', out.error_description ?? 'The authorization request could not be completed.');
 }
 
 export function createAuthorizationServer({ core, secretKey }: { core: Core; secretKey: Buffer }): AuthorizationServer {
@@ -207,6 +250,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
         if (value !== undefined && typeof value !== 'string') throw new errors.InvalidClientMetadata(`${key} must be a string`);
         // Only a registration has a request: a client read back from storage is not checked again.
         if (ctx !== undefined && key === 'software_id') {
+          requireBoundedMetadata(metadata);
           requireSecureRedirects(metadata.redirect_uris);
           requireShowableName(metadata.client_name);
         }
@@ -284,10 +328,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       short: { sameSite: 'lax', httpOnly: true },
     },
     jwks: { keys: [signingKey(secretKey)] },
-    renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.body = errorPage(out.error ?? 'error', out.error_description ?? 'The authorization request could not be completed.');
-    },
+    renderError,
   };
 
   const provider = new Provider(siteUrl, configuration);
@@ -322,6 +363,54 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     }
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => core.logger.error({ err, ...logFieldsOfRequest(ctx) }, 'the OAuth server failed'));
+
+  /**
+   * An authorization request that fails before anyone signed in and approved it is answered with
+   * Porch's own error page, never sent on to the redirect URI it names. Any site may register a
+   * client with its own redirect URI, so redirecting there on an error would make Porch an open
+   * redirector to it (RFC 9700 §4.11.2; regression: PKCE plain, prompt=none and a foreign resource
+   * all answered 303 to the registered site). After the consent page (the `resume` route), a
+   * denial still returns to the app, as the person who denied expects.
+   * oidc-provider reports each failure just before it answers it: the last one reported is the
+   * one answered (a redirect URI the client never registered replaces the error it found).
+   */
+  const failedAuthorizations = new WeakMap<KoaContextWithOIDC, Error>();
+  provider.on('authorization.error', (ctx: KoaContextWithOIDC, err: Error) => failedAuthorizations.set(ctx, err));
+  provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
+    if (ctx.oidc?.route === 'authorization') failedAuthorizations.set(ctx, err);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    const failure = failedAuthorizations.get(ctx as KoaContextWithOIDC);
+    if (failure === undefined || ctx.oidc?.route !== 'authorization') return;
+    const shown = failure instanceof errors.OIDCProviderError && failure.expose ? failure : new errors.OIDCProviderError(500, 'server_error');
+    ctx.remove('Location');
+    // prompt=none's errors carry 303, the status of the redirect they were meant for.
+    ctx.status = Math.max(400, shown.statusCode);
+    await renderError(ctx as KoaContextWithOIDC, { error: shown.message, error_description: shown.error_description });
+  });
+
+  // form_post answers with a page that posts the code to the app's site, which the page's own
+  // Content-Security-Policy (form-action 'self', on every page) forbids, so in a browser the app
+  // never got its code; MCP hosts use query. It is neither advertised nor accepted (a request
+  // asking for it gets the error page above).
+  const responseModeAllowed = provider.Client.prototype.responseModeAllowed;
+  provider.Client.prototype.responseModeAllowed = function withoutFormPost(
+    this: InstanceType<typeof provider.Client>,
+    ...args: Parameters<typeof responseModeAllowed>
+  ) {
+    // The mode is undefined at run time when the request names none (the response type's default, query).
+    const [mode = ''] = args;
+    return !mode.startsWith('form_post') && responseModeAllowed.apply(this, args);
+  };
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== 'discovery' || typeof ctx.body !== 'object' || ctx.body === null) return;
+    const body = ctx.body as Record<string, unknown>;
+    if (Array.isArray(body.response_modes_supported)) {
+      body.response_modes_supported = body.response_modes_supported.filter((mode) => typeof mode === 'string' && !mode.startsWith('form_post'));
+    }
+  });
 
   // Every token response (the code exchanged, a refresh): the first makes the app's connection,
   // and each moves the grant's expiry to its new refresh token's. oidc-provider sets a grant's
@@ -428,8 +517,7 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
     req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
     req.headers['x-forwarded-host'] = publicUrl.host;
     if (res.locals.scope !== undefined) requestScopes.set(req, res.locals.scope);
-    const scopesDefaulted = req.method === 'GET' && req.path === OAUTH_PATHS.authorization ? askForDefaultScopesWhenNoneNamed(req) : Promise.resolve();
-    scopesDefaulted.then(
+    prepare(req, res).then(
       () => {
         req.originalUrl = req.url;
         void callback(req, res);
@@ -437,6 +525,18 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       (err: unknown) => next(err),
     );
   };
+
+  /** What Porch does before oidc-provider sees a request: counts a registration, defaults an authorization's scopes. */
+  async function prepare(req: Request, res: Response): Promise<void> {
+    if (req.method === 'POST' && req.path === OAUTH_PATHS.registration) {
+      // Its refusal (429) is read by the browser-based clients the registration answers too.
+      const origin = req.get('Origin');
+      if (origin !== undefined) res.setHeader('Access-Control-Allow-Origin', origin);
+      // Express's client address: behind the proxies PORCH_TRUSTED_PROXIES names, the one they forwarded.
+      await core.oauth.countRegistration(req.ip ?? 'unknown');
+    }
+    if (req.method === 'GET' && req.path === OAUTH_PATHS.authorization) await askForDefaultScopesWhenNoneNamed(req);
+  }
 
   /**
    * A request that names none of Porch's scopes (many MCP hosts name none; some only `openid` or

@@ -49,6 +49,8 @@ export interface RestAppOptions {
   nodeDoors?: readonly NodeDoor[];
   /** PORCH_TRUST_REQUEST_ID: keep a proxy's X-Request-Id. */
   trustRequestId?: boolean;
+  /** PORCH_TRUSTED_PROXIES: Express's `trust proxy`, which `req.ip` (the client address of per-address limits) follows; unset, none. */
+  trustedProxies?: number | string[] | undefined;
   /** Called once per answered request, with the door its path leads to (`rest`, `site`, a mount's). */
   onAnswered?: RequestContextOptions['onAnswered'];
 }
@@ -108,6 +110,7 @@ export function createRestApp({
   mounts = [],
   nodeDoors = [],
   trustRequestId = false,
+  trustedProxies,
   onAnswered,
 }: RestAppOptions): RestApp {
   const doorOf = (path: string) =>
@@ -141,6 +144,7 @@ export function createRestApp({
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  if (trustedProxies !== undefined) app.set('trust proxy', trustedProxies);
   for (const mount of mounts) app.use(mount.path, mount.handler);
   // Discovery (OpenAPI, catalog, skills, pages) answers what no operation did. It loads on the
   // first request that gets this far, which keeps it out of start-up (bench/RESULTS-NOTES.md).

@@ -4,6 +4,7 @@
  * never tell whether an email has an account.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { safeNext } from '../../src/console/pages/sign-in.js';
 import { consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -117,6 +118,37 @@ describe('signing in', () => {
     await other.get('/console/sign-in');
     const offsite = await other.post('/console/sign-in', { email, password, next: '//evil.example/console' });
     expect(offsite.location).toBe('/console');
+  });
+
+  it('never goes to another part of the site through the console: dot segments in any spelling (regression: next=/console/../oauth/authorize)', async () => {
+    for (const next of [
+      '/console/../oauth/authorize?client_id=x',
+      '/console/%2e%2e/oauth/authorize',
+      '/console/.%2E/oauth/authorize',
+      '/console/%2E./oauth',
+      '/console/..%2foauth/authorize',
+      '/console/..%5coauth/authorize',
+      '/console/./settings',
+      '/console/..',
+      '/console/.\t./oauth',
+      '/consolex',
+      '/console\\evil',
+      '//evil.example/console',
+      'https://evil.example/console',
+    ]) {
+      expect(safeNext(next), next).toBe('/console');
+    }
+    expect(safeNext('/console/runs?status=failed#top')).toBe('/console/runs?status=failed#top');
+    expect(safeNext('/console/connect/abc-123')).toBe('/console/connect/abc-123');
+    expect(safeNext('/console')).toBe('/console');
+    // Over HTTP, as a sign-in link would carry it.
+    harness.clock.advance(61_000);
+    const { email, password } = await signedInBrowser(harness);
+    const browser = consoleBrowser(harness);
+    await browser.get('/console/sign-in?next=%2Fconsole%2F..%2Foauth%2Fauthorize%3Fclient_id%3Dx');
+    expect(browser.csrf()).not.toBe('');
+    const signedIn = await browser.post('/console/sign-in', { email, password, next: '/console/../oauth/authorize?client_id=x' });
+    expect(signedIn.location).toBe('/console');
   });
 
   it('binds the forms of a visitor without a session to a SameSite=Lax cookie, which a page opened from another site still sees (regression: Strict, so such a page replaced it and the open tabs’ forms were refused)', async () => {

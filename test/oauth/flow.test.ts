@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bearerChallenge } from '../../src/core/access/oauth.js';
-import { type ConsoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleBrowser, signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, describeResponse, type Harness } from '../helpers/harness.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../reliability/porch-process.js';
@@ -377,8 +377,9 @@ describe('tokens', () => {
     for (const extra of withoutS256) {
       const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI, state: 's', ...extra });
       const answer = await browser.get(`/oauth/authorize?${query}`);
-      expect(answer.status, answer.html).toBe(303);
-      expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_request');
+      expect(answer.status, answer.html).toBe(400);
+      expect(answer.location).toBeNull();
+      expect(answer.html).toContain('<code>invalid_request</code>');
     }
   });
 
@@ -414,8 +415,9 @@ describe('tokens', () => {
       resource: 'https://elsewhere.example/api',
     });
     const answer = await browser.get(`/oauth/authorize?${query}`);
-    expect(answer.status, answer.html).toBe(303);
-    expect(new URL(answer.location ?? '', site()).searchParams.get('error')).toBe('invalid_target');
+    expect(answer.status, answer.html).toBe(400);
+    expect(answer.location).toBeNull();
+    expect(answer.html).toContain('<code>invalid_target</code>');
   });
 
   it('refuses an unknown or malformed bearer token on MCP with 401, as an unknown key', async () => {
@@ -423,6 +425,82 @@ describe('tokens', () => {
       const answer = await mcp(candidate);
       expect(answer.status, answer.text).toBe(401);
     }
+  });
+});
+
+describe('a failed authorization request', () => {
+  const LANDING = 'https://evil.example/landing';
+
+  function failing(clientId: string, extra: Record<string, string>): string {
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: LANDING,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+      ...extra,
+    });
+    return `/oauth/authorize?${query}`;
+  }
+
+  it("is answered with Porch's error page, never redirected to the site a client registered (RFC 9700 4.11.2; regression: 303 to it)", async () => {
+    const clientId = await register({ redirect_uris: [LANDING] });
+    const visitor = consoleBrowser(harness);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+      [{ prompt: 'none' }, 'login_required'],
+      [{ resource: 'https://elsewhere.example/api' }, 'invalid_target'],
+      [{ scope: 'openid nonsense:scope', prompt: 'none' }, 'login_required'],
+    ];
+    for (const [extra, error] of cases) {
+      const answer = await visitor.get(failing(clientId, extra));
+      expect(answer.status, `${JSON.stringify(extra)}: ${answer.html}`).toBe(400);
+      expect(answer.location, JSON.stringify(extra)).toBeNull();
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(answer.html).toContain(`<code>${error}</code>`);
+      expect(answer.html).not.toContain('evil.example');
+    }
+  });
+
+  it('after the consent page, a denial still returns to the app', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register({ redirect_uris: [LANDING] });
+    const started = await browser.get(failing(clientId, {}));
+    expect(started.status, started.html).toBe(303);
+    const consentPath = pathOf(started.location);
+    await browser.get(consentPath);
+    const denied = await browser.post(consentPath, { decision: 'deny' });
+    const resumed = await browser.get(pathOf(denied.location));
+    expect(resumed.status, resumed.html).toBe(303);
+    const back = new URL(resumed.location ?? '');
+    expect(`${back.origin}${back.pathname}`).toBe(LANDING);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+  });
+});
+
+describe('response modes', () => {
+  it('neither advertises nor accepts form_post, whose page the Content-Security-Policy keeps from posting the code (regression: the app never got it)', async () => {
+    const metadata = await harness.site<Record<string, unknown>>('GET', '/.well-known/oauth-authorization-server');
+    expect(metadata.body.response_modes_supported).toEqual(['fragment', 'query']);
+    const { browser } = await signedInBrowser(harness);
+    const clientId = await register();
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+      response_mode: 'form_post',
+    });
+    const answer = await browser.get(`/oauth/authorize?${query}`);
+    expect(answer.status, answer.html).toBe(400);
+    expect(answer.location).toBeNull();
+    expect(answer.html).toContain('<code>invalid_request</code>');
+    expect(answer.html).not.toContain('<form');
   });
 });
 
@@ -686,6 +764,55 @@ describe('registrations', () => {
       expect(refused.status, JSON.stringify(refused.body)).toBe(400);
       expect(refused.body).toMatchObject({ error: 'invalid_redirect_uri', error_description: 'redirect_uris must use https, or http only on localhost' });
     }
+  });
+
+  it('refuses custom-scheme redirect URIs, native clients included (regression: com.example.app:/cb and ms-settings:x accepted)', async () => {
+    for (const uri of ['com.example.app:/cb', 'ms-settings:x', 'javascript:alert(1)', 'file:///tmp/cb', 'ftp://host.example/cb']) {
+      for (const applicationType of ['native', 'web']) {
+        const refused = await registration({ application_type: applicationType, redirect_uris: [uri] });
+        expect(refused.status, `${applicationType} ${uri}: ${JSON.stringify(refused.body)}`).toBe(400);
+        expect(refused.body).toMatchObject({ error: 'invalid_redirect_uri', error_description: 'redirect_uris must use https, or http only on localhost' });
+        // Refused within the minute's registrations allowed from one address.
+        harness.clock.advance(61_000);
+      }
+    }
+    const native = await registration({ application_type: 'native', redirect_uris: ['http://127.0.0.1:6274/cb'] });
+    expect(native.status, JSON.stringify(native.body)).toBe(201);
+  });
+
+  it('refuses metadata longer than its field allows, naming the field (regression: 50,000-character names kept a month)', async () => {
+    const long = (length: number) => 'x'.repeat(length);
+    const uri = (length: number) => `https://host.example/${long(length - 'https://host.example/'.length)}`;
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ client_name: long(201) }, 'invalid_client_metadata', 'client_name must be at most 200 characters long'],
+      [{ client_name: long(50_000) }, 'invalid_client_metadata', 'client_name must be at most 200 characters long'],
+      [{ client_uri: uri(2_049) }, 'invalid_client_metadata', 'client_uri must be at most 2048 characters long'],
+      [{ logo_uri: uri(2_049) }, 'invalid_client_metadata', 'logo_uri must be at most 2048 characters long'],
+      [{ policy_uri: uri(2_049) }, 'invalid_client_metadata', 'policy_uri must be at most 2048 characters long'],
+      [{ tos_uri: uri(2_049) }, 'invalid_client_metadata', 'tos_uri must be at most 2048 characters long'],
+      [{ software_id: long(201) }, 'invalid_client_metadata', 'software_id must be at most 200 characters long'],
+      [{ contacts: Array.from({ length: 11 }, (_, index) => `a${index}@example.com`) }, 'invalid_client_metadata', 'contacts must have at most 10 entries'],
+      [{ contacts: [`${long(2_049)}@example.com`] }, 'invalid_client_metadata', 'contacts entries must be at most 2048 characters long'],
+      [
+        { redirect_uris: Array.from({ length: 11 }, (_, index) => `https://host.example/cb${index}`) },
+        'invalid_redirect_uri',
+        'redirect_uris must have at most 10 entries',
+      ],
+      [{ redirect_uris: [uri(2_049)] }, 'invalid_redirect_uri', 'redirect_uris entries must be at most 2048 characters long'],
+    ];
+    for (const [metadata, error, description] of cases) {
+      const refused = await registration({ redirect_uris: [REDIRECT_URI], ...metadata });
+      expect(refused.status, `${description}: ${JSON.stringify(refused.body).slice(0, 300)}`).toBe(400);
+      expect(refused.body).toEqual({ error, error_description: description });
+      // Refused within the minute's registrations allowed from one address.
+      harness.clock.advance(61_000);
+    }
+    const atTheLimits = await registration({
+      client_name: long(200),
+      client_uri: uri(2_048),
+      redirect_uris: Array.from({ length: 10 }, (_, index) => `https://host.example/cb${index}`),
+    });
+    expect(atTheLimits.status, JSON.stringify(atTheLimits.body).slice(0, 300)).toBe(201);
   });
 
   it("keeps the host's software_id and software_version (RFC 7591), which must be strings", async () => {

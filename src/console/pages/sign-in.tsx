@@ -12,10 +12,30 @@ import { formBody, formValue, type PageRegistrar } from '../console-pages.js';
 import type { ConsoleCookies } from '../session.js';
 import { Notice } from './layout.js';
 
-/** Only a path on this console may be a `next` target: never another origin (no open redirect). */
+/** What a `next` target is resolved against: only its path, query and fragment are kept. */
+const NEXT_BASE = 'http://porch.invalid';
+
+/**
+ * A dot segment, written plainly or percent-encoded (`..`, `.%2e`, `%2E%2E`), or an encoded slash
+ * or backslash, which a server or proxy on the way may decode into one.
+ */
+const DOT_SEGMENT_OR_ENCODED_SEPARATOR = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)|%2f|%5c/i;
+
+/**
+ * Only a path on this console may be a `next` target: never another origin (no open redirect),
+ * and never another part of the site reached through it: `/console/../oauth/authorize?...` starts
+ * with `/console` but a browser resolves it to the authorization endpoint (regression). The path
+ * is resolved as a browser would and must still be under the console; dot segments in any
+ * spelling are refused outright.
+ */
 export function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith(`${CONSOLE_PATHS.root}`) || next.startsWith('//') || /[\\\r\n]/.test(next)) return CONSOLE_PATHS.root;
-  return next;
+  if (next === undefined || !next.startsWith('/') || next.startsWith('//') || /[\\\r\n\t]/.test(next)) return CONSOLE_PATHS.root;
+  const path = next.split(/[?#]/, 1)[0] ?? '';
+  if (DOT_SEGMENT_OR_ENCODED_SEPARATOR.test(path)) return CONSOLE_PATHS.root;
+  const resolved = URL.parse(next, NEXT_BASE);
+  if (resolved === null || resolved.origin !== NEXT_BASE) return CONSOLE_PATHS.root;
+  if (resolved.pathname !== CONSOLE_PATHS.root && !resolved.pathname.startsWith(`${CONSOLE_PATHS.root}/`)) return CONSOLE_PATHS.root;
+  return resolved.pathname + resolved.search + resolved.hash;
 }
 
 interface SignInFormProps {
@@ -123,7 +143,10 @@ export function registerSignInPages(pages: PageRegistrar, cookies: ConsoleCookie
       const { token, session } = await sessions.signIn({
         email,
         password: formValue(body, 'password') ?? '',
-        address: req.socket.remoteAddress ?? 'unknown',
+        // The client's address as Express reads it: behind the proxies PORCH_TRUSTED_PROXIES names,
+        // the one they wrote in X-Forwarded-For; otherwise the connection's (regression: behind a
+        // proxy every visitor shared the proxy's address, so one locked everyone out).
+        address: req.ip ?? 'unknown',
         userAgent: req.get('user-agent'),
       });
       cookies.startSession(res, token, session.expiresAt - session.createdAt);

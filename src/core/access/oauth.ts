@@ -41,6 +41,14 @@ export const CLIENT_IDLE_TTL_SECONDS = REFRESH_TOKEN_TTL_SECONDS + DAY_SECONDS;
 const CLIENT_TOUCH_INTERVAL_MS = DAY_SECONDS * 1000;
 const CLIENT_MODEL = 'Client';
 
+/**
+ * Registrations (RFC 7591 is open: anyone may register) counted per client address in the rate
+ * limiter's shared windows, so the limit holds across processes. An MCP host registers once per
+ * connection it sets up, so a person, or an office behind one address, stays far below it; a
+ * script filling the database with clients (each kept a month) is stopped within seconds.
+ */
+export const REGISTRATION_LIMITS = { perAddress: { requestsPerMinute: 10, requestsPerDay: 200 } } as const;
+
 function origin(siteUrl: string): string {
   return siteUrl.replace(/\/+$/, '');
 }
@@ -195,6 +203,16 @@ export function createOAuthService(store: Store, clock: Clock) {
   }
 
   return {
+    /** Counts a registration from the client address; 429 RATE_LIMITED beyond REGISTRATION_LIMITS. */
+    async countRegistration(address: string): Promise<void> {
+      const nowSeconds = Math.floor(clock.now() / 1000);
+      const outcome = await store.rateLimits.consume({ keyId: `oauth-registration:address:${address}`, ...REGISTRATION_LIMITS.perAddress, nowSeconds });
+      if (outcome.allowed) return;
+      const resetSeconds = outcome.exceeded === 'day' ? outcome.dayResetSeconds : outcome.minuteResetSeconds;
+      throw new PorchError('RATE_LIMITED', 'Too many app registrations from this address; wait and try again.', {
+        retryAfterSeconds: Math.max(1, resetSeconds - nowSeconds),
+      });
+    },
     /**
      * oidc-provider's storage (its Adapter, per model). Ids are stored as their sha256 and the
      * payload's own copy of the id (`jti`) is left out and put back on read, so no stored column
