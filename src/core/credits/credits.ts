@@ -100,6 +100,11 @@ export interface RunBudget {
   release(): Promise<void>;
 }
 
+/** What the ledger charges for a use of `tokens`: whole tokens, never negative. */
+export function wholeTokens(tokens: number): number {
+  return Math.max(0, Math.ceil(tokens));
+}
+
 /** `lowBalanceEvent` builds the `credits.low` webhook event a settlement emits when it crosses the account's threshold. */
 function insufficient(available: number, required: number): PorchError {
   return new PorchError(
@@ -130,7 +135,7 @@ export function createCreditService(
   const charging = () => accruedChargingAt(clock.now(), lowBalanceEvent);
 
   async function reserve(accountId: string, estimatedTokens: number): Promise<Reservation> {
-    const tokens = Math.max(0, Math.ceil(estimatedTokens));
+    const tokens = wholeTokens(estimatedTokens);
     const instanceId = await instance.ready();
     const now = clock.now();
     const reservationId = newId();
@@ -202,7 +207,7 @@ export function createCreditService(
 
     return {
       async hold(tokens) {
-        const needed = Math.max(0, Math.ceil(tokens));
+        const needed = wholeTokens(tokens);
         const covered = await oneAtATime(async () => {
           claimedTokens += needed;
           let grown = false;
@@ -220,7 +225,7 @@ export function createCreditService(
       },
 
       async charge(held, usage) {
-        const cost = Math.max(0, Math.ceil(usage.chargedTokens));
+        const cost = wholeTokens(usage.chargedTokens);
         const accrued = await oneAtATime(async () => {
           claimedTokens += cost - held;
           let done = false;
@@ -311,7 +316,7 @@ export function createCreditService(
     async settle(reservation, actualTokens, reference, usage) {
       const outcome = await store.settle({
         reservationId: reservation.id,
-        chargeTokens: Math.max(0, Math.ceil(actualTokens)),
+        chargeTokens: wholeTokens(actualTokens),
         reference,
         at: clock.now(),
         entryId: newId(),

@@ -12,12 +12,17 @@
  * on the failed node. A node that fails never has its dependants called.
  *
  * Time limits: each node gets an AbortSignal that fires at its own limit or at the run's limit,
- * whichever comes first. The engine also races the call against that signal, so a node that
- * ignores the signal still fails on time; its late answer is discarded.
+ * whichever comes first. The run waits for the call to settle after its signal fired, because
+ * its answer may have arrived just before and be being paid for: a call that still answers is
+ * `completed`, with its output and usage, as the ledger charged it; one that fails without a cost
+ * fails with the limit's error. Only a call that ignores its signal for `settleGraceMs` is given
+ * up on (failed with the limit's error; its late answer is discarded), so the run never answers,
+ * and its caller never records it, while a call it waits for can still be charged.
  *
  * Stops from outside: the caller's signal (its client went away, its owner cancelled the run)
  * stops the run like a failure, but no node failed: the nodes it cut off are `skipped`, with the
- * time they ran, and the run's answer is `failed` with no failed node (`stoppedByCaller`).
+ * time they ran, and the run's answer is `failed` with no failed node (`stoppedByCaller`). A
+ * node whose answer arrived as the stop came is waited for as above, and `completed`.
  *
  * Errors recorded in the trace are safe to show: a PorchError's code and message as they are,
  * anything else as INTERNAL_ERROR with the generic message (never a stack or an upstream body).
@@ -43,6 +48,12 @@ export const DEFAULT_MAX_CONCURRENCY = 4;
 export const DEFAULT_NODE_TIMEOUT_MS = 120_000;
 /** HTTP clients and proxies commonly give up on a request after about five minutes. */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
+/**
+ * An aborted model call settles at once, or, when its answer had already arrived, once it is
+ * checked and paid for (a few writes): a call still unsettled this long after its signal fired
+ * ignores the signal, and is given up on.
+ */
+export const DEFAULT_SETTLE_GRACE_MS = 10_000;
 /**
  * The code a timed-out node is recorded with. The error table has no timeout code; every node
  * that can take long waits on a model, and the spec's advice for AI_SERVICE_ERROR (retry with
@@ -83,6 +94,11 @@ export interface RunWorkflowOptions {
   nodeTimeoutMs?: number;
   /** Time limit of the whole run in milliseconds. Default DEFAULT_RUN_TIMEOUT_MS. */
   runTimeoutMs?: number;
+  /**
+   * How long a node's call may take to settle once its signal fired (a limit or a stop) before
+   * the run gives up on it, in milliseconds. Default DEFAULT_SETTLE_GRACE_MS.
+   */
+  settleGraceMs?: number;
   /** Source of timestamps and durations. Default the system clock. */
   clock?: Clock;
   /**
@@ -229,6 +245,7 @@ interface ResolvedOptions {
   maxConcurrency: number;
   nodeTimeoutMs: number;
   runTimeoutMs: number;
+  settleGraceMs: number;
   clock: Clock;
   signal: AbortSignal | undefined;
   holdBack: AbortSignal | undefined;
@@ -243,9 +260,11 @@ function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
   }
   const nodeTimeoutMs = options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
   const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  const settleGraceMs = options.settleGraceMs ?? DEFAULT_SETTLE_GRACE_MS;
   for (const [name, value] of [
     ['nodeTimeoutMs', nodeTimeoutMs],
     ['runTimeoutMs', runTimeoutMs],
+    ['settleGraceMs', settleGraceMs],
   ] as const) {
     if (!Number.isFinite(value) || value <= 0) {
       throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
@@ -255,6 +274,7 @@ function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
     maxConcurrency,
     nodeTimeoutMs,
     runTimeoutMs,
+    settleGraceMs,
     clock: options.clock ?? systemClock,
     signal: options.signal,
     holdBack: options.holdBack,
@@ -424,20 +444,25 @@ class WorkflowRun {
   }
 
   /**
-   * Calls executeNode under the node's own time limit and the run's signal. Settles with the
-   * limit's error as soon as either fires, whatever the call does with its signal.
+   * Calls executeNode under the node's own time limit and the run's signal. When either fires,
+   * the call's signal is aborted and the call is waited for (see the top of this file): an answer
+   * it still gives is the node's, as is a failure that cost something (it failed on its own after
+   * it was charged); any other failure is the limit's (or the stop's). A call that has not settled
+   * `settleGraceMs` after its abort is given up on, with the limit's error.
    */
   private callWithLimits(index: number, node: ExecutableNode, resolved: ExecutableNode): Promise<NodeExecutionResult> {
     const runSignal = this.runController.signal;
     const controller = new AbortController();
     return new Promise<NodeExecutionResult>((resolve, reject) => {
+      /** Why the call was aborted, once it was. */
+      let abortedWith: { reason: unknown } | undefined;
+      let givingUp: ReturnType<typeof setTimeout> | undefined;
       const abortWith = (reason: unknown): void => {
         clearTimeout(timer);
         runSignal.removeEventListener('abort', onRunAbort);
-        // Abort first so the node sees its signal, then settle: our reason wins any race with
-        // the node's own reaction to the signal.
+        abortedWith = { reason };
         controller.abort(reason);
-        reject(reason);
+        givingUp = setTimeout(() => reject(reason), this.options.settleGraceMs);
       };
       const onRunAbort = (): void => abortWith(runSignal.reason);
       const timer = setTimeout(
@@ -447,6 +472,7 @@ class WorkflowRun {
       runSignal.addEventListener('abort', onRunAbort, { once: true });
       const settle = (): void => {
         clearTimeout(timer);
+        clearTimeout(givingUp);
         runSignal.removeEventListener('abort', onRunAbort);
       };
       let call: Promise<NodeExecutionResult>;
@@ -468,7 +494,8 @@ class WorkflowRun {
         },
         (err: unknown) => {
           settle();
-          reject(err);
+          const costly = typeof err === 'object' && err !== null && usageOfFailures.has(err);
+          reject(abortedWith === undefined || costly ? err : abortedWith.reason);
         },
       );
     });

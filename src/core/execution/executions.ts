@@ -16,7 +16,7 @@ import type { LifecycleService } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { Clock } from '../clock.js';
 import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
-import type { CreditService } from '../credits/credits.js';
+import { type CreditService, type RunBudget, wholeTokens } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode, meteredModelChoices, type ExecuteNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
 import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
@@ -165,6 +165,48 @@ function runOutcome(
     durationMs: outcome.durationMs,
     inputs: run.inputs,
     result: outcome.result,
+  };
+}
+
+/** A call of a workflow run that asks to be held or charged after the run's books were closed. */
+function runAlreadyEnded(): PorchError {
+  return new PorchError('INTERNAL_ERROR', 'The workflow run had already ended; this call was not charged.');
+}
+
+/**
+ * A workflow run's books: its calls hold and accrue through `budget`, and what they accrued is
+ * the run's charge, counted as each accrual lands, so the run records what the ledger charges.
+ * `close` ends them before the run is recorded: it waits for the accruals in flight, and a call
+ * the engine gave up on (one that ignored its signal past the settle grace) can no longer be held
+ * or charged (its usage record says `billing_failed`), so nothing accrues after the record.
+ */
+function runBooks(run: RunBudget) {
+  let closed = false;
+  let chargedTokens = 0;
+  const accruals = new Set<Promise<void>>();
+  const budget: RunBudget = {
+    hold: (tokens) => (closed ? Promise.reject(runAlreadyEnded()) : run.hold(tokens)),
+    charge(heldTokens, usage) {
+      if (closed) return Promise.reject(runAlreadyEnded());
+      const accrual = run.charge(heldTokens, usage).then(() => {
+        chargedTokens += wholeTokens(usage.chargedTokens);
+      });
+      accruals.add(accrual);
+      return accrual.finally(() => accruals.delete(accrual));
+    },
+    drop: (heldTokens, usage) => run.drop(heldTokens, usage),
+    settle: (reference, usage) => run.settle(reference, usage),
+    release: () => run.release(),
+  };
+  return {
+    budget,
+    get chargedTokens(): number {
+      return chargedTokens;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.allSettled([...accruals]);
+    },
   };
 }
 
@@ -413,9 +455,9 @@ export function createExecutionService(deps: ExecutionDependencies) {
       const organisation = await organisationOf(caller);
       if (definition.nodes.some(isMeteredNode)) await checkRunCanStart(caller, organisation, definition, input.use_byok);
       const runId = hooks.queuedRun?.id ?? newId();
-      let chargedTokens = 0;
       // The run's calls are paid from one reservation, settled once when it ends (RunBudget).
       const budget = deps.credits.openRun(caller.account.id);
+      const books = runBooks(budget);
 
       const nodeCallContext = (nodeCtx: NodeExecutionContext): ModelCallContext => ({
         caller,
@@ -427,16 +469,15 @@ export function createExecutionService(deps: ExecutionDependencies) {
         nodeId: nodeCtx.nodeId,
         useByok: input.use_byok,
         signal: nodeCtx.signal,
-        budget,
+        budget: books.budget,
       });
-      /** `work`'s answer; a call that failed after it was charged counts toward the run and its node. */
+      /** `work`'s answer; a call that failed after it was charged counts toward its node (the run's charge is the books'). */
       const counted = async <T>(work: () => Promise<T>): Promise<T> => {
         try {
           return await work();
         } catch (err) {
           const cost = costOfFailedCall(err);
           if (cost === undefined) throw err;
-          chargedTokens += cost.chargedTokens;
           throw usedBeforeFailing(err, cost);
         }
       };
@@ -456,7 +497,6 @@ export function createExecutionService(deps: ExecutionDependencies) {
               maxOutputTokens: options.maxOutputTokens,
             }),
           );
-          chargedTokens += result.chargedTokens;
           return { output: result.content, model: result.modelUsed, token_usage: result.usage, ...withFindings(result.guardrailFindings) };
         },
         getPersona: (ref) => catalog.getPersona(caller.account.id, ref),
@@ -466,7 +506,6 @@ export function createExecutionService(deps: ExecutionDependencies) {
         scan: (text) => deps.scanText(organisation.id, text),
         async judge(judgeInput, nodeCtx) {
           const outcome = await counted(() => deps.judge.judge(caller, organisation, { ...judgeInput, use_byok: input.use_byok }, nodeCallContext(nodeCtx)));
-          chargedTokens += outcome.chargedTokens;
           return { output: { ...outcome.result }, model: outcome.model, token_usage: outcome.usage, ...withFindings(outcome.guardrailFindings) };
         },
       };
@@ -494,13 +533,21 @@ export function createExecutionService(deps: ExecutionDependencies) {
       let result: Awaited<ReturnType<typeof runWorkflow>>;
       let response: WorkflowExecutionResult;
       try {
-        result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNode, deps.telemetry, deps.telemetry.scopeOf(caller)), {
-          ...deps.workflowLimits,
-          clock,
-          ...(signal ? { signal } : {}),
-          ...(hooks.queuedRun?.cancelAccepted ? { holdBack: hooks.queuedRun.cancelAccepted } : {}),
-          ...(onNode ? { onNodeFinished: onNode } : {}),
-        });
+        try {
+          // The engine answers once every node's call has settled, an answer that arrived as
+          // the run was stopped or timed out included (run-workflow.ts), so its trace holds every
+          // charge made for it.
+          result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNode, deps.telemetry, deps.telemetry.scopeOf(caller)), {
+            ...deps.workflowLimits,
+            clock,
+            ...(signal ? { signal } : {}),
+            ...(hooks.queuedRun?.cancelAccepted ? { holdBack: hooks.queuedRun.cancelAccepted } : {}),
+            ...(onNode ? { onNodeFinished: onNode } : {}),
+          });
+        } finally {
+          await books.close();
+        }
+        const { chargedTokens } = books;
         response = {
           run_id: runId,
           version,

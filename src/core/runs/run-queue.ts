@@ -253,6 +253,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
    * unpaid (regression: 14 of 26 runs cancelled within a few ms of their answer charged 0 tokens).
    * One immediate runs after the I/O callbacks of this turn; the second after the next turn's
    * poll, which does not wait while immediates are due, so it reads every socket already readable.
+   * An answer read before the abort but still being checked and paid for when it comes is not
+   * lost either: a workflow waits for every node's call to settle before it answers and records
+   * (run-workflow.ts), and a single call is recorded after its call returns.
    */
   function abort(id: string): ActiveRun | undefined {
     const job = active.get(id);
@@ -284,6 +287,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         usage: NO_TOKENS,
         chargedTokens: 0,
         durationMs: clock.now() - (run.startedAt ?? run.createdAt),
+        // A workflow's too: its trace was in the stopped process's memory, and a trace made up
+        // here (every node skipped) would deny the calls it may have been charged for (docs/runs.md).
         result: wasCancelled ? null : failedResult(interruptedTwice()),
       });
     }

@@ -23,6 +23,8 @@ function executorStoppingAtB(onB: (ctx: NodeExecutionContext) => void): ExecuteN
   return async (node, _resolved, ctx) => {
     if (node.id === 'a') return { output: 'from a', model: 'fake/fast', token_usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } };
     onB(ctx);
+    // As a provider call does, whether the signal fired before the call or during it.
+    if (ctx.signal.aborted) throw new Error('aborted');
     return new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
   };
 }

@@ -39,7 +39,8 @@ interface Call {
 
 /**
  * An executeNode whose calls the test answers by hand: no sleeps, the test decides exactly when
- * each node finishes and can observe which nodes are in flight at the same time.
+ * each node finishes and can observe which nodes are in flight at the same time. A call stops
+ * when its signal fires, as a provider call does (the engine waits for it to settle).
  */
 class ControlledExecutor {
   readonly calls: Call[] = [];
@@ -55,6 +56,7 @@ class ControlledExecutor {
     this.maxRunning = Math.max(this.maxRunning, this.running);
     const answer = deferred<NodeExecutionResult>();
     this.answers.set(node.id, answer);
+    ctx.signal.addEventListener('abort', () => answer.reject(new Error('AbortError: request aborted')), { once: true });
     this.waiter(node.id).resolve(call);
     return answer.promise.finally(() => {
       this.running -= 1;
@@ -413,14 +415,14 @@ describe('runWorkflow: failures', () => {
 });
 
 describe('runWorkflow: time limits', () => {
-  it('fails a node that ignores its signal once the node time limit passes', async () => {
+  it('fails a node that ignores its signal once the node time limit and the settle grace pass', async () => {
     let seen: AbortSignal | undefined;
     const hanging: ExecuteNode = (_node, _resolved, ctx) => {
       seen = ctx.signal;
       return new Promise<NodeExecutionResult>(() => undefined);
     };
     const definition = define({ nodes: [model('stuck', 'x'), model('next', '{{stuck}}')] });
-    const run = await runWorkflow(definition, {}, hanging, { nodeTimeoutMs: 30 });
+    const run = await runWorkflow(definition, {}, hanging, { nodeTimeoutMs: 30, settleGraceMs: 20 });
     expect(run.status).toBe('failed');
     expect(resultOf(run, 'stuck').error).toEqual({
       code: TIMEOUT_ERROR_CODE,
