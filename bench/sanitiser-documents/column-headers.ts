@@ -41,4 +41,28 @@ COPY public.members (member_id, email_verified, national_id, city) FROM stdin;
 | hkim | «pii.phone|02-3142-7788» | «pii.national_id|46-0271014» |
 | jdoe | «pii.phone|0412 555 019» | «pii.national_id|10-0333280» |
 `,
+  // Saved as "CSV UTF-8" by a spreadsheet program: a byte order mark before the first header.
+  `\ufeffssn,first_name,last_name,plan
+«pii.us_ssn|219447012»,Dana,Whitfield,gold
+«pii.us_ssn|531489203»,Marco,Ruiz,silver
+`,
+  `Hallo, der Import der Kundenliste bricht ab, hier die ersten Zeilen:
+
+Kundennr;Name;Handy;Telefonnummer;Ort
+K-1001;Petra Lange;«pii.phone|0151 48213377»;«pii.phone|030 6628 1904»;Berlin
+K-1002;Jonas Vogt;«pii.phone|0172 9034418»;;Leipzig
+K-1003;Mia Brandt;;«pii.phone|089 3319 2270»;München
+`,
+  `imie,nazwisko,telefon_komorkowy,miasto
+Anna,Kowalczyk,«pii.phone|512 884 203»,Kraków
+Piotr,Zieliński,«pii.phone|694 120 587»,Gdańsk
+`,
+  `nom;prenom;portable
+Lefèvre;Claire;«pii.phone|06 71 28 44 90»
+Girard;Hugo;«pii.phone|07 62 19 83 05»
+`,
+  `姓名,手机号码,城市
+王芳,«pii.phone|13912345678»,南京
+刘洋,«pii.phone|15087654321»,杭州
+`,
 ];

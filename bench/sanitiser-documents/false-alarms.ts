@@ -35,4 +35,10 @@ build cache: layer_digest_token=sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709`,
 github_token: ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
 openai_api_key: sk-...your-key...
 slack_webhook: https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`,
+  `Testing the checkout: in test mode use 4242 4242 4242 4242 with any future date and any CVC;
+4000 0000 0000 0002 is always declined, 4000 0000 0000 9995 fails for insufficient funds and
+5555 5555 5555 4444 is the Mastercard. Amex: 3782 822463 10005.`,
+  `docker run -d --name web -p 8080:80 -p 127.0.0.1:5432:5432 postgres:16
+ssh -p 2222 bastion.example.com
+mongosh -p --authenticationDatabase admin`,
 ];

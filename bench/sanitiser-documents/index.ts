@@ -39,21 +39,25 @@ export interface DocumentClass {
 
 export const DOCUMENT_CLASSES: readonly DocumentClass[] = [
   { name: 'national-ids', description: 'national identifiers of 13 countries, by label or by format', documents: NATIONAL_ID_DOCUMENTS },
-  { name: 'column-headers', description: 'CSV/TSV/Markdown tables and SQL INSERT/COPY dumps: the header names the column', documents: COLUMN_HEADER_DOCUMENTS },
+  {
+    name: 'column-headers',
+    description: 'CSV/TSV/Markdown tables and SQL INSERT/COPY dumps: the header names the column (also in other languages, after a byte order mark)',
+    documents: COLUMN_HEADER_DOCUMENTS,
+  },
   {
     name: 'passwords',
-    description: 'passwords outside key=value: CLI flags, other languages, Helm, Terraform state, registry auth',
+    description: 'passwords outside key=value: CLI flags, other languages, Helm, Terraform state, registry auth, .pgpass',
     documents: PASSWORD_DOCUMENTS,
   },
   { name: 'kubernetes-secrets', description: 'Kubernetes Secret data: values, base64-decoded and mapped back', documents: KUBERNETES_SECRET_DOCUMENTS },
   {
     name: 'addresses-and-cards',
-    description: 'IPv4-mapped IPv6, obfuscated and internationalised emails, newer card ranges',
+    description: 'IPv4-mapped IPv6, obfuscated, percent-encoded and internationalised emails, newer card ranges',
     documents: ADDRESS_AND_CARD_DOCUMENTS,
   },
   {
     name: 'false-alarms',
-    description: 'nothing sensitive: example keys, placeholders, Message-IDs, IMEIs, versions, cache keys',
+    description: 'nothing sensitive: example keys, test cards, placeholders, port flags, Message-IDs, IMEIs, versions, cache keys',
     documents: FALSE_ALARM_DOCUMENTS,
   },
 ];

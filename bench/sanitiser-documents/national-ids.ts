@@ -30,4 +30,7 @@ Mit freundlichen Grüßen, Jana Vogt`,
   `Potilas 2/24 – hetu «pii.fi_hetu|090572-9524», ajanvaraus siirretty.`,
   `Hei, fødselsnummer: «pii.no_fodselsnummer|13019738080» – jeg trenger ny kopi av lønnsslippen.`,
   `Kunde oppgir fodselsnummer «pii.no_fodselsnummer|17018050064» ved innlogging med BankID.`,
+  `客户资料更新：姓名 陈静，身份证：«pii.cn_resident_id|44030619850417100x»，请核对。`,
+  `Müşteri kaydı – TC No: «pii.tr_tc_kimlik|48201937510», telefon doğrulandı.`,
+  `Sigorta başvurusu: T.C. No: «pii.tr_tc_kimlik|35710468284» (kimlik kartı fotokopisi ekte).`,
 ];

@@ -9,10 +9,11 @@ import type { Detector, DetectorContext } from './detector.js';
 import { BUILT_IN_DETECTORS } from './detectors/index.js';
 import { encodedSpan, kubernetesSecretValues } from './encoded-values.js';
 import { resolveOverlaps, type RankedCandidate } from './overlap.js';
+import { holdsPlaceholder, placeholderEndAt } from './redact.js';
 import { keywordKey, Prefilter, patternKey } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
-import { isDocumentationExample } from './validators.js';
+import { isDocumentationExample, isDocumentedTestCard } from './validators.js';
 import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
 
 import { MAX_FINDINGS_PER_SCAN } from './limits.js';
@@ -31,6 +32,41 @@ const NO_BREAK_SPACES = /[\u00a0\u202f]/g;
 
 function withPlainSpaces(text: string): string {
   return text.includes('\u00a0') || text.includes('\u202f') ? text.replace(NO_BREAK_SPACES, ' ') : text;
+}
+
+/** The longest placeholder a candidate may lie inside: `[` + the longest type + `_` + a number + `]`. */
+const MAX_PLACEHOLDER_LENGTH = 64;
+
+/** Whether a code unit may be part of a placeholder (`[`, `]`, `A`-`Z`, `0`-`9`, `_`). */
+function isPlaceholderCode(code: number): boolean {
+  return code === 91 || code === 93 || code === 95 || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
+}
+
+/**
+ * Whether `text[start, end)` lies inside a placeholder (`[NPM_TOKEN_1` of `[NPM_TOKEN_1]`). Read
+ * per candidate rather than by a search of the text: code holds thousands of `[`, and almost
+ * every candidate has a character no placeholder has, found in its first few.
+ */
+function isInsidePlaceholder(text: string, start: number, end: number): boolean {
+  if (end - start > MAX_PLACEHOLDER_LENGTH) return false;
+  for (let index = start; index < end; index += 1) if (!isPlaceholderCode(text.charCodeAt(index))) return false;
+  let open = start;
+  while (open > 0 && start - open < MAX_PLACEHOLDER_LENGTH && text.charCodeAt(open) !== 91 && isPlaceholderCode(text.charCodeAt(open - 1))) open -= 1;
+  return text.charCodeAt(open) === 91 && placeholderEndAt(text, open) >= end;
+}
+
+/**
+ * `candidates` without the detectors' reading of redaction placeholders: what stood there was
+ * redacted already, and redacted text must scan clean (regression: `_authToken=[NPM_TOKEN_1]`
+ * was found again as an npm credential, `[NPM_TOKEN_1`, so a guardrail that redacts inputs and
+ * blocks outputs blocked Porch's own redaction). Dropped: a candidate inside a placeholder, and
+ * a URL around one (`https://oauth2:[GITLAB_TOKEN_1]@gitlab.com/...`), which the value redacted
+ * there outranked in the text as first scanned. A credential URL around a placeholder is kept:
+ * `https://[EMAIL_1]:<password>@host` still holds a password.
+ */
+function isReadingOfPlaceholder(text: string, candidate: { readonly ruleId: string; readonly start: number; readonly end: number }): boolean {
+  if (isInsidePlaceholder(text, candidate.start, candidate.end)) return true;
+  return candidate.ruleId === 'pii.url' && holdsPlaceholder(text.slice(candidate.start, candidate.end));
 }
 
 interface EffectiveRule {
@@ -133,15 +169,17 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
   const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compileCustomRule(rule));
   const prefilter = builtInPrefilter();
 
-  /** The built-in detectors' candidates on `text`, without vendors' documented example keys. */
+  /** The built-in detectors' candidates on `text`, without vendors' documented example keys and test cards, nor placeholders. */
   function detectorCandidates(text: string): readonly { ruleId: string; start: number; end: number }[] {
     const context = new ScanContext(text, enabledRuleIds, prefilter.run(text));
     for (const { detector, caseSensitive, keys } of detectors) {
       if (isTriggered(detector, keys, context)) detector.detect(detectorContext(caseSensitive, context));
     }
-    return context.candidates.filter(
-      (candidate) => !exampleCheckedRuleIds.has(candidate.ruleId) || !isDocumentationExample(text.slice(candidate.start, candidate.end)),
-    );
+    return context.candidates.filter((candidate) => {
+      if (isReadingOfPlaceholder(text, candidate)) return false;
+      if (candidate.ruleId === 'pii.payment_card') return !isDocumentedTestCard(text.slice(candidate.start, candidate.end));
+      return !exampleCheckedRuleIds.has(candidate.ruleId) || !isDocumentationExample(text.slice(candidate.start, candidate.end));
+    });
   }
 
   /**

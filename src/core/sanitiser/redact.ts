@@ -10,11 +10,42 @@ import type { Finding } from './types.js';
 /** What a placeholder looks like, to find those a text already holds. */
 const PLACEHOLDER_LIKE = /\[[A-Z0-9_]+_\d+\]/g;
 
+/** PLACEHOLDER_LIKE, tried at one position. */
+const PLACEHOLDER_AT = /\[[A-Z0-9_]+_\d+\]/y;
+/** PLACEHOLDER_LIKE anywhere in a short string. */
+const PLACEHOLDER_INSIDE = /\[[A-Z0-9_]+_\d+\]/;
+
+/** Where the placeholder that starts at `index` (at its `[`) ends, or -1 when none starts there. */
+export function placeholderEndAt(text: string, index: number): number {
+  PLACEHOLDER_AT.lastIndex = index;
+  return PLACEHOLDER_AT.test(text) ? PLACEHOLDER_AT.lastIndex : -1;
+}
+
+/** Whether `value` holds a placeholder (`https://oauth2:[GITLAB_TOKEN_1]@...`). */
+export function holdsPlaceholder(value: string): boolean {
+  return value.includes('[') && PLACEHOLDER_INSIDE.test(value);
+}
+
 /** `pii.email` → `EMAIL`, `secret.github_token` → `GITHUB_TOKEN`, `custom.code-names` → `CODE_NAMES`. */
 export function placeholderType(ruleId: string): string {
   const name = ruleId.slice(ruleId.indexOf('.') + 1);
   const type = name.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
   return type.length === 0 ? 'REDACTED' : type.toUpperCase();
+}
+
+/**
+ * Personal data whose formatting says nothing: `DE89 3704 0044 0532 0130 00` is the IBAN
+ * `DE89370400440532013000`, `4111-1111-1111-1111` the card `4111 1111 1111 1111`. Their values are
+ * compared by letters and digits alone (upper-cased), so each gets one placeholder however it is
+ * written. Emails, URLs and IP addresses are compared as written; so are secrets, whose every
+ * character counts.
+ */
+const FORMATTING_FREE_RULES: ReadonlySet<string> = new Set(['pii.email', 'pii.url', 'pii.ip_address']);
+
+/** The value a placeholder is keyed on: what makes two findings of `ruleId` the same value. */
+function comparableValue(ruleId: string, value: string): string {
+  if (!ruleId.startsWith('pii.') || FORMATTING_FREE_RULES.has(ruleId)) return value;
+  return value.replace(/[^\p{L}\p{N}]+/gu, '').toUpperCase();
 }
 
 /** Replaces findings by placeholders, numbered across every text it redacts. */
@@ -33,8 +64,9 @@ export function createRedactor(texts: readonly string[]): Redactor {
   const taken = new Set<string>();
   for (const text of texts) for (const placeholder of text.match(PLACEHOLDER_LIKE) ?? []) taken.add(placeholder);
 
-  function placeholderOf(type: string, value: string): string {
-    const key = `${type}\u0000${value}`;
+  function placeholderOf(ruleId: string, value: string): string {
+    const type = placeholderType(ruleId);
+    const key = `${type}\u0000${comparableValue(ruleId, value)}`;
     let number = numberByValue.get(key);
     if (number === undefined) {
       number = (countByType.get(type) ?? 0) + 1;
@@ -60,7 +92,7 @@ export function createRedactor(texts: readonly string[]): Redactor {
       let span: { start: number; end: number; widest: (typeof ordered)[number] } | null = null;
       const replaceSpan = (): void => {
         if (span === null) return;
-        parts.push(text.slice(cursor, span.start), placeholderOf(placeholderType(span.widest.rule_id), text.slice(span.start, span.end)));
+        parts.push(text.slice(cursor, span.start), placeholderOf(span.widest.rule_id, text.slice(span.start, span.end)));
         cursor = span.end;
       };
       for (const finding of ordered) {

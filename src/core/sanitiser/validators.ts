@@ -530,3 +530,77 @@ const STAND_IN_RUN = /([xX*0])\1{15}/;
 export function isDocumentationExample(value: string): boolean {
   return DOCUMENTED_EXAMPLE_KEYS.has(value) || STAND_IN_RUN.test(value);
 }
+
+/**
+ * Card numbers that payment processors publish for their test modes, which developers paste into
+ * questions, fixtures and integration docs; no live network accepts them. Kept by digits only,
+ * so `4242 4242 4242 4242` and `4242-4242-4242-4242` are the same entry. `4111 1111 1111 1111`
+ * (Adyen's and Braintree's Visa) is left out on purpose: it is the number people type as a
+ * stand-in for a real card, and what a guardrail should treat as one; Porch's own examples use it
+ * to show a card being found.
+ */
+const DOCUMENTED_TEST_CARDS: ReadonlySet<string> = new Set([
+  // Stripe, docs.stripe.com/testing: one card per brand, then the declines and 3-D Secure cards.
+  '4242424242424242',
+  '4000056655665556',
+  '5555555555554444',
+  '2223003122003222',
+  '5200828282828210',
+  '5105105105105100',
+  '378282246310005',
+  '371449635398431',
+  '6011111111111117',
+  '6011000990139424',
+  '3056930009020004',
+  '36227206271667',
+  '3566002020360505',
+  '6200000000000005',
+  '4000000000000002',
+  '4000000000009995',
+  '4000000000009987',
+  '4000000000009979',
+  '4000000000000069',
+  '4000000000000127',
+  '4000000000000119',
+  '4000000000000077',
+  '4000000000000341',
+  '4000002500003155',
+  '4000000000003220',
+  '4000000000003063',
+  '4000000000000259',
+  // Braintree sandbox, developer.paypal.com/braintree/docs/reference/general/testing.
+  '4005519200000004',
+  '4009348888881881',
+  '4012000033330026',
+  '4012000077777777',
+  '4012888888881881',
+  '4217651111111119',
+  '4500600000000061',
+  '2223000048400011',
+  '3530111333300000',
+  '378734493671000',
+  '38520000023237',
+  '30569309025904',
+  '4000111111111115',
+  // Adyen, docs.adyen.com/development-resources/testing/test-card-numbers.
+  '4988438843884305',
+  '4166676667666746',
+  '4646464646464644',
+  '4444333322221111',
+  '5555341244441115',
+  '5577000055770004',
+  '5136333333333335',
+  '5585558555855583',
+  '5555444433331111',
+  '2222410740360010',
+  '2222400070000005',
+  '370000000000002',
+  '36006666333344',
+  '6011601160116611',
+  '3569990010095841',
+]);
+
+/** Whether a payment card match is one of the processors' published test numbers (separators ignored). */
+export function isDocumentedTestCard(value: string): boolean {
+  return DOCUMENTED_TEST_CARDS.has(value.replace(/\D/g, ''));
+}

@@ -34,4 +34,15 @@ describe('email rule (pii.email)', () => {
   it('requires a dotted domain with an alphabetic top-level domain', () => {
     expect(matchesOf('root@localhost and user@host.123', 'pii.email')).toEqual([]);
   });
+
+  it('finds an address whose @ is percent-encoded in a URL or a request line (regression: nothing found)', () => {
+    expect(matchesOf('GET /subscribe?email=jane.doe%40example.org HTTP/1.1', 'pii.email')).toEqual(['jane.doe%40example.org']);
+    expect(matchesOf('https://mail.example.com/u?addr=t.nguyen%2Bpromo%40example.org&c=88', 'pii.email')).toEqual(['t.nguyen%2Bpromo%40example.org']);
+    expect(matchesOf('GET /users/ana%40example.com/profile', 'pii.email')).toEqual(['ana%40example.com']);
+  });
+
+  it('does not read an encoded npm scope or an encoded parameter as an address', () => {
+    expect(matchesOf('https://cdn.jsdelivr.net/npm/%40babel/core', 'pii.email')).toEqual([]);
+    expect(matchesOf('q=from%3Djane%40example.org', 'pii.email')).toEqual([]);
+  });
 });

@@ -97,6 +97,39 @@ describe('values named by a column header', () => {
     expect(found(text)).toEqual([]);
   });
 
+  it('reads the first column of a CSV that starts with a byte order mark (regression: U+FEFF hid its header)', () => {
+    expect(found('\ufeffssn,name\n616399411,Ann\n340985103,Bo\n')).toEqual([
+      ['pii.us_ssn', '616399411'],
+      ['pii.us_ssn', '340985103'],
+    ]);
+    expect(found('\ufefftax_id,name\nPT501234567,Ann\n')).toEqual([['pii.national_id', 'PT501234567']]);
+  });
+
+  /** A table whose rows are long enough that no row's number has the header within the prose phone window. */
+  const table = (header: string, delimiter: string, numbers: readonly string[]) =>
+    [
+      `name${delimiter}${header}${delimiter}note`,
+      ...numbers.map((number, index) => `Person ${index + 1}${delimiter}${number}${delimiter}customer since 2019 who prefers e-mail`),
+    ].join('\n');
+
+  it.each([
+    ['German Handy', 'Handy', ',', ['0151 48213377', '0172 9034418', '0160 98765432']],
+    ['German Telefonnummer', 'Telefonnummer', ';', ['030 66281904', '089 33192270', '040 87654321']],
+    ['Polish telefon_komorkowy', 'telefon_komorkowy', ',', ['512 884 203', '694 120 587', '601 234 567']],
+    ['Polish nr telefonu', 'nr telefonu', ',', ['512 884 203', '694 120 587', '601 234 567']],
+    ['French portable', 'portable', ';', ['06 71 28 44 90', '07 62 19 83 05', '06 12 34 56 78']],
+    ['Swedish Mobilnummer, in a Markdown table', 'Mobilnummer', '|', ['070-123 45 67', '073-987 65 43', '076-555 12 34']],
+    ['Spanish Móvil', 'Móvil', ',', ['612 345 678', '699 876 543', '655 443 322']],
+    ['Turkish Cep telefonu', 'Cep telefonu', ',', ['0532 123 45 67', '0533 765 43 21', '0542 111 22 33']],
+    ['Chinese 手机号码', '手机号码', ',', ['13912345678', '15087654321', '13701234567']],
+  ])('reads every row of a phone column named in another language: %s (regression: only the first row)', (_language, header, delimiter, numbers) => {
+    expect(found(table(header, delimiter, numbers))).toEqual(numbers.map((number) => ['pii.phone', number]));
+  });
+
+  it('does not take a column of Brazilian CEPs (postal codes) for phone numbers', () => {
+    expect(found('id,cep\n1,01310-100\n2,20040-020\n')).toEqual([]);
+  });
+
   it('stops at a blank line below the table', () => {
     const text = 'name\ttin\nAnn\t46-0271014\n\nNotes\t46-0271015\n';
     expect(found(text)).toEqual([['pii.national_id', '46-0271014']]);

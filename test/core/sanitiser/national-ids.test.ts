@@ -67,3 +67,16 @@ describe('id labels in the tail of a longer word', () => {
     expect(matchesOf('SIN 123456782', 'pii.ca_sin')).toEqual(['123456782']);
   });
 });
+
+describe('Chinese and Turkish ids as people write them', () => {
+  it('finds a Chinese resident id whose check character is a lower-case x (regression: only X was read alone)', () => {
+    expect(matchesOf('身份证：44030619850417100x', 'pii.cn_resident_id')).toEqual(['44030619850417100x']);
+    expect(matchesOf('身份证号码: 44030619850417100X。', 'pii.cn_resident_id')).toEqual(['44030619850417100X']);
+  });
+
+  it('reads "TC No" and "T.C. No" as labels of a T.C. Kimlik number (regression: nothing found)', () => {
+    expect(matchesOf('TC No: 48201937510', 'pii.tr_tc_kimlik')).toEqual(['48201937510']);
+    expect(matchesOf('Sigorta başvurusu: T.C. No: 35710468284', 'pii.tr_tc_kimlik')).toEqual(['35710468284']);
+    expect(matchesOf('etc no 48201937510', 'pii.tr_tc_kimlik')).toEqual([]);
+  });
+});

@@ -93,3 +93,52 @@ describe('passwords outside key=value', () => {
     }
   });
 });
+
+describe('password flags and files of more tools', () => {
+  it.each([
+    ['docker login -p', 'docker login -u ci-bot -p Dk7#rT2mQz9w registry.example.io', 'Dk7#rT2mQz9w'],
+    ['docker login --password', 'docker login --username ci --password Dk7#rT2mQz9w reg.io', 'Dk7#rT2mQz9w'],
+    ['sqlcmd -P', 'sqlcmd -S sql01 -U sa -P Sq1!Adm1nPw -Q "SELECT 1"', 'Sq1!Adm1nPw'],
+    ['ldapsearch -w', 'ldapsearch -x -D "cn=admin,dc=corp" -w Ld4p&Bind77 -b dc=corp', 'Ld4p&Bind77'],
+    ['keytool -storepass', 'keytool -list -keystore ks.jks -storepass Tr5tSt0re!x', 'Tr5tSt0re!x'],
+    ['keytool -keypass', 'keytool -genkeypair -alias a -keypass Kp8#vLq2Wz -keystore ks.jks', 'Kp8#vLq2Wz'],
+    ['htpasswd -b -c', 'htpasswd -b -c /etc/nginx/.htpasswd admin Gr4f#Ana2026', 'Gr4f#Ana2026'],
+    ['htpasswd -nbB', 'htpasswd -nbB admin Gr4f#Ana2026', 'Gr4f#Ana2026'],
+    ['smbclient -U user%password', 'smbclient //fs01/finance -U reports%Smb9$Fin4nce', 'Smb9$Fin4nce'],
+    ['mongosh -p', 'mongosh "mongodb://db01" -u admin -p M0ng0!Adm9x', 'M0ng0!Adm9x'],
+    ['az login -p', 'az login --service-principal -u 3f0c1a2b -p Az.Sp~8kQ2vLx --tenant corp', 'Az.Sp~8kQ2vLx'],
+    ['net use, password after /user', 'net use Z: \\\\files01\\archive /user:CORP\\svc Bkp#2026!arch', 'Bkp#2026!arch'],
+    ['net use, password before /user', 'net use \\\\files01\\ipc$ Bkp#2026!arch /user:CORP\\svc', 'Bkp#2026!arch'],
+    ['mysql -p glued to a value starting with -', 'mysql -uroot -p-Xk29dLq7Wm -h 127.0.0.1', '-Xk29dLq7Wm'],
+    ['redis-cli -a and a value starting with -', 'redis-cli -h cache01 -a -6Qx0mJ#LCWzq INFO memory', '-6Qx0mJ#LCWzq'],
+  ])('finds the password of %s (regression: missed)', (_carrier, text, password) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([password]);
+  });
+
+  it.each([
+    ['ports after docker run -p', 'docker run -d -p 8080:80 -p 127.0.0.1:9000:9000 nginx'],
+    ['a port after ssh -p', 'ssh -p 2222 deploy.example.com'],
+    ["sqlcmd's lower-case -p (print statistics)", 'sqlcmd -S db -p 1 -Q "SELECT 1"'],
+    ['docker login reading the password from stdin', 'echo $PW | docker login --password-stdin -u ci registry.example.io'],
+    ['mongosh -p alone, which prompts', 'mongosh -p --authenticationDatabase admin'],
+    ['a certificate file after az login -p', 'az login --service-principal -u 3f0c1a2b -p ~/certs/sp.pem --tenant corp'],
+    ['keytool reading the password from the environment', 'keytool -list -keystore ks.jks -storepass:env STORE_PW'],
+    ['htpasswd without -b, which prompts', 'htpasswd -c /etc/nginx/.htpasswd admin'],
+    ['net use prompting with *', 'net use Z: \\\\files01\\archive * /user:CORP\\svc'],
+    ['an option after redis-cli -a', 'redis-cli -a --no-auth-warning ping'],
+  ])('does not report %s', (_why, text) => {
+    expect(matchesOf(text, 'secret.password_assignment')).toEqual([]);
+  });
+
+  it('finds the password of a .pgpass entry, by its line shape or under the file name (regression: missed)', () => {
+    expect(matchesOf('db-prod.internal:5432:billing:billing_rw:Pg7vR2xQ9mTk4Lw\n', 'secret.password_assignment')).toEqual(['Pg7vR2xQ9mTk4Lw']);
+    const file = '$ cat ~/.pgpass\nlocalhost:5544:app:app:Xk29\\:dLq7mRt\nreplica.local:*:*:repl:Qw8zLp2rTn5v\n';
+    expect(matchesOf(file, 'secret.password_assignment')).toEqual(['Xk29\\:dLq7mRt', 'Qw8zLp2rTn5v']);
+  });
+
+  it('does not read times, IPv6 addresses or an entry inside a sentence as .pgpass', () => {
+    for (const text of ['at 12:30:45:00:Xk29dLq7mRt', 'fe80::1:5432:a:b:Xk29dLq7mRt', 'host db:5432:billing:user:Xk29dLq7mRt trailing words']) {
+      expect(matchesOf(text, 'secret.password_assignment'), text).toEqual([]);
+    }
+  });
+});

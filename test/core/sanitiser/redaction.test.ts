@@ -24,6 +24,24 @@ describe('redactText', () => {
     expect(redactText(text, sanitiser.scan(text).findings)).toBe('x [EMAIL_1] y [EMAIL_2], [EMAIL_3] z [EMAIL_4], [EMAIL_2]');
   });
 
+  it('gives one IBAN, card, phone number or id one placeholder however it is formatted (regression: [IBAN_1] and [IBAN_2])', () => {
+    const text =
+      'IBAN DE89370400440532013000, i.e. DE89 3704 0044 0532 0130 00; card 4539 7821 6430 5927 = 4539-7821-6430-5927; ' +
+      'call +1 415 555 0100 or +1 (415) 555-0100; other IBAN GB82 WEST 1234 5698 7654 32';
+    expect(redactText(text, sanitiser.scan(text).findings)).toBe(
+      'IBAN [IBAN_1], i.e. [IBAN_1]; card [PAYMENT_CARD_1] = [PAYMENT_CARD_1]; call [PHONE_1] or [PHONE_1]; other IBAN [IBAN_2]',
+    );
+  });
+
+  it('keeps telling secrets apart by every character', () => {
+    expect(
+      redactText('a Xk29-dLq7 b Xk29dLq7', [
+        { rule_id: 'secret.password_assignment', start: 2, end: 11 },
+        { rule_id: 'secret.password_assignment', start: 14, end: 22 },
+      ]),
+    ).toBe('a [PASSWORD_ASSIGNMENT_1] b [PASSWORD_ASSIGNMENT_2]');
+  });
+
   it('returns the text unchanged when there is nothing to replace', () => {
     expect(redactText('Nothing here.', [])).toBe('Nothing here.');
   });

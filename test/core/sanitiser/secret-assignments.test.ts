@@ -327,3 +327,22 @@ describe("PHP define() constants (wp-config.php's salts)", () => {
     expect(secrets("config.set('api_key', 'Math.random().toString(36)')")).toEqual([]);
   });
 });
+
+describe('the rule of a password does not depend on its length', () => {
+  it.each([
+    ['password and a blank', 'password Xk29dLq7mRtAbCd', 'password Xk29dLq7mRtAbCdE'],
+    ['SQL CREATE USER', "CREATE USER r WITH PASSWORD 'Xk29dLq7mRt';", "CREATE USER r WITH PASSWORD 'Xk29dLq7mRtAbCdEf';"],
+    ['.netrc', 'machine api.example.com login bob password y_MyHq7Vlu30', 'machine api.example.com login bob password y_MyHq7Vlu30LKo8yQ'],
+  ])('reports short and long values after %s as secret.password_assignment (regression: 16 characters made it generic_secret)', (_carrier, short, long) => {
+    for (const text of [short, long]) {
+      expect(
+        findingsOf(text).map((finding) => finding.rule_id),
+        text,
+      ).toEqual(['secret.password_assignment']);
+    }
+  });
+
+  it('still reports a token name and a blank as a generic secret', () => {
+    expect(findingsOf('api_token Xk29dLq7mRtAbCdE9').map((finding) => finding.rule_id)).toEqual(['secret.generic_secret']);
+  });
+});

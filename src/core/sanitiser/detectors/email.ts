@@ -188,6 +188,30 @@ function detectEmails(context: DetectorContext<'pii.email'>): void {
   }
 }
 
+/** `%40`, an `@` percent-encoded: an address in a URL's query or path (`?email=jane.doe%40example.org`). */
+const ENCODED_AT = '%40';
+/** A local part's characters in a URL: `%2B` for `+` and the like, but no encoded delimiter (`%3D`, `%26`, `%2F`). */
+const ENCODED_LOCAL_PART = /^(?:[A-Za-z0-9._+-]|%2[bBdDeE]|%5[fF])+$/;
+
+/**
+ * Addresses whose `@` is percent-encoded, as browsers and HTTP clients send a form's or a
+ * link's address (regression: `GET /subscribe?email=jane.doe%40example.org` reported nothing).
+ * The local part is read back to the parameter's `=`, a path's `/`, `?` or `&`, or a blank.
+ */
+function detectPercentEncodedEmails(context: DetectorContext<'pii.email'>): void {
+  const { text, scan } = context;
+  for (const at of context.positions(ENCODED_AT)) {
+    let start = at;
+    while (start > 0 && at - start < MAX_LOCAL_PART_LENGTH && isLocalPartCode(text.charCodeAt(start - 1))) start -= 1;
+    while (start < at && text.charCodeAt(start) === 46) start += 1;
+    if (start === at || text.charCodeAt(at - 1) === 46 || isLocalPartCode(codeAt(text, start - 1))) continue;
+    if (!ENCODED_LOCAL_PART.test(text.slice(start, at))) continue;
+    const end = readDomain(text, at + ENCODED_AT.length);
+    if (end === -1) continue;
+    scan.emit('pii.email', start, end);
+  }
+}
+
 /** `[at]`, `(at)`, `{at}`: the spellings people use to hide an address from harvesters. */
 const OBFUSCATED_AT = ['[at]', '(at)', '{at}'] as const;
 const OBFUSCATED_LOCAL_PART = /([A-Za-z0-9._%+-]{1,64}) ?$/;
@@ -215,9 +239,10 @@ function detectObfuscatedEmails(context: DetectorContext<'pii.email'>): void {
 export const emailDetector = defineDetector({
   name: 'email',
   ruleIds: ['pii.email'],
-  keywords: ['@', ...OBFUSCATED_AT],
+  keywords: ['@', ENCODED_AT, ...OBFUSCATED_AT],
   detect: (context) => {
     detectEmails(context);
+    detectPercentEncodedEmails(context);
     detectObfuscatedEmails(context);
   },
 });

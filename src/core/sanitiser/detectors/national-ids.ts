@@ -133,6 +133,10 @@ const LABELS: ReadonlyMap<string, readonly NationalIdKind[]> = new Map<string, r
   ['nric', kinds('pii.sg_nric')],
   ['kimlik', kinds('pii.tr_tc_kimlik')],
   ['tckn', kinds('pii.tr_tc_kimlik')],
+  // "TC No:" and "T.C. No:", the short forms of "T.C. Kimlik No" on Turkish forms.
+  ['tc no', kinds('pii.tr_tc_kimlik')],
+  ['t.c. no', kinds('pii.tr_tc_kimlik')],
+  ['t.c no', kinds('pii.tr_tc_kimlik')],
   ['rsa id', kinds('pii.za_id')],
   ['sa id', kinds('pii.za_id')],
   ['rijksregister', kinds('pii.be_national_number')],
@@ -180,7 +184,7 @@ const MAX_STARTS_AFTER_LABEL = 6;
  * (bench/sanitiser-bench-notes.md).
  */
 const STANDALONE_AT =
-  /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dX]))(?![0-9A-Za-z])/y;
+  /(?<![0-9A-Za-z])(?:(?<nino>[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D])|(?<nric>[STFG]\d{7}[A-Z])|(?<hetu>[0-3]\d[01]\d{3}[-+A]\d{3}[0-9A-Y])|(?<ahv>756\.\d{4}\.\d{4}\.\d{2})|(?<be>\d{2}\.[01]\d\.[0-3]\d-\d{3}\.\d{2})|(?<nir>[12] \d{2} [01]\d (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})|(?<cn>\d{17}[\dXx]))(?![0-9A-Za-z])/y;
 /**
  * The piece every standalone format holds (digit-shapes.ts): the detector's presence test, and
  * which digit runs the formats are tried in. Every standalone id's digits and separators, from

@@ -7,6 +7,7 @@ import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidBrazilCpf, isValidUsSsn, passesLuhn, passesVerhoeff } from '../validators.js';
 import { DIGIT_SHAPES_PRESENT, type DigitRuns, digitRuns, isRunCharacter, NUMBER_RUN_PRESENT_SOURCE } from './digit-shapes.js';
 import { isPossibleInternational, isPossibleNational, isValidNanp } from './phone-validation.js';
+import { CJK_PHONE_LABELS, PHONE_LABEL_WORDS, PHONE_PROSE_WORDS } from './phone-words.js';
 import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isRegexSpace, isWordCode } from './text-boundaries.js';
 
 /**
@@ -26,16 +27,12 @@ const MIN_RUN_CHARACTERS = 7;
 const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
 /**
- * Words that make a national number a phone number when they come before it: English, and the
- * labels of the European languages Porch's users write in (German `Handy`, `Telefonnummer`;
- * French `Portable`, `Tél`; Polish `komórka`, `nr telefonu`; Swedish `mobilnummer`; Spanish
- * `Móvil`; Turkish `Cep telefonu`...). `\b` takes `é` for no letter, so `tél` must not run on
- * into one (`télévision`).
+ * Words that make a national number a phone number when they come before it (phone-words.ts).
+ * `\b` takes `é` for no letter, so a word must not run on into one (`tél` in `télévision`).
  */
-const PHONE_CONTEXT_BEFORE =
-  /\b(?:phone|phones|telephone|tel|t[eé]l(?![à-ÿ])|mobile|mob|cell|cellphone|fax|desk|office|landline|hotline|whatsapp|sms|texts?|call|calls|called|calling|dial|dialed|ring|reach|contact|messages?|answering|answer|tlf|telefon|t[eé]l[eé]phone|handy|handynummer|mobil|mobilnummer|mobilnr|mobiel|telefonnummer|telefonnr|telefoonnummer|rufnummer|festnetz|portable|tel[eé]fono|telefonu|m[oó]vil|celular|cellulare|telem[oó]vel|kom[oó]rka|gsm)\b/i;
+const PHONE_CONTEXT_BEFORE = new RegExp(`\\b(?:${[...PHONE_LABEL_WORDS, ...PHONE_PROSE_WORDS].join('|')})(?![à-ÿ])\\b`, 'i');
 /** Chinese, Japanese and Korean phone labels (`手机：`, `电话`, `手机号`, `携帯`, `전화`): no `\b` between ideographs. */
-const CJK_PHONE_CONTEXT_BEFORE = /手机|手機|电话|電話|携帯|휴대폰|전화/;
+const CJK_PHONE_CONTEXT_BEFORE = new RegExp(CJK_PHONE_LABELS.join('|'));
 /**
  * Turkish `Cep:` (mobile) before a number of ten or more digits: Brazil's CEP is a postal code of
  * eight (`CEP: 01310-100`), which some plans would call a possible phone number.

@@ -18,8 +18,13 @@ type PasswordContextRuleId = (typeof PASSWORD_CONTEXT_RULE_IDS)[number];
 /** A command's argument: optionally quoted, up to the next blank. */
 const ARGUMENT = /(["']?)([^\s"']+)\1(?=[\s;|&)]|$)/y;
 
-/** Commands whose password flag is known, and the flags; `glued` flags take the value without a space (`-pSecret`). */
-const COMMAND_LIST: readonly { keyword: string; flags: readonly string[]; glued: boolean }[] = [
+/**
+ * Commands whose password flag is known, and the flags (matched case-sensitively: sqlcmd's `-p`
+ * prints statistics, its `-P` is the password). `glued` flags take the value without a space
+ * (`-pSecret`); `userPassword` flags take `user%password`, the password after the first `%`.
+ * A keyword may name a subcommand (`docker login`): `docker run -p 8080:80` publishes a port.
+ */
+const COMMAND_LIST: readonly { keyword: string; flags: readonly string[]; glued: boolean; userPassword?: boolean; optionalValue?: boolean }[] = [
   { keyword: 'sshpass', flags: ['-p'], glued: true },
   { keyword: 'redis-cli', flags: ['-a', '--pass'], glued: false },
   // mysql's `-p secret` prompts and takes `secret` as the database: only the glued form holds one.
@@ -27,6 +32,27 @@ const COMMAND_LIST: readonly { keyword: string; flags: readonly string[]; glued:
   { keyword: 'mysqldump', flags: ['-p', '--password='], glued: true },
   { keyword: 'mysqladmin', flags: ['-p', '--password='], glued: true },
   { keyword: 'mariadb', flags: ['-p', '--password='], glued: true },
+  // `--password-stdin` reads it from standard input: the flag is then followed by `-`, not a blank.
+  { keyword: 'docker login', flags: ['-p', '--password', '--password='], glued: false },
+  { keyword: 'az login', flags: ['-p', '--password', '--password='], glued: false },
+  { keyword: 'sqlcmd', flags: ['-P'], glued: false },
+  // OpenLDAP's clients: `-w secret` binds with it (`-W` prompts).
+  ...['ldapsearch', 'ldapmodify', 'ldapadd', 'ldapdelete', 'ldapwhoami', 'ldapcompare', 'ldapmodrdn', 'ldappasswd'].map((keyword) => ({
+    keyword,
+    flags: ['-w'],
+    glued: false,
+  })),
+  // `-storepass:env NAME` and `-storepass:file path` name where the password is: no blank follows.
+  { keyword: 'keytool', flags: ['-storepass', '-keypass', '-srcstorepass', '-deststorepass', '-srckeypass', '-destkeypass'], glued: false },
+  // MongoDB's `-p` alone prompts: the word after it may be the next option.
+  ...['mongosh', 'mongo', 'mongodump', 'mongorestore', 'mongoexport', 'mongoimport'].map((keyword) => ({
+    keyword,
+    flags: ['-p', '--password', '--password='],
+    glued: false,
+    optionalValue: true,
+  })),
+  { keyword: 'smbclient', flags: ['-U', '--user', '--user='], glued: false, userPassword: true },
+  { keyword: 'rpcclient', flags: ['-U', '--user', '--user='], glued: false, userPassword: true },
 ];
 
 /** Each flag compiled once: a blank (or the start) before it. */
@@ -38,15 +64,95 @@ const COMMANDS = COMMAND_LIST.map((command) => ({
 /** How much of a command line after the command is searched for its password flag. */
 const COMMAND_LINE_CHARACTERS = 512;
 
-function emitArgument(context: DetectorContext<PasswordContextRuleId>, at: number): void {
+/** A word that is an option rather than a value: `-x`, `--no-auth-warning`. */
+const OPTION_WORD = /^--?[A-Za-z][A-Za-z-]*$/;
+
+/**
+ * How a flag's value may start with `-`: `always` right after its flag (`-p-Xk29...`,
+ * `--password=-x...`); `unlessOption` after a blank when the flag must have a value (`redis-cli
+ * -a -6Q60...` reads the word whatever it is), so only a word that reads as an option is one;
+ * `never` when the flag may stand alone and prompt (`mongosh -p`): the next word may be an option.
+ */
+type LeadingDash = 'always' | 'unlessOption' | 'never';
+
+/**
+ * The password argument at `at`, when it passes the gates. With `userPassword` the argument is
+ * `user%password` (Samba's `-U`) and the password is emitted.
+ */
+function emitArgument(context: DetectorContext<PasswordContextRuleId>, at: number, leadingDash: LeadingDash, userPassword = false): void {
   ARGUMENT.lastIndex = at;
   const match = ARGUMENT.exec(context.text);
-  const value = match?.[2];
-  if (match === null || value === undefined || /^\d+$/.test(value) || value.startsWith('-')) return;
+  const argument = match?.[2];
+  if (match === null || argument === undefined) return;
+  const separator = userPassword ? argument.indexOf('%') : -1;
+  if (userPassword && separator <= 0) return;
+  const value = argument.slice(separator + 1);
+  if (/^\d+$/.test(value)) return;
+  if (value.startsWith('-') && (leadingDash === 'never' || (leadingDash === 'unlessOption' && OPTION_WORD.test(value)))) return;
+  // Azure's `-p` also takes a certificate file for a service principal.
+  if (/\.(?:pem|pfx|p12|crt|cer)$/i.test(value)) return;
   if (!isPlausiblePassword(value, (match[1] ?? '') !== '')) return;
-  const start = at + (match[1] ?? '').length;
+  const start = at + (match[1] ?? '').length + separator + 1;
   context.scan.emit('secret.password_assignment', start, start + value.length);
 }
+
+/** The words of a command line from `from` to `end`, with where each starts (quotes left on). */
+function wordsOf(text: string, from: number, end: number): { word: string; start: number }[] {
+  const words: { word: string; start: number }[] = [];
+  for (const match of text.slice(from, end).matchAll(/\S+/g)) words.push({ word: match[0], start: from + match.index });
+  return words;
+}
+
+/**
+ * `htpasswd -b [-c] file user password` and `htpasswd -nb user password`: with `-b` the
+ * password is the last argument (httpd.apache.org, "htpasswd"). `-C cost` and `-r rounds` take a value.
+ */
+function detectHtpasswd(context: DetectorContext<PasswordContextRuleId>, position: number, end: number): void {
+  const positional: { word: string; start: number }[] = [];
+  let batch = false;
+  let noFile = false;
+  let takesValue = false;
+  for (const { word, start } of wordsOf(context.text, position + 'htpasswd'.length, end)) {
+    if (/^[;|&]/.test(word)) break;
+    if (takesValue) {
+      takesValue = false;
+      continue;
+    }
+    if (/^-[A-Za-z]+$/.test(word)) {
+      batch ||= word.includes('b');
+      noFile ||= word.includes('n');
+      takesValue = /[Cr]$/.test(word);
+      continue;
+    }
+    positional.push({ word, start });
+  }
+  const password = positional[noFile ? 1 : 2];
+  if (batch && password !== undefined && positional.length === (noFile ? 2 : 3)) emitArgument(context, password.start, 'never');
+}
+
+/**
+ * `net use [drive:] \\server\share password /user:domain\name`: Windows takes the first plain
+ * word after the share as its password (`*` prompts), before or after the options.
+ */
+function detectNetUse(context: DetectorContext<PasswordContextRuleId>, position: number, end: number): void {
+  let shared = false;
+  for (const { word, start } of wordsOf(context.text, position + 'net use'.length, end)) {
+    if (/^[;|&]/.test(word)) return;
+    if (!shared) {
+      shared = /^["']?\\\\/.test(word);
+      continue;
+    }
+    if (word.startsWith('/') || word === '*') continue;
+    emitArgument(context, start, 'never');
+    return;
+  }
+}
+
+/** Commands whose password is a positional argument rather than a flag's. */
+const POSITIONAL_COMMANDS: readonly { keyword: string; detect: typeof detectHtpasswd }[] = [
+  { keyword: 'htpasswd', detect: detectHtpasswd },
+  { keyword: 'net use', detect: detectNetUse },
+];
 
 function detectCommandFlags(context: DetectorContext<PasswordContextRuleId>): void {
   const { text } = context;
@@ -59,12 +165,19 @@ function detectCommandFlags(context: DetectorContext<PasswordContextRuleId>): vo
         for (let match = flagPattern.exec(rest); match !== null; match = flagPattern.exec(rest)) {
           const after = position + command.keyword.length + match.index + match[0].length;
           const next = codeAt(text, after);
-          if (flag.endsWith('=')) emitArgument(context, after);
+          if (flag.endsWith('=')) emitArgument(context, after, 'always', command.userPassword);
           else if (next === 32 || next === 9) {
-            if (!command.glued || command.keyword === 'sshpass') emitArgument(context, after + 1);
-          } else if (command.glued && !Number.isNaN(next)) emitArgument(context, after);
+            const leadingDash = command.optionalValue === true ? 'never' : 'unlessOption';
+            if (!command.glued || command.keyword === 'sshpass') emitArgument(context, after + 1, leadingDash, command.userPassword);
+          } else if (command.glued && !Number.isNaN(next)) emitArgument(context, after, 'always');
         }
       }
+    }
+  }
+  for (const command of POSITIONAL_COMMANDS) {
+    for (const position of context.positions(command.keyword)) {
+      if (isWordCode(codeAt(text, position - 1)) || isWordCode(codeAt(text, position + command.keyword.length))) continue;
+      command.detect(context, position, lineEndWithin(text, position, COMMAND_LINE_CHARACTERS));
     }
   }
   // Redis' own option, on a command line or in redis.conf: `--requirepass X`, `requirepass X`.
@@ -73,12 +186,12 @@ function detectCommandFlags(context: DetectorContext<PasswordContextRuleId>): vo
     let at = position + 'requirepass'.length;
     if (codeAt(text, at) !== 32 && codeAt(text, at) !== 9) continue;
     while (codeAt(text, at) === 32 || codeAt(text, at) === 9) at += 1;
-    emitArgument(context, at);
+    emitArgument(context, at, 'unlessOption');
   }
   // OpenSSL's pass phrase arguments: `-passout pass:X`, `-passin pass:X`, `-pass pass:X`.
   for (const position of context.positions('pass:')) {
     if (!/-pass(?:in|out)?\s+$/.test(text.slice(Math.max(0, position - 12), position))) continue;
-    emitArgument(context, position + 'pass:'.length);
+    emitArgument(context, position + 'pass:'.length, 'always');
   }
 }
 
@@ -323,7 +436,14 @@ function detectDockerAuth(context: DetectorContext<PasswordContextRuleId>): void
 export const passwordContextDetector = defineDetector({
   name: 'password-contexts',
   ruleIds: PASSWORD_CONTEXT_RULE_IDS,
-  keywords: [...new Set(COMMANDS.map((command) => command.keyword)), 'requirepass', 'pass:', '"auth"', ...ASCII_PASSWORD_WORDS],
+  keywords: [
+    ...new Set(COMMANDS.map((command) => command.keyword)),
+    ...POSITIONAL_COMMANDS.map((command) => command.keyword),
+    'requirepass',
+    'pass:',
+    '"auth"',
+    ...ASCII_PASSWORD_WORDS,
+  ],
   presenceTest: { test: (text) => hasNonAscii(text) && NON_ASCII_PASSWORD_LETTER.test(text) },
   detect: (context) => {
     detectCommandFlags(context);

@@ -13,31 +13,14 @@ import { defineDetector, type DetectorContext } from '../detector.js';
 import { isValidUsSsn } from '../validators.js';
 import { NATIONAL_ID_KINDS, NATIONAL_ID_RULE_IDS } from './national-ids.js';
 import { isPossibleInternational, isPossibleNational } from './phone-validation.js';
+import { CJK_PHONE_LABELS, PHONE_LABEL_WORDS } from './phone-words.js';
 import { lineEndWithin, lineStartWithin } from './text-boundaries.js';
 
 type ColumnKind = 'ssn' | 'phone' | 'national';
 
+/** Column names of SSNs and national ids; phone columns are named by PHONE_COLUMN. */
 const COLUMN_NAMES: ReadonlyMap<string, ColumnKind> = new Map<string, ColumnKind>([
   ...['ssn', 'us_ssn', 'ssn_number', 'social_security_number', 'social_security_no'].map((name) => [name, 'ssn'] as const),
-  ...[
-    'phone',
-    'phone_number',
-    'phonenumber',
-    'phone_no',
-    'mobile',
-    'mobile_phone',
-    'mobile_number',
-    'cell',
-    'cell_phone',
-    'cellphone',
-    'tel',
-    'telephone',
-    'telefon',
-    'fax',
-    'home_phone',
-    'work_phone',
-    'contact_phone',
-  ].map((name) => [name, 'phone'] as const),
   ...[
     'tax_id',
     'taxid',
@@ -72,9 +55,67 @@ const COLUMN_NAMES: ReadonlyMap<string, ColumnKind> = new Map<string, ColumnKind
   ].map((name) => [name, 'national'] as const),
 ]);
 
+/**
+ * Words that may stand next to a phone word in a column name: `home_phone`, `phone_no`,
+ * `nr_telefonu`, `telefon_komorkowy`, `Cep telefonu` (Turkish `cep` alone is Brazil's postal
+ * code: a qualifier here, never a column of phone numbers by itself), `phone_2`.
+ */
+const PHONE_QUALIFIERS = [
+  'number',
+  'no',
+  'nr',
+  'num',
+  'numer',
+  'nummer',
+  'n[uú]mero',
+  'home',
+  'work',
+  'private',
+  'privat',
+  'business',
+  'office',
+  'contact',
+  'primary',
+  'secondary',
+  'alt',
+  'alternate',
+  'emergency',
+  'direct',
+  'main',
+  'personal',
+  'de',
+  'du',
+  'cep',
+  'kom[oó]rkowy',
+  '\\d{1,2}',
+];
+/** The phone detector's words (phone-words.ts): a column is named as a number would be labelled in prose. */
+const ASCII_PHONE_WORD = `(?:${PHONE_LABEL_WORDS.join('|')})`;
+/** The CJK labels, alone or with the word for number (`手机号码`, `电话号`, `電話番号`). */
+const CJK_PHONE_WORD = `(?:${CJK_PHONE_LABELS.join('|')})(?:号码|號碼|号|號|番号|번호)?`;
+const PHONE_NAME_PART = `(?:${ASCII_PHONE_WORD}|${CJK_PHONE_WORD}|${PHONE_QUALIFIERS.join('|')})`;
+/**
+ * A phone column's name once normaliseName has made it lower case with `_` between its words:
+ * phone words and qualifiers, at least one phone word.
+ */
+const PHONE_COLUMN = new RegExp(`^(?:${PHONE_NAME_PART}_)*(?:${ASCII_PHONE_WORD}|${CJK_PHONE_WORD})(?:_${PHONE_NAME_PART})*$`, 'u');
+
 const NAME_ALTERNATION = [...COLUMN_NAMES.keys()].sort((left, right) => right.length - left.length).join('|');
-/** A column name followed, after an optional closing quote and space, by a delimiter or the line end. */
-const HEADER_TRIGGER = `(?:${NAME_ALTERNATION})["'\`\\]]? ?[,\\t;|)\\r\\n]`;
+/** What may follow a column name: an optional closing quote and space, then a delimiter or the line end. */
+const NAME_END = `["'\`\\]]? ?[,\\t;|)\\r\\n]`;
+/**
+ * A column name, or a phone word with at most one qualifier after it, followed by NAME_END.
+ * Qualifiers before the phone word (`home_phone`, `nr_telefonu`) are read when the detector
+ * walks back to the field's start. The CJK labels stay out of the prefilter: in its one combined
+ * automaton they multiplied its time on code about tenfold (bench/sanitiser-bench-notes.md), so
+ * they are searched for only in texts that hold one (CJK_HEADER).
+ */
+const HEADER_TRIGGER = `(?:${NAME_ALTERNATION}|${ASCII_PHONE_WORD}(?:[ _-](?:${PHONE_QUALIFIERS.join('|')}))?)${NAME_END}`;
+const CJK_HEADER = new RegExp(`${CJK_PHONE_WORD}${NAME_END}`, 'g');
+const CJK_PHONE_LABEL = new RegExp(CJK_PHONE_LABELS.join('|'));
+/** How far back from a trigger the start of its field is looked for (HEADER_FIELD's longest name). */
+const MAX_FIELD_CHARACTERS = 48;
+const NAME_CHARACTER = /[\p{L}\p{N}_ .-]/u;
 
 /** Longest header line read: wider lines are not a table a person pasted. */
 const MAX_HEADER_CHARACTERS = 4_096;
@@ -175,7 +216,8 @@ function emitCell(context: DetectorContext<TabularRuleId>, kind: ColumnKind, cel
 function columnsOf(text: string, cells: readonly Cell[]): Map<number, ColumnKind> {
   const columns = new Map<number, ColumnKind>();
   cells.forEach((cell, index) => {
-    const kind = COLUMN_NAMES.get(normaliseName(text.slice(cell.start, cell.end)));
+    const name = normaliseName(text.slice(cell.start, cell.end));
+    const kind = COLUMN_NAMES.get(name) ?? (PHONE_COLUMN.test(name) ? 'phone' : undefined);
     if (kind !== undefined) columns.set(index, kind);
   });
   return columns;
@@ -300,17 +342,31 @@ function scanDelimited(context: DetectorContext<TabularRuleId>, position: number
   return end;
 }
 
+/** Where header names may be: the prefilter's trigger positions, and the CJK phone labels' (in order). */
+function headerPositions(context: DetectorContext<TabularRuleId>): number[] {
+  const { text } = context;
+  const positions = [...context.patternPositions(HEADER_TRIGGER)];
+  // A search for a few literal labels is cheaper than asking whether the text is ASCII first.
+  if (!CJK_PHONE_LABEL.test(text)) return positions;
+  for (const match of text.matchAll(CJK_HEADER)) positions.push(match.index);
+  return positions.sort((left, right) => left - right);
+}
+
 function detectTabular(context: DetectorContext<TabularRuleId>): void {
   const { text } = context;
   const seen = new Set<number>();
   // One test per scan: most texts with a column name hold no SQL statement to look back for.
   const hasSql = SQL_PRESENT.test(text);
   let nextHeader = 0;
-  for (const position of context.patternPositions(HEADER_TRIGGER)) {
+  for (const position of headerPositions(context)) {
     if (position < nextHeader) continue;
-    // The name must start a field: after a delimiter, an opening quote or bracket, or a line start.
+    // The name must start a field: after a delimiter, an opening quote or bracket, or a line start,
+    // with the words of a longer name before it (`home_phone`, `nr telefonu`). A byte order mark
+    // (U+FEFF) before the header belongs to the file, not the field: spreadsheet programs write one
+    // at the start of every CSV they save as UTF-8 (regression: it hid the first column's name).
     let before = position - 1;
-    while (before >= 0 && /["'`[ ]/.test(text[before] ?? '')) before -= 1;
+    while (before >= 0 && position - before <= MAX_FIELD_CHARACTERS && NAME_CHARACTER.test(text[before] ?? '')) before -= 1;
+    while (before >= 0 && /["'`[ \ufeff]/.test(text[before] ?? '')) before -= 1;
     const previous = before < 0 ? '\n' : (text[before] ?? '');
     if (!/[,\t;|(\n\r]/.test(previous)) continue;
     if (hasSql && scanSql(context, position, seen)) continue;
@@ -322,5 +378,6 @@ export const tabularDetector = defineDetector({
   name: 'tabular',
   ruleIds: TABULAR_RULE_IDS,
   patternTriggers: [HEADER_TRIGGER],
+  presenceTest: CJK_PHONE_LABEL,
   detect: detectTabular,
 });

@@ -8,7 +8,7 @@
 import { defineDetector, type DetectorContext } from '../detector.js';
 import { looksGenerated } from '../validators.js';
 import { isPlausiblePassword } from './credential-values.js';
-import { codeAt, isWordCode } from './text-boundaries.js';
+import { codeAt, isWordCode, lineEndWithin, lineStartWithin } from './text-boundaries.js';
 
 /** The keyword starts a word: `vmachine` or `nopsexec` are not the tool. */
 function startsWord(text: string, index: number): boolean {
@@ -58,6 +58,18 @@ const PSEXEC_COMMAND = /psexec[^\n]{0,100}?[ \t]-u[ \t]*("[^"\n]*"|\S+)[ \t]+-p[
 // the literal is the password itself. Flags may come before or after the literal, on one line.
 const SECURE_STRING_COMMAND = /convertto-securestring((?:[ \t]+-[A-Za-z]+)*)[ \t]+("[^"\n]*"|'[^'\n]*')([^\n|;]*)/iy;
 
+// PostgreSQL's password file, `~/.pgpass` (postgresql.org/docs, "The Password File"): one
+// `hostname:port:database:username:password` a line, `*` for any field but the password, `\:`
+// and `\\` escaped. The shape alone is common enough (times, IPv6, log prefixes) that an entry is
+// read only as a whole line, and only under the file's name (`pgpass`) or with a PostgreSQL or
+// PgBouncer port (5432-5439, 6432, or `*`): the port is also the prefilter's trigger.
+
+const PGPASS_ENTRY = /[ \t]*(?:[A-Za-z0-9_.-]+|\*):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^:\\\s]|\\[:\\])+)([ \t]*\r?)(?=\n|$)/y;
+const PGPASS_PORT_TRIGGER = ':(?:543\\d|6432|\\*):';
+/** Lines read as the file after the word `pgpass` (`cat ~/.pgpass`, `PGPASSFILE=...`). */
+const PGPASS_LINES_AFTER_NAME = 20;
+const PGPASS_LINE_CHARACTERS = 512;
+
 const PASSWORD_RULE = 'secret.password_assignment';
 
 function unquote(value: string): { value: string; quoted: boolean } {
@@ -77,6 +89,37 @@ function emitPassword(context: DetectorContext<typeof PASSWORD_RULE>, match: Reg
   const rawEnd = match.index + match[0].length - (match.length > group + 1 ? (match[group + 1] ?? '').length : 0);
   const start = rawEnd - raw.length + (quoted ? 1 : 0);
   context.scan.emit(PASSWORD_RULE, start, start + value.length);
+}
+
+/** The .pgpass entry that is the line starting at `lineStart`, if it is one; answers where the line ends. */
+function readPgpassLine(context: DetectorContext<typeof PASSWORD_RULE>, lineStart: number, emitted: Set<number>): number {
+  const { text } = context;
+  const lineEnd = lineEndWithin(text, lineStart, PGPASS_LINE_CHARACTERS);
+  if (emitted.has(lineStart)) return lineEnd;
+  emitted.add(lineStart);
+  PGPASS_ENTRY.lastIndex = lineStart;
+  const match = PGPASS_ENTRY.exec(text);
+  const password = match?.[1];
+  if (match === null || password === undefined || match.index + match[0].length !== lineEnd) return lineEnd;
+  if (!isPlausiblePassword(password, false)) return lineEnd;
+  const start = match.index + match[0].length - (match[2] ?? '').length - password.length;
+  context.scan.emit(PASSWORD_RULE, start, start + password.length);
+  return lineEnd;
+}
+
+function detectPgpass(context: DetectorContext<typeof PASSWORD_RULE>): void {
+  const { text } = context;
+  const emitted = new Set<number>();
+  for (const position of context.patternPositions(PGPASS_PORT_TRIGGER)) {
+    const lineStart = lineStartWithin(text, position, PGPASS_LINE_CHARACTERS);
+    if (lineStart !== -1) readPgpassLine(context, lineStart, emitted);
+  }
+  for (const position of context.positions('pgpass')) {
+    let lineStart = lineEndWithin(text, position, PGPASS_LINE_CHARACTERS) + 1;
+    for (let line = 0; line < PGPASS_LINES_AFTER_NAME && lineStart < text.length; line += 1) {
+      lineStart = readPgpassLine(context, lineStart, emitted) + 1;
+    }
+  }
 }
 
 function detectToolPasswords(context: DetectorContext<typeof PASSWORD_RULE>): void {
@@ -100,6 +143,7 @@ function detectToolPasswords(context: DetectorContext<typeof PASSWORD_RULE>): vo
     if (match === null || !/-AsPlainText\b/i.test(`${match[1] ?? ''}${match[3] ?? ''}`)) continue;
     emitPassword(context, match, 2);
   }
+  detectPgpass(context);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +198,8 @@ function detectVaultUnsealKeys(context: DetectorContext<typeof UNSEAL_RULE>): vo
 export const toolCredentialDetector = defineDetector({
   name: 'tool-credentials',
   ruleIds: [OKTA_RULE, PASSWORD_RULE, UNSEAL_RULE],
-  keywords: ['ssws', 'okta', 'machine', 'psexec', 'convertto-securestring', 'unseal'],
+  keywords: ['ssws', 'okta', 'machine', 'psexec', 'convertto-securestring', 'unseal', 'pgpass'],
+  patternTriggers: [PGPASS_PORT_TRIGGER],
   detect(context) {
     detectOktaTokens(context);
     detectToolPasswords(context);

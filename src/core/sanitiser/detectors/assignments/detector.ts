@@ -260,7 +260,11 @@ function judgeAssignment(text: string, assignment: Assignment, verdicts: ValueVe
       return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
     case 'whitespace':
     case 'glued':
-      return plausibleSecret(verdicts, value, 'loose', assignment.quoted) ? 'secret.generic_secret' : null;
+      // The rule follows the name, as for the other forms: `password <16 characters>` (.netrc,
+      // `CREATE USER ... WITH PASSWORD '...'`) is a password whatever its length (regression: a
+      // value long enough for this gate was a generic secret, a shorter one a password).
+      if (!plausibleSecret(verdicts, value, 'loose', assignment.quoted)) return null;
+      return info.kind === 'password' ? 'secret.password_assignment' : 'secret.generic_secret';
   }
 }
 
