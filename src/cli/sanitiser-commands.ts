@@ -3,6 +3,11 @@ import { BUILT_IN_RULES } from '../core/sanitiser/rule-catalog.js';
 import { CliUsageError, parseList, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
+/** A repeatable option's values, in the order given. */
+function appendValue(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function toggle(name: string, value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === 'on' || value === 'true') return true;
@@ -38,6 +43,8 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
     .option('--regex <pattern>', 'regular expression (no lookaround or backreferences)')
     .option('--ignore-case', 'regex: match case-insensitively')
     .option('--keywords <list>', 'comma-separated keywords, matched as whole words', parseList)
+    // A comma in --keywords separates, so a keyword holding one ("Smith, John") needs its own option.
+    .option('--keyword <text>', 'one keyword as written, commas kept; repeat for more (with or instead of --keywords)', appendValue)
     .option('--case-sensitive', 'keywords: match case-sensitively')
     .option('--disabled', 'store the rule switched off')
     .option('--json', 'print JSON')
@@ -50,21 +57,24 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
         regex?: string;
         ignoreCase?: boolean;
         keywords?: string[];
+        keyword?: string[];
         caseSensitive?: boolean;
         disabled?: boolean;
         json?: boolean;
       }) => {
-        if ((options.regex === undefined) === (options.keywords === undefined)) throw new CliUsageError('Give exactly one of --regex or --keywords.');
+        const keywords =
+          options.keywords === undefined && options.keyword === undefined ? undefined : [...(options.keywords ?? []), ...(options.keyword ?? [])];
+        if ((options.regex === undefined) === (keywords === undefined)) throw new CliUsageError('Give exactly one of --regex or --keywords (or --keyword).');
         if (options.regex !== undefined && options.caseSensitive) {
           throw new CliUsageError('--case-sensitive applies to --keywords; a --regex matches case-sensitively unless --ignore-case is given.');
         }
-        if (options.keywords !== undefined && options.ignoreCase) {
+        if (keywords !== undefined && options.ignoreCase) {
           throw new CliUsageError('--ignore-case applies to --regex; --keywords match case-insensitively unless --case-sensitive is given.');
         }
         const definition =
           options.regex !== undefined
             ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
-            : { kind: 'keywords', keywords: options.keywords, case_sensitive: options.caseSensitive ?? false };
+            : { kind: 'keywords', keywords, case_sensitive: options.caseSensitive ?? false };
         const saved = await withApplication(context, ({ core }) =>
           core.sanitiser.addCustomRule(options.org, {
             rule_id: options.id,

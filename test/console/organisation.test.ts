@@ -165,7 +165,7 @@ describe('the admin', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('lookahead and lookbehind');
-    expect(refused.html).toContain('value="a(?=b)"');
+    expect(textareaText(refused.html, 'id="rule-pattern"')).toBe('a(?=b)');
     // A field left empty is named as required (regression: "expected string, received undefined").
     const unlabelled = await browser.post(`${PAGE}/sanitiser-rules`, {
       rule_id: 'custom.nolabel',

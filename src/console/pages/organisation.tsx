@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { PorchError } from '../../core/errors.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../../core/sanitiser/guardrails.js';
 import { findingSpans } from '../../core/sanitiser/overlap.js';
-import type { findingSchema } from '../../core/sanitiser/schemas.js';
+import type { customRuleDefinitionSchema, findingSchema } from '../../core/sanitiser/schemas.js';
 import { deleteSanitiserRule } from '../../operations/delete-sanitiser-rule.js';
 import { getAccount } from '../../operations/get-account.js';
 import { getOrganisation } from '../../operations/get-organisation.js';
@@ -38,6 +38,7 @@ type SanitiserRules = OperationOutput<typeof listSanitiserRules>;
 type SanitiserRule = SanitiserRules['items'][number];
 type ByokKeys = OperationOutput<typeof listByokKeys>;
 type Finding = z.output<typeof findingSchema>;
+type CustomRule = z.output<typeof customRuleDefinitionSchema>;
 type ScanResult = OperationOutput<typeof scanText>;
 
 /** The custom rule form's fields, as the admin last typed them (after an error) or as stored (editing). */
@@ -51,6 +52,8 @@ interface RuleDraft {
   keywords?: string | undefined;
   case_sensitive?: boolean | undefined;
   enabled?: boolean | undefined;
+  /** Editing a stored rule: the form's fields as opened (edit-base.ts), so a save sends back only what the admin changed. */
+  base?: string | undefined;
 }
 
 /** What the page shows once after an action. */
@@ -271,8 +274,10 @@ function RulesTable({ rules, csrfToken }: { rules: SanitiserRules; csrfToken: st
 function CustomRuleForm({ draft, editing, csrfToken }: { draft: RuleDraft; editing: boolean; csrfToken: string }) {
   const kind = draft.kind ?? 'keywords';
   return (
-    <PostForm action={`${PATH}/sanitiser-rules`} csrfToken={csrfToken} class="stack">
+    // The base in the action too, so Back never sends typed fields with a newer base (actionFor).
+    <PostForm action={actionFor(`${PATH}/sanitiser-rules`, parseBase(draft.base))} csrfToken={csrfToken} class="stack">
       <h3 id="rule-form">{editing ? `Edit ${draft.rule_id ?? 'the rule'}` : 'Add a custom rule'}</h3>
+      {draft.base === undefined ? null : <input type="hidden" name={BASE_FIELD} value={draft.base} />}
       <div class="form-grid">
         <div class="field">
           <label for="rule-id">Rule id</label>
@@ -306,14 +311,17 @@ function CustomRuleForm({ draft, editing, csrfToken }: { draft: RuleDraft; editi
         <textarea id="rule-keywords" name="keywords" class="short" placeholder={'Bluebird\nProject Falcon'}>
           {textareaContent(draft.keywords ?? '')}
         </textarea>
-        <span class="hint">For keyword rules: one per line (or separated by commas), matched as whole words.</span>
+        <span class="hint">For keyword rules: one per line (a comma is part of the keyword), matched as whole words.</span>
         <label class="toggle">
           <input type="checkbox" name="case_sensitive" value="on" checked={draft.case_sensitive === true} /> Match case exactly
         </label>
       </div>
       <div class="field">
         <label for="rule-pattern">Pattern</label>
-        <input id="rule-pattern" name="pattern" type="text" class="code" maxLength={2_000} value={draft.pattern ?? ''} placeholder="INV-[0-9]{6}" />
+        {/* A textarea, as a single-line input would drop a line break the pattern holds. */}
+        <textarea id="rule-pattern" name="pattern" class="code" rows={2} maxLength={2_000} placeholder="INV-[0-9]{6}">
+          {textareaContent(draft.pattern ?? '')}
+        </textarea>
         <span class="hint">For regex rules: RE2 syntax, which runs in linear time (no lookaround or backreferences).</span>
         <label class="toggle">
           <input type="checkbox" name="ignore_case" value="on" checked={draft.ignore_case === true} /> Ignore case
@@ -684,7 +692,7 @@ async function renderPage(ctx: PageContext, outcome: Outcome = {}): Promise<void
   if (!keys.ok) throw keys.error;
 
   const editId = typeof req.query.edit === 'string' ? req.query.edit : undefined;
-  const edited = rules.data.items.find((rule) => rule.kind === 'custom' && rule.rule_id === editId);
+  const edited = customRule(rules.data, editId);
   const draft = outcome.draft ?? (edited ? draftOf(edited) : {});
   const scan = outcome.scan ?? (await scanOf(ctx, TEST_BOX_EXAMPLE));
   const csrfToken = signedIn.csrfToken;
@@ -720,20 +728,54 @@ async function renderPage(ctx: PageContext, outcome: Outcome = {}): Promise<void
   });
 }
 
-function draftOf(rule: SanitiserRule): RuleDraft {
-  const definition = rule.definition;
-  if (!('kind' in definition)) return { rule_id: rule.rule_id };
+/** The custom rule form's fields as text, for the merge of a save with what changed since (edit-base.ts). */
+function ruleTexts(draft: RuleDraft): FieldTexts {
+  const onOff = (value: boolean | undefined) => (value === true ? 'on' : 'off');
   return {
+    rule_id: draft.rule_id ?? '',
+    label: draft.label ?? '',
+    severity: draft.severity ?? '',
+    kind: draft.kind ?? '',
+    keywords: draft.keywords ?? '',
+    case_sensitive: onOff(draft.case_sensitive),
+    pattern: draft.pattern ?? '',
+    ignore_case: onOff(draft.ignore_case),
+    enabled: onOff(draft.enabled ?? true),
+  };
+}
+
+const RULE_FIELD_LABELS: Readonly<Record<string, string>> = {
+  label: 'Label',
+  severity: 'Severity',
+  kind: 'Matches',
+  keywords: 'Keywords',
+  case_sensitive: 'Match case exactly',
+  pattern: 'Pattern',
+  ignore_case: 'Ignore case',
+  enabled: 'Enabled',
+};
+
+function draftOf(definition: CustomRule): RuleDraft {
+  const draft: RuleDraft = {
     rule_id: definition.rule_id,
     label: definition.label,
     severity: definition.severity,
     kind: definition.kind,
     pattern: definition.pattern,
     ignore_case: definition.flags === 'i',
+    // One a line; a keyword holding a line break shows as two lines, but is sent back as it is
+    // stored unless the admin edits the box (customRuleChanges).
     keywords: (definition.keywords ?? []).join('\n'),
     case_sensitive: definition.case_sensitive === true,
     enabled: definition.enabled,
   };
+  return { ...draft, base: encodeBase(digestsOf(ruleTexts(draft))) };
+}
+
+/** The organisation's custom rule of that id, as stored. */
+function customRule(rules: SanitiserRules, ruleId: string | undefined): CustomRule | undefined {
+  const rule = rules.items.find((item) => item.kind === 'custom' && item.rule_id === ruleId);
+  return rule !== undefined && 'kind' in rule.definition ? rule.definition : undefined;
 }
 
 async function scanOf({ api }: PageContext, text: string): Promise<NonNullable<Outcome['scan']>> {
@@ -762,15 +804,86 @@ function ruleDraftFrom(body: FormBody): RuleDraft {
   };
 }
 
+/**
+ * The keywords box, one keyword a line. A comma is part of a keyword ("Smith, John"), never a
+ * separator (regression: a save split such a keyword in two).
+ */
+function keywordsOf(text: string | undefined): string[] | undefined {
+  const keywords = (text ?? '')
+    .split(/\r\n?|\n/)
+    .map((keyword) => keyword.trim())
+    .filter((keyword) => keyword !== '');
+  return keywords.length === 0 ? undefined : keywords;
+}
+
+/** A pattern as typed: a browser sends a textarea's line breaks as CRLF, which the pattern did not hold. */
+function patternOf(text: string | undefined): string | undefined {
+  return text?.replace(/\r\n?/g, '\n');
+}
+
 /** The operation's input for a custom rule: only the fields of its kind, so the operation's message is about what matters. */
 function customRuleInput(draft: RuleDraft): Record<string, unknown> {
   const common = { rule_id: draft.rule_id, label: draft.label, severity: draft.severity, enabled: draft.enabled, kind: draft.kind };
-  if (draft.kind === 'regex') return { ...common, pattern: draft.pattern, ...(draft.ignore_case ? { flags: 'i' } : {}) };
-  const keywords = (draft.keywords ?? '')
-    .split(/[\n,]/)
-    .map((keyword) => keyword.trim())
-    .filter((keyword) => keyword !== '');
-  return { ...common, keywords: keywords.length === 0 ? undefined : keywords, case_sensitive: draft.case_sensitive };
+  if (draft.kind === 'regex') return { ...common, pattern: patternOf(draft.pattern), ...(draft.ignore_case ? { flags: 'i' } : {}) };
+  return { ...common, keywords: keywordsOf(draft.keywords), case_sensitive: draft.case_sensitive };
+}
+
+/**
+ * A stored rule with the fields the admin changed (`changed`, named as in ruleTexts) taken from
+ * the form, and every other field exactly as stored. put_sanitiser_rule replaces a rule whole,
+ * and the form cannot show every stored value as it is (a keyword holding a line break), so a
+ * field the admin did not touch is sent as stored, not as the form shows it (regression: saving
+ * a new severity split "Smith, John" in two and took the line break out of a pattern).
+ */
+function customRuleChanges(stored: CustomRule, draft: RuleDraft, changed: readonly string[]): Record<string, unknown> {
+  const pick = <Value,>(name: string, mine: Value, kept: Value): Value => (changed.includes(name) ? mine : kept);
+  const kind = pick('kind', draft.kind, stored.kind);
+  const common = {
+    rule_id: stored.rule_id,
+    label: pick('label', draft.label, stored.label),
+    severity: pick('severity', draft.severity, stored.severity),
+    enabled: pick('enabled', draft.enabled, stored.enabled),
+    kind,
+  };
+  if (kind === 'regex') {
+    const flags = pick('ignore_case', draft.ignore_case ? 'i' : undefined, stored.flags);
+    return { ...common, pattern: pick('pattern', patternOf(draft.pattern), stored.pattern), ...(flags === undefined ? {} : { flags }) };
+  }
+  return {
+    ...common,
+    keywords: pick('keywords', keywordsOf(draft.keywords), stored.keywords),
+    case_sensitive: pick('case_sensitive', draft.case_sensitive, stored.case_sensitive),
+  };
+}
+
+/** What a save of the custom rule form does: the input to send, or an outcome to show without sending. */
+async function customRuleSave(ctx: PageContext, body: FormBody, draft: RuleDraft): Promise<{ input: Record<string, unknown>; redraft: RuleDraft } | Outcome> {
+  const base = parseBase(formValue(body, BASE_FIELD));
+  // A new rule, or one saved under another id than it was opened with: the form is the whole definition.
+  if (base === null || digestsOf({ rule_id: draft.rule_id ?? '' }).rule_id !== base.rule_id) return { input: customRuleInput(draft), redraft: draft };
+  const rules = await ctx.api.call(listSanitiserRules);
+  if (!rules.ok) return { error: rules.error, draft };
+  const stored = customRule(rules.data, draft.rule_id);
+  // Deleted since it was opened: the form puts it back whole.
+  if (stored === undefined) return { input: customRuleInput(draft), redraft: draft };
+  const current = draftOf(stored);
+  const texts = ruleTexts(draft);
+  const merge = mergeEdit(base, texts, ruleTexts(current));
+  if (merge.kind === 'unchanged') return { success: 'Nothing changed, so nothing was saved.' };
+  // After a refused save the form shows the rule as it is now with the admin's changes over it, and
+  // that as its base: saving again sends those changes, and keeps what was saved meanwhile.
+  const typed = digestsOf(texts);
+  const changed = Object.keys(texts).filter((name) => typed[name] !== base[name]);
+  const mine: Readonly<Record<string, unknown>> = { ...draft };
+  const redraft: RuleDraft = { ...current, ...Object.fromEntries(changed.map((name) => [name, mine[name]])) };
+  if (merge.kind === 'conflict') {
+    const names = merge.fields.map((name) => RULE_FIELD_LABELS[name] ?? name).join(', ');
+    return {
+      error: new PorchError('CONFLICT', `Since you opened this rule, ${names} was changed elsewhere. The form keeps your changes; save again to keep them.`),
+      draft: redraft,
+    };
+  }
+  return { input: customRuleChanges(stored, draft, merge.fields), redraft };
 }
 
 export function registerOrganisationPages(pages: PageRegistrar): void {
@@ -804,9 +917,11 @@ export function registerOrganisationPages(pages: PageRegistrar): void {
   });
 
   pages.page('POST', `${PATH}/sanitiser-rules`, async (ctx) => {
-    const draft = ruleDraftFrom(formBody(ctx.req));
-    const result = await ctx.api.call(putSanitiserRule, customRuleInput(draft));
-    await renderPage(ctx, result.ok ? { success: `Saved the rule ${result.data.rule_id}.` } : { error: result.error, draft });
+    const body = formBody(ctx.req);
+    const save = await customRuleSave(ctx, body, ruleDraftFrom(body));
+    if (!('input' in save)) return renderPage(ctx, save);
+    const result = await ctx.api.call(putSanitiserRule, save.input);
+    await renderPage(ctx, result.ok ? { success: `Saved the rule ${result.data.rule_id}.` } : { error: result.error, draft: save.redraft });
   });
 
   pages.page('POST', `${PATH}/overrides`, async (ctx) => {

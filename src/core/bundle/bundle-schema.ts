@@ -16,7 +16,7 @@ export const BUNDLE_VERSION = 1;
  * are (limits.quotas), so a bundle `porch export` wrote from an account within its quotas always
  * fits another such account (regression: a section of more than 1,000 items was refused).
  */
-export const BUNDLE_LIMITS = { nameLength: 200, descriptionLength: 2_000, templateLength: 100_000 } as const;
+export const BUNDLE_LIMITS = { nameLength: 200, descriptionLength: 2_000, templateLength: 100_000, compositionVariables: 100 } as const;
 
 const keySchema = z
   .string()
@@ -70,10 +70,17 @@ export const compositionEntrySchema = z.strictObject({
   template: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('Prompt template with {{variable}} placeholders.'),
   variables: z
     .array(variableDeclarationSchema)
-    .max(100)
+    // Every placeholder is one of these (compositionContent): a template is held to the same
+    // number (tooManyVariablesIssues), so no composition holds more variables than this accepts.
+    .max(
+      BUNDLE_LIMITS.compositionVariables,
+      `must have at most ${BUNDLE_LIMITS.compositionVariables} variables (a composition's variables are its declared ones and its template's placeholders)`,
+    )
     .superRefine(refuseDuplicateVariables)
     .default([])
-    .describe('Declared variables, each name once; undeclared placeholders are required.'),
+    .describe(
+      `Declared variables, each name once; undeclared placeholders are required. At most ${BUNDLE_LIMITS.compositionVariables}, counting the template's undeclared placeholders.`,
+    ),
   model: modelSchema.optional(),
 });
 

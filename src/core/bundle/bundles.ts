@@ -17,6 +17,7 @@ import {
   personaEntry,
   skillContent,
   skillEntry,
+  tooManyVariablesIssues,
   unknownModelIssues,
   workflowEntry,
   type KnownModels,
@@ -414,6 +415,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
       if (persona) personaCardKeys.add(key);
     }
     for (const [position, entry] of bundle.compositions.entries()) {
+      issues.push(...tooManyVariablesIssues(entry, ['compositions', position]));
       issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
       upsert('compositions', keyOf('compositions', entry, entry.name, position), entry.name, compositionContent(entry), { timesUsed: 0 });
     }

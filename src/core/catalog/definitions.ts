@@ -18,7 +18,13 @@ import {
   type WorkflowDefinition,
 } from '../engine/workflow-definition.js';
 import type { ValidationIssue } from '../validation.js';
-import type { compositionEntrySchema, personaEntrySchema, skillEntrySchema, workflowEntrySchema } from '../bundle/bundle-schema.js';
+import {
+  BUNDLE_LIMITS,
+  type compositionEntrySchema,
+  type personaEntrySchema,
+  type skillEntrySchema,
+  type workflowEntrySchema,
+} from '../bundle/bundle-schema.js';
 
 export type PersonaEntry = Omit<z.output<typeof personaEntrySchema>, 'key'>;
 export type CompositionEntry = Omit<z.output<typeof compositionEntrySchema>, 'key'>;
@@ -61,6 +67,26 @@ export function personaContent(entry: PersonaEntry): PersonaContent {
 
 export function personaEntry(card: PersonaContent): PersonaEntry {
   return { name: card.title, description: card.description ?? '', ...optional('emoji', card.emoji), content: card.content, tags: card.tags };
+}
+
+/**
+ * A composition's variables are its declared ones and every other placeholder of its template
+ * (compositionContent), and what it stores must be what its definition's `variables` accepts
+ * (at most BUNDLE_LIMITS.compositionVariables): else its GET could not be sent back as a PATCH,
+ * nor its export imported (regression: a template of 150 placeholders was saved). The template
+ * is what brings the count over, so the issue is at `template`. `path`: where the entry sits.
+ */
+export function tooManyVariablesIssues(entry: Pick<CompositionEntry, 'template' | 'variables'>, path: readonly PropertyKey[]): ValidationIssue[] {
+  const placeholders = new Set(templateReferences(entry.template));
+  const unused = new Set(entry.variables.map((variable) => variable.name).filter((name) => !placeholders.has(name)));
+  const total = placeholders.size + unused.size;
+  const limit = BUNDLE_LIMITS.compositionVariables;
+  if (total <= limit) return [];
+  const message =
+    unused.size === 0
+      ? `has ${placeholders.size} distinct placeholders; a composition may have at most ${limit} variables (one per placeholder)`
+      : `has ${placeholders.size} distinct placeholders, which with the ${unused.size} declared variables it does not use make ${total} variables; a composition may have at most ${limit}`;
+  return [{ path: [...path, 'template'], message }];
 }
 
 /** Every placeholder of a composition becomes a variable: declared ones keep their settings, others are required. */

@@ -43,6 +43,7 @@ import {
   RESOURCE_NOUNS,
   skillContent,
   skillEntry,
+  tooManyVariablesIssues,
   unknownModelIssues,
   withoutUnusedPlaceholders,
   workflowEntry,
@@ -246,7 +247,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     switch (kind) {
       case 'composition': {
         const composition = entry as CompositionEntry;
-        const issues = unknownModelIssues(models, ['model'], composition.model);
+        const issues = [...tooManyVariablesIssues(composition, []), ...unknownModelIssues(models, ['model'], composition.model)];
         if (issues.length > 0) throw invalid(issues);
         return compositionContent(composition);
       }
