@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from './core/access/key-material.js';
 
 export type { Logger };
 
@@ -28,6 +29,24 @@ const REDACTED_PATHS = [
   '*.password',
   '*.token',
 ];
+
+/** What stands in a logged path for a key found in it (its prefix is kept: which kind it was). */
+const REDACTED_KEY = '[redacted]';
+
+/**
+ * A key in a URL path: a key prefix (its `_` perhaps percent-encoded, which the path keeps as
+ * sent) and the characters a key or its percent-encoding may hold, up to the next `/`.
+ */
+const KEY_IN_PATH = new RegExp(`(${[USER_KEY_PREFIX, PARTNER_KEY_PREFIX].map((prefix) => prefix.slice(0, -1)).join('|')})(?:_|%5[Ff])[A-Za-z0-9_.~%-]*`, 'g');
+
+/**
+ * A request path as logs and spans may hold it: any key in it (a client that put its key in the
+ * URL, `GET /api/public/v1/context-cards/mdi_...`) replaced by its prefix and a marker, since the
+ * logs promise no key material (regression: the access line quoted the key).
+ */
+export function withoutKeys(path: string): string {
+  return path.includes('_') || path.includes('%') ? path.replace(KEY_IN_PATH, (_, prefix: string) => `${prefix}_${REDACTED_KEY}`) : path;
+}
 
 /** How many causes deep a logged error is searched for failed queries. */
 const MAX_CAUSE_DEPTH = 4;

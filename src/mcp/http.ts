@@ -50,7 +50,7 @@ import type { McpTool } from './tools.js';
 import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { type JsonRpcRefusal, readBodyWithinLimit, readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
-import { ENVELOPE_REVISIONS, malformedParamsError } from './malformed-params.js';
+import { ENVELOPE_REVISIONS, malformedParamsError, unservedRevisionError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
 import { logSdkError } from './sdk-errors.js';
@@ -525,6 +525,8 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     });
     const unservedRevision = route.kind === 'legacy' ? unservedRevisionRefusal(req.headers, body) : null;
     if (unservedRevision) return sendRpcError(res, 400, unservedRevision);
+    const unserved = unservedRevisionError(route, singleHeader(req.headers, 'mcp-protocol-version'), body);
+    if (unserved) return sendJson(res, 400, unserved);
     const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
     if (malformed) {
       sendJson(res, 200, malformed);

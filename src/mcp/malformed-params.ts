@@ -1,17 +1,22 @@
 /**
  * Requests answered before the SDK sees them: malformed params (-32602, which the SDK would report
- * as internal errors) and, on stdio, revisions Porch does not serve.
+ * as internal errors) and revisions Porch does not serve (on stdio, and over HTTP those only
+ * named in the Mcp-Protocol-Version header).
  */
 import {
+  type InboundClassificationOutcome,
   isSpecType,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/server';
+import { formatIssue, isRecord, PROTO_KEY_MESSAGE } from '../core/validation.js';
 
 type RequestCheck = (message: unknown) => boolean;
 
@@ -48,12 +53,30 @@ export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' 
   // Revision 2026-07-28 removed these: the SDK answers them as unknown methods, whatever their params.
   if (era === 'modern' && REMOVED_IN_2026.has(message.method)) return null;
   const check = REQUEST_CHECKS.get(message.method);
-  if (!check || check(message)) return null;
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params for ${message.method}: see the method's schema in the MCP specification.` },
-  };
+  if (!check) return null;
+  if (!check(message)) return invalidParams(message.id, `Invalid params for ${message.method}: see the method's schema in the MCP specification.`);
+  const args: unknown = message.params?.arguments;
+  if (isRecord(args) && Object.hasOwn(args, FORBIDDEN_NAME)) {
+    return invalidParams(
+      message.id,
+      `Invalid params for ${message.method}: ${formatIssue({ path: ['arguments', FORBIDDEN_NAME], message: PROTO_KEY_MESSAGE })}.`,
+    );
+  }
+  return null;
+}
+
+/**
+ * The member name no input may use (core/validation.ts). The SDK copies a call's arguments by
+ * assignment before a tool or prompt sees them, which drops an argument of this name (or makes
+ * its value the copy's prototype), so nothing after the SDK could refuse it as REST refuses it in
+ * a body (regression: create_context_card with it succeeded, the argument silently gone). It is
+ * refused here, from the request as it arrived; one deeper in the arguments reaches the tool,
+ * which refuses it as REST does.
+ */
+const FORBIDDEN_NAME = '__proto__';
+
+function invalidParams(id: RequestId, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidParams, message } };
 }
 
 /**
@@ -61,6 +84,17 @@ export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' 
  * revisions are negotiated once, by initialize, and never named per request.
  */
 export const ENVELOPE_REVISIONS: readonly string[] = ['2026-07-28'];
+
+/**
+ * The revisions an unsupported-version refusal lists: those served per request, the ones
+ * `server/discover` announces. The 2026-07-28 versioning page shows a server of both eras listing
+ * a 2025 revision too, but the official conformance suite holds the list to what `server/discover`
+ * announces (the SDK's own, the 2026 revisions), so the two stay the same.
+ */
+function unsupportedRevision(id: RequestId | undefined, requested: string): JSONRPCErrorResponse {
+  const error = new UnsupportedProtocolVersionError({ supported: [...ENVELOPE_REVISIONS], requested });
+  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: error.code, message: error.message, data: error.data } };
+}
 
 /**
  * A request whose per-request envelope names a revision Porch does not serve: answered with
@@ -72,8 +106,21 @@ export function unsupportedRevisionError(message: unknown): JSONRPCErrorResponse
   if (!isSpecType.JSONRPCRequest(message)) return null;
   const requested = message.params?._meta?.[PROTOCOL_VERSION_META_KEY];
   if (typeof requested !== 'string' || ENVELOPE_REVISIONS.includes(requested)) return null;
-  const error = new UnsupportedProtocolVersionError({ supported: [...ENVELOPE_REVISIONS], requested });
-  return { jsonrpc: '2.0', id: message.id, error: { code: error.code, message: error.message, data: error.data } };
+  return unsupportedRevision(message.id, requested);
+}
+
+/**
+ * Over HTTP, the refusal of a request without an envelope whose Mcp-Protocol-Version header names
+ * a revision Porch serves in neither era (`2099-01-01`, `zzz`): UnsupportedProtocolVersionError,
+ * as for an envelope naming it. Null for any other request. The SDK takes such a header for a
+ * 2026-era request and refuses it for its missing `_meta`, which sends a client to fix its envelope
+ * rather than to choose a revision Porch serves (regression). A header naming a 2025-era date
+ * Porch does not serve (`2024-01-01`) is a legacy request, refused in the legacy wording.
+ */
+export function unservedRevisionError(route: InboundClassificationOutcome, headerRevision: string | undefined, body: unknown): JSONRPCErrorResponse | null {
+  if (route.kind !== 'reject' || route.cell !== 'modern-header-without-claim') return null;
+  if (headerRevision === undefined || ENVELOPE_REVISIONS.includes(headerRevision) || SUPPORTED_PROTOCOL_VERSIONS.includes(headerRevision)) return null;
+  return unsupportedRevision(isSpecType.JSONRPCRequest(body) ? body.id : undefined, headerRevision);
 }
 
 /**

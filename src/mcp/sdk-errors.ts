@@ -11,9 +11,12 @@ import type { Logger } from 'pino';
  * What a client's message can make the SDK report, by how the report starts: the transports'
  * HTTP-style refusals, the revision 2026-07-28 handler's refusals of a request's headers and
  * envelope (an Mcp-Protocol-Version or Mcp-Name header missing or contradicting the body, a
- * capability the request needs but does not declare), and the protocol layer's words for a message
+ * capability the request needs but does not declare), the protocol layer's words for a message
  * it dropped (a response or a progress notification it was not waiting for, a message of no known
- * type or era, a client gone before its answer was written).
+ * type or era, a client gone before its answer was written), and a notification whose params the
+ * SDK's own handler refused (`notifications/cancelled` without a request id, a progress token that
+ * is an object): the handler's schema failure is reported as "Uncaught error", with zod's issues, a
+ * JSON array, as its reason. A fault of a handler of Porch's own reads otherwise and stays a warning.
  */
 const CLIENT_MISTAKE = new RegExp(
   `^(?:${[
@@ -35,6 +38,7 @@ const CLIENT_MISTAKE = new RegExp(
     'Era mismatch',
     'Dropped inbound request',
     'Failed to write to the response stream',
+    'Uncaught error in notification handler: (?:Zod)?Error: \\[',
   ].join('|')})`,
   'i',
 );

@@ -10,7 +10,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, type ErrorCodeSet } from '../core/errors.js';
-import { isRecord } from '../core/validation.js';
+import { formatIssues, isRecord, type ValidationIssue } from '../core/validation.js';
 import { invokeOperation, isOperationOpenTo } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
@@ -129,6 +129,38 @@ export function splitArguments(operation: Operation, args: Record<string, unknow
   return split;
 }
 
+/** The JSON Schema types of numbers, and how a value of another type is refused (the operations' own words). */
+const NUMBER_TYPE_MESSAGES: Readonly<Record<string, string>> = { integer: 'must be a whole number', number: 'must be a number' };
+
+/**
+ * The arguments of the operation's path and query whose tool schema says integer or number, with
+ * the message for a value of another type. REST reads these from the URL, so their schemas turn
+ * a string of digits into a number; an MCP client sends JSON, where `"12"` is a string, and the
+ * tool's schema, which says integer, refuses it (regression: `{"limit": "12"}` was served).
+ */
+function numberArgumentsOf(operation: Operation, inputSchema: ObjectJsonSchema): ReadonlyMap<string, string> {
+  const numbers = new Map<string, string>();
+  for (const part of [operation.params, operation.query]) {
+    for (const name of Object.keys(part?.shape ?? {})) {
+      const property = inputSchema.properties?.[name];
+      const type = isRecord(property) ? property.type : undefined;
+      const message = typeof type === 'string' ? NUMBER_TYPE_MESSAGES[type] : undefined;
+      if (message !== undefined) numbers.set(name, message);
+    }
+  }
+  return numbers;
+}
+
+/** An argument of `numbers` sent as another JSON type than a number, as the refusal REST's validation would word; undefined when none is. */
+function numberArgumentsProblem(numbers: ReadonlyMap<string, string>, args: Record<string, unknown>): PorchError | undefined {
+  const issues: ValidationIssue[] = [];
+  for (const [name, message] of numbers) {
+    const value = args[name];
+    if (Object.hasOwn(args, name) && value !== undefined && typeof value !== 'number') issues.push({ path: [name], message });
+  }
+  return issues.length === 0 ? undefined : new PorchError('VALIDATION_ERROR', `Invalid request: ${formatIssues(issues, { whole: 'arguments' })}.`);
+}
+
 /**
  * A document export (a SKILL.md, say) answers with the document itself. MCP output schemas must
  * describe objects, so such a tool has none and returns the document as its text.
@@ -164,6 +196,7 @@ export function operationTool(operation: Operation): McpTool {
       : {}),
     annotations: annotationsFor(operation),
   };
+  const numbers = numberArgumentsOf(operation, definition.inputSchema);
   return {
     definition,
     operation,
@@ -176,6 +209,8 @@ export function operationTool(operation: Operation): McpTool {
         params: split.params,
         query: split.query,
         body: split.body,
+        // Reported at the validation step, after the key, scope and rate-limit checks, as REST reports a malformed body.
+        bodyError: numberArgumentsProblem(numbers, args),
         requestId: ctx.requestId,
         idempotencyKey: ctx.idempotencyKey,
         signal: ctx.signal,

@@ -14,6 +14,8 @@ import type { Logger } from 'pino';
 import { API_VERSION } from '../core/health.js';
 import { recordStopped } from '../core/telemetry/stopped-calls.js';
 import type { RequestScope, Telemetry } from '../core/telemetry/telemetry.js';
+import { withoutKeys } from '../logger.js';
+import { REQUEST_TIMEOUT_STATUS, trackRequestOnConnection } from './client-error.js';
 
 /** A proxy's request id is kept only when it is short and plain, so it is safe to log and echo. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -124,9 +126,12 @@ export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorO
     const path = url?.pathname ?? '/';
     const door = doorOf(path);
     const method = req.method ?? 'GET';
+    // A key sent in the path (by mistake, or to probe) is never written to a log line or a span.
+    const loggedPath = withoutKeys(path);
+    const onConnection = trackRequestOnConnection(req, res, requestId);
     const { traceparent, tracestate } = req.headers;
     // Porch itself speaks plain HTTP; TLS, when there is any, ends at a proxy in front.
-    const attributes = { 'http.request.method': method, 'url.scheme': 'http', 'url.path': path, 'porch.door': door };
+    const attributes = { 'http.request.method': method, 'url.scheme': 'http', 'url.path': loggedPath, 'porch.door': door };
     // Node joins repeated tracestate headers with commas, which is how the list's parts combine.
     const traceHeaders = {
       traceparent: typeof traceparent === 'string' ? traceparent : undefined,
@@ -139,7 +144,8 @@ export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorO
     res.on('close', () => {
       const durationSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       const answered = res.writableFinished;
-      const status = answered ? res.statusCode : CLIENT_CLOSED_STATUS;
+      // Cut off at the request timeout, the server ended it (client-error.ts), not the client.
+      const status = answered ? res.statusCode : onConnection.timedOut ? REQUEST_TIMEOUT_STATUS : CLIENT_CLOSED_STATUS;
       if (telemetry.tracing) {
         // The status sent, when the headers were; a client that left is not a server error.
         if (answered || res.headersSent) span.setAttribute('http.response.status_code', res.statusCode);
@@ -148,7 +154,7 @@ export function requestOpener(logger: Logger, { telemetry, trustRequestId, doorO
         span.end();
       }
       onAnswered?.(door, status, durationSeconds);
-      if (logger.isLevelEnabled('info')) logger.info(accessLogFields(scope, method, path, status, durationSeconds), 'request');
+      if (logger.isLevelEnabled('info')) logger.info(accessLogFields(scope, method, loggedPath, status, durationSeconds), 'request');
     });
     return { requestId, scope, path, query: typeof url?.query === 'string' ? url.query : null };
   };

@@ -153,7 +153,8 @@ export function describeResult(result: unknown): string {
 
 /**
  * The MCP arguments equivalent to a REST sample request: path parameters read back from the
- * sample path by the operation's path template, query parameters, and the body's fields.
+ * sample path by the operation's path template, query parameters (numbers where the tool's schema
+ * says so), and the body's fields.
  */
 export function toolArguments(operation: Operation, sample: SampleRequest): Record<string, unknown> {
   const [path = '', queryString] = sample.path.split('?');
@@ -166,11 +167,18 @@ export function toolArguments(operation: Operation, sample: SampleRequest): Reco
   );
   const match = pattern.exec(path);
   if (!match) throw new Error(`Sample path ${sample.path} does not match ${operation.path}`);
+  // REST sends path and query values as text; an MCP client sends the JSON type the tool's schema names.
+  const properties = sharedToolset().find((tool) => tool.definition.name === operation.name)?.definition.inputSchema.properties ?? {};
+  const typed = (name: string, text: string): unknown => {
+    const property = properties[name];
+    const type = typeof property === 'object' && property !== null && 'type' in property ? property.type : undefined;
+    return type === 'integer' || type === 'number' ? Number(text) : text;
+  };
   const args: Record<string, unknown> = {};
   names.forEach((name, index) => {
-    args[name] = decodeURIComponent(match[index + 1] ?? '');
+    args[name] = typed(name, decodeURIComponent(match[index + 1] ?? ''));
   });
-  for (const [name, value] of new URLSearchParams(queryString ?? '')) args[name] = value;
+  for (const [name, value] of new URLSearchParams(queryString ?? '')) args[name] = typed(name, value);
   if (sample.body !== undefined && sample.body !== null && typeof sample.body === 'object') Object.assign(args, sample.body);
   return args;
 }

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorDefinition } from '../../core/errors.js';
 import { CONTENT_KINDS, DEFAULT_QUOTAS, QUOTA_KIND_NAMES } from '../../core/quotas/quotas.js';
 import { API_VERSION } from '../../core/health.js';
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE } from '../../core/validation.js';
 import { describeScopes, isExposedOn, operationId, type Operation } from '../../operations/operation.js';
 import { MAX_JSON_DEPTH, QUEUED_STATUS } from '../../operations/invoke.js';
 import { queuedRunSchema } from '../../operations/self-service-schemas.js';
@@ -490,9 +491,14 @@ per-account quotas on items and bytes of stored text per kind (${describeDefault
 operator's \`limits.quotas\`). A create, update or import that would exceed one is refused with
 403 \`QUOTA_EXCEEDED\` and writes nothing; long lists are streamed as they are read.
 
-Two rules hold for every request, whatever its schema says: a JSON body nests at most
-${MAX_JSON_DEPTH} levels, and no string or name in a body, a query or a path holds the NUL character
-(U+0000), which PostgreSQL cannot store. Either is refused with 400 \`VALIDATION_ERROR\`.
+These rules hold for every request, whatever its schema says (and for every MCP tool's arguments);
+a request that breaks one is refused with 400 \`VALIDATION_ERROR\` naming the field and the rule:
+- a JSON body nests at most ${MAX_JSON_DEPTH} levels;
+- no string or name in a body, a query or a path holds the NUL character (U+0000), which
+  PostgreSQL cannot store ("${NUL_MESSAGE}");
+- no string or name holds a lone surrogate, which is not text in any encoding
+  ("${LONE_SURROGATE_MESSAGE}");
+- no object has a member named \`__proto__\` ("${PROTO_KEY_MESSAGE}").
 
 Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
