@@ -232,22 +232,32 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
   }
 
   /**
-   * The content a definition stores, after the checks import makes (models, a workflow's graph
-   * and references). `keptRefs` names workflow nodes whose reference is the one already stored,
-   * which may name a resource deleted since: an update leaves it as it is, as import does with
-   * an export's `dangling_refs`, instead of refusing every change to the workflow.
+   * What an update leaves as it is stored, which is not checked again, instead of refusing every
+   * change to the resource: `refs` names workflow nodes whose reference is the one already stored,
+   * which may name a resource deleted since (as import keeps an export's `dangling_refs`);
+   * `variables` says a composition's template and variables are unchanged, so one stored over the
+   * cap of variables before it was enforced can still be renamed or retagged (review).
    */
+  interface KeptAsStored {
+    refs?: readonly string[];
+    variables?: boolean;
+  }
+
+  /** The content a definition stores, after the checks import makes (models, a workflow's graph and references). */
   async function contentOf<Kind extends ExecutableResource>(
     kind: Kind,
     accountId: string,
     entry: EntryOf<Kind>,
-    keptRefs?: readonly string[],
+    kept?: KeptAsStored,
   ): Promise<Partial<RecordOf<Kind>>>;
-  async function contentOf(kind: ExecutableResource, accountId: string, entry: EntryOf<ExecutableResource>, keptRefs: readonly string[] = []): Promise<object> {
+  async function contentOf(kind: ExecutableResource, accountId: string, entry: EntryOf<ExecutableResource>, kept: KeptAsStored = {}): Promise<object> {
     switch (kind) {
       case 'composition': {
         const composition = entry as CompositionEntry;
-        const issues = [...tooManyVariablesIssues(composition, []), ...unknownModelIssues(models, ['model'], composition.model)];
+        const issues = [
+          ...(kept.variables === true ? [] : tooManyVariablesIssues(composition, [])),
+          ...unknownModelIssues(models, ['model'], composition.model),
+        ];
         if (issues.length > 0) throw invalid(issues);
         return compositionContent(composition);
       }
@@ -265,7 +275,7 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
           root: [],
           lookedIn: 'the account',
           resolveRef: (ref) => resolveRef(accountId, ref),
-          danglingNodes: keptRefs,
+          danglingNodes: kept.refs ?? [],
         });
         if ('issues' in checked) throw invalid(checked.issues);
         return checked.content;
@@ -441,12 +451,10 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
           : newNodes
             ? (withoutDefaultOutputs(current as WorkflowRecord, merged as WorkflowEntry) as EntryOf<Kind>)
             : merged;
-        const content = await contentOf(
-          kind,
-          accountId,
-          entry,
-          kind === 'workflow' ? unchangedRefNodes(current as WorkflowRecord, entry as WorkflowEntry) : [],
-        );
+        const content = await contentOf(kind, accountId, entry, {
+          refs: kind === 'workflow' ? unchangedRefNodes(current as WorkflowRecord, entry as WorkflowEntry) : [],
+          variables: !('template' in changes) && !('variables' in changes),
+        });
         const now = clock.now();
         const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;
         const outcome = await store.catalog.write({
