@@ -6,7 +6,7 @@ import { isUuid } from '../ids.js';
 import type { Caller } from './caller.js';
 import { hashesEqual, hashKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from './key-material.js';
 import type { OAuthService } from './oauth.js';
-import { DEFAULT_KEY_SCOPES } from './scopes.js';
+import { partnerKeyScopes } from './scopes.js';
 
 /** After leaving Expert, keys are suspended for this long, then revoked for good (spec §3). */
 export const KEY_GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
@@ -92,7 +92,7 @@ function partnerKeyCredential(key: PartnerKeyRecord): Caller['credential'] {
   return {
     kind: 'partner_key',
     id: key.id,
-    scopes: key.scopes ?? DEFAULT_KEY_SCOPES,
+    scopes: partnerKeyScopes(key.scopes),
     requestsPerMinute: key.requestsPerMinute,
     requestsPerDay: key.requestsPerDay,
   };

@@ -54,6 +54,11 @@ export const GRANTED_ONLY_EXPLICITLY = [
 /** What a key (or a partner key without a surface) holds when no scopes are named: the spec's published scopes. */
 export const DEFAULT_KEY_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => !(GRANTED_ONLY_EXPLICITLY as readonly Scope[]).includes(scope));
 
+/** What a partner key may call: its product surface, or the default scopes when it was issued without one (stored as null). */
+export function partnerKeyScopes(surface: readonly string[] | null): readonly string[] {
+  return surface ?? DEFAULT_KEY_SCOPES;
+}
+
 /** Scopes that grant listing (and viewing) a resource: its read scope, and its execute scope. */
 export function readScopes(resource: ExecutableResource): readonly Scope[] {
   return [`read:${resource}`, `execute:${resource}`];

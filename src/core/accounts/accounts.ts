@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountRecord, ApiKeyRecord, GuardrailMode, GuardrailSeverity, OrganisationRecord, PartnerKeyRecord, Store } from '../../db/store.js';
 import { KEY_GRACE_PERIOD_MS } from '../access/authenticator.js';
 import { generateKey, PARTNER_KEY_PREFIX, USER_KEY_PREFIX } from '../access/key-material.js';
-import { parseScopes, DEFAULT_KEY_SCOPES } from '../access/scopes.js';
+import { parseScopes, DEFAULT_KEY_SCOPES, partnerKeyScopes } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
 import { creditsToTokens, tokensToCredits } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
@@ -218,7 +218,7 @@ export function createAccountService(store: Store, clock: Clock) {
       prefix: key.prefix,
       // As authenticateKey reads it (regression: shown as null, "(all)" in the CLI, while the key
       // held only the default scopes).
-      scopes: [...(key.scopes ?? DEFAULT_KEY_SCOPES)],
+      scopes: [...partnerKeyScopes(key.scopes)],
       requests_per_minute: key.requestsPerMinute,
       requests_per_day: key.requestsPerDay,
       status: key.revokedAt === null ? 'active' : 'revoked',
