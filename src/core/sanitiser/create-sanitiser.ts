@@ -14,7 +14,15 @@ import { keywordKey, Prefilter, patternKey } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
 import { isDocumentationExample, isDocumentedTestCard } from './validators.js';
-import { SEVERITY_RANK, type FindingSeverity, type OrganisationRuleset, type OverallSeverity, type Sanitiser, type ScanResult } from './types.js';
+import {
+  SEVERITY_RANK,
+  type CustomRuleDefinition,
+  type FindingSeverity,
+  type OrganisationRuleset,
+  type OverallSeverity,
+  type Sanitiser,
+  type ScanResult,
+} from './types.js';
 
 import { MAX_FINDINGS_PER_SCAN } from './limits.js';
 import { CUSTOM_RULE_SPECIFICITY } from './overlap.js';
@@ -117,11 +125,23 @@ function isTriggered(detector: Detector, keys: readonly string[], scan: ScanCont
   );
 }
 
-function validateRuleset(ruleset: OrganisationRuleset) {
+/**
+ * How a sanitiser checks and compiles each custom rule. The scan worker passes one that hands back
+ * rules it checked and compiled beforehand, one at a time, so that building a large ruleset never
+ * holds its thread for longer than one rule and an unchanged rule is not compiled again.
+ */
+export interface CustomRuleCompiler {
+  validate(rule: CustomRuleDefinition): CustomRuleDefinition;
+  compile(rule: CustomRuleDefinition): CompiledCustomRule;
+}
+
+const COMPILE_EACH_RULE: CustomRuleCompiler = { validate: validateCustomRule, compile: compileCustomRule };
+
+function validateRuleset(ruleset: OrganisationRuleset, compiler: CustomRuleCompiler) {
   if (ruleset.custom.length > MAX_CUSTOM_RULES) {
     throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
   }
-  const custom = ruleset.custom.map((rule) => validateCustomRule(rule));
+  const custom = ruleset.custom.map((rule) => compiler.validate(rule));
   const overrides = ruleset.overrides.map((override) => validateOverride(override));
   const customIds = new Set<string>();
   for (const rule of custom) {
@@ -140,8 +160,8 @@ function validateRuleset(ruleset: OrganisationRuleset) {
  * Builds a sanitiser for an organisation's ruleset (built-in rules only when omitted). Throws
  * PorchError VALIDATION_ERROR when a rule or override is invalid.
  */
-export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], overrides: [] }): Sanitiser {
-  const { custom, overrides } = validateRuleset(ruleset);
+export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], overrides: [] }, compiler: CustomRuleCompiler = COMPILE_EACH_RULE): Sanitiser {
+  const { custom, overrides } = validateRuleset(ruleset, compiler);
   const overridesById = new Map(overrides.map((override) => [override.rule_id, override]));
   const rules = new Map<string, EffectiveRule>();
   const enabledRuleIds = new Set<string>();
@@ -166,7 +186,7 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
       (definition) => definition.category === 'secret' && definition.rule_id !== 'secret.private_key' && definition.rule_id !== 'secret.password_hash',
     ).map((definition) => definition.rule_id),
   );
-  const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compileCustomRule(rule));
+  const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compiler.compile(rule));
   const prefilter = builtInPrefilter();
 
   /** The built-in detectors' candidates on `text`, without vendors' documented example keys and test cards, nor placeholders. */

@@ -28,6 +28,21 @@ export const MAX_SEARCHES_PER_CUSTOM_RULE = 2 * MAX_MATCHES_PER_CUSTOM_RULE;
 /** Most custom rules an organisation may apply: each adds one linear pass over the text. */
 export const MAX_CUSTOM_RULES = 200;
 
+/**
+ * Most characters of keywords and patterns an organisation's custom rules may hold in all, checked
+ * when a rule is added. The whole set is read from the database, copied to the scan worker and
+ * listed on the event loop, where each megabyte costs milliseconds; on the worker a rule of a
+ * thousand long keywords takes about 100 ms to compile and reads text at about 3.5 µs a character
+ * (bench/RESULTS.md). Without it, 200 rules of 1,000 keywords of 200 characters (40 million) were
+ * allowed. A million is five such rules, or fifty of a thousand 20-character names.
+ */
+export const MAX_CUSTOM_RULE_CHARACTERS = 1_000_000;
+
+/** The characters of keywords or pattern a custom rule counts toward MAX_CUSTOM_RULE_CHARACTERS. */
+export function customRuleCharacters(rule: CustomRuleDefinition): number {
+  return (rule.pattern?.length ?? 0) + (rule.keywords ?? []).reduce((total, keyword) => total + keyword.length, 0);
+}
+
 /** RE2 memory budget per compiled pattern; larger programs are refused as too complex. */
 const RE2_MAX_PROGRAM_SIZE_ERROR = /pattern too large|program too big|compile failed/i;
 

@@ -1,7 +1,9 @@
 /**
  * The sanitiser as the API uses it: the built-in rules plus each organisation's own rules and
- * overrides, stored in the database and compiled once per organisation. A compiled ruleset is
- * reused until the organisation's rules version changes, which another process (the CLI) may do.
+ * overrides, stored in the database and compiled once per organisation. A ruleset is reused until
+ * the organisation's rules version changes, which another process (the CLI) may do. Custom rules
+ * are compiled and run on the scan worker only: a large ruleset takes seconds to compile and tens
+ * of milliseconds to scan a short text, and on the event loop that would be every request's wait.
  */
 import type { SanitiserRuleRecord, Store } from '../../db/store.js';
 import type { Clock } from '../clock.js';
@@ -19,14 +21,15 @@ import { createWorkerScanner } from './worker-scanner.js';
  */
 type Engine = typeof import('./engine.js');
 
-/** Organisations whose compiled rulesets stay in memory; the least recently compiled go first. */
-const COMPILED_RULESET_CACHE_SIZE = 500;
+/** Organisations whose rulesets stay in memory; the least recently read go first. */
+const RULESET_CACHE_SIZE = 500;
 
 /**
  * Texts up to this many characters are scanned on the event loop; longer ones on the worker
- * thread. The slowest shapes cost about 1.5 µs a character (bench/RESULTS-NOTES.md), so an
- * inline scan holds the loop for tens of milliseconds at most, and the short texts most scans
- * are skip the hop to the worker.
+ * thread. The slowest built-in shapes cost about 1.5 µs a character (bench/RESULTS-NOTES.md), so
+ * an inline scan holds the loop for tens of milliseconds at most, and the short texts most scans
+ * are skip the hop to the worker. A custom rule has no such bound (a thousand long keywords read
+ * 16,384 characters in about 60 ms), so an organisation with custom rules always scans on the worker.
  */
 export const INLINE_SCAN_MAX_CHARS = 16_384;
 
@@ -34,10 +37,14 @@ const NO_RULES: OrganisationRuleset = { custom: [], overrides: [] };
 /** The worker's name for the ruleset of organisations without rules of their own. */
 const BUILT_IN_RULESET_KEY = 'built-in';
 
-interface CompiledRuleset {
+interface OrganisationRules {
   version: number;
   ruleset: OrganisationRuleset;
-  sanitiser: Sanitiser;
+  /**
+   * The compiled sanitiser when the ruleset has no custom rules (the built-in rules, perhaps with
+   * overrides: compiled in microseconds); null when every scan goes to the worker, which compiles it.
+   */
+  inline: Sanitiser | null;
 }
 
 export interface SanitiserRuleView {
@@ -58,7 +65,7 @@ export function createSanitiserService(store: Store, clock: Clock) {
   let engine: Promise<Engine> | undefined;
   let builtIn: Sanitiser | undefined;
   const loadEngine = (): Promise<Engine> => (engine ??= import('./engine.js'));
-  const compiled = new Map<string, CompiledRuleset>();
+  const cached = new Map<string, OrganisationRules>();
   const worker = createWorkerScanner();
 
   async function requireOrganisation(organisationId: string): Promise<void> {
@@ -67,17 +74,17 @@ export function createSanitiserService(store: Store, clock: Clock) {
     }
   }
 
-  async function rulesetFor(organisationId: string): Promise<CompiledRuleset> {
+  async function rulesFor(organisationId: string): Promise<OrganisationRules> {
     const version = await store.sanitiserRules.version(organisationId);
     const { createSanitiser } = await loadEngine();
-    if (version === 0) return { version, ruleset: NO_RULES, sanitiser: (builtIn ??= createSanitiser()) };
-    const cached = compiled.get(organisationId);
-    if (cached?.version === version) return cached;
+    if (version === 0) return { version, ruleset: NO_RULES, inline: (builtIn ??= createSanitiser()) };
+    const known = cached.get(organisationId);
+    if (known?.version === version) return known;
     const ruleset = rulesetOf(await store.sanitiserRules.list(organisationId));
-    const entry = { version, ruleset, sanitiser: createSanitiser(ruleset) };
-    compiled.delete(organisationId);
-    if (compiled.size >= COMPILED_RULESET_CACHE_SIZE) compiled.delete(compiled.keys().next().value ?? '');
-    compiled.set(organisationId, entry);
+    const entry = { version, ruleset, inline: ruleset.custom.length === 0 ? createSanitiser(ruleset) : null };
+    cached.delete(organisationId);
+    if (cached.size >= RULESET_CACHE_SIZE) cached.delete(cached.keys().next().value ?? '');
+    cached.set(organisationId, entry);
     return entry;
   }
 
@@ -95,9 +102,9 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
   const service = {
     async scan(organisationId: string, text: string): Promise<ScanResult> {
-      const { version, ruleset, sanitiser } = await rulesetFor(organisationId);
-      if (text.length <= INLINE_SCAN_MAX_CHARS) return sanitiser.scan(text);
-      return worker.scan(version === 0 ? BUILT_IN_RULESET_KEY : `${organisationId}:${version}`, ruleset, text);
+      const { version, ruleset, inline } = await rulesFor(organisationId);
+      if (inline !== null && text.length <= INLINE_SCAN_MAX_CHARS) return inline.scan(text);
+      return worker.scan(version === 0 ? BUILT_IN_RULESET_KEY : organisationId, version, ruleset, text);
     },
 
     /**
@@ -127,11 +134,21 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
     /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
     async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
-      const { validateNewCustomRule, MAX_CUSTOM_RULES } = await loadEngine();
+      const { validateNewCustomRule, MAX_CUSTOM_RULES, MAX_CUSTOM_RULE_CHARACTERS, customRuleCharacters } = await loadEngine();
       const rule = validateNewCustomRule(input);
       const existing = await store.sanitiserRules.list(organisationId);
-      const customCount = existing.filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id).length;
-      if (customCount >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
+      const others = existing
+        .filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id)
+        .map((record) => record.definition as CustomRuleDefinition);
+      if (others.length >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
+      const characters = others.reduce((total, other) => total + customRuleCharacters(other), customRuleCharacters(rule));
+      if (characters > MAX_CUSTOM_RULE_CHARACTERS) {
+        const limit = MAX_CUSTOM_RULE_CHARACTERS.toLocaleString('en');
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `An organisation's custom rules may hold at most ${limit} characters of keywords and patterns in all; with this rule they would hold ${characters.toLocaleString('en')}. Remove or shorten rules first.`,
+        );
+      }
       return save(organisationId, 'custom', rule.rule_id, rule);
     },
 
