@@ -181,9 +181,21 @@ function requireShowableName(clientName: unknown): void {
 }
 
 /**
+ * Porch's rules for a client's metadata, beyond oidc-provider's: bounded text, secure redirect
+ * URIs, a showable name. Checked where a client comes in (a registration, a client ID metadata
+ * document), never on a client read back from storage, so a rule added later leaves the
+ * clients registered before it working.
+ */
+function requireAcceptableMetadata(metadata: Readonly<Record<string, unknown>>): void {
+  requireBoundedMetadata(metadata);
+  requireSecureRedirects(metadata.redirect_uris);
+  requireShowableName(metadata.client_name);
+}
+
+/**
  * The name the consent page and Connected apps show for a client: its registered name, else its
- * id. Registration refuses names with unshowable characters; a client registered before that rule
- * (or named by a metadata document) has them dropped here.
+ * id. Registration and metadata documents refuse names with unshowable characters; a client
+ * registered before that rule has them dropped here.
  */
 function displayName(client: { clientId: string; clientName?: unknown }): string {
   const name = typeof client.clientName === 'string' ? withoutUnshowableCharacters(client.clientName) : '';
@@ -248,12 +260,10 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       properties: ['software_id', 'software_version'],
       validator(ctx, key, value, metadata) {
         if (value !== undefined && typeof value !== 'string') throw new errors.InvalidClientMetadata(`${key} must be a string`);
-        // Only a registration has a request: a client read back from storage is not checked again.
-        if (ctx !== undefined && key === 'software_id') {
-          requireBoundedMetadata(metadata);
-          requireSecureRedirects(metadata.redirect_uris);
-          requireShowableName(metadata.client_name);
-        }
+        // Only a registration has a request here: a client read back from storage is not checked
+        // again, and one built from a metadata document (no request either) is checked by the
+        // document feature's allowClient below.
+        if (ctx !== undefined && key === 'software_id') requireAcceptableMetadata(metadata);
       },
     },
     features: {
@@ -269,6 +279,15 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
         allowFetch: async (_ctx, clientId) => {
           const check = await checkWebhookUrl(clientId, []);
           return check.ok && check.url.protocol === 'https:';
+        },
+        // A document is a registration by other means and meets the same rules (regression: a
+        // native app's `com.evil:/cb`, a web app's plain-http redirect URI and a bidirectional
+        // name were all accepted, as oidc-provider builds these clients without a request).
+        // oidc-provider asks this about every such client before its use, from its cache too, so
+        // a refused document is refused each time, with the error naming the rule.
+        allowClient: (_ctx, client) => {
+          requireAcceptableMetadata(client.metadata());
+          return true;
         },
       },
       revocation: { enabled: true },

@@ -82,6 +82,10 @@ function expressShaped(app: express.Express): ServerClasses {
   return { IncomingMessage: Request, ServerResponse: Response };
 }
 
+/** What the operator reads when X-Forwarded-For arrives and no proxy is trusted. */
+const UNTRUSTED_FORWARDED_FOR_WARNING =
+  'a request came with X-Forwarded-For but PORCH_TRUSTED_PROXIES is unset, so the per-address limits (console sign-in, OAuth client registration) count every client behind that proxy as one: set PORCH_TRUSTED_PROXIES to the proxy (docs/deployment.md), or leave it unset if nothing sits in front of Porch';
+
 function isUnderApiBase(path: string): boolean {
   return path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
 }
@@ -156,8 +160,16 @@ export function createRestApp({
   const quotaOf = quotaOfUnroutedRequest(core);
   app.use(errorHandler(errorResponder(logger, errorCodes, (req) => (isUnderApiBase(pathOf(req)) ? quotaOf(req) : Promise.resolve(null)), core.logStoreOutage)));
 
+  // Behind a proxy that is not trusted every client has the proxy's address, so one client's
+  // attempts use up the per-address limits of all (sign-in, OAuth registration). A request that
+  // came through a proxy says so; the operator is told once per process, not once per request.
+  let forwardedForExplained = trustedProxies !== undefined;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const context = open(req, res);
+    if (!forwardedForExplained && req.headers['x-forwarded-for'] !== undefined) {
+      forwardedForExplained = true;
+      logger.warn(UNTRUSTED_FORWARDED_FOR_WARNING);
+    }
     // HTTP/1.1 requires Host (RFC 9112, 3.2). Node would refuse it with a bare 400 before any
     // handler, so its check is off (requireHostHeader, main.ts) and the refusal is made here.
     if (req.headers.host === undefined && req.httpVersion === '1.1') {

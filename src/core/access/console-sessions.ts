@@ -9,6 +9,7 @@ import type { AccountRecord, AccountTokenPurpose, ConsoleSessionRecord, Store } 
 import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
+import { createAttemptWindows } from './attempt-windows.js';
 import type { Caller } from './caller.js';
 import { hashKey } from './key-material.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -36,14 +37,17 @@ export const DEFAULT_CONSOLE_SESSION_SETTINGS: ConsoleSessionSettings = {
 };
 
 /**
- * Sign-in attempts counted per account and per client address, in the rate limiter's shared
- * windows, so the limit holds across processes. Generous for a person who mistypes, far too few
- * for guessing: ten tries a minute is 14,400 a day at most, capped to 100 by the daily window.
+ * Sign-in attempts counted per account and per client address (an IPv6 address by its /64:
+ * attempt-windows.ts), in the rate limiter's shared windows, so the limit holds across
+ * processes. Generous for a person who mistypes, far too few for guessing: ten tries a minute
+ * is 14,400 a day at most, capped to 100 by the daily window.
  */
 export const SIGN_IN_LIMITS = {
   perAccount: { requestsPerMinute: 10, requestsPerDay: 100 },
   perAddress: { requestsPerMinute: 30, requestsPerDay: 1_000 },
 } as const;
+
+const SIGN_IN_REFUSAL = 'Too many sign-in attempts; wait and try again.';
 
 /**
  * What a session may do per minute and day across the console's operation calls. A person
@@ -146,21 +150,14 @@ export function checkPasswordShape(password: string): void {
 }
 
 export function createConsoleSessions(store: Store, clock: Clock, settings: ConsoleSessionSettings = DEFAULT_CONSOLE_SESSION_SETTINGS): ConsoleSessions {
-  async function countAttempt(keyId: string, limits: { requestsPerMinute: number; requestsPerDay: number }): Promise<void> {
-    const nowSeconds = Math.floor(clock.now() / 1000);
-    const outcome = await store.rateLimits.consume({ keyId, ...limits, nowSeconds });
-    if (!outcome.allowed) {
-      const resetSeconds = outcome.exceeded === 'day' ? outcome.dayResetSeconds : outcome.minuteResetSeconds;
-      throw new PorchError('RATE_LIMITED', 'Too many sign-in attempts; wait and try again.', { retryAfterSeconds: Math.max(1, resetSeconds - nowSeconds) });
-    }
-  }
+  const attempts = createAttemptWindows(store.rateLimits, clock);
 
   return {
     async signIn({ email, password, address, userAgent }) {
       const normalisedEmail = email.trim().toLowerCase();
       // Counted before anything is looked up, and for unknown emails too, so guessing costs the same everywhere.
-      await countAttempt(`sign-in:address:${address}`, SIGN_IN_LIMITS.perAddress);
-      await countAttempt(`sign-in:account:${hashKey(normalisedEmail)}`, SIGN_IN_LIMITS.perAccount);
+      await attempts.countFromAddress('sign-in', address, SIGN_IN_LIMITS.perAddress, SIGN_IN_REFUSAL);
+      await attempts.count(`sign-in:account:${hashKey(normalisedEmail)}`, SIGN_IN_LIMITS.perAccount, SIGN_IN_REFUSAL);
       const account = await store.accounts.findByEmail(normalisedEmail);
       const stored = account ? await store.signIn.passwordHash(account.id) : null;
       const matches = password.length <= MAX_PASSWORD_LENGTH && (await argon2Verify(stored ?? (await decoy()), password).catch(() => false));

@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import { DEFAULT_REQUESTS_PER_DAY, DEFAULT_REQUESTS_PER_MINUTE } from '../accounts/accounts.js';
+import { createAttemptWindows } from './attempt-windows.js';
 import { hashKey } from './key-material.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, parseScopes, type Scope } from './scopes.js';
 
@@ -42,10 +43,11 @@ const CLIENT_TOUCH_INTERVAL_MS = DAY_SECONDS * 1000;
 const CLIENT_MODEL = 'Client';
 
 /**
- * Registrations (RFC 7591 is open: anyone may register) counted per client address in the rate
- * limiter's shared windows, so the limit holds across processes. An MCP host registers once per
- * connection it sets up, so a person, or an office behind one address, stays far below it; a
- * script filling the database with clients (each kept a month) is stopped within seconds.
+ * Registrations (RFC 7591 is open: anyone may register) counted per client address, an IPv6
+ * address by its /64 as sign-in counts it (attempt-windows.ts), in the rate limiter's shared
+ * windows, so the limit holds across processes. An MCP host registers once per connection it
+ * sets up, so a person, or an office behind one address, stays far below it; a script filling
+ * the database with clients (each kept a month) is stopped within seconds.
  */
 export const REGISTRATION_LIMITS = { perAddress: { requestsPerMinute: 10, requestsPerDay: 200 } } as const;
 
@@ -165,6 +167,7 @@ function audienceOf(payload: Record<string, unknown>): string | null {
 
 export function createOAuthService(store: Store, clock: Clock) {
   const hash = (id: string) => hashKey(id);
+  const attempts = createAttemptWindows(store.rateLimits, clock);
 
   function consentBounds(account: AccountRecord): ConsentBounds {
     if (account.plan !== 'expert') {
@@ -204,14 +207,13 @@ export function createOAuthService(store: Store, clock: Clock) {
 
   return {
     /** Counts a registration from the client address; 429 RATE_LIMITED beyond REGISTRATION_LIMITS. */
-    async countRegistration(address: string): Promise<void> {
-      const nowSeconds = Math.floor(clock.now() / 1000);
-      const outcome = await store.rateLimits.consume({ keyId: `oauth-registration:address:${address}`, ...REGISTRATION_LIMITS.perAddress, nowSeconds });
-      if (outcome.allowed) return;
-      const resetSeconds = outcome.exceeded === 'day' ? outcome.dayResetSeconds : outcome.minuteResetSeconds;
-      throw new PorchError('RATE_LIMITED', 'Too many app registrations from this address; wait and try again.', {
-        retryAfterSeconds: Math.max(1, resetSeconds - nowSeconds),
-      });
+    countRegistration(address: string): Promise<void> {
+      return attempts.countFromAddress(
+        'oauth-registration',
+        address,
+        REGISTRATION_LIMITS.perAddress,
+        'Too many app registrations from this address; wait and try again.',
+      );
     },
     /**
      * oidc-provider's storage (its Adapter, per model). Ids are stored as their sha256 and the
