@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { waitingOutLocks } from '../../src/db/sqlite/lock-waits.js';
+import { createLockWaits } from '../../src/db/sqlite/lock-waits.js';
 
 let folder: string;
 let ours: Database.Database;
@@ -30,20 +30,27 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const notes = (): string[] => ours.prepare('select text from notes').pluck().all() as string[];
+const notes = (): string[] => ours.prepare('select text from notes order by rowid').pluck().all() as string[];
+
+/** A repository adding one note a call, in an IMMEDIATE transaction as the store's writes are. */
+function noteRepository(waitingOutLocks: ReturnType<typeof createLockWaits>) {
+  return waitingOutLocks({
+    async add(text: string) {
+      ours.transaction(() => ours.prepare('insert into notes (text) values (?)').run(text)).immediate();
+      return text;
+    },
+  });
+}
 
 it('runs a call again once the lock is freed, when its first write met the lock', async () => {
   let attempts = 0;
-  const repository = waitingOutLocks(
-    {
-      async add(text: string) {
-        attempts += 1;
-        ours.transaction(() => ours.prepare('insert into notes (text) values (?)').run(text)).immediate();
-        return text;
-      },
+  const repository = createLockWaits(ours)({
+    async add(text: string) {
+      attempts += 1;
+      ours.transaction(() => ours.prepare('insert into notes (text) values (?)').run(text)).immediate();
+      return text;
     },
-    ours,
-  );
+  });
   theirs.exec('begin immediate');
   const adding = repository.add('one');
   await sleep(100);
@@ -55,18 +62,15 @@ it('runs a call again once the lock is freed, when its first write met the lock'
 
 it('does not run a call again that wrote before it met the lock', async () => {
   let attempts = 0;
-  const repository = waitingOutLocks(
-    {
-      async addTwo() {
-        attempts += 1;
-        ours.prepare("insert into notes (text) values ('first')").run();
-        // Another process takes the lock between the call's two statements.
-        theirs.exec('begin immediate');
-        ours.prepare("insert into notes (text) values ('second')").run();
-      },
+  const repository = createLockWaits(ours)({
+    async addTwo() {
+      attempts += 1;
+      ours.prepare("insert into notes (text) values ('first')").run();
+      // Another process takes the lock between the call's two statements.
+      theirs.exec('begin immediate');
+      ours.prepare("insert into notes (text) values ('second')").run();
     },
-    ours,
-  );
+  });
   await expect(repository.addTwo()).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
   expect(attempts).toBe(1);
   expect(notes()).toEqual(['first']);
@@ -74,15 +78,37 @@ it('does not run a call again that wrote before it met the lock', async () => {
 
 it('passes other errors through at once', async () => {
   let attempts = 0;
-  const repository = waitingOutLocks(
-    {
-      async broken() {
-        attempts += 1;
-        ours.prepare('insert into missing (text) values (1)').run();
-      },
+  const repository = createLockWaits(ours)({
+    async broken() {
+      attempts += 1;
+      ours.prepare('insert into missing (text) values (1)').run();
     },
-    ours,
-  );
+  });
   await expect(repository.broken()).rejects.toThrow(/no such table/);
   expect(attempts).toBe(1);
+});
+
+it('serves the calls that met the lock in the order they met it, once it is freed (regression: a call that had waited longest slept while later ones took the lock)', async () => {
+  const repository = noteRepository(createLockWaits(ours));
+  theirs.exec('begin immediate');
+  const first = repository.add('first');
+  // By now the first call has tried a few times and, backing off on its own, would sleep longest.
+  await sleep(400);
+  const later = ['second', 'third', 'fourth'].map((text) => repository.add(text));
+  await sleep(20);
+  theirs.exec('rollback');
+  await Promise.all([first, ...later]);
+  expect(notes()).toEqual(['first', 'second', 'third', 'fourth']);
+});
+
+it('gives up after 5 s in all, waiting in the queue included, and lets the next call take its turn', async () => {
+  const repository = noteRepository(createLockWaits(ours));
+  theirs.exec('begin immediate');
+  const started = performance.now();
+  const outcomes = await Promise.allSettled([repository.add('one'), repository.add('two')]);
+  expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  expect(performance.now() - started).toBeLessThan(5_500);
+  theirs.exec('rollback');
+  await expect(repository.add('three')).resolves.toBe('three');
+  expect(notes()).toEqual(['three']);
 });

@@ -14,7 +14,7 @@ import { createOAuthRepository } from './oauth.js';
 import { createSignInRepository } from './sign-in.js';
 import { createWebhookRepository } from './webhooks.js';
 import { guarded } from '../guarded-repository.js';
-import { waitingOutLocks } from './lock-waits.js';
+import { createLockWaits } from './lock-waits.js';
 import { sqliteErrorTranslator } from './unavailable-errors.js';
 
 export { databaseDirectory } from './open-database.js';
@@ -48,7 +48,8 @@ export function createSqliteStore(databaseUrl: string, pendingMigrations: Pendin
   const translate = sqliteErrorTranslator(() => {
     lastingOutageAt = Date.now();
   });
-  const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(waitingOutLocks(repository, sqlite), translate);
+  const waitingOutLocks = createLockWaits(sqlite);
+  const guardedRepository = <Repository extends object>(repository: Repository): Repository => guarded(waitingOutLocks(repository), translate);
   return {
     database,
     organisations: guardedRepository(createOrganisationRepository(db)),

@@ -30,7 +30,11 @@ export function sqliteOutageOf(err: unknown): { kind: SqliteOutage; message: str
   const code = sqliteCodeOf(err);
   if (code === undefined) return undefined;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return { kind: 'locked', message: 'The SQLite database is locked by another process (a long write, such as an import or a backup tool); retry shortly.' };
+    return {
+      kind: 'locked',
+      message:
+        'The SQLite database is locked by another process: it stayed locked for 5 s, by a long write (an import, a backup tool) or by many writers at once; retry shortly.',
+    };
   }
   if (code === 'SQLITE_FULL') return { kind: 'lasting', message: 'The disk holding the SQLite database is full.' };
   if (code.startsWith('SQLITE_IOERR')) return { kind: 'lasting', message: 'The SQLite database file could not be read or written (an I/O error).' };
