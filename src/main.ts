@@ -15,6 +15,7 @@ import { loadSecretKey, SECRET_KEY_FILE_NAME } from './core/ai/byok-crypto.js';
 import type { ConsoleDoor } from './console/create-console-door.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_MOUNT_PATHS } from './oauth/paths.js';
 import { createCore, type Core } from './core/core.js';
+import { SETTLE_AFTER_ABORT_MS } from './core/engine/run-workflow.js';
 import { createStore, type PendingMigrations } from './db/create-store.js';
 import type { Store } from './db/store.js';
 import { createLogger } from './logger.js';
@@ -112,9 +113,10 @@ export interface ServerTimeouts {
 
 /**
  * After a shutdown has cut the connections still open, how long the calls they carried (aborted,
- * so normally a few milliseconds) may take to settle before the database closes.
+ * so normally a few milliseconds) may take to settle before the database closes: the one budget
+ * for settling after an abort, which a workflow's wait for its node calls fits in (run-workflow.ts).
  */
-const SETTLE_AFTER_CUT_MS = 5_000;
+const SETTLE_AFTER_CUT_MS = SETTLE_AFTER_ABORT_MS;
 
 /** During shutdown, how often sockets that became idle are closed. */
 const IDLE_SWEEP_INTERVAL_MS = 50;

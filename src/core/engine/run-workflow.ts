@@ -14,10 +14,13 @@
  * Time limits: each node gets an AbortSignal that fires at its own limit or at the run's limit,
  * whichever comes first. The run waits for the call to settle after its signal fired, because
  * its answer may have arrived just before and be being paid for: a call that still answers is
- * `completed`, with its output and usage, as the ledger charged it; one that fails without a cost
- * fails with the limit's error. Only a call that ignores its signal for `settleGraceMs` is given
- * up on (failed with the limit's error; its late answer is discarded), so the run never answers,
- * and its caller never records it, while a call it waits for can still be charged.
+ * `completed`, with its output and usage, as the ledger charged it (and its dependants start, as
+ * for any completed node); one that fails without a cost fails with the limit's error. The wait
+ * is bounded: a call that ignores its signal for `settleGraceMs` (at most DEFAULT_SETTLE_GRACE_MS)
+ * is given up on, failed with the limit's error, its late answer discarded. The run's own limit
+ * aborts every call still running and starts nothing more, so a run answers at most
+ * `settleGraceMs` after its time limit, however late its nodes' limits fell. A charge the given-up
+ * call still makes before the run is recorded is its caller's to account for (executions.ts).
  *
  * Stops from outside: the caller's signal (its client went away, its owner cancelled the run)
  * stops the run like a failure, but no node failed: the nodes it cut off are `skipped`, with the
@@ -49,11 +52,22 @@ export const DEFAULT_NODE_TIMEOUT_MS = 120_000;
 /** HTTP clients and proxies commonly give up on a request after about five minutes. */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
 /**
- * An aborted model call settles at once, or, when its answer had already arrived, once it is
- * checked and paid for (a few writes): a call still unsettled this long after its signal fired
- * ignores the signal, and is given up on.
+ * How long a call may take to settle once it was aborted (its node's time limit or the run's
+ * passed, its run was stopped, the process is shutting down): at once, or, when its answer had
+ * already arrived, once that is checked and paid for, and then its run recorded and settled (a
+ * few writes, any of which may wait for a database lock). A shutdown gives the calls it cut this
+ * long before it closes the database (src/main.ts, RunQueue.stop), so every wait after an abort
+ * is derived from it.
  */
-export const DEFAULT_SETTLE_GRACE_MS = 10_000;
+export const SETTLE_AFTER_ABORT_MS = 5_000;
+/**
+ * How long a run waits for a node's call to settle once its signal fired, before it gives up on
+ * the call: half of SETTLE_AFTER_ABORT_MS, so that the run is still recorded and settled, in the
+ * other half, when a call ignores its signal (a store call that takes none, a scan that gets
+ * none) and a shutdown cut it (regression: a 10 s grace outlived the shutdown's 5 s, the
+ * database closed first, and the run was lost).
+ */
+export const DEFAULT_SETTLE_GRACE_MS = SETTLE_AFTER_ABORT_MS / 2;
 /**
  * The code a timed-out node is recorded with. The error table has no timeout code; every node
  * that can take long waits on a model, and the spec's advice for AI_SERVICE_ERROR (retry with
@@ -96,7 +110,8 @@ export interface RunWorkflowOptions {
   runTimeoutMs?: number;
   /**
    * How long a node's call may take to settle once its signal fired (a limit or a stop) before
-   * the run gives up on it, in milliseconds. Default DEFAULT_SETTLE_GRACE_MS.
+   * the run gives up on it, in milliseconds. Default, and at most, DEFAULT_SETTLE_GRACE_MS: a
+   * longer wait would outlast a shutdown's (SETTLE_AFTER_ABORT_MS); tests shorten it.
    */
   settleGraceMs?: number;
   /** Source of timestamps and durations. Default the system clock. */
@@ -260,7 +275,7 @@ function resolveOptions(options: RunWorkflowOptions): ResolvedOptions {
   }
   const nodeTimeoutMs = options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
   const runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
-  const settleGraceMs = options.settleGraceMs ?? DEFAULT_SETTLE_GRACE_MS;
+  const settleGraceMs = Math.min(options.settleGraceMs ?? DEFAULT_SETTLE_GRACE_MS, DEFAULT_SETTLE_GRACE_MS);
   for (const [name, value] of [
     ['nodeTimeoutMs', nodeTimeoutMs],
     ['runTimeoutMs', runTimeoutMs],
@@ -448,7 +463,9 @@ class WorkflowRun {
    * the call's signal is aborted and the call is waited for (see the top of this file): an answer
    * it still gives is the node's, as is a failure that cost something (it failed on its own after
    * it was charged); any other failure is the limit's (or the stop's). A call that has not settled
-   * `settleGraceMs` after its abort is given up on, with the limit's error.
+   * `settleGraceMs` after its abort is given up on, with the limit's error. The run's limit needs
+   * no cap of its own here: a call aborted by its node's limit was aborted before the run's limit,
+   * so it is given up on by `settleGraceMs` after that limit too.
    */
   private callWithLimits(index: number, node: ExecutableNode, resolved: ExecutableNode): Promise<NodeExecutionResult> {
     const runSignal = this.runController.signal;

@@ -3,7 +3,7 @@
  * resource into messages (prompt-builders.ts), resolves the model, and calls it through the
  * metered model caller; workflows run their DAG on the engine with one metered call per node.
  */
-import type { OrganisationRecord, Store } from '../../db/store.js';
+import type { OrganisationRecord, Store, UsageRecord } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { Instance } from '../instance.js';
 import { createConcurrencyLimiter } from '../access/concurrency-limiter.js';
@@ -19,7 +19,7 @@ import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import { type CreditService, type RunBudget, wholeTokens } from '../credits/credits.js';
 import { executeNodeWith, isMeteredNode, meteredModelChoices, type ExecuteNode } from '../engine/node-kinds/index.js';
 import type { NodeExecutionContext, NodeServices } from '../engine/node-kinds/node-kind.js';
-import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult } from '../engine/run-workflow.js';
+import { runWorkflow, usedBeforeFailing, type NodeProgress, type NodeResult, type WorkflowRunResult } from '../engine/run-workflow.js';
 import { validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -78,6 +78,11 @@ export interface WorkflowLimits {
   maxConcurrency: number;
   nodeTimeoutMs: number;
   runTimeoutMs: number;
+  /**
+   * How long a node's call is waited for once it was aborted (run-workflow.ts). Not a setting:
+   * the default is the one a shutdown's budget is built on, and it can only be shortened (tests).
+   */
+  settleGraceMs?: number;
 }
 
 export interface ExecutionDependencies {
@@ -176,23 +181,35 @@ function runAlreadyEnded(): PorchError {
 /**
  * A workflow run's books: its calls hold and accrue through `budget`, and what they accrued is
  * the run's charge, counted as each accrual lands, so the run records what the ledger charges.
- * `close` ends them before the run is recorded: it waits for the accruals in flight, and a call
- * the engine gave up on (one that ignored its signal past the settle grace) can no longer be held
- * or charged (its usage record says `billing_failed`), so nothing accrues after the record.
+ * `close` ends them before the run is recorded: it waits for the holds and accruals in flight
+ * (regression: a hold still on its way when the run settled opened or grew the reservation after
+ * it), and from then on a call the engine gave up on (one that ignored its signal past the settle
+ * grace) can no longer be held or charged (its usage record says `billing_failed`), so nothing
+ * accrues after the record. What such a call accrued before `close` is the ledger's charge too:
+ * `chargesOfNode` holds it, for the run's trace (`withChargesOfGivenUpNodes`).
  */
 function runBooks(run: RunBudget) {
   let closed = false;
   let chargedTokens = 0;
-  const accruals = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
+  const charges = new Map<string, UsageRecord[]>();
+  const track = (step: Promise<void>): Promise<void> => {
+    inFlight.add(step);
+    return step.finally(() => inFlight.delete(step));
+  };
   const budget: RunBudget = {
-    hold: (tokens) => (closed ? Promise.reject(runAlreadyEnded()) : run.hold(tokens)),
+    hold: (tokens) => (closed ? Promise.reject(runAlreadyEnded()) : track(run.hold(tokens))),
     charge(heldTokens, usage) {
       if (closed) return Promise.reject(runAlreadyEnded());
-      const accrual = run.charge(heldTokens, usage).then(() => {
-        chargedTokens += wholeTokens(usage.chargedTokens);
-      });
-      accruals.add(accrual);
-      return accrual.finally(() => accruals.delete(accrual));
+      return track(
+        run.charge(heldTokens, usage).then(() => {
+          chargedTokens += wholeTokens(usage.chargedTokens);
+          const nodeId = usage.nodeId ?? '';
+          const ofNode = charges.get(nodeId);
+          if (ofNode === undefined) charges.set(nodeId, [usage]);
+          else ofNode.push(usage);
+        }),
+      );
     },
     drop: (heldTokens, usage) => run.drop(heldTokens, usage),
     settle: (reference, usage) => run.settle(reference, usage),
@@ -203,11 +220,45 @@ function runBooks(run: RunBudget) {
     get chargedTokens(): number {
       return chargedTokens;
     },
+    /** The usage records the ledger accrued for node `nodeId`'s calls. */
+    chargesOfNode(nodeId: string): readonly UsageRecord[] {
+      return charges.get(nodeId) ?? [];
+    },
     async close(): Promise<void> {
       closed = true;
-      await Promise.allSettled([...accruals]);
+      await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/**
+ * The run's answer with what the ledger charged for the nodes the engine gave up on: such a
+ * node's trace entry (failed with its time limit, or skipped by a stop) carries no usage, yet
+ * its call may have been charged after the engine stopped waiting and before the books closed.
+ * Its entry then names the model and the tokens, and the run's `token_usage` counts them, so
+ * the trace, `token_usage` and `credits_charged` agree with the ledger (regression: the charge
+ * counted in `credits_charged` alone).
+ */
+function withChargesOfGivenUpNodes(result: WorkflowRunResult, books: Pick<ReturnType<typeof runBooks>, 'chargesOfNode'>): WorkflowRunResult {
+  const tokenUsage = { ...result.token_usage };
+  let changed = false;
+  const nodeResults = result.node_results.map((node) => {
+    const charged = books.chargesOfNode(node.node_id);
+    const last = charged.at(-1);
+    if (node.status === 'completed' || node.token_usage !== null || last === undefined) return node;
+    const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    for (const record of charged) {
+      usage.input_tokens += record.inputTokens;
+      usage.output_tokens += record.outputTokens;
+      usage.total_tokens += record.totalTokens;
+    }
+    tokenUsage.input_tokens += usage.input_tokens;
+    tokenUsage.output_tokens += usage.output_tokens;
+    tokenUsage.total_tokens += usage.total_tokens;
+    changed = true;
+    return { ...node, model: last.model, token_usage: usage };
+  });
+  return changed ? { ...result, node_results: nodeResults, token_usage: tokenUsage } : result;
 }
 
 /** A version of a workflow never changes, so the validated definitions of versions are kept, up to a bound. */
@@ -530,14 +581,15 @@ export function createExecutionService(deps: ExecutionDependencies) {
         return output;
       };
 
-      let result: Awaited<ReturnType<typeof runWorkflow>>;
+      let result: WorkflowRunResult;
       let response: WorkflowExecutionResult;
       try {
+        let ran: WorkflowRunResult;
         try {
           // The engine answers once every node's call has settled, an answer that arrived as
           // the run was stopped or timed out included (run-workflow.ts), so its trace holds every
           // charge made for it.
-          result = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNode, deps.telemetry, deps.telemetry.scopeOf(caller)), {
+          ran = await runWorkflow(definition, input.variables ?? {}, traceNodes(executeNode, deps.telemetry, deps.telemetry.scopeOf(caller)), {
             ...deps.workflowLimits,
             clock,
             ...(signal ? { signal } : {}),
@@ -547,6 +599,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         } finally {
           await books.close();
         }
+        result = withChargesOfGivenUpNodes(ran, books);
         const { chargedTokens } = books;
         response = {
           run_id: runId,

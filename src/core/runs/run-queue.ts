@@ -21,6 +21,7 @@ import type { VersionSelector } from '../catalog/versions.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import { NO_TOKENS } from '../ai/token-usage.js';
 import type { Clock } from '../clock.js';
+import { SETTLE_AFTER_ABORT_MS } from '../engine/run-workflow.js';
 import { CallStopped, PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
@@ -396,7 +397,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
 
     /**
      * Stops claiming, lets the runs in flight finish for up to `graceMs`, then aborts the rest and
-     * leaves them running: once this process's lease is released they go back to the queue.
+     * gives them SETTLE_AFTER_ABORT_MS to note what they cost, as a shutdown gives the calls it
+     * cut (regression: this wait had no bound, and a run whose call ignored its abort held the
+     * shutdown past its budget). Once this process's lease is released they go back to the queue.
      */
     async stop(graceMs: number): Promise<void> {
       executor = null;
@@ -404,15 +407,25 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       if (poller) clearInterval(poller);
       poller = null;
       await pumping;
-      const inFlight = () => Promise.all([...active.values()].map((job) => job.done));
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([inFlight(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-      clearTimeout(timer);
+      const allDoneWithin = async (ms: number): Promise<boolean> => {
+        let timer: NodeJS.Timeout | undefined;
+        const done = Promise.all([...active.values()].map((job) => job.done)).then(() => true);
+        const outOfTime = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+        const finished = await Promise.race([done, outOfTime]);
+        clearTimeout(timer);
+        return finished;
+      };
+      if (await allDoneWithin(graceMs)) return;
       for (const job of active.values()) {
         job.stopping = true;
         job.controller.abort(new CallStopped('the process running it is shutting down'));
       }
-      await inFlight();
+      if (!(await allDoneWithin(SETTLE_AFTER_ABORT_MS))) {
+        logger.warn(
+          { runs: active.size },
+          'runs still going after the shutdown aborted them; they go back to the queue, what this attempt cost possibly not noted on them',
+        );
+      }
     },
 
     /** Waits until this process runs nothing and has nothing left to claim (tests and the CLI). */

@@ -4,10 +4,12 @@
  * output and usage, and the run answers only once that call has settled (regression: the node
  * was failed or skipped with no usage at once, and the run recorded before the late charge).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallStopped, PorchError } from '../../../src/core/errors.js';
 import {
+  DEFAULT_SETTLE_GRACE_MS,
   runWorkflow,
+  SETTLE_AFTER_ABORT_MS,
   TIMEOUT_ERROR_CODE,
   usedBeforeFailing,
   type ExecuteNode,
@@ -99,5 +101,39 @@ describe('runWorkflow: an answer that arrives as the node stops', () => {
     );
     expect(byId(charged.node_results, 'a')).toMatchObject({ status: 'failed', token_usage: USAGE, error: { code: 'CONTENT_BLOCKED' } });
     expect(charged.token_usage.total_tokens).toBe(5);
+  });
+});
+
+describe('runWorkflow: the wait for a call after its abort is bounded', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs `definition` with a node call that never settles, whatever its signal says; reports when it answers. */
+  function runIgnoringSignals(options: { nodeTimeoutMs: number; runTimeoutMs: number; settleGraceMs?: number }) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const state = { answered: false };
+    const ignoring: ExecuteNode = () => new Promise<NodeExecutionResult>(() => undefined);
+    const running = runWorkflow(definition, {}, ignoring, options).then((run) => {
+      state.answered = true;
+      return run;
+    });
+    return { state, running };
+  }
+
+  it("answers at most the settle grace after a node's limit that passed just before the run's, within half the shutdown's budget (regression: 10 s, past the shutdown's 5 s)", async () => {
+    const { state, running } = runIgnoringSignals({ nodeTimeoutMs: 999, runTimeoutMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(999 + DEFAULT_SETTLE_GRACE_MS - 1);
+    expect(state.answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.answered).toBe(true);
+    expect(byId((await running).node_results, 'a')).toMatchObject({ status: 'failed', error: { code: TIMEOUT_ERROR_CODE } });
+    expect(999 + DEFAULT_SETTLE_GRACE_MS).toBeLessThanOrEqual(1_000 + SETTLE_AFTER_ABORT_MS / 2);
+  });
+
+  it('never waits longer than the default grace, whatever it is asked (a longer wait would outlast a shutdown)', async () => {
+    const { state } = runIgnoringSignals({ nodeTimeoutMs: 10, runTimeoutMs: 60_000, settleGraceMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(10 + DEFAULT_SETTLE_GRACE_MS);
+    expect(state.answered).toBe(true);
   });
 });
