@@ -64,7 +64,8 @@ export interface CreditService {
   reserve(accountId: string, estimatedTokens: number): Promise<Reservation>;
   /**
    * Charges the actual usage and closes the reservation; 402 BILLING_FAILED when the balance no
-   * longer covers it. A usage record passed in is written with the charge, atomically.
+   * longer covers it, or the reservation was already closed (the store closed it either way, see
+   * `settlementClosedReservation`). A usage record passed in is written with the charge, atomically.
    */
   settle(reservation: Reservation, actualTokens: number, reference: string, usage?: UsageRecord): Promise<void>;
   /** Gives a reservation back untouched (the call failed). Never throws for an already-closed one. */
@@ -120,6 +121,18 @@ function insufficient(available: number, required: number): PorchError {
  */
 export function accruedChargingAt(at: number, lowBalanceEvent: LowBalanceEventBuilder | undefined): AccruedCharging {
   return { at, newEntryId: newId, lowBalanceEvent };
+}
+
+/**
+ * Whether the settlement that failed with `err` still closed its reservation: only the store's
+ * refusal (402 BILLING_FAILED: the balance could not cover the charge, or the reservation was
+ * already closed) does. Any other failure, the store out of reach above all, changed nothing: the
+ * reservation is still open and must not be reserved again beside it (regression: a stream whose
+ * settlement met a locked SQLite file was charged from a second reservation, and the first stayed
+ * held until it expired).
+ */
+export function settlementClosedReservation(err: unknown): boolean {
+  return err instanceof PorchError && err.code === 'BILLING_FAILED';
 }
 
 const BILLING_FAILED_MESSAGE = 'Credit deduction failed after execution, so the result was withheld. Check the balance, then retry once.';

@@ -19,7 +19,7 @@ import type { ChatMessage, CompletionRequest, CompletionResult, JsonSchemaRespon
 import { addTokenUsage } from '../ai/token-usage.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
-import type { CreditService, Reservation, RunBudget } from '../credits/credits.js';
+import { type CreditService, type Reservation, type RunBudget, settlementClosedReservation } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { RequestScope } from '../telemetry/telemetry.js';
@@ -463,20 +463,32 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     try {
       await credits.settle(reservation, usageOfCall.total_tokens, chargeReference(ctx), succeeded);
     } catch (err) {
+      const fields = { model: modelUsed, usage: usageOfCall, status: 'succeeded' as const, byok: false, durationMs: clock.now() - started };
+      if (!settlementClosedReservation(err)) {
+        // The store was out of reach (docs/deployment.md): nothing was charged and the reservation
+        // is still open, to be released when it expires or the process stops. The stream ends as
+        // the JSON call answers, unbilled, with the error after its text; charging it from a
+        // second reservation would leave the first held beside the charge.
+        await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+        noteCost(err, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
+        throw err;
+      }
       // More than the reservation and the balance can cover (a provider reporting past the output
       // cap): unlike a JSON answer, this one cannot be withheld, its text has been sent. It is
       // charged what was reserved for it, as a stream cut short is, rather than nothing. The
-      // failed settlement closed the reservation, so the capped charge is reserved anew.
+      // refused settlement closed the reservation, so the capped charge is reserved anew.
       const capped = Math.min(usageOfCall.total_tokens, reservation.tokens);
-      const fields = { model: modelUsed, usage: usageOfCall, status: 'succeeded' as const, byok: false, durationMs: clock.now() - started };
       const cappedRecord = usageRecord(ctx, { ...fields, chargedTokens: capped });
       try {
         const again = await credits.reserve(ctx.caller.account.id, capped);
         await credits.settle(again, capped, chargeReference(ctx), cappedRecord);
-      } catch {
+      } catch (cappedErr) {
         await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
-        noteCost(err, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
-        throw err;
+        // The balance refusing the capped charge too is the settlement's 402 BILLING_FAILED; the
+        // store out of reach meanwhile is said as such (its reservation then waits to expire).
+        const failure = cappedErr instanceof PorchError ? err : cappedErr;
+        noteCost(failure, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
+        throw failure;
       }
       return { content, modelUsed, usage: usageOfCall, byok: false, chargedTokens: capped, usageRecordId: cappedRecord.id };
     }
@@ -505,8 +517,11 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     try {
       await credits.settle(reservation, chargedTokens, chargeReference(ctx), failed);
     } catch {
-      // Only a reservation already closed by the sweeper lands here; the caller's error (the
-      // reason the stream ended) is what they must see, so the charge is recorded as failed.
+      // A reservation already closed by the sweeper lands here (the release is then a no-op), or
+      // the store out of reach: the release gives the reservation back if the store is back by
+      // then, else its error ends the call and the reservation waits to expire. Either way nothing
+      // is charged; the caller's error (the reason the stream ended) is what they must see, so the
+      // charge is recorded as failed.
       await credits.release(reservation);
       await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0, durationMs: clock.now() - started });
       return { model: request.model.id, usage: usageOfCall, chargedTokens: 0 };
