@@ -9,7 +9,7 @@ import type { Detector, DetectorContext } from './detector.js';
 import { BUILT_IN_DETECTORS } from './detectors/index.js';
 import { encodedSpan, kubernetesSecretValues } from './encoded-values.js';
 import { resolveOverlaps, type RankedCandidate } from './overlap.js';
-import { holdsPlaceholder, placeholderEndAt } from './redact.js';
+import { holdsPlaceholder, placeholderEndAt, placeholderType } from './redact.js';
 import { keywordKey, Prefilter, patternKey } from './prefilter.js';
 import { BUILT_IN_RULE_DEFINITIONS } from './rule-catalog.js';
 import { ScanContext } from './scan-context.js';
@@ -55,12 +55,12 @@ function isPlaceholderCode(code: number): boolean {
  * per candidate rather than by a search of the text: code holds thousands of `[`, and almost
  * every candidate has a character no placeholder has, found in its first few.
  */
-function isInsidePlaceholder(text: string, start: number, end: number): boolean {
+function isInsidePlaceholder(text: string, start: number, end: number, types: ReadonlySet<string>): boolean {
   if (end - start > MAX_PLACEHOLDER_LENGTH) return false;
   for (let index = start; index < end; index += 1) if (!isPlaceholderCode(text.charCodeAt(index))) return false;
   let open = start;
   while (open > 0 && start - open < MAX_PLACEHOLDER_LENGTH && text.charCodeAt(open) !== 91 && isPlaceholderCode(text.charCodeAt(open - 1))) open -= 1;
-  return text.charCodeAt(open) === 91 && placeholderEndAt(text, open) >= end;
+  return text.charCodeAt(open) === 91 && placeholderEndAt(text, open, types) >= end;
 }
 
 /**
@@ -72,9 +72,13 @@ function isInsidePlaceholder(text: string, start: number, end: number): boolean 
  * there outranked in the text as first scanned. A credential URL around a placeholder is kept:
  * `https://[EMAIL_1]:<password>@host` still holds a password.
  */
-function isReadingOfPlaceholder(text: string, candidate: { readonly ruleId: string; readonly start: number; readonly end: number }): boolean {
-  if (isInsidePlaceholder(text, candidate.start, candidate.end)) return true;
-  return candidate.ruleId === 'pii.url' && holdsPlaceholder(text.slice(candidate.start, candidate.end));
+function isReadingOfPlaceholder(
+  text: string,
+  candidate: { readonly ruleId: string; readonly start: number; readonly end: number },
+  types: ReadonlySet<string>,
+): boolean {
+  if (isInsidePlaceholder(text, candidate.start, candidate.end, types)) return true;
+  return candidate.ruleId === 'pii.url' && holdsPlaceholder(text.slice(candidate.start, candidate.end), types);
 }
 
 interface EffectiveRule {
@@ -188,6 +192,10 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
   );
   const customRules: CompiledCustomRule[] = custom.filter((rule) => rule.enabled).map((rule) => compiler.compile(rule));
   const prefilter = builtInPrefilter();
+  /** The placeholder types this sanitiser's redaction writes: only those are read as redacted text. */
+  const placeholderTypes: ReadonlySet<string> = new Set(
+    [...BUILT_IN_RULE_DEFINITIONS.map((definition) => definition.rule_id), ...custom.map((rule) => rule.rule_id)].map(placeholderType),
+  );
 
   /** The built-in detectors' candidates on `text`, without vendors' documented example keys and test cards, nor placeholders. */
   function detectorCandidates(text: string): readonly { ruleId: string; start: number; end: number }[] {
@@ -196,7 +204,7 @@ export function createSanitiser(ruleset: OrganisationRuleset = { custom: [], ove
       if (isTriggered(detector, keys, context)) detector.detect(detectorContext(caseSensitive, context));
     }
     return context.candidates.filter((candidate) => {
-      if (isReadingOfPlaceholder(text, candidate)) return false;
+      if (isReadingOfPlaceholder(text, candidate, placeholderTypes)) return false;
       if (candidate.ruleId === 'pii.payment_card') return !isDocumentedTestCard(text.slice(candidate.start, candidate.end));
       return !exampleCheckedRuleIds.has(candidate.ruleId) || !isDocumentationExample(text.slice(candidate.start, candidate.end));
     });

@@ -10,20 +10,28 @@ import type { Finding } from './types.js';
 /** What a placeholder looks like, to find those a text already holds. */
 const PLACEHOLDER_LIKE = /\[[A-Z0-9_]+_\d+\]/g;
 
-/** PLACEHOLDER_LIKE, tried at one position. */
-const PLACEHOLDER_AT = /\[[A-Z0-9_]+_\d+\]/y;
-/** PLACEHOLDER_LIKE anywhere in a short string. */
-const PLACEHOLDER_INSIDE = /\[[A-Z0-9_]+_\d+\]/;
+/** PLACEHOLDER_LIKE with its type captured (`NPM_TOKEN` of `[NPM_TOKEN_1]`), tried at one position. */
+const PLACEHOLDER_AT = /\[([A-Z0-9_]+)_\d+\]/y;
+/** PLACEHOLDER_LIKE with its type captured, everywhere in a short string. */
+const PLACEHOLDERS_IN = /\[([A-Z0-9_]+)_\d+\]/g;
 
-/** Where the placeholder that starts at `index` (at its `[`) ends, or -1 when none starts there. */
-export function placeholderEndAt(text: string, index: number): number {
+/**
+ * Where the placeholder that starts at `index` (at its `[`) ends, or -1 when none starts there.
+ * Only a placeholder of one of `types` (those a rule of the sanitiser makes) counts: anything
+ * written in the shape, `[DE89370400440532013000_1]`, is not one (review: such text was read as
+ * redacted, and a guardrail let the IBAN inside through).
+ */
+export function placeholderEndAt(text: string, index: number, types: ReadonlySet<string>): number {
   PLACEHOLDER_AT.lastIndex = index;
-  return PLACEHOLDER_AT.test(text) ? PLACEHOLDER_AT.lastIndex : -1;
+  const match = PLACEHOLDER_AT.exec(text);
+  return match !== null && types.has(match[1] ?? '') ? PLACEHOLDER_AT.lastIndex : -1;
 }
 
-/** Whether `value` holds a placeholder (`https://oauth2:[GITLAB_TOKEN_1]@...`). */
-export function holdsPlaceholder(value: string): boolean {
-  return value.includes('[') && PLACEHOLDER_INSIDE.test(value);
+/** Whether `value` holds a placeholder of one of `types` (`https://oauth2:[GITLAB_TOKEN_1]@...`). */
+export function holdsPlaceholder(value: string, types: ReadonlySet<string>): boolean {
+  if (!value.includes('[')) return false;
+  for (const match of value.matchAll(PLACEHOLDERS_IN)) if (types.has(match[1] ?? '')) return true;
+  return false;
 }
 
 /** `pii.email` → `EMAIL`, `secret.github_token` → `GITHUB_TOKEN`, `custom.code-names` → `CODE_NAMES`. */
@@ -34,17 +42,19 @@ export function placeholderType(ruleId: string): string {
 }
 
 /**
- * Personal data whose formatting says nothing: `DE89 3704 0044 0532 0130 00` is the IBAN
- * `DE89370400440532013000`, `4111-1111-1111-1111` the card `4111 1111 1111 1111`. Their values are
- * compared by letters and digits alone (upper-cased), so each gets one placeholder however it is
- * written. Emails, URLs and IP addresses are compared as written; so are secrets, whose every
- * character counts.
+ * Personal data is mostly written with formatting that says nothing: `DE89 3704 0044 0532 0130 00`
+ * is the IBAN `DE89370400440532013000`, `4111-1111-1111-1111` the card `4111 1111 1111 1111`. Those
+ * values are compared by letters and digits alone (upper-cased), so each gets one placeholder
+ * however it is written. These rules' values are compared as written: emails, URLs and IP
+ * addresses, and the ids whose separator is part of the value (a Finnish HETU's and a Swedish
+ * personnummer's `-` or `+` gives the century: `010190-123A` and `010190+123A` are two people,
+ * review). So are secrets, whose every character counts.
  */
-const FORMATTING_FREE_RULES: ReadonlySet<string> = new Set(['pii.email', 'pii.url', 'pii.ip_address']);
+const COMPARED_AS_WRITTEN: ReadonlySet<string> = new Set(['pii.email', 'pii.url', 'pii.ip_address', 'pii.fi_hetu', 'pii.se_personnummer']);
 
 /** The value a placeholder is keyed on: what makes two findings of `ruleId` the same value. */
 function comparableValue(ruleId: string, value: string): string {
-  if (!ruleId.startsWith('pii.') || FORMATTING_FREE_RULES.has(ruleId)) return value;
+  if (!ruleId.startsWith('pii.') || COMPARED_AS_WRITTEN.has(ruleId)) return value;
   return value.replace(/[^\p{L}\p{N}]+/gu, '').toUpperCase();
 }
 

@@ -64,4 +64,17 @@ describe('redacted text scans clean', () => {
     const findings = sanitiser.scan('postgres://[EMAIL_1]:Xk29dLq7WmRt@db.example.com/app').findings;
     expect(findings.map((finding) => finding.rule_id)).toEqual(['secret.url_credentials']);
   });
+
+  it("still finds what is only written in a placeholder's shape (review: wrapping an IBAN or a key in [..._1] passed every rule)", () => {
+    for (const [text, ruleId] of [
+      ['IBAN: [DE89370400440532013000_1]', 'pii.iban'],
+      ['key=[AKIAIOSFODNN7ABCDEFG_2]', 'secret.aws_access_key_id'],
+      ['Send to [IBAN_GB82WEST12345698765432_1]', 'pii.iban'],
+    ] as const) {
+      expect(
+        sanitiser.scan(text).findings.map((finding) => finding.rule_id),
+        text,
+      ).toContain(ruleId);
+    }
+  });
 });

@@ -33,6 +33,15 @@ describe('redactText', () => {
     );
   });
 
+  it('tells apart ids whose separator is part of the value (review: 010190-123A and 010190+123A are two people)', () => {
+    expect(
+      redactText('born 1990: 010190-123A; born 1890: 010190+123A', [
+        { rule_id: 'pii.fi_hetu', start: 11, end: 22 },
+        { rule_id: 'pii.fi_hetu', start: 35, end: 46 },
+      ]),
+    ).toBe('born 1990: [FI_HETU_1]; born 1890: [FI_HETU_2]');
+  });
+
   it('keeps telling secrets apart by every character', () => {
     expect(
       redactText('a Xk29-dLq7 b Xk29dLq7', [
