@@ -130,6 +130,11 @@ export const ERROR_TABLE = {
     summary: 'The request body is not application/json, or is compressed',
     hint: 'Send the body as plain UTF-8 JSON with Content-Type: application/json and no Content-Encoding.',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    summary: 'The request (its headers, or its body) did not arrive within the time the server allows',
+    hint: 'Send the whole request again, without pauses.',
+  },
   HEADERS_TOO_LARGE: {
     status: 431,
     summary: 'The request headers (with the URL) are larger than the server accepts',

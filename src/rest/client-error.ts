@@ -11,18 +11,13 @@ import { ERROR_TABLE, PorchError, type ErrorCodeSet } from '../core/errors.js';
 import { API_VERSION } from '../core/health.js';
 import { errorEnvelope } from '../operations/envelope.js';
 
-/**
- * The status of a request whose headers or body did not arrive within the server's timeouts.
- * It has no code of its own in the error table: its envelope says VALIDATION_ERROR (the request
- * is incomplete, so it cannot be valid), and the status says that sending it again, whole, may
- * succeed (docs/errors.md).
- */
-export const REQUEST_TIMEOUT_STATUS = 408;
+/** The status of a request whose headers or body did not arrive within the server's timeouts (REQUEST_TIMEOUT). */
+export const REQUEST_TIMEOUT_STATUS = ERROR_TABLE.REQUEST_TIMEOUT.status;
 
 const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   405: 'Method Not Allowed',
-  [REQUEST_TIMEOUT_STATUS]: 'Request Timeout',
+  408: 'Request Timeout',
   413: 'Payload Too Large',
   431: 'Request Header Fields Too Large',
 };
@@ -66,8 +61,9 @@ function rawResponse(
   error: PorchError,
   codeSet: ErrorCodeSet,
   extraHeaders: readonly string[] = [],
-  { status = ERROR_TABLE[error.code].status, requestId = randomUUID() }: { status?: number; requestId?: string } = {},
+  { requestId = randomUUID() }: { requestId?: string } = {},
 ): string {
+  const status = ERROR_TABLE[error.code].status;
   const body = JSON.stringify(errorEnvelope(error, requestId, codeSet));
   return [
     `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? 'Error'}`,
@@ -100,12 +96,12 @@ export function answerConnect(codeSet: ErrorCodeSet): (req: unknown, socket: Dup
 /** The answer to a request cut off at the server's timeouts, with the id of the request it cuts off when there is one. */
 function requestTimeoutResponse(codeSet: ErrorCodeSet, request: RequestOnConnection | undefined): string {
   const error = new PorchError(
-    'VALIDATION_ERROR',
+    'REQUEST_TIMEOUT',
     request === undefined
       ? 'The request did not arrive within the time the server allows; send the whole request again, without pauses.'
       : 'The request body did not arrive in time (less of it came than its Content-Length announced, or a chunked body did not end); send the whole request again.',
   );
-  return rawResponse(error, codeSet, [], { status: REQUEST_TIMEOUT_STATUS, ...(request === undefined ? {} : { requestId: request.requestId }) });
+  return rawResponse(error, codeSet, [], request === undefined ? {} : { requestId: request.requestId });
 }
 
 /**

@@ -66,7 +66,7 @@ describe('a request cut off at the request timeout', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('connection')).toBe('close');
     const body = JSON.parse(response.body);
-    expect(body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/did not arrive in time/) } });
+    expect(body).toMatchObject({ success: false, error: { code: 'REQUEST_TIMEOUT', message: expect.stringMatching(/did not arrive in time/) } });
     const requestId = response.headers.get('x-request-id');
     expect(body.error.request_id).toBe(requestId);
 
@@ -84,7 +84,7 @@ describe('a request cut off at the request timeout', () => {
     expect(response.status, response.raw).toBe(408);
     expect(response.headers.get('x-api-version')).toBe(API_VERSION);
     const body = JSON.parse(response.body);
-    expect(body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    expect(body).toMatchObject({ success: false, error: { code: 'REQUEST_TIMEOUT' } });
     expect(body.error.request_id).toBe(response.headers.get('x-request-id'));
   });
 });

@@ -175,7 +175,7 @@ function errorEnvelopeSchema(names: readonly [string, ...string[]], status: numb
 /**
  * Answers of the router and of Node's HTTP parser rather than of an operation: a path that does
  * not exist (`/workflows//execute`, a typo), a method the path does not have, headers beyond
- * Node's limit (src/rest/client-error.ts). OpenAPI has no place for answers to requests that
+ * Node's limit, and a request cut off at the server's timeouts (src/rest/client-error.ts). OpenAPI has no place for answers to requests that
  * match no operation, so every operation lists them: that is where generated clients and
  * validators such as Prism look for an answer's shape (regression: the shared responses were
  * defined but referenced nowhere). Each has a named shared response.
@@ -184,6 +184,7 @@ const ROUTER_RESPONSES = {
   NOT_FOUND: 'NotFound',
   METHOD_NOT_ALLOWED: 'MethodNotAllowed',
   HEADERS_TOO_LARGE: 'HeadersTooLarge',
+  REQUEST_TIMEOUT: 'RequestTimeout',
 } as const satisfies Partial<Record<ErrorCode, string>>;
 const ROUTER_ERROR_CODES = Object.keys(ROUTER_RESPONSES) as Array<keyof typeof ROUTER_RESPONSES>;
 
