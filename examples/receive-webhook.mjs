@@ -1,7 +1,8 @@
 // Receives Porch webhooks and verifies each one before trusting it.
 // Registers this receiver as an endpoint (the operator must allow-list its host in
-// webhooks.allow_hosts, since it listens on loopback over http), runs a composition, and checks
-// the run.completed delivery's signature with verifyWebhook.
+// webhooks.allow_hosts, since it listens on loopback over http), runs the demo catalog's
+// "Release notes" composition (found by name, with its variables), and checks the run.completed
+// delivery's signature with verifyWebhook.
 //   PORCH_API_KEY=mdi_... (with the manage:webhooks and execute:composition scopes) node examples/receive-webhook.mjs
 import { createServer } from 'node:http';
 import { createPorchClient, PorchWebhookError, verifyWebhook } from 'porch/client';
@@ -36,8 +37,9 @@ const url = `http://127.0.0.1:${server.address().port}/porch-webhooks`;
 const created = await client.createWebhook({ url, events: ['run.completed', 'run.failed'], description: 'examples/receive-webhook.mjs' });
 secret = created.secret;
 try {
-  const composition = (await client.listCompositions()).items[0];
-  if (!composition) throw new Error('No composition to execute: import a bundle first (porch import).');
+  // Found by name: the newest composition is whatever was created or imported last, with other variables.
+  const composition = (await client.listCompositions()).items.find((candidate) => candidate.name === 'Release notes');
+  if (!composition) throw new Error('No composition named "Release notes" (the demo catalog\'s) to execute.');
   await client.executeComposition({ id: composition.id, variables: { product: 'Porch', version: '1.2', changes: '- Webhooks' } });
 
   const timeout = setTimeout(() => {

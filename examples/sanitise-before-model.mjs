@@ -1,5 +1,6 @@
 // Scans text for personal data and secrets before it reaches a model: redacts what was found,
-// refuses to send text with blocking findings, and sends the rest to a persona.
+// refuses to send text with blocking findings, and sends the rest to the demo catalog's
+// "Plain-English editor" persona (found by name; the newest persona is whatever was created last).
 //   PORCH_API_KEY=mdi_... node examples/sanitise-before-model.mjs "text to send"
 import { createPorchClient } from 'porch/client';
 
@@ -20,9 +21,11 @@ if (scan.severity === 'block') {
   console.log('Not sent: the text holds data that must never reach a model.');
   process.exitCode = 2;
 } else {
-  const persona = (await client.listPersonas()).items[0];
+  const persona = (await client.listPersonas()).items.find((candidate) => candidate.name === 'Plain-English editor');
   if (persona) {
     const answer = await client.executePersona({ id: persona.id, input: redacted });
     console.log(`${answer.persona_name}: ${answer.content}`);
+  } else {
+    console.log('Not sent: there is no persona named "Plain-English editor" (the demo catalog\'s).');
   }
 }

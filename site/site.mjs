@@ -95,6 +95,28 @@ function snippetOf(text, terms) {
   return escaped.replace(pattern, '<mark>$1</mark>');
 }
 
+/**
+ * The search box's words: letters, digits and underscores, as the index's terms are cut
+ * (SEARCH_WORD in site-pages.ts). An identifier such as `porch_version` counts whole and by its
+ * parts, so searching for it finds the pages that name it, and "version" still finds them too.
+ */
+export function searchTokens(text) {
+  const tokens = [];
+  for (const [word] of text.matchAll(/[\p{L}\p{N}_]+/gu)) {
+    tokens.push(word);
+    if (word.includes('_')) tokens.push(...word.split('_').filter((part) => part !== ''));
+  }
+  return tokens;
+}
+
+/** The MiniSearch options of the search box (test/discovery/search.test.ts searches with them). */
+export const SEARCH_OPTIONS = {
+  fields: ['heading', 'page', 'keywords', 'text', 'terms'],
+  storeFields: ['url', 'heading', 'page', 'text'],
+  tokenize: searchTokens,
+  searchOptions: { boost: { heading: 3, keywords: 3, page: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' },
+};
+
 function setUpSearch() {
   const form = document.querySelector('form.search');
   if (!form) return;
@@ -109,11 +131,7 @@ function setUpSearch() {
   const load = () => {
     loading ??= Promise.all([import(form.dataset.engine), fetch(form.dataset.index).then((response) => response.json())]).then(([module, sections]) => {
       const MiniSearch = module.default;
-      const search = new MiniSearch({
-        fields: ['heading', 'page', 'text'],
-        storeFields: ['url', 'heading', 'page', 'text'],
-        searchOptions: { boost: { heading: 3, page: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' },
-      });
+      const search = new MiniSearch(SEARCH_OPTIONS);
       search.addAll(sections);
       return search;
     });
@@ -194,6 +212,9 @@ function setUpSearch() {
   });
 }
 
-placeSidebar();
-addCopyButtons();
-setUpSearch();
+// Imported outside a browser (a test reading SEARCH_OPTIONS), there is no page to set up.
+if (typeof document !== 'undefined') {
+  placeSidebar();
+  addCopyButtons();
+  setUpSearch();
+}

@@ -113,7 +113,7 @@ export const ERROR_TABLE = {
   CONFLICT: {
     status: 409,
     summary: 'The request conflicts with the current state: a key already taken, a resource changed by concurrent writers, a run already finished',
-    hint: 'Read the resource again and retry, or choose another key.',
+    hint: 'Nothing was changed; the message says what conflicted and what to do instead.',
   },
   CONTENT_BLOCKED: {
     status: 422,
@@ -187,6 +187,12 @@ export interface ErrorDetails {
   retryAfterSeconds?: number;
   /** Methods allowed on the path (405). */
   allow?: readonly string[];
+  /**
+   * What to do next, where it differs from the code's hint in the table: one code covers unlike
+   * situations (CONFLICT: an update made from an old version, a key already taken), and an agent
+   * told the remedy of another would act on it. MCP error results append it instead of the table's.
+   */
+  hint?: string;
 }
 
 /**

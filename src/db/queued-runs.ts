@@ -1,7 +1,12 @@
 /** The row of a run as it enters the queue, shared by both engines: nothing has run, nothing is charged yet. */
 import type { QueuedRunRecord, RecordedRun, RunTraceContext } from './store.js';
 
-export function queuedRunRow({ inputs, traceContext, ...run }: QueuedRunRecord): RecordedRun & { attempts: number; traceContext: RunTraceContext | null } {
+export function queuedRunRow({
+  inputs,
+  traceContext,
+  models,
+  ...run
+}: QueuedRunRecord): RecordedRun & { attempts: number; traceContext: RunTraceContext | null } {
   return {
     ...run,
     traceContext: traceContext ?? null,
@@ -13,6 +18,6 @@ export function queuedRunRow({ inputs, traceContext, ...run }: QueuedRunRecord):
     chargedTokens: 0,
     durationMs: 0,
     attempts: 0,
-    payload: { inputs, result: null },
+    payload: models === undefined || models === null ? { inputs, result: null } : { inputs, result: null, models },
   };
 }

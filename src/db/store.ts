@@ -725,6 +725,28 @@ export type FinishedRunStatus = Extract<RunStatus, 'completed' | 'failed' | 'can
 export interface RunPayload {
   inputs: unknown;
   result: unknown;
+  /** A queued run's, until it ends: the models it was accepted for (see QueuedRunModels). */
+  models?: QueuedRunModels | undefined;
+}
+
+/**
+ * The models a queued run's calls use, as the process that accepted it resolved them: only a
+ * process that serves every one of them, and, when a call falls back to the configured default
+ * model, has that same default, claims it. Another process sharing the database may run with
+ * other providers (`porch mcp` without the server's keys): it must not run the call on a model
+ * of its own, nor fail it for a model the accepting server offers.
+ */
+export interface QueuedRunModels {
+  /** Every model id the run will call. */
+  ids: string[];
+  /** The configured default model the run relies on; null when every call names its model. */
+  defaultModel: string | null;
+}
+
+/** The models a process serves, as a claim matches them against a queued run's (QueuedRunModels). */
+export interface ServedModels {
+  ids: readonly string[];
+  defaultModel: string;
 }
 
 /** One execution of a workflow, composition, skill or persona, as its account can read it back. */
@@ -787,6 +809,8 @@ export type QueuedRunRecord = Pick<RunRecord, 'id' | 'accountId' | 'keyId' | 'ke
   inputs: unknown;
   /** Absent or null when it was queued outside any trace. */
   traceContext?: RunTraceContext | null | undefined;
+  /** Absent or null: any process may claim it. */
+  models?: QueuedRunModels | null | undefined;
 };
 
 /** How an asynchronous run ended, written by the process that held it. */
@@ -829,9 +853,11 @@ export interface RunRepository {
   /**
    * Takes the oldest queued run whose account has fewer than `maxRunningPerAccount` runs running
    * (across every process), marks it running under `instanceId` and counts the attempt; atomic,
-   * so two processes never take the same run nor exceed an account's bound. Null when none is ready.
+   * so two processes never take the same run nor exceed an account's bound. With `serves`, only a
+   * run whose models it covers (QueuedRunModels; a run without them, any): the others stay queued
+   * for a process that serves them. Null when none is ready.
    */
-  claim(request: { instanceId: string; now: number; maxRunningPerAccount: number }): Promise<RunRecord | null>;
+  claim(request: { instanceId: string; now: number; maxRunningPerAccount: number; serves?: ServedModels | undefined }): Promise<RunRecord | null>;
   /**
    * Ends a run the instance still holds, writing its webhook events in the same transaction; false
    * when it no longer does (another process took it over), and then no event is written.

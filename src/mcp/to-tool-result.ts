@@ -40,13 +40,15 @@ const MCP_HINTS: Partial<Record<PorchError['code'], string>> = {
 };
 
 /**
- * `CODE: message Hint` — the code first, so agents and scripts can branch on it. A message that
+ * `CODE: message Hint` — the code first, so agents and scripts can branch on it. The hint is the
+ * error's own when it has one (regression: a version conflict was told to "choose another key",
+ * the remedy of a key already taken), else the door's or the table's. A message that
  * already says when to retry ("...; retry shortly", "Wait for one to finish, then retry") gets no
  * hint saying it again (regression: "retry shortly. Retry later.").
  */
 export function errorText(error: PorchError, codeSet: ErrorCodeSet): string {
   const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-  const hint = /\bretry\b/i.test(message) ? '' : (MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint);
+  const hint = /\bretry\b/i.test(message) ? '' : (error.details.hint ?? MCP_HINTS[error.code] ?? ERROR_TABLE[error.code].hint);
   return `${publicErrorCode(error.code, codeSet)}: ${message}${hint === '' ? '' : ` ${hint}`}`;
 }
 

@@ -1,10 +1,11 @@
 /** Every runnable example, run as a real process against a real server on 127.0.0.1. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBundleText } from '../../src/core/bundle/bundles.js';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -26,6 +27,14 @@ beforeAll(async () => {
   key = account.key;
   webhookKey = (await harness.createKey(account.accountId, { scopes: ['manage:webhooks', 'read:composition', 'execute:composition'] })).key;
   await harness.core.bundles.importBundle(account.accountId, DEMO_BUNDLE);
+  // As a reader of the README has it: the demo catalog, then examples/bundle.yaml imported, then a
+  // composition of their own, so the newest of each kind is not the demo's (regression: the
+  // examples ran items[0] with the demo's variables and failed "Missing required variables").
+  await harness.core.bundles.importBundle(account.accountId, parseBundleText(await readFile('examples/bundle.yaml', 'utf8'), 'yaml'));
+  await harness.core.bundles.importBundle(account.accountId, {
+    version: 1,
+    compositions: [{ key: 'own', name: 'My own', template: 'Summarise {{document}} for {{reader}}.' }],
+  });
 });
 afterAll(async () => {
   await harness.close();
@@ -50,11 +59,20 @@ async function exampleWithKey(apiKey: string, name: string, ...args: string[]): 
 }
 
 describe('examples', { timeout: 60_000 }, () => {
-  it('run-workflow.mjs runs the newest workflow and prints its trace', async () => {
+  it('run-workflow.mjs runs the demo workflow by name, not the newest, and prints its trace', async () => {
     const { code, stdout, stderr } = await example('run-workflow.mjs');
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/run [0-9a-f-]{36}: completed/);
     expect(stdout).toMatch(/draft\s+composition\s+completed/);
+  });
+
+  it('run-workflow.mjs runs the workflow whose id it is given with the variables it is given', async () => {
+    const workflows = await harness.api<{ items: Array<{ id: string; name: string }> }>('GET', '/workflows', { key });
+    const triage = workflows.body.data.items.find((workflow) => workflow.name === 'Ticket triage');
+    expect(triage, JSON.stringify(workflows.body)).toBeDefined();
+    const { code, stdout, stderr } = await example('run-workflow.mjs', triage?.id ?? '', '{"ticket":"I was charged twice.","customer_name":"Ada"}');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/reply\s+composition\s+completed/);
   });
 
   it('run-workflow-async.mjs queues the workflow, waits for the run and prints its outputs', async () => {

@@ -123,7 +123,10 @@ describe('own keys', () => {
     const expiry = new Date(harness.clock.now() + 7 * 86_400_000);
     // Sent with an offset, as ISO 8601 allows (regression: "Invalid ISO datetime"); answered in UTC.
     const withOffset = `${expiry.toISOString().slice(0, 19)}+00:00`;
-    const weekly = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', { key, body: { name: 'weekly', expires_at: withOffset } });
+    const weekly = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', {
+      key,
+      body: { name: 'weekly', scopes: ['manage:keys', 'api:sanitiser'], expires_at: withOffset },
+    });
     expect(weekly.status, describeResponse(weekly)).toBe(201);
     const weeklyExpiry = weekly.body.data.key.expires_at;
     expect(weeklyExpiry).toBe(`${expiry.toISOString().slice(0, 19)}.000Z`);
@@ -140,7 +143,10 @@ describe('own keys', () => {
     const { key } = await holder(['manage:keys', 'api:sanitiser']);
     const permanent = await harness.api<{ key: OwnKey }>('POST', '/keys', { key, body: { name: 'permanent' } });
     const inTen = new Date(harness.clock.now() + 600_000).toISOString();
-    const brief = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', { key, body: { name: 'brief', expires_at: inTen } });
+    const brief = await harness.api<{ key: OwnKey; api_key: string }>('POST', '/keys', {
+      key,
+      body: { name: 'brief', scopes: ['manage:keys', 'api:sanitiser'], expires_at: inTen },
+    });
     const refused = await harness.api('POST', `/keys/${permanent.body.data.key.id}/rotate`, { key: brief.body.data.api_key });
     expect(refused.status, describeResponse(refused)).toBe(403);
     expect(refused.body.error).toMatchObject({
@@ -177,7 +183,7 @@ describe('own keys', () => {
   });
 
   it('refuses an unknown scope, limits above the caller’s, a past expiry and bad fields with 400 naming the field', async () => {
-    const { key } = await holder(['manage:keys']);
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
     const cases: Array<[unknown, RegExp]> = [
       [{ scopes: ['manage:keys', 'write:everything'] }, /Unknown scope: write:everything/],
       [{ requests_per_minute: 121 }, /requests_per_minute: must be at most 120/],
@@ -196,7 +202,7 @@ describe('own keys', () => {
   });
 
   it('refuses a sixth active key with a clear message', async () => {
-    const { key } = await holder(['manage:keys']);
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
     for (let count = 2; count <= 5; count += 1) expect((await harness.api('POST', '/keys', { key, body: {} })).status).toBe(201);
     const sixth = await harness.api('POST', '/keys', { key, body: {} });
     expect(sixth.status, describeResponse(sixth)).toBe(400);
@@ -241,7 +247,7 @@ describe('own keys', () => {
   });
 
   it('keeps at most six keys working while grace periods run (regression: chained graceful rotations gave any number)', async () => {
-    const { key } = await holder(['manage:keys']);
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
     for (let count = 2; count <= 5; count += 1) expect((await harness.api('POST', '/keys', { key, body: {} })).status).toBe(201);
     const rotate = (id: string, body: object, caller: string) =>
       harness.api<{ key: OwnKey; api_key: string }>('POST', `/keys/${id}/rotate`, { key: caller, body });

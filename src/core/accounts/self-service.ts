@@ -112,9 +112,11 @@ function ownKeyView(key: KeyView, lastCountedSeconds: number | undefined): OwnKe
 
 /** A limit for a new key: the caller's own when not given, never above it. */
 /**
- * What a caller may give a key it creates: a key, at most what it holds itself (and by default
- * the same); a console session (the account holder), any scope, a new key's default scopes when
- * none are asked for, and at most the limits the operator's keys get by default.
+ * What a caller may give a key it creates: a key, at most what it holds itself; a console session
+ * (the account holder), any scope, and at most the limits the operator's keys get by default.
+ * When no scopes are asked for, either gets a new key's default scopes, a key only those it holds:
+ * the scopes granted only explicitly (write:*, manage:*, read:usage) are never copied unasked
+ * (regression: a key without `scopes` inherited every scope of the key that made it).
  */
 function keyCreationBounds(credential: Caller['credential']): {
   scopes: readonly string[];
@@ -122,7 +124,9 @@ function keyCreationBounds(credential: Caller['credential']): {
   requestsPerMinute: number;
   requestsPerDay: number;
 } {
-  if (credential.kind !== 'session') return { ...credential, defaultScopes: credential.scopes };
+  if (credential.kind !== 'session') {
+    return { ...credential, defaultScopes: DEFAULT_KEY_SCOPES.filter((scope) => credential.scopes.includes(scope)) };
+  }
   return { scopes: ALL_SCOPES, defaultScopes: DEFAULT_KEY_SCOPES, requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE, requestsPerDay: DEFAULT_REQUESTS_PER_DAY };
 }
 
@@ -243,6 +247,13 @@ export function createSelfService({ store, accounts, ai, byok, clock, maxInFligh
       requireAccountHolder(caller, "create an account's keys");
       refuseConnectedApp(caller, "create an account's keys");
       const own = keyCreationBounds(caller.credential);
+      if (input.scopes === undefined && own.defaultScopes.length === 0) {
+        // A key holding only explicit-only scopes has no defaults to give: a key with no scopes could call nothing.
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          'Invalid request: scopes: the calling key holds none of the default key scopes, so the new key needs its scopes named; send "scopes" with the ones it should hold.',
+        );
+      }
       const scopes = input.scopes === undefined ? [...own.defaultScopes] : parseScopes(input.scopes);
       requireScopesHeld(own, scopes, 'create keys with scopes');
       const requested = input.expires_at === undefined ? undefined : Date.parse(input.expires_at);

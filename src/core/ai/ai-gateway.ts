@@ -22,7 +22,10 @@ import { OpenAiCompatibleProvider, type FetchFunction } from './openai-provider.
 import { estimateChatTokens, estimateTextTokens } from './tokenizer.js';
 
 export interface AiGateway {
-  /** The model a call uses: request override → resource default → configured default. */
+  /**
+   * The model a call uses: request override → resource default → configured default. A resource
+   * default this server does not offer is refused (400), never replaced by the configured default.
+   */
   resolveModel(input: ResolveModelInput): ResolvedModel;
   /** Every model, echo included, in configuration order (echo last). */
   listModels(): ModelInfo[];
@@ -144,7 +147,12 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
   }
 
   function checkAccess(model: ModelInfo, input: ResolveModelInput, source: ResolvedModel['source']): void {
-    const subject = source === 'requested' ? `Model ${quote(model.id)}` : `The default model ${quote(model.id)}`;
+    const subject =
+      source === 'requested'
+        ? `Model ${quote(model.id)}`
+        : source === 'resource-default'
+          ? `The resource's saved model ${quote(model.id)}`
+          : `The default model ${quote(model.id)}`;
     if (!model.plans.includes(input.plan)) {
       throw new PorchError(
         'MODEL_ACCESS_DENIED',
@@ -175,13 +183,20 @@ export function createAiGateway(options: CreateAiGatewayOptions): AiGateway {
       return toResolved(requested, 'requested');
     }
     if (input.resourceDefault !== undefined && input.resourceDefault !== null) {
-      // A resource may name a model the operator has since removed from the config. The caller
-      // did not choose it, so failing their call would be unfair: use the configured default.
+      // A resource may name a model this server does not offer (the operator removed it, or this
+      // process runs without the provider's key). Its author chose that model on purpose, so a
+      // call is refused before any tokens are spent, never quietly answered by the default model.
       const resourceDefault = models.get(input.resourceDefault);
-      if (resourceDefault !== undefined) {
-        checkAccess(resourceDefault, input, 'resource-default');
-        return toResolved(resourceDefault, 'resource-default');
+      if (resourceDefault === undefined) {
+        throw new PorchError(
+          'VALIDATION_ERROR',
+          `Unknown model ${quote(input.resourceDefault)}: it is the resource's saved model, and this server does not offer it. ` +
+            `Configure its provider on the server, change the resource's model, or name another model in field "${field}". ` +
+            `Available models: ${usableBy(input.plan, input.euOnly)}.`,
+        );
       }
+      checkAccess(resourceDefault, input, 'resource-default');
+      return toResolved(resourceDefault, 'resource-default');
     }
     checkAccess(defaultInfo, input, 'configured-default');
     return toResolved(defaultInfo, 'configured-default');

@@ -62,6 +62,18 @@ function refuseDuplicateVariables(variables: ReadonlyArray<{ name: string }>, co
   });
 }
 
+/**
+ * A composition's declared variable: the workflow's declaration in a composition's words, so the
+ * API reference does not call a composition's variables inputs of a workflow.
+ */
+const compositionVariableSchema = variableDeclarationSchema
+  .extend({
+    required: z.boolean().default(false).describe('Whether callers must send a value; an execution without it is refused (400) before any tokens are spent.'),
+  })
+  .describe(
+    'A declared variable of the composition: a {{name}} placeholder of its template, with whether callers must send it, its default and what to put in it.',
+  );
+
 export const compositionEntrySchema = z.strictObject({
   key: keySchema.optional(),
   name: nameSchema,
@@ -69,7 +81,7 @@ export const compositionEntrySchema = z.strictObject({
   tags: tagsSchema,
   template: z.string().min(1).max(BUNDLE_LIMITS.templateLength).describe('Prompt template with {{variable}} placeholders.'),
   variables: z
-    .array(variableDeclarationSchema)
+    .array(compositionVariableSchema)
     // Every placeholder is one of these (compositionContent): a template is held to the same
     // number (tooManyVariablesIssues), so no composition holds more variables than this accepts.
     .max(

@@ -289,7 +289,9 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
     if ('keyTaken' in outcome) {
       // Personas are context cards, and share their keys (regression: a card's key was "another persona's").
       const holders = kind === 'persona' ? 'persona or context card' : RESOURCE_NOUNS[kind].toLowerCase();
-      throw new PorchError('CONFLICT', `key: another ${holders} of this account already has the key "${outcome.keyTaken.key}".`);
+      throw new PorchError('CONFLICT', `key: another ${holders} of this account already has the key "${outcome.keyTaken.key}".`, {
+        hint: 'Choose another key, or update the resource that has this one.',
+      });
     }
     if (outcome.stale.version === null) throw notFound(kind, outcome.stale.id);
     return 'retry';

@@ -117,5 +117,6 @@ export function checkExpectedVersion(name: ResourceName, newest: number, expecte
     expected < newest
       ? `${name.noun} ${name.id} is at version ${newest}, not ${expected} (expected_version): it was changed since you read it. Read it again and apply your change to version ${newest}.`
       : `${name.noun} ${name.id} is at version ${newest}; version ${expected} (expected_version) does not exist yet.`,
+    { hint: `Read it again (GET), apply your change to what it holds now, and send expected_version ${newest}.` },
   );
 }

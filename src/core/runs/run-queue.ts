@@ -1,8 +1,9 @@
 /**
  * Asynchronous runs (DECISIONS, "Runs: asynchronous, streaming, webhooks"): an execution asked
  * for with `Prefer: respond-async` is queued in the store and answered at once; whichever Porch
- * process claims it executes it later, as the key that asked, through the same operation a
- * request would call, and records the outcome into the queued run.
+ * process claims it (among those serving the models it was accepted for) executes it later, as
+ * the key that asked, through the same operation a request would call, and records the outcome
+ * into the queued run.
  *
  * Durability: the queue is the `runs` table. A process claims a run under its lease; if the
  * process stops before the run ends (a crash, `kill -9`, a lost host), its lease runs out, what it
@@ -12,16 +13,19 @@
  */
 import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import type { Logger } from 'pino';
-import type { FinishedRunStatus, RunKind, RunRecord, Store } from '../../db/store.js';
+import type { FinishedRunStatus, QueuedRunModels, RunKind, RunRecord, ServedModels, Store, UsageRecord } from '../../db/store.js';
 import type { Authenticator } from '../access/authenticator.js';
 import type { Caller } from '../access/caller.js';
 import { executeScopes, grantsAny } from '../access/scopes.js';
-import type { LifecycleService } from '../catalog/lifecycle.js';
+import type { LifecycleService, RecordOf } from '../catalog/lifecycle.js';
 import type { VersionSelector } from '../catalog/versions.js';
 import type { AiGateway } from '../ai/ai-gateway.js';
 import { NO_TOKENS } from '../ai/token-usage.js';
 import type { Clock } from '../clock.js';
+import { meteredModelChoices } from '../engine/node-kinds/index.js';
+import type { ModelChoice } from '../engine/node-kinds/node-kind.js';
 import { SETTLE_AFTER_ABORT_MS } from '../engine/run-workflow.js';
+import { validateWorkflowDefinition } from '../engine/workflow-definition.js';
 import { CallStopped, PorchError } from '../errors.js';
 import type { ExecutionHooks } from '../execution/executions.js';
 import { newId } from '../ids.js';
@@ -88,8 +92,11 @@ export interface RunQueueDependencies {
   store: Store;
   authenticator: Authenticator;
   lifecycle: LifecycleService;
-  /** Checks a model the call names as the execution would, so a queued run never fails for it. */
-  ai: Pick<AiGateway, 'resolveModel'>;
+  /**
+   * Checks a model the call names as the execution would, so a queued run never fails for it, and
+   * resolves the models the run will call, so only a process that serves them claims it.
+   */
+  ai: Pick<AiGateway, 'resolveModel' | 'listModels' | 'defaultModel'>;
   instance: Instance;
   clock: Clock;
   logger: Logger;
@@ -108,6 +115,13 @@ function selectorOf(inputs: Record<string, unknown>): VersionSelector {
   };
 }
 
+/** The model a composition or skill was saved with (null when none, and for other kinds). */
+function savedModelOf(record: RecordOf<RunKind>): string | null {
+  if ('defaultModel' in record) return record.defaultModel;
+  if ('model' in record) return record.model;
+  return null;
+}
+
 const interruptedTwice = () =>
   new PorchError(
     'INTERNAL_ERROR',
@@ -124,21 +138,112 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
   let pumpAgain = false;
   /** False once a shutdown has begun: the runs in flight go on, no new one is claimed. */
   let claiming = true;
+  /** What this process can run: a claim takes only the runs whose models these cover. */
+  const serves: ServedModels = { ids: ai.listModels().map((model) => model.id), defaultModel: ai.defaultModel };
 
-  /** Ends the run this process holds; a run another process took over meanwhile is left to it. */
-  async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<void> {
+  /**
+   * The models the run will call, resolved here as its execution resolves them (QueuedRunModels),
+   * so only a process that serves them claims it: it runs on the models this server chose, never
+   * on another process's default, nor fails there for a model this server offers (regression: a
+   * `porch mcp` without the server's provider keys ran the server's queued runs on echo/echo, and
+   * failed those that named the server's model). A single call's model is checked as its
+   * execution would check it, so a queued run never fails for it (regression: an unknown model
+   * was accepted with 202, and the run failed when it started): the body's, else the resource's
+   * saved one, which this server may not offer. A workflow node whose model does not resolve
+   * fails when it runs, naming it, as in a request.
+   */
+  async function modelsOf(caller: Caller, record: RecordOf<RunKind>, inputs: Record<string, unknown>): Promise<QueuedRunModels> {
+    const organisation = await store.organisations.findById(caller.account.organisationId);
+    const euOnly = organisation?.euOnlyModels ?? false;
+    const isWorkflow = 'definition' in record;
+    const choices: ModelChoice[] = isWorkflow
+      ? await workflowModelChoices(caller.account.id, record.definition)
+      : [{ requested: typeof inputs.model === 'string' ? inputs.model : undefined, resourceDefault: savedModelOf(record) }];
+    const ids = new Set<string>();
+    let defaultModel: string | null = null;
+    for (const choice of choices) {
+      if (choice.requested === undefined && (choice.resourceDefault ?? null) === null) {
+        defaultModel = ai.defaultModel;
+        ids.add(ai.defaultModel);
+        continue;
+      }
+      try {
+        ids.add(ai.resolveModel({ ...choice, plan: caller.account.plan, euOnly }).id);
+      } catch (err) {
+        if (!isWorkflow) throw err;
+      }
+    }
+    return { ids: [...ids], defaultModel };
+  }
+
+  /** The models a workflow's metered nodes ask for, with the skills and compositions they call as the run will find them. */
+  async function workflowModelChoices(accountId: string, definition: unknown): Promise<ModelChoice[]> {
+    let nodes: ReturnType<typeof validateWorkflowDefinition>['nodes'];
+    try {
+      ({ nodes } = validateWorkflowDefinition(definition));
+    } catch {
+      // Saved under older rules: its start refuses it, on whichever process.
+      return [];
+    }
+    return meteredModelChoices(nodes, {
+      getSkill: async (ref) => (await lifecycle.resolve('skill', accountId, ref)).record,
+      getComposition: async (ref) => (await lifecycle.resolve('composition', accountId, ref)).record,
+    });
+  }
+
+  /** Ends the run this process holds; a run another process took over meanwhile is left to it (false). */
+  async function complete(run: RunRecord, instanceId: string, outcome: RunEnding): Promise<boolean> {
     const fields = { ...outcomeColumns(outcome), ...totalsOverAttempts(run, outcome), finishedAt: clock.now() };
     const completion = { id: run.id, instanceId, ...fields, result: outcome.result };
     // run.completed / run.failed are written with the run's final state, in its transaction (the outbox).
     const ended: RunRecord = { ...run, ...fields, claimedBy: null, payload: { inputs: run.payload?.inputs ?? null, result: outcome.result } };
     const kept = await store.runs.complete(completion, runFinishedEvents(ended, completion.finishedAt));
     if (!kept) logger.warn({ runId: run.id }, 'a run ended here after another process took it over; its outcome here is dropped');
+    return kept;
+  }
+
+  /**
+   * The usage record of a run that failed before its execution recorded anything (its key, its
+   * resource, missing variables): every run leaves one for the run, as an execution that starts
+   * does, so usage counts the request and its error (regression: such runs were missing from
+   * `GET /usage`). It cost nothing.
+   */
+  function usageOfStartFailure(run: RunRecord, durationMs: number): UsageRecord {
+    return {
+      id: newId(),
+      accountId: run.accountId,
+      apiKeyId: run.keyKind === 'api_key' ? run.keyId : null,
+      partnerKeyId: run.keyKind === 'partner_key' ? run.keyId : null,
+      operation: `execute_${run.kind}`,
+      resourceId: run.resourceId,
+      resourceVersion: run.version,
+      runId: run.id,
+      nodeId: null,
+      model: null,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      chargedTokens: 0,
+      byok: false,
+      durationMs,
+      status: 'failed',
+      retry: false,
+      createdAt: clock.now(),
+    };
+  }
+
+  /** Writes a usage record once the run's ending landed; an outage delays it, never drops it. */
+  async function writeUsage(record: UsageRecord): Promise<void> {
+    await deferredWrites
+      .attempt(`the usage record of run ${record.runId ?? ''}`, () => store.usage.insert(record))
+      .catch((err: unknown) => logger.error({ err, runId: record.runId }, "a run's usage record could not be stored"));
   }
 
   async function runClaimed(run: RunRecord, job: ActiveRun, instanceId: string, executeOperation: QueuedRunExecutor): Promise<void> {
     const startedAt = clock.now();
     let recorded = false;
-    const record = async (outcome: RunEnding) => {
+    /** `usage`: the run's own usage record, for an ending its execution did not record (a start failure). */
+    const record = async (outcome: RunEnding, usage?: UsageRecord) => {
       recorded = true;
       if (job.stopping) {
         // Cut off by this process's shutdown after it was charged: the run goes back to the
@@ -155,7 +260,8 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       // retried ending the store refused was dropped, and the run stayed `running`).
       await deferredWrites.attempt(`the ending of run ${run.id}`, async () => {
         try {
-          await complete(run, instanceId, { ...outcome, status, result });
+          const kept = await complete(run, instanceId, { ...outcome, status, result });
+          if (kept && usage !== undefined) await writeUsage(usage);
         } catch (err) {
           if (isStoreUnavailable(err)) throw err;
           // The outcome could not be written (a result the store refuses): the run still ends,
@@ -176,8 +282,13 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
     } catch (err) {
       if (recorded) return;
       // Refused before the execution recorded anything (the key, the resource, the input): the run fails with that error.
-      const fail = () =>
-        record({ status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs: clock.now() - startedAt, result: failedResult(err) });
+      const fail = () => {
+        const durationMs = clock.now() - startedAt;
+        return record(
+          { status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs, result: failedResult(err) },
+          usageOfStartFailure(run, durationMs),
+        );
+      };
       // Unless the store was out of reach: nothing was charged, so the run waits in the queue for
       // the store to be back rather than fail for a few seconds of outage (one more attempt).
       // Claimed again by this job's ending's pump (or any process's poll), not by a pump from here
@@ -228,7 +339,7 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       do {
         pumpAgain = false;
         while (executor !== null && claiming && active.size < settings.concurrency) {
-          const claimed = await store.runs.claim({ instanceId, now: clock.now(), maxRunningPerAccount: settings.maxRunningPerAccount });
+          const claimed = await store.runs.claim({ instanceId, now: clock.now(), maxRunningPerAccount: settings.maxRunningPerAccount, serves });
           if (!claimed) break;
           start(claimed, instanceId, executeOperation);
         }
@@ -304,13 +415,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
      * refused at once, and the run executes that version even if a label moves meanwhile.
      */
     async enqueue(caller: Caller, kind: RunKind, resourceId: string, inputs: Record<string, unknown>): Promise<QueuedRunAcceptance> {
-      const { version } = await lifecycle.resolve(kind, caller.account.id, resourceId, selectorOf(inputs));
-      // As the execution checks it (regression: an unknown model was accepted with 202, and the
-      // run failed when it started). Its start checks the key, plan and model again.
-      if (typeof inputs.model === 'string') {
-        const organisation = await store.organisations.findById(caller.account.organisationId);
-        ai.resolveModel({ requested: inputs.model, plan: caller.account.plan, euOnly: organisation?.euOnlyModels ?? false });
-      }
+      const { record, version } = await lifecycle.resolve(kind, caller.account.id, resourceId, selectorOf(inputs));
+      // Its start checks the key, plan and model again.
+      const models = await modelsOf(caller, record, inputs);
       const id = newId();
       await store.runs.enqueue({
         id,
@@ -325,6 +432,7 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         // The span queuing it (the request's operation span, or the caller's context when
         // tracing records nothing): the run's spans and provider calls continue its trace.
         traceContext: traceHeadersOf(telemetry.scopeOf(caller)?.span) ?? null,
+        models,
       });
       pump();
       return { run_id: id, status: 'queued' };

@@ -50,12 +50,20 @@ export function createRunRepository(db: PostgresDatabase): RunRepository {
     async enqueue(run) {
       await db.insert(runs).values(queuedRunRow(run));
     },
-    async claim({ instanceId, now, maxRunningPerAccount }) {
+    async claim({ instanceId, now, maxRunningPerAccount, serves }) {
+      // A run's models (QueuedRunModels, in its payload) are matched as JSON: no model it names
+      // outside the served list, and its default model, if it relies on one, this process's.
+      const served =
+        serves === undefined
+          ? sql``
+          : sql`
+            and not exists (select 1 from json_array_elements_text(q.payload->'models'->'ids') m(id) where m.id not in (select json_array_elements_text(${JSON.stringify(serves.ids)}::json)))
+            and coalesce(q.payload->'models'->>'defaultModel', ${serves.defaultModel}) = ${serves.defaultModel}`;
       return inTransaction(db, async (tx) => {
         const candidates = await tx.execute<{ id: string; account_id: string }>(sql`
           select q.id, q.account_id from runs q
           where q.status = 'queued'
-            and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})
+            and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})${served}
           order by q.id
           limit ${CLAIM_CANDIDATES}`);
         for (const candidate of candidates.rows) {

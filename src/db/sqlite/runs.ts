@@ -118,10 +118,18 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
     async enqueue(run) {
       db.insert(runs).values(queuedRunRow(run)).run();
     },
-    async claim({ instanceId, now, maxRunningPerAccount }) {
+    async claim({ instanceId, now, maxRunningPerAccount, serves }) {
       // Every process polls the queue: an empty one is answered by a read, so an idle poll never
       // takes the file's write lock from the processes serving requests.
       if (anyQueued().get() === undefined) return null;
+      // A run's models (QueuedRunModels, in its payload) are matched as JSON: no model it names
+      // outside the served list, and its default model, if it relies on one, this process's.
+      const served =
+        serves === undefined
+          ? sql``
+          : sql`
+                and not exists (select 1 from json_each(q.payload, '$.models.ids') m where m.value not in (select value from json_each(${JSON.stringify(serves.ids)})))
+                and coalesce(json_extract(q.payload, '$.models.defaultModel'), ${serves.defaultModel}) = ${serves.defaultModel}`;
       // One statement: the pick and the update cannot be split by another process's claim.
       return (
         db
@@ -131,7 +139,7 @@ export function createRunRepository(db: PorchDatabase): RunRepository {
             sql`${runs.id} = (
               select q.id from runs q
               where q.status = 'queued'
-                and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})
+                and q.account_id not in (select r.account_id from runs r where r.status = 'running' group by r.account_id having count(*) >= ${maxRunningPerAccount})${served}
               order by q.id limit 1)`,
           )
           .returning()

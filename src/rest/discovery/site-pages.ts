@@ -29,6 +29,11 @@ export interface DocSource {
   group: DocGroup;
   /** Background reading: listed under llms.txt's "Optional" section. */
   optional?: boolean;
+  /**
+   * Words a reader may search for that the page itself does not use (its text says "roll back",
+   * a reader types "rollback"): the search index holds them with the page's introduction.
+   */
+  searchKeywords?: readonly string[];
 }
 
 /** The docs pages, in reading order (group by group). A file that does not exist (yet) is simply not served. */
@@ -124,6 +129,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
     title: 'Versions and labels',
     summary: 'Every change is a numbered version; labels such as production publish one and roll back.',
     group: 'Author',
+    searchKeywords: ['rollback', 'revert', 'undo', 'promote', 'release', 'publish', 'deploy'],
   },
   {
     slug: 'sanitiser-rules',
@@ -213,7 +219,12 @@ export interface SearchSection {
   url: string;
   page: string;
   heading: string;
+  /** The section's text, cut to SEARCH_TEXT_MAX_CHARACTERS: what a result's snippet shows. */
   text: string;
+  /** Every distinct word of the section after the cut, so a word deep in a long section is found too. */
+  terms: string;
+  /** The page's searchKeywords, on its introduction; empty on its other sections. */
+  keywords: string;
 }
 
 export interface SitePages {
@@ -354,18 +365,33 @@ export function withoutTrailingSlashes(path: string): string {
 /** Characters of section text kept in the search index: enough to match on and to show a snippet. */
 const SEARCH_TEXT_MAX_CHARACTERS = 4_000;
 
+/**
+ * A word as the search box tokenizes it: letters, digits and underscores, so an identifier such
+ * as `porch_version` is a word (site.mjs indexes it whole and by its parts).
+ */
+const SEARCH_WORD = /[\p{L}\p{N}_]+/gu;
+
+/** The distinct words of `text`, lower-cased, in order of first appearance. */
+function distinctWords(text: string): string {
+  return [...new Set(Array.from(text.toLowerCase().matchAll(SEARCH_WORD), (match) => match[0]))].join(' ');
+}
+
 /** A page's rendered HTML cut into its introduction and its h2/h3 sections, as plain text. */
-function searchSections(path: string, title: string, html: string): Array<Omit<SearchSection, 'id'>> {
+function searchSections(path: string, title: string, html: string, keywords: readonly string[]): Array<Omit<SearchSection, 'id'>> {
   const sections: Array<Omit<SearchSection, 'id'>> = [];
   const headings = [...html.matchAll(/<h([23]) id="([^"]*)">([\s\S]*?)<\/h\1>/g)];
-  const textBetween = (from: number, to: number) => textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim().slice(0, SEARCH_TEXT_MAX_CHARACTERS);
+  // The snippet text is cut to keep the index small; the words after the cut are indexed once each.
+  const section = (url: string, heading: string, from: number, to: number, sectionKeywords: string): Omit<SearchSection, 'id'> => {
+    const whole = textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim();
+    const text = whole.slice(0, SEARCH_TEXT_MAX_CHARACTERS);
+    return { url, page: title, heading, text, terms: distinctWords(whole.slice(text.length)), keywords: sectionKeywords };
+  };
   const firstHeading = headings[0]?.index ?? html.length;
-  const introduction = textBetween(html.indexOf('</h1>') + 5, firstHeading);
-  sections.push({ url: path, page: title, heading: title, text: introduction });
+  sections.push(section(path, title, html.indexOf('</h1>') + 5, firstHeading, keywords.join(' ')));
   headings.forEach((match, index) => {
     const start = (match.index ?? 0) + match[0].length;
     const end = headings[index + 1]?.index ?? html.length;
-    sections.push({ url: `${path}#${match[2] ?? ''}`, page: title, heading: textOfHtml(match[3] ?? ''), text: textBetween(start, end) });
+    sections.push(section(`${path}#${match[2] ?? ''}`, textOfHtml(match[3] ?? ''), start, end, ''));
   });
   return sections;
 }
@@ -469,8 +495,14 @@ export function buildSitePages({ rootDir, basePath = '', document, skills, asset
   ];
 
   // The index covers every page; the API reference by its Markdown rendering, as Swagger UI draws in the browser.
+  const keywordsOfPath = new Map(docs.map((doc) => [`${SITE_PATHS.docs}/${doc.slug}`, doc.searchKeywords ?? []]));
   const sections = drafts.flatMap((entry) =>
-    searchSections(at(entry.path), entry.title, entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body),
+    searchSections(
+      at(entry.path),
+      entry.title,
+      entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body,
+      keywordsOfPath.get(entry.path) ?? [],
+    ),
   );
   const searchJson = JSON.stringify(sections.map((section, id) => ({ id, ...section })));
   const searchIndex = { url: fingerprintedUrl('search-index', 'json', searchJson), json: searchJson };

@@ -68,11 +68,22 @@ describe('resolveModel', () => {
     }
   });
 
-  it('falls back to the configured default when the resource default is no longer configured', () => {
+  it('refuses a resource default the server does not offer, naming it, instead of using the configured default (regression: silently replaced)', () => {
     for (const resourceDefault of ['us-cloud/retired', 'gone/model', 'malformed']) {
-      const model = gateway.resolveModel({ resourceDefault, plan: 'free', euOnly: false });
-      expect(model, resourceDefault).toMatchObject({ id: 'us-cloud/general', source: 'configured-default' });
+      const error = porchErrorOf(() => gateway.resolveModel({ resourceDefault, plan: 'free', euOnly: false }));
+      expect(error.code, resourceDefault).toBe('VALIDATION_ERROR');
+      expect(error.status).toBe(400);
+      expect(error.message).toBe(
+        `Unknown model "${resourceDefault}": it is the resource's saved model, and this server does not offer it. ` +
+          `Configure its provider on the server, change the resource's model, or name another model in field "model". ` +
+          'Available models: us-cloud/general, echo/echo.',
+      );
     }
+  });
+
+  it('lets a requested model win over a resource default the server does not offer', () => {
+    const model = gateway.resolveModel({ requested: 'us-cloud/general', resourceDefault: 'gone/model', plan: 'free', euOnly: false });
+    expect(model).toMatchObject({ id: 'us-cloud/general', source: 'requested' });
   });
 
   it('rejects an unknown requested model with 400 VALIDATION_ERROR listing the usable models', () => {
@@ -107,7 +118,9 @@ describe('resolveModel', () => {
   });
 
   it('applies plan and EU checks to resource and configured defaults too', () => {
-    expect(porchErrorOf(() => gateway.resolveModel({ resourceDefault: 'us-cloud/premium', plan: 'free', euOnly: false })).code).toBe('MODEL_ACCESS_DENIED');
+    const denied = porchErrorOf(() => gateway.resolveModel({ resourceDefault: 'us-cloud/premium', plan: 'free', euOnly: false }));
+    expect(denied.code).toBe('MODEL_ACCESS_DENIED');
+    expect(denied.message).toContain('The resource\'s saved model "us-cloud/premium"');
     const error = porchErrorOf(() => gateway.resolveModel({ plan: 'expert', euOnly: true }));
     expect(error.code).toBe('MODEL_ACCESS_DENIED');
     expect(error.message).toContain('The default model "us-cloud/general"');
