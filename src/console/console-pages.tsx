@@ -108,6 +108,10 @@ function sendHtml(res: Response, status: number, page: VNode, options: { fragmen
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   // Pages show account data and sometimes a secret shown once: never stored by a browser or proxy.
   res.setHeader('Cache-Control', 'no-store');
+  // A form answered with "your session has ended" links to the sign-in with the page it was sent
+  // from (signInLink), read from the Referer; helmet's `no-referrer` kept browsers from sending it
+  // (regression: the link had no ?next=). `same-origin` sends it to Porch only, never to another site.
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.send(options.fragment ? renderToString(page) : `<!doctype html>${renderToString(page)}`);
 }
 

@@ -141,6 +141,22 @@ describe('composition editor', () => {
     expect(compared.html).toContain('Version 1 → version 2');
   });
 
+  it('says a version compared with itself is the same one, and offers it beside its neighbour (regression: "only one version")', async () => {
+    const id = await createComposition();
+    await browser.get(`/console/compositions/${id}`);
+    await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, template: 'Second {{product}}', intent: 'save' });
+    const same = await browser.get(`/console/compositions/${id}/versions?from=2&to=2`);
+    expect(same.status).toBe(200);
+    expect(same.html).not.toContain('Only one version');
+    expect(same.html).toContain('From and To are both v2: pick two different versions above');
+    expect(same.html).toContain(`href="/console/compositions/${id}/versions?from=1&amp;to=2"`);
+    const first = await browser.get(`/console/compositions/${id}/versions?from=1&to=1`);
+    expect(first.html).toContain(`href="/console/compositions/${id}/versions?from=1&amp;to=2"`);
+    // An item with one version still says so.
+    const single = await browser.get(`/console/compositions/${await createComposition()}/versions`);
+    expect(single.html).toContain('Only one version to show: save a change to compare.');
+  });
+
   it('detects undeclared variables and previews the template with sample values', async () => {
     await browser.get('/console/compositions/new');
     const preview = await browser.post('/console/compositions/new', {

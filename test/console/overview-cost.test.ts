@@ -155,7 +155,7 @@ describe('the overview’s cost against the session’s rate limit (regression: 
       // The tables: the split's totals and the days, as get_usage states them.
       const bySplit = await usage(`${range}&group_by=${split}`);
       for (const row of [...bySplit.rows, ...byDay.rows]) {
-        expect(page.html).toContain(`<td>${row.group ?? '(no single model)'}</td>`);
+        expect(page.html).toContain(`>${row.group ?? '(no single model)'}</td>`);
       }
       expect(page.html).toContain(`<div class="figure">${byDay.totals.total_tokens.toLocaleString('en')}</div>`);
       expect(page.html).toContain(`<div class="figure">${byDay.totals.requests.toLocaleString('en')}</div>`);

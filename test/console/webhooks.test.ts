@@ -120,6 +120,23 @@ describe('endpoints', () => {
     expect(endpointIds(refused.html)).toEqual([]);
   });
 
+  it('marks a refused URL invalid, described by its message, in the create and the settings form (regression: only the notice named it)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    await browser.get(PATH);
+    const fresh = await browser.get(PATH);
+    expect(fresh.html).not.toMatch(/id="webhook-url"[^>]*aria-invalid/);
+    const refused = await browser.post(`${PATH}/endpoints`, { url: 'http://10.0.0.7/hook', events: ['run.completed'] });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toMatch(/id="webhook-url"[^>]*aria-invalid="true" aria-describedby="webhook-url-hint webhook-url-errors"/);
+    expect(refused.html).toMatch(/<ul class="field-errors" id="webhook-url-errors"><li>[^<]+<\/li><\/ul>/);
+    const { id } = await register(browser, `${receiver.url}/marked`);
+    await browser.get(`${PATH}/${id}`);
+    const edited = await browser.post(`${PATH}/${id}`, { url: 'http://169.254.169.254/latest', events: ['run.failed'] });
+    expect(edited.status).toBe(400);
+    expect(edited.html).toMatch(/id="edit-url"[^>]*aria-invalid="true" aria-describedby="edit-url-errors"/);
+    expect(edited.html).toContain('<ul class="field-errors" id="edit-url-errors">');
+  });
+
   it('refuses an endpoint with no event ticked, naming the field', async () => {
     const { browser } = await signedInBrowser(harness);
     await browser.get(PATH);

@@ -5,6 +5,7 @@
  * itself; other plans see why.
  */
 import type { z } from 'zod';
+import { Fragment } from 'preact';
 import { MAX_ROTATION_GRACE_SECONDS } from '../../core/accounts/accounts.js';
 import { ALL_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_DESCRIPTIONS } from '../../core/access/scopes.js';
 import type { PorchError } from '../../core/errors.js';
@@ -61,6 +62,35 @@ function KeyStatus({ item, successor }: { item: OwnKey; successor: OwnKey | unde
   );
 }
 
+/**
+ * Scopes, comma-separated, each free to break after its colon (`execute:` / `composition`): the
+ * column's narrowest width is then its longest half, which keeps the keys table within 1280 px
+ * (regression: 36 px too wide, clipping the rotation choice).
+ */
+function ScopeList({ scopes }: { scopes: readonly string[] }) {
+  return (
+    <>
+      {scopes.map((scope, index) => {
+        const colon = scope.indexOf(':');
+        return (
+          <Fragment key={scope}>
+            {index > 0 ? ', ' : ''}
+            {colon < 0 ? (
+              scope
+            ) : (
+              <>
+                {scope.slice(0, colon + 1)}
+                <wbr />
+                {scope.slice(colon + 1)}
+              </>
+            )}
+          </Fragment>
+        );
+      })}
+    </>
+  );
+}
+
 function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
   const byId = new Map(keys.map((item) => [item.id, item]));
@@ -83,14 +113,16 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
         <tbody>
           {keys.map((item) => (
             <tr key={item.id}>
-              <td>{item.name}</td>
+              <td class="name key-name">{item.name}</td>
               <td>
                 <code>{item.prefix}…</code>
               </td>
               <td>
                 <KeyStatus item={item} successor={item.replaced_by ? byId.get(item.replaced_by) : undefined} />
               </td>
-              <td>{item.scopes.join(', ')}</td>
+              <td>
+                <ScopeList scopes={item.scopes} />
+              </td>
               <td class="number">
                 {item.limits.requests_per_minute}/min
                 <br />
@@ -162,11 +194,13 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
             <tbody>
               {apps.map((app) => (
                 <tr key={app.id}>
-                  <td>
+                  <td class="name">
                     {/* The app's own words, registered maybe before bidi characters were refused: isolated. */}
                     <bdi>{app.name}</bdi>
                   </td>
-                  <td>{app.scopes.join(', ')}</td>
+                  <td>
+                    <ScopeList scopes={app.scopes} />
+                  </td>
                   <td>{dateTime(app.connected_at)}</td>
                   <td>{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
                   <td>

@@ -16,6 +16,19 @@ import { Notice, PostForm } from './layout.js';
 export const CONNECT_PATH = `${CONSOLE_PATHS.root}/connect`;
 
 /**
+ * What each scope lets a connected app do, which is less than it lets a key for two scopes: an
+ * app's token works only on the MCP server, where `put_byok_key` is not a tool, and never mints a
+ * key (`create_key` and `rotate_key` answer it ACCESS_DENIED, docs/mcp.md). The consent page
+ * promises what approving grants, no more (regression: it offered to create and rotate keys).
+ */
+export const APP_SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  ...SCOPE_DESCRIPTIONS,
+  'manage:keys': "List and revoke the account's API keys, and list and disconnect its connected apps (an app can never create or rotate a key)",
+  'manage:organisation':
+    'Organisation admins only: read the organisation and its members, set its policies, manage its sanitiser rules, list and revoke its BYOK provider keys (an app cannot add one)',
+};
+
+/**
  * The consent form's answer redirects, through the authorization endpoint, to the app's redirect
  * URI on another origin; browsers hold such a redirect to the page's CSP `form-action`, which
  * allows only this site. The consent page allows that one destination besides.
@@ -81,7 +94,7 @@ function ConsentForm({
               {offered.map((scope: Scope) => (
                 <label key={scope}>
                   <input type="checkbox" name="scope" value={scope} checked={checked.includes(scope)} /> {scope}
-                  <span class="hint"> {SCOPE_DESCRIPTIONS[scope]}</span>
+                  <span class="hint"> {APP_SCOPE_DESCRIPTIONS[scope]}</span>
                 </label>
               ))}
             </div>

@@ -31,6 +31,8 @@ const PATH = `${CONSOLE_PATHS.root}/playground`;
 const RUNS_PATH = `${CONSOLE_PATHS.root}/runs`;
 /** Form fields of variables carry this prefix, so a variable may be named like any other field. */
 const VARIABLE_PREFIX = 'var.';
+/** The names of the variables the form was built with, so a run of a version that takes others is not sent half-filled. */
+const SHOWN_FIELDS = 'shown_variables';
 
 interface Ran {
   output: ExecutionOutput;
@@ -74,7 +76,13 @@ function selectorChoices(runnable: Runnable): Array<{ value: string; label: stri
     .filter(([label]) => label !== 'latest')
     .map(([label, version]) => ({ value: `label:${label}`, label: `${label} (version ${version})` }));
   return [
-    { value: '', label: runnable.labels.production === undefined ? 'Default: latest' : 'Default: production' },
+    {
+      value: '',
+      label:
+        runnable.labels.production === undefined
+          ? `Default: latest (version ${runnable.labels.latest ?? '?'})`
+          : `Default: production (version ${runnable.labels.production})`,
+    },
     { value: 'label:latest', label: `latest (version ${runnable.labels.latest ?? '?'})` },
     ...labels,
     ...runnable.versions.map((version) => ({ value: `version:${version}`, label: `Version ${version}` })),
@@ -89,15 +97,19 @@ function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request
       </h2>
       {runnable.description ? <p class="hint flush">{runnable.description}</p> : null}
       <input type="hidden" name="resource" value={resourceRef(runnable)} />
+      <input type="hidden" name={SHOWN_FIELDS} value={variableNames(runnable)} />
       <div class="field">
         <label for="selector">Version or label</label>
-        <select id="selector" name="selector">
+        <select id="selector" name="selector" aria-describedby="selector-hint">
           {selectorChoices(runnable).map((choice) => (
             <option value={choice.value} selected={choice.value === (request.selector ?? '')} key={choice.value}>
               {choice.label}
             </option>
           ))}
         </select>
+        <p class="hint" id="selector-hint">
+          The form below is version {runnable.shownVersion}’s. Pick another version and run: if it takes other inputs, its form opens first.
+        </p>
       </div>
       {runnable.takesInput ? (
         <div class="field">
@@ -232,6 +244,21 @@ function Result({ ran }: { ran: Ran }): JSX.Element {
   );
 }
 
+/** A form's variable names, in a stable order, as the hidden field carries them. */
+function variableNames(runnable: Runnable): string {
+  return runnable.variables
+    .map((variable) => variable.name)
+    .sort()
+    .join(' ');
+}
+
+/** The page's own address for a resource at a selector, so a reload opens the same form. */
+function addressOf(selected: string | undefined, selector: string | undefined): string {
+  if (selected === undefined) return PATH;
+  const query = new URLSearchParams({ resource: selected, ...(selector ? { selector } : {}) });
+  return `${PATH}?${query.toString()}`;
+}
+
 function requestFrom(body: ReturnType<typeof formBody>, runnable: Runnable): ExecutionRequest {
   const variables: Record<string, string> = {};
   for (const variable of runnable.variables) {
@@ -250,7 +277,7 @@ const EMPTY_REQUEST: ExecutionRequest = { selector: undefined, variables: {}, in
 async function show(
   ctx: PageContext,
   selected: string | undefined,
-  state: { request?: ExecutionRequest; ran?: Ran; error?: PorchError; runnable?: Runnable | null; status?: number } = {},
+  state: { request?: ExecutionRequest; ran?: Ran; error?: PorchError; runnable?: Runnable | null; status?: number; reopened?: boolean } = {},
 ): Promise<void> {
   const choices = await listResources(ctx.api);
   const runnable = state.runnable ?? null;
@@ -259,13 +286,16 @@ async function show(
     active: 'playground',
     // A run answers at the page's GET address for its resource, so a reload opens the resource's
     // form again rather than running it again or losing it (regression: the bare playground).
-    address: selected === undefined ? PATH : `${PATH}?resource=${encodeURIComponent(selected)}`,
+    address: addressOf(selected, state.request?.selector),
     status: state.status,
     body: (
       <section>
         <h1>Playground</h1>
         <p class="lead">Run any composition, skill, persona or workflow, at any version or label. Runs cost credits as they do over the API.</p>
         {state.error ? <Notice kind="error">{state.error.message}</Notice> : null}
+        {state.reopened && runnable ? (
+          <Notice kind="info">Version {runnable.shownVersion} takes other inputs than the form you filled in: check them below and run again.</Notice>
+        ) : null}
         <ResourcePicker choices={choices} selected={selected} />
         {runnable ? (
           <div class="playground-grid">
@@ -281,12 +311,13 @@ async function show(
 export function registerPlaygroundPages(pages: PageRegistrar): void {
   pages.page('GET', PATH, async (ctx) => {
     const selected = typeof ctx.req.query.resource === 'string' ? ctx.req.query.resource : undefined;
+    const selector = typeof ctx.req.query.selector === 'string' && ctx.req.query.selector !== '' ? ctx.req.query.selector : undefined;
     const ref = parseResourceRef(selected);
     if (selected !== undefined && !ref) return show(ctx, selected, { error: notFound(), status: 404 });
     if (!ref) return show(ctx, undefined);
-    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id);
+    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id, selector);
     if (!loaded.ok) return show(ctx, selected, { error: loaded.error, status: ERROR_TABLE[loaded.error.code].status });
-    return show(ctx, selected, { runnable: loaded.runnable });
+    return show(ctx, selected, { runnable: loaded.runnable, request: { ...EMPTY_REQUEST, selector } });
   });
 
   pages.page('POST', PATH, async (ctx) => {
@@ -294,9 +325,15 @@ export function registerPlaygroundPages(pages: PageRegistrar): void {
     const selected = formValue(body, 'resource');
     const ref = parseResourceRef(selected);
     if (!ref) return show(ctx, selected, { error: notFound(), status: 404 });
-    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id);
+    const loaded = await loadRunnable(ctx.api, ref.kind, ref.id, formValue(body, 'selector'));
     if (!loaded.ok) return show(ctx, selected, { error: loaded.error, status: ERROR_TABLE[loaded.error.code].status });
     const request = requestFrom(body, loaded.runnable);
+    // The form was filled in for another version whose variables differ: open the selected
+    // version's form (keeping the values of the names both share) rather than run it half-filled.
+    const shown = body[SHOWN_FIELDS];
+    if (typeof shown === 'string' && shown !== variableNames(loaded.runnable)) {
+      return show(ctx, selected, { runnable: loaded.runnable, request, reopened: true });
+    }
     const result = await execute(ctx.api, loaded.runnable, request);
     if (!result.ok) {
       return show(ctx, selected, { runnable: loaded.runnable, request, error: result.error, status: ERROR_TABLE[result.error.code].status });

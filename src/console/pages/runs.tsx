@@ -157,14 +157,14 @@ export function RunsTable({
                 <a href={`${PATH}/${run.id}`}>{dateTime(run.created_at)}</a>
               </td>
               <td>{run.kind}</td>
-              <td>
+              <td class="name">
                 {names.get(run.resource_id) ?? <code>{run.resource_id.slice(0, 8)}</code>}
                 {run.version === null ? null : <span class="muted"> v{run.version}</span>}
               </td>
               <td>
                 <StatusBadge status={run.status} />
               </td>
-              <td>{run.model ?? '—'}</td>
+              <td class="name">{run.model ?? '—'}</td>
               <td class="number">{wholeNumber(run.token_usage.total_tokens)}</td>
               <td class="number">{creditsText(run.credits_charged)}</td>
               <td class="number">{durationText(run)}</td>
@@ -333,7 +333,7 @@ export function registerRunsPages(pages: PageRegistrar): void {
             <Notice kind="error">{runs.error.message}</Notice>
           )}
           <nav class="pager" aria-label="Pages of runs">
-            {filters.cursor ? <a href={`${PATH}${queryString(withoutCursor)}`}>Newest runs</a> : null}
+            {filters.cursor ? <a href={`${PATH}${queryString(withoutCursor)}`}>← Newest runs</a> : null}
             {runs.ok && runs.data.next_cursor ? (
               <a href={`${PATH}${queryString({ ...withoutCursor, cursor: runs.data.next_cursor })}`} rel="next">
                 Older runs →

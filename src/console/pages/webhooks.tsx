@@ -23,6 +23,7 @@ import { updateWebhook } from '../../operations/update-webhook.js';
 import type { webhookDeliverySchema, webhookEndpointSchema } from '../../operations/webhook-schemas.js';
 import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
 import { type FormBody, formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
+import { FieldErrors, type FieldIssue, issuesOf, messagesAt } from './catalog/form-parts.js';
 import { actionFor, BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './catalog/edit-base.js';
 import { credits, dateTime } from './format.js';
 import { Notice, PostForm, TableWrap } from './layout.js';
@@ -40,11 +41,12 @@ const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> =
   'credits.low': 'the balance fell below the threshold',
 };
 
+/** Short enough to be read whole in the select on a 390 px phone (regression: cut at "24 h"); the label says what they are about. */
 const GRACE_CHOICES = [
-  { seconds: 0, label: 'Retire the old secret now' },
-  { seconds: 3_600, label: 'Keep signing with the old one for 1 hour' },
-  { seconds: DEFAULT_SECRET_GRACE_SECONDS, label: 'Keep signing with the old one for 24 hours' },
-  { seconds: MAX_SECRET_GRACE_SECONDS, label: 'Keep signing with the old one for 7 days' },
+  { seconds: 0, label: 'stops signing at once' },
+  { seconds: 3_600, label: 'also signs for 1 hour' },
+  { seconds: DEFAULT_SECRET_GRACE_SECONDS, label: 'also signs for 24 hours' },
+  { seconds: MAX_SECRET_GRACE_SECONDS, label: 'also signs for 7 days' },
 ] as const;
 
 /** What a page shows once after an action: a secret shown once, what happened, or the error met. */
@@ -152,7 +154,38 @@ function EventBoxes({ idPrefix, checked }: { idPrefix: string; checked: readonly
 /** The events a new endpoint's form offers ticked. */
 const DEFAULT_NEW_EVENTS = ['run.completed', 'run.failed'];
 
-function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody }) {
+/**
+ * The URL input with its hint and the refusal's messages about it, marked invalid and described
+ * by them as the other forms' fields are (regression: a refused URL was named only in the notice).
+ */
+function UrlField({ id, value, issues, hint }: { id: string; value: string; issues: readonly FieldIssue[]; hint?: string }) {
+  const messages = messagesAt(issues, 'url');
+  const describedBy = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-errors` : ''].filter((part) => part !== '').join(' ') || undefined;
+  return (
+    <div class={messages.length > 0 ? 'field field-invalid' : 'field'}>
+      <label for={id}>URL</label>
+      <input
+        id={id}
+        name="url"
+        type="text"
+        inputMode="url"
+        maxLength={2_048}
+        value={value}
+        placeholder="https://example.com/porch-events"
+        aria-invalid={messages.length > 0 ? 'true' : undefined}
+        aria-describedby={describedBy}
+      />
+      {hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      <FieldErrors id={`${id}-errors`} messages={messages} />
+    </div>
+  );
+}
+
+function CreateForm({ csrfToken, values, error }: { csrfToken: string; values: FormBody; error: PorchError | undefined }) {
   // A form sent back after a refusal shows the boxes as they were sent, none ticked included
   // (regression: unticking every box brought the defaults back with the refusal).
   const sent = Object.keys(values).length > 0;
@@ -160,21 +193,12 @@ function CreateForm({ csrfToken, values }: { csrfToken: string; values: FormBody
   return (
     <PostForm action={`${PATH}/endpoints`} csrfToken={csrfToken} class="stack panel">
       <h2>Register an endpoint</h2>
-      <div class="field">
-        <label for="webhook-url">URL</label>
-        <input
-          id="webhook-url"
-          name="url"
-          type="text"
-          inputMode="url"
-          maxLength={2_048}
-          value={formValue(values, 'url') ?? ''}
-          placeholder="https://example.com/porch-events"
-        />
-        <span class="hint">
-          https, on a public address. Loopback and private addresses are refused unless the operator allows the host (webhooks.allow_hosts).
-        </span>
-      </div>
+      <UrlField
+        id="webhook-url"
+        value={formValue(values, 'url') ?? ''}
+        issues={sent ? issuesOf(error) : []}
+        hint="https, on a public address. Loopback and private addresses are refused unless the operator allows the host (webhooks.allow_hosts)."
+      />
       <div class="field">
         <label for="webhook-description">Description (optional)</label>
         <input id="webhook-description" name="description" type="text" maxLength={500} value={formValue(values, 'description') ?? ''} />
@@ -243,7 +267,7 @@ async function renderList(ctx: PageContext, outcome: Outcome = {}, createValues:
         {plan === 'expert' || endpoints.data.items.length > 0 ? <EndpointsTable endpoints={endpoints.data.items} /> : null}
         {plan === 'expert' ? (
           <div class="webhook-panels">
-            <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} />
+            <CreateForm csrfToken={ctx.signedIn.csrfToken} values={createValues} error={outcome.error} />
             <ThresholdForm csrfToken={ctx.signedIn.csrfToken} thresholdCredits={threshold.data.threshold_credits} typed={typedThreshold} />
           </div>
         ) : null}
@@ -365,16 +389,25 @@ function settingsTexts(settings: SettingsFields): FieldTexts {
  * the digests of the fields as they were when the form was first opened (`base`): a save sends
  * only the fields that differ from it.
  */
-function EditForm({ endpoint, csrfToken, shown, base }: { endpoint: Endpoint; csrfToken: string; shown: SettingsFields; base: Digests }) {
+function EditForm({
+  endpoint,
+  csrfToken,
+  shown,
+  base,
+  issues,
+}: {
+  endpoint: Endpoint;
+  csrfToken: string;
+  shown: SettingsFields;
+  base: Digests;
+  issues: readonly FieldIssue[];
+}) {
   // The base in the action too, so Back never sends typed values with a newer base (actionFor).
   return (
     <PostForm action={actionFor(endpointPath(endpoint.id), base)} csrfToken={csrfToken} class="stack panel">
       <h2>Settings</h2>
       <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} />
-      <div class="field">
-        <label for="edit-url">URL</label>
-        <input id="edit-url" name="url" type="text" inputMode="url" maxLength={2_048} value={shown.url} />
-      </div>
+      <UrlField id="edit-url" value={shown.url} issues={issues} />
       <div class="field">
         <label for="edit-description">Description (optional)</label>
         <input id="edit-description" name="description" type="text" maxLength={500} value={shown.description} />
@@ -399,7 +432,7 @@ function SecretAndDelete({ endpoint, csrfToken }: { endpoint: Endpoint; csrfToke
       ) : null}
       <PostForm action={`${endpointPath(endpoint.id)}/rotate`} csrfToken={csrfToken} class="actions">
         <label class="hint" for="grace">
-          After rotating
+          After rotating, the old secret
         </label>
         <select id="grace" name="grace_seconds">
           {GRACE_CHOICES.map((choice) => (
@@ -482,6 +515,7 @@ async function renderEndpoint(ctx: PageContext, id: string, outcome: Outcome = {
             csrfToken={ctx.signedIn.csrfToken}
             shown={draft?.shown ?? settingsOf(endpoint.data)}
             base={draft?.base ?? digestsOf(settingsTexts(settingsOf(endpoint.data)))}
+            issues={draft ? issuesOf(outcome.error) : []}
           />
           <SecretAndDelete endpoint={endpoint.data} csrfToken={ctx.signedIn.csrfToken} />
         </div>

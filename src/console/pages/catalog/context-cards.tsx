@@ -77,14 +77,14 @@ async function renderList(ctx: PageContext): Promise<void> {
               <tbody>
                 {cards.map((card) => (
                   <tr key={card.id}>
-                    <td>
+                    <td class="name">
                       <a href={`${PATH}/${card.id}`}>
                         {card.emoji ? `${card.emoji} ` : ''}
                         {card.title}
                       </a>
                     </td>
-                    <td>{card.category ?? ''}</td>
-                    <td>{card.tags.join(', ')}</td>
+                    <td class="name">{card.category ?? ''}</td>
+                    <td class="name">{card.tags.join(', ')}</td>
                     <td class="nowrap">{dateTime(card.updated_at)}</td>
                   </tr>
                 ))}

@@ -92,10 +92,10 @@ export async function renderList(kind: CatalogKind, ctx: PageContext): Promise<v
               <tbody>
                 {items.map((item) => (
                   <tr key={item.id}>
-                    <td>
+                    <td class="name">
                       <a href={`${kind.path}/${item.id}`}>{item.name}</a>
                     </td>
-                    <td>{item.description}</td>
+                    <td class="name">{item.description}</td>
                     <td>{kind.column.value(item)}</td>
                     <td class="nowrap">{dateTime(item.created_at)}</td>
                     <td>
@@ -163,10 +163,16 @@ function isDefinitionPath(path: string | null): path is string {
 
 /** The parts of a composition's variable row that show their problems (the Required box shows none). */
 const VARIABLE_CELLS = ['name', 'default', 'description', 'sample'] as const;
+/** A variable name box's width bounds, in characters. */
+const MIN_NAME_SIZE = 10;
+const MAX_NAME_SIZE = 40;
 
 function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues: readonly FieldIssue[] }): JSX.Element {
   // One empty row to declare another variable without JavaScript.
   const shown = [...rows, { name: '', required: false, default: '', description: '', sample: '' }];
+  // The name boxes are as wide as the longest name (within bounds), so a name reads whole; the
+  // table scrolls on a phone instead (regression: cut to "customer_na" at 390 px).
+  const nameSize = Math.min(Math.max(...shown.map((row) => row.name.length), MIN_NAME_SIZE) + 2, MAX_NAME_SIZE);
   return (
     <fieldset class="variables">
       <legend>Variables</legend>
@@ -200,7 +206,8 @@ function VariablesTable({ rows, issues }: { rows: readonly VariableRow[]; issues
                       aria-label={`${label} of variable ${index + 1}`}
                       aria-invalid={messages.length > 0 ? 'true' : undefined}
                       aria-describedby={messages.length > 0 ? `${fieldId(at(part))}-errors` : undefined}
-                      class={part === 'sample' ? 'sample' : undefined}
+                      class={part === 'sample' ? 'sample' : part === 'name' ? 'variable-name' : undefined}
+                      size={part === 'name' ? nameSize : undefined}
                     />
                     <FieldErrors id={`${fieldId(at(part))}-errors`} messages={messages} />
                   </td>

@@ -290,10 +290,34 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
             Compare
           </button>
         </form>
-        {from === to ? <p class="empty">Only one version to show: save a change to compare.</p> : <DiffTable rows={rows} from={from} to={to} />}
+        {from !== to ? (
+          <DiffTable rows={rows} from={from} to={to} />
+        ) : numbers.length <= 1 ? (
+          <p class="empty">Only one version to show: save a change to compare.</p>
+        ) : (
+          <SameVersion path={`${kind.path}/${id}/versions`} version={to} />
+        )}
       </section>
     ),
   });
+}
+
+/**
+ * Both sides name one version, so there is nothing to compare: say so, and offer it beside its
+ * neighbour (regression: the page said the item had only one version).
+ */
+function SameVersion({ path, version }: { path: string; version: number }): JSX.Element {
+  // Version 1 has no earlier one: it goes beside version 2 (the page shows this only when there is one).
+  const [from, to] = version > 1 ? [version - 1, version] : [version, version + 1];
+  return (
+    <p class="empty">
+      From and To are both v{version}: pick two different versions above, or{' '}
+      <a href={`${path}?from=${from}&to=${to}`}>
+        compare v{from} with v{to}
+      </a>
+      .
+    </p>
+  );
 }
 
 export async function setLabel(kind: CatalogKind, ctx: PageContext, id: string): Promise<void> {

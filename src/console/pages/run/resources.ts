@@ -3,6 +3,7 @@
  * to name a run's resource), one resource's runnable shape (its versions, labels and the inputs
  * its definition declares), and executing it, each through the kind's own operations.
  */
+import { PRODUCTION_LABEL } from '../../../core/catalog/versions.js';
 import { templateReferences } from '../../../core/engine/template.js';
 import type { PorchError } from '../../../core/errors.js';
 import { compositionLifecycle, personaLifecycle, skillLifecycle, workflowLifecycle } from '../../../operations/catalog-lifecycle.js';
@@ -81,6 +82,8 @@ export interface Runnable {
   /** Label -> version (`latest` included). */
   labels: Record<string, number>;
   versions: number[];
+  /** The version whose declared inputs the form shows: the one the selector runs. */
+  shownVersion: number;
   variables: InputField[];
   /** Skills and personas take a text (`input`); personas also an optional `context`. */
   takesInput: boolean;
@@ -102,51 +105,90 @@ function declaredFields(declared: Declared, template: string | null): InputField
   return fields;
 }
 
-/** Loads a resource with its versions; the error is the API's (404 for another account's id). */
+/**
+ * The version an execution with this selector runs, as core resolves it: a label names its
+ * version, `version:N` itself, and no selector `production` when it is set, else the newest.
+ * A label or version the resource does not have answers the newest, and the run is refused by the
+ * API with its own message.
+ */
+export function selectedVersion(labels: Record<string, number>, newest: number, versions: readonly number[], selector: string | undefined): number {
+  const asked = selectorInput(selector);
+  if (asked.version !== undefined) return versions.includes(asked.version) ? asked.version : newest;
+  if (asked.label !== undefined) return labels[asked.label] ?? newest;
+  return labels[PRODUCTION_LABEL] ?? newest;
+}
+
+/**
+ * The definition at the version the form is for: the newest one came with the resource, an older
+ * one (a label such as `production` left on it, or a version picked by number) is read, since its
+ * variables may differ (regression: the form showed the newest version's, and a run of
+ * `production` was refused for a variable the form never offered).
+ */
+async function definitionAt<Definition>(
+  newest: Definition & { version: number },
+  version: number,
+  readVersion: (version: number) => Promise<CallResult<{ definition: Definition }>>,
+): Promise<Definition> {
+  if (version === newest.version) return newest;
+  const older = await readVersion(version);
+  return older.ok ? older.data.definition : newest;
+}
+
+/**
+ * Loads a resource with its versions, its form built from the version `selector` runs; the error
+ * is the API's (404 for another account's id).
+ */
 export async function loadRunnable(
   api: OperationCaller,
   kind: RunKind,
   id: string,
+  selector?: string,
 ): Promise<{ ok: true; runnable: Runnable } | { ok: false; error: PorchError }> {
   const common = (
-    detail: { id: string; name: string; description: string; labels: Record<string, number> },
+    detail: { id: string; name: string; description: string; labels: Record<string, number>; version: number },
     versions: CallResult<{ items: Array<{ version: number }> }>,
-  ) => ({
-    kind,
-    id: detail.id,
-    name: detail.name,
-    description: detail.description,
-    labels: detail.labels,
-    versions: versions.ok ? versions.data.items.map((item) => item.version) : [],
-  });
+  ) => {
+    const numbers = versions.ok ? versions.data.items.map((item) => item.version) : [];
+    return {
+      kind,
+      id: detail.id,
+      name: detail.name,
+      description: detail.description,
+      labels: detail.labels,
+      versions: numbers,
+      shownVersion: selectedVersion(detail.labels, detail.version, numbers, selector),
+    };
+  };
   switch (kind) {
     case 'composition': {
-      const [detail, versions] = await Promise.all([api.call(compositionLifecycle.get, { id }), api.call(compositionLifecycle.listVersions, { id })]);
+      const lifecycle = compositionLifecycle;
+      const [detail, versions] = await Promise.all([api.call(lifecycle.get, { id }), api.call(lifecycle.listVersions, { id })]);
       if (!detail.ok) return detail;
+      const shared = common(detail.data, versions);
+      const definition = await definitionAt(detail.data, shared.shownVersion, (version) => api.call(lifecycle.getVersion, { id, version }));
       return {
         ok: true,
-        runnable: {
-          ...common(detail.data, versions),
-          variables: declaredFields(detail.data.variables, detail.data.template),
-          takesInput: false,
-          takesContext: false,
-        },
+        runnable: { ...shared, variables: declaredFields(definition.variables, definition.template), takesInput: false, takesContext: false },
       };
     }
     case 'workflow': {
-      const [detail, versions] = await Promise.all([api.call(workflowLifecycle.get, { id }), api.call(workflowLifecycle.listVersions, { id })]);
+      const lifecycle = workflowLifecycle;
+      const [detail, versions] = await Promise.all([api.call(lifecycle.get, { id }), api.call(lifecycle.listVersions, { id })]);
       if (!detail.ok) return detail;
-      return {
-        ok: true,
-        runnable: { ...common(detail.data, versions), variables: declaredFields(detail.data.variables, null), takesInput: false, takesContext: false },
-      };
+      const shared = common(detail.data, versions);
+      const definition = await definitionAt(detail.data, shared.shownVersion, (version) => api.call(lifecycle.getVersion, { id, version }));
+      return { ok: true, runnable: { ...shared, variables: declaredFields(definition.variables, null), takesInput: false, takesContext: false } };
     }
     case 'skill': {
-      const [detail, versions] = await Promise.all([api.call(skillLifecycle.get, { id }), api.call(skillLifecycle.listVersions, { id })]);
+      const lifecycle = skillLifecycle;
+      const [detail, versions] = await Promise.all([api.call(lifecycle.get, { id }), api.call(lifecycle.listVersions, { id })]);
       if (!detail.ok) return detail;
-      // A skill declares no variables: its instructions' placeholders are the ones it can take, none required.
-      const variables = templateReferences(detail.data.instructions).map((name) => ({ name, required: false }));
-      return { ok: true, runnable: { ...common(detail.data, versions), variables, takesInput: true, takesContext: false } };
+      const shared = common(detail.data, versions);
+      const definition = await definitionAt(detail.data, shared.shownVersion, (version) => api.call(lifecycle.getVersion, { id, version }));
+      // A skill declares no variables: every placeholder of its instructions must have a value, as
+      // the renderer refuses a missing one (regression: they were shown as optional).
+      const variables = templateReferences(definition.instructions).map((name) => ({ name, required: true }));
+      return { ok: true, runnable: { ...shared, variables, takesInput: true, takesContext: false } };
     }
     case 'persona': {
       const [detail, versions] = await Promise.all([api.call(personaLifecycle.get, { id }), api.call(personaLifecycle.listVersions, { id })]);

@@ -18,6 +18,13 @@ export type UsageSplit = (typeof USAGE_SPLITS)[number];
 const DAY_MS = 86_400_000;
 /** A group without a name: a workflow run has no single model (its nodes' calls count under theirs). */
 const UNNAMED_GROUP = '(no single model)';
+/**
+ * The most groups the chart draws apart: assets/usage-chart.js has this many colours, and a
+ * colour used twice would make two groups read as one (regression: the 9th model repeated the
+ * 1st's). Beyond it the largest keep their own colours and the rest share one "other" bar; the
+ * table beside the chart still lists every group.
+ */
+export const CHART_SERIES_LIMIT = 8;
 
 type UsageRow = OperationOutput<typeof getUsage>['rows'][number];
 
@@ -25,7 +32,33 @@ export interface UsageChartData {
   split: UsageSplit;
   /** Start of each UTC day, in Unix seconds (uPlot's time axis). */
   days: number[];
-  series: Array<{ label: string; tokens: number[]; credits: number[] }>;
+  series: ChartSeries[];
+}
+
+export interface ChartSeries {
+  label: string;
+  tokens: number[];
+  credits: number[];
+  /** The bar that sums the groups beyond CHART_SERIES_LIMIT (drawn in a neutral colour). */
+  other?: boolean;
+}
+
+/**
+ * At most CHART_SERIES_LIMIT series: the largest by tokens (then credits) keep their place, the
+ * rest are summed into one "Other" series drawn last.
+ */
+export function foldSmallGroups(series: readonly ChartSeries[], noun: string): ChartSeries[] {
+  if (series.length <= CHART_SERIES_LIMIT) return [...series];
+  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+  const bySize = [...series].sort((a, b) => sum(b.tokens) - sum(a.tokens) || sum(b.credits) - sum(a.credits));
+  const kept = new Set(bySize.slice(0, CHART_SERIES_LIMIT - 1));
+  const rest = series.filter((entry) => !kept.has(entry));
+  const add = (field: 'tokens' | 'credits') =>
+    rest.reduce<number[]>((totals, entry) => totals.map((total, day) => total + (entry[field][day] ?? 0)), rest[0]?.[field].map(() => 0) ?? []);
+  return [
+    ...series.filter((entry) => kept.has(entry)),
+    { label: `Other ${noun}s (${rest.length})`, tokens: add('tokens'), credits: add('credits'), other: true },
+  ];
 }
 
 export interface UsageBreakdown {
@@ -59,7 +92,7 @@ export async function loadUsageBreakdown(
   ]);
   if (!totals.ok) return { ok: false, message: totals.error.message };
   if (!byDay.ok) return { ok: false, message: byDay.error.message };
-  const series = new Map<string, { label: string; tokens: number[]; credits: number[] }>();
+  const series = new Map<string, ChartSeries>();
   const seriesOf = (group: string | null | undefined) => {
     const label = group ?? UNNAMED_GROUP;
     const entry = series.get(label) ?? { label, tokens: days.map(() => 0), credits: days.map(() => 0) };
@@ -78,7 +111,7 @@ export async function loadUsageBreakdown(
   return {
     ok: true,
     breakdown: {
-      chart: { split, days: days.map((day) => day / 1000), series: [...series.values()] },
+      chart: { split, days: days.map((day) => day / 1000), series: foldSmallGroups([...series.values()], split) },
       totals: totals.data.rows,
     },
   };
@@ -100,6 +133,7 @@ export function UsageChart({
 }): JSX.Element {
   const { chart, totals } = breakdown;
   const noun = chart.split === 'model' ? 'model' : 'operation';
+  const folded = chart.series.some((series) => series.other === true);
   return (
     <div class="usage-chart">
       <link rel="stylesheet" href={assetUrl('uplot.css')} />
@@ -113,7 +147,10 @@ export function UsageChart({
       </p>
       <figure class="chart-figure">
         <div class="chart" data-usage-chart="tokens" aria-hidden="true" />
-        <figcaption>Tokens by day (UTC), by {noun}. The tables below list the same numbers.</figcaption>
+        <figcaption>
+          Tokens by day (UTC), by {noun}
+          {folded ? `: the ${CHART_SERIES_LIMIT - 1} largest apart, the rest as one bar` : ''}. The tables below list the same numbers.
+        </figcaption>
       </figure>
       <figure class="chart-figure">
         <div class="chart" data-usage-chart="credits" aria-hidden="true" />
@@ -143,7 +180,7 @@ export function UsageChart({
           <tbody>
             {totals.map((row) => (
               <tr key={row.group ?? UNNAMED_GROUP}>
-                <td>{row.group ?? UNNAMED_GROUP}</td>
+                <td class="name">{row.group ?? UNNAMED_GROUP}</td>
                 <td class="number">{wholeNumber(row.requests)}</td>
                 <td class="number">{wholeNumber(row.total_tokens)}</td>
                 <td class="number">{credits(row.credits_charged)}</td>
