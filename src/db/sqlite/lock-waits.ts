@@ -85,10 +85,16 @@ export function createLockWaits(sqlite: Database.Database): <Repository extends 
         const turn = turns.join();
         try {
           if (!(await within(turn.ready, LOCK_WAIT_MS - (performance.now() - startedAt)))) throw err;
+          // Its turn comes when the call before it is done, most often because that call got the
+          // lock and is through: it tries at once, and pauses only after a failed try (second
+          // review: a pause first drained a queue of 1,500 at one call a timer tick, and 797 of
+          // them were refused after a 4 s lock had gone).
           for (let attempt = 0; ; attempt += 1) {
-            const pause = RETRY_PAUSES_MS[attempt] ?? LONGEST_PAUSE_MS;
-            if (performance.now() - startedAt + pause > LOCK_WAIT_MS) throw err;
-            await sleep(pause);
+            if (attempt > 0) {
+              const pause = RETRY_PAUSES_MS[attempt - 1] ?? LONGEST_PAUSE_MS;
+              if (performance.now() - startedAt + pause > LOCK_WAIT_MS) throw err;
+              await sleep(pause);
+            }
             changesBefore = changesSoFar();
             try {
               return await call(args);

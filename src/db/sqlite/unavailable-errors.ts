@@ -32,8 +32,7 @@ export function sqliteOutageOf(err: unknown): { kind: SqliteOutage; message: str
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return {
       kind: 'locked',
-      message:
-        'The SQLite database is locked by another process: it stayed locked for 5 s, by a long write (an import, a backup tool) or by many writers at once; retry shortly.',
+      message: 'The SQLite database is locked by another process (a long write such as an import or a backup tool, or many writers at once); retry shortly.',
     };
   }
   if (code === 'SQLITE_FULL') return { kind: 'lasting', message: 'The disk holding the SQLite database is full.' };
