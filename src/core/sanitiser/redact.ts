@@ -10,10 +10,17 @@ import type { Finding } from './types.js';
 /** What a placeholder looks like, to find those a text already holds. */
 const PLACEHOLDER_LIKE = /\[[A-Z0-9_]+_\d+\]/g;
 
-/** PLACEHOLDER_LIKE with its type captured (`NPM_TOKEN` of `[NPM_TOKEN_1]`), tried at one position. */
-const PLACEHOLDER_AT = /\[([A-Z0-9_]+)_\d+\]/y;
-/** PLACEHOLDER_LIKE with its type captured, everywhere in a short string. */
-const PLACEHOLDERS_IN = /\[([A-Z0-9_]+)_\d+\]/g;
+/**
+ * A placeholder as redaction writes one, with its type captured (`NPM_TOKEN` of
+ * `[NPM_TOKEN_1]`): its number has at most five digits, as redaction numbers no more values
+ * than a scan's MAX_FINDINGS_PER_SCAN findings, so a value written as the number
+ * (`[EMAIL_4111111111111111]`) is no placeholder (second review).
+ */
+const WRITTEN_PLACEHOLDER = String.raw`\[([A-Z0-9_]+)_[1-9]\d{0,4}\]`;
+/** WRITTEN_PLACEHOLDER tried at one position. */
+const PLACEHOLDER_AT = new RegExp(WRITTEN_PLACEHOLDER, 'y');
+/** WRITTEN_PLACEHOLDER everywhere in a short string. */
+const PLACEHOLDERS_IN = new RegExp(WRITTEN_PLACEHOLDER, 'g');
 
 /**
  * Where the placeholder that starts at `index` (at its `[`) ends, or -1 when none starts there.

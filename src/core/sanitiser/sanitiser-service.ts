@@ -28,10 +28,20 @@ const RULESET_CACHE_SIZE = 500;
  * Texts up to this many characters are scanned on the event loop; longer ones on the worker
  * thread. The slowest built-in shapes cost about 1.5 µs a character (bench/RESULTS-NOTES.md), so
  * an inline scan holds the loop for tens of milliseconds at most, and the short texts most scans
- * are skip the hop to the worker. A custom rule has no such bound (a thousand long keywords read
- * 16,384 characters in about 60 ms), so an organisation with custom rules always scans on the worker.
+ * are skip the hop to the worker. A large custom ruleset has no such bound (a thousand long
+ * keywords read 16,384 characters in about 60 ms, and take about 100 ms to compile), so an
+ * organisation whose custom rules hold more than INLINE_CUSTOM_RULE_CHARACTERS always scans on
+ * the worker.
  */
 export const INLINE_SCAN_MAX_CHARS = 16_384;
+
+/**
+ * Custom rules up to this many characters of keywords and patterns in all are compiled and run
+ * on the event loop like the built-in rules: a tenth of the ruleset above, so milliseconds. An
+ * organisation with a few ordinary rules then does not wait on the worker behind another
+ * organisation's large scan, which holds it for seconds (second review: 7.5 s for 14 characters).
+ */
+const INLINE_CUSTOM_RULE_CHARACTERS = 20_000;
 
 const NO_RULES: OrganisationRuleset = { custom: [], overrides: [] };
 /** The worker's name for the ruleset of organisations without rules of their own. */
@@ -41,8 +51,9 @@ interface OrganisationRules {
   version: number;
   ruleset: OrganisationRuleset;
   /**
-   * The compiled sanitiser when the ruleset has no custom rules (the built-in rules, perhaps with
-   * overrides: compiled in microseconds); null when every scan goes to the worker, which compiles it.
+   * The compiled sanitiser when the ruleset is small (the built-in rules, overrides, custom rules
+   * up to INLINE_CUSTOM_RULE_CHARACTERS: compiled in milliseconds); null when every scan goes to
+   * the worker, which compiles it.
    */
   inline: Sanitiser | null;
 }
@@ -76,12 +87,13 @@ export function createSanitiserService(store: Store, clock: Clock) {
 
   async function rulesFor(organisationId: string): Promise<OrganisationRules> {
     const version = await store.sanitiserRules.version(organisationId);
-    const { createSanitiser } = await loadEngine();
+    const { createSanitiser, customRuleCharacters } = await loadEngine();
     if (version === 0) return { version, ruleset: NO_RULES, inline: (builtIn ??= createSanitiser()) };
     const known = cached.get(organisationId);
     if (known?.version === version) return known;
     const ruleset = rulesetOf(await store.sanitiserRules.list(organisationId));
-    const entry = { version, ruleset, inline: ruleset.custom.length === 0 ? createSanitiser(ruleset) : null };
+    const customCharacters = ruleset.custom.reduce((total, rule) => total + customRuleCharacters(rule), 0);
+    const entry = { version, ruleset, inline: customCharacters <= INLINE_CUSTOM_RULE_CHARACTERS ? createSanitiser(ruleset) : null };
     cached.delete(organisationId);
     if (cached.size >= RULESET_CACHE_SIZE) cached.delete(cached.keys().next().value ?? '');
     cached.set(organisationId, entry);

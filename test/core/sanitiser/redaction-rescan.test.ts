@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_CLASSES, parseDocument } from '../../../bench/sanitiser-documents/index.js';
 import { createSanitiser, redactText } from '../../../src/core/sanitiser/index.js';
+import { holdsPlaceholder, placeholderEndAt } from '../../../src/core/sanitiser/redact.js';
 import { fakeToken, HEX, pemBlock, randomText, summarise } from './fixtures.js';
 
 const sanitiser = createSanitiser();
@@ -76,5 +77,13 @@ describe('redacted text scans clean', () => {
         text,
       ).toContain(ruleId);
     }
+  });
+
+  it('takes for a placeholder only a number redaction can write (second review: a known type with a value as its number)', () => {
+    const types = new Set(['EMAIL', 'PHONE']);
+    expect(holdsPlaceholder('https://x.example/[EMAIL_12]', types)).toBe(true);
+    expect(holdsPlaceholder('https://x.example/[EMAIL_4111111111111111]', types)).toBe(false);
+    expect(placeholderEndAt('[PHONE_14155552671]', 0, types)).toBe(-1);
+    expect(placeholderEndAt('[PHONE_0]', 0, types)).toBe(-1);
   });
 });
