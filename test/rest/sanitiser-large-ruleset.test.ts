@@ -110,4 +110,25 @@ describe('a large custom ruleset', () => {
     const replaced = await harness.api('POST', '/organisation/sanitiser-rules', { key, body: { ...largeRule(0), keywords: ['bluebird'] } });
     expect(replaced.status, describeResponse(replaced)).toBe(200);
   });
+
+  it("does not make an organisation with a few small rules wait behind another's large scan on the worker (second review: 7.5 s for 14 characters)", async () => {
+    const large = await admin();
+    for (const rule of Array.from({ length: 2 }, (_, index) => largeRule(index))) {
+      expect((await harness.api('POST', '/organisation/sanitiser-rules', { key: large.key, body: rule })).status).toBe(200);
+    }
+    // Compiled first, so the scan below is one long task on the worker.
+    expect((await harness.api('POST', '/sanitiser/scan', { key: large.key, body: { text: 'warm up' } })).status).toBe(200);
+    const small = await admin();
+    const rule = { rule_id: 'custom.small', label: 'Small', severity: 'warn', enabled: true, kind: 'keywords', keywords: ['bluebird'] };
+    expect((await harness.api('POST', '/organisation/sanitiser-rules', { key: small.key, body: rule })).status).toBe(200);
+
+    let largeScanAnswered = false;
+    const largeScan = harness.api('POST', '/sanitiser/scan', { key: large.key, body: { text: wordSource(99)(200_000) } }).finally(() => {
+      largeScanAnswered = true;
+    });
+    const smallScan = await harness.api<ScanResult>('POST', '/sanitiser/scan', { key: small.key, body: { text: 'the bluebird plan' } });
+    expect(smallScan.body.data.findings.map((finding) => finding.rule_id)).toEqual(['custom.small']);
+    expect(largeScanAnswered).toBe(false);
+    expect((await largeScan).status).toBe(200);
+  });
 });
