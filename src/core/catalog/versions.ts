@@ -101,7 +101,7 @@ export function selectableLabels(latest: number, labels: readonly LabelRecord[])
 }
 
 /** The version a request without `version` or `label` runs: `production` if set, else the newest. */
-export function defaultVersion(latest: number, labels: readonly LabelRecord[]): number {
+export function defaultVersion(latest: number, labels: readonly Pick<LabelRecord, 'label' | 'version'>[]): number {
   return labels.find((candidate) => candidate.label === PRODUCTION_LABEL)?.version ?? latest;
 }
 

@@ -3,7 +3,7 @@
  * to name a run's resource), one resource's runnable shape (its versions, labels and the inputs
  * its definition declares), and executing it, each through the kind's own operations.
  */
-import { PRODUCTION_LABEL } from '../../../core/catalog/versions.js';
+import { defaultVersion } from '../../../core/catalog/versions.js';
 import { templateReferences } from '../../../core/engine/template.js';
 import type { PorchError } from '../../../core/errors.js';
 import { compositionLifecycle, personaLifecycle, skillLifecycle, workflowLifecycle } from '../../../operations/catalog-lifecycle.js';
@@ -115,7 +115,10 @@ export function selectedVersion(labels: Record<string, number>, newest: number, 
   const asked = selectorInput(selector);
   if (asked.version !== undefined) return versions.includes(asked.version) ? asked.version : newest;
   if (asked.label !== undefined) return labels[asked.label] ?? newest;
-  return labels[PRODUCTION_LABEL] ?? newest;
+  return defaultVersion(
+    newest,
+    Object.entries(labels).map(([label, version]) => ({ label, version })),
+  );
 }
 
 /**
