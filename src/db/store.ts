@@ -903,8 +903,13 @@ export interface SanitiserRuleRecord {
 }
 
 export interface SanitiserRuleRepository {
-  /** Inserts or replaces the organisation's rule with this rule id, and bumps the organisation's rules version. */
-  upsert(record: SanitiserRuleRecord): Promise<void>;
+  /**
+   * Inserts or replaces the organisation's rule with this rule id, and bumps the organisation's
+   * rules version. With `expectedVersion`, writes only while the rules version is still that one
+   * and answers false, writing nothing, once another change has landed: a caller that checked the
+   * organisation's rules against a limit writes only what it checked. True when written.
+   */
+  upsert(record: SanitiserRuleRecord, expectedVersion?: number): Promise<boolean>;
   list(organisationId: string): Promise<SanitiserRuleRecord[]>;
   /** Removes a rule and bumps the rules version; false when there was none. */
   remove(request: { organisationId: string; ruleId: string }): Promise<boolean>;

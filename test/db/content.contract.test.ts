@@ -291,4 +291,25 @@ describeEachEngine('owned content', (engine) => {
     expect(await store.sanitiserRules.version(organisation.id), 'a change that changed nothing keeps the version').toBe(4);
     expect(await store.sanitiserRules.version(newId()), 'an unknown organisation').toBe(0);
   });
+
+  it('writes a sanitiser rule against an expected rules version only while that version stands', async () => {
+    const { store } = engine();
+    const { organisation } = await createAccount(store);
+    const rule = (ruleId: string): SanitiserRuleRecord => ({
+      id: newId(),
+      organisationId: organisation.id,
+      ruleId,
+      kind: 'custom',
+      definition: { pattern: ruleId },
+      createdAt: T0,
+      updatedAt: T0,
+    });
+    expect(await store.sanitiserRules.upsert(rule('custom.a'), 0)).toBe(true);
+    expect(await store.sanitiserRules.upsert(rule('custom.b'), 0), 'checked against a version another write replaced').toBe(false);
+    expect(await store.sanitiserRules.version(organisation.id)).toBe(1);
+    expect((await store.sanitiserRules.list(organisation.id)).map((record) => record.ruleId)).toEqual(['custom.a']);
+    expect(await store.sanitiserRules.upsert(rule('custom.b'), 1)).toBe(true);
+    expect(await store.sanitiserRules.upsert(rule('custom.c')), 'without an expected version').toBe(true);
+    expect(await store.sanitiserRules.version(organisation.id)).toBe(3);
+  });
 });

@@ -43,6 +43,13 @@ export const INLINE_SCAN_MAX_CHARS = 16_384;
  */
 const INLINE_CUSTOM_RULE_CHARACTERS = 20_000;
 
+/**
+ * How many times an added custom rule is checked against the organisation's caps and written
+ * before the add gives up with CONFLICT: each try fails only because another rule change landed
+ * between its check and its write.
+ */
+const MAX_RULE_WRITE_ATTEMPTS = 5;
+
 const NO_RULES: OrganisationRuleset = { custom: [], overrides: [] };
 /** The worker's name for the ruleset of organisations without rules of their own. */
 const BUILT_IN_RULESET_KEY = 'built-in';
@@ -100,16 +107,37 @@ export function createSanitiserService(store: Store, clock: Clock) {
     return entry;
   }
 
+  /**
+   * Writes a rule. With `expectedVersion`, only while the organisation's rules version is still
+   * that one: null when another change landed first (nothing written).
+   */
   async function save(
     organisationId: string,
     kind: 'custom' | 'override',
     ruleId: string,
     definition: CustomRuleDefinition | RuleOverride,
-  ): Promise<SanitiserRuleView> {
+  ): Promise<SanitiserRuleView>;
+  async function save(
+    organisationId: string,
+    kind: 'custom' | 'override',
+    ruleId: string,
+    definition: CustomRuleDefinition | RuleOverride,
+    expectedVersion: number,
+  ): Promise<SanitiserRuleView | null>;
+  async function save(
+    organisationId: string,
+    kind: 'custom' | 'override',
+    ruleId: string,
+    definition: CustomRuleDefinition | RuleOverride,
+    expectedVersion?: number,
+  ): Promise<SanitiserRuleView | null> {
     await requireOrganisation(organisationId);
     const now = clock.now();
-    await store.sanitiserRules.upsert({ id: newId(), organisationId, ruleId, kind, definition, createdAt: now, updatedAt: now });
-    return { rule_id: ruleId, kind, definition, updated_at: toIsoTimestamp(now) };
+    const written = await store.sanitiserRules.upsert(
+      { id: newId(), organisationId, ruleId, kind, definition, createdAt: now, updatedAt: now },
+      expectedVersion,
+    );
+    return written ? { rule_id: ruleId, kind, definition, updated_at: toIsoTimestamp(now) } : null;
   }
 
   const service = {
@@ -144,24 +172,36 @@ export function createSanitiserService(store: Store, clock: Clock) {
     /** Stops the scanning worker thread, if one started. */
     close: () => worker.close(),
 
-    /** Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is stored. */
+    /**
+     * Adds or replaces a custom rule (regex or keyword list); the pattern is checked before it is
+     * stored. The organisation's caps are checked against its rules as of one rules version, and
+     * the rule is written only while that version stands: two adds at once, each within the caps
+     * alone, cannot together exceed them (a change that landed in between means checking again).
+     */
     async addCustomRule(organisationId: string, input: unknown): Promise<SanitiserRuleView> {
       const { validateNewCustomRule, MAX_CUSTOM_RULES, MAX_CUSTOM_RULE_CHARACTERS, customRuleCharacters } = await loadEngine();
       const rule = validateNewCustomRule(input);
-      const existing = await store.sanitiserRules.list(organisationId);
-      const others = existing
-        .filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id)
-        .map((record) => record.definition as CustomRuleDefinition);
-      if (others.length >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
-      const characters = others.reduce((total, other) => total + customRuleCharacters(other), customRuleCharacters(rule));
-      if (characters > MAX_CUSTOM_RULE_CHARACTERS) {
-        const limit = MAX_CUSTOM_RULE_CHARACTERS.toLocaleString('en');
-        throw new PorchError(
-          'VALIDATION_ERROR',
-          `An organisation's custom rules may hold at most ${limit} characters of keywords and patterns in all; with this rule they would hold ${characters.toLocaleString('en')}. Remove or shorten rules first.`,
-        );
+      for (let attempt = 1; ; attempt += 1) {
+        const version = await store.sanitiserRules.version(organisationId);
+        const existing = await store.sanitiserRules.list(organisationId);
+        const others = existing
+          .filter((record) => record.kind === 'custom' && record.ruleId !== rule.rule_id)
+          .map((record) => record.definition as CustomRuleDefinition);
+        if (others.length >= MAX_CUSTOM_RULES) throw new PorchError('VALIDATION_ERROR', `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`);
+        const characters = others.reduce((total, other) => total + customRuleCharacters(other), customRuleCharacters(rule));
+        if (characters > MAX_CUSTOM_RULE_CHARACTERS) {
+          const limit = MAX_CUSTOM_RULE_CHARACTERS.toLocaleString('en');
+          throw new PorchError(
+            'VALIDATION_ERROR',
+            `An organisation's custom rules may hold at most ${limit} characters of keywords and patterns in all; with this rule they would hold ${characters.toLocaleString('en')}. Remove or shorten rules first.`,
+          );
+        }
+        const saved = await save(organisationId, 'custom', rule.rule_id, rule, version);
+        if (saved !== null) return saved;
+        if (attempt === MAX_RULE_WRITE_ATTEMPTS) {
+          throw new PorchError('CONFLICT', "The organisation's sanitiser rules kept changing while this rule was being added; try again.");
+        }
       }
-      return save(organisationId, 'custom', rule.rule_id, rule);
     },
 
     /** Disables a built-in rule or changes its severity for the organisation. */

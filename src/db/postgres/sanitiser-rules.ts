@@ -4,12 +4,23 @@ import { organisations, sanitiserRules } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
 import type { SanitiserRuleRepository } from '../store.js';
 
-/** Every process compares this version with the one its compiled ruleset was built from, so a change made anywhere is seen everywhere. */
-async function bumpVersion(tx: PostgresTransaction, organisationId: string): Promise<void> {
-  await tx
+/**
+ * Every process compares this version with the one its compiled ruleset was built from, so a
+ * change made anywhere is seen everywhere. From `expectedVersion` only when given (a concurrent
+ * change holds the row until it commits, then the condition is read again on its version):
+ * whether a row changed.
+ */
+async function bumpVersion(tx: PostgresTransaction, organisationId: string, expectedVersion?: number): Promise<boolean> {
+  const bumped = await tx
     .update(organisations)
     .set({ sanitiserRulesVersion: sql`${organisations.sanitiserRulesVersion} + 1` })
-    .where(eq(organisations.id, organisationId));
+    .where(
+      expectedVersion === undefined
+        ? eq(organisations.id, organisationId)
+        : and(eq(organisations.id, organisationId), eq(organisations.sanitiserRulesVersion, expectedVersion)),
+    )
+    .returning({ id: organisations.id });
+  return bumped.length > 0;
 }
 
 export function createSanitiserRuleRepository(db: PostgresDatabase): SanitiserRuleRepository {
@@ -19,8 +30,10 @@ export function createSanitiserRuleRepository(db: PostgresDatabase): SanitiserRu
     .where(eq(organisations.id, sql.placeholder('organisationId')))
     .prepare('sanitiser_rules_version');
   return {
-    async upsert(record) {
-      await inTransaction(db, async (tx) => {
+    async upsert(record, expectedVersion) {
+      return inTransaction(db, async (tx) => {
+        // The version first: a stale one leaves nothing to undo.
+        if (!(await bumpVersion(tx, record.organisationId, expectedVersion)) && expectedVersion !== undefined) return false;
         await tx
           .insert(sanitiserRules)
           .values(record)
@@ -28,7 +41,7 @@ export function createSanitiserRuleRepository(db: PostgresDatabase): SanitiserRu
             target: [sanitiserRules.organisationId, sanitiserRules.ruleId],
             set: { kind: record.kind, definition: record.definition, updatedAt: record.updatedAt },
           });
-        await bumpVersion(tx, record.organisationId);
+        return true;
       });
     },
     // Byte order, as SQLite sorts: the server's locale must not change the order rules apply in.

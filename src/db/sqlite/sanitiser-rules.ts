@@ -12,16 +12,23 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
       .where(eq(organisations.id, sql.placeholder('organisationId')))
       .prepare(),
   );
-  const bump = (organisationId: string) =>
+  /** Bumps the rules version, from `expectedVersion` only when given; whether a row changed. */
+  const bump = (organisationId: string, expectedVersion?: number) =>
     db
       .update(organisations)
       .set({ sanitiserRulesVersion: sql`${organisations.sanitiserRulesVersion} + 1` })
-      .where(eq(organisations.id, organisationId))
-      .run();
+      .where(
+        expectedVersion === undefined
+          ? eq(organisations.id, organisationId)
+          : and(eq(organisations.id, organisationId), eq(organisations.sanitiserRulesVersion, expectedVersion)),
+      )
+      .run().changes > 0;
   return {
-    async upsert(record) {
-      db.transaction(
+    async upsert(record, expectedVersion) {
+      return db.transaction(
         () => {
+          // The version first: a stale one leaves nothing to undo.
+          if (!bump(record.organisationId, expectedVersion) && expectedVersion !== undefined) return false;
           db.insert(sanitiserRules)
             .values(record)
             .onConflictDoUpdate({
@@ -29,7 +36,7 @@ export function createSanitiserRuleRepository(db: PorchDatabase): SanitiserRuleR
               set: { kind: record.kind, definition: record.definition, updatedAt: record.updatedAt },
             })
             .run();
-          bump(record.organisationId);
+          return true;
         },
         { behavior: 'immediate' },
       );

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { isPorchError } from '../../../src/core/errors.js';
 import {
   compileCustomRule,
+  MAX_CUSTOM_RULES,
   MAX_MATCHES_PER_CUSTOM_RULE,
   MAX_SEARCHES_PER_CUSTOM_RULE,
   validateCustomRule,
@@ -273,6 +274,28 @@ describe('the sanitiser service behind `porch sanitiser rule`', () => {
     });
     expect((await failure(sanitiser.updateCustomRule(organisationId, 'custom.codename', {}))).code).toBe('VALIDATION_ERROR');
     expect((await failure(sanitiser.updateCustomRule(organisationId, 'custom.codename', { severity: 'loud' }))).message).toMatch(/severity/);
+  });
+
+  it('keeps the cap on custom rules when rules are added at once (regression: each add checked the rules as they were before the others)', async () => {
+    const sanitiser = application.core.sanitiser;
+    const account = await application.core.accounts.createAccount({ email: 'rules-at-once@example.com', plan: 'expert', credits: 0 });
+    const organisation = account.organisation_id;
+    const rule = (index: number) => keywordRule([`codename${index}`], { rule_id: `custom.codename-${index}` });
+    for (let index = 0; index < MAX_CUSTOM_RULES - 4; index += 1) await sanitiser.addCustomRule(organisation, rule(index));
+
+    // Three adds at once within the cap: each whose check an earlier write overtook checks again, and all land.
+    const within = await Promise.allSettled([1, 2, 3].map((offset) => sanitiser.addCustomRule(organisation, rule(MAX_CUSTOM_RULES + offset))));
+    expect(within.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+
+    // One place left and two adds at once: one lands, the other is refused.
+    const over = await Promise.allSettled([4, 5].map((offset) => sanitiser.addCustomRule(organisation, rule(MAX_CUSTOM_RULES + offset))));
+    expect(over.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = over.find((outcome) => outcome.status === 'rejected');
+    expect(await failure(Promise.reject(refused?.reason))).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: `An organisation may have at most ${MAX_CUSTOM_RULES} custom rules.`,
+    });
+    expect((await sanitiser.listRules(organisation)).filter((listed) => listed.kind === 'custom')).toHaveLength(MAX_CUSTOM_RULES);
   });
 
   it('says that an organisation does not exist rather than that it has no such rule', async () => {
