@@ -25,7 +25,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, MCP_RESOURCE_PATH, mcpResourceUrl, protectedR
 import { hashKey } from '../core/access/key-material.js';
 import { ALL_SCOPES } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
-import { PorchError } from '../core/errors.js';
+import { isPorchError, PorchError } from '../core/errors.js';
 import { logFieldsOf, type RequestScope } from '../core/telemetry/telemetry.js';
 import { checkWebhookUrl } from '../core/webhooks/url-guard.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_PATHS } from './paths.js';
@@ -218,6 +218,23 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   const mcpResource = mcpResourceUrl(siteUrl);
   const publicUrl = new URL(siteUrl);
 
+  /**
+   * Counts a metadata document's fetch as a registration from the request's client address
+   * (Express's, which oidc-provider's context carries); refused beyond the limit with OAuth's
+   * `temporarily_unavailable` and 429, which the error page shows.
+   */
+  async function countDocumentFetch(ctx: KoaContextWithOIDC): Promise<void> {
+    try {
+      await core.oauth.countRegistration((ctx.req as Request).ip ?? 'unknown');
+    } catch (err) {
+      if (!isPorchError(err) || err.code !== 'RATE_LIMITED') throw err;
+      const refused = new errors.TemporarilyUnavailable(err.message);
+      refused.status = 429;
+      refused.statusCode = 429;
+      throw refused;
+    }
+  }
+
   const configuration: Configuration = {
     adapter: adapterClass(core),
     clients: [],
@@ -276,9 +293,15 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        allowFetch: async (_ctx, clientId) => {
+        // A fetched document registers a client as POST /oauth/register does, so it counts
+        // toward the same limit per address (oidc-provider keeps a fetched document for a while
+        // and asks again only when it has none): each new URL would otherwise be a request of
+        // Porch's to any public host, made for anyone.
+        allowFetch: async (ctx, clientId) => {
           const check = await checkWebhookUrl(clientId, []);
-          return check.ok && check.url.protocol === 'https:';
+          if (!check.ok || check.url.protocol !== 'https:') return false;
+          await countDocumentFetch(ctx);
+          return true;
         },
         // A document is a registration by other means and meets the same rules (regression: a
         // native app's `com.evil:/cb`, a web app's plain-http redirect URI and a bidirectional

@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REGISTRATION_LIMITS } from '../../src/core/access/oauth.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /** A public address, as Porch requires of a document's host; nothing is sent to it. */
@@ -128,5 +129,27 @@ describe('a client ID metadata document', () => {
         name,
       ).toEqual([clientId]);
     }
+  });
+
+  it('counts each fetched document as a registration from the address, and refuses beyond the limit without fetching (regression: any number of fetches, for anyone)', async () => {
+    const clientIds = Array.from({ length: REGISTRATION_LIMITS.perAddress.requestsPerMinute + 1 }, (_, index) => serve(`app-${index}`, {}));
+    for (const clientId of clientIds.slice(0, -1)) {
+      const answer = await authorize(clientId, 'https://app.example/callback');
+      expect(answer.status, answer.html.slice(0, 300)).toBe(303);
+    }
+    // A document already fetched is not fetched again, so it is not counted again.
+    expect((await authorize(clientIds[0] ?? '', 'https://app.example/callback')).status).toBe(303);
+    const refused = await authorize(clientIds.at(-1) ?? '', 'https://app.example/callback');
+    expect(refused.status, refused.html.slice(0, 300)).toBe(429);
+    expect(refused.html).toContain('<code>temporarily_unavailable</code>');
+    expect(refused.html).toContain('Too many app registrations from this address; wait and try again.');
+    expect(fetched).toEqual(clientIds.slice(0, -1));
+    // The same window as POST /oauth/register.
+    const registered = await fetch(`${harness.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Host', redirect_uris: ['http://127.0.0.1:6274/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(429);
   });
 });
