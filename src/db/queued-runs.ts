@@ -5,13 +5,14 @@ export function queuedRunRow({
   inputs,
   traceContext,
   models,
+  model,
   ...run
 }: QueuedRunRecord): RecordedRun & { attempts: number; traceContext: RunTraceContext | null } {
   return {
     ...run,
     traceContext: traceContext ?? null,
     status: 'queued',
-    model: null,
+    model: model ?? null,
     inputTokens: 0,
     outputTokens: 0,
     totalTokens: 0,

@@ -806,6 +806,8 @@ export interface RunListRequest extends OwnedPageRequest {
 
 /** A run asked for asynchronously: queued with its inputs, executed later by whichever process claims it. */
 export type QueuedRunRecord = Pick<RunRecord, 'id' | 'accountId' | 'keyId' | 'keyKind' | 'kind' | 'resourceId' | 'version' | 'createdAt'> & {
+  /** The one model a single-call run will call, shown while it waits and runs; absent or null for a workflow. */
+  model?: string | null | undefined;
   inputs: unknown;
   /** Absent or null when it was queued outside any trace. */
   traceContext?: RunTraceContext | null | undefined;

@@ -88,7 +88,10 @@ export const runSchema = z
       .describe(
         'Where the run is: queued (asynchronous, waiting for a process), running, or how it ended: completed, failed (its error is the result) or cancelled.',
       ),
-    model: z.string().nullable().describe('The model that answered; null for workflows (each node names its own).'),
+    model: z
+      .string()
+      .nullable()
+      .describe('The model that answered, or, while a run waits and runs, the one it will call; null for workflows (each node names its own).'),
     key_id: z
       .string()
       .nullable()

@@ -78,7 +78,10 @@ describe('queued runs and the models of the process that claims them', () => {
 
     expect(await run(onEcho), 'a run on a model both serve is the echo-only process’s to take').toMatchObject({ status: 'completed', model: 'echo/echo' });
     expect(await run(ownRun)).toMatchObject({ status: 'completed', model: 'echo/echo' });
-    for (const id of [named, onDefault]) expect(await run(id), 'left queued for a process serving fake/fast').toMatchObject({ status: 'queued', attempts: 0 });
+    // Waiting, each shows the model it will call (regression: null until it completed).
+    for (const id of [named, onDefault]) {
+      expect(await run(id), 'left queued for a process serving fake/fast').toMatchObject({ status: 'queued', attempts: 0, model: 'fake/fast' });
+    }
     expect(fake.requests).toHaveLength(0);
 
     server.server.application.startRunQueue();

@@ -285,7 +285,7 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
       const fail = () => {
         const durationMs = clock.now() - startedAt;
         return record(
-          { status: 'failed', model: null, usage: NO_TOKENS, chargedTokens: 0, durationMs, result: failedResult(err) },
+          { status: 'failed', model: run.model, usage: NO_TOKENS, chargedTokens: 0, durationMs, result: failedResult(err) },
           usageOfStartFailure(run, durationMs),
         );
       };
@@ -433,6 +433,9 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         // tracing records nothing): the run's spans and provider calls continue its trace.
         traceContext: traceHeadersOf(telemetry.scopeOf(caller)?.span) ?? null,
         models,
+        // A single call's one model is known now: the run shows it while it waits and runs
+        // (regression: null until it completed). A workflow's nodes name their own.
+        model: kind === 'workflow' ? null : (models.ids[0] ?? null),
       });
       pump();
       return { run_id: id, status: 'queued' };
