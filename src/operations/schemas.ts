@@ -86,10 +86,22 @@ export function oneFieldToChange(fields: readonly string[]): { anyOf: Array<{ re
   return { anyOf: fields.filter((name) => name !== 'expected_version').map((name) => ({ required: [name] })) };
 }
 
-/** A point in time a caller sends: ISO 8601 in UTC (`Z`) or with an offset (`+02:00`); answers give it back in UTC. */
+const INSTANT_FORMAT = 'must be an ISO 8601 date and time, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00';
+
+/** A date and time whose offset lost its `+`: how `...T10:00:00+01:00` arrives when sent unencoded in a URL's query. */
+const OFFSET_AFTER_SPACE = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)? \d\d:?\d\d$/;
+
+/**
+ * A point in time a caller sends: ISO 8601 in UTC (`Z`) or with an offset (`+02:00`); answers
+ * give it back in UTC. An offset whose `+` became a space (a bare `+` in a query string means a
+ * space) is told how to send it (regression: the message's own example failed when typed into a URL).
+ */
 export const instantInputSchema = z.iso.datetime({
   offset: true,
-  error: 'must be an ISO 8601 date and time, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
+  error: (issue) =>
+    typeof issue.input === 'string' && OFFSET_AFTER_SPACE.test(issue.input)
+      ? `${INSTANT_FORMAT}; in a URL, write the offset's + as %2B (a bare + is read as a space)`
+      : INSTANT_FORMAT,
 });
 
 /** `{ items, count }`, plus `next_cursor` when the caller paged with `limit`; `order` as the list answers them. */

@@ -368,7 +368,9 @@ describe('usage, ledger and runs', () => {
     expect(offset.body.data).toMatchObject({ from: '2020-01-01T00:00:00.000Z' });
     const cases: Array<[string, RegExp]> = [
       ['/usage?group_by=week', /query\.group_by/],
-      ['/usage?from=yesterday', /query\.from/],
+      ['/usage?from=yesterday', /query\.from: must be an ISO 8601 date and time, such as .*\+01:00\.$/],
+      // An offset's + sent unencoded arrives as a space: the message says how to send it (regression: its example failed in a URL).
+      ['/usage?from=2020-01-01T05:00:00+05:00', /query\.from: must be .*; in a URL, write the offset's \+ as %2B \(a bare \+ is read as a space\)\.$/],
       ['/usage?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', /query\.from: must be before to/],
       ['/usage?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', /query\.from: must be at most 366 days before to/],
       ['/usage?from=2020-01-01T00:00:00Z', /from: the range .* at most 366 days/],
