@@ -27,16 +27,31 @@ function canonicalJson(value: unknown): string {
 
 export type IdempotencyStart = { kind: 'replay'; status: number; body: unknown } | { kind: 'claimed' };
 
+/**
+ * The same request asked in the other answering mode (at once, or queued with `Prefer:
+ * respond-async`), which a key remembers apart: when the key was used for that one, the conflict
+ * says so instead of sending the caller to look for a difference in a body that has none.
+ */
+export interface OtherMode {
+  input: unknown;
+  /** The message of the conflict when the key was used for `input`. */
+  conflict: string;
+}
+
+function requestHashOf(input: unknown): string {
+  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+}
+
 /** `accruedCharging`: how what a dead claim's process accrued is charged when a retry takes the key over. */
 export function createIdempotencyService(store: IdempotencyRepository, clock: Clock, instance: Instance, accruedCharging: () => AccruedCharging) {
   return {
-    async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown): Promise<IdempotencyStart> {
+    async begin(accountId: string, idempotencyKey: string, operation: string, input: unknown, otherMode?: OtherMode): Promise<IdempotencyStart> {
       if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
         throw new PorchError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
       }
       const instanceId = await instance.ready();
       const now = clock.now();
-      const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
+      const requestHash = requestHashOf(input);
       const claim = await store.claim({
         accountId,
         idempotencyKey,
@@ -49,6 +64,9 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
         mayReleaseLapsed: instance.settlesIn() === 0,
       });
       if (claim.kind === 'conflict') {
+        if (otherMode !== undefined && claim.operation === operation && claim.requestHash === requestHashOf(otherMode.input)) {
+          throw new PorchError('IDEMPOTENCY_CONFLICT', otherMode.conflict);
+        }
         throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
       }
       if (claim.kind === 'in_progress') {

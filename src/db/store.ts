@@ -697,7 +697,12 @@ export interface IdempotencyClaimRequest extends IdempotencyKeyRef {
   mayReleaseLapsed: boolean;
 }
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_progress' };
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown }
+  /** The key was used for another request: the operation and request hash it was used for. */
+  | { kind: 'conflict'; operation: string; requestHash: string }
+  | { kind: 'in_progress' };
 
 export interface IdempotencyRepository {
   /** Claims the key for this request, or says what an earlier request with it left; atomic. */

@@ -9,6 +9,7 @@ import type { Credentials } from '../core/access/authenticator.js';
 import type { RateLimitState } from '../core/access/rate-limiter.js';
 import { grantsAny } from '../core/access/scopes.js';
 import type { Core } from '../core/core.js';
+import type { OtherMode } from '../core/idempotency.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, toPorchError } from '../core/errors.js';
 import { recordStopped, STOPPED_CODE, stoppedFromOutside } from '../core/telemetry/stopped-calls.js';
@@ -61,6 +62,16 @@ export interface InvocationEvents extends ExecutionEvents {
 
 /** The status of an answer that queued a run instead of executing it. */
 export const QUEUED_STATUS = 202;
+
+/**
+ * The conflicts of a key used for the same execution in the other answering mode: a key replays
+ * a queued run's acceptance only to an asynchronous request, and an answer only to one answered
+ * at once (regression: both were told the key had been used "with a different request").
+ */
+const QUEUED_CONFLICT =
+  'This Idempotency-Key was already used for this same request queued as a run (Prefer: respond-async); send that header again to get its run_id, or use a new key.';
+const ANSWERED_AT_ONCE_CONFLICT =
+  'This Idempotency-Key was already used for this same request answered at once (without Prefer: respond-async); send it without that header to get the stored answer, or use a new key.';
 
 export interface InvocationMeta {
   /** Set once the request was counted (or refused) by the rate limiter. */
@@ -169,8 +180,9 @@ async function runIdempotently(
   run: () => Promise<unknown>,
   status: number,
   signal: AbortSignal,
+  otherMode?: OtherMode,
 ): Promise<{ status: number; data: unknown }> {
-  const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input);
+  const start = await core.idempotency.begin(caller.account.id, idempotencyKey, operation.name, input, otherMode);
   if (start.kind === 'replay') {
     core.telemetry.events.idempotentReplay(operation.name);
     return { status: start.status, data: start.body };
@@ -323,7 +335,10 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
       const enqueue = () => core.runQueue.enqueue(queuer, runKind, String(id), inputs);
       const { status, data } =
         operation.idempotencyKey && request.idempotencyKey !== undefined
-          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS, request.signal)
+          ? await runIdempotently(core, operation, caller, request.idempotencyKey, { ...input, respond_async: true }, enqueue, QUEUED_STATUS, request.signal, {
+              input,
+              conflict: ANSWERED_AT_ONCE_CONFLICT,
+            })
           : { status: QUEUED_STATUS, data: await enqueue() };
       meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
       return { ok: true, status, data, meta, queuedRunId: queuedRunIdOf(data) };
@@ -363,7 +378,17 @@ async function invokeUntraced(core: Core, operation: Operation, request: Invocat
           : operation.run(input, context);
     const { status, data } =
       operation.idempotencyKey && request.idempotencyKey !== undefined
-        ? await runIdempotently(core, operation, caller, request.idempotencyKey, input, run, operation.successStatus, request.signal)
+        ? await runIdempotently(
+            core,
+            operation,
+            caller,
+            request.idempotencyKey,
+            input,
+            run,
+            operation.successStatus,
+            request.signal,
+            runKind !== undefined ? { input: { ...input, respond_async: true }, conflict: QUEUED_CONFLICT } : undefined,
+          )
         : { status: operation.successStatus, data: await run() };
     meta.creditsRemaining = await core.credits.remainingCredits(caller.account.id);
     return { ok: true, status, data, meta };

@@ -56,11 +56,12 @@ describeEachEngine('idempotency', (engine, definition) => {
     });
   });
 
-  it('another request body or operation under a held key is a conflict', async () => {
+  it('another request body or operation under a held key is a conflict, naming what the key was used for', async () => {
     const { store } = engine();
     await store.idempotency.claim(claimRequest());
-    expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2' }))).toEqual({ kind: 'conflict' });
-    expect(await store.idempotency.claim(claimRequest({ operation: 'execute_persona' }))).toEqual({ kind: 'conflict' });
+    const usedFor = { kind: 'conflict', operation: 'execute_workflow', requestHash: 'hash-1' };
+    expect(await store.idempotency.claim(claimRequest({ requestHash: 'hash-2' }))).toEqual(usedFor);
+    expect(await store.idempotency.claim(claimRequest({ operation: 'execute_persona' }))).toEqual(usedFor);
   });
 
   it('abandon frees the key for the next claim', async () => {

@@ -329,9 +329,27 @@ describe('Idempotency-Key with respond-async', () => {
     expect(replay.headers.get('location')).toBe(first.headers.get('location'));
     const synchronous = await harness.api('POST', compositionPath(), { key, body: { variables: RELEASE_VARIABLES }, headers });
     expect(synchronous.status, describeResponse(synchronous)).toBe(409);
-    expect(synchronous.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    // The body is the same: the message names the header, not a difference there is not (regression: "with a different request").
+    expect(synchronous.body.error).toMatchObject({
+      code: 'IDEMPOTENCY_CONFLICT',
+      message:
+        'This Idempotency-Key was already used for this same request queued as a run (Prefer: respond-async); send that header again to get its run_id, or use a new key.',
+    });
+    const otherBody = await harness.api('POST', compositionPath(), { key, body: { variables: { ...RELEASE_VARIABLES, extra: 'x' } }, headers });
+    expect(otherBody.body.error.message).toBe('This Idempotency-Key was already used with a different request; use a new key for a new request.');
     await harness.core.runQueue.idle();
     expect((await harness.api<{ count: number }>('GET', '/runs', { key })).body.data.count).toBe(1);
+  });
+
+  it('tells an asynchronous request whose key answered the same request at once to drop the header', async () => {
+    const headers = { 'idempotency-key': 'answered-once' };
+    const answered = await harness.api('POST', compositionPath(), { key, body: { variables: RELEASE_VARIABLES }, headers });
+    expect(answered.status, describeResponse(answered)).toBe(200);
+    const queued = await harness.api('POST', compositionPath(), { key, body: { variables: RELEASE_VARIABLES }, headers: { ...headers, ...ASYNC } });
+    expect(queued.status, describeResponse(queued)).toBe(409);
+    expect(queued.body.error.message).toBe(
+      'This Idempotency-Key was already used for this same request answered at once (without Prefer: respond-async); send it without that header to get the stored answer, or use a new key.',
+    );
   });
 });
 

@@ -71,7 +71,9 @@ export function createIdempotencyRepository(db: PostgresDatabase): IdempotencyRe
         if (inserted.length > 0) return { kind: 'claimed' };
         const [existing] = await tx.select().from(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).for('update');
         if (existing && existing.expiresAt > request.now) {
-          if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
+          if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) {
+            return { kind: 'conflict', operation: existing.operation, requestHash: existing.requestHash };
+          }
           if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
           if (existing.instanceId === null || !request.mayReleaseLapsed || (await isInstanceLive(tx, existing.instanceId, request.now))) {
             return { kind: 'in_progress' };

@@ -65,7 +65,9 @@ export function createIdempotencyRepository(db: PorchDatabase): IdempotencyRepos
         (tx): IdempotencyClaim => {
           const existing = tx.select().from(idempotencyRecords).where(keyWhere(request.accountId, request.idempotencyKey)).get();
           if (existing && existing.expiresAt > request.now) {
-            if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) return { kind: 'conflict' };
+            if (existing.operation !== request.operation || existing.requestHash !== request.requestHash) {
+              return { kind: 'conflict', operation: existing.operation, requestHash: existing.requestHash };
+            }
             if (existing.responseStatus !== null) return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
             if (existing.instanceId === null || !request.mayReleaseLapsed || isInstanceLive(db, existing.instanceId, request.now))
               return { kind: 'in_progress' };
