@@ -2,8 +2,9 @@
  * Completions for MCP clients (`completion/complete`): the values an argument may take that match
  * what the user typed so far. A prompt's `version` and `label` complete to that resource's version
  * numbers and labels; a context card address completes to the ids of the caller's cards. Each
- * answer is limited to what the key may read: a key without the card scopes gets no card ids, one
- * without a kind's read scope no values for that kind's prompts, and an unknown prompt none.
+ * answer is limited to what the key may read: a key without the card scopes gets no card ids (and
+ * without a persona read scope none of a persona's card), one without a kind's read scope no
+ * values for that kind's prompts, and an unknown prompt none.
  */
 import { z } from 'zod';
 import { grantsAny } from '../core/access/scopes.js';
@@ -49,7 +50,7 @@ export const completeArgument = defineKeyedOperation({
     let matching: string[] = [];
     if (ref.type === 'prompt') matching = await core.prompts.complete(accountId, promptKindsOf(caller), ref.name, argument.name, argument.value);
     else if (argument.name === 'id' && grantsAny(caller.credential.scopes, contextCardScopes))
-      matching = await core.contextCards.completeIds(accountId, argument.value);
+      matching = await core.contextCards.forCaller(caller).completeIds(argument.value);
     return { values: matching.slice(0, MAX_COMPLETION_VALUES), total: matching.length, has_more: matching.length > MAX_COMPLETION_VALUES };
   },
 });

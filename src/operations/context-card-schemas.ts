@@ -16,7 +16,7 @@ export const contextCardWriteFields = {
     .max(CARD_LIMITS.categoryLength)
     .nullable()
     .optional()
-    .describe('Optional category; "persona" makes the card a persona whose content is a system prompt.'),
+    .describe('Optional category; "persona" makes the card a persona whose content is a system prompt (setting or changing it needs write:persona).'),
   tags: z.array(z.string().min(1).max(CARD_LIMITS.tagLength)).max(CARD_LIMITS.tags).optional().describe(`Optional tags (at most ${CARD_LIMITS.tags}).`),
   description: z.string().max(CARD_LIMITS.descriptionLength).nullable().optional().describe('Optional short description.'),
   emoji: z.string().max(CARD_LIMITS.emojiLength).nullable().optional().describe('Optional emoji.'),

@@ -5,7 +5,8 @@ import { defineKeyedOperation } from './operation.js';
 export const createContextCard = defineKeyedOperation({
   name: 'create_context_card',
   title: 'Create a context card',
-  description: 'Creates a context card owned by the caller. title and content are required; category "persona" makes it a persona.',
+  description:
+    'Creates a context card owned by the caller. title and content are required; category "persona" makes it a persona, which also needs the write:persona scope (else 403).',
   method: 'POST',
   path: '/context-cards',
   tag: contextCardTag,
@@ -14,5 +15,5 @@ export const createContextCard = defineKeyedOperation({
   scopes: contextCardScopes,
   body: z.strictObject(contextCardWriteFields),
   output: contextCardSchema,
-  run: (input, { core, caller }) => core.contextCards.create(caller.account.id, input),
+  run: (input, { core, caller }) => core.contextCards.forCaller(caller).create(input),
 });

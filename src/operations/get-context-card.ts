@@ -5,7 +5,8 @@ import { idParams } from './schemas.js';
 export const getContextCard = defineKeyedOperation({
   name: 'get_context_card',
   title: 'Get a context card',
-  description: "Reads one of the caller's context cards by id, with its full content.",
+  description:
+    "Reads one of the caller's context cards by id, with its full content. A card that is a persona also needs read:persona or execute:persona (else 403).",
   method: 'GET',
   path: '/context-cards/{id}',
   tag: contextCardTag,
@@ -14,5 +15,5 @@ export const getContextCard = defineKeyedOperation({
   scopes: contextCardScopes,
   params: idParams,
   output: contextCardSchema,
-  run: ({ id }, { core, caller }) => core.contextCards.get(caller.account.id, id),
+  run: ({ id }, { core, caller }) => core.contextCards.forCaller(caller).get(id),
 });

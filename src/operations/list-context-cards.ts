@@ -5,7 +5,8 @@ import { listOf, pageQuery } from './schemas.js';
 export const listContextCards = defineKeyedOperation({
   name: 'list_context_cards',
   title: 'List context cards',
-  description: "Lists the caller's context cards (reusable prompt context, personas included), newest first.",
+  description:
+    "Lists the caller's context cards (reusable prompt context, personas included), newest first. Personas' cards are listed only for a key holding read:persona or execute:persona; without either they are left out.",
   method: 'GET',
   path: '/context-cards',
   tag: contextCardTag,
@@ -14,6 +15,6 @@ export const listContextCards = defineKeyedOperation({
   scopes: contextCardScopes,
   query: pageQuery,
   output: listOf(contextCardSchema, 'context cards'),
-  run: (input, { core, caller }) => core.contextCards.list(caller.account.id, input),
-  streamItems: (input, { core, caller }) => core.contextCards.pages(caller.account.id, input.cursor),
+  run: (input, { core, caller }) => core.contextCards.forCaller(caller).list(input),
+  streamItems: (input, { core, caller }) => core.contextCards.forCaller(caller).pages(input.cursor),
 });

@@ -485,18 +485,22 @@ describe('two editors of one item (regression: the second save undid the first)'
     const created = await browser.post('/console/context-cards/new', { title: 'Big', content: 'small', tags: '' });
     const path = (created.location ?? '').replace('?saved=1', '');
     const base = baseOf((await browser.get(path)).html);
+    // The console's calls reach the cards as its caller (forCaller), so that is where the update is replaced.
     const cards = harness.core.contextCards;
-    const update = cards.update;
-    cards.update = async () => {
-      throw new PorchError('QUOTA_EXCEEDED', 'Context cards are limited to 3,000 bytes; this would make 4,512.');
-    };
+    const forCaller = cards.forCaller;
+    cards.forCaller = (caller) => ({
+      ...forCaller(caller),
+      update: async () => {
+        throw new PorchError('QUOTA_EXCEEDED', 'Context cards are limited to 3,000 bytes; this would make 4,512.');
+      },
+    });
     try {
       const refused = await browser.post(path, { title: 'Big', content: 'x'.repeat(4_500), tags: '', base });
       expect(refused.status).toBe(403);
       expect(refused.html).toContain('Context cards are limited to 3,000 bytes');
       expect(refused.html).toContain('x'.repeat(4_500));
     } finally {
-      cards.update = update;
+      cards.forCaller = forCaller;
     }
   });
 
@@ -568,16 +572,22 @@ describe('two editors of one item (regression: the second save undid the first)'
     const cardId = path.split('/').at(-1) ?? '';
     const cardBase = baseOf((await browser.get(path)).html);
     const cards = harness.core.contextCards;
-    const updateCard = cards.update;
-    cards.update = async (...args) => {
-      cards.update = updateCard;
-      await updateCard(accountId, cardId, { description: 'From the other tab' });
-      return updateCard(...args);
+    const forCaller = cards.forCaller;
+    cards.forCaller = (caller) => {
+      const own = forCaller(caller);
+      return {
+        ...own,
+        update: async (...args) => {
+          cards.forCaller = forCaller;
+          await cards.update(accountId, cardId, { description: 'From the other tab' });
+          return own.update(...args);
+        },
+      };
     };
     try {
       expect((await browser.post(path, { title: 'Pace', content: 'Mine', tags: 'style', base: cardBase })).status).toBe(303);
     } finally {
-      cards.update = updateCard;
+      cards.forCaller = forCaller;
     }
     expect(await harness.core.contextCards.get(accountId, cardId)).toMatchObject({ version: 3, content: 'Mine', description: 'From the other tab' });
   });
