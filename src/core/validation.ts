@@ -27,14 +27,30 @@ export interface FormatIssuesOptions {
 }
 
 /**
- * Text that must hold more than whitespace, at most `maxLength` characters as sent. The length is
- * checked before trimming and `pattern` says "a non-blank character", so the OpenAPI document's
- * `maxLength`, `minLength` and `pattern` accept exactly what the server does (regressions: a
- * whitespace-only title, a name over the limit only by its surrounding spaces stored cut to the
- * limit, were judged differently by the two).
+ * A character that shows: not whitespace, nor a control or format character (zero-width spaces
+ * and joiners, U+2060, U+FEFF, bidi controls), nor another that renders as nothing (Hangul
+ * fillers, variation selectors: Unicode's default-ignorable code points).
+ */
+const VISIBLE_CHARACTER = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * Text that must hold something visible, at most `maxLength` characters as sent. A name of only
+ * invisible characters (`"\u200b"`) made an item that looked blank in lists and the console
+ * (regression), as a whitespace-only one would; a blank text is told only that it is empty
+ * (`abort`), not also that it holds nothing visible. The length is checked before trimming and
+ * `pattern` says "a visible character", so the OpenAPI document's `maxLength`, `minLength` and
+ * `pattern` accept exactly what the server does (regressions: a whitespace-only title, a name over
+ * the limit only by its surrounding spaces stored cut to the limit, were judged differently by the
+ * two).
  */
 export function nonBlankText(maxLength: number) {
-  return z.string().max(maxLength).trim().min(1, 'must not be empty').meta({ pattern: '\\S' });
+  return z
+    .string()
+    .max(maxLength)
+    .trim()
+    .min(1, { error: 'must not be empty', abort: true })
+    .refine((text) => VISIBLE_CHARACTER.test(text), 'must hold a visible character (it holds only invisible ones, such as zero-width spaces)')
+    .meta({ pattern: VISIBLE_CHARACTER.source });
 }
 
 /** A message listing every problem of a large bad input would bury the first one. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { formatZodError } from '../../src/core/validation.js';
+import { formatZodError, nonBlankText } from '../../src/core/validation.js';
 
 function problem(schema: z.ZodType, value: unknown): string {
   const parsed = schema.safeParse(value);
@@ -39,5 +39,33 @@ describe("zod's default words", () => {
 
   it('leave a message the schema gives as written', () => {
     expect(problem(z.object({ name: z.string().min(3, 'must name the thing') }), { name: 'x' })).toBe('body.name: must name the thing');
+  });
+});
+
+describe('nonBlankText', () => {
+  const name = z.object({ name: nonBlankText(10) });
+
+  it('refuses a text of only invisible characters (regression: a name "\\u200b" was stored and looked blank)', () => {
+    for (const invisible of ['\u200b', '\u200c\u200d', '\u2060', '\ufeff\u200b', '\u200e\u202e\u2066', '\u3164', '\u00ad', '\u0007', ' \u200b\n']) {
+      expect(problem(name, { name: invisible }), JSON.stringify(invisible)).toBe(
+        'body.name: must hold a visible character (it holds only invisible ones, such as zero-width spaces)',
+      );
+    }
+  });
+
+  it('tells a blank text only that it is empty', () => {
+    expect(problem(name, { name: ' \t\n ' })).toBe('body.name: must not be empty');
+    expect(problem(name, { name: '' })).toBe('body.name: must not be empty');
+  });
+
+  it('keeps a visible character among invisible ones as sent, only trimmed of whitespace', () => {
+    expect(name.parse({ name: ' \u200bA\u200d ' })).toEqual({ name: '\u200bA\u200d' });
+    expect(name.parse({ name: '😀' })).toEqual({ name: '😀' });
+  });
+
+  it('documents a pattern that accepts exactly the texts it accepts', () => {
+    const pattern = new RegExp(String(z.toJSONSchema(nonBlankText(10)).pattern), 'u');
+    for (const text of ['\u200b', '\u2060\ufeff', ' \t ', '\u3164']) expect(pattern.test(text), JSON.stringify(text)).toBe(false);
+    for (const text of ['a', ' \u200bA ', '😀', 'é']) expect(pattern.test(text), JSON.stringify(text)).toBe(true);
   });
 });

@@ -138,6 +138,21 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
     accepted: { name: 'a name', method: 'PATCH', path: () => `/compositions/${ids['composition:release-notes']}`, request: { body: { name: 'Renamed' } } },
   },
   {
+    rule: 'a name must hold a visible character',
+    refused: {
+      name: 'zero-width and direction marks',
+      method: 'PATCH',
+      path: () => `/compositions/${ids['composition:release-notes']}`,
+      request: { body: { name: '\u200b\u2060\u200e' } },
+    },
+    accepted: {
+      name: 'a visible character among them',
+      method: 'PATCH',
+      path: () => `/compositions/${ids['composition:release-notes']}`,
+      request: { body: { name: '\u200bRenamed\u200e' } },
+    },
+  },
+  {
     rule: 'a category must hold more than whitespace',
     refused: { name: 'blank category', method: 'POST', path: () => '/skills', request: { body: { name: 's', instructions: 'x', category: ' ' } } },
     accepted: { name: 'a category', method: 'POST', path: () => '/skills', request: { body: { name: 's', instructions: 'x', category: 'writing' } } },
