@@ -24,7 +24,7 @@ import {
 } from '../catalog/definitions.js';
 import type { Clock } from '../clock.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
-import { definitionResourceRefs, type ResourceRef, type WorkflowDefinition } from '../engine/workflow-definition.js';
+import { definitionResourceRefs, requiredWithDefaultIssues, type ResourceRef, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { quotaExceededError } from '../quotas/quotas.js';
@@ -416,6 +416,7 @@ export function createBundleService(store: Store, clock: Clock, quotas: ContentQ
     }
     for (const [position, entry] of bundle.compositions.entries()) {
       issues.push(...tooManyVariablesIssues(entry, ['compositions', position]));
+      issues.push(...requiredWithDefaultIssues(entry.variables, ['compositions', position, 'variables']));
       issues.push(...unknownModelIssues(models, ['compositions', position, 'model'], entry.model));
       upsert('compositions', keyOf('compositions', entry, entry.name, position), entry.name, compositionContent(entry), { timesUsed: 0 });
     }

@@ -26,7 +26,7 @@ import type {
 import type { Caller } from '../access/caller.js';
 import type { ExecutableResource } from '../access/scopes.js';
 import type { Clock } from '../clock.js';
-import { definitionResourceRefs, validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
+import { definitionResourceRefs, requiredWithDefaultIssues, validateWorkflowDefinition, type WorkflowDefinition } from '../engine/workflow-definition.js';
 import { PERSONA_CATEGORY } from '../context-cards/context-cards.js';
 import { PorchError } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
@@ -235,11 +235,14 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
    * What an update leaves as it is stored, which is not checked again, instead of refusing every
    * change to the resource: `refs` names workflow nodes whose reference is the one already stored,
    * which may name a resource deleted since (as import keeps an export's `dangling_refs`);
-   * `variables` says a composition's template and variables are unchanged, so one stored over the
-   * cap of variables before it was enforced can still be renamed or retagged (review).
+   * `template` and `variables` say a composition's template or variables were not sent. One
+   * stored over the cap of variables before it was enforced can still be renamed or retagged
+   * (review), and one stored with a required variable that has a default before that was refused
+   * can still change anything but its variables.
    */
   interface KeptAsStored {
     refs?: readonly string[];
+    template?: boolean;
     variables?: boolean;
   }
 
@@ -255,7 +258,8 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
       case 'composition': {
         const composition = entry as CompositionEntry;
         const issues = [
-          ...(kept.variables === true ? [] : tooManyVariablesIssues(composition, [])),
+          ...(kept.template === true && kept.variables === true ? [] : tooManyVariablesIssues(composition, [])),
+          ...(kept.variables === true ? [] : requiredWithDefaultIssues(composition.variables, ['variables'])),
           ...unknownModelIssues(models, ['model'], composition.model),
         ];
         if (issues.length > 0) throw invalid(issues);
@@ -455,7 +459,8 @@ export function createLifecycleService(store: Store, clock: Clock, quotas: Conte
             : merged;
         const content = await contentOf(kind, accountId, entry, {
           refs: kind === 'workflow' ? unchangedRefNodes(current as WorkflowRecord, entry as WorkflowEntry) : [],
-          variables: !('template' in changes) && !('variables' in changes),
+          template: !('template' in changes),
+          variables: !('variables' in changes),
         });
         const now = clock.now();
         const stored = { ...withoutLabels(current), ...content, version: current.version + 1, updatedAt: now } as RecordOf<Kind>;

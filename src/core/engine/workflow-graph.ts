@@ -6,7 +6,7 @@
 import type { ValidationIssue } from '../validation.js';
 import { nodeTemplateFields } from './node-fields.js';
 import { parseTemplate } from './template.js';
-import type { WorkflowDefinition } from './workflow-schema.js';
+import type { VariableDeclaration, WorkflowDefinition } from './workflow-schema.js';
 
 /** The dependency graph of a definition, by node index. */
 export interface WorkflowGraph {
@@ -14,6 +14,22 @@ export interface WorkflowGraph {
   readonly indexById: ReadonlyMap<string, number>;
   /** For each node, the indices of the nodes it reads, each once, in order of first reference. */
   readonly dependencies: readonly (readonly number[])[];
+}
+
+/**
+ * A declared variable both required and given a default: callers would be told to send a value
+ * that a run never needs. A workflow's and a composition's declarations are held to this one
+ * rule; `path` is where the list of declarations sits (`['variables']` in a request body).
+ */
+export function requiredWithDefaultIssues(
+  variables: ReadonlyArray<Pick<VariableDeclaration, 'required' | 'default'>>,
+  path: readonly PropertyKey[],
+): ValidationIssue[] {
+  return variables.flatMap((variable, index) =>
+    variable.required && variable.default !== undefined
+      ? [{ path: [...path, index, 'default'], message: 'a required variable cannot have a default (drop one of them)' }]
+      : [],
+  );
 }
 
 /**
@@ -38,13 +54,8 @@ export function analyseWorkflowGraph(
     } else {
       variableIndex.set(variable.name, index);
     }
-    if (variable.required && variable.default !== undefined) {
-      issues.push({
-        path: ['variables', index, 'default'],
-        message: `a required variable cannot have a default (drop one of them)`,
-      });
-    }
   });
+  issues.push(...requiredWithDefaultIssues(definition.variables, ['variables']));
 
   const indexById = new Map<string, number>();
   definition.nodes.forEach((node, index) => {

@@ -7,6 +7,7 @@ import {
   definitionResourceRefs,
   mapResourceRefs,
   nodeTemplateFields,
+  requiredWithDefaultIssues,
   validateWorkflowDefinition,
   workflowDefinitionSchema,
   type WorkflowDefinition,
@@ -191,6 +192,19 @@ describe('validateWorkflowDefinition', () => {
     expect(
       validationMessage({ variables: [{ name: 'v', required: true, default: 'x' }], nodes: [{ id: 'n', kind: 'template', template: '{{v}}' }] }),
     ).toContain('variables[0].default: a required variable cannot have a default');
+  });
+
+  it("holds any list of declarations to that rule under the path given (a composition's, in a bundle)", () => {
+    const variables = [
+      { name: 'a', required: true },
+      { name: 'b', required: true, default: 0 },
+      { name: 'c', required: false, default: 'x' },
+      { name: 'd', required: true, default: false },
+    ];
+    expect(requiredWithDefaultIssues(variables, ['compositions', 2, 'variables'])).toEqual([
+      { path: ['compositions', 2, 'variables', 1, 'default'], message: 'a required variable cannot have a default (drop one of them)' },
+      { path: ['compositions', 2, 'variables', 3, 'default'], message: 'a required variable cannot have a default (drop one of them)' },
+    ]);
   });
 
   it('prefixes every path when given a bundle location', () => {
