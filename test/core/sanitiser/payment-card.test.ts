@@ -57,6 +57,12 @@ describe('payment card rule (pii.payment_card, Luhn-checked)', () => {
     expect(matchesOf('ids 1234 5678 9012 3456 7890 1234', 'pii.payment_card')).toEqual([]);
   });
 
+  it('finds every card of grouped cards written one after another with a space (regression: only the first)', () => {
+    expect(matchesOf('cards 4539 1488 0343 6467 4716 2895 3521 3348 on file', 'pii.payment_card')).toEqual(['4539 1488 0343 6467', '4716 2895 3521 3348']);
+    expect(matchesOf('Visa 4539 1488 0343 6467 4716 2895 3521 3348 12/27 737', 'pii.payment_card')).toEqual(['4539 1488 0343 6467', '4716 2895 3521 3348']);
+    expect(matchesOf('Amex 3714 628351 90425 4539 1488 0343 6467', 'pii.payment_card')).toEqual(['3714 628351 90425', '4539 1488 0343 6467']);
+  });
+
   it('finds a card written in four dotted groups, but no other dotted number', () => {
     expect(matchesOf('card 4111.1111.1111.1111 on file', 'pii.payment_card')).toEqual(['4111.1111.1111.1111']);
     expect(matchesOf('build 2024.1111.1111.1111 and 4111.1111.1111.1111.1', 'pii.payment_card')).toEqual([]);

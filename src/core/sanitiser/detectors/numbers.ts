@@ -492,12 +492,12 @@ function detectNumbers(context: DetectorContext<NumberRuleId>): void {
     // Several numbers separated by spaces ("192.168.0.1 255.255.255.0", two phone numbers).
     const run = text.slice(start, end);
     if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) return;
-    const card = cardAtEitherEnd(context, start, run);
+    const cards = groupedCards(context, start, run);
     const partPattern = /[^ \t]+/g;
     for (let part = partPattern.exec(run); part !== null; part = partPattern.exec(run)) {
       const partStart = start + part.index;
       const partEnd = partStart + part[0].length;
-      if (card !== null && partStart < card.end && partEnd > card.start) continue;
+      if (cards.some((card) => partStart < card.end && partEnd > card.start)) continue;
       if (part[0].length >= 7) classifyRun(context, partStart, partEnd);
     }
   });
@@ -508,31 +508,41 @@ const MAX_GROUPED_CARD_CHARACTERS = 23;
 
 /**
  * A card written in space-separated groups runs on into a number written after it with a space
- * (its expiry and security code: "4111 1111 1111 1111 12/27 737") or before it ("exp 12/27 4111
- * 1111 1111 1111"), and such a run as a whole is no card. Tries the groups the run starts with,
- * then those it ends with, the longest first (a 19-digit card ends in a group of three, as a
- * security code does); emits the first card found and answers where it is.
+ * (its expiry and security code: "4111 1111 1111 1111 12/27 737", or another card: two cards on
+ * one line, regression: only the first was found) or before it ("exp 12/27 4111 1111 1111
+ * 1111"), and such a run as a whole is no card. Takes the cards the run starts with, one after
+ * another, each the longest its groups make (a 19-digit card ends in a group of three, as a
+ * security code does); failing any, the card it ends with. Emits each card found and answers
+ * where they are.
  */
-function cardAtEitherEnd(context: DetectorContext<NumberRuleId>, start: number, run: string): { start: number; end: number } | null {
+function groupedCards(context: DetectorContext<NumberRuleId>, start: number, run: string): Array<{ start: number; end: number }> {
   const { text, scan } = context;
   const isCardAt = (from: number, to: number): boolean => {
     const candidate = run.slice(from, to);
     const shape = shapeOf(candidate);
     return shape.spaces > 0 && isCardNumber(candidate, shape) && !isBarcode(text, start + from, start + to, candidate, shape.digits);
   };
-  for (let cut = Math.min(run.length, MAX_GROUPED_CARD_CHARACTERS + 1); cut > 0; cut -= 1) {
-    if (run.charCodeAt(cut) === 32 && isCardAt(0, cut)) {
-      scan.emit('pii.payment_card', start, start + cut);
-      return { start, end: start + cut };
+  const cards: Array<{ start: number; end: number }> = [];
+  /** The end of the longest card starting at `from`, or -1. */
+  const cardFrom = (from: number): number => {
+    for (let cut = Math.min(run.length, from + MAX_GROUPED_CARD_CHARACTERS); cut > from; cut -= 1) {
+      if ((cut === run.length || run.charCodeAt(cut) === 32) && isCardAt(from, cut)) return cut;
+    }
+    return -1;
+  };
+  for (let from = 0, end = cardFrom(0); end !== -1; from = end + 1, end = from < run.length ? cardFrom(from) : -1) {
+    cards.push({ start: start + from, end: start + end });
+  }
+  if (cards.length === 0) {
+    for (let cut = Math.max(0, run.length - MAX_GROUPED_CARD_CHARACTERS - 1); cut < run.length; cut += 1) {
+      if (run.charCodeAt(cut) === 32 && isCardAt(cut + 1, run.length)) {
+        cards.push({ start: start + cut + 1, end: start + run.length });
+        break;
+      }
     }
   }
-  for (let cut = Math.max(0, run.length - MAX_GROUPED_CARD_CHARACTERS - 1); cut < run.length; cut += 1) {
-    if (run.charCodeAt(cut) === 32 && isCardAt(cut + 1, run.length)) {
-      scan.emit('pii.payment_card', start + cut + 1, start + run.length);
-      return { start: start + cut + 1, end: start + run.length };
-    }
-  }
-  return null;
+  for (const card of cards) scan.emit('pii.payment_card', card.start, card.end);
+  return cards;
 }
 
 export const numberDetector = defineDetector({
