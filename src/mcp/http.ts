@@ -47,10 +47,10 @@ import { createMcpServer, createToolset } from './create-mcp-server.js';
 import { CONTEXT_CARD_URI_PREFIX } from './resources.js';
 import { declaresTasks } from './tasks.js';
 import type { McpTool } from './tools.js';
-import { hasApiKey, requestIdentity, type McpIdentity } from './identity.js';
+import { hasApiKey, requestIdentity, tokenScopeRefusal, type McpIdentity } from './identity.js';
 import { httpRefusal } from './to-tool-result.js';
 import { type JsonRpcRefusal, readBodyWithinLimit, readJsonRpcBody, refuseBatchIfRemoved } from './json-rpc-body.js';
-import { ENVELOPE_REVISIONS, malformedParamsError, unservedRevisionError } from './malformed-params.js';
+import { ENVELOPE_REVISIONS, malformedParamsError, malformedRequestParamsError, unservedRevisionError } from './malformed-params.js';
 import { progressTokenOf } from './progress.js';
 import { JsonResponseTransport, jsonExchangeRequest } from './json-response-transport.js';
 import { logSdkError } from './sdk-errors.js';
@@ -527,7 +527,8 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
     if (unservedRevision) return sendRpcError(res, 400, unservedRevision);
     const unserved = unservedRevisionError(route, singleHeader(req.headers, 'mcp-protocol-version'), body);
     if (unserved) return sendJson(res, 400, unserved);
-    const malformed = route.kind === 'reject' ? null : malformedParamsError(body, route.kind);
+    const malformed =
+      route.kind !== 'reject' ? malformedParamsError(body, route.kind) : route.cell === 'invalid-json-rpc-body' ? malformedRequestParamsError(body) : null;
     if (malformed) {
       sendJson(res, 200, malformed);
       return;
@@ -548,8 +549,7 @@ export function createMcpHttpDoor(options: McpHttpOptions): McpHttpDoor {
       const state = await core.rateLimiter.peek(caller).catch(() => null);
       if (state !== null) setRateLimitHeaders(res, state);
       const { name, scopes } = ungranted;
-      const error = new PorchError('INSUFFICIENT_PERMISSIONS', `This token lacks the scope for ${name}; it needs one of: ${scopes.join(', ')}.`);
-      return refuse(req, res, error, { tokenSent: true, id: requestIdOfBody(body), scopes });
+      return refuse(req, res, tokenScopeRefusal(name, scopes), { tokenSent: true, id: requestIdOfBody(body), scopes });
     }
     try {
       if (route.kind === 'reject') {

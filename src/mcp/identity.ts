@@ -6,6 +6,7 @@
 import type { Credentials } from '../core/access/authenticator.js';
 import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
+import { PorchError } from '../core/errors.js';
 
 export interface McpIdentity {
   /** The key as the client sent it (X-API-Key, Bearer or PORCH_API_KEY) and X-Porch-Account. */
@@ -46,4 +47,13 @@ export function liveIdentity(core: Core, credentials: Credentials): McpIdentity 
     currentCaller: () => (hasApiKey(credentials) ? core.authenticator.authenticate(credentials) : Promise.resolve(null)),
     requestCaller: undefined,
   };
+}
+
+/**
+ * The refusal of an OAuth access token (a connected app's) whose scopes do not grant the
+ * operation: worded for the token, whatever the MCP request (regression: resources/read said
+ * "This key lacks the scope", tools/call "This token"), as its holder never had a key.
+ */
+export function tokenScopeRefusal(operationName: string, scopes: readonly string[]): PorchError {
+  return new PorchError('INSUFFICIENT_PERMISSIONS', `This token lacks the scope for ${operationName}; it needs one of: ${scopes.join(', ')}.`);
 }

@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { isSpecType, ProtocolErrorCode, type RequestId, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { isRecord } from '../core/validation.js';
+import { malformedRequestParamsError } from './malformed-params.js';
 
 /**
  * The one revision with JSON-RPC batching: 2025-03-26 added it and 2025-06-18 removed it, so the
@@ -171,7 +172,8 @@ const NEWLINE = 0x0a;
  * HTTP endpoint refuses such a body: decoding would put U+FFFD in place of the bytes, and the text
  * used would not be the text sent); JSON that is not one JSON-RPC message (a batch among them: the
  * SDK's stdio transport reads single messages only) → -32600 Invalid Request, with the id when one
- * can be read. Readable lines pass through unchanged; blank lines are skipped.
+ * can be read, except a request whose params alone MCP refuses → -32602 Invalid params. Readable
+ * lines pass through unchanged; blank lines are skipped.
  */
 export function answerUnreadableLines(answer: (line: string) => void, maxLineBytes: number = MAX_STDIO_LINE_BYTES): Transform {
   // The bytes of the line not ended yet, kept as they came (joined once the line ends).
@@ -198,7 +200,13 @@ export function answerUnreadableLines(answer: (line: string) => void, maxLineByt
       return null;
     }
     if (!isSpecType.JSONRPCMessage(message)) {
-      answer(errorLine(idOf(message), ProtocolErrorCode.InvalidRequest, 'Invalid Request: the line is not a JSON-RPC 2.0 message.'));
+      // A request with params MCP refuses is still JSON-RPC: invalid params, as over HTTP.
+      const malformed = malformedRequestParamsError(message);
+      answer(
+        malformed
+          ? `${JSON.stringify(malformed)}\n`
+          : errorLine(idOf(message), ProtocolErrorCode.InvalidRequest, 'Invalid Request: the line is not a JSON-RPC 2.0 message.'),
+      );
       return null;
     }
     return `${text}\n`;

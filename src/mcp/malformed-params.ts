@@ -1,7 +1,7 @@
 /**
  * Requests answered before the SDK sees them: malformed params (-32602, which the SDK would report
- * as internal errors) and revisions Porch does not serve (on stdio, and over HTTP those only
- * named in the Mcp-Protocol-Version header).
+ * as internal errors, or as a message that is not JSON-RPC) and revisions Porch does not serve
+ * (on stdio, and over HTTP those only named in the Mcp-Protocol-Version header).
  */
 import {
   type InboundClassificationOutcome,
@@ -38,6 +38,9 @@ const REQUEST_CHECKS = new Map<string, RequestCheck>([
   ['completion/complete', isSpecType.CompleteRequest],
 ]);
 
+/** The tasks extension's methods, whose params the server's own schemas check (create-mcp-server.ts). */
+const TASK_METHODS = ['tasks/get', 'tasks/cancel', 'tasks/update'];
+
 /** Requests revision 2026-07-28 removed (the handshake and liveness ping). */
 const REMOVED_IN_2026 = new Set(['initialize', 'ping']);
 
@@ -63,6 +66,39 @@ export function malformedParamsError(message: unknown, era: 'legacy' | 'modern' 
     );
   }
   return null;
+}
+
+/**
+ * What MCP asks of every request's params beyond JSON-RPC, which also allows them as an array (by
+ * position): an object, whose `_meta` is an object, whose `progressToken` is a string or an
+ * integer. The first problem, in Porch's words for validation problems; undefined when there is none.
+ */
+function requestParamsProblem(params: unknown): string | undefined {
+  if (!isRecord(params)) return formatIssue({ path: [], message: 'must be an object' }, { whole: 'params' });
+  const meta = params._meta;
+  if (meta === undefined) return undefined;
+  if (!isRecord(meta)) return formatIssue({ path: ['_meta'], message: 'must be an object' });
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {
+    return formatIssue({ path: ['_meta', 'progressToken'], message: 'must be a string or an integer' });
+  }
+  return undefined;
+}
+
+/**
+ * The -32602 Invalid params answer to a request that JSON-RPC reads as one but whose params MCP
+ * refuses (an array, a progress token that is an object), for a method Porch serves; null for
+ * anything else. The SDK's check of a message takes such a request for no JSON-RPC message at
+ * all, and answered it 400 with -32600 (regression: `"_meta": {"progressToken": {"a": 1}}` and
+ * `"params": ["analyze_prompt"]` were told the body was not JSON-RPC).
+ */
+export function malformedRequestParamsError(message: unknown): JSONRPCErrorResponse | null {
+  if (!isRecord(message) || message.params === null || typeof message.params !== 'object' || isSpecType.JSONRPCRequest(message)) return null;
+  const { params, ...rest } = message;
+  // Only the params are at fault when the message is a request without them.
+  if (!isSpecType.JSONRPCRequest(rest) || !(REQUEST_CHECKS.has(rest.method) || TASK_METHODS.includes(rest.method))) return null;
+  const problem = requestParamsProblem(params) ?? "see the method's schema in the MCP specification";
+  return invalidParams(rest.id, `Invalid params for ${rest.method}: ${problem}.`);
 }
 
 /**

@@ -67,6 +67,11 @@ export async function readCardResource(request: CapabilityRequest, uri: string):
   } catch {
     throw new PorchError('VALIDATION_ERROR', `Invalid request: ${uri} is not a valid context card address.`);
   }
+  // An address whose last part is no card id names no resource, as one outside the template does
+  // (regression: get_context_card's refusal named its `id`, a parameter the client never sent).
+  if (getContextCard.params?.safeParse({ id }).success !== true) {
+    throw new PorchError('RESOURCE_NOT_FOUND', `No context card at ${uri}: a card's address ends with its id (a uuid), as resources/list gives it.`);
+  }
   const card = await invokeCapability(request, getContextCard, { params: { id } });
   // Resource contents carry `_meta` but no annotations in the spec.
   return { contents: [{ uri, mimeType: CARD_MIME_TYPE, text: card.content, _meta: versionFields(card)._meta }] };

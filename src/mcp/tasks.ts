@@ -25,6 +25,9 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How often a client should poll a task: the Retry-After a run's own answer asks for. */
 export const TASK_POLL_INTERVAL_MS = 1_000;
 
+/** A task's id is its run's: the client sends get_run's and cancel_run's `id` as `taskId`. */
+const TASK_ID_PARAMETER = { id: 'taskId' };
+
 const DAY_MS = 86_400_000;
 
 export const taskParamsSchema = z.object({ taskId: z.string().min(1).max(64) });
@@ -125,7 +128,7 @@ export async function createdTask(request: CapabilityRequest, runId: string, err
 }
 
 export async function getTask(request: CapabilityRequest, taskId: string, errorCodes: ErrorCodeSet): Promise<Record<string, unknown>> {
-  const run = await invokeCapability(request, getRun, { params: { id: taskId } });
+  const run = await invokeCapability(request, getRun, { params: { id: taskId } }, TASK_ID_PARAMETER);
   return taskOfRun(run, request.core.settings.runRetentionDays, errorCodes);
 }
 
@@ -136,7 +139,7 @@ export async function getTask(request: CapabilityRequest, taskId: string, errorC
  */
 export async function cancelTask(request: CapabilityRequest, taskId: string): Promise<Record<string, never>> {
   try {
-    await invokeCapability(request, cancelRun, { params: { id: taskId } });
+    await invokeCapability(request, cancelRun, { params: { id: taskId } }, TASK_ID_PARAMETER);
   } catch (err) {
     if (!(err instanceof PorchError && err.code === 'CONFLICT')) throw err;
   }
@@ -145,6 +148,6 @@ export async function cancelTask(request: CapabilityRequest, taskId: string): Pr
 
 /** tasks/update: nothing is ever outstanding, so input responses are ignored once the task is known to exist. */
 export async function updateTask(request: CapabilityRequest, taskId: string): Promise<Record<string, never>> {
-  await invokeCapability(request, getRun, { params: { id: taskId } });
+  await invokeCapability(request, getRun, { params: { id: taskId } }, TASK_ID_PARAMETER);
   return {};
 }

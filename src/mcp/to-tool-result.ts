@@ -37,6 +37,10 @@ const MCP_HINTS: Partial<Record<PorchError['code'], string>> = {
   DAILY_LIMIT_EXCEEDED: 'Wait until the limit resets (the retry_after seconds the error reports), then retry.',
   // Its messages say themselves whether a retry helps (a provider's 400 will not), and how.
   AI_SERVICE_ERROR: '',
+  // Its messages say what to do (use a new key, or wait for the first request), for REST, whose
+  // envelope has no hint: the table's would say it again (regression: "use a new key for a new
+  // request. Use a new Idempotency-Key for a different request.").
+  IDEMPOTENCY_CONFLICT: '',
 };
 
 /**

@@ -10,7 +10,7 @@ import type { Caller } from '../core/access/caller.js';
 import type { Core } from '../core/core.js';
 import type { ExecutionEvents } from '../core/execution/executions.js';
 import { PorchError, type ErrorCodeSet } from '../core/errors.js';
-import { formatIssues, isRecord, type ValidationIssue } from '../core/validation.js';
+import { formatZodError, isRecord } from '../core/validation.js';
 import { invokeOperation, isOperationOpenTo } from '../operations/invoke.js';
 import type { Operation } from '../operations/operation.js';
 import type { McpIdentity } from './identity.js';
@@ -132,33 +132,76 @@ export function splitArguments(operation: Operation, args: Record<string, unknow
 /** The JSON Schema types of numbers, and how a value of another type is refused (the operations' own words). */
 const NUMBER_TYPE_MESSAGES: Readonly<Record<string, string>> = { integer: 'must be a whole number', number: 'must be a number' };
 
+/** What the tool checks of an argument REST reads from the URL, before the operation's own schema does. */
+interface UrlArgument {
+  name: string;
+  /** Whether the tool's schema requires it: a path parameter, which every REST request has. */
+  required: boolean;
+  /** For an integer or number: how a value of another JSON type is refused. */
+  numberMessage: string | undefined;
+}
+
 /**
- * The arguments of the operation's path and query whose tool schema says integer or number, with
- * the message for a value of another type. REST reads these from the URL, so their schemas turn
- * a string of digits into a number; an MCP client sends JSON, where `"12"` is a string, and the
- * tool's schema, which says integer, refuses it (regression: `{"limit": "12"}` was served).
+ * The arguments of the operation's path and query, as the tool's schema states them. REST reads
+ * these from the URL, so their schemas are written for it, and two of their words are wrong for
+ * an MCP client's JSON. A path parameter is always there in a URL, so its schema's one message
+ * (`must be a uuid`) is also what a missing one got (regression: `get_context_card {}` said
+ * "id: must be a uuid"); and a number's schema turns a string of digits into a number, where the
+ * tool's schema says integer and refuses `"12"` (regression: `{"limit": "12"}` was served).
  */
-function numberArgumentsOf(operation: Operation, inputSchema: ObjectJsonSchema): ReadonlyMap<string, string> {
-  const numbers = new Map<string, string>();
+function urlArgumentsOf(operation: Operation, inputSchema: ObjectJsonSchema): readonly UrlArgument[] {
+  const required = new Set(inputSchema.required ?? []);
+  const checked: UrlArgument[] = [];
   for (const part of [operation.params, operation.query]) {
     for (const name of Object.keys(part?.shape ?? {})) {
       const property = inputSchema.properties?.[name];
       const type = isRecord(property) ? property.type : undefined;
-      const message = typeof type === 'string' ? NUMBER_TYPE_MESSAGES[type] : undefined;
-      if (message !== undefined) numbers.set(name, message);
+      const numberMessage = typeof type === 'string' ? NUMBER_TYPE_MESSAGES[type] : undefined;
+      if (required.has(name) || numberMessage !== undefined) checked.push({ name, required: required.has(name), numberMessage });
     }
   }
-  return numbers;
+  return checked;
 }
 
-/** An argument of `numbers` sent as another JSON type than a number, as the refusal REST's validation would word; undefined when none is. */
-function numberArgumentsProblem(numbers: ReadonlyMap<string, string>, args: Record<string, unknown>): PorchError | undefined {
-  const issues: ValidationIssue[] = [];
-  for (const [name, message] of numbers) {
-    const value = args[name];
-    if (Object.hasOwn(args, name) && value !== undefined && typeof value !== 'number') issues.push({ path: [name], message });
+/**
+ * The refusal of arguments of `checked` missing though required, or sent as another JSON type than
+ * the number their schema says, worded as REST's validation words a body field (`title: is
+ * required`), with the other problems of the path and query arguments, as REST reports those
+ * together (regression: `{"id": 42}` lost its "must be a uuid"); undefined when none is missing or
+ * mistyped.
+ */
+function urlArgumentsProblem(
+  operation: Operation,
+  checked: readonly UrlArgument[],
+  args: Record<string, unknown>,
+  split: SplitArguments,
+): PorchError | undefined {
+  const own = new Map<string, string>();
+  for (const { name, required, numberMessage } of checked) {
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
+    if (value === undefined) {
+      if (required) own.set(name, 'is required');
+    } else if (numberMessage !== undefined && typeof value !== 'number') own.set(name, numberMessage);
   }
-  return issues.length === 0 ? undefined : new PorchError('VALIDATION_ERROR', `Invalid request: ${formatIssues(issues, { whole: 'arguments' })}.`);
+  if (own.size === 0) return undefined;
+  const issues: z.core.$ZodIssue[] = [...own].map(([name, message]) => ({ code: 'custom', path: [name], message, input: args[name] }));
+  const names: string[] = [];
+  for (const [part, values] of [
+    [operation.params, split.params],
+    [operation.query, split.query],
+  ] as const) {
+    if (!part) continue;
+    names.push(...Object.keys(part.shape));
+    const parsed = part.safeParse(values);
+    if (!parsed.success) issues.push(...parsed.error.issues.filter((issue) => !own.has(String(issue.path[0]))));
+  }
+  // In the order of the tool's arguments, as the operation's own validation lists them.
+  const order = (issue: z.core.$ZodIssue) => {
+    const index = names.indexOf(String(issue.path[0]));
+    return index === -1 ? names.length : index;
+  };
+  issues.sort((first, second) => order(first) - order(second));
+  return new PorchError('VALIDATION_ERROR', `Invalid request: ${formatZodError(new z.ZodError(issues), { whole: 'arguments' })}.`);
 }
 
 /**
@@ -196,7 +239,7 @@ export function operationTool(operation: Operation): McpTool {
       : {}),
     annotations: annotationsFor(operation),
   };
-  const numbers = numberArgumentsOf(operation, definition.inputSchema);
+  const urlArguments = urlArgumentsOf(operation, definition.inputSchema);
   return {
     definition,
     operation,
@@ -210,7 +253,7 @@ export function operationTool(operation: Operation): McpTool {
         query: split.query,
         body: split.body,
         // Reported at the validation step, after the key, scope and rate-limit checks, as REST reports a malformed body.
-        bodyError: numberArgumentsProblem(numbers, args),
+        bodyError: urlArgumentsProblem(operation, urlArguments, args, split),
         requestId: ctx.requestId,
         idempotencyKey: ctx.idempotencyKey,
         signal: ctx.signal,

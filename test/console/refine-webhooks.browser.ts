@@ -1,6 +1,7 @@
 /**
  * The refine page and Settings → Webhooks in Chromium: the link a real `analyze_prompt` call
- * hands out opens with the same prompt and scores, typing changes the scores (and the address),
+ * hands out opens with the same prompt and scores (and says so when it carried only the first part
+ * of a longer prompt), typing changes the scores (and the address),
  * the form works with JavaScript off; an endpoint registered in the page receives a real signed
  * delivery, which the log shows and redelivers. Every page passes axe and is photographed in four
  * variants.
@@ -93,6 +94,20 @@ describe('the refine page in a browser', () => {
     await context.close();
   });
 
+  it('says when the link carried only the first part of a longer prompt, until the author edits it, passing axe', async () => {
+    const long = `${PROMPT} ${'Mention the budget, the deadline and who decides. '.repeat(50)}`;
+    const analysis = await analyseOverMcp(long);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(onServer(analysis.refine_url));
+    const notice = page.getByRole('status').filter({ hasText: 'was shortened' });
+    expect(await notice.textContent()).toContain(`shortened to its first 2,000 of ${[...long].length.toLocaleString('en')} characters`);
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    await page.locator('#prompt').fill(PROMPT);
+    await page.waitForFunction(() => !document.querySelector('#analysis')?.textContent?.includes('was shortened'));
+    await context.close();
+  });
+
   it('analyses with JavaScript off when the form is sent', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
@@ -145,11 +160,16 @@ describe('webhooks in a browser', () => {
     await context.close();
   });
 
-  it('photographs the refine page with scores, the webhooks list and an endpoint with its deliveries, each passing axe', async () => {
+  it('photographs the refine page with scores (and with a shortened link), the webhooks list and an endpoint with its deliveries, each passing axe', async () => {
     const analysis = await analyseOverMcp(PROMPT);
     const anonymous = await browser.newContext();
     await screenshotVariants(anonymous, 'refine', async (page) => {
       await page.goto(onServer(analysis.refine_url));
+      expect(describeViolations(await seriousViolations(page))).toBe('');
+    });
+    const shortened = await analyseOverMcp(`${PROMPT} ${'Mention the budget, the deadline and who decides. '.repeat(50)}`);
+    await screenshotVariants(anonymous, 'refine-shortened', async (page) => {
+      await page.goto(onServer(shortened.refine_url));
       expect(describeViolations(await seriousViolations(page))).toBe('');
     });
     await anonymous.close();

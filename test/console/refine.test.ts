@@ -4,7 +4,7 @@
  * fragment analyse again; CSRF guards both; an over-long prompt is refused with a clear message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFINE_PROMPT_MAX_CODE_POINTS } from '../../src/core/analyzer/index.js';
+import { REFINE_PROMPT_MAX_CODE_POINTS, REFINE_SHORTENED_FROM_PARAMETER } from '../../src/core/analyzer/index.js';
 import type { PromptAnalysis } from '../../src/core/analyzer/index.js';
 import { consoleBrowser, signedInBrowser, textareaText } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -78,6 +78,47 @@ describe('the link analyze_prompt hands out', () => {
     expect(page.status, page.html.slice(0, 500)).toBe(200);
     expect([...textareaOf(page.html)]).toHaveLength(REFINE_PROMPT_MAX_CODE_POINTS);
     expect(shownScores(page.html)).toHaveProperty('overall');
+  });
+
+  it('says when the link carried only the first part of a longer prompt, and that the scores are of that part (regression: other scores, silently)', async () => {
+    const prompt = `Summarise the meeting notes for the team. ${'The team discussed the roadmap and hiring. '.repeat(60)}You are a senior project manager. Answer as JSON.`;
+    const analysis = await analyseOverMcp(prompt);
+    const link = new URL(analysis.refine_url);
+    expect(link.searchParams.get(REFINE_SHORTENED_FROM_PARAMETER)).toBe(String([...prompt].length));
+    const page = await consoleBrowser(harness).get(onServer(analysis.refine_url));
+    expect(page.status, page.html.slice(0, 500)).toBe(200);
+    expect([...textareaOf(page.html)]).toHaveLength(REFINE_PROMPT_MAX_CODE_POINTS);
+    expect(page.html).toContain(
+      `The prompt was shortened to its first 2,000 of ${[...prompt].length.toLocaleString('en')} characters to fit in the link, and these scores are of that part. Analyse the whole prompt with the analyze_prompt MCP tool.`,
+    );
+    expect(page.html).toContain('class="notice notice-info" role="status"');
+    // Editing the prompt analyses the author's own text: the fragment has no notice.
+    const browser = consoleBrowser(harness);
+    await browser.get('/refine');
+    const edited = await browser.post('/refine/analysis', { prompt: textareaOf(page.html) });
+    expect(edited.html).not.toContain('was shortened');
+  });
+
+  it('says nothing of a shortening for a prompt the link carried whole', async () => {
+    const page = await consoleBrowser(harness).get(onServer((await analyseOverMcp(PROMPT)).refine_url));
+    expect(page.html).not.toContain('was shortened');
+  });
+
+  it.each([
+    ['not a number', '3000<script>alert(1)</script>'],
+    ['a leading zero', '03000'],
+    ['a fraction', '3000.5'],
+    ['no longer than the prompt shown', '5'],
+    ['longer than any prompt analyze_prompt accepts', '100001'],
+    ['repeated, the last one bad', ['3000', 'x']],
+  ])('ignores a shortened_from that no cut could have left: %s', async (_, value) => {
+    const query = new URLSearchParams({ prompt: 'Summarise this.' });
+    for (const one of [value].flat()) query.append(REFINE_SHORTENED_FROM_PARAMETER, one);
+    const page = await consoleBrowser(harness).get(`/refine?${query.toString()}`);
+    expect(page.status, page.html.slice(0, 300)).toBe(200);
+    expect(page.html).not.toContain('was shortened');
+    expect(page.html).not.toContain('<script>alert');
+    expect(textareaOf(page.html)).toBe('Summarise this.');
   });
 
   it('opens a link to a long prompt in a non-Latin script', async () => {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
+import { isOperationAllowed } from '../../src/operations/invoke.js';
 import { exposedOn } from '../../src/operations/operation.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -27,6 +28,18 @@ describe('what works without a key', () => {
     const lines = keylessLines(read(file)).join('\n');
     expect(lines, `${file} has no line on key-less MCP`).not.toBe('');
     for (const tool of PUBLIC_TOOLS) expect(lines, `${file} does not name ${tool} among the key-less tools`).toContain(tool);
+  });
+});
+
+describe('what a key with one scope sees', () => {
+  it('docs/mcp.md names exactly the tools tools/list shows a key whose only scope is api:sanitiser (regression: list_models left out)', () => {
+    const visible = exposedOn(operations, 'mcp-tool')
+      .filter((operation) => isOperationAllowed(operation, ['api:sanitiser']))
+      .map((operation) => operation.name);
+    const sentence = /a key whose only scope is `api:sanitiser` sees ([^.]*)\./.exec(read('docs/mcp.md').replace(/\s+/g, ' '))?.[1] ?? '';
+    expect(sentence, 'docs/mcp.md says what an api:sanitiser key sees').not.toBe('');
+    const named = [...sentence.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual(visible.sort());
   });
 });
 

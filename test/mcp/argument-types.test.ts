@@ -64,6 +64,68 @@ describe('an integer argument of a path or query field', () => {
   });
 });
 
+describe('a path argument left out', () => {
+  it.each([
+    ['get_context_card', {}, 'id: is required'],
+    ['get_composition_version', { version: 1 }, 'id: is required'],
+    ['get_composition_version', {}, 'id: is required; version: is required'],
+    ['get_composition_version', { id: 42 }, 'id: must be a uuid; version: is required'],
+  ])('%s %j is told the argument is required, as a body field is (regression: "must be a uuid")', async (name, args, message) => {
+    const result = await callTool(name, JSON.stringify(args));
+    expect(result.isError, result.raw).toBe(true);
+    expect(result.text, result.raw).toBe(`VALIDATION_ERROR: Invalid request: ${message}. Fix the request as the message says and send it again.`);
+  });
+
+  it('get_composition_version without its version is told the version is required, not that it must be a whole number (regression)', async () => {
+    const result = await callTool('get_composition_version', JSON.stringify({ id: compositionId }));
+    expect(result.text, result.raw).toContain('Invalid request: version: is required.');
+    // A null is a value of the wrong type, as in a body.
+    const nulled = await callTool('get_composition_version', JSON.stringify({ id: compositionId, version: null }));
+    expect(nulled.text, nulled.raw).toContain('Invalid request: version: must be a whole number.');
+  });
+});
+
+describe('params MCP refuses in a well-formed JSON-RPC request', () => {
+  async function send(message: unknown): Promise<{ status: number; text: string }> {
+    const response = await fetch(mcpUrl(harness), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: JSON.stringify(message),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  it.each([
+    [
+      'a progress token that is an object',
+      { name: 'get_health', arguments: {}, _meta: { progressToken: { a: 1 } } },
+      '_meta.progressToken: must be a string or an integer',
+    ],
+    [
+      'a progress token that is a fraction',
+      { name: 'get_health', arguments: {}, _meta: { progressToken: 1.5 } },
+      '_meta.progressToken: must be a string or an integer',
+    ],
+    ['_meta that is not an object', { name: 'get_health', arguments: {}, _meta: 'x' }, '_meta: must be an object'],
+    ['params by position', ['analyze_prompt'], 'params: must be an object'],
+  ])('%s is -32602 Invalid params naming it, not -32600 "not a valid JSON-RPC message" (regression)', async (_, params, problem) => {
+    const answer = await send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.parse(answer.text)).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32602, message: `Invalid params for tools/call: ${problem}.` } });
+  });
+
+  it('keeps -32600 for what is no JSON-RPC request: params that are a string, or no id', async () => {
+    for (const message of [
+      { jsonrpc: '2.0', id: 6, method: 'tools/call', params: 'analyze_prompt' },
+      { jsonrpc: '2.0', id: null, method: 'tools/call', params: [] },
+    ]) {
+      const answer = await send(message);
+      expect(answer.status, answer.text).toBe(400);
+      expect(JSON.parse(answer.text), answer.text).toMatchObject({ error: { code: -32600 } });
+    }
+  });
+});
+
 describe('a top-level __proto__ argument', () => {
   it('is refused as invalid params naming it, and create_context_card writes no card (regression: dropped silently, the card created)', async () => {
     const result = await callTool('create_context_card', '{"title":"Prototype","content":"C","__proto__":{"x":1}}');

@@ -363,6 +363,51 @@ describe('stateless transport', () => {
     }
   });
 
+  it("runs on a 2025-era call the SDK client cancels with its AbortSignal (notifications/cancelled, the request left open); closing the transport, or a 2026-07-28 client's cancel, stops it (docs/mcp.md)", async () => {
+    const provider = await createProviderHarness();
+    try {
+      const { key, accountId } = await provider.expertWithKey();
+      const { ids } = await provider.core.bundles.importBundle(accountId, DEMO_BUNDLE);
+      const execute = { name: 'execute_persona', arguments: { id: ids['persona:plain-editor'], input: 'Hello.' } };
+      const latestRun = async () =>
+        (await provider.api<{ items: Array<{ status: string; credits_charged: number }> }>('GET', '/runs', { key })).body.data.items[0];
+
+      // The SDK client's cancel of a 2025-era call: its promise rejects at once, the call runs to its end and is charged.
+      provider.fake.setBehaviour({ delayMs: 1_000 });
+      const legacy = await connectHttp(provider, { key });
+      const cancelling = new AbortController();
+      const cancelled = legacy.client.callTool(execute, { signal: cancelling.signal });
+      await provider.fake.waitForRequests(1);
+      cancelling.abort('the user cancelled');
+      await expect(cancelled).rejects.toThrow(/the user cancelled/);
+      await expect.poll(async () => (await latestRun())?.status, { timeout: 10_000 }).toBe('completed');
+      expect((await latestRun())?.credits_charged).toBeGreaterThan(0);
+
+      // Closing the transport closes the call's request, which stops the call.
+      provider.fake.setBehaviour({ delayMs: 60_000 });
+      const closing = legacy.client.callTool(execute).catch(() => 'closed');
+      await provider.fake.waitForRequests(2);
+      await legacy.close();
+      expect(await closing).toBe('closed');
+      await expect.poll(async () => (await latestRun())?.status, { timeout: 10_000 }).toMatch(/failed|cancelled/);
+
+      // A 2026-07-28 client cancels by aborting the call's request, which stops the call.
+      const modern = await connectHttp(provider, { key, era: 'modern' });
+      try {
+        const aborting = new AbortController();
+        const aborted = modern.client.callTool(execute, { signal: aborting.signal });
+        await provider.fake.waitForRequests(3);
+        aborting.abort('the user cancelled');
+        await expect(aborted).rejects.toThrow(/the user cancelled/);
+        await expect.poll(async () => (await latestRun())?.status, { timeout: 10_000 }).toMatch(/failed|cancelled/);
+      } finally {
+        await modern.close();
+      }
+    } finally {
+      await provider.close();
+    }
+  });
+
   it('answers GET and DELETE with 405 and Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(mcpUrl(harness), { method, headers: { accept: 'text/event-stream' } });

@@ -144,6 +144,17 @@ describe('tasks: ownership, cancellation and failures', () => {
     }
   });
 
+  it('names taskId, the parameter the client sent, when a task id is no run id (regression: "id: must be a uuid")', async () => {
+    const { key } = await harness.expertWithKey();
+    for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
+      const answer = await rawDispatch(key)({ method, params: { taskId: 'not-a-run', _meta: modernEnvelope() } }, undefined);
+      expect(answer, method).toMatchObject({
+        kind: 'error',
+        error: { code: -32602, message: 'VALIDATION_ERROR: Invalid request: taskId: must be a uuid. Fix the request as the message says and send it again.' },
+      });
+    }
+  });
+
   it('challenges a keyless tasks/get, tasks/cancel and tasks/update with 401, as other keyed requests (regression: 200 with -32602 "send the key")', async () => {
     const taskId = '0190a4b0-0000-7000-8000-000000000000';
     const scopesOf = { 'tasks/get': 'read:usage', 'tasks/update': 'read:usage', 'tasks/cancel': 'execute:workflow' };

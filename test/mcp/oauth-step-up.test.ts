@@ -72,6 +72,30 @@ it('answers an OAuth token calling a tool its scopes do not grant with 403 insuf
   expect(granted.text).not.toContain('"isError":true');
 });
 
+it('words a resources/read or prompts/get its scopes do not grant for the token, as tools/call does (regression: "This key lacks the scope")', async () => {
+  const { token } = await accessToken(['read:workflow']);
+  const requests = [
+    ['resources/read', { uri: 'porch://context-cards/0190a4b0-0000-7000-8000-000000000000' }, 'get_context_card'],
+    ['prompts/get', { name: 'release-notes', arguments: {} }, 'get_prompt'],
+  ] as const;
+  for (const [method, params, operation] of requests) {
+    const response = await fetch(mcpUrl(harness), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 6, method, params }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expect(JSON.parse(text), text).toMatchObject({
+      id: 6,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(new RegExp(`^INSUFFICIENT_PERMISSIONS: This token lacks the scope for ${operation}; it needs one of: `)),
+      },
+    });
+  }
+});
+
 it('keeps the isError result for a tool a token may never call whatever its scopes: more scopes would not help', async () => {
   const { token } = await accessToken(['read:workflow']);
   const refused = await callTool(token, 'create_key');

@@ -216,9 +216,11 @@ describe('resources', () => {
       code: -32602,
       data: { code: 'RESOURCE_NOT_FOUND' },
     });
-    await expect(connection.client.readResource({ uri: 'porch://context-cards/not-a-uuid' })).rejects.toThrow(
-      /VALIDATION_ERROR: Invalid request: id: must be a uuid/,
-    );
+    // An address whose id is no card id names no resource; the refusal names the uri the client sent,
+    // not get_context_card's `id` (regression: "id: must be a uuid").
+    const malformed = connection.client.readResource({ uri: 'porch://context-cards/not-a-uuid' });
+    await expect(malformed).rejects.toMatchObject({ code: -32602, data: { code: 'RESOURCE_NOT_FOUND', uri: 'porch://context-cards/not-a-uuid' } });
+    await expect(malformed).rejects.toThrow(/RESOURCE_NOT_FOUND: No context card at porch:\/\/context-cards\/not-a-uuid: a card's address ends with its id/);
     await expect(connection.client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({ code: -32602, data: { code: 'RESOURCE_NOT_FOUND' } });
   });
 

@@ -75,3 +75,16 @@ it('answers a line that is not valid UTF-8 with -32700, as HTTP refuses such a b
   expect(answers[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringContaining('UTF-8') } });
   expect(answers[1]).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
 });
+
+it('answers a request whose params alone MCP refuses with -32602 naming the problem, as over HTTP (regression: -32600, not a JSON-RPC message)', async () => {
+  const badToken = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_health', arguments: {}, _meta: { progressToken: { a: 1 } } } };
+  const byPosition = { jsonrpc: '2.0', id: 5, method: 'tools/list', params: [] };
+  const answers = await exchange([`${JSON.stringify(badToken)}\n`, `${JSON.stringify(byPosition)}\n`, PING], 3);
+  expect(answers[0]).toEqual({
+    jsonrpc: '2.0',
+    id: 4,
+    error: { code: -32602, message: 'Invalid params for tools/call: _meta.progressToken: must be a string or an integer.' },
+  });
+  expect(answers[1]).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32602, message: 'Invalid params for tools/list: params: must be an object.' } });
+  expect(answers[2]).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+});

@@ -244,6 +244,34 @@ describe('tool calls', () => {
     expect(await harness.store.usage.listByAccount(accountId)).toHaveLength(1);
   });
 
+  it('tells a reused idempotency key with other arguments once to use a new key (regression: said twice)', async () => {
+    const { accountId, key } = await harness.expertWithKey();
+    const sample = await sampleFor(harness, 'execute_persona', accountId);
+    const args = toolArguments(operationNamed('execute_persona'), sample);
+    const { connection } = await session(key);
+    const call = (input: string) =>
+      connection.client.callTool({ name: 'execute_persona', arguments: { ...args, input }, _meta: { 'porch/idempotency-key': 'reused-1' } });
+    expect((await call('First question.')).isError).toBeFalsy();
+    const conflict = await call('Another question.');
+    expect(conflict.isError, describeResult(conflict)).toBe(true);
+    const text = resultText(conflict);
+    expect(text).toMatch(/^IDEMPOTENCY_CONFLICT: This Idempotency-Key was already used with a different request/);
+    expect(text.match(/new (?:Idempotency-)?key/gi), text).toHaveLength(1);
+  });
+
+  it('tells an empty prompt once that it is empty (regression: "must not be empty; prompt: The prompt must not be blank.")', async () => {
+    const { connection } = await session();
+    for (const [prompt, problem] of [
+      ['', 'prompt: must not be empty'],
+      ['   ', 'prompt: The prompt must not be blank.'],
+      [' '.repeat(100_001), 'prompt: must be at most 100000 characters'],
+    ] as const) {
+      const result = await connection.client.callTool({ name: 'analyze_prompt', arguments: { prompt } });
+      expect(result.isError, describeResult(result)).toBe(true);
+      expect(resultText(result)).toBe(`VALIDATION_ERROR: Invalid request: ${problem}${problem.endsWith('.') ? '' : '.'} ${ERROR_TABLE.VALIDATION_ERROR.hint}`);
+    }
+  });
+
   it('refuses an idempotency key REST would refuse, running nothing (regression: a long or numeric key was dropped, so the retry ran again)', async () => {
     const { accountId, key } = await harness.expertWithKey();
     const sample = await sampleFor(harness, 'execute_persona', accountId);

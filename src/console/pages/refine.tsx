@@ -4,9 +4,18 @@
  * as the author types (htmx posts the form to the analysis fragment after a pause) or, without
  * JavaScript, when the form is sent. Open to everyone: the analyzer is deterministic, local and
  * linear in the prompt's length, and this page takes no prompt longer than the link can carry.
+ * A link whose prompt was cut to fit says so (`shortened_from`), and the page says its scores are
+ * of that part.
  */
 import type { JSX } from 'preact';
-import { DIMENSIONS, type Dimension, REFINE_PROMPT_MAX_CODE_POINTS, SUGGESTION_THRESHOLD } from '../../core/analyzer/index.js';
+import {
+  ANALYZER_MAX_PROMPT_CHARS,
+  DIMENSIONS,
+  type Dimension,
+  REFINE_PROMPT_MAX_CODE_POINTS,
+  REFINE_SHORTENED_FROM_PARAMETER,
+  SUGGESTION_THRESHOLD,
+} from '../../core/analyzer/index.js';
 import type { PromptAnalysis } from '../../core/analyzer/index.js';
 import { PorchError } from '../../core/errors.js';
 import { analyzePrompt } from '../../operations/analyze-prompt.js';
@@ -33,6 +42,12 @@ const DIMENSION_LABELS: Record<Dimension, { label: string; hint: string }> = {
 
 /** What one analysis request produced: nothing yet (an empty box), the analysis, or why there is none. */
 type Outcome = { kind: 'empty' } | { kind: 'analysed'; analysis: PromptAnalysis } | { kind: 'refused'; error: PorchError };
+
+/** A link's prompt cut to fit: the characters the page shows, and the whole prompt's. */
+interface Shortening {
+  keptCharacters: number;
+  wholeCharacters: number;
+}
 
 function codePointCount(text: string): number {
   let count = 0;
@@ -72,13 +87,23 @@ function scoreWord(score: number): string {
   return score >= LOW_SCORE ? 'could be better' : 'weak';
 }
 
-/** The analysis: overall score, one row per dimension, the suggestions. Swapped whole by htmx. */
-export function Analysis({ outcome }: { outcome: Outcome }): JSX.Element {
+/**
+ * The analysis: overall score, one row per dimension, the suggestions; first, for a link whose
+ * prompt was cut, that the scores are of the part shown. Swapped whole by htmx, so the notice
+ * goes with the first edit, after which the scores are of the author's own text.
+ */
+export function Analysis({ outcome, shortening }: { outcome: Outcome; shortening?: Shortening | undefined }): JSX.Element {
   return (
     <section id={ANALYSIS_ID} class="refine-analysis" aria-live="polite" aria-labelledby="analysis-heading">
       <h2 id="analysis-heading">Analysis</h2>
       {outcome.kind === 'empty' ? <p class="empty">Write or paste a prompt to see its scores and suggestions.</p> : null}
       {outcome.kind === 'refused' ? <Notice kind="error">{outcome.error.message}</Notice> : null}
+      {outcome.kind === 'analysed' && shortening ? (
+        <Notice kind="info">
+          The prompt was shortened to its first {wholeNumber(shortening.keptCharacters)} of {wholeNumber(shortening.wholeCharacters)} characters to fit in the
+          link, and these scores are of that part. Analyse the whole prompt with the analyze_prompt MCP tool.
+        </Notice>
+      ) : null}
       {outcome.kind === 'analysed' ? <Scores analysis={outcome.analysis} /> : null}
     </section>
   );
@@ -126,7 +151,19 @@ function Scores({ analysis }: { analysis: PromptAnalysis }): JSX.Element {
   );
 }
 
-function RefinePage({ prompt, goal, csrfToken, outcome }: { prompt: string; goal: string; csrfToken: string; outcome: Outcome }): JSX.Element {
+function RefinePage({
+  prompt,
+  goal,
+  csrfToken,
+  outcome,
+  shortening,
+}: {
+  prompt: string;
+  goal: string;
+  csrfToken: string;
+  outcome: Outcome;
+  shortening: Shortening | undefined;
+}): JSX.Element {
   // htmx posts the whole form (CSRF field included) to the fragment; `replace` drops an answer
   // still in flight when the author types on, so the last text always wins.
   const live = {
@@ -163,7 +200,7 @@ function RefinePage({ prompt, goal, csrfToken, outcome }: { prompt: string; goal
             <button type="submit">Analyse</button>
           </div>
         </form>
-        <Analysis outcome={outcome} />
+        <Analysis outcome={outcome} shortening={shortening} />
       </div>
     </section>
   );
@@ -173,8 +210,26 @@ function statusOf(outcome: Outcome): number {
   return outcome.kind === 'refused' ? outcome.error.status : 200;
 }
 
-async function renderPage(ctx: PublicPageContext, prompt: string | undefined, goal: string | undefined): Promise<void> {
+/** A length as `shortened_from` writes it: decimal digits, no leading zero, no more than the longest prompt's six. */
+const LENGTH_DIGITS = /^[1-9][0-9]{0,5}$/;
+
+/**
+ * The shortening a link's `shortened_from` states, when it is one a cut could have left: a whole
+ * number of characters above the prompt shown and within what analyze_prompt accepts, beside a
+ * prompt the page analysed. Anything else is ignored: the parameter is only ever shown as a
+ * number, so a crafted link can at most state another length.
+ */
+function shorteningOf(value: unknown, prompt: string | undefined, outcome: Outcome): Shortening | undefined {
+  const text = queryValue(value);
+  if (text === undefined || prompt === undefined || outcome.kind !== 'analysed' || !LENGTH_DIGITS.test(text)) return undefined;
+  const wholeCharacters = Number(text);
+  const keptCharacters = codePointCount(prompt);
+  return wholeCharacters > keptCharacters && wholeCharacters <= ANALYZER_MAX_PROMPT_CHARS ? { keptCharacters, wholeCharacters } : undefined;
+}
+
+async function renderPage(ctx: PublicPageContext, prompt: string | undefined, goal: string | undefined, shortenedFrom?: unknown): Promise<void> {
   const outcome = await analyse(ctx, prompt, goal);
+  const shortening = shorteningOf(shortenedFrom, prompt, outcome);
   ctx.render({
     title: 'Refine a prompt',
     active: 'refine',
@@ -183,7 +238,7 @@ async function renderPage(ctx: PublicPageContext, prompt: string | undefined, go
     // sending the form again (regression: the browser asked to resend). A prompt too long for an
     // address, or refused, leaves the bare page there, as the live analysis does.
     address: outcome.kind === 'analysed' && prompt !== undefined ? refinePath(prompt, goal) : PATH,
-    body: <RefinePage prompt={prompt ?? ''} goal={goal ?? ''} csrfToken={ctx.csrfToken} outcome={outcome} />,
+    body: <RefinePage prompt={prompt ?? ''} goal={goal ?? ''} csrfToken={ctx.csrfToken} outcome={outcome} shortening={shortening} />,
   });
 }
 
@@ -208,7 +263,9 @@ function refinePath(prompt: string, goal: string | undefined): string {
 }
 
 export function registerRefinePages(pages: PageRegistrar): void {
-  pages.publicPage('GET', PATH, (ctx) => renderPage(ctx, queryValue(ctx.req.query.prompt), queryValue(ctx.req.query.goal)));
+  pages.publicPage('GET', PATH, (ctx) =>
+    renderPage(ctx, queryValue(ctx.req.query.prompt), queryValue(ctx.req.query.goal), ctx.req.query[REFINE_SHORTENED_FROM_PARAMETER]),
+  );
 
   // Without JavaScript: the form is sent and the whole page comes back, analysed.
   pages.publicPage('POST', PATH, (ctx) => {

@@ -22,8 +22,10 @@ function dimensionScore(description: string) {
 export const analyzePromptInputSchema = z.object({
   prompt: z
     .string()
-    .min(1)
-    .max(ANALYZER_MAX_PROMPT_CHARS)
+    // A prompt refused for its length is not also refused as blank: one problem, said once
+    // (regression: an empty prompt read "must not be empty; prompt: The prompt must not be blank.").
+    .min(1, { abort: true })
+    .max(ANALYZER_MAX_PROMPT_CHARS, { abort: true })
     .refine((value) => value.trim().length > 0, 'The prompt must not be blank.')
     // The refinement as JSON Schema (a non-blank character somewhere), so the tool's input schema
     // refuses a blank prompt as the server does.
@@ -63,7 +65,7 @@ export const promptAnalysisSchema = z
     refine_url: z
       .url()
       .describe(
-        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=...&goal=... (goal only when given; prompts over 2,000 characters, or over 6,000 bytes once percent-encoded, are cut at that length in the link, goals at 500 characters or 1,500 bytes).',
+        'Link to continue refining this prompt in Porch: {site_url}/refine?prompt=...&goal=... (goal only when given; prompts over 2,000 characters, or over 6,000 bytes once percent-encoded, are cut at that length in the link, which then adds shortened_from=<the whole prompt’s length in characters>, and the page says its scores are of the part carried; goals are cut at 500 characters or 1,500 bytes).',
       ),
   })
   .describe('Deterministic analysis of a prompt by Porch’s rubric (no AI model involved).');

@@ -12,6 +12,7 @@ export {
   REFINE_GOAL_MAX_ENCODED_BYTES,
   REFINE_PROMPT_MAX_CODE_POINTS,
   REFINE_PROMPT_MAX_ENCODED_BYTES,
+  REFINE_SHORTENED_FROM_PARAMETER,
   buildRefineUrl,
   truncateToCodePoints,
 } from './refine-url.js';

@@ -41,32 +41,54 @@ export function truncateToCodePoints(text: string, maxCodePoints: number): strin
   return text;
 }
 
-/** `text` percent-encoded, cut after the last whole code point that fits in `maxBytes`. */
-function encodeWithin(text: string, maxBytes: number): string {
+/** `text` percent-encoded, cut after the last whole code point that fits in `maxBytes`, and whether it was cut. */
+function encodeWithin(text: string, maxBytes: number): { encoded: string; cut: boolean } {
   const whole = encodeURIComponent(text);
-  if (whole.length <= maxBytes) return whole;
+  if (whole.length <= maxBytes) return { encoded: whole, cut: false };
   let encoded = '';
   for (const codePoint of text) {
     const next = encodeURIComponent(codePoint);
     if (encoded.length + next.length > maxBytes) break;
     encoded += next;
   }
-  return encoded;
+  return { encoded, cut: true };
 }
 
-/** `text` cut at both bounds and percent-encoded, its lone surrogates replaced with U+FFFD. */
-function linkParameter(text: string, maxCodePoints: number, maxEncodedBytes: number): string {
-  return encodeWithin(truncateToCodePoints(text, maxCodePoints).replace(LONE_SURROGATE, '\uFFFD'), maxEncodedBytes);
+/**
+ * The query parameter that marks a link whose prompt was cut: the whole prompt's length in
+ * characters (code points), so the page can say that its scores are of the first part only.
+ */
+export const REFINE_SHORTENED_FROM_PARAMETER = 'shortened_from';
+
+function codePointCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/**
+ * `text` cut at both bounds and percent-encoded, its lone surrogates replaced with U+FFFD, and
+ * whether the cut left anything out.
+ */
+function linkParameter(text: string, maxCodePoints: number, maxEncodedBytes: number): { encoded: string; cut: boolean } {
+  const kept = truncateToCodePoints(text, maxCodePoints);
+  const { encoded, cut } = encodeWithin(kept.replace(LONE_SURROGATE, '\uFFFD'), maxEncodedBytes);
+  return { encoded, cut: cut || kept.length < text.length };
 }
 
 /**
  * `{siteUrl}/refine?prompt=...`, with `&goal=...` when there is a goal, so the page shows the
- * analysis the caller got. Lone surrogates (which `encodeURIComponent` rejects with a URIError)
- * are replaced with U+FFFD, the replacement character, so any string yields a link.
+ * analysis the caller got. A prompt too long for the link is cut, and the link then says so
+ * (`&shortened_from=<the prompt's length>`): the page analyses only what the link carries, and
+ * without the mark it would show other scores than the caller's without saying why (regression).
+ * Lone surrogates (which `encodeURIComponent` rejects with a URIError) are replaced with U+FFFD,
+ * the replacement character, so any string yields a link.
  */
 export function buildRefineUrl(siteUrl: string, prompt: string, goal?: string): string {
   const base = siteUrl.replace(/\/+$/, '');
-  const link = `${base}/refine?prompt=${linkParameter(prompt, REFINE_PROMPT_MAX_CODE_POINTS, REFINE_PROMPT_MAX_ENCODED_BYTES)}`;
-  const carriedGoal = goal === undefined || goal.trim() === '' ? '' : linkParameter(goal, REFINE_GOAL_MAX_CODE_POINTS, REFINE_GOAL_MAX_ENCODED_BYTES);
+  const carried = linkParameter(prompt, REFINE_PROMPT_MAX_CODE_POINTS, REFINE_PROMPT_MAX_ENCODED_BYTES);
+  const shortened = carried.cut ? `&${REFINE_SHORTENED_FROM_PARAMETER}=${codePointCount(prompt)}` : '';
+  const link = `${base}/refine?prompt=${carried.encoded}${shortened}`;
+  const carriedGoal = goal === undefined || goal.trim() === '' ? '' : linkParameter(goal, REFINE_GOAL_MAX_CODE_POINTS, REFINE_GOAL_MAX_ENCODED_BYTES).encoded;
   return carriedGoal === '' ? link : `${link}&goal=${carriedGoal}`;
 }

@@ -3,6 +3,7 @@ import {
   REFINE_GOAL_MAX_CODE_POINTS,
   REFINE_PROMPT_MAX_CODE_POINTS,
   REFINE_PROMPT_MAX_ENCODED_BYTES,
+  REFINE_SHORTENED_FROM_PARAMETER,
   analyzePrompt,
   buildRefineUrl,
   truncateToCodePoints,
@@ -11,6 +12,11 @@ import {
 function promptInLink(url: string): string {
   const parsed = new URL(url);
   return parsed.searchParams.get('prompt') ?? '';
+}
+
+/** The prompt parameter as the link writes it, still percent-encoded. */
+function encodedPromptInLink(url: string): string {
+  return /[?&]prompt=([^&]*)/.exec(url)?.[1] ?? '';
 }
 
 describe('refine link', () => {
@@ -42,13 +48,24 @@ describe('refine link', () => {
     expect(carried).toBe('x'.repeat(REFINE_PROMPT_MAX_CODE_POINTS));
   });
 
+  it('says that it carries only part of the prompt, and the whole prompt’s length in characters, whichever bound cut it (regression: said nothing)', () => {
+    const shortenedFrom = (url: string) => new URL(url).searchParams.get(REFINE_SHORTENED_FROM_PARAMETER);
+    expect(shortenedFrom(buildRefineUrl('http://h', 'x'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 500), 'a goal'))).toBe(
+      String(REFINE_PROMPT_MAX_CODE_POINTS + 500),
+    );
+    expect(shortenedFrom(buildRefineUrl('http://h', '🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS)))).toBe(String(REFINE_PROMPT_MAX_CODE_POINTS));
+    expect(shortenedFrom(buildRefineUrl('http://h', '次'.repeat(1_000)))).toBe('1000');
+    for (const whole of ['x'.repeat(REFINE_PROMPT_MAX_CODE_POINTS), '&'.repeat(REFINE_PROMPT_MAX_CODE_POINTS), 'a\uD800b'])
+      expect(shortenedFrom(buildRefineUrl('http://h', whole, 'a goal'))).toBeNull();
+  });
+
   it('cuts a long emoji prompt on a code-point boundary, never inside a surrogate pair', () => {
     const prompt = '🙂'.repeat(REFINE_PROMPT_MAX_CODE_POINTS + 1);
     const url = buildRefineUrl('http://h', prompt);
     const carried = promptInLink(url);
     // Twelve bytes each once encoded: the byte limit cuts first.
     expect(carried).toBe('🙂'.repeat(REFINE_PROMPT_MAX_ENCODED_BYTES / 12));
-    expect(decodeURIComponent(url.slice(url.indexOf('=') + 1))).toBe(carried);
+    expect(decodeURIComponent(encodedPromptInLink(url))).toBe(carried);
   });
 
   it(`keeps every ASCII prompt of up to ${REFINE_PROMPT_MAX_CODE_POINTS} characters whole, even one made only of characters encoded in three bytes`, () => {
@@ -59,7 +76,7 @@ describe('refine link', () => {
   it(`cuts a prompt in a non-Latin script at ${REFINE_PROMPT_MAX_ENCODED_BYTES} encoded bytes, so the link fits in the request headers a server accepts`, () => {
     const prompt = '次の文章を要約してください。'.repeat(200);
     const url = buildRefineUrl('http://h', prompt);
-    const encoded = url.slice(url.indexOf('=') + 1);
+    const encoded = encodedPromptInLink(url);
     expect(encoded.length).toBeLessThanOrEqual(REFINE_PROMPT_MAX_ENCODED_BYTES);
     expect(encoded.length).toBeGreaterThan(REFINE_PROMPT_MAX_ENCODED_BYTES - 9);
     expect(prompt.startsWith(promptInLink(url))).toBe(true);
