@@ -160,7 +160,7 @@ export const ERROR_TABLE = {
   AI_SERVICE_ERROR: {
     status: 500,
     summary: 'The upstream AI provider failed',
-    hint: 'Retry with exponential backoff (1 s, 2 s, 4 s), at most 3 attempts.',
+    hint: 'Retry with exponential backoff (1 s, 2 s, 4 s): at most 3 retries, 4 attempts in all.',
   },
   BYOK_KEY_INVALID: {
     status: 502,
