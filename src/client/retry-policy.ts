@@ -10,8 +10,8 @@
  * | 500 AI_SERVICE_ERROR      | back off 1 s, 2 s, 4 s; at most 3 retries                      |
  * | 401                       | do not retry                                                   |
  *
- * "At most 3 attempts" is read as three retries after the first try, which is what the three
- * backoff delays (1 s, 2 s, 4 s) need.
+ * At most 3 retries after the first try, 4 attempts in all, as the docs say: one for each of
+ * the three backoff delays (1 s, 2 s, 4 s).
  */
 import type { PorchApiError } from './errors.js';
 

@@ -11,7 +11,7 @@ const limitField = (what: string) =>
 export const createKey = defineKeyedOperation({
   name: 'create_key',
   title: 'Create an API key',
-  description: `Creates an API key for the account and answers it once (api_key); only its hash is stored. Scopes must be ones the calling key holds (403 INSUFFICIENT_PERMISSIONS names any it lacks; an unknown scope is 400); without scopes, the new key gets the default key scopes the calling key holds, never write:*, manage:* or read:usage. Limits are at most the calling key's. At most ${MAX_ACTIVE_KEYS} keys may be active.`,
+  description: `Creates an API key for the account and answers it once (api_key); only its hash is stored. Scopes must be ones the calling key holds (403 INSUFFICIENT_PERMISSIONS names any it lacks; an unknown scope is 400); without scopes, the new key gets the default key scopes the calling key holds, never \`write:*\`, \`manage:*\` or \`read:usage\`. Limits are at most the calling key's. At most ${MAX_ACTIVE_KEYS} keys may be active.`,
   method: 'POST',
   path: '/keys',
   tag: 'Keys',
@@ -28,7 +28,7 @@ export const createKey = defineKeyedOperation({
       .meta({ examples: [['execute:workflow', 'read:usage']] })
       .optional()
       .describe(
-        'Scopes of the new key, each one the calling key holds; default: the default key scopes the calling key holds (never write:*, manage:* or read:usage, which must be named).',
+        'Scopes of the new key, each one the calling key holds; default: the default key scopes the calling key holds (never `write:*`, `manage:*` or `read:usage`, which must be named).',
       ),
     requests_per_minute: limitField('Requests per minute'),
     requests_per_day: limitField('Requests per UTC day'),

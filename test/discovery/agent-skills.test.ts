@@ -163,6 +163,20 @@ describe('the Agent Skills index', () => {
     }
   });
 
+  it('sends an agent that needs a field no skill lists to the Markdown API reference, not to the OpenAPI document (regression: 1.26 MB of JSON to read)', async () => {
+    const reference = await harness.site('GET', '/docs/api-reference.md');
+    expect(reference.status).toBe(200);
+    expect(reference.headers.get('content-type')).toMatch(/^text\/markdown/);
+    for (const skill of index.skills) {
+      const text = (await harness.site('GET', `/.well-known/agent-skills/${skill.name}/SKILL.md`)).text;
+      for (const sentence of text.split(/(?<=[.;:])\s+/).filter((candidate) => /field/i.test(candidate) && /read/i.test(candidate))) {
+        expect(sentence, skill.name).not.toContain('openapi.json');
+      }
+    }
+    const api = (await harness.site('GET', '/.well-known/agent-skills/porch-api/SKILL.md')).text;
+    expect(api).toMatch(/field this page does not list, read[^.]*`\$PORCH_URL\/docs\/api-reference\.md`/);
+  });
+
   it('ships one and the same porch.mjs client in every skill that has one', async () => {
     const canonical = await readFile(join(PACKAGE_ROOT, 'skills/porch-api/scripts/porch.mjs'));
     for (const skill of ['porch-run', 'porch-sanitise']) {

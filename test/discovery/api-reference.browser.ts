@@ -5,13 +5,15 @@
  * are in doc-pages.browser.ts, so the two halves run side by side.
  * Run with `npm run test:browser` (scripts/install-browser.sh installs Chromium).
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { operationId } from '../../src/operations/operation.js';
+import { headingSlug } from '../../src/rest/discovery/html-layout.js';
 import { DOC_SOURCES } from '../../src/rest/discovery/site-pages.js';
 import { COLOR_SCHEMES, describeViolations, launchChromium, seriousViolations, VIEWPORTS } from '../helpers/console-chromium.js';
+import { defined } from '../helpers/defined.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 const [WIDE, NARROW] = VIEWPORTS.map(({ width, height }) => ({ width, height }));
@@ -57,6 +59,13 @@ const MEASURE_LINK_CONTRAST = `(() => {
       return { text: (link.textContent ?? '').trim().slice(0, 40), color, background, ratio: (lighter + 0.05) / (darker + 0.05) };
     });
 })()`;
+
+/** Whether the element's top is on screen (Swagger UI scrolls to an operation with an animation). */
+async function isInView(page: Page, element: Locator): Promise<boolean> {
+  const box = await element.boundingBox();
+  const height = page.viewportSize()?.height ?? 0;
+  return box !== null && box.y >= -1 && box.y < height / 2;
+}
 
 let harness: Harness;
 let browser: Browser;
@@ -179,6 +188,48 @@ describe('in a browser', () => {
     await page.locator('.code-block button.copy', { hasText: 'Copied' }).first().waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(code);
     expect(await page.locator('button.copy').count()).toBe(await page.locator('main pre').count());
+    await context.close();
+  });
+
+  it('opens the operation a search result names and scrolls to it, from another page and on the reference itself (regression: landed at the top, nothing opened)', async () => {
+    const page = await browser.newPage({ viewport: WIDE });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${harness.url}/docs/errors`, { waitUntil: 'load' });
+    for (const name of ['execute_persona', 'cancel_run']) {
+      const operation = defined(
+        operations.find((candidate) => candidate.name === name),
+        name,
+      );
+      // The search index and the docs link to the anchor of the no-script version of the page.
+      await page.locator('#search-input').fill(operation.title);
+      const first = page.locator('#search-results a').first();
+      await first.waitFor({ timeout: RENDER_TIMEOUT_MS });
+      expect(await first.getAttribute('href')).toBe(`/docs/api-reference#${headingSlug(operation.title)}`);
+      await first.click();
+      const block = page.locator(`#operations-${operation.tag.replace(/ /g, '_')}-${operationId(operation)}`);
+      await page.waitForURL(`${harness.url}/docs/api-reference#/${encodeURIComponent(operation.tag)}/${operationId(operation)}`, {
+        timeout: RENDER_TIMEOUT_MS,
+      });
+      await block.and(page.locator('.is-open')).waitFor({ timeout: RENDER_TIMEOUT_MS });
+      await expect.poll(() => isInView(page, block), { timeout: RENDER_TIMEOUT_MS }).toBe(true);
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('scrolls to a tag’s section at its no-script anchor, and keeps the no-script page’s anchors working without script', async () => {
+    const page = await browser.newPage({ viewport: WIDE });
+    await page.goto(`${harness.url}/docs/api-reference#context-cards`, { waitUntil: 'load' });
+    await expect.poll(() => isInView(page, page.locator('#operations-tag-Context_cards')), { timeout: RENDER_TIMEOUT_MS }).toBe(true);
+    expect(page.url()).toBe(`${harness.url}/docs/api-reference#/Context%20cards`);
+    await page.close();
+
+    const context = await browser.newContext({ viewport: WIDE, javaScriptEnabled: false });
+    const noScript = await context.newPage();
+    await noScript.goto(`${harness.url}/docs/api-reference#talk-to-a-persona`, { waitUntil: 'load' });
+    expect(await isInView(noScript, noScript.locator('#talk-to-a-persona'))).toBe(true);
+    expect(noScript.url()).toBe(`${harness.url}/docs/api-reference#talk-to-a-persona`);
     await context.close();
   });
 

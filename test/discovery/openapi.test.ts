@@ -1,5 +1,6 @@
 /** The generated OpenAPI document: valid, complete, derived from the operations, served as JSON and YAML. */
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { Marked } from 'marked';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,10 +9,12 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { API_ERROR_CODES, ERROR_TABLE } from '../../src/core/errors.js';
 import { API_VERSION } from '../../src/core/health.js';
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE, PROTO_KEY_MESSAGE } from '../../src/core/validation.js';
 import { operations } from '../../src/operations/index.js';
 import { exposedOn } from '../../src/operations/operation.js';
 import { defineKeyedOperation, isExposedOn, operationId, type Operation } from '../../src/operations/operation.js';
 import { API_BASE_PATH } from '../../src/rest/create-rest-app.js';
+import { textOfHtml } from '../../src/rest/discovery/html-layout.js';
 import { isJsonObject, type JsonSchema } from '../../src/rest/discovery/json-schema.js';
 import { buildOpenApiDocument, documentedErrorCodes, possibleErrorCodes, type OpenApiDocument, type ResponseObject } from '../../src/rest/discovery/openapi.js';
 import { SITE_PATHS } from '../../src/operations/site-paths.js';
@@ -19,6 +22,8 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 import { openApiDocumentForTests } from '../helpers/openapi-validation.js';
 
 const SITE_URL = 'http://127.0.0.1:3000';
+/** Compact JSON characters from which a subtree written out again and again should be a shared component. */
+const LARGE_SUBTREE_CHARACTERS = 1_000;
 const all = exposedOn(operations, 'discovery');
 const document = buildOpenApiDocument(all, { siteUrl: SITE_URL });
 
@@ -259,6 +264,31 @@ describe('the OpenAPI document', () => {
     expect(text).toContain('"#/components/responses/MethodNotAllowed"');
   });
 
+  it('shows every description as written: no emphasis out of an error message or a scope pattern (regression: `(__proto__)` rendered as a bold "(proto)")', () => {
+    // Swagger UI and the API reference page render descriptions as Markdown; the document never means emphasis.
+    const markdown = new Marked({ gfm: true });
+    const emphasised: string[] = [];
+    const visit = (value: unknown, path: string): void => {
+      if (Array.isArray(value)) {
+        for (const [index, item] of value.entries()) visit(item, `${path}/${index}`);
+        return;
+      }
+      if (!isJsonObject(value)) return;
+      for (const [key, inner] of Object.entries(value)) {
+        if ((key === 'description' || key === 'summary') && typeof inner === 'string') {
+          const html = markdown.parse(inner, { async: false });
+          if (/<(?:em|strong|del)>/.test(html)) emphasised.push(`${path}/${key}: ${inner.slice(0, 120)}`);
+        } else {
+          visit(inner, `${path}/${key}`);
+        }
+      }
+    };
+    visit(document, '');
+    expect(emphasised).toEqual([]);
+    const introduction = textOfHtml(markdown.parse(document.info.description, { async: false }));
+    for (const message of [NUL_MESSAGE, LONE_SURROGATE_MESSAGE, PROTO_KEY_MESSAGE]) expect(introduction).toContain(message);
+  });
+
   it('describes every tag', () => {
     expect(document.tags.filter((tag) => tag.description.length === 0)).toEqual([]);
   });
@@ -275,6 +305,39 @@ describe('the OpenAPI document', () => {
     // The response validator checks against the same document (only the site URL differs).
     const forTests = openApiDocumentForTests();
     expect({ ...forTests, servers: [], externalDocs: null }).toEqual({ ...JSON.parse(JSON.stringify(document)), servers: [], externalDocs: null });
+  });
+
+  it('serves openapi.json compact, not indented (regression: 1.26 MB indented, twice its size, for tools that parse it anyway)', async () => {
+    const json = await harness.site('GET', SITE_PATHS.openApiJson);
+    expect(json.status).toBe(200);
+    // Lengths, not texts: a failure would print the whole document twice.
+    expect(json.text.length).toBe(`${JSON.stringify(json.body)}\n`.length);
+  });
+
+  it('writes no large schema out three times or more: shared ones are components, referenced (regression: the workflow node, 7 KB, six times)', () => {
+    const copies = new Map<string, number>();
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) {
+        for (const item of value) visit(item);
+        return;
+      }
+      if (!isJsonObject(value)) return;
+      const text = JSON.stringify(value);
+      if (text.length >= LARGE_SUBTREE_CHARACTERS) copies.set(text, (copies.get(text) ?? 0) + 1);
+      for (const inner of Object.values(value)) visit(inner);
+    };
+    visit(document);
+    const repeated = [...copies].filter(([, count]) => count >= 3).map(([text, count]) => `${count} × ${text.slice(0, 160)}`);
+    expect(repeated).toEqual([]);
+    const body = operationObject(
+      defined(
+        all.find((operation) => operation.name === 'create_workflow'),
+        'create_workflow',
+      ),
+    )?.requestBody;
+    const nodes = (body?.content['application/json']?.schema.properties as Record<string, JsonSchema> | undefined)?.nodes;
+    expect(nodes?.items).toEqual({ $ref: '#/components/schemas/WorkflowNode' });
+    expect(document.components.schemas.WorkflowNode).toMatchObject({ oneOf: expect.any(Array) });
   });
 
   it('serves YAML that a YAML 1.1 parser reads back unchanged: dates stay strings (regression: info.version became a date)', async () => {

@@ -70,8 +70,39 @@ describe('Markdown negotiation', () => {
     expect(response.headers.get('vary')).toBe(NEGOTIATED_VARY);
     // The file as written, but for links to other pages, which point at their twins from the site's root.
     const written = await readFile(join(PACKAGE_ROOT, 'docs/quick-start.md'), 'utf8');
-    expect(response.text).toBe(written.replace(/\]\(([a-z0-9-]+\.md)(#[^)\s]*)?\)/g, '](/docs/$1$2)'));
+    expect(response.text).toBe(
+      written
+        .replace(/\]\(([a-z0-9-]+\.md)(#[^)\s]*)?\)/g, '](/docs/$1$2)')
+        .replace(/\]\((\/docs\/[a-z0-9-]+)(#[^)\s]*)?\)/g, (whole, path: string, fragment = '') =>
+          DOC_SOURCES.some((doc) => `/docs/${doc.slug}` === path) || path === '/docs/api-reference' ? `](${path}.md${fragment})` : whole,
+        ),
+    );
     expect(Number(response.headers.get('x-markdown-tokens'))).toBe(countTextTokens(response.text));
+  });
+
+  it('links the twins of the home page and /docs to the pages’ twins, as every docs page’s twin does (regression: to the HTML pages)', async () => {
+    for (const twin of ['/index.md', '/docs.md', '/docs/quick-start.md']) {
+      const text = (await markdown(twin)).text;
+      const pageLinks = [...text.matchAll(/(?<!!)\[[^\]]+\]\(((?:\/docs|\/)(?:\/[a-z0-9-]+)?(?:\.md)?)(?:#[^)\s]*)?\)/g)].map((match) => match[1] ?? '');
+      expect(pageLinks.length, twin).toBeGreaterThan(5);
+      expect(
+        pageLinks.filter((link) => !link.endsWith('.md')),
+        twin,
+      ).toEqual([]);
+    }
+    // The HTML pages keep linking to the HTML pages.
+    const home = await harness.site('GET', '/', { headers: { accept: 'text/html' } });
+    expect(home.text).toContain('href="/docs/quick-start"');
+  });
+
+  it('says on the home page which pages answer Markdown, not "any page": the console and /refine answer HTML only', async () => {
+    const home = (await markdown('/')).text;
+    expect(home).not.toMatch(/any page as Markdown/i);
+    expect(home).toMatch(/\(`\/console`\) and `\/refine` are HTML only/);
+    for (const path of ['/console/sign-in', '/refine']) {
+      const answer = await markdown(path);
+      expect(answer.headers.get('content-type'), path).toMatch(/^text\/html/);
+    }
   });
 
   it('redirects a page’s address with a trailing slash to the page, where its relative links resolve (regression: served there)', async () => {

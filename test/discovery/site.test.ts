@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { encodedOnce, encodeBody, isCompressible } from '../../src/rest/discovery/encoded-body.js';
 import { documentTitle } from '../../src/rest/discovery/html-layout.js';
+import type { OpenApiDocument } from '../../src/rest/discovery/openapi.js';
 import { DOC_SOURCES, type SearchSection } from '../../src/rest/discovery/site-pages.js';
 import { collectEvents, postEventStream } from '../helpers/event-stream.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -258,6 +259,29 @@ describe('the page shell', () => {
     expect(backups?.text).toContain('porch backup');
     const html = decoded(await get('/docs/upgrade-and-backup', { accept: BROWSER_ACCEPT })).toString('utf8');
     expect(html).toContain('<h2 id="backups">');
+  });
+
+  it('gives every search entry into the API reference the tag or operation Swagger UI shows for it (regression: 96 led to the top of the page)', async () => {
+    const url = (await assetUrlsOf('/docs')).find((candidate) => candidate.includes('search-index'));
+    const sections = JSON.parse(decoded(await get(url ?? '')).toString('utf8')) as SearchSection[];
+    const html = decoded(await get('/docs/api-reference', { accept: BROWSER_ACCEPT })).toString('utf8');
+    const attribute = /<div id="swagger-ui" data-deep-links="([^"]*)">/.exec(html)?.[1] ?? '{}';
+    const deepLinks = JSON.parse(attribute.replaceAll('&quot;', '"').replaceAll('&amp;', '&')) as Record<string, string[]>;
+    const document = JSON.parse(decoded(await get('/openapi.json')).toString('utf8')) as OpenApiDocument;
+    const operationIds = new Map<string, Set<string>>();
+    for (const item of Object.values(document.paths))
+      for (const operation of Object.values(item))
+        for (const tag of operation?.tags ?? []) operationIds.set(tag, (operationIds.get(tag) ?? new Set()).add(operation?.operationId ?? ''));
+    const anchors = sections.filter((section) => section.url.startsWith('/docs/api-reference#')).map((section) => section.url.split('#')[1] ?? '');
+    expect(anchors.length).toBeGreaterThan(document.tags.length);
+    for (const anchor of anchors) {
+      const [tag = '', operation] = deepLinks[anchor] ?? [];
+      expect(operationIds.has(tag), `${anchor} names the tag "${tag}"`).toBe(true);
+      if (operation !== undefined) expect(operationIds.get(tag)?.has(operation), `${anchor} names ${tag}/${operation}`).toBe(true);
+    }
+    expect(deepLinks['talk-to-a-persona']).toEqual(['Personas', 'executePersona']);
+    // Without script the page is its no-script version, where each anchor is a heading.
+    for (const anchor of anchors) expect(html, anchor).toContain(` id="${anchor}"`);
   });
 });
 

@@ -96,7 +96,22 @@ function operationSection(document: OpenApiDocument, method: string, path: strin
   return lines;
 }
 
-export function renderApiReferenceMarkdown(document: OpenApiDocument): string {
+/** A heading of the reference: a tag, or an operation under it. */
+export interface ReferenceHeading {
+  /** The heading's text (the tag, or the operation's summary). */
+  text: string;
+  /** Where Swagger UI shows the same: the tag, then the operationId for an operation (its deep link, `#/Personas/talkToPersona`). */
+  deepLink: readonly [tag: string] | readonly [tag: string, operationId: string];
+}
+
+export interface ApiReferenceMarkdown {
+  markdown: string;
+  /** The tags' and operations' headings, in the order the Markdown has them. */
+  headings: ReferenceHeading[];
+}
+
+export function renderApiReferenceMarkdown(document: OpenApiDocument): ApiReferenceMarkdown {
+  const headings: ReferenceHeading[] = [];
   const lines = [
     '# API reference',
     '',
@@ -108,14 +123,18 @@ export function renderApiReferenceMarkdown(document: OpenApiDocument): string {
   ];
   for (const { name: tag } of document.tags) {
     lines.push(`## ${tag}`, '');
+    headings.push({ text: tag, deepLink: [tag] });
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        if (operation?.tags.includes(tag)) lines.push(...operationSection(document, method, path, operation));
+        if (!operation?.tags.includes(tag)) continue;
+        lines.push(...operationSection(document, method, path, operation));
+        headings.push({ text: operation.summary, deepLink: [tag, operation.operationId] });
       }
     }
   }
-  return `${lines
+  const markdown = `${lines
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`;
+  return { markdown, headings };
 }

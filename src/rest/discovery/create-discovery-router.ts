@@ -166,7 +166,9 @@ export function createDiscoveryRouter({ core, operations, rootDir = PACKAGE_ROOT
 
   const openApi = lazy(() => {
     const document = buildOpenApiDocument(exposedOn(operations, 'discovery'), { siteUrl });
-    return { document, json: `${JSON.stringify(document, null, 2)}\n`, yaml: stringifyYamlForAnyParser(document) };
+    // Compact: indented, the document was twice the size, for tools that parse it anyway; people
+    // read the API reference, rendered from the same document.
+    return { document, json: `${JSON.stringify(document)}\n`, yaml: stringifyYamlForAnyParser(document) };
   });
   const skills = lazy(() => loadAgentSkills(rootDir));
   const assets = lazy(() => loadSiteAssets(rootDir, basePath));

@@ -1,10 +1,12 @@
 /**
  * zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1) through zod's own `z.toJSONSchema`, so
  * the documented shape is computed by the same library that validates requests. Named sub-schemas
- * (`.meta({ id })`) land in `$defs`; they are hoisted into `components.schemas` because `#` in an
- * OpenAPI document means the document root, not the schema.
+ * (`.meta({ id })`, and the shared ones component-schemas.ts names) land in `$defs`; they are
+ * hoisted into `components.schemas` because `#` in an OpenAPI document means the document root,
+ * not the schema.
  */
 import { z } from 'zod';
+import { COMPONENT_REGISTRY } from './component-schemas.js';
 
 /** A JSON Schema object as it appears in the OpenAPI document. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -37,13 +39,21 @@ function rewriteRefs(value: unknown): unknown {
 export function toOpenApiSchema(schema: z.ZodType, direction: SchemaDirection, sharedSchemas: Record<string, JsonSchema>): JsonSchema {
   // `unrepresentable: 'any'` keeps a transform or a custom check from breaking the whole document:
   // that one field is documented as "any value" while the rest stays exact.
-  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: direction, unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as JsonSchema;
+  const converted = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: direction,
+    unrepresentable: 'any',
+    reused: 'inline',
+    cycles: 'ref',
+    metadata: COMPONENT_REGISTRY,
+  }) as JsonSchema;
   const { $schema: _dialect, $defs, ...rest } = converted;
   if (isJsonObject($defs)) {
     for (const [name, definition] of Object.entries($defs)) {
       const rewritten = rewriteRefs(definition) as JsonSchema;
       const existing = sharedSchemas[name];
       if (existing && JSON.stringify(existing) !== JSON.stringify(rewritten)) {
+        // Also the case of a schema named in component-schemas.ts whose request and response forms differ (a default, a transform).
         throw new Error(`Two different schemas are named "${name}"; give one of them another id.`);
       }
       sharedSchemas[name] = rewritten;

@@ -111,7 +111,7 @@ const KEYED_HEADERS = [
 /**
  * Shared headers. Those a response must carry whenever they are referenced are `required` here;
  * the rate-limit and credit headers are optional here (errors before the key check lack them)
- * and required copies are inlined into success responses.
+ * and have required copies (KEYED_SUCCESS_HEADERS) for success responses.
  */
 const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   'X-API-Version': { description: 'The API version; on every response, errors included.', required: true, schema: { type: 'string', const: API_VERSION } },
@@ -140,11 +140,20 @@ const HEADER_COMPONENTS: Record<string, HeaderObject> = {
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const requiredHeader = (name: string): HeaderObject => {
-  const header = HEADER_COMPONENTS[name];
-  if (!header) throw new Error(`Unknown header component ${name}`);
-  return { ...header, required: true };
-};
+
+/**
+ * The quota headers as every successful keyed response carries them: required copies, shared
+ * like the rest rather than written out in every keyed success response (an OpenAPI reference
+ * cannot override `required`).
+ */
+const KEYED_SUCCESS_HEADERS = Object.fromEntries(
+  KEYED_HEADERS.map((name) => {
+    const header = HEADER_COMPONENTS[name];
+    if (!header) throw new Error(`Unknown header component ${name}`);
+    return [`${name}-OnSuccess`, { ...header, required: true }];
+  }),
+);
+const keyedSuccessHeaderRef = (name: (typeof KEYED_HEADERS)[number]) => headerRef(`${name}-OnSuccess`);
 
 /**
  * The error envelope of one response: its `code` is one of the names the response lists, and a
@@ -326,11 +335,19 @@ function parametersOf(operation: Operation, shared: Record<string, JsonSchema>):
   return parameters;
 }
 
-/** The answer of an execution queued as an asynchronous run (`Prefer: respond-async`). */
+/**
+ * The answer of an execution queued as an asynchronous run (`Prefer: respond-async`), the same
+ * for every execution: one shared response.
+ */
+function queuedResponseRef(sharedResponses: Record<string, ResponseObject>, shared: Record<string, JsonSchema>): { $ref: string } {
+  sharedResponses.QueuedRun ??= queuedResponse(shared);
+  return { $ref: '#/components/responses/QueuedRun' };
+}
+
 function queuedResponse(shared: Record<string, JsonSchema>): ResponseObject {
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
-  for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
+  for (const name of KEYED_HEADERS) headers[name] = keyedSuccessHeaderRef(name);
   headers.Location = headerRef('Location');
   headers['Preference-Applied'] = headerRef('Preference-Applied');
   const envelope = z.object({ success: z.literal(true).describe('Always true on success.'), data: queuedRunSchema }).describe('The success envelope.');
@@ -349,7 +366,7 @@ function queuedResponse(shared: Record<string, JsonSchema>): ResponseObject {
 function successResponse(operation: Operation, shared: Record<string, JsonSchema>): ResponseObject {
   const headers: Record<string, HeaderObject | { $ref: string }> = {};
   for (const name of ALWAYS_HEADERS) headers[name] = headerRef(name);
-  if (operation.access === 'keyed') for (const name of KEYED_HEADERS) headers[name] = requiredHeader(name);
+  if (operation.access === 'keyed') for (const name of KEYED_HEADERS) headers[name] = keyedSuccessHeaderRef(name);
   if (operation.pollsAfter !== undefined)
     headers['Retry-After'] = { description: operation.pollsAfter, required: false, schema: { type: 'integer', minimum: 0 } };
   const response: ResponseObject = {
@@ -424,7 +441,7 @@ function errorResponseRef(
 
 function operationObject(operation: Operation, shared: Record<string, JsonSchema>, sharedResponses: Record<string, ResponseObject>): OperationObject {
   const responses: Record<string, ResponseObject | { $ref: string }> = { [String(operation.successStatus)]: successResponse(operation, shared) };
-  if (operation.access === 'keyed' && operation.runKind) responses[String(QUEUED_STATUS)] = queuedResponse(shared);
+  if (operation.access === 'keyed' && operation.runKind) responses[String(QUEUED_STATUS)] = queuedResponseRef(sharedResponses, shared);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of possibleErrorCodes(operation)) {
     const status = ERROR_TABLE[code].status;
@@ -472,6 +489,10 @@ function describeDefaultQuotas(): string {
   }).join('; ');
 }
 
+/**
+ * The document's introduction, in Markdown. Error messages are quoted as code spans, so they show
+ * as the server writes them (regression: the `__proto__` in one rendered as a bold "proto").
+ */
 const INFO_DESCRIPTION = `Porch is a self-hosted prompt-orchestration server. This API lists and executes your workflows,
 prompt compositions, custom skills and personas, manages context cards, and offers a judge and a
 sanitiser.
@@ -496,14 +517,14 @@ These rules hold for every request, whatever its schema says (and for every MCP 
 a request that breaks one is refused with 400 \`VALIDATION_ERROR\` naming the field and the rule:
 - a JSON body nests at most ${MAX_JSON_DEPTH} levels;
 - no string or name in a body, a query or a path holds the NUL character (U+0000), which
-  PostgreSQL cannot store ("${NUL_MESSAGE}");
+  PostgreSQL cannot store (\`${NUL_MESSAGE}\`);
 - no string or name holds a lone surrogate, which is not text in any encoding
-  ("${LONE_SURROGATE_MESSAGE}");
-- no object has a member named \`__proto__\` ("${PROTO_KEY_MESSAGE}").
+  (\`${LONE_SURROGATE_MESSAGE}\`);
+- no object has a member named \`__proto__\` (\`${PROTO_KEY_MESSAGE}\`).
 
-Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 attempts; never
+Client rules: on 429 wait \`Retry-After\` seconds (60 if absent) and retry, at most 3 retries, 4 attempts in all; never
 retry 401 or 402 \`INSUFFICIENT_CREDITS\`; after 402 \`BILLING_FAILED\` check the balance, then retry once;
-retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 attempts.`;
+retry 500 \`AI_SERVICE_ERROR\` with backoff 1 s, 2 s, 4 s, at most 3 retries, 4 attempts in all.`;
 
 /**
  * What each tag (an operation's resource group) holds, for the document's tag list; a new group
@@ -563,7 +584,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], { siteUrl
     paths,
     components: {
       schemas,
-      headers: HEADER_COMPONENTS,
+      headers: { ...HEADER_COMPONENTS, ...KEYED_SUCCESS_HEADERS },
       parameters: {
         PorchAccount: {
           name: 'X-Porch-Account',

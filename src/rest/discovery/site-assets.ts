@@ -52,9 +52,29 @@ function asset(stem: string, extension: string, contentType: string, body: strin
   return { url: fingerprintedUrl(stem, extension, body), contentType, body };
 }
 
-/** Starts Swagger UI on the API reference page; a file rather than inline script so the CSP can forbid inline scripts. */
+/**
+ * Starts Swagger UI on the API reference page; a file rather than inline script so the CSP can
+ * forbid inline scripts. The search index and the docs link to the anchors of the page's
+ * no-script version (`#talk-to-a-persona`), which Swagger UI does not draw: the page lists each
+ * with its tag and operationId (`data-deep-links`), and this script turns such an address into
+ * Swagger UI's deep link (`#/Personas/talkToPersona`) before Swagger UI reads it, so it opens
+ * that operation and scrolls to it; and again when a link on the page changes only the fragment,
+ * which Swagger UI does not watch.
+ */
 function apiReferenceScript(openApiUrl: string): string {
   return `window.addEventListener('DOMContentLoaded', function () {
+  var root = document.getElementById('swagger-ui');
+  var deepLinks = JSON.parse(root.getAttribute('data-deep-links') || '{}');
+  // The tag and operationId a no-script anchor names, or undefined for any other fragment.
+  function named() {
+    var anchor = decodeURIComponent(window.location.hash.slice(1));
+    return Object.prototype.hasOwnProperty.call(deepLinks, anchor) ? deepLinks[anchor] : undefined;
+  }
+  function useDeepLink(parts) {
+    history.replaceState(history.state, '', '#/' + parts.map(encodeURIComponent).join('/'));
+  }
+  var initial = named();
+  if (initial) useDeepLink(initial);
   window.ui = SwaggerUIBundle({
     url: ${JSON.stringify(openApiUrl)},
     dom_id: '#swagger-ui',
@@ -63,6 +83,20 @@ function apiReferenceScript(openApiUrl: string): string {
     defaultModelsExpandDepth: 0,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
+  });
+  window.addEventListener('hashchange', function () {
+    var parts = named();
+    if (!parts) return;
+    useDeepLink(parts);
+    window.ui.layoutActions.parseDeepLinkHash(decodeURIComponent(window.location.hash));
+    // Swagger UI scrolls to an operation only as it first draws it; this one is drawn already.
+    // Its element id is the one Swagger UI gives it: whitespace as "_", CSS-escaped.
+    function escaped(text) {
+      return CSS.escape(text.trim().replace(/\\s/g, '_'));
+    }
+    var id = parts.length === 1 ? 'operations-tag-' + escaped(parts[0]) : escaped('operations-' + parts.join('-'));
+    var target = document.getElementById(id);
+    if (target) target.scrollIntoView();
   });
 });
 `;

@@ -8,11 +8,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { countTextTokens } from '../../core/ai/index.js';
 import type { AgentSkillsIndex } from './agent-skills.js';
-import { renderApiReferenceMarkdown } from './api-reference-markdown.js';
+import { renderApiReferenceMarkdown, type ReferenceHeading } from './api-reference-markdown.js';
 import { createMarkdownRenderer, escapeHtml, renderLayout, textOfHtml, type NavGroup, type NavLink, type SiteChrome } from './html-layout.js';
 import type { OpenApiDocument } from './openapi.js';
 import { fingerprintedUrl, swaggerUiUrl, type SiteAssets } from './site-assets.js';
-import { SITE_PATHS } from '../../operations/site-paths.js';
+import { CONSOLE_PATHS, SITE_PATHS } from '../../operations/site-paths.js';
 
 export type DocGroup = 'Start' | 'Use the API' | 'Author' | 'Operate' | 'Reference';
 
@@ -256,6 +256,9 @@ const REPOSITORY_LINK = new RegExp(String.raw`(?<!!)\[${LINK_TEXT}\]\((?![a-z][a
 /** A link to another doc page by its file (`[Runs](runs.md#cancel-it)`, `./runs.md`). */
 const PAGE_LINK = new RegExp(String.raw`(?<!!)\[${LINK_TEXT}\]\((?:\.\/)?([a-z0-9-]+\.md)(#[^)\s]*)?\)`, 'gi');
 
+/** A link written from the site's root (`[Runs](/docs/runs#cancel-it)`, `[Docs](/docs)`), with its path and fragment. */
+const ROOT_LINK = new RegExp(String.raw`(?<!!)\[${LINK_TEXT}\]\((\/(?!\/)[^)\s#?]*)(#[^)\s]*)?\)`, 'gi');
+
 /** The target of a Markdown link or image written from the site's root (`](/openapi.json)`), not a network-path one (`](//host)`). */
 const PATH_ABSOLUTE_TARGET = /\]\((?=\/(?!\/))/g;
 
@@ -314,7 +317,9 @@ ${docs.map((doc) => `- [${doc.title}](${SITE_PATHS.docs}/${doc.slug}): ${doc.sum
 - MCP server (Streamable HTTP): \`${at(SITE_PATHS.mcp)}\`
 - Agent Skills index: [${SITE_PATHS.agentSkillsIndex}](${SITE_PATHS.agentSkillsIndex})
 - Site summary for LLMs: [${SITE_PATHS.llmsTxt}](${SITE_PATHS.llmsTxt})
-- Any page as Markdown: send \`Accept: text/markdown\`, or use \`${at(SITE_PATHS.markdownGateway)}?path=/docs/quick-start\`
+- This page, the docs and the API reference as Markdown: add \`.md\` to the page's path (\`${at('/index.md')}\` for this one),
+  send \`Accept: text/markdown\`, or use \`${at(SITE_PATHS.markdownGateway)}?path=/docs/quick-start\`; the web console
+  (\`${at(CONSOLE_PATHS.root)}\`) and \`${at(CONSOLE_PATHS.refine)}\` are HTML only
 
 ## Operations
 
@@ -340,11 +345,47 @@ ${skills.skills.map((skill) => `- [${skill.name}](${SITE_PATHS.agentSkillsBase}/
 `;
 }
 
-function apiReferenceHtml(markdownHtml: string, assets: SiteAssets, at: (path: string) => string): { head: string; body: string } {
+/** The h2 and h3 headings of a page marked rendered, in order: where each starts and ends, its anchor and its text. */
+function headingsOf(html: string): Array<{ start: number; end: number; id: string; text: string }> {
+  return [...html.matchAll(/<h([23]) id="([^"]*)">([\s\S]*?)<\/h\1>/g)].map((match) => ({
+    start: match.index,
+    end: match.index + match[0].length,
+    id: match[2] ?? '',
+    text: textOfHtml(match[3] ?? ''),
+  }));
+}
+
+/**
+ * Each anchor of the reference's no-script version (`talk-to-a-persona`), which the search index
+ * and the docs link to, with where Swagger UI shows the same tag or operation: with script on,
+ * the page is Swagger UI, which draws none of those anchors, and its script translates them
+ * (regression: a search result for an operation landed at the top of the page, nothing opened).
+ */
+function swaggerUiDeepLinks(html: string, headings: readonly ReferenceHeading[]): Record<string, ReferenceHeading['deepLink']> {
+  const deepLinks: Record<string, ReferenceHeading['deepLink']> = {};
+  let next = 0;
+  // In order, so a description's own heading that happens to read like a summary is passed over.
+  for (const { id, text } of headingsOf(html)) {
+    const heading = headings[next];
+    if (heading === undefined || heading.text !== text) continue;
+    deepLinks[id] = heading.deepLink;
+    next += 1;
+  }
+  const missing = headings[next];
+  if (missing !== undefined) throw new Error(`The API reference's HTML has no heading "${missing.text}".`);
+  return deepLinks;
+}
+
+function apiReferenceHtml(
+  markdownHtml: string,
+  deepLinks: Record<string, ReferenceHeading['deepLink']>,
+  assets: SiteAssets,
+  at: (path: string) => string,
+): { head: string; body: string } {
   return {
     head: `<link rel="stylesheet" href="${escapeHtml(at(swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui.css')))}">`,
     body: `<h1 class="visually-hidden">API reference</h1>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-deep-links="${escapeHtml(JSON.stringify(deepLinks))}"></div>
 <noscript>${markdownHtml}</noscript>
 <script src="${escapeHtml(at(swaggerUiUrl(assets.swaggerUiVersion, 'swagger-ui-bundle.js')))}"></script>
 <script src="${escapeHtml(at(assets.apiReferenceScript.url))}"></script>`,
@@ -379,19 +420,18 @@ function distinctWords(text: string): string {
 /** A page's rendered HTML cut into its introduction and its h2/h3 sections, as plain text. */
 function searchSections(path: string, title: string, html: string, keywords: readonly string[]): Array<Omit<SearchSection, 'id'>> {
   const sections: Array<Omit<SearchSection, 'id'>> = [];
-  const headings = [...html.matchAll(/<h([23]) id="([^"]*)">([\s\S]*?)<\/h\1>/g)];
+  const headings = headingsOf(html);
   // The snippet text is cut to keep the index small; the words after the cut are indexed once each.
   const section = (url: string, heading: string, from: number, to: number, sectionKeywords: string): Omit<SearchSection, 'id'> => {
     const whole = textOfHtml(html.slice(from, to)).replace(/\s+/g, ' ').trim();
     const text = whole.slice(0, SEARCH_TEXT_MAX_CHARACTERS);
     return { url, page: title, heading, text, terms: distinctWords(whole.slice(text.length)), keywords: sectionKeywords };
   };
-  const firstHeading = headings[0]?.index ?? html.length;
+  const firstHeading = headings[0]?.start ?? html.length;
   sections.push(section(path, title, html.indexOf('</h1>') + 5, firstHeading, keywords.join(' ')));
-  headings.forEach((match, index) => {
-    const start = (match.index ?? 0) + match[0].length;
-    const end = headings[index + 1]?.index ?? html.length;
-    sections.push(section(`${path}#${match[2] ?? ''}`, textOfHtml(match[3] ?? ''), start, end, ''));
+  headings.forEach((heading, index) => {
+    const end = headings[index + 1]?.start ?? html.length;
+    sections.push(section(`${path}#${heading.id}`, heading.text, heading.end, end, ''));
   });
   return sections;
 }
@@ -443,12 +483,20 @@ export function buildSitePages({ rootDir, basePath = '', document, skills, asset
   // pages are therefore absolute, to their twins (regression: through the gateway, 8 of quick
   // start's 10 links were dead). The HTML page is rendered from the text as written.
   const twinOfFile = new Map(docs.map((doc) => [basename(doc.file), `${SITE_PATHS.docs}/${doc.slug}.md`]));
+  // So are links written from the site's root to a page (`/docs/runs`, as the home page and the
+  // docs index write every link): in the twin they lead to the page's twin too (regression: the
+  // twins of / and /docs led to HTML pages while every docs page's led to twins).
+  const pagePaths = new Set<string>([SITE_PATHS.home, SITE_PATHS.docs, SITE_PATHS.apiReference, ...docs.map((doc) => `${SITE_PATHS.docs}/${doc.slug}`)]);
   // Links from the site's root, these and those written so, then get the public URL's path in front.
   const absoluteLinks = (markdown: string) => {
-    const toTwins = markdown.replace(PAGE_LINK, (whole, text: string, file: string, fragment: string | undefined) => {
-      const twin = twinOfFile.get(file);
-      return twin === undefined ? whole : `[${text}](${twin}${fragment ?? ''})`;
-    });
+    const toTwins = markdown
+      .replace(PAGE_LINK, (whole, text: string, file: string, fragment: string | undefined) => {
+        const twin = twinOfFile.get(file);
+        return twin === undefined ? whole : `[${text}](${twin}${fragment ?? ''})`;
+      })
+      .replace(ROOT_LINK, (whole, text: string, path: string, fragment: string | undefined) =>
+        pagePaths.has(path) ? `[${text}](${markdownPathOf(path)}${fragment ?? ''})` : whole,
+      );
     return basePath === '' ? toTwins : toTwins.replace(PATH_ABSOLUTE_TARGET, `](${basePath}`);
   };
   const draft = (path: string, title: string, summary: string, section: PageSection, markdown: string, html?: { head: string; body: string }): Draft => ({
@@ -462,6 +510,7 @@ export function buildSitePages({ rootDir, basePath = '', document, skills, asset
   });
 
   const referenceMarkdown = renderApiReferenceMarkdown(document);
+  const referenceHtml = renderMarkdown(referenceMarkdown.markdown);
   const drafts: Draft[] = [
     draft(
       SITE_PATHS.home,
@@ -489,20 +538,15 @@ export function buildSitePages({ rootDir, basePath = '', document, skills, asset
       'API reference',
       'Every operation with its parameters, bodies, responses and errors.',
       'api',
-      referenceMarkdown,
-      apiReferenceHtml(renderMarkdown(referenceMarkdown), assets, at),
+      referenceMarkdown.markdown,
+      apiReferenceHtml(referenceHtml, swaggerUiDeepLinks(referenceHtml, referenceMarkdown.headings), assets, at),
     ),
   ];
 
   // The index covers every page; the API reference by its Markdown rendering, as Swagger UI draws in the browser.
   const keywordsOfPath = new Map(docs.map((doc) => [`${SITE_PATHS.docs}/${doc.slug}`, doc.searchKeywords ?? []]));
   const sections = drafts.flatMap((entry) =>
-    searchSections(
-      at(entry.path),
-      entry.title,
-      entry.path === SITE_PATHS.apiReference ? renderMarkdown(entry.markdown) : entry.body,
-      keywordsOfPath.get(entry.path) ?? [],
-    ),
+    searchSections(at(entry.path), entry.title, entry.path === SITE_PATHS.apiReference ? referenceHtml : entry.body, keywordsOfPath.get(entry.path) ?? []),
   );
   const searchJson = JSON.stringify(sections.map((section, id) => ({ id, ...section })));
   const searchIndex = { url: fingerprintedUrl('search-index', 'json', searchJson), json: searchJson };
