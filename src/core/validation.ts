@@ -83,13 +83,18 @@ export function formatIssues(issues: readonly ValidationIssue[], options: Format
 
 /** The issues of a failed zod parse, formatted as above. */
 export function formatZodError(error: z.ZodError, options: FormatIssuesOptions = {}): string {
-  return formatIssues(error.issues.map(plainIssue), options);
+  return formatIssues(plainIssues(error), options);
+}
+
+/** The issues of a failed zod parse in Porch's words, for a caller that keeps them apart (a workflow definition's, each shown at its field). */
+export function plainIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map(plainIssue);
 }
 
 /** zod's words for a field that is missing altogether, which say nothing a person can act on. */
 const MISSING_FIELD = /^Invalid input: expected [\w ]+, received undefined$/;
 /** zod's own messages (a schema's message of its own is kept as written). */
-const ZOD_DEFAULT = /^(Too small|Too big|Invalid option|Invalid input):/;
+const ZOD_DEFAULT = /^(Too small:|Too big:|Invalid option:|Invalid input:|Invalid discriminator value\.)/;
 
 const ARTICLE = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 const UNITS: Readonly<Record<string, string>> = { string: 'characters', array: 'items', set: 'items', file: 'bytes' };
@@ -124,10 +129,30 @@ function plainIssue(issue: z.core.$ZodIssue): ValidationIssue {
     case 'too_big':
       return plain(boundMessage('most', issue, issue.maximum));
     case 'invalid_value':
-      return plain(issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map(String).join(', ')}`);
+      return plain(issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : choiceMessage(issue.values, false));
+    case 'invalid_union':
+      // A discriminated union given no discriminatorError: whether the key was missing is no longer known here.
+      return plain('options' in issue && issue.options !== undefined ? choiceMessage(issue.options, false) : undefined);
     default:
       return issue;
   }
+}
+
+/** A value that must be one of `choices`: `is required: one of a, b` when it is missing, else `must be one of a, b`. */
+function choiceMessage(choices: readonly unknown[], missing: boolean): string {
+  return `${missing ? 'is required: one' : 'must be one'} of ${choices.map(String).join(', ')}`;
+}
+
+/**
+ * The `error` option of a discriminated union (`z.discriminatedUnion('kind', [...], { error:
+ * discriminatorError })`): a missing discriminator `is required: one of model, template`, a wrong
+ * one `must be one of model, template` (regression: zod's `Invalid discriminator value. Expected
+ * 'model' | 'template'` reached REST and the console). Given to the union, since only there is the
+ * input at hand: the issue a parse reports no longer says whether the key was sent.
+ */
+export function discriminatorError(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_union' || !('options' in issue) || !Array.isArray(issue.options) || issue.discriminator === undefined) return undefined;
+  return choiceMessage(issue.options, !isRecord(issue.input) || issue.input[issue.discriminator] === undefined);
 }
 
 /** The fields a partial update sent: undefined means "not sent", so merging keeps the current value. */

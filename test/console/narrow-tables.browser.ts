@@ -3,10 +3,15 @@
  * its region; its caption starts at the region's start and stays there while the table scrolls
  * (regression: centred over the whole table, it started off-screen). The Sessions table fits, its
  * long user agents clipped, so the times and the "this browser" marker are in view (regression:
- * the user agent pushed them out).
+ * the user agent pushed them out). A table of records with actions (API keys, versions, webhook
+ * endpoints) shows each row as a card, its actions and dates in view and a key's many scopes
+ * counted (regression: the keys table was 974 px wide in a 356 px region, its Revoke button at
+ * x=991 and a key's 20 scopes one per line; the versions table hid Promote and Roll back and cut
+ * its dates); at 1280 px both stay tables.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { describeViolations, launchChromium, seriousViolations, signInWithChromium } from '../helpers/console-chromium.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -36,16 +41,56 @@ async function captionText(page: Page, caption: string): Promise<{ left: number;
   });
 }
 
+/** Whether each element is within the screen's width, and shows its text whole (not cut by its box). */
+async function outOfView(elements: Locator, width: number): Promise<string[]> {
+  return elements.evaluateAll(
+    (found, screen) =>
+      found.flatMap((element) => {
+        const box = element.getBoundingClientRect();
+        const cut = element.scrollWidth > element.clientWidth + 1;
+        return box.left < 0 || box.right > screen || cut
+          ? [`${element.textContent?.trim()} at ${Math.round(box.left)}-${Math.round(box.right)}${cut ? ', cut' : ''}`]
+          : [];
+      }),
+    width,
+  );
+}
+
+/** A composition named "Support reply", answering its id. */
+async function supportReply(accountId: string): Promise<string> {
+  const imported = await harness.core.bundles.importBundle(accountId, {
+    version: 1,
+    compositions: [{ key: 'reply', name: 'Support reply', template: 'Answer v1' }],
+  });
+  return imported.ids['composition:reply'] ?? '';
+}
+
+/** How far a region scrolls sideways (0: not at all). */
+function sidewaysScroll(region: Locator): Promise<number> {
+  return region.evaluate((element) => element.scrollWidth - element.clientWidth);
+}
+
 describe('tables on a 390 px screen', () => {
   it('keep a scrolling table’s caption in view, scrolled or not', async () => {
     const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: PHONE });
-    await harness.createKey(accountId);
-    await page.goto(`${harness.url}/console/settings/api-access`);
-    const region = page.locator('.table-wrap', { has: page.locator('caption', { hasText: 'Your API keys' }) });
+    await harness.core.bundles.importBundle(accountId, {
+      version: 1,
+      compositions: [
+        {
+          key: 'notes',
+          name: 'Release notes',
+          description: 'Notes for a product release, written for customers who read them on a phone.',
+          tags: ['docs', 'release', 'customers'],
+          template: 'Write release notes.',
+        },
+      ],
+    });
+    await page.goto(`${harness.url}/console/compositions`);
+    const region = page.locator('.table-wrap', { has: page.locator('caption', { hasText: '1 composition' }) });
     expect(await region.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
     for (const scrollLeft of [0, 400]) {
       await region.evaluate((element, left) => element.scrollTo({ left }), scrollLeft);
-      const text = await captionText(page, 'Your API keys');
+      const text = await captionText(page, '1 composition');
       expect(text.left, `scrolled ${scrollLeft}`).toBeGreaterThanOrEqual(0);
       expect(text.right, `scrolled ${scrollLeft}`).toBeLessThanOrEqual(text.viewport);
     }
@@ -77,5 +122,80 @@ describe('tables on a 390 px screen', () => {
     expect(await page.locator('.user-agent', { hasText: 'iPhone' }).getAttribute('title')).toBe(LONG_USER_AGENT);
     expect(describeViolations(await seriousViolations(page))).toBe('');
     await phone.close();
+  });
+
+  it('show the API keys as cards: each key’s actions and dates in view, its many scopes counted, nothing scrolled sideways', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: PHONE });
+    const { key } = await harness.createKey(accountId, { scopes: [...ALL_SCOPES] });
+    await harness.createKey(accountId);
+    // A key rotated with a grace period: its status grows, and it keeps only Revoke.
+    const rotated = await harness.createKey(accountId, { scopes: ['execute:composition'] });
+    expect((await harness.api('POST', `/keys/${rotated.id}/rotate`, { key, body: { grace_seconds: 3_600 } })).status).toBe(201);
+    await page.goto(`${harness.url}/console/settings/api-access`);
+    const region = page.locator('.table-wrap', { has: page.locator('caption', { hasText: 'Your API keys' }) });
+    expect(await sidewaysScroll(region)).toBeLessThanOrEqual(0);
+    expect(await region.locator('tbody tr').count()).toBe(4);
+    const actions = region.locator('button, select.grace');
+    expect(await actions.count()).toBe(3 * 3 + 1);
+    expect(await outOfView(actions, PHONE.width)).toEqual([]);
+    expect(await outOfView(region.locator('td[data-label="Created"], td[data-label="Last used"]'), PHONE.width)).toEqual([]);
+    // Each cell is named by its column, as the header would.
+    expect(
+      await region
+        .locator('td[data-label="Created"]')
+        .first()
+        .evaluate((cell) => getComputedStyle(cell, '::before').content),
+    ).toContain('Created');
+    // Every scope is one line, a count, until opened; opened, the list wraps within the card.
+    const scopes = region.locator('details.scopes');
+    expect(await scopes.locator('summary').allInnerTexts()).toEqual(['all 20 scopes', 'the 12 default scopes']);
+    const summary = await scopes.first().boundingBox();
+    expect(summary?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(40);
+    await scopes.first().locator('summary').click();
+    const opened = await scopes.first().boundingBox();
+    expect((opened?.x ?? -1) >= 0 && (opened?.x ?? 0) + (opened?.width ?? Number.POSITIVE_INFINITY) <= PHONE.width).toBe(true);
+    expect(opened?.height ?? 0).toBeGreaterThan(3 * (summary?.height ?? Number.POSITIVE_INFINITY));
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    await context.close();
+  });
+
+  it('show a resource’s versions as cards: View, Changes, Promote and Roll back in view, dates whole', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: PHONE, colorScheme: 'dark' });
+    const created = { id: await supportReply(accountId) };
+    for (let version = 2; version <= 7; version++) {
+      await harness.core.lifecycle.update(null, 'composition', accountId, created.id, { template: `Answer v${version}` });
+    }
+    await harness.core.lifecycle.setLabel('composition', accountId, created.id, 'production', 5);
+    await harness.core.lifecycle.setLabel('composition', accountId, created.id, 'staging', 6);
+    await page.goto(`${harness.url}/console/compositions/${created.id}/versions`);
+    const region = page.locator('.table-wrap[aria-label="Versions"]');
+    expect(await sidewaysScroll(region)).toBeLessThanOrEqual(0);
+    expect(await outOfView(region.locator('.actions a, .actions button'), PHONE.width)).toEqual([]);
+    expect(await region.getByRole('button', { name: 'Roll back production to v4' }).isVisible()).toBe(true);
+    expect(await region.getByRole('button', { name: 'Promote v7 to production' }).isVisible()).toBe(true);
+    const dates = region.locator('td[data-label="Written"]');
+    expect(await dates.count()).toBe(7);
+    expect(await outOfView(dates, PHONE.width)).toEqual([]);
+    expect((await dates.first().textContent())?.trim()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    await context.close();
+  });
+
+  it('keep the keys and versions tables as tables at 1280 px, whole', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness);
+    await harness.createKey(accountId, { scopes: [...ALL_SCOPES] });
+    const created = { id: await supportReply(accountId) };
+    await harness.core.lifecycle.update(null, 'composition', accountId, created.id, { template: 'Answer v2' });
+    for (const [path, label] of [
+      ['/console/settings/api-access', 'API keys'],
+      [`/console/compositions/${created.id}/versions`, 'Versions'],
+    ] as const) {
+      await page.goto(`${harness.url}${path}`);
+      const region = page.locator(`.table-wrap[aria-label="${label}"]`);
+      expect(await region.locator('table').evaluate((table) => getComputedStyle(table).display), path).toBe('table');
+      expect(await region.locator('thead th').first().isVisible(), path).toBe(true);
+      expect(await sidewaysScroll(region), path).toBeLessThanOrEqual(0);
+    }
+    await context.close();
   });
 });

@@ -101,6 +101,27 @@ describe('playground versions (regression: the form was always the newest versio
     expect(reopened.html).toContain(`data-address="/console/playground?resource=${encodeURIComponent(resource)}&amp;selector=version%3A2"`);
   });
 
+  it('says a label or version the address names is not the resource’s, naming those it has, and opens the default’s form (regression: the default, silently)', async () => {
+    const resource = `composition:${compositionId}`;
+    const removed = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}&selector=label:nope`);
+    expect(removed.status, removed.html).toBe(200);
+    expect(removed.html).toMatch(
+      /class="notice notice-error"[^>]*>Composition “Greeting” has no label “nope”; its labels are latest \(version 2\), production \(version 1\)\. The form below runs the default, production \(version 1\)\.</,
+    );
+    expect(removed.html).toMatch(/<option value selected>Default: production \(version 1\)</);
+    expect(removed.html).toContain('name="var.b"');
+    expect(removed.html).not.toContain('name="var.c"');
+    const version = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}&selector=version:9`);
+    expect(version.html).toContain(
+      'Composition “Greeting” has no version 9; its versions are 1 to 2. The form below runs the default, production (version 1).',
+    );
+    const garbled = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}&selector=production`);
+    expect(garbled.html).toContain('“production” names no version or label (label:&lt;name> or version:&lt;number>).');
+    const known = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}&selector=label:production`);
+    expect(known.html).not.toContain('notice-error');
+    expect(known.html).toMatch(/<option value="label:production" selected/);
+  });
+
   it('builds a workflow’s form from the version production names, and runs it', async () => {
     const resource = `workflow:${workflowId}`;
     const form = await browser.get(`/console/playground?resource=${encodeURIComponent(resource)}`);

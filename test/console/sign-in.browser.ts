@@ -97,7 +97,10 @@ describe('sign-in and API access in a browser', () => {
       expect(describeViolations(await seriousViolations(page))).toBe('');
     });
     await anonymous.close();
-    const { context } = await signInWithChromium(browser, harness);
+    const { context, accountId } = await signInWithChromium(browser, harness);
+    // Keys to show in their table: one with the default scopes, one with a single scope.
+    await harness.createKey(accountId);
+    await harness.createKey(accountId, { scopes: ['execute:composition'] });
     for (const [name, path] of [
       ['overview', '/console'],
       ['api-access', '/console/settings/api-access'],

@@ -91,11 +91,34 @@ function ScopeList({ scopes }: { scopes: readonly string[] }) {
   );
 }
 
+/** How many scopes a row lists whole; more are counted, their list a click away (regression: 20 scopes made a row 500 px tall on a phone, 300 at 1280). */
+const SCOPES_LISTED_WHOLE = 3;
+
+/** A count that says what the set is when it is a well-known one: every scope, or a new key's default ones. */
+function scopeCount(scopes: readonly string[]): string {
+  const held = new Set(scopes);
+  const sameAs = (others: readonly string[]) => others.length === held.size && others.every((scope) => held.has(scope));
+  if (sameAs(ALL_SCOPES)) return `all ${held.size} scopes`;
+  if (sameAs(DEFAULT_KEY_SCOPES)) return `the ${held.size} default scopes`;
+  return `${held.size} scopes`;
+}
+
+/** A key's or an app's scopes: a few listed whole, more counted in a disclosure that lists them. */
+function Scopes({ scopes }: { scopes: readonly string[] }) {
+  if (scopes.length <= SCOPES_LISTED_WHOLE) return <ScopeList scopes={scopes} />;
+  return (
+    <details class="scopes">
+      <summary>{scopeCount(scopes)}</summary>
+      <ScopeList scopes={scopes} />
+    </details>
+  );
+}
+
 function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
   const byId = new Map(keys.map((item) => [item.id, item]));
   return (
-    <TableWrap label="API keys">
+    <TableWrap label="API keys" stacked>
       <table>
         <caption class="muted">Your API keys</caption>
         <thead>
@@ -113,23 +136,25 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
         <tbody>
           {keys.map((item) => (
             <tr key={item.id}>
-              <td class="name key-name">{item.name}</td>
-              <td>
+              <td class="name key-name" data-label="Name">
+                {item.name}
+              </td>
+              <td data-label="Key">
                 <code>{item.prefix}…</code>
               </td>
-              <td>
+              <td data-label="Status">
                 <KeyStatus item={item} successor={item.replaced_by ? byId.get(item.replaced_by) : undefined} />
               </td>
-              <td>
-                <ScopeList scopes={item.scopes} />
+              <td data-label="Scopes">
+                <Scopes scopes={item.scopes} />
               </td>
-              <td class="number">
+              <td class="number" data-label="Limits">
                 {item.limits.requests_per_minute}/min
                 <br />
                 {item.limits.requests_per_day.toLocaleString('en')}/day
               </td>
-              <td>{item.last_used_at ? dateTime(item.last_used_at) : 'never'}</td>
-              <td>{dateTime(item.created_at)}</td>
+              <td data-label="Last used">{item.last_used_at ? dateTime(item.last_used_at) : 'never'}</td>
+              <td data-label="Created">{dateTime(item.created_at)}</td>
               <td>
                 {item.status === 'active' ? (
                   <div class="actions">
@@ -179,7 +204,7 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
       {apps.length === 0 ? (
         <p class="empty">No connected apps.</p>
       ) : (
-        <TableWrap label="Connected apps">
+        <TableWrap label="Connected apps" stacked>
           <table>
             <caption class="muted">Apps connected with OAuth</caption>
             <thead>
@@ -194,15 +219,15 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
             <tbody>
               {apps.map((app) => (
                 <tr key={app.id}>
-                  <td class="name">
+                  <td class="name" data-label="App">
                     {/* The app's own words, registered maybe before bidi characters were refused: isolated. */}
                     <bdi>{app.name}</bdi>
                   </td>
-                  <td>
-                    <ScopeList scopes={app.scopes} />
+                  <td data-label="Scopes">
+                    <Scopes scopes={app.scopes} />
                   </td>
-                  <td>{dateTime(app.connected_at)}</td>
-                  <td>{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
+                  <td data-label="Connected">{dateTime(app.connected_at)}</td>
+                  <td data-label="Last used">{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
                   <td>
                     <PostForm action={`${PATH}/connected-apps/${app.id}/revoke`} csrfToken={csrfToken}>
                       <button type="submit" class="danger" data-confirm={`Disconnect ${app.name}? It stops working at once.`}>

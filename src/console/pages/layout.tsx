@@ -168,12 +168,15 @@ export function PostForm({
 
 /**
  * A table that scrolls sideways on a narrow screen. Keyboard users must be able to scroll it too,
- * so the region is focusable and named (axe: scrollable-region-focusable).
+ * so the region is focusable and named (axe: scrollable-region-focusable). A `stacked` table, one
+ * of records with actions, instead shows each row as a card where its region is narrow (the
+ * `.table-wrap.stacked` rules in console.css): each cell headed by its column's name, which the
+ * cell carries as `data-label`; a cell without one (the actions) spans the card.
  */
-export function TableWrap({ label, children }: { label: string; children: ComponentChildren }): JSX.Element {
+export function TableWrap({ label, stacked, children }: { label: string; stacked?: boolean; children: ComponentChildren }): JSX.Element {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus (WCAG 2.1.1, axe's scrollable-region-focusable).
-    <section class="table-wrap" tabIndex={0} aria-label={label}>
+    <section class={stacked ? 'table-wrap stacked' : 'table-wrap'} tabIndex={0} aria-label={label}>
       {children}
     </section>
   );

@@ -5,6 +5,7 @@
  * calls, so a refused run shows the API's own message.
  */
 import type { JSX } from 'preact';
+import { describePersonaVersions, describeVersions, LATEST_LABEL } from '../../core/catalog/versions.js';
 import { ERROR_TABLE, PorchError } from '../../core/errors.js';
 import { getRun } from '../../operations/get-run.js';
 import { listRuns } from '../../operations/list-runs.js';
@@ -24,6 +25,7 @@ import {
   type ResourceChoice,
   type Runnable,
   resourceRef,
+  selectorInput,
 } from './run/resources.js';
 import { asText, creditsText, Facts, NodeTrace, StatusBadge, tokensText, typedText } from './run/results.js';
 
@@ -71,22 +73,51 @@ function ResourcePicker({ choices, selected }: { choices: ResourceChoice[]; sele
   );
 }
 
+/** What runs when no version or label is picked: `production (version 5)`, else `latest (version 7)`. */
+function defaultChoice(runnable: Runnable): string {
+  return runnable.labels.production === undefined ? `latest (version ${runnable.labels.latest ?? '?'})` : `production (version ${runnable.labels.production})`;
+}
+
 function selectorChoices(runnable: Runnable): Array<{ value: string; label: string }> {
   const labels = Object.entries(runnable.labels)
     .filter(([label]) => label !== 'latest')
     .map(([label, version]) => ({ value: `label:${label}`, label: `${label} (version ${version})` }));
   return [
-    {
-      value: '',
-      label:
-        runnable.labels.production === undefined
-          ? `Default: latest (version ${runnable.labels.latest ?? '?'})`
-          : `Default: production (version ${runnable.labels.production})`,
-    },
+    { value: '', label: `Default: ${defaultChoice(runnable)}` },
     { value: 'label:latest', label: `latest (version ${runnable.labels.latest ?? '?'})` },
     ...labels,
     ...runnable.versions.map((version) => ({ value: `version:${version}`, label: `Version ${version}` })),
   ];
+}
+
+/** The longest part of a selector from the address a notice quotes: a label's longest name, with room to spare. */
+const QUOTED_SELECTOR_LENGTH = 40;
+
+/**
+ * What a selector from the address names that the resource does not have (a label removed or
+ * mistyped, a version it never had), said as the API says it when such a run is refused, and what
+ * the form shows instead; undefined when the resource has it (regression: `selector=label:nope`
+ * silently preselected the default).
+ */
+function missingSelectorNotice(runnable: Runnable, selector: string): string | undefined {
+  const asked = selectorInput(selector);
+  const quoted = (text: string) => `“${text.length > QUOTED_SELECTOR_LENGTH ? `${text.slice(0, QUOTED_SELECTOR_LENGTH)}…` : text}”`;
+  const resource = `${KIND_LABELS[runnable.kind]} “${runnable.name}”`;
+  let missing: string;
+  if (asked.label !== undefined) {
+    if (Object.hasOwn(runnable.labels, asked.label)) return undefined;
+    // `latest` first, as the API lists them.
+    const entries = Object.entries(runnable.labels);
+    const labels = [...entries.filter(([label]) => label === LATEST_LABEL), ...entries.filter(([label]) => label !== LATEST_LABEL)];
+    missing = `${resource} has no label ${quoted(asked.label)}; its labels are ${labels.map(([label, version]) => `${label} (version ${version})`).join(', ')}.`;
+  } else if (asked.version !== undefined) {
+    if (runnable.versions.includes(asked.version)) return undefined;
+    const held = runnable.kind === 'persona' ? describePersonaVersions(runnable.versions) : describeVersions(Math.max(1, ...runnable.versions));
+    missing = `${resource} has no version ${asked.version}; ${held}.`;
+  } else {
+    missing = `${quoted(selector)} names no version or label (label:<name> or version:<number>).`;
+  }
+  return `${missing} The form below runs the default, ${defaultChoice(runnable)}.`;
 }
 
 function RunForm({ runnable, request, csrfToken }: { runnable: Runnable; request: ExecutionRequest; csrfToken: string }): JSX.Element {
@@ -277,7 +308,16 @@ const EMPTY_REQUEST: ExecutionRequest = { selector: undefined, variables: {}, in
 async function show(
   ctx: PageContext,
   selected: string | undefined,
-  state: { request?: ExecutionRequest; ran?: Ran; error?: PorchError; runnable?: Runnable | null; status?: number; reopened?: boolean } = {},
+  state: {
+    request?: ExecutionRequest;
+    ran?: Ran;
+    error?: PorchError;
+    runnable?: Runnable | null;
+    status?: number;
+    reopened?: boolean;
+    /** What the address asked for that the resource does not have. */
+    missing?: string;
+  } = {},
 ): Promise<void> {
   const choices = await listResources(ctx.api);
   const runnable = state.runnable ?? null;
@@ -293,6 +333,7 @@ async function show(
         <h1>Playground</h1>
         <p class="lead">Run any composition, skill, persona or workflow, at any version or label. Runs cost credits as they do over the API.</p>
         {state.error ? <Notice kind="error">{state.error.message}</Notice> : null}
+        {state.missing ? <Notice kind="error">{state.missing}</Notice> : null}
         {state.reopened && runnable ? (
           <Notice kind="info">Version {runnable.shownVersion} takes other inputs than the form you filled in: check them below and run again.</Notice>
         ) : null}
@@ -317,6 +358,9 @@ export function registerPlaygroundPages(pages: PageRegistrar): void {
     if (!ref) return show(ctx, undefined);
     const loaded = await loadRunnable(ctx.api, ref.kind, ref.id, selector);
     if (!loaded.ok) return show(ctx, selected, { error: loaded.error, status: ERROR_TABLE[loaded.error.code].status });
+    const missing = selector === undefined ? undefined : missingSelectorNotice(loaded.runnable, selector);
+    // The form then runs the default, which its select shows picked.
+    if (missing !== undefined) return show(ctx, selected, { runnable: loaded.runnable, request: EMPTY_REQUEST, missing });
     return show(ctx, selected, { runnable: loaded.runnable, request: { ...EMPTY_REQUEST, selector } });
   });
 

@@ -97,7 +97,7 @@ function NewSecret({ shown }: { shown: NonNullable<Outcome['secret']> }) {
 function EndpointsTable({ endpoints }: { endpoints: Endpoint[] }) {
   if (endpoints.length === 0) return <p class="empty">No endpoints yet. Register one below.</p>;
   return (
-    <TableWrap label="Webhook endpoints">
+    <TableWrap label="Webhook endpoints" stacked>
       <table>
         <caption class="muted">Your webhook endpoints</caption>
         <thead>
@@ -112,16 +112,16 @@ function EndpointsTable({ endpoints }: { endpoints: Endpoint[] }) {
         <tbody>
           {endpoints.map((endpoint) => (
             <tr key={endpoint.id}>
-              <td class="webhook-url">
+              <td class="webhook-url" data-label="URL">
                 <code>{endpoint.url}</code>
                 {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
               </td>
-              <td>{endpoint.events.join(', ')}</td>
-              <td>
+              <td data-label="Events">{endpoint.events.join(', ')}</td>
+              <td data-label="Status">
                 <EnabledBadge endpoint={endpoint} />
                 {endpoint.previous_secret_expires_at ? <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span> : null}
               </td>
-              <td>{dateTime(endpoint.created_at)}</td>
+              <td data-label="Created">{dateTime(endpoint.created_at)}</td>
               <td>
                 <a href={endpointPath(endpoint.id)} aria-label={`Deliveries and settings of ${endpoint.url}`}>
                   Deliveries and settings

@@ -7,7 +7,7 @@
  * re-exports the parts the format is split into.
  */
 import { PorchError } from '../errors.js';
-import { formatIssues, type ValidationIssue } from '../validation.js';
+import { formatIssues, plainIssues, type ValidationIssue } from '../validation.js';
 import type { WorkflowNode } from './node-kinds/index.js';
 import { analyseWorkflowGraph, closestName, type WorkflowGraph } from './workflow-graph.js';
 import { workflowDefinitionSchema, type WorkflowDefinition } from './workflow-schema.js';
@@ -71,7 +71,8 @@ export interface ValidateWorkflowDefinitionOptions {
 export function validateWorkflowDefinition(input: unknown, options: ValidateWorkflowDefinitionOptions = {}): WorkflowDefinition {
   const root = options.root ?? [];
   const parsed = workflowDefinitionSchema.safeParse(input);
-  if (!parsed.success) throw new WorkflowDefinitionError(parsed.error.issues, root);
+  // In Porch's words, as a request's problems are (regression: zod's own, `Invalid discriminator value`, reached the console's preview).
+  if (!parsed.success) throw new WorkflowDefinitionError(plainIssues(parsed.error), root);
   const definition = parsed.data;
   const { graph, issues } = analyseWorkflowGraph(definition);
 

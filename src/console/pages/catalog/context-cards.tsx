@@ -15,9 +15,20 @@ import { formBody, formValue, type PageContext, type PageRegistrar } from '../..
 import { dateTime } from '../format.js';
 import { Notice, PostForm, TableWrap } from '../layout.js';
 import { searchMatches } from './editor.js';
-import { actionFor, BASE_FIELD, type Digests, digestsOf, encodeBase, MERGE_ATTEMPTS, mergeEdit, parseBase, untouchedFields } from './edit-base.js';
+import {
+  actionFor,
+  BASE_FIELD,
+  type Digests,
+  digestsOf,
+  encodeBase,
+  MERGE_ATTEMPTS,
+  mergeEdit,
+  parseBase,
+  savedSinceBase,
+  untouchedFields,
+} from './edit-base.js';
 import { param, textOf } from './kinds.js';
-import { CatalogSearch, Field, isPathWithin, issuesOf, shownBelow, tagsOf } from './form-parts.js';
+import { CatalogSearch, errorNoticeText, Field, isPathWithin, issuesOf, tagsOf } from './form-parts.js';
 
 const PATH = `${CONSOLE_PATHS.root}/context-cards`;
 
@@ -124,12 +135,7 @@ function CardEditor({
       </p>
       <h1>{id ? values.title || 'Context card' : 'New context card'}</h1>
       {notice ? <Notice kind="success">{notice}</Notice> : null}
-      {error ? (
-        <Notice kind="error">
-          {error.message}
-          {shownBelow(issues, (path) => FIELDS.some((field) => isPathWithin(path, field.name)))}
-        </Notice>
-      ) : null}
+      {error ? <Notice kind="error">{errorNoticeText(error.message, issues, (path) => FIELDS.some((field) => isPathWithin(path, field.name)))}</Notice> : null}
       <PostForm action={id ? actionFor(`${PATH}/${id}`, base) : `${PATH}/new`} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
         {id && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
         {FIELDS.map((field) => (
@@ -237,7 +243,7 @@ export function registerContextCardPages(pages: PageRegistrar): void {
     let persona = false;
     const shown = (options: { status?: number; base?: Digests | null; error?: PorchError; notice?: string; values?: CardValues }) =>
       ctx.render({
-        title: values.title || 'Context card',
+        title: (options.values ?? values).title || 'Context card',
         active: 'context-cards',
         status: options.status ?? options.error?.status ?? 200,
         address: `${PATH}/${id}`,
@@ -275,7 +281,16 @@ export function registerContextCardPages(pages: PageRegistrar): void {
       persona = card.category === PERSONA_CATEGORY;
       const current = valuesOf(card);
       const merge = mergeEdit(base, values, current);
-      if (merge.kind === 'unchanged') return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
+      if (merge.kind === 'unchanged') {
+        if (!savedSinceBase(base, current)) return shown({ base, notice: 'Nothing changed, so nothing was saved.' });
+        // Saved meanwhile by someone else, with nothing of the author's left to add: the form shows
+        // the card as it is now, and is based on it, as the page would open now.
+        return shown({
+          base: digestsOf(current),
+          values: current,
+          notice: 'Nothing you changed differs from the card as saved by another edit meanwhile, so nothing was saved; the form now shows the card as saved.',
+        });
+      }
       if (merge.kind === 'conflict') {
         const labels = merge.fields.map((name) => FIELDS.find((field) => field.name === name)?.label.replace(/ \(optional\)$/, '') ?? name);
         const error = new PorchError(

@@ -89,7 +89,10 @@ export function untouchedFields(base: Digests | null, mine: FieldTexts): Set<str
 }
 
 export type MergeOutcome =
-  /** Nothing differs from the base: there is nothing to save. */
+  /**
+   * Nothing to save: no field differs from the base, or each that does already holds that text
+   * (someone else made the same change). The item may still differ from the base (savedSinceBase).
+   */
   | { kind: 'unchanged' }
   /** The fields to send: those the author changed, none of which anyone else changed differently. */
   | { kind: 'changes'; fields: string[] }
@@ -106,7 +109,18 @@ export function mergeEdit(base: Digests | null, mine: FieldTexts, current: Field
   const mineDigests = digestsOf(mine);
   const currentDigests = digestsOf(current);
   const changed = names.filter((name) => mineDigests[name] !== base[name]);
-  if (changed.length === 0) return { kind: 'unchanged' };
+  if (changed.every((name) => mineDigests[name] === currentDigests[name])) return { kind: 'unchanged' };
   const conflicts = changed.filter((name) => currentDigests[name] !== base[name] && currentDigests[name] !== mineDigests[name]);
   return conflicts.length > 0 ? { kind: 'conflict', fields: conflicts } : { kind: 'changes', fields: changed };
+}
+
+/**
+ * Whether the item as it is now differs from the base its form was opened with: someone else saved
+ * it meanwhile. A save that then writes nothing shows the item as it is now, never the older text
+ * the form held (regression: "Nothing changed since version 2" above version 1's Description).
+ */
+export function savedSinceBase(base: Digests | null, current: FieldTexts): boolean {
+  if (base === null) return false;
+  const currentDigests = digestsOf(current);
+  return [...new Set([...Object.keys(base), ...Object.keys(currentDigests)])].some((name) => currentDigests[name] !== base[name]);
 }

@@ -24,9 +24,10 @@ import {
   MERGE_ATTEMPTS,
   mergeEdit,
   parseBase,
+  savedSinceBase,
   untouchedFields,
 } from './edit-base.js';
-import { CatalogSearch, Field, FieldErrors, type FieldIssue, fieldId, isPathWithin, issuesOf, messagesAt, shownBelow } from './form-parts.js';
+import { CatalogSearch, errorNoticeText, Field, FieldErrors, type FieldIssue, fieldId, isPathWithin, issuesOf, messagesAt } from './form-parts.js';
 import {
   type CatalogKind,
   DEFINITION_FIELD,
@@ -401,12 +402,7 @@ export async function renderEditor(ctx: PageContext, { kind, item, state, base, 
           </>
         ) : null}
         {notice ? <Notice kind="success">{notice}</Notice> : null}
-        {error ? (
-          <Notice kind="error">
-            {error.message}
-            {shownBelow(issues, isShown)}
-          </Notice>
-        ) : null}
+        {error ? <Notice kind="error">{errorNoticeText(error.message, issues, isShown)}</Notice> : null}
         <PostForm action={actionFor(action, item ? base : undefined)} csrfToken={ctx.signedIn.csrfToken} class="stack editor">
           {item && base ? <input type="hidden" name={BASE_FIELD} value={encodeBase(base)} /> : null}
           {kind.fields.map((field) => (
@@ -523,7 +519,7 @@ function workflowFields(kind: CatalogKind, yamlText: string): { ok: true; fields
     return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: not valid YAML. ${describeYamlError(err)}.`) };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: must be a mapping with variables, nodes and outputs`) };
+    return { ok: false, error: new PorchError('VALIDATION_ERROR', `${DEFINITION_FIELD}: must be a mapping with variables, nodes and outputs.`) };
   }
   const outside = keysOutsideDefinition(yamlText);
   if (outside.length > 0) {
@@ -636,7 +632,18 @@ export async function saveFromForm(kind: CatalogKind, ctx: PageContext, id: stri
     const sides = alignedUnits(base, editorTexts(kind, state), current);
     const merge = mergeEdit(sides.base, sides.mine, sides.current);
     if (merge.kind === 'unchanged') {
-      return renderEditor(ctx, { kind, item: latest, state, base, notice: `Nothing changed since version ${latest.version}, so no version was written.` });
+      if (!savedSinceBase(sides.base, sides.current)) {
+        return renderEditor(ctx, { kind, item: latest, state, base, notice: `Nothing changed since version ${latest.version}, so no version was written.` });
+      }
+      // Saved meanwhile by someone else, with nothing of the author's left to add: the form shows
+      // that version, and is based on it, as the page would open now.
+      return renderEditor(ctx, {
+        kind,
+        item: latest,
+        state: currentState,
+        base: digestsOf(current),
+        notice: `Nothing you changed differs from version ${latest.version}, saved by another edit meanwhile, so no version was written; the form now shows version ${latest.version}.`,
+      });
     }
     if (merge.kind === 'conflict') {
       const labels = merge.fields.map((name) => unitOf(kind, name).label);

@@ -54,6 +54,17 @@ export function shownBelow(issues: readonly FieldIssue[], isShown: (path: string
   return ` ${shown} of these ${issues.length} problems ${shown === 1 ? 'is' : 'are'} also shown at ${shown === 1 ? 'its field' : 'their fields'} below.`;
 }
 
+/**
+ * A form's error notice: the operation's message, then what shownBelow adds, as a sentence of its
+ * own. A message made of problems alone (`nodes[0].template: references unknown name "x"`, as
+ * formatIssues words them) ends without a full stop, so one is put between (regression: "…nodes
+ * and outputs Each problem is shown at its field below.").
+ */
+export function errorNoticeText(message: string, issues: readonly FieldIssue[], isShown: (path: string) => boolean): string {
+  const below = shownBelow(issues, isShown);
+  return below === '' || /[.!?]$/.test(message) ? `${message}${below}` : `${message}.${below}`;
+}
+
 /** `variables[0].default` → `f-variables-0-default`: an id a label and aria-describedby can name. */
 export function fieldId(path: string): string {
   return `f-${path.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/-+$/, '')}`;

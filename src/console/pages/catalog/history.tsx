@@ -147,7 +147,7 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
           Labels: <LabelBadges labels={item.labels} />
         </p>
         <h2>Versions</h2>
-        <TableWrap label="Versions">
+        <TableWrap label="Versions" stacked>
           <table>
             <thead>
               <tr>
@@ -161,15 +161,17 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
               {versions.data.items.map((version) => (
                 <tr key={version.version}>
                   <th scope="row">v{version.version}</th>
-                  <td>
-                    {version.version === item.version ? <span class="badge">latest</span> : null}{' '}
+                  <td class="badges" data-label="Labels">
+                    {version.version === item.version ? <span class="badge">latest</span> : null}
                     {version.labels.map((label) => (
                       <span key={label} class={`badge ${label === PRODUCTION_LABEL ? 'badge-success' : 'badge-warn'}`}>
                         {label}
                       </span>
                     ))}
                   </td>
-                  <td class="nowrap">{dateTime(version.created_at)}</td>
+                  <td class="nowrap" data-label="Written">
+                    {dateTime(version.created_at)}
+                  </td>
                   <td>
                     <div class="actions">
                       <a href={`${kind.path}/${id}/versions/${version.version}`}>View v{version.version}</a>

@@ -108,13 +108,14 @@ function declaredFields(declared: Declared, template: string | null): InputField
 /**
  * The version an execution with this selector runs, as core resolves it: a label names its
  * version, `version:N` itself, and no selector `production` when it is set, else the newest.
- * A label or version the resource does not have answers the newest, and the run is refused by the
- * API with its own message.
+ * A label or version the resource does not have answers the default, the choice its select falls
+ * back to, so the form is the one a run from it gets (the playground says that the selector names
+ * nothing; a run naming it is refused by the API with its own message).
  */
 export function selectedVersion(labels: Record<string, number>, newest: number, versions: readonly number[], selector: string | undefined): number {
   const asked = selectorInput(selector);
-  if (asked.version !== undefined) return versions.includes(asked.version) ? asked.version : newest;
-  if (asked.label !== undefined) return labels[asked.label] ?? newest;
+  if (asked.version !== undefined && versions.includes(asked.version)) return asked.version;
+  if (asked.label !== undefined && Object.hasOwn(labels, asked.label)) return labels[asked.label] ?? newest;
   return defaultVersion(
     newest,
     Object.entries(labels).map(([label, version]) => ({ label, version })),

@@ -4,6 +4,7 @@
  * dependency analysis, bundle import, credit checks and the runner all read it from here.
  */
 import { z } from 'zod';
+import { discriminatorError } from '../../validation.js';
 import { compositionNodeKind } from './composition.js';
 import { judgeNodeKind } from './judge.js';
 import { modelNodeKind } from './model.js';
@@ -24,7 +25,9 @@ function nodeSchemas<Kinds extends readonly { schema: z.ZodType }[]>(kinds: Kind
   return kinds.map((kind) => kind.schema) as NodeSchemas<Kinds>;
 }
 
-export const workflowNodeSchema = z.discriminatedUnion('kind', nodeSchemas(NODE_KINDS)).describe('One step of the workflow, by `kind`.');
+export const workflowNodeSchema = z
+  .discriminatedUnion('kind', nodeSchemas(NODE_KINDS), { error: discriminatorError })
+  .describe('One step of the workflow, by `kind`.');
 
 export type WorkflowNode = z.output<typeof workflowNodeSchema>;
 export type WorkflowNodeKind = WorkflowNode['kind'];
