@@ -3,15 +3,13 @@
  * CLI entry) knows every part.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createAiGateway } from './core/ai/ai-gateway.js';
-import { loadSecretKey, SECRET_KEY_FILE_NAME } from './core/ai/byok-crypto.js';
+import { loadSecretKey } from './core/ai/byok-crypto.js';
 import type { ConsoleDoor } from './console/create-console-door.js';
 import { type AuthorizationServer, type ConsentPort, OAUTH_MOUNT_PATHS } from './oauth/paths.js';
 import { createCore, type Core } from './core/core.js';
@@ -88,11 +86,13 @@ export interface ApplicationOptions {
    */
   pendingMigrations?: PendingMigrations;
   /**
-   * Whether a missing `secret.key` is generated (default). A command that neither encrypts nor
-   * decrypts (`porch account list`) passes false: it then runs on a throwaway key and writes
-   * nothing to the data folder (regression: every read-only command created the key file).
+   * Whether the caller encrypts or decrypts with the secret key (default), which is then read, or
+   * generated when missing. A command that does neither (`porch account list`) passes false: it
+   * runs on a throwaway key and never reads nor creates `secret.key` (regressions: every read-only
+   * command created the key file; one refused to run where the file existed but its user could
+   * not read it).
    */
-  createsSecretKey?: boolean;
+  usesSecretKey?: boolean;
 }
 
 /** How long the HTTP server waits for slow or idle clients, in milliseconds. */
@@ -154,9 +154,7 @@ export async function createApplication(config: Config, options: ApplicationOpti
   });
   const store = timeStoreTransactions(openedStore, metrics.storeTransaction);
   // An in-memory database keeps no BYOK keys beyond the process, so it needs no key file either.
-  const throwawayKey =
-    config.secretKey === undefined &&
-    (store.describe().ephemeral || (options.createsSecretKey === false && !existsSync(join(config.dataDir, SECRET_KEY_FILE_NAME))));
+  const throwawayKey = config.secretKey === undefined && (store.describe().ephemeral || options.usesSecretKey === false);
   const secretKey = throwawayKey ? randomBytes(32) : loadSecretKey({ envValue: config.secretKey, dataDir: config.dataDir });
   const ai = createAiGateway({ config: config.ai, env: config.env, logger });
   const core = createCore({

@@ -3,9 +3,18 @@ import { PLANS, type Plan } from '../core/domain/plans.js';
 import type { AccountTokenPurpose } from '../db/store.js';
 import { CONSOLE_PATHS } from '../operations/site-paths.js';
 import { GUARDRAIL_MODES, GUARDRAIL_SEVERITIES } from '../core/sanitiser/guardrails.js';
-import { CliUsageError, linkableUrl, loadCliConfig, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
-import { withAvailableBalance } from './credit-commands.js';
-import { print, rows, table } from './output.js';
+import { nonBlankText } from '../core/validation.js';
+import { CliUsageError, linkableUrl, loadCliConfig, parseNumber, parseText, withApplication, type CliContext, READS_ONLY } from './context.js';
+import { CREDITS_TO_HOLD, withAvailableBalance } from './credit-commands.js';
+import { keyStatusText } from './key-commands.js';
+import { print, printShownOnce, rows, table } from './output.js';
+
+/**
+ * An account's display name (its personal organisation's too). No API call sets one, so the bound
+ * is the CLI's, as long as a key's name: enough for a person's or a team's name, and no way to
+ * fill the database (regression: `account create --name` took 5,000 characters).
+ */
+const ACCOUNT_NAME = nonBlankText(100);
 
 /** A plan named by `name` (the option or argument, so the message says which one was wrong). */
 function parsePlan(name: string) {
@@ -22,9 +31,9 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .command('create')
     .description('Create an account (with a personal organisation unless --organisation is given)')
     .requiredOption('--email <email>', 'email address (unique)')
-    .option('--name <name>', 'display name')
+    .option('--name <name>', 'display name (at most 100 characters)', parseText('--name', ACCOUNT_NAME))
     .option('--plan <plan>', `plan: ${PLANS.join(', ')}`, parsePlan('--plan'), 'expert' as Plan)
-    .option('--credits <credits>', 'initial credits (1 credit = 1,000 tokens)', parsePositiveNumber('--credits'), 0)
+    .option('--credits <credits>', 'initial credits (1 credit = 1,000 tokens)', parseNumber('--credits', CREDITS_TO_HOLD), 0)
     .option('--organisation <id>', 'join an existing organisation')
     .option('--json', 'print JSON')
     .action(async (options: { email: string; name?: string; plan: Plan; credits: number; organisation?: string; json?: boolean }) => {
@@ -43,8 +52,11 @@ export function registerAccountCommands(program: Command, context: CliContext): 
       print(context.stdout, created, options, () => rows(Object.entries(created)));
     });
 
-  /** Prints a one-time console link once: only its hash is stored, so it cannot be shown again. */
-  const issueLink = (purpose: AccountTokenPurpose) => async (email: string, options: { json?: boolean }) => {
+  /**
+   * Prints a one-time console link once: only its hash is stored, so it cannot be shown again.
+   * When it cannot be printed, the command says a link was issued and how to replace it.
+   */
+  const issueLink = (purpose: AccountTokenPurpose, command: 'invite' | 'reset-password') => async (email: string, options: { json?: boolean }) => {
     const siteUrl = linkableUrl(context, loadCliConfig(context));
     const link = await withApplication(context, async ({ core }) => {
       const found = await core.accounts.accountByEmail(email);
@@ -55,7 +67,13 @@ export function registerAccountCommands(program: Command, context: CliContext): 
         expires_at: new Date(issued.expiresAt).toISOString(),
       };
     });
-    print(context.stdout, link, options, () => `${rows(Object.entries(link))}\n\nShown once: send the link to ${link.email}; it works once, until it expires.`);
+    await printShownOnce(
+      context.stdout,
+      link,
+      options,
+      () => `${rows(Object.entries(link))}\n\nShown once: send the link to ${link.email}; it works once, until it expires.`,
+      `a one-time link for ${link.email} was issued but could not be shown, and it cannot be shown again. Issue another with porch account ${command} ${link.email}: it replaces this one.`,
+    );
   };
 
   account
@@ -63,14 +81,14 @@ export function registerAccountCommands(program: Command, context: CliContext): 
     .description('Print a one-time link with which the account holder sets a password and signs in to the web console')
     .argument('<email>', "the account's email")
     .option('--json', 'print JSON')
-    .action(issueLink('invite'));
+    .action(issueLink('invite', 'invite'));
 
   account
     .command('reset-password')
     .description('Print a one-time link (valid one hour) to set a new console password; it signs every session out when used')
     .argument('<email>', "the account's email")
     .option('--json', 'print JSON')
-    .action(issueLink('reset'));
+    .action(issueLink('reset', 'reset-password'));
 
   account
     .command('list')
@@ -106,7 +124,7 @@ export function registerAccountCommands(program: Command, context: CliContext): 
             ? 'No keys.'
             : table(
                 ['KEY ID', 'PREFIX', 'STATUS', 'SCOPES'],
-                keys.map((k) => [k.id, k.prefix, k.status, k.scopes.join(',')]),
+                keys.map((k) => [k.id, k.prefix, keyStatusText(k, shown.plan), k.scopes.join(',')]),
               );
         return `${rows(Object.entries(fields))}\n\n${keyTable}`;
       });

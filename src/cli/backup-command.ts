@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { backupDatabase } from '../db/create-store.js';
 import { DatabaseRefusal } from '../db/store.js';
-import { CliUsageError, loadCliConfig, refuseMissingDatabase, type CliContext } from './context.js';
-import { print } from './output.js';
+import { loadCliConfig, refuseMissingDatabase, type CliContext } from './context.js';
+import { print, refuseBlankFileName } from './output.js';
 
 export function registerBackupCommand(program: Command, context: CliContext): void {
   program
@@ -14,7 +14,7 @@ export function registerBackupCommand(program: Command, context: CliContext): vo
     .action(async (options: { to?: string; json?: boolean }) => {
       const { databaseUrl } = loadCliConfig(context);
       refuseMissingDatabase(databaseUrl);
-      if (options.to?.trim() === '') throw new CliUsageError('--to needs the name of the backup file to write.');
+      refuseBlankFileName('--to', options.to, 'the backup file to write');
       const destination = options.to === undefined ? undefined : resolve(context.cwd, options.to);
       // Ctrl-C or SIGTERM stops the copy between two steps and removes the part written
       // (regression: a signal killed the process and left a .partial file of megabytes behind).

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseBundleText } from '../core/bundle/bundles.js';
-import { CliUsageError, withApplication, type CliContext } from './context.js';
-import { print, rows, table } from './output.js';
+import { CliUsageError, READS_ONLY, withApplication, type CliContext } from './context.js';
+import { print, refuseBlankFileName, rows, table, writeOutputFile } from './output.js';
 
 function formatOf(path: string): 'json' | 'yaml' | 'auto' {
   const extension = extname(path).toLowerCase();
@@ -48,9 +48,14 @@ export function registerBundleCommands(program: Command, context: CliContext): v
     .option('--output <file>', 'write to a file instead of stdout')
     .action(async (options: { account: string; format: string; output?: string }) => {
       if (options.format !== 'yaml' && options.format !== 'json') throw new CliUsageError(`--format must be yaml or json, got "${options.format}".`);
+      refuseBlankFileName('--output', options.output, 'the bundle file to write (leave --output out to print the bundle)');
       const format = options.format;
-      const text = await withApplication(context, async ({ core }) => core.bundles.formatBundle(await core.bundles.exportBundle(options.account), format));
-      if (options.output) await writeFile(resolve(context.cwd, options.output), text, 'utf8');
-      else context.stdout.write(text);
+      const text = await withApplication(
+        context,
+        async ({ core }) => core.bundles.formatBundle(await core.bundles.exportBundle(options.account), format),
+        READS_ONLY,
+      );
+      if (options.output === undefined) context.stdout.write(text);
+      else await writeOutputFile(context.cwd, options.output, text, 'the bundle');
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ByokOwner } from '../db/store.js';
-import { CliUsageError, withApplication, type CliContext } from './context.js';
+import { CliUsageError, READS_ONLY, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
 function ownerFrom(options: { account?: string; org?: string }): ByokOwner {
@@ -41,7 +41,7 @@ export function registerByokCommands(program: Command, context: CliContext): voi
     .option('--org <organisation-id>', 'of an organisation')
     .option('--json', 'print JSON')
     .action(async (options: { account?: string; org?: string; json?: boolean }) => {
-      const keys = await withApplication(context, ({ core }) => core.byok.list(ownerFrom(options)));
+      const keys = await withApplication(context, ({ core }) => core.byok.list(ownerFrom(options)), READS_ONLY);
       print(context.stdout, keys, options, () =>
         keys.length === 0
           ? 'No BYOK keys.'

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
-import { DECIMAL_NUMBER, loadConfig, WHOLE_NUMBER, type Config } from '../config.js';
+import type { z } from 'zod';
+import { loadConfig, WHOLE_NUMBER, type Config } from '../config.js';
+import { plainIssues } from '../core/validation.js';
 import { createLogger, type Logger } from '../logger.js';
 import { locateDatabase } from '../db/create-store.js';
 import { createApplication, type Application } from '../main.js';
@@ -39,14 +41,15 @@ export interface CommandNeeds {
   createsDatabase?: boolean;
   /**
    * It may encrypt or decrypt with the secret key (default true). A command that only reads
-   * accounts, keys, credits or usage says false, and then never creates `secret.key`.
+   * what is never encrypted (accounts, keys, credits, usage, resources, the delivery log) says
+   * false, and then never reads nor creates `secret.key`.
    */
   usesSecretKey?: boolean;
   /** Its stderr carries only JSON log lines (`porch mcp`), so it names its database in the log. */
   logsOnly?: boolean;
 }
 
-/** What a command that only reads accounts, keys, credits or usage needs: no secret key file. */
+/** What a command that only reads what is never encrypted needs: no secret key file. */
 export const READS_ONLY: CommandNeeds = { usesSecretKey: false };
 
 /** The configuration, read from the context's environment and folder. */
@@ -78,7 +81,7 @@ export async function openApplication(context: CliContext, config: Config, needs
   const application = await createApplication(config, {
     logger: createCliLogger(context, config),
     pendingMigrations: needs.createsDatabase ? 'apply' : 'refuse',
-    createsSecretKey: needs.usesSecretKey ?? true,
+    usesSecretKey: needs.usesSecretKey ?? true,
   });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
@@ -137,23 +140,68 @@ export async function withApplication<Result>(
   }
 }
 
-/** Parses a whole number option, or fails with a message naming the option. */
-export function parseWholeNumber(name: string) {
+/** What a numeric option or argument accepts. */
+export interface NumberRange {
+  /** Whole numbers only (a count, a limit, seconds, a version); else decimals too (credits). */
+  whole: boolean;
+  min: number;
+  /** The least value is refused too: the number must be more than `min` (credits to grant). */
+  aboveMin?: boolean;
+  /** None: up to the largest number kept exactly (whole numbers), or any. */
+  max?: number;
+  /** Decimals only: at most this many digits after the point. */
+  decimals?: number;
+  /** A word accepted beside the numbers, for the message (`auto`); the caller reads it before parsing. */
+  orElse?: string;
+}
+
+const formatNumber = (value: number) => value.toLocaleString('en');
+
+/** `a whole number from 1 to 500`, `a decimal number more than 0 and at most 1,000,000,000, with at most 3 decimals`. */
+function describeRange(range: NumberRange): string {
+  const kind = range.whole ? 'a whole number' : 'a decimal number';
+  const bounds =
+    range.max === undefined
+      ? range.aboveMin
+        ? `more than ${formatNumber(range.min)}`
+        : `of at least ${formatNumber(range.min)}`
+      : range.aboveMin
+        ? `more than ${formatNumber(range.min)} and at most ${formatNumber(range.max)}`
+        : `from ${formatNumber(range.min)} to ${formatNumber(range.max)}`;
+  const decimals = range.whole ? '' : `${range.decimals === undefined ? '' : `, with at most ${range.decimals} decimals`} (such as 500 or 2.5)`;
+  return `${kind} ${bounds}${decimals}${range.orElse === undefined ? '' : `, or ${range.orElse}`}`;
+}
+
+/**
+ * The one parser of the CLI's numeric options and arguments. Only decimal digits are read:
+ * JavaScript's Number() also reads `0x10` as 16 and `1e3` as 1000, which an operator never means
+ * (regression: `--credits 0x10` granted 16). Whatever is wrong (not a number, a sign, out of
+ * range, past the integers a number holds exactly) gets one message naming the option and all it
+ * accepts, with what was given (regressions: `--limit 99999999999999999999` reached SQLite as
+ * "datatype mismatch", `--limit 0` listed nothing, `--rpm 0` was refused without naming --rpm).
+ */
+export function parseNumber(name: string, range: NumberRange) {
+  const fraction = range.decimals === undefined ? '\\d+' : `\\d{1,${range.decimals}}`;
+  const pattern = range.whole ? WHOLE_NUMBER : new RegExp(`^\\d+(\\.${fraction})?$`);
+  const max = range.max ?? (range.whole ? Number.MAX_SAFE_INTEGER : Number.MAX_VALUE);
   return (value: string): number => {
-    if (!WHOLE_NUMBER.test(value)) throw new CliUsageError(`${name} must be a whole number, got "${value}".`);
-    return Number(value);
+    const number = pattern.test(value) ? Number(value) : Number.NaN;
+    const inRange = (range.aboveMin ? number > range.min : number >= range.min) && number <= max;
+    if (!inRange || (range.whole && !Number.isSafeInteger(number))) throw new CliUsageError(`${name} must be ${describeRange(range)}, got "${value}".`);
+    return number;
   };
 }
 
 /**
- * Parses a decimal number option (`500`, `2.5`), or fails with a message naming the option. Only
- * decimal digits: JavaScript's Number() also reads `0x10` as 16 and `1e3` as 1000, which an
- * operator granting credits never means (regression: `--credits 0x10` granted 16).
+ * Parses a text option with the schema the operation reads the same field with, so the CLI
+ * stores nothing the API would refuse (regression: `key create --name` took 1,000 characters,
+ * `POST /keys` at most 100); the message names the option.
  */
-export function parsePositiveNumber(name: string) {
-  return (value: string): number => {
-    if (!DECIMAL_NUMBER.test(value)) throw new CliUsageError(`${name} must be a decimal number of at least 0 (such as 500 or 2.5), got "${value}".`);
-    return Number(value);
+export function parseText<Output>(name: string, schema: z.ZodType<Output>) {
+  return (value: string): Output => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    throw new CliUsageError(`${name} ${plainIssues(parsed.error)[0]?.message ?? 'is not valid'}.`);
   };
 }
 

@@ -2,11 +2,20 @@ import { z } from 'zod';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Core } from '../core/core.js';
-import { TOKENS_PER_CREDIT, tokensToCredits } from '../core/credits/credits.js';
+import { MAX_BALANCE_CREDITS, TOKENS_PER_CREDIT, tokensToCredits } from '../core/credits/credits.js';
 import { USAGE_GROUPINGS, type UsageGrouping } from '../db/store.js';
-import { CliUsageError, parsePositiveNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
+import { CliUsageError, parseNumber, withApplication, type CliContext, type NumberRange, READS_ONLY } from './context.js';
 import { instantInputSchema } from '../operations/schemas.js';
 import { print, rows, table } from './output.js';
+
+/**
+ * Credits an account may be given (`account create --credits`): whole tokens (a credit is 1,000
+ * tokens, so at most three decimals), up to what an account may hold.
+ */
+export const CREDITS_TO_HOLD: NumberRange = { whole: false, min: 0, max: MAX_BALANCE_CREDITS, decimals: 3 };
+
+/** Credits to grant: as CREDITS_TO_HOLD, and more than 0 (regression: -10 and 0 were refused in two different words). */
+const CREDITS_TO_GRANT: NumberRange = { ...CREDITS_TO_HOLD, aboveMin: true };
 
 /** A day, read as its start in UTC, the time zone usage days are counted in. */
 const DAY = z.iso.date();
@@ -57,7 +66,7 @@ export function registerCreditCommands(program: Command, context: CliContext): v
     .command('grant')
     .description('Add credits to an account')
     .requiredOption('--account <account-id>', 'account id')
-    .requiredOption('--credits <credits>', 'credits to add', parsePositiveNumber('--credits'))
+    .requiredOption('--credits <credits>', 'credits to add', parseNumber('--credits', CREDITS_TO_GRANT))
     .option('--reason <text>', 'note kept in the ledger')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; credits: number; reason?: string; json?: boolean }) => {

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import { parseList, parseWholeNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
+import { MAX_REQUEST_LIMIT, MAX_ROTATION_GRACE_SECONDS, type KeyView } from '../core/accounts/accounts.js';
+import type { Plan } from '../core/domain/plans.js';
+import { keyNameSchema } from '../operations/create-key.js';
+import { parseList, parseNumber, parseText, withApplication, type CliContext, READS_ONLY } from './context.js';
 import { print, printShownOnce, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this key now: it is shown once and only its hash is kept.';
@@ -8,6 +11,9 @@ const SHOWN_ONCE = 'Store this key now: it is shown once and only its hash is ke
 function unshownKey(command: 'key' | 'partner-key', id: string): string {
   return `the ${command === 'key' ? 'API key' : 'partner key'} ${id} was created but could not be shown, and it cannot be shown again. Revoke it with porch ${command} revoke ${id}, then create another.`;
 }
+
+/** What --rpm and --rpd accept: what the account service stores. */
+const REQUEST_LIMIT = { whole: true, min: 1, max: MAX_REQUEST_LIMIT } as const;
 
 /** The settings both kinds of key are created with, as their `create` commands read them. */
 interface KeySettingOptions {
@@ -21,10 +27,10 @@ interface KeySettingOptions {
 /** `create`'s options for a key's name, scopes and limits; `scopesHelp` says what the scopes default to. */
 function withKeySettings(command: Command, scopesHelp: string): Command {
   return command
-    .option('--name <name>', 'a name to tell keys apart')
+    .option('--name <name>', 'a name to tell keys apart (at most 100 characters)', parseText('--name', keyNameSchema))
     .option('--scopes <list>', `comma-separated scopes (${scopesHelp})`, parseList)
-    .option('--rpm <n>', 'requests per minute (default 120)', parseWholeNumber('--rpm'))
-    .option('--rpd <n>', 'requests per day (default 20000)', parseWholeNumber('--rpd'))
+    .option('--rpm <n>', 'requests per minute (default 120)', parseNumber('--rpm', REQUEST_LIMIT))
+    .option('--rpd <n>', 'requests per day (default 20000)', parseNumber('--rpd', REQUEST_LIMIT))
     .option('--json', 'print JSON');
 }
 
@@ -56,6 +62,15 @@ async function printCreatedKey(
 
 const KEY_LIST_HEADERS = ['ID', 'NAME', 'PREFIX', 'STATUS', 'RPM', 'RPD', 'SCOPES'];
 
+/**
+ * A key's status as requests meet it: an active key of an account that left Expert is refused
+ * (API_EXPERT_ONLY) until the account is back on Expert, or revoked when the grace period ends,
+ * so it reads as suspended, with the plan that suspends it (regression: listed as active).
+ */
+export function keyStatusText(key: Pick<KeyView, 'status'>, plan: Plan): string {
+  return key.status === 'active' && plan !== 'expert' ? `suspended (plan ${plan})` : key.status;
+}
+
 export function registerKeyCommands(program: Command, context: CliContext): void {
   const key = program.command('key').description('Create and manage API keys (mdi_...)');
 
@@ -73,13 +88,13 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const keys = await withApplication(context, ({ core }) => core.accounts.listKeys(options.account), READS_ONLY);
+      const { keys, plan } = await withApplication(context, ({ core }) => core.accounts.showAccount(options.account), READS_ONLY);
       print(context.stdout, keys, options, () =>
         keys.length === 0
           ? 'No keys.'
           : table(
               KEY_LIST_HEADERS,
-              keys.map((k) => [k.id, k.name, k.prefix, k.status, k.requests_per_minute, k.requests_per_day, k.scopes.join(',')]),
+              keys.map((k) => [k.id, k.name, k.prefix, keyStatusText(k, plan), k.requests_per_minute, k.requests_per_day, k.scopes.join(',')]),
             ),
       );
     });
@@ -98,7 +113,11 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     .command('rotate')
     .description('Issue a new key with the same scopes and limits, and revoke the old one (at once, or after --grace seconds)')
     .argument('<key-id>', 'key id')
-    .option('--grace <seconds>', 'keep the old key working this many seconds (0-86400, default 0)', parseWholeNumber('--grace'))
+    .option(
+      '--grace <seconds>',
+      `keep the old key working this many seconds (0-${MAX_ROTATION_GRACE_SECONDS}, default 0)`,
+      parseNumber('--grace', { whole: true, min: 0, max: MAX_ROTATION_GRACE_SECONDS }),
+    )
     .option('--json', 'print JSON')
     .action(async (keyId: string, options: { grace?: number; json?: boolean }) => {
       const rotated = await withApplication(context, ({ core }) => core.accounts.rotateKey(keyId, { graceSeconds: options.grace ?? 0 }));

@@ -3,8 +3,33 @@ import { PorchError } from '../core/errors.js';
 import { DatabaseRefusal } from '../db/store.js';
 import { operations } from '../operations/index.js';
 import { ConfigError, type Config } from '../config.js';
+import type { Core } from '../core/core.js';
 import type { Application } from '../main.js';
 import { CliUsageError, loadCliConfig, logModelSetup, openApplication, type CliContext } from './context.js';
+
+/**
+ * Why `porch mcp` cannot serve with these credentials, or undefined: the key refused, or the
+ * account a good key would act for refused (PORCH_ACCOUNT not an account id, outside a partner
+ * key's organisation, not on Expert), which is said as PORCH_ACCOUNT's to fix (regression:
+ * "PORCH_API_KEY was refused: VALIDATION_ERROR: PORCH_ACCOUNT must be an account id").
+ */
+async function credentialsRefusal(core: Core, apiKey: string | undefined, actingAccountId: string | undefined): Promise<string | undefined> {
+  if (apiKey === undefined || apiKey.trim() === '') return undefined;
+  // Over stdio the acting account is PORCH_ACCOUNT: the refusal names the setting the user has.
+  const reason = (refusal: PorchError) => `${refusal.code}: ${refusal.message.replaceAll('X-Porch-Account', 'PORCH_ACCOUNT')}`;
+  let authenticated: Awaited<ReturnType<Core['authenticator']['authenticateKey']>>;
+  try {
+    authenticated = await core.authenticator.authenticateKey({ apiKey, actingAccountId });
+  } catch (err) {
+    if (err instanceof PorchError) return `PORCH_API_KEY was refused: ${reason(err)}`;
+    throw err;
+  }
+  if (!('refusal' in authenticated)) return undefined;
+  if (actingAccountId === undefined) {
+    return `PORCH_API_KEY is good, but PORCH_ACCOUNT is not set, so it acts for its organisation's owner, who was refused: ${reason(authenticated.refusal)}`;
+  }
+  return `PORCH_ACCOUNT was refused (PORCH_API_KEY is good): ${reason(authenticated.refusal)}`;
+}
 
 export function registerMcpCommand(program: Command, context: CliContext): void {
   program
@@ -48,6 +73,12 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
       }
       try {
         logModelSetup(application.logger, config);
+        const refusal = await credentialsRefusal(application.core, apiKey, actingAccountId);
+        if (refusal !== undefined) {
+          // The client is waiting: it is told why, or all it shows is "Connection closed".
+          await refuseStartup(context.stdin, context.stdout, `porch mcp cannot start: ${refusal}`);
+          throw new CliUsageError(refusal);
+        }
         // A task (or any run) queued here starts here: without a `porch serve` on the database it
         // would wait for good. Its webhooks are delivered as from any serving process.
         application.startBackgroundWork();

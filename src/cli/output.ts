@@ -1,4 +1,7 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { fileErrorReason } from '../db/file-errors.js';
 import { CliUsageError } from './context.js';
 
 /** How commands print: JSON with --json (for scripts), readable text otherwise. Always stdout. */
@@ -6,8 +9,40 @@ export interface OutputOptions {
   json?: boolean;
 }
 
+/**
+ * Characters that act on the operator's terminal instead of showing: the C0 and C1 controls and
+ * DEL (`\p{Cc}`: a line break forges a table row, an ESC sequence recolours, clears or retitles
+ * the terminal), the bidirectional controls (U+202E and its kin reorder the text after them) and
+ * Unicode's line and paragraph separators. Account holders and API callers choose the names,
+ * descriptions, labels and URLs the CLI prints, so none of these may reach the terminal as they are.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
+
+/** The escapes people know for the usual controls; every other one is written `\uXXXX`. */
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with each unshowable character written as its escape (`\n`, `\u001b`, `\u202e`), so the
+ * operator sees what is stored (regression: a key named with a line break and ESC codes printed a
+ * forged row in `porch key list` and recoloured the terminal). Every table cell goes through it,
+ * and so does every line of human output (`print`), but for the line breaks the CLI writes itself.
+ */
+export function visible(text: string): string {
+  return text.replace(UNSHOWABLE, (character) => NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `visible`, line by line: the line breaks the CLI writes between lines stay, any other control is escaped. */
+export function visibleLines(text: string): string {
+  return text.split('\n').map(visible).join('\n');
+}
+
+/**
+ * Prints `value` as JSON with --json (JSON escapes what it must, and scripts need it exact), else
+ * the text `human` makes, every control character in it escaped (`visibleLines`): a table or
+ * sentence that holds stored text cannot act on the terminal, even where no cell was escaped.
+ */
 export function print(stdout: Writable, value: unknown, options: OutputOptions, human: () => string): void {
-  stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+  stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${visibleLines(human())}\n`);
 }
 
 /**
@@ -39,15 +74,47 @@ export async function printShownOnce(stdout: Writable, value: unknown, options: 
   if (failure !== undefined) throw new CliUsageError(`${describeOutputFailure(failure)}: ${lost}`);
 }
 
+/**
+ * Refuses an empty name given to `option` for where to write (`target`: "the bundle file to
+ * write"), which would otherwise read as no option at all (regression: `export --output ''`
+ * printed the bundle and exited 0, where `backup --to ''` was refused).
+ */
+export function refuseBlankFileName(option: string, value: string | undefined, target: string): void {
+  if (value?.trim() === '') throw new CliUsageError(`${option} needs the name of ${target}.`);
+}
+
+/**
+ * Writes a command's document (`what`: the bundle, the skill) to `path` as the operator gave it,
+ * resolved against `cwd`. A write the file system refuses fails the command naming the file, as
+ * output to stdout names stdout (regression: `export --output /dev/full` said "unexpected error:
+ * ENOSPC: no space left on device, write", naming no file).
+ */
+export async function writeOutputFile(cwd: string, path: string, text: string, what: string): Promise<void> {
+  const file = resolve(cwd, path);
+  try {
+    await writeFile(file, text, 'utf8');
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+    if (code === undefined) throw err;
+    throw new CliUsageError(`cannot write ${what} to ${file}: ${fileErrorReason(err) ?? code}.`);
+  }
+}
+
+/** A cell as a table shows it: `-` for nothing, control characters escaped (`visible`), so it stays on its row. */
+function cellText(cell: unknown): string {
+  return cell === null || cell === undefined ? '-' : visible(String(cell));
+}
+
 /** A two-column table of label/value rows. */
 export function rows(entries: Array<[string, unknown]>): string {
-  const width = Math.max(...entries.map(([label]) => label.length));
-  return entries.map(([label, value]) => `${label.padEnd(width)}  ${value === null || value === undefined ? '-' : String(value)}`).join('\n');
+  const labels = entries.map(([label]) => cellText(label));
+  const width = Math.max(...labels.map((label) => label.length));
+  return entries.map(([, value], index) => `${(labels[index] ?? '').padEnd(width)}  ${cellText(value)}`).join('\n');
 }
 
 /** A table with a header row. */
 export function table(headers: string[], body: unknown[][]): string {
-  const cells = [headers, ...body.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))];
+  const cells = [headers, ...body.map((row) => row.map(cellText))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   return cells
     .map((row) =>

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { EXECUTABLE_RESOURCES, type ExecutableResource } from '../core/access/scopes.js';
-import { CliUsageError, parseWholeNumber, withApplication, type CliContext } from './context.js';
+import { CliUsageError, parseNumber, withApplication, type CliContext, READS_ONLY } from './context.js';
 import { print, rows, table } from './output.js';
 
 function kindOf(value: string): ExecutableResource {
@@ -30,18 +30,22 @@ export function registerResourceCommands(program: Command, context: CliContext):
     .option('--json', 'print JSON')
     .action(async (kindName: string, options: { account: string; json?: boolean }) => {
       const kind = kindOf(kindName);
-      const details = await withApplication(context, async ({ core }) => {
-        // A mistyped id is refused, not shown as an account without resources.
-        await core.accounts.showAccount(options.account);
-        const lists = {
-          workflow: () => core.catalog.listWorkflows(options.account, {}),
-          composition: () => core.catalog.listCompositions(options.account, {}),
-          skill: () => core.catalog.listSkills(options.account, {}),
-          persona: () => core.catalog.listPersonas(options.account, {}),
-        } satisfies Record<ExecutableResource, () => Promise<{ items: Array<{ id: string }> }>>;
-        const page = await lists[kind]();
-        return Promise.all(page.items.map((item) => core.lifecycle.get(kind, options.account, item.id)));
-      });
+      const details = await withApplication(
+        context,
+        async ({ core }) => {
+          // A mistyped id is refused, not shown as an account without resources.
+          await core.accounts.showAccount(options.account);
+          const lists = {
+            workflow: () => core.catalog.listWorkflows(options.account, {}),
+            composition: () => core.catalog.listCompositions(options.account, {}),
+            skill: () => core.catalog.listSkills(options.account, {}),
+            persona: () => core.catalog.listPersonas(options.account, {}),
+          } satisfies Record<ExecutableResource, () => Promise<{ items: Array<{ id: string }> }>>;
+          const page = await lists[kind]();
+          return Promise.all(page.items.map((item) => core.lifecycle.get(kind, options.account, item.id)));
+        },
+        READS_ONLY,
+      );
       print(context.stdout, details, options, () =>
         details.length === 0
           ? `No ${kind}s.`
@@ -61,10 +65,14 @@ export function registerResourceCommands(program: Command, context: CliContext):
     .option('--json', 'print JSON')
     .action(async (kindName: string, id: string, options: { account: string; json?: boolean }) => {
       const kind = kindOf(kindName);
-      const shown = await withApplication(context, async ({ core }) => ({
-        ...(await core.lifecycle.get(kind, options.account, id)),
-        versions: (await core.lifecycle.listVersions(kind, options.account, id, {})).items,
-      }));
+      const shown = await withApplication(
+        context,
+        async ({ core }) => ({
+          ...(await core.lifecycle.get(kind, options.account, id)),
+          versions: (await core.lifecycle.listVersions(kind, options.account, id, {})).items,
+        }),
+        READS_ONLY,
+      );
       print(context.stdout, shown, options, () => {
         const { versions, labels, ...definition } = shown;
         return `${rows([
@@ -95,7 +103,8 @@ export function registerResourceCommands(program: Command, context: CliContext):
     .argument('<kind>', EXECUTABLE_RESOURCES.join(' | '))
     .argument('<id>', 'resource id')
     .argument('<label>', 'label name, such as production')
-    .argument('<version>', 'version number', parseWholeNumber('version'))
+    // Up to the largest whole number kept exactly (regression: 99999999999999999999 was read as 10^20, "no version 100000000000000000000").
+    .argument('<version>', 'version number', parseNumber('<version>', { whole: true, min: 1 }))
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (kindName: string, id: string, name: string, version: number, options: { account: string; json?: boolean }) => {

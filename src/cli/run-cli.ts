@@ -10,7 +10,7 @@ import { describeFileError } from '../db/file-errors.js';
 import { DatabaseRefusal, StoreUnavailableError } from '../db/store.js';
 import { withoutQueryParameters } from '../logger.js';
 import { CliUsageError, type CliContext } from './context.js';
-import { describeOutputFailure, outputWritten } from './output.js';
+import { describeOutputFailure, outputWritten, visibleLines } from './output.js';
 import { createProgram } from './program.js';
 
 export interface RunCliOptions {
@@ -48,8 +48,9 @@ export async function runCli(argv: readonly string[], options: RunCliOptions): P
     logDestination: options.logDestination ?? options.stderr,
     waitForStop: options.waitForStop ?? (() => new Promise<string>(() => undefined)),
   };
+  // A message may quote stored text (a name, a rule id): its control characters are escaped, as in any output.
   const fail = (message: string): number => {
-    context.stderr.write(`porch: ${message}\n`);
+    context.stderr.write(`porch: ${visibleLines(message)}\n`);
     return 1;
   };
   // A write to stdout that fails (a full disk, a closed pipe) is reported as an 'error' event, which

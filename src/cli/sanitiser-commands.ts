@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { PorchError } from '../core/errors.js';
 import { BUILT_IN_RULES } from '../core/sanitiser/rule-catalog.js';
-import { CliUsageError, parseList, withApplication, type CliContext } from './context.js';
+import { CliUsageError, parseList, READS_ONLY, withApplication, type CliContext } from './context.js';
 import { print, table } from './output.js';
 
 /** A repeatable option's values, in the order given. */
@@ -13,6 +14,36 @@ function toggle(name: string, value: string | undefined): boolean | undefined {
   if (value === 'on' || value === 'true') return true;
   if (value === 'off' || value === 'false') return false;
   throw new CliUsageError(`${name} takes on or off, got "${value}".`);
+}
+
+/**
+ * Which option (or argument) of `rule add` and `rule set` gives each field of a rule. The
+ * sanitiser's messages name a rule's fields as the API has them; the CLI's name the option to
+ * change (regression: `rule add --regex '(a'` said "pattern: not a valid RE2 regular expression").
+ */
+const ADD_OPTIONS: Readonly<Record<string, string>> = { rule_id: '--id', label: '--label', severity: '--severity', pattern: '--regex', keywords: '--keywords' };
+const SET_OPTIONS: Readonly<Record<string, string>> = { rule_id: '<rule-id>', severity: '--severity' };
+
+/** A field named where a problem starts (`pattern: ...`, `keywords[2]: ...`), problems being `; `-separated. */
+const PROBLEM_FIELD = /(^|; )([a-z_]+)(?:\[(\d+)\])?: /g;
+
+/** `run`, its refusals saying the option that gave each field they name (`options`), not the field. */
+async function inOptionTerms<Result>(options: Readonly<Record<string, string>>, run: () => Promise<Result>): Promise<Result> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof PorchError) || err.code !== 'VALIDATION_ERROR') throw err;
+    let named = false;
+    const message = err.message
+      .replace(/^Invalid (?:custom rule|rule override): /, '')
+      .replace(PROBLEM_FIELD, (problem, start: string, field: string, index: string | undefined) => {
+        const option = options[field];
+        if (option === undefined) return problem;
+        named = true;
+        return `${start}${option}${index === undefined ? '' : ` (item ${Number(index) + 1})`}: `;
+      });
+    throw named ? new CliUsageError(message, { cause: err }) : err;
+  }
 }
 
 export function registerSanitiserCommands(program: Command, context: CliContext): void {
@@ -76,13 +107,15 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
             ? { kind: 'regex', pattern: options.regex, ...(options.ignoreCase ? { flags: 'i' } : {}) }
             : { kind: 'keywords', keywords, case_sensitive: options.caseSensitive ?? false };
         const saved = await withApplication(context, ({ core }) =>
-          core.sanitiser.addCustomRule(options.org, {
-            rule_id: options.id,
-            label: options.label,
-            severity: options.severity,
-            enabled: !options.disabled,
-            ...definition,
-          }),
+          inOptionTerms(ADD_OPTIONS, () =>
+            core.sanitiser.addCustomRule(options.org, {
+              rule_id: options.id,
+              label: options.label,
+              severity: options.severity,
+              enabled: !options.disabled,
+              ...definition,
+            }),
+          ),
         );
         print(context.stdout, saved, options, () => `Saved custom rule ${saved.rule_id}.`);
       },
@@ -102,7 +135,7 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
       const enabled = toggle('--enabled', options.enabled);
       if (enabled === undefined && options.severity === undefined) throw new CliUsageError('Give --enabled and/or --severity.');
       const changes = { ...(enabled === undefined ? {} : { enabled }), ...(options.severity === undefined ? {} : { severity: options.severity }) };
-      const saved = await withApplication(context, ({ core }) => core.sanitiser.setRule(options.org, ruleId, changes));
+      const saved = await withApplication(context, ({ core }) => inOptionTerms(SET_OPTIONS, () => core.sanitiser.setRule(options.org, ruleId, changes)));
       print(context.stdout, saved, options, () => (saved.kind === 'custom' ? `Saved custom rule ${saved.rule_id}.` : `Saved override of ${saved.rule_id}.`));
     });
 
@@ -112,7 +145,7 @@ export function registerSanitiserCommands(program: Command, context: CliContext)
     .requiredOption('--org <organisation-id>', 'organisation id')
     .option('--json', 'print JSON')
     .action(async (options: { org: string; json?: boolean }) => {
-      const rules = await withApplication(context, ({ core }) => core.sanitiser.listRules(options.org));
+      const rules = await withApplication(context, ({ core }) => core.sanitiser.listRules(options.org), READS_ONLY);
       print(context.stdout, rules, options, () =>
         rules.length === 0
           ? 'No custom rules or overrides.'

@@ -7,7 +7,7 @@ import type { DemoAccount } from '../core/demo/demo.js';
 import { startServer } from '../main.js';
 import { locateDatabase } from '../db/create-store.js';
 import { CliUsageError, createCliLogger, linkableUrl, loadCliConfig, logModelSetup, withApplication, type CliContext } from './context.js';
-import { print } from './output.js';
+import { printShownOnce } from './output.js';
 import { isWorkerProcess, parseWorkerCount, reportListening, superviseWorkers } from './workers.js';
 
 /**
@@ -134,6 +134,12 @@ export function registerServeCommands(program: Command, context: CliContext): vo
     .action(async (options: { json?: boolean }) => {
       const siteUrl = linkableUrl(context, loadCliConfig(context));
       const demo = await withApplication(context, ({ core }) => core.demo.createDemo());
-      print(context.stdout, demo, options, () => demoInstructions(demo, `${siteUrl}/api/public/v1`));
+      await printShownOnce(
+        context.stdout,
+        demo,
+        options,
+        () => demoInstructions(demo, `${siteUrl}/api/public/v1`),
+        `the demo account ${demo.email} (${demo.account_id}) was created with ${demo.credits} credits and the API key ${demo.key_id}, but the key could not be shown, and it cannot be shown again. Revoke it with porch key revoke ${demo.key_id}, then create another with porch key create --account ${demo.account_id}.`,
+      );
     });
 }

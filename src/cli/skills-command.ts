@@ -3,13 +3,13 @@
  * tools) and Porch custom skills. The API's GET /skills/{id}/skill.md does the export for key
  * holders; these commands serve the operator.
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd, type ImportedAgentSkill } from '../core/skills-bridge/index.js';
-import { CliUsageError, withApplication, type CliContext } from './context.js';
-import { print, rows } from './output.js';
+import { CliUsageError, READS_ONLY, withApplication, type CliContext } from './context.js';
+import { print, refuseBlankFileName, rows, writeOutputFile } from './output.js';
 
 interface SkillSource {
   text: string;
@@ -102,15 +102,20 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
     .requiredOption('--account <account-id>', 'account id')
     .option('--output <folder>', 'write <folder>/<name>/SKILL.md instead of printing it')
     .action(async (skillId: string, options: { account: string; output?: string }) => {
-      const document = await withApplication(context, async ({ core }) => porchSkillToAgentSkill(await core.catalog.getNewestSkill(options.account, skillId)));
+      refuseBlankFileName('--output', options.output, 'the folder to write the skill into (leave --output out to print it)');
+      const document = await withApplication(
+        context,
+        async ({ core }) => porchSkillToAgentSkill(await core.catalog.getNewestSkill(options.account, skillId)),
+        READS_ONLY,
+      );
       const text = renderSkillMd(document);
-      if (!options.output) {
+      if (options.output === undefined) {
         context.stdout.write(text);
         return;
       }
       const target = join(options.output, document.name, 'SKILL.md');
       await mkdir(resolve(context.cwd, dirname(target)), { recursive: true });
-      await writeFile(resolve(context.cwd, target), text, 'utf8');
+      await writeOutputFile(context.cwd, target, text, 'the skill');
       context.stdout.write(`${target}\n`);
     });
 }

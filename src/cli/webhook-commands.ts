@@ -5,8 +5,10 @@
 import type { Command } from 'commander';
 import { MAX_SECRET_GRACE_SECONDS } from '../core/webhooks/webhooks.js';
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookDeliveryStatus, type WebhookEventType } from '../db/store.js';
-import { CliUsageError, parseList, parsePositiveNumber, parseWholeNumber, withApplication, type CliContext } from './context.js';
+import { CliUsageError, parseList, parseNumber, parseText, READS_ONLY, withApplication, type CliContext } from './context.js';
+import { MAX_PAGE_LIMIT } from '../operations/schemas.js';
 import { thresholdSchema } from '../operations/set-credits-low-threshold.js';
+import { webhookWriteFields } from '../operations/webhook-schemas.js';
 import { print, printShownOnce, rows, table } from './output.js';
 
 const SHOWN_ONCE = 'Store this secret now: it is shown once, and the receiver verifies every delivery with it.';
@@ -35,11 +37,9 @@ function parseStatus(value: string): WebhookDeliveryStatus {
   return value as WebhookDeliveryStatus;
 }
 
-function parseGrace(value: string): number {
-  const seconds = parseWholeNumber('--grace')(value);
-  if (seconds > MAX_SECRET_GRACE_SECONDS) throw new CliUsageError(`--grace must be at most ${MAX_SECRET_GRACE_SECONDS} seconds (a week), got ${seconds}.`);
-  return seconds;
-}
+/** An endpoint's URL and description as the webhook operations read them (regression: the CLI stored a description of 5,000 characters, the API 500). */
+const parseUrl = parseText('--url', webhookWriteFields.url);
+const parseDescription = parseText('--description', webhookWriteFields.description);
 
 export function registerWebhookCommands(program: Command, context: CliContext): void {
   const webhook = program.command('webhook').description("Manage an account's webhook endpoints (signed with Standard Webhooks)");
@@ -48,9 +48,9 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .command('add')
     .description('Register an endpoint; prints its signing secret once')
     .requiredOption('--account <account-id>', 'account id')
-    .requiredOption('--url <url>', 'https URL (http only for hosts in webhooks.allow_hosts)')
+    .requiredOption('--url <url>', 'https URL (http only for hosts in webhooks.allow_hosts)', parseUrl)
     .requiredOption('--events <list>', `comma-separated events: ${WEBHOOK_EVENT_TYPES.join(', ')}`, parseEvents)
-    .option('--description <text>', 'what the endpoint is for')
+    .option('--description <text>', 'what the endpoint is for (at most 500 characters)', parseDescription)
     .option('--disabled', 'create it disabled (no deliveries until enabled)')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; url: string; events: WebhookEventType[]; description?: string; disabled?: boolean; json?: boolean }) => {
@@ -77,11 +77,15 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .requiredOption('--account <account-id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; json?: boolean }) => {
-      const endpoints = await withApplication(context, async ({ core }) => {
-        // A mistyped id is refused, not shown as an account without endpoints.
-        await core.accounts.showAccount(options.account);
-        return core.webhooks.list(options.account);
-      });
+      const endpoints = await withApplication(
+        context,
+        async ({ core }) => {
+          // A mistyped id is refused, not shown as an account without endpoints.
+          await core.accounts.showAccount(options.account);
+          return core.webhooks.list(options.account);
+        },
+        READS_ONLY,
+      );
       print(context.stdout, endpoints, options, () =>
         endpoints.length === 0
           ? 'No webhook endpoints.'
@@ -97,9 +101,9 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .description('Change an endpoint: URL, events, description, enabled')
     .argument('<endpoint-id>', 'endpoint id')
     .requiredOption('--account <account-id>', 'account id')
-    .option('--url <url>', 'new URL (checked as at creation)')
+    .option('--url <url>', 'new URL (checked as at creation)', parseUrl)
     .option('--events <list>', 'comma-separated events', parseEvents)
-    .option('--description <text>', 'what the endpoint is for')
+    .option('--description <text>', 'what the endpoint is for (at most 500 characters)', parseDescription)
     .option('--enabled <on|off>', 'deliver events or not', parseOnOff)
     .option('--json', 'print JSON')
     .action(
@@ -131,7 +135,11 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .description('Make a new signing secret; the old one keeps signing beside it for --grace seconds')
     .argument('<endpoint-id>', 'endpoint id')
     .requiredOption('--account <account-id>', 'account id')
-    .option('--grace <seconds>', `seconds the old secret keeps signing (0-${MAX_SECRET_GRACE_SECONDS}, default 86400)`, parseGrace)
+    .option(
+      '--grace <seconds>',
+      `seconds the old secret keeps signing (0-${MAX_SECRET_GRACE_SECONDS}, default 86400)`,
+      parseNumber('--grace', { whole: true, min: 0, max: MAX_SECRET_GRACE_SECONDS }),
+    )
     .option('--json', 'print JSON')
     .action(async (endpointId: string, options: { account: string; grace?: number; json?: boolean }) => {
       const rotated = await withApplication(context, ({ core }) => core.webhooks.rotateSecret(options.account, endpointId, options.grace ?? 86_400));
@@ -154,11 +162,15 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .argument('<endpoint-id>', 'endpoint id')
     .requiredOption('--account <account-id>', 'account id')
     .option('--status <status>', `only ${WEBHOOK_DELIVERY_STATUSES.join(', ')}`, parseStatus)
-    .option('--limit <n>', 'at most this many', parseWholeNumber('--limit'))
+    // As the operation's `limit` (regression: 99999999999999999999 reached SQLite, 0 listed nothing).
+    .option('--limit <n>', `at most this many (1-${MAX_PAGE_LIMIT})`, parseNumber('--limit', { whole: true, min: 1, max: MAX_PAGE_LIMIT }))
     .option('--json', 'print JSON')
     .action(async (endpointId: string, options: { account: string; status?: WebhookDeliveryStatus; limit?: number; json?: boolean }) => {
-      const page = await withApplication(context, ({ core }) =>
-        core.webhooks.deliveries(options.account, endpointId, { status: options.status, ...(options.limit === undefined ? {} : { limit: options.limit }) }),
+      const page = await withApplication(
+        context,
+        ({ core }) =>
+          core.webhooks.deliveries(options.account, endpointId, { status: options.status, ...(options.limit === undefined ? {} : { limit: options.limit }) }),
+        READS_ONLY,
       );
       print(context.stdout, page.items, options, () =>
         page.items.length === 0
@@ -197,13 +209,16 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .requiredOption('--credits <n|off>', 'credits, or off')
     .option('--json', 'print JSON')
     .action(async (options: { account: string; credits: string; json?: boolean }) => {
-      const credits = options.credits === 'off' ? null : parseThreshold(parsePositiveNumber('--credits')(options.credits));
+      const credits = options.credits === 'off' ? null : parseThreshold(parseNumber('--credits', THRESHOLD_CREDITS)(options.credits));
       const set = await withApplication(context, ({ core }) => core.webhooks.setLowBalanceThreshold(options.account, credits));
       print(context.stdout, set, options, () =>
         set.threshold_credits === null ? 'credits.low is off.' : `credits.low fires when the balance falls below ${set.threshold_credits} credits.`,
       );
     });
 }
+
+/** What `threshold --credits` reads as a number (besides off); the operation's schema then bounds it (parseThreshold). */
+const THRESHOLD_CREDITS = { whole: false, min: 0, orElse: 'off' } as const;
 
 /** The bounds the operation holds a threshold to (at most a billion credits, three decimals). */
 function parseThreshold(credits: number): number {

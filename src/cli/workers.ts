@@ -9,7 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { CliUsageError, type CliContext } from './context.js';
+import { CliUsageError, parseNumber, type CliContext } from './context.js';
 
 /** The supervisor's request that a worker shut down (src/cli/index.ts listens for it). */
 export const STOP_MESSAGE_TYPE = 'porch:stop';
@@ -36,15 +36,15 @@ const STOP_DEADLINE_MS = 25_000;
 /** A replacement for a dead worker that itself dies before listening is retried after this pause, not in a tight loop. */
 const RESTART_PAUSE_MS = 1_000;
 
+/** The most processes `--workers` starts: a bound on a mistyped count, far above any host's cores. */
+const MAX_WORKERS = 256;
+
 /** Resolves `--workers` / PORCH_WORKERS: a whole number of at least 1, or `auto` for one per core. */
 export function parseWorkerCount(value: string | undefined): number {
   // Unset is the default; an empty --workers '' is a mistake (regression: it started one process).
   if (value === undefined) return 1;
   if (value === 'auto') return availableParallelism();
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
-    throw new CliUsageError(`--workers (or PORCH_WORKERS) must be a whole number from 1 to 256, or auto, got "${value}".`);
-  }
-  return Number(value);
+  return parseNumber('--workers (or PORCH_WORKERS)', { whole: true, min: 1, max: MAX_WORKERS, orElse: 'auto' })(value);
 }
 
 /** True in a process the supervisor started: it serves, and reports to the supervisor instead of printing. */

@@ -5,6 +5,9 @@ import { nonBlankText } from '../core/validation.js';
 import { instantInputSchema } from './schemas.js';
 import { createdKeySchema, keyScopes, MINTS_KEYS } from './self-service-schemas.js';
 
+/** A key's name, as `POST /keys` and the CLI's `key create --name` read it. */
+export const keyNameSchema = nonBlankText(100);
+
 const limitField = (what: string) =>
   z.number().int('must be a whole number').min(1, 'must be at least 1').optional().describe(`${what}; at most the calling key's own, which is the default.`);
 
@@ -20,7 +23,7 @@ export const createKey = defineKeyedOperation({
   scopes: keyScopes,
   refuses: MINTS_KEYS,
   body: z.strictObject({
-    name: nonBlankText(100).optional().describe('Key name (1-100 characters); default "API key".'),
+    name: keyNameSchema.optional().describe('Key name (1-100 characters); default "API key".'),
     scopes: z
       .array(z.string().max(64))
       .min(1, 'must name at least one scope')

@@ -90,4 +90,51 @@ describe('output that cannot be written', () => {
     const keys = JSON.parse((await porch('key', 'list', '--account', accountId, '--json')).stdout) as Array<{ id: string; status: string }>;
     expect(keys).toContainEqual(expect.objectContaining({ id, status: 'active' }));
   });
+
+  // Regression: `porch demo > /dev/full` said only "cannot write the output to stdout (ENOSPC)"
+  // while it had made an account with credits and a key nobody would ever see.
+  it('says a demo account was made, with its key and how to revoke it, when the key could not be shown', async () => {
+    const demo = await porchToFullDisk('demo');
+    expect(demo.code).toBe(1);
+    const [, email, demoAccount, keyId] =
+      /the demo account (\S+) \((\S+)\) was created with \d+ credits and the API key (\S+), but the key could not be shown/.exec(demo.stderr) ?? [];
+    expect(keyId, demo.stderr).toBeDefined();
+    expect(email).toMatch(/^demo/);
+    expect(demo.stderr).toContain(`Revoke it with porch key revoke ${keyId}, then create another with porch key create --account ${demoAccount}.`);
+    const keys = JSON.parse((await porch('key', 'list', '--account', demoAccount ?? '', '--json')).stdout) as Array<{ id: string }>;
+    expect(keys.map((key) => key.id)).toEqual([keyId]);
+  });
+
+  it('says a one-time console link was issued, and how to replace it, when it could not be shown', async () => {
+    for (const command of ['invite', 'reset-password']) {
+      const issued = await porchToFullDisk('account', command, 'ada@example.com');
+      expect(issued.code, command).toBe(1);
+      expect(issued.stderr, command).toContain(
+        `porch: cannot write the output to stdout (ENOSPC): a one-time link for ada@example.com was issued but could not be shown, and it cannot be shown again. Issue another with porch account ${command} ada@example.com: it replaces this one.\n`,
+      );
+    }
+  });
+
+  // Regression: "unexpected error: ENOSPC: no space left on device, write", naming no file.
+  it('names the file an export could not be written to', async () => {
+    const exported = await porch('export', '--account', accountId, '--output', '/dev/full');
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toContain('porch: cannot write the bundle to /dev/full: the disk is full.\n');
+  });
+});
+
+describe('an empty file name to write to', () => {
+  // Regression: `export --output ''` printed the bundle and exited 0, where `backup --to ''` is refused.
+  it('is refused by export as by backup, writing nothing', async () => {
+    for (const [args, message] of [
+      [['export', '--account', accountId, '--output', ''], '--output needs the name of the bundle file to write'],
+      [['skills', 'export', accountId, '--account', accountId, '--output', ' '], '--output needs the name of the folder to write the skill into'],
+      [['backup', '--to', ''], '--to needs the name of the backup file to write.'],
+    ] as const) {
+      const refused = await porch(...args);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stdout, args.join(' ')).toBe('');
+      expect(refused.stderr, args.join(' ')).toContain(`porch: ${message}`);
+    }
+  });
 });

@@ -75,6 +75,32 @@ describe('porch mcp started from another folder', () => {
     }
   });
 
+  // Regression: "PORCH_API_KEY was refused: VALIDATION_ERROR: PORCH_ACCOUNT must be an account id", of a key that was fine.
+  it('names PORCH_ACCOUNT, not the key, when only the account a partner key would act for is refused', async () => {
+    const here = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
+    const owner = await runPorchIn(porchFolder, here, 'account', 'create', '--email', 'mcp-partner@example.com', '--json');
+    const organisation = (JSON.parse(owner.stdout) as { organisation_id: string }).organisation_id;
+    const issued = await runPorchIn(porchFolder, here, 'partner-key', 'create', '--org', organisation, '--json');
+    const partnerKey = (JSON.parse(issued.stdout) as { key: string }).key;
+    for (const [actingAccount, reason] of [
+      ['nope', 'VALIDATION_ERROR: PORCH_ACCOUNT must be an account id (a uuid).'],
+      ['0190a4b0-0000-7000-8000-00000000dead', "ACCESS_DENIED: The account in PORCH_ACCOUNT is not in this partner key's organisation."],
+    ]) {
+      const run = await runMcp(
+        elsewhere,
+        { DATABASE_URL: databaseUrl, PORCH_API_KEY: partnerKey, PORCH_ACCOUNT: actingAccount, LOG_LEVEL: 'silent' },
+        INITIALIZE,
+      );
+      expect(run.code, actingAccount).toBe(1);
+      const message = `PORCH_ACCOUNT was refused (PORCH_API_KEY is good): ${reason}`;
+      expect(run.stderr, actingAccount).toContain(`porch: ${message}\n`);
+      expect(JSON.parse(run.stdout.split('\n')[0] ?? '')).toMatchObject({ id: 1, error: { message: `porch mcp cannot start: ${message}` } });
+    }
+    const badKey = await runMcp(elsewhere, { DATABASE_URL: databaseUrl, PORCH_API_KEY: 'mpk_nope', PORCH_ACCOUNT: 'nope', LOG_LEVEL: 'silent' }, INITIALIZE);
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(/^porch: PORCH_API_KEY was refused: INVALID_API_KEY: /m);
+  });
+
   it('answers with the reason when there is no database at DATABASE_URL', async () => {
     const run = await runMcp(elsewhere, { DATABASE_URL: `file:${join(elsewhere, 'missing.db')}`, LOG_LEVEL: 'info' }, INITIALIZE);
     expect(run.code).toBe(1);

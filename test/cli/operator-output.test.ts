@@ -3,7 +3,7 @@
  * result from every command that changes something, and no key file made by a command that only reads.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,59 @@ describe('--json', () => {
   });
 });
 
+/** Control characters other than the line breaks between lines, and bidirectional controls (U+202E). */
+const UNSHOWN = /[\p{Cc}\p{Bidi_Control}]/gu;
+const controlsIn = (text: string) => [...text.replaceAll('\n', '').matchAll(UNSHOWN)].map(([character]) => character);
+
+describe('stored text with control characters', () => {
+  // Regression: a key named with a line break and ESC codes (POST /keys accepts them) printed a
+  // forged row in `porch key list` and recoloured the operator's terminal; so did a composition's name.
+  it('is shown escaped in every table, and exact in --json', async () => {
+    const keyName = 'bad\nname\u001b[31m';
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'controls@example.com', '--name', 'Ada\u202etxt.exe\u009b\u007f');
+    const key = await porchJson<{ id: string; name: string }>('key', 'create', '--account', account.id, '--name', keyName);
+    expect(key.name, 'the JSON holds the name exactly').toBe(keyName);
+    const bundle = join(directory, 'controls.yaml');
+    const composition = { key: 'controls', name: 'x\n\u001b[2J\u001b]0;owned\u0007', template: 'Hello.' };
+    await writeFile(bundle, stringify({ compositions: [composition] }));
+    expect((await porch('import', bundle, '--account', account.id)).code).toBe(0);
+    await porch('sanitiser', 'rule', 'add', '--org', account.organisation_id, '--id', 'custom.bidi', '--label', 'a\u202eb', '--keywords', 'x');
+
+    const keyList = await porch('key', 'list', '--account', account.id);
+    expect(keyList.stdout.trimEnd().split('\n'), 'a header and one row').toHaveLength(2);
+    expect(keyList.stdout).toContain('bad\\nname\\u001b[31m');
+    const shown = await porch('account', 'show', account.id);
+    expect(shown.stdout).toMatch(/^name +Ada\\u202etxt\.exe\\u009b\\u007f$/m);
+    const compositions = await porch('resource', 'list', 'composition', '--account', account.id);
+    expect(compositions.stdout.trimEnd().split('\n')).toHaveLength(2);
+    expect(compositions.stdout).toContain('x\\n\\u001b[2J\\u001b]0;owned\\u0007');
+    const rules = await porch('sanitiser', 'rule', 'list', '--org', account.organisation_id);
+    expect(rules.stdout).toContain('a\\u202eb');
+    for (const [command, result] of Object.entries({ keyList, shown, compositions, rules })) {
+      expect(result.code, `${command}: ${result.stderr}`).toBe(0);
+      expect(controlsIn(result.stdout), command).toEqual([]);
+    }
+    const json = await porchJson<Array<{ name: string }>>('resource', 'list', 'composition', '--account', account.id);
+    expect(json[0]?.name).toBe(composition.name);
+  });
+});
+
+describe('a key of an account that left Expert', () => {
+  // Regression: listed as active while every request with it was refused (401 API_EXPERT_ONLY).
+  it('is listed as suspended, with the plan that suspends it', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'downgraded@example.com');
+    const key = await porchJson<{ id: string }>('key', 'create', '--account', account.id);
+    expect((await porch('key', 'list', '--account', account.id)).stdout).toMatch(new RegExp(`${key.id}\\s+API key\\s+mdi_\\S+\\s+active\\s`));
+    expect((await porch('account', 'set-plan', account.id, 'builder')).code).toBe(0);
+    expect((await porch('key', 'list', '--account', account.id)).stdout).toMatch(
+      new RegExp(`${key.id}\\s+API key\\s+mdi_\\S+\\s+suspended \\(plan builder\\)\\s`),
+    );
+    expect((await porch('account', 'show', account.id)).stdout).toMatch(new RegExp(`${key.id}\\s+mdi_\\S+\\s+suspended \\(plan builder\\)\\s`));
+    expect((await porch('account', 'set-plan', account.id, 'expert')).code).toBe(0);
+    expect((await porch('key', 'list', '--account', account.id)).stdout).toMatch(/\sactive\s/);
+  });
+});
+
 describe('the secret key file', () => {
   // Regression: every command, `porch account list` included, generated secret.key.
   it('is created only by a command that may encrypt with it', async () => {
@@ -175,6 +228,49 @@ describe('the secret key file', () => {
       }
       await runPorchIn(folder, here, 'webhook', 'add', '--account', accountId, '--url', 'https://hooks.example.com/x', '--events', 'run.completed');
       expect(existsSync(keyFile), 'webhook add encrypts the signing secret').toBe(true);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  // Regression: `porch account list` failed with "cannot use .../secret.key: this user may not use
+  // it" where the file could not be read, although it decrypts nothing. A folder in its place is
+  // unreadable to every user, root included.
+  it('is not read by a command that decrypts nothing', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'porch-cli-secret-'));
+    const here = { ...env, DATABASE_URL: `file:${join(folder, 'porch.db')}`, PORCH_DATA_DIR: folder };
+    try {
+      expect((await runPorchIn(folder, here, 'db', 'init')).code).toBe(0);
+      const created = await runPorchIn(folder, here, 'account', 'create', '--email', 'unreadable@example.com', '--json');
+      const accountId = (JSON.parse(created.stdout) as { id: string }).id;
+      await rm(join(folder, 'secret.key'), { force: true });
+      await mkdir(join(folder, 'secret.key'));
+      for (const args of [
+        ['account', 'list'],
+        ['account', 'show', accountId],
+        ['key', 'list', '--account', accountId],
+        ['credits', 'show', '--account', accountId],
+        ['webhook', 'list', '--account', accountId],
+        ['resource', 'list', 'workflow', '--account', accountId],
+        ['byok', 'list', '--account', accountId],
+        ['export', '--account', accountId],
+      ]) {
+        const result = await runPorchIn(folder, here, ...args);
+        expect(result.code, `porch ${args.join(' ')}: ${result.stderr}`).toBe(0);
+      }
+      const encrypting = await runPorchIn(
+        folder,
+        here,
+        'webhook',
+        'add',
+        '--account',
+        accountId,
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'run.completed',
+      );
+      expect(encrypting.code, 'a command that encrypts still needs the file').toBe(1);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

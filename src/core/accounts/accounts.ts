@@ -105,7 +105,7 @@ export interface CreatePartnerKeyInput {
 
 const emailSchema = z.email();
 /** The largest per-key request limit: far above any real need, and exact in every engine's integer column. */
-const MAX_REQUEST_LIMIT = 1_000_000_000;
+export const MAX_REQUEST_LIMIT = 1_000_000_000;
 const limitSchema = z.number().int().min(1).max(MAX_REQUEST_LIMIT);
 
 function checkLimit(value: number | undefined, fallback: number, what: string): number {
