@@ -11,9 +11,12 @@
 import type { Logger } from 'pino';
 import { StoreUnavailableError } from '../db/store.js';
 
-/** The first pause, doubled after each failed attempt up to the longest. */
+/**
+ * The first pause, doubled after each failed attempt up to the longest: a write lands at the
+ * latest that long after the store is back (what a 409 for a key still being released says).
+ */
 const FIRST_PAUSE_MS = 500;
-const LONGEST_PAUSE_MS = 30_000;
+export const LONGEST_PAUSE_MS = 30_000;
 
 export interface DeferredWrites {
   /**

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AccruedCharging, IdempotencyRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
+import { LONGEST_PAUSE_MS } from './deferred-writes.js';
 import { PorchError } from './errors.js';
 import type { Instance } from './instance.js';
 
@@ -70,9 +71,13 @@ export function createIdempotencyService(store: IdempotencyRepository, clock: Cl
         throw new PorchError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
       }
       if (claim.kind === 'in_progress') {
+        // The claim cannot tell a request still running from one that ended while the store was
+        // out of reach, whose server writes the key's outcome only once the store is back
+        // (deferred-writes.ts): a retry right after an outage finds the key so (regression: told
+        // the request was still running when it had answered 503).
         throw new PorchError(
           'IDEMPOTENCY_CONFLICT',
-          "A request with this Idempotency-Key is still running; wait for it, then retry to get its stored result. If the server running it stopped, the key is released when that server's lease runs out (processes.lease_seconds, 30 s by default), or, on a server that has just started, some seconds later.",
+          `A request with this Idempotency-Key is still running, or it ended while the database was out of reach and its server has yet to write the key's outcome (it does within ${LONGEST_PAUSE_MS / 1_000} s of the database's return). Retry in a few seconds: you get its stored answer or, if it answered an error, it runs again. If the server running it stopped, the key is released when that server's lease runs out (processes.lease_seconds, 30 s by default), or, on a server that has just started, some seconds later.`,
         );
       }
       return claim;

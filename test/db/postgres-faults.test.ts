@@ -4,62 +4,24 @@
  * PostgreSQL through a TCP relay the test can cut, as a network partition or a database restart
  * would.
  */
-import { createServer, type Server, type Socket, connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 import { RELEASE_VARIABLES } from '../helpers/operation-samples.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { PostgresRelay } from '../helpers/postgres-relay.js';
 import { TEST_SECRET_KEY } from '../reliability/porch-process.js';
 
-/** A TCP relay to PostgreSQL that can be cut (every connection reset, new ones refused) and restored on the same port. */
-class Relay {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async open(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    const address = server.address();
-    if (typeof address === 'object' && address) this.port = address.port;
-    this.server = server;
-  }
-
-  async cut(): Promise<void> {
-    for (const socket of this.sockets) socket.resetAndDestroy();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
 let database: TestDatabase;
-let relay: Relay;
+let relay: PostgresRelay;
 let harness: Harness;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const direct = new URL(database.url);
-  relay = new Relay(direct.hostname, Number(direct.port));
-  await relay.open();
-  const relayed = new URL(database.url);
-  relayed.port = String(relay.port);
-  harness = await createHarness({ env: { DATABASE_URL: relayed.toString(), PORCH_SECRET_KEY: TEST_SECRET_KEY } });
+  const relayed = await PostgresRelay.to(database.url);
+  relay = relayed.relay;
+  harness = await createHarness({ env: { DATABASE_URL: relayed.relayedUrl, PORCH_SECRET_KEY: TEST_SECRET_KEY } });
 });
 
 // Closing waits a bounded time for connections cut mid-statement.

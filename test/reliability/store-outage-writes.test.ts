@@ -72,6 +72,32 @@ describe('a write the store could not take for a moment', () => {
     expect(retry.body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('tells a retry made before a 503’s key release landed that the first request may have ended (regression: "still running")', async () => {
+    // The first attempt meets the outage before it runs, and its key's release waits for the store.
+    outageOnce(harness.store.credits, 'reserve');
+    const idempotency = harness.store.idempotency;
+    const abandon = idempotency.abandon.bind(idempotency);
+    let storeBack = false;
+    idempotency.abandon = async (request) => {
+      if (!storeBack) throw new StoreUnavailableError('The PostgreSQL database cannot be reached.');
+      return abandon(request);
+    };
+    try {
+      const headers = { 'idempotency-key': 'outage-release-pending' };
+      const first = await harness.api('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers });
+      expect(first.status, describeResponse(first)).toBe(503);
+      const early = await harness.api('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers });
+      expect(early.status, describeResponse(early)).toBe(409);
+      expect(early.body.error.message).toMatch(/ended while the database was out of reach .* within 30 s of the database's return\)\. Retry in a few seconds/);
+      storeBack = true;
+      await landed();
+      const retry = await harness.api('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers });
+      expect(retry.status, describeResponse(retry)).toBe(200);
+    } finally {
+      idempotency.abandon = abandon;
+    }
+  });
+
   it('records a queued run’s ending later, rather than leave it running', async () => {
     outageOnce(harness.store.runs, 'complete');
     const queued = await harness.api<{ run_id: string }>('POST', path, { key, body: { variables: RELEASE_VARIABLES }, headers: { prefer: 'respond-async' } });

@@ -101,7 +101,10 @@ export interface ExecutionDependencies {
   maxInFlightPerKey: number;
   /** This process's lease, under which its execution slots are held. */
   instance: Instance;
-  /** Where a slot's release the store's outage refused waits until it lands. */
+  /**
+   * Where a write the store's outage refused waits until it lands: a slot's release, a run's
+   * record, its settlement and its calls' usage records.
+   */
   deferredWrites: DeferredWrites;
   /** A span per workflow node. */
   telemetry: Telemetry;
@@ -261,15 +264,35 @@ function withChargesOfGivenUpNodes(result: WorkflowRunResult, books: Pick<Return
   return changed ? { ...result, node_results: nodeResults, token_usage: tokenUsage } : result;
 }
 
+/**
+ * Makes `writes` one after another. From the first the store cannot take (it is out of reach),
+ * the rest wait for it in the same order (deferred-writes.ts), none made twice; another failure
+ * is thrown.
+ */
+async function writeInOrder(deferredWrites: DeferredWrites, what: string, writes: ReadonlyArray<() => Promise<unknown>>): Promise<void> {
+  let done = 0;
+  await deferredWrites.attempt(what, async () => {
+    for (const write of writes.slice(done)) {
+      await write();
+      done += 1;
+    }
+  });
+}
+
 /** A version of a workflow never changes, so the validated definitions of versions are kept, up to a bound. */
 const DEFINITION_CACHE_SIZE = 1_000;
 
 export function createExecutionService(deps: ExecutionDependencies) {
   const { store, ai, catalog, modelCaller, clock } = deps;
   const definitions = new Map<string, WorkflowDefinition>();
-  const runs = createRunRecorder(store.runs, clock);
+  const runs = createRunRecorder(store.runs, clock, deps.deferredWrites);
 
-  /** Records how the execution ended: into the queued run it serves, or as a new run. */
+  /**
+   * Records how the execution ended: into the queued run it serves, or as a new run. A new run
+   * the store cannot take now is recorded once it is back, failed, and the store's error is
+   * thrown for the request to answer (run-recorder.ts); a queued run's ending waits for the store
+   * in the queue (run-queue.ts).
+   */
   async function record(caller: Caller, outcome: RunOutcome, hooks: ExecutionHooks): Promise<void> {
     if (hooks.queuedRun) await hooks.queuedRun.record({ ...outcome, runId: hooks.queuedRun.id });
     else await runs.record(caller, outcome, hooks.signal);
@@ -402,6 +425,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
     runId: hooks.queuedRun?.id ?? null,
     useByok,
     signal: hooks.signal,
+    deferredWrites: deps.deferredWrites,
   });
 
   function definitionOf(workflowId: string, version: number, stored: unknown): WorkflowDefinition {
@@ -521,6 +545,7 @@ export function createExecutionService(deps: ExecutionDependencies) {
         useByok: input.use_byok,
         signal: nodeCtx.signal,
         budget: books.budget,
+        deferredWrites: deps.deferredWrites,
       });
       /** `work`'s answer; a call that failed after it was charged counts toward its node (the run's charge is the books'). */
       const counted = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -583,6 +608,8 @@ export function createExecutionService(deps: ExecutionDependencies) {
 
       let result: WorkflowRunResult;
       let response: WorkflowExecutionResult;
+      /** The store's error, when the run could not be recorded now: the request answers it (run-recorder.ts). */
+      let withheld: unknown;
       try {
         let ran: WorkflowRunResult;
         try {
@@ -610,26 +637,30 @@ export function createExecutionService(deps: ExecutionDependencies) {
           duration_ms: result.duration_ms,
           token_usage: result.token_usage,
         };
-        await record(
-          caller,
-          {
-            kind: 'workflow',
-            resourceId: workflow.id,
-            version,
-            runId,
-            status: result.status,
-            model: null,
-            usage: result.token_usage,
-            chargedTokens,
-            durationMs: result.duration_ms,
-            inputs: input,
-            result: { ...response, node_results: result.node_results },
-          },
-          hooks,
-        );
-        await store.catalog.incrementWorkflowUse(workflow.id);
-        // The settlement charges what the run's calls accrued and writes the run's own record with it.
-        await budget.settle(`usage:execute_workflow:${workflow.id}`, {
+        try {
+          await record(
+            caller,
+            {
+              kind: 'workflow',
+              resourceId: workflow.id,
+              version,
+              runId,
+              status: result.status,
+              model: null,
+              usage: result.token_usage,
+              chargedTokens,
+              durationMs: result.duration_ms,
+              inputs: input,
+              result: { ...response, node_results: result.node_results },
+            },
+            hooks,
+          );
+        } catch (err) {
+          if (!isStoreUnavailable(err)) throw err;
+          withheld = err;
+        }
+        // The run's own usage record, written with its settlement.
+        const usageOfRun: UsageRecord = {
           id: newId(),
           accountId: caller.account.id,
           apiKeyId: caller.credential.kind === 'api_key' ? caller.credential.id : null,
@@ -646,19 +677,30 @@ export function createExecutionService(deps: ExecutionDependencies) {
           chargedTokens,
           byok: false,
           durationMs: result.duration_ms,
-          status: result.status === 'completed' ? 'succeeded' : 'failed',
+          status: result.status === 'completed' && withheld === undefined ? 'succeeded' : 'failed',
           retry: false,
           createdAt: clock.now(),
-        });
-        // Counted once paid for, as a direct execute is: a run whose settlement failed withholds
-        // its answer, and its nodes' executions did not succeed (regression: counted before).
-        for (const compositionId of compositionsRun) await store.catalog.incrementCompositionUse(compositionId);
+        };
+        // The run is recorded, or will be once the store is back: so are its use and its
+        // settlement, as soon as the store can take them (regression: a run the outage cut off
+        // kept its reservation, and what its calls accrued, until the reservation expired 15
+        // minutes later and was charged naming no run, and it had no usage record of its own).
+        await writeInOrder(deps.deferredWrites, `the end of workflow run ${runId}`, [
+          () => store.catalog.incrementWorkflowUse(workflow.id),
+          // The settlement charges what the run's calls accrued and writes the run's own record with it.
+          () => budget.settle(`usage:execute_workflow:${workflow.id}`, usageOfRun),
+          // Counted once paid for, as a direct execute is: a run whose settlement failed, or whose
+          // answer was withheld, did not succeed, nor did its nodes' executions (regression:
+          // counted before).
+          ...(withheld === undefined ? compositionsRun.map((compositionId) => () => store.catalog.incrementCompositionUse(compositionId)) : []),
+        ]);
       } catch (err) {
         // Whatever stopped the run, its calls so far are charged and the rest of its reservation
         // goes back; a failure to do so now leaves it to the sweeper, which does the same.
         await budget.release().catch(() => undefined);
         throw err;
       }
+      if (withheld !== undefined) throw withheld;
       // A rejected BYOK key is the caller's to fix, not a step of the workflow that failed: the
       // run is recorded as failed above, and the request fails as any other execution would.
       const byokRejection = result.node_results.find((node) => node.error?.code === 'BYOK_KEY_INVALID');

@@ -19,6 +19,7 @@ import type { ChatMessage, CompletionRequest, CompletionResult, JsonSchemaRespon
 import { addTokenUsage } from '../ai/token-usage.js';
 import type { ByokService } from '../byok/byok.js';
 import type { Clock } from '../clock.js';
+import type { DeferredWrites } from '../deferred-writes.js';
 import { type CreditService, type Reservation, type RunBudget, settlementClosedReservation } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -52,6 +53,12 @@ export interface ModelCallContext {
   signal?: AbortSignal | undefined;
   /** A workflow run's credits: its calls are paid from the run's one reservation, settled when the run ends. */
   budget?: RunBudget | undefined;
+  /**
+   * Where the usage record of a call whose charge the store's outage refused waits for the store
+   * (the executions pass theirs, so the run's usage counts the call). Without it, that write's
+   * failure is the call's.
+   */
+  deferredWrites?: DeferredWrites | undefined;
 }
 
 export interface ModelCallRequest {
@@ -255,6 +262,18 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     return row.id;
   }
 
+  /**
+   * Writes the `billing_failed` record of a call that answered but could not be charged. The
+   * store may be out of reach (it is what refused the charge, often): the record then waits for
+   * it (`ctx.deferredWrites`), and the call fails with the charge's error, not with this write's
+   * (regression: the record was lost, and with it the run's only usage record of a single call).
+   */
+  async function recordBillingFailed(ctx: ModelCallContext, fields: Omit<Parameters<typeof usageRecord>[1], 'status' | 'chargedTokens'>): Promise<void> {
+    const row = usageRecord(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+    if (ctx.deferredWrites === undefined) await usage.insert(row);
+    else await ctx.deferredWrites.attempt(`the usage record of a call of ${ctx.operation} that was not charged`, () => usage.insert(row));
+  }
+
   /** The BYOK key this call must use, or null for the shared gateway; enforces strict_byok. */
   async function byokKeyFor(ctx: ModelCallContext, model: ResolvedModel): Promise<string | null> {
     // The echo model runs locally: there is no provider key to bring.
@@ -334,14 +353,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
       // The record is written with the charge, in one transaction (one commit less per call).
       await credits.settle(reservation, result.usage.total_tokens, chargeReference(ctx), succeeded);
     } catch (err) {
-      await record(ctx, {
-        model: result.modelUsed,
-        usage: result.usage,
-        status: 'billing_failed',
-        byok: false,
-        chargedTokens: 0,
-        durationMs: clock.now() - started,
-      });
+      await recordBillingFailed(ctx, { model: result.modelUsed, usage: result.usage, byok: false, durationMs: clock.now() - started });
       // The answer is withheld and nothing charged, but the run says what the model used.
       noteCost(err, { model: result.modelUsed, usage: result.usage, chargedTokens: 0 });
       throw err;
@@ -378,7 +390,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
     try {
       await budget.charge(held, accrued);
     } catch (err) {
-      await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+      await recordBillingFailed(ctx, fields);
       // As for a call of its own: withheld and not charged, but the run says what the model used.
       noteCost(err, { model: result.modelUsed, usage: result.usage, chargedTokens: 0 });
       throw err;
@@ -469,7 +481,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         // is still open, to be released when it expires or the process stops. The stream ends as
         // the JSON call answers, unbilled, with the error after its text; charging it from a
         // second reservation would leave the first held beside the charge.
-        await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+        await recordBillingFailed(ctx, fields);
         noteCost(err, { model: modelUsed, usage: usageOfCall, chargedTokens: 0 });
         throw err;
       }
@@ -483,7 +495,7 @@ export function createModelCaller({ ai, credits, byok, usage, clock, guardrails 
         const again = await credits.reserve(ctx.caller.account.id, capped);
         await credits.settle(again, capped, chargeReference(ctx), cappedRecord);
       } catch (cappedErr) {
-        await record(ctx, { ...fields, status: 'billing_failed', chargedTokens: 0 });
+        await recordBillingFailed(ctx, fields);
         // The balance refusing the capped charge too is the settlement's 402 BILLING_FAILED; the
         // store out of reach meanwhile is said as such (its reservation then waits to expire).
         const failure = cappedErr instanceof PorchError ? err : cappedErr;

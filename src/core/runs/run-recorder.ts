@@ -8,11 +8,15 @@
  * cancelled) did not fail: its run ends `cancelled`, which sends no webhook, and its result holds
  * no error code, as those codes mean a fault to retry (`AI_SERVICE_ERROR`) or an outage
  * (`SERVICE_UNAVAILABLE`). See `cancelledResult`.
+ *
+ * A run the store cannot take when it ends (it is out of reach) is recorded once it is back; its
+ * request answers the store's error meanwhile (503). See `withheldResult`.
  */
 import { type RunKind, type RunRecord, type RunRepository, StoreUnavailableError } from '../../db/store.js';
 import type { Caller } from '../access/caller.js';
 import type { TokenUsage } from '../ai/ai-types.js';
 import type { Clock } from '../clock.js';
+import { type DeferredWrites, isStoreUnavailable } from '../deferred-writes.js';
 import { isCallStop, PorchError, toPorchError } from '../errors.js';
 import { stoppedByCaller } from '../engine/run-workflow.js';
 import { newId } from '../ids.js';
@@ -71,6 +75,16 @@ export function cancelledResult(result: unknown): unknown {
   return typeof result === 'object' && result !== null && 'error' in result ? null : result;
 }
 
+/**
+ * The result of a run whose request answered the store's error `err` (503) because the run could
+ * not be recorded: the error, as for any failed run; a workflow's answer keeps its trace besides,
+ * so the nodes that completed, and were charged, before the outage show in it.
+ */
+function withheldResult(kind: RunKind, result: unknown, err: unknown): unknown {
+  const failed = failedResult(err);
+  return kind === 'workflow' && typeof result === 'object' && result !== null ? { ...result, status: 'failed', ...failed } : failed;
+}
+
 /** How a run ended, as the run's columns hold it: the same for a run recorded in its request and a queued run's final write. */
 export function outcomeColumns<Status extends string>(outcome: {
   status: Status;
@@ -90,10 +104,18 @@ export function outcomeColumns<Status extends string>(outcome: {
   };
 }
 
-export function createRunRecorder(runs: RunRepository, clock: Clock) {
+/** `deferredWrites`: where the record of a run the store could not take waits for it. */
+export function createRunRecorder(runs: RunRepository, clock: Clock, deferredWrites: DeferredWrites) {
   return {
     NO_USAGE,
-    /** `signal`: the request's; a failed run whose caller stopped it is `cancelled`, as a queued run its owner cancelled is, whatever its nodes did first. */
+    /**
+     * `signal`: the request's; a failed run whose caller stopped it is `cancelled`, as a queued run
+     * its owner cancelled is, whatever its nodes did first. With the store out of reach, the run
+     * is recorded once it is back, failed with the store's error (unless its caller stopped it),
+     * and that error is thrown for the request to answer: what the execution was charged before
+     * the outage stays charged, and the run says so (regression: no run was ever recorded, while
+     * the usage records of its charged calls named it).
+     */
     async record(caller: Caller, outcome: RunOutcome, signal?: AbortSignal): Promise<string> {
       const id = outcome.runId ?? newId();
       const finishedAt = clock.now();
@@ -121,7 +143,16 @@ export function createRunRecorder(runs: RunRepository, clock: Clock) {
         traceContext: null,
       };
       // run.completed / run.failed are written with the run, in its transaction (the outbox).
-      await runs.insert(run, runFinishedEvents(run, finishedAt));
+      try {
+        await runs.insert(run, runFinishedEvents(run, finishedAt));
+      } catch (err) {
+        if (!isStoreUnavailable(err)) throw err;
+        const withheld: RunRecord = cancelled
+          ? run
+          : { ...run, status: 'failed', payload: { inputs: outcome.inputs, result: withheldResult(outcome.kind, outcome.result, err) } };
+        await deferredWrites.attempt(`the record of run ${id}`, () => runs.insert(withheld, runFinishedEvents(withheld, finishedAt)));
+        throw err;
+      }
       return id;
     },
   };

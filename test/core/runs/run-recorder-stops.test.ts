@@ -29,6 +29,7 @@ it('records a call its client stopped as cancelled, with a null result and no ev
       },
     },
     harness.clock,
+    harness.core.deferredWrites,
   );
   const usage = { input_tokens: 12, output_tokens: 3, total_tokens: 15 };
   const outcome = {

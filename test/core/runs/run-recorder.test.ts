@@ -26,6 +26,7 @@ it("dates a run's finished event, and its delivery, when the run finished", asyn
       },
     },
     harness.clock,
+    harness.core.deferredWrites,
   );
   const finishedAt = Date.parse('2026-11-29T12:05:00Z');
   harness.clock.set(finishedAt);
