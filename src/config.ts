@@ -323,6 +323,16 @@ const webhooksSchema = z.strictObject({
         // brackets, IPv4 in dotted decimal, names lower-cased and in punycode (regression: an
         // entry such as fd00:0:0:0:0:0:0:5 was accepted and never matched [fd00::5]).
         .transform((entry, context) => {
+          // The URL parser takes `*` as a character of a name, so a wildcard would be kept and never
+          // match anything; endpoints on the hosts it was meant for would then be told to use https
+          // (regression: "*" and "*.example.com" were accepted silently).
+          if (entry.includes('*')) {
+            context.addIssue({
+              code: 'custom',
+              message: 'must be an exact host name or IP address: wildcards (* or *.example.com) are not supported; list each host',
+            });
+            return entry;
+          }
           const host = hostAsUrlsWriteIt(entry);
           if (host === null) context.addIssue({ code: 'custom', message: 'must be a host name or an IP address alone, without a scheme, port or path' });
           return host ?? entry;
@@ -331,7 +341,7 @@ const webhooksSchema = z.strictObject({
     .max(100)
     .default([])
     .describe(
-      'Hosts (names or IP addresses, as written in endpoint URLs) exempt from the SSRF guard: they may resolve to loopback, private or link-local addresses and may use http',
+      'Hosts (exact names or IP addresses, as written in endpoint URLs; no wildcards) exempt from the SSRF guard: they may resolve to loopback, private or link-local addresses and may use http',
     ),
   timeout_ms: z
     .number()

@@ -57,6 +57,14 @@ describe('webhooks.allow_hosts', () => {
       expect(() => load({ PORCH_CONFIG: path }), entry).toThrow(/allow_hosts\[0\].*host name or an IP address alone/);
     }
   });
+
+  it('refuses a wildcard entry, saying entries are exact hosts (regression: "*" and "*.example.com" were accepted and never matched)', () => {
+    const path = join(folder, 'allow-hosts-wildcard.yaml');
+    for (const entry of ['*', '*.example.com', 'hooks.*', '10.0.0.*']) {
+      writeFileSync(path, `webhooks:\n  allow_hosts: [hooks.internal, "${entry}"]\n`);
+      expect(() => load({ PORCH_CONFIG: path }), entry).toThrow(/webhooks\.allow_hosts\[1\]: must be an exact host name or IP address: wildcards/);
+    }
+  });
 });
 
 describe('content quotas (limits.quotas)', () => {

@@ -969,7 +969,7 @@ export interface WebhookAttemptRecord {
   /** The receiver's HTTP status; null when no response arrived. */
   statusCode: number | null;
   durationMs: number;
-  /** Why the attempt failed (timeout, connection, redirect, http_status, blocked_address, dns); null on success. */
+  /** Why the attempt failed (timeout, connection, tls, redirect, http_status, blocked_address, dns, invalid_url, secret); null on success. */
   error: string | null;
 }
 
@@ -1008,13 +1008,37 @@ export interface WebhookAttemptResult {
   nextAttemptAt: number | null;
 }
 
+/**
+ * The bounds a claiming process keeps on its attempts in flight, so that receivers that hang or
+ * fail hold a bounded part of its slots (src/db/webhook-claims.ts says how they are applied).
+ */
+export interface WebhookClaimShares {
+  /** Attempts one endpoint may have in flight; one for an endpoint whose last attempt failed. */
+  perEndpoint: number;
+  /** Attempts one account's endpoints may have in flight together. */
+  perAccount: number;
+  /** Of those, attempts to the account's endpoints whose last attempt failed. */
+  failingPerAccount: number;
+  /** Attempts to endpoints whose last attempt failed, of every account together. */
+  failing: number;
+}
+
+/** An endpoint the claiming process has attempts in flight at. */
+export interface WebhookEndpointBusy {
+  accountId: string;
+  count: number;
+}
+
+/** A claim of due deliveries by one process, within its shares, counting what it already has in flight. */
 export interface WebhookClaimRequest {
   now: number;
   limit: number;
   claimUntil: number;
-  maxPerEndpoint: number;
-  /** Attempts in flight per endpoint id in the claiming process. */
-  busy: ReadonlyMap<string, number>;
+  shares: WebhookClaimShares;
+  /** The claiming process's attempts in flight, by endpoint id. */
+  busy: ReadonlyMap<string, WebhookEndpointBusy>;
+  /** Endpoints whose last attempt in the claiming process failed (until one succeeds), with their account ids. */
+  failing: ReadonlyMap<string, string>;
 }
 
 export type WebhookEndpointChanges = Partial<Pick<WebhookEndpointRecord, 'url' | 'description' | 'events' | 'enabled'>>;
@@ -1042,8 +1066,9 @@ export interface WebhookRepository {
   /**
    * Claims up to `limit` pending deliveries due at `now` (unclaimed, or whose claim expired: its
    * process died) of enabled endpoints, until `claimUntil`; atomic, so no two processes claim one.
-   * At most `maxPerEndpoint` per endpoint, counting the `busy` attempts the caller already has in
-   * flight there, so one endpoint's backlog never takes every slot from the others.
+   * Earliest due first, within the request's shares (per endpoint, per account, for failing
+   * endpoints), each counting the attempts the caller already has in flight, so that no endpoint's
+   * or account's backlog, and no set of failing receivers, takes every slot from the others.
    */
   claimDue(request: WebhookClaimRequest): Promise<ClaimedWebhookDelivery[]>;
   /** Logs the attempt and moves the delivery on (done, or due again), releasing its claim. */

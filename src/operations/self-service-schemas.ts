@@ -109,7 +109,7 @@ export const runSchema = z
       .int()
       .min(0)
       .describe(
-        'Asynchronous runs: how many times a process started it (a run cut off by a stopped process is started once more). 0 for a run executed in its request.',
+        'How many times a process took the run from the queue to execute it (0 while it waits; more than 1 when a stopped process or a database outage sent it back). Always 0 for a run executed in its request, which never goes through the queue.',
       ),
     cancel_requested: z.boolean().describe('Whether its owner asked to cancel it; a running run stops within a second or so.'),
     payload_available: z.boolean().describe('False once retention (retention.run_days) dropped the inputs and result.'),

@@ -16,7 +16,7 @@ const MAX_DESCRIPTION_LENGTH = 500;
 export const webhookWriteFields = {
   url: nonBlankText(MAX_URL_LENGTH)
     .describe(
-      'Where events are POSTed: an https URL whose host resolves to public addresses only (loopback, private, link-local, CGNAT and metadata addresses are refused unless the operator lists the host in webhooks.allow_hosts, which also allows http).',
+      'Where events are POSTed: an https URL whose host resolves to public addresses only (loopback, private, link-local, CGNAT and metadata addresses are refused unless the operator lists the host in webhooks.allow_hosts, which also allows http). Control characters, whitespace (percent-encode them) and port 0 are refused. It is stored as parsed: host in lower case, an IPv4 address in dotted decimal, no default port.',
     )
     .meta({ examples: ['https://hooks.example.com/porch'] }),
   events: z
@@ -33,7 +33,7 @@ export const webhookEndpointSchema = z
     id: z.uuid().describe('Endpoint id.'),
     url: z
       .string()
-      .describe('Where events are POSTed.')
+      .describe('Where events are POSTed, as parsed when it was given: the URL deliveries call.')
       .meta({ examples: ['https://hooks.example.com/porch'] }),
     description: z.string().nullable().describe('A note for people.'),
     events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).describe('The events delivered to it.'),
@@ -74,7 +74,7 @@ export const webhookDeliverySchema = z
     last_error: z
       .string()
       .nullable()
-      .describe('Why the last attempt failed (timeout, connection, redirect, http_status, blocked_address, dns); null on success.'),
+      .describe('Why the last attempt failed (timeout, connection, tls, redirect, http_status, blocked_address, dns, invalid_url, secret); null on success.'),
     created_at: timestampSchema,
     payload_available: z.boolean().describe('False once retention (retention.run_days) dropped the payload; such a delivery cannot be redelivered.'),
     attempt_log: z

@@ -6,7 +6,16 @@
  */
 import { expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import type { RecordedRun, Store, WebhookEndpointRecord, WebhookEventRecord, WebhookEventType } from '../../src/db/store.js';
+import type {
+  RecordedRun,
+  Store,
+  WebhookClaimRequest,
+  WebhookClaimShares,
+  WebhookEndpointBusy,
+  WebhookEndpointRecord,
+  WebhookEventRecord,
+  WebhookEventType,
+} from '../../src/db/store.js';
 import { describeEachEngine } from './engines.js';
 import { createAccount, INSTANCE_ID, MINUTE_MS, T0 } from './fixtures.js';
 
@@ -56,8 +65,29 @@ async function addEndpoint(store: Store, endpoint: WebhookEndpointRecord): Promi
   return endpoint;
 }
 
-const NOTHING_BUSY: ReadonlyMap<string, number> = new Map();
-const claimAll = (store: Store, now = T0) => store.webhooks.claimDue({ now, limit: 100, claimUntil: now + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY });
+/** A claim at `now` by a process with nothing in flight and no bound that binds, as `overrides` change it. */
+function claimRequest(
+  now: number,
+  limit: number,
+  {
+    shares = {},
+    busy = new Map(),
+    failing = new Map(),
+  }: { shares?: Partial<WebhookClaimShares>; busy?: WebhookClaimRequest['busy']; failing?: WebhookClaimRequest['failing'] } = {},
+): WebhookClaimRequest {
+  return {
+    now,
+    limit,
+    claimUntil: now + MINUTE_MS,
+    shares: { perEndpoint: 100, perAccount: 100, failingPerAccount: 100, failing: 100, ...shares },
+    busy,
+    failing,
+  };
+}
+
+/** `count` attempts in flight at `endpoint`. */
+const busyAt = (endpoint: WebhookEndpointRecord, count: number): [string, WebhookEndpointBusy] => [endpoint.id, { accountId: endpoint.accountId, count }];
+const claimAll = (store: Store, now = T0) => store.webhooks.claimDue(claimRequest(now, 100));
 
 describeEachEngine('webhook storage', (engine, definition) => {
   it('a run insert writes one delivery per enabled endpoint of its account subscribed to the event, in its transaction', async () => {
@@ -137,16 +167,12 @@ describeEachEngine('webhook storage', (engine, definition) => {
     const other = await openAnother();
     await addEndpoint(store, endpointRecord(account.id));
     for (let index = 0; index < 20; index++) await store.webhooks.enqueue(eventRecord(account.id));
-    const claims = await Promise.all(
-      [store, other, store, other].map((each) =>
-        each.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY }),
-      ),
-    );
+    const claims = await Promise.all([store, other, store, other].map((each) => each.webhooks.claimDue(claimRequest(T0, 7))));
     // SKIP LOCKED lets a claimer pass over rows another holds for the moment, so the parallel
     // claims may leave some for the next poll; what they take is never taken twice.
     const ids = claims.flat().map((delivery) => delivery.eventId);
     for (let poll = 0; poll < 10 && ids.length < 20; poll++) {
-      const next = await store.webhooks.claimDue({ now: T0, limit: 7, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 100, busy: NOTHING_BUSY });
+      const next = await store.webhooks.claimDue(claimRequest(T0, 7));
       ids.push(...next.map((delivery) => delivery.eventId));
     }
     expect(new Set(ids).size, 'no delivery is claimed twice').toBe(ids.length);
@@ -160,7 +186,7 @@ describeEachEngine('webhook storage', (engine, definition) => {
     const quiet = await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
     for (let index = 0; index < 10; index++) await store.webhooks.enqueue(eventRecord(account.id));
     await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
-    const claimed = await store.webhooks.claimDue({ now: T0 + 1, limit: 4, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 2, busy: new Map([[crowded.id, 1]]) });
+    const claimed = await store.webhooks.claimDue(claimRequest(T0 + 1, 4, { shares: { perEndpoint: 2 }, busy: new Map([busyAt(crowded, 1)]) }));
     expect(claimed.filter((delivery) => delivery.endpointId === crowded.id)).toHaveLength(1);
     expect(claimed.filter((delivery) => delivery.endpointId === quiet.id)).toHaveLength(1);
   });
@@ -173,8 +199,82 @@ describeEachEngine('webhook storage', (engine, definition) => {
     for (let index = 0; index < 30; index++) await store.webhooks.enqueue(eventRecord(account.id));
     await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
     // Far more of the hung endpoint's deliveries are due, earlier, than the claim reads candidates.
-    const claimed = await store.webhooks.claimDue({ now: T0 + 1, limit: 2, claimUntil: T0 + MINUTE_MS, maxPerEndpoint: 4, busy: new Map([[hung.id, 4]]) });
+    const claimed = await store.webhooks.claimDue(claimRequest(T0 + 1, 2, { shares: { perEndpoint: 4 }, busy: new Map([busyAt(hung, 4)]) }));
     expect(claimed.map((delivery) => delivery.endpointId)).toEqual([healthy.id]);
+  });
+
+  it("a claim takes at most the account's share across all its endpoints, counting what is busy, so another account's later delivery is claimed (regression: five hanging endpoints of one account filled every slot)", async () => {
+    const { store } = engine();
+    const { account: crowded } = await createAccount(store);
+    const { account: other } = await createAccount(store);
+    const crowdedEndpoints: WebhookEndpointRecord[] = [];
+    for (let index = 0; index < 5; index++) crowdedEndpoints.push(await addEndpoint(store, endpointRecord(crowded.id)));
+    const healthy = await addEndpoint(store, endpointRecord(other.id));
+    for (let index = 0; index < 4; index++) await store.webhooks.enqueue(eventRecord(crowded.id));
+    await store.webhooks.enqueue(eventRecord(other.id, 'run.completed', T0 + 1));
+    const [busyEndpoint] = crowdedEndpoints;
+    if (!busyEndpoint) throw new Error('no endpoint');
+    const claimed = await store.webhooks.claimDue(
+      claimRequest(T0 + 1, 8, { shares: { perEndpoint: 4, perAccount: 2 }, busy: new Map([busyAt(busyEndpoint, 1)]) }),
+    );
+    expect(claimed.filter((delivery) => delivery.accountId === crowded.id)).toHaveLength(1);
+    expect(claimed.filter((delivery) => delivery.endpointId === healthy.id)).toHaveLength(1);
+
+    // An account at its share is left out of the candidates: its backlog, however long, cannot hide another account's delivery.
+    const atShare = await store.webhooks.claimDue(claimRequest(T0 + 1, 1, { shares: { perAccount: 2 }, busy: new Map([busyAt(busyEndpoint, 2)]) }));
+    expect(atShare).toEqual([]);
+    await store.webhooks.enqueue(eventRecord(other.id, 'run.completed', T0 + 2));
+    const behindBacklog = await store.webhooks.claimDue(claimRequest(T0 + 2, 1, { shares: { perAccount: 2 }, busy: new Map([busyAt(busyEndpoint, 2)]) }));
+    expect(behindBacklog.map((delivery) => delivery.endpointId)).toEqual([healthy.id]);
+  });
+
+  it('an endpoint whose last attempt failed gets one attempt at most, and failing endpoints together at most their share, so a healthy endpoint still gets a slot', async () => {
+    const { store } = engine();
+    const accounts = [(await createAccount(store)).account, (await createAccount(store)).account, (await createAccount(store)).account];
+    const failing: WebhookEndpointRecord[] = [];
+    for (const account of accounts) failing.push(await addEndpoint(store, endpointRecord(account.id)));
+    const { account: healthyAccount } = await createAccount(store);
+    const healthy = await addEndpoint(store, endpointRecord(healthyAccount.id));
+    for (let index = 0; index < 3; index++) for (const account of accounts) await store.webhooks.enqueue(eventRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(healthyAccount.id, 'run.completed', T0 + 1));
+    const failingIds = new Map(failing.map((endpoint) => [endpoint.id, endpoint.accountId]));
+    const [first, second, third] = failing;
+    if (!first || !second || !third) throw new Error('three endpoints expected');
+
+    // The first failing endpoint has its one attempt in flight: one of the two others takes the last place of the share.
+    const claimed = await store.webhooks.claimDue(
+      claimRequest(T0 + 1, 8, { shares: { perEndpoint: 4, failing: 2 }, busy: new Map([busyAt(first, 1)]), failing: failingIds }),
+    );
+    const byEndpoint = (id: string) => claimed.filter((delivery) => delivery.endpointId === id).length;
+    expect([byEndpoint(first.id), byEndpoint(second.id) + byEndpoint(third.id), byEndpoint(healthy.id)]).toEqual([0, 1, 1]);
+
+    // With the share full, failing endpoints are left out of the candidates: their backlog cannot hide a healthy delivery.
+    await store.webhooks.enqueue(eventRecord(healthyAccount.id, 'run.completed', T0 + 2));
+    const shareFull = await store.webhooks.claimDue(
+      claimRequest(T0 + 2, 1, { shares: { failing: 1 }, busy: new Map([busyAt(first, 1)]), failing: failingIds }),
+    );
+    expect(shareFull.map((delivery) => delivery.endpointId)).toEqual([healthy.id]);
+  });
+
+  it("an account's failing endpoints hold at most their part of its share, so its endpoint that answers still gets a slot", async () => {
+    const { store } = engine();
+    const { account } = await createAccount(store);
+    const failing: WebhookEndpointRecord[] = [];
+    for (let index = 0; index < 3; index++) failing.push(await addEndpoint(store, endpointRecord(account.id)));
+    const answering = await addEndpoint(store, endpointRecord(account.id, { events: ['credits.low'] }));
+    for (let index = 0; index < 10; index++) await store.webhooks.enqueue(eventRecord(account.id));
+    await store.webhooks.enqueue(eventRecord(account.id, 'credits.low', T0 + 1));
+    const [first] = failing;
+    if (!first) throw new Error('no endpoint');
+    // The account may have three attempts in flight, one of them to a failing endpoint, which it has.
+    const claimed = await store.webhooks.claimDue(
+      claimRequest(T0 + 1, 1, {
+        shares: { perEndpoint: 4, perAccount: 3, failingPerAccount: 1 },
+        busy: new Map([busyAt(first, 1)]),
+        failing: new Map(failing.map((endpoint) => [endpoint.id, endpoint.accountId])),
+      }),
+    );
+    expect(claimed.map((delivery) => delivery.endpointId)).toEqual([answering.id]);
   });
 
   it('credits.low is written only by the settlement that takes the balance across the threshold', async () => {

@@ -111,7 +111,6 @@ it('has an error test for every tool: an invalid argument, or (without arguments
     'list_models',
     'list_keys',
     'list_connected_apps',
-    'list_webhooks',
     'set_credits_low_threshold',
     'get_credits_low_threshold',
     'get_organisation',

@@ -107,6 +107,8 @@ describe('events', () => {
     expect(body.data).toEqual(runs.body.data.items[0]);
     expect(body.data).not.toHaveProperty('inputs');
     expect(body.data).not.toHaveProperty('result');
+    // A run executed in its request never went through the queue (docs/runs.md).
+    expect(body.data.attempts).toBe(0);
     expect(request.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     const [delivery] = await deliveries(owner, endpoint.id);
     expect(delivery).toMatchObject({ id: request.headers['webhook-id'], event_type: 'run.completed', status: 'succeeded', attempts: 1, last_status_code: 204 });
@@ -290,6 +292,27 @@ describe('retries and faults', () => {
     expect(delivered).toMatchObject({ status: 'succeeded' });
   });
 
+  it("an account's hanging endpoints hold a quarter of the slots, so another account's healthy endpoint is delivered at once (regression: five hanging endpoints of one account filled all 16)", async () => {
+    const crowded = await holder();
+    const other = await holder();
+    const slow = await receiver();
+    const fast = await receiver();
+    slow.respondWith({ kind: 'hang' });
+    for (let index = 0; index < 5; index++) await createEndpoint(crowded, `${slow.url}/endpoint-${index}`);
+    const { endpoint: healthy } = await createEndpoint(other, fast.url);
+    // Twenty deliveries to hanging endpoints, queued before the other account's one: more than the 16 slots.
+    for (let index = 0; index < 4; index++) expect((await execute(crowded)).status).toBe(200);
+    harness.clock.advance(1);
+    expect((await execute(other)).status).toBe(200);
+    const drained = drain();
+    await fast.nextRequest();
+    expect(slow.received.length, 'the crowded account had at most its quarter of the slots when the other was delivered').toBeLessThanOrEqual(4);
+    expect(harness.core.webhookWorker.inFlight()).toBeGreaterThanOrEqual(1);
+    slow.respondWith({ kind: 'status', status: 204 });
+    await drained;
+    expect((await deliveries(other, healthy.id))[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
   it('a redirect is not followed: the attempt fails with the 3xx status', async () => {
     const owner = await holder();
     const redirecting = await receiver();
@@ -407,6 +430,60 @@ describe('the SSRF guard', () => {
     expect(listed.body.data.count).toBe(0);
   });
 
+  it('refuses control characters, whitespace and port 0, and stores the URL as parsed, so what is shown is what is called (regression: an escape sequence and a newline were stored raw)', async () => {
+    const owner = await holder();
+    const refusals: Array<[string, RegExp]> = [
+      ['https://1.1.1.1/\u001b[31mRED\u001b[0m', /url: must not hold control characters/],
+      ['https://1.1.1.1\n/x', /url: must not hold control characters/],
+      ['https://1.1.1.1/a\tb', /url: must not hold control characters/],
+      ['https://1.1.1.1/a\u007fb', /url: must not hold control characters/],
+      ['https://1.1.1.1/a\u0085b', /url: must not hold control characters/],
+      ['https://1.1.1.1/a b', /url: must not hold spaces or other whitespace/],
+      ['https://1.1.1.1/a\u00a0b', /url: must not hold spaces or other whitespace/],
+      ['https://1.1.1.1:0/x', /url: must not use port 0/],
+    ];
+    for (const [url, rule] of refusals) {
+      const response = await harness.api('POST', '/webhooks', { key: owner.key, body: { url, events: ['run.completed'] } });
+      expect(response.status, `${JSON.stringify(url)}: ${describeResponse(response)}`).toBe(400);
+      expect(response.body.error.message, JSON.stringify(url)).toMatch(rule);
+    }
+    const stored: Array<[string, string]> = [
+      ['https://%31.1.1.1/x', 'https://1.1.1.1/x'],
+      // 0x7f000001 is 127.0.0.1, which this server's webhooks.allow_hosts lists.
+      ['https://0x7f000001/x', 'https://127.0.0.1/x'],
+      ['HTTPS://1.1.1.1:443/a/../b?q=é', 'https://1.1.1.1/b?q=%C3%A9'],
+    ];
+    for (const [url, expected] of stored) {
+      const { endpoint } = await createEndpoint(owner, url);
+      expect(endpoint.url, url).toBe(expected);
+      expect((await harness.api<WebhookEndpointView>('GET', `/webhooks/${endpoint.id}`, { key: owner.key })).body.data.url).toBe(expected);
+    }
+    const listed = await harness.api<{ items: WebhookEndpointView[] }>('GET', '/webhooks', { key: owner.key });
+    const [first] = listed.body.data.items;
+    if (!first) throw new Error('no endpoint listed');
+    const changed = await harness.api<WebhookEndpointView>('PATCH', `/webhooks/${first.id}`, { key: owner.key, body: { url: 'https://%31.1.1.1/y' } });
+    expect(changed.body.data.url, describeResponse(changed)).toBe('https://1.1.1.1/y');
+    const refused = await harness.api('PATCH', `/webhooks/${first.id}`, { key: owner.key, body: { url: 'https://1.1.1.1/\u001b]0;title\u0007' } });
+    expect(refused.status, describeResponse(refused)).toBe(400);
+  });
+
+  it('an endpoint stored with a control character before the rule is still delivered to, and shown as it is called', async () => {
+    const owner = await holder();
+    const hooks = await receiver();
+    const { endpoint } = await createEndpoint(owner, hooks.url);
+    await harness.store.webhooks.updateEndpoint({
+      accountId: owner.accountId,
+      id: endpoint.id,
+      changes: { url: `${hooks.url}/legacy\u001b[0m` },
+      at: harness.clock.now(),
+    });
+    const shown = await harness.api<WebhookEndpointView>('GET', `/webhooks/${endpoint.id}`, { key: owner.key });
+    expect(shown.body.data.url).toBe(`${hooks.url}/legacy%1B[0m`);
+    await execute(owner);
+    await drain();
+    expect((await hooks.nextRequest()).path).toBe('/legacy%1B[0m');
+  });
+
   it('allows an allow-listed host over http, and checks a changed URL again', async () => {
     const owner = await holder();
     const { endpoint } = await createEndpoint(owner, 'http://127.0.0.1:9/hook');
@@ -461,6 +538,35 @@ describe('endpoints', () => {
     const off = await harness.api('PATCH', '/account/credits-low-threshold', { key: owner.key, body: { threshold_credits: null } });
     expect(off.body.data).toEqual({ threshold_credits: null });
     expect(await harness.core.webhooks.lowBalanceThreshold(owner.accountId)).toBeNull();
+  });
+
+  it('the endpoint list pages with limit and cursor, oldest first, as every list does (regression: limit was ignored)', async () => {
+    const owner = await holder();
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await createEndpoint(owner, `http://127.0.0.1:9/hook-${index}`)).endpoint.id);
+    type EndpointPage = { items: WebhookEndpointView[]; count: number; next_cursor?: string | null };
+    const first = await harness.api<EndpointPage>('GET', '/webhooks?limit=2', { key: owner.key });
+    expect(first.status, describeResponse(first)).toBe(200);
+    expect(first.body.data.items.map((item) => item.id)).toEqual(ids.slice(0, 2));
+    expect(first.body.data).toMatchObject({ count: 2, next_cursor: ids[1] });
+    const second = await harness.api<EndpointPage>('GET', `/webhooks?limit=2&cursor=${first.body.data.next_cursor}`, { key: owner.key });
+    expect(second.body.data.items.map((item) => item.id)).toEqual(ids.slice(2));
+    expect(second.body.data.next_cursor).toBeNull();
+    const all = await harness.api<EndpointPage>('GET', '/webhooks', { key: owner.key });
+    expect(all.body.data.items.map((item) => item.id)).toEqual(ids);
+    expect(all.body.data).not.toHaveProperty('next_cursor');
+    const refused = await harness.api('GET', '/webhooks?limit=0', { key: owner.key });
+    expect(refused.status, describeResponse(refused)).toBe(400);
+    expect(refused.body.error.message).toContain('limit');
+  });
+
+  it('an eleventh endpoint is refused with 400 VALIDATION_ERROR, like a sixth active key: a fixed bound, not one of limits.quotas', async () => {
+    const owner = await holder();
+    for (let index = 0; index < 10; index++) await createEndpoint(owner, `http://127.0.0.1:9/hook-${index}`);
+    const eleventh = await harness.api('POST', '/webhooks', { key: owner.key, body: { url: 'http://127.0.0.1:9/hook-10', events: ['run.completed'] } });
+    expect(eleventh.status, describeResponse(eleventh)).toBe(400);
+    expect(eleventh.body.error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(eleventh.body.error.message).toMatch(/already has 10 webhook endpoints.*delete one first/);
   });
 
   it('refuses unknown events and an empty update', async () => {

@@ -4,9 +4,10 @@
  * package), POSTs it with a per-attempt timeout, records the attempt, and schedules the next one
  * or ends the delivery.
  *
- * A receiver can only ever cost its own deliveries: attempts run concurrently up to a bound (and
- * at most a few per endpoint, so one endpoint's backlog cannot take every slot), each is cut off
- * at its timeout, redirects are not followed (a 3xx is a failed attempt: following one
+ * A receiver can only ever cost its own deliveries: attempts run concurrently up to a bound, shared
+ * out so that no endpoint, no account and no set of failing receivers holds every slot (the
+ * shares are below, the claim that keeps them in src/db/webhook-claims.ts), each attempt is cut
+ * off at its timeout, redirects are not followed (a 3xx is a failed attempt: following one
  * would let a public endpoint point Porch at an internal address), and the address connected to
  * is the one the SSRF guard checked just before.
  *
@@ -18,7 +19,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import type { ClaimedWebhookDelivery, WebhookRepository } from '../../db/store.js';
+import type { ClaimedWebhookDelivery, WebhookClaimShares, WebhookEndpointBusy, WebhookRepository } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { decryptWebhookSecret } from './secrets.js';
@@ -36,15 +37,86 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5 * SECOND_MS, 5 * MINUT
 
 /**
  * Attempts one endpoint may have in flight in one process: a receiver that hangs holds at most
- * these slots for its timeout, and the rest go to the other endpoints.
+ * these slots for its timeout, and the rest go to the other endpoints. Once an attempt to it
+ * failed it gets one until an attempt succeeds, so a dead receiver holds a single slot.
  */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+
+/**
+ * How a process of `concurrency` slots shares them out (src/db/webhook-claims.ts applies it). An
+ * account gets a quarter (4 of the default 16), so that an account with many endpoints that hang
+ * leaves three quarters to the others; of that, its failing endpoints half (2), so that its
+ * receivers that answer keep the rest. The failing endpoints of every account together get half
+ * the slots (8), so that receivers that keep failing, of however many accounts, leave the other
+ * half to the receivers that answer. Each share is at least one slot.
+ */
+export function deliveryShares(concurrency: number): WebhookClaimShares {
+  const perAccount = Math.max(1, Math.floor(concurrency / 4));
+  return {
+    perEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT,
+    perAccount,
+    failingPerAccount: Math.max(1, Math.floor(perAccount / 2)),
+    failing: Math.max(1, Math.floor(concurrency / 2)),
+  };
+}
+
+/**
+ * How long a process remembers that an endpoint's last attempt failed when it makes no attempt
+ * there: the longest wait of the schedule, so an endpoint with a retry pending is still known when
+ * the retry is due, while the memory of endpoints gone quiet (or deleted) is let go.
+ */
+const FAILING_MEMORY_MS = Math.max(...RETRY_SCHEDULE_MS);
 
 /** Bytes of a receiver's answer read before the connection is dropped: the body is never used. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Why an attempt failed, as the delivery log records it. */
-export type AttemptError = 'timeout' | 'connection' | 'redirect' | 'http_status' | 'blocked_address' | 'dns' | 'invalid_url' | 'secret';
+export type AttemptError = 'timeout' | 'connection' | 'tls' | 'redirect' | 'http_status' | 'blocked_address' | 'dns' | 'invalid_url' | 'secret';
+
+/**
+ * The `code`s of a certificate Node's TLS refuses (OpenSSL's verification results, and Node's own
+ * for a certificate issued for another name): expired, self-signed, from an unknown issuer.
+ */
+const CERTIFICATE_ERROR_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_CRL',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CRL_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CRL_NOT_YET_VALID',
+  'CRL_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'ERROR_IN_CRL_LAST_UPDATE_FIELD',
+  'ERROR_IN_CRL_NEXT_UPDATE_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Whether an https request failed in its TLS handshake (a certificate refused as above, an alert
+ * from the receiver, or no TLS spoken at all: OpenSSL's `EPROTO`) rather than at the connection:
+ * the receiver's owner fixes a certificate, not a network (regression: both were `connection`).
+ */
+function isTlsFailure(err: unknown): boolean {
+  const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : '';
+  return CERTIFICATE_ERROR_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'EPROTO';
+}
 
 export interface WebhookWorkerOptions {
   store: WebhookRepository;
@@ -99,7 +171,8 @@ function post(url: URL, address: ResolvedAddress, headers: Record<string, string
       finish({ statusCode: null, error: 'timeout' });
       request.destroy();
     }, timeoutMs);
-    request.on('error', () => finish({ statusCode: null, error: 'connection' }));
+    const https = url.protocol === 'https:';
+    request.on('error', (err) => finish({ statusCode: null, error: https && isTlsFailure(err) ? 'tls' : 'connection' }));
     request.on('response', (response: IncomingMessage) => {
       const statusCode = response.statusCode ?? 0;
       let received = 0;
@@ -124,12 +197,25 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   const resolve = options.resolve ?? systemResolver;
   /** A claim outlives its attempt by this much; after it, a crashed process's delivery is claimed again. */
   const claimMs = timeoutMs + MINUTE_MS;
+  const shares = deliveryShares(concurrency);
   const inFlight = new Set<Promise<void>>();
-  const busy = new Map<string, number>();
-  const adjustBusy = (endpointId: string, by: number) => {
-    const count = (busy.get(endpointId) ?? 0) + by;
-    if (count > 0) busy.set(endpointId, count);
+  /** Attempts in flight per endpoint. */
+  const busy = new Map<string, WebhookEndpointBusy>();
+  /** Endpoints whose last attempt in this process failed: their account, and when the attempt ended. */
+  const failed = new Map<string, { accountId: string; at: number }>();
+  const adjustBusy = ({ endpointId, accountId }: ClaimedWebhookDelivery, by: number) => {
+    const count = (busy.get(endpointId)?.count ?? 0) + by;
+    if (count > 0) busy.set(endpointId, { accountId, count });
     else busy.delete(endpointId);
+  };
+  /** The endpoints still taken as failing at `now`, with their accounts: those quiet for longer are forgotten. */
+  const failingAt = (now: number): ReadonlyMap<string, string> => {
+    const failing = new Map<string, string>();
+    for (const [endpointId, { accountId, at }] of failed) {
+      if (at <= now - FAILING_MEMORY_MS) failed.delete(endpointId);
+      else failing.set(endpointId, accountId);
+    }
+    return failing;
   };
 
   async function attempt(delivery: ClaimedWebhookDelivery): Promise<AttemptOutcome> {
@@ -167,6 +253,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const attemptedAt = clock.now();
     const started = performance.now();
     const outcome = await attempt(delivery);
+    if (outcome.error === null) failed.delete(delivery.endpointId);
+    else failed.set(delivery.endpointId, { accountId: delivery.accountId, at: clock.now() });
     const durationMs = Math.round(performance.now() - started);
     const attempts = delivery.attempts + 1;
     const delay = RETRY_SCHEDULE_MS[attempts];
@@ -189,23 +277,37 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       logger.warn({ endpointId: delivery.endpointId, eventId: delivery.eventId, attempts }, 'a webhook delivery failed after its last attempt');
   }
 
-  /** Claims what is due and free slots allow, and starts those attempts; returns how many it started. */
+  /** Claims what is due and the shares of the free slots allow, and starts those attempts; returns how many it started. */
   async function tick(): Promise<number> {
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return 0;
-    const now = clock.now();
-    const claimed = await store.claimDue({ now, limit: free, claimUntil: now + claimMs, maxPerEndpoint: MAX_IN_FLIGHT_PER_ENDPOINT, busy });
-    for (const delivery of claimed) {
-      adjustBusy(delivery.endpointId, 1);
-      const running: Promise<void> = deliver(delivery)
-        .catch((err: unknown) => logger.error({ err, endpointId: delivery.endpointId, eventId: delivery.eventId }, 'a webhook attempt could not be recorded'))
-        .finally(() => {
-          inFlight.delete(running);
-          adjustBusy(delivery.endpointId, -1);
-        });
-      inFlight.add(running);
+    let started = 0;
+    for (;;) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) return started;
+      const now = clock.now();
+      const claimed = await store.claimDue({
+        now,
+        limit: free,
+        claimUntil: now + claimMs,
+        shares,
+        busy,
+        failing: failingAt(now),
+      });
+      for (const delivery of claimed) {
+        adjustBusy(delivery, 1);
+        const running: Promise<void> = deliver(delivery)
+          .catch((err: unknown) => logger.error({ err, endpointId: delivery.endpointId, eventId: delivery.eventId }, 'a webhook attempt could not be recorded'))
+          .finally(() => {
+            inFlight.delete(running);
+            adjustBusy(delivery, -1);
+          });
+        inFlight.add(running);
+      }
+      started += claimed.length;
+      // A claim reads a window of the earliest due deliveries. When the shares kept some of them
+      // back (an account at its share, say), later ones of other accounts may be due behind that
+      // window: claim again, with those now left out, rather than a poll later.
+      if (claimed.length === 0) return started;
     }
-    return claimed.length;
   }
 
   /** Runs attempts until nothing is due now and none is in flight (tests call it after moving the clock). */

@@ -8,6 +8,8 @@
  * It runs when an endpoint is created or changed (400 naming the rule) and again before every
  * delivery, and the delivery connects to the address that was checked, so a DNS answer that
  * changes between the check and the connection (rebinding) cannot reach an internal address.
+ * A URL given for an endpoint is also held to what it is stored as: the URL as parsed, so what is
+ * shown is what is called.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -110,4 +112,29 @@ export async function checkWebhookUrl(text: string, allowHosts: readonly string[
     }
   }
   return { ok: true, url, address: first };
+}
+
+/**
+ * C0 controls, DEL and C1 controls. The URL parser drops tabs and newlines and percent-encodes the
+ * rest, so a URL holding one would be called at another address than the text shown, and the text
+ * would reach terminals and logs as it was typed (regression: an escape sequence was stored raw).
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+const WHITESPACE = /\s/u;
+
+/**
+ * Checks a URL an account gives for an endpoint (on create and on change), for the rules of
+ * `checkWebhookUrl` and these: no control character or whitespace anywhere, and no port 0. The
+ * URL to store is the checked one's `href`: host lower-cased and in punycode, an IPv4 address in
+ * dotted decimal, the default port left out, anything else percent-encoded. Endpoints stored
+ * before these rules keep being delivered to, as `checkWebhookUrl` parses them at each attempt.
+ */
+export async function checkEndpointUrl(text: string, allowHosts: readonly string[], resolve: HostResolver = systemResolver): Promise<UrlCheck> {
+  if (CONTROL_CHARACTER.test(text))
+    return { ok: false, rule: 'must not hold control characters (a newline, a tab, an escape); percent-encode them if they belong in it', reason: 'invalid' };
+  if (URL.canParse(text) && WHITESPACE.test(text))
+    return { ok: false, rule: 'must not hold spaces or other whitespace; percent-encode them (a space is %20)', reason: 'invalid' };
+  const check = await checkWebhookUrl(text, allowHosts, resolve);
+  if (check.ok && check.url.port === '0') return { ok: false, rule: 'must not use port 0', reason: 'invalid' };
+  return check;
 }

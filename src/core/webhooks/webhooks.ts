@@ -21,7 +21,7 @@ import { newId } from '../ids.js';
 import { fetchPage, type Page } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 import { encryptWebhookSecret, newWebhookSecret } from './secrets.js';
-import { checkWebhookUrl, type HostResolver, systemResolver } from './url-guard.js';
+import { checkEndpointUrl, type HostResolver, systemResolver } from './url-guard.js';
 
 /** Endpoints one account may register: enough for every environment and tool, bounded so a key cannot fan one event out without limit. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
@@ -74,11 +74,20 @@ export interface WebhookSettings {
 
 const isoOrNull = (epochMs: number | null): string | null => (epochMs === null ? null : toIsoTimestamp(epochMs));
 
+/**
+ * The URL as deliveries call it: what a URL is stored as since endpoints are checked with
+ * `checkEndpointUrl`, and for one stored as typed before, its parsed form, so that a control
+ * character it holds never reaches a terminal or a page.
+ */
+function calledUrl(stored: string): string {
+  return URL.canParse(stored) ? new URL(stored).href : stored;
+}
+
 function endpointView(endpoint: WebhookEndpointRecord, now: number): WebhookEndpointView {
   const graceLive = endpoint.previousEncryptedSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
   return {
     id: endpoint.id,
-    url: endpoint.url,
+    url: calledUrl(endpoint.url),
     description: endpoint.description,
     events: endpoint.events,
     enabled: endpoint.enabled,
@@ -118,9 +127,11 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
   const resolve = settings.resolve ?? systemResolver;
   const missing = (id: string) => new PorchError('RESOURCE_NOT_FOUND', `No webhook endpoint with id ${id}.`);
 
-  async function requireSafeUrl(url: string): Promise<void> {
-    const check = await checkWebhookUrl(url, settings.allowHosts, resolve);
+  /** The URL to store: as parsed, so what is shown is what is called. */
+  async function requireSafeUrl(url: string): Promise<string> {
+    const check = await checkEndpointUrl(url, settings.allowHosts, resolve);
     if (!check.ok) throw new PorchError('VALIDATION_ERROR', `url: ${check.rule}.`);
+    return check.url.href;
   }
 
   async function requireEndpoint(accountId: string, id: string): Promise<WebhookEndpointRecord> {
@@ -136,14 +147,14 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
       if (!account) throw new PorchError('RESOURCE_NOT_FOUND', `No account with id ${accountId}.`);
       if (account.plan !== 'expert')
         throw new PorchError('VALIDATION_ERROR', `Webhooks are an Expert-plan feature; this account is on the ${account.plan} plan.`);
-      await requireSafeUrl(input.url);
+      const url = await requireSafeUrl(input.url);
       const now = clock.now();
       const id = newId();
       const secret = newWebhookSecret();
       const endpoint: WebhookEndpointRecord = {
         id,
         accountId,
-        url: input.url,
+        url,
         description: input.description ?? null,
         events: [...new Set(input.events)],
         enabled: input.enabled ?? true,
@@ -164,15 +175,30 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
       return (await store.webhooks.listEndpoints(accountId)).map((endpoint) => endpointView(endpoint, now));
     },
 
+    /**
+     * The account's endpoints, oldest first, paged as every list is (`limit`, and `cursor`: the
+     * last id of the page before). An account has at most ten, so the page is cut from all of them.
+     */
+    async listPage(accountId: string, request: PageRequest): Promise<Page<WebhookEndpointView>> {
+      const now = clock.now();
+      return fetchPage(
+        request,
+        async ({ limit, cursor }) => {
+          const after = (await store.webhooks.listEndpoints(accountId)).filter((endpoint) => cursor === undefined || endpoint.id > cursor);
+          return limit === undefined ? after : after.slice(0, limit);
+        },
+        (endpoint) => endpointView(endpoint, now),
+      );
+    },
+
     async get(accountId: string, id: string): Promise<WebhookEndpointView> {
       return endpointView(await requireEndpoint(accountId, id), clock.now());
     },
 
     async update(accountId: string, id: string, changes: Partial<EndpointInput>): Promise<WebhookEndpointView> {
       await requireEndpoint(accountId, id);
-      if (changes.url !== undefined) await requireSafeUrl(changes.url);
       const update: WebhookEndpointChanges = {};
-      if (changes.url !== undefined) update.url = changes.url;
+      if (changes.url !== undefined) update.url = await requireSafeUrl(changes.url);
       if (changes.events !== undefined) update.events = [...new Set(changes.events)];
       if (changes.description !== undefined) update.description = changes.description;
       if (changes.enabled !== undefined) update.enabled = changes.enabled;

@@ -3,11 +3,11 @@
  * (src/db/sqlite/webhooks.ts). Deliveries are claimed with `FOR UPDATE SKIP LOCKED`, so any
  * number of processes share the outbox without two of them sending one delivery at once.
  */
-import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { PostgresDatabase } from './open-database.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
 import { inTransaction, type PostgresTransaction } from './transaction.js';
-import { CANDIDATES_PER_SLOT, pickClaims, saturatedEndpoints } from '../webhook-claims.js';
+import { CANDIDATES_PER_SLOT, pickClaims, saturated } from '../webhook-claims.js';
 import type { ClaimedWebhookDelivery, WebhookEndpointRecord, WebhookEventRecord, WebhookEventType, WebhookRepository } from '../store.js';
 
 /**
@@ -110,29 +110,30 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
     async enqueue(event) {
       return enqueueWebhookEvents(db, [event]);
     },
-    async claimDue({ now, limit, claimUntil, maxPerEndpoint, busy }) {
-      const saturated = saturatedEndpoints({ maxPerEndpoint, busy });
-      const saturatedClause =
-        saturated.length === 0
+    async claimDue(request) {
+      const { now, limit, claimUntil } = request;
+      const full = saturated(request);
+      const notIn = (column: SQL, ids: readonly string[]) =>
+        ids.length === 0
           ? sql``
-          : sql` and d.endpoint_id not in (${sql.join(
-              saturated.map((id) => sql`${id}`),
+          : sql` and ${column} not in (${sql.join(
+              ids.map((id) => sql`${id}`),
               sql`, `,
             )})`;
       const rows = await inTransaction(db, async (tx) => {
         // Candidates are locked (SKIP LOCKED: another process's are passed over, never waited for);
         // the ones not picked are released when the transaction ends.
-        const candidates = await tx.execute<{ endpoint_id: string; event_id: string }>(sql`
-          select d.endpoint_id, d.event_id from webhook_deliveries d
+        const candidates = await tx.execute<{ endpoint_id: string; event_id: string; account_id: string }>(sql`
+          select d.endpoint_id, d.event_id, d.account_id from webhook_deliveries d
           join webhook_endpoints e on e.id = d.endpoint_id
           where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_until is null or d.claimed_until <= ${now})
-            and e.enabled and d.payload is not null${saturatedClause}
+            and e.enabled and d.payload is not null${notIn(sql`d.endpoint_id`, full.endpoints)}${notIn(sql`d.account_id`, full.accounts)}
           order by d.next_attempt_at
           limit ${limit * CANDIDATES_PER_SLOT}
           for update of d skip locked`);
         const picked = pickClaims(
-          candidates.rows.map((row) => ({ endpointId: row.endpoint_id, eventId: row.event_id })),
-          { limit, maxPerEndpoint, busy },
+          candidates.rows.map((row) => ({ endpointId: row.endpoint_id, eventId: row.event_id, accountId: row.account_id })),
+          request,
         );
         if (picked.length === 0) return [];
         const keys = sql.join(

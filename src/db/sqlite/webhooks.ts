@@ -11,7 +11,7 @@ import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './schema.js';
-import { CANDIDATES_PER_SLOT, pickClaims, saturatedEndpoints } from '../webhook-claims.js';
+import { CANDIDATES_PER_SLOT, pickClaims, saturated } from '../webhook-claims.js';
 import type {
   ClaimedWebhookDelivery,
   WebhookClaimRequest,
@@ -81,8 +81,9 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
     ),
   );
 
-  const claim = immediateTransaction(db, ({ now, limit, claimUntil, maxPerEndpoint, busy }: WebhookClaimRequest): ClaimedWebhookDelivery[] => {
-    const saturated = saturatedEndpoints({ maxPerEndpoint, busy });
+  const claim = immediateTransaction(db, (request: WebhookClaimRequest): ClaimedWebhookDelivery[] => {
+    const { now, limit, claimUntil } = request;
+    const full = saturated(request);
     const rows = db
       .select({
         delivery: webhookDeliveries,
@@ -100,7 +101,8 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
           sql`(${webhookDeliveries.claimedUntil} is null or ${webhookDeliveries.claimedUntil} <= ${now})`,
           eq(webhookEndpoints.enabled, true),
           sql`${webhookDeliveries.payload} is not null`,
-          saturated.length === 0 ? undefined : notInArray(webhookDeliveries.endpointId, saturated),
+          full.endpoints.length === 0 ? undefined : notInArray(webhookDeliveries.endpointId, full.endpoints),
+          full.accounts.length === 0 ? undefined : notInArray(webhookDeliveries.accountId, full.accounts),
         ),
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
@@ -108,8 +110,8 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
       .all();
     const claimed: ClaimedWebhookDelivery[] = [];
     const picked = pickClaims(
-      rows.map((row) => ({ ...row, endpointId: row.delivery.endpointId })),
-      { limit, maxPerEndpoint, busy },
+      rows.map((row) => ({ ...row, endpointId: row.delivery.endpointId, accountId: row.delivery.accountId })),
+      request,
     );
     for (const row of picked) {
       const { delivery } = row;

@@ -26,18 +26,18 @@ afterEach(async () => {
   await receiver.close();
 });
 
-/** One endpoint at the receiver under `host` with a `credits.low` event queued for it; returns what the test checks. */
-async function queuedDelivery(host: string, previousEncryptedSecret: (endpointId: string) => string | null = () => null) {
+/** One endpoint at the receiver (`target`, by default the plain http one) under `host` with a `credits.low` event queued for it; returns what the test checks. */
+async function queuedDelivery(host: string, previousEncryptedSecret: (endpointId: string) => string | null = () => null, target = receiver) {
   const { accountId } = await harness.createAccount();
   const endpointId = newId();
   const secret = newWebhookSecret();
-  const port = new URL(receiver.url).port;
+  const { port, protocol } = new URL(target.url);
   const previous = previousEncryptedSecret(endpointId);
   await harness.store.webhooks.insertEndpointIfBelowLimit({
     endpoint: {
       id: endpointId,
       accountId,
-      url: `http://${host}:${port}/in`,
+      url: `${protocol}//${host}:${port}/in`,
       description: null,
       events: ['credits.low'],
       enabled: true,
@@ -98,4 +98,17 @@ it('signs with the current secret when the previous one was sealed under another
   verifyReceived(request, secret);
   expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(1);
   expect(await harness.store.webhooks.findDelivery({ accountId, id: endpointId, eventId })).toMatchObject({ status: 'succeeded' });
+});
+
+it('an https receiver whose certificate is not trusted is logged as tls, apart from connection failures (regression: both were connection)', async () => {
+  const untrusted = await startWebhookReceiver({ tls: 'self-signed' });
+  try {
+    const { accountId, endpointId, eventId } = await queuedDelivery('127.0.0.1', () => null, untrusted);
+    await worker(['127.0.0.1']).drain();
+    expect(untrusted.received).toEqual([]);
+    const delivery = await harness.store.webhooks.findDelivery({ accountId, id: endpointId, eventId });
+    expect(delivery).toMatchObject({ status: 'pending', lastStatusCode: null, lastError: 'tls' });
+  } finally {
+    await untrusted.close();
+  }
 });
