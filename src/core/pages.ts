@@ -28,6 +28,20 @@ export async function fetchPage<Row extends { id: string }, Item>(
 }
 
 /**
+ * A page of a short list read whole, oldest first (an account's keys, connected apps, webhook
+ * endpoints), paged as every list is: the items after `cursor` (the last id of the page before;
+ * ids grow with time, so a cursor whose item has gone still says where to go on), at most `limit`.
+ */
+export function pageOfOrdered<Item extends { id: string }>(items: readonly Item[], page: PageRequest): Promise<Page<Item>> {
+  const { cursor } = page;
+  const rowsAfter = async ({ limit }: PageRequest): Promise<Item[]> => {
+    const after = cursor === undefined ? [...items] : items.filter((item) => item.id > cursor);
+    return limit === undefined ? after : after.slice(0, limit);
+  };
+  return fetchPage(page, rowsAfter, (item) => item);
+}
+
+/**
  * Rows a door may hold at once while it writes a long list: a page of the largest cards (100,000
  * characters each) stays a few megabytes, and a page of small ones still costs one query per
  * fifty items, which is a small share of serialising them.

@@ -1,14 +1,15 @@
 import { requireAccountHolder } from '../core/access/caller.js';
+import { pageOfOrdered } from '../core/pages.js';
 import { toIsoTimestamp } from '../core/views.js';
 import { defineKeyedOperation } from './operation.js';
-import { listOf } from './schemas.js';
+import { listOf, pageQuery } from './schemas.js';
 import { ACCOUNT_HOLDER_ONLY, connectedAppSchema, keyScopes } from './self-service-schemas.js';
 
 export const listConnectedApps = defineKeyedOperation({
   name: 'list_connected_apps',
   title: 'List connected apps',
   description:
-    'Lists the apps (MCP hosts) connected to the account with OAuth and not revoked, oldest first: name, client id, granted scopes, when connected and last used (minute precision). Their tokens act like an API key of the account with these scopes; they never appear in list_keys.',
+    'Lists the apps (MCP hosts) connected to the account with OAuth and not revoked, oldest first: name, client id, granted scopes, when connected and last used (minute precision). Their tokens act like an API key of the account with these scopes; they never appear in list_keys. Page with limit and cursor.',
   method: 'GET',
   path: '/connected-apps',
   tag: 'Keys',
@@ -16,8 +17,9 @@ export const listConnectedApps = defineKeyedOperation({
   successStatus: 200,
   scopes: keyScopes,
   refuses: ACCOUNT_HOLDER_ONLY,
+  query: pageQuery,
   output: listOf(connectedAppSchema, 'connected apps', 'oldest first'),
-  run: async (_input, { core, caller }) => {
+  run: async (query, { core, caller }) => {
     requireAccountHolder(caller, "list an account's connected apps");
     const apps = await core.oauth.listConnectedApps(caller.account.id);
     const items = apps.map((app) => ({
@@ -28,6 +30,6 @@ export const listConnectedApps = defineKeyedOperation({
       connected_at: toIsoTimestamp(app.connectedAt),
       last_used_at: app.lastUsedAt === null ? null : toIsoTimestamp(app.lastUsedAt),
     }));
-    return { items, count: items.length };
+    return pageOfOrdered(items, query);
   },
 });

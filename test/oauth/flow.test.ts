@@ -522,6 +522,9 @@ describe('connected apps', () => {
     expect(listed.body.data.items).toEqual([
       expect.objectContaining({ name: 'Test Host', scopes: ['read:workflow', 'execute:workflow'], last_used_at: expect.any(String) }),
     ]);
+    // Paged as every list is (regression: limit and cursor were ignored).
+    const paged = await harness.api<{ count: number; next_cursor: string | null }>('GET', '/connected-apps?limit=1', { key });
+    expect(paged.body.data).toMatchObject({ count: 1, next_cursor: null });
     // Never among the keys.
     const keys = await harness.api<{ items: Array<{ name: string }> }>('GET', '/keys', { key });
     expect(keys.body.data.items.map((item) => item.name)).not.toContain('Test Host');

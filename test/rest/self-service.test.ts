@@ -109,6 +109,24 @@ describe('own keys', () => {
     expect(listed.body.data.items.map((item) => item.name)).toEqual(['API key', 'CI']);
   });
 
+  it('pages the keys with limit and cursor, oldest first (regression: both were ignored)', async () => {
+    const { key } = await holder(['manage:keys', 'api:sanitiser']);
+    for (const name of ['one', 'two', 'three']) {
+      expect((await harness.api('POST', '/keys', { key, body: { name, scopes: ['api:sanitiser'] } })).status).toBe(201);
+    }
+    type KeyPage = { items: OwnKey[]; count: number; next_cursor?: string | null };
+    const first = await harness.api<KeyPage>('GET', '/keys?limit=2', { key });
+    expect(first.status, describeResponse(first)).toBe(200);
+    expect(first.body.data.items.map((item) => item.name)).toEqual(['API key', 'one']);
+    const second = await harness.api<KeyPage>('GET', `/keys?limit=2&cursor=${first.body.data.next_cursor}`, { key });
+    expect(second.body.data).toMatchObject({ count: 2, next_cursor: null });
+    expect(second.body.data.items.map((item) => item.name)).toEqual(['two', 'three']);
+    const whole = await harness.api<KeyPage>('GET', '/keys', { key });
+    expect(whole.body.data.count).toBe(4);
+    expect(whole.body.data).not.toHaveProperty('next_cursor');
+    expect((await harness.api('GET', '/keys?limit=0', { key })).status).toBe(400);
+  });
+
   it('never creates a key with a scope the calling key lacks, naming it', async () => {
     const { key } = await holder(['manage:keys', 'api:sanitiser']);
     const response = await harness.api('POST', '/keys', { key, body: { scopes: ['api:sanitiser', 'api:judge', 'read:usage'] } });

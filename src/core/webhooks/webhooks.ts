@@ -18,7 +18,7 @@ import type { Clock } from '../clock.js';
 import { TOKENS_PER_CREDIT } from '../credits/credits.js';
 import { PorchError } from '../errors.js';
 import { newId } from '../ids.js';
-import { fetchPage, type Page } from '../pages.js';
+import { fetchPage, type Page, pageOfOrdered } from '../pages.js';
 import { toIsoTimestamp } from '../views.js';
 import { encryptWebhookSecret, newWebhookSecret } from './secrets.js';
 import { checkEndpointUrl, type HostResolver, systemResolver } from './url-guard.js';
@@ -181,13 +181,9 @@ export function createWebhookService(store: Store, clock: Clock, secretKey: Buff
      */
     async listPage(accountId: string, request: PageRequest): Promise<Page<WebhookEndpointView>> {
       const now = clock.now();
-      return fetchPage(
+      return pageOfOrdered(
+        (await store.webhooks.listEndpoints(accountId)).map((endpoint) => endpointView(endpoint, now)),
         request,
-        async ({ limit, cursor }) => {
-          const after = (await store.webhooks.listEndpoints(accountId)).filter((endpoint) => cursor === undefined || endpoint.id > cursor);
-          return limit === undefined ? after : after.slice(0, limit);
-        },
-        (endpoint) => endpointView(endpoint, now),
       );
     },
 
