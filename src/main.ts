@@ -34,6 +34,7 @@ import { livenessRoute, metricsRoute, readinessRoute, startMetricsServer, type M
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { timeStoreTransactions } from './observability/store-timing.js';
 import { createTracing, FINAL_FLUSH_MS } from './observability/tracing.js';
+import { createBackgroundFailureLog } from './core/store-outage-log.js';
 
 export interface Application {
   core: Core;
@@ -149,7 +150,8 @@ export async function createApplication(config: Config, options: ApplicationOpti
   const clock = options.clock ?? systemClock;
   const openedStore = await createStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
-    onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; it will be replaced'),
+    // Dropped by a database that went away, every idle connection fails at once.
+    onIdleError: createBackgroundFailureLog(logger, 'an idle database connection failed; it will be replaced', { throttled: () => true }),
     pendingMigrations: options.pendingMigrations,
   });
   const store = timeStoreTransactions(openedStore, metrics.storeTransaction);

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { AccruedCharging, InstanceRepository } from '../db/store.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
+import { createBackgroundFailureLog } from './store-outage-log.js';
 
 /**
  * How long a process counts as alive after its last renewal. Long enough that a busy event loop
@@ -63,6 +64,7 @@ export function createInstance({
   accruedCharging: () => AccruedCharging;
 }): Instance {
   const id = newId();
+  const logRenewalFailure = createBackgroundFailureLog(logger, 'could not renew this process lease; retrying shortly', { level: 'warn' });
   let registered: Promise<string> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let retired = false;
@@ -92,7 +94,7 @@ export function createInstance({
           if (!retired) schedule(renewalPeriodMs);
         },
         (err: unknown) => {
-          logger.warn({ err }, 'could not renew this process lease; retrying shortly');
+          logRenewalFailure(err);
           if (!retired) schedule(Math.min(RETRY_AFTER_FAILURE_MS, renewalPeriodMs));
         },
       );

@@ -34,6 +34,7 @@ import { type Telemetry, traceHeadersOf } from '../telemetry/telemetry.js';
 import { runFinishedEvents } from '../webhooks/events.js';
 import { cancelledResult, failedResult, outcomeColumns, type RunOutcome } from './run-recorder.js';
 import { requireRunScope } from './runs.js';
+import { createBackgroundFailureLog } from '../store-outage-log.js';
 
 /** A run cut off by a stopped process is tried this many times in all, then failed. */
 export const MAX_RUN_ATTEMPTS = 2;
@@ -129,6 +130,7 @@ const interruptedTwice = () =>
   );
 
 export function createRunQueue({ store, authenticator, lifecycle, ai, instance, clock, logger, deferredWrites, telemetry, settings }: RunQueueDependencies) {
+  const logClaimFailure = createBackgroundFailureLog(logger, 'could not claim queued runs; retrying at the next poll');
   const active = new Map<string, ActiveRun>();
   let executor: QueuedRunExecutor | null = null;
   let poller: NodeJS.Timeout | null = null;
@@ -345,7 +347,7 @@ export function createRunQueue({ store, authenticator, lifecycle, ai, instance, 
         }
       } while (pumpAgain && executor !== null);
     })()
-      .catch((err: unknown) => logger.error({ err }, 'could not claim queued runs; retrying at the next poll'))
+      .catch(logClaimFailure)
       .finally(() => {
         pumping = null;
       });

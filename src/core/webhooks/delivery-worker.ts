@@ -22,6 +22,7 @@ import { Webhook } from 'standardwebhooks';
 import type { ClaimedWebhookDelivery, WebhookClaimShares, WebhookEndpointBusy, WebhookRepository } from '../../db/store.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
+import { createBackgroundFailureLog } from '../store-outage-log.js';
 import { decryptWebhookSecret } from './secrets.js';
 import { checkWebhookUrl, type HostResolver, type ResolvedAddress, systemResolver } from './url-guard.js';
 
@@ -194,6 +195,7 @@ function post(url: URL, address: ResolvedAddress, headers: Record<string, string
 
 export function createWebhookWorker(options: WebhookWorkerOptions) {
   const { store, clock, logger, secretKey, allowHosts, timeoutMs, concurrency } = options;
+  const logPollFailure = createBackgroundFailureLog(logger, 'webhook delivery poll failed');
   const resolve = options.resolve ?? systemResolver;
   /** A claim outlives its attempt by this much; after it, a crashed process's delivery is claimed again. */
   const claimMs = timeoutMs + MINUTE_MS;
@@ -329,7 +331,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     start(intervalMs: number): void {
       if (timer !== null) return;
       timer = setInterval(() => {
-        tick().catch((err: unknown) => logger.error({ err }, 'webhook delivery poll failed'));
+        tick().catch(logPollFailure);
       }, intervalMs);
       timer.unref();
     },
