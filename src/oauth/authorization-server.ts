@@ -221,9 +221,13 @@ export function createAuthorizationServer({ core, secretKey }: { core: Core; sec
   /**
    * Counts a metadata document's fetch as a registration from the request's client address
    * (Express's, which oidc-provider's context carries); refused beyond the limit with OAuth's
-   * `temporarily_unavailable` and 429, which the error page shows.
+   * `temporarily_unavailable` and 429, which the error page shows. A fetch outside oidc-provider's
+   * routes has no context: the consent page's, after the document it holds lapsed (30 s without
+   * `Cache-Control`), for an authorization that counted it already; it is not counted (review:
+   * reading the address of no request answered the consent page 500).
    */
-  async function countDocumentFetch(ctx: KoaContextWithOIDC): Promise<void> {
+  async function countDocumentFetch(ctx: KoaContextWithOIDC | undefined): Promise<void> {
+    if (ctx === undefined) return;
     try {
       await core.oauth.countRegistration((ctx.req as Request).ip ?? 'unknown');
     } catch (err) {

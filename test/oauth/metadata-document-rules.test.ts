@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REGISTRATION_LIMITS } from '../../src/core/access/oauth.js';
+import { signedInBrowser } from '../helpers/console-browser.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
 /** A public address, as Porch requires of a document's host; nothing is sent to it. */
@@ -151,5 +152,29 @@ describe('a client ID metadata document', () => {
       body: JSON.stringify({ client_name: 'Host', redirect_uris: ['http://127.0.0.1:6274/cb'], token_endpoint_auth_method: 'none' }),
     });
     expect(registered.status).toBe(429);
+  });
+
+  it('opens the consent page after the document it holds lapsed, fetching it again (review: 500 once 30 s had passed)', async () => {
+    const { browser } = await signedInBrowser(harness);
+    const clientId = serve('slow-reader', {});
+    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'https://app.example/callback',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    });
+    const started = await browser.get(`/oauth/authorize?${query}`);
+    expect(started.status, started.html).toBe(303);
+    const consentPath = new URL(started.location ?? '', harness.url).pathname;
+    expect((await browser.get(consentPath)).status).toBe(200);
+    // The person reads the page for 31 s: without Cache-Control, oidc-provider holds a document 30 s.
+    const now = Date.now();
+    vi.spyOn(Date, 'now').mockReturnValue(now + 31_000);
+    const later = await browser.get(consentPath);
+    expect(later.status, later.html.slice(0, 300)).toBe(200);
+    expect(fetched).toEqual([clientId, clientId]);
   });
 });
