@@ -220,13 +220,23 @@ export function createSanitiserService(store: Store, clock: Clock) {
         throw new PorchError('VALIDATION_ERROR', 'A change to a custom rule must set enabled, severity or both.');
       }
       await requireOrganisation(organisationId);
-      const record = (await store.sanitiserRules.list(organisationId)).find((candidate) => candidate.kind === 'custom' && candidate.ruleId === ruleId);
-      if (record === undefined) {
-        throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no custom rule "${ruleId.slice(0, 80)}"; "porch sanitiser rule add" adds one.`);
-      }
       const { validateCustomRule } = await loadEngine();
-      const rule = validateCustomRule({ ...(record.definition as CustomRuleDefinition), ...changes });
-      return save(organisationId, 'custom', rule.rule_id, rule);
+      // Written against the rules version it was read at, as an add is: a rule removed meanwhile is
+      // not brought back, past the caps (review: a change racing a remove and an add made 201 rules,
+      // and every scan of the organisation failed from then on).
+      for (let attempt = 1; ; attempt += 1) {
+        const version = await store.sanitiserRules.version(organisationId);
+        const record = (await store.sanitiserRules.list(organisationId)).find((candidate) => candidate.kind === 'custom' && candidate.ruleId === ruleId);
+        if (record === undefined) {
+          throw new PorchError('RESOURCE_NOT_FOUND', `The organisation has no custom rule "${ruleId.slice(0, 80)}"; "porch sanitiser rule add" adds one.`);
+        }
+        const rule = validateCustomRule({ ...(record.definition as CustomRuleDefinition), ...changes });
+        const saved = await save(organisationId, 'custom', rule.rule_id, rule, version);
+        if (saved !== null) return saved;
+        if (attempt === MAX_RULE_WRITE_ATTEMPTS) {
+          throw new PorchError('CONFLICT', "The organisation's sanitiser rules kept changing while this rule was being changed; try again.");
+        }
+      }
     },
 
     /**

@@ -298,6 +298,36 @@ describe('the sanitiser service behind `porch sanitiser rule`', () => {
     expect((await sanitiser.listRules(organisation)).filter((listed) => listed.kind === 'custom')).toHaveLength(MAX_CUSTOM_RULES);
   });
 
+  it('does not bring back a rule removed while it was being changed (review: a change racing a remove and an add made 201 rules)', async () => {
+    const sanitiser = application.core.sanitiser;
+    const account = await application.core.accounts.createAccount({ email: 'rules-changed-meanwhile@example.com', plan: 'expert', credits: 0 });
+    const organisation = account.organisation_id;
+    const rule = (index: number) => keywordRule([`codename${index}`], { rule_id: `custom.codename-${index}` });
+    for (let index = 0; index < MAX_CUSTOM_RULES; index += 1) await sanitiser.addCustomRule(organisation, rule(index));
+    // Another admin removes the rule and adds another between this change's read and its write.
+    const rules = application.store.sanitiserRules;
+    const list = rules.list.bind(rules);
+    let meanwhile = true;
+    rules.list = async (organisationId) => {
+      const listed = await list(organisationId);
+      if (meanwhile) {
+        meanwhile = false;
+        await sanitiser.removeRule(organisation, 'custom.codename-0');
+        await sanitiser.addCustomRule(organisation, rule(MAX_CUSTOM_RULES));
+      }
+      return listed;
+    };
+    try {
+      expect(await failure(sanitiser.setRule(organisation, 'custom.codename-0', { severity: 'block' }))).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+    } finally {
+      rules.list = list;
+    }
+    const custom = (await sanitiser.listRules(organisation)).filter((listed) => listed.kind === 'custom');
+    expect(custom).toHaveLength(MAX_CUSTOM_RULES);
+    expect(custom.map((listed) => listed.rule_id)).not.toContain('custom.codename-0');
+    expect((await sanitiser.scan(organisation, `hello codename${MAX_CUSTOM_RULES}`)).findings).toHaveLength(1);
+  });
+
   it('says that an organisation does not exist rather than that it has no such rule', async () => {
     const sanitiser = application.core.sanitiser;
     expect(await failure(sanitiser.removeRule(missingOrganisation, 'custom.codename'))).toEqual({
