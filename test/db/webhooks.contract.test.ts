@@ -277,6 +277,26 @@ describeEachEngine('webhook storage', (engine, definition) => {
     expect(claimed.map((delivery) => delivery.endpointId)).toEqual([answering.id]);
   });
 
+  it('a claim leaving out more failing endpoints than a statement takes parameters still claims the others (regression: past 65,535 ids PostgreSQL refused the claim and no webhook was delivered)', async () => {
+    const { store } = engine();
+    const { account: failingAccount } = await createAccount(store);
+    const failingEndpoint = await addEndpoint(store, endpointRecord(failingAccount.id));
+    const { account: healthyAccount } = await createAccount(store);
+    const healthy = await addEndpoint(store, endpointRecord(healthyAccount.id));
+    await store.webhooks.enqueue(eventRecord(failingAccount.id));
+    await store.webhooks.enqueue(eventRecord(healthyAccount.id, 'run.completed', T0 + 1));
+    // The failing share is full (one attempt in flight), so every endpoint remembered as failing is
+    // left out: more of them than SQLite (32,766) or PostgreSQL (65,535) take parameters.
+    const busyFailing: [string, WebhookEndpointBusy] = [newId(), { accountId: newId(), count: 1 }];
+    const failing = new Map([
+      [failingEndpoint.id, failingAccount.id],
+      [busyFailing[0], busyFailing[1].accountId],
+    ]);
+    for (let index = 0; index < 70_000; index++) failing.set(newId(), newId());
+    const claimed = await store.webhooks.claimDue(claimRequest(T0 + 1, 4, { shares: { failing: 1 }, busy: new Map([busyFailing]), failing }));
+    expect(claimed.map((delivery) => delivery.endpointId)).toEqual([healthy.id]);
+  });
+
   it('credits.low is written only by the settlement that takes the balance across the threshold', async () => {
     const { store } = engine();
     const { account } = await createAccount(store, 10_000);

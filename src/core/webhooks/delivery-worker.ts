@@ -63,10 +63,49 @@ export function deliveryShares(concurrency: number): WebhookClaimShares {
 
 /**
  * How long a process remembers that an endpoint's last attempt failed when it makes no attempt
- * there: the longest wait of the schedule, so an endpoint with a retry pending is still known when
- * the retry is due, while the memory of endpoints gone quiet (or deleted) is let go.
+ * there: twice the longest wait of the schedule. A retry falls due that wait after the attempt
+ * ended and is claimed at a poll after, later still while the slots are taken, so the endpoint must
+ * still be known then (regression: remembered for exactly the longest wait, a dead endpoint was
+ * forgotten as its 10-hour retries fell due and got its full share back for its last attempts).
+ * The memory of endpoints gone quiet (or deleted) is let go.
  */
-const FAILING_MEMORY_MS = Math.max(...RETRY_SCHEDULE_MS);
+const FAILING_MEMORY_MS = 2 * Math.max(...RETRY_SCHEDULE_MS);
+
+/**
+ * Endpoints a process remembers as failing, at most: the one whose attempt failed longest ago is
+ * let go first, so the memory stays bounded however many receivers fail. An endpoint let go is
+ * taken as answering until an attempt to it fails again; its account's share still bounds it.
+ */
+export const MAX_REMEMBERED_FAILING = 10_000;
+
+/** What a process remembers of the endpoints whose last attempt in it failed, until one succeeds. */
+export function createFailingEndpointMemory() {
+  /** By endpoint id, their account and when the attempt ended; the one that failed longest ago first. */
+  const failed = new Map<string, { accountId: string; at: number }>();
+  return {
+    /** An attempt to the endpoint ended at `at` and failed. */
+    recordFailure(endpointId: string, accountId: string, at: number): void {
+      // Set again at the end, so that the map stays ordered by when the endpoint last failed.
+      failed.delete(endpointId);
+      failed.set(endpointId, { accountId, at });
+      const oldest = failed.keys().next();
+      if (failed.size > MAX_REMEMBERED_FAILING && oldest.done !== true) failed.delete(oldest.value);
+    },
+    /** An attempt to the endpoint succeeded. */
+    recordSuccess(endpointId: string): void {
+      failed.delete(endpointId);
+    },
+    /** The endpoints still taken as failing at `now`, with their accounts: those quiet for longer are forgotten. */
+    failingAt(now: number): ReadonlyMap<string, string> {
+      const failing = new Map<string, string>();
+      for (const [endpointId, { accountId, at }] of failed) {
+        if (at <= now - FAILING_MEMORY_MS) failed.delete(endpointId);
+        else failing.set(endpointId, accountId);
+      }
+      return failing;
+    },
+  };
+}
 
 /** Bytes of a receiver's answer read before the connection is dropped: the body is never used. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -203,21 +242,12 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   const inFlight = new Set<Promise<void>>();
   /** Attempts in flight per endpoint. */
   const busy = new Map<string, WebhookEndpointBusy>();
-  /** Endpoints whose last attempt in this process failed: their account, and when the attempt ended. */
-  const failed = new Map<string, { accountId: string; at: number }>();
+  /** Endpoints whose last attempt in this process failed. */
+  const failed = createFailingEndpointMemory();
   const adjustBusy = ({ endpointId, accountId }: ClaimedWebhookDelivery, by: number) => {
     const count = (busy.get(endpointId)?.count ?? 0) + by;
     if (count > 0) busy.set(endpointId, { accountId, count });
     else busy.delete(endpointId);
-  };
-  /** The endpoints still taken as failing at `now`, with their accounts: those quiet for longer are forgotten. */
-  const failingAt = (now: number): ReadonlyMap<string, string> => {
-    const failing = new Map<string, string>();
-    for (const [endpointId, { accountId, at }] of failed) {
-      if (at <= now - FAILING_MEMORY_MS) failed.delete(endpointId);
-      else failing.set(endpointId, accountId);
-    }
-    return failing;
   };
 
   async function attempt(delivery: ClaimedWebhookDelivery): Promise<AttemptOutcome> {
@@ -255,8 +285,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const attemptedAt = clock.now();
     const started = performance.now();
     const outcome = await attempt(delivery);
-    if (outcome.error === null) failed.delete(delivery.endpointId);
-    else failed.set(delivery.endpointId, { accountId: delivery.accountId, at: clock.now() });
+    if (outcome.error === null) failed.recordSuccess(delivery.endpointId);
+    else failed.recordFailure(delivery.endpointId, delivery.accountId, clock.now());
     const durationMs = Math.round(performance.now() - started);
     const attempts = delivery.attempts + 1;
     const delay = RETRY_SCHEDULE_MS[attempts];
@@ -280,7 +310,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   }
 
   /** Claims what is due and the shares of the free slots allow, and starts those attempts; returns how many it started. */
-  async function tick(): Promise<number> {
+  async function claimAndStart(): Promise<number> {
     let started = 0;
     for (;;) {
       const free = concurrency - inFlight.size;
@@ -292,7 +322,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         claimUntil: now + claimMs,
         shares,
         busy,
-        failing: failingAt(now),
+        failing: failed.failingAt(now),
       });
       for (const delivery of claimed) {
         adjustBusy(delivery, 1);
@@ -310,6 +340,28 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       // window: claim again, with those now left out, rather than a poll later.
       if (claimed.length === 0) return started;
     }
+  }
+
+  /**
+   * The tick running now, if any. Ticks run one at a time: a tick shares out the slots free when it
+   * starts and counts its claims only once they come back, so a second tick started meanwhile
+   * would claim its full amount again (regression: three overlapping ticks started 8 attempts to
+   * one endpoint whose share is 4).
+   */
+  let ticking: Promise<number> | null = null;
+
+  /**
+   * Claims what is due and the shares of the free slots allow, and starts those attempts, once a
+   * tick already running has ended; returns how many it started.
+   */
+  async function tick(): Promise<number> {
+    // The running tick's own caller gets its outcome; this one only waits for it to end.
+    while (ticking !== null) await ticking.catch(() => undefined);
+    const running = claimAndStart().finally(() => {
+      ticking = null;
+    });
+    ticking = running;
+    return running;
   }
 
   /** Runs attempts until nothing is due now and none is in flight (tests call it after moving the clock). */
@@ -331,14 +383,18 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     start(intervalMs: number): void {
       if (timer !== null) return;
       timer = setInterval(() => {
+        // A tick that outlasts the interval (a slow database) is left to finish rather than queued behind.
+        if (ticking !== null) return;
         tick().catch(logPollFailure);
       }, intervalMs);
       timer.unref();
     },
-    /** Stops polling and waits for the attempts in flight (each ends by its timeout). */
+    /** Stops polling and waits for the tick running, then for the attempts in flight (each ends by its timeout). */
     async stop(): Promise<void> {
       if (timer !== null) clearInterval(timer);
       timer = null;
+      // Whoever started the tick has its failure; stopping only waits for the attempts it started.
+      if (ticking !== null) await ticking.catch(() => undefined);
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -113,13 +113,11 @@ export function createWebhookRepository(db: PostgresDatabase): WebhookRepository
     async claimDue(request) {
       const { now, limit, claimUntil } = request;
       const full = saturated(request);
-      const notIn = (column: SQL, ids: readonly string[]) =>
-        ids.length === 0
-          ? sql``
-          : sql` and ${column} not in (${sql.join(
-              ids.map((id) => sql`${id}`),
-              sql`, `,
-            )})`;
+      // The ids are one array parameter (`sql.param`: drizzle would bind each element of a bare
+      // array as a parameter of its own), so the statement stays the same size however many
+      // endpoints are left out (regression: past 65,535 ids PostgreSQL refused it, and no webhook
+      // was delivered).
+      const notIn = (column: SQL, ids: readonly string[]) => (ids.length === 0 ? sql`` : sql` and ${column} <> all(${sql.param(ids)}::text[])`);
       const rows = await inTransaction(db, async (tx) => {
         // Candidates are locked (SKIP LOCKED: another process's are passed over, never waited for);
         // the ones not picked are released when the transaction ends.

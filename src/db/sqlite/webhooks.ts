@@ -6,7 +6,8 @@
  * written exactly when what it reports is. It is one INSERT ... SELECT per event over the
  * account's endpoints (an index probe that finds nothing for an account without any).
  */
-import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { PorchDatabase } from './open-database.js';
 import { immediateTransaction } from './immediate-transaction.js';
 import { onFirstUse } from './on-first-use.js';
@@ -81,6 +82,14 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
     ),
   );
 
+  /**
+   * The ids as one JSON parameter, so the statement stays the same size however many endpoints a
+   * claim leaves out (regression: with a parameter each, a long list of failing endpoints went
+   * past SQLite's limit on parameters, and no webhook was delivered).
+   */
+  const notAmong = (column: SQLiteColumn, ids: readonly string[]) =>
+    ids.length === 0 ? undefined : sql`${column} not in (select value from json_each(${JSON.stringify(ids)}))`;
+
   const claim = immediateTransaction(db, (request: WebhookClaimRequest): ClaimedWebhookDelivery[] => {
     const { now, limit, claimUntil } = request;
     const full = saturated(request);
@@ -101,8 +110,8 @@ export function createWebhookRepository(db: PorchDatabase): WebhookRepository {
           sql`(${webhookDeliveries.claimedUntil} is null or ${webhookDeliveries.claimedUntil} <= ${now})`,
           eq(webhookEndpoints.enabled, true),
           sql`${webhookDeliveries.payload} is not null`,
-          full.endpoints.length === 0 ? undefined : notInArray(webhookDeliveries.endpointId, full.endpoints),
-          full.accounts.length === 0 ? undefined : notInArray(webhookDeliveries.accountId, full.accounts),
+          notAmong(webhookDeliveries.endpointId, full.endpoints),
+          notAmong(webhookDeliveries.accountId, full.accounts),
         ),
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))

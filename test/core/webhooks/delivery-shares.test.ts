@@ -2,12 +2,14 @@
  * How a process shares its delivery slots (docs/webhooks.md, "Retries and the delivery log"): an
  * endpoint whose last attempt failed has one attempt in flight at a time until one succeeds, and
  * the failing endpoints of all accounts together hold at most half of the slots, so a healthy
- * endpoint's delivery starts at once however many receivers hang. Real receivers on 127.0.0.1;
- * what a tick claims is checked, so no test waits on more timeouts than it needs.
+ * endpoint's delivery starts at once however many receivers hang. Ticks run one at a time, so
+ * overlapping ones keep the shares too, and a failing endpoint is remembered past its retries'
+ * longest wait, within a bounded memory. Real receivers on 127.0.0.1; what a tick claims is
+ * checked, so no test waits on more timeouts than it needs.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { newId } from '../../../src/core/ids.js';
-import { createWebhookWorker, RETRY_SCHEDULE_MS } from '../../../src/core/webhooks/delivery-worker.js';
+import { createFailingEndpointMemory, createWebhookWorker, MAX_REMEMBERED_FAILING, RETRY_SCHEDULE_MS } from '../../../src/core/webhooks/delivery-worker.js';
 import { encryptWebhookSecret, newWebhookSecret } from '../../../src/core/webhooks/secrets.js';
 import type { WebhookEventType } from '../../../src/db/store.js';
 import { createSilentLogger } from '../../../src/logger.js';
@@ -24,6 +26,7 @@ beforeEach(async () => {
   receivers = [];
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await harness.close();
   for (const receiver of receivers) await receiver.close();
 });
@@ -148,4 +151,53 @@ it("an account's failing endpoints hold at most half of its share, so its endpoi
   expect((await healthy.nextRequest()).headers['webhook-id']).toBe(eventId);
   await deliveries.drain();
   expect(await harness.store.webhooks.findDelivery({ accountId, id: answering, eventId })).toMatchObject({ status: 'succeeded' });
+});
+
+it('polls and ticks that overlap run one at a time, so together they keep the shares (regression: three overlapping ticks started 8 attempts to one endpoint whose share is 4)', async () => {
+  const stuck = await receiver();
+  stuck.respondWith({ kind: 'hang' });
+  const { queue } = await accountWithEndpoint(`${stuck.url}/in`);
+  for (let index = 0; index < 8; index++) await queue();
+  const deliveries = worker(16, 300);
+  // Only the poll's interval is faked: the attempts' timeouts and sockets stay real.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  deliveries.start(1_000);
+  // Three polls fall due before the first one's claim has come back, and two ticks are called meanwhile.
+  vi.advanceTimersByTime(3_000);
+  expect(await Promise.all([deliveries.tick(), deliveries.tick()]), "the first poll took the endpoint's share").toEqual([0, 0]);
+  expect(deliveries.inFlight(), 'an endpoint not known to fail takes up to four slots').toBe(4);
+  await deliveries.stop();
+  expect(stuck.received).toHaveLength(4);
+});
+
+it('an endpoint that keeps failing is still known when its 10-hour retries fall due, so it gets one slot for its last attempts (regression: forgotten just then, it got four)', async () => {
+  const hooks = await receiver();
+  hooks.respondWith({ kind: 'status', status: 500 });
+  const { queue } = await accountWithEndpoint(`${hooks.url}/in`);
+  for (let index = 0; index < 4; index++) await queue();
+  const deliveries = worker(16, 2_000);
+  await deliveries.drain();
+  // Attempts 2 to 6 of each delivery, each round due after its wait of the schedule: all fail.
+  for (const waitMs of RETRY_SCHEDULE_MS.slice(1, 6)) {
+    harness.clock.advance(waitMs);
+    await deliveries.drain();
+  }
+  expect(hooks.received).toHaveLength(24);
+
+  harness.clock.advance(RETRY_SCHEDULE_MS[6] ?? 0);
+  expect(await deliveries.tick(), 'four seventh attempts are due, but a failing endpoint gets one attempt at a time').toBe(1);
+  await deliveries.drain();
+  expect(hooks.received).toHaveLength(28);
+});
+
+it('remembers at most the endpoints that failed most recently, letting go of the one that failed longest ago first', () => {
+  const memory = createFailingEndpointMemory();
+  const now = harness.clock.now();
+  for (let index = 0; index < MAX_REMEMBERED_FAILING; index++) memory.recordFailure(`endpoint-${index}`, 'account', now);
+  // Failing again makes endpoint-0 the most recent: endpoint-1 is now the one that failed longest ago.
+  memory.recordFailure('endpoint-0', 'account', now);
+  memory.recordFailure('endpoint-new', 'account', now);
+  const failing = memory.failingAt(now);
+  expect(failing.size).toBe(MAX_REMEMBERED_FAILING);
+  expect([failing.has('endpoint-0'), failing.has('endpoint-1'), failing.has('endpoint-new')]).toEqual([true, false, true]);
 });
