@@ -5,6 +5,7 @@ import { plainIssues } from '../core/validation.js';
 import { createLogger, type Logger } from '../logger.js';
 import { locateDatabase } from '../db/create-store.js';
 import { createApplication, type Application } from '../main.js';
+import { visible } from './visible-text.js';
 
 /**
  * What a command may know of the world it runs in. Only the entry (`index.ts`) reads `process`;
@@ -85,7 +86,9 @@ export async function openApplication(context: CliContext, config: Config, needs
   });
   const { location } = application.store.describe();
   if (needs.logsOnly) application.logger.info({ database: location }, 'using the database');
-  else context.stderr.write(`porch: database ${location}\n`);
+  // The path is the file system's (the folder porch runs in, a percent-decoded DATABASE_URL), so
+  // its control characters are escaped as in any other line for people.
+  else context.stderr.write(`porch: database ${visible(location)}\n`);
   return application;
 }
 

@@ -10,8 +10,9 @@ import { describeFileError } from '../db/file-errors.js';
 import { DatabaseRefusal, StoreUnavailableError } from '../db/store.js';
 import { withoutQueryParameters } from '../logger.js';
 import { CliUsageError, type CliContext } from './context.js';
-import { describeOutputFailure, outputWritten, visibleLines } from './output.js';
+import { describeOutputFailure, outputWritten } from './output.js';
 import { createProgram } from './program.js';
+import { visibleLines } from './visible-text.js';
 
 export interface RunCliOptions {
   env: Readonly<Record<string, string | undefined>>;

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { importAgentSkill, porchSkillToAgentSkill, renderSkillMd, type ImportedAgentSkill } from '../core/skills-bridge/index.js';
 import { CliUsageError, READS_ONLY, withApplication, type CliContext } from './context.js';
 import { print, refuseBlankFileName, rows, writeOutputFile } from './output.js';
+import { visible } from './visible-text.js';
 
 interface SkillSource {
   text: string;
@@ -81,7 +82,9 @@ export function registerSkillsCommands(program: Command, context: CliContext): v
       );
       if (source.ignoredFiles.length > 0) {
         // Porch skills hold instructions only; say what stayed behind rather than dropping it silently.
-        context.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${source.ignoredFiles.join(', ')}\n`);
+        // The names are the folder's (often cloned from a third party), so their control characters
+        // are escaped (regression: a file named with ESC and BEL codes cleared and retitled the terminal).
+        context.stderr.write(`porch: not imported (a Porch skill holds only the SKILL.md instructions): ${visible(source.ignoredFiles.join(', '))}\n`);
       }
       print(
         context.stdout,

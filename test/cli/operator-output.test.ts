@@ -176,6 +176,35 @@ describe('stored text with control characters', () => {
     const json = await porchJson<Array<{ name: string }>>('resource', 'list', 'composition', '--account', account.id);
     expect(json[0]?.name).toBe(composition.name);
   });
+
+  // Regression: `porch skills import` wrote the names of the files it left behind to stderr as they
+  // were, so a file in a cloned skill folder named with ESC and BEL codes cleared and retitled the terminal.
+  it('is shown escaped when it names the files of a skill folder left behind, and exact in --json', async () => {
+    const account = await porchJson<AccountJson>('account', 'create', '--email', 'skill-files@example.com');
+    const folder = join(directory, 'evil-skill');
+    const fileName = 'evil\u001b[2J\u001b]0;pwned\u0007.txt';
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'SKILL.md'), '---\nname: evil-skill\ndescription: Left its files behind. Use in tests.\n---\n\nDo it.\n');
+    await writeFile(join(folder, fileName), 'x');
+
+    const imported = await porch('skills', 'import', folder, '--account', account.id);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain('not imported (a Porch skill holds only the SKILL.md instructions): evil\\u001b[2J\\u001b]0;pwned\\u0007.txt\n');
+    expect(controlsIn(imported.stderr)).toEqual([]);
+    const json = await porchJson<{ ignored_files: string[] }>('skills', 'import', folder, '--account', account.id);
+    expect(json.ignored_files).toEqual([fileName]);
+  });
+
+  // Regression: the line naming the database wrote its path as it was, controls and all, where the
+  // folder porch runs in (or the percent-decoded DATABASE_URL) held them.
+  it('is shown escaped when it is the path of the database a command opens', async () => {
+    const here = { ...env, DATABASE_URL: `file:${join(directory, 'clear%1B%5B2J.db')}` };
+    expect((await runPorchIn(directory, here, 'db', 'init')).code).toBe(0);
+    const listed = await runPorchIn(directory, here, 'account', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`porch: database ${join(directory, 'clear\\u001b[2J.db')}\n`);
+    expect(controlsIn(listed.stderr)).toEqual([]);
+  });
 });
 
 describe('a key of an account that left Expert', () => {

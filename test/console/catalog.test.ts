@@ -63,7 +63,7 @@ describe('composition editor', () => {
     expect(saved.location).toBe(`/console/compositions/${id}/versions?saved=2`);
     const history = await browser.get(saved.location ?? '');
     expect(history.html).toContain('Saved as version 2.');
-    expect(history.html).toMatch(/<th scope="row">v2<\/th>/);
+    expect(history.html).toMatch(/<th scope="row" role="rowheader">v2<\/th>/);
     expect(history.html).toContain('Version 1 → version 2: 1 line added, 1 removed');
     expect(history.html).toMatch(/diff-removed[\s\S]*Removed[\s\S]*Write release notes for \{\{product\}\} version/);
     expect(history.html).toMatch(/diff-added[\s\S]*Added[\s\S]*Write short release notes/);
@@ -428,7 +428,7 @@ describe('two editors of one item (regression: the second save undid the first)'
     const unchanged = await browser.post(`/console/compositions/${id}`, { ...COMPOSITION, base, intent: 'save' });
     expect(unchanged.status).toBe(200);
     expect(unchanged.html).toContain('Nothing changed since version 1, so no version was written.');
-    expect((await browser.get(`/console/compositions/${id}/versions`)).html).not.toMatch(/<th scope="row">v2<\/th>/);
+    expect((await browser.get(`/console/compositions/${id}/versions`)).html).not.toMatch(/<th scope="row" role="rowheader">v2<\/th>/);
   });
 
   it('merges a workflow whose YAML one tab changed and whose description the other did', async () => {
@@ -639,7 +639,7 @@ describe('sessions and CSRF on every catalog route', () => {
     }
     const history = await browser.get(`/console/compositions/${id}/versions`);
     expect(history.status).toBe(200);
-    expect(history.html).not.toContain('<th scope="row">v2</th>');
+    expect(history.html).not.toContain('<th scope="row" role="rowheader">v2</th>');
     expect(history.html).not.toContain('production →');
   });
 

@@ -7,13 +7,16 @@
  * endpoints) shows each row as a card, its actions and dates in view and a key's many scopes
  * counted (regression: the keys table was 974 px wide in a 356 px region, its Revoke button at
  * x=991 and a key's 20 scopes one per line; the versions table hid Promote and Roll back and cut
- * its dates); at 1280 px both stay tables.
+ * its dates); at 1280 px both stay tables. Such a table's parts state their table roles, which
+ * WebKit drops from parts CSS displays as blocks.
  */
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/core/access/scopes.js';
 import { describeViolations, launchChromium, seriousViolations, signInWithChromium } from '../helpers/console-chromium.js';
+import { defined } from '../helpers/defined.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
+import { OPERATION_SAMPLES } from '../helpers/operation-samples.js';
 
 const PHONE = { width: 390, height: 844 };
 /** What a phone's Safari sends: long, and with few places to break. */
@@ -63,6 +66,38 @@ async function supportReply(accountId: string): Promise<string> {
     compositions: [{ key: 'reply', name: 'Support reply', template: 'Answer v1' }],
   });
   return imported.ids['composition:reply'] ?? '';
+}
+
+/**
+ * The parts of the page's stacked tables without their table role stated (`<td> "Created" role=null`),
+ * and the cells counted. Chromium keeps a table's roles whatever its display, so the attributes are
+ * what is checked: they are what WebKit reads.
+ */
+async function unstatedRoles(page: Page): Promise<{ regions: string[]; cells: number; unstated: string[] }> {
+  return page.locator('.table-wrap.stacked').evaluateAll((regions) => {
+    const roles = [
+      ['table', 'table'],
+      ['thead, tbody', 'rowgroup'],
+      ['tr', 'row'],
+      ['thead th', 'columnheader'],
+      ['tbody th', 'rowheader'],
+      ['td', 'cell'],
+    ] as const;
+    return {
+      regions: regions.map((region) => region.getAttribute('aria-label') ?? ''),
+      cells: regions.reduce((count, region) => count + region.querySelectorAll('td').length, 0),
+      unstated: regions.flatMap((region) =>
+        roles.flatMap(([selector, role]) =>
+          [...region.querySelectorAll(selector)]
+            .filter((part) => part.getAttribute('role') !== role)
+            .map(
+              (part) =>
+                `${region.getAttribute('aria-label')}: <${part.localName}> "${part.textContent?.trim().slice(0, 30)}" role=${part.getAttribute('role')}`,
+            ),
+        ),
+      ),
+    };
+  });
 }
 
 /** How far a region scrolls sideways (0: not at all). */
@@ -178,6 +213,29 @@ describe('tables on a 390 px screen', () => {
     expect(await outOfView(dates, PHONE.width)).toEqual([]);
     expect((await dates.first().textContent())?.trim()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(describeViolations(await seriousViolations(page))).toBe('');
+    await context.close();
+  });
+
+  // Regression: the stacked tables had only their elements' own roles, which WebKit (VoiceOver on
+  // an iPhone) drops once CSS displays the parts as blocks, so each cell was read with no column.
+  it('state the table roles of every part of every stacked table, and pass axe', async () => {
+    const { context, page, accountId } = await signInWithChromium(browser, harness, { viewport: PHONE });
+    await harness.createKey(accountId);
+    // The samples of these operations connect an app and register a webhook endpoint for the account.
+    await defined(OPERATION_SAMPLES.revoke_connected_app, 'a connected app sample')(harness, accountId);
+    await defined(OPERATION_SAMPLES.get_webhook, 'a webhook endpoint sample')(harness, accountId);
+    const created = { id: await supportReply(accountId) };
+    await harness.core.lifecycle.update(null, 'composition', accountId, created.id, { template: 'Answer v2' });
+    const seen: string[] = [];
+    for (const path of ['/console/settings/api-access', `/console/compositions/${created.id}/versions`, '/console/settings/webhooks']) {
+      await page.goto(`${harness.url}${path}`);
+      const { regions, cells, unstated } = await unstatedRoles(page);
+      expect(cells, path).toBeGreaterThan(0);
+      expect(unstated, path).toEqual([]);
+      expect(describeViolations(await seriousViolations(page)), path).toBe('');
+      seen.push(...regions);
+    }
+    expect(seen).toEqual(['API keys', 'Connected apps', 'Versions', 'Webhook endpoints']);
     await context.close();
   });
 

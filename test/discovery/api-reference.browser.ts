@@ -233,6 +233,20 @@ describe('in a browser', () => {
     await context.close();
   });
 
+  it('renders every operation at an address whose fragment is no valid percent-encoding (regression: URIError, a blank page)', async () => {
+    const documented = exposedOn(operations, 'discovery');
+    for (const fragment of ['#50%', '#%E2']) {
+      const { page, errors } = await openPage(`/docs/api-reference${fragment}`);
+      await page
+        .locator('.opblock')
+        .nth(documented.length - 1)
+        .waitFor({ timeout: RENDER_TIMEOUT_MS });
+      expect(await page.locator('.opblock').count(), fragment).toBe(documented.length);
+      expect(errors, fragment).toEqual([]);
+      await page.close();
+    }
+  });
+
   it('renders the API reference (Swagger UI from the npm package) with every operation, offline', async () => {
     const documented = exposedOn(operations, 'discovery');
     const { page, response, foreignRequests, errors } = await openPage('/docs/api-reference');

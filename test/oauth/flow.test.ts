@@ -859,7 +859,7 @@ describe('registrations', () => {
     expect(code, resumed.location ?? '').toBeTruthy();
     await exchange({ code: String(code), verifier, clientId });
     expect((await harness.core.oauth.listConnectedApps(accountId)).map((app) => app.clientName)).toEqual(['Test Host  evil']);
-    expect((await browser.get('/console/settings/api-access')).html).toContain('<td class="name" data-label="App"><bdi>Test Host  evil</bdi></td>');
+    expect((await browser.get('/console/settings/api-access')).html).toContain('<td role="cell" class="name" data-label="App"><bdi>Test Host  evil</bdi></td>');
   });
 
   it('forgets a client unused for longer than a refresh token lives, and keeps one in use', async () => {

@@ -20,7 +20,7 @@ import { CONSOLE_PATHS, SITE_PATHS, siteLink } from '../../operations/site-paths
 import { formBody, formValue, formValues, numberField, type PageContext, type PageRegistrar } from '../console-pages.js';
 import { Field, FieldErrors, fieldId, issuesOf, messagesAt } from './catalog/form-parts.js';
 import { dateTime } from './format.js';
-import { Notice, PostForm, TableWrap } from './layout.js';
+import { Notice, PostForm, StackedCell, StackedRow, StackedTable } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/api-access`;
 
@@ -118,78 +118,61 @@ function KeysTable({ keys, csrfToken }: { keys: OwnKey[]; csrfToken: string }) {
   if (keys.length === 0) return <p class="empty">No keys yet. Create one below.</p>;
   const byId = new Map(keys.map((item) => [item.id, item]));
   return (
-    <TableWrap label="API keys" stacked>
-      <table>
-        <caption class="muted">Your API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Status</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Limits</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((item) => (
-            <tr key={item.id}>
-              <td class="name key-name" data-label="Name">
-                {item.name}
-              </td>
-              <td data-label="Key">
-                <code>{item.prefix}…</code>
-              </td>
-              <td data-label="Status">
-                <KeyStatus item={item} successor={item.replaced_by ? byId.get(item.replaced_by) : undefined} />
-              </td>
-              <td data-label="Scopes">
-                <Scopes scopes={item.scopes} />
-              </td>
-              <td class="number" data-label="Limits">
-                {item.limits.requests_per_minute}/min
-                <br />
-                {item.limits.requests_per_day.toLocaleString('en')}/day
-              </td>
-              <td data-label="Last used">{item.last_used_at ? dateTime(item.last_used_at) : 'never'}</td>
-              <td data-label="Created">{dateTime(item.created_at)}</td>
-              <td>
-                {item.status === 'active' ? (
-                  <div class="actions">
-                    {/* A key is rotated once: the one in its grace period can only be revoked (ending the grace now). */}
-                    {item.replaced_by ? null : (
-                      <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
-                        {/* Not "Rotate", the button's name, nor a choice reading "Revoke" beside the Revoke button (regression: cut to that at 1280 px). */}
-                        <label class="hint" for={`grace-${item.id}`}>
-                          Old key after rotation
-                        </label>
-                        <select id={`grace-${item.id}`} name="grace_seconds" class="grace">
-                          {ROTATION_GRACE_CHOICES.map((choice) => (
-                            <option value={String(choice.seconds)} key={choice.seconds}>
-                              {choice.label}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="secondary">
-                          Rotate
-                        </button>
-                      </PostForm>
-                    )}
-                    <PostForm action={`${PATH}/keys/${item.id}/revoke`} csrfToken={csrfToken}>
-                      <button type="submit" class="danger" data-confirm={`Revoke ${item.name}? Clients using it stop working at once.`}>
-                        Revoke
-                      </button>
-                    </PostForm>
-                  </div>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <StackedTable label="API keys" caption="Your API keys" columns={['Name', 'Key', 'Status', 'Scopes', 'Limits', 'Last used', 'Created', 'Actions']}>
+      {keys.map((item) => (
+        <StackedRow key={item.id}>
+          <StackedCell class="name key-name" label="Name">
+            {item.name}
+          </StackedCell>
+          <StackedCell label="Key">
+            <code>{item.prefix}…</code>
+          </StackedCell>
+          <StackedCell label="Status">
+            <KeyStatus item={item} successor={item.replaced_by ? byId.get(item.replaced_by) : undefined} />
+          </StackedCell>
+          <StackedCell label="Scopes">
+            <Scopes scopes={item.scopes} />
+          </StackedCell>
+          <StackedCell class="number" label="Limits">
+            {item.limits.requests_per_minute}/min
+            <br />
+            {item.limits.requests_per_day.toLocaleString('en')}/day
+          </StackedCell>
+          <StackedCell label="Last used">{item.last_used_at ? dateTime(item.last_used_at) : 'never'}</StackedCell>
+          <StackedCell label="Created">{dateTime(item.created_at)}</StackedCell>
+          <StackedCell>
+            {item.status === 'active' ? (
+              <div class="actions">
+                {/* A key is rotated once: the one in its grace period can only be revoked (ending the grace now). */}
+                {item.replaced_by ? null : (
+                  <PostForm action={`${PATH}/keys/${item.id}/rotate`} csrfToken={csrfToken} class="actions">
+                    {/* Not "Rotate", the button's name, nor a choice reading "Revoke" beside the Revoke button (regression: cut to that at 1280 px). */}
+                    <label class="hint" for={`grace-${item.id}`}>
+                      Old key after rotation
+                    </label>
+                    <select id={`grace-${item.id}`} name="grace_seconds" class="grace">
+                      {ROTATION_GRACE_CHOICES.map((choice) => (
+                        <option value={String(choice.seconds)} key={choice.seconds}>
+                          {choice.label}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" class="secondary">
+                      Rotate
+                    </button>
+                  </PostForm>
+                )}
+                <PostForm action={`${PATH}/keys/${item.id}/revoke`} csrfToken={csrfToken}>
+                  <button type="submit" class="danger" data-confirm={`Revoke ${item.name}? Clients using it stop working at once.`}>
+                    Revoke
+                  </button>
+                </PostForm>
+              </div>
+            ) : null}
+          </StackedCell>
+        </StackedRow>
+      ))}
+    </StackedTable>
   );
 }
 
@@ -204,42 +187,28 @@ function ConnectedAppsTable({ apps, csrfToken }: { apps: ConnectedApp[]; csrfTok
       {apps.length === 0 ? (
         <p class="empty">No connected apps.</p>
       ) : (
-        <TableWrap label="Connected apps" stacked>
-          <table>
-            <caption class="muted">Apps connected with OAuth</caption>
-            <thead>
-              <tr>
-                <th scope="col">App</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Connected</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.map((app) => (
-                <tr key={app.id}>
-                  <td class="name" data-label="App">
-                    {/* The app's own words, registered maybe before bidi characters were refused: isolated. */}
-                    <bdi>{app.name}</bdi>
-                  </td>
-                  <td data-label="Scopes">
-                    <Scopes scopes={app.scopes} />
-                  </td>
-                  <td data-label="Connected">{dateTime(app.connected_at)}</td>
-                  <td data-label="Last used">{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</td>
-                  <td>
-                    <PostForm action={`${PATH}/connected-apps/${app.id}/revoke`} csrfToken={csrfToken}>
-                      <button type="submit" class="danger" data-confirm={`Disconnect ${app.name}? It stops working at once.`}>
-                        Revoke
-                      </button>
-                    </PostForm>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <StackedTable label="Connected apps" caption="Apps connected with OAuth" columns={['App', 'Scopes', 'Connected', 'Last used', 'Actions']}>
+          {apps.map((app) => (
+            <StackedRow key={app.id}>
+              <StackedCell class="name" label="App">
+                {/* The app's own words, registered maybe before bidi characters were refused: isolated. */}
+                <bdi>{app.name}</bdi>
+              </StackedCell>
+              <StackedCell label="Scopes">
+                <Scopes scopes={app.scopes} />
+              </StackedCell>
+              <StackedCell label="Connected">{dateTime(app.connected_at)}</StackedCell>
+              <StackedCell label="Last used">{app.last_used_at ? dateTime(app.last_used_at) : 'never'}</StackedCell>
+              <StackedCell>
+                <PostForm action={`${PATH}/connected-apps/${app.id}/revoke`} csrfToken={csrfToken}>
+                  <button type="submit" class="danger" data-confirm={`Disconnect ${app.name}? It stops working at once.`}>
+                    Revoke
+                  </button>
+                </PostForm>
+              </StackedCell>
+            </StackedRow>
+          ))}
+        </StackedTable>
       )}
     </section>
   );

@@ -168,10 +168,8 @@ export function PostForm({
 
 /**
  * A table that scrolls sideways on a narrow screen. Keyboard users must be able to scroll it too,
- * so the region is focusable and named (axe: scrollable-region-focusable). A `stacked` table, one
- * of records with actions, instead shows each row as a card where its region is narrow (the
- * `.table-wrap.stacked` rules in console.css): each cell headed by its column's name, which the
- * cell carries as `data-label`; a cell without one (the actions) spans the card.
+ * so the region is focusable and named (axe: scrollable-region-focusable). A `stacked` region, one
+ * holding a `StackedTable`, instead shows each row as a card where it is narrow.
  */
 export function TableWrap({ label, stacked, children }: { label: string; stacked?: boolean; children: ComponentChildren }): JSX.Element {
   return (
@@ -181,3 +179,72 @@ export function TableWrap({ label, stacked, children }: { label: string; stacked
     </section>
   );
 }
+
+// biome-ignore-start lint/a11y/noRedundantRoles: the stacked tables state their parts' roles for WebKit (see StackedTable).
+/**
+ * A table of records with actions (API keys, connected apps, versions, webhook endpoints), headed
+ * by `columns`, its rows `StackedRow`s. Where its region is narrow it shows each row as a card
+ * (the `.table-wrap.stacked` rules in console.css): each cell headed by its column's name, which
+ * the cell carries as `data-label`; a cell without one (the actions) spans the card.
+ *
+ * Every part states its table role (table, rowgroup, row, columnheader, rowheader, cell), although
+ * each is its element's own: console.css displays the parts as blocks there, and WebKit (VoiceOver
+ * on an iPhone, the very screen that stacks them) then reads them as no table, every cell without
+ * the column that names it. A stated role keeps the table whatever its display.
+ */
+export function StackedTable({
+  label,
+  caption,
+  columns,
+  children,
+}: {
+  label: string;
+  caption?: string;
+  columns: readonly string[];
+  children: ComponentChildren;
+}): JSX.Element {
+  return (
+    <TableWrap label={label} stacked>
+      <table role="table">
+        {caption === undefined ? null : <caption class="muted">{caption}</caption>}
+        <thead role="rowgroup">
+          <tr role="row">
+            {columns.map((column) => (
+              <th scope="col" role="columnheader" key={column}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody role="rowgroup">{children}</tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+/** A row of a `StackedTable`, its role stated (see there). */
+export function StackedRow({ children }: { children: ComponentChildren }): JSX.Element {
+  return <tr role="row">{children}</tr>;
+}
+
+/** A row's own header in a `StackedTable` (a version's number), the title of its card; its role stated (see there). */
+export function StackedRowHeader({ children }: { children: ComponentChildren }): JSX.Element {
+  return (
+    <th scope="row" role="rowheader">
+      {children}
+    </th>
+  );
+}
+
+/**
+ * A cell of a `StackedTable`, its role stated (see there). `label` is its column's name, shown
+ * before it on a card; the actions cell has none and spans the card.
+ */
+export function StackedCell({ label, class: className, children }: { label?: string; class?: string; children: ComponentChildren }): JSX.Element {
+  return (
+    <td role="cell" class={className} data-label={label}>
+      {children}
+    </td>
+  );
+}
+// biome-ignore-end lint/a11y/noRedundantRoles: only the stacked tables' parts.

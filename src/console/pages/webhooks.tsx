@@ -26,7 +26,7 @@ import { type FormBody, formBody, formValue, formValues, numberField, type PageC
 import { FieldErrors, type FieldIssue, issuesOf, messagesAt } from './catalog/form-parts.js';
 import { actionFor, BASE_FIELD, type Digests, digestsOf, encodeBase, type FieldTexts, mergeEdit, parseBase, untouchedFields } from './catalog/edit-base.js';
 import { credits, dateTime } from './format.js';
-import { Notice, PostForm, TableWrap } from './layout.js';
+import { Notice, PostForm, StackedCell, StackedRow, StackedTable, TableWrap } from './layout.js';
 
 const PATH = `${CONSOLE_PATHS.root}/settings/webhooks`;
 /** A page of the delivery log: enough to see what went wrong lately; older ones are a page away. */
@@ -97,41 +97,27 @@ function NewSecret({ shown }: { shown: NonNullable<Outcome['secret']> }) {
 function EndpointsTable({ endpoints }: { endpoints: Endpoint[] }) {
   if (endpoints.length === 0) return <p class="empty">No endpoints yet. Register one below.</p>;
   return (
-    <TableWrap label="Webhook endpoints" stacked>
-      <table>
-        <caption class="muted">Your webhook endpoints</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {endpoints.map((endpoint) => (
-            <tr key={endpoint.id}>
-              <td class="webhook-url" data-label="URL">
-                <code>{endpoint.url}</code>
-                {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
-              </td>
-              <td data-label="Events">{endpoint.events.join(', ')}</td>
-              <td data-label="Status">
-                <EnabledBadge endpoint={endpoint} />
-                {endpoint.previous_secret_expires_at ? <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span> : null}
-              </td>
-              <td data-label="Created">{dateTime(endpoint.created_at)}</td>
-              <td>
-                <a href={endpointPath(endpoint.id)} aria-label={`Deliveries and settings of ${endpoint.url}`}>
-                  Deliveries and settings
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <StackedTable label="Webhook endpoints" caption="Your webhook endpoints" columns={['URL', 'Events', 'Status', 'Created', 'Actions']}>
+      {endpoints.map((endpoint) => (
+        <StackedRow key={endpoint.id}>
+          <StackedCell class="webhook-url" label="URL">
+            <code>{endpoint.url}</code>
+            {endpoint.description ? <span class="hint">{endpoint.description}</span> : null}
+          </StackedCell>
+          <StackedCell label="Events">{endpoint.events.join(', ')}</StackedCell>
+          <StackedCell label="Status">
+            <EnabledBadge endpoint={endpoint} />
+            {endpoint.previous_secret_expires_at ? <span class="hint">old secret signs until {dateTime(endpoint.previous_secret_expires_at)}</span> : null}
+          </StackedCell>
+          <StackedCell label="Created">{dateTime(endpoint.created_at)}</StackedCell>
+          <StackedCell>
+            <a href={endpointPath(endpoint.id)} aria-label={`Deliveries and settings of ${endpoint.url}`}>
+              Deliveries and settings
+            </a>
+          </StackedCell>
+        </StackedRow>
+      ))}
+    </StackedTable>
   );
 }
 

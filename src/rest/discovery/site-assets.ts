@@ -67,7 +67,14 @@ function apiReferenceScript(openApiUrl: string): string {
   var deepLinks = JSON.parse(root.getAttribute('data-deep-links') || '{}');
   // The tag and operationId a no-script anchor names, or undefined for any other fragment.
   function named() {
-    var anchor = decodeURIComponent(window.location.hash.slice(1));
+    var anchor;
+    try {
+      anchor = decodeURIComponent(window.location.hash.slice(1));
+    } catch {
+      // A fragment that is no valid percent-encoding (#50%) names no anchor; thrown on, it kept
+      // Swagger UI from starting and left the page blank.
+      return undefined;
+    }
     return Object.prototype.hasOwnProperty.call(deepLinks, anchor) ? deepLinks[anchor] : undefined;
   }
   function useDeepLink(parts) {

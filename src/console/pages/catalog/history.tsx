@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import type { PorchError } from '../../../core/errors.js';
 import { formBody, formValue, type PageContext } from '../../console-pages.js';
 import { dateTime } from '../format.js';
-import { Notice, PostForm, TableWrap } from '../layout.js';
+import { Notice, PostForm, StackedCell, StackedRow, StackedRowHeader, StackedTable, TableWrap } from '../layout.js';
 import { fetchItem, ItemTabs, LabelBadges } from './editor.js';
 import type { CatalogKind } from './kinds.js';
 import { FieldErrors, issuesOf, messagesAt } from './form-parts.js';
@@ -147,54 +147,42 @@ export async function renderHistory(kind: CatalogKind, ctx: PageContext, id: str
           Labels: <LabelBadges labels={item.labels} />
         </p>
         <h2>Versions</h2>
-        <TableWrap label="Versions" stacked>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Labels</th>
-                <th scope="col">Written</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.data.items.map((version) => (
-                <tr key={version.version}>
-                  <th scope="row">v{version.version}</th>
-                  <td class="badges" data-label="Labels">
-                    {version.version === item.version ? <span class="badge">latest</span> : null}
-                    {version.labels.map((label) => (
-                      <span key={label} class={`badge ${label === PRODUCTION_LABEL ? 'badge-success' : 'badge-warn'}`}>
-                        {label}
-                      </span>
-                    ))}
-                  </td>
-                  <td class="nowrap" data-label="Written">
-                    {dateTime(version.created_at)}
-                  </td>
-                  <td>
-                    <div class="actions">
-                      <a href={`${kind.path}/${id}/versions/${version.version}`}>View v{version.version}</a>
-                      {version.version > 1 ? (
-                        <a href={`${kind.path}/${id}/versions?from=${version.version - 1}&to=${version.version}#diff`}>Changes in v{version.version}</a>
-                      ) : null}
-                      {item.labels[PRODUCTION_LABEL] !== version.version ? (
-                        <PostForm action={`${kind.path}/${id}/rollback`} csrfToken={csrfToken} class="inline">
-                          <input type="hidden" name="version" value={String(version.version)} />
-                          <button type="submit" class="secondary">
-                            {item.labels[PRODUCTION_LABEL] !== undefined && version.version < item.labels[PRODUCTION_LABEL]
-                              ? `Roll back production to v${version.version}`
-                              : `Promote v${version.version} to production`}
-                          </button>
-                        </PostForm>
-                      ) : null}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <StackedTable label="Versions" columns={['Version', 'Labels', 'Written', 'Actions']}>
+          {versions.data.items.map((version) => (
+            <StackedRow key={version.version}>
+              <StackedRowHeader>v{version.version}</StackedRowHeader>
+              <StackedCell class="badges" label="Labels">
+                {version.version === item.version ? <span class="badge">latest</span> : null}
+                {version.labels.map((label) => (
+                  <span key={label} class={`badge ${label === PRODUCTION_LABEL ? 'badge-success' : 'badge-warn'}`}>
+                    {label}
+                  </span>
+                ))}
+              </StackedCell>
+              <StackedCell class="nowrap" label="Written">
+                {dateTime(version.created_at)}
+              </StackedCell>
+              <StackedCell>
+                <div class="actions">
+                  <a href={`${kind.path}/${id}/versions/${version.version}`}>View v{version.version}</a>
+                  {version.version > 1 ? (
+                    <a href={`${kind.path}/${id}/versions?from=${version.version - 1}&to=${version.version}#diff`}>Changes in v{version.version}</a>
+                  ) : null}
+                  {item.labels[PRODUCTION_LABEL] !== version.version ? (
+                    <PostForm action={`${kind.path}/${id}/rollback`} csrfToken={csrfToken} class="inline">
+                      <input type="hidden" name="version" value={String(version.version)} />
+                      <button type="submit" class="secondary">
+                        {item.labels[PRODUCTION_LABEL] !== undefined && version.version < item.labels[PRODUCTION_LABEL]
+                          ? `Roll back production to v${version.version}`
+                          : `Promote v${version.version} to production`}
+                      </button>
+                    </PostForm>
+                  ) : null}
+                </div>
+              </StackedCell>
+            </StackedRow>
+          ))}
+        </StackedTable>
 
         <div class="cards">
           <PostForm action={`${kind.path}/${id}/labels`} csrfToken={csrfToken} class="stack panel">
