@@ -13,6 +13,9 @@ export const ADDRESS_AND_CARD_DOCUMENTS: readonly string[] = [
   `Please charge «pii.payment_card|5425 2334 3010 9903» 11/28 412 for the renewal, same as last year.`,
   `Kartennummer: «pii.payment_card|4917.4845.8989.7107» (gültig bis 03/29)`,
   `Cards on file for the account: «pii.payment_card|5425 2334 3010 9903» «pii.payment_card|4539 1488 0343 6467» (old one, please remove)`,
+  `cards «pii.payment_card|4539 1488 0343 6467» «pii.payment_card|4716 2895 3521 3348» «pii.payment_card|4556 7375 8689 9855» on file`,
+  `cards «pii.payment_card|4539 1488 0343 6467» 12/27 «pii.payment_card|4716 2895 3521 3348»`,
+  `cards «pii.payment_card|4539 1488 0343 6467» 737 «pii.payment_card|4716 2895 3521 3348»`,
   `«pii.ip_address|203.0.113.9» - - [12/Nov/2026:10:14:03 +0000] "GET /newsletter/subscribe?email=«pii.email|maria.lopez%40example.net»&list=weekly HTTP/1.1" 200 512
 Unsubscribe link clicked: https://mail.example.com/u?addr=«pii.email|t.nguyen%2Bpromo%40example.org»&c=88`,
 ];

@@ -7,7 +7,8 @@ import { createSanitiser } from '../../../src/core/sanitiser/index.js';
 /**
  * Texts dense in digits and separators, with the shapes where the shared runs alone cannot say
  * what NUMBER_RUN matches: six-character runs followed by more separators, long runs of
- * separators, extensions followed by more digits.
+ * separators, extensions followed by more digits; and runs longer than NUMBER_RUN's bound
+ * (grouped cards one after another, fifty digits).
  */
 const digitSoup = fc
   .array(
@@ -35,22 +36,38 @@ const digitSoup = fc
       'A',
       'a',
       '\n',
+      '4539 1488 0343 6467 ',
+      '0123456789'.repeat(5),
     ),
     { maxLength: 80 },
   )
   .map((parts) => parts.join(''));
 
-function numberRunMatches(text: string): [number, number][] {
-  return [...text.matchAll(new RegExp(NUMBER_RUN.source, 'g'))].map((match) => [match.index, match.index + match[0].length]);
+/**
+ * What forEachNumberRun visits: NUMBER_RUN's matches, except where the digits and separators of a
+ * match go on past its bound (more than 42 characters from the first digit to the last): there
+ * the whole run, with the extension after it, marked long.
+ */
+const NUMBER_OR_LONG_RUN = new RegExp(
+  String.raw`(?<long>(?=[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d)[+(]{0,2}\d[\d\-. ()/\t]{41,}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?)|${NUMBER_RUN.source}`,
+  'g',
+);
+
+function numberRunMatches(text: string): [number, number, boolean][] {
+  return [...text.matchAll(NUMBER_OR_LONG_RUN)].map((match) => [match.index, match.index + match[0].length, match.groups?.long !== undefined]);
+}
+
+function visitedRuns(text: string): [number, number, boolean][] {
+  const visited: [number, number, boolean][] = [];
+  forEachNumberRun(text, digitRuns(text), (start, end, long) => visited.push([start, end, long]));
+  return visited;
 }
 
 describe('the digit runs the numbers and national-id detectors share', () => {
-  it("give the numbers detector exactly NUMBER_RUN's matches, where it must search itself too", () => {
+  it("give the numbers detector NUMBER_RUN's matches, and a run its bound cuts whole, where it must search itself too", () => {
     fc.assert(
       fc.property(digitSoup, (text) => {
-        const visited: [number, number][] = [];
-        forEachNumberRun(text, digitRuns(text), (start, end) => visited.push([start, end]));
-        expect(visited).toEqual(numberRunMatches(text));
+        expect(visitedRuns(text)).toEqual(numberRunMatches(text));
       }),
       { numRuns: 3_000 },
     );
@@ -58,11 +75,35 @@ describe('the digit runs the numbers and national-id detectors share', () => {
 
   it('do not lose a number after a short run that more separators follow, or inside a long extension', () => {
     for (const text of ['12.345 (415) 555-0134', `123456${' '.repeat(36)}7 and 415 555 0134`, 'call 555-123-4567 x 123456789 or 0044 20 7946 0958']) {
-      const visited: [number, number][] = [];
-      forEachNumberRun(text, digitRuns(text), (start, end) => visited.push([start, end]));
+      const visited = visitedRuns(text);
       expect(visited).toEqual(numberRunMatches(text));
       expect(visited.length).toBeGreaterThan(0);
     }
+  });
+
+  it('give a run longer than the bound once, whole, so that a megabyte of digits is read once (regression: cards cut at 42 characters were dropped)', () => {
+    // Each visit is classified in time proportional to its length: visits that overlapped (a cut
+    // run read to its end again from every piece of it) would make a megabyte of digits quadratic.
+    const cards = 'cards 4539 1488 0343 6467 4716 2895 3521 3348 4556 7375 8689 9855 on file';
+    expect(visitedRuns(cards)).toEqual([[6, 65, true]]);
+    for (const text of ['7'.repeat(1_048_576), '4539 1488 0343 6467 '.repeat(52_429), '1.2.'.repeat(262_144), `${'12 '.repeat(349_525)}x`]) {
+      const visited = visitedRuns(text);
+      expect(visited.length).toBe(1);
+      expect(visited[0]?.[2]).toBe(true);
+    }
+    fc.assert(
+      fc.property(digitSoup, (text) => {
+        let visitedCharacters = 0;
+        let lastEnd = 0;
+        forEachNumberRun(text, digitRuns(text), (start, end) => {
+          expect(start).toBeGreaterThanOrEqual(lastEnd);
+          visitedCharacters += end - start;
+          lastEnd = end;
+        });
+        expect(visitedCharacters).toBeLessThanOrEqual(text.length);
+      }),
+      { numRuns: 1_000 },
+    );
   });
 
   it('find a standalone national id wherever a run of separated digits before it ends, however long', () => {

@@ -63,6 +63,20 @@ describe('payment card rule (pii.payment_card, Luhn-checked)', () => {
     expect(matchesOf('Amex 3714 628351 90425 4539 1488 0343 6467', 'pii.payment_card')).toEqual(['3714 628351 90425', '4539 1488 0343 6467']);
   });
 
+  it('finds every card of a line longer than a number can be: three cards, or two with an expiry or a security code between (regression: none was found)', () => {
+    // The run of digits was cut at 42 characters, inside a card, and dropped as glued to the next digit.
+    const [first, second, third] = ['4539 1488 0343 6467', '4716 2895 3521 3348', '4556 7375 8689 9855'];
+    expect(matchesOf(`cards ${first} ${second} ${third} on file`, 'pii.payment_card')).toEqual([first, second, third]);
+    expect(matchesOf(`cards ${first} 12/27 ${second}`, 'pii.payment_card')).toEqual([first, second]);
+    expect(matchesOf(`cards ${first} 737 ${second}`, 'pii.payment_card')).toEqual([first, second]);
+    expect(matchesOf(`cards ${first} 12/27 737 ${second} 01/28 123 ${third}`, 'pii.payment_card')).toEqual([first, second, third]);
+    expect(matchesOf(`Amex 3714 628351 90425 12/27 1234 ${first}`, 'pii.payment_card')).toEqual(['3714 628351 90425', first]);
+    // A long run of four-digit groups with no card at either end stays none, and four digits
+    // after a card of sixteen are no security code that a card may follow.
+    expect(matchesOf(`ids ${'1234 5678 9012 3456 7890 '.repeat(3)}1234`, 'pii.payment_card')).toEqual([]);
+    expect(matchesOf(`ids ${first} 1234 5678 9012 3456 7890`, 'pii.payment_card')).toEqual([first]);
+  });
+
   it('finds a card written in four dotted groups, but no other dotted number', () => {
     expect(matchesOf('card 4111.1111.1111.1111 on file', 'pii.payment_card')).toEqual(['4111.1111.1111.1111']);
     expect(matchesOf('build 2024.1111.1111.1111 and 4111.1111.1111.1111.1', 'pii.payment_card')).toEqual([]);

@@ -110,6 +110,21 @@ describe('scan never throws', () => {
     );
   });
 
+  it.each([
+    ['grouped cards', '4539 1488 0343 6467 '],
+    ['grouped cards with their expiry and security code', '4539 1488 0343 6467 12/27 737 '],
+  ])('scans 1 MiB of %s on one line in time proportional to the text, not to its cards times its groups', (_name, unit) => {
+    // The line is one run of digits and separators, read whole once it is longer than a number
+    // can be (numbers.ts): looking each group up among all the cards found before it, as the
+    // groups of a short run were, would make that quadratic.
+    const text = unit.repeat(Math.ceil(1_048_576 / unit.length));
+    const proseMs = fastestScanMs(cleanProse(1_048_576));
+    const craftedMs = fastestScanMs(text);
+    expect(craftedMs, `${craftedMs.toFixed(0)} ms, prose ${proseMs.toFixed(0)} ms`).toBeLessThan(
+      Math.max(CRAFTED_SCAN_FLOOR_MS, MAX_SLOWDOWN_OVER_PROSE * proseMs),
+    );
+  });
+
   it('scans 1 MiB of one repeated character, of digits and of keywords', () => {
     for (const text of ['a'.repeat(1_048_576), '7'.repeat(1_048_576), 'password='.repeat(116_508), '@'.repeat(1_048_576), '1.2.'.repeat(262_144)]) {
       expect(() => sanitiser.scan(text)).not.toThrow();

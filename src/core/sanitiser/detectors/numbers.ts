@@ -12,17 +12,20 @@ import { codeAt, isAsciiAlphanumeric, isAsciiDigit, isRegexSpace, isWordCode } f
 
 /**
  * A run of digits joined by separators, with an optional leading '+' or '(' and a phone
- * extension. At least 7 characters: nothing shorter is a card, SSN, IP or phone number; at most
- * about 40: nothing longer is one either, and the bound keeps a megabyte of digits linear.
- * The detector reads its matches from the digit runs it shares with the national-id detector
- * (forEachNumberRun); this regex defines them, and searches itself where the runs cannot say.
- * Exported for the test that the two agree.
+ * extension (its one capturing group). At least 7 characters: nothing shorter is a card, SSN, IP or phone
+ * number; at most 42 from its first digit: nothing longer is one either, and the bound keeps a
+ * megabyte of digits linear. A run the bound cuts is read whole instead, as numbers written one
+ * after another (forEachNumberRun). The detector reads its matches from the digit runs it shares
+ * with the national-id detector; this regex defines them, and searches itself where the runs
+ * cannot say. Exported for the test that the two agree.
  */
-export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
+export const NUMBER_RUN = /[+(]{0,2}\d[\d\-. ()/\t]{5,40}\d(\s?(?:x|ext\.?|#)\s?\d{1,6})?/g;
 /** NUMBER_RUN's extension, tried where a run ends. */
 const EXTENSION_AFTER_RUN = /\s?(?:x|ext\.?|#)\s?\d{1,6}/y;
 /** The fewest characters from a run's first digit to its last that NUMBER_RUN takes. */
 const MIN_RUN_CHARACTERS = 7;
+/** The most characters from a run's first digit to its last that NUMBER_RUN takes: a longer part of a long run is no number either. */
+const MAX_RUN_CHARACTERS = 42;
 /** The same shape without the extension, tested once per scan to decide whether to run at all. */
 const NUMBER_RUN_PRESENT = new RegExp(NUMBER_RUN_PRESENT_SOURCE);
 
@@ -425,26 +428,53 @@ function extensionEnd(text: string, runEnd: number): number {
 }
 
 /**
- * NUMBER_RUN's matches one after another, read from the shared digit runs (digit-shapes.ts)
- * rather than searched for. `resume` is where NUMBER_RUN's own search would go on from; a run
- * that starts there or later is the first place it could match, and a run of seven characters
- * or more from its first digit is its match (both take the longest run), with the extension
- * NUMBER_RUN would take after it. A shorter run is none, and nothing inside it is one when the
- * run's characters stop where it ends. Where the runs cannot say what NUMBER_RUN finds next (a
- * run that starts before `resume`, inside an extension just taken; a short run followed by more
- * separators, where a longer run may start a character on), NUMBER_RUN searches for its next
- * match itself, and the runs take over again after it.
+ * Where the digits and separators that go on from `end`, a run's end, stop: after the last digit
+ * they reach, or `end` itself when they reach none. A run that goes on was cut by NUMBER_RUN's
+ * bound: its digits would have been taken otherwise.
  */
-export function forEachNumberRun(text: string, runs: DigitRuns, visit: (start: number, end: number) => void): void {
+function runOnEnd(text: string, end: number): number {
+  let last = end;
+  for (let index = end; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (!isRunCharacter(code)) break;
+    if (isAsciiDigit(code)) last = index + 1;
+  }
+  return last;
+}
+
+/**
+ * NUMBER_RUN's matches one after another, read from the shared digit runs (digit-shapes.ts)
+ * rather than searched for, except that a match the bound cuts is visited together with the rest
+ * of its run, once, to the run's last digit, with `long` set. NUMBER_RUN's matches inside such a
+ * run are pieces of at most 42 characters, cut wherever the count falls, inside a number as
+ * often as not, and the detector dropped a piece glued to the next digit: three cards written in
+ * groups on one line made such a run, and none was found (regression). Walking the rest of the
+ * run once and going on after it keeps a megabyte of digits linear.
+ *
+ * `resume` is where NUMBER_RUN's own search would go on from; a run that starts there or later is
+ * the first place it could match, and a run of seven characters or more from its first digit is
+ * its match (both take the longest run), with the extension NUMBER_RUN would take after it. A
+ * shorter run is none, and nothing inside it is one when the run's characters stop where it ends.
+ * Where the runs cannot say what NUMBER_RUN finds next (a run that starts before `resume`, inside
+ * an extension just taken; a short run followed by more separators, where a longer run may start
+ * a character on), NUMBER_RUN searches for its next match itself, and the runs take over again
+ * after it.
+ */
+export function forEachNumberRun(text: string, runs: DigitRuns, visit: (start: number, end: number, long: boolean) => void): void {
   const { starts, ends } = runs;
   let resume = 0;
+  /** Visits the match from `start` whose digits end at `runEnd`, with the rest of its run when the bound cut it. */
+  const visitMatch = (start: number, runEnd: number): void => {
+    const end = runOnEnd(text, runEnd);
+    resume = extensionEnd(text, end);
+    visit(start, resume, end !== runEnd);
+  };
   /** NUMBER_RUN's next match from `from`; false when there is none. */
   const searchFrom = (from: number): boolean => {
     NUMBER_RUN.lastIndex = from;
     const match = NUMBER_RUN.exec(text);
     if (match === null) return false;
-    resume = match.index + match[0].length;
-    visit(match.index, resume);
+    visitMatch(match.index, match.index + match[0].length - (match[1]?.length ?? 0));
     return true;
   };
   for (let index = 0; index < starts.length; ) {
@@ -459,8 +489,7 @@ export function forEachNumberRun(text: string, runs: DigitRuns, visit: (start: n
       let firstDigit = start;
       while (!isAsciiDigit(text.charCodeAt(firstDigit))) firstDigit += 1;
       if (runEnd - firstDigit >= MIN_RUN_CHARACTERS) {
-        resume = extensionEnd(text, runEnd);
-        visit(start, resume);
+        visitMatch(start, runEnd);
       } else if (!isRunCharacter(text.charCodeAt(runEnd))) {
         resume = runEnd;
       } else if (!searchFrom(start + 1)) {
@@ -479,7 +508,7 @@ function closesWithin(text: string, from: number, to: number): boolean {
 
 function detectNumbers(context: DetectorContext<NumberRuleId>): void {
   const { text } = context;
-  forEachNumberRun(text, context.shared(digitRuns), (matchStart, end) => {
+  forEachNumberRun(text, context.shared(digitRuns), (matchStart, end, long) => {
     let start = matchStart;
     // Parentheses belong to the number only when balanced ("(37) 788-063", not "f(1234567").
     while (text.charCodeAt(start) === 40 && !closesWithin(text, start, end)) start += 1;
@@ -488,32 +517,62 @@ function detectNumbers(context: DetectorContext<NumberRuleId>): void {
     // Glued to a word, a version or a path ("abc1234567", "v1.2.3.4", "/12345678"): not a number of its own.
     if (isWordCode(previous) || previous === 46 || previous === 45 || previous === 47 || previous === 43 || previous === 58) return;
     if (isAsciiAlphanumeric(next) || next === 95 || (next === 46 && isAsciiAlphanumeric(codeAt(text, end + 1)))) return;
-    if (classifyRun(context, start, end)) return;
+    // A run longer than NUMBER_RUN's bound is no number as a whole, only numbers side by side.
+    if (!long && classifyRun(context, start, end)) return;
     // Several numbers separated by spaces ("192.168.0.1 255.255.255.0", two phone numbers).
     const run = text.slice(start, end);
     if (run.indexOf(' ') === -1 && run.indexOf('\t') === -1) return;
     const cards = groupedCards(context, start, run);
+    // Parts and cards both come in order: a card that ends before a part is behind every later
+    // part too, so a long run of cards is read once, not once per part.
+    let nextCard = 0;
     const partPattern = /[^ \t]+/g;
     for (let part = partPattern.exec(run); part !== null; part = partPattern.exec(run)) {
       const partStart = start + part.index;
       const partEnd = partStart + part[0].length;
-      if (cards.some((card) => partStart < card.end && partEnd > card.start)) continue;
-      if (part[0].length >= 7) classifyRun(context, partStart, partEnd);
+      let card = cards[nextCard];
+      while (card !== undefined && card.end <= partStart) {
+        nextCard += 1;
+        card = cards[nextCard];
+      }
+      if (card !== undefined && card.start < partEnd) continue;
+      if (part[0].length >= MIN_RUN_CHARACTERS && part[0].length <= MAX_RUN_CHARACTERS) classifyRun(context, partStart, partEnd);
     }
   });
 }
 
 /** The most characters a card in groups takes: 19 digits in five groups. */
 const MAX_GROUPED_CARD_CHARACTERS = 23;
+/** A card's expiry written after it, and the space after that (`12/27 `, `1/2027 `). */
+const EXPIRY_AFTER_CARD = /\d{1,2}\/\d{2}(?:\d{2})? /y;
+/** A card's security code written after it (or after its expiry), and the space after that. */
+const SECURITY_CODE_AFTER_CARD = /\d{3} /y;
+/** American Express cards (34..., 37...) carry a security code of four digits, other cards one of three. */
+const AMEX_CARD = /^3[47]/;
+const AMEX_SECURITY_CODE_AFTER_CARD = /\d{4} /y;
+
+/**
+ * Where in `run` the next of several cards on one line may start when none starts at `from`,
+ * right after `card`: after the card's expiry, its security code or both, as a list of cards on
+ * file gives them; `from` when neither is there.
+ */
+function afterCardDetails(run: string, from: number, card: string): number {
+  EXPIRY_AFTER_CARD.lastIndex = from;
+  const afterExpiry = EXPIRY_AFTER_CARD.test(run) ? EXPIRY_AFTER_CARD.lastIndex : from;
+  const securityCode = AMEX_CARD.test(card) ? AMEX_SECURITY_CODE_AFTER_CARD : SECURITY_CODE_AFTER_CARD;
+  securityCode.lastIndex = afterExpiry;
+  return securityCode.test(run) ? securityCode.lastIndex : afterExpiry;
+}
 
 /**
  * A card written in space-separated groups runs on into a number written after it with a space
- * (its expiry and security code: "4111 1111 1111 1111 12/27 737", or another card: two cards on
- * one line, regression: only the first was found) or before it ("exp 12/27 4111 1111 1111
- * 1111"), and such a run as a whole is no card. Takes the cards the run starts with, one after
- * another, each the longest its groups make (a 19-digit card ends in a group of three, as a
- * security code does); failing any, the card it ends with. Emits each card found and answers
- * where they are.
+ * (its expiry and security code: "4111 1111 1111 1111 12/27 737", or another card: cards on one
+ * line, regressions: only the first of two was found; none of three, nor of two with an expiry
+ * or a security code between them) or before it ("exp 12/27 4111 1111 1111 1111"), and such a
+ * run as a whole is no card. Takes the cards the run starts with, one after another, each the
+ * longest its groups make (a 19-digit card ends in a group of three, as a security code does),
+ * the next starting right after a card or after its expiry and security code; failing any, the
+ * card it ends with. Emits each card found and answers where they are, in order.
  */
 function groupedCards(context: DetectorContext<NumberRuleId>, start: number, run: string): Array<{ start: number; end: number }> {
   const { text, scan } = context;
@@ -530,8 +589,16 @@ function groupedCards(context: DetectorContext<NumberRuleId>, start: number, run
     }
     return -1;
   };
-  for (let from = 0, end = cardFrom(0); end !== -1; from = end + 1, end = from < run.length ? cardFrom(from) : -1) {
+  let from = 0;
+  for (let end = cardFrom(from); end !== -1; ) {
     cards.push({ start: start + from, end: start + end });
+    const card = run.slice(from, end);
+    from = end + 1;
+    end = cardFrom(from);
+    if (end === -1) {
+      from = afterCardDetails(run, from, card);
+      end = cardFrom(from);
+    }
   }
   if (cards.length === 0) {
     for (let cut = Math.max(0, run.length - MAX_GROUPED_CARD_CHARACTERS - 1); cut < run.length; cut += 1) {
