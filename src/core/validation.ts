@@ -34,23 +34,59 @@ export interface FormatIssuesOptions {
 const VISIBLE_CHARACTER = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 
 /**
- * Text that must hold something visible, at most `maxLength` characters as sent. A name of only
- * invisible characters (`"\u200b"`) made an item that looked blank in lists and the console
- * (regression), as a whitespace-only one would; a blank text is told only that it is empty
- * (`abort`), not also that it holds nothing visible. The length is checked before trimming and
- * `pattern` says "a visible character", so the OpenAPI document's `maxLength`, `minLength` and
- * `pattern` accept exactly what the server does (regressions: a whitespace-only title, a name over
- * the limit only by its surrounding spaces stored cut to the limit, were judged differently by the
- * two).
+ * VISIBLE_CHARACTER as the OpenAPI document states it: the same characters of the Basic
+ * Multilingual Plane, as code-point ranges written with `\xHH` and `\uHHHH` escapes only. Clients
+ * compile `pattern` with their own engines, and the expression itself reached none of them whole:
+ * Python's `re` (jsonschema) cannot compile `\p{...}`, Go's RE2 knows no
+ * Default_Ignorable_Code_Point, and JavaScript without the `u` flag reads `\p` as a `p`, so that
+ * "Code" failed (regression). These escapes mean the same in JavaScript with or without `u` and in
+ * Python; RE2 has no `\u`, and Go's OpenAPI validators rewrite `\uHHHH` written in capitals to its
+ * `\x{HHHH}`. Characters beyond the BMP are left out, because JavaScript without `u` reads each as
+ * two halves of a surrogate pair: no class that named them would read the same in both. Every
+ * engine then takes any of them for visible, and the server alone refuses a text of nothing but
+ * invisible ones beyond the BMP (tag characters, a few format controls), with the message that
+ * says why. A test holds the ranges to VISIBLE_CHARACTER on every BMP code point.
+ */
+const VISIBLE_CHARACTER_PATTERN = String.raw`[^\x00-\x20\x7F-\xA0\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u115F\u1160\u1680\u17B4\u17B5\u180B-\u180F\u2000-\u200F\u2028-\u202F\u205F-\u206F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]`;
+
+/**
+ * A character that is not whitespace as `trim()` reads it, as the OpenAPI document states it:
+ * written out as VISIBLE_CHARACTER_PATTERN is, since `\S` is another class in each engine
+ * (Python's leaves out U+001C-U+001F and U+0085 and takes in U+FEFF, RE2's takes in U+00A0 and U+3000).
+ */
+const NON_WHITESPACE_PATTERN = String.raw`[^\x09-\x0D\x20\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]`;
+
+/**
+ * Text that must hold more than whitespace, at most `maxLength` characters as sent. The length is
+ * checked before trimming, so the OpenAPI document's `maxLength` and `minLength` accept exactly
+ * what the server does (regressions: a whitespace-only title, a name over the limit only by its
+ * surrounding spaces stored cut to the limit, were judged differently by the two).
+ */
+function trimmedText(maxLength: number) {
+  return z.string().max(maxLength).trim().min(1, { error: 'must not be empty', abort: true });
+}
+
+/**
+ * A name or a title: text that must hold something visible, at most `maxLength` characters as
+ * sent. A name of only invisible characters (`"\u200b"`) made an item that looked blank in lists
+ * and the console (regression), as a whitespace-only one would; a blank text is told only that it
+ * is empty (`abort`), not also that it holds nothing visible. `pattern` says "a visible
+ * character" (VISIBLE_CHARACTER_PATTERN).
  */
 export function nonBlankText(maxLength: number) {
-  return z
-    .string()
-    .max(maxLength)
-    .trim()
-    .min(1, { error: 'must not be empty', abort: true })
+  return trimmedText(maxLength)
     .refine((text) => VISIBLE_CHARACTER.test(text), 'must hold a visible character (it holds only invisible ones, such as zero-width spaces)')
-    .meta({ pattern: VISIBLE_CHARACTER.source });
+    .meta({ pattern: VISIBLE_CHARACTER_PATTERN });
+}
+
+/**
+ * Text a model reads, not a label shown in a list (a prompt to judge): it must hold more than
+ * whitespace, but may be made of invisible characters. They are part of what a model is given
+ * (zero-width characters, tag characters that spell hidden instructions), and such a prompt is
+ * worth judging; nothing shows it as a name.
+ */
+export function nonBlankContent(maxLength: number) {
+  return trimmedText(maxLength).meta({ pattern: NON_WHITESPACE_PATTERN });
 }
 
 /** A message listing every problem of a large bad input would bury the first one. */

@@ -3,7 +3,7 @@ import { expertScopes } from '../core/access/scopes.js';
 import { JUDGE_MAX_CRITERIA_CHARS, JUDGE_MAX_PROMPT_CHARS, judgeResultSchema } from '../core/judge/index.js';
 import { guardrailFindingsSchema, modelOverrideSchema, useByokSchema } from './execution-schemas.js';
 import { defineKeyedOperation } from './operation.js';
-import { nonBlankText } from '../core/validation.js';
+import { nonBlankContent } from '../core/validation.js';
 
 export const runJudge = defineKeyedOperation({
   name: 'run_judge',
@@ -18,7 +18,7 @@ export const runJudge = defineKeyedOperation({
   scopes: expertScopes('judge'),
   idempotencyKey: true,
   body: z.strictObject({
-    prompt: nonBlankText(JUDGE_MAX_PROMPT_CHARS).describe('The prompt or output to judge.'),
+    prompt: nonBlankContent(JUDGE_MAX_PROMPT_CHARS).describe('The prompt or output to judge.'),
     criteria: z.string().max(JUDGE_MAX_CRITERIA_CHARS).optional().describe('What a good answer must do; judged in addition to the general rubric.'),
     model: modelOverrideSchema,
     use_byok: useByokSchema,

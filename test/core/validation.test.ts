@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { formatZodError, nonBlankText } from '../../src/core/validation.js';
+import { formatZodError, nonBlankContent, nonBlankText } from '../../src/core/validation.js';
 
 function problem(schema: z.ZodType, value: unknown): string {
   const parsed = schema.safeParse(value);
@@ -63,9 +63,56 @@ describe('nonBlankText', () => {
     expect(name.parse({ name: '😀' })).toEqual({ name: '😀' });
   });
 
-  it('documents a pattern that accepts exactly the texts it accepts', () => {
-    const pattern = new RegExp(String(z.toJSONSchema(nonBlankText(10)).pattern), 'u');
-    for (const text of ['\u200b', '\u2060\ufeff', ' \t ', '\u3164']) expect(pattern.test(text), JSON.stringify(text)).toBe(false);
-    for (const text of ['a', ' \u200bA ', '😀', 'é']) expect(pattern.test(text), JSON.stringify(text)).toBe(true);
+  it('documents a pattern that accepts exactly the texts it accepts, read with or without the u flag', () => {
+    const source = String(z.toJSONSchema(nonBlankText(10)).pattern);
+    for (const pattern of [new RegExp(source, 'u'), new RegExp(source)]) {
+      for (const text of ['\u200b', '\u2060\ufeff', ' \t ', '\u3164']) expect(pattern.test(text), `${pattern}: ${JSON.stringify(text)}`).toBe(false);
+      for (const text of ['a', ' \u200bA ', '😀', 'é', 'Code']) expect(pattern.test(text), `${pattern}: ${JSON.stringify(text)}`).toBe(true);
+    }
+  });
+
+  it('publishes a pattern of code-point ranges that other engines compile, not the \\p{...} classes JavaScript without u read as letters (regression: "Code" failed)', () => {
+    const source = String(z.toJSONSchema(nonBlankText(10)).pattern);
+    // Only \xHH and \uHHHH escapes (in capitals, which Go validators rewrite to RE2's \x{HHHH}):
+    // Python's re and JavaScript with or without u read them alike.
+    expect(source).toMatch(/^\[\^(?:\\x[0-9A-F]{2}|\\u[0-9A-F]{4}|-)+\]$/);
+    const withUnicodeFlag = new RegExp(source, 'u');
+    const withoutUnicodeFlag = new RegExp(source);
+    const server = name.shape.name;
+    for (let code = 0; code <= 0xffff; code += 1) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const text = String.fromCharCode(code);
+      const accepted = server.safeParse(text).success;
+      if (withUnicodeFlag.test(text) !== accepted || withoutUnicodeFlag.test(text) !== accepted) {
+        expect.fail(`U+${code.toString(16).toUpperCase()}: the server ${accepted ? 'accepts' : 'refuses'} it, the pattern does not`);
+      }
+    }
+    // Beyond the BMP the pattern takes every character for visible, with or without u (without,
+    // each half of a surrogate pair is outside the class); the server alone refuses a text of
+    // only invisible ones there.
+    for (const text of ['😀', '\u{1D400}', '\u{E0041}\u{E0042}']) {
+      expect(withUnicodeFlag.test(text) && withoutUnicodeFlag.test(text), JSON.stringify(text)).toBe(true);
+    }
+    expect(server.safeParse('\u{E0041}\u{E0042}').success).toBe(false);
+  });
+});
+
+describe('nonBlankContent', () => {
+  const judged = z.object({ prompt: nonBlankContent(10) });
+
+  it('accepts a text of only invisible characters, which a name may not be, and refuses a blank one', () => {
+    for (const invisible of ['\u200b', '\u200c\u200d', '\u{E0041}\u{E0042}']) expect(judged.parse({ prompt: invisible })).toEqual({ prompt: invisible });
+    expect(problem(judged, { prompt: ' \u3000\u2028\ufeff ' })).toBe('body.prompt: must not be empty');
+  });
+
+  it('documents a pattern that accepts exactly the texts it accepts, read with or without the u flag', () => {
+    const source = String(z.toJSONSchema(nonBlankContent(10)).pattern);
+    for (const pattern of [new RegExp(source, 'u'), new RegExp(source)]) {
+      for (let code = 0; code <= 0xffff; code += 1) {
+        if (code >= 0xd800 && code <= 0xdfff) continue;
+        const text = String.fromCharCode(code);
+        if (pattern.test(text) !== judged.shape.prompt.safeParse(text).success) expect.fail(`${pattern}: U+${code.toString(16).toUpperCase()}`);
+      }
+    }
   });
 });

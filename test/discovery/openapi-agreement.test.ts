@@ -1,8 +1,10 @@
 /**
  * The OpenAPI document and the server agree on which requests are valid: each request below is
  * sent to the server with a working key and read against the document by the same validator
- * the harness uses, and the two must both accept it or both refuse it. Each pair holds one
- * request the rule refuses and one it accepts, so an agreement cannot come from refusing everything.
+ * the harness uses, and again with each `pattern` compiled without the `u` flag, as a JavaScript
+ * client's `new RegExp(pattern)` does; the server and both readings must all accept it or all
+ * refuse it. Each pair holds one request the rule refuses and one it accepts, so an agreement
+ * cannot come from refusing everything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUNDLE } from '../../src/core/demo/demo-bundle.js';
@@ -41,8 +43,8 @@ function nested(depth: number): unknown {
   return value;
 }
 
-/** Sends the case to the server and reads it against the document; returns both verdicts. */
-async function verdicts(entry: Case): Promise<{ server: boolean; document: string[]; detail: string }> {
+/** Sends the case to the server and reads it against the document, with and without the `u` flag; returns the verdicts. */
+async function verdicts(entry: Case): Promise<{ server: boolean; document: string[]; documentWithoutUnicodeFlag: string[]; detail: string }> {
   const query = new URLSearchParams(entry.request.query ?? {}).toString();
   const path = `${entry.path()}${query ? `?${query}` : ''}`;
   const response = await harness.api(entry.method, path, {
@@ -53,7 +55,12 @@ async function verdicts(entry: Case): Promise<{ server: boolean; document: strin
   // Only a refusal for the request's own shape counts; anything else means the request was valid.
   const refused = response.status === 400;
   if (!refused && response.status >= 300) throw new Error(`unexpected answer: ${describeResponse(response)}`);
-  return { server: !refused, document: requestProblems(entry.method, entry.path(), entry.request), detail: describeResponse(response) };
+  return {
+    server: !refused,
+    document: requestProblems(entry.method, entry.path(), entry.request),
+    documentWithoutUnicodeFlag: requestProblems(entry.method, entry.path(), entry.request, { withoutUnicodeFlag: true }),
+    detail: describeResponse(response),
+  };
 }
 
 const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
@@ -138,6 +145,8 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
     accepted: { name: 'a name', method: 'PATCH', path: () => `/compositions/${ids['composition:release-notes']}`, request: { body: { name: 'Renamed' } } },
   },
   {
+    // Regression: the published `\p{...}` classes, read without the `u` flag, became the letters
+    // of their names, and "Code" (every letter among them) held no visible character.
     rule: 'a name must hold a visible character',
     refused: {
       name: 'zero-width and direction marks',
@@ -149,7 +158,7 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
       name: 'a visible character among them',
       method: 'PATCH',
       path: () => `/compositions/${ids['composition:release-notes']}`,
-      request: { body: { name: '\u200bRenamed\u200e' } },
+      request: { body: { name: '\u200bCode\u200e' } },
     },
   },
   {
@@ -176,6 +185,11 @@ const PAIRS: Array<{ rule: string; refused: Case; accepted: Case }> = [
     rule: 'the judge prompt must hold more than whitespace',
     refused: { name: 'blank prompt', method: 'POST', path: () => '/judge/run', request: { body: { prompt: '   ' } } },
     accepted: { name: 'a prompt', method: 'POST', path: () => '/judge/run', request: { body: { prompt: 'Write a haiku.' } } },
+  },
+  {
+    rule: 'a judge prompt may be made of invisible characters, which a name may not',
+    refused: { name: 'Unicode whitespace only', method: 'POST', path: () => '/judge/run', request: { body: { prompt: '\u3000\u2028\u00a0' } } },
+    accepted: { name: 'zero-width characters only', method: 'POST', path: () => '/judge/run', request: { body: { prompt: '\u200b\u2060' } } },
   },
   ...['1e2', '0x10', ' 5', '5.0', ''].map((limit) => ({
     rule: `a numeric query parameter is decimal digits (${JSON.stringify(limit)})`,
@@ -225,9 +239,11 @@ describe('the OpenAPI document and the server agree on validity (regressions: ea
       const no = await verdicts(refused);
       expect(no.server, `server accepted ${refused.name}: ${no.detail}`).toBe(false);
       expect(no.document, `document accepted ${refused.name}`).not.toEqual([]);
+      expect(no.documentWithoutUnicodeFlag, `document read without the u flag accepted ${refused.name}`).not.toEqual([]);
       const yes = await verdicts(accepted);
       expect(yes.server, `server refused ${accepted.name}: ${yes.detail}`).toBe(true);
       expect(yes.document, `document refused ${accepted.name}`).toEqual([]);
+      expect(yes.documentWithoutUnicodeFlag, `document read without the u flag refused ${accepted.name}`).toEqual([]);
     });
   }
 });

@@ -25,11 +25,17 @@ export class OpenApiMismatchError extends Error {
   override readonly name = 'OpenApiMismatchError';
 }
 
-interface CompiledDocument {
-  document: OpenApiDocument;
+/** An Ajv over the document, and the validator it compiled for each schema. */
+interface SchemaReader {
   ajv: Ajv2020;
-  routes: Array<{ template: string; pattern: RegExp; literalSegments: number }>;
   validators: Map<object, ValidateFunction>;
+}
+
+interface CompiledDocument extends SchemaReader {
+  document: OpenApiDocument;
+  routes: Array<{ template: string; pattern: RegExp; literalSegments: number }>;
+  /** Compiles `pattern` without the `u` flag, as `new RegExp(pattern)` in a JavaScript client does; made on first use. */
+  withoutUnicodeFlag?: SchemaReader;
 }
 
 let compiled: CompiledDocument | undefined;
@@ -43,9 +49,7 @@ function compiledDocument(): CompiledDocument {
   if (compiled) return compiled;
   // The site URL only changes `servers` and links, never a schema.
   const document = buildOpenApiDocument(exposedOn(operations, 'discovery'), { siteUrl: 'http://127.0.0.1:3000' });
-  // strict: false because OpenAPI schema objects may carry annotations Ajv does not know.
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = newAjv(true);
   const routes = Object.keys(document.paths).map((template) => ({
     template,
     pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`),
@@ -53,6 +57,13 @@ function compiledDocument(): CompiledDocument {
   }));
   compiled = { document, ajv, routes, validators: new Map() };
   return compiled;
+}
+
+function newAjv(unicodeRegExp: boolean): Ajv2020 {
+  // strict: false because OpenAPI schema objects may carry annotations Ajv does not know.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, unicodeRegExp });
+  addFormats(ajv);
+  return ajv;
 }
 
 function resolveRef<Target>(document: OpenApiDocument, value: Target | { $ref: string }): Target {
@@ -69,12 +80,12 @@ function resolveRef<Target>(document: OpenApiDocument, value: Target | { $ref: s
   return value as Target;
 }
 
-function validatorFor(state: CompiledDocument, schema: JsonSchema): ValidateFunction {
-  let validate = state.validators.get(schema);
+function validatorFor(state: CompiledDocument, schema: JsonSchema, reader: SchemaReader = state): ValidateFunction {
+  let validate = reader.validators.get(schema);
   if (!validate) {
     // References point into the document's components, so the schema is compiled beside them.
-    validate = state.ajv.compile({ ...schema, components: state.document.components });
-    state.validators.set(schema, validate);
+    validate = reader.ajv.compile({ ...schema, components: state.document.components });
+    reader.validators.set(schema, validate);
   }
   return validate;
 }
@@ -175,13 +186,23 @@ function parameterValue(schema: JsonSchema, value: string): unknown {
   return value;
 }
 
+export interface RequestReading {
+  /** Compile each `pattern` without the `u` flag, as a JavaScript client's `new RegExp(pattern)` does. */
+  withoutUnicodeFlag?: boolean;
+}
+
 /**
  * What the generated OpenAPI document says about a request: the problems a validator reading the
  * document (Prism, a generated client) would find, or none when it accepts the request. Tests
  * compare it with the server's answer, so the two cannot disagree about what is valid.
  */
-export function requestProblems(method: string, pathUnderBase: string, request: RequestParts = {}): string[] {
+export function requestProblems(method: string, pathUnderBase: string, request: RequestParts = {}, reading: RequestReading = {}): string[] {
   const state = compiledDocument();
+  let reader: SchemaReader = state;
+  if (reading.withoutUnicodeFlag) {
+    state.withoutUnicodeFlag ??= { ajv: newAjv(false), validators: new Map() };
+    reader = state.withoutUnicodeFlag;
+  }
   const path = pathUnderBase.split('?')[0] || '/';
   const route = state.routes.filter((candidate) => candidate.pattern.test(path)).sort((a, b) => b.literalSegments - a.literalSegments)[0];
   if (!route) return [`no documented path matches ${path}`];
@@ -199,7 +220,7 @@ export function requestProblems(method: string, pathUnderBase: string, request: 
       if (parameter.required) problems.push(`${parameter.in} parameter ${parameter.name} is required`);
       continue;
     }
-    const validate = validatorFor(state, parameter.schema);
+    const validate = validatorFor(state, parameter.schema, reader);
     if (!validate(parameterValue(parameter.schema, value))) problems.push(`${parameter.in} parameter ${parameter.name}: ${describeErrors(validate)}`);
   }
   if (request.body === undefined) {
@@ -208,7 +229,7 @@ export function requestProblems(method: string, pathUnderBase: string, request: 
     const media = operation.requestBody?.content['application/json'];
     if (!media) problems.push('the operation takes no body');
     else {
-      const validate = validatorFor(state, media.schema);
+      const validate = validatorFor(state, media.schema, reader);
       if (!validate(request.body)) problems.push(`body: ${describeErrors(validate)}`);
     }
   }

@@ -120,6 +120,21 @@ describe('POST /judge/run', () => {
     expect(response.status).toBe(400);
     expect(response.body.error.message).toMatch(/body\.prompt/);
   });
+
+  it('judges a prompt of only invisible characters, which a name may not be, and refuses only a blank one', async () => {
+    // A prompt is what a model reads, not a label in a list: zero-width and tag characters (these
+    // spell "hi" unseen) reach the model as they are, and a prompt made of them is worth judging.
+    harness.fake.setBehaviour({ content: JSON.stringify({ reasoning: 'Nothing a reader can see.', score: 5, suggestions: [] }) });
+    const prompt = '\u200b\u{E0068}\u{E0069}\u200d';
+    const judged = await harness.api<Verdict>('POST', '/judge/run', { key, body: { prompt } });
+    expect(judged.status, describeResponse(judged)).toBe(200);
+    expect(judged.body.data.verdict).toBe('fail');
+    expect(JSON.stringify(harness.fake.requests[0]?.body)).toContain(prompt);
+
+    const blank = await harness.api('POST', '/judge/run', { key, body: { prompt: ' \u3000\u2028 ' } });
+    expect(blank.status, describeResponse(blank)).toBe(400);
+    expect(blank.body.error.message).toBe('Invalid request: body.prompt: must not be empty.');
+  });
 });
 
 describe('judge thresholds from porch.config.yaml', () => {
