@@ -109,8 +109,6 @@ it('has an error test for every tool: an invalid argument, or (without arguments
     'get_health',
     'get_account',
     'list_models',
-    'list_keys',
-    'list_connected_apps',
     'set_credits_low_threshold',
     'get_credits_low_threshold',
     'get_organisation',
